@@ -1,0 +1,29 @@
+/*
+ * src/base: what every layer uses — the status helpers, logging, tunables,
+ * timers and a few compiler helpers. Depends on nothing else in rdmach.
+ */
+#ifndef RCH_BASE_H
+#define RCH_BASE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "rdmach.h"
+
+#define RCH_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define RCH_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define RCH_CACHELINE 64
+#define RCH_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Record the detailed message of an error in this thread and return the
+ * status, so a failing path reads `return rch_base_err(RDMACH_ERR_IO, "open %s: %s", p, strerror(errno));` */
+rdmach_status_t rch_base_err(rdmach_status_t st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Convert errno to a status (ENOMEM -> NO_MEMORY, ...), with the message "what: strerror". */
+rdmach_status_t rch_base_errno(int err, const char *what, ...) __attribute__((format(printf, 2, 3)));
+
+/* Monotonic time. */
+double   rch_base_wtime(void);        /* seconds */
+uint64_t rch_base_now_ns(void);
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * src/device: the ADI. Requests, matching, the eager and rendezvous protocols,
+ * and the progress engine over all channels. The MPI layer (src/mpi) and the
+ * collectives (src/coll) use only this header.
+ *
+ * Addressing: a message is sent to a world rank and carries the sender's rank
+ * *in the communicator* (`src`), the tag and the communicator's context id.
+ * Receives match on (ctx, src, tag) with RCH_DEV_ANY_SOURCE / RCH_DEV_ANY_TAG
+ * wildcards; matching is non-overtaking per (sender, ctx).
+ *
+ * Buffers are contiguous bytes: the MPI layer packs/unpacks derived datatypes.
+ */
+#ifndef RCH_DEVICE_DEV_H
+#define RCH_DEVICE_DEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rdmach.h"
+
+#define RCH_DEV_ANY_SOURCE (-2)   /* MPICH's MPI_ANY_SOURCE */
+#define RCH_DEV_ANY_TAG    (-1)   /* MPICH's MPI_ANY_TAG */
+#define RCH_DEV_PROC_NULL  (-1)   /* MPICH's MPI_PROC_NULL: handled by the MPI layer */
+
+enum rch_dev_req_kind { RCH_DEV_REQ_SEND = 1, RCH_DEV_REQ_RECV, RCH_DEV_REQ_GREQ };
+
+enum rch_dev_send_mode {
+    RCH_DEV_SEND_STD = 0,   /* eager below the threshold, rendezvous above */
+    RCH_DEV_SEND_SYNC,      /* completes only once the receive has matched */
+    RCH_DEV_SEND_READY,     /* the receive is known to be posted: same as STD */
+};
+
+/*
+ * A request. The first block is read by the layers above; the device writes
+ * it. `done` is written last, with release ordering, so a reader that sees
+ * done != 0 (acquire) sees the rest. The device owns the memory: allocate with
+ * rch_dev_req_alloc (or get one from isend/irecv), release with rch_dev_req_free
+ * once done (freeing an unfinished request detaches it: it completes and is
+ * reclaimed by the device).
+ */
+struct rch_dev_req {
+    volatile int done;
+    int kind;                       /* enum rch_dev_req_kind */
+    rdmach_status_t err;            /* OK, TRUNCATE, PEER_DEAD, CANCELED, ... */
+    int source, tag;                /* receive: the matched sender (comm rank) and tag */
+    size_t bytes;                   /* bytes delivered (receive) or sent (send) */
+    size_t msg_bytes;               /* receive: full size of the message (> bytes if truncated) */
+    int cancelled;
+    /* Called once by the device when the request completes, before `done` is
+     * set (the MPI layer unpacks here). May be NULL. */
+    void (*on_complete)(struct rch_dev_req *req);
+    void *user;                     /* for the layer above */
+    uint64_t user_word[2];          /* for the layer above */
+    /* device-private state follows in the device's own struct */
+};
+
+rdmach_status_t rch_dev_init(void);      /* after rch_boot_init: opens and connects channels */
+rdmach_status_t rch_dev_finalize(void);
+
+struct rch_dev_req *rch_dev_req_alloc(int kind);   /* a generalized request (kind GREQ) */
+void rch_dev_req_complete(struct rch_dev_req *req); /* complete a GREQ */
+void rch_dev_req_free(struct rch_dev_req *req);
+
+/* Non-blocking send of `len` bytes to world rank `dest`. */
+rdmach_status_t rch_dev_isend(const void *buf, size_t len, int dest, int src, int tag,
+                              uint32_t ctx, int mode, struct rch_dev_req **req);
+/* Non-blocking receive: `src` is a comm rank or RCH_DEV_ANY_SOURCE. */
+rdmach_status_t rch_dev_irecv(void *buf, size_t len, int src, int tag, uint32_t ctx,
+                              struct rch_dev_req **req);
+/* Is a matching message waiting (unexpected)? *found = 0/1; the others as for a receive. */
+rdmach_status_t rch_dev_iprobe(int src, int tag, uint32_t ctx, int *found,
+                               int *out_source, int *out_tag, size_t *out_bytes);
+/* Cancel a receive that has not matched: OK and the request completes with
+ * cancelled = 1; if it already matched, OK and nothing changes. Sends: not cancelled. */
+rdmach_status_t rch_dev_cancel(struct rch_dev_req *req);
+
+/* One non-blocking pass over every channel; returns the events handled. */
+unsigned rch_dev_progress(void);
+/* Progress until done(arg) returns non-zero, with the adaptive wait policy:
+ * spin RDMACH_SPIN_COUNT empty polls, then yield RDMACH_YIELD_COUNT times,
+ * then block on the channels' wait primitives. Errors only if the job fails. */
+typedef int (*rch_dev_done_fn)(void *arg);
+rdmach_status_t rch_dev_wait_until(rch_dev_done_fn done, void *arg);
+/* Shorthand: wait for one request. */
+rdmach_status_t rch_dev_wait(struct rch_dev_req *req);
+
+/* The world rank of the channel peer that failed most recently (for messages). */
+int rch_dev_failed_peer(void);
+
+#endif

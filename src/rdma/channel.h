@@ -1,0 +1,135 @@
+/*
+ * src/rdma: channels. One ops table, several transports: shared memory
+ * within a node (shm/), libibverbs + librdmacm (verbs/), libfabric MSG
+ * endpoints (ofi/). This layer knows nothing of src/device: it moves opaque
+ * packets and bytes between world ranks and calls up through the upcalls the
+ * device hands it at open.
+ *
+ * Ownership and threading: a channel is used by one thread (the progress
+ * engine's caller). Packets handed to upcalls.recv are owned by the channel
+ * and valid only during the call.
+ *
+ * Completion model:
+ *   send()      copies the packet out (or queues it inside the channel) before
+ *               returning OK; RDMACH_AGAIN means "no room now" (ring full, no
+ *               credits): call progress and try again. Nothing is lost.
+ *   put()/get() return OK if the transfer is already complete (shared memory
+ *               with single copy), INPROGRESS if upcalls.rma_done(op_ctx) will
+ *               report it from a later progress() call, or an error.
+ *   progress()  never blocks, does at most `max` completions, returns how many.
+ */
+#ifndef RCH_RDMA_CHANNEL_H
+#define RCH_RDMA_CHANNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include "rdmach.h"
+#include "boot/boot.h"
+
+struct rch_rdma_chan;              /* one open channel instance, private to the transport */
+
+/* A local memory registration. */
+struct rch_rdma_mr {
+    void  *addr;
+    size_t len;
+    unsigned access;               /* RCH_RDMA_ACCESS_* */
+    void  *priv;                   /* transport's handle (ibv_mr, fid_mr, ...) */
+};
+
+enum {
+    RCH_RDMA_ACCESS_LOCAL        = 1 << 0,
+    RCH_RDMA_ACCESS_REMOTE_READ  = 1 << 1,
+    RCH_RDMA_ACCESS_REMOTE_WRITE = 1 << 2,
+};
+
+/* What a peer needs to reach registered memory: opaque, transport-defined bytes
+ * (shm: pid; verbs: rkey; ofi: key), carried in rendezvous packets. */
+#define RCH_RDMA_RKEY_MAX 40
+struct rch_rdma_rkey {
+    uint32_t len;
+    uint8_t  bytes[RCH_RDMA_RKEY_MAX];
+};
+
+/* How the layer above hears about arrivals, completions and failures. */
+struct rch_rdma_upcalls {
+    void *ctx;
+    void (*recv)(void *ctx, int peer, const void *pkt, size_t len);
+    void (*rma_done)(void *ctx, void *op_ctx, rdmach_status_t status);
+    /* The peer died or disconnected: every operation to it has failed or will. */
+    void (*peer_failed)(void *ctx, int peer, rdmach_status_t status);
+};
+
+struct rch_rdma_caps {
+    size_t max_msg;          /* largest packet send() accepts (all iov together) */
+    size_t inline_size;      /* largest packet sent without an extra copy/registration */
+    int in_order;            /* bytes of a write are placed in order (memory polling is safe) */
+    int write_with_data;     /* remote write with immediate data */
+    int rma;                 /* put/get supported */
+    int needs_credits;       /* the device must bound eager packets in flight (CRDT) */
+    int onload;              /* protocol processing on the host CPU (collective tuning) */
+};
+
+/* The blocking primitive a channel offers: a fd to poll for POLLIN, or a futex
+ * word to FUTEX_WAIT on while it still holds `futex_val`. */
+struct rch_rdma_wait {
+    int fd;                        /* -1: none */
+    volatile uint32_t *futex;      /* NULL: none */
+    uint32_t futex_val;
+};
+
+struct rch_rdma_open_args {
+    const struct rch_boot_info *boot;
+    const int *peers;              /* world ranks this channel must reach, ascending */
+    int npeers;
+    struct rch_rdma_upcalls up;
+};
+
+struct rch_rdma_ops {
+    const char *name;
+    /* Can this transport run here at all (device present, permissions)? OK or a
+     * status whose message says why not. */
+    rdmach_status_t (*query)(void);
+    rdmach_status_t (*open)(const struct rch_rdma_open_args *args, struct rch_rdma_chan **out);
+    void (*close)(struct rch_rdma_chan *ch);
+    /* Put this rank's channel address into the bootstrap KVS (before the fence). */
+    rdmach_status_t (*publish)(struct rch_rdma_chan *ch);
+    /* After the fence: look the peer's address up and connect (or map). May
+     * return INPROGRESS; send() then returns AGAIN until the connection is ready. */
+    rdmach_status_t (*connect)(struct rch_rdma_chan *ch, int peer);
+    rdmach_status_t (*mem_reg)(struct rch_rdma_chan *ch, void *addr, size_t len, unsigned access,
+                               struct rch_rdma_mr **mr);
+    void (*mem_dereg)(struct rch_rdma_chan *ch, struct rch_rdma_mr *mr);
+    rdmach_status_t (*mem_rkey)(struct rch_rdma_chan *ch, const struct rch_rdma_mr *mr,
+                                struct rch_rdma_rkey *rkey);
+    /* A control/eager packet: iov[0] is usually the device header, iov[1] the payload. */
+    rdmach_status_t (*send)(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt);
+    /* Remote write: local [laddr, laddr+len) into the peer's registered memory at raddr. */
+    rdmach_status_t (*put)(struct rch_rdma_chan *ch, int peer, const void *laddr,
+                           struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
+                           uint64_t raddr, void *op_ctx);
+    /* Remote read: the peer's registered memory at raddr into local laddr. */
+    rdmach_status_t (*get)(struct rch_rdma_chan *ch, int peer, void *laddr,
+                           struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
+                           uint64_t raddr, void *op_ctx);
+    unsigned (*progress)(struct rch_rdma_chan *ch, unsigned max);
+    /* Prepare to sleep: OK with *w filled if it is safe to block on w, AGAIN if
+     * something arrived meanwhile (progress instead). wait_disarm() after waking. */
+    rdmach_status_t (*wait_arm)(struct rch_rdma_chan *ch, struct rch_rdma_wait *w);
+    void (*wait_disarm)(struct rch_rdma_chan *ch);
+    const struct rch_rdma_caps *(*caps)(const struct rch_rdma_chan *ch);
+};
+
+/* For ops a transport does not have: explicit, never NULL (as libfabric's fi_no_*).
+ * Defined in rdma/registry.c; they return RDMACH_ERR_UNSUPPORTED. */
+rdmach_status_t rch_rdma_no_put(struct rch_rdma_chan *ch, int peer, const void *laddr,
+                                struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
+                                uint64_t raddr, void *op_ctx);
+rdmach_status_t rch_rdma_no_get(struct rch_rdma_chan *ch, int peer, void *laddr,
+                                struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
+                                uint64_t raddr, void *op_ctx);
+
+/* The transports built into this library, listed in one place (rdma/registry.c). */
+extern const struct rch_rdma_ops rch_rdma_shm_ops;
+
+#endif
