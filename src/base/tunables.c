@@ -42,6 +42,9 @@ static const struct rch_tun_row rows[] = {
       "Eager packets a sender may have in flight to one peer before waiting for credits (CRDT)" },
     { "SPIN_COUNT", RCH_TUN_INT, OFF(spin_count), "2000", 0, INT_MAX, NULL,
       "Empty progress polls before a waiting rank starts yielding the core" },
+    { "SPIN_COUNT_OVERSUB", RCH_TUN_INT, OFF(spin_count_oversub), "0", 0, INT_MAX, NULL,
+      "Empty progress polls before yielding when this node runs more ranks than it has cores "
+      "(spinning there only delays the rank being waited for)" },
     { "YIELD_COUNT", RCH_TUN_INT, OFF(yield_count), "200", 0, INT_MAX, NULL,
       "sched_yield calls before a waiting rank blocks on the channel's wait primitive" },
     { "NET", RCH_TUN_ENUM, OFF(net), "auto", 0, 0, "auto|verbs|ofi",

@@ -36,6 +36,7 @@ struct rch_tunables {
     int    rndv_mode;        /* RCH_RNDV_* */
     int    eager_credits;    /* eager packets in flight per peer (CRDT) */
     int    spin_count;       /* empty progress polls before yielding */
+    int    spin_count_oversub; /* the same when the node has more ranks than cores */
     int    yield_count;      /* yields before blocking on the channel's wait primitive */
     int    net;              /* RCH_NET_* */
     char   ofi_provider[64];

@@ -25,8 +25,16 @@ struct rch_boot_info {
     int *node_of;          /* [size]: node id of every rank */
     int *local_ranks;      /* [local_size]: world ranks on my node, ascending */
     int singleton;         /* no process manager */
-    int bound_core;        /* OS index of the core this rank is bound to, -1 if none */
+    int bound_core;        /* hwloc logical index (0..cores-1) of the core this rank is
+                              bound to, -1 if not bound to one core (RDMACH_BIND) */
+    int bound_numa;        /* logical index of the NUMA node it runs in, -1 if unknown */
     char hostname[256];
+    /* The job's id: the PMI kvsname (rdmachrun: "run<pid>x<hex>", Hydra:
+     * "kvs_<pid>_0_..._<host>"; a singleton: "single<pid>"), with any character
+     * outside [A-Za-z0-9_-] replaced by '_'.
+     * Shared-memory segments are named "/rdmach-<kvsname>-..." so rdmachrun
+     * can remove what a killed job leaves in /dev/shm. */
+    char kvsname[256];
 };
 
 /* The job's layout; valid between rch_boot_init and rch_boot_finalize. */
@@ -34,9 +42,14 @@ extern struct rch_boot_info rch_boot;
 
 rdmach_status_t rch_boot_init(void);       /* tunables must be loaded first */
 rdmach_status_t rch_boot_finalize(void);
+int rch_boot_is_up(void);                  /* between init and finalize */
 void rch_boot_abort(int code, const char *msg) __attribute__((noreturn));
 
-/* Key-value store, keys per rank (see rdmach.h). */
+/* Key-value store, keys per rank (see rdmach.h). A key is 1..RDMACH_KVS_KEY_MAX-1
+ * characters of [A-Za-z0-9_.:-]; a value at most RDMACH_KVS_VAL_MAX-1 printable
+ * ASCII characters without spaces (hex-encode binary data). The PMI key of
+ * (rank, key) is "r<rank>.<key>", within Hydra's keylen_max of 64.
+ * rch_boot_get of a key that was not put (or not yet fenced): RDMACH_ERR_NOT_FOUND. */
 rdmach_status_t rch_boot_put(const char *key, const char *value);
 rdmach_status_t rch_boot_get(int rank, const char *key, char *value, size_t len);
 rdmach_status_t rch_boot_fence(void);

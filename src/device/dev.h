@@ -60,7 +60,9 @@ struct rch_dev_req *rch_dev_req_alloc(int kind);   /* a generalized request (kin
 void rch_dev_req_complete(struct rch_dev_req *req); /* complete a GREQ */
 void rch_dev_req_free(struct rch_dev_req *req);
 
-/* Non-blocking send of `len` bytes to world rank `dest`. */
+/* Non-blocking send of `len` bytes to world rank `dest`. On RDMACH_OK *req may
+ * be NULL: the send is already complete and the buffer reusable (eager fast
+ * path; no request is allocated). */
 rdmach_status_t rch_dev_isend(const void *buf, size_t len, int dest, int src, int tag,
                               uint32_t ctx, int mode, struct rch_dev_req **req);
 /* Non-blocking receive: `src` is a comm rank or RCH_DEV_ANY_SOURCE. */
@@ -85,5 +87,21 @@ rdmach_status_t rch_dev_wait(struct rch_dev_req *req);
 
 /* The world rank of the channel peer that failed most recently (for messages). */
 int rch_dev_failed_peer(void);
+
+/*
+ * Added by the device (additive, optional). Errors that concern the message or
+ * its peer (UNREACHABLE: no channel reaches dest; PEER_DEAD; TRUNCATE; CANCELED)
+ * come back through the request's `err` (isend/irecv return OK with a request,
+ * possibly already done); the return value of a call is for errors of the call
+ * itself (invalid argument, not initialized, no memory).
+ *
+ * rch_dev_ctx_map: the world rank of each rank of a context's group, so that a
+ * receive naming a specific source completes with PEER_DEAD when that peer
+ * fails (without a map only ANY_SOURCE receives and receives already matched
+ * with the dead peer do). The device copies the array. Call it for each
+ * context id in use (ctx and ctx + 1), rch_dev_ctx_unmap when it is freed.
+ */
+rdmach_status_t rch_dev_ctx_map(uint32_t ctx, int size, const int *world_of);
+void rch_dev_ctx_unmap(uint32_t ctx);
 
 #endif

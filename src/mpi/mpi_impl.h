@@ -1,10 +1,14 @@
 /*
  * src/mpi internals shared by the binding's files: error reporting, the
- * communicator object and the datatype engine. The MPI layer is a thin
- * binding over src/device (point-to-point) and src/coll (collectives).
+ * communicator object, requests and the datatype engine. The MPI layer is a
+ * thin binding over src/device (point-to-point) and src/coll (collectives).
  *
  * Handles are MPICH's ints (ABI): a handle is decoded to an object by the
- * lookup functions below, which return NULL for anything invalid.
+ * lookup functions below, which return NULL for anything invalid. Objects
+ * the library creates get MPICH's "direct" handle kind (bits 30-31 = 2) with
+ * the object kind in bits 26-29 and a table index in the low 26 bits.
+ *
+ * Threading: MPI_THREAD_SERIALIZED at most; nothing here is locked.
  */
 #ifndef RCH_MPI_IMPL_H
 #define RCH_MPI_IMPL_H
@@ -12,7 +16,26 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
+#include "base/base.h"
+#include "coll/coll.h"
 #include "device/dev.h"
+
+/* Handle layout (MPICH's). */
+#define RCH_MPI_HKIND(h)        ((unsigned)(h) >> 30)          /* 1 built-in, 2 direct */
+#define RCH_MPI_HOBJ(h)         (((unsigned)(h) >> 26) & 0xfu)
+#define RCH_MPI_HINDEX(h)       ((unsigned)(h) & 0x03ffffffu)
+#define RCH_MPI_HDIRECT(obj, i) ((int)(0x80000000u | ((unsigned)(obj) << 26) | (unsigned)(i)))
+enum { RCH_MPI_OBJ_COMM = 1, RCH_MPI_OBJ_GROUP = 2, RCH_MPI_OBJ_DATATYPE = 3,
+       RCH_MPI_OBJ_ERRHANDLER = 5, RCH_MPI_OBJ_OP = 6, RCH_MPI_OBJ_INFO = 7,
+       RCH_MPI_OBJ_WIN = 8, RCH_MPI_OBJ_KEYVAL = 9, RCH_MPI_OBJ_REQUEST = 0xb };
+
+/* The largest tag (MPI_TAG_UB): tags are int32 on the wire. */
+#define RCH_MPI_TAG_UB 0x7fffffff
+
+/* ---- state (mpi/init.c) ---- */
+enum { RCH_MPI_NEVER = 0, RCH_MPI_RUNNING = 1, RCH_MPI_FINALIZED = 2 };
+extern int rch_mpi_state;
+extern int rch_mpi_thread_level;      /* the level Init_thread provided */
 
 /* ---- errors (mpi/errhandler.c) ----
  * Every MPI call checks its arguments and reports through this: the error
@@ -20,13 +43,27 @@
  * argument dest (communicator size 4)"). Invokes the communicator's handler
  * (MPI_ERRORS_ARE_FATAL aborts with the message; MPI_ERRORS_RETURN returns the
  * code) and returns the error code to hand back to the user. comm may be
- * MPI_COMM_NULL for calls with no communicator (world's handler applies). */
+ * MPI_COMM_NULL for calls with no communicator (world's handler applies).
+ *
+ * Error codes: class | (slot << 7). The low 7 bits are the class (as in
+ * MPICH, so MPI_Error_class is a mask); a non-zero slot names the detailed
+ * message in a small ring, which MPI_Error_string returns while it is still
+ * there (the class's text after that). */
 int rch_mpi_err(MPI_Comm comm, int errclass, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Make an error code (class + message) without invoking any handler: for
+ * per-request codes that the caller reports later (MPI_ERR_IN_STATUS). */
+int rch_mpi_err_code(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Invoke comm's error handler on an existing code; returns the code. */
+int rch_mpi_err_raise(MPI_Comm comm, int code);
+#define RCH_MPI_ERR_CLASS(code) ((code) & 0x7f)
 /* A device status to an MPI error class. */
 int rch_mpi_class_of(rdmach_status_t st);
-int rch_mpi_check_init(const char *fn);       /* MPI_ERR_OTHER (via world's handler) if not initialized */
+/* MPI_ERR_OTHER (via world's handler: fatal by default) if MPI is not
+ * running; MPI_SUCCESS otherwise. */
+int rch_mpi_check_init(const char *fn);
+static inline int rch_mpi_running(void) { return rch_mpi_state == RCH_MPI_RUNNING; }
 
-/* ---- communicators (mpi/comm.c) ---- */
+/* ---- communicators (mpi/comm.c, comm_create.c, ctxid.c) ---- */
 struct rch_mpi_comm {
     MPI_Comm handle;
     int rank, size;
@@ -36,8 +73,149 @@ struct rch_mpi_comm {
     int is_inter;             /* reserved */
     void *topo;               /* Cartesian / graph topology (later issues) */
     char name[MPI_MAX_OBJECT_NAME];
+    /* The collectives' view of this communicator (coll.h), filled at
+     * creation: rank, size, world_of, ctx + 1 and the node layout. */
+    struct rch_coll_comm coll;
+    int *coll_node_of;        /* [size], owned here; coll.node_of points at it */
+    struct rch_mpi_attr *attrs;   /* user attributes (mpi/attr.c), a list */
 };
 struct rch_mpi_comm *rch_mpi_comm_get(MPI_Comm comm);   /* NULL if invalid */
+/* Report an invalid communicator argument: MPI_ERR_COMM naming fn and the value. */
+int rch_mpi_comm_bad(const char *fn, MPI_Comm comm);
+/* Build a communicator of `size` members (world ranks in comm-rank order,
+ * taken over by the communicator), my rank `rank`, context id pair ctx.
+ * Returns the new object (with a handle) or NULL (out of memory). */
+struct rch_mpi_comm *rch_mpi_comm_create(int rank, int size, int *world_of, uint32_t ctx);
+void rch_mpi_comm_destroy(struct rch_mpi_comm *c);
+void rch_mpi_comm_init(void);         /* world and self */
+void rch_mpi_comm_finalize(void);
+
+/* Context ids come in pairs (ctx for point-to-point, ctx + 1 for collectives):
+ * world is 0/1, self 2/3. A new pair is agreed by the members of the parent:
+ * each contributes its mask of free pairs, the lowest pair free everywhere is
+ * taken. */
+#define RCH_MPI_CTX_PAIRS 2048
+struct rch_mpi_ctxmask { uint64_t w[RCH_MPI_CTX_PAIRS / 64]; };
+void rch_mpi_ctx_init(void);
+void rch_mpi_ctx_mine(struct rch_mpi_ctxmask *m);            /* my free pairs */
+/* Lowest pair free in m (after ANDing everyone's): its ctx, or UINT32_MAX if none. */
+uint32_t rch_mpi_ctx_pick(const struct rch_mpi_ctxmask *m);
+void rch_mpi_ctx_take(uint32_t ctx);
+void rch_mpi_ctx_release(uint32_t ctx);
+/* Internal tags on a parent's collective context (ctx + 1), well away from
+ * the small tags the collectives use. */
+#define RCH_MPI_TAG_EXCH_UP   0x7ffffff0
+#define RCH_MPI_TAG_EXCH_DOWN 0x7ffffff1
+/* Every member contributes `bytes` of `mine`; all[] (size * bytes) receives
+ * every member's block in rank order, at every member; with a ctxmask `m`
+ * (may be NULL) the masks are ANDed into m at every member as well. One
+ * gather to rank 0 and one broadcast, on the collective context. */
+rdmach_status_t rch_mpi_exchange(struct rch_mpi_comm *c, const void *mine, size_t bytes, void *all,
+                                 struct rch_mpi_ctxmask *m);
+
+/* ---- requests (mpi/request.c) ----
+ * An MPI_Request is an index into a table of entries that never move (chunks).
+ * Two constant handles stand for requests that completed at once and carry
+ * no state: a finished send (device eager fast path, MPI_PROC_NULL send,
+ * Ibsend) and a finished MPI_PROC_NULL receive. */
+#define RCH_MPI_REQ_DONE_SEND  RCH_MPI_HDIRECT(RCH_MPI_OBJ_REQUEST, 0)
+#define RCH_MPI_REQ_DONE_NULL  RCH_MPI_HDIRECT(RCH_MPI_OBJ_REQUEST, 1)
+/* A persistent request's arguments (MPI_Send_init & co.), replayed by MPI_Start. */
+enum { RCH_MPI_PERSIST_SEND = 1, RCH_MPI_PERSIST_BSEND, RCH_MPI_PERSIST_RECV };
+struct rch_mpi_persist {
+    int op;                       /* RCH_MPI_PERSIST_* */
+    int mode;                     /* device send mode (SEND) */
+    void *buf;
+    int count;
+    struct rch_mpi_type *type;    /* retained while the request exists */
+    int peer, tag;
+};
+/* States of a persistent request; an ordinary one is always ACTIVE. */
+enum { RCH_MPI_PS_INACTIVE = 0, RCH_MPI_PS_ACTIVE, RCH_MPI_PS_DONE_SEND, RCH_MPI_PS_DONE_NULL };
+struct rch_mpi_req {
+    struct rch_dev_req *dreq;     /* the device's request; NULL while free, and for a persistent
+                                     request that is inactive or completed without one */
+    MPI_Comm comm;                /* whose error handler reports its error */
+    int next_free;                /* free list link (index), -1 at the end */
+    int in_use;
+    struct rch_mpi_persist *persist;  /* NULL: an ordinary request */
+    int pstate;                   /* RCH_MPI_PS_* */
+};
+/* A new handle for a device request (takes ownership of dreq). On exhaustion
+ * of memory returns MPI_REQUEST_NULL. */
+MPI_Request rch_mpi_req_new(struct rch_dev_req *dreq, MPI_Comm comm);
+/* The entry of a handle, or NULL (MPI_REQUEST_NULL, the constants, invalid). */
+struct rch_mpi_req *rch_mpi_req_get(MPI_Request h);
+/* A new inactive persistent request (takes ownership of p). MPI_REQUEST_NULL if out of memory. */
+MPI_Request rch_mpi_req_new_persistent(struct rch_mpi_persist *p, MPI_Comm comm);
+void rch_mpi_req_finalize(void);
+
+/* Non-contiguous receive: the device fills tmp; on completion the data is
+ * unpacked into the user's buffer (rch_mpi_recv_unpack_cb as on_complete). */
+struct rch_mpi_unpack {
+    void *tmp;
+    void *buf;
+    int count;
+    const struct rch_mpi_type *type;
+};
+void rch_mpi_recv_unpack_cb(struct rch_dev_req *req);
+void rch_mpi_send_free_tmp_cb(struct rch_dev_req *req);   /* frees req->user */
+
+/* ---- status (mpi/status.c) ---- */
+static inline void rch_mpi_status_set(MPI_Status *s, int source, int tag, size_t bytes, int cancelled)
+{
+    s->MPI_SOURCE = source;
+    s->MPI_TAG = tag;
+    s->count_lo = (int)(uint32_t)bytes;
+    s->count_hi_and_cancelled = (int)(((uint64_t)bytes >> 32) << 1) | (cancelled ? 1 : 0);
+}
+static inline MPI_Count rch_mpi_status_bytes(const MPI_Status *s)
+{
+    return (MPI_Count)(((uint64_t)(uint32_t)s->count_lo) |
+                       ((uint64_t)((unsigned)s->count_hi_and_cancelled >> 1) << 32));
+}
+/* The status of a request/operation with nothing in it (MPI_PROC_NULL, MPI_REQUEST_NULL). */
+static inline void rch_mpi_status_empty(MPI_Status *s)
+{
+    if (s != MPI_STATUS_IGNORE) {
+        rch_mpi_status_set(s, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
+        s->MPI_ERROR = MPI_SUCCESS;
+    }
+}
+
+/* ---- point-to-point helpers (mpi/pt2pt.c), shared with bsend.c and probe.c ---- */
+/* Checks (comm, rank, tag) for a send (is_recv 0) or a receive (1): returns
+ * MPI_SUCCESS with *cp set, or the reported error code. */
+int rch_mpi_check_peer(const char *fn, MPI_Comm comm, int rank, int tag, int is_recv,
+                       struct rch_mpi_comm **cp);
+/* Posts a send/receive of (buf, count, type) (arguments already checked),
+ * packing or arranging the unpack for non-contiguous types. *dreq is NULL
+ * if the send completed at once. Device errors are returned as statuses. */
+rdmach_status_t rch_mpi_post_send(const void *buf, int count, const struct rch_mpi_type *t, int dest,
+                                  int tag, struct rch_mpi_comm *c, int mode, struct rch_dev_req **dreq);
+rdmach_status_t rch_mpi_post_recv(void *buf, int count, const struct rch_mpi_type *t, int source,
+                                  int tag, struct rch_mpi_comm *c, struct rch_dev_req **dreq);
+/* The (buf, count, datatype) check of a communication call: the datatype
+ * object or NULL with *err set to the reported error code. */
+const struct rch_mpi_type *rch_mpi_check_buf(MPI_Comm comm, const char *fn, const void *buf,
+                                             int count, MPI_Datatype dt, int *err);
+/* Completes a finished device request: status (if not ignored) and the MPI
+ * error code (0, or a code made with rch_mpi_err_code, not yet raised). The
+ * device request is freed. */
+int rch_mpi_req_finish(struct rch_dev_req *dreq, MPI_Status *status, const char *fn);
+
+/* ---- buffered sends (mpi/bsend.c) ---- */
+/* Wait until every buffered message has left (Buffer_detach, Finalize). */
+void rch_mpi_bsend_flush(void);
+/* Copies (buf, count, t) into the attached buffer and starts sending it
+ * (arguments already checked; dest is not MPI_PROC_NULL). MPI error code. */
+int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct rch_mpi_type *t, int dest,
+                        int tag, struct rch_mpi_comm *c);
+
+/* ---- attributes (mpi/attr.c) ---- */
+void rch_mpi_attr_comm_free(struct rch_mpi_comm *c);             /* delete callbacks */
+int rch_mpi_attr_comm_copy(struct rch_mpi_comm *from, struct rch_mpi_comm *to); /* copy callbacks */
+void rch_mpi_attr_init(void);
 
 /* ---- datatypes (mpi/type_*.c) ----
  * A committed type is described by its size (bytes of data), its extent and
@@ -72,6 +250,11 @@ void rch_mpi_type_pack(const void *in, int count, const struct rch_mpi_type *t, 
 void rch_mpi_type_unpack(const void *in, size_t bytes, void *out, int count, const struct rch_mpi_type *t);
 /* MPI_Get_elements for `bytes` of data received as type t (MPI_UNDEFINED if not whole basics). */
 MPI_Count rch_mpi_type_elements(const struct rch_mpi_type *t, size_t bytes);
+/* An operation that uses t after its call returns (a receive that unpacks at
+ * completion) holds a reference, so MPI_Type_free in between is safe.
+ * No-ops for predefined types. (Added by the datatype engine, type_table.c.) */
+void rch_mpi_type_retain(struct rch_mpi_type *t);
+void rch_mpi_type_release(struct rch_mpi_type *t);
 void rch_mpi_type_init(void);
 void rch_mpi_type_finalize(void);
 

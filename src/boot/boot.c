@@ -1,0 +1,333 @@
+/*
+ * Bootstrap: who am I, where are my peers, and the key-value store.
+ *
+ * rch_boot_init reads the PMI environment (or becomes a singleton), learns
+ * the node layout (PMI_process_mapping, else host identities through the
+ * KVS), applies RDMACH_VNODE_SIZE, binds the process (RDMACH_BIND) by its
+ * local rank on the REAL node — pretend nodes share the real cores — and
+ * fills rch_boot. The KVS maps (rank, key) to the PMI key "r<rank>.<key>";
+ * the bootstrap's own keys use the prefix "b<rank>." so they cannot collide
+ * with a caller's.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "base/base.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "boot/boot.h"
+#include "boot/layout.h"
+#include "boot/pmi_client.h"
+#include "boot/topo.h"
+
+struct rch_boot_info rch_boot = { .bound_core = -1, .bound_numa = -1 };
+
+static int boot_up;                 /* between rch_boot_init and rch_boot_finalize */
+static struct rch_pmi_client pmi;   /* unless rch_boot.singleton */
+
+/* A singleton's store: its own keys only, visible at once. */
+struct local_kv {
+    struct local_kv *next;
+    char key[RDMACH_KVS_KEY_MAX];
+    char value[RDMACH_KVS_VAL_MAX];
+};
+static struct local_kv *local_kvs;
+
+int rch_boot_is_up(void)
+{
+    return boot_up;
+}
+
+static int key_char(unsigned char c)
+{
+    return isalnum(c) || c == '_' || c == '.' || c == ':' || c == '-';
+}
+
+static rdmach_status_t check_key(const char *key)
+{
+    if (key == NULL)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "kvs: key is NULL");
+    size_t n = strnlen(key, RDMACH_KVS_KEY_MAX);
+    if (n == 0 || n >= RDMACH_KVS_KEY_MAX)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "kvs: key '%.60s' must have 1 to %d characters",
+                            key, RDMACH_KVS_KEY_MAX - 1);
+    for (size_t i = 0; i < n; i++)
+        if (!key_char((unsigned char)key[i]))
+            return rch_base_err(RDMACH_ERR_INVALID_ARG,
+                                "kvs: key '%s' has character 0x%02x; allowed are A-Z a-z 0-9 _ . : -",
+                                key, (unsigned char)key[i]);
+    return RDMACH_OK;
+}
+
+static rdmach_status_t check_value(const char *key, const char *value)
+{
+    if (value == NULL)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "kvs put %s: value is NULL", key);
+    size_t n = strnlen(value, RDMACH_KVS_VAL_MAX);
+    if (n >= RDMACH_KVS_VAL_MAX)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "kvs put %s: value longer than %d characters",
+                            key, RDMACH_KVS_VAL_MAX - 1);
+    if (!rch_pmi_valid_value(value, RDMACH_KVS_VAL_MAX))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG,
+                            "kvs put %s: value contains a space or a non-printable character (hex-encode binary data)",
+                            key);
+    return RDMACH_OK;
+}
+
+/* ---- layout ---- */
+
+/* hostname/boot_id: equal exactly for processes of one running kernel. */
+static void host_identity(char *out, size_t len)
+{
+    char boot_id[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (fgets(boot_id, sizeof(boot_id), f) == NULL)
+            boot_id[0] = '\0';
+        fclose(f);
+        boot_id[strcspn(boot_id, "\n")] = '\0';
+    }
+    snprintf(out, len, "%s/%s", rch_boot.hostname, boot_id);
+}
+
+/* node_of[] by exchanging host identities through the KVS (one barrier). */
+static rdmach_status_t exchange_hosts(int *node_of)
+{
+    char id[320], hex[2 * sizeof(id) + 1], key[RCH_PMI_KEY_MAX];
+    int size = rch_boot.size;
+    rdmach_status_t st;
+    host_identity(id, sizeof(id));
+    rch_boot_hex_encode(id, strlen(id), hex);
+    snprintf(key, sizeof(key), "b%d.host", rch_boot.rank);
+    if ((st = rch_pmi_client_put(&pmi, key, hex)) != RDMACH_OK)
+        return st;
+    if ((st = rch_pmi_client_barrier(&pmi)) != RDMACH_OK)
+        return st;
+    char **ids = calloc((size_t)size, sizeof(char *));
+    if (ids == NULL)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "boot: out of memory for %d host ids", size);
+    for (int r = 0; r < size && st == RDMACH_OK; r++) {
+        snprintf(key, sizeof(key), "b%d.host", r);
+        ids[r] = malloc(RCH_PMI_VAL_MAX);
+        if (ids[r] == NULL)
+            st = rch_base_err(RDMACH_ERR_NO_MEMORY, "boot: out of memory for host ids");
+        else
+            st = rch_pmi_client_get(&pmi, key, ids[r], RCH_PMI_VAL_MAX);
+    }
+    if (st == RDMACH_OK)
+        rch_boot_group_ids((const char *const *)ids, size, node_of);
+    for (int r = 0; r < size; r++)
+        free(ids[r]);
+    free(ids);
+    return st;
+}
+
+/* The real node of every rank: from the launcher's mapping when it gives one. */
+static rdmach_status_t real_layout(int *node_of)
+{
+    char map[RCH_PMI_VAL_MAX];
+    rdmach_status_t st;
+    if (rch_boot.singleton) {
+        node_of[0] = 0;
+        return RDMACH_OK;
+    }
+    st = rch_pmi_client_get(&pmi, "PMI_process_mapping", map, sizeof(map));
+    if (st == RDMACH_OK) {
+        st = rch_boot_parse_mapping(map, rch_boot.size, node_of);
+        if (st == RDMACH_OK)
+            RCH_DEBUG("boot", "layout from PMI_process_mapping %s", map);
+    }
+    if (st == RDMACH_ERR_NOT_FOUND) {
+        RCH_DEBUG("boot", "no PMI_process_mapping: exchanging host identities");
+        st = exchange_hosts(node_of);
+    }
+    if (st == RDMACH_OK && rch_boot_renumber(node_of, rch_boot.size) < 0)
+        st = rch_base_err(RDMACH_ERR_NO_MEMORY, "boot: out of memory renumbering nodes");
+    return st;
+}
+
+/* Job ids end up in file names: keep [A-Za-z0-9_-]. */
+static void set_kvsname(const char *name)
+{
+    size_t i = 0;
+    for (; name[i] && i + 1 < sizeof(rch_boot.kvsname); i++) {
+        unsigned char c = (unsigned char)name[i];
+        rch_boot.kvsname[i] = (char)(isalnum(c) || c == '_' || c == '-' ? c : '_');
+    }
+    rch_boot.kvsname[i] = '\0';
+}
+
+rdmach_status_t rch_boot_init(void)
+{
+    int fd = -1, rank, size, singleton, *node_of = NULL, *real = NULL;
+    rdmach_status_t st;
+    char name[64];
+
+    if (boot_up)
+        return RDMACH_OK;
+    memset(&rch_boot, 0, sizeof(rch_boot));
+    rch_boot.bound_core = rch_boot.bound_numa = -1;
+    if (gethostname(rch_boot.hostname, sizeof(rch_boot.hostname) - 1) < 0)
+        strcpy(rch_boot.hostname, "localhost");
+
+    if ((st = rch_pmi_client_env(&fd, &rank, &size, &singleton)) != RDMACH_OK)
+        return st;
+    rch_boot.rank = rank;
+    rch_boot.size = size;
+    rch_boot.singleton = singleton;
+    rch_log_set_rank(rank);
+    if (singleton) {
+        snprintf(name, sizeof(name), "single%d", (int)getpid());
+        set_kvsname(name);
+    } else {
+        if ((st = rch_pmi_client_init(&pmi, fd, rank, size)) != RDMACH_OK)
+            return st;
+        set_kvsname(pmi.kvsname);
+    }
+
+    node_of = malloc(sizeof(int) * (size_t)size);
+    real = malloc(sizeof(int) * (size_t)size);
+    if (node_of == NULL || real == NULL) {
+        st = rch_base_err(RDMACH_ERR_NO_MEMORY, "boot: out of memory for the layout of %d ranks", size);
+        goto out_free;
+    }
+    if ((st = real_layout(real)) != RDMACH_OK)
+        goto out_free;
+    memcpy(node_of, real, sizeof(int) * (size_t)size);
+    if (rch_boot_apply_vnodes(node_of, size, rch_tun.vnode_size) < 0) {
+        st = rch_base_err(RDMACH_ERR_NO_MEMORY, "boot: out of memory for pretend nodes");
+        goto out_free;
+    }
+    if ((st = rch_boot_layout_fill(&rch_boot, node_of)) != RDMACH_OK)
+        goto out_free_layout;
+    node_of = NULL; /* owned by rch_boot now */
+
+    /* bind by the local rank on the real node: pretend nodes share its cores */
+    int real_local, real_local_size;
+    rch_boot_local_index(real, size, rank, &real_local, &real_local_size);
+    st = rch_boot_topo_bind(rch_tun.bind, real_local, &rch_boot.bound_core, &rch_boot.bound_numa);
+    if (st != RDMACH_OK)
+        RCH_WARN("topo", "not bound (%s): %s", rdmach_strerror(st), rdmach_last_error());
+    free(real);
+
+    boot_up = 1;
+    RCH_INFO("boot", "rank %d of %d on %s: node %d of %d, local rank %d of %d, core %d, job %s%s",
+             rank, size, rch_boot.hostname, rch_boot.node, rch_boot.num_nodes, rch_boot.local_rank,
+             rch_boot.local_size, rch_boot.bound_core, rch_boot.kvsname, singleton ? " (singleton)" : "");
+    return RDMACH_OK;
+
+out_free_layout:
+    rch_boot_layout_free(&rch_boot);
+    node_of = NULL;
+out_free:
+    free(node_of);
+    free(real);
+    if (!singleton) {
+        close(pmi.fd);
+        pmi.fd = -1;
+    }
+    return st;
+}
+
+rdmach_status_t rch_boot_finalize(void)
+{
+    rdmach_status_t st = RDMACH_OK;
+    if (!boot_up)
+        return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "boot: finalize without init");
+    if (!rch_boot.singleton)
+        st = rch_pmi_client_finalize(&pmi);
+    while (local_kvs) {
+        struct local_kv *n = local_kvs->next;
+        free(local_kvs);
+        local_kvs = n;
+    }
+    rch_boot_layout_free(&rch_boot);
+    boot_up = 0;
+    return st;
+}
+
+void rch_boot_abort(int code, const char *msg)
+{
+    if (boot_up)
+        rch_log_emit(RCH_LOG_ERROR, "abort", "rank %d of %d aborts the job with exit code %d: %s",
+                     rch_boot.rank, rch_boot.size, code, msg ? msg : "");
+    else
+        rch_log_emit(RCH_LOG_ERROR, "abort", "aborting with exit code %d: %s", code, msg ? msg : "");
+    /* The launcher reads the abort before it sees this process exit (one
+     * ordered stream), ends the job and reports the code. */
+    if (boot_up && !rch_boot.singleton)
+        rch_pmi_client_abort(&pmi, code);
+    _exit(code);
+}
+
+/* ---- key-value store ---- */
+
+rdmach_status_t rch_boot_put(const char *key, const char *value)
+{
+    rdmach_status_t st;
+    if (!boot_up)
+        return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "kvs put: the bootstrap is not initialized");
+    if ((st = check_key(key)) != RDMACH_OK || (st = check_value(key, value)) != RDMACH_OK)
+        return st;
+    if (!rch_boot.singleton) {
+        char pkey[RCH_PMI_KEY_MAX];
+        snprintf(pkey, sizeof(pkey), "r%d.%s", rch_boot.rank, key);
+        return rch_pmi_client_put(&pmi, pkey, value);
+    }
+    struct local_kv *kv;
+    for (kv = local_kvs; kv; kv = kv->next)
+        if (strcmp(kv->key, key) == 0)
+            break;
+    if (kv == NULL) {
+        if ((kv = calloc(1, sizeof(*kv))) == NULL)
+            return rch_base_err(RDMACH_ERR_NO_MEMORY, "kvs put %s: out of memory", key);
+        strcpy(kv->key, key);
+        kv->next = local_kvs;
+        local_kvs = kv;
+    }
+    strcpy(kv->value, value); /* the last put wins, as under Hydra */
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_boot_get(int rank, const char *key, char *value, size_t len)
+{
+    rdmach_status_t st;
+    if (!boot_up)
+        return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "kvs get: the bootstrap is not initialized");
+    if ((st = check_key(key)) != RDMACH_OK)
+        return st;
+    if (rank < 0 || rank >= rch_boot.size)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "kvs get %s: rank %d is not in 0..%d",
+                            key, rank, rch_boot.size - 1);
+    if (value == NULL || len == 0)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "kvs get %s: no buffer for the value", key);
+    if (!rch_boot.singleton) {
+        char pkey[RCH_PMI_KEY_MAX];
+        snprintf(pkey, sizeof(pkey), "r%d.%s", rank, key);
+        st = rch_pmi_client_get(&pmi, pkey, value, len);
+        if (st == RDMACH_ERR_NOT_FOUND)
+            return rch_base_err(st, "kvs get: rank %d has no key '%s' (not put, or not fenced yet)", rank, key);
+        return st;
+    }
+    for (struct local_kv *kv = local_kvs; kv; kv = kv->next) {
+        if (strcmp(kv->key, key) == 0) {
+            if (strlen(kv->value) >= len)
+                return rch_base_err(RDMACH_ERR_TRUNCATE, "kvs get %s: value of %zu bytes does not fit in %zu",
+                                    key, strlen(kv->value), len);
+            strcpy(value, kv->value);
+            return RDMACH_OK;
+        }
+    }
+    return rch_base_err(RDMACH_ERR_NOT_FOUND, "kvs get: rank %d has no key '%s'", rank, key);
+}
+
+rdmach_status_t rch_boot_fence(void)
+{
+    if (!boot_up)
+        return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "kvs fence: the bootstrap is not initialized");
+    if (rch_boot.singleton)
+        return RDMACH_OK;
+    return rch_pmi_client_barrier(&pmi);
+}

@@ -1,0 +1,248 @@
+/*
+ * The predefined reduction operations on every machine representation they
+ * are defined on (the MPI binding decides which MPI datatypes may use them;
+ * this file only computes).
+ *
+ * Why macros here: 14 operations over 23 representations are ~150 loops that
+ * differ only in the element type. Each macro below expands to plain static
+ * functions with one loop and no hidden control flow; writing them out by
+ * hand would be a thousand lines where a typo hides. The table at the end is
+ * written out explicitly, one designated initializer per (op, kind), so what
+ * is defined is visible.
+ *
+ * Semantics: inout[i] = in[i] op inout[i]. Integer SUM and PROD wrap
+ * modulo 2^bits (computed in uint64_t, so no signed overflow). MAXLOC and
+ * MINLOC keep the smaller index on equal values. Logical operations give 0
+ * or 1. Elements of pair kinds are packed: the value, then the index right
+ * after it (MPI_DOUBLE_INT: 12 bytes), read and written with memcpy because
+ * they are not aligned.
+ */
+#include <complex.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include "coll/coll.h"
+
+#define KERNEL(name, T, expr)                                                   \
+    static void name(const void *in_, void *inout_, size_t n, void *arg)       \
+    {                                                                           \
+        const T *a = in_;                                                       \
+        T *b = inout_;                                                          \
+        (void)arg;                                                              \
+        for (size_t i = 0; i < n; i++)                                          \
+            b[i] = (expr);                                                      \
+    }
+
+#define INT_KERNELS(s, T)                                                       \
+    KERNEL(max_##s, T, a[i] > b[i] ? a[i] : b[i])                               \
+    KERNEL(min_##s, T, a[i] < b[i] ? a[i] : b[i])                               \
+    KERNEL(sum_##s, T, (T)((uint64_t)a[i] + (uint64_t)b[i]))                    \
+    KERNEL(prod_##s, T, (T)((uint64_t)a[i] * (uint64_t)b[i]))                   \
+    KERNEL(land_##s, T, (T)(a[i] && b[i]))                                      \
+    KERNEL(lor_##s, T, (T)(a[i] || b[i]))                                       \
+    KERNEL(lxor_##s, T, (T)(!a[i] != !b[i]))                                    \
+    KERNEL(band_##s, T, (T)(a[i] & b[i]))                                       \
+    KERNEL(bor_##s, T, (T)(a[i] | b[i]))                                        \
+    KERNEL(bxor_##s, T, (T)(a[i] ^ b[i]))
+
+#define FLOAT_KERNELS(s, T)                                                     \
+    KERNEL(max_##s, T, a[i] > b[i] ? a[i] : b[i])                               \
+    KERNEL(min_##s, T, a[i] < b[i] ? a[i] : b[i])                               \
+    KERNEL(sum_##s, T, a[i] + b[i])                                             \
+    KERNEL(prod_##s, T, a[i] * b[i])
+
+#define COMPLEX_KERNELS(s, T)                                                   \
+    KERNEL(sum_##s, T, a[i] + b[i])                                             \
+    KERNEL(prod_##s, T, a[i] * b[i])
+
+INT_KERNELS(i8, int8_t)
+INT_KERNELS(i16, int16_t)
+INT_KERNELS(i32, int32_t)
+INT_KERNELS(i64, int64_t)
+INT_KERNELS(u8, uint8_t)
+INT_KERNELS(u16, uint16_t)
+INT_KERNELS(u32, uint32_t)
+INT_KERNELS(u64, uint64_t)
+FLOAT_KERNELS(f32, float)
+FLOAT_KERNELS(f64, double)
+FLOAT_KERNELS(fld, long double)
+COMPLEX_KERNELS(c32, float _Complex)
+COMPLEX_KERNELS(c64, double _Complex)
+COMPLEX_KERNELS(cld, long double _Complex)
+KERNEL(land_bool, bool, a[i] && b[i])
+KERNEL(lor_bool, bool, a[i] || b[i])
+KERNEL(lxor_bool, bool, a[i] != b[i])
+
+/* (value V, index I) pairs, packed. `better` is > for MAXLOC, < for MINLOC. */
+#define LOC_KERNEL(name, V, I, better)                                          \
+    static void name(const void *in_, void *inout_, size_t n, void *arg)       \
+    {                                                                           \
+        const unsigned char *a = in_;                                           \
+        unsigned char *b = inout_;                                              \
+        (void)arg;                                                              \
+        for (size_t i = 0; i < n; i++, a += sizeof(V) + sizeof(I),             \
+                    b += sizeof(V) + sizeof(I)) {                               \
+            V va, vb;                                                           \
+            I ia, ib;                                                           \
+            memcpy(&va, a, sizeof(V));                                          \
+            memcpy(&ia, a + sizeof(V), sizeof(I));                              \
+            memcpy(&vb, b, sizeof(V));                                          \
+            memcpy(&ib, b + sizeof(V), sizeof(I));                              \
+            if (va better vb || (va == vb && ia < ib))                          \
+                memcpy(b, a, sizeof(V) + sizeof(I));                            \
+        }                                                                       \
+    }
+
+#define LOC_KERNELS(s, V, I)                                                    \
+    LOC_KERNEL(maxloc_##s, V, I, >)                                             \
+    LOC_KERNEL(minloc_##s, V, I, <)
+
+LOC_KERNELS(f32_i32, float, int32_t)
+LOC_KERNELS(f64_i32, double, int32_t)
+LOC_KERNELS(i64_i32, int64_t, int32_t)
+LOC_KERNELS(i16_i32, int16_t, int32_t)
+LOC_KERNELS(i32_i32, int32_t, int32_t)
+LOC_KERNELS(fld_i32, long double, int32_t)
+LOC_KERNELS(f32_f32, float, float)
+LOC_KERNELS(f64_f64, double, double)
+
+/* REPLACE (one-sided accumulate): by element size. */
+#define REPLACE_KERNEL(sz)                                                      \
+    static void replace_##sz(const void *in, void *inout, size_t n, void *arg) \
+    {                                                                           \
+        (void)arg;                                                              \
+        memmove(inout, in, n * (sz));                                           \
+    }
+REPLACE_KERNEL(1)
+REPLACE_KERNEL(2)
+REPLACE_KERNEL(4)
+REPLACE_KERNEL(6)
+REPLACE_KERNEL(8)
+REPLACE_KERNEL(12)
+REPLACE_KERNEL(16)
+REPLACE_KERNEL(20)
+REPLACE_KERNEL(32)
+
+static void no_op(const void *in, void *inout, size_t n, void *arg)
+{
+    (void)in;
+    (void)inout;
+    (void)n;
+    (void)arg;
+}
+
+static const struct {
+    const char *name;
+    size_t size;
+    rch_coll_op_fn replace;
+} kinds[RCH_COLL_K_MAX] = {
+    [RCH_COLL_K_I8] = { "int8", 1, replace_1 },
+    [RCH_COLL_K_I16] = { "int16", 2, replace_2 },
+    [RCH_COLL_K_I32] = { "int32", 4, replace_4 },
+    [RCH_COLL_K_I64] = { "int64", 8, replace_8 },
+    [RCH_COLL_K_U8] = { "uint8", 1, replace_1 },
+    [RCH_COLL_K_U16] = { "uint16", 2, replace_2 },
+    [RCH_COLL_K_U32] = { "uint32", 4, replace_4 },
+    [RCH_COLL_K_U64] = { "uint64", 8, replace_8 },
+    [RCH_COLL_K_F32] = { "float", 4, replace_4 },
+    [RCH_COLL_K_F64] = { "double", 8, replace_8 },
+    [RCH_COLL_K_FLD] = { "long double", sizeof(long double), replace_16 },
+    [RCH_COLL_K_C32] = { "float complex", 8, replace_8 },
+    [RCH_COLL_K_C64] = { "double complex", 16, replace_16 },
+    [RCH_COLL_K_CLD] = { "long double complex", sizeof(long double _Complex), replace_32 },
+    [RCH_COLL_K_BOOL] = { "bool", sizeof(bool), replace_1 },
+    [RCH_COLL_K_F32_I32] = { "float,int", 8, replace_8 },
+    [RCH_COLL_K_F64_I32] = { "double,int", 12, replace_12 },
+    [RCH_COLL_K_I64_I32] = { "long,int", 12, replace_12 },
+    [RCH_COLL_K_I16_I32] = { "short,int", 6, replace_6 },
+    [RCH_COLL_K_I32_I32] = { "int,int", 8, replace_8 },
+    [RCH_COLL_K_FLD_I32] = { "long double,int", sizeof(long double) + 4, replace_20 },
+    [RCH_COLL_K_F32_F32] = { "float,float", 8, replace_8 },
+    [RCH_COLL_K_F64_F64] = { "double,double", 16, replace_16 },
+};
+_Static_assert(sizeof(long double) == 16, "kinds[] assumes a 16-byte long double (x86-64)");
+_Static_assert(sizeof(bool) == 1, "kinds[] assumes a 1-byte _Bool");
+
+static const char *const op_names[RCH_COLL_OPKIND_MAX] = {
+    [RCH_COLL_OP_MAX] = "MAX", [RCH_COLL_OP_MIN] = "MIN", [RCH_COLL_OP_SUM] = "SUM",
+    [RCH_COLL_OP_PROD] = "PROD", [RCH_COLL_OP_LAND] = "LAND", [RCH_COLL_OP_BAND] = "BAND",
+    [RCH_COLL_OP_LOR] = "LOR", [RCH_COLL_OP_BOR] = "BOR", [RCH_COLL_OP_LXOR] = "LXOR",
+    [RCH_COLL_OP_BXOR] = "BXOR", [RCH_COLL_OP_MINLOC] = "MINLOC", [RCH_COLL_OP_MAXLOC] = "MAXLOC",
+    [RCH_COLL_OP_REPLACE] = "REPLACE", [RCH_COLL_OP_NO_OP] = "NO_OP",
+};
+
+#define INT_ROW(K, s)                                                           \
+    [RCH_COLL_OP_MAX][K] = max_##s, [RCH_COLL_OP_MIN][K] = min_##s,             \
+    [RCH_COLL_OP_SUM][K] = sum_##s, [RCH_COLL_OP_PROD][K] = prod_##s,           \
+    [RCH_COLL_OP_LAND][K] = land_##s, [RCH_COLL_OP_LOR][K] = lor_##s,           \
+    [RCH_COLL_OP_LXOR][K] = lxor_##s, [RCH_COLL_OP_BAND][K] = band_##s,         \
+    [RCH_COLL_OP_BOR][K] = bor_##s, [RCH_COLL_OP_BXOR][K] = bxor_##s
+
+static const rch_coll_op_fn table[RCH_COLL_OPKIND_MAX][RCH_COLL_K_MAX] = {
+    INT_ROW(RCH_COLL_K_I8, i8),
+    INT_ROW(RCH_COLL_K_I16, i16),
+    INT_ROW(RCH_COLL_K_I32, i32),
+    INT_ROW(RCH_COLL_K_I64, i64),
+    INT_ROW(RCH_COLL_K_U8, u8),
+    INT_ROW(RCH_COLL_K_U16, u16),
+    INT_ROW(RCH_COLL_K_U32, u32),
+    INT_ROW(RCH_COLL_K_U64, u64),
+
+    [RCH_COLL_OP_MAX][RCH_COLL_K_F32] = max_f32, [RCH_COLL_OP_MIN][RCH_COLL_K_F32] = min_f32,
+    [RCH_COLL_OP_SUM][RCH_COLL_K_F32] = sum_f32, [RCH_COLL_OP_PROD][RCH_COLL_K_F32] = prod_f32,
+    [RCH_COLL_OP_MAX][RCH_COLL_K_F64] = max_f64, [RCH_COLL_OP_MIN][RCH_COLL_K_F64] = min_f64,
+    [RCH_COLL_OP_SUM][RCH_COLL_K_F64] = sum_f64, [RCH_COLL_OP_PROD][RCH_COLL_K_F64] = prod_f64,
+    [RCH_COLL_OP_MAX][RCH_COLL_K_FLD] = max_fld, [RCH_COLL_OP_MIN][RCH_COLL_K_FLD] = min_fld,
+    [RCH_COLL_OP_SUM][RCH_COLL_K_FLD] = sum_fld, [RCH_COLL_OP_PROD][RCH_COLL_K_FLD] = prod_fld,
+
+    [RCH_COLL_OP_SUM][RCH_COLL_K_C32] = sum_c32, [RCH_COLL_OP_PROD][RCH_COLL_K_C32] = prod_c32,
+    [RCH_COLL_OP_SUM][RCH_COLL_K_C64] = sum_c64, [RCH_COLL_OP_PROD][RCH_COLL_K_C64] = prod_c64,
+    [RCH_COLL_OP_SUM][RCH_COLL_K_CLD] = sum_cld, [RCH_COLL_OP_PROD][RCH_COLL_K_CLD] = prod_cld,
+
+    [RCH_COLL_OP_LAND][RCH_COLL_K_BOOL] = land_bool,
+    [RCH_COLL_OP_LOR][RCH_COLL_K_BOOL] = lor_bool,
+    [RCH_COLL_OP_LXOR][RCH_COLL_K_BOOL] = lxor_bool,
+
+    [RCH_COLL_OP_MAXLOC][RCH_COLL_K_F32_I32] = maxloc_f32_i32,
+    [RCH_COLL_OP_MINLOC][RCH_COLL_K_F32_I32] = minloc_f32_i32,
+    [RCH_COLL_OP_MAXLOC][RCH_COLL_K_F64_I32] = maxloc_f64_i32,
+    [RCH_COLL_OP_MINLOC][RCH_COLL_K_F64_I32] = minloc_f64_i32,
+    [RCH_COLL_OP_MAXLOC][RCH_COLL_K_I64_I32] = maxloc_i64_i32,
+    [RCH_COLL_OP_MINLOC][RCH_COLL_K_I64_I32] = minloc_i64_i32,
+    [RCH_COLL_OP_MAXLOC][RCH_COLL_K_I16_I32] = maxloc_i16_i32,
+    [RCH_COLL_OP_MINLOC][RCH_COLL_K_I16_I32] = minloc_i16_i32,
+    [RCH_COLL_OP_MAXLOC][RCH_COLL_K_I32_I32] = maxloc_i32_i32,
+    [RCH_COLL_OP_MINLOC][RCH_COLL_K_I32_I32] = minloc_i32_i32,
+    [RCH_COLL_OP_MAXLOC][RCH_COLL_K_FLD_I32] = maxloc_fld_i32,
+    [RCH_COLL_OP_MINLOC][RCH_COLL_K_FLD_I32] = minloc_fld_i32,
+    [RCH_COLL_OP_MAXLOC][RCH_COLL_K_F32_F32] = maxloc_f32_f32,
+    [RCH_COLL_OP_MINLOC][RCH_COLL_K_F32_F32] = minloc_f32_f32,
+    [RCH_COLL_OP_MAXLOC][RCH_COLL_K_F64_F64] = maxloc_f64_f64,
+    [RCH_COLL_OP_MINLOC][RCH_COLL_K_F64_F64] = minloc_f64_f64,
+};
+
+rch_coll_op_fn rch_coll_kernel(enum rch_coll_opkind op, enum rch_coll_kind kind)
+{
+    if ((unsigned)op >= RCH_COLL_OPKIND_MAX || (unsigned)kind >= RCH_COLL_K_MAX)
+        return NULL;
+    if (op == RCH_COLL_OP_REPLACE)
+        return kinds[kind].replace;
+    if (op == RCH_COLL_OP_NO_OP)
+        return no_op;
+    return table[op][kind];
+}
+
+size_t rch_coll_kind_size(enum rch_coll_kind kind)
+{
+    return (unsigned)kind < RCH_COLL_K_MAX ? kinds[kind].size : 0;
+}
+
+const char *rch_coll_kind_name(enum rch_coll_kind kind)
+{
+    return (unsigned)kind < RCH_COLL_K_MAX ? kinds[kind].name : "unknown";
+}
+
+const char *rch_coll_opkind_name(enum rch_coll_opkind op)
+{
+    return (unsigned)op < RCH_COLL_OPKIND_MAX ? op_names[op] : "unknown";
+}

@@ -1,0 +1,378 @@
+/*
+ * The receive side: irecv, iprobe, cancel, and the packets' way in.
+ *
+ * Every packet arrives through rch_dev_up_recv (the channel's recv upcall, or
+ * the loopback): the sending rank is checked against the channel it came on,
+ * the packet is validated (pkt.c) and dispatched through a table indexed by
+ * opcode. Credits piggybacked in the header are taken first, the credit owed
+ * for the packet counted after, and an explicit CRDT sent once half the window
+ * is owed.
+ *
+ * EAGER: the earliest posted receive that matches gets the data copied in
+ * (the part that fits; TRUNCATE beyond); with no match the data is copied
+ * into an unexpected descriptor. A SYNC eager is acknowledged (SYNC_ACK) when
+ * it matches, whenever that is.
+ */
+#include <string.h>
+#include "base/log.h"
+#include "device/dev_impl.h"
+
+#define DROP_WARN_MAX 10   /* warnings per peer; then counted silently */
+
+static void drop(struct rch_dev_peer *p, int peer, size_t len, unsigned op, const char *why)
+{
+    rch_dev.dropped++;
+    uint64_t n = p ? ++p->dropped : rch_dev.dropped;
+    if (n <= DROP_WARN_MAX)
+        RCH_WARN("dev", "dropped a bad packet from rank %d (%zu bytes, opcode %u): %s%s", peer, len, op, why,
+                 n == DROP_WARN_MAX ? " (further drops from this rank are not reported)" : "");
+}
+
+/* A matched receive gets eager data. */
+static void deliver(struct rch_dev_ireq *r, int peer, int32_t src, int32_t tag, const void *data, size_t len)
+{
+    size_t n = len <= r->len ? len : r->len;
+    if (n)
+        memcpy(r->buf, data, n);
+    r->peer = peer;
+    r->pub.source = src;
+    r->pub.tag = tag;
+    r->pub.bytes = n;
+    r->pub.msg_bytes = len;
+    if (RCH_UNLIKELY(n < len)) {
+        rch_base_err(RDMACH_ERR_TRUNCATE, "a message of %zu bytes from rank %d (tag %d) was truncated to the "
+                     "%zu-byte receive buffer", len, src, tag, r->len);
+        rch_dev_ireq_complete(r, RDMACH_ERR_TRUNCATE);
+    } else {
+        rch_dev_ireq_complete(r, RDMACH_OK);
+    }
+}
+
+static void send_sync_ack(struct rch_dev_peer *p, uint64_t sreq)
+{
+    struct rch_pkt_sync_ack a = { .b = rch_pkt_base_make(RCH_PKT_SYNC_ACK, 0), .sreq = sreq };
+    rch_dev_send_ctl(p, &a, sizeof(a));
+}
+
+/* Copy a payload; short ones (the latency case) without a libc call. */
+static inline void copy_payload(void *dst, const void *src, size_t n)
+{
+    if (n <= 16) {
+        if (n >= 8) {
+            uint64_t a, b;
+            memcpy(&a, src, 8);
+            memcpy(&b, (const char *)src + n - 8, 8);
+            memcpy(dst, &a, 8);
+            memcpy((char *)dst + n - 8, &b, 8);
+        } else if (n >= 4) {
+            uint32_t a, b;
+            memcpy(&a, src, 4);
+            memcpy(&b, (const char *)src + n - 4, 4);
+            memcpy(dst, &a, 4);
+            memcpy((char *)dst + n - 4, &b, 4);
+        } else {
+            for (size_t i = 0; i < n; i++)
+                ((char *)dst)[i] = ((const char *)src)[i];
+        }
+        return;
+    }
+    memcpy(dst, src, n);
+}
+
+/* An EAGER message (header already validated) arrived from p. */
+static inline void eager_arrived(struct rch_dev_peer *p, const struct rch_pkt_eager *e, const char *data,
+                                 uint16_t flags, uint64_t sreq)
+{
+    struct rch_match_entry *me = rch_match_take_posted(&rch_dev.posted, e->ctx, e->src, e->tag);
+    if (RCH_LIKELY(me != NULL)) {
+        struct rch_dev_ireq *r = rch_container_of(me, struct rch_dev_ireq, me);
+        if (RCH_LIKELY(e->len <= r->len)) {
+            copy_payload(r->buf, data, e->len);
+            r->peer = p->rank;
+            r->pub.source = e->src;
+            r->pub.tag = e->tag;
+            r->pub.bytes = e->len;
+            r->pub.msg_bytes = e->len;
+            rch_dev_ireq_complete(r, RDMACH_OK);
+        } else {
+            deliver(r, p->rank, e->src, e->tag, data, e->len);
+        }
+        if (RCH_UNLIKELY(sreq != 0))
+            send_sync_ack(p, sreq);
+        return;
+    }
+    struct rch_dev_unexp *u = rch_dev_unexp_alloc(e->len);
+    if (u == NULL) {
+        RCH_ERROR("dev", "%s", rdmach_last_error());
+        rch_boot_abort(1, "device: out of memory for an unexpected message");
+    }
+    u->me.ctx = e->ctx;
+    u->me.src = e->src;
+    u->me.tag = e->tag;
+    u->peer = p->rank;
+    u->op = RCH_PKT_EAGER;
+    u->flags = flags;
+    u->size = e->len;
+    u->sreq = sreq;
+    if (e->len)
+        copy_payload(u->data, data, e->len);
+    rch_match_add_unexp(&rch_dev.unexp, &u->me);
+}
+
+static void on_eager(struct rch_dev_peer *p, const void *pkt, size_t len, const struct rch_pkt_base *b)
+{
+    struct rch_pkt_eager e;
+    size_t hlen = sizeof(e);
+    uint64_t sreq = 0;
+    memcpy(&e, pkt, sizeof(e));
+    if (b->flags & RCH_PKT_F_SYNC) {
+        memcpy(&sreq, (const char *)pkt + offsetof(struct rch_pkt_eager_sync, sreq), sizeof(sreq));
+        hlen = sizeof(struct rch_pkt_eager_sync);
+    }
+    eager_arrived(p, &e, (const char *)pkt + hlen, b->flags, sreq);
+}
+
+static void on_sync_ack(struct rch_dev_peer *p, const void *pkt, size_t len, const struct rch_pkt_base *b)
+{
+    struct rch_pkt_sync_ack a;
+    memcpy(&a, pkt, sizeof(a));
+    struct rch_dev_ireq *r = rch_dev_ireq_lookup(a.sreq);
+    if (r == NULL || r->pub.kind != RCH_DEV_REQ_SEND || r->state != RCH_DEV_S_SEND_WAIT_ACK ||
+        r->peer != p->rank) {
+        drop(p, p->rank, len, b->op, "SYNC_ACK for no synchronous send waiting on this rank");
+        return;
+    }
+    rch_dev_ireq_finish(r, RDMACH_OK);
+}
+
+static void on_nothing(struct rch_dev_peer *p, const void *pkt, size_t len, const struct rch_pkt_base *b)
+{
+    /* CRDT and NOOP: the credits in the header were taken by the dispatcher. */
+}
+
+static void on_rndv_req(struct rch_dev_peer *p, const void *pkt, size_t len, const struct rch_pkt_base *b)
+{
+    rch_dev_rndv_on_req(p, pkt, len);
+}
+static void on_rndv_rsp(struct rch_dev_peer *p, const void *pkt, size_t len, const struct rch_pkt_base *b)
+{
+    rch_dev_rndv_on_rsp(p, pkt, len);
+}
+static void on_rndv_data(struct rch_dev_peer *p, const void *pkt, size_t len, const struct rch_pkt_base *b)
+{
+    rch_dev_rndv_on_data(p, pkt, len);
+}
+static void on_rndv_fin(struct rch_dev_peer *p, const void *pkt, size_t len, const struct rch_pkt_base *b)
+{
+    rch_dev_rndv_on_fin(p, pkt, len);
+}
+
+typedef void (*pkt_handler_fn)(struct rch_dev_peer *p, const void *pkt, size_t len,
+                               const struct rch_pkt_base *b);
+
+static const pkt_handler_fn handlers[RCH_PKT_OP_MAX] = {
+    [RCH_PKT_NOOP]      = on_nothing,
+    [RCH_PKT_EAGER]     = on_eager,
+    [RCH_PKT_RNDV_REQ]  = on_rndv_req,
+    [RCH_PKT_RNDV_RSP]  = on_rndv_rsp,
+    [RCH_PKT_RNDV_DATA] = on_rndv_data,
+    [RCH_PKT_RNDV_FIN]  = on_rndv_fin,
+    [RCH_PKT_SYNC_ACK]  = on_sync_ack,
+    [RCH_PKT_CRDT]      = on_nothing,
+};
+
+void rch_dev_bad_packet(struct rch_dev_peer *p, size_t len, unsigned op, const char *why)
+{
+    drop(p, p->rank, len, op, why);
+}
+
+/* Everything but the common case: validation with reasons, all opcodes. */
+static void up_recv_slow(void *ctx, int peer, const void *pkt, size_t len)
+{
+    struct rch_pkt_base b;
+    const char *why;
+    if (peer < 0 || peer >= rch_dev.size || rch_dev.peers[peer].dchan != ctx) {
+        drop(NULL, peer, len, 0, "the channel does not serve that rank");
+        return;
+    }
+    struct rch_dev_peer *p = &rch_dev.peers[peer];
+    if (rch_pkt_check(pkt, len, &b, &why) != RDMACH_OK) {
+        drop(p, peer, len, len >= 2 ? ((const uint8_t *)pkt)[1] : 0, why);
+        return;
+    }
+    if (p->dead)
+        return;   /* late packets of a failed peer */
+    if (p->flow) {
+        p->credits += b.credits;
+        if (rch_pkt_credited(b.op))
+            p->owed++;
+    }
+    handlers[b.op](p, pkt, len, &b);
+    if (p->flow && p->owed >= p->crdt_thresh)
+        rch_dev_send_crdt(p);
+}
+
+/* The first four bytes of a plain EAGER header (version, opcode, no flags). */
+static inline uint32_t eager_word0(void)
+{
+    struct rch_pkt_base b = rch_pkt_base_make(RCH_PKT_EAGER, 0);
+    uint32_t w;
+    memcpy(&w, &b, sizeof(w));
+    return w;
+}
+
+/*
+ * The channel's recv upcall. Fast path: a plain EAGER packet from a live peer
+ * of this channel, validated by one compare of version+opcode+flags and the
+ * length check — exactly what rch_pkt_check would accept for it. Anything
+ * else takes the general path.
+ */
+void rch_dev_up_recv(void *ctx, int peer, const void *pkt, size_t len)
+{
+    if (RCH_LIKELY(len >= sizeof(struct rch_pkt_eager) && (unsigned)peer < (unsigned)rch_dev.size)) {
+        struct rch_pkt_eager e;
+        uint32_t w0;
+        memcpy(&e, pkt, sizeof(e));
+        memcpy(&w0, &e.b, sizeof(w0));
+        struct rch_dev_peer *p = &rch_dev.peers[peer];
+        if (RCH_LIKELY(w0 == eager_word0() && e.len == len - sizeof(e) && e.src >= 0 && p->dchan == ctx &&
+                       !p->dead)) {
+            if (p->flow) {
+                p->credits += e.b.credits;
+                p->owed++;
+            }
+            eager_arrived(p, &e, (const char *)pkt + sizeof(e), 0, 0);
+            if (p->flow && p->owed >= p->crdt_thresh)
+                rch_dev_send_crdt(p);
+            return;
+        }
+    }
+    up_recv_slow(ctx, peer, pkt, len);
+}
+
+void rch_dev_up_rma_done(void *ctx, void *op_ctx, rdmach_status_t status)
+{
+    struct rch_dev_ireq *r = rch_dev_ireq_lookup((uint64_t)(uintptr_t)op_ctx);
+    if (r == NULL) {
+        RCH_WARN("dev", "rma_done for a request that no longer exists (%s)", rdmach_strerror(status));
+        return;
+    }
+    rch_dev_rndv_rma_done(r, status);
+}
+
+void rch_dev_up_peer_failed(void *ctx, int peer, rdmach_status_t status)
+{
+    if (peer < 0 || peer >= rch_dev.size || rch_dev.peers[peer].dchan != ctx) {
+        RCH_WARN("dev", "a channel reported the failure of rank %d, which it does not serve", peer);
+        return;
+    }
+    rch_dev_peer_failed(peer, status);
+}
+
+/* ---- the receive API ---- */
+
+/* A receive matched an unexpected message. */
+static void take_unexp(struct rch_dev_ireq *r, struct rch_dev_unexp *u)
+{
+    struct rch_dev_peer *p = &rch_dev.peers[u->peer];
+    if (u->op == RCH_PKT_EAGER) {
+        deliver(r, u->peer, u->me.src, u->me.tag, u->data, u->size);
+        if (u->flags & RCH_PKT_F_SYNC)
+            send_sync_ack(p, u->sreq);
+    } else {
+        struct rch_pkt_rndv_req q;
+        memset(&q, 0, sizeof(q));
+        q.b = rch_pkt_base_make(RCH_PKT_RNDV_REQ, u->flags);
+        q.ctx = u->me.ctx;
+        q.src = u->me.src;
+        q.tag = u->me.tag;
+        q.size = u->size;
+        q.sreq = u->sreq;
+        q.saddr = u->saddr;
+        q.rkey.len = u->rkey.len;
+        memcpy(q.rkey.bytes, u->rkey.bytes, sizeof(q.rkey.bytes));
+        rch_dev_rndv_matched(r, p, &q);
+    }
+    rch_dev_unexp_release(u);
+}
+
+rdmach_status_t rch_dev_irecv(void *buf, size_t len, int src, int tag, uint32_t ctx, struct rch_dev_req **req)
+{
+    if (RCH_UNLIKELY(req == NULL || (buf == NULL && len != 0) || (src < 0 && src != RCH_DEV_ANY_SOURCE) ||
+                     rch_dev.size == 0)) {
+        if (!rch_dev.initialized)
+            return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "irecv: the device is not initialized");
+        if (req == NULL)
+            return rch_base_err(RDMACH_ERR_INVALID_ARG, "irecv: req is NULL");
+        if (buf == NULL && len != 0)
+            return rch_base_err(RDMACH_ERR_INVALID_ARG, "irecv: buf is NULL with len %zu", len);
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "irecv: src %d is neither a rank nor ANY_SOURCE", src);
+    }
+    struct rch_dev_ireq *r = rch_dev_ireq_alloc(RCH_DEV_REQ_RECV);
+    if (RCH_UNLIKELY(r == NULL))
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "irecv: no memory for a request");
+    r->buf = buf;
+    r->len = len;
+    *req = &r->pub;
+    if (rch_dev.unexp.count) {
+        struct rch_match_entry *me = rch_match_find_unexp(&rch_dev.unexp, ctx, src, tag, 1);
+        if (me) {
+            take_unexp(r, rch_container_of(me, struct rch_dev_unexp, me));
+            return RDMACH_OK;
+        }
+    }
+    if (RCH_UNLIKELY(rch_dev.failed_peer >= 0)) {
+        int w = src == RCH_DEV_ANY_SOURCE ? -1 : rch_dev_ctx_world(ctx, src);
+        if (w >= 0 && rch_dev.peers[w].dead) {
+            rch_base_err(RDMACH_ERR_PEER_DEAD, "irecv: source %d (world rank %d) has failed", src, w);
+            rch_dev_ireq_complete(r, RDMACH_ERR_PEER_DEAD);
+            return RDMACH_OK;
+        }
+    }
+    r->me.ctx = ctx;
+    r->me.src = src;
+    r->me.tag = tag;
+    r->state = RCH_DEV_S_RECV_POSTED;
+    rch_match_post(&rch_dev.posted, &r->me);
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_dev_iprobe(int src, int tag, uint32_t ctx, int *found, int *out_source, int *out_tag,
+                               size_t *out_bytes)
+{
+    if (found == NULL)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "iprobe: found is NULL");
+    if (src < 0 && src != RCH_DEV_ANY_SOURCE)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "iprobe: src %d is neither a rank nor ANY_SOURCE", src);
+    if (!rch_dev.initialized)
+        return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "iprobe: the device is not initialized");
+    struct rch_match_entry *me = rch_match_find_unexp(&rch_dev.unexp, ctx, src, tag, 0);
+    if (me == NULL) {
+        rch_dev_progress();
+        me = rch_match_find_unexp(&rch_dev.unexp, ctx, src, tag, 0);
+    }
+    *found = me != NULL;
+    if (me) {
+        const struct rch_dev_unexp *u = rch_container_of(me, struct rch_dev_unexp, me);
+        if (out_source)
+            *out_source = u->me.src;
+        if (out_tag)
+            *out_tag = u->me.tag;
+        if (out_bytes)
+            *out_bytes = u->size;
+    }
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_dev_cancel(struct rch_dev_req *req)
+{
+    struct rch_dev_ireq *r = (struct rch_dev_ireq *)req;
+    if (req == NULL)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "cancel: req is NULL");
+    if (req->kind == RCH_DEV_REQ_RECV && r->state == RCH_DEV_S_RECV_POSTED) {
+        rch_match_unpost(&rch_dev.posted, &r->me);
+        req->cancelled = 1;
+        rch_dev_ireq_complete(r, RDMACH_ERR_CANCELED);
+    }
+    return RDMACH_OK;
+}

@@ -1,0 +1,211 @@
+/*
+ * Buffered sends: Buffer_attach, Buffer_detach, Bsend, Ibsend.
+ *
+ * The attached buffer holds one segment per message still in flight: a
+ * header (what the segment spans and its device request) followed by the
+ * packed message, which the device sends from there. Segments are kept in
+ * address order and a new one takes the first gap that fits (first fit);
+ * a segment is reclaimed once its send has completed, so the space of an
+ * eager message is free again as soon as Bsend returns.
+ *
+ *   [hdr|data....][hdr|data..]      gap      [hdr|data.......]      end
+ *
+ * Overhead per message: the header rounded up to 16 bytes plus up to 15
+ * bytes of alignment, well under MPI_BSEND_OVERHEAD (96).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "mpi/mpi_impl.h"
+
+struct bseg {
+    struct bseg *next;          /* next segment by address */
+    size_t total;               /* header + data, rounded */
+    struct rch_dev_req *req;
+};
+#define HDR ((sizeof(struct bseg) + 15) & ~(size_t)15)
+_Static_assert(HDR + 15 <= MPI_BSEND_OVERHEAD, "Bsend overhead exceeds MPI_BSEND_OVERHEAD");
+
+static char *bbuf;              /* the attached buffer, NULL if none */
+static size_t bsize;
+static struct bseg *segs;       /* in flight, by address */
+
+static inline char *align16(char *p)
+{
+    return (char *)(((uintptr_t)p + 15) & ~(uintptr_t)15);
+}
+
+/* Drops every segment whose send has completed. */
+static void reclaim(void)
+{
+    struct bseg **pp = &segs;
+    while (*pp) {
+        struct bseg *s = *pp;
+        if (__atomic_load_n(&s->req->done, __ATOMIC_ACQUIRE)) {
+            if (s->req->err != RDMACH_OK)
+                rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(s->req->err), "MPI_Bsend: a buffered send failed: %s",
+                            rdmach_strerror(s->req->err));
+            rch_dev_req_free(s->req);
+            *pp = s->next;
+        } else {
+            pp = &s->next;
+        }
+    }
+}
+
+/* First gap of `need` bytes; the new segment linked in. NULL if none. */
+static struct bseg *seg_alloc(size_t need)
+{
+    char *end = bbuf + bsize;
+    char *pos = align16(bbuf);
+    struct bseg **pp = &segs;
+    for (;;) {
+        char *limit = *pp ? (char *)*pp : end;
+        if (pos <= limit && (size_t)(limit - pos) >= need) {
+            struct bseg *s = (struct bseg *)pos;
+            s->next = *pp;
+            s->total = need;
+            s->req = NULL;
+            *pp = s;
+            return s;
+        }
+        if (!*pp)
+            return NULL;
+        pos = align16((char *)*pp + (*pp)->total);
+        pp = &(*pp)->next;
+    }
+}
+
+static void seg_unlink(struct bseg *s)
+{
+    struct bseg **pp = &segs;
+    while (*pp != s)
+        pp = &(*pp)->next;
+    *pp = s->next;
+}
+
+void rch_mpi_bsend_flush(void)
+{
+    while (segs) {
+        rch_dev_wait(segs->req);
+        reclaim();
+    }
+}
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    int err = rch_mpi_check_init("MPI_Buffer_attach");
+    if (err)
+        return err;
+    if (size < 0)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Buffer_attach: invalid size %d", size);
+    if (!buffer && size > 0)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach: argument buffer is NULL");
+    if (bbuf)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_BUFFER,
+                           "MPI_Buffer_attach: a buffer (%zu bytes) is already attached; detach it first", bsize);
+    bbuf = buffer ? buffer : (char *)&bbuf;   /* a zero-size attach is still an attach */
+    bsize = (size_t)size;
+    segs = NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    int err = rch_mpi_check_init("MPI_Buffer_detach");
+    if (err)
+        return err;
+    if (!buffer_addr || !size)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Buffer_detach: argument %s is NULL",
+                           !buffer_addr ? "buffer_addr" : "size");
+    if (!bbuf) {
+        *(void **)buffer_addr = NULL;
+        *size = 0;
+        return MPI_SUCCESS;
+    }
+    rch_mpi_bsend_flush();       /* MPI: blocks until every buffered message has left */
+    *(void **)buffer_addr = bbuf == (char *)&bbuf ? NULL : bbuf;
+    *size = (int)bsize;
+    bbuf = NULL;
+    bsize = 0;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+
+int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct rch_mpi_type *t, int dest,
+                        int tag, struct rch_mpi_comm *c)
+{
+    MPI_Comm comm = c->handle;
+    if (!bbuf)
+        return rch_mpi_err(comm, MPI_ERR_BUFFER, "%s: no buffer is attached (MPI_Buffer_attach)", fn);
+    size_t bytes = (size_t)count * t->size;
+    size_t need = HDR + ((bytes + 15) & ~(size_t)15);
+    reclaim();
+    struct bseg *s = seg_alloc(need);
+    if (!s) {
+        rch_dev_progress();
+        reclaim();
+        s = seg_alloc(need);
+    }
+    if (!s) {
+        int n = 0;
+        for (struct bseg *p = segs; p; p = p->next)
+            n++;
+        return rch_mpi_err(comm, MPI_ERR_BUFFER,
+                           "%s: a message of %zu bytes does not fit in the attached buffer of %zu bytes (%d messages still in flight)",
+                           fn, bytes, bsize, n);
+    }
+    char *data = (char *)s + HDR;
+    if (t->contig)
+        memcpy(data, (const char *)buf + t->true_lb, bytes);
+    else
+        rch_mpi_type_pack(buf, count, t, data);
+    struct rch_dev_req *r;
+    rdmach_status_t st = rch_dev_isend(data, bytes, c->world_of[dest], c->rank, tag, c->ctx, RCH_DEV_SEND_STD, &r);
+    if (st != RDMACH_OK) {
+        seg_unlink(s);
+        return rch_mpi_err(comm, rch_mpi_class_of(st), "%s: %s (%s)", fn, rdmach_strerror(st), rdmach_last_error());
+    }
+    if (!r)
+        seg_unlink(s);            /* sent at once: the space is free again */
+    else
+        s->req = r;
+    return MPI_SUCCESS;
+}
+
+static int bsend(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                 MPI_Comm comm)
+{
+    struct rch_mpi_comm *c;
+    int err = rch_mpi_check_peer(fn, comm, dest, tag, 0, &c);
+    if (err)
+        return err;
+    const struct rch_mpi_type *t = rch_mpi_check_buf(comm, fn, buf, count, datatype, &err);
+    if (!t)
+        return err;
+    if (dest == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    return rch_mpi_bsend_start(fn, buf, count, t, dest, tag, c);
+}
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    return bsend("MPI_Bsend", buf, count, datatype, dest, tag, comm);
+}
+#pragma weak MPI_Bsend = PMPI_Bsend
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request *request)
+{
+    if (!request) {
+        int err = rch_mpi_check_init("MPI_Ibsend");
+        return err ? err : rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Ibsend: argument request is NULL");
+    }
+    int err = bsend("MPI_Ibsend", buf, count, datatype, dest, tag, comm);
+    if (err)
+        return err;
+    /* The message is in the attached buffer: the request is complete. */
+    *request = RCH_MPI_REQ_DONE_SEND;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Ibsend = PMPI_Ibsend

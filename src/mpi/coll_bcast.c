@@ -1,0 +1,33 @@
+/* MPI_Bcast: the binding of rch_coll_bcast. */
+#include "mpi/coll_bind.h"
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Bcast";
+    struct rch_mpi_comm *c;
+    const struct rch_mpi_type *t;
+    struct rch_mpi_stage s;
+    int err;
+
+    if ((err = rch_mpi_coll_begin(fn, comm, &c)) || (err = rch_mpi_coll_check_root(fn, c, root)) ||
+        (err = rch_mpi_coll_check_buf(fn, c, buffer, count, datatype, "buffer", "count", "datatype",
+                                      &t)))
+        return err;
+    if (c->size == 1)
+        return MPI_SUCCESS;
+    err = c->rank == root ? rch_mpi_stage_in(fn, c, buffer, (size_t)count, t, &s)
+                          : rch_mpi_stage_out(fn, c, buffer, (size_t)count, t, &s);
+    if (err)
+        return err;
+    rdmach_status_t st = rch_coll_bcast(&c->coll, s.ptr, (size_t)count * t->size, root);
+    if (st != RDMACH_OK) {
+        rch_mpi_stage_free(&s);
+        return rch_mpi_coll_fail(fn, c, st);
+    }
+    if (c->rank == root)
+        rch_mpi_stage_free(&s);
+    else
+        rch_mpi_stage_done(&s, buffer, (size_t)count, t);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Bcast = PMPI_Bcast

@@ -1,0 +1,325 @@
+/*
+ * Communicator objects: the handle table, MPI_COMM_WORLD and MPI_COMM_SELF,
+ * and the local communicator calls (rank, size, compare, free, names).
+ * Creating communicators collectively is in comm_create.c.
+ *
+ * Handles: world and self are MPICH's built-ins (0x44000000, 0x44000001);
+ * others are direct comm handles (0x84000000 | index) into `table`, whose
+ * slots are not reused while the job runs so that a stale handle is reported
+ * as invalid rather than naming another communicator.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "boot/boot.h"
+#include "mpi/mpi_impl.h"
+
+static struct rch_mpi_comm world, self;
+static struct rch_mpi_comm **table;
+static int table_len, table_cap;
+
+struct rch_mpi_comm *rch_mpi_comm_get(MPI_Comm comm)
+{
+    if (RCH_LIKELY(comm == MPI_COMM_WORLD))
+        return rch_mpi_state == RCH_MPI_RUNNING ? &world : NULL;
+    if (comm == MPI_COMM_SELF)
+        return rch_mpi_state == RCH_MPI_RUNNING ? &self : NULL;
+    if (RCH_MPI_HKIND(comm) != 2 || RCH_MPI_HOBJ(comm) != RCH_MPI_OBJ_COMM)
+        return NULL;
+    unsigned i = RCH_MPI_HINDEX(comm);
+    return (int)i < table_len ? table[i] : NULL;
+}
+
+int rch_mpi_comm_bad(const char *fn, MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: argument comm is MPI_COMM_NULL", fn);
+    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: invalid communicator 0x%x in argument comm",
+                       fn, (unsigned)comm);
+}
+
+/* The node layout of the members, dense node indices in order of first
+ * appearance, for the collectives' view. */
+static int fill_coll_view(struct rch_mpi_comm *c)
+{
+    c->coll_node_of = malloc((size_t)c->size * sizeof(int));
+    int *seen = malloc((size_t)rch_boot.num_nodes * sizeof(int));
+    int *ppn = calloc((size_t)rch_boot.num_nodes, sizeof(int));
+    if (!c->coll_node_of || !seen || !ppn) {
+        free(seen);
+        free(ppn);
+        free(c->coll_node_of);
+        c->coll_node_of = NULL;
+        return -1;
+    }
+    for (int n = 0; n < rch_boot.num_nodes; n++)
+        seen[n] = -1;
+    int nnodes = 0, max_ppn = 0;
+    for (int r = 0; r < c->size; r++) {
+        int wn = rch_boot.node_of[c->world_of[r]];
+        if (seen[wn] < 0)
+            seen[wn] = nnodes++;
+        c->coll_node_of[r] = seen[wn];
+        if (++ppn[wn] > max_ppn)
+            max_ppn = ppn[wn];
+    }
+    free(seen);
+    free(ppn);
+    c->coll.rank = c->rank;
+    c->coll.size = c->size;
+    c->coll.world_of = c->world_of;
+    c->coll.ctx = c->ctx + 1;
+    c->coll.nnodes = nnodes;
+    c->coll.max_ppn = max_ppn;
+    c->coll.node_of = c->coll_node_of;
+    return 0;
+}
+
+static int init_object(struct rch_mpi_comm *c, int rank, int size, int *world_of, uint32_t ctx)
+{
+    c->rank = rank;
+    c->size = size;
+    c->world_of = world_of;
+    c->ctx = ctx;
+    c->errhandler = MPI_ERRORS_ARE_FATAL;
+    c->is_inter = 0;
+    c->topo = NULL;
+    c->attrs = NULL;
+    c->name[0] = '\0';
+    if (fill_coll_view(c) != 0)
+        return -1;
+    /* The device fails receives naming a dead peer through these maps. */
+    if (rch_dev_ctx_map(ctx, size, world_of) != RDMACH_OK || rch_dev_ctx_map(ctx + 1, size, world_of) != RDMACH_OK) {
+        rch_dev_ctx_unmap(ctx);
+        free(c->coll_node_of);
+        c->coll_node_of = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+struct rch_mpi_comm *rch_mpi_comm_create(int rank, int size, int *world_of, uint32_t ctx)
+{
+    if (table_len == table_cap) {
+        if (table_len >= (1 << 26))
+            return NULL;
+        int n = table_cap ? table_cap * 2 : 16;
+        struct rch_mpi_comm **p = realloc(table, (size_t)n * sizeof(*p));
+        if (!p)
+            return NULL;
+        table = p;
+        table_cap = n;
+    }
+    struct rch_mpi_comm *c = calloc(1, sizeof(*c));
+    if (!c)
+        return NULL;
+    if (init_object(c, rank, size, world_of, ctx) != 0) {
+        free(c);
+        return NULL;
+    }
+    c->handle = RCH_MPI_HDIRECT(RCH_MPI_OBJ_COMM, table_len);
+    table[table_len++] = c;
+    return c;
+}
+
+void rch_mpi_comm_destroy(struct rch_mpi_comm *c)
+{
+    if (c == &world || c == &self)
+        return;
+    unsigned i = RCH_MPI_HINDEX(c->handle);
+    if ((int)i < table_len && table[i] == c)
+        table[i] = NULL;
+    rch_dev_ctx_unmap(c->ctx);
+    rch_dev_ctx_unmap(c->ctx + 1);
+    rch_mpi_ctx_release(c->ctx);
+    free(c->world_of);
+    free(c->coll_node_of);
+    free(c);
+}
+
+void rch_mpi_comm_init(void)
+{
+    static int self_world_of[1];
+    int *w = malloc((size_t)rch_boot.size * sizeof(int));
+    if (!w)
+        rch_boot_abort(1, "MPI_Init: out of memory for MPI_COMM_WORLD");
+    for (int i = 0; i < rch_boot.size; i++)
+        w[i] = i;
+    if (init_object(&world, rch_boot.rank, rch_boot.size, w, 0) != 0)
+        rch_boot_abort(1, "MPI_Init: out of memory for MPI_COMM_WORLD");
+    world.handle = MPI_COMM_WORLD;
+    strcpy(world.name, "MPI_COMM_WORLD");
+    self_world_of[0] = rch_boot.rank;
+    if (init_object(&self, 0, 1, self_world_of, 2) != 0)
+        rch_boot_abort(1, "MPI_Init: out of memory for MPI_COMM_SELF");
+    self.handle = MPI_COMM_SELF;
+    strcpy(self.name, "MPI_COMM_SELF");
+}
+
+void rch_mpi_comm_finalize(void)
+{
+    /* MPI: attributes of MPI_COMM_SELF are deleted first, at Finalize. */
+    rch_mpi_attr_comm_free(&self);
+    rch_mpi_attr_comm_free(&world);
+    for (int i = 0; i < table_len; i++) {
+        if (table[i]) {
+            free(table[i]->world_of);
+            free(table[i]->coll_node_of);
+            free(table[i]);
+        }
+    }
+    free(table);
+    table = NULL;
+    table_len = table_cap = 0;
+    free(world.world_of);
+    free(world.coll_node_of);
+    free(self.coll_node_of);
+    world.world_of = NULL;
+}
+
+/* ---- local calls ---- */
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    if (RCH_UNLIKELY(!c)) {
+        int err = rch_mpi_check_init("MPI_Comm_rank");
+        return err ? err : rch_mpi_comm_bad("MPI_Comm_rank", comm);
+    }
+    if (RCH_UNLIKELY(!rank))
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_rank: argument rank is NULL");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    if (RCH_UNLIKELY(!c)) {
+        int err = rch_mpi_check_init("MPI_Comm_size");
+        return err ? err : rch_mpi_comm_bad("MPI_Comm_size", comm);
+    }
+    if (RCH_UNLIKELY(!size))
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_size: argument size is NULL");
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_size = PMPI_Comm_size
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    int err = rch_mpi_check_init("MPI_Comm_compare");
+    if (err)
+        return err;
+    struct rch_mpi_comm *a = rch_mpi_comm_get(comm1), *b = rch_mpi_comm_get(comm2);
+    if (!a)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_compare: invalid communicator 0x%x in argument comm1",
+                           (unsigned)comm1);
+    if (!b)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_compare: invalid communicator 0x%x in argument comm2",
+                           (unsigned)comm2);
+    if (!result)
+        return rch_mpi_err(comm1, MPI_ERR_ARG, "MPI_Comm_compare: argument result is NULL");
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    if (a->size != b->size) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
+    if (memcmp(a->world_of, b->world_of, (size_t)a->size * sizeof(int)) == 0) {
+        *result = MPI_CONGRUENT;
+        return MPI_SUCCESS;
+    }
+    int *x = malloc(2 * (size_t)a->size * sizeof(int));
+    if (!x)
+        return rch_mpi_err(comm1, MPI_ERR_NO_MEM, "MPI_Comm_compare: out of memory");
+    int *y = x + a->size;
+    memcpy(x, a->world_of, (size_t)a->size * sizeof(int));
+    memcpy(y, b->world_of, (size_t)a->size * sizeof(int));
+    qsort(x, (size_t)a->size, sizeof(int), cmp_int);
+    qsort(y, (size_t)a->size, sizeof(int), cmp_int);
+    *result = memcmp(x, y, (size_t)a->size * sizeof(int)) == 0 ? MPI_SIMILAR : MPI_UNEQUAL;
+    free(x);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    int err = rch_mpi_check_init("MPI_Comm_free");
+    if (err)
+        return err;
+    if (!comm)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_free: argument comm is NULL");
+    struct rch_mpi_comm *c = rch_mpi_comm_get(*comm);
+    if (!c)
+        return rch_mpi_comm_bad("MPI_Comm_free", *comm);
+    if (c == &world || c == &self)
+        return rch_mpi_err(*comm, MPI_ERR_COMM, "MPI_Comm_free: cannot free the predefined communicator %s",
+                           c == &world ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+    /* Pending operations on the communicator complete normally: the device
+     * requests hold the context id and world ranks they need. */
+    rch_mpi_attr_comm_free(c);
+    rch_mpi_comm_destroy(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    int err = rch_mpi_check_init("MPI_Comm_set_name");
+    if (err)
+        return err;
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    if (!c)
+        return rch_mpi_comm_bad("MPI_Comm_set_name", comm);
+    if (!comm_name)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_name: argument comm_name is NULL");
+    size_t n = strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1);
+    memcpy(c->name, comm_name, n);
+    c->name[n] = '\0';
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    int err = rch_mpi_check_init("MPI_Comm_get_name");
+    if (err)
+        return err;
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    if (!c)
+        return rch_mpi_comm_bad("MPI_Comm_get_name", comm);
+    if (!comm_name || !resultlen)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_get_name: argument %s is NULL",
+                           !comm_name ? "comm_name" : "resultlen");
+    size_t n = strlen(c->name);
+    memcpy(comm_name, c->name, n + 1);
+    *resultlen = (int)n;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    int err = rch_mpi_check_init("MPI_Comm_test_inter");
+    if (err)
+        return err;
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    if (!c)
+        return rch_mpi_comm_bad("MPI_Comm_test_inter", comm);
+    if (!flag)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_test_inter: argument flag is NULL");
+    *flag = c->is_inter;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter

@@ -1,0 +1,156 @@
+/*
+ * Collective communicator creation: Comm_dup, Comm_split, Comm_split_type.
+ *
+ * Each is one rch_mpi_exchange over the parent (ctxid.c): every member
+ * contributes its (color, key) and its free context-id mask, everyone gets
+ * the whole table and the AND of the masks, and computes the same result
+ * locally: the lowest context pair free at every member, and for split the
+ * members of its color ordered by (key, parent rank).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "boot/boot.h"
+#include "mpi/mpi_impl.h"
+
+struct split_entry {
+    int color, key;
+};
+
+struct member {
+    int key, prank;
+};
+
+static int cmp_member(const void *a, const void *b)
+{
+    const struct member *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    return (x->prank > y->prank) - (x->prank < y->prank);
+}
+
+/* The common part: exchange, agree on a context id, build my communicator
+ * (or none if my color is MPI_UNDEFINED). */
+static int split_common(const char *fn, struct rch_mpi_comm *p, int color, int key, MPI_Comm *newcomm,
+                        int is_dup)
+{
+    struct split_entry mine = { color, key };
+    struct split_entry *all = malloc((size_t)p->size * sizeof(*all));
+    if (!all)
+        return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    struct rch_mpi_ctxmask mask;
+    rch_mpi_ctx_mine(&mask);
+    rdmach_status_t st = rch_mpi_exchange(p, &mine, sizeof(mine), all, &mask);
+    if (st != RDMACH_OK) {
+        free(all);
+        return rch_mpi_err(p->handle, rch_mpi_class_of(st), "%s: exchange with the other members failed: %s",
+                           fn, rdmach_last_error());
+    }
+    uint32_t ctx = rch_mpi_ctx_pick(&mask);
+    if (ctx == UINT32_MAX) {
+        free(all);
+        return rch_mpi_err(p->handle, MPI_ERR_INTERN,
+                           "%s: no context id is free at every member (%d communicators exist)", fn,
+                           RCH_MPI_CTX_PAIRS);
+    }
+    if (color == MPI_UNDEFINED) {
+        free(all);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+
+    int n = 0;
+    struct member *mem = malloc((size_t)p->size * sizeof(*mem));
+    if (!mem) {
+        free(all);
+        return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    for (int r = 0; r < p->size; r++)
+        if (all[r].color == color)
+            mem[n++] = (struct member){ all[r].key, r };
+    free(all);
+    if (!is_dup)
+        qsort(mem, (size_t)n, sizeof(*mem), cmp_member);
+    int *world_of = malloc((size_t)n * sizeof(int));
+    if (!world_of) {
+        free(mem);
+        return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    int myrank = -1;
+    for (int i = 0; i < n; i++) {
+        world_of[i] = p->world_of[mem[i].prank];
+        if (mem[i].prank == p->rank)
+            myrank = i;
+    }
+    free(mem);
+    struct rch_mpi_comm *c = rch_mpi_comm_create(myrank, n, world_of, ctx);
+    if (!c) {
+        free(world_of);
+        return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    rch_mpi_ctx_take(ctx);
+    c->errhandler = p->errhandler;
+    if (is_dup) {
+        int err = rch_mpi_attr_comm_copy(p, c);
+        if (err) {
+            rch_mpi_attr_comm_free(c);
+            rch_mpi_comm_destroy(c);
+            return rch_mpi_err_raise(p->handle, err);
+        }
+    }
+    *newcomm = c->handle;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    int err = rch_mpi_check_init("MPI_Comm_dup");
+    if (err)
+        return err;
+    struct rch_mpi_comm *p = rch_mpi_comm_get(comm);
+    if (!p)
+        return rch_mpi_comm_bad("MPI_Comm_dup", comm);
+    if (!newcomm)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_dup: argument newcomm is NULL");
+    return split_common("MPI_Comm_dup", p, 0, 0, newcomm, 1);
+}
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    int err = rch_mpi_check_init("MPI_Comm_split");
+    if (err)
+        return err;
+    struct rch_mpi_comm *p = rch_mpi_comm_get(comm);
+    if (!p)
+        return rch_mpi_comm_bad("MPI_Comm_split", comm);
+    if (!newcomm)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_split: argument newcomm is NULL");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return rch_mpi_err(comm, MPI_ERR_ARG,
+                           "MPI_Comm_split: invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
+    return split_common("MPI_Comm_split", p, color, key, newcomm, 0);
+}
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    int err = rch_mpi_check_init("MPI_Comm_split_type");
+    if (err)
+        return err;
+    struct rch_mpi_comm *p = rch_mpi_comm_get(comm);
+    if (!p)
+        return rch_mpi_comm_bad("MPI_Comm_split_type", comm);
+    if (!newcomm)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_split_type: argument newcomm is NULL");
+    int color;
+    if (split_type == MPI_UNDEFINED)
+        color = MPI_UNDEFINED;
+    else if (split_type == MPI_COMM_TYPE_SHARED)
+        color = rch_boot.node_of[p->world_of[p->rank]];   /* ranks sharing memory: one node */
+    else
+        return rch_mpi_err(comm, MPI_ERR_ARG,
+                           "MPI_Comm_split_type: split_type %d is not supported (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)",
+                           split_type);
+    return split_common("MPI_Comm_split_type", p, color, key, newcomm, 0);
+}
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type

@@ -1,0 +1,385 @@
+/*
+ * Error reporting: error codes, the error handlers and their functions
+ * (Comm_set/get_errhandler, Comm_create_errhandler, Errhandler_free,
+ * Comm_call_errhandler, Error_string, Error_class).
+ *
+ * An error code is class | (slot << 7): slot 0 is the bare class; slots
+ * 1..RING name a detailed message kept in a ring of recent errors, tagged
+ * with a sequence number so a reused slot is never mistaken for an old code
+ * (the code then keeps only its class's text).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/log.h"
+#include "boot/boot.h"
+#include "mpi/mpi_impl.h"
+
+#define RING 63                      /* detailed messages kept (slot+1 fits 6 bits) */
+#define SEQ_SHIFT 13                 /* code bits: class 0-6, slot 7-12, seq 13-29 */
+#define SEQ_MASK 0x1ffffu
+
+struct err_entry {
+    int code;
+    char msg[MPI_MAX_ERROR_STRING];
+};
+static struct err_entry err_ring[RING];
+static unsigned err_next;            /* next slot to use, 0..RING-1 */
+static unsigned err_seq;
+
+/* User-defined error handlers; handle = direct errhandler | index. */
+struct user_eh {
+    MPI_Comm_errhandler_function *fn;
+    int in_use;
+};
+static struct user_eh *ueh;
+static int ueh_count;
+
+static const char *const class_text[] = {
+    [MPI_SUCCESS] = "no error",
+    [MPI_ERR_BUFFER] = "invalid buffer pointer",
+    [MPI_ERR_COUNT] = "invalid count argument",
+    [MPI_ERR_TYPE] = "invalid datatype",
+    [MPI_ERR_TAG] = "invalid tag",
+    [MPI_ERR_COMM] = "invalid communicator",
+    [MPI_ERR_RANK] = "invalid rank",
+    [MPI_ERR_ROOT] = "invalid root",
+    [MPI_ERR_GROUP] = "invalid group",
+    [MPI_ERR_OP] = "invalid operation",
+    [MPI_ERR_TOPOLOGY] = "invalid topology",
+    [MPI_ERR_DIMS] = "invalid dimension argument",
+    [MPI_ERR_ARG] = "invalid argument",
+    [MPI_ERR_UNKNOWN] = "unknown error",
+    [MPI_ERR_TRUNCATE] = "message truncated",
+    [MPI_ERR_OTHER] = "other error",
+    [MPI_ERR_INTERN] = "internal error",
+    [MPI_ERR_IN_STATUS] = "error code is in status",
+    [MPI_ERR_PENDING] = "pending request",
+    [MPI_ERR_REQUEST] = "invalid request",
+    [MPI_ERR_ACCESS] = "permission denied",
+    [MPI_ERR_AMODE] = "invalid file access mode",
+    [MPI_ERR_BAD_FILE] = "invalid file name",
+    [MPI_ERR_CONVERSION] = "data conversion error",
+    [MPI_ERR_DUP_DATAREP] = "data representation already defined",
+    [MPI_ERR_FILE_EXISTS] = "file exists",
+    [MPI_ERR_FILE_IN_USE] = "file in use",
+    [MPI_ERR_FILE] = "invalid file handle",
+    [MPI_ERR_INFO] = "invalid info object",
+    [MPI_ERR_INFO_KEY] = "info key too long",
+    [MPI_ERR_INFO_VALUE] = "info value too long",
+    [MPI_ERR_INFO_NOKEY] = "info key not defined",
+    [MPI_ERR_IO] = "I/O error",
+    [MPI_ERR_NAME] = "service name not published",
+    [MPI_ERR_NO_MEM] = "out of memory",
+    [MPI_ERR_NOT_SAME] = "arguments differ between processes",
+    [MPI_ERR_NO_SPACE] = "not enough space",
+    [MPI_ERR_NO_SUCH_FILE] = "file does not exist",
+    [MPI_ERR_PORT] = "invalid port name",
+    [MPI_ERR_QUOTA] = "quota exceeded",
+    [MPI_ERR_READ_ONLY] = "read-only file or file system",
+    [MPI_ERR_SERVICE] = "service not published",
+    [MPI_ERR_SPAWN] = "could not spawn processes",
+    [MPI_ERR_UNSUPPORTED_DATAREP] = "unsupported data representation",
+    [MPI_ERR_UNSUPPORTED_OPERATION] = "unsupported operation",
+    [MPI_ERR_WIN] = "invalid window",
+    [MPI_ERR_BASE] = "invalid base address",
+    [MPI_ERR_LOCKTYPE] = "invalid lock type",
+    [MPI_ERR_KEYVAL] = "invalid attribute key",
+    [MPI_ERR_RMA_CONFLICT] = "conflicting accesses to a window",
+    [MPI_ERR_RMA_SYNC] = "wrong synchronization of RMA calls",
+    [MPI_ERR_SIZE] = "invalid size",
+    [MPI_ERR_DISP] = "invalid displacement",
+    [MPI_ERR_ASSERT] = "invalid assertion",
+    [54] = "unknown error class",
+    [MPI_ERR_RMA_RANGE] = "target memory outside the window",
+    [MPI_ERR_RMA_ATTACH] = "memory cannot be attached",
+    [MPI_ERR_RMA_SHARED] = "memory cannot be shared",
+    [MPI_ERR_RMA_FLAVOR] = "wrong window flavor",
+    [MPI_T_ERR_MEMORY] = "MPI_T: out of memory",
+    [MPI_T_ERR_NOT_INITIALIZED] = "MPI_T: not initialized",
+    [MPI_T_ERR_CANNOT_INIT] = "MPI_T: cannot initialize",
+    [MPI_T_ERR_INVALID_INDEX] = "MPI_T: invalid index",
+    [MPI_T_ERR_INVALID_ITEM] = "MPI_T: invalid item",
+    [MPI_T_ERR_INVALID_HANDLE] = "MPI_T: invalid handle",
+    [MPI_T_ERR_OUT_OF_HANDLES] = "MPI_T: out of handles",
+    [MPI_T_ERR_OUT_OF_SESSIONS] = "MPI_T: out of sessions",
+    [MPI_T_ERR_INVALID_SESSION] = "MPI_T: invalid session",
+    [MPI_T_ERR_CVAR_SET_NOT_NOW] = "MPI_T: variable cannot be set now",
+    [MPI_T_ERR_CVAR_SET_NEVER] = "MPI_T: variable cannot be set",
+    [MPI_T_ERR_PVAR_NO_STARTSTOP] = "MPI_T: variable cannot be started or stopped",
+    [MPI_T_ERR_PVAR_NO_WRITE] = "MPI_T: variable cannot be written",
+    [MPI_T_ERR_PVAR_NO_ATOMIC] = "MPI_T: variable cannot be accessed atomically",
+    [MPI_T_ERR_INVALID_NAME] = "MPI_T: invalid name",
+    [MPI_T_ERR_INVALID] = "MPI_T: invalid use",
+    [MPI_ERR_SESSION] = "invalid session",
+    [MPI_ERR_PROC_ABORTED] = "process aborted",
+    [MPI_ERR_VALUE_TOO_LARGE] = "value too large",
+    [MPI_T_ERR_NOT_SUPPORTED] = "MPI_T: not supported",
+};
+#define LAST_CLASS MPI_T_ERR_NOT_SUPPORTED
+
+static int class_valid(int cls)
+{
+    return cls >= 0 && cls <= LAST_CLASS && cls != 54;
+}
+
+int rch_mpi_class_of(rdmach_status_t st)
+{
+    switch (st) {
+    case RDMACH_OK: case RDMACH_INPROGRESS: case RDMACH_AGAIN: return MPI_SUCCESS;
+    case RDMACH_ERR_INVALID_ARG:     return MPI_ERR_ARG;
+    case RDMACH_ERR_NO_MEMORY:       return MPI_ERR_NO_MEM;
+    case RDMACH_ERR_UNSUPPORTED:     return MPI_ERR_UNSUPPORTED_OPERATION;
+    case RDMACH_ERR_TRUNCATE:        return MPI_ERR_TRUNCATE;
+    case RDMACH_ERR_PEER_DEAD:       return MPI_ERR_PROC_ABORTED;
+    case RDMACH_ERR_ABORTED:         return MPI_ERR_PROC_ABORTED;
+    case RDMACH_ERR_NOT_INITIALIZED: return MPI_ERR_OTHER;
+    case RDMACH_ERR_PROTOCOL:        return MPI_ERR_INTERN;
+    case RDMACH_ERR_OTHER:           return MPI_ERR_INTERN;
+    default:                         return MPI_ERR_OTHER;
+    }
+}
+
+static int make_code(int cls, const char *fmt, va_list ap)
+{
+    unsigned slot = err_next;
+    err_next = (err_next + 1) % RING;
+    err_seq = (err_seq + 1) & SEQ_MASK;
+    int code = cls | (int)((slot + 1) << 7) | (int)(err_seq << SEQ_SHIFT);
+    err_ring[slot].code = code;
+    vsnprintf(err_ring[slot].msg, sizeof(err_ring[slot].msg), fmt, ap);
+    return code;
+}
+
+int rch_mpi_err_code(int errclass, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int code = make_code(errclass, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* The detailed message of a code, or NULL if it is a bare class or its slot was reused. */
+static const char *code_msg(int code)
+{
+    unsigned slot = ((unsigned)code >> 7) & 0x3f;
+    if (slot == 0 || slot > RING)
+        return NULL;
+    return err_ring[slot - 1].code == code ? err_ring[slot - 1].msg : NULL;
+}
+
+static MPI_Errhandler handler_of(MPI_Comm comm)
+{
+    struct rch_mpi_comm *c = comm == MPI_COMM_NULL ? NULL : rch_mpi_comm_get(comm);
+    if (!c)
+        c = rch_mpi_comm_get(MPI_COMM_WORLD);
+    /* Before MPI_Init the world object may not exist: the default applies. */
+    return c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
+}
+
+static void fatal(MPI_Comm comm, int code)
+{
+    const char *msg = code_msg(code);
+    char text[MPI_MAX_ERROR_STRING + 64];
+    snprintf(text, sizeof(text), "MPI error (class %d, %s): %s", RCH_MPI_ERR_CLASS(code),
+             class_valid(RCH_MPI_ERR_CLASS(code)) ? class_text[RCH_MPI_ERR_CLASS(code)] : "?",
+             msg ? msg : "no detail");
+    if (rch_mpi_state == RCH_MPI_RUNNING) {
+        rch_boot_abort(1, text);     /* prints the message with the rank, ends the job */
+    }
+    fprintf(stderr, "rdmach: %s\n", text);
+    fflush(stderr);
+    exit(1);
+}
+
+int rch_mpi_err_raise(MPI_Comm comm, int code)
+{
+    MPI_Errhandler eh = handler_of(comm);
+    if (eh == MPI_ERRORS_RETURN || eh == MPIR_ERRORS_THROW_EXCEPTIONS)
+        return code;
+    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
+        fatal(comm, code);
+    unsigned i = RCH_MPI_HINDEX(eh);
+    if ((int)i < ueh_count && ueh[i].in_use && ueh[i].fn) {
+        MPI_Comm cm = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
+        int c2 = code;
+        ueh[i].fn(&cm, &c2);
+        return code;
+    }
+    fatal(comm, code);
+    return code;
+}
+
+int rch_mpi_err(MPI_Comm comm, int errclass, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int code = make_code(errclass, fmt, ap);
+    va_end(ap);
+    RCH_DEBUG("mpi", "error class %d: %s", errclass, code_msg(code));
+    return rch_mpi_err_raise(comm, code);
+}
+
+int rch_mpi_check_init(const char *fn)
+{
+    if (RCH_LIKELY(rch_mpi_state == RCH_MPI_RUNNING))
+        return MPI_SUCCESS;
+    if (rch_mpi_state == RCH_MPI_NEVER)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: called before MPI_Init", fn);
+    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: called after MPI_Finalize", fn);
+}
+
+/* ---- error handler objects ---- */
+
+static int eh_valid(MPI_Errhandler eh)
+{
+    if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ABORT ||
+        eh == MPIR_ERRORS_THROW_EXCEPTIONS)
+        return 1;
+    if (RCH_MPI_HKIND(eh) != 2 || RCH_MPI_HOBJ(eh) != RCH_MPI_OBJ_ERRHANDLER)
+        return 0;
+    unsigned i = RCH_MPI_HINDEX(eh);
+    return (int)i < ueh_count && ueh[i].in_use;
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    int err = rch_mpi_check_init("MPI_Comm_create_errhandler");
+    if (err)
+        return err;
+    if (!fn)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler: argument function is NULL");
+    if (!errhandler)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler: argument errhandler is NULL");
+    int i;
+    for (i = 0; i < ueh_count && ueh[i].in_use; i++)
+        ;
+    if (i == ueh_count) {
+        int n = ueh_count ? ueh_count * 2 : 8;
+        struct user_eh *p = realloc(ueh, (size_t)n * sizeof(*p));
+        if (!p)
+            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler: out of memory");
+        memset(p + ueh_count, 0, (size_t)(n - ueh_count) * sizeof(*p));
+        ueh = p;
+        ueh_count = n;
+    }
+    ueh[i].fn = fn;
+    ueh[i].in_use = 1;
+    *errhandler = RCH_MPI_HDIRECT(RCH_MPI_OBJ_ERRHANDLER, i);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+
+int PMPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
+{
+    return PMPI_Comm_create_errhandler(fn, errhandler);
+}
+#pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
+
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    int err = rch_mpi_check_init("MPI_Errhandler_free");
+    if (err)
+        return err;
+    if (!errhandler)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Errhandler_free: argument errhandler is NULL");
+    if (!eh_valid(*errhandler))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG,
+                           "MPI_Errhandler_free: invalid error handler 0x%x", (unsigned)*errhandler);
+    /* A user handler stays usable by the communicators it is attached to
+     * (MPI: freeing marks it for deallocation); its slot is not reused, so
+     * those references remain valid. Predefined handlers are not freed. */
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    int err = rch_mpi_check_init("MPI_Comm_set_errhandler");
+    if (err)
+        return err;
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    if (!c)
+        return rch_mpi_comm_bad("MPI_Comm_set_errhandler", comm);
+    if (!eh_valid(errhandler))
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler: invalid error handler 0x%x in argument errhandler",
+                           (unsigned)errhandler);
+    c->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    return PMPI_Comm_set_errhandler(comm, errhandler);
+}
+#pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    int err = rch_mpi_check_init("MPI_Comm_get_errhandler");
+    if (err)
+        return err;
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    if (!c)
+        return rch_mpi_comm_bad("MPI_Comm_get_errhandler", comm);
+    if (!errhandler)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler: argument errhandler is NULL");
+    *errhandler = c->errhandler;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    return PMPI_Comm_get_errhandler(comm, errhandler);
+}
+#pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    int err = rch_mpi_check_init("MPI_Comm_call_errhandler");
+    if (err)
+        return err;
+    if (!rch_mpi_comm_get(comm))
+        return rch_mpi_comm_bad("MPI_Comm_call_errhandler", comm);
+    rch_mpi_err_raise(comm, errorcode);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+
+/* ---- codes to classes and text: usable before MPI_Init and after Finalize ---- */
+
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+    int cls = RCH_MPI_ERR_CLASS(errorcode);
+    if (errorcode < 0 || !class_valid(cls))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class: invalid error code %d", errorcode);
+    if (!errorclass)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class: argument errorclass is NULL");
+    *errorclass = cls;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Error_class = PMPI_Error_class
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    int cls = RCH_MPI_ERR_CLASS(errorcode);
+    if (errorcode < 0 || !class_valid(cls))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string: invalid error code %d", errorcode);
+    if (!string || !resultlen)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string: argument %s is NULL",
+                           !string ? "string" : "resultlen");
+    const char *msg = code_msg(errorcode);
+    int n;
+    if (msg)
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", class_text[cls], msg);
+    else
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", class_text[cls]);
+    *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Error_string = PMPI_Error_string

@@ -1,0 +1,140 @@
+/*
+ * Start and end: Init, Init_thread, Initialized, Finalize, Finalized, Abort,
+ * Query_thread, Is_thread_main.
+ *
+ * Thread support: the progress engine and every table of the MPI layer are
+ * unlocked and meant for one thread at a time. MPI_THREAD_SERIALIZED is
+ * what that honestly provides (any thread may call, never two at once: the
+ * caller's own synchronisation orders our memory accesses), so Init_thread
+ * provides min(required, MPI_THREAD_SERIALIZED).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "boot/boot.h"
+#include "mpi/mpi_impl.h"
+
+int rch_mpi_state = RCH_MPI_NEVER;
+int rch_mpi_thread_level = MPI_THREAD_SINGLE;
+static pthread_t main_thread;
+
+static int init_common(const char *fn, int *argc, char ***argv, int required)
+{
+    if (rch_mpi_state != RCH_MPI_NEVER)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: MPI was already %s", fn,
+                           rch_mpi_state == RCH_MPI_RUNNING ? "initialized" : "finalized (it cannot be restarted)");
+    rdmach_status_t st = rdmach_init(argc, argv);
+    if (st != RDMACH_OK)
+        return rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(st), "%s: start-up failed: %s (%s)", fn,
+                           rdmach_strerror(st), rdmach_last_error());
+    rch_mpi_ctx_init();
+    rch_mpi_state = RCH_MPI_RUNNING;
+    rch_mpi_comm_init();
+    rch_mpi_attr_init();
+    rch_mpi_type_init();
+    main_thread = pthread_self();
+    rch_mpi_thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    if (rch_mpi_thread_level < MPI_THREAD_SINGLE)
+        rch_mpi_thread_level = MPI_THREAD_SINGLE;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Init(int *argc, char ***argv)
+{
+    return init_common("MPI_Init", argc, argv, MPI_THREAD_SINGLE);
+}
+#pragma weak MPI_Init = PMPI_Init
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (!provided)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Init_thread: argument provided is NULL");
+    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG,
+                           "MPI_Init_thread: invalid thread level %d in argument required (MPI_THREAD_SINGLE .. MULTIPLE)",
+                           required);
+    int err = init_common("MPI_Init_thread", argc, argv, required);
+    if (err == MPI_SUCCESS)
+        *provided = rch_mpi_thread_level;
+    return err;
+}
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+
+int PMPI_Initialized(int *flag)
+{
+    if (!flag)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Initialized: argument flag is NULL");
+    *flag = rch_mpi_state != RCH_MPI_NEVER;    /* MPI: stays true after Finalize */
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Initialized = PMPI_Initialized
+
+int PMPI_Finalized(int *flag)
+{
+    if (!flag)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Finalized: argument flag is NULL");
+    *flag = rch_mpi_state == RCH_MPI_FINALIZED;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Finalized = PMPI_Finalized
+
+int PMPI_Query_thread(int *provided)
+{
+    int err = rch_mpi_check_init("MPI_Query_thread");
+    if (err)
+        return err;
+    if (!provided)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Query_thread: argument provided is NULL");
+    *provided = rch_mpi_thread_level;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+
+int PMPI_Is_thread_main(int *flag)
+{
+    int err = rch_mpi_check_init("MPI_Is_thread_main");
+    if (err)
+        return err;
+    if (!flag)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Is_thread_main: argument flag is NULL");
+    *flag = pthread_equal(main_thread, pthread_self()) != 0;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+
+int PMPI_Finalize(void)
+{
+    int err = rch_mpi_check_init("MPI_Finalize");
+    if (err)
+        return err;
+    /* MPI: buffered messages are delivered before Finalize returns. */
+    rch_mpi_bsend_flush();
+    /* Finalize is collective over world: no rank tears its channels down
+     * while another may still be sending to it. */
+    struct rch_mpi_comm *w = rch_mpi_comm_get(MPI_COMM_WORLD);
+    rdmach_status_t st = rch_mpi_exchange(w, NULL, 0, NULL, NULL);
+    if (st != RDMACH_OK)
+        return rch_mpi_err(MPI_COMM_WORLD, rch_mpi_class_of(st), "MPI_Finalize: synchronizing with the other ranks failed: %s",
+                           rdmach_last_error());
+    rch_mpi_comm_finalize();
+    rch_mpi_req_finalize();
+    rch_mpi_type_finalize();
+    st = rdmach_finalize();
+    rch_mpi_state = RCH_MPI_FINALIZED;
+    if (st != RDMACH_OK)
+        return rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(st), "MPI_Finalize: %s (%s)", rdmach_strerror(st),
+                           rdmach_last_error());
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Finalize = PMPI_Finalize
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[160];
+    snprintf(msg, sizeof(msg), "MPI_Abort(comm 0x%x, errorcode %d) called", (unsigned)comm, errorcode);
+    if (rch_mpi_state == RCH_MPI_RUNNING)
+        rch_boot_abort(errorcode, msg);      /* ends every process of the job */
+    fprintf(stderr, "rdmach: %s\n", msg);
+    exit(errorcode);
+}
+#pragma weak MPI_Abort = PMPI_Abort

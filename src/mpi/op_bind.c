@@ -1,0 +1,257 @@
+/*
+ * Binding an (MPI_Op, MPI_Datatype) pair to the reduction src/coll runs.
+ *
+ * Predefined operations: the datatype must be made of one predefined basic
+ * type (t->basic: a predefined type itself, or a derived type whose every
+ * element is that type), and the operation must be defined on the basic
+ * type's group (MPI-3.1 §5.9.2, with MPICH's extensions so that programs
+ * built for MPICH keep working):
+ *   C integer        MAX MIN SUM PROD LAND LOR LXOR BAND BOR BXOR
+ *   Fortran integer  MAX MIN SUM PROD BAND BOR BXOR
+ *   floating point   MAX MIN SUM PROD
+ *   logical          LAND LOR LXOR
+ *   complex          SUM PROD
+ *   byte             BAND BOR BXOR
+ *   pair types       MAXLOC MINLOC
+ * Anything else is MPI_ERR_OP naming the operation and the datatype. The
+ * kernel works on packed basic elements, so a buffer of `count` elements of
+ * t is count * basic_count kernel elements.
+ *
+ * User operations get the datatype itself: one kernel element is one
+ * element of t (t->size packed bytes). When t is not contiguous, the
+ * trampoline unpacks both operands into the datatype's layout, calls the
+ * user's function with the user's datatype handle, and packs the result.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "mpi/coll_bind.h"
+
+enum group { G_NONE, G_CINT, G_FINT, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_PAIR };
+
+static const struct basic_desc {
+    MPI_Datatype type;
+    enum group group;
+    enum rch_coll_kind kind;
+} basics[] = {
+    /* C integer (MPI_CHAR as MPICH allows it) */
+    { MPI_CHAR, G_CINT, RCH_COLL_K_I8 },
+    { MPI_SIGNED_CHAR, G_CINT, RCH_COLL_K_I8 },
+    { MPI_UNSIGNED_CHAR, G_CINT, RCH_COLL_K_U8 },
+    { MPI_SHORT, G_CINT, RCH_COLL_K_I16 },
+    { MPI_UNSIGNED_SHORT, G_CINT, RCH_COLL_K_U16 },
+    { MPI_INT, G_CINT, RCH_COLL_K_I32 },
+    { MPI_UNSIGNED, G_CINT, RCH_COLL_K_U32 },
+    { MPI_LONG, G_CINT, RCH_COLL_K_I64 },
+    { MPI_UNSIGNED_LONG, G_CINT, RCH_COLL_K_U64 },
+    { MPI_LONG_LONG_INT, G_CINT, RCH_COLL_K_I64 },
+    { MPI_UNSIGNED_LONG_LONG, G_CINT, RCH_COLL_K_U64 },
+    { MPI_INT8_T, G_CINT, RCH_COLL_K_I8 },
+    { MPI_INT16_T, G_CINT, RCH_COLL_K_I16 },
+    { MPI_INT32_T, G_CINT, RCH_COLL_K_I32 },
+    { MPI_INT64_T, G_CINT, RCH_COLL_K_I64 },
+    { MPI_UINT8_T, G_CINT, RCH_COLL_K_U8 },
+    { MPI_UINT16_T, G_CINT, RCH_COLL_K_U16 },
+    { MPI_UINT32_T, G_CINT, RCH_COLL_K_U32 },
+    { MPI_UINT64_T, G_CINT, RCH_COLL_K_U64 },
+    /* Fortran integer (and the multi-language address types) */
+    { MPI_INTEGER, G_FINT, RCH_COLL_K_I32 },
+    { MPI_INTEGER1, G_FINT, RCH_COLL_K_I8 },
+    { MPI_INTEGER2, G_FINT, RCH_COLL_K_I16 },
+    { MPI_INTEGER4, G_FINT, RCH_COLL_K_I32 },
+    { MPI_INTEGER8, G_FINT, RCH_COLL_K_I64 },
+    { MPI_CHARACTER, G_FINT, RCH_COLL_K_I8 },
+    { MPI_AINT, G_FINT, RCH_COLL_K_I64 },
+    { MPI_OFFSET, G_FINT, RCH_COLL_K_I64 },
+    { MPI_COUNT, G_FINT, RCH_COLL_K_I64 },
+    /* floating point */
+    { MPI_FLOAT, G_FLOAT, RCH_COLL_K_F32 },
+    { MPI_DOUBLE, G_FLOAT, RCH_COLL_K_F64 },
+    { MPI_LONG_DOUBLE, G_FLOAT, RCH_COLL_K_FLD },
+    { MPI_REAL, G_FLOAT, RCH_COLL_K_F32 },
+    { MPI_DOUBLE_PRECISION, G_FLOAT, RCH_COLL_K_F64 },
+    { MPI_REAL4, G_FLOAT, RCH_COLL_K_F32 },
+    { MPI_REAL8, G_FLOAT, RCH_COLL_K_F64 },
+    { MPI_REAL16, G_FLOAT, RCH_COLL_K_FLD },
+    /* logical: Fortran LOGICAL is a 4-byte integer, non-zero true */
+    { MPI_LOGICAL, G_LOGICAL, RCH_COLL_K_I32 },
+    { MPI_C_BOOL, G_LOGICAL, RCH_COLL_K_BOOL },
+    { MPI_CXX_BOOL, G_LOGICAL, RCH_COLL_K_BOOL },
+    /* complex */
+    { MPI_C_FLOAT_COMPLEX, G_COMPLEX, RCH_COLL_K_C32 },
+    { MPI_C_DOUBLE_COMPLEX, G_COMPLEX, RCH_COLL_K_C64 },
+    { MPI_C_LONG_DOUBLE_COMPLEX, G_COMPLEX, RCH_COLL_K_CLD },
+    { MPI_COMPLEX, G_COMPLEX, RCH_COLL_K_C32 },
+    { MPI_DOUBLE_COMPLEX, G_COMPLEX, RCH_COLL_K_C64 },
+    { MPI_COMPLEX8, G_COMPLEX, RCH_COLL_K_C32 },
+    { MPI_COMPLEX16, G_COMPLEX, RCH_COLL_K_C64 },
+    { MPI_COMPLEX32, G_COMPLEX, RCH_COLL_K_CLD },
+    { MPI_CXX_FLOAT_COMPLEX, G_COMPLEX, RCH_COLL_K_C32 },
+    { MPI_CXX_DOUBLE_COMPLEX, G_COMPLEX, RCH_COLL_K_C64 },
+    { MPI_CXX_LONG_DOUBLE_COMPLEX, G_COMPLEX, RCH_COLL_K_CLD },
+    /* byte */
+    { MPI_BYTE, G_BYTE, RCH_COLL_K_U8 },
+    /* pairs for MAXLOC/MINLOC */
+    { MPI_FLOAT_INT, G_PAIR, RCH_COLL_K_F32_I32 },
+    { MPI_DOUBLE_INT, G_PAIR, RCH_COLL_K_F64_I32 },
+    { MPI_LONG_INT, G_PAIR, RCH_COLL_K_I64_I32 },
+    { MPI_SHORT_INT, G_PAIR, RCH_COLL_K_I16_I32 },
+    { MPI_2INT, G_PAIR, RCH_COLL_K_I32_I32 },
+    { MPI_LONG_DOUBLE_INT, G_PAIR, RCH_COLL_K_FLD_I32 },
+    { MPI_2INTEGER, G_PAIR, RCH_COLL_K_I32_I32 },
+    { MPI_2REAL, G_PAIR, RCH_COLL_K_F32_F32 },
+    { MPI_2DOUBLE_PRECISION, G_PAIR, RCH_COLL_K_F64_F64 },
+};
+
+/* Which operations each group allows, indexed by enum rch_coll_opkind. */
+static int allowed(enum group g, int opk)
+{
+    switch (opk) {
+    case RCH_COLL_OP_MAX: case RCH_COLL_OP_MIN:
+        return g == G_CINT || g == G_FINT || g == G_FLOAT;
+    case RCH_COLL_OP_SUM: case RCH_COLL_OP_PROD:
+        return g == G_CINT || g == G_FINT || g == G_FLOAT || g == G_COMPLEX;
+    case RCH_COLL_OP_LAND: case RCH_COLL_OP_LOR: case RCH_COLL_OP_LXOR:
+        return g == G_CINT || g == G_LOGICAL;
+    case RCH_COLL_OP_BAND: case RCH_COLL_OP_BOR: case RCH_COLL_OP_BXOR:
+        return g == G_CINT || g == G_FINT || g == G_BYTE;
+    case RCH_COLL_OP_MAXLOC: case RCH_COLL_OP_MINLOC:
+        return g == G_PAIR;
+    case RCH_COLL_OP_REPLACE: case RCH_COLL_OP_NO_OP:
+        return g != G_NONE;
+    default:
+        return 0;
+    }
+}
+
+static const struct basic_desc *basic_of(MPI_Datatype dt)
+{
+    for (size_t i = 0; i < sizeof(basics) / sizeof(basics[0]); i++)
+        if (basics[i].type == dt)
+            return &basics[i];
+    return NULL;
+}
+
+static const char *type_name(MPI_Datatype dt, const struct rch_mpi_type *t, char *buf, size_t len)
+{
+    if (t && t->name[0])
+        snprintf(buf, len, "%s", t->name);
+    else
+        snprintf(buf, len, "datatype 0x%x", (unsigned)dt);
+    return buf;
+}
+
+/* ---- the user-function trampoline ---- */
+
+/* Call the user's function on `count` elements in the datatype's layout,
+ * at most INT_MAX at a time (its length argument is an int). */
+static void call_user(struct rch_mpi_red *r, void *in, void *inout, size_t count)
+{
+    MPI_Datatype dt = r->dt;
+    while (count > 0) {
+        int n = count > (size_t)INT_MAX ? INT_MAX : (int)count;
+        r->user_fn(in, inout, &n, &dt);
+        in = (char *)in + (MPI_Aint)n * r->t->extent;
+        inout = (char *)inout + (MPI_Aint)n * r->t->extent;
+        count -= (size_t)n;
+    }
+}
+
+static void user_contig(const void *in, void *inout, size_t count, void *arg)
+{
+    struct rch_mpi_red *r = arg;
+    /* packed == the datatype's layout shifted by true_lb */
+    call_user(r, (char *)in - r->t->true_lb, (char *)inout - r->t->true_lb, count);
+}
+
+static void user_noncontig(const void *in, void *inout, size_t count, void *arg)
+{
+    struct rch_mpi_red *r = arg;
+    const struct rch_mpi_type *t = r->t;
+    /* The bytes count elements of t span, from the lowest true bound. */
+    MPI_Aint step = count ? (MPI_Aint)(count - 1) * t->extent : 0;
+    MPI_Aint lo = t->true_lb + (step < 0 ? step : 0);
+    MPI_Aint hi = t->true_ub + (step > 0 ? step : 0);
+    size_t span = (size_t)(hi - lo);
+    char *a = malloc(span ? span : 1), *b = malloc(span ? span : 1);
+    if (!a || !b) {
+        /* A reduction kernel cannot fail: out of memory here ends the job
+         * with a message rather than computing a wrong result. */
+        free(a);
+        free(b);
+        rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "reduction with a user operation: no memory "
+                    "for %zu bytes to unpack datatype elements", 2 * span);
+        abort();
+    }
+    rch_mpi_unpack_n(in, a - lo, count, t);
+    rch_mpi_unpack_n(inout, b - lo, count, t);
+    call_user(r, a - lo, b - lo, count);
+    rch_mpi_pack_n(b - lo, count, t, inout);
+    free(a);
+    free(b);
+}
+
+int rch_mpi_red_bind(const char *fn, struct rch_mpi_comm *c, MPI_Op op, MPI_Datatype dt,
+                     const struct rch_mpi_type *t, int allow_rma_ops, struct rch_mpi_red *r)
+{
+    char on[48], tn[MPI_MAX_OBJECT_NAME + 16];
+    const struct rch_mpi_op *o = rch_mpi_op_get(op);
+    MPI_Comm comm = c->handle;
+
+    if (!o)
+        return rch_mpi_err(comm, MPI_ERR_OP, "%s: invalid operation %s in argument op", fn,
+                           rch_mpi_op_name(op, on, sizeof(on)));
+    r->dt = dt;
+    r->t = t;
+    if (o->kind < 0) {
+        r->user_fn = o->fn;
+        r->per_elem = 1;
+        r->cop = (struct rch_coll_op){
+            .fn = t->contig ? user_contig : user_noncontig,
+            .arg = r,
+            .elem_size = t->size,
+            .commutative = o->commute,
+        };
+        if (t->size == 0)   /* nothing to combine; any non-zero unit keeps src/coll happy */
+            r->cop.elem_size = 1;
+        return MPI_SUCCESS;
+    }
+
+    if (!allow_rma_ops && (o->kind == RCH_COLL_OP_REPLACE || o->kind == RCH_COLL_OP_NO_OP))
+        return rch_mpi_err(comm, MPI_ERR_OP, "%s: %s is only for one-sided accumulate operations", fn,
+                           rch_mpi_op_name(op, on, sizeof(on)));
+    const struct basic_desc *b = t->basic != MPI_DATATYPE_NULL ? basic_of(t->basic) : NULL;
+    if (t->basic == MPI_DATATYPE_NULL)
+        return rch_mpi_err(comm, MPI_ERR_OP,
+                           "%s: %s needs a datatype made of one predefined type; %s in argument "
+                           "datatype mixes several", fn, rch_mpi_op_name(op, on, sizeof(on)),
+                           type_name(dt, t, tn, sizeof(tn)));
+    if (!b || !allowed(b->group, o->kind)) {
+        char bn[MPI_MAX_OBJECT_NAME + 16], made[MPI_MAX_OBJECT_NAME + 32] = "";
+        if (t->basic != dt)
+            snprintf(made, sizeof(made), " (made of %s)",
+                     type_name(t->basic, rch_mpi_type_get(t->basic), bn, sizeof(bn)));
+        return rch_mpi_err(comm, MPI_ERR_OP, "%s: %s is not defined for %s%s", fn,
+                           rch_mpi_op_name(op, on, sizeof(on)), type_name(dt, t, tn, sizeof(tn)),
+                           made);
+    }
+    size_t esize = rch_coll_kind_size(b->kind);
+    const struct rch_mpi_type *bt = rch_mpi_type_get(t->basic);
+    if (!bt || bt->size != esize || t->size != t->basic_count * esize)
+        return rch_mpi_err(comm, MPI_ERR_INTERN,
+                           "%s: internal error: %s has %zu bytes of data, the %s kernel expects %zu "
+                           "per element", fn, type_name(dt, t, tn, sizeof(tn)), t->size,
+                           rch_coll_kind_name(b->kind), esize);
+    r->user_fn = NULL;
+    r->per_elem = t->basic_count;
+    r->cop = (struct rch_coll_op){
+        .fn = rch_coll_kernel(o->kind, b->kind),
+        .arg = NULL,
+        .elem_size = esize,
+        .commutative = o->commute,
+    };
+    if (!r->cop.fn)   /* allowed() and the kernel table disagree: a bug here, not the user's */
+        return rch_mpi_err(comm, MPI_ERR_INTERN, "%s: internal error: no %s kernel for %s", fn,
+                           rch_mpi_op_name(op, on, sizeof(on)), rch_coll_kind_name(b->kind));
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,683 @@
+/*
+ * MPI_Request handles and the completion calls: Wait, Test and their
+ * all/any/some forms, Request_free, Request_get_status, Cancel,
+ * Test_cancelled.
+ *
+ * The table: entries live in chunks of CHUNK that never move, found by
+ * index (handle & 0x03ffffff) in two loads; free entries form a LIFO list so
+ * a request just freed is the next one handed out (warm in cache). Indices
+ * 0 and 1 are the stateless constants RCH_MPI_REQ_DONE_SEND and
+ * RCH_MPI_REQ_DONE_NULL (mpi_impl.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "mpi/mpi_impl.h"
+
+#define CHUNK_SHIFT 10
+#define CHUNK (1 << CHUNK_SHIFT)
+#define MAX_CHUNKS ((1 << 26) / CHUNK)
+
+static struct rch_mpi_req *chunks[MAX_CHUNKS];
+static int nchunks;
+static int free_head = -1;
+
+static int grow(void)
+{
+    if (nchunks == MAX_CHUNKS)
+        return -1;
+    struct rch_mpi_req *c = calloc(CHUNK, sizeof(*c));
+    if (!c)
+        return -1;
+    int base = nchunks * CHUNK;
+    chunks[nchunks++] = c;
+    /* Push in reverse so the lowest index comes out first; 0 and 1 are reserved. */
+    for (int i = CHUNK - 1; i >= (base == 0 ? 2 : 0); i--) {
+        c[i].next_free = free_head;
+        free_head = base + i;
+    }
+    return 0;
+}
+
+MPI_Request rch_mpi_req_new(struct rch_dev_req *dreq, MPI_Comm comm)
+{
+    if (RCH_UNLIKELY(free_head < 0) && grow() != 0)
+        return MPI_REQUEST_NULL;
+    int i = free_head;
+    struct rch_mpi_req *e = &chunks[i >> CHUNK_SHIFT][i & (CHUNK - 1)];
+    free_head = e->next_free;
+    e->dreq = dreq;
+    e->comm = comm;
+    e->in_use = 1;
+    e->persist = NULL;
+    e->pstate = RCH_MPI_PS_ACTIVE;
+    return RCH_MPI_HDIRECT(RCH_MPI_OBJ_REQUEST, i);
+}
+
+MPI_Request rch_mpi_req_new_persistent(struct rch_mpi_persist *p, MPI_Comm comm)
+{
+    MPI_Request h = rch_mpi_req_new(NULL, comm);
+    if (h != MPI_REQUEST_NULL) {
+        struct rch_mpi_req *e = rch_mpi_req_get(h);
+        e->persist = p;
+        e->pstate = RCH_MPI_PS_INACTIVE;
+    }
+    return h;
+}
+
+struct rch_mpi_req *rch_mpi_req_get(MPI_Request h)
+{
+    if (RCH_UNLIKELY(((unsigned)h & 0xfc000000u) != 0xac000000u))
+        return NULL;
+    unsigned i = RCH_MPI_HINDEX(h);
+    if (RCH_UNLIKELY((int)(i >> CHUNK_SHIFT) >= nchunks || i < 2))
+        return NULL;
+    struct rch_mpi_req *e = &chunks[i >> CHUNK_SHIFT][i & (CHUNK - 1)];
+    return e->in_use ? e : NULL;
+}
+
+static void req_release(MPI_Request h, struct rch_mpi_req *e)
+{
+    if (e->persist) {
+        rch_mpi_type_release(e->persist->type);
+        free(e->persist);
+        e->persist = NULL;
+    }
+    e->in_use = 0;
+    e->dreq = NULL;
+    e->next_free = free_head;
+    free_head = (int)RCH_MPI_HINDEX(h);
+}
+
+void rch_mpi_req_finalize(void)
+{
+    for (int c = 0; c < nchunks; c++) {
+        free(chunks[c]);
+        chunks[c] = NULL;
+    }
+    nchunks = 0;
+    free_head = -1;
+}
+
+static inline int dreq_done(const struct rch_dev_req *r)
+{
+    return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
+}
+
+/* The status and error code of a finished device request, without freeing it. */
+static int req_status(struct rch_dev_req *r, MPI_Status *status, const char *fn)
+{
+    int code = MPI_SUCCESS;
+    if (r->kind == RCH_DEV_REQ_RECV) {
+        if (status != MPI_STATUS_IGNORE)
+            rch_mpi_status_set(status, r->source, r->tag, r->bytes, r->cancelled);
+        if (RCH_UNLIKELY(r->err != RDMACH_OK) && !(r->cancelled && r->err == RDMACH_ERR_CANCELED)) {
+            if (r->err == RDMACH_ERR_TRUNCATE)
+                code = rch_mpi_err_code(MPI_ERR_TRUNCATE,
+                                        "%s: message of %zu bytes from rank %d with tag %d truncated to the %zu bytes of the receive buffer",
+                                        fn, r->msg_bytes, r->source, r->tag, r->bytes);
+            else
+                code = rch_mpi_err_code(rch_mpi_class_of(r->err), "%s: receive failed: %s (%s)", fn,
+                                        rdmach_strerror(r->err), rdmach_last_error());
+        }
+    } else {
+        if (status != MPI_STATUS_IGNORE) {
+            status->count_lo = 0;
+            status->count_hi_and_cancelled = r->cancelled ? 1 : 0;
+        }
+        if (RCH_UNLIKELY(r->err != RDMACH_OK) && !(r->cancelled && r->err == RDMACH_ERR_CANCELED))
+            code = rch_mpi_err_code(rch_mpi_class_of(r->err), "%s: send failed: %s (%s)", fn,
+                                    rdmach_strerror(r->err), rdmach_last_error());
+    }
+    return code;
+}
+
+int rch_mpi_req_finish(struct rch_dev_req *dreq, MPI_Status *status, const char *fn)
+{
+    int code = req_status(dreq, status, fn);
+    rch_dev_req_free(dreq);
+    return code;
+}
+
+/* ---- what a handle is ----
+ * NULL: MPI_REQUEST_NULL or an inactive persistent request (both complete
+ * at once with an empty status and stay as they are); CONST: one of the two
+ * stateless constants; ACTIVE: an entry with an operation in flight or
+ * finished; INVALID: anything else. */
+enum kind { K_NULL, K_CONST, K_ACTIVE, K_INVALID };
+
+static inline int is_const(MPI_Request h)
+{
+    return h == RCH_MPI_REQ_DONE_SEND || h == RCH_MPI_REQ_DONE_NULL;
+}
+
+static inline enum kind classify(MPI_Request h, struct rch_mpi_req **ep)
+{
+    struct rch_mpi_req *e = rch_mpi_req_get(h);
+    *ep = e;
+    if (RCH_LIKELY(e != NULL))
+        return e->pstate == RCH_MPI_PS_INACTIVE ? K_NULL : K_ACTIVE;
+    if (h == MPI_REQUEST_NULL)
+        return K_NULL;
+    return is_const(h) ? K_CONST : K_INVALID;
+}
+
+/* Is the operation of a CONST or ACTIVE handle finished? */
+static inline int finished(enum kind k, const struct rch_mpi_req *e)
+{
+    if (k == K_CONST)
+        return 1;
+    if (k != K_ACTIVE)
+        return 0;
+    return e->dreq ? dreq_done(e->dreq) : 1;     /* persistent, completed without a device request */
+}
+
+static void send_status(MPI_Status *status)
+{
+    if (status != MPI_STATUS_IGNORE) {
+        status->count_lo = 0;
+        status->count_hi_and_cancelled = 0;
+        status->MPI_ERROR = MPI_SUCCESS;
+    }
+}
+
+/* Completes a finished CONST or ACTIVE request: status, and the handle is
+ * freed (set to MPI_REQUEST_NULL) unless persistent (made inactive). Returns
+ * the (unraised) error code; *comm the communicator whose handler reports it. */
+static int complete(MPI_Request *h, enum kind k, struct rch_mpi_req *e, MPI_Status *status, const char *fn,
+                    MPI_Comm *comm)
+{
+    int code = MPI_SUCCESS;
+    if (k == K_CONST) {
+        if (*h == RCH_MPI_REQ_DONE_NULL)
+            rch_mpi_status_empty(status);
+        else
+            send_status(status);
+        *h = MPI_REQUEST_NULL;
+        *comm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    *comm = e->comm;
+    if (e->dreq) {
+        code = rch_mpi_req_finish(e->dreq, status, fn);
+        e->dreq = NULL;
+    } else if (e->pstate == RCH_MPI_PS_DONE_NULL) {
+        rch_mpi_status_empty(status);
+    } else {
+        send_status(status);
+    }
+    if (status != MPI_STATUS_IGNORE)
+        status->MPI_ERROR = code;
+    if (e->persist) {
+        e->pstate = RCH_MPI_PS_INACTIVE;
+    } else {
+        req_release(*h, e);
+        *h = MPI_REQUEST_NULL;
+    }
+    return code;
+}
+
+static int bad_request(const char *fn, const char *arg, MPI_Request h)
+{
+    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "%s: invalid request 0x%x in argument %s", fn,
+                       (unsigned)h, arg);
+}
+
+static int wait_failed(const char *fn, MPI_Comm comm, rdmach_status_t st)
+{
+    return rch_mpi_err(comm, rch_mpi_class_of(st), "%s: progress failed: %s (%s)", fn, rdmach_strerror(st),
+                       rdmach_last_error());
+}
+
+/* ---- single completion ---- */
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (RCH_UNLIKELY(!rch_mpi_running()))
+        return rch_mpi_check_init("MPI_Wait");
+    if (RCH_UNLIKELY(!request))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Wait: argument request is NULL");
+    struct rch_mpi_req *e;
+    enum kind k = classify(*request, &e);
+    if (RCH_UNLIKELY(k == K_NULL)) {
+        rch_mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (RCH_UNLIKELY(k == K_INVALID))
+        return bad_request("MPI_Wait", "request", *request);
+    if (!finished(k, e)) {
+        rdmach_status_t st = rch_dev_wait(e->dreq);
+        if (RCH_UNLIKELY(st != RDMACH_OK))
+            return wait_failed("MPI_Wait", e->comm, st);
+    }
+    MPI_Comm comm;
+    int code = complete(request, k, e, status, "MPI_Wait", &comm);
+    return RCH_LIKELY(code == MPI_SUCCESS) ? MPI_SUCCESS : rch_mpi_err_raise(comm, code);
+}
+#pragma weak MPI_Wait = PMPI_Wait
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    if (RCH_UNLIKELY(!rch_mpi_running()))
+        return rch_mpi_check_init("MPI_Test");
+    if (RCH_UNLIKELY(!request || !flag))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Test: argument %s is NULL", !request ? "request" : "flag");
+    struct rch_mpi_req *e;
+    enum kind k = classify(*request, &e);
+    if (RCH_UNLIKELY(k == K_NULL)) {
+        *flag = 1;
+        rch_mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (RCH_UNLIKELY(k == K_INVALID))
+        return bad_request("MPI_Test", "request", *request);
+    if (!finished(k, e)) {
+        rch_dev_progress();
+        if (!finished(k, e)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    MPI_Comm comm;
+    int code = complete(request, k, e, status, "MPI_Test", &comm);
+    return code == MPI_SUCCESS ? MPI_SUCCESS : rch_mpi_err_raise(comm, code);
+}
+#pragma weak MPI_Test = PMPI_Test
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    int err = rch_mpi_check_init("MPI_Request_get_status");
+    if (err)
+        return err;
+    if (!flag)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Request_get_status: argument flag is NULL");
+    struct rch_mpi_req *e;
+    enum kind k = classify(request, &e);
+    if (k == K_INVALID)
+        return bad_request("MPI_Request_get_status", "request", request);
+    if (k == K_NULL) {
+        *flag = 1;
+        rch_mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!finished(k, e))
+        rch_dev_progress();
+    *flag = finished(k, e);
+    if (!*flag)
+        return MPI_SUCCESS;
+    /* The request stays as it is; its error is reported again by its Wait/Test. */
+    if (k == K_CONST || !e->dreq) {
+        if (request == RCH_MPI_REQ_DONE_NULL || (e && e->pstate == RCH_MPI_PS_DONE_NULL))
+            rch_mpi_status_empty(status);
+        else
+            send_status(status);
+        return MPI_SUCCESS;
+    }
+    int code = req_status(e->dreq, status, "MPI_Request_get_status");
+    if (status != MPI_STATUS_IGNORE)
+        status->MPI_ERROR = code;
+    return code == MPI_SUCCESS ? MPI_SUCCESS : rch_mpi_err_raise(e->comm, code);
+}
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+
+/* ---- multiple completion ----
+ * Every handle is checked before anything completes, so an invalid one
+ * leaves the array untouched. */
+
+static int check_array(const char *fn, int count, MPI_Request reqs[], const void *out1, const char *out1_name)
+{
+    if (count < 0)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: invalid count %d", fn, count);
+    if (count > 0 && !reqs)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument array_of_requests is NULL", fn);
+    if (!out1)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument %s is NULL", fn, out1_name);
+    for (int i = 0; i < count; i++) {
+        struct rch_mpi_req *e;
+        if (classify(reqs[i], &e) == K_INVALID)
+            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "%s: invalid request 0x%x in array_of_requests[%d]",
+                               fn, (unsigned)reqs[i], i);
+    }
+    return MPI_SUCCESS;
+}
+
+static inline MPI_Status *status_at(MPI_Status *statuses, int i)
+{
+    return statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+}
+
+/* Is request h finished (null and inactive ones are not)? */
+static inline int ready(MPI_Request h)
+{
+    struct rch_mpi_req *e;
+    enum kind k = classify(h, &e);
+    return finished(k, e);
+}
+
+static int finish_at(MPI_Request *reqs, int i, MPI_Status *st, const char *fn, MPI_Comm *comm)
+{
+    struct rch_mpi_req *e;
+    enum kind k = classify(reqs[i], &e);
+    return complete(&reqs[i], k, e, st, fn, comm);
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
+{
+    int err = rch_mpi_check_init("MPI_Waitall");
+    if (err)
+        return err;
+    err = check_array("MPI_Waitall", count, array_of_requests, array_of_statuses, "array_of_statuses");
+    if (err)
+        return err;
+    int nerr = 0;
+    MPI_Comm err_comm = MPI_COMM_NULL;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = status_at(array_of_statuses, i);
+        struct rch_mpi_req *e;
+        enum kind k = classify(array_of_requests[i], &e);
+        if (k == K_NULL) {
+            rch_mpi_status_empty(st);
+            continue;
+        }
+        if (!finished(k, e)) {
+            rdmach_status_t s = rch_dev_wait(e->dreq);
+            if (s != RDMACH_OK)
+                return wait_failed("MPI_Waitall", e->comm, s);
+        }
+        MPI_Comm comm;
+        int code = complete(&array_of_requests[i], k, e, st, "MPI_Waitall", &comm);
+        if (code != MPI_SUCCESS && nerr++ == 0)
+            err_comm = comm;
+    }
+    if (nerr == 0)
+        return MPI_SUCCESS;
+    return rch_mpi_err_raise(err_comm, MPI_ERR_IN_STATUS);
+}
+#pragma weak MPI_Waitall = PMPI_Waitall
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
+{
+    int err = rch_mpi_check_init("MPI_Testall");
+    if (err)
+        return err;
+    err = check_array("MPI_Testall", count, array_of_requests, flag, "flag");
+    if (err)
+        return err;
+    if (!array_of_statuses)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testall: argument array_of_statuses is NULL");
+    int all = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        all = 1;
+        for (int i = 0; i < count && all; i++) {
+            struct rch_mpi_req *e;
+            enum kind k = classify(array_of_requests[i], &e);
+            if (k != K_NULL && !finished(k, e))
+                all = 0;
+        }
+        if (all || pass == 1)
+            break;
+        rch_dev_progress();
+    }
+    *flag = all;
+    if (!all)
+        return MPI_SUCCESS;
+    int nerr = 0;
+    MPI_Comm err_comm = MPI_COMM_NULL;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = status_at(array_of_statuses, i);
+        struct rch_mpi_req *e;
+        enum kind k = classify(array_of_requests[i], &e);
+        if (k == K_NULL) {
+            rch_mpi_status_empty(st);
+            continue;
+        }
+        MPI_Comm comm;
+        int code = complete(&array_of_requests[i], k, e, st, "MPI_Testall", &comm);
+        if (code != MPI_SUCCESS && nerr++ == 0)
+            err_comm = comm;
+    }
+    return nerr == 0 ? MPI_SUCCESS : rch_mpi_err_raise(err_comm, MPI_ERR_IN_STATUS);
+}
+#pragma weak MPI_Testall = PMPI_Testall
+
+struct any_arg {
+    int count;
+    MPI_Request *reqs;
+};
+
+static int any_ready(void *arg)
+{
+    struct any_arg *a = arg;
+    for (int i = 0; i < a->count; i++)
+        if (ready(a->reqs[i]))
+            return 1;
+    return 0;
+}
+
+static int active_count(int count, const MPI_Request reqs[])
+{
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+        struct rch_mpi_req *e;
+        n += classify(reqs[i], &e) != K_NULL;
+    }
+    return n;
+}
+
+/* Completes the first finished request into (index, status). */
+static int take_first(const char *fn, int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    for (int i = 0; i < count; i++) {
+        if (!ready(reqs[i]))
+            continue;
+        MPI_Comm comm;
+        int code = finish_at(reqs, i, status, fn, &comm);
+        *index = i;
+        return code == MPI_SUCCESS ? MPI_SUCCESS : rch_mpi_err_raise(comm, code);
+    }
+    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_INTERN, "%s: no finished request after waiting", fn);
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    int err = rch_mpi_check_init("MPI_Waitany");
+    if (err)
+        return err;
+    err = check_array("MPI_Waitany", count, array_of_requests, index, "index");
+    if (err)
+        return err;
+    if (active_count(count, array_of_requests) == 0) {
+        *index = MPI_UNDEFINED;
+        rch_mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    struct any_arg a = { count, array_of_requests };
+    if (!any_ready(&a)) {
+        rdmach_status_t s = rch_dev_wait_until(any_ready, &a);
+        if (s != RDMACH_OK)
+            return wait_failed("MPI_Waitany", MPI_COMM_NULL, s);
+    }
+    return take_first("MPI_Waitany", count, array_of_requests, index, status);
+}
+#pragma weak MPI_Waitany = PMPI_Waitany
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+{
+    int err = rch_mpi_check_init("MPI_Testany");
+    if (err)
+        return err;
+    err = check_array("MPI_Testany", count, array_of_requests, index, "index");
+    if (err)
+        return err;
+    if (!flag)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testany: argument flag is NULL");
+    if (active_count(count, array_of_requests) == 0) {
+        *flag = 1;
+        *index = MPI_UNDEFINED;
+        rch_mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    struct any_arg a = { count, array_of_requests };
+    if (!any_ready(&a))
+        rch_dev_progress();
+    if (!any_ready(&a)) {
+        *flag = 0;
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    return take_first("MPI_Testany", count, array_of_requests, index, status);
+}
+#pragma weak MPI_Testany = PMPI_Testany
+
+/* Completes every ready request into indices/statuses; *outcount their number. */
+static int take_all_ready(const char *fn, int count, MPI_Request reqs[], int *outcount, int indices[],
+                          MPI_Status statuses[])
+{
+    int n = 0, nerr = 0;
+    MPI_Comm err_comm = MPI_COMM_NULL;
+    for (int i = 0; i < count; i++) {
+        if (!ready(reqs[i]))
+            continue;
+        MPI_Status *st = status_at(statuses, n);
+        MPI_Comm comm;
+        int code = finish_at(reqs, i, st, fn, &comm);
+        if (code != MPI_SUCCESS && nerr++ == 0)
+            err_comm = comm;
+        indices[n++] = i;
+    }
+    *outcount = n;
+    return nerr == 0 ? MPI_SUCCESS : rch_mpi_err_raise(err_comm, MPI_ERR_IN_STATUS);
+}
+
+static int some_args(const char *fn, int incount, MPI_Request reqs[], int *outcount, int indices[],
+                     MPI_Status statuses[])
+{
+    int err = check_array(fn, incount, reqs, outcount, "outcount");
+    if (err)
+        return err;
+    if (incount > 0 && !indices)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument array_of_indices is NULL", fn);
+    if (incount > 0 && !statuses)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument array_of_statuses is NULL", fn);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                  MPI_Status *array_of_statuses)
+{
+    int err = rch_mpi_check_init("MPI_Waitsome");
+    if (err)
+        return err;
+    err = some_args("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (err)
+        return err;
+    if (active_count(incount, array_of_requests) == 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    struct any_arg a = { incount, array_of_requests };
+    if (!any_ready(&a)) {
+        rdmach_status_t s = rch_dev_wait_until(any_ready, &a);
+        if (s != RDMACH_OK)
+            return wait_failed("MPI_Waitsome", MPI_COMM_NULL, s);
+    }
+    return take_all_ready("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices,
+                          array_of_statuses);
+}
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
+                  MPI_Status *array_of_statuses)
+{
+    int err = rch_mpi_check_init("MPI_Testsome");
+    if (err)
+        return err;
+    err = some_args("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    if (err)
+        return err;
+    if (active_count(incount, array_of_requests) == 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    struct any_arg a = { incount, array_of_requests };
+    if (!any_ready(&a))
+        rch_dev_progress();
+    return take_all_ready("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
+                          array_of_statuses);
+}
+#pragma weak MPI_Testsome = PMPI_Testsome
+
+/* ---- free, cancel ---- */
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    int err = rch_mpi_check_init("MPI_Request_free");
+    if (err)
+        return err;
+    if (!request)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Request_free: argument request is NULL");
+    MPI_Request h = *request;
+    if (is_const(h)) {
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    struct rch_mpi_req *e = rch_mpi_req_get(h);
+    if (!e)
+        return h == MPI_REQUEST_NULL
+                   ? rch_mpi_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Request_free: argument request is MPI_REQUEST_NULL")
+                   : bad_request("MPI_Request_free", "request", h);
+    /* An unfinished device request is detached: it completes (and runs its
+     * on_complete, e.g. the unpack of a non-contiguous receive) and the
+     * device reclaims it. A persistent request may be freed active too. */
+    if (e->dreq)
+        rch_dev_req_free(e->dreq);
+    req_release(h, e);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Request_free = PMPI_Request_free
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    int err = rch_mpi_check_init("MPI_Cancel");
+    if (err)
+        return err;
+    if (!request)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Cancel: argument request is NULL");
+    MPI_Request h = *request;
+    if (is_const(h))
+        return MPI_SUCCESS;        /* already complete: cancelling has no effect */
+    struct rch_mpi_req *e = rch_mpi_req_get(h);
+    if (!e)
+        return h == MPI_REQUEST_NULL
+                   ? rch_mpi_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel: argument request is MPI_REQUEST_NULL")
+                   : bad_request("MPI_Cancel", "request", h);
+    if (e->pstate == RCH_MPI_PS_INACTIVE)
+        return rch_mpi_err(e->comm, MPI_ERR_REQUEST, "MPI_Cancel: the persistent request 0x%x is not active (MPI_Start it first)",
+                           (unsigned)h);
+    if (!e->dreq)
+        return MPI_SUCCESS;        /* completed at its start: nothing to cancel */
+    /* Receives that have not matched are cancelled; a send, or a receive
+     * that matched, completes normally (MPI allows either outcome) and
+     * MPI_Test_cancelled then says false. */
+    rdmach_status_t st = rch_dev_cancel(e->dreq);
+    if (st != RDMACH_OK)
+        return rch_mpi_err(e->comm, rch_mpi_class_of(st), "MPI_Cancel: %s (%s)", rdmach_strerror(st),
+                           rdmach_last_error());
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Cancel = PMPI_Cancel
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    int err = rch_mpi_check_init("MPI_Test_cancelled");
+    if (err)
+        return err;
+    if (!status || status == MPI_STATUS_IGNORE || !flag)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Test_cancelled: argument %s is %s",
+                           !flag ? "flag" : "status", !flag || !status ? "NULL" : "MPI_STATUS_IGNORE");
+    *flag = status->count_hi_and_cancelled & 1;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled

@@ -1,0 +1,388 @@
+/*
+ * Datatype queries and life cycle: MPI_Type_commit, _free, _dup, _size(_x),
+ * _get_extent(_x), _get_true_extent(_x), the deprecated _lb/_ub/_extent,
+ * _get_name/_set_name, _get_envelope/_get_contents, _match_size, and
+ * MPI_Get_address (and the deprecated MPI_Address).
+ *
+ * Commit has little left to do: the map was flattened, merged and checked
+ * for contiguity when the type was built (type_build.c), because
+ * constructors can be applied to uncommitted types and need their maps.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include "mpi/type_impl.h"
+
+static int null_arg(const char *fn, const char *arg)
+{
+    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: NULL pointer in argument %s", fn, arg);
+}
+
+/* The object for a query: init checked, handle valid. */
+static struct rch_mpi_type_obj *query(const char *fn, MPI_Datatype dt, int *rc)
+{
+    if ((*rc = rch_mpi_check_init(fn)))
+        return NULL;
+    return rch_mpi_type_arg(fn, "datatype", dt, rc);
+}
+
+int PMPI_Type_commit(MPI_Datatype *datatype)
+{
+    static const char fn[] = "MPI_Type_commit";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if ((rc = rch_mpi_check_init(fn)))
+        return rc;
+    if (!datatype)
+        return null_arg(fn, "datatype");
+    if (!(o = rch_mpi_type_arg(fn, "datatype", *datatype, &rc)))
+        return rc;
+    o->t.committed = 1;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+
+int PMPI_Type_free(MPI_Datatype *datatype)
+{
+    static const char fn[] = "MPI_Type_free";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if ((rc = rch_mpi_check_init(fn)))
+        return rc;
+    if (!datatype)
+        return null_arg(fn, "datatype");
+    if (!(o = rch_mpi_type_arg(fn, "datatype", *datatype, &rc)))
+        return rc;
+    if (o->t.predefined)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE, "%s: cannot free predefined datatype %s", fn,
+                           o->t.name);
+    *datatype = MPI_DATATYPE_NULL;
+    rch_mpi_type_release(&o->t);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_free = PMPI_Type_free
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char fn[] = "MPI_Type_dup";
+    struct rch_mpi_type_obj *old, *o;
+    int rc;
+
+    if ((rc = rch_mpi_check_init(fn)))
+        return rc;
+    if (!newtype)
+        return null_arg(fn, "newtype");
+    if (!(old = rch_mpi_type_arg(fn, "oldtype", oldtype, &rc)))
+        return rc;
+    if (!(o = rch_mpi_type_obj_copy(old)))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: out of memory", fn);
+    o->t.committed = old->t.committed;     /* names are not copied (as MPICH) */
+    return rch_mpi_type_publish(fn, o, newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype);
+}
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+
+/* ---- size and bounds ---- */
+
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    static const char fn[] = "MPI_Type_size";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (!size)
+        return null_arg(fn, "size");
+    *size = o->t.size > INT_MAX ? MPI_UNDEFINED : (int)o->t.size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_size = PMPI_Type_size
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    static const char fn[] = "MPI_Type_size_x";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (!size)
+        return null_arg(fn, "size");
+    *size = (MPI_Count)o->t.size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    static const char fn[] = "MPI_Type_get_extent";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (!lb)
+        return null_arg(fn, "lb");
+    if (!extent)
+        return null_arg(fn, "extent");
+    *lb = o->t.lb;
+    *extent = o->t.extent;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    static const char fn[] = "MPI_Type_get_extent_x";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (!lb)
+        return null_arg(fn, "lb");
+    if (!extent)
+        return null_arg(fn, "extent");
+    *lb = o->t.lb;
+    *extent = o->t.extent;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    static const char fn[] = "MPI_Type_get_true_extent";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (!true_lb)
+        return null_arg(fn, "true_lb");
+    if (!true_extent)
+        return null_arg(fn, "true_extent");
+    *true_lb = o->t.true_lb;
+    *true_extent = o->t.true_ub - o->t.true_lb;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    static const char fn[] = "MPI_Type_get_true_extent_x";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (!true_lb)
+        return null_arg(fn, "true_lb");
+    if (!true_extent)
+        return null_arg(fn, "true_extent");
+    *true_lb = o->t.true_lb;
+    *true_extent = o->t.true_ub - o->t.true_lb;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+
+/* Deprecated MPI-1 queries. */
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
+{
+    static const char fn[] = "MPI_Type_extent";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (!extent)
+        return null_arg(fn, "extent");
+    *extent = o->t.extent;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_extent = PMPI_Type_extent
+
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    static const char fn[] = "MPI_Type_lb";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (!displacement)
+        return null_arg(fn, "displacement");
+    *displacement = o->t.lb;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_lb = PMPI_Type_lb
+
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
+{
+    static const char fn[] = "MPI_Type_ub";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (!displacement)
+        return null_arg(fn, "displacement");
+    *displacement = o->t.ub;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_ub = PMPI_Type_ub
+
+/* ---- names ---- */
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    static const char fn[] = "MPI_Type_get_name";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (!type_name)
+        return null_arg(fn, "type_name");
+    if (!resultlen)
+        return null_arg(fn, "resultlen");
+    snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", o->t.name);
+    *resultlen = (int)strlen(type_name);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    static const char fn[] = "MPI_Type_set_name";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (!type_name)
+        return null_arg(fn, "type_name");
+    /* Longer names are truncated, as the standard allows. */
+    snprintf(o->t.name, sizeof(o->t.name), "%s", type_name);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+
+/* ---- addresses ---- */
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+    if (!address)
+        return null_arg("MPI_Get_address", "address");
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_address = PMPI_Get_address
+
+int PMPI_Address(void *location, MPI_Aint *address)
+{
+    if (!address)
+        return null_arg("MPI_Address", "address");
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Address = PMPI_Address
+
+/* ---- decoding (envelope and contents) ---- */
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                           int *num_datatypes, int *combiner)
+{
+    static const char fn[] = "MPI_Type_get_envelope";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (!num_integers)
+        return null_arg(fn, "num_integers");
+    if (!num_addresses)
+        return null_arg(fn, "num_addresses");
+    if (!num_datatypes)
+        return null_arg(fn, "num_datatypes");
+    if (!combiner)
+        return null_arg(fn, "combiner");
+    *num_integers = o->nints;
+    *num_addresses = o->naints;
+    *num_datatypes = o->ntypes;
+    *combiner = o->t.predefined ? MPI_COMBINER_NAMED : o->combiner;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+
+/* The derived types returned are references the caller frees with
+ * MPI_Type_free (MPI-3.1 4.1.13); predefined ones are returned as they are. */
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                           int array_of_integers[], MPI_Aint array_of_addresses[],
+                           MPI_Datatype array_of_datatypes[])
+{
+    static const char fn[] = "MPI_Type_get_contents";
+    struct rch_mpi_type_obj *o;
+    int rc;
+
+    if (!(o = query(fn, datatype, &rc)))
+        return rc;
+    if (o->t.predefined || o->combiner == MPI_COMBINER_NAMED)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE,
+                           "%s: datatype %s is predefined (combiner MPI_COMBINER_NAMED): it has no contents",
+                           fn, o->t.name[0] ? o->t.name : "(unnamed)");
+    if (max_integers < o->nints || max_addresses < o->naints || max_datatypes < o->ntypes)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG,
+                           "%s: arrays too small: max_integers %d, max_addresses %d, max_datatypes %d "
+                           "but the type needs %d, %d, %d (see MPI_Type_get_envelope)",
+                           fn, max_integers, max_addresses, max_datatypes, o->nints, o->naints, o->ntypes);
+    if ((o->nints && !array_of_integers) || (o->naints && !array_of_addresses) ||
+        (o->ntypes && !array_of_datatypes))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: NULL output array", fn);
+    if (o->nints)
+        memcpy(array_of_integers, o->ints, (size_t)o->nints * sizeof(int));
+    if (o->naints)
+        memcpy(array_of_addresses, o->aints, (size_t)o->naints * sizeof(MPI_Aint));
+    for (int i = 0; i < o->ntypes; i++) {
+        struct rch_mpi_type_obj *c = rch_mpi_type_lookup(o->types[i]);
+        array_of_datatypes[i] = o->types[i];
+        if (c)
+            rch_mpi_type_retain(&c->t);
+    }
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+
+/* ---- Fortran size-specific types ---- */
+
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    static const char fn[] = "MPI_Type_match_size";
+    static const struct { int typeclass, size; MPI_Datatype type; } table[] = {
+        { MPI_TYPECLASS_REAL, 4, MPI_REAL4 },         { MPI_TYPECLASS_REAL, 8, MPI_REAL8 },
+        { MPI_TYPECLASS_REAL, 16, MPI_REAL16 },       { MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1 },
+        { MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2 },   { MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4 },
+        { MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8 },   { MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8 },
+        { MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16 }, { MPI_TYPECLASS_COMPLEX, 32, MPI_COMPLEX32 },
+    };
+    int rc;
+
+    if ((rc = rch_mpi_check_init(fn)))
+        return rc;
+    if (!datatype)
+        return null_arg(fn, "datatype");
+    if (typeclass != MPI_TYPECLASS_REAL && typeclass != MPI_TYPECLASS_INTEGER &&
+        typeclass != MPI_TYPECLASS_COMPLEX)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: invalid typeclass %d", fn, typeclass);
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        if (table[i].typeclass == typeclass && table[i].size == size) {
+            *datatype = table[i].type;
+            return MPI_SUCCESS;
+        }
+    }
+    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: no %s type of size %d", fn,
+                       typeclass == MPI_TYPECLASS_REAL ? "real" :
+                       typeclass == MPI_TYPECLASS_INTEGER ? "integer" : "complex", size);
+}
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size

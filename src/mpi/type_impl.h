@@ -1,0 +1,148 @@
+/*
+ * Private to the datatype engine (src/mpi/type_*.c). The rest of src/mpi sees
+ * only struct rch_mpi_type and the rch_mpi_type_* functions of mpi_impl.h.
+ *
+ * Representation. Every type, predefined or derived, is one
+ * struct rch_mpi_type_obj whose first member is the public view. A type's
+ * type map is kept flattened in two forms, both in type-map order (the order
+ * MPI packs in, which is not address order: a struct may list its fields
+ * backwards, a vector may have a negative stride):
+ *   - blocks: (offset, length) byte ranges, adjacent ranges merged, for
+ *     copying (pack/unpack and sending in place);
+ *   - runs:   (basic type, count) runs of the basic elements, for
+ *     MPI_Get_elements on a partial message (and Type_match_size style
+ *     questions); a homogeneous type has one run.
+ * Both are built when the type is constructed, not at commit, because
+ * constructors may take uncommitted types and need their maps; commit only
+ * validates and freezes. A derived type does not point at the types it was
+ * built from, except through its construction record (get_contents), which
+ * holds a reference on them.
+ *
+ * Handles (MPICH's encoding: kind in bits 30-31, object 3 in bits 26-29):
+ *   0x4c0000xx  built-in: index xx = low byte, size in bits 8-15;
+ *   0x8c000000 + 0..4   MPICH's "direct" pair types MPI_FLOAT_INT .. MPI_LONG_DOUBLE_INT;
+ *   0x8c000000 + 8 + i  derived type i of our table: "direct" like every object
+ *               the library creates (as MPICH does), above the pair slots.
+ *
+ * Lifetime: a derived object lives while its refcount is positive: one
+ * reference for the user's handle, one per pending operation holding it
+ * (rch_mpi_type_retain/release), one per derived type whose construction
+ * record names it. The handle stays valid exactly as long as the object.
+ */
+#ifndef RCH_MPI_TYPE_IMPL_H
+#define RCH_MPI_TYPE_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "mpi/mpi_impl.h"
+
+#define RCH_MPI_TYPE_KIND_BUILTIN 0x4cu    /* top byte of a built-in handle */
+#define RCH_MPI_TYPE_KIND_DIRECT  0x8cu    /* top byte of pair and derived handles */
+#define RCH_MPI_TYPE_NPAIR        5        /* MPI_FLOAT_INT .. MPI_LONG_DOUBLE_INT */
+#define RCH_MPI_TYPE_FIRST_DERIVED 8       /* low bits of the first derived handle */
+#define RCH_MPI_TYPE_MAX_DERIVED  ((1u << 24) - RCH_MPI_TYPE_FIRST_DERIVED)
+
+/* `count` consecutive basic elements of one predefined type, `esize` bytes each. */
+struct rch_mpi_type_run {
+    MPI_Datatype type;
+    uint32_t esize;
+    size_t count;
+};
+
+struct rch_mpi_type_obj {
+    struct rch_mpi_type t;        /* must stay first: rch_mpi_type_get hands out &obj->t */
+    int sticky_lb, sticky_ub;     /* bounds set explicitly (MPI_LB/MPI_UB markers, resized) */
+    int marker;                   /* this is MPI_LB or MPI_UB itself */
+    MPI_Aint align;               /* alignment of the most aligned basic part (struct padding) */
+    int nruns;
+    struct rch_mpi_type_run *runs;
+    size_t nelems;                /* basic elements in one element: sum of runs[].count */
+    /* Regular map (most vectors): nblocks >= 2 blocks of one length, each
+     * rstride after the previous; pack/unpack then need not read blocks[]. */
+    int regular;
+    MPI_Aint rstride;
+    /* Construction record, for MPI_Type_get_envelope/get_contents. Derived
+     * types in types[] are retained by this object. */
+    int combiner;
+    int nints, naints, ntypes;
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Datatype *types;
+    /* Storage of a predefined type's map (derived types allocate theirs). */
+    struct rch_mpi_type_block one_block;
+    struct rch_mpi_type_run one_run;
+};
+
+static inline struct rch_mpi_type_obj *rch_mpi_type_obj_of(const struct rch_mpi_type *t)
+{
+    return (struct rch_mpi_type_obj *)t;
+}
+static inline struct rch_mpi_type_obj *rch_mpi_type_lookup(MPI_Datatype dt)
+{
+    struct rch_mpi_type *t = rch_mpi_type_get(dt);
+    return t ? rch_mpi_type_obj_of(t) : NULL;
+}
+
+/* ---- predefined types (type_predef.c) ---- */
+struct rch_mpi_type_obj *rch_mpi_type_predef(MPI_Datatype dt);   /* NULL if not predefined */
+/* Human-readable name of a handle for error messages: "MPI_INT",
+ * "MPI_DATATYPE_NULL", "derived datatype 0x8c000009 'halo'", "0x1234". */
+const char *rch_mpi_type_describe(MPI_Datatype dt, char *buf, size_t len);
+
+/* ---- derived-type table (type_table.c) ---- */
+void rch_mpi_type_table_init(void);
+void rch_mpi_type_table_finalize(void);                  /* frees every derived type */
+struct rch_mpi_type_obj *rch_mpi_type_derived(MPI_Datatype dt);   /* NULL if invalid */
+/* Give o a handle (o->t.handle) and a refcount of 1. MPI_SUCCESS or MPI_ERR_OTHER (table full/no memory). */
+int rch_mpi_type_register(struct rch_mpi_type_obj *o);
+
+/* ---- objects and the type-map builder (type_build.c) ---- */
+struct rch_mpi_type_obj *rch_mpi_type_obj_alloc(void);
+void rch_mpi_type_obj_destroy(struct rch_mpi_type_obj *o);  /* frees maps and record; releases record's types */
+/* A derived copy of o (maps copied; uncommitted, unnamed, no record). NULL if out of memory. */
+struct rch_mpi_type_obj *rch_mpi_type_obj_copy(const struct rch_mpi_type_obj *o);
+/* Record how o was made; retains derived types in types[]. MPI_SUCCESS or MPI_ERR_OTHER. */
+int rch_mpi_type_set_contents(struct rch_mpi_type_obj *o, int combiner, int nints, const int *ints,
+                              int naints, const MPI_Aint *aints, int ntypes, const MPI_Datatype *types);
+/* Recompute t.contig and the regular-map shortcut from the map and bounds. */
+void rch_mpi_type_update_contig(struct rch_mpi_type_obj *o);
+
+/*
+ * Builder: every constructor is a sequence of entries "blocklen copies of
+ * child, laid end to end by the child's extent, starting at byte disp", the
+ * general form of MPI_Type_create_struct. begin, add each entry in type-map
+ * order, end. Failures (out of memory, address overflow, a map too big) are
+ * remembered and reported by end, so callers add without checking.
+ */
+struct rch_mpi_type_builder {
+    struct rch_mpi_type_obj *o;
+    int cap_blocks, cap_runs;
+    int have_bounds, have_data, have_slb, have_sub, have_basic;
+    int bound_by_empty;           /* empty children still bound the type (struct, as MPICH) */
+    MPI_Aint lb, ub, true_lb, true_ub, slb, sub;
+    int err;                      /* MPI error class of the first failure, MPI_SUCCESS if none */
+    const char *why;              /* what failed, for the message */
+};
+void rch_mpi_type_build_begin(struct rch_mpi_type_builder *b);
+void rch_mpi_type_build_add(struct rch_mpi_type_builder *b, MPI_Aint disp, MPI_Aint blocklen,
+                            const struct rch_mpi_type_obj *child);
+/* count entries (i * stride, blocklen, child): the vector constructors' map,
+ * built in bulk (the same result as count build_add calls). */
+void rch_mpi_type_build_add_vector(struct rch_mpi_type_builder *b, MPI_Aint count, MPI_Aint blocklen,
+                                   MPI_Aint stride, const struct rch_mpi_type_obj *child);
+/* Finish: bounds, sticky markers, struct padding (pad_to_align, for
+ * Type_create_struct only, as MPICH does), contiguity. Returns the new
+ * uncommitted object, or NULL with b->err/b->why set (nothing leaks). */
+struct rch_mpi_type_obj *rch_mpi_type_build_end(struct rch_mpi_type_builder *b, int pad_to_align);
+
+/* ---- argument checks shared by the MPI_Type_* entry points ---- */
+/* The object of dt, or NULL after reporting MPI_ERR_TYPE "fn: invalid datatype X in argument arg". */
+struct rch_mpi_type_obj *rch_mpi_type_arg(const char *fn, const char *arg, MPI_Datatype dt, int *err);
+
+/* Handle of a finished constructor: set the record, register, store in
+ * *newtype. Frees o and reports on failure. Returns the MPI error code. */
+int rch_mpi_type_publish(const char *fn, struct rch_mpi_type_obj *o, MPI_Datatype *newtype,
+                         int combiner, int nints, const int *ints, int naints, const MPI_Aint *aints,
+                         int ntypes, const MPI_Datatype *types);
+
+#endif

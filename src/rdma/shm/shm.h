@@ -1,0 +1,189 @@
+/*
+ * The shared-memory channel's private state, shared by its files:
+ *   shm_chan.c  open/close, publish/connect, capabilities, peer liveness
+ *   shm_msg.c   send, progress over the rings, wait_arm/wait_disarm
+ *   shm_rma.c   registration, rkeys, get/put by process_vm_readv/writev
+ *   shm_pipe.c  the two-copy pipelined get/put when single copy is not permitted
+ *   shm_ring.c  the SPSC ring;  shm_seg.c  segments and wake-ups
+ *
+ * Threading: one thread uses a channel (channel.h); nothing here is locked.
+ *
+ * Who writes what (per ordered pair A -> B, both in B's segment, slot of A):
+ *   ring cells, ring.blocked, pipe descriptors and buffers: A
+ *   ring.head, pipe.drained, pipe.nak_seq:                   B
+ *   B's wake line: B (sleeping), anyone (futex)
+ */
+#ifndef RCH_RDMA_SHM_H
+#define RCH_RDMA_SHM_H
+
+#include <sys/types.h>
+#include "rdma/channel.h"
+#include "rdma/shm/shm_proto.h"
+#include "rdma/shm/shm_ring.h"
+#include "rdma/shm/shm_seg.h"
+
+#define RCH_SHM_KVS_KEY        "rdmach-shm"
+#define RCH_SHM_DEV_HDR_ROOM   64u      /* room for the device header above shm_eager_max */
+#define RCH_SHM_RX_BATCH       16u      /* records taken from one ring per pass (fairness) */
+#define RCH_SHM_LIVENESS_IDLE  (1u << 14) /* empty progress calls between liveness checks */
+#define RCH_SHM_LIVENESS_AGAIN 1024u    /* AGAINs of a send between liveness checks of that peer */
+
+enum rch_shm_peer_state { RCH_SHM_PEER_IDLE = 0, RCH_SHM_PEER_CONNECTED, RCH_SHM_PEER_DEAD };
+
+/* An outgoing pipe transfer (we are the source): a PUT of ours, a GET we
+ * serve, or the error answer to a GET. */
+struct rch_shm_xfer {
+    struct rch_shm_xfer *next;
+    uint16_t kind;                   /* RCH_SHM_PIPE_* */
+    int32_t status;                  /* GET_ERR */
+    const unsigned char *src;
+    uint64_t dst;                    /* address in the sink */
+    size_t len, off;
+    uint64_t op_id;                  /* GET: the sink's op id */
+    void *op_ctx;                    /* PUT: our completion */
+    uint64_t first_seq, end_seq;     /* PUT: its chunks are [first_seq, end_seq) */
+};
+
+/* A GET of ours served through the pipe (we are the sink). */
+struct rch_shm_getop {
+    uint32_t gen;                    /* bumped when freed: stale ids do not match */
+    int in_use;
+    int peer;                        /* index into ch->peers */
+    unsigned char *laddr;
+    size_t len, got;
+    int bad;                         /* a chunk was rejected */
+    void *op_ctx;
+    int next_free;
+};
+
+/* A control record that found the ring full, sent from progress. */
+struct rch_shm_ctlrec {
+    struct rch_shm_ctlrec *next;
+    uint32_t type;                   /* RCH_SHM_REC_GETREQ / PUTNOTE */
+    uint32_t len;
+    union {
+        struct rch_shm_getreq getreq;
+        struct rch_shm_putnote putnote;
+    } u;
+};
+
+struct rch_shm_mr {
+    struct rch_rdma_mr pub;
+    struct rch_shm_mr *prev, *next;
+};
+
+struct rch_shm_peer {
+    int rank;                        /* world rank */
+    uint32_t slot;                   /* its local index: its slot in our segment */
+    int state;                       /* enum rch_shm_peer_state */
+    int dead_reported;
+    rdmach_status_t dead_status;
+    pid_t pid;
+    int pidfd;                       /* -1: liveness by kill(pid, 0) */
+    int cma;                         /* single copy permitted to this peer */
+    int fence;                       /* our fast path needs a full fence towards it */
+    int tx_blocked;                  /* our last send found its ring full */
+    size_t tx_need;                  /* ... with a packet of this many bytes */
+    unsigned again;
+    struct rch_shm_seg seg;          /* its segment (unused for ourselves) */
+    struct rch_shm_seg *segp;        /* its segment: &seg, or &ch->seg for ourselves */
+    struct rch_shm_ring_tx tx;       /* us -> it, in its segment */
+    struct rch_shm_ring_rx rx;       /* it -> us, in our segment */
+
+    /* pipe us -> it (we are the source), in its segment */
+    struct rch_shm_pipe_ctl *src_pipe;
+    uint64_t src_seq, src_drained;
+    int src_reserved;
+    struct rch_shm_xfer *xq_head, *xq_tail;   /* transfers being copied in */
+    struct rch_shm_xfer *wq_head, *wq_tail;   /* PUTs waiting for the sink to drain */
+    /* pipe it -> us (we are the sink), in our segment */
+    struct rch_shm_pipe_ctl *sink_pipe;
+    uint64_t sink_seq;
+    int sink_active;                 /* GETs outstanding + PUTs announced - PUTs finished */
+    /* control records waiting for room in the ring */
+    struct rch_shm_ctlrec *cq_head, *cq_tail;
+    int busy;                        /* counted in ch->nbusy */
+};
+
+struct rch_rdma_chan {
+    struct rch_rdma_upcalls up;
+    int rank, size;
+    uint32_t my_slot, nslots;
+    char kvsname[256];
+    int cma_mode;                    /* RCH_CMA_* at open */
+    int self_fence;                  /* membarrier unavailable in this process */
+    struct rch_shm_geom geom;
+    struct rch_shm_seg seg;          /* ours */
+    int published;
+    int in_progress;
+    struct rch_shm_peer *peers;
+    int npeers;
+    int32_t *peer_of;                /* [size]: index into peers, -1 */
+    unsigned rr;                     /* round-robin start of the ring scan */
+    unsigned idle;
+    unsigned live_rr;
+    int nbusy;                       /* peers with pipe or control-record work */
+    int ndead_pending;               /* dead peers not yet reported / ops not yet failed */
+    int armed;
+    struct rch_rdma_caps caps;
+    struct rch_shm_mr *mrs;
+    struct rch_shm_getop *getops;
+    int ngetops, getop_free;
+};
+
+/* shm_chan.c */
+struct rch_shm_peer *rch_shm_peer_get(struct rch_rdma_chan *ch, int rank);
+rdmach_status_t rch_shm_connect_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
+/* Is the peer's process gone? Marks it dead (reported from progress). */
+int rch_shm_peer_check_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
+void rch_shm_peer_mark_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rdmach_status_t why);
+void rch_shm_update_busy(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
+/* For tests and tools that have no KVS: this rank's address as a string
+ * (what publish() puts), and connect with a peer's address. */
+rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size_t len);
+rdmach_status_t rch_shm_connect_addr(struct rch_rdma_chan *ch, int peer, const char *addr);
+/* Was single copy found permitted towards this peer (after connect)? */
+int rch_shm_peer_cma(struct rch_rdma_chan *ch, int peer);
+
+/* shm_msg.c */
+rdmach_status_t rch_shm_send(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt);
+unsigned rch_shm_progress(struct rch_rdma_chan *ch, unsigned max);
+rdmach_status_t rch_shm_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait *w);
+void rch_shm_wait_disarm(struct rch_rdma_chan *ch);
+/* Send a control record now or queue it for progress. */
+rdmach_status_t rch_shm_send_ctl(struct rch_rdma_chan *ch, struct rch_shm_peer *p, uint32_t type,
+                                 const void *payload, uint32_t len);
+
+/* shm_rma.c */
+rdmach_status_t rch_shm_mem_reg(struct rch_rdma_chan *ch, void *addr, size_t len, unsigned access,
+                                struct rch_rdma_mr **mr);
+void rch_shm_mem_dereg(struct rch_rdma_chan *ch, struct rch_rdma_mr *mr);
+rdmach_status_t rch_shm_mem_rkey(struct rch_rdma_chan *ch, const struct rch_rdma_mr *mr,
+                                 struct rch_rdma_rkey *rkey);
+rdmach_status_t rch_shm_put(struct rch_rdma_chan *ch, int peer, const void *laddr,
+                            struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
+                            uint64_t raddr, void *op_ctx);
+rdmach_status_t rch_shm_get(struct rch_rdma_chan *ch, int peer, void *laddr,
+                            struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
+                            uint64_t raddr, void *op_ctx);
+/* A registered region of ours containing [addr, addr+len) with `access`, or NULL. */
+const struct rch_shm_mr *rch_shm_mr_find(struct rch_rdma_chan *ch, uint64_t addr, uint64_t len,
+                                         unsigned access);
+
+/* shm_pipe.c */
+rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
+                                 size_t len, uint64_t raddr, void *op_ctx);
+rdmach_status_t rch_shm_pipe_put(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *laddr,
+                                 size_t len, uint64_t raddr, void *op_ctx);
+/* A GETREQ / PUTNOTE record arrived from p. */
+void rch_shm_pipe_on_getreq(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *pkt, size_t len);
+void rch_shm_pipe_on_putnote(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *pkt, size_t len);
+/* Copy chunks in and out, report finished transfers; returns completions. */
+unsigned rch_shm_pipe_progress(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsigned max);
+/* Is there pipe work that needs no waiting? Sets nothing. */
+int rch_shm_pipe_ready(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
+/* Fail everything in flight with p (it died). Returns completions reported. */
+unsigned rch_shm_pipe_fail_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rdmach_status_t st);
+void rch_shm_pipe_free_peer(struct rch_shm_peer *p);
+
+#endif

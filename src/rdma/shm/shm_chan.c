@@ -1,0 +1,430 @@
+/*
+ * The shared-memory channel: open/close, publish/connect, capabilities and
+ * peer liveness, and the ops table. The data paths are in shm_msg.c (eager
+ * rings), shm_rma.c (single copy) and shm_pipe.c (two-copy fallback).
+ *
+ * Start-up, per rank:
+ *   open      validate the layout, one peer record per local peer
+ *   publish   create our segment (one ring + pipe per local sender) and put
+ *             "<name>,<pid>" under RCH_SHM_KVS_KEY
+ *   (fence)
+ *   connect   map the peer's segment, find our ring in it, probe single copy
+ *             (process_vm_readv of the peer's segment magic); the last of the
+ *             expected mappers removes the segment's name
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "base/base.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "rdma/shm/shm.h"
+
+_Static_assert(sizeof(struct rch_shm_rkey) <= RCH_RDMA_RKEY_MAX, "shm rkey fits an rch_rdma_rkey");
+
+struct rch_shm_peer *rch_shm_peer_get(struct rch_rdma_chan *ch, int rank)
+{
+    if (RCH_UNLIKELY(rank < 0 || rank >= ch->size || ch->peer_of[rank] < 0))
+        return NULL;
+    return &ch->peers[ch->peer_of[rank]];
+}
+
+void rch_shm_update_busy(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+{
+    int busy = p->xq_head || p->wq_head || p->cq_head || p->sink_active != 0;
+    if (busy != p->busy) {
+        ch->nbusy += busy ? 1 : -1;
+        p->busy = busy;
+    }
+}
+
+/* ---- liveness ---- */
+
+void rch_shm_peer_mark_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rdmach_status_t why)
+{
+    if (p->state == RCH_SHM_PEER_DEAD)
+        return;
+    p->state = RCH_SHM_PEER_DEAD;
+    p->dead_status = why;
+    ch->ndead_pending++;
+    if (why == RDMACH_ERR_PEER_DEAD)
+        RCH_WARN("shm", "rank %d (pid %d) died", p->rank, (int)p->pid);
+    else
+        RCH_ERROR("shm", "rank %d: channel broken (%s)", p->rank, rdmach_strerror(why));
+}
+
+int rch_shm_peer_check_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+{
+    if (p->state == RCH_SHM_PEER_DEAD)
+        return 1;
+    if (p->pid <= 0 || p->rank == ch->rank)
+        return 0;
+    int gone;
+    if (p->pidfd >= 0) {
+        struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
+        gone = poll(&pf, 1, 0) > 0 && (pf.revents & (POLLIN | POLLHUP | POLLERR));
+    } else {
+        gone = kill(p->pid, 0) != 0 && errno == ESRCH;
+    }
+    if (gone)
+        rch_shm_peer_mark_dead(ch, p, RDMACH_ERR_PEER_DEAD);
+    return gone;
+}
+
+/* ---- open / close ---- */
+
+static rdmach_status_t shm_query(void)
+{
+    if (!rch_tun.shm)
+        return rch_base_err(RDMACH_ERR_UNSUPPORTED, "shm: disabled by RDMACH_SHM=off");
+    if (access("/dev/shm", W_OK | X_OK) != 0)
+        return rch_base_errno(errno, "shm: /dev/shm is not usable");
+    return RDMACH_OK;
+}
+
+static int find_local(const struct rch_boot_info *b, int rank)
+{
+    int lo = 0, hi = b->local_size - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (b->local_ranks[mid] == rank)
+            return mid;
+        if (b->local_ranks[mid] < rank)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return -1;
+}
+
+static rdmach_status_t check_args(const struct rch_rdma_open_args *a)
+{
+    const struct rch_boot_info *b = a ? a->boot : NULL;
+    if (!a || !b)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm open: no %s", a ? "boot info" : "arguments");
+    if (b->size < 1 || b->rank < 0 || b->rank >= b->size || !b->node_of || !b->local_ranks ||
+        b->local_size < 1 || b->local_size > b->size || b->local_rank < 0 ||
+        b->local_rank >= b->local_size || b->local_ranks[b->local_rank] != b->rank)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG,
+                            "shm open: inconsistent layout (rank %d of %d, local %d of %d)",
+                            b->rank, b->size, b->local_rank, b->local_size);
+    if (a->npeers < 0 || (a->npeers > 0 && !a->peers))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm open: peers: %d ranks, list %p", a->npeers,
+                            (const void *)a->peers);
+    if (!a->up.recv || !a->up.rma_done || !a->up.peer_failed)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm open: upcalls recv, rma_done and peer_failed are required");
+    for (int i = 0; i < a->npeers; i++) {
+        int r = a->peers[i];
+        if (r < 0 || r >= b->size || (i > 0 && r <= a->peers[i - 1]))
+            return rch_base_err(RDMACH_ERR_INVALID_ARG,
+                                "shm open: peers[%d] = %d is out of range or not ascending", i, r);
+        if (b->node_of[r] != b->node || find_local(b, r) < 0)
+            return rch_base_err(RDMACH_ERR_UNREACHABLE,
+                                "shm open: rank %d is on node %d, not on this rank's node %d", r,
+                                b->node_of[r], b->node);
+    }
+    return RDMACH_OK;
+}
+
+static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct rch_rdma_chan **out)
+{
+    rdmach_status_t st = check_args(a);
+    if (st != RDMACH_OK)
+        return st;
+    if (!out)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm open: out is NULL");
+    const struct rch_boot_info *b = a->boot;
+    struct rch_rdma_chan *ch = calloc(1, sizeof(*ch));
+    if (!ch)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "shm open: channel");
+    ch->up = a->up;
+    ch->rank = b->rank;
+    ch->size = b->size;
+    ch->my_slot = (uint32_t)b->local_rank;
+    ch->nslots = (uint32_t)b->local_size;
+    if (b->kvsname[0])
+        snprintf(ch->kvsname, sizeof(ch->kvsname), "%s", b->kvsname);
+    else
+        snprintf(ch->kvsname, sizeof(ch->kvsname), "single%d", (int)getpid());
+    ch->cma_mode = rch_tun.cma;
+    ch->self_fence = rch_shm_barrier_init();
+    ch->geom.nslots = ch->nslots;
+    ch->geom.ring_cells = rch_shm_ring_cells_for(rch_tun.shm_ring_size);
+    ch->geom.pipe_chunk = (rch_tun.shm_pipe_chunk + RCH_SHM_CELL - 1) / RCH_SHM_CELL * RCH_SHM_CELL;
+    ch->getop_free = -1;
+    ch->seg.fd = -1;
+
+    ch->peer_of = malloc(sizeof(*ch->peer_of) * (size_t)b->size);
+    ch->peers = calloc(a->npeers ? (size_t)a->npeers : 1, sizeof(*ch->peers));
+    if (!ch->peer_of || !ch->peers) {
+        st = rch_base_err(RDMACH_ERR_NO_MEMORY, "shm open: peer tables for %d ranks", b->size);
+        goto out_free;
+    }
+    for (int r = 0; r < b->size; r++)
+        ch->peer_of[r] = -1;
+    ch->npeers = a->npeers;
+    for (int i = 0; i < a->npeers; i++) {
+        struct rch_shm_peer *p = &ch->peers[i];
+        p->rank = a->peers[i];
+        p->slot = (uint32_t)find_local(b, p->rank);
+        p->pidfd = -1;
+        p->seg.fd = -1;
+        ch->peer_of[p->rank] = i;
+    }
+
+    uint32_t ring_max = rch_shm_ring_max_payload(ch->geom.ring_cells);
+    size_t want = rch_tun.shm_eager_max + RCH_SHM_DEV_HDR_ROOM;
+    ch->caps.max_msg = want < ring_max ? want : ring_max;
+    if (want > ring_max)
+        RCH_INFO("shm", "RDMACH_SHM_EAGER_MAX=%zu does not fit a ring of %llu bytes: packets limited to %zu",
+                 rch_tun.shm_eager_max, (unsigned long long)(ch->geom.ring_cells * RCH_SHM_CELL),
+                 ch->caps.max_msg);
+    ch->caps.inline_size = ch->caps.max_msg;
+    ch->caps.in_order = 1;
+    ch->caps.write_with_data = 0;
+    ch->caps.rma = 1;
+    ch->caps.needs_credits = 0;
+    ch->caps.onload = 1;
+    *out = ch;
+    return RDMACH_OK;
+
+out_free:
+    free(ch->peer_of);
+    free(ch->peers);
+    free(ch);
+    return st;
+}
+
+static void shm_close(struct rch_rdma_chan *ch)
+{
+    if (!ch)
+        return;
+    for (int i = 0; i < ch->npeers; i++) {
+        struct rch_shm_peer *p = &ch->peers[i];
+        rch_shm_pipe_free_peer(p);
+        if (p->segp == &p->seg)
+            rch_shm_seg_detach(&p->seg);
+        if (p->pidfd >= 0)
+            close(p->pidfd);
+    }
+    rch_shm_seg_detach(&ch->seg);
+    while (ch->mrs) {
+        struct rch_shm_mr *m = ch->mrs;
+        ch->mrs = m->next;
+        free(m);
+    }
+    free(ch->getops);
+    free(ch->peers);
+    free(ch->peer_of);
+    free(ch);
+}
+
+/* ---- publish / connect ---- */
+
+rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size_t len)
+{
+    rdmach_status_t st;
+    if (!ch->published) {
+        char name[RCH_SHM_NAME_MAX + 1];
+        int mappers = 1;
+        for (int i = 0; i < ch->npeers; i++)
+            mappers += ch->peers[i].rank != ch->rank;
+        st = rch_shm_seg_name(name, sizeof(name), ch->kvsname, ch->rank);
+        if (st != RDMACH_OK)
+            return st;
+        st = rch_shm_seg_create(&ch->seg, name, &ch->geom, ch->rank, mappers,
+                                ch->self_fence ? RCH_SHM_SEG_F_FENCE : 0);
+        if (st != RDMACH_OK)
+            return st;
+        for (int i = 0; i < ch->npeers; i++) {
+            struct rch_shm_peer *p = &ch->peers[i];
+            st = rch_shm_ring_rx_init(&p->rx, rch_shm_seg_ring(&ch->seg, p->slot), ch->geom.ring_cells);
+            if (st != RDMACH_OK)
+                return st;
+            p->rx.fence = 1;        /* until connect tells us the producer's barrier */
+            p->sink_pipe = rch_shm_seg_pipe(&ch->seg, p->slot);
+        }
+        ch->published = 1;
+    }
+    int n = snprintf(addr, len, "%s,%d", ch->seg.name, (int)getpid());
+    if (n < 0 || (size_t)n >= len)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm publish: address buffer of %zu bytes is too small", len);
+    return RDMACH_OK;
+}
+
+static rdmach_status_t shm_publish(struct rch_rdma_chan *ch)
+{
+    char addr[RCH_SHM_NAME_MAX + 32];
+    rdmach_status_t st = rch_shm_publish_local(ch, addr, sizeof(addr));
+    if (st != RDMACH_OK)
+        return st;
+    return rch_boot_put(RCH_SHM_KVS_KEY, addr);
+}
+
+/* Can we read the peer's memory with process_vm_readv? Read its segment's
+ * magic at the address where it mapped the segment. */
+static rdmach_status_t probe_cma(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+{
+    p->cma = 0;
+    if (ch->cma_mode == RCH_CMA_OFF)
+        return RDMACH_OK;
+    uint64_t v = 0;
+    struct iovec l = { .iov_base = &v, .iov_len = sizeof(v) };
+    struct iovec r = { .iov_base = (void *)(uintptr_t)(p->seg.hdr->owner_addr +
+                                                       offsetof(struct rch_shm_seg_hdr, magic)),
+                       .iov_len = sizeof(v) };
+    ssize_t n = process_vm_readv(p->pid, &l, 1, &r, 1, 0);
+    int err = n < 0 ? errno : 0;
+    if (n == (ssize_t)sizeof(v) && v == RCH_SHM_SEG_MAGIC) {
+        p->cma = 1;
+        return RDMACH_OK;
+    }
+    if (err == ESRCH) {
+        rch_shm_peer_mark_dead(ch, p, RDMACH_ERR_PEER_DEAD);
+        return rch_base_err(RDMACH_ERR_PEER_DEAD, "shm: rank %d (pid %d) is gone", p->rank, (int)p->pid);
+    }
+    const char *why = n < 0 ? strerror(err) : "it read back a wrong value";
+    const char *hint = (err == EPERM || err == EACCES)
+        ? " (ptrace access denied: see /proc/sys/kernel/yama/ptrace_scope, the process's dumpable "
+          "flag, or the container's capabilities)"
+        : err == ENOSYS ? " (the kernel or a seccomp filter lacks the system call)" : "";
+    if (ch->cma_mode == RCH_CMA_ON)
+        return rch_base_err(RDMACH_ERR_UNSUPPORTED,
+                            "shm: RDMACH_CMA=on but process_vm_readv of rank %d (pid %d) failed: %s%s",
+                            p->rank, (int)p->pid, why, hint);
+    RCH_INFO("shm", "single copy with rank %d not permitted (%s%s): using the two-copy pipeline",
+             p->rank, why, hint);
+    return RDMACH_OK;
+}
+
+static rdmach_status_t connect_self(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+{
+    rdmach_status_t st = rch_shm_ring_tx_init(&p->tx, rch_shm_seg_ring(&ch->seg, ch->my_slot),
+                                              ch->geom.ring_cells);
+    if (st != RDMACH_OK)
+        return st;
+    p->segp = &ch->seg;
+    p->pid = getpid();
+    p->cma = ch->cma_mode != RCH_CMA_OFF;
+    p->fence = 0;               /* we never sleep while sending to ourselves */
+    p->rx.fence = 0;
+    p->src_pipe = rch_shm_seg_pipe(&ch->seg, ch->my_slot);
+    p->state = RCH_SHM_PEER_CONNECTED;
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_shm_connect_addr(struct rch_rdma_chan *ch, int peer, const char *addr)
+{
+    rdmach_status_t st;
+    struct rch_shm_peer *p = rch_shm_peer_get(ch, peer);
+    if (!p)
+        return rch_base_err(RDMACH_ERR_UNREACHABLE, "shm connect: rank %d is not a peer of this channel", peer);
+    if (p->state == RCH_SHM_PEER_CONNECTED)
+        return RDMACH_OK;
+    if (p->state == RCH_SHM_PEER_DEAD)
+        return rch_base_err(p->dead_status, "shm connect: rank %d has failed", peer);
+    if (!ch->published)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm connect: rank %d before publish", peer);
+    if (peer == ch->rank)
+        return connect_self(ch, p);
+
+    char name[RCH_SHM_NAME_MAX + 1];
+    const char *comma = addr ? strrchr(addr, ',') : NULL;
+    char *end = NULL;
+    long pid = comma ? strtol(comma + 1, &end, 10) : 0;
+    if (!comma || (size_t)(comma - addr) >= sizeof(name) || comma == addr || addr[0] != '/' ||
+        !end || *end || pid <= 0)
+        return rch_base_err(RDMACH_ERR_PROTOCOL, "shm connect: rank %d's address '%.80s' is malformed",
+                            peer, addr ? addr : "(null)");
+    memcpy(name, addr, (size_t)(comma - addr));
+    name[comma - addr] = '\0';
+
+    st = rch_shm_seg_attach(&p->seg, name, peer, (pid_t)pid);
+    if (st != RDMACH_OK)
+        return st;
+    const struct rch_shm_seg_hdr *h = p->seg.hdr;
+    if (ch->my_slot >= h->nslots) {
+        st = rch_base_err(RDMACH_ERR_PROTOCOL, "shm connect: rank %d's segment has %u slots, we are local rank %u",
+                          peer, h->nslots, ch->my_slot);
+        goto out_detach;
+    }
+    st = rch_shm_ring_tx_init(&p->tx, rch_shm_seg_ring(&p->seg, ch->my_slot), h->ring_cells);
+    if (st != RDMACH_OK)
+        goto out_detach;
+    p->segp = &p->seg;
+    p->pid = (pid_t)pid;
+    p->fence = ch->self_fence || (h->flags & RCH_SHM_SEG_F_FENCE);
+    p->rx.fence = p->fence;
+    p->src_pipe = rch_shm_seg_pipe(&p->seg, ch->my_slot);
+    st = probe_cma(ch, p);
+    if (st != RDMACH_OK)
+        goto out_detach;
+    p->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+    p->state = RCH_SHM_PEER_CONNECTED;
+    RCH_DEBUG("shm", "connected to rank %d (pid %ld, %s)", peer, pid, p->cma ? "single copy" : "pipeline");
+    return RDMACH_OK;
+
+out_detach:
+    p->segp = NULL;
+    p->src_pipe = NULL;
+    rch_shm_seg_detach(&p->seg);
+    return st;
+}
+
+rdmach_status_t rch_shm_connect_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+{
+    char addr[RDMACH_KVS_VAL_MAX];
+    if (p->state == RCH_SHM_PEER_CONNECTED)
+        return RDMACH_OK;
+    if (p->rank != ch->rank && p->state != RCH_SHM_PEER_DEAD) {
+        rdmach_status_t st = rch_boot_get(p->rank, RCH_SHM_KVS_KEY, addr, sizeof(addr));
+        if (st != RDMACH_OK)
+            return st;
+        return rch_shm_connect_addr(ch, p->rank, addr);
+    }
+    return rch_shm_connect_addr(ch, p->rank, "");
+}
+
+static rdmach_status_t shm_connect(struct rch_rdma_chan *ch, int peer)
+{
+    struct rch_shm_peer *p = rch_shm_peer_get(ch, peer);
+    if (!p)
+        return rch_base_err(RDMACH_ERR_UNREACHABLE, "shm connect: rank %d is not a peer of this channel", peer);
+    return rch_shm_connect_peer(ch, p);
+}
+
+int rch_shm_peer_cma(struct rch_rdma_chan *ch, int peer)
+{
+    struct rch_shm_peer *p = rch_shm_peer_get(ch, peer);
+    return p && p->state == RCH_SHM_PEER_CONNECTED && p->cma;
+}
+
+static const struct rch_rdma_caps *shm_caps(const struct rch_rdma_chan *ch)
+{
+    return &ch->caps;
+}
+
+const struct rch_rdma_ops rch_rdma_shm_ops = {
+    .name        = "shm",
+    .query       = shm_query,
+    .open        = shm_open_chan,
+    .close       = shm_close,
+    .publish     = shm_publish,
+    .connect     = shm_connect,
+    .mem_reg     = rch_shm_mem_reg,
+    .mem_dereg   = rch_shm_mem_dereg,
+    .mem_rkey    = rch_shm_mem_rkey,
+    .send        = rch_shm_send,
+    .put         = rch_shm_put,
+    .get         = rch_shm_get,
+    .progress    = rch_shm_progress,
+    .wait_arm    = rch_shm_wait_arm,
+    .wait_disarm = rch_shm_wait_disarm,
+    .caps        = shm_caps,
+};

@@ -1,0 +1,470 @@
+/*
+ * The two-copy pipeline, used when single copy (process_vm_readv/writev) is
+ * not permitted: for each ordered pair source -> sink, RCH_SHM_PIPE_NBUF
+ * buffers of shm_pipe_chunk bytes in the sink's segment (slot of the source).
+ *
+ *   source                              sink
+ *   copy chunk s into buf[s % NBUF]
+ *   desc[s % NBUF] = {dst, len, ...}
+ *   desc.seq = s + 1       (release) -->  sees seq == s + 1 (acquire)
+ *                                        copy buf out to dst (validated)
+ *   reuse buf when drained > s - NBUF <-- drained = s + 1  (release)
+ *
+ * Both copies run concurrently on different buffers (NBUF >= 2), driven by
+ * each side's progress(). Chunks of successive transfers follow each other
+ * in one sequence, so the sink never has to guess where a transfer starts:
+ * each descriptor names its destination.
+ *
+ * GET (we read the peer's memory): we send a GETREQ record through the ring;
+ * the peer (source) checks the range against its registrations and streams
+ * GET_DATA chunks (or one GET_ERR); our op completes at the LAST chunk.
+ * PUT (we write the peer's memory): we are the source; a PUTNOTE record tells
+ * the sink to watch the pipe; the put completes when the sink has drained its
+ * last chunk (a rejected chunk is reported through nak_seq).
+ *
+ * Cost: two memcpy of n bytes, overlapped chunk by chunk: about
+ * n / memcpy_bw + chunk / memcpy_bw.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "base/base.h"
+#include "base/log.h"
+#include "rdma/shm/shm.h"
+
+/* ---- GET ops of ours (sink side) ---- */
+
+static int getop_alloc(struct rch_rdma_chan *ch)
+{
+    if (ch->getop_free < 0) {
+        int n = ch->ngetops ? ch->ngetops * 2 : 16;
+        struct rch_shm_getop *t = realloc(ch->getops, sizeof(*t) * (size_t)n);
+        if (!t)
+            return -1;
+        for (int i = ch->ngetops; i < n; i++) {
+            memset(&t[i], 0, sizeof(t[i]));
+            t[i].next_free = i + 1 < n ? i + 1 : -1;
+        }
+        ch->getops = t;
+        ch->getop_free = ch->ngetops;
+        ch->ngetops = n;
+    }
+    int i = ch->getop_free;
+    ch->getop_free = ch->getops[i].next_free;
+    ch->getops[i].in_use = 1;
+    return i;
+}
+
+static void getop_release(struct rch_rdma_chan *ch, int i)
+{
+    struct rch_shm_getop *op = &ch->getops[i];
+    op->in_use = 0;
+    op->gen++;
+    op->next_free = ch->getop_free;
+    ch->getop_free = i;
+}
+
+static uint64_t getop_id(struct rch_rdma_chan *ch, int i)
+{
+    return ((uint64_t)ch->getops[i].gen << 32) | (uint32_t)i;
+}
+
+static int getop_lookup(struct rch_rdma_chan *ch, uint64_t id, int peer_idx)
+{
+    uint32_t i = (uint32_t)id;
+    if (i >= (uint32_t)ch->ngetops)
+        return -1;
+    struct rch_shm_getop *op = &ch->getops[i];
+    if (!op->in_use || op->gen != (uint32_t)(id >> 32) || op->peer != peer_idx)
+        return -1;
+    return (int)i;
+}
+
+static int peer_index(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+{
+    return (int)(p - ch->peers);
+}
+
+/* ---- queues ---- */
+
+static void xq_push(struct rch_shm_xfer **head, struct rch_shm_xfer **tail, struct rch_shm_xfer *x)
+{
+    x->next = NULL;
+    if (*tail)
+        (*tail)->next = x;
+    else
+        *head = x;
+    *tail = x;
+}
+
+static struct rch_shm_xfer *xq_pop(struct rch_shm_xfer **head, struct rch_shm_xfer **tail)
+{
+    struct rch_shm_xfer *x = *head;
+    if (x) {
+        *head = x->next;
+        if (!*head)
+            *tail = NULL;
+        x->next = NULL;
+    }
+    return x;
+}
+
+/* We are about to write into the peer's pipe for the first time. */
+static rdmach_status_t src_ready(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+{
+    if (p->state != RCH_SHM_PEER_CONNECTED) {
+        rdmach_status_t st = rch_shm_connect_peer(ch, p);
+        if (st != RDMACH_OK)
+            return st;
+    }
+    if (!p->src_reserved) {
+        rdmach_status_t st = rch_shm_seg_reserve_pipe(p->segp, ch->my_slot);
+        if (st != RDMACH_OK)
+            return st;
+        p->src_reserved = 1;
+    }
+    return RDMACH_OK;
+}
+
+/* ---- entry points ---- */
+
+rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
+                                 size_t len, uint64_t raddr, void *op_ctx)
+{
+    int i = getop_alloc(ch);
+    if (i < 0)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "shm get from rank %d: op table", p->rank);
+    struct rch_shm_getop *op = &ch->getops[i];
+    op->peer = peer_index(ch, p);
+    op->laddr = laddr;
+    op->len = len;
+    op->got = 0;
+    op->op_ctx = op_ctx;
+    op->bad = 0;
+    struct rch_shm_getreq rq = {
+        .op_id = getop_id(ch, i),
+        .raddr = raddr,
+        .dst = (uint64_t)(uintptr_t)laddr,
+        .len = len,
+    };
+    rdmach_status_t st = rch_shm_send_ctl(ch, p, RCH_SHM_REC_GETREQ, &rq, sizeof(rq));
+    if (st != RDMACH_OK) {
+        getop_release(ch, i);
+        return st;
+    }
+    p->sink_active++;
+    rch_shm_update_busy(ch, p);
+    return RDMACH_INPROGRESS;
+}
+
+rdmach_status_t rch_shm_pipe_put(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *laddr,
+                                 size_t len, uint64_t raddr, void *op_ctx)
+{
+    rdmach_status_t st = src_ready(ch, p);
+    if (st != RDMACH_OK)
+        return st;
+    struct rch_shm_xfer *x = calloc(1, sizeof(*x));
+    if (!x)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "shm put to rank %d", p->rank);
+    struct rch_shm_putnote note = { .dst = raddr, .len = len };
+    st = rch_shm_send_ctl(ch, p, RCH_SHM_REC_PUTNOTE, &note, sizeof(note));
+    if (st != RDMACH_OK) {
+        free(x);
+        return st;
+    }
+    x->kind = RCH_SHM_PIPE_PUT_DATA;
+    x->src = laddr;
+    x->dst = raddr;
+    x->len = len;
+    x->op_ctx = op_ctx;
+    xq_push(&p->xq_head, &p->xq_tail, x);
+    rch_shm_update_busy(ch, p);
+    /* start the pipeline now; completions are only reported from progress */
+    (void)rch_shm_pipe_progress(ch, p, 0);
+    return RDMACH_INPROGRESS;
+}
+
+void rch_shm_pipe_on_getreq(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *pkt, size_t len)
+{
+    struct rch_shm_getreq rq;
+    if (len != sizeof(rq)) {
+        RCH_ERROR("shm", "rank %d sent a GETREQ of %zu bytes: dropped", p->rank, len);
+        return;
+    }
+    memcpy(&rq, pkt, sizeof(rq));
+    struct rch_shm_xfer *x = calloc(1, sizeof(*x));
+    if (!x) {
+        RCH_ERROR("shm", "out of memory serving a get of rank %d: the get will hang", p->rank);
+        return;
+    }
+    x->op_id = rq.op_id;
+    x->dst = rq.dst;
+    rdmach_status_t st = src_ready(ch, p);
+    if (st != RDMACH_OK) {
+        if (!p->segp) {
+            RCH_ERROR("shm", "cannot answer a get of rank %d: %s", p->rank, rdmach_last_error());
+            free(x);
+            return;
+        }
+        x->kind = RCH_SHM_PIPE_GET_ERR;
+        x->status = st;
+    } else if (rq.len == 0 || !rch_shm_mr_find(ch, rq.raddr, rq.len, RCH_RDMA_ACCESS_REMOTE_READ)) {
+        RCH_ERROR("shm", "rank %d asked to read [0x%llx, +%llu), which is not registered for remote read",
+                  p->rank, (unsigned long long)rq.raddr, (unsigned long long)rq.len);
+        x->kind = RCH_SHM_PIPE_GET_ERR;
+        x->status = RDMACH_ERR_INVALID_ARG;
+    } else {
+        x->kind = RCH_SHM_PIPE_GET_DATA;
+        x->src = (const unsigned char *)(uintptr_t)rq.raddr;
+        x->len = rq.len;
+    }
+    xq_push(&p->xq_head, &p->xq_tail, x);
+    rch_shm_update_busy(ch, p);
+}
+
+void rch_shm_pipe_on_putnote(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *pkt, size_t len)
+{
+    if (len != sizeof(struct rch_shm_putnote)) {
+        RCH_ERROR("shm", "rank %d sent a PUTNOTE of %zu bytes: dropped", p->rank, len);
+        return;
+    }
+    p->sink_active++;
+    rch_shm_update_busy(ch, p);
+}
+
+/* ---- source side ---- */
+
+static unsigned src_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsigned max)
+{
+    unsigned n = 0;
+    struct rch_shm_pipe_ctl *pc = p->src_pipe;
+    if (!pc || p->state != RCH_SHM_PEER_CONNECTED)
+        return 0;
+    uint64_t chunk = p->segp->hdr->pipe_chunk;
+    while (p->xq_head) {
+        if (p->src_seq - p->src_drained >= RCH_SHM_PIPE_NBUF) {
+            p->src_drained = atomic_load_explicit(&pc->drained, memory_order_acquire);
+            if (p->src_seq - p->src_drained >= RCH_SHM_PIPE_NBUF)
+                break;
+        }
+        struct rch_shm_xfer *x = p->xq_head;
+        uint32_t b = (uint32_t)(p->src_seq % RCH_SHM_PIPE_NBUF);
+        size_t nb = x->len - x->off < chunk ? x->len - x->off : chunk;
+        if (x->off == 0)
+            x->first_seq = p->src_seq;
+        if (nb)
+            memcpy(rch_shm_seg_pipe_buf(p->segp, ch->my_slot, b), x->src + x->off, nb);
+        struct rch_shm_pipe_desc *d = &pc->desc[b];
+        d->dst = x->dst + x->off;
+        d->op_id = x->op_id;
+        d->len = (uint32_t)nb;
+        d->kind = x->kind;
+        d->status = x->status;
+        x->off += nb;
+        int last = x->off == x->len;
+        d->flags = last ? RCH_SHM_PIPE_F_LAST : 0;
+        atomic_store_explicit(&d->seq, ++p->src_seq, memory_order_release);
+        rch_shm_notify(p->segp->wake, p->fence);
+        if (last) {
+            xq_pop(&p->xq_head, &p->xq_tail);
+            if (x->kind == RCH_SHM_PIPE_PUT_DATA) {
+                x->end_seq = p->src_seq;
+                xq_push(&p->wq_head, &p->wq_tail, x);
+            } else {
+                free(x);
+            }
+        }
+    }
+    while (p->wq_head && n < max) {
+        struct rch_shm_xfer *x = p->wq_head;
+        if (p->src_drained < x->end_seq) {
+            p->src_drained = atomic_load_explicit(&pc->drained, memory_order_acquire);
+            if (p->src_drained < x->end_seq)
+                break;
+        }
+        uint64_t nak = atomic_load_explicit(&pc->nak_seq, memory_order_relaxed);
+        rdmach_status_t st = nak > x->first_seq && nak <= x->end_seq ? RDMACH_ERR_PROTOCOL : RDMACH_OK;
+        if (st != RDMACH_OK)
+            rch_base_err(st, "shm put to rank %d: the receiver rejected the destination 0x%llx (+%zu)",
+                         p->rank, (unsigned long long)x->dst, x->len);
+        xq_pop(&p->wq_head, &p->wq_tail);
+        ch->up.rma_done(ch->up.ctx, x->op_ctx, st);
+        free(x);
+        n++;
+    }
+    return n;
+}
+
+/* ---- sink side ---- */
+
+/* Only the errors a source sends travel; anything else is a broken peer. */
+static rdmach_status_t wire_status(int32_t s)
+{
+    switch (s) {
+    case RDMACH_ERR_INVALID_ARG:
+    case RDMACH_ERR_NO_MEMORY:
+    case RDMACH_ERR_IO:
+    case RDMACH_ERR_PEER_DEAD:
+    case RDMACH_ERR_CONN_REFUSED:
+    case RDMACH_ERR_UNREACHABLE:
+        return (rdmach_status_t)s;
+    default:
+        return RDMACH_ERR_PROTOCOL;
+    }
+}
+
+static unsigned sink_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsigned max)
+{
+    unsigned n = 0;
+    struct rch_shm_pipe_ctl *pc = p->sink_pipe;
+    uint64_t chunk = ch->seg.hdr->pipe_chunk;
+    int pidx = peer_index(ch, p);
+    for (unsigned k = 0; k < RCH_SHM_PIPE_NBUF && p->sink_active != 0 && n < max; k++) {
+        uint32_t b = (uint32_t)(p->sink_seq % RCH_SHM_PIPE_NBUF);
+        struct rch_shm_pipe_desc *d = &pc->desc[b];
+        if (atomic_load_explicit(&d->seq, memory_order_acquire) != p->sink_seq + 1)
+            break;
+        uint64_t dst = d->dst, id = d->op_id;
+        uint32_t len = d->len, kind = d->kind, flags = d->flags;
+        int32_t status = d->status;
+        const unsigned char *buf = rch_shm_seg_pipe_buf(&ch->seg, p->slot, b);
+        int last = (flags & RCH_SHM_PIPE_F_LAST) != 0;
+        int reject = len > chunk;
+
+        if (kind == RCH_SHM_PIPE_GET_DATA || kind == RCH_SHM_PIPE_GET_ERR) {
+            int i = getop_lookup(ch, id, pidx);
+            if (i < 0) {
+                RCH_ERROR("shm", "rank %d sent data for an unknown get (id 0x%llx): dropped", p->rank,
+                          (unsigned long long)id);
+            } else {
+                struct rch_shm_getop *op = &ch->getops[i];
+                uint64_t lo = (uint64_t)(uintptr_t)op->laddr;
+                if (kind == RCH_SHM_PIPE_GET_DATA) {
+                    if (reject || dst < lo || dst + len < dst || dst + len > lo + op->len)
+                        op->bad = 1;
+                    else
+                        memcpy((void *)(uintptr_t)dst, buf, len);
+                    op->got += len;
+                }
+                if (last || kind == RCH_SHM_PIPE_GET_ERR) {
+                    rdmach_status_t st = RDMACH_OK;
+                    if (kind == RCH_SHM_PIPE_GET_ERR)
+                        st = wire_status(status);
+                    else if (op->bad || op->got != op->len)
+                        st = RDMACH_ERR_PROTOCOL;
+                    if (st != RDMACH_OK)
+                        rch_base_err(st, "shm get from rank %d failed (%s)", p->rank,
+                                     kind == RCH_SHM_PIPE_GET_ERR ? "the owner refused" : "bad data");
+                    void *ctx = op->op_ctx;
+                    getop_release(ch, i);
+                    p->sink_active--;
+                    ch->up.rma_done(ch->up.ctx, ctx, st);
+                    n++;
+                }
+            }
+        } else if (kind == RCH_SHM_PIPE_PUT_DATA) {
+            if (!reject && rch_shm_mr_find(ch, dst, len, RCH_RDMA_ACCESS_REMOTE_WRITE)) {
+                memcpy((void *)(uintptr_t)dst, buf, len);
+            } else {
+                RCH_ERROR("shm", "rank %d put %u bytes to 0x%llx, not registered for remote write: rejected",
+                          p->rank, len, (unsigned long long)dst);
+                atomic_store_explicit(&pc->nak_seq, p->sink_seq + 1, memory_order_relaxed);
+            }
+            if (last)
+                p->sink_active--;
+        } else {
+            RCH_ERROR("shm", "rank %d sent a pipe chunk of unknown kind %u: dropped", p->rank, kind);
+        }
+        p->sink_seq++;
+        atomic_store_explicit(&pc->drained, p->sink_seq, memory_order_release);
+        if (p->state == RCH_SHM_PEER_CONNECTED || rch_shm_connect_peer(ch, p) == RDMACH_OK)
+            rch_shm_notify(p->segp->wake, p->fence);
+    }
+    return n;
+}
+
+unsigned rch_shm_pipe_progress(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsigned max)
+{
+    unsigned n = 0;
+    if (p->state == RCH_SHM_PEER_DEAD)
+        return 0;
+    if (p->xq_head || p->wq_head)
+        n += src_step(ch, p, max);
+    if (p->sink_active != 0 && n < max)
+        n += sink_step(ch, p, max - n);
+    rch_shm_update_busy(ch, p);
+    return n;
+}
+
+int rch_shm_pipe_ready(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+{
+    if (p->state == RCH_SHM_PEER_DEAD)
+        return 1;
+    if (p->cq_head && p->state == RCH_SHM_PEER_CONNECTED &&
+        rch_shm_ring_has_room(&p->tx, sizeof(struct rch_shm_getreq)))
+        return 1;
+    if (p->sink_active != 0 && p->sink_pipe) {
+        struct rch_shm_pipe_desc *d = &p->sink_pipe->desc[p->sink_seq % RCH_SHM_PIPE_NBUF];
+        if (atomic_load_explicit(&d->seq, memory_order_acquire) == p->sink_seq + 1)
+            return 1;
+    }
+    if ((p->xq_head || p->wq_head) && p->src_pipe) {
+        uint64_t drained = atomic_load_explicit(&p->src_pipe->drained, memory_order_acquire);
+        if (p->xq_head && p->src_seq - drained < RCH_SHM_PIPE_NBUF)
+            return 1;
+        if (p->wq_head && drained >= p->wq_head->end_seq)
+            return 1;
+    }
+    return 0;
+}
+
+unsigned rch_shm_pipe_fail_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rdmach_status_t st)
+{
+    unsigned n = 0;
+    int pidx = peer_index(ch, p);
+    for (int i = 0; i < ch->ngetops; i++) {
+        struct rch_shm_getop *op = &ch->getops[i];
+        if (op->in_use && op->peer == pidx) {
+            void *ctx = op->op_ctx;
+            getop_release(ch, i);
+            ch->up.rma_done(ch->up.ctx, ctx, st);
+            n++;
+        }
+    }
+    struct rch_shm_xfer *x;
+    while ((x = xq_pop(&p->xq_head, &p->xq_tail)) != NULL) {
+        if (x->kind == RCH_SHM_PIPE_PUT_DATA) {
+            ch->up.rma_done(ch->up.ctx, x->op_ctx, st);
+            n++;
+        }
+        free(x);
+    }
+    while ((x = xq_pop(&p->wq_head, &p->wq_tail)) != NULL) {
+        ch->up.rma_done(ch->up.ctx, x->op_ctx, st);
+        n++;
+        free(x);
+    }
+    while (p->cq_head) {
+        struct rch_shm_ctlrec *c = p->cq_head;
+        p->cq_head = c->next;
+        free(c);
+    }
+    p->cq_tail = NULL;
+    p->sink_active = 0;
+    rch_shm_update_busy(ch, p);
+    return n;
+}
+
+void rch_shm_pipe_free_peer(struct rch_shm_peer *p)
+{
+    struct rch_shm_xfer *x;
+    while ((x = xq_pop(&p->xq_head, &p->xq_tail)) != NULL)
+        free(x);
+    while ((x = xq_pop(&p->wq_head, &p->wq_tail)) != NULL)
+        free(x);
+    while (p->cq_head) {
+        struct rch_shm_ctlrec *c = p->cq_head;
+        p->cq_head = c->next;
+        free(c);
+    }
+    p->cq_tail = NULL;
+}

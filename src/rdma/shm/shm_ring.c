@@ -1,0 +1,209 @@
+/* The single-producer / single-consumer ring (see shm_ring.h for the layout
+ * and the invariants). */
+#include <string.h>
+#include "base/base.h"
+#include "rdma/shm/shm_ring.h"
+
+static inline uint64_t cells_of(uint64_t len)
+{
+    return (RCH_SHM_REC_HDR + len + RCH_SHM_CELL - 1) / RCH_SHM_CELL;
+}
+
+static inline struct rch_shm_rec *rec_at(unsigned char *cells, uint64_t idx)
+{
+    return (struct rch_shm_rec *)(cells + idx * RCH_SHM_CELL);
+}
+
+uint64_t rch_shm_ring_cells_for(size_t bytes)
+{
+    uint64_t n = RCH_SHM_RING_MIN_CELLS;
+    while (n * RCH_SHM_CELL < bytes && n < (UINT64_C(1) << 40))
+        n <<= 1;
+    return n;
+}
+
+size_t rch_shm_ring_bytes(uint64_t ncells)
+{
+    return RCH_SHM_RING_CELLS_OFF + (size_t)ncells * RCH_SHM_CELL;
+}
+
+/* A record of k cells needs, in the worst case, k-1 cells of SKIP before it
+ * and one cleared cell after it, inside a window of ncells: 2k <= ncells. */
+uint32_t rch_shm_ring_max_payload(uint64_t ncells)
+{
+    uint64_t m = (ncells / 2) * RCH_SHM_CELL - RCH_SHM_REC_HDR;
+    return m > UINT32_MAX / 2 ? UINT32_MAX / 2 : (uint32_t)m;
+}
+
+static rdmach_status_t check_geometry(void *mem, uint64_t ncells)
+{
+    if (!mem || ((uintptr_t)mem % RCH_SHM_CELL) != 0)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm ring: memory %p is not %u-byte aligned",
+                            mem, RCH_SHM_CELL);
+    if (ncells < RCH_SHM_RING_MIN_CELLS || (ncells & (ncells - 1)) != 0)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG,
+                            "shm ring: %llu cells is not a power of two >= %u",
+                            (unsigned long long)ncells, RCH_SHM_RING_MIN_CELLS);
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_shm_ring_tx_init(struct rch_shm_ring_tx *tx, void *mem, uint64_t ncells)
+{
+    rdmach_status_t st = check_geometry(mem, ncells);
+    if (st != RDMACH_OK)
+        return st;
+    memset(tx, 0, sizeof(*tx));
+    tx->ctl = mem;
+    tx->cells = (unsigned char *)mem + RCH_SHM_RING_CELLS_OFF;
+    tx->ncells = ncells;
+    tx->mask = ncells - 1;
+    tx->cleared = ncells;          /* zero-filled memory: every stamp is 0 */
+    tx->max_payload = rch_shm_ring_max_payload(ncells);
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_shm_ring_rx_init(struct rch_shm_ring_rx *rx, void *mem, uint64_t ncells)
+{
+    rdmach_status_t st = check_geometry(mem, ncells);
+    if (st != RDMACH_OK)
+        return st;
+    memset(rx, 0, sizeof(*rx));
+    rx->ctl = mem;
+    rx->cells = (unsigned char *)mem + RCH_SHM_RING_CELLS_OFF;
+    rx->ncells = ncells;
+    rx->mask = ncells - 1;
+    rx->publish_every = ncells / 4;
+    rx->max_payload = rch_shm_ring_max_payload(ncells);
+    return RDMACH_OK;
+}
+
+/* Re-read head; clear the stamps of the cells freed since the last refresh.
+ * Returns whether position `need_end` is now cleared (room for the record). */
+static int refresh(struct rch_shm_ring_tx *tx, uint64_t need_end)
+{
+    uint64_t h = atomic_load_explicit(&tx->ctl->head, memory_order_acquire);
+    /* A head outside [head_cache, tail] can only come from a corrupted ring:
+     * ignore it rather than overwrite cells the consumer may still read. */
+    if (h != tx->head_cache && h > tx->head_cache && h <= tx->tail) {
+        uint64_t end = h + tx->ncells;
+        for (uint64_t p = tx->cleared; p < end; p++)
+            atomic_store_explicit(&rec_at(tx->cells, p & tx->mask)->stamp, 0, memory_order_relaxed);
+        tx->cleared = end;
+        tx->head_cache = h;
+    }
+    return need_end < tx->cleared;
+}
+
+int rch_shm_ring_has_room(struct rch_shm_ring_tx *tx, size_t len)
+{
+    if (len > tx->max_payload)
+        return 0;
+    uint64_t k = cells_of(len);
+    uint64_t idx = tx->tail & tx->mask;
+    uint64_t skip = idx + k > tx->ncells ? tx->ncells - idx : 0;
+    uint64_t end = tx->tail + skip + k;
+    return end < tx->cleared || refresh(tx, end);
+}
+
+rdmach_status_t rch_shm_ring_send(struct rch_shm_ring_tx *tx, uint32_t type,
+                                  const struct iovec *iov, int iovcnt)
+{
+    size_t len = rch_shm_iov_len(iov, iovcnt);
+    if (RCH_UNLIKELY(len > tx->max_payload || type == 0 || type >= RCH_SHM_REC_SKIP))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG,
+                            "shm ring: record of %zu bytes, type %u (max %u bytes, types 1..%u)",
+                            len, type, tx->max_payload, RCH_SHM_REC_SKIP - 1);
+    uint64_t k = cells_of(len);
+    uint64_t idx = tx->tail & tx->mask;
+    uint64_t skip = idx + k > tx->ncells ? tx->ncells - idx : 0;
+    uint64_t end = tx->tail + skip + k;
+    if (RCH_UNLIKELY(end >= tx->cleared) && !refresh(tx, end))
+        return RDMACH_AGAIN;
+
+    if (RCH_UNLIKELY(skip)) {
+        struct rch_shm_rec *s = rec_at(tx->cells, idx);
+        s->len = (uint32_t)(skip * RCH_SHM_CELL - RCH_SHM_REC_HDR);
+        s->type = RCH_SHM_REC_SKIP;
+        atomic_store_explicit(&s->stamp, tx->tail + 1, memory_order_release);
+        tx->tail += skip;
+        idx = 0;
+    }
+    struct rch_shm_rec *r = rec_at(tx->cells, idx);
+    r->len = (uint32_t)len;
+    r->type = type;
+    unsigned char *d = (unsigned char *)(r + 1);
+    for (int i = 0; i < iovcnt; i++) {
+        memcpy(d, iov[i].iov_base, iov[i].iov_len);
+        d += iov[i].iov_len;
+    }
+    atomic_store_explicit(&r->stamp, tx->tail + 1, memory_order_release);
+    tx->tail += k;
+    return RDMACH_OK;
+}
+
+static int publish(struct rch_shm_ring_rx *rx)
+{
+    atomic_store_explicit(&rx->ctl->head, rx->pos, memory_order_release);
+    rx->published = rx->pos;
+    /* store head -> load blocked: the producer pairs this with a heavy barrier
+     * (membarrier) before it sleeps; without membarrier we need a full fence. */
+    if (rx->fence)
+        atomic_thread_fence(memory_order_seq_cst);
+    else
+        atomic_signal_fence(memory_order_seq_cst);
+    return atomic_load_explicit(&rx->ctl->blocked, memory_order_relaxed) != 0;
+}
+
+rdmach_status_t rch_shm_ring_peek(struct rch_shm_ring_rx *rx, const void **pkt, size_t *len,
+                                  uint32_t *type)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t idx = rx->pos & rx->mask;
+        struct rch_shm_rec *r = rec_at(rx->cells, idx);
+        if (atomic_load_explicit(&r->stamp, memory_order_acquire) != rx->pos + 1)
+            return RDMACH_AGAIN;
+        uint32_t l = r->len, t = r->type;
+        uint64_t k = cells_of(l);
+        if (t == RCH_SHM_REC_SKIP) {
+            /* a SKIP always runs to the end of the ring */
+            if (k != rx->ncells - idx || idx == 0)
+                break;
+            rx->pos += k;
+            if (rx->pos - rx->published >= rx->publish_every)
+                (void)publish(rx);      /* the record after it will publish again if blocked */
+            continue;
+        }
+        if (RCH_UNLIKELY(t == 0 || l > rx->max_payload || k > rx->ncells - idx))
+            break;
+        rx->cur_cells = k;
+        *pkt = r + 1;
+        *len = l;
+        *type = t;
+        return RDMACH_OK;
+    }
+    return rch_base_err(RDMACH_ERR_PROTOCOL,
+                        "shm ring: corrupt record at position %llu (ring of %llu cells)",
+                        (unsigned long long)rx->pos, (unsigned long long)rx->ncells);
+}
+
+int rch_shm_ring_release(struct rch_shm_ring_rx *rx)
+{
+    rx->pos += rx->cur_cells;
+    rx->cur_cells = 0;
+    if (rx->pos - rx->published >= rx->publish_every)
+        return publish(rx);
+    return 0;
+}
+
+int rch_shm_ring_rx_flush(struct rch_shm_ring_rx *rx)
+{
+    if (rx->pos == rx->published)
+        return 0;
+    return publish(rx);
+}
+
+int rch_shm_ring_ready(const struct rch_shm_ring_rx *rx)
+{
+    const struct rch_shm_rec *r = rec_at(rx->cells, rx->pos & rx->mask);
+    return atomic_load_explicit(&((struct rch_shm_rec *)r)->stamp, memory_order_acquire) == rx->pos + 1;
+}

@@ -1,0 +1,227 @@
+/*
+ * Large data: registration, remote keys, and get/put.
+ *
+ * Single copy: process_vm_readv/writev between the two address spaces; the
+ * transfer is complete when the call returns, so get/put return OK. Where the
+ * kernel refuses (ptrace policy, seccomp; probed at connect, or an EPERM
+ * later with RDMACH_CMA=auto) the two-copy pipeline of shm_pipe.c takes over
+ * and the operation completes through upcalls.rma_done (INPROGRESS).
+ *
+ * Registration pins nothing: it records the range, so the pipeline can check
+ * that a peer only reads or writes memory we registered for it, and so the
+ * rkey can carry the range (checked before any transfer).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "base/base.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "rdma/shm/shm.h"
+
+#define ACCESS_ALL (RCH_RDMA_ACCESS_LOCAL | RCH_RDMA_ACCESS_REMOTE_READ | RCH_RDMA_ACCESS_REMOTE_WRITE)
+/* One process_vm_* call moves at most this much, so a huge transfer does not
+ * hold the peer's page tables for long in one system call. */
+#define CMA_MAX_CALL ((size_t)64 << 20)
+
+rdmach_status_t rch_shm_mem_reg(struct rch_rdma_chan *ch, void *addr, size_t len, unsigned access,
+                                struct rch_rdma_mr **mr)
+{
+    if (!mr || (len > 0 && !addr) || (access & ~ACCESS_ALL) ||
+        (uintptr_t)addr + len < (uintptr_t)addr)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm mem_reg: addr %p len %zu access 0x%x mr %p",
+                            addr, len, access, (void *)mr);
+    struct rch_shm_mr *m = calloc(1, sizeof(*m));
+    if (!m)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "shm mem_reg: %zu bytes", len);
+    m->pub.addr = addr;
+    m->pub.len = len;
+    m->pub.access = access;
+    m->pub.priv = m;
+    m->next = ch->mrs;
+    if (ch->mrs)
+        ch->mrs->prev = m;
+    ch->mrs = m;
+    *mr = &m->pub;
+    return RDMACH_OK;
+}
+
+void rch_shm_mem_dereg(struct rch_rdma_chan *ch, struct rch_rdma_mr *mr)
+{
+    if (!mr)
+        return;
+    struct rch_shm_mr *m = mr->priv;
+    if (m->prev)
+        m->prev->next = m->next;
+    else
+        ch->mrs = m->next;
+    if (m->next)
+        m->next->prev = m->prev;
+    free(m);
+}
+
+rdmach_status_t rch_shm_mem_rkey(struct rch_rdma_chan *ch, const struct rch_rdma_mr *mr,
+                                 struct rch_rdma_rkey *rkey)
+{
+    if (!mr || !rkey)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm mem_rkey: mr %p rkey %p", (const void *)mr,
+                            (void *)rkey);
+    struct rch_shm_rkey k = {
+        .magic = RCH_SHM_RKEY_MAGIC,
+        .pid = (int32_t)getpid(),
+        .rank = ch->rank,
+        .access = mr->access,
+        .base = (uint64_t)(uintptr_t)mr->addr,
+        .len = mr->len,
+    };
+    memset(rkey, 0, sizeof(*rkey));
+    rkey->len = sizeof(k);
+    memcpy(rkey->bytes, &k, sizeof(k));
+    return RDMACH_OK;
+}
+
+const struct rch_shm_mr *rch_shm_mr_find(struct rch_rdma_chan *ch, uint64_t addr, uint64_t len,
+                                         unsigned access)
+{
+    if (addr + len < addr)
+        return NULL;
+    for (const struct rch_shm_mr *m = ch->mrs; m; m = m->next) {
+        uint64_t base = (uint64_t)(uintptr_t)m->pub.addr;
+        if ((m->pub.access & access) == access && addr >= base && addr + len <= base + m->pub.len)
+            return m;
+    }
+    return NULL;
+}
+
+static rdmach_status_t check_rkey(struct rch_shm_peer *p, const struct rch_rdma_rkey *rkey,
+                                  uint64_t raddr, size_t len, unsigned access, const char *op)
+{
+    struct rch_shm_rkey k;
+    if (!rkey || rkey->len != sizeof(k))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm %s from rank %d: %s", op, p->rank,
+                            rkey ? "rkey is not a shared-memory key" : "rkey is NULL");
+    memcpy(&k, rkey->bytes, sizeof(k));
+    if (k.magic != RCH_SHM_RKEY_MAGIC || k.rank != p->rank || (p->pid > 0 && k.pid != p->pid))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG,
+                            "shm %s: rkey of rank %d (pid %d) used with rank %d (pid %d)", op, k.rank,
+                            (int)k.pid, p->rank, (int)p->pid);
+    if ((k.access & access) != access)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm %s from rank %d: memory not registered for remote %s",
+                            op, p->rank, access == RCH_RDMA_ACCESS_REMOTE_READ ? "read" : "write");
+    if (raddr < k.base || raddr + len < raddr || raddr + len > k.base + k.len)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG,
+                            "shm %s from rank %d: [0x%llx, +%zu) is outside the registered [0x%llx, +%llu)",
+                            op, p->rank, (unsigned long long)raddr, len, (unsigned long long)k.base,
+                            (unsigned long long)k.len);
+    return RDMACH_OK;
+}
+
+/* Single copy; RDMACH_ERR_UNSUPPORTED (message set) if the kernel refuses. */
+static rdmach_status_t cma_rw(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
+                              uint64_t raddr, size_t len, int write)
+{
+    size_t done = 0;
+    while (done < len) {
+        size_t n = len - done < CMA_MAX_CALL ? len - done : CMA_MAX_CALL;
+        struct iovec l = { .iov_base = (char *)laddr + done, .iov_len = n };
+        struct iovec r = { .iov_base = (void *)(uintptr_t)(raddr + done), .iov_len = n };
+        ssize_t got = write ? process_vm_writev(p->pid, &l, 1, &r, 1, 0)
+                            : process_vm_readv(p->pid, &l, 1, &r, 1, 0);
+        if (got > 0) {
+            done += (size_t)got;
+            continue;
+        }
+        int err = got < 0 ? errno : EFAULT;   /* 0 bytes: nothing more is mapped there */
+        if (err == EINTR)
+            continue;
+        const char *fn = write ? "process_vm_writev" : "process_vm_readv";
+        if (err == ESRCH) {
+            rch_shm_peer_mark_dead(ch, p, RDMACH_ERR_PEER_DEAD);
+            return rch_base_err(RDMACH_ERR_PEER_DEAD, "shm %s: rank %d (pid %d) is gone", fn, p->rank,
+                                (int)p->pid);
+        }
+        if (err == EPERM || err == EACCES || err == ENOSYS)
+            return rch_base_err(RDMACH_ERR_UNSUPPORTED, "shm %s with rank %d (pid %d): %s", fn, p->rank,
+                                (int)p->pid, strerror(err));
+        if (err == EFAULT)
+            return rch_base_err(RDMACH_ERR_INVALID_ARG,
+                                "shm %s with rank %d: bad address (local %p, remote 0x%llx, %zu of %zu bytes done)",
+                                fn, p->rank, laddr, (unsigned long long)raddr, done, len);
+        return rch_base_errno(err, "shm %s with rank %d (%zu bytes)", fn, p->rank, len);
+    }
+    return RDMACH_OK;
+}
+
+static rdmach_status_t rma_prepare(struct rch_rdma_chan *ch, int peer, const void *laddr, size_t len,
+                                   const struct rch_rdma_rkey *rkey, uint64_t raddr, unsigned access,
+                                   const char *op, struct rch_shm_peer **out)
+{
+    struct rch_shm_peer *p = rch_shm_peer_get(ch, peer);
+    if (!p)
+        return rch_base_err(RDMACH_ERR_UNREACHABLE, "shm %s: rank %d is not a peer of this channel", op, peer);
+    if (p->state == RCH_SHM_PEER_DEAD)
+        return rch_base_err(p->dead_status, "shm %s: rank %d has failed", op, peer);
+    if (len > 0 && !laddr)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm %s: local address is NULL for %zu bytes", op, len);
+    rdmach_status_t st = check_rkey(p, rkey, raddr, len, access, op);
+    if (st == RDMACH_OK && p->state != RCH_SHM_PEER_CONNECTED) {
+        st = rch_shm_connect_peer(ch, p);
+        if (st == RDMACH_OK)
+            st = check_rkey(p, rkey, raddr, len, access, op);   /* now with the peer's pid */
+    }
+    *out = p;
+    return st;
+}
+
+/* The kernel refused single copy after connect said yes: with RDMACH_CMA=auto
+ * switch this peer to the pipeline; with =on it is an error. */
+static int cma_refused(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+{
+    if (ch->cma_mode == RCH_CMA_ON)
+        return 0;
+    RCH_WARN("shm", "%s: using the two-copy pipeline with rank %d from now on", rdmach_last_error(), p->rank);
+    p->cma = 0;
+    return 1;
+}
+
+rdmach_status_t rch_shm_get(struct rch_rdma_chan *ch, int peer, void *laddr,
+                            struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
+                            uint64_t raddr, void *op_ctx)
+{
+    struct rch_shm_peer *p = NULL;
+    rdmach_status_t st = rma_prepare(ch, peer, laddr, len, rkey, raddr, RCH_RDMA_ACCESS_REMOTE_READ, "get", &p);
+    if (st != RDMACH_OK || len == 0)
+        return st;
+    if (peer == ch->rank) {
+        memmove(laddr, (const void *)(uintptr_t)raddr, len);
+        return RDMACH_OK;
+    }
+    if (p->cma) {
+        st = cma_rw(ch, p, laddr, raddr, len, 0);
+        if (st != RDMACH_ERR_UNSUPPORTED || !cma_refused(ch, p))
+            return st;
+    }
+    return rch_shm_pipe_get(ch, p, laddr, len, raddr, op_ctx);
+}
+
+rdmach_status_t rch_shm_put(struct rch_rdma_chan *ch, int peer, const void *laddr,
+                            struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
+                            uint64_t raddr, void *op_ctx)
+{
+    struct rch_shm_peer *p = NULL;
+    rdmach_status_t st = rma_prepare(ch, peer, laddr, len, rkey, raddr, RCH_RDMA_ACCESS_REMOTE_WRITE, "put", &p);
+    if (st != RDMACH_OK || len == 0)
+        return st;
+    if (peer == ch->rank) {
+        memmove((void *)(uintptr_t)raddr, laddr, len);
+        return RDMACH_OK;
+    }
+    if (p->cma) {
+        st = cma_rw(ch, p, (void *)laddr, raddr, len, 1);
+        if (st != RDMACH_ERR_UNSUPPORTED || !cma_refused(ch, p))
+            return st;
+    }
+    return rch_shm_pipe_put(ch, p, laddr, len, raddr, op_ctx);
+}

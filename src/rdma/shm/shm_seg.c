@@ -1,0 +1,274 @@
+/* Segments under /dev/shm, their life cycle, and the wake-up primitives (see shm_seg.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <linux/membarrier.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "base/base.h"
+#include "base/log.h"
+#include "rdma/shm/shm_seg.h"
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) / a * a;
+}
+
+rdmach_status_t rch_shm_seg_name(char *out, size_t len, const char *kvsname, int rank)
+{
+    char kvs[RCH_SHM_NAME_MAX + 1];
+    size_t i;
+    if (!kvsname || !kvsname[0])
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm: empty kvsname for the segment name");
+    for (i = 0; kvsname[i] && i < sizeof(kvs) - 1; i++) {
+        char c = kvsname[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '.' || c == '_' || c == '-';
+        kvs[i] = ok ? c : '_';
+    }
+    kvs[i] = '\0';
+    int n = snprintf(out, len, "/rdmach-%s-%d", kvs, rank);
+    if (n < 0 || (size_t)n >= len || n > RCH_SHM_NAME_MAX || kvsname[i])
+        return rch_base_err(RDMACH_ERR_INVALID_ARG,
+                            "shm: segment name for kvsname '%.40s...' and rank %d is too long", kvsname, rank);
+    return RDMACH_OK;
+}
+
+static void fill_seg(struct rch_shm_seg *seg, void *base, size_t size, const char *name, int owner)
+{
+    seg->base = base;
+    seg->size = size;
+    seg->hdr = base;
+    seg->wake = (struct rch_shm_wake *)((unsigned char *)base + RCH_SHM_SEG_WAKE_OFF);
+    seg->owner = owner;
+    snprintf(seg->name, sizeof(seg->name), "%s", name);
+}
+
+rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
+                                   const struct rch_shm_geom *geom, int owner_rank,
+                                   int maps_expected, uint32_t flags)
+{
+    rdmach_status_t st;
+    uint64_t chunk = round_up(geom->pipe_chunk, RCH_SHM_CELL);
+    uint64_t ring = round_up(rch_shm_ring_bytes(geom->ring_cells), RCH_SHM_PAGE);
+    uint64_t stride = round_up(ring + RCH_SHM_PAGE + RCH_SHM_PIPE_NBUF * chunk, RCH_SHM_PAGE);
+    uint64_t slot_off = RCH_SHM_PAGE;
+    uint64_t size = slot_off + (uint64_t)geom->nslots * stride;
+    _Static_assert(sizeof(struct rch_shm_pipe_ctl) <= RCH_SHM_PAGE, "pipe control fits a page");
+
+    if (geom->nslots == 0 || maps_expected < 1)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm: segment %s with %u slots, %d mappers",
+                            name, geom->nslots, maps_expected);
+    memset(seg, 0, sizeof(*seg));
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+        if (errno == EEXIST)
+            return rch_base_err(RDMACH_ERR_BUSY,
+                                "shm: segment /dev/shm%s already exists (left by a crashed job with the "
+                                "same kvsname? remove it)", name);
+        return rch_base_errno(errno, "shm: shm_open(%s, O_CREAT)", name);
+    }
+    if (fchmod(fd, 0600) != 0) {
+        st = rch_base_errno(errno, "shm: fchmod(/dev/shm%s)", name);
+        goto out_unlink;
+    }
+    if (ftruncate(fd, (off_t)size) != 0) {
+        st = rch_base_errno(errno, "shm: ftruncate(/dev/shm%s, %llu)", name, (unsigned long long)size);
+        goto out_unlink;
+    }
+    /* Reserve the pages every message will touch (header and rings), so a full
+     * /dev/shm is an error now and not a SIGBUS later. Pipe buffers are only
+     * reserved by a source that uses them (rch_shm_seg_reserve_pipe). */
+    int err = posix_fallocate(fd, 0, (off_t)slot_off);
+    for (uint32_t s = 0; s < geom->nslots && err == 0; s++)
+        err = posix_fallocate(fd, (off_t)(slot_off + s * stride), (off_t)(ring + RCH_SHM_PAGE));
+    if (err != 0) {
+        st = rch_base_errno(err, "shm: reserving %llu bytes of /dev/shm%s", (unsigned long long)size, name);
+        goto out_unlink;
+    }
+    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        st = rch_base_errno(errno, "shm: mmap(/dev/shm%s, %llu)", name, (unsigned long long)size);
+        goto out_unlink;
+    }
+    fill_seg(seg, base, size, name, 1);
+    seg->fd = fd;
+    struct rch_shm_seg_hdr *h = seg->hdr;
+    h->version = RCH_SHM_SEG_VERSION;
+    h->nslots = geom->nslots;
+    h->owner_rank = owner_rank;
+    h->owner_pid = (int32_t)getpid();
+    h->size = size;
+    h->ring_cells = geom->ring_cells;
+    h->slot_off = slot_off;
+    h->slot_stride = stride;
+    h->pipe_off = ring;
+    h->pipe_chunk = chunk;
+    h->pipe_nbuf = RCH_SHM_PIPE_NBUF;
+    h->flags = flags;
+    h->owner_addr = (uint64_t)(uintptr_t)base;
+    h->maps_expected = maps_expected;
+    atomic_store_explicit(&h->maps, 1, memory_order_relaxed);
+    atomic_store_explicit(&h->unlinked, 0, memory_order_relaxed);
+    __atomic_store_n(&h->magic, RCH_SHM_SEG_MAGIC, __ATOMIC_RELEASE);
+    RCH_DEBUG("shm", "created /dev/shm%s: %llu bytes, %u slots of %llu, ring %llu cells",
+              name, (unsigned long long)size, geom->nslots, (unsigned long long)stride,
+              (unsigned long long)geom->ring_cells);
+    if (maps_expected == 1)
+        rch_shm_seg_unlink(seg);
+    return RDMACH_OK;
+
+out_unlink:
+    shm_unlink(name);
+    close(fd);
+    return st;
+}
+
+static rdmach_status_t check_header(const struct rch_shm_seg *seg, int rank, pid_t pid)
+{
+    const struct rch_shm_seg_hdr *h = seg->hdr;
+    const char *bad = NULL;
+    if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != RCH_SHM_SEG_MAGIC)
+        bad = "bad magic";
+    else if (h->version != RCH_SHM_SEG_VERSION)
+        bad = "unknown version";
+    else if (h->owner_rank != rank || (pid > 0 && h->owner_pid != pid))
+        bad = "owner is another rank or process";
+    else if (h->size != seg->size)
+        bad = "size differs from the file";
+    else if (h->ring_cells < RCH_SHM_RING_MIN_CELLS || (h->ring_cells & (h->ring_cells - 1)))
+        bad = "ring size";
+    else if (h->pipe_nbuf != RCH_SHM_PIPE_NBUF || h->pipe_chunk == 0 || h->pipe_chunk % RCH_SHM_CELL ||
+             h->pipe_chunk > UINT32_MAX)
+        bad = "pipe geometry";
+    else if (h->slot_off < RCH_SHM_SEG_SLOTS_OFF || h->slot_off % RCH_SHM_PAGE ||
+             h->slot_stride % RCH_SHM_PAGE || h->nslots == 0 ||
+             h->pipe_off < rch_shm_ring_bytes(h->ring_cells) ||
+             h->pipe_off + RCH_SHM_PAGE + (uint64_t)RCH_SHM_PIPE_NBUF * h->pipe_chunk > h->slot_stride ||
+             h->slot_off + (uint64_t)h->nslots * h->slot_stride > h->size)
+        bad = "slot geometry";
+    if (bad)
+        return rch_base_err(RDMACH_ERR_PROTOCOL, "shm: segment /dev/shm%s of rank %d is invalid: %s",
+                            seg->name, rank, bad);
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_shm_seg_attach(struct rch_shm_seg *seg, const char *name, int rank, pid_t pid)
+{
+    rdmach_status_t st;
+    struct stat sb;
+    memset(seg, 0, sizeof(*seg));
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return rch_base_err(RDMACH_ERR_CONN_REFUSED,
+                                "shm: segment /dev/shm%s of rank %d does not exist (rank %d gone, or "
+                                "every expected rank mapped it already)", name, rank, rank);
+        return rch_base_errno(errno, "shm: shm_open(%s) of rank %d", name, rank);
+    }
+    if (fstat(fd, &sb) != 0) {
+        st = rch_base_errno(errno, "shm: fstat(/dev/shm%s)", name);
+        goto out_close;
+    }
+    if ((size_t)sb.st_size < RCH_SHM_PAGE + RCH_SHM_RING_LINE) {
+        st = rch_base_err(RDMACH_ERR_PROTOCOL, "shm: segment /dev/shm%s of rank %d is too small (%lld bytes)",
+                          name, rank, (long long)sb.st_size);
+        goto out_close;
+    }
+    void *base = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED) {
+        st = rch_base_errno(errno, "shm: mmap(/dev/shm%s)", name);
+        goto out_close;
+    }
+    fill_seg(seg, base, (size_t)sb.st_size, name, 0);
+    seg->fd = fd;
+    st = check_header(seg, rank, pid);
+    if (st != RDMACH_OK)
+        goto out_unmap;
+    int maps = atomic_fetch_add_explicit(&seg->hdr->maps, 1, memory_order_acq_rel) + 1;
+    if (maps >= seg->hdr->maps_expected)
+        rch_shm_seg_unlink(seg);
+    return RDMACH_OK;
+
+out_unmap:
+    munmap(base, (size_t)sb.st_size);
+    seg->base = NULL;
+out_close:
+    close(fd);
+    seg->fd = -1;
+    return st;
+}
+
+void rch_shm_seg_unlink(struct rch_shm_seg *seg)
+{
+    if (!seg->hdr)
+        return;
+    if (atomic_exchange_explicit(&seg->hdr->unlinked, 1, memory_order_acq_rel) == 0) {
+        if (shm_unlink(seg->name) != 0 && errno != ENOENT)
+            RCH_WARN("shm", "shm_unlink(/dev/shm%s): %s", seg->name, strerror(errno));
+        else
+            RCH_DEBUG("shm", "removed /dev/shm%s", seg->name);
+    }
+}
+
+rdmach_status_t rch_shm_seg_reserve_pipe(struct rch_shm_seg *seg, uint32_t slot)
+{
+    const struct rch_shm_seg_hdr *h = seg->hdr;
+    off_t off = (off_t)(h->slot_off + (uint64_t)slot * h->slot_stride + h->pipe_off + RCH_SHM_PAGE);
+    int err = posix_fallocate(seg->fd, off, (off_t)(RCH_SHM_PIPE_NBUF * h->pipe_chunk));
+    if (err != 0)
+        return rch_base_errno(err, "shm: reserving the pipe buffers in /dev/shm%s", seg->name);
+    return RDMACH_OK;
+}
+
+void rch_shm_seg_detach(struct rch_shm_seg *seg)
+{
+    if (!seg->base)
+        return;
+    if (seg->owner)
+        rch_shm_seg_unlink(seg);
+    munmap(seg->base, seg->size);
+    if (seg->fd >= 0)
+        close(seg->fd);
+    memset(seg, 0, sizeof(*seg));
+    seg->fd = -1;
+}
+
+/* ---- blocking ---- */
+
+static int membarrier_ok = -1;
+
+int rch_shm_barrier_init(void)
+{
+    if (membarrier_ok >= 0)
+        return !membarrier_ok;
+    long q = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    membarrier_ok = q >= 0 && (q & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+                    (q & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) &&
+                    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
+    if (!membarrier_ok)
+        RCH_INFO("shm", "membarrier(GLOBAL_EXPEDITED) unavailable: senders use a full fence");
+    return !membarrier_ok;
+}
+
+void rch_shm_heavy_barrier(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (membarrier_ok == 1 && syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) != 0) {
+        /* Cannot happen after a successful registration; be loud, peers may now
+         * miss a wake-up until their next message. */
+        RCH_WARN("shm", "membarrier(GLOBAL_EXPEDITED): %s", strerror(errno));
+    }
+}
+
+void rch_shm_wake(struct rch_shm_wake *w)
+{
+    atomic_fetch_add_explicit(&w->futex, 1, memory_order_seq_cst);
+    /* a shared futex (no FUTEX_PRIVATE_FLAG): the waiter is another process */
+    syscall(SYS_futex, &w->futex, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}

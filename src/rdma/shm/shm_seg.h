@@ -1,0 +1,93 @@
+/*
+ * Shared-memory segments: one per receiving rank, a file under /dev/shm
+ * (mode 0600) named rdmach-<kvsname>-<rank>. The owner creates it; every local
+ * rank that sends to the owner maps it; the last of the expected mappers
+ * removes the name, so after start-up a crash leaks nothing (the launcher
+ * removes rdmach-<kvsname>-* if the job dies before that).
+ *
+ * Also here: the wake-up side of blocking (futex in the wake line) and the
+ * asymmetric store->load barrier that lets senders check "is the receiver
+ * asleep?" with a plain load (membarrier on the sleeper's side).
+ */
+#ifndef RCH_RDMA_SHM_SEG_H
+#define RCH_RDMA_SHM_SEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "rdmach.h"
+#include "rdma/shm/shm_proto.h"
+
+#define RCH_SHM_NAME_MAX 255
+
+/* A mapping of one segment (ours or a peer's). */
+struct rch_shm_seg {
+    unsigned char *base;
+    size_t size;
+    struct rch_shm_seg_hdr *hdr;
+    struct rch_shm_wake *wake;
+    int fd;                          /* kept to reserve pipe pages (posix_fallocate) */
+    int owner;                       /* we created it */
+    char name[RCH_SHM_NAME_MAX + 1]; /* shm_open name, with the leading '/' */
+};
+
+struct rch_shm_geom {
+    uint32_t nslots;
+    uint64_t ring_cells;
+    uint64_t pipe_chunk;
+};
+
+/* "/rdmach-<kvsname>-<rank>", kvsname with anything but [A-Za-z0-9._-]
+ * replaced by '_'. INVALID_ARG if it does not fit. */
+rdmach_status_t rch_shm_seg_name(char *out, size_t len, const char *kvsname, int rank);
+
+/* Create, size, map and initialize. maps_expected counts the owner. */
+rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
+                                   const struct rch_shm_geom *geom, int owner_rank,
+                                   int maps_expected, uint32_t flags);
+/* Map a peer's segment and check it is the one of (rank, pid); counts this
+ * mapping and removes the name if we are the last expected mapper. */
+rdmach_status_t rch_shm_seg_attach(struct rch_shm_seg *seg, const char *name, int rank, pid_t pid);
+/* Reserve (allocate) the pipe buffers of `slot`, so a full /dev/shm is an
+ * error rather than a SIGBUS. */
+rdmach_status_t rch_shm_seg_reserve_pipe(struct rch_shm_seg *seg, uint32_t slot);
+/* Unmap; the owner also removes the name if it is still there. */
+void rch_shm_seg_detach(struct rch_shm_seg *seg);
+/* Remove the name if nobody has yet (idempotent across processes). */
+void rch_shm_seg_unlink(struct rch_shm_seg *seg);
+
+static inline void *rch_shm_seg_ring(const struct rch_shm_seg *seg, uint32_t slot)
+{
+    return seg->base + seg->hdr->slot_off + (uint64_t)slot * seg->hdr->slot_stride;
+}
+static inline struct rch_shm_pipe_ctl *rch_shm_seg_pipe(const struct rch_shm_seg *seg, uint32_t slot)
+{
+    return (struct rch_shm_pipe_ctl *)((unsigned char *)rch_shm_seg_ring(seg, slot) + seg->hdr->pipe_off);
+}
+static inline unsigned char *rch_shm_seg_pipe_buf(const struct rch_shm_seg *seg, uint32_t slot, uint32_t b)
+{
+    return (unsigned char *)rch_shm_seg_pipe(seg, slot) + RCH_SHM_PAGE + (uint64_t)b * seg->hdr->pipe_chunk;
+}
+
+/* ---- blocking ---- */
+
+/* Once per process: register for membarrier. Returns 1 if this process's fast
+ * path must use a full fence instead (membarrier unavailable). */
+int rch_shm_barrier_init(void);
+/* The sleeper's half of the store->load barrier. */
+void rch_shm_heavy_barrier(void);
+/* Wake the owner of `w` (bump the futex word and FUTEX_WAKE, shared futex). */
+void rch_shm_wake(struct rch_shm_wake *w);
+/* After publishing something the owner of `w` polls: wake it if it armed its
+ * wait. `fence`: this process cannot rely on the sleeper's membarrier. */
+static inline void rch_shm_notify(struct rch_shm_wake *w, int fence)
+{
+    if (fence)
+        atomic_thread_fence(memory_order_seq_cst);
+    else
+        atomic_signal_fence(memory_order_seq_cst);
+    if (__builtin_expect(atomic_load_explicit(&w->sleeping, memory_order_relaxed) != 0, 0))
+        rch_shm_wake(w);
+}
+
+#endif

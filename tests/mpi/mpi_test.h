@@ -1,0 +1,78 @@
+/*
+ * Helpers of the MPI test programs: a failed check prints the rank, the
+ * place and the reason, then ends the whole job with MPI_Abort, so the
+ * launcher reports it and ctest fails.
+ */
+#ifndef RDMACH_TESTS_MPI_TEST_H
+#define RDMACH_TESTS_MPI_TEST_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+
+static int mt_rank = -1;
+
+#define CHECK(cond, ...)                                                                  \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", mt_rank, __FILE__,     \
+                    __LINE__, #cond);                                                     \
+            fprintf(stderr, __VA_ARGS__);                                                 \
+            fprintf(stderr, "\n");                                                        \
+            fflush(stderr);                                                               \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                 \
+        }                                                                                 \
+    } while (0)
+
+/* An MPI call that must succeed. */
+#define MPI_OK(call)                                                                      \
+    do {                                                                                  \
+        int mt_rc = (call);                                                               \
+        if (mt_rc != MPI_SUCCESS) {                                                       \
+            char mt_s[MPI_MAX_ERROR_STRING];                                              \
+            int mt_l = 0;                                                                 \
+            MPI_Error_string(mt_rc, mt_s, &mt_l);                                         \
+            CHECK(mt_rc == MPI_SUCCESS, "%s returned %d: %s", #call, mt_rc, mt_s);        \
+        }                                                                                 \
+    } while (0)
+
+static inline int mt_class(int code)
+{
+    int cls = -1;
+    MPI_Error_class(code, &cls);
+    return cls;
+}
+
+/* splitmix64: a small, seedable generator every rank can replay. */
+static inline uint64_t mt_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Byte i of the message identified by `id`. */
+static inline unsigned char mt_byte(uint64_t id, size_t i)
+{
+    return (unsigned char)((id * 131u) ^ (i * 7u) ^ (i >> 8) ^ (i >> 16));
+}
+
+static inline void mt_fill(unsigned char *p, size_t n, uint64_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = mt_byte(id, i);
+}
+
+/* Index of the first wrong byte, or -1. */
+static inline long mt_verify(const unsigned char *p, size_t n, uint64_t id)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != mt_byte(id, i))
+            return (long)i;
+    return -1;
+}
+
+#endif

@@ -1,0 +1,231 @@
+/* rdmachrun's PMI server, driven in-process over socketpairs: the replies
+ * Hydra gives, put-visible-after-barrier, last put wins, and bad requests. */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include "run.h"
+
+static char failure[1024];
+static int failed_code;
+
+void run_fail(struct run_job *job, int exit_code, const char *fmt, ...)
+{
+    if (job->failed)
+        return;
+    job->failed = 1;
+    job->exit_code = failed_code = exit_code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(failure, sizeof(failure), fmt, ap);
+    va_end(ap);
+}
+
+static struct run_job job;
+static int client[4];
+
+static void setup_job(int n)
+{
+    memset(&job, 0, sizeof(job));
+    job.size = n;
+    strcpy(job.kvsname, "runTEST");
+    job.ranks = calloc((size_t)n, sizeof(*job.ranks));
+    for (int i = 0; i < n; i++) {
+        int sv[2];
+        cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+        fcntl(sv[0], F_SETFL, O_NONBLOCK);
+        job.ranks[i].rank = i;
+        job.ranks[i].pid = 1000 + i;
+        job.ranks[i].fd = sv[0];
+        client[i] = sv[1];
+    }
+    cr_assert_eq(run_pmi_init(&job), 0);
+}
+
+/* Rank i sends `req`; the server handles it. */
+static void send_req(int i, const char *req)
+{
+    cr_assert_eq(write(client[i], req, strlen(req)), (ssize_t)strlen(req));
+    run_pmi_input(&job, &job.ranks[i]);
+}
+
+/* The next reply to rank i must be exactly `want`. */
+static void expect_reply(int i, const char *want)
+{
+    char buf[2048];
+    size_t n = 0;
+    while (n + 1 < sizeof(buf)) {
+        ssize_t r = recv(client[i], buf + n, 1, MSG_DONTWAIT);
+        cr_assert_eq(r, 1, "rank %d: no (complete) reply, expected %s", i, want);
+        if (buf[n++] == '\n')
+            break;
+    }
+    buf[n] = '\0';
+    cr_assert_str_eq(buf, want);
+}
+
+static void no_reply(int i)
+{
+    char c;
+    cr_assert_eq(recv(client[i], &c, 1, MSG_DONTWAIT), -1, "rank %d got an unexpected reply", i);
+}
+
+static void init_all(int n)
+{
+    for (int i = 0; i < n; i++) {
+        send_req(i, "cmd=init pmi_version=1 pmi_subversion=1\n");
+        expect_reply(i, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n");
+    }
+}
+
+Test(run_pmi, answers_like_hydra)
+{
+    setup_job(2);
+    init_all(2);
+    send_req(0, "cmd=get_maxes\n");
+    expect_reply(0, "cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024\n");
+    send_req(0, "cmd=get_appnum\n");
+    expect_reply(0, "cmd=appnum appnum=0\n");
+    send_req(1, "cmd=get_my_kvsname\n");
+    expect_reply(1, "cmd=my_kvsname kvsname=runTEST\n");
+    send_req(1, "cmd=get_universe_size\n");
+    expect_reply(1, "cmd=universe_size size=2\n");
+    send_req(0, "cmd=get kvsname=runTEST key=PMI_process_mapping\n");
+    expect_reply(0, "cmd=get_result rc=0 msg=success value=(vector,(0,1,2))\n");
+    send_req(0, "cmd=finalize\n");
+    expect_reply(0, "cmd=finalize_ack\n");
+    cr_assert_eq(job.failed, 0, "%s", failure);
+}
+
+Test(run_pmi, puts_become_visible_at_the_barrier_and_the_last_wins)
+{
+    setup_job(2);
+    init_all(2);
+    send_req(0, "cmd=put kvsname=runTEST key=r0.a value=1\n");
+    expect_reply(0, "cmd=put_result rc=0 msg=success\n");
+    send_req(0, "cmd=put kvsname=runTEST key=r0.a value=2\n");
+    expect_reply(0, "cmd=put_result rc=0 msg=success\n");
+    send_req(1, "cmd=get kvsname=runTEST key=r0.a\n");
+    expect_reply(1, "cmd=get_result rc=-1 msg=key_r0.a_not_found value=unknown\n");
+    /* several requests in one write are all answered */
+    send_req(0, "cmd=barrier_in\n");
+    no_reply(0);
+    send_req(1, "cmd=barrier_in\ncmd=get kvsname=runTEST key=r0.a\n");
+    expect_reply(0, "cmd=barrier_out\n");
+    expect_reply(1, "cmd=barrier_out\n");
+    expect_reply(1, "cmd=get_result rc=0 msg=success value=2\n");
+    send_req(1, "cmd=get kvsname=other key=r0.a\n");
+    expect_reply(1, "cmd=get_result rc=-1 msg=kvsname_mismatch value=unknown\n");
+    cr_assert_eq(job.failed, 0, "%s", failure);
+}
+
+Test(run_pmi, request_split_across_writes)
+{
+    setup_job(1);
+    send_req(0, "cmd=init pmi_vers");
+    no_reply(0);
+    send_req(0, "ion=1 pmi_subversion=1\n");
+    expect_reply(0, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n");
+}
+
+Test(run_pmi, abort_fails_the_job_with_its_code)
+{
+    setup_job(2);
+    init_all(2);
+    send_req(1, "cmd=abort exitcode=7\n");
+    cr_assert_eq(job.failed, 1);
+    cr_assert_eq(failed_code, 7);
+    cr_assert_str_eq(failure, "rank 1 (pid 1001) called abort with exit code 7");
+}
+
+Test(run_pmi, malformed_request_names_the_rank)
+{
+    setup_job(2);
+    init_all(2);
+    send_req(1, "cmd=put kvsname\n");
+    cr_assert_eq(job.failed, 1);
+    cr_assert(strstr(failure, "rank 1 (pid 1001) sent a bad PMI request: PMI: field 'kvsname' has no '='"),
+              "%s", failure);
+    cr_assert_eq(job.ranks[1].fd, -1, "the connection is closed");
+}
+
+Test(run_pmi, replies_and_unknown_commands_are_not_requests)
+{
+    setup_job(1);
+    init_all(1);
+    send_req(0, "cmd=barrier_out\n");
+    cr_assert(strstr(failure, "'barrier_out' is not a request"), "%s", failure);
+}
+
+Test(run_pmi, requests_before_init_are_refused)
+{
+    setup_job(1);
+    send_req(0, "cmd=get_maxes\n");
+    cr_assert(strstr(failure, "rank 0 (pid 1000) sent a bad PMI request: 'get_maxes' before init"), "%s", failure);
+}
+
+Test(run_pmi, pmi2_init_is_refused)
+{
+    setup_job(1);
+    send_req(0, "cmd=init pmi_version=2 pmi_subversion=0\n");
+    expect_reply(0, "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=-1\n");
+    cr_assert(strstr(failure, "pmi_version=2"), "%s", failure);
+}
+
+Test(run_pmi, oversized_request)
+{
+    static char big[RCH_PMI_LINE_MAX + 10];
+    setup_job(1);
+    init_all(1);
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    send_req(0, big);
+    cr_assert(strstr(failure, "oversized line"), "%s", failure);
+}
+
+Test(run_pmi, barrier_that_a_finalized_rank_cannot_join)
+{
+    setup_job(3);
+    init_all(3);
+    send_req(0, "cmd=finalize\n");
+    expect_reply(0, "cmd=finalize_ack\n");
+    send_req(1, "cmd=barrier_in\n");
+    cr_assert(strstr(failure, "can never join (it called finalize)"), "%s", failure);
+}
+
+Test(run_pmi, abort_read_from_a_dead_rank_socket)
+{
+    setup_job(2);
+    init_all(2);
+    cr_assert_eq(write(client[0], "cmd=abort exitcode=3\n", 21), 21);
+    close(client[0]);
+    run_pmi_drain(&job, &job.ranks[0]);
+    cr_assert_eq(failed_code, 3);
+    cr_assert_eq(job.ranks[0].fd, -1);
+}
+
+Test(run_kvs, grows_and_overwrites)
+{
+    struct run_kvs kvs = { 0 };
+    char k[32], v[32];
+    for (int i = 0; i < 1000; i++) {
+        snprintf(k, sizeof(k), "key%d", i);
+        snprintf(v, sizeof(v), "val%d", i);
+        cr_assert_eq(run_kvs_put(&kvs, k, v), 0);
+    }
+    cr_assert_null(run_kvs_get(&kvs, "key5"));
+    cr_assert_eq(run_kvs_commit(&kvs), 0);
+    cr_assert_eq(run_kvs_put(&kvs, "key5", "new"), 0);
+    cr_assert_eq(run_kvs_commit(&kvs), 0);
+    for (int i = 0; i < 1000; i++) {
+        snprintf(k, sizeof(k), "key%d", i);
+        snprintf(v, sizeof(v), "val%d", i);
+        cr_assert_str_eq(run_kvs_get(&kvs, k), i == 5 ? "new" : v);
+    }
+    cr_assert_eq(kvs.count, 1000);
+    run_kvs_free(&kvs);
+}

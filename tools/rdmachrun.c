@@ -1,0 +1,453 @@
+/*
+ * rdmachrun -n N prog args...: start N ranks of a job on this machine and
+ * serve them PMI-1 (run_pmi.c) over one socketpair each (PMI_FD, PMI_RANK,
+ * PMI_SIZE in their environment), as MPICH's Hydra does.
+ *
+ * The job ends when every rank has exited. The first failure — a rank that
+ * exits non-zero, dies by a signal, calls PMI abort, breaks the protocol or
+ * exits without PMI finalize after PMI init — is printed naming the rank,
+ * decides the exit status (its code, 128+signal for a signal) and ends the
+ * rest: SIGTERM at once, SIGKILL after RUN_TERM_GRACE_MS. SIGINT/SIGTERM/
+ * SIGHUP to rdmachrun end the job the same way. Every rank dies with
+ * rdmachrun (PR_SET_PDEATHSIG). Afterwards /dev/shm/rdmach-<kvsname>-* is
+ * removed, whatever the job left there.
+ *
+ * The event loop, in phases: poll (the signalfd and every open PMI socket,
+ * with a timeout only while ranks are being killed) -> answer PMI requests
+ * -> handle signals, reaping exited ranks -> escalate SIGTERM to SIGKILL.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "rdmach_config.h"
+#include "base/base.h"
+#include "run.h"
+
+#define RUN_TERM_GRACE_MS 500
+
+static const char *prog_name = "rdmachrun";
+
+struct run_state {
+    struct run_job job;
+    int sfd;                   /* signalfd */
+    sigset_t blocked, orig_mask;
+    int alive;                 /* ranks not yet reaped */
+    int killing;               /* SIGTERM sent to the survivors */
+    int killed_hard;           /* SIGKILL sent */
+    double kill_deadline;      /* when SIGTERM becomes SIGKILL */
+};
+static struct run_state S;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: %s [-n N] [--] program [args...]\n"
+            "  Starts N processes (ranks) of program on this machine and serves them PMI-1\n"
+            "  (PMI_FD, PMI_RANK, PMI_SIZE), the protocol of MPICH's Hydra.\n"
+            "  -n, -np N     number of ranks, 1..%d (default 1); more than the cores is fine\n"
+            "  -h, --help    this text\n"
+            "  --version     rdmach version\n"
+            "The exit status is 0 if every rank exited 0, else the first failure's code\n"
+            "(128+signal for a rank killed by a signal); the other ranks are then ended.\n",
+            prog_name, RUN_NP_MAX);
+}
+
+static void kill_survivors(int sig)
+{
+    for (int i = 0; i < S.job.size; i++)
+        if (S.job.ranks[i].pid > 0)
+            kill(S.job.ranks[i].pid, sig);
+}
+
+static void start_ending(void)
+{
+    if (S.killing || S.alive == 0)
+        return;
+    S.killing = 1;
+    S.kill_deadline = rch_base_wtime() + RUN_TERM_GRACE_MS / 1000.0;
+    kill_survivors(SIGTERM);
+}
+
+void run_fail(struct run_job *job, int exit_code, const char *fmt, ...)
+{
+    if (job->failed)
+        return; /* what follows the first failure is its consequence */
+    job->failed = 1;
+    job->exit_code = exit_code;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: %s\n", prog_name, msg);
+    fflush(stderr);
+    start_ending();
+}
+
+/* ---- arguments and the program ---- */
+
+static int parse_np(const char *text, int *np)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < 1 || v > RUN_NP_MAX) {
+        fprintf(stderr, "%s: invalid -n '%s': expected a number of processes from 1 to %d\n",
+                prog_name, text, RUN_NP_MAX);
+        return -1;
+    }
+    *np = (int)v;
+    return 0;
+}
+
+/* Find the program as execvp would, so that a missing or non-executable
+ * program is reported once, before anything starts. Returns 0, 126 or 127. */
+static int resolve_program(const char *prog, char *path, size_t len)
+{
+    struct stat sb;
+    if (strchr(prog, '/')) {
+        snprintf(path, len, "%s", prog);
+        if (stat(path, &sb) < 0) {
+            fprintf(stderr, "%s: program '%s' not found: %s\n", prog_name, prog, strerror(errno));
+            return 127;
+        }
+        if (S_ISDIR(sb.st_mode) || access(path, X_OK) < 0) {
+            fprintf(stderr, "%s: program '%s' is not executable\n", prog_name, prog);
+            return 126;
+        }
+        return 0;
+    }
+    const char *p = getenv("PATH");
+    if (p == NULL || *p == '\0')
+        p = "/usr/local/bin:/usr/bin:/bin";
+    int found_nonexec = 0;
+    while (*p) {
+        const char *colon = strchr(p, ':');
+        size_t dl = colon ? (size_t)(colon - p) : strlen(p);
+        snprintf(path, len, "%.*s%s%s", (int)dl, p, dl ? "/" : "", prog);
+        if (stat(path, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+            if (access(path, X_OK) == 0)
+                return 0;
+            found_nonexec = 1;
+        }
+        p = colon ? colon + 1 : p + dl;
+    }
+    fprintf(stderr, "%s: program '%s' %s\n", prog_name, prog,
+            found_nonexec ? "is not executable" : "not found in PATH");
+    return found_nonexec ? 126 : 127;
+}
+
+/* Room for one socket per rank plus a few. */
+static int check_fd_limit(int np)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 0;
+    rlim_t need = (rlim_t)np + 32;
+    if (rl.rlim_cur >= need)
+        return 0;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+        fprintf(stderr, "%s: -n %d needs %llu open files but the limit is %llu (ulimit -n)\n",
+                prog_name, np, (unsigned long long)need, (unsigned long long)rl.rlim_max);
+        return -1;
+    }
+    rl.rlim_cur = need;
+    return setrlimit(RLIMIT_NOFILE, &rl) < 0 ? -1 : 0;
+}
+
+/* ---- starting the ranks ---- */
+
+/* In the child: become rank `i` and exec; never returns. */
+static void exec_rank(int i, int fd, const char *path, char **argv)
+{
+    char num[16];
+    /* die with rdmachrun even if it is SIGKILLed */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+        _exit(127);
+    sigprocmask(SIG_SETMASK, &S.orig_mask, NULL);
+    int flags = fcntl(fd, F_GETFD);
+    fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    snprintf(num, sizeof(num), "%d", fd);
+    setenv("PMI_FD", num, 1);
+    snprintf(num, sizeof(num), "%d", i);
+    setenv("PMI_RANK", num, 1);
+    setenv("MPI_LOCALRANKID", num, 1);
+    snprintf(num, sizeof(num), "%d", S.job.size);
+    setenv("PMI_SIZE", num, 1);
+    setenv("MPI_LOCALNRANKS", num, 1);
+    if (i != 0) { /* only rank 0 reads the terminal, as under Hydra */
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0) {
+            dup2(nul, STDIN_FILENO);
+            close(nul);
+        }
+    }
+    execv(path, argv);
+    fprintf(stderr, "%s: rank %d: cannot execute '%s': %s\n", prog_name, i, path, strerror(errno));
+    _exit(127);
+}
+
+static int start_ranks(const char *path, char **argv)
+{
+    struct run_job *job = &S.job;
+    for (int i = 0; i < job->size; i++) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+            fprintf(stderr, "%s: socketpair for rank %d: %s\n", prog_name, i, strerror(errno));
+            return -1;
+        }
+        job->ranks[i].rank = i;
+        job->ranks[i].fd = sv[0];
+        fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0) {
+            fprintf(stderr, "%s: fork for rank %d: %s\n", prog_name, i, strerror(errno));
+            close(sv[0]);
+            close(sv[1]);
+            job->ranks[i].fd = -1;
+            return -1;
+        }
+        if (pid == 0)
+            exec_rank(i, sv[1], path, argv);
+        close(sv[1]);
+        job->ranks[i].pid = pid;
+        S.alive++;
+    }
+    return 0;
+}
+
+/* ---- the event loop's phases ---- */
+
+static const char *sig_name(int sig)
+{
+    static char buf[32];
+    const char *abbrev = sigabbrev_np(sig);
+    if (abbrev == NULL)
+        return "unknown signal";
+    snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+    return buf;
+}
+
+/* A rank has exited: drain what it said last, then judge how it ended. */
+static void rank_exited(struct run_rank *r, int status)
+{
+    pid_t pid = r->pid;
+    run_pmi_drain(&S.job, r);
+    r->pid = 0;
+    S.alive--;
+    /* run_fail keeps only the first failure: the ranks ended because of it
+     * (SIGTERM, SIGKILL) are not reported again */
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        run_fail(&S.job, 128 + sig, "rank %d (pid %d) killed by signal %d (%s)", r->rank, (int)pid, sig,
+                 sig_name(sig));
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+        run_fail(&S.job, WEXITSTATUS(status), "rank %d (pid %d) exited with code %d", r->rank, (int)pid,
+                 WEXITSTATUS(status));
+    } else if (r->pmi_inited && !r->pmi_finalized) {
+        run_fail(&S.job, 1, "rank %d (pid %d) exited with code 0 without PMI finalize (after PMI init)",
+                 r->rank, (int)pid);
+    }
+}
+
+static void reap(void)
+{
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, WNOHANG);
+        if (pid <= 0)
+            return;
+        for (int i = 0; i < S.job.size; i++) {
+            if (S.job.ranks[i].pid == pid) {
+                rank_exited(&S.job.ranks[i], status);
+                break;
+            }
+        }
+    }
+}
+
+static void handle_signals(void)
+{
+    struct signalfd_siginfo si;
+    while (read(S.sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+        int sig = (int)si.ssi_signo;
+        if (sig == SIGCHLD)
+            continue; /* reaped below, whichever child it was */
+        if (S.killing && !S.killed_hard) {
+            /* asked again while ending: do not wait for the grace period */
+            kill_survivors(SIGKILL);
+            S.killed_hard = 1;
+        }
+        run_fail(&S.job, 128 + sig, "received %s, ending the job", sig_name(sig));
+    }
+    reap();
+}
+
+static void escalate(void)
+{
+    if (S.killing && !S.killed_hard && S.alive > 0 && rch_base_wtime() >= S.kill_deadline) {
+        kill_survivors(SIGKILL);
+        S.killed_hard = 1;
+    }
+}
+
+static int run_loop(void)
+{
+    struct pollfd *pfd = calloc((size_t)S.job.size + 1, sizeof(*pfd));
+    struct run_rank **who = calloc((size_t)S.job.size + 1, sizeof(*who));
+    if (pfd == NULL || who == NULL) {
+        fprintf(stderr, "%s: out of memory\n", prog_name);
+        free(pfd);
+        free(who);
+        return -1;
+    }
+    while (S.alive > 0) {
+        int n = 0, timeout = -1;
+        pfd[n++] = (struct pollfd){ .fd = S.sfd, .events = POLLIN };
+        for (int i = 0; i < S.job.size; i++) {
+            if (S.job.ranks[i].fd >= 0) {
+                who[n] = &S.job.ranks[i];
+                pfd[n++] = (struct pollfd){ .fd = S.job.ranks[i].fd, .events = POLLIN };
+            }
+        }
+        if (S.killing && !S.killed_hard) {
+            double left = S.kill_deadline - rch_base_wtime();
+            timeout = left > 0 ? (int)(left * 1000) + 1 : 0;
+        }
+        int pr = poll(pfd, (nfds_t)n, timeout);
+        if (pr < 0 && errno != EINTR) {
+            fprintf(stderr, "%s: poll: %s\n", prog_name, strerror(errno));
+            kill_survivors(SIGKILL);
+            break;
+        }
+        /* requests first: a rank's abort is read before its exit is judged */
+        for (int k = 1; pr > 0 && k < n; k++)
+            if (pfd[k].revents)
+                run_pmi_input(&S.job, who[k]);
+        if (pr > 0 && pfd[0].revents)
+            handle_signals();
+        escalate();
+    }
+    free(pfd);
+    free(who);
+    return 0;
+}
+
+/* Remove /dev/shm/rdmach-<kvsname>-*: segments of this job that a killed rank
+ * could not unlink. */
+static void clean_shm(void)
+{
+    char prefix[96];
+    snprintf(prefix, sizeof(prefix), "rdmach-%s-", S.job.kvsname);
+    DIR *d = opendir("/dev/shm");
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+            unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+}
+
+int main(int argc, char **argv)
+{
+    int np = 1, i;
+    char path[PATH_MAX];
+
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-')
+            break;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--version") == 0) {
+            printf("rdmachrun (rdmach) %s\n", RDMACH_VERSION_STRING);
+            return 0;
+        }
+        if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "%s: option %s needs a number of processes\n", prog_name, a);
+                return 2;
+            }
+            if (parse_np(argv[++i], &np) < 0)
+                return 2;
+            continue;
+        }
+        fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", prog_name, a, prog_name);
+        return 2;
+    }
+    if (i >= argc) {
+        fprintf(stderr, "%s: no program to run\n", prog_name);
+        usage(stderr);
+        return 2;
+    }
+    int rc = resolve_program(argv[i], path, sizeof(path));
+    if (rc != 0)
+        return rc;
+    if (check_fd_limit(np) < 0)
+        return 1;
+
+    S.job.size = np;
+    /* unique per job: the pid, and the time against a recycled pid */
+    snprintf(S.job.kvsname, sizeof(S.job.kvsname), "run%dx%llx", (int)getpid(),
+             (unsigned long long)(rch_base_now_ns() & 0xffffffffffull));
+    S.job.ranks = calloc((size_t)np, sizeof(*S.job.ranks));
+    if (S.job.ranks == NULL) {
+        fprintf(stderr, "%s: out of memory for %d ranks\n", prog_name, np);
+        return 1;
+    }
+    for (int r = 0; r < np; r++)
+        S.job.ranks[r].fd = -1;
+
+    /* signals arrive through a signalfd, as events of the loop */
+    sigemptyset(&S.blocked);
+    sigaddset(&S.blocked, SIGCHLD);
+    sigaddset(&S.blocked, SIGINT);
+    sigaddset(&S.blocked, SIGTERM);
+    sigaddset(&S.blocked, SIGHUP);
+    sigprocmask(SIG_BLOCK, &S.blocked, &S.orig_mask);
+    S.sfd = signalfd(-1, &S.blocked, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (S.sfd < 0) {
+        fprintf(stderr, "%s: signalfd: %s\n", prog_name, strerror(errno));
+        return 1;
+    }
+
+    if (start_ranks(path, argv + i) < 0) {
+        run_fail(&S.job, 1, "could not start all %d ranks", np);
+    }
+    if (run_pmi_init(&S.job) < 0)
+        run_fail(&S.job, 1, "out of memory for the PMI key-value store");
+    run_loop();
+    clean_shm();
+    run_pmi_fini(&S.job);
+    for (int r = 0; r < np; r++)
+        if (S.job.ranks[r].fd >= 0)
+            close(S.job.ranks[r].fd);
+    free(S.job.ranks);
+    close(S.sfd);
+    return S.job.failed ? S.job.exit_code : 0;
+}

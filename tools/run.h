@@ -1,0 +1,71 @@
+/*
+ * rdmachrun internals: the job (one process per rank on this machine) and
+ * the PMI-1 server that answers each rank over its socketpair. The wire
+ * format is the library's own (src/boot/pmi_wire.h), so client and server
+ * are one protocol implementation.
+ */
+#ifndef RDMACH_RUN_H
+#define RDMACH_RUN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include "boot/pmi_wire.h"
+
+#define RUN_NP_MAX 4096
+
+/* One rank's process and its PMI connection. */
+struct run_rank {
+    int rank;
+    pid_t pid;              /* 0 once reaped */
+    int fd;                 /* our end of the socketpair; -1 once closed */
+    int pmi_inited;         /* sent cmd=init */
+    int pmi_finalized;      /* sent cmd=finalize */
+    int in_barrier;         /* sent barrier_in, waits for barrier_out */
+    int aborted;            /* sent cmd=abort */
+    struct rch_pmi_reader rd;
+};
+
+/* The KVS: committed entries are what get sees; a put is pending until the
+ * next barrier completes (as in Hydra), and the last put of a key wins. */
+struct run_kv {
+    char *key, *value;
+};
+struct run_kvs {
+    struct run_kv *slot;    /* open addressing, power-of-two capacity */
+    size_t cap, count;
+    struct run_kv *pending; /* in order of arrival */
+    size_t npending, pending_cap;
+};
+
+struct run_job {
+    int size;
+    char kvsname[64];
+    struct run_rank *ranks;
+    int barrier_count;      /* ranks in the current barrier */
+    struct run_kvs kvs;
+    /* the first failure decides the exit code; later ones are consequences */
+    int failed;
+    int exit_code;
+};
+
+/* Provided by rdmachrun.c: record a failure of the job (first one wins),
+ * print it, and start ending the job. */
+void run_fail(struct run_job *job, int exit_code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* run_pmi.c */
+int  run_pmi_init(struct run_job *job);    /* -1 on out of memory */
+void run_pmi_fini(struct run_job *job);
+/* The rank's socket is readable (or the rank died): read what is there,
+ * answer every complete request. Bounded by one buffer of input. */
+void run_pmi_input(struct run_job *job, struct run_rank *r);
+/* Read everything left on a dead rank's socket, answer, close it. */
+void run_pmi_drain(struct run_job *job, struct run_rank *r);
+
+/* KVS (exposed for its unit test) */
+int  run_kvs_put(struct run_kvs *kvs, const char *key, const char *value);   /* pending */
+int  run_kvs_commit(struct run_kvs *kvs);                                    /* at barrier */
+const char *run_kvs_get(const struct run_kvs *kvs, const char *key);
+void run_kvs_free(struct run_kvs *kvs);
+
+#endif
