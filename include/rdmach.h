@@ -99,6 +99,27 @@ RDMACH_API rdmach_status_t rdmach_kvs_put(const char *key, const char *value);
 RDMACH_API rdmach_status_t rdmach_kvs_get(int rank, const char *key, char *value, size_t len);
 RDMACH_API rdmach_status_t rdmach_kvs_fence(void);
 
+/* ---- barriers (src/coll/barrier_*.c; added by the barrier framework) ---- */
+
+/* The barrier backend the latest barrier of this process ran ("shm", "hier",
+ * "hwsim", "ppdev", "ofi", "dissemination"; "" before the first). */
+RDMACH_API const char *rdmach_barrier_backend(void);
+
+/* The hwsim backend models a two-state AND/OR hardware barrier with the cost
+ * t_b = o_w + o_p(P) + o_r. rdmach_barrier_model_measure(1) resets the sums
+ * below and starts timing the barriers that run the model in this process
+ * (timers slow them slightly), (0) stops. Means: o_w = write_ns / barriers,
+ * o_p(P) = settle_ns / flips (the model's evaluations that flipped its state,
+ * the last writer's), o_r = read_ns / barriers (the read that saw the
+ * toggle), and barrier_ns / barriers the whole instrumented barrier. */
+struct rdmach_barrier_model {
+    uint64_t barriers, flips;
+    double write_ns, settle_ns, read_ns, barrier_ns;
+    int ranks;                 /* P */
+};
+RDMACH_API void rdmach_barrier_model_measure(int on);
+RDMACH_API void rdmach_barrier_model_get(struct rdmach_barrier_model *out);
+
 #ifdef __cplusplus
 }
 #endif

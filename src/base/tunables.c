@@ -34,6 +34,10 @@ static const struct rch_tun_row rows[] = {
       "Single-copy transfers with process_vm_readv/writev (auto: use if permitted)" },
     { "SHM_PIPE_CHUNK", RCH_TUN_SIZE, OFF(shm_pipe_chunk), "32k", 4 * KiB, 16 * MiB, NULL,
       "Chunk size of the two-copy pipeline used when single-copy is not permitted" },
+    { "SHM_WAKE", RCH_TUN_ENUM, OFF(shm_wake), "auto", 0, 0, "auto|membarrier|fence",
+      "How a shared-memory sender knows the receiver sleeps: membarrier (sends need no fence, each "
+      "sleep costs an IPI), fence (each send pays a full fence, sleeping is cheap); auto: fence when "
+      "the node has more ranks than cores" },
     { "RNDV_THRESHOLD", RCH_TUN_SIZE, OFF(rndv_threshold), "0", 0, 1 * GiB, NULL,
       "Messages of at least this size use rendezvous (0: the channel's eager maximum)" },
     { "RNDV_MODE", RCH_TUN_ENUM, OFF(rndv_mode), "auto", 0, 0, "auto|put|get",
@@ -47,12 +51,85 @@ static const struct rch_tun_row rows[] = {
       "(spinning there only delays the rank being waited for)" },
     { "YIELD_COUNT", RCH_TUN_INT, OFF(yield_count), "200", 0, INT_MAX, NULL,
       "sched_yield calls before a waiting rank blocks on the channel's wait primitive" },
+    /* Collectives: forced algorithms (checked against src/coll's lists when the
+     * collectives start; rdmach-tune --list names them), the network profile, tuning. */
+    { "BCAST", RCH_TUN_STRING, OFF(coll_bcast), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Bcast (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "REDUCE", RCH_TUN_STRING, OFF(coll_reduce), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Reduce (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "ALLREDUCE", RCH_TUN_STRING, OFF(coll_allreduce), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Allreduce (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "GATHER", RCH_TUN_STRING, OFF(coll_gather), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Gather (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "GATHERV", RCH_TUN_STRING, OFF(coll_gatherv), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Gatherv (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "SCATTER", RCH_TUN_STRING, OFF(coll_scatter), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Scatter (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "SCATTERV", RCH_TUN_STRING, OFF(coll_scatterv), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Scatterv (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "ALLGATHER", RCH_TUN_STRING, OFF(coll_allgather), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Allgather (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "ALLGATHERV", RCH_TUN_STRING, OFF(coll_allgatherv), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Allgatherv (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "ALLTOALL", RCH_TUN_STRING, OFF(coll_alltoall), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Alltoall (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "ALLTOALLV", RCH_TUN_STRING, OFF(coll_alltoallv), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Alltoallv and MPI_Alltoallw (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "REDUCE_SCATTER", RCH_TUN_STRING, OFF(coll_reduce_scatter), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Reduce_scatter(_block) (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "SCAN", RCH_TUN_STRING, OFF(coll_scan), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Scan (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "EXSCAN", RCH_TUN_STRING, OFF(coll_exscan), "auto", 0, 64, NULL,
+      "Algorithm of MPI_Exscan (auto: the tuning table; rdmach-tune --list names the algorithms)" },
+    { "NIC_PROFILE", RCH_TUN_ENUM, OFF(nic_profile), "auto", 0, 0, "auto|onload|offload",
+      "Whether the network processes protocol on the host CPU (onload) or on the NIC (offload), "
+      "for choosing collective algorithms (auto: the network channel's own profile)" },
+    { "TUNING_FILE", RCH_TUN_STRING, OFF(tuning_file), "", 0, 1024, NULL,
+      "Collective tuning file written by rdmach-tune (docs/TUNING.md); its rows are consulted "
+      "before the built-in table (empty: none)" },
+    { "COLL_VNODE_SIZE", RCH_TUN_INT, OFF(coll_vnode_size), "0", 0, 1 << 20, NULL,
+      "Collectives only: let the node-aware algorithms see pretend nodes of this many consecutive "
+      "ranks while messages still take the real channels (for testing and study; 0: the job's layout)" },
     { "NET", RCH_TUN_ENUM, OFF(net), "auto", 0, 0, "auto|verbs|ofi",
       "Network channel between nodes (auto: verbs if an RDMA device is active, else libfabric)" },
     { "OFI_PROVIDER", RCH_TUN_STRING, OFF(ofi_provider), "", 0, 0, NULL,
       "libfabric provider to use (empty: the first MSG provider with FI_RMA)" },
     { "CONNECT", RCH_TUN_ENUM, OFF(connect), "lazy", 0, 0, "lazy|eager",
       "Network connections on first message to a peer, or all at init" },
+    { "NET_SLOT_SIZE", RCH_TUN_SIZE, OFF(net_slot_size), "16k", 256, 1 * MiB, NULL,
+      "Bytes of one slot of the network fast-path ring (a multiple of 64); a message up to this "
+      "size less 24 bytes is one RDMA write, larger ones use rendezvous" },
+    { "NET_SLOTS", RCH_TUN_INT, OFF(net_slots), "32", 2, 32768, NULL,
+      "Slots of each network ring (per peer and direction, a power of two): messages in flight before credits return" },
+    { "NET_NOTIFY", RCH_TUN_ENUM, OFF(net_notify), "auto", 0, 0, "auto|poll|data|send",
+      "How a receiver sees a ring slot arrive: poll its markers (devices that place data in order), "
+      "write with immediate data, or a write then a small send (auto: the first the device allows)" },
+    { "NET_RMA_CHUNK", RCH_TUN_SIZE, OFF(net_rma_chunk), "4m", 4 * KiB, 1 * GiB, NULL,
+      "Largest single RDMA write or read of a rendezvous put/get (larger transfers are split)" },
+    { "NET_REG_CACHE", RCH_TUN_BOOL, OFF(net_reg_cache), "on", 0, 0, "on|off",
+      "Keep network memory registrations cached (invalidated when the memory is freed or unmapped)" },
+    { "NET_REG_CACHE_ENTRIES", RCH_TUN_INT, OFF(net_reg_cache_entries), "256", 1, 1 << 20, NULL,
+      "Most registrations the network registration cache keeps (least recently used go first)" },
+    { "NET_REG_CACHE_SIZE", RCH_TUN_SIZE, OFF(net_reg_cache_size), "1g", 0, 1024 * GiB, NULL,
+      "Most bytes the network registration cache keeps registered" },
+    { "NET_CONNECT_TIMEOUT", RCH_TUN_INT, OFF(net_connect_timeout), "60", 1, 86400, NULL,
+      "Seconds to establish a network connection before the peer is declared failed" },
+    { "ABI_CHECK", RCH_TUN_BOOL, OFF(abi_check), "on", 0, 0, "on|off",
+      "At MPI_Init, end the job if the program (built against MPICH) uses an MPI function rdmach "
+      "does not provide (off: it fails only if and when it calls it)" },
+    /* The barrier framework (src/coll/barrier_*.c); rdmach-info lists which backends apply. */
+    { "BARRIER", RCH_TUN_ENUM, OFF(barrier), "auto", 0, 0,
+      "auto|dissemination|shm|hier|hwsim|ppdev|ofi",
+      "Barrier backend (auto: the highest-priority backend that applies to the communicator; a "
+      "forced one that does not apply falls back to that choice)" },
+    { "PPDEV", RCH_TUN_STRING, OFF(ppdev), "", 0, 256, NULL,
+      "Parallel port (e.g. /dev/parport0) wired to a hardware AND/OR barrier, for "
+      "RDMACH_BARRIER=ppdev (empty: none)" },
+    /* One-sided communication (src/device/rma*.c). */
+    { "RMA_PATH", RCH_TUN_ENUM, OFF(rma_path), "auto", 0, 0, "auto|rdma|am",
+      "How one-sided operations reach other ranks: auto (load/store into windows in node-shared memory, "
+      "the channel's RDMA put/get elsewhere, packets for the rest), rdma (never load/store: channel "
+      "put/get and packets, as across a network), am (packets executed by the target only)" },
 };
 
 size_t rch_base_tun_count(void)
@@ -155,7 +232,7 @@ rdmach_status_t rch_base_tun_parse(const struct rch_tun_row *row, const char *te
         return RDMACH_OK;
     }
     case RCH_TUN_STRING: {
-        size_t cap = 64; /* every STRING field is char[64] */
+        size_t cap = row->max > 0 ? (size_t)row->max : 64; /* char[max], else char[64] */
         if (strlen(text) >= cap)
             return rch_base_err(RDMACH_ERR_CONFIG, "RDMACH_%s: value longer than %zu characters",
                                 row->name, cap - 1);

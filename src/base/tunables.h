@@ -19,9 +19,15 @@ enum rch_tun_type { RCH_TUN_INT, RCH_TUN_SIZE, RCH_TUN_ENUM, RCH_TUN_BOOL, RCH_T
 /* Choices of the enum tunables, in the order of their `choices` strings. */
 enum { RCH_BIND_NONE, RCH_BIND_CORE, RCH_BIND_NUMA };
 enum { RCH_CMA_AUTO, RCH_CMA_ON, RCH_CMA_OFF };
+enum { RCH_SHM_WAKE_AUTO, RCH_SHM_WAKE_MEMBARRIER, RCH_SHM_WAKE_FENCE };
 enum { RCH_RNDV_AUTO, RCH_RNDV_PUT, RCH_RNDV_GET };
 enum { RCH_NET_AUTO, RCH_NET_VERBS, RCH_NET_OFI };
 enum { RCH_CONNECT_LAZY, RCH_CONNECT_EAGER };
+enum { RCH_NIC_AUTO, RCH_NIC_ONLOAD, RCH_NIC_OFFLOAD };
+enum { RCH_NOTIFY_AUTO, RCH_NOTIFY_POLL, RCH_NOTIFY_DATA, RCH_NOTIFY_SEND };
+enum { RCH_BARRIER_AUTO, RCH_BARRIER_DISSEMINATION, RCH_BARRIER_SHM, RCH_BARRIER_HIER,
+       RCH_BARRIER_HWSIM, RCH_BARRIER_PPDEV, RCH_BARRIER_OFI };
+enum { RCH_RMA_PATH_AUTO, RCH_RMA_PATH_RDMA, RCH_RMA_PATH_AM };
 
 struct rch_tunables {
     int    log;              /* enum rch_log_level */
@@ -32,15 +38,38 @@ struct rch_tunables {
     size_t shm_eager_max;    /* largest message sent through the ring */
     int    cma;              /* RCH_CMA_*: single-copy through process_vm_readv/writev */
     size_t shm_pipe_chunk;   /* chunk of the two-copy pipeline (no CMA) */
+    int    shm_wake;         /* RCH_SHM_WAKE_*: how senders and sleepers agree (shm) */
     size_t rndv_threshold;   /* 0: use the channel's eager maximum */
     int    rndv_mode;        /* RCH_RNDV_* */
     int    eager_credits;    /* eager packets in flight per peer (CRDT) */
     int    spin_count;       /* empty progress polls before yielding */
     int    spin_count_oversub; /* the same when the node has more ranks than cores */
     int    yield_count;      /* yields before blocking on the channel's wait primitive */
+    /* collectives (src/coll): the forced algorithm of each ("" or "auto": the tuning
+     * table), the network profile, a measured tuning file, a layout for the
+     * node-aware algorithms only */
+    char   coll_bcast[64], coll_reduce[64], coll_allreduce[64], coll_gather[64],
+           coll_gatherv[64], coll_scatter[64], coll_scatterv[64], coll_allgather[64],
+           coll_allgatherv[64], coll_alltoall[64], coll_alltoallv[64],
+           coll_reduce_scatter[64], coll_scan[64], coll_exscan[64];
+    int    nic_profile;      /* RCH_NIC_* */
+    char   tuning_file[1024];
+    int    coll_vnode_size;  /* 0: the job's layout */
     int    net;              /* RCH_NET_* */
     char   ofi_provider[64];
     int    connect;          /* RCH_CONNECT_* */
+    size_t net_slot_size;    /* bytes of one slot of the network fast-path ring */
+    int    net_slots;        /* slots per ring (per peer and direction), a power of two */
+    int    net_notify;       /* RCH_NOTIFY_*: how slot arrival is detected */
+    size_t net_rma_chunk;    /* largest single RDMA write/read of a put/get */
+    int    net_reg_cache;    /* bool: keep rendezvous registrations cached */
+    int    net_reg_cache_entries;
+    size_t net_reg_cache_size;
+    int    net_connect_timeout;  /* seconds to establish a connection */
+    int    abi_check;        /* bool: MPI_Init checks that every MPI symbol the program uses exists */
+    int    barrier;          /* RCH_BARRIER_*: forced barrier backend (src/coll/barrier_*.c) */
+    char   ppdev[256];       /* parallel port of the ppdev barrier backend ("": none) */
+    int    rma_path;         /* RCH_RMA_PATH_*: how one-sided operations reach other ranks (device/rma.h) */
 };
 
 extern struct rch_tunables rch_tun;
@@ -50,7 +79,7 @@ struct rch_tun_row {
     enum rch_tun_type type;
     size_t offset;           /* into struct rch_tunables */
     const char *def;         /* default, as it would be written in the environment */
-    long long min, max;      /* INT and SIZE */
+    long long min, max;      /* INT and SIZE; STRING: max = bytes of the char array (0: 64) */
     const char *choices;     /* ENUM: "a|b|c"; BOOL: "on|off" */
     const char *help;
 };

@@ -4,6 +4,7 @@
  * MPI's terms), fill the arguments and run the selected algorithm.
  */
 #include "base/base.h"
+#include "coll/barrier.h"
 #include "coll/coll_impl.h"
 
 static rdmach_status_t check_comm(const struct rch_coll_comm *c, const char *fn)
@@ -31,11 +32,11 @@ static rdmach_status_t check_op(const struct rch_coll_comm *c, const struct rch_
     return st;
 }
 
+/* The barrier framework (barrier_select.c) chooses a backend per communicator. */
 rdmach_status_t rch_coll_barrier(const struct rch_coll_comm *c)
 {
-    struct rch_coll_args a = { 0 };
     rdmach_status_t st = check_comm(c, "barrier");
-    return st != RDMACH_OK ? st : rch_coll_run(RCH_COLL_BARRIER, c, &a);
+    return st != RDMACH_OK ? st : rch_coll_barrier_run(c);
 }
 
 rdmach_status_t rch_coll_bcast(const struct rch_coll_comm *c, void *buf, size_t bytes, int root)

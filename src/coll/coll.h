@@ -52,6 +52,11 @@ struct rch_coll_comm {
     int nnodes;
     int max_ppn;               /* most ranks of the communicator on one node */
     const int *node_of;        /* [size]: node index 0..nnodes-1 of each rank, or NULL */
+    /* The communicator's collective state (barrier backend, sequence number
+     * of its non-blocking collectives): rch_coll_comm_init, or NULL for a
+     * view without one (it then runs the dissemination barrier and no
+     * non-blocking collective). Added by the barrier framework / NBC. */
+    struct rch_coll_cstate *state;
 };
 
 /*
@@ -173,5 +178,52 @@ rdmach_status_t rch_coll_force(enum rch_coll_id id, const char *algo);
 /* The algorithm the latest call of `id` in this process ran ("" before the
  * first call): for tests and traces. */
 const char *rch_coll_last_algo(enum rch_coll_id id);
+
+/*
+ * Configuration of the selection (coll_select.c, coll_tuning.c).
+ *
+ * rch_coll_init reads the collectives' tunables once: RDMACH_<COLL> (forced
+ * algorithms), RDMACH_TUNING_FILE. The first collective call (and
+ * rch_coll_force) runs it if nobody has; MPI_Init calls it so that a bad
+ * value stops the job at start-up. RDMACH_ERR_CONFIG naming the variable (or
+ * the file and line) and what it accepts; nothing of a bad value is used.
+ */
+rdmach_status_t rch_coll_init(void);
+
+/* The network profile selection keys on. RDMACH_NIC_PROFILE=onload|offload,
+ * or auto: the network channel's caps.onload (rch_dev_net_onload), onload
+ * when no channel reaches another node (the library's own software paths).
+ * Read at the first selection, then fixed. */
+enum rch_coll_nic { RCH_COLL_NIC_ANY, RCH_COLL_NIC_ONLOAD, RCH_COLL_NIC_OFFLOAD };
+enum rch_coll_nic rch_coll_nic(void);
+/* Override the profile (tests, rdmach-tune); ANY: back to the tunable. */
+void rch_coll_set_nic(enum rch_coll_nic nic);
+const char *rch_coll_nic_name(enum rch_coll_nic nic);     /* "any", "onload", "offload" */
+
+/* Load a tuning file (format: docs/TUNING.md). Its rows replace those of any
+ * file loaded before and are consulted before the built-in table; NULL or
+ * "": no file rows. A malformed file is RDMACH_ERR_CONFIG naming path:line
+ * and what was expected there, and leaves the previous rows in force. */
+rdmach_status_t rch_coll_load_tuning(const char *path);
+/* The collective of a name ("alltoall"), or RCH_COLL_ID_MAX. */
+enum rch_coll_id rch_coll_id_of(const char *name);
+
+/* The shape a communicator is selected by: nodes it spans and most ranks on
+ * one node, with RDMACH_COLL_VNODE_SIZE applied (coll_select.c). */
+void rch_coll_shape(const struct rch_coll_comm *c, int *nodes, int *ppn);
+
+/*
+ * Per-communicator state (added by the barrier framework and the
+ * non-blocking collectives; coll/nbc_comm.c). rch_coll_comm_init is local
+ * (no messages): it gives the view a state object holding a copy of the
+ * view, the barrier backend chosen at the communicator's first barrier and
+ * the sequence number that makes the tags of its non-blocking collectives
+ * unique. rch_coll_comm_free (local) releases the barrier backend and drops
+ * the view's reference; non-blocking collectives still running keep the
+ * state alive until they finish. Both accept a view without state.
+ */
+struct rch_coll_cstate;
+rdmach_status_t rch_coll_comm_init(struct rch_coll_comm *c);
+void rch_coll_comm_free(struct rch_coll_comm *c);
 
 #endif

@@ -26,9 +26,11 @@ static const struct rch_coll_algo *const allgather_algos[] = {
 static const struct rch_coll_algo *const allgatherv_algos[] = {
     &rch_coll_allgatherv_ring, NULL };
 static const struct rch_coll_algo *const alltoall_algos[] = {
-    &rch_coll_alltoall_pairwise, NULL };
+    &rch_coll_alltoall_pairwise, &rch_coll_alltoall_bruck, &rch_coll_alltoall_linear,
+    &rch_coll_alltoall_leader, &rch_coll_alltoall_coreparallel, NULL };
 static const struct rch_coll_algo *const alltoallv_algos[] = {
-    &rch_coll_alltoallv_pairwise, NULL };
+    &rch_coll_alltoallv_pairwise, &rch_coll_alltoallv_linear, &rch_coll_alltoallv_leader,
+    &rch_coll_alltoallv_coreparallel, NULL };
 static const struct rch_coll_algo *const reduce_scatter_algos[] = {
     &rch_coll_reduce_scatter_pairwise, &rch_coll_reduce_scatter_reduce_scatterv, NULL };
 static const struct rch_coll_algo *const scan_algos[] = {

@@ -6,6 +6,7 @@
 #ifndef RCH_COLL_IMPL_H
 #define RCH_COLL_IMPL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 #include "coll/coll.h"
@@ -56,6 +57,13 @@ extern const struct rch_coll_algo rch_coll_allgather_ring;
 extern const struct rch_coll_algo rch_coll_allgatherv_ring;
 extern const struct rch_coll_algo rch_coll_alltoall_pairwise;
 extern const struct rch_coll_algo rch_coll_alltoallv_pairwise;
+extern const struct rch_coll_algo rch_coll_alltoall_bruck;
+extern const struct rch_coll_algo rch_coll_alltoall_linear;
+extern const struct rch_coll_algo rch_coll_alltoallv_linear;
+extern const struct rch_coll_algo rch_coll_alltoall_leader;
+extern const struct rch_coll_algo rch_coll_alltoallv_leader;
+extern const struct rch_coll_algo rch_coll_alltoall_coreparallel;
+extern const struct rch_coll_algo rch_coll_alltoallv_coreparallel;
 extern const struct rch_coll_algo rch_coll_reduce_scatter_pairwise;
 extern const struct rch_coll_algo rch_coll_reduce_scatter_reduce_scatterv;
 extern const struct rch_coll_algo rch_coll_scan_recdbl;
@@ -69,17 +77,42 @@ struct rch_coll_algo_list {
 };
 const struct rch_coll_algo_list *rch_coll_algos(enum rch_coll_id id);
 
-/* The tuning table (coll_tuning.c): the first row of a collective whose
- * bounds contain the call names the algorithm. 0 in a bound: no bound. */
+/*
+ * The tuning table (coll_tuning.c): rows are read in order and the first row
+ * of the collective whose ranges all contain the call names its algorithm
+ * (a row whose algorithm does not apply to the call is passed over). Rows of
+ * a tuning file (RDMACH_TUNING_FILE) come before the built-in ones.
+ */
+struct rch_coll_range {
+    unsigned long long lo, hi;         /* lo <= value <= hi */
+};
+#define RCH_COLL_UNBOUNDED ULLONG_MAX
+
+/* What selection keys on: identical on every rank of a call. */
+struct rch_coll_key {
+    int nodes;                 /* nodes the communicator spans */
+    int ppn;                   /* most ranks of the communicator on one node */
+    int size;                  /* ranks of the communicator */
+    size_t bytes;              /* the call's message size (coll_select.c, msg_bytes) */
+    enum rch_coll_nic nic;     /* the network's profile (never ANY here) */
+};
+
 struct rch_coll_tuning_row {
     enum rch_coll_id coll;
-    int max_nodes;             /* nodes spanned by the communicator */
-    int max_ppn;               /* ranks per node */
-    int max_size;              /* ranks of the communicator */
-    size_t max_bytes;          /* the call's message size (see rch_coll_msg_bytes) */
-    const char *algo;
+    enum rch_coll_nic nic;     /* ANY: every profile */
+    struct rch_coll_range nodes, ppn, size, bytes;
+    const char *algo;          /* an algorithm name of the collective */
 };
+/* The built-in rows. */
 const struct rch_coll_tuning_row *rch_coll_tuning(size_t *nrows);
+/* The rows of the loaded tuning file (none: *nrows = 0). */
+const struct rch_coll_tuning_row *rch_coll_tuning_loaded(size_t *nrows);
+int rch_coll_tuning_match(const struct rch_coll_tuning_row *r, enum rch_coll_id id,
+                          const struct rch_coll_key *k);
+/* A row as a line of a tuning file (docs/TUNING.md), without the newline. */
+void rch_coll_tuning_format(const struct rch_coll_tuning_row *r, char *buf, size_t len);
+/* An algorithm of a collective by name, or NULL. */
+const struct rch_coll_algo *rch_coll_find_algo(enum rch_coll_id id, const char *name);
 
 /* Run a collective: select its algorithm, run it. */
 rdmach_status_t rch_coll_run(enum rch_coll_id id, const struct rch_coll_comm *c,

@@ -1,37 +1,314 @@
 /*
- * The built-in tuning table: which algorithm a collective uses for a
- * communicator shape (nodes × ranks per node, size) and a message size.
- * Rows are read in order; the first row of the collective whose bounds all
- * contain the call wins (0: unbounded). A row naming an algorithm that does
- * not apply to the call (allgather recdbl on a non-power of two) is passed
- * over; with no row left, the collective's fallback runs. Collectives with a
- * single algorithm have no rows.
+ * The tuning table: which algorithm a collective uses for a network profile,
+ * a communicator shape (nodes × ranks per node, size) and a message size.
  *
- * The message size of a call (coll_select.c, msg_bytes) is the same on
- * every rank, so every rank picks the same algorithm.
+ * Rows are read in order; the first row of the collective whose ranges all
+ * contain the call wins. A row naming an algorithm that does not apply to
+ * the call (allgather recdbl on a non-power of two) is passed over; with no
+ * row left, the collective's fallback runs. Collectives with a single
+ * algorithm have no rows. The message size of a call (coll_select.c,
+ * msg_bytes) is the same on every rank, so every rank picks the same row;
+ * alltoallv's is 0 (its sizes differ per rank), so it is chosen by shape.
  *
- * The figures are first estimates for shared memory on one node; the
- * tuning tool of the collectives work replaces them with measurements
- * (RDMACH_TUNING_FILE).
+ * Two sources, one format (docs/TUNING.md): the built-in rows below, and the
+ * rows of a tuning file written by rdmach-tune (RDMACH_TUNING_FILE), which
+ * are consulted first.
+ *
+ * The built-in alltoall rows follow the published results of the node-aware
+ * algorithms (Kumar, Mamidala, Panda et al., "Multi-core aware optimization
+ * of alltoall", onload vs offload InfiniBand HCAs): within a node the
+ * original algorithms (Bruck for small blocks, everything posted at once for
+ * medium, pairwise for large); across nodes the core-parallel exchange on
+ * onload NICs for medium and large blocks and the leader-based one on
+ * offload NICs. The byte thresholds are first estimates; rdmach-tune
+ * replaces them with measurements of the allocation at hand.
  */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/base.h"
 #include "coll/coll_impl.h"
 
-#define KiB ((size_t)1024)
+#define KiB 1024ULL
+#define ANY_ { 0, RCH_COLL_UNBOUNDED }
+#define UPTO(x) { 0, (x) }
+#define FROM(x) { (x), RCH_COLL_UNBOUNDED }
+#define ONE { 1, 1 }
+#define NIC_ANY RCH_COLL_NIC_ANY
+#define ONLOAD RCH_COLL_NIC_ONLOAD
+#define OFFLOAD RCH_COLL_NIC_OFFLOAD
 
 static const struct rch_coll_tuning_row rows[] = {
-    /* coll                  nodes ppn size  bytes      algorithm */
-    { RCH_COLL_ALLREDUCE,      0,   0,   0,  0,         "recdbl" },
-    { RCH_COLL_GATHER,         0,   0,   0,  16 * KiB,  "binomial" },
-    { RCH_COLL_GATHER,         0,   0,   0,  0,         "linear" },
-    { RCH_COLL_SCATTER,        0,   0,   0,  16 * KiB,  "binomial" },
-    { RCH_COLL_SCATTER,        0,   0,   0,  0,         "linear" },
-    { RCH_COLL_ALLGATHER,      0,   0,   0,  64 * KiB,  "recdbl" },
-    { RCH_COLL_ALLGATHER,      0,   0,   0,  0,         "ring" },
-    { RCH_COLL_REDUCE_SCATTER, 0,   0,   0,  0,         "pairwise" },
+    /* coll                  nic      nodes    ppn      size  bytes        algorithm */
+    { RCH_COLL_ALLREDUCE,      NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "recdbl" },
+    { RCH_COLL_GATHER,         NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(16 * KiB), "binomial" },
+    { RCH_COLL_GATHER,         NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "linear" },
+    { RCH_COLL_SCATTER,        NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(16 * KiB), "binomial" },
+    { RCH_COLL_SCATTER,        NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "linear" },
+    { RCH_COLL_ALLGATHER,      NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(64 * KiB), "recdbl" },
+    { RCH_COLL_ALLGATHER,      NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "ring" },
+    { RCH_COLL_REDUCE_SCATTER, NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "pairwise" },
+
+    /* two ranks: one exchange; anything else only adds copies */
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ANY_,    ANY_,    UPTO(2), ANY_,     "pairwise" },
+    { RCH_COLL_ALLTOALLV,      NIC_ANY, ANY_,    ANY_,    UPTO(2), ANY_,     "pairwise" },
+    /* alltoall within a node, or one rank per node: the original algorithms */
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    ANY_, UPTO(256),   "bruck" },
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    ANY_, UPTO(32 * KiB), "linear" },
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    ANY_, ANY_,        "pairwise" },
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ANY_,    ONE,     ANY_, UPTO(256),   "bruck" },
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ANY_,    ONE,     ANY_, ANY_,        "pairwise" },
+    /* across nodes: leader-based on offload NICs, core-parallel on onload ones */
+    { RCH_COLL_ALLTOALL,       OFFLOAD, FROM(2), FROM(2), ANY_, ANY_,        "leader" },
+    { RCH_COLL_ALLTOALL,       ONLOAD,  FROM(2), FROM(2), ANY_, UPTO(256),   "bruck" },
+    { RCH_COLL_ALLTOALL,       ONLOAD,  FROM(2), FROM(2), ANY_, ANY_,        "coreparallel" },
+    /* alltoallv (and alltoallw): by shape only */
+    { RCH_COLL_ALLTOALLV,      NIC_ANY, ONE,     ANY_,    ANY_, ANY_,        "linear" },
+    { RCH_COLL_ALLTOALLV,      NIC_ANY, ANY_,    ONE,     ANY_, ANY_,        "pairwise" },
+    { RCH_COLL_ALLTOALLV,      OFFLOAD, FROM(2), FROM(2), ANY_, ANY_,        "leader" },
+    { RCH_COLL_ALLTOALLV,      ONLOAD,  FROM(2), FROM(2), ANY_, ANY_,        "coreparallel" },
 };
 
 const struct rch_coll_tuning_row *rch_coll_tuning(size_t *nrows)
 {
     *nrows = sizeof(rows) / sizeof(rows[0]);
     return rows;
+}
+
+/* ---- tuning files ---- */
+
+static struct rch_coll_tuning_row *file_rows;
+static size_t n_file_rows;
+
+const struct rch_coll_tuning_row *rch_coll_tuning_loaded(size_t *nrows)
+{
+    *nrows = n_file_rows;
+    return file_rows;
+}
+
+/* One number: digits, with a k, m or g suffix (binary) where allowed. */
+static int parse_num(const char *s, const char *end, int suffix, unsigned long long *out)
+{
+    unsigned long long v = 0, mul = 1;
+    const char *p = s;
+    if (p == end || *p < '0' || *p > '9')
+        return -1;
+    for (; p < end && *p >= '0' && *p <= '9'; p++) {
+        if (v > (RCH_COLL_UNBOUNDED - 9) / 10)
+            return -1;
+        v = v * 10 + (unsigned long long)(*p - '0');
+    }
+    if (p < end && suffix) {
+        switch (*p) {
+        case 'k': case 'K': mul = KiB; break;
+        case 'm': case 'M': mul = KiB * KiB; break;
+        case 'g': case 'G': mul = KiB * KiB * KiB; break;
+        default: return -1;
+        }
+        p++;
+    }
+    if (p != end || v > (RCH_COLL_UNBOUNDED - 1) / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+/* "*", "N", "A-B" or "A-" (A or more). */
+static int parse_range(const char *s, int suffix, struct rch_coll_range *r)
+{
+    const char *end = s + strlen(s), *dash = strchr(s, '-');
+    if (strcmp(s, "*") == 0) {
+        *r = (struct rch_coll_range)ANY_;
+        return 0;
+    }
+    if (!dash) {
+        if (parse_num(s, end, suffix, &r->lo))
+            return -1;
+        r->hi = r->lo;
+        return 0;
+    }
+    if (parse_num(s, dash, suffix, &r->lo))
+        return -1;
+    if (dash + 1 == end) {
+        r->hi = RCH_COLL_UNBOUNDED;
+        return 0;
+    }
+    return parse_num(dash + 1, end, suffix, &r->hi);
+}
+
+static void format_range(const struct rch_coll_range *r, char *buf, size_t len)
+{
+    if (r->lo == 0 && r->hi == RCH_COLL_UNBOUNDED)
+        snprintf(buf, len, "*");
+    else if (r->hi == RCH_COLL_UNBOUNDED)
+        snprintf(buf, len, "%llu-", r->lo);
+    else if (r->lo == r->hi)
+        snprintf(buf, len, "%llu", r->lo);
+    else
+        snprintf(buf, len, "%llu-%llu", r->lo, r->hi);
+}
+
+void rch_coll_tuning_format(const struct rch_coll_tuning_row *r, char *buf, size_t len)
+{
+    char f[4][48];
+    format_range(&r->nodes, f[0], sizeof(f[0]));
+    format_range(&r->ppn, f[1], sizeof(f[1]));
+    format_range(&r->size, f[2], sizeof(f[2]));
+    format_range(&r->bytes, f[3], sizeof(f[3]));
+    snprintf(buf, len, "%-14s %-7s %-6s %-6s %-6s %-14s %s", rch_coll_name(r->coll),
+             rch_coll_nic_name(r->nic), f[0], f[1], f[2], f[3], r->algo);
+}
+
+/* The accepted names of a field, for messages. */
+static void coll_names(char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int id = 0; id < RCH_COLL_ID_MAX && used < len; id++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", id ? "|" : "",
+                                 rch_coll_name((enum rch_coll_id)id));
+}
+
+static void algo_names(enum rch_coll_id id, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < rch_coll_algo_count(id) && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "|" : "",
+                                 rch_coll_algo_name(id, i));
+}
+
+#define FIELDS 7
+static const char *const field_names[FIELDS] = { "collective", "nic", "nodes", "ppn", "size",
+                                                 "bytes", "algorithm" };
+
+/* One row of the file: *row filled, or an error naming path:line. */
+static rdmach_status_t parse_row(const char *path, int lineno, char **f,
+                                 struct rch_coll_tuning_row *row)
+{
+    char names[512];
+    struct rch_coll_range *ranges[4] = { &row->nodes, &row->ppn, &row->size, &row->bytes };
+
+    row->coll = rch_coll_id_of(f[0]);
+    if (row->coll == RCH_COLL_ID_MAX) {
+        coll_names(names, sizeof(names));
+        return rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: '%s' is not a collective; "
+                            "accepted: %s", path, lineno, f[0], names);
+    }
+    if (strcmp(f[1], "any") == 0)
+        row->nic = RCH_COLL_NIC_ANY;
+    else if (strcmp(f[1], "onload") == 0)
+        row->nic = RCH_COLL_NIC_ONLOAD;
+    else if (strcmp(f[1], "offload") == 0)
+        row->nic = RCH_COLL_NIC_OFFLOAD;
+    else
+        return rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: nic '%s' is not one of "
+                            "any|onload|offload", path, lineno, f[1]);
+    for (int i = 0; i < 4; i++) {
+        if (parse_range(f[2 + i], i == 3, ranges[i]))
+            return rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: %s '%s' is not a range "
+                                "(N, A-B, A- or *%s)", path, lineno, field_names[2 + i],
+                                f[2 + i], i == 3 ? "; sizes may end in k, m or g" : "");
+        if (ranges[i]->lo > ranges[i]->hi)
+            return rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: %s '%s' is an empty range",
+                                path, lineno, field_names[2 + i], f[2 + i]);
+    }
+    const struct rch_coll_algo *algo = rch_coll_find_algo(row->coll, f[6]);
+    if (!algo) {
+        algo_names(row->coll, names, sizeof(names));
+        return rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: '%s' is not an algorithm of "
+                            "%s; accepted: %s", path, lineno, f[6], f[0], names);
+    }
+    row->algo = algo->name;   /* static storage, unlike the line */
+    return RDMACH_OK;
+}
+
+/* Split a line at blanks, after cutting any comment; *n = fields found (up
+ * to max + 1, so "too many" is detectable). */
+static void split(char *line, char **f, int max, int *n)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = 0;
+    *n = 0;
+    for (char *tok = strtok(line, " \t\r\n"); tok && *n <= max; tok = strtok(NULL, " \t\r\n"))
+        f[(*n)++] = tok;
+}
+
+rdmach_status_t rch_coll_load_tuning(const char *path)
+{
+    struct rch_coll_tuning_row *nrows = NULL;
+    size_t n = 0, cap = 0;
+    char line[1024], *f[FIELDS + 1];
+    int lineno = 0, header = 0, nf;
+    rdmach_status_t st = RDMACH_OK;
+
+    if (!path || !path[0]) {
+        free(file_rows);
+        file_rows = NULL;
+        n_file_rows = 0;
+        return RDMACH_OK;
+    }
+    FILE *fp = fopen(path, "r");
+    if (!fp)
+        return rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s: cannot open it: %s", path,
+                            strerror(errno));
+    while (st == RDMACH_OK && fgets(line, sizeof(line), fp)) {
+        lineno++;
+        size_t len = strlen(line);
+        if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(fp)) {
+            st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: line longer than %zu "
+                              "characters", path, lineno, sizeof(line) - 2);
+            break;
+        }
+        split(line, f, FIELDS, &nf);
+        if (nf == 0)
+            continue;
+        if (!header) {
+            if (nf != 2 || strcmp(f[0], "rdmach-tuning") != 0)
+                st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: expected the header "
+                                  "'rdmach-tuning 1' before any row", path, lineno);
+            else if (strcmp(f[1], "1") != 0)
+                st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: format version '%s' is "
+                                  "not supported (this rdmach reads version 1)", path, lineno, f[1]);
+            header = 1;
+            continue;
+        }
+        if (nf != FIELDS) {
+            st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: expected %d fields (collective "
+                              "nic nodes ppn size bytes algorithm), found %s%d", path, lineno,
+                              FIELDS, nf > FIELDS ? "more than " : "", nf > FIELDS ? FIELDS : nf);
+            break;
+        }
+        if (n == cap) {
+            size_t ncap = cap ? 2 * cap : 16;
+            struct rch_coll_tuning_row *g = realloc(nrows, ncap * sizeof(*g));
+            if (!g) {
+                st = rch_base_err(RDMACH_ERR_NO_MEMORY, "tuning file %s: no memory for %zu rows",
+                                  path, ncap);
+                break;
+            }
+            nrows = g;
+            cap = ncap;
+        }
+        st = parse_row(path, lineno, f, &nrows[n]);
+        if (st == RDMACH_OK)
+            n++;
+    }
+    if (st == RDMACH_OK && ferror(fp))
+        st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s: read error after line %d", path,
+                          lineno);
+    if (st == RDMACH_OK && !header)
+        st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: no 'rdmach-tuning 1' header "
+                          "(the file is empty)", path, lineno);
+    fclose(fp);
+    if (st != RDMACH_OK) {
+        free(nrows);
+        return st;
+    }
+    free(file_rows);
+    file_rows = nrows;
+    n_file_rows = n;
+    return RDMACH_OK;
 }

@@ -104,4 +104,26 @@ int rch_dev_failed_peer(void);
 rdmach_status_t rch_dev_ctx_map(uint32_t ctx, int size, const int *world_of);
 void rch_dev_ctx_unmap(uint32_t ctx);
 
+/*
+ * Added for the collectives (additive; net_profile.c): how the channel that
+ * reaches ranks on other nodes processes its protocol, from that channel's
+ * caps.onload: 1 onload (the host CPU does it, so more cores push more
+ * traffic), 0 offload (the NIC does it), -1 when no open channel reaches
+ * another node (a one-node job, or no network channel). The collectives key
+ * their algorithm choice on it (RDMACH_NIC_PROFILE overrides it).
+ */
+int rch_dev_net_onload(void);
+
+/*
+ * Added for the non-blocking collectives (additive; progress.c): functions
+ * rch_dev_progress calls on every pass after polling the channels, so
+ * schedules advance whenever anything progresses the device (a wait, a test,
+ * a blocking call). A hook returns the events it handled (0 when idle), never
+ * blocks and never calls rch_dev_progress or a wait. At most 4 hooks;
+ * RDMACH_ERR_BUSY when they are taken.
+ */
+typedef unsigned (*rch_dev_progress_fn)(void *arg);
+rdmach_status_t rch_dev_progress_hook_add(rch_dev_progress_fn fn, void *arg);
+void rch_dev_progress_hook_remove(rch_dev_progress_fn fn, void *arg);
+
 #endif

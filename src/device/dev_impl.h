@@ -40,10 +40,12 @@ enum rch_dev_state {
     RCH_DEV_S_RECV_GET,        /* GET in flight: waiting for rma_done */
     RCH_DEV_S_RECV_WAIT_FIN,   /* RSP sent: waiting for FIN (PUT) or the DATA chunks */
     RCH_DEV_S_CTL,             /* a queued control packet (internal) */
+    RCH_DEV_S_RMA,             /* one-sided: a queued packet, RDMA in flight or waiting for RSP (rma_impl.h) */
 };
 
 /* What a queued request sends when it reaches the head of its peer's queue. */
-enum rch_dev_qop { RCH_DEV_Q_EAGER = 1, RCH_DEV_Q_RNDV_REQ, RCH_DEV_Q_DATA, RCH_DEV_Q_CTL };
+enum rch_dev_qop { RCH_DEV_Q_EAGER = 1, RCH_DEV_Q_RNDV_REQ, RCH_DEV_Q_DATA, RCH_DEV_Q_CTL,
+                   RCH_DEV_Q_RMA /* one-sided packet: header in ctl, payload at buf/len */ };
 
 /* The device's request: the public part first (dev.h), then protocol state. */
 struct rch_dev_ireq {
@@ -281,5 +283,10 @@ void rch_dev_rndv_on_fin(struct rch_dev_peer *p, const void *pkt, size_t len);
 void rch_dev_rndv_rma_done(struct rch_dev_ireq *r, rdmach_status_t st);
 /* Release a request's registration. */
 void rch_dev_rndv_dereg(struct rch_dev_ireq *r);
+
+/* ---- rma_am.c (one-sided; see rma.h) ---- */
+void rch_dev_rma_on_pkt(struct rch_dev_peer *p, const void *pkt, size_t len);   /* RCH_PKT_RMA arrived */
+void rch_dev_rma_sent(struct rch_dev_ireq *r);                      /* a queued RCH_DEV_Q_RMA packet left */
+void rch_dev_rma_rdma_done(struct rch_dev_ireq *r, rdmach_status_t st);  /* rma_done of an RCH_DEV_S_RMA request */
 
 #endif

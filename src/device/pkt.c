@@ -2,6 +2,7 @@
 #include <string.h>
 #include "base/base.h"
 #include "device/pkt.h"
+#include "device/rma_proto.h"
 
 const uint16_t rch_pkt_min_len[RCH_PKT_OP_MAX] = {
     [RCH_PKT_NOOP]      = sizeof(struct rch_pkt_base),
@@ -12,6 +13,7 @@ const uint16_t rch_pkt_min_len[RCH_PKT_OP_MAX] = {
     [RCH_PKT_RNDV_FIN]  = sizeof(struct rch_pkt_rndv_fin),
     [RCH_PKT_SYNC_ACK]  = sizeof(struct rch_pkt_sync_ack),
     [RCH_PKT_CRDT]      = sizeof(struct rch_pkt_base),
+    [RCH_PKT_RMA]       = RCH_PKT_RMA_HDR_LEN,
 };
 
 const char *const rch_pkt_op_name[RCH_PKT_OP_MAX] = {
@@ -19,6 +21,7 @@ const char *const rch_pkt_op_name[RCH_PKT_OP_MAX] = {
     [RCH_PKT_RNDV_REQ] = "RNDV_REQ",   [RCH_PKT_RNDV_RSP] = "RNDV_RSP",
     [RCH_PKT_RNDV_DATA] = "RNDV_DATA", [RCH_PKT_RNDV_FIN] = "RNDV_FIN",
     [RCH_PKT_SYNC_ACK] = "SYNC_ACK",   [RCH_PKT_CRDT] = "CRDT",
+    [RCH_PKT_RMA] = "RMA",
 };
 
 static rdmach_status_t bad(const char **why, const char *text)
@@ -101,6 +104,10 @@ rdmach_status_t rch_pkt_check(const void *pkt, size_t len, struct rch_pkt_base *
         if (len != sizeof(struct rch_pkt_sync_ack))
             return bad(why, "SYNC_ACK of the wrong length");
         return RDMACH_OK;
+    case RCH_PKT_RMA: {
+        struct rch_rma_hdr h;
+        return rch_rma_check(pkt, len, &h, why);
+    }
     case RCH_PKT_CRDT:
     case RCH_PKT_NOOP:
         if (len != sizeof(struct rch_pkt_base))

@@ -25,6 +25,8 @@
  * Version history
  *   1  EAGER, RNDV_REQ, RNDV_RSP, RNDV_DATA, RNDV_FIN, SYNC_ACK, CRDT, NOOP.
  *      (one-sided RMA opcodes will be added before RCH_PKT_OP_MAX in 2)
+ *   1+ RMA (additive: a receiver that predates it drops the packet as an
+ *      unknown opcode; its own sub-opcodes are versioned in rma_proto.h)
  */
 #ifndef RCH_DEVICE_PKT_H
 #define RCH_DEVICE_PKT_H
@@ -45,6 +47,7 @@ enum rch_pkt_op {
     RCH_PKT_RNDV_FIN  = 5,   /* the data has moved (to the side that did not move it) */
     RCH_PKT_SYNC_ACK  = 6,   /* a synchronous eager message has matched */
     RCH_PKT_CRDT      = 7,   /* explicit credit return */
+    RCH_PKT_RMA       = 8,   /* one-sided: a 48-byte header and sub-opcodes of its own (rma_proto.h) */
     RCH_PKT_OP_MAX
 };
 
@@ -129,6 +132,9 @@ struct rch_pkt_sync_ack {
 };
 
 /* CRDT and NOOP are a bare struct rch_pkt_base. */
+
+/* RMA: the header of device/rma_proto.h (checked there by rch_rma_check). */
+#define RCH_PKT_RMA_HDR_LEN 48
 
 _Static_assert(sizeof(struct rch_pkt_base) == 8, "pkt base header is 8 bytes");
 _Static_assert(sizeof(struct rch_pkt_eager) == 24, "EAGER header must stay 24 bytes");

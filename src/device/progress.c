@@ -48,6 +48,33 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* Progress hooks (dev.h, added for the non-blocking collectives): called
+ * after the channels on every pass. A hook never blocks and never calls back
+ * into progress; `running` keeps a hook that posts sends (which may deliver
+ * to self at once) from being re-entered. */
+#define HOOK_MAX 4
+static struct { rch_dev_progress_fn fn; void *arg; } hooks[HOOK_MAX];
+static int nhooks, running;
+
+rdmach_status_t rch_dev_progress_hook_add(rch_dev_progress_fn fn, void *arg)
+{
+    if (nhooks == HOOK_MAX)
+        return rch_base_err(RDMACH_ERR_BUSY, "device: all %d progress hooks are taken", HOOK_MAX);
+    hooks[nhooks].fn = fn;
+    hooks[nhooks].arg = arg;
+    nhooks++;
+    return RDMACH_OK;
+}
+
+void rch_dev_progress_hook_remove(rch_dev_progress_fn fn, void *arg)
+{
+    for (int i = 0; i < nhooks; i++)
+        if (hooks[i].fn == fn && hooks[i].arg == arg) {
+            hooks[i] = hooks[--nhooks];
+            return;
+        }
+}
+
 unsigned rch_dev_progress(void)
 {
     unsigned n = 0;
@@ -55,6 +82,12 @@ unsigned rch_dev_progress(void)
         n += rch_dev.chans[i].ops->progress(rch_dev.chans[i].chan, POLL_MAX);
     if (rch_dev.active)
         n += rch_dev_drain(DRAIN_MAX);
+    if (RCH_UNLIKELY(nhooks) && !running) {
+        running = 1;
+        for (int i = 0; i < nhooks; i++)
+            n += hooks[i].fn(hooks[i].arg);
+        running = 0;
+    }
     return n;
 }
 

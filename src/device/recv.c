@@ -166,6 +166,10 @@ static void on_rndv_fin(struct rch_dev_peer *p, const void *pkt, size_t len, con
 {
     rch_dev_rndv_on_fin(p, pkt, len);
 }
+static void on_rma(struct rch_dev_peer *p, const void *pkt, size_t len, const struct rch_pkt_base *b)
+{
+    rch_dev_rma_on_pkt(p, pkt, len);
+}
 
 typedef void (*pkt_handler_fn)(struct rch_dev_peer *p, const void *pkt, size_t len,
                                const struct rch_pkt_base *b);
@@ -179,6 +183,7 @@ static const pkt_handler_fn handlers[RCH_PKT_OP_MAX] = {
     [RCH_PKT_RNDV_FIN]  = on_rndv_fin,
     [RCH_PKT_SYNC_ACK]  = on_sync_ack,
     [RCH_PKT_CRDT]      = on_nothing,
+    [RCH_PKT_RMA]       = on_rma,
 };
 
 void rch_dev_bad_packet(struct rch_dev_peer *p, size_t len, unsigned op, const char *why)

@@ -147,6 +147,15 @@ static rdmach_status_t send_one(struct rch_dev_peer *p, struct rch_dev_ireq *r, 
             iovcnt = 2;
         }
         break;
+    case RCH_DEV_Q_RMA:   /* one-sided (rma_am.c): header (and a small payload) in ctl, payload at buf */
+        iov[0].iov_base = r->ctl;
+        iov[0].iov_len = r->ctl_len;
+        if (r->len) {
+            iov[1].iov_base = r->buf;
+            iov[1].iov_len = r->len;
+            iovcnt = 2;
+        }
+        break;
     case RCH_DEV_Q_CTL:
     default:
         iov[0].iov_base = r->ctl;
@@ -202,6 +211,9 @@ static void sent(struct rch_dev_peer *p, struct rch_dev_ireq *r, size_t chunk)
             return;
         r->pub.bytes = r->xfer;
         rch_dev_ireq_finish(r, RDMACH_OK);
+        return;
+    case RCH_DEV_Q_RMA:
+        rch_dev_rma_sent(r);
         return;
     case RCH_DEV_Q_CTL:
     default:

@@ -120,6 +120,10 @@ struct rch_mpi_red {
 int rch_mpi_red_bind(const char *fn, struct rch_mpi_comm *c, MPI_Op op, MPI_Datatype dt,
                      const struct rch_mpi_type *t, int allow_rma_ops, struct rch_mpi_red *r);
 
+/* The element kind (enum rch_coll_kind) of a predefined basic datatype, or
+ * -1 (added for one-sided accumulates, which send (op, kind) to the target). */
+int rch_mpi_red_kind(MPI_Datatype basic);
+
 /* The op object (op.c): predefined ops have kind >= 0, user ops fn != NULL. */
 struct rch_mpi_op {
     int kind;                     /* enum rch_coll_opkind, or -1 for a user op */

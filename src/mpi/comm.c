@@ -71,6 +71,12 @@ static int fill_coll_view(struct rch_mpi_comm *c)
     c->coll.nnodes = nnodes;
     c->coll.max_ppn = max_ppn;
     c->coll.node_of = c->coll_node_of;
+    /* the collectives' own state: barrier backend, non-blocking sequence */
+    if (rch_coll_comm_init(&c->coll) != RDMACH_OK) {
+        free(c->coll_node_of);
+        c->coll_node_of = NULL;
+        return -1;
+    }
     return 0;
 }
 
@@ -90,6 +96,7 @@ static int init_object(struct rch_mpi_comm *c, int rank, int size, int *world_of
     /* The device fails receives naming a dead peer through these maps. */
     if (rch_dev_ctx_map(ctx, size, world_of) != RDMACH_OK || rch_dev_ctx_map(ctx + 1, size, world_of) != RDMACH_OK) {
         rch_dev_ctx_unmap(ctx);
+        rch_coll_comm_free(&c->coll);
         free(c->coll_node_of);
         c->coll_node_of = NULL;
         return -1;
@@ -131,6 +138,8 @@ void rch_mpi_comm_destroy(struct rch_mpi_comm *c)
     rch_dev_ctx_unmap(c->ctx);
     rch_dev_ctx_unmap(c->ctx + 1);
     rch_mpi_ctx_release(c->ctx);
+    rch_mpi_topo_free(c->topo);
+    rch_coll_comm_free(&c->coll);
     free(c->world_of);
     free(c->coll_node_of);
     free(c);
@@ -162,6 +171,8 @@ void rch_mpi_comm_finalize(void)
     rch_mpi_attr_comm_free(&world);
     for (int i = 0; i < table_len; i++) {
         if (table[i]) {
+            rch_mpi_topo_free(table[i]->topo);
+            rch_coll_comm_free(&table[i]->coll);
             free(table[i]->world_of);
             free(table[i]->coll_node_of);
             free(table[i]);
@@ -172,6 +183,8 @@ void rch_mpi_comm_finalize(void)
     table_len = table_cap = 0;
     free(world.world_of);
     free(world.coll_node_of);
+    rch_coll_comm_free(&world.coll);
+    rch_coll_comm_free(&self.coll);
     free(self.coll_node_of);
     world.world_of = NULL;
 }

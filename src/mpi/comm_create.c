@@ -1,5 +1,6 @@
 /*
- * Collective communicator creation: Comm_dup, Comm_split, Comm_split_type.
+ * Collective communicator creation: Comm_dup, Comm_dup_with_info, Comm_split,
+ * Comm_split_type (Comm_create and Comm_create_group: comm_group.c).
  *
  * Each is one rch_mpi_exchange over the parent (ctxid.c): every member
  * contributes its (color, key) and its free context-id mask, everyone gets
@@ -30,8 +31,8 @@ static int cmp_member(const void *a, const void *b)
 
 /* The common part: exchange, agree on a context id, build my communicator
  * (or none if my color is MPI_UNDEFINED). */
-static int split_common(const char *fn, struct rch_mpi_comm *p, int color, int key, MPI_Comm *newcomm,
-                        int is_dup)
+int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color, int key, MPI_Comm *newcomm,
+                              int is_dup)
 {
     struct split_entry mine = { color, key };
     struct split_entry *all = malloc((size_t)p->size * sizeof(*all));
@@ -89,6 +90,14 @@ static int split_common(const char *fn, struct rch_mpi_comm *p, int color, int k
     }
     rch_mpi_ctx_take(ctx);
     c->errhandler = p->errhandler;
+    if (is_dup && p->topo) {
+        /* MPI: a duplicate has the same topology. */
+        c->topo = rch_mpi_topo_dup(p->topo);
+        if (!c->topo) {
+            rch_mpi_comm_destroy(c);
+            return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        }
+    }
     if (is_dup) {
         int err = rch_mpi_attr_comm_copy(p, c);
         if (err) {
@@ -111,7 +120,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         return rch_mpi_comm_bad("MPI_Comm_dup", comm);
     if (!newcomm)
         return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_dup: argument newcomm is NULL");
-    return split_common("MPI_Comm_dup", p, 0, 0, newcomm, 1);
+    return rch_mpi_comm_split_common("MPI_Comm_dup", p, 0, 0, newcomm, 1);
 }
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 
@@ -128,7 +137,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (color < 0 && color != MPI_UNDEFINED)
         return rch_mpi_err(comm, MPI_ERR_ARG,
                            "MPI_Comm_split: invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
-    return split_common("MPI_Comm_split", p, color, key, newcomm, 0);
+    return rch_mpi_comm_split_common("MPI_Comm_split", p, color, key, newcomm, 0);
 }
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 
@@ -142,6 +151,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         return rch_mpi_comm_bad("MPI_Comm_split_type", comm);
     if (!newcomm)
         return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_split_type: argument newcomm is NULL");
+    err = rch_mpi_info_check(comm, "MPI_Comm_split_type", info);
+    if (err)
+        return err;
     int color;
     if (split_type == MPI_UNDEFINED)
         color = MPI_UNDEFINED;
@@ -151,6 +163,24 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         return rch_mpi_err(comm, MPI_ERR_ARG,
                            "MPI_Comm_split_type: split_type %d is not supported (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)",
                            split_type);
-    return split_common("MPI_Comm_split_type", p, color, key, newcomm, 0);
+    return rch_mpi_comm_split_common("MPI_Comm_split_type", p, color, key, newcomm, 0);
 }
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+
+/* No communicator hint changes what rdmach does, so the info is only checked. */
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    int err = rch_mpi_check_init("MPI_Comm_dup_with_info");
+    if (err)
+        return err;
+    struct rch_mpi_comm *p = rch_mpi_comm_get(comm);
+    if (!p)
+        return rch_mpi_comm_bad("MPI_Comm_dup_with_info", comm);
+    if (!newcomm)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_dup_with_info: argument newcomm is NULL");
+    err = rch_mpi_info_check(comm, "MPI_Comm_dup_with_info", info);
+    if (err)
+        return err;
+    return rch_mpi_comm_split_common("MPI_Comm_dup_with_info", p, 0, 0, newcomm, 1);
+}
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info

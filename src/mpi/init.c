@@ -27,6 +27,11 @@ static int init_common(const char *fn, int *argc, char ***argv, int required)
     if (st != RDMACH_OK)
         return rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(st), "%s: start-up failed: %s (%s)", fn,
                            rdmach_strerror(st), rdmach_last_error());
+    /* RDMACH_<COLL>, RDMACH_TUNING_FILE: a bad value stops the job here */
+    if ((st = rch_coll_init()) != RDMACH_OK)
+        return rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(st), "%s: %s", fn, rdmach_last_error());
+    /* A program built against MPICH that needs a function rdmach lacks stops here. */
+    rch_mpi_abi_check();
     rch_mpi_ctx_init();
     rch_mpi_state = RCH_MPI_RUNNING;
     rch_mpi_comm_init();
@@ -36,6 +41,7 @@ static int init_common(const char *fn, int *argc, char ***argv, int required)
     rch_mpi_thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
     if (rch_mpi_thread_level < MPI_THREAD_SINGLE)
         rch_mpi_thread_level = MPI_THREAD_SINGLE;
+    rch_mpi_info_init();
     return MPI_SUCCESS;
 }
 
@@ -117,6 +123,9 @@ int PMPI_Finalize(void)
         return rch_mpi_err(MPI_COMM_WORLD, rch_mpi_class_of(st), "MPI_Finalize: synchronizing with the other ranks failed: %s",
                            rdmach_last_error());
     rch_mpi_comm_finalize();
+    rch_mpi_group_finalize();
+    rch_mpi_info_finalize();
+    rch_mpi_mem_finalize();
     rch_mpi_req_finalize();
     rch_mpi_type_finalize();
     st = rdmach_finalize();

@@ -71,7 +71,7 @@ struct rch_mpi_comm {
     uint32_t ctx;             /* point-to-point context id; ctx+1 is for collectives */
     MPI_Errhandler errhandler;
     int is_inter;             /* reserved */
-    void *topo;               /* Cartesian / graph topology (later issues) */
+    struct rch_mpi_topo *topo;    /* process topology (mpi/topo.c), NULL if none; Comm_dup copies it */
     char name[MPI_MAX_OBJECT_NAME];
     /* The collectives' view of this communicator (coll.h), filled at
      * creation: rank, size, world_of, ctx + 1 and the node layout. */
@@ -79,6 +79,7 @@ struct rch_mpi_comm {
     int *coll_node_of;        /* [size], owned here; coll.node_of points at it */
     struct rch_mpi_attr *attrs;   /* user attributes (mpi/attr.c), a list */
 };
+struct rch_mpi_topo;
 struct rch_mpi_comm *rch_mpi_comm_get(MPI_Comm comm);   /* NULL if invalid */
 /* Report an invalid communicator argument: MPI_ERR_COMM naming fn and the value. */
 int rch_mpi_comm_bad(const char *fn, MPI_Comm comm);
@@ -89,6 +90,15 @@ struct rch_mpi_comm *rch_mpi_comm_create(int rank, int size, int *world_of, uint
 void rch_mpi_comm_destroy(struct rch_mpi_comm *c);
 void rch_mpi_comm_init(void);         /* world and self */
 void rch_mpi_comm_finalize(void);
+
+/* The collective creation shared by Comm_dup, Comm_split, Comm_create and the
+ * topology constructors (comm_create.c): every member of p contributes
+ * (color, key); the members of my color, ordered by (key, parent rank) (in
+ * parent order if is_dup), become *newcomm (MPI_COMM_NULL for MPI_UNDEFINED),
+ * with p's error handler, and p's attributes copied if is_dup. Returns an MPI
+ * error code, already reported on p. */
+int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color, int key, MPI_Comm *newcomm,
+                              int is_dup);
 
 /* Context ids come in pairs (ctx for point-to-point, ctx + 1 for collectives):
  * world is 0/1, self 2/3. A new pair is agreed by the members of the parent:
@@ -106,6 +116,9 @@ void rch_mpi_ctx_release(uint32_t ctx);
  * the small tags the collectives use. */
 #define RCH_MPI_TAG_EXCH_UP   0x7ffffff0
 #define RCH_MPI_TAG_EXCH_DOWN 0x7ffffff1
+/* MPI_Comm_create_group: the same exchange among the group's members only. */
+#define RCH_MPI_TAG_GRPX_UP   0x7ffffff2
+#define RCH_MPI_TAG_GRPX_DOWN 0x7ffffff3
 /* Every member contributes `bytes` of `mine`; all[] (size * bytes) receives
  * every member's block in rank order, at every member; with a ctxmask `m`
  * (may be NULL) the masks are ANDed into m at every member as well. One
@@ -257,5 +270,77 @@ void rch_mpi_type_retain(struct rch_mpi_type *t);
 void rch_mpi_type_release(struct rch_mpi_type *t);
 void rch_mpi_type_init(void);
 void rch_mpi_type_finalize(void);
+
+/* ---- groups (mpi/group.c) ----
+ * An ordered set of processes, as world ranks. MPI_GROUP_EMPTY is a built-in
+ * object; others are direct handles into a table whose slots are reused. A
+ * group is reference counted so that objects holding one (a window's access
+ * group) keep it alive after the user's MPI_Group_free. */
+struct rch_mpi_group {
+    MPI_Group handle;
+    int size;
+    int rank;                 /* my index in the group, MPI_UNDEFINED if not a member */
+    int *world_of;            /* [size] */
+    int refcount;
+};
+struct rch_mpi_group *rch_mpi_group_get(MPI_Group g);   /* NULL if invalid (MPI_GROUP_NULL too) */
+/* A new group of `size` world ranks (world_of taken over; NULL if size is 0),
+ * with a handle and one reference. NULL if out of memory (world_of freed). */
+struct rch_mpi_group *rch_mpi_group_new(int size, int *world_of);
+void rch_mpi_group_retain(struct rch_mpi_group *g);
+void rch_mpi_group_release(struct rch_mpi_group *g);   /* frees it at zero */
+void rch_mpi_group_finalize(void);
+
+/* ---- process topologies (mpi/topo.c, topo_cart.c, topo_graph.c) ----
+ * Whatever the kind, the neighbour lists the neighbourhood collectives use
+ * are precomputed in MPI's order: `in` are the ranks this process receives
+ * from, `out` those it sends to. Cartesian: for each dimension d, the rank at
+ * -1 then the rank at +1 along d (MPI_Cart_shift(d, 1)'s source and dest),
+ * MPI_PROC_NULL off a non-periodic edge, in == out. Graph: the neighbours of
+ * this rank in edge order, in == out. Distributed graph: as given, with
+ * weights (inw/outw NULL when unweighted). */
+struct rch_mpi_topo {
+    int kind;                 /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
+    int indegree, outdegree;
+    int *in, *out;            /* [indegree], [outdegree] */
+    int weighted;             /* MPI_DIST_GRAPH */
+    int *inw, *outw;          /* [indegree], [outdegree] or NULL */
+    /* MPI_CART */
+    int ndims;
+    int *dims, *periods, *coords;   /* [ndims]; coords: this rank's */
+    /* MPI_GRAPH: the arguments of Graph_create */
+    int nnodes, nedges;
+    int *index, *edges;       /* [nnodes], [nedges] */
+};
+struct rch_mpi_topo *rch_mpi_topo_dup(const struct rch_mpi_topo *t);   /* NULL if out of memory */
+void rch_mpi_topo_free(struct rch_mpi_topo *t);                       /* NULL is fine */
+/* The neighbour lists of c's topology; MPI_ERR_TOPOLOGY (reported, naming fn)
+ * if c has none. */
+int rch_mpi_topo_neighbors(const char *fn, struct rch_mpi_comm *c, int *indegree, const int **in,
+                           int *outdegree, const int **out);
+
+/* ---- info objects (mpi/info.c) ----
+ * Ordered (key, value) lists. MPI_INFO_ENV is built at MPI_Init and is read-only. */
+struct rch_mpi_info;
+struct rch_mpi_info *rch_mpi_info_get(MPI_Info info);   /* NULL if invalid (MPI_INFO_NULL too) */
+/* The value of key in info (NULL if absent); info may be NULL. */
+const char *rch_mpi_info_lookup(const struct rch_mpi_info *info, const char *key);
+/* Checks an info argument that may be MPI_INFO_NULL: MPI_SUCCESS or the reported error. */
+int rch_mpi_info_check(MPI_Comm comm, const char *fn, MPI_Info info);
+void rch_mpi_info_init(void);
+void rch_mpi_info_finalize(void);
+
+/* ---- memory from MPI_Alloc_mem (mpi/mem.c) ----
+ * The region [*base, *base + *len) of Alloc_mem memory containing addr:
+ * 1 if found, 0 otherwise (a window over such memory may skip registration). */
+int rch_mpi_mem_lookup(const void *addr, void **base, size_t *len);
+void rch_mpi_mem_finalize(void);
+
+/* ---- the MPICH ABI (mpi/abi_check.c) ----
+ * At MPI_Init: every MPI symbol the program and its libraries reference
+ * must be defined (by rdmach): a missing one ends the job as the loader
+ * would, naming the symbol, instead of failing later (lazy binding) in the
+ * middle of a run. RDMACH_ABI_CHECK=off skips it. */
+void rch_mpi_abi_check(void);
 
 #endif

@@ -132,6 +132,12 @@ static const struct basic_desc *basic_of(MPI_Datatype dt)
     return NULL;
 }
 
+int rch_mpi_red_kind(MPI_Datatype basic)
+{
+    const struct basic_desc *b = basic_of(basic);
+    return b ? (int)b->kind : -1;
+}
+
 static const char *type_name(MPI_Datatype dt, const struct rch_mpi_type *t, char *buf, size_t len)
 {
     if (t && t->name[0])

@@ -26,8 +26,10 @@
  * child's bounds mix with its siblings' in a struct. Only a struct that
  * mixes a resized type with data outside its bounds sees the difference.
  *
- * Cost: linear in the number of blocks produced; a contiguous child (one
- * block as long as its extent) is replicated as a single block.
+ * Cost: linear in the number of blocks produced (16 bytes each: the map is
+ * flattened, so vector(10^6, 1, 2, MPI_DOUBLE) holds 10^6 blocks); a
+ * contiguous child (one block as long as its extent) is replicated as a
+ * single block, and vectors copy their first entry's map in bulk.
  */
 #include <limits.h>
 #include <stdio.h>

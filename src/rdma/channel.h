@@ -131,5 +131,10 @@ rdmach_status_t rch_rdma_no_get(struct rch_rdma_chan *ch, int peer, void *laddr,
 
 /* The transports built into this library, listed in one place (rdma/registry.c). */
 extern const struct rch_rdma_ops rch_rdma_shm_ops;
+/* The network channels (src/rdma/net over ofi/ and verbs/), present when built
+ * with libfabric / libibverbs + librdmacm (RDMACH_HAVE_OFI / RDMACH_HAVE_VERBS
+ * in rdmach_config.h); rdma/select.h chooses among all of them per peer. */
+extern const struct rch_rdma_ops rch_rdma_ofi_ops;
+extern const struct rch_rdma_ops rch_rdma_verbs_ops;
 
 #endif

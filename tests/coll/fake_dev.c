@@ -206,9 +206,66 @@ void rch_dev_req_free(struct rch_dev_req *req)
     pthread_mutex_unlock(&lock);
 }
 
+/* Generalized requests (the non-blocking collectives' schedules complete
+ * one each): completed by their owner, waking any waiter. */
+struct rch_dev_req *rch_dev_req_alloc(int kind)
+{
+    struct freq *r = new_req(kind);
+    return r ? &r->pub : NULL;
+}
+
+void rch_dev_req_complete(struct rch_dev_req *req)
+{
+    struct freq *r = (struct freq *)req;
+    pthread_mutex_lock(&lock);
+    if (!r->pub.done) {
+        if (r->pub.on_complete)
+            r->pub.on_complete(&r->pub);
+        complete(r);
+        pthread_cond_broadcast(&cond);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* Progress hooks (the non-blocking collectives' engine registers one). The
+ * fake's ranks are threads of one process and would share the engine's one
+ * list of schedules, so schedules are tested with processes (tests/mpi);
+ * here the hooks are kept and run by progress like the real device does. */
+static struct { rch_dev_progress_fn fn; void *arg; } hooks[4];
+static int nhooks;
+
+rdmach_status_t rch_dev_progress_hook_add(rch_dev_progress_fn fn, void *arg)
+{
+    if (nhooks == 4)
+        return rch_base_err(RDMACH_ERR_BUSY, "fake device: all progress hooks are taken");
+    hooks[nhooks].fn = fn;
+    hooks[nhooks].arg = arg;
+    nhooks++;
+    return RDMACH_OK;
+}
+
+void rch_dev_progress_hook_remove(rch_dev_progress_fn fn, void *arg)
+{
+    for (int i = 0; i < nhooks; i++)
+        if (hooks[i].fn == fn && hooks[i].arg == arg) {
+            hooks[i] = hooks[--nhooks];
+            return;
+        }
+}
+
 unsigned rch_dev_progress(void)
 {
-    return 0;
+    unsigned n = 0;
+    for (int i = 0; i < nhooks; i++)
+        n += hooks[i].fn(hooks[i].arg);
+    return n;
+}
+
+/* No channel reaches another node here (the collectives then assume onload;
+ * tests choose a profile with rch_coll_set_nic). */
+int rch_dev_net_onload(void)
+{
+    return -1;
 }
 
 /* Under the lock: is any waiter able to go on? */

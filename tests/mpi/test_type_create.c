@@ -486,6 +486,55 @@ Test(type_create, many_types_alive_at_once)
         cr_assert_eq(MPI_Type_free(&t[i]), MPI_SUCCESS);
 }
 
+Test(type_create, long_vectors_match_the_model)
+{
+    /* long enough for the bulk vector builder, over children that are dense,
+     * padded (DOUBLE_INT), non-contiguous and with explicit bounds */
+    static const struct { int count, bl; long stride; } shapes[] = {
+        { 9, 1, 2 }, { 8, 3, 3 }, { 7, 2, -3 }, { 6, 1, 0 }, { 10, 4, 5 }, { 5, 2, 1 },
+    };
+    MPI_Datatype kids[4], r;
+    struct model mk[4], mv, mr;
+    models();
+    MPI_Type_create_resized(MPI_INT, -2, 9, &r);
+    model_resized(&mr, &m_int, -2, 9);
+    MPI_Type_vector(2, 1, 3, MPI_SHORT, &kids[2]);
+    model_hvector(&mk[2], 2, 1, 6, &m_short);
+    kids[0] = MPI_DOUBLE, kids[1] = MPI_DOUBLE_INT, kids[3] = r;
+    model_contiguous(&mk[0], 1, &m_double);
+    model_contiguous(&mk[1], 1, &m_double_int);
+    model_contiguous(&mk[3], 1, &mr);
+    for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+        for (int k = 0; k < 4; k++) {
+            MPI_Datatype v, hv;
+            MPI_Aint lb, ext;
+            char what[96];
+            MPI_Type_get_extent(kids[k], &lb, &ext);
+            cr_assert_eq(MPI_Type_vector(shapes[s].count, shapes[s].bl, (int)shapes[s].stride, kids[k], &v),
+                         MPI_SUCCESS);
+            MPI_Type_commit(&v);
+            model_hvector(&mv, shapes[s].count, shapes[s].bl, shapes[s].stride * ext, &mk[k]);
+            snprintf(what, sizeof(what), "vector(%d, %d, %ld) of child %d", shapes[s].count, shapes[s].bl,
+                     shapes[s].stride, k);
+            check_type(v, &mv, what);
+            MPI_Type_free(&v);
+            model_free(&mv);
+            /* the same in bytes, with an odd stride */
+            cr_assert_eq(MPI_Type_create_hvector(shapes[s].count, shapes[s].bl, shapes[s].stride * 7 + 1,
+                                                 kids[k], &hv), MPI_SUCCESS);
+            MPI_Type_commit(&hv);
+            model_hvector(&mv, shapes[s].count, shapes[s].bl, shapes[s].stride * 7 + 1, &mk[k]);
+            check_type(hv, &mv, what);
+            MPI_Type_free(&hv);
+            model_free(&mv);
+        }
+    for (int k = 0; k < 4; k++)
+        model_free(&mk[k]);
+    model_free(&mr);
+    MPI_Type_free(&kids[2]);
+    MPI_Type_free(&r);
+}
+
 Test(type_create, struct_of_one_type_is_not_padded_as_in_mpich)
 {
     /* MPICH 4 builds these as hindexed: {short@1, 2 shorts@46} has extent

@@ -1,4 +1,5 @@
 # Helpers for commands run inside the rdma guest (sourced by smoke and measure).
+# shellcheck shell=bash disable=SC2034 # the arrays filled here are used by the scripts that source this file
 # The guest exports RDMACH_TEST_DEVICES="siw0:siw1 rxe0:rxe1" and
 # RDMACH_TEST_ADDRS="192.0.2.1:192.0.2.2 198.51.100.1:198.51.100.2" (same order).
 
@@ -66,6 +67,7 @@ server_client() {
   if ((crc != 0 || src != 0)); then
     echo "server exit $src: ${srv[*]}" >&2; cat "$sout" >&2
     echo "client exit $crc: ${cli[*]}" >&2; cat "$cout" >&2
+    echo "kernel log (last lines):" >&2; dmesg 2>/dev/null | tail -n 15 >&2
     return 1
   fi
   return 0

@@ -490,8 +490,9 @@ Test(shm_chan, bad_arguments_are_errors_naming_the_cause)
     char addr[300];
     cr_assert_eq(rch_shm_publish_local(ch, addr, sizeof(addr)), RDMACH_OK);
     cr_assert_eq(rch_shm_connect_addr(ch, 1, "garbage"), RDMACH_ERR_PROTOCOL);
+    cr_assert_eq(rch_shm_connect_addr(ch, 1, "/rdmach-x-1,12"), RDMACH_ERR_PROTOCOL, "no namespace field");
     cr_assert(strstr(rdmach_last_error(), "malformed"), "%s", rdmach_last_error());
-    cr_assert_eq(rch_shm_connect_addr(ch, 1, "/rdmach-nosuchjob-1,1"), RDMACH_ERR_CONN_REFUSED);
+    cr_assert_eq(rch_shm_connect_addr(ch, 1, "/rdmach-nosuchjob-1,1,0"), RDMACH_ERR_CONN_REFUSED);
     cr_assert(strstr(rdmach_last_error(), "does not exist"), "%s", rdmach_last_error());
     cr_assert_eq(rch_shm_connect_addr(ch, 2, addr), RDMACH_ERR_UNREACHABLE);
     cr_assert_eq(rch_shm_connect_addr(ch, 0, ""), RDMACH_OK, "loopback");

@@ -319,3 +319,33 @@ Test(shm_rma, single_copy_on_but_refused_is_an_error_naming_the_cause, .timeout 
     struct h_opts o = { .n = 2, .before_open = drop_privileges, .no_connect = 1 };
     cr_assert_eq(h_run("refusedon", &o, body_refused_on, NULL), 0);
 }
+
+/* ---- a peer whose pid means nothing here ---- */
+
+static int body_other_namespace(struct h_rank *h, void *arg)
+{
+    for (int r = 0; r < h->size; r++) {
+        if (r == h->rank)
+            continue;
+        char addr[400];
+        snprintf(addr, sizeof(addr), "%s", h_addr(h, r));
+        if (h->rank == 0) {
+            /* rank 1's address as seen from another pid namespace */
+            char *last = strrchr(addr, ',');
+            H_CHECK(last != NULL, "address %s", addr);
+            strcpy(last + 1, "4026531999");
+        }
+        H_CHECK(rch_shm_connect_addr(h->ch, r, addr) == RDMACH_OK, "connect %d", r);
+    }
+    H_CHECK(h_barrier(h) == 0, "barrier");
+    H_CHECK(rch_shm_peer_cma(h->ch, 1 - h->rank) == (h->rank == 1), "single copy only where the pid is usable");
+    struct rma_opts ro = { .expect_cma = -1 };
+    return body_rma(h, &ro);
+}
+
+Test(shm_rma, a_peer_in_another_pid_namespace_uses_the_pipeline, .timeout = 120)
+{
+    setenv("RDMACH_CMA", "auto", 1);
+    struct h_opts o = { .n = 2, .no_connect = 1 };
+    cr_assert_eq(h_run("pidns", &o, body_other_namespace, NULL), 0);
+}

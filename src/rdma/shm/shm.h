@@ -78,7 +78,8 @@ struct rch_shm_peer {
     int state;                       /* enum rch_shm_peer_state */
     int dead_reported;
     rdmach_status_t dead_status;
-    pid_t pid;
+    pid_t pid;                       /* in its pid namespace */
+    int pid_local;                   /* ... which is ours: pid usable here */
     int pidfd;                       /* -1: liveness by kill(pid, 0) */
     int cma;                         /* single copy permitted to this peer */
     int fence;                       /* our fast path needs a full fence towards it */
@@ -111,7 +112,8 @@ struct rch_rdma_chan {
     uint32_t my_slot, nslots;
     char kvsname[256];
     int cma_mode;                    /* RCH_CMA_* at open */
-    int self_fence;                  /* membarrier unavailable in this process */
+    int self_fence;                  /* this process does not sleep with membarrier (unavailable,
+                                      * or RDMACH_SHM_WAKE): senders to it fence, and so do we */
     struct rch_shm_geom geom;
     struct rch_shm_seg seg;          /* ours */
     int published;

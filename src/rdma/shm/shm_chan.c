@@ -6,11 +6,15 @@
  * Start-up, per rank:
  *   open      validate the layout, one peer record per local peer
  *   publish   create our segment (one ring + pipe per local sender) and put
- *             "<name>,<pid>" under RCH_SHM_KVS_KEY
+ *             "<name>,<pid>,<pid namespace inode>" under RCH_SHM_KVS_KEY
  *   (fence)
  *   connect   map the peer's segment, find our ring in it, probe single copy
  *             (process_vm_readv of the peer's segment magic); the last of the
  *             expected mappers removes the segment's name
+ *
+ * A peer in another pid namespace (containers sharing /dev/shm) has a pid
+ * that means nothing here: no single copy and no liveness check for it, the
+ * pipeline still works.
  */
 #include <errno.h>
 #include <poll.h>
@@ -18,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -63,7 +68,7 @@ int rch_shm_peer_check_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
 {
     if (p->state == RCH_SHM_PEER_DEAD)
         return 1;
-    if (p->pid <= 0 || p->rank == ch->rank)
+    if (p->pid <= 0 || !p->pid_local || p->rank == ch->rank)
         return 0;
     int gone;
     if (p->pidfd >= 0) {
@@ -153,7 +158,14 @@ static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct 
     else
         snprintf(ch->kvsname, sizeof(ch->kvsname), "single%d", (int)getpid());
     ch->cma_mode = rch_tun.cma;
-    ch->self_fence = rch_shm_barrier_init();
+    /* Sleeping is rare with a core per rank: senders skip the fence and a
+     * sleeper pays a membarrier (an IPI). With more ranks than cores ranks
+     * sleep all the time, and an IPI per sleep costs far more than a fence
+     * per send (tens of microseconds in a VM). */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int oversub = ncpu > 0 && b->local_size > ncpu;
+    int want_fence = rch_tun.shm_wake == RCH_SHM_WAKE_FENCE || (rch_tun.shm_wake == RCH_SHM_WAKE_AUTO && oversub);
+    ch->self_fence = rch_shm_barrier_init() || want_fence;
     ch->geom.nslots = ch->nslots;
     ch->geom.ring_cells = rch_shm_ring_cells_for(rch_tun.shm_ring_size);
     ch->geom.pipe_chunk = (rch_tun.shm_pipe_chunk + RCH_SHM_CELL - 1) / RCH_SHM_CELL * RCH_SHM_CELL;
@@ -227,6 +239,13 @@ static void shm_close(struct rch_rdma_chan *ch)
 
 /* ---- publish / connect ---- */
 
+/* The inode of our pid namespace, 0 if unknown. */
+static unsigned long long pid_namespace(void)
+{
+    struct stat sb;
+    return stat("/proc/self/ns/pid", &sb) == 0 ? (unsigned long long)sb.st_ino : 0;
+}
+
 rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size_t len)
 {
     rdmach_status_t st;
@@ -252,7 +271,7 @@ rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size
         }
         ch->published = 1;
     }
-    int n = snprintf(addr, len, "%s,%d", ch->seg.name, (int)getpid());
+    int n = snprintf(addr, len, "%s,%d,%llu", ch->seg.name, (int)getpid(), pid_namespace());
     if (n < 0 || (size_t)n >= len)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm publish: address buffer of %zu bytes is too small", len);
     return RDMACH_OK;
@@ -274,6 +293,13 @@ static rdmach_status_t probe_cma(struct rch_rdma_chan *ch, struct rch_shm_peer *
     p->cma = 0;
     if (ch->cma_mode == RCH_CMA_OFF)
         return RDMACH_OK;
+    if (!p->pid_local) {
+        if (ch->cma_mode == RCH_CMA_ON)
+            return rch_base_err(RDMACH_ERR_UNSUPPORTED,
+                                "shm: RDMACH_CMA=on but rank %d runs in another pid namespace", p->rank);
+        RCH_INFO("shm", "rank %d runs in another pid namespace: using the two-copy pipeline", p->rank);
+        return RDMACH_OK;
+    }
     uint64_t v = 0;
     struct iovec l = { .iov_base = &v, .iov_len = sizeof(v) };
     struct iovec r = { .iov_base = (void *)(uintptr_t)(p->seg.hdr->owner_addr +
@@ -311,6 +337,7 @@ static rdmach_status_t connect_self(struct rch_rdma_chan *ch, struct rch_shm_pee
         return st;
     p->segp = &ch->seg;
     p->pid = getpid();
+    p->pid_local = 1;
     p->cma = ch->cma_mode != RCH_CMA_OFF;
     p->fence = 0;               /* we never sleep while sending to ourselves */
     p->rx.fence = 0;
@@ -334,10 +361,16 @@ rdmach_status_t rch_shm_connect_addr(struct rch_rdma_chan *ch, int peer, const c
     if (peer == ch->rank)
         return connect_self(ch, p);
 
+    /* "<name>,<pid>,<pid namespace>" */
     char name[RCH_SHM_NAME_MAX + 1];
-    const char *comma = addr ? strrchr(addr, ',') : NULL;
+    const char *comma = addr ? strchr(addr, ',') : NULL;
     char *end = NULL;
     long pid = comma ? strtol(comma + 1, &end, 10) : 0;
+    unsigned long long ns = 0;
+    if (end && *end == ',')
+        ns = strtoull(end + 1, &end, 10);
+    else
+        end = NULL;
     if (!comma || (size_t)(comma - addr) >= sizeof(name) || comma == addr || addr[0] != '/' ||
         !end || *end || pid <= 0)
         return rch_base_err(RDMACH_ERR_PROTOCOL, "shm connect: rank %d's address '%.80s' is malformed",
@@ -359,13 +392,15 @@ rdmach_status_t rch_shm_connect_addr(struct rch_rdma_chan *ch, int peer, const c
         goto out_detach;
     p->segp = &p->seg;
     p->pid = (pid_t)pid;
+    unsigned long long my_ns = pid_namespace();
+    p->pid_local = ns == 0 || my_ns == 0 || ns == my_ns;
     p->fence = ch->self_fence || (h->flags & RCH_SHM_SEG_F_FENCE);
     p->rx.fence = p->fence;
     p->src_pipe = rch_shm_seg_pipe(&p->seg, ch->my_slot);
     st = probe_cma(ch, p);
     if (st != RDMACH_OK)
         goto out_detach;
-    p->pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+    p->pidfd = p->pid_local ? (int)syscall(SYS_pidfd_open, (pid_t)pid, 0) : -1;
     p->state = RCH_SHM_PEER_CONNECTED;
     RCH_DEBUG("shm", "connected to rank %d (pid %ld, %s)", peer, pid, p->cma ? "single copy" : "pipeline");
     return RDMACH_OK;

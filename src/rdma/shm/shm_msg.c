@@ -6,8 +6,8 @@
  * Fast path of send: ring append (no system call, lock or allocation), then
  * one load of the receiver's `sleeping` flag; FUTEX_WAKE only if it sleeps.
  * The store of the record and that load are ordered by the receiver's heavy
- * barrier in wait_arm (membarrier), or by a full fence here if membarrier is
- * missing on either side (p->fence).
+ * barrier in wait_arm (membarrier), or by a full fence here when either side
+ * does not use membarrier (p->fence; RDMACH_SHM_WAKE, oversubscribed nodes).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -257,7 +257,7 @@ rdmach_status_t rch_shm_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait 
         if (p->state == RCH_SHM_PEER_CONNECTED && p->rank != ch->rank && (p->tx_blocked || p->cq_head))
             rch_shm_ring_set_blocked(&p->tx, 1);
     }
-    rch_shm_heavy_barrier();
+    rch_shm_heavy_barrier(!ch->self_fence);
     uint32_t v = atomic_load_explicit(&ch->seg.wake->futex, memory_order_acquire);
     int work = 0;
     for (int i = 0; i < ch->npeers && !work; i++) {

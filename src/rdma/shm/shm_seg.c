@@ -256,10 +256,11 @@ int rch_shm_barrier_init(void)
     return !membarrier_ok;
 }
 
-void rch_shm_heavy_barrier(void)
+void rch_shm_heavy_barrier(int use_membarrier)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    if (membarrier_ok == 1 && syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) != 0) {
+    if (use_membarrier && membarrier_ok == 1 &&
+        syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) != 0) {
         /* Cannot happen after a successful registration; be loud, peers may now
          * miss a wake-up until their next message. */
         RCH_WARN("shm", "membarrier(GLOBAL_EXPEDITED): %s", strerror(errno));

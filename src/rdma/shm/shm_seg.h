@@ -74,8 +74,10 @@ static inline unsigned char *rch_shm_seg_pipe_buf(const struct rch_shm_seg *seg,
 /* Once per process: register for membarrier. Returns 1 if this process's fast
  * path must use a full fence instead (membarrier unavailable). */
 int rch_shm_barrier_init(void);
-/* The sleeper's half of the store->load barrier. */
-void rch_shm_heavy_barrier(void);
+/* The sleeper's half of the store->load barrier: membarrier (an IPI to every
+ * CPU running a registered process), or only a fence when the senders fence
+ * themselves (use_membarrier 0). */
+void rch_shm_heavy_barrier(int use_membarrier);
 /* Wake the owner of `w` (bump the futex word and FUTEX_WAKE, shared futex). */
 void rch_shm_wake(struct rch_shm_wake *w);
 /* After publishing something the owner of `w` polls: wake it if it armed its

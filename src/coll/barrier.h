@@ -1,0 +1,140 @@
+/*
+ * The barrier framework: pluggable barrier backends, one chosen per
+ * communicator at its first barrier.
+ *
+ * A backend is an ops table (struct rch_coll_barrier_ops). Selection
+ * (barrier_select.c) asks every backend listed there whether it applies to
+ * the communicator, takes the one of highest priority (or the one forced
+ * with RDMACH_BARRIER=<name>), runs its init on every rank, agrees on the
+ * outcome (an init that failed anywhere makes every rank fall back), and
+ * falls back to dissemination, which applies everywhere and needs no state.
+ *
+ *   backend        applies when                               priority
+ *   ppdev          RDMACH_BARRIER=ppdev and RDMACH_PPDEV set      60
+ *   shm            every rank on one node                         50
+ *   hier           several nodes, some with several ranks         40
+ *   ofi            a libfabric provider has FI_COLLECTIVE         20
+ *                  (the job spans nodes, or forced)
+ *   hwsim          every rank on one node                         10
+ *   dissemination  always                                          0
+ *
+ * Contract of the slots:
+ *   applies   local and cheap, identical on every rank of the communicator
+ *             (it may read only the communicator's shape and the
+ *             configuration); `why` gets the reason when it does not apply.
+ *   init      collective: every rank of the communicator calls it in the
+ *             same barrier; it may send on the collective context with the
+ *             setup tag. Its status is agreed on afterwards by the framework.
+ *   enter     announce arrival; never blocks.
+ *   wait      return once every rank has entered; blocks (spin, yield, then
+ *             sleep) and keeps the device progressing.
+ *   finalize  local: release what init made (the communicator is being
+ *             freed; no barrier is in progress on it).
+ *
+ * Tags: a backend that sends messages uses the tags below on the
+ * communicator's collective context; the framework's own agreement uses
+ * RCH_COLL_TAG_BARRIER_SETUP.
+ */
+#ifndef RCH_COLL_BARRIER_H
+#define RCH_COLL_BARRIER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "base/base.h"
+#include "coll/coll_impl.h"
+
+/* Tags on the collective context, above the blocking collectives' 1..15 and
+ * below the non-blocking ones (RCH_COLL_TAG_NBC_BASE). */
+#define RCH_COLL_TAG_BARRIER_SETUP   0x100   /* backend init and the agreement */
+#define RCH_COLL_TAG_BARRIER_LEADERS 0x101   /* hier: dissemination among node leaders */
+
+struct rch_coll_barrier_ops {
+    const char *name;
+    const char *summary;           /* one line for rdmach-info */
+    int priority;
+    int (*applies)(const struct rch_coll_comm *c, char *why, size_t len);
+    rdmach_status_t (*init)(const struct rch_coll_comm *c, void **state);
+    rdmach_status_t (*enter)(void *state);
+    rdmach_status_t (*wait)(void *state);
+    void (*finalize)(void *state);
+};
+
+extern const struct rch_coll_barrier_ops rch_coll_barrier_dissemination_ops;
+extern const struct rch_coll_barrier_ops rch_coll_barrier_shm_ops;
+extern const struct rch_coll_barrier_ops rch_coll_barrier_hier_ops;
+extern const struct rch_coll_barrier_ops rch_coll_barrier_hwsim_ops;
+extern const struct rch_coll_barrier_ops rch_coll_barrier_ppdev_ops;
+extern const struct rch_coll_barrier_ops rch_coll_barrier_ofi_ops;
+
+/* The backends in the order rdmach-info lists them (NULL-terminated). */
+const struct rch_coll_barrier_ops *const *rch_coll_barrier_backends(void);
+const struct rch_coll_barrier_ops *rch_coll_barrier_find(const char *name);
+/* The backend the selection would choose for c (forced or by priority),
+ * before init; `why` says why (for rdmach-info and the debug log). */
+const struct rch_coll_barrier_ops *rch_coll_barrier_choose(const struct rch_coll_comm *c, char *why,
+                                                           size_t len);
+/* MPI_Barrier's path (rch_coll_barrier): the communicator's backend, chosen
+ * and initialized at its first barrier; dissemination for a view without
+ * state. */
+rdmach_status_t rch_coll_barrier_run(const struct rch_coll_comm *c);
+/* The backend the latest barrier of this process ran ("" before the first). */
+const char *rch_coll_barrier_last(void);
+
+/* Dissemination over any communicator view (rounds of zero-byte messages
+ * with `tag`): the fallback, and the leaders' step of hier. */
+rdmach_status_t rch_coll_barrier_dissem_run(const struct rch_coll_comm *c, int tag);
+
+/* ---- the node view every shared-memory backend works on ----
+ * The ranks of the communicator on my node: with RDMACH_COLL_VNODE_SIZE=k
+ * pretend nodes of k consecutive world ranks (they still share memory, as
+ * every rank of this machine does), otherwise the view's node_of. */
+struct rch_coll_bar_nodes {
+    int nnodes;
+    int node, local;           /* mine: node index and position among its ranks */
+    int nlocal;                /* ranks on my node */
+    int *local_ranks;          /* [nlocal] comm ranks of my node, ascending */
+    int *leaders;              /* [nnodes] lowest comm rank of each node */
+    int max_ppn;
+};
+rdmach_status_t rch_coll_bar_nodes_init(struct rch_coll_bar_nodes *n, const struct rch_coll_comm *c);
+void rch_coll_bar_nodes_free(struct rch_coll_bar_nodes *n);
+/* Shape only (for applies): nodes and most ranks on one node. */
+void rch_coll_bar_shape(const struct rch_coll_comm *c, int *nnodes, int *max_ppn);
+
+/* ---- a shared segment among the ranks of my node (barrier_seg.c) ----
+ * Named "/rdmach-<kvsname>-b<ctx>-<leader world rank>-<n>": the node's
+ * leader (local index 0) creates it, sends the name to the others on the
+ * setup tag, each maps it and answers; the leader unlinks it once all have
+ * answered (so /dev/shm holds it only during setup). Zero-filled. */
+struct rch_coll_bar_seg {
+    void *base;
+    size_t size;
+};
+rdmach_status_t rch_coll_bar_seg_setup(struct rch_coll_bar_seg *s, const struct rch_coll_comm *c,
+                                       const struct rch_coll_bar_nodes *n, size_t size,
+                                       const char *what);
+void rch_coll_bar_seg_release(struct rch_coll_bar_seg *s);
+
+/* ---- waiting (barrier_seg.c) ----
+ * The policy of every shared-memory wait: poll, then yield, then sleep on a
+ * futex word (timed, so the device is progressed now and then even when
+ * nobody wakes us), with rch_dev_progress between polls. Oversubscribed
+ * nodes (more ranks than cores) skip the polling phase. */
+struct rch_coll_bar_waiter {
+    int spin, yield;           /* polls, then yields, before sleeping */
+    int progress_every;        /* polls between two device progress calls */
+};
+void rch_coll_bar_waiter_init(struct rch_coll_bar_waiter *w);
+/* Wait until *word != old (acquire). *sleepers counts ranks asleep on
+ * `word` so the waker calls FUTEX_WAKE only when someone sleeps. */
+void rch_coll_bar_wait_change(const struct rch_coll_bar_waiter *w, uint32_t *word, uint32_t old,
+                              uint32_t *sleepers);
+/* Wait until *word == want. */
+void rch_coll_bar_wait_value(const struct rch_coll_bar_waiter *w, uint32_t *word, uint32_t want,
+                             uint32_t *sleepers);
+/* After changing *word: wake its sleepers, if any (no system call otherwise). */
+void rch_coll_bar_wake(uint32_t *word, uint32_t *sleepers);
+/* Does this node run more ranks than it has cores? */
+int rch_coll_bar_oversubscribed(void);
+
+#endif

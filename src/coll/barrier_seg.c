@@ -1,0 +1,394 @@
+/*
+ * What the shared-memory barrier backends (shm, hier, hwsim) have in common:
+ * the node view of a communicator, a segment shared by the ranks of one
+ * node, and the waiting policy.
+ *
+ * Segment life cycle (per communicator and node, made at the first barrier):
+ *
+ *   leader (local 0)                         other ranks of the node
+ *   shm_open(O_CREAT|O_EXCL), ftruncate,
+ *   posix_fallocate, mmap
+ *   ── {status, name} ──────────────────────► shm_open, mmap
+ *   ◄─────────────────────────── {status} ──
+ *   shm_unlink (whatever the answers)
+ *
+ * The name "/rdmach-<kvsname>-b<ctx>-<leader>-<n>" carries the job's id, so
+ * rdmachrun can remove what a killed job leaves in /dev/shm; unlinking once
+ * every rank has mapped it means a normal run leaves nothing there even if a
+ * rank dies later. posix_fallocate makes a full /dev/shm an error now and
+ * not a SIGBUS at the first barrier.
+ *
+ * Waiting: poll (cpu_relax) up to `spin` times, then sched_yield up to
+ * `yield` times, then sleep on the futex word with a timeout; the device is
+ * progressed between polls (every `progress_every`), at every yield and
+ * after every sleep, so pending point-to-point traffic of this rank keeps
+ * moving while it waits in a barrier. On an oversubscribed node (more ranks
+ * than cores) the polling phase is RDMACH_SPIN_COUNT_OVERSUB (0 by default):
+ * a rank that polls there only keeps the rank it waits for off the core.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "base/base.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "boot/boot.h"
+#include "coll/barrier.h"
+
+/* ---- the node view ---- */
+
+/* Node index of comm rank r: pretend nodes of RDMACH_COLL_VNODE_SIZE world
+ * ranks, or the view's layout (one node if it has none). Raw, not dense. */
+static int raw_node(const struct rch_coll_comm *c, int r)
+{
+    int k = rch_tun.coll_vnode_size;
+    if (k > 0)
+        return c->world_of[r] / k;
+    if (c->nnodes > 0 && c->node_of)
+        return c->node_of[r];
+    return 0;
+}
+
+void rch_coll_bar_shape(const struct rch_coll_comm *c, int *nnodes, int *max_ppn)
+{
+    struct rch_coll_bar_nodes n;
+    if (rch_coll_bar_nodes_init(&n, c) != RDMACH_OK) {
+        *nnodes = c->nnodes > 0 ? c->nnodes : 1;
+        *max_ppn = c->nnodes > 0 ? c->max_ppn : c->size;
+        return;
+    }
+    *nnodes = n.nnodes;
+    *max_ppn = n.max_ppn;
+    rch_coll_bar_nodes_free(&n);
+}
+
+rdmach_status_t rch_coll_bar_nodes_init(struct rch_coll_bar_nodes *n, const struct rch_coll_comm *c)
+{
+    int p = c->size, mine = raw_node(c, c->rank);
+    memset(n, 0, sizeof(*n));
+    /* raw node ids -> dense indices in order of each node's lowest rank */
+    int *raw = malloc(2 * (size_t)p * sizeof(int));
+    n->local_ranks = malloc((size_t)p * sizeof(int));
+    n->leaders = malloc((size_t)p * sizeof(int));
+    if (!raw || !n->local_ranks || !n->leaders) {
+        free(raw);
+        rch_coll_bar_nodes_free(n);
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "barrier: no memory for the node view of %d ranks", p);
+    }
+    int *cnt = raw + p;
+    for (int r = 0; r < p; r++) {
+        int id = raw_node(c, r), d = 0;
+        while (d < n->nnodes && raw[d] != id)
+            d++;
+        if (d == n->nnodes) {
+            raw[n->nnodes] = id;
+            cnt[n->nnodes] = 0;
+            n->leaders[n->nnodes++] = r;
+        }
+        if (++cnt[d] > n->max_ppn)
+            n->max_ppn = cnt[d];
+        if (id == mine) {
+            n->node = d;
+            if (r == c->rank)
+                n->local = n->nlocal;
+            n->local_ranks[n->nlocal++] = r;
+        }
+    }
+    free(raw);
+    return RDMACH_OK;
+}
+
+void rch_coll_bar_nodes_free(struct rch_coll_bar_nodes *n)
+{
+    free(n->local_ranks);
+    free(n->leaders);
+    n->local_ranks = n->leaders = NULL;
+}
+
+/* ---- the segment ---- */
+
+#define SEG_NAME_MAX 200
+
+/* The leader's message to the other ranks of its node. */
+struct seg_offer {
+    int32_t status;            /* RDMACH_OK: map `name`; else the leader failed */
+    uint32_t size;
+    char name[SEG_NAME_MAX];
+};
+
+static void seg_name(char *out, size_t len, const struct rch_coll_comm *c)
+{
+    static unsigned serial;    /* segments this process has created */
+    char kvs[128];
+    size_t i = 0;
+    const char *k = rch_boot_is_up() ? rch_boot.kvsname : "";
+    for (; k[i] && i < sizeof(kvs) - 1; i++)
+        kvs[i] = (k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') ||
+                 (k[i] >= '0' && k[i] <= '9') || k[i] == '_' || k[i] == '-' ? k[i] : '_';
+    kvs[i] = '\0';
+    if (!kvs[0])
+        snprintf(kvs, sizeof(kvs), "pid%ld", (long)getpid());
+    snprintf(out, len, "/rdmach-%s-b%u-%d-%u", kvs, (unsigned)c->ctx, c->world_of[c->rank], serial++);
+}
+
+static rdmach_status_t seg_create(struct rch_coll_bar_seg *s, const char *name, size_t size,
+                                  const char *what)
+{
+    rdmach_status_t st;
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0)
+        return rch_base_errno(errno, "barrier %s: shm_open(%s, O_CREAT)", what, name);
+    if (ftruncate(fd, (off_t)size) != 0) {
+        st = rch_base_errno(errno, "barrier %s: ftruncate(/dev/shm%s, %zu)", what, name, size);
+        goto out_unlink;
+    }
+    int err = posix_fallocate(fd, 0, (off_t)size);
+    if (err != 0) {
+        st = rch_base_errno(err, "barrier %s: reserving %zu bytes of /dev/shm%s", what, size, name);
+        goto out_unlink;
+    }
+    s->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (s->base == MAP_FAILED) {
+        s->base = NULL;
+        st = rch_base_errno(errno, "barrier %s: mmap(/dev/shm%s, %zu)", what, name, size);
+        goto out_unlink;
+    }
+    s->size = size;
+    close(fd);
+    return RDMACH_OK;
+
+out_unlink:
+    shm_unlink(name);
+    close(fd);
+    return st;
+}
+
+static rdmach_status_t seg_map(struct rch_coll_bar_seg *s, const char *name, size_t size,
+                               const char *what)
+{
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0)
+        return rch_base_errno(errno, "barrier %s: shm_open(%s) made by the node's leader", what, name);
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || (size_t)sb.st_size != size) {
+        close(fd);
+        return rch_base_err(RDMACH_ERR_PROTOCOL, "barrier %s: /dev/shm%s is %lld bytes, expected %zu",
+                            what, name, (long long)sb.st_size, size);
+    }
+    s->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (s->base == MAP_FAILED) {
+        s->base = NULL;
+        return rch_base_errno(errno, "barrier %s: mmap(/dev/shm%s, %zu)", what, name, size);
+    }
+    s->size = size;
+    return RDMACH_OK;
+}
+
+static rdmach_status_t seg_leader(struct rch_coll_bar_seg *s, const struct rch_coll_comm *c,
+                                  const struct rch_coll_bar_nodes *n, size_t size, const char *what)
+{
+    struct seg_offer offer;
+    memset(&offer, 0, sizeof(offer));
+    seg_name(offer.name, sizeof(offer.name), c);
+    offer.size = (uint32_t)size;
+    rdmach_status_t mine = seg_create(s, offer.name, size, what);
+    char why[256] = "";
+    if (mine != RDMACH_OK) {
+        snprintf(why, sizeof(why), "%s", rdmach_last_error());
+        offer.status = mine;
+        offer.name[0] = '\0';
+    }
+    rdmach_status_t st = RDMACH_OK;
+    for (int i = 1; i < n->nlocal && st == RDMACH_OK; i++)
+        st = rch_coll_send(c, &offer, sizeof(offer), n->local_ranks[i], RCH_COLL_TAG_BARRIER_SETUP);
+    /* Every answer is awaited before unlinking, whatever it says. */
+    rdmach_status_t worst = RDMACH_OK;
+    for (int i = 1; i < n->nlocal && st == RDMACH_OK; i++) {
+        int32_t answer;
+        st = rch_coll_recv(c, &answer, sizeof(answer), n->local_ranks[i], RCH_COLL_TAG_BARRIER_SETUP);
+        if (st == RDMACH_OK && answer != RDMACH_OK && worst == RDMACH_OK) {
+            worst = answer;
+            snprintf(why, sizeof(why), "rank %d could not map the segment /dev/shm%s: %s",
+                     n->local_ranks[i], offer.name, rdmach_strerror((rdmach_status_t)answer));
+        }
+    }
+    if (mine == RDMACH_OK)
+        shm_unlink(offer.name);
+    if (st == RDMACH_OK)
+        st = mine != RDMACH_OK ? mine : worst;
+    if (st != RDMACH_OK) {
+        rch_coll_bar_seg_release(s);
+        if (why[0])
+            return rch_base_err(st, "%s", why);
+    }
+    return st;
+}
+
+static rdmach_status_t seg_member(struct rch_coll_bar_seg *s, const struct rch_coll_comm *c,
+                                  const struct rch_coll_bar_nodes *n, size_t size, const char *what)
+{
+    struct seg_offer offer;
+    int leader = n->local_ranks[0];
+    rdmach_status_t st = rch_coll_recv(c, &offer, sizeof(offer), leader, RCH_COLL_TAG_BARRIER_SETUP);
+    if (st != RDMACH_OK)
+        return st;
+    if (offer.status != RDMACH_OK)
+        return rch_base_err((rdmach_status_t)offer.status,
+                            "barrier %s: the node's leader (rank %d) could not create the segment: %s",
+                            what, leader, rdmach_strerror((rdmach_status_t)offer.status));
+    /* validated before use: a name of ours, terminated, of the size we expect */
+    int32_t answer;
+    if (memchr(offer.name, '\0', sizeof(offer.name)) == NULL ||
+        strncmp(offer.name, "/rdmach-", 8) != 0 || offer.size != size) {
+        st = rch_base_err(RDMACH_ERR_PROTOCOL, "barrier %s: malformed segment offer from rank %d",
+                          what, leader);
+    } else {
+        st = seg_map(s, offer.name, size, what);
+    }
+    answer = st;
+    char why[256];
+    snprintf(why, sizeof(why), "%s", rdmach_last_error());
+    rdmach_status_t sst = rch_coll_send(c, &answer, sizeof(answer), leader, RCH_COLL_TAG_BARRIER_SETUP);
+    if (st != RDMACH_OK) {
+        rch_coll_bar_seg_release(s);
+        return rch_base_err(st, "%s", why);
+    }
+    if (sst != RDMACH_OK)
+        rch_coll_bar_seg_release(s);
+    return sst;
+}
+
+rdmach_status_t rch_coll_bar_seg_setup(struct rch_coll_bar_seg *s, const struct rch_coll_comm *c,
+                                       const struct rch_coll_bar_nodes *n, size_t size,
+                                       const char *what)
+{
+    s->base = NULL;
+    s->size = 0;
+    if (size > UINT32_MAX)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "barrier %s: segment of %zu bytes", what, size);
+    if (n->nlocal == 1) {   /* nobody to share with: private memory will do */
+        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return rch_base_errno(errno, "barrier %s: mmap of %zu bytes", what, size);
+        s->base = p;
+        s->size = size;
+        return RDMACH_OK;
+    }
+    return n->local == 0 ? seg_leader(s, c, n, size, what) : seg_member(s, c, n, size, what);
+}
+
+void rch_coll_bar_seg_release(struct rch_coll_bar_seg *s)
+{
+    if (s->base)
+        munmap(s->base, s->size);
+    s->base = NULL;
+    s->size = 0;
+}
+
+/* ---- waiting ---- */
+
+#define SLEEP_MS 20           /* longest sleep before the device is progressed again */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+int rch_coll_bar_oversubscribed(void)
+{
+    static int cached = -1;
+    if (cached < 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int local = rch_boot_is_up() ? rch_boot.local_size : 1;
+        cached = local > (cores > 0 ? cores : 1);
+    }
+    return cached;
+}
+
+void rch_coll_bar_waiter_init(struct rch_coll_bar_waiter *w)
+{
+    int over = rch_coll_bar_oversubscribed();
+    w->spin = over ? rch_tun.spin_count_oversub : rch_tun.spin_count;
+    w->yield = rch_tun.yield_count;
+    w->progress_every = 64;
+}
+
+static void futex_sleep(uint32_t *word, uint32_t val)
+{
+    struct timespec ts = { .tv_sec = 0, .tv_nsec = SLEEP_MS * 1000000L };
+    /* shared futex (not PRIVATE): the word is in memory mapped by several processes */
+    if (syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0) != 0 && errno != EAGAIN &&
+        errno != EINTR && errno != ETIMEDOUT)
+        RCH_DEBUG("barrier", "futex wait: errno %d", errno);
+}
+
+void rch_coll_bar_wake(uint32_t *word, uint32_t *sleepers)
+{
+    if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST) != 0)
+        syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+/* Wait while pred(*word) is false. The phases restart only by returning. */
+static void wait_loop(const struct rch_coll_bar_waiter *w, uint32_t *word, uint32_t ref, int want_eq,
+                      uint32_t *sleepers)
+{
+#define READY(v) (want_eq ? (v) == ref : (v) != ref)
+    uint32_t v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+    for (int i = 0; !READY(v) && i < w->spin; i++) {
+        cpu_relax();
+        if ((i + 1) % w->progress_every == 0)
+            rch_dev_progress();
+        v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+    }
+    for (int i = 0; !READY(v) && i < w->yield; i++) {
+        sched_yield();
+        v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+        if (READY(v))
+            break;
+        rch_dev_progress();
+        v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+    }
+    while (!READY(v)) {
+        /* Announce the sleep, then look once more: the waker changes the
+         * word before it reads `sleepers` (both seq_cst), so either it sees
+         * us or we see its change — a wake-up cannot be lost. */
+        __atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
+        v = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+        if (!READY(v))
+            futex_sleep(word, v);
+        __atomic_sub_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
+        v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+        if (!READY(v)) {
+            rch_dev_progress();
+            v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+        }
+    }
+#undef READY
+}
+
+void rch_coll_bar_wait_change(const struct rch_coll_bar_waiter *w, uint32_t *word, uint32_t old,
+                              uint32_t *sleepers)
+{
+    wait_loop(w, word, old, 0, sleepers);
+}
+
+void rch_coll_bar_wait_value(const struct rch_coll_bar_waiter *w, uint32_t *word, uint32_t want,
+                             uint32_t *sleepers)
+{
+    wait_loop(w, word, want, 1, sleepers);
+}

@@ -1,0 +1,103 @@
+/*
+ * Non-blocking and neighbourhood collectives (src/coll/nbc_*.c,
+ * neighbor_*.c): what the MPI binding calls.
+ *
+ * Each call builds a schedule (nbc_sched.c) — rounds of sends, receives
+ * and local reductions/copies — starts its first round and returns; the
+ * device's progress engine advances it (a progress hook), and when its last
+ * round is done the schedule completes `req`, a generalized request the
+ * caller allocated with rch_dev_req_alloc(RCH_DEV_REQ_GREQ): req->err gets
+ * the outcome (RDMACH_OK or the first error, with rdmach_last_error naming
+ * the collective, the peer and the cause at that moment), req->on_complete
+ * runs, then req->done is set. A call that returns an error has not started
+ * anything and does not touch req.
+ *
+ * The view must carry a state (rch_coll_comm_init): its sequence number
+ * gives every schedule tags of its own on the collective context, so any
+ * number of non-blocking collectives may be outstanding on a communicator
+ * together with blocking ones (MPI's rule that every rank starts the
+ * communicator's collectives in the same order makes the numbers agree).
+ *
+ * Buffers and sizes as in coll.h (bytes, byte displacements,
+ * RCH_COLL_IN_PLACE). Buffers must stay valid until req completes; the
+ * count and displacement arrays, the op structure and the neighbour lists
+ * are only read during the call.
+ */
+#ifndef RCH_COLL_NBC_H
+#define RCH_COLL_NBC_H
+
+#include <stddef.h>
+#include "coll/coll.h"
+#include "device/dev.h"
+
+rdmach_status_t rch_coll_ibarrier(const struct rch_coll_comm *c, struct rch_dev_req *req);
+rdmach_status_t rch_coll_ibcast(const struct rch_coll_comm *c, void *buf, size_t bytes, int root,
+                                struct rch_dev_req *req);
+rdmach_status_t rch_coll_ireduce(const struct rch_coll_comm *c, const void *sbuf, void *rbuf,
+                                 size_t count, const struct rch_coll_op *op, int root,
+                                 struct rch_dev_req *req);
+rdmach_status_t rch_coll_iallreduce(const struct rch_coll_comm *c, const void *sbuf, void *rbuf,
+                                    size_t count, const struct rch_coll_op *op,
+                                    struct rch_dev_req *req);
+/* counts[i] elements for rank i (reduce_scatter_block: all equal). */
+rdmach_status_t rch_coll_ireduce_scatter(const struct rch_coll_comm *c, const void *sbuf, void *rbuf,
+                                         const size_t *counts, const struct rch_coll_op *op,
+                                         struct rch_dev_req *req);
+rdmach_status_t rch_coll_iscan(const struct rch_coll_comm *c, const void *sbuf, void *rbuf,
+                               size_t count, const struct rch_coll_op *op, struct rch_dev_req *req);
+rdmach_status_t rch_coll_iexscan(const struct rch_coll_comm *c, const void *sbuf, void *rbuf,
+                                 size_t count, const struct rch_coll_op *op, struct rch_dev_req *req);
+rdmach_status_t rch_coll_igather(const struct rch_coll_comm *c, const void *sbuf, void *rbuf,
+                                 size_t bytes, int root, struct rch_dev_req *req);
+rdmach_status_t rch_coll_igatherv(const struct rch_coll_comm *c, const void *sbuf, size_t sbytes,
+                                  void *rbuf, const size_t *rcounts, const size_t *rdispls, int root,
+                                  struct rch_dev_req *req);
+rdmach_status_t rch_coll_iscatter(const struct rch_coll_comm *c, const void *sbuf, void *rbuf,
+                                  size_t bytes, int root, struct rch_dev_req *req);
+rdmach_status_t rch_coll_iscatterv(const struct rch_coll_comm *c, const void *sbuf,
+                                   const size_t *scounts, const size_t *sdispls, void *rbuf,
+                                   size_t rbytes, int root, struct rch_dev_req *req);
+rdmach_status_t rch_coll_iallgather(const struct rch_coll_comm *c, const void *sbuf, void *rbuf,
+                                    size_t bytes, struct rch_dev_req *req);
+rdmach_status_t rch_coll_iallgatherv(const struct rch_coll_comm *c, const void *sbuf, void *rbuf,
+                                     const size_t *rcounts, const size_t *rdispls,
+                                     struct rch_dev_req *req);
+rdmach_status_t rch_coll_ialltoall(const struct rch_coll_comm *c, const void *sbuf, void *rbuf,
+                                   size_t bytes, struct rch_dev_req *req);
+rdmach_status_t rch_coll_ialltoallv(const struct rch_coll_comm *c, const void *sbuf,
+                                    const size_t *scounts, const size_t *sdispls, void *rbuf,
+                                    const size_t *rcounts, const size_t *rdispls,
+                                    struct rch_dev_req *req);
+
+/*
+ * Neighbourhood collectives. The neighbours of the calling rank as the MPI
+ * topology lists them: `in` the ranks it receives from (block i of the
+ * receive side comes from in[i]), `out` those it sends to (block j of the
+ * send side goes to out[j]); RCH_DEV_PROC_NULL entries (off the edge of a
+ * non-periodic Cartesian grid) send nothing and leave their block alone.
+ * `cart` set: the lists are a Cartesian topology's (for each dimension d the
+ * -1 then the +1 neighbour, in == out), and each message is tagged with the
+ * block it fills at the receiver, so a periodic dimension of size 1 or 2
+ * (both neighbours the same rank) still pairs block 2d with the -1
+ * neighbour's block 2d+1. Otherwise several edges between two ranks pair in
+ * the order they are listed.
+ */
+struct rch_coll_nbrs {
+    int indegree, outdegree;
+    const int *in, *out;
+    int cart;
+};
+/* Every exchange: send block j (scounts[j] bytes at sdispls[j] of sbuf) to
+ * out[j], receive block i (rcounts[i] at rdispls[i] of rbuf) from in[i].
+ * Allgather(v) is the case of every sdispls[j] equal. Blocking when req is
+ * NULL (runs the same schedule and waits for it). */
+rdmach_status_t rch_coll_neighbor_alltoallv(const struct rch_coll_comm *c, const struct rch_coll_nbrs *n,
+                                            const void *sbuf, const size_t *scounts,
+                                            const size_t *sdispls, void *rbuf,
+                                            const size_t *rcounts, const size_t *rdispls,
+                                            struct rch_dev_req *req);
+
+/* Schedules of this process still running (tests: none after a wait). */
+int rch_coll_nbc_active(void);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * src/device one-sided engine (RMA): windows, the operations on them, and
+ * the synchronisation that completes them. Used by the MPI binding
+ * (src/mpi/win_*.c), which owns datatypes and epochs and calls this with
+ * contiguous bytes.
+ *
+ * Files
+ *   rma_win.c    window objects, the id table, node segments, registration,
+ *                the information every member publishes
+ *   rma_ops.c    origin side of put/get/accumulate/compare-and-swap
+ *   rma_am.c     the packets (rma_proto.h): sending, queueing, the target
+ *                side, responses
+ *   rma_sync.c   locks, flush, PSCW notifications
+ *   rma_proto.c  validation of received packets
+ *
+ * How an origin reaches a target's window memory (per target, chosen when the
+ * window is created, struct rch_dev_win_target.path):
+ *   DIRECT  the memory is mapped here: the target itself, or a rank of this
+ *           node whose window lives in the node's window segment
+ *           (Win_allocate, Win_allocate_shared). Put/get are memcpy;
+ *           accumulate, fetch-and-op and compare-and-swap run here under the
+ *           target's accumulate lock (a spin lock in the segment). No call at
+ *           the target is needed: true passive target.
+ *   RDMA    the channel's put/get into the target's registered memory, with
+ *           the rkey the target published (Win_create over shared memory:
+ *           single copy by process_vm_writev/readv, also passive; network
+ *           channels: RDMA write/read). Accumulates travel as packets.
+ *   AM      every operation is a packet that the target's progress executes
+ *           (dynamic windows, channels without RMA, RDMACH_RMA_PATH=am).
+ * RDMACH_RMA_PATH=rdma|am narrows the choice (to test the network paths
+ * over shared memory).
+ *
+ * Atomicity (MPI's element-wise rule for accumulate operations): whoever
+ * applies an accumulate, fetch-and-op or compare-and-swap to a rank's window
+ * memory — an origin on the same node (DIRECT), or the rank itself on behalf
+ * of a packet — holds that rank's accumulate lock while doing it, so they
+ * are atomic with respect to each other whatever the path.
+ *
+ * Passive-target locks: one lock word per rank (EXCL bit | shared holders),
+ * in the node segment when the window has one (ranks of the node take it
+ * with atomics: passive), in the rank's private memory otherwise. Other
+ * ranks send LOCK/UNLOCK packets; the owner takes the word on their behalf
+ * and queues what it cannot grant yet, retrying when the word is released
+ * (a node-local releaser sends it a KICK when requests are queued).
+ *
+ * Completion: each target counts operations not yet locally complete (the
+ * origin buffer still in use: queued packets, RDMA in flight) and not yet
+ * remotely complete (no ACK/RSP yet, RDMA in flight). Flush waits for both
+ * to reach zero; flush_local for the first. A struct rch_dev_rma_cmpl, when
+ * given, learns when every operation issued with it is locally complete
+ * (gets: the data has arrived), which is where the MPI layer unpacks and
+ * frees its temporaries and completes request-based operations.
+ *
+ * Errors that a target reports (ACK/RSP status) are kept in the window and
+ * returned by the next flush (and unlock, fence, complete).
+ *
+ * Threading: as the device (one thread at a time).
+ */
+#ifndef RCH_DEVICE_RMA_H
+#define RCH_DEVICE_RMA_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "rdmach.h"
+#include "rdma/channel.h"
+
+enum rch_dev_win_flavor {        /* the values of MPI_WIN_FLAVOR_* */
+    RCH_DEV_WIN_CREATE = 1,
+    RCH_DEV_WIN_ALLOCATE = 2,
+    RCH_DEV_WIN_DYNAMIC = 3,
+    RCH_DEV_WIN_SHARED = 4,
+};
+
+enum rch_dev_win_path { RCH_DEV_WIN_DIRECT = 1, RCH_DEV_WIN_RDMA, RCH_DEV_WIN_AM };
+
+/* Largest element of compare-and-swap / fetch-and-op (long double _Complex). */
+#define RCH_DEV_RMA_ELEM_MAX 32
+
+/* A rank's lock and accumulate lock (in the node segment, or private). */
+#define RCH_DEV_WIN_CTRL_STRIDE 128
+#define RCH_DEV_WIN_WORD_EXCL   (1ull << 63)
+struct rch_dev_win_ctrl {
+    _Atomic uint64_t lock;       /* passive-target lock: EXCL bit | number of shared holders */
+    _Atomic uint32_t acc;        /* accumulate lock (spin) */
+    _Atomic uint32_t waiters;    /* LOCK packets queued at the owner: releasers KICK it */
+};
+_Static_assert(sizeof(struct rch_dev_win_ctrl) <= RCH_DEV_WIN_CTRL_STRIDE, "ctrl block fits its stride");
+
+/* What each member publishes (the MPI layer exchanges it: allgather). */
+#define RCH_DEV_WIN_KEYS 3
+struct rch_dev_win_key {
+    char chan[16];               /* the channel's ops name ("shm", "ofi", ...) */
+    uint32_t len;
+    uint8_t bytes[RCH_RDMA_RKEY_MAX];
+};
+enum { RCH_DEV_WIN_F_MAPPED = 1 };   /* the memory is in the node segment at seg_off */
+struct rch_dev_win_info {
+    uint64_t base;               /* the window memory in the member's own address space */
+    uint64_t size;
+    uint64_t seg_off;
+    uint32_t disp_unit;
+    uint32_t flags;
+    uint32_t nkeys;
+    uint32_t node;               /* the member's node (boot layout) */
+    struct rch_dev_win_key keys[RCH_DEV_WIN_KEYS];
+};
+
+enum { RCH_DEV_WIN_LOCK_NONE = 0, RCH_DEV_WIN_LOCK_SHARED, RCH_DEV_WIN_LOCK_EXCL };
+
+/* One target, as this origin sees it. */
+struct rch_dev_win_target {
+    int world;                   /* world rank */
+    uint8_t path;                /* enum rch_dev_win_path */
+    uint8_t lock;                /* RCH_DEV_WIN_LOCK_*: what this rank holds on it */
+    uint8_t lock_wait;           /* AM: LOCK sent, GRANT not yet received */
+    uint8_t unlock_wait;         /* AM: UNLOCK sent, UNLOCK_ACK not yet received */
+    uintptr_t mapped;            /* DIRECT: the target's window base in this address space */
+    struct rch_dev_win_ctrl *ctrl;   /* its lock words, if mapped here (else packets) */
+    uint64_t base, size;         /* its window in its own address space */
+    uint32_t disp_unit;
+    int has_rkey;
+    struct rch_rdma_rkey rkey;   /* for the channel that reaches it */
+    uint32_t pend_local;         /* operations whose origin buffer is still in use */
+    uint32_t pend_remote;        /* operations not yet complete at the target */
+    uint32_t posts;              /* PSCW: POSTs from it not yet consumed by a start */
+};
+
+struct rch_dev_win_region;       /* an attached region of a dynamic window (rma_win.c) */
+struct rch_dev_win_lockreq;      /* a LOCK waiting at the owner (rma_sync.c) */
+
+struct rch_dev_win {
+    uint32_t id;                 /* on the wire: context id of the window's communicator */
+    int rank, size;              /* my rank in the window, the number of members */
+    int *world_of;               /* [size] */
+    int flavor;                  /* enum rch_dev_win_flavor */
+    struct rch_dev_win_target *t;    /* [size] */
+    /* my memory */
+    void *base;
+    size_t bytes;
+    int disp_unit;
+    void *own_mem;               /* ALLOCATE/SHARED without a segment: freed with the window */
+    struct rch_dev_win_ctrl *my_ctrl;
+    struct rch_dev_win_ctrl own_ctrl;    /* my_ctrl when there is no segment */
+    /* the node segment: control blocks of the node's members, then their memory */
+    unsigned char *seg;
+    size_t seg_len;
+    int seg_owner;               /* I created it (the node's lowest member) */
+    int seg_unlinked;
+    char seg_name[256];
+    int nlocal;                  /* members on my node (incl. me) */
+    int *local;                  /* [nlocal]: their window ranks, ascending */
+    uint64_t *seg_off;           /* [nlocal]: where each one's memory starts in the segment */
+    /* registrations of my memory, one per channel */
+    int nregs;
+    struct { const struct rch_rdma_ops *ops; struct rch_rdma_chan *chan; struct rch_rdma_mr *mr; }
+        regs[4];
+    /* dynamic windows: my attached regions */
+    struct rch_dev_win_region *regions;
+    int nregions, cap_regions;
+    /* target side */
+    struct rch_dev_win_lockreq *lq_head, *lq_tail;
+    uint32_t completes;          /* PSCW: COMPLETE notifications received */
+    uint32_t npend_local, npend_remote;   /* sums of the targets' pend_local / pend_remote */
+    /* the first error a target reported, until a flush returns it */
+    rdmach_status_t err;
+    int err_target;
+    char errmsg[200];
+};
+
+/* ---- windows (rma_win.c) ---- */
+
+struct rch_dev_win_args {
+    uint32_t id;                 /* unique among this rank's live windows and communicators */
+    int rank, size;
+    const int *world_of;         /* [size], copied */
+    int flavor;
+    int disp_unit;               /* mine */
+    /* CREATE: my memory. ALLOCATE/SHARED: sizes[] of every member (I get
+     * sizes[rank] bytes). DYNAMIC: nothing. */
+    void *base;
+    size_t bytes;
+    const uint64_t *sizes;
+    int noncontig;               /* SHARED: page-align each member's memory (alloc_shared_noncontig) */
+};
+
+/* Creation is collective and goes in steps; between steps the caller runs a
+ * barrier-like exchange that also agrees on errors (any member failing makes
+ * all fail):
+ *   1. rch_dev_win_create     every member; the node's lowest member creates
+ *                             the node segment (if the window needs one)
+ *   2. rch_dev_win_map        every member maps its node's segment
+ *   3. rch_dev_win_publish    the segment's name goes; my memory is
+ *                             registered; *info is what I publish
+ *   4. rch_dev_win_connect    with every member's info (allgather)
+ * The window takes packets from step 1 on. rch_dev_win_free undoes any
+ * prefix of this (also after a failed step). */
+rdmach_status_t rch_dev_win_create(const struct rch_dev_win_args *a, struct rch_dev_win **out);
+rdmach_status_t rch_dev_win_map(struct rch_dev_win *w);
+rdmach_status_t rch_dev_win_publish(struct rch_dev_win *w, struct rch_dev_win_info *info);
+rdmach_status_t rch_dev_win_connect(struct rch_dev_win *w, const struct rch_dev_win_info *all);
+/* Local: deregister, unmap, free. The caller has made sure (barrier) that no
+ * member still accesses this one's memory. */
+void rch_dev_win_free(struct rch_dev_win *w);
+/* Does the window need a node segment for SHARED with more than one member
+ * on a node, and can it have one (RDMACH_SHM=on)? */
+int rch_dev_win_shm_allowed(void);
+
+/* Where rank's window memory is in this address space when it is mine or in
+ * my node's segment (Win_shared_query), else NULL. */
+void *rch_dev_win_shared_ptr(const struct rch_dev_win *w, int rank);
+
+/* Dynamic windows: attach/detach local memory (local calls). Attach fails
+ * with INVALID_ARG if the range overlaps an attached one. */
+rdmach_status_t rch_dev_win_attach(struct rch_dev_win *w, void *base, size_t len);
+rdmach_status_t rch_dev_win_detach(struct rch_dev_win *w, const void *base);
+/* Is [addr, addr + len) inside one attached region of mine? */
+int rch_dev_win_region_ok(const struct rch_dev_win *w, uint64_t addr, uint64_t len);
+
+/* ---- operations (rma_ops.c) ----
+ * `toff`: byte offset from the target's window base; for a dynamic window
+ * the target address. Ranges are the caller's to check (the target checks
+ * again). Return OK once issued (complete or counted), or an error of the
+ * call (dead peer, no memory). */
+
+typedef void (*rch_dev_rma_kernel_fn)(const void *in, void *inout, size_t count, void *arg);
+/* An accumulate operation: `fn` runs at the origin (DIRECT), (op, kind) travel. */
+struct rch_dev_rma_op {
+    rch_dev_rma_kernel_fn fn;
+    uint8_t op, kind;
+    uint32_t elem;               /* bytes per element */
+};
+/* The target's side of (op, kind): the kernel and element size, or NULL. Set
+ * by the layer that owns the kernels (the MPI binding) before any window. */
+typedef rch_dev_rma_kernel_fn (*rch_dev_rma_resolve_fn)(unsigned op, unsigned kind, size_t *elem);
+void rch_dev_rma_set_resolver(rch_dev_rma_resolve_fn fn);
+
+/* Local completion of a group of operations. */
+struct rch_dev_rma_cmpl {
+    int pending;                 /* operations not locally complete, + 1 while the caller issues */
+    rdmach_status_t err;
+    void (*done)(struct rch_dev_rma_cmpl *c);   /* runs once, when pending reaches 0 */
+};
+static inline void rch_dev_rma_cmpl_init(struct rch_dev_rma_cmpl *c, void (*done)(struct rch_dev_rma_cmpl *))
+{
+    c->pending = 1;
+    c->err = RDMACH_OK;
+    c->done = done;
+}
+/* Drop one hold (the caller's, after issuing; or an operation's). */
+void rch_dev_rma_cmpl_release(struct rch_dev_rma_cmpl *c, rdmach_status_t st);
+
+rdmach_status_t rch_dev_rma_put(struct rch_dev_win *w, int target, const void *src, size_t len, uint64_t toff,
+                                struct rch_dev_rma_cmpl *c);
+rdmach_status_t rch_dev_rma_get(struct rch_dev_win *w, int target, void *dst, size_t len, uint64_t toff,
+                                struct rch_dev_rma_cmpl *c);
+/* Accumulate (result NULL) or get-accumulate (result receives the previous
+ * contents). len is a multiple of op->elem. */
+rdmach_status_t rch_dev_rma_acc(struct rch_dev_win *w, int target, const void *src, void *result, size_t len,
+                                uint64_t toff, const struct rch_dev_rma_op *op, struct rch_dev_rma_cmpl *c);
+/* Compare-and-swap of one element of `elem` bytes. */
+rdmach_status_t rch_dev_rma_cas(struct rch_dev_win *w, int target, const void *cmp, const void *src,
+                                void *result, size_t elem, uint64_t toff, struct rch_dev_rma_cmpl *c);
+
+/* ---- synchronisation (rma_sync.c); blocking calls progress while they wait ---- */
+rdmach_status_t rch_dev_rma_lock(struct rch_dev_win *w, int target, int exclusive);
+rdmach_status_t rch_dev_rma_unlock(struct rch_dev_win *w, int target);
+rdmach_status_t rch_dev_rma_lock_all(struct rch_dev_win *w);
+rdmach_status_t rch_dev_rma_unlock_all(struct rch_dev_win *w);
+/* target -1: every target. local: local completion only. */
+rdmach_status_t rch_dev_rma_flush(struct rch_dev_win *w, int target, int local);
+/* PSCW: POST to each origin; wait for a POST from each target; flush and
+ * COMPLETE to each target; wait (or test: block 0) for a COMPLETE from each
+ * of the n origins in ranks (PEER_DEAD if one of them fails meanwhile). */
+rdmach_status_t rch_dev_rma_post(struct rch_dev_win *w, const int *ranks, int n);
+rdmach_status_t rch_dev_rma_start(struct rch_dev_win *w, const int *ranks, int n);
+rdmach_status_t rch_dev_rma_complete(struct rch_dev_win *w, const int *ranks, int n);
+rdmach_status_t rch_dev_rma_wait(struct rch_dev_win *w, const int *ranks, int n, int block, int *done);
+/* The error a target reported, if any (and forget it): RDMACH_OK or the status,
+ * with rdmach_last_error() naming the target and the cause. */
+rdmach_status_t rch_dev_rma_take_error(struct rch_dev_win *w);
+
+#endif

@@ -1,0 +1,496 @@
+/*
+ * One-sided packets (rma_proto.h): how they leave, and what the target does
+ * with them.
+ *
+ * Leaving. rch_dev_rma_send() sends at once when the peer's send queue is
+ * empty and a credit is there (the payload is copied out by the channel);
+ * otherwise the packet joins the peer's send queue behind everything sent
+ * before it (so a LOCK, the operations and the UNLOCK of one epoch stay in
+ * order, and credits are respected), in a device request of qop
+ * RCH_DEV_Q_RMA. A queued payload either fits the request's ctl buffer, is
+ * copied (responses of the target, whose data is a scratch copy), or stays
+ * where the origin has it: MPI forbids touching an origin buffer before the
+ * operation completes locally, and the request counts in pend_local until
+ * the packet has left.
+ *
+ * Arriving. rch_dev_rma_on_pkt() (recv.c's handler for RCH_PKT_RMA)
+ * validates the packet, finds the window by id and checks that the sender is
+ * the member it claims to be, then runs the operation on this rank's memory
+ * — accumulates under this rank's accumulate lock, as an origin on the same
+ * node would — and answers: ACK for PUT/ACC, RSP with data for GET/GACC/CAS.
+ * A request outside the window is answered with INVALID_ARG and touches
+ * nothing.
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/log.h"
+#include "device/rma_impl.h"
+
+rch_dev_rma_resolve_fn rch_dev_rma_resolver;
+
+void rch_dev_rma_set_resolver(rch_dev_rma_resolve_fn fn)
+{
+    rch_dev_rma_resolver = fn;
+}
+
+/* ---- local completion groups ---- */
+
+void rch_dev_rma_cmpl_release(struct rch_dev_rma_cmpl *c, rdmach_status_t st)
+{
+    if (st != RDMACH_OK && c->err == RDMACH_OK)
+        c->err = st;
+    if (--c->pending == 0 && c->done)
+        c->done(c);
+}
+
+void rch_dev_rma_note_error(struct rch_dev_win *w, int target, rdmach_status_t st, const char *what)
+{
+    if (w->err != RDMACH_OK)
+        return;
+    w->err = st;
+    w->err_target = target;
+    snprintf(w->errmsg, sizeof(w->errmsg), "%s", what && what[0] ? what : rdmach_strerror(st));
+}
+
+/* ---- requests ---- */
+
+static void counts_down(struct rch_dev_win *w, int target, int flags)
+{
+    struct rch_dev_win_target *t = &w->t[target];
+    if ((flags & RMA_RQ_LOCAL) && t->pend_local) {
+        t->pend_local--;
+        w->npend_local--;
+    }
+    if ((flags & RMA_RQ_REMOTE) && t->pend_remote) {
+        t->pend_remote--;
+        w->npend_remote--;
+    }
+}
+
+/* on_complete of every RMA request: the counters, the group, owned memory. */
+static void req_done(struct rch_dev_req *pub)
+{
+    struct rch_dev_ireq *r = (struct rch_dev_ireq *)pub;
+    int flags = r->rq_flags;
+    if (flags & RMA_RQ_OWNED) {
+        free(r->buf);
+        r->buf = NULL;
+    }
+    struct rch_dev_win *w = rq_win(r);
+    if (w) {
+        counts_down(w, r->rq_target, flags);
+        if (pub->err != RDMACH_OK) {
+            char msg[200];
+            snprintf(msg, sizeof(msg), "one-sided operation on rank %d failed: %s", r->rq_target,
+                     rdmach_last_error());
+            rch_dev_rma_note_error(w, r->rq_target, pub->err, msg);
+        }
+    }
+    if (flags & RMA_RQ_CMPL)
+        rch_dev_rma_cmpl_release(rq_cmpl(r), pub->err);
+}
+
+struct rch_dev_ireq *rch_dev_rma_req(struct rch_dev_win *w, int target, int flags, struct rch_dev_rma_cmpl *c)
+{
+    struct rch_dev_ireq *r = rch_dev_ireq_alloc(0);
+    if (r == NULL) {
+        rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory for a request");
+        return NULL;
+    }
+    r->state = RCH_DEV_S_RMA;
+    r->freed = 1;                       /* nobody waits on it: reclaimed when it completes */
+    r->peer = w ? w->t[target].world : -1;
+    r->buf = NULL;
+    r->len = 0;
+    r->ctl_len = 0;
+    r->rq_target = target;
+    r->rq_result = 0;
+    r->rq_rlen = 0;
+    r->pub.on_complete = req_done;
+    r->pub.user = w;
+    r->pub.user_word[1] = (uint64_t)(uintptr_t)c;
+    if (c) {
+        flags |= RMA_RQ_CMPL;
+        c->pending++;
+    }
+    r->rq_flags = flags;
+    if (w) {
+        struct rch_dev_win_target *t = &w->t[target];
+        if (flags & RMA_RQ_LOCAL) {
+            t->pend_local++;
+            w->npend_local++;
+        }
+        if (flags & RMA_RQ_REMOTE) {
+            t->pend_remote++;
+            w->npend_remote++;
+        }
+    }
+    return r;
+}
+
+/* Undo a request whose operation never started (the call fails with st). */
+static void req_drop(struct rch_dev_ireq *r, rdmach_status_t st)
+{
+    struct rch_dev_win *w = rq_win(r);
+    if (w)
+        counts_down(w, r->rq_target, r->rq_flags);
+    if (r->rq_flags & RMA_RQ_OWNED)
+        free(r->buf);
+    if (r->rq_flags & RMA_RQ_CMPL)
+        rch_dev_rma_cmpl_release(rq_cmpl(r), st);
+    rch_dev_pending_del(r);
+    rch_dev_ireq_release(r);
+}
+
+/* send.c: a queued RMA packet has left. */
+void rch_dev_rma_sent(struct rch_dev_ireq *r)
+{
+    r->qop = 0;
+    if (r->rq_flags & RMA_RQ_OWNED) {
+        free(r->buf);
+        r->buf = NULL;
+        r->rq_flags &= ~RMA_RQ_OWNED;
+    }
+    if (r->rq_flags & RMA_RQ_RSP)
+        return;                          /* completes when its RSP arrives */
+    rch_dev_ireq_complete(r, RDMACH_OK);
+}
+
+/* rndv.c: the channel finished an RDMA put/get of ours. */
+void rch_dev_rma_rdma_done(struct rch_dev_ireq *r, rdmach_status_t st)
+{
+    rch_dev_ireq_finish(r, st);
+}
+
+/* ---- sending ---- */
+
+void rch_dev_rma_hdr(struct rch_dev_win *w, struct rch_rma_hdr *h, unsigned rop, size_t len, uint64_t addr)
+{
+    memset(h, 0, sizeof(*h));
+    h->b = rch_pkt_base_make(RCH_PKT_RMA, 0);
+    h->rop = (uint8_t)rop;
+    h->win = w->id;
+    h->src = w->rank;
+    h->len = (uint32_t)len;
+    h->addr = addr;
+}
+
+static inline uint16_t owed_now(const struct rch_dev_peer *p)
+{
+    return (uint16_t)(p->owed > 0xffff ? 0xffff : p->owed);
+}
+
+rdmach_status_t rch_dev_rma_send_q(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
+                                   size_t plen, int copy, struct rch_dev_ireq *r, int qflags,
+                                   struct rch_dev_rma_cmpl *c)
+{
+    struct rch_dev_peer *p = &rch_dev.peers[w->t[target].world];
+    rdmach_status_t st;
+    if (RCH_UNLIKELY(p->dead)) {
+        st = rch_base_err(p->dead_status == RDMACH_ERR_UNREACHABLE ? RDMACH_ERR_UNREACHABLE : RDMACH_ERR_PEER_DEAD,
+                          "one-sided %s to rank %d (world rank %d): %s", rch_rma_op_name[h->rop], target, p->rank,
+                          p->dead_status == RDMACH_ERR_UNREACHABLE ? "no channel reaches it" : "it has failed");
+        if (r)
+            req_drop(r, st);
+        return st;
+    }
+    if (p->sq_head == NULL && !(p->flow && p->credits <= 0)) {
+        uint16_t give = 0;
+        if (p->flow) {
+            give = owed_now(p);
+            h->b.credits = give;
+        }
+        struct iovec iov[2] = { { h, sizeof(*h) }, { (void *)payload, plen } };
+        st = p->ops->send(p->chan, p->rank, iov, plen ? 2 : 1);
+        if (RCH_LIKELY(st == RDMACH_OK)) {
+            if (p->flow) {
+                p->credits--;
+                p->owed -= give;
+            }
+            if (r && !(r->rq_flags & RMA_RQ_RSP))
+                rch_dev_ireq_complete(r, RDMACH_OK);
+            return RDMACH_OK;
+        }
+        if (st != RDMACH_AGAIN) {
+            if (r)
+                req_drop(r, st);
+            return st;
+        }
+    }
+    /* queue it */
+    if (r == NULL) {
+        r = rch_dev_rma_req(qflags ? w : NULL, target, qflags, c);
+        if (r == NULL)
+            return RDMACH_ERR_NO_MEMORY;
+        r->peer = p->rank;
+    }
+    h->b.credits = 0;
+    memcpy(r->ctl, h, sizeof(*h));
+    r->ctl_len = sizeof(*h);
+    if (plen <= RCH_PKT_CTL_MAX - sizeof(*h)) {
+        if (plen)
+            memcpy(r->ctl + sizeof(*h), payload, plen);
+        r->ctl_len = (uint16_t)(sizeof(*h) + plen);
+    } else if (copy) {
+        r->buf = malloc(plen);
+        if (r->buf == NULL) {
+            st = rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory to queue a %zu-byte packet", plen);
+            req_drop(r, st);
+            return st;
+        }
+        memcpy(r->buf, payload, plen);
+        r->len = plen;
+        r->rq_flags |= RMA_RQ_OWNED;
+    } else {
+        r->buf = (void *)payload;
+        r->len = plen;
+    }
+    r->qop = RCH_DEV_Q_RMA;
+    rch_dev_enqueue(p, r);
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_dev_rma_send(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
+                                 size_t plen, int copy, struct rch_dev_ireq *r)
+{
+    return rch_dev_rma_send_q(w, target, h, payload, plen, copy, r, 0, NULL);
+}
+
+/* ---- applying operations to my memory ---- */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* The accumulate lock: held only while an operation is applied (no
+ * progress inside), so a waiter spins, yielding when the holder seems
+ * descheduled. */
+static inline void acc_lock(struct rch_dev_win_ctrl *c)
+{
+    unsigned spins = 0;
+    while (atomic_exchange_explicit(&c->acc, 1, memory_order_acquire)) {
+        while (atomic_load_explicit(&c->acc, memory_order_relaxed)) {
+            if (++spins < 128)
+                cpu_relax();
+            else
+                sched_yield();
+        }
+    }
+}
+
+static inline void acc_unlock(struct rch_dev_win_ctrl *c)
+{
+    atomic_store_explicit(&c->acc, 0, memory_order_release);
+}
+
+void rch_dev_rma_apply_acc(struct rch_dev_win_ctrl *ctrl, void *dst, const void *src, void *result, size_t len,
+                           rch_dev_rma_kernel_fn fn, size_t elem)
+{
+    acc_lock(ctrl);
+    if (result)
+        memcpy(result, dst, len);
+    fn(src, dst, len / elem, NULL);
+    acc_unlock(ctrl);
+}
+
+void rch_dev_rma_apply_cas(struct rch_dev_win_ctrl *ctrl, void *dst, const void *cmp, const void *src,
+                           void *result, size_t elem)
+{
+    unsigned char old[RCH_RMA_ELEM_MAX];
+    acc_lock(ctrl);
+    memcpy(old, dst, elem);
+    if (memcmp(old, cmp, elem) == 0)
+        memcpy(dst, src, elem);
+    acc_unlock(ctrl);
+    memcpy(result, old, elem);
+}
+
+/* ---- the target side ---- */
+
+static void *scratch;
+static size_t scratch_len;
+
+static void *scratch_get(size_t n)
+{
+    if (n > scratch_len) {
+        void *p = realloc(scratch, n);
+        if (!p)
+            return NULL;
+        scratch = p;
+        scratch_len = n;
+    }
+    return scratch;
+}
+
+static void answer_ack(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st)
+{
+    struct rch_rma_hdr a;
+    rch_dev_rma_hdr(w, &a, RCH_RMA_ACK, 0, q->addr);
+    a.status = st;
+    a.elem = q->len;
+    a.req = 1;
+    a.aop = q->rop;
+    rch_dev_rma_send(w, q->src, &a, NULL, 0, 0, NULL);
+}
+
+static void answer_rsp(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st, const void *data,
+                       size_t n, int copy)
+{
+    struct rch_rma_hdr a;
+    rch_dev_rma_hdr(w, &a, RCH_RMA_RSP, st == RDMACH_OK ? n : 0, q->addr);
+    a.status = st;
+    a.req = q->req;
+    a.aop = q->rop;
+    rch_dev_rma_send(w, q->src, &a, st == RDMACH_OK ? data : NULL, st == RDMACH_OK ? n : 0, copy, NULL);
+}
+
+static void on_put(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *data)
+{
+    void *dst = rch_dev_rma_local_addr(w, h->addr, h->len);
+    if (dst == NULL) {
+        answer_ack(w, h, RDMACH_ERR_INVALID_ARG);
+        return;
+    }
+    memcpy(dst, data, h->len);
+    answer_ack(w, h, RDMACH_OK);
+}
+
+static void on_get(struct rch_dev_win *w, const struct rch_rma_hdr *h)
+{
+    void *src = rch_dev_rma_local_addr(w, h->addr, h->elem);
+    size_t maxp = rch_dev_rma_max_payload(w, h->src);
+    if (src == NULL || h->elem > maxp) {
+        answer_rsp(w, h, RDMACH_ERR_INVALID_ARG, NULL, 0, 0);
+        return;
+    }
+    /* The window memory stays valid while the origin's epoch is open: no copy. */
+    answer_rsp(w, h, RDMACH_OK, src, h->elem, 0);
+}
+
+static void on_acc(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *data)
+{
+    size_t elem = 0;
+    rch_dev_rma_kernel_fn fn = rch_dev_rma_resolver ? rch_dev_rma_resolver(h->aop, h->kind, &elem) : NULL;
+    int fetch = h->rop == RCH_RMA_GACC;
+    rdmach_status_t st = RDMACH_OK;
+    void *dst = rch_dev_rma_local_addr(w, h->addr, h->len);
+    void *old = NULL;
+    if (fn == NULL || elem != h->elem || elem == 0 || h->len % elem != 0)
+        st = rch_base_err(RDMACH_ERR_PROTOCOL, "accumulate from rank %d: operation %u on kind %u of %u bytes is "
+                          "not one this rank knows", h->src, h->aop, h->kind, h->elem);
+    else if (dst == NULL)
+        st = RDMACH_ERR_INVALID_ARG;
+    else if (fetch && (old = scratch_get(h->len ? h->len : 1)) == NULL)
+        st = RDMACH_ERR_NO_MEMORY;
+    if (st == RDMACH_OK)
+        rch_dev_rma_apply_acc(w->my_ctrl, dst, data, old, h->len, fn, elem);
+    if (fetch)
+        answer_rsp(w, h, st, old, h->len, 1);
+    else
+        answer_ack(w, h, st);
+}
+
+static void on_cas(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *data)
+{
+    unsigned char old[RCH_RMA_ELEM_MAX];
+    void *dst = rch_dev_rma_local_addr(w, h->addr, h->elem);
+    if (dst == NULL) {
+        answer_rsp(w, h, RDMACH_ERR_INVALID_ARG, NULL, 0, 0);
+        return;
+    }
+    rch_dev_rma_apply_cas(w->my_ctrl, dst, data, data + h->elem, old, h->elem);
+    answer_rsp(w, h, RDMACH_OK, old, h->elem, 1);
+}
+
+/* ---- answers, at the origin ---- */
+
+static void on_ack(struct rch_dev_win *w, const struct rch_rma_hdr *h)
+{
+    struct rch_dev_win_target *t = &w->t[h->src];
+    uint64_t n = h->req;
+    if (n > t->pend_remote)
+        n = t->pend_remote;        /* more ACKs than operations: a confused peer; never wrap */
+    t->pend_remote -= (uint32_t)n;
+    w->npend_remote -= (uint32_t)n;
+    if (h->status != RDMACH_OK) {
+        char msg[200];
+        snprintf(msg, sizeof(msg), "rank %d refused a one-sided %s of %u bytes at %s0x%llx: %s", h->src,
+                 h->aop < RCH_RMA_OP_MAX ? rch_rma_op_name[h->aop] : "operation", h->elem,
+                 w->flavor == RCH_DEV_WIN_DYNAMIC ? "address " : "offset ", (unsigned long long)h->addr,
+                 h->status == RDMACH_ERR_INVALID_ARG ? "outside its window" : rdmach_strerror(h->status));
+        rch_dev_rma_note_error(w, h->src, h->status < 0 ? h->status : RDMACH_ERR_PROTOCOL, msg);
+    }
+}
+
+static void on_rsp(struct rch_dev_peer *p, struct rch_dev_win *w, const struct rch_rma_hdr *h,
+                   const unsigned char *data, size_t len)
+{
+    struct rch_dev_ireq *r = rch_dev_ireq_lookup(h->req);
+    if (r == NULL || r->state != RCH_DEV_S_RMA || !(r->rq_flags & RMA_RQ_RSP) || r->peer != p->rank ||
+        rq_win(r) != w || r->rq_target != h->src || r->qop != 0) {
+        rch_dev_bad_packet(p, len, RCH_PKT_RMA, "RMA RSP for no operation waiting on this rank");
+        return;
+    }
+    rdmach_status_t st = h->status == RDMACH_OK ? RDMACH_OK : h->status < 0 ? h->status : RDMACH_ERR_PROTOCOL;
+    if (st == RDMACH_OK && h->len != r->rq_rlen) {
+        rch_dev_bad_packet(p, len, RCH_PKT_RMA, "RMA RSP with the wrong amount of data");
+        st = RDMACH_ERR_PROTOCOL;
+    }
+    if (st == RDMACH_OK) {
+        if (h->len)
+            memcpy((void *)(uintptr_t)r->rq_result, data, h->len);
+    } else {
+        rch_base_err(st, "rank %d refused a one-sided %s at %s0x%llx: %s", h->src,
+                     h->aop < RCH_RMA_OP_MAX ? rch_rma_op_name[h->aop] : "operation",
+                     w->flavor == RCH_DEV_WIN_DYNAMIC ? "address " : "offset ", (unsigned long long)h->addr,
+                     st == RDMACH_ERR_INVALID_ARG ? "outside its window" : rdmach_strerror(st));
+    }
+    rch_dev_ireq_finish(r, st);
+}
+
+/* recv.c: an RCH_PKT_RMA packet from peer p. */
+void rch_dev_rma_on_pkt(struct rch_dev_peer *p, const void *pkt, size_t len)
+{
+    struct rch_rma_hdr h;
+    const char *why;
+    if (rch_rma_check(pkt, len, &h, &why) != RDMACH_OK) {
+        rch_dev_bad_packet(p, len, RCH_PKT_RMA, why);
+        return;
+    }
+    struct rch_dev_win *w = rch_dev_rma_win_find(h.win);
+    if (w == NULL) {
+        rch_dev_bad_packet(p, len, RCH_PKT_RMA, "RMA packet for a window that does not exist here");
+        return;
+    }
+    if (h.src < 0 || h.src >= w->size || w->world_of[h.src] != p->rank) {
+        rch_dev_bad_packet(p, len, RCH_PKT_RMA, "RMA packet from a rank that is not the window member it names");
+        return;
+    }
+    const unsigned char *data = (const unsigned char *)pkt + sizeof(h);
+    switch (h.rop) {
+    case RCH_RMA_PUT:        on_put(w, &h, data); break;
+    case RCH_RMA_GET:        on_get(w, &h); break;
+    case RCH_RMA_ACC:
+    case RCH_RMA_GACC:       on_acc(w, &h, data); break;
+    case RCH_RMA_CAS:        on_cas(w, &h, data); break;
+    case RCH_RMA_LOCK:       rch_dev_rma_on_lock(w, h.src, h.flags & RCH_RMA_F_EXCL); break;
+    case RCH_RMA_UNLOCK:     rch_dev_rma_on_unlock(w, h.src, h.flags & RCH_RMA_F_EXCL); break;
+    case RCH_RMA_POST:       w->t[h.src].posts++; break;
+    case RCH_RMA_COMPLETE:   w->completes++; break;
+    case RCH_RMA_ACK:        on_ack(w, &h); break;
+    case RCH_RMA_RSP:        on_rsp(p, w, &h, data, len); break;
+    case RCH_RMA_GRANT:      w->t[h.src].lock_wait = 0; break;
+    case RCH_RMA_UNLOCK_ACK: w->t[h.src].unlock_wait = 0; break;
+    case RCH_RMA_KICK:       rch_dev_rma_grant_waiting(w); break;
+    default:
+        rch_dev_bad_packet(p, len, RCH_PKT_RMA, "RMA packet with an opcode that has no handler");
+        break;
+    }
+}

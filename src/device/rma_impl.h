@@ -1,0 +1,96 @@
+/*
+ * Internals shared by the one-sided engine's files (rma_*.c); see rma.h.
+ *
+ * Device requests do three jobs for one-sided operations, all in state
+ * RCH_DEV_S_RMA (dev_impl.h):
+ *   - a packet queued in its peer's send queue (qop RCH_DEV_Q_RMA): header
+ *     in ctl, payload at buf/len; send.c calls rch_dev_rma_sent() when it
+ *     leaves;
+ *   - an RDMA put/get in flight: its id is the channel's op_ctx, rndv.c hands
+ *     its rma_done to rch_dev_rma_rdma_done();
+ *   - an operation waiting for its RSP: the RSP names the request by id.
+ * The fields of the request they use are renamed below.
+ */
+#ifndef RCH_DEVICE_RMA_IMPL_H
+#define RCH_DEVICE_RMA_IMPL_H
+
+#include "device/dev_impl.h"
+#include "device/rma.h"
+#include "device/rma_proto.h"
+
+_Static_assert(RCH_RMA_ELEM_MAX == RCH_DEV_RMA_ELEM_MAX, "one element limit on the wire and in the API");
+
+/* What an RMA request counts and waits for (rq_flags). */
+enum {
+    RMA_RQ_LOCAL  = 1 << 0,      /* counted in pend_local until it completes */
+    RMA_RQ_REMOTE = 1 << 1,      /* counted in pend_remote until it completes */
+    RMA_RQ_RSP    = 1 << 2,      /* completes when its RSP arrives (not when sent) */
+    RMA_RQ_OWNED  = 1 << 3,      /* buf is a copy owned by the request: freed at the end */
+    RMA_RQ_CMPL   = 1 << 4,      /* releases the rch_dev_rma_cmpl in rq_cmpl */
+};
+
+/* The request fields, as the one-sided engine uses them. */
+#define rq_target  hsrc          /* the target's (or origin's) rank in the window */
+#define rq_flags   htag          /* RMA_RQ_* */
+#define rq_result  raddr         /* RSP: where its payload goes */
+#define rq_rlen    xfer          /* RSP: how many bytes it must carry */
+static inline struct rch_dev_win *rq_win(const struct rch_dev_ireq *r)
+{
+    return (struct rch_dev_win *)r->pub.user;
+}
+static inline struct rch_dev_rma_cmpl *rq_cmpl(const struct rch_dev_ireq *r)
+{
+    return (struct rch_dev_rma_cmpl *)(uintptr_t)r->pub.user_word[1];
+}
+
+/* ---- rma_win.c ---- */
+struct rch_dev_win *rch_dev_rma_win_find(uint32_t id);
+/* The largest payload of one packet to this target (0: unreachable). */
+size_t rch_dev_rma_max_payload(const struct rch_dev_win *w, int target);
+/* The memory of mine at `addr` (offset, or address for dynamic), `len`
+ * bytes, or NULL if it is not inside my window. */
+void *rch_dev_rma_local_addr(struct rch_dev_win *w, uint64_t addr, uint64_t len);
+
+/* ---- rma_am.c ---- */
+/* A request for an operation on `target` (flags RMA_RQ_*), counted in the
+ * target's pend_* at once. NULL if out of memory (message set). */
+struct rch_dev_ireq *rch_dev_rma_req(struct rch_dev_win *w, int target, int flags, struct rch_dev_rma_cmpl *c);
+/* Send a packet (header filled but for the base) with `plen` payload bytes
+ * to `target`. r: the operation's request, or NULL. If the channel has no
+ * room the packet is queued behind the peer's other packets: the payload is
+ * then copied into the request when it fits ctl, or with `copy` into memory
+ * the request owns; otherwise it must stay valid until the request
+ * completes. Returns OK (left, or queued) or an error (r then completed with it). */
+rdmach_status_t rch_dev_rma_send(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
+                                 size_t plen, int copy, struct rch_dev_ireq *r);
+/* The same, for an origin's operation: a request made for queueing counts
+ * as `qflags` (RMA_RQ_LOCAL: the payload is the origin's) in group c. */
+rdmach_status_t rch_dev_rma_send_q(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
+                                   size_t plen, int copy, struct rch_dev_ireq *r, int qflags,
+                                   struct rch_dev_rma_cmpl *c);
+/* A header for `target` with the fields every packet has. */
+void rch_dev_rma_hdr(struct rch_dev_win *w, struct rch_rma_hdr *h, unsigned rop, size_t len, uint64_t addr);
+/* Record the first error a target reported. */
+void rch_dev_rma_note_error(struct rch_dev_win *w, int target, rdmach_status_t st, const char *what);
+/* Apply an accumulate to my memory, under my accumulate lock. */
+void rch_dev_rma_apply_acc(struct rch_dev_win_ctrl *ctrl, void *dst, const void *src, void *result, size_t len,
+                           rch_dev_rma_kernel_fn fn, size_t elem);
+void rch_dev_rma_apply_cas(struct rch_dev_win_ctrl *ctrl, void *dst, const void *cmp, const void *src,
+                           void *result, size_t elem);
+extern rch_dev_rma_resolve_fn rch_dev_rma_resolver;
+
+/* ---- rma_sync.c ---- */
+/* Try to take a lock word; 1 if taken. */
+int rch_dev_rma_trylock(struct rch_dev_win_ctrl *c, int exclusive);
+/* Release it; KICK the owner (window rank) if it has LOCK packets queued. */
+void rch_dev_rma_unlock_word(struct rch_dev_win *w, int owner, struct rch_dev_win_ctrl *c, int exclusive);
+/* Target side of LOCK / UNLOCK / KICK packets. */
+void rch_dev_rma_on_lock(struct rch_dev_win *w, int origin, int exclusive);
+void rch_dev_rma_on_unlock(struct rch_dev_win *w, int origin, int exclusive);
+void rch_dev_rma_grant_waiting(struct rch_dev_win *w);
+/* Spin (with progress) until done(arg): for conditions no channel signals. */
+void rch_dev_rma_spin_until(int (*done)(void *), void *arg);
+/* Free the LOCK requests still queued (window freed). */
+void rch_dev_rma_lockq_free(struct rch_dev_win *w);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * The one-sided wire format: what one rank's RMA engine says to another's.
+ *
+ * Every one-sided packet is a device packet with opcode RCH_PKT_RMA (pkt.h):
+ * the device's 8-byte base header (version, credits) followed by the rest of
+ * struct rch_rma_hdr and `len` bytes of payload. The device validates the
+ * base header and the minimum length; rch_rma_check() validates the rest
+ * before rma_am.c trusts anything: the sub-opcode, the payload length
+ * against the packet length, the element size of atomic operations.
+ *
+ * Which operation travels as a packet (an "active message" that the target's
+ * progress executes) and which as memory access is decided per target by the
+ * origin (rma.h); the target only ever sees the packets below.
+ *
+ *   origin -> target                         target -> origin
+ *   PUT   addr, payload                      ACK   count=1, status
+ *   ACC   addr, aop, kind, elem, payload     ACK   count=1, status
+ *   GET   addr, len wanted in `elem`, req    RSP   req, status, payload
+ *   GACC  addr, aop, kind, elem, payload,req RSP   req, status, old contents
+ *   CAS   addr, elem, payload = cmp|value,req RSP  req, status, old value
+ *   LOCK  flags EXCL                          GRANT (when the lock is held)
+ *   UNLOCK flags EXCL                         UNLOCK_ACK
+ *   COMPLETE (PSCW: origin's epoch ended)     POST (PSCW: exposure opened)
+ *   KICK (a node-local peer released the lock word while lock requests wait)
+ *
+ * `addr` is a byte offset from the target's window base, or for a dynamic
+ * window an absolute address in the target; the target checks it against its
+ * window (or its attached regions) and answers a bad one with status
+ * RDMACH_ERR_INVALID_ARG rather than touching memory.
+ *
+ * `win` names the window: the context id of the window's private
+ * communicator, which no two live communicators of one rank share.
+ *
+ * Version history
+ *   1  PUT GET ACC GACC CAS LOCK UNLOCK POST COMPLETE ACK RSP GRANT UNLOCK_ACK KICK
+ */
+#ifndef RCH_DEVICE_RMA_PROTO_H
+#define RCH_DEVICE_RMA_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rdmach.h"
+#include "device/pkt.h"
+
+enum rch_rma_op {
+    RCH_RMA_NONE = 0,
+    RCH_RMA_PUT,
+    RCH_RMA_GET,
+    RCH_RMA_ACC,
+    RCH_RMA_GACC,
+    RCH_RMA_CAS,
+    RCH_RMA_LOCK,
+    RCH_RMA_UNLOCK,
+    RCH_RMA_POST,
+    RCH_RMA_COMPLETE,
+    RCH_RMA_ACK,
+    RCH_RMA_RSP,
+    RCH_RMA_GRANT,
+    RCH_RMA_UNLOCK_ACK,
+    RCH_RMA_KICK,
+    RCH_RMA_OP_MAX
+};
+
+enum rch_rma_flags {
+    RCH_RMA_F_EXCL = 1 << 0,     /* LOCK/UNLOCK: the exclusive lock */
+};
+
+struct rch_rma_hdr {
+    struct rch_pkt_base b;       /* op = RCH_PKT_RMA */
+    uint8_t  rop;                /* enum rch_rma_op */
+    uint8_t  flags;              /* enum rch_rma_flags */
+    uint8_t  aop, kind;          /* ACC/GACC: operation and element kind, resolved by the target */
+    uint32_t win;                /* window id */
+    int32_t  src;                /* the sender's rank in the window */
+    int32_t  status;             /* ACK/RSP: rdmach_status_t of the operation at the target */
+    uint32_t len;                /* payload bytes after the header */
+    uint32_t elem;               /* ACC/GACC/CAS: bytes per element; GET: bytes wanted */
+    uint64_t addr;               /* target memory: offset from the window base (dynamic: address) */
+    uint64_t req;                /* GET/GACC/CAS and their RSP: origin's request id; ACK: count */
+};
+
+_Static_assert(sizeof(struct rch_rma_hdr) == 48, "RMA header is 48 bytes");
+_Static_assert(sizeof(struct rch_rma_hdr) <= RCH_PKT_CTL_MAX, "an RMA header fits a queued control packet");
+
+/* Largest element of an atomic operation (long double _Complex). */
+#define RCH_RMA_ELEM_MAX 32
+
+extern const char *const rch_rma_op_name[RCH_RMA_OP_MAX];
+
+/* Validate an RMA packet (base header already checked by rch_pkt_check):
+ * OK or RDMACH_ERR_PROTOCOL with `why` set (static text). *h receives the
+ * header either way when the packet is long enough. */
+rdmach_status_t rch_rma_check(const void *pkt, size_t len, struct rch_rma_hdr *h, const char **why);
+
+#endif

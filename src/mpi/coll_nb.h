@@ -1,0 +1,62 @@
+/*
+ * Shared by the bindings of the non-blocking and neighbourhood collectives
+ * (mpi/coll_nb*.c, mpi/coll_neighbor.c): the state a call keeps until its
+ * schedule completes.
+ *
+ * A non-blocking collective is checked and staged like its blocking form
+ * (coll_bind.h), then src/coll builds and starts a schedule that completes a
+ * generalized device request; that request becomes the MPI_Request. The
+ * staging must outlive the call: `struct rch_mpi_nb` holds it, and the
+ * request's on_complete unpacks what was received into the user's buffers
+ * (only if the collective succeeded) and frees it. Datatypes needed at that
+ * point are retained (the user may free them meanwhile, as MPI allows) and
+ * count arrays the unpacking reads are copied.
+ */
+#ifndef RCH_MPI_COLL_NB_H
+#define RCH_MPI_COLL_NB_H
+
+#include "coll/nbc.h"
+#include "mpi/coll_bind.h"
+
+struct rch_mpi_nb {
+    struct rch_mpi_stage s, r;         /* simple send / receive staging */
+    void *rbuf;                        /* unpack r here at completion ... */
+    size_t rcount;
+    const struct rch_mpi_type *rt;     /* ... as rcount elements of rt (held) */
+    int unpack_r;
+    struct rch_mpi_vstage sv, rv;      /* v/w staging; rv unpacked at completion */
+    int unpack_rv;
+    struct rch_mpi_red red;            /* reductions: cop.arg may point here */
+    struct rch_mpi_type **held;        /* retained types, released at the end */
+    int nheld, heldcap;
+    void **keep;                       /* memory freed at the end */
+    int nkeep, keepcap;
+};
+
+/* A zeroed state, or NULL with *err reported (no memory). */
+struct rch_mpi_nb *rch_mpi_nb_new(const char *fn, struct rch_mpi_comm *c, int *err);
+/* Retain t until the end (no-op for predefined types). MPI error code. */
+int rch_mpi_nb_hold(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb,
+                    const struct rch_mpi_type *t);
+/* `bytes` of memory freed at the end; NULL with *err reported. */
+void *rch_mpi_nb_keep(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb, size_t bytes,
+                      int *err);
+/* A copy of n ints kept until the end (NULL with *err reported). */
+int *rch_mpi_nb_keep_ints(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb, const int *a,
+                          int n, int *err);
+/* Release everything without unpacking (a call that fails before starting). */
+void rch_mpi_nb_free(struct rch_mpi_nb *nb);
+
+/* The generalized request the schedule will complete (on_complete: unpack
+ * and free nb). NULL with *err reported. */
+struct rch_dev_req *rch_mpi_nb_req(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb,
+                                   int *err);
+/* After src/coll was called with greq: on success *request is the new
+ * MPI_Request; on failure (st != OK: nothing started) everything is released
+ * and the error reported. Returns the MPI error code. */
+int rch_mpi_nb_started(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb,
+                       struct rch_dev_req *greq, rdmach_status_t st, MPI_Request *request);
+/* MPI_ERR_ARG if request is NULL. */
+int rch_mpi_nb_check_request(const char *fn, struct rch_mpi_comm *c, const MPI_Request *request);
+
+#endif

@@ -1,0 +1,200 @@
+/*
+ * Communicators from groups: Comm_create (collective over the parent) and
+ * Comm_create_group (collective over the group's members only).
+ *
+ * Comm_create is a split: members of the group take color 0 and their group
+ * rank as key, everyone else MPI_UNDEFINED; the split's exchange agrees on
+ * the context id over the whole parent.
+ *
+ * Comm_create_group cannot involve the other members of the parent, so the
+ * members run the same gather/AND/broadcast of context-id masks among
+ * themselves, rooted at group rank 0, on the parent's collective context
+ * with their own tags (RCH_MPI_TAG_GRPX_*). Messages carry parent ranks, as
+ * every message on the parent's contexts does. A process runs one such
+ * exchange at a time and matching is non-overtaking per sender, so
+ * successive calls pair up in order; the user's tag (which MPI provides to
+ * tell apart concurrent calls from several threads) is checked but not
+ * needed at MPI_THREAD_SERIALIZED.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "boot/boot.h"
+#include "mpi/mpi_impl.h"
+
+/* prank[i] = the parent rank of group member i; MPI_ERR_GROUP if one is not
+ * in the parent. */
+static int parent_ranks(const char *fn, struct rch_mpi_comm *p, const struct rch_mpi_group *g, int **out)
+{
+    int *pos = malloc((size_t)rch_boot.size * sizeof(int));
+    int *prank = malloc(((size_t)g->size + 1) * sizeof(int));
+    if (!pos || !prank) {
+        free(pos);
+        free(prank);
+        return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    for (int w = 0; w < rch_boot.size; w++)
+        pos[w] = -1;
+    for (int r = 0; r < p->size; r++)
+        pos[p->world_of[r]] = r;
+    for (int i = 0; i < g->size; i++) {
+        prank[i] = pos[g->world_of[i]];
+        if (prank[i] < 0) {
+            int w = g->world_of[i];
+            free(pos);
+            free(prank);
+            return rch_mpi_err(p->handle, MPI_ERR_GROUP,
+                               "%s: member %d of argument group (world rank %d) is not in argument comm", fn, i, w);
+        }
+    }
+    free(pos);
+    *out = prank;
+    return MPI_SUCCESS;
+}
+
+static int check_args(const char *fn, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm,
+                      struct rch_mpi_comm **pp, struct rch_mpi_group **gp)
+{
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    struct rch_mpi_comm *p = rch_mpi_comm_get(comm);
+    if (!p)
+        return rch_mpi_comm_bad(fn, comm);
+    struct rch_mpi_group *g = rch_mpi_group_get(group);
+    if (!g)
+        return rch_mpi_err(comm, MPI_ERR_GROUP, "%s: invalid group 0x%x in argument group", fn, (unsigned)group);
+    if (!newcomm)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument newcomm is NULL", fn);
+    *pp = p;
+    *gp = g;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    const char *fn = "MPI_Comm_create";
+    struct rch_mpi_comm *p;
+    struct rch_mpi_group *g;
+    int err = check_args(fn, comm, group, newcomm, &p, &g);
+    if (err)
+        return err;
+    int *prank;
+    err = parent_ranks(fn, p, g, &prank);
+    if (err)
+        return err;
+    free(prank);
+    int color = g->rank == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
+    return rch_mpi_comm_split_common(fn, p, color, g->rank, newcomm, 0);
+}
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+
+static rdmach_status_t wait_free(struct rch_dev_req *r)
+{
+    if (!r)
+        return RDMACH_OK;
+    rdmach_status_t st = rch_dev_wait(r);
+    if (st == RDMACH_OK)
+        st = r->err;
+    rch_dev_req_free(r);
+    return st;
+}
+
+/* The members' context-id agreement: on return *m is the AND of every
+ * member's mask, at every member. me is my group rank. */
+static rdmach_status_t group_mask_exchange(struct rch_mpi_comm *p, int n, const int *prank, int me,
+                                           struct rch_mpi_ctxmask *m)
+{
+    uint32_t ctx = p->ctx + 1;
+    rdmach_status_t st = RDMACH_OK;
+    if (n == 1)
+        return RDMACH_OK;
+    if (me != 0) {
+        struct rch_dev_req *r = NULL;
+        st = rch_dev_isend(m, sizeof(*m), p->world_of[prank[0]], p->rank, RCH_MPI_TAG_GRPX_UP, ctx,
+                           RCH_DEV_SEND_STD, &r);
+        if (st == RDMACH_OK)
+            st = wait_free(r);
+        r = NULL;
+        if (st == RDMACH_OK)
+            st = rch_dev_irecv(m, sizeof(*m), prank[0], RCH_MPI_TAG_GRPX_DOWN, ctx, &r);
+        if (st == RDMACH_OK)
+            st = wait_free(r);
+        return st;
+    }
+    struct rch_mpi_ctxmask *in = malloc((size_t)(n - 1) * sizeof(*in));
+    struct rch_dev_req **reqs = calloc((size_t)(n - 1), sizeof(*reqs));
+    if (!in || !reqs) {
+        free(in);
+        free(reqs);
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "MPI_Comm_create_group: out of memory");
+    }
+    for (int i = 1; i < n && st == RDMACH_OK; i++)
+        st = rch_dev_irecv(&in[i - 1], sizeof(*in), prank[i], RCH_MPI_TAG_GRPX_UP, ctx, &reqs[i - 1]);
+    for (int i = 0; i < n - 1; i++) {
+        rdmach_status_t s2 = wait_free(reqs[i]);
+        if (st == RDMACH_OK)
+            st = s2;
+        reqs[i] = NULL;
+    }
+    if (st == RDMACH_OK) {
+        for (int i = 0; i < n - 1; i++)
+            for (unsigned w = 0; w < RCH_ARRAY_SIZE(m->w); w++)
+                m->w[w] &= in[i].w[w];
+        for (int i = 1; i < n && st == RDMACH_OK; i++)
+            st = rch_dev_isend(m, sizeof(*m), p->world_of[prank[i]], p->rank, RCH_MPI_TAG_GRPX_DOWN, ctx,
+                               RCH_DEV_SEND_STD, &reqs[i - 1]);
+        for (int i = 0; i < n - 1; i++) {
+            rdmach_status_t s2 = wait_free(reqs[i]);
+            if (st == RDMACH_OK)
+                st = s2;
+        }
+    }
+    free(reqs);
+    free(in);
+    return st;
+}
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    const char *fn = "MPI_Comm_create_group";
+    struct rch_mpi_comm *p;
+    struct rch_mpi_group *g;
+    int err = check_args(fn, comm, group, newcomm, &p, &g);
+    if (err)
+        return err;
+    if (tag < 0 || tag > RCH_MPI_TAG_UB)
+        return rch_mpi_err(comm, MPI_ERR_TAG, "%s: invalid tag %d in argument tag (0 .. MPI_TAG_UB)", fn, tag);
+    if (g->rank == MPI_UNDEFINED) {   /* not a member: nothing to take part in */
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    int *prank;
+    err = parent_ranks(fn, p, g, &prank);
+    if (err)
+        return err;
+    struct rch_mpi_ctxmask mask;
+    rch_mpi_ctx_mine(&mask);
+    rdmach_status_t st = group_mask_exchange(p, g->size, prank, g->rank, &mask);
+    free(prank);
+    if (st != RDMACH_OK)
+        return rch_mpi_err(comm, rch_mpi_class_of(st), "%s: exchange with the other members failed: %s", fn,
+                           rdmach_last_error());
+    uint32_t ctx = rch_mpi_ctx_pick(&mask);
+    if (ctx == UINT32_MAX)
+        return rch_mpi_err(comm, MPI_ERR_INTERN, "%s: no context id is free at every member (%d communicators exist)",
+                           fn, RCH_MPI_CTX_PAIRS);
+    int *world_of = malloc((size_t)g->size * sizeof(int));
+    if (!world_of)
+        return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    memcpy(world_of, g->world_of, (size_t)g->size * sizeof(int));
+    struct rch_mpi_comm *c = rch_mpi_comm_create(g->rank, g->size, world_of, ctx);
+    if (!c) {
+        free(world_of);
+        return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    rch_mpi_ctx_take(ctx);
+    c->errhandler = p->errhandler;
+    *newcomm = c->handle;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group

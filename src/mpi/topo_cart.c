@@ -1,0 +1,391 @@
+/*
+ * Cartesian topologies: Dims_create, Cart_create, Cart_sub, Cart_map and the
+ * local inquiries (Cart_coords, Cart_rank, Cart_get, Cartdim_get,
+ * Cart_shift).
+ *
+ * Ranks are laid out row-major, the last dimension varying fastest (MPI's
+ * numbering): rank = ((c0 * d1 + c1) * d2 + c2) ... Reordering is never done
+ * (reorder is accepted and ignored: rank i of the grid is rank i of the old
+ * communicator), so a grid smaller than the communicator leaves its highest
+ * ranks out with MPI_COMM_NULL.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "mpi/mpi_impl.h"
+
+/* The coordinates of rank in a grid (dims[ndims]). */
+static void coords_of(int ndims, const int *dims, int rank, int *coords)
+{
+    for (int d = ndims - 1; d >= 0; d--) {
+        coords[d] = rank % dims[d];
+        rank /= dims[d];
+    }
+}
+
+/* The rank at coords (already in range). */
+static int rank_of(int ndims, const int *dims, const int *coords)
+{
+    int r = 0;
+    for (int d = 0; d < ndims; d++)
+        r = r * dims[d] + coords[d];
+    return r;
+}
+
+/* The rank `disp` steps from coords along dimension d: wrapped if that
+ * dimension is periodic, MPI_PROC_NULL off its edge otherwise. */
+static int step(const struct rch_mpi_topo *t, const int *coords, int d, int disp)
+{
+    long long x = (long long)coords[d] + disp;
+    if (t->periods[d]) {
+        x %= t->dims[d];
+        if (x < 0)
+            x += t->dims[d];
+    } else if (x < 0 || x >= t->dims[d]) {
+        return MPI_PROC_NULL;
+    }
+    int r = 0;
+    for (int k = 0; k < t->ndims; k++)
+        r = r * t->dims[k] + (k == d ? (int)x : coords[k]);
+    return r;
+}
+
+/* A Cartesian topology for `rank` in a grid, neighbour lists included. */
+static struct rch_mpi_topo *cart_new(int ndims, const int *dims, const int *periods, int rank)
+{
+    struct rch_mpi_topo *t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    t->kind = MPI_CART;
+    t->ndims = ndims;
+    size_t n = (size_t)(ndims ? ndims : 1);
+    t->dims = malloc(n * sizeof(int));
+    t->periods = malloc(n * sizeof(int));
+    t->coords = malloc(n * sizeof(int));
+    t->in = malloc(2 * n * sizeof(int));
+    t->out = malloc(2 * n * sizeof(int));
+    if (!t->dims || !t->periods || !t->coords || !t->in || !t->out) {
+        rch_mpi_topo_free(t);
+        return NULL;
+    }
+    for (int d = 0; d < ndims; d++) {
+        t->dims[d] = dims[d];
+        t->periods[d] = periods[d] != 0;
+    }
+    coords_of(ndims, t->dims, rank, t->coords);
+    t->indegree = t->outdegree = 2 * ndims;
+    for (int d = 0; d < ndims; d++) {
+        t->in[2 * d] = t->out[2 * d] = step(t, t->coords, d, -1);
+        t->in[2 * d + 1] = t->out[2 * d + 1] = step(t, t->coords, d, +1);
+    }
+    return t;
+}
+
+/* The Cartesian topology of comm, or NULL with *err reported. */
+static struct rch_mpi_topo *get_cart(const char *fn, MPI_Comm comm, struct rch_mpi_comm **cp, int *err)
+{
+    *err = rch_mpi_check_init(fn);
+    if (*err)
+        return NULL;
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    if (!c) {
+        *err = rch_mpi_comm_bad(fn, comm);
+        return NULL;
+    }
+    if (!c->topo || c->topo->kind != MPI_CART) {
+        *err = rch_mpi_err(comm, MPI_ERR_TOPOLOGY, "%s: communicator 0x%x has no Cartesian topology", fn,
+                           (unsigned)comm);
+        return NULL;
+    }
+    if (cp)
+        *cp = c;
+    return c->topo;
+}
+
+/* Checks (ndims, dims, periods) of a grid for a communicator of `size`
+ * ranks; *nranks = the grid's size. */
+static int check_grid(const char *fn, MPI_Comm comm, int size, int ndims, const int dims[], const int periods[],
+                      int *nranks)
+{
+    if (ndims < 0)
+        return rch_mpi_err(comm, MPI_ERR_DIMS, "%s: negative ndims %d", fn, ndims);
+    if (ndims > 0 && (!dims || !periods))
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, !dims ? "dims" : "periods");
+    long long n = 1;
+    for (int d = 0; d < ndims; d++) {
+        if (dims[d] <= 0)
+            return rch_mpi_err(comm, MPI_ERR_DIMS, "%s: dims[%d] = %d (every dimension must be positive)", fn, d,
+                               dims[d]);
+        n *= dims[d];
+        if (n > size)
+            break;
+    }
+    if (n > size)
+        return rch_mpi_err(comm, MPI_ERR_TOPOLOGY,
+                           "%s: the grid needs more processes than the communicator's %d (argument dims)", fn, size);
+    *nranks = (int)n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                     MPI_Comm *comm_cart)
+{
+    const char *fn = "MPI_Cart_create";
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    struct rch_mpi_comm *p = rch_mpi_comm_get(comm_old);
+    if (!p)
+        return rch_mpi_comm_bad(fn, comm_old);
+    if (!comm_cart)
+        return rch_mpi_err(comm_old, MPI_ERR_ARG, "%s: argument comm_cart is NULL", fn);
+    int n;
+    err = check_grid(fn, comm_old, p->size, ndims, dims, periods, &n);
+    if (err)
+        return err;
+    int in = p->rank < n;
+    struct rch_mpi_topo *t = NULL;
+    if (in) {
+        /* Made before the collective part, so running out of memory cannot
+         * leave the others holding a communicator this rank lacks. */
+        t = cart_new(ndims, dims, periods, p->rank);
+        if (!t)
+            return rch_mpi_err(comm_old, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    err = rch_mpi_comm_split_common(fn, p, in ? 0 : MPI_UNDEFINED, p->rank, comm_cart, 0);
+    if (err || !in) {
+        rch_mpi_topo_free(t);
+        return err;
+    }
+    rch_mpi_comm_get(*comm_cart)->topo = t;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Cart_create = PMPI_Cart_create
+
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+{
+    const char *fn = "MPI_Cart_map";
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    if (!c)
+        return rch_mpi_comm_bad(fn, comm);
+    if (!newrank)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument newrank is NULL", fn);
+    int n;
+    err = check_grid(fn, comm, c->size, ndims, dims, periods, &n);
+    if (err)
+        return err;
+    *newrank = c->rank < n ? c->rank : MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Cart_map = PMPI_Cart_map
+
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    const char *fn = "MPI_Cart_sub";
+    struct rch_mpi_comm *c;
+    int err;
+    struct rch_mpi_topo *t = get_cart(fn, comm, &c, &err);
+    if (!t)
+        return err;
+    if (!newcomm)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument newcomm is NULL", fn);
+    if (t->ndims > 0 && !remain_dims)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument remain_dims is NULL", fn);
+    /* color: my position in the dropped dimensions; key: in the kept ones
+     * (which is then my rank in the sub-grid). */
+    int color = 0, key = 0, kept = 0;
+    int dims[t->ndims ? t->ndims : 1], periods[t->ndims ? t->ndims : 1];
+    for (int d = 0; d < t->ndims; d++) {
+        if (remain_dims[d]) {
+            key = key * t->dims[d] + t->coords[d];
+            dims[kept] = t->dims[d];
+            periods[kept++] = t->periods[d];
+        } else {
+            color = color * t->dims[d] + t->coords[d];
+        }
+    }
+    struct rch_mpi_topo *sub = cart_new(kept, dims, periods, key);
+    if (!sub)
+        return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    err = rch_mpi_comm_split_common(fn, c, color, key, newcomm, 0);
+    if (err) {
+        rch_mpi_topo_free(sub);
+        return err;
+    }
+    rch_mpi_comm_get(*newcomm)->topo = sub;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Cart_sub = PMPI_Cart_sub
+
+int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
+{
+    int err;
+    struct rch_mpi_topo *t = get_cart("MPI_Cartdim_get", comm, NULL, &err);
+    if (!t)
+        return err;
+    if (!ndims)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Cartdim_get: argument ndims is NULL");
+    *ndims = t->ndims;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
+
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+{
+    const char *fn = "MPI_Cart_get";
+    int err;
+    struct rch_mpi_topo *t = get_cart(fn, comm, NULL, &err);
+    if (!t)
+        return err;
+    if (maxdims < t->ndims)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: maxdims %d is less than the topology's %d dimensions", fn,
+                           maxdims, t->ndims);
+    if (t->ndims > 0 && (!dims || !periods || !coords))
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn,
+                           !dims ? "dims" : !periods ? "periods" : "coords");
+    for (int d = 0; d < t->ndims; d++) {
+        dims[d] = t->dims[d];
+        periods[d] = t->periods[d];
+        coords[d] = t->coords[d];
+    }
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Cart_get = PMPI_Cart_get
+
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+{
+    const char *fn = "MPI_Cart_coords";
+    struct rch_mpi_comm *c;
+    int err;
+    struct rch_mpi_topo *t = get_cart(fn, comm, &c, &err);
+    if (!t)
+        return err;
+    if (rank < 0 || rank >= c->size)
+        return rch_mpi_err(comm, MPI_ERR_RANK, "%s: invalid rank %d in argument rank (communicator size %d)", fn,
+                           rank, c->size);
+    if (maxdims < t->ndims)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: maxdims %d is less than the topology's %d dimensions", fn,
+                           maxdims, t->ndims);
+    if (t->ndims > 0 && !coords)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument coords is NULL", fn);
+    coords_of(t->ndims, t->dims, rank, coords);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Cart_coords = PMPI_Cart_coords
+
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+{
+    const char *fn = "MPI_Cart_rank";
+    int err;
+    struct rch_mpi_topo *t = get_cart(fn, comm, NULL, &err);
+    if (!t)
+        return err;
+    if (!rank || (t->ndims > 0 && !coords))
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, !rank ? "rank" : "coords");
+    int c[t->ndims ? t->ndims : 1];
+    for (int d = 0; d < t->ndims; d++) {
+        int x = coords[d];
+        if (t->periods[d]) {
+            x %= t->dims[d];
+            if (x < 0)
+                x += t->dims[d];
+        } else if (x < 0 || x >= t->dims[d]) {
+            return rch_mpi_err(comm, MPI_ERR_ARG,
+                               "%s: coords[%d] = %d is outside the non-periodic dimension of size %d", fn, d,
+                               coords[d], t->dims[d]);
+        }
+        c[d] = x;
+    }
+    *rank = rank_of(t->ndims, t->dims, c);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Cart_rank = PMPI_Cart_rank
+
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
+{
+    const char *fn = "MPI_Cart_shift";
+    int err;
+    struct rch_mpi_topo *t = get_cart(fn, comm, NULL, &err);
+    if (!t)
+        return err;
+    if (!rank_source || !rank_dest)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, !rank_source ? "rank_source" : "rank_dest");
+    if (direction < 0 || direction >= t->ndims)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: invalid direction %d (the topology has %d dimensions)", fn,
+                           direction, t->ndims);
+    *rank_source = step(t, t->coords, direction, -disp);
+    *rank_dest = step(t, t->coords, direction, disp);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Cart_shift = PMPI_Cart_shift
+
+/* ---- Dims_create ----
+ * The free (zero) entries get a factorization of nnodes / (product of the
+ * fixed entries) that is as balanced as the greedy rule makes it: prime
+ * factors, largest first, each to the currently smallest free entry; the
+ * free entries are then written in non-increasing order, as MPI requires. */
+static int cmp_desc(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x < y) - (x > y);
+}
+
+int PMPI_Dims_create(int nnodes, int ndims, int dims[])
+{
+    const char *fn = "MPI_Dims_create";
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    if (nnodes <= 0)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: nnodes %d must be positive", fn, nnodes);
+    if (ndims < 0)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_DIMS, "%s: negative ndims %d", fn, ndims);
+    if (ndims > 0 && !dims)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument dims is NULL", fn);
+    long long fixed = 1;
+    int nfree = 0;
+    for (int d = 0; d < ndims; d++) {
+        if (dims[d] < 0)
+            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_DIMS, "%s: dims[%d] = %d is negative", fn, d, dims[d]);
+        if (dims[d] == 0)
+            nfree++;
+        else if ((fixed *= dims[d]) > nnodes)
+            break;
+    }
+    if (fixed > nnodes || nnodes % fixed != 0 || (nfree == 0 && fixed != nnodes))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_DIMS,
+                           "%s: nnodes %d is not a multiple of the product of the non-zero entries of dims", fn,
+                           nnodes);
+    if (nfree == 0)
+        return MPI_SUCCESS;
+    int *v = malloc((size_t)nfree * sizeof(int));
+    int primes[32], np = 0;           /* a 31-bit int has fewer than 32 prime factors */
+    if (!v)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    int rest = (int)(nnodes / fixed);
+    for (int f = 2; (long long)f * f <= rest; f++)
+        while (rest % f == 0) {
+            primes[np++] = f;
+            rest /= f;
+        }
+    if (rest > 1)
+        primes[np++] = rest;
+    for (int i = 0; i < nfree; i++)
+        v[i] = 1;
+    for (int i = np - 1; i >= 0; i--) {   /* largest factor first */
+        int s = 0;
+        for (int j = 1; j < nfree; j++)
+            if (v[j] < v[s])
+                s = j;
+        v[s] *= primes[i];
+    }
+    qsort(v, (size_t)nfree, sizeof(int), cmp_desc);
+    for (int d = 0, j = 0; d < ndims; d++)
+        if (dims[d] == 0)
+            dims[d] = v[j++];
+    free(v);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Dims_create = PMPI_Dims_create

@@ -1,0 +1,498 @@
+/*
+ * Window objects: handles, error handlers, attributes, names, info, group.
+ *
+ * Handles are direct window handles (0xa0000000 | index) into a table whose
+ * slots are never reused while the job runs (programs such as OMB create a
+ * window per message size): a stale handle is reported as invalid rather
+ * than naming another window.
+ *
+ * Error handlers. A new window has MPI_ERRORS_ARE_FATAL (MPI-3.1 §8.3).
+ * MPI_Win_create_errhandler makes an ordinary error handler object (through
+ * MPI_Comm_create_errhandler, so MPI_Errhandler_free knows it) and remembers
+ * here that it is a window handler; the window calls it with its handle.
+ *
+ * Attributes: the predefined MPI_WIN_BASE, _SIZE, _DISP_UNIT,
+ * _CREATE_FLAVOR, _MODEL (their addresses, as the C binding returns them)
+ * and user keyvals with delete callbacks (windows are never copied).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpi/win_impl.h"
+
+#define WIN_HANDLE(i) RCH_MPI_HDIRECT(RCH_MPI_OBJ_WIN, i)
+
+static struct rch_mpi_win **table;
+static int table_len, table_cap;
+
+struct rch_mpi_win *rch_mpi_win_get(MPI_Win win)
+{
+    if (RCH_UNLIKELY(RCH_MPI_HKIND(win) != 2 || RCH_MPI_HOBJ(win) != RCH_MPI_OBJ_WIN))
+        return NULL;
+    unsigned i = RCH_MPI_HINDEX(win);
+    if (RCH_UNLIKELY((int)i >= table_len || !rch_mpi_running()))
+        return NULL;
+    return table[i];
+}
+
+int rch_mpi_win_bad(const char *fn, MPI_Win win)
+{
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    if (win == MPI_WIN_NULL)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_WIN, "%s: argument win is MPI_WIN_NULL", fn);
+    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_WIN, "%s: invalid window 0x%x in argument win", fn, (unsigned)win);
+}
+
+struct rch_mpi_win *rch_mpi_win_new(void)
+{
+    if (table_len == table_cap) {
+        if (table_len >= (1 << 26))
+            return NULL;
+        int n = table_cap ? table_cap * 2 : 16;
+        struct rch_mpi_win **p = realloc(table, (size_t)n * sizeof(*p));
+        if (!p)
+            return NULL;
+        table = p;
+        table_cap = n;
+    }
+    struct rch_mpi_win *w = calloc(1, sizeof(*w));
+    if (!w)
+        return NULL;
+    w->handle = WIN_HANDLE(table_len);
+    w->errhandler = MPI_ERRORS_ARE_FATAL;
+    w->model = MPI_WIN_UNIFIED;
+    table[table_len++] = w;
+    return w;
+}
+
+/* ---- window error handlers ---- */
+
+static struct whandler {
+    MPI_Errhandler handle;
+    MPI_Win_errhandler_function *fn;
+} *whandlers;
+static int nwhandlers, capwhandlers;
+
+static MPI_Win_errhandler_function *whandler_fn(MPI_Errhandler eh)
+{
+    for (int i = 0; i < nwhandlers; i++)
+        if (whandlers[i].handle == eh)
+            return whandlers[i].fn;
+    return NULL;
+}
+
+static int predefined_eh(MPI_Errhandler eh)
+{
+    return eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_RETURN || eh == MPI_ERRORS_ABORT ||
+           eh == MPIR_ERRORS_THROW_EXCEPTIONS;
+}
+
+int rch_mpi_win_raise(struct rch_mpi_win *w, int code)
+{
+    MPI_Errhandler eh = w->errhandler;
+    if (eh == MPI_ERRORS_RETURN || eh == MPIR_ERRORS_THROW_EXCEPTIONS)
+        return code;
+    MPI_Win_errhandler_function *fn = whandler_fn(eh);
+    if (fn) {
+        MPI_Win h = w->handle;
+        int c2 = code;
+        fn(&h, &c2);
+        return code;
+    }
+    char text[MPI_MAX_ERROR_STRING + MPI_MAX_OBJECT_NAME + 64], msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (PMPI_Error_string(code, msg, &len) != MPI_SUCCESS)
+        snprintf(msg, sizeof(msg), "error code %d", code);
+    snprintf(text, sizeof(text), "MPI error (class %d) on window %s: %s", RCH_MPI_ERR_CLASS(code),
+             w->name[0] ? w->name : "(unnamed)", msg);
+    rch_boot_abort(1, text);
+}
+
+int rch_mpi_win_err(struct rch_mpi_win *w, int errclass, const char *fmt, ...)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return rch_mpi_win_raise(w, rch_mpi_err_code(errclass, "%s", msg));
+}
+
+int rch_mpi_win_status(struct rch_mpi_win *w, const char *fn, rdmach_status_t st)
+{
+    if (RCH_LIKELY(st == RDMACH_OK))
+        return MPI_SUCCESS;
+    int cls = st == RDMACH_ERR_INVALID_ARG ? MPI_ERR_RMA_RANGE : rch_mpi_class_of(st);
+    return rch_mpi_win_err(w, cls, "%s: %s", fn, rdmach_last_error());
+}
+
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
+{
+    const char *fn = "MPI_Win_create_errhandler";
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    if (!win_errhandler_fn)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument win_errhandler_fn is NULL", fn);
+    if (!errhandler)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument errhandler is NULL", fn);
+    if (nwhandlers == capwhandlers) {
+        int n = capwhandlers ? 2 * capwhandlers : 8;
+        struct whandler *p = realloc(whandlers, (size_t)n * sizeof(*p));
+        if (!p)
+            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        whandlers = p;
+        capwhandlers = n;
+    }
+    /* The same function shape as a communicator handler (a handle pointer, a code pointer). */
+    err = PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)win_errhandler_fn, errhandler);
+    if (err)
+        return err;
+    whandlers[nwhandlers++] = (struct whandler){ *errhandler, win_errhandler_fn };
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
+
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    const char *fn = "MPI_Win_set_errhandler";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (!w)
+        return rch_mpi_win_bad(fn, win);
+    if (!predefined_eh(errhandler) && !whandler_fn(errhandler))
+        return rch_mpi_win_err(w, MPI_ERR_ARG,
+                               "%s: 0x%x in argument errhandler is not a window error handler (predefined, or from "
+                               "MPI_Win_create_errhandler)", fn, (unsigned)errhandler);
+    w->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    const char *fn = "MPI_Win_get_errhandler";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (!w)
+        return rch_mpi_win_bad(fn, win);
+    if (!errhandler)
+        return rch_mpi_win_err(w, MPI_ERR_ARG, "%s: argument errhandler is NULL", fn);
+    *errhandler = w->errhandler;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
+
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    const char *fn = "MPI_Win_call_errhandler";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (!w)
+        return rch_mpi_win_bad(fn, win);
+    rch_mpi_win_raise(w, errorcode);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
+
+/* ---- attributes ---- */
+
+#define KEYVAL_WIN(i) ((int)(0xa4000000u | ((unsigned)RCH_MPI_OBJ_WIN << 22) | (unsigned)(i)))
+#define KEYVAL_MASK   0xffc00000u
+
+struct keyval {
+    MPI_Win_copy_attr_function *copy_fn;
+    MPI_Win_delete_attr_function *delete_fn;
+    void *extra_state;
+};
+static struct keyval *keyvals;
+static int nkeyvals, capkeyvals;
+
+struct rch_mpi_win_attr {
+    int keyval;                      /* index */
+    void *value;
+    struct rch_mpi_win_attr *next;
+};
+
+static int keyval_index(int keyval)
+{
+    if (((unsigned)keyval & KEYVAL_MASK) != ((unsigned)KEYVAL_WIN(0) & KEYVAL_MASK))
+        return -1;
+    int i = (int)((unsigned)keyval & ~KEYVAL_MASK);
+    return i < nkeyvals ? i : -1;
+}
+
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
+{
+    const char *fn = "MPI_Win_create_keyval";
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    if (!win_keyval)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument win_keyval is NULL", fn);
+    if (nkeyvals == capkeyvals) {
+        int n = capkeyvals ? 2 * capkeyvals : 8;
+        struct keyval *p = realloc(keyvals, (size_t)n * sizeof(*p));
+        if (!p)
+            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        keyvals = p;
+        capkeyvals = n;
+    }
+    keyvals[nkeyvals] = (struct keyval){ win_copy_attr_fn, win_delete_attr_fn, extra_state };
+    *win_keyval = KEYVAL_WIN(nkeyvals);
+    nkeyvals++;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
+
+int PMPI_Win_free_keyval(int *win_keyval)
+{
+    const char *fn = "MPI_Win_free_keyval";
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    if (!win_keyval)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument win_keyval is NULL", fn);
+    if (keyval_index(*win_keyval) < 0)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_KEYVAL, "%s: 0x%x is not a window keyval", fn,
+                           (unsigned)*win_keyval);
+    /* Slots are not reused: attributes still set keep their delete callback. */
+    *win_keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
+
+static int delete_attr(struct rch_mpi_win *w, struct rch_mpi_win_attr *a)
+{
+    const struct keyval *k = &keyvals[a->keyval];
+    if (k->delete_fn)
+        return k->delete_fn(w->handle, KEYVAL_WIN(a->keyval), a->value, k->extra_state);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    const char *fn = "MPI_Win_set_attr";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (!w)
+        return rch_mpi_win_bad(fn, win);
+    int i = keyval_index(win_keyval);
+    if (i < 0)
+        return rch_mpi_win_err(w, MPI_ERR_KEYVAL, "%s: 0x%x in argument win_keyval is not a user window keyval", fn,
+                               (unsigned)win_keyval);
+    for (struct rch_mpi_win_attr *a = w->attrs; a; a = a->next) {
+        if (a->keyval == i) {
+            int rc = delete_attr(w, a);
+            if (rc != MPI_SUCCESS)
+                return rch_mpi_win_err(w, MPI_ERR_OTHER, "%s: the delete callback of the old value returned %d", fn,
+                                       rc);
+            a->value = attribute_val;
+            return MPI_SUCCESS;
+        }
+    }
+    struct rch_mpi_win_attr *a = malloc(sizeof(*a));
+    if (!a)
+        return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    a->keyval = i;
+    a->value = attribute_val;
+    a->next = w->attrs;
+    w->attrs = a;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
+
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    const char *fn = "MPI_Win_get_attr";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (!w)
+        return rch_mpi_win_bad(fn, win);
+    if (!attribute_val || !flag)
+        return rch_mpi_win_err(w, MPI_ERR_ARG, "%s: argument %s is NULL", fn, !flag ? "flag" : "attribute_val");
+    void **out = attribute_val;
+    *flag = 1;
+    switch (win_keyval) {
+    case MPI_WIN_BASE:          *out = w->base; return MPI_SUCCESS;
+    case MPI_WIN_SIZE:          *out = &w->size_attr; return MPI_SUCCESS;
+    case MPI_WIN_DISP_UNIT:     *out = &w->disp_unit; return MPI_SUCCESS;
+    case MPI_WIN_CREATE_FLAVOR: *out = &w->flavor; return MPI_SUCCESS;
+    case MPI_WIN_MODEL:         *out = &w->model; return MPI_SUCCESS;
+    default: break;
+    }
+    int i = keyval_index(win_keyval);
+    if (i < 0) {
+        *flag = 0;
+        return rch_mpi_win_err(w, MPI_ERR_KEYVAL, "%s: 0x%x in argument win_keyval is not a window keyval", fn,
+                               (unsigned)win_keyval);
+    }
+    for (struct rch_mpi_win_attr *a = w->attrs; a; a = a->next) {
+        if (a->keyval == i) {
+            *out = a->value;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
+{
+    const char *fn = "MPI_Win_delete_attr";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (!w)
+        return rch_mpi_win_bad(fn, win);
+    int i = keyval_index(win_keyval);
+    if (i < 0)
+        return rch_mpi_win_err(w, MPI_ERR_KEYVAL, "%s: 0x%x in argument win_keyval is not a user window keyval", fn,
+                               (unsigned)win_keyval);
+    for (struct rch_mpi_win_attr **pp = &w->attrs; *pp; pp = &(*pp)->next) {
+        struct rch_mpi_win_attr *a = *pp;
+        if (a->keyval == i) {
+            int rc = delete_attr(w, a);
+            if (rc != MPI_SUCCESS)
+                return rch_mpi_win_err(w, MPI_ERR_OTHER, "%s: the delete callback returned %d", fn, rc);
+            *pp = a->next;
+            free(a);
+            return MPI_SUCCESS;
+        }
+    }
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
+
+int rch_mpi_win_destroy(struct rch_mpi_win *w)
+{
+    int rc = MPI_SUCCESS;
+    while (w->attrs) {
+        struct rch_mpi_win_attr *a = w->attrs;
+        w->attrs = a->next;
+        int r = delete_attr(w, a);
+        if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
+            rc = r;
+        free(a);
+    }
+    unsigned i = RCH_MPI_HINDEX(w->handle);
+    if ((int)i < table_len && table[i] == w)
+        table[i] = NULL;
+    free(w->ok);
+    free(w->start_ranks);
+    free(w->post_ranks);
+    free(w);
+    return rc;
+}
+
+/* ---- names, info, group ---- */
+
+int PMPI_Win_set_name(MPI_Win win, const char *win_name)
+{
+    const char *fn = "MPI_Win_set_name";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (!w)
+        return rch_mpi_win_bad(fn, win);
+    if (!win_name)
+        return rch_mpi_win_err(w, MPI_ERR_ARG, "%s: argument win_name is NULL", fn);
+    snprintf(w->name, sizeof(w->name), "%s", win_name);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_set_name = PMPI_Win_set_name
+
+int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+{
+    const char *fn = "MPI_Win_get_name";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (!w)
+        return rch_mpi_win_bad(fn, win);
+    if (!win_name || !resultlen)
+        return rch_mpi_win_err(w, MPI_ERR_ARG, "%s: argument %s is NULL", fn, !win_name ? "win_name" : "resultlen");
+    snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+    *resultlen = (int)strlen(win_name);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_get_name = PMPI_Win_get_name
+
+int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+{
+    const char *fn = "MPI_Win_set_info";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (!w)
+        return rch_mpi_win_bad(fn, win);
+    if (info == MPI_INFO_NULL || !rch_mpi_info_get(info))
+        return rch_mpi_win_err(w, MPI_ERR_INFO, "%s: invalid info 0x%x in argument info", fn, (unsigned)info);
+    return MPI_SUCCESS;     /* hints: none changes what this implementation does */
+}
+#pragma weak MPI_Win_set_info = PMPI_Win_set_info
+
+int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+{
+    const char *fn = "MPI_Win_get_info";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (!w)
+        return rch_mpi_win_bad(fn, win);
+    if (!info_used)
+        return rch_mpi_win_err(w, MPI_ERR_ARG, "%s: argument info_used is NULL", fn);
+    int err = PMPI_Info_create(info_used);
+    if (err)
+        return rch_mpi_win_raise(w, err);
+    /* The hints in force: locks are used, accumulates are ordered, any op mixes. */
+    PMPI_Info_set(*info_used, "no_locks", "false");
+    PMPI_Info_set(*info_used, "accumulate_ordering", "rar,raw,war,waw");
+    PMPI_Info_set(*info_used, "accumulate_ops", "same_op_no_op");
+    PMPI_Info_set(*info_used, "same_size", "false");
+    PMPI_Info_set(*info_used, "same_disp_unit", "false");
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_get_info = PMPI_Win_get_info
+
+int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
+{
+    const char *fn = "MPI_Win_get_group";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (!w)
+        return rch_mpi_win_bad(fn, win);
+    if (!group)
+        return rch_mpi_win_err(w, MPI_ERR_ARG, "%s: argument group is NULL", fn);
+    int *world_of = malloc(sizeof(int) * (size_t)w->size);
+    if (!world_of)
+        return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    memcpy(world_of, w->c->world_of, sizeof(int) * (size_t)w->size);
+    struct rch_mpi_group *g = rch_mpi_group_new(w->size, world_of);
+    if (!g)
+        return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    *group = g->handle;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Win_get_group = PMPI_Win_get_group
+
+int rch_mpi_win_group_ranks(struct rch_mpi_win *w, const char *fn, MPI_Group group, int **ranks, int *n)
+{
+    struct rch_mpi_group *g = rch_mpi_group_get(group);
+    *ranks = NULL;
+    *n = 0;
+    if (!g)
+        return rch_mpi_win_err(w, MPI_ERR_GROUP, "%s: invalid group 0x%x in argument group", fn, (unsigned)group);
+    if (g->size == 0)
+        return MPI_SUCCESS;
+    int *r = malloc(sizeof(int) * (size_t)g->size);
+    if (!r)
+        return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    for (int i = 0; i < g->size; i++) {
+        r[i] = -1;
+        for (int k = 0; k < w->size; k++) {
+            if (w->c->world_of[k] == g->world_of[i]) {
+                r[i] = k;
+                break;
+            }
+        }
+        if (r[i] < 0) {
+            free(r);
+            return rch_mpi_win_err(w, MPI_ERR_GROUP,
+                                   "%s: member %d of argument group (world rank %d) is not in the window's group",
+                                   fn, i, g->world_of[i]);
+        }
+    }
+    *ranks = r;
+    *n = g->size;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,583 @@
+/*
+ * The one-sided operations: MPI_Put, MPI_Get, MPI_Accumulate,
+ * MPI_Get_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap, and the
+ * request-based MPI_Rput, MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate.
+ *
+ * Each call checks its arguments and epoch, then hands contiguous bytes to
+ * the device (device/rma.h):
+ *   - fast path: origin and target datatypes contiguous, no request: one
+ *     device call on the user's buffer (Put/Get of the passive-target
+ *     latency benchmarks: a memcpy into a mapped window);
+ *   - otherwise a "call" object: the origin data packed into a temporary if
+ *     its type is not contiguous, the target datatype walked as runs of
+ *     contiguous bytes (adjacent blocks merged), one device operation per
+ *     run, results gathered in a temporary and unpacked into the user's
+ *     buffer when the device says every run is locally complete; a request
+ *     (R* forms) completes then.
+ *
+ * Accumulates bind (op, datatype) with the collectives' reduction binding
+ * (op_bind.c, MPI_REPLACE and MPI_NO_OP allowed, user operations not — MPI
+ * allows only predefined operations here) and travel as (operation kind,
+ * element kind) so that the target applies the same kernel.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "mpi/coll_bind.h"
+#include "mpi/win_impl.h"
+
+/* ---- the target's kernel lookup ---- */
+
+static rch_dev_rma_kernel_fn resolve(unsigned op, unsigned kind, size_t *elem)
+{
+    if (op >= RCH_COLL_OPKIND_MAX || kind >= RCH_COLL_K_MAX)
+        return NULL;
+    *elem = rch_coll_kind_size((enum rch_coll_kind)kind);
+    return rch_coll_kernel((enum rch_coll_opkind)op, (enum rch_coll_kind)kind);
+}
+
+void rch_mpi_win_install_resolver(void)
+{
+    rch_dev_rma_set_resolver(resolve);
+}
+
+/* ---- argument checks ---- */
+
+static int check_type(struct rch_mpi_win *w, const char *fn, MPI_Datatype dt, const char *arg,
+                      const struct rch_mpi_type **t)
+{
+    *t = rch_mpi_type_get(dt);
+    if (RCH_UNLIKELY(!*t))
+        return rch_mpi_win_err(w, MPI_ERR_TYPE, "%s: invalid datatype 0x%x in argument %s", fn, (unsigned)dt, arg);
+    if (RCH_UNLIKELY(!(*t)->committed))
+        return rch_mpi_win_err(w, MPI_ERR_TYPE, "%s: datatype in argument %s is not committed", fn, arg);
+    return MPI_SUCCESS;
+}
+
+static int check_buf(struct rch_mpi_win *w, const char *fn, const void *buf, int count, MPI_Datatype dt,
+                     const char *bufarg, const char *countarg, const char *typearg, const struct rch_mpi_type **t)
+{
+    if (RCH_UNLIKELY(count < 0))
+        return rch_mpi_win_err(w, MPI_ERR_COUNT, "%s: negative count %d in argument %s", fn, count, countarg);
+    int err = check_type(w, fn, dt, typearg, t);
+    if (err)
+        return err;
+    if (RCH_UNLIKELY(!buf && count > 0 && (*t)->size > 0 && (*t)->true_lb == 0))
+        return rch_mpi_win_err(w, MPI_ERR_BUFFER, "%s: argument %s is NULL with %d elements", fn, bufarg, count);
+    return MPI_SUCCESS;
+}
+
+/* target rank, epoch; MPI_PROC_NULL is the caller's. */
+static int check_target(struct rch_mpi_win *w, const char *fn, int target)
+{
+    if (RCH_UNLIKELY(target < 0 || target >= w->size))
+        return rch_mpi_win_err(w, MPI_ERR_RANK, "%s: invalid rank %d in argument target_rank (window of %d)", fn,
+                               target, w->size);
+    return rch_mpi_win_check_access(w, fn, target);
+}
+
+/* The target bytes of (disp, count, tt) must lie in the target's window.
+ * *base: the byte offset (dynamic: address) that the type's offsets add to. */
+static int check_range(struct rch_mpi_win *w, const char *fn, int target, MPI_Aint disp, int count,
+                       const struct rch_mpi_type *tt, int64_t *base)
+{
+    const struct rch_dev_win_target *t = &w->dw->t[target];
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        *base = disp;                /* an address at the target, checked there */
+        return MPI_SUCCESS;
+    }
+    __int128 b = (__int128)disp * t->disp_unit;
+    *base = (int64_t)b;
+    if (count == 0 || tt->size == 0)
+        return MPI_SUCCESS;
+    __int128 step = (__int128)(count - 1) * tt->extent;
+    __int128 lo = b + tt->true_lb + (step < 0 ? step : 0);
+    __int128 hi = b + tt->true_ub + (step > 0 ? step : 0);
+    if (RCH_LIKELY(lo >= 0 && hi <= (__int128)t->size && b == (__int128)*base))
+        return MPI_SUCCESS;
+    return rch_mpi_win_err(w, MPI_ERR_RMA_RANGE,
+                           "%s: target rank %d: bytes [%lld, %lld) (target_disp %ld x disp_unit %u) are outside its "
+                           "window of %llu bytes", fn, target, (long long)lo, (long long)hi, (long)disp,
+                           t->disp_unit, (unsigned long long)t->size);
+}
+
+static int check_sizes(struct rch_mpi_win *w, const char *fn, size_t a, size_t b, const char *what)
+{
+    if (RCH_LIKELY(a == b))
+        return MPI_SUCCESS;
+    return rch_mpi_win_err(w, MPI_ERR_TYPE, "%s: the %s carry %zu bytes of data, the target %zu", fn, what, a, b);
+}
+
+/* ---- accumulate bindings ---- */
+
+static struct { MPI_Op op; MPI_Datatype basic; struct rch_dev_rma_op d; } last_bind;
+
+static int bind_acc(struct rch_mpi_win *w, const char *fn, MPI_Op op, MPI_Datatype dt, const struct rch_mpi_type *t,
+                    struct rch_dev_rma_op *out)
+{
+    if (RCH_LIKELY(last_bind.d.fn && last_bind.op == op && last_bind.basic == t->basic &&
+                   t->basic != MPI_DATATYPE_NULL)) {
+        *out = last_bind.d;
+        return MPI_SUCCESS;
+    }
+    const struct rch_mpi_op *o = rch_mpi_op_get(op);
+    char on[48];
+    if (o && o->kind < 0)
+        return rch_mpi_win_err(w, MPI_ERR_OP, "%s: %s in argument op: one-sided accumulates take only predefined "
+                               "operations", fn, rch_mpi_op_name(op, on, sizeof(on)));
+    struct rch_mpi_red red;
+    int rc = rch_mpi_red_bind(fn, w->c, op, dt, t, 1, &red);   /* the private communicator returns the code */
+    if (rc)
+        return rch_mpi_win_raise(w, rc);
+    int kind = rch_mpi_red_kind(t->basic);
+    if (kind < 0 || !red.cop.fn)
+        return rch_mpi_win_err(w, MPI_ERR_INTERN, "%s: no element kind for datatype 0x%x", fn, (unsigned)t->basic);
+    out->fn = red.cop.fn;
+    out->op = (uint8_t)o->kind;
+    out->kind = (uint8_t)kind;
+    out->elem = (uint32_t)red.cop.elem_size;
+    last_bind.op = op;
+    last_bind.basic = t->basic;
+    last_bind.d = *out;
+    return MPI_SUCCESS;
+}
+
+/* Origin and target of an accumulate are made of the same predefined type. */
+static int check_same_basic(struct rch_mpi_win *w, const char *fn, const struct rch_mpi_type *a,
+                            const struct rch_mpi_type *b, const char *what)
+{
+    if (a->basic == b->basic || a->size == 0 || b->size == 0)
+        return MPI_SUCCESS;
+    return rch_mpi_win_err(w, MPI_ERR_TYPE, "%s: the %s and the target datatype are not made of the same predefined "
+                           "datatype", fn, what);
+}
+
+/* ---- the general path ---- */
+
+enum { K_PUT, K_GET, K_ACC, K_GACC };
+
+struct rma_call {
+    struct rch_dev_rma_cmpl cmpl;    /* first: the device hands this pointer back */
+    void *tmp_in, *tmp_out;
+    void *out_buf;                   /* where tmp_out is unpacked */
+    size_t out_count;
+    struct rch_mpi_type *out_type;   /* retained */
+    struct rch_dev_req *greq;        /* R* forms */
+};
+
+static void call_done(struct rch_dev_rma_cmpl *c)
+{
+    struct rma_call *k = (struct rma_call *)c;
+    if (k->tmp_out && c->err == RDMACH_OK)
+        rch_mpi_unpack_n(k->tmp_out, k->out_buf, k->out_count, k->out_type);
+    if (k->out_type)
+        rch_mpi_type_release(k->out_type);
+    free(k->tmp_in);
+    free(k->tmp_out);
+    if (k->greq) {
+        k->greq->err = c->err;
+        rch_dev_req_complete(k->greq);
+    }
+    free(k);
+}
+
+struct job {
+    struct rch_dev_win *dw;
+    int target, kind;
+    const unsigned char *in;
+    unsigned char *out;
+    const struct rch_dev_rma_op *op;
+    struct rch_dev_rma_cmpl *c;
+};
+
+static rdmach_status_t run(struct job *j, uint64_t toff, size_t len, size_t doff)
+{
+    switch (j->kind) {
+    case K_PUT: return rch_dev_rma_put(j->dw, j->target, j->in + doff, len, toff, j->c);
+    case K_GET: return rch_dev_rma_get(j->dw, j->target, j->out + doff, len, toff, j->c);
+    case K_ACC: return rch_dev_rma_acc(j->dw, j->target, j->in + doff, NULL, len, toff, j->op, j->c);
+    default:    return rch_dev_rma_acc(j->dw, j->target, j->in + doff, j->out + doff, len, toff, j->op, j->c);
+    }
+}
+
+/* Every contiguous run of count elements of tt at base, in order, with the
+ * offset of its data in the packed stream. */
+static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int count, int64_t base)
+{
+    if (tt->size == 0)
+        return RDMACH_OK;
+    uint64_t run_off = 0;
+    size_t run_len = 0, doff = 0;
+    for (int i = 0; i < count; i++) {
+        int64_t elem = base + (int64_t)i * tt->extent;
+        for (int b = 0; b < tt->nblocks; b++) {
+            uint64_t o = (uint64_t)(elem + tt->blocks[b].off);
+            size_t len = tt->blocks[b].len;
+            if (len == 0)
+                continue;
+            if (run_len && run_off + run_len == o) {
+                run_len += len;
+                continue;
+            }
+            if (run_len) {
+                rdmach_status_t st = run(j, run_off, run_len, doff);
+                if (st != RDMACH_OK)
+                    return st;
+                doff += run_len;
+            }
+            run_off = o;
+            run_len = len;
+        }
+    }
+    return run_len ? run(j, run_off, run_len, doff) : RDMACH_OK;
+}
+
+/* Issue an operation of any shape. `in` (count_in of t_in) is what goes to
+ * the target; `out` (count_out of t_out) receives what comes back. */
+static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, const void *in, size_t count_in,
+                   const struct rch_mpi_type *t_in, void *out, size_t count_out, const struct rch_mpi_type *t_out,
+                   int64_t base, int tcount, const struct rch_mpi_type *tt, const struct rch_dev_rma_op *op,
+                   int own_in, MPI_Request *request)
+{
+    struct rma_call *k = calloc(1, sizeof(*k));
+    if (!k) {
+        if (own_in)
+            free((void *)in);
+        return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    if (own_in)
+        k->tmp_in = (void *)in;     /* contiguous, freed when the call completes */
+    rch_dev_rma_cmpl_init(&k->cmpl, call_done);
+    struct job j = { .dw = w->dw, .target = target, .kind = kind, .op = op, .c = &k->cmpl };
+    size_t bytes = (size_t)tcount * tt->size;
+    if (in) {
+        if (t_in->contig) {
+            j.in = (const unsigned char *)in + t_in->true_lb;
+        } else {
+            k->tmp_in = malloc(bytes ? bytes : 1);
+            if (!k->tmp_in) {
+                free(k);
+                return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: no memory to pack %zu bytes", fn, bytes);
+            }
+            rch_mpi_pack_n(in, count_in, t_in, k->tmp_in);
+            j.in = k->tmp_in;
+        }
+    }
+    if (out) {
+        if (t_out->contig) {
+            j.out = (unsigned char *)out + t_out->true_lb;
+        } else {
+            k->tmp_out = malloc(bytes ? bytes : 1);
+            if (!k->tmp_out) {
+                free(k->tmp_in);
+                free(k);
+                return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: no memory for %zu bytes of results", fn, bytes);
+            }
+            k->out_buf = out;
+            k->out_count = count_out;
+            k->out_type = (struct rch_mpi_type *)t_out;
+            rch_mpi_type_retain(k->out_type);
+            j.out = k->tmp_out;
+        }
+    }
+    struct rch_dev_req *greq = NULL;
+    if (request) {
+        greq = rch_dev_req_alloc(RCH_DEV_REQ_GREQ);
+        MPI_Request h = greq ? rch_mpi_req_new(greq, w->c->handle) : MPI_REQUEST_NULL;
+        if (h == MPI_REQUEST_NULL) {
+            if (greq)
+                rch_dev_req_free(greq);
+            if (k->out_type)
+                rch_mpi_type_release(k->out_type);
+            free(k->tmp_in);
+            free(k->tmp_out);
+            free(k);
+            return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
+        }
+        k->greq = greq;
+        *request = h;
+    }
+    rdmach_status_t st = walk(&j, tt, tcount, base);
+    rch_dev_rma_cmpl_release(&k->cmpl, st);   /* k may be gone from here on */
+    return rch_mpi_win_status(w, fn, st);
+}
+
+/* ---- put / get ---- */
+
+static int put_get(const char *fn, int kind, void *obuf, int ocount, MPI_Datatype odt, int target, MPI_Aint tdisp,
+                   int tcount, MPI_Datatype tdt, MPI_Win win, MPI_Request *request)
+{
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (RCH_UNLIKELY(!w))
+        return rch_mpi_win_bad(fn, win);
+    if (request)
+        *request = MPI_REQUEST_NULL;
+    const struct rch_mpi_type *ot, *tt;
+    int err = check_buf(w, fn, obuf, ocount, odt, "origin_addr", "origin_count", "origin_datatype", &ot);
+    if (!err && RCH_UNLIKELY(tcount < 0))
+        err = rch_mpi_win_err(w, MPI_ERR_COUNT, "%s: negative count %d in argument target_count", fn, tcount);
+    if (!err)
+        err = check_type(w, fn, tdt, "target_datatype", &tt);
+    if (err)
+        return err;
+    if (target == MPI_PROC_NULL) {
+        if (request)
+            *request = RCH_MPI_REQ_DONE_SEND;
+        return MPI_SUCCESS;
+    }
+    err = check_target(w, fn, target);
+    if (!err && request)
+        err = rch_mpi_win_check_passive(w, fn, target);
+    size_t bytes = (size_t)ocount * ot->size;
+    if (!err)
+        err = check_sizes(w, fn, bytes, (size_t)tcount * tt->size, "origin arguments");
+    int64_t base;
+    if (!err)
+        err = check_range(w, fn, target, tdisp, tcount, tt, &base);
+    if (err)
+        return err;
+    if (RCH_LIKELY(ot->contig && tt->contig && !request)) {
+        uint64_t toff = (uint64_t)(base + tt->true_lb);
+        rdmach_status_t st = kind == K_PUT
+                                 ? rch_dev_rma_put(w->dw, target, (char *)obuf + ot->true_lb, bytes, toff, NULL)
+                                 : rch_dev_rma_get(w->dw, target, (char *)obuf + ot->true_lb, bytes, toff, NULL);
+        return rch_mpi_win_status(w, fn, st);
+    }
+    if (kind == K_PUT)
+        return general(w, fn, K_PUT, target, obuf, (size_t)ocount, ot, NULL, 0, NULL, base, tcount, tt, NULL, 0, request);
+    return general(w, fn, K_GET, target, NULL, 0, NULL, obuf, (size_t)ocount, ot, base, tcount, tt, NULL, 0, request);
+}
+
+int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put_get("MPI_Put", K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, NULL);
+}
+#pragma weak MPI_Put = PMPI_Put
+
+int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+{
+    return put_get("MPI_Get", K_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, NULL);
+}
+#pragma weak MPI_Get = PMPI_Get
+
+int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request)
+{
+    if (!request) {
+        struct rch_mpi_win *w = rch_mpi_win_get(win);
+        return w ? rch_mpi_win_err(w, MPI_ERR_ARG, "MPI_Rput: argument request is NULL")
+                 : rch_mpi_win_bad("MPI_Rput", win);
+    }
+    return put_get("MPI_Rput", K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, request);
+}
+#pragma weak MPI_Rput = PMPI_Rput
+
+int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request)
+{
+    if (!request) {
+        struct rch_mpi_win *w = rch_mpi_win_get(win);
+        return w ? rch_mpi_win_err(w, MPI_ERR_ARG, "MPI_Rget: argument request is NULL")
+                 : rch_mpi_win_bad("MPI_Rget", win);
+    }
+    return put_get("MPI_Rget", K_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                   target_count, target_datatype, win, request);
+}
+#pragma weak MPI_Rget = PMPI_Rget
+
+/* ---- accumulate ---- */
+
+static int accumulate(const char *fn, const void *obuf, int ocount, MPI_Datatype odt, void *rbuf, int rcount,
+                      MPI_Datatype rdt, int fetch, int target, MPI_Aint tdisp, int tcount, MPI_Datatype tdt, MPI_Op op,
+                      MPI_Win win, MPI_Request *request)
+{
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (RCH_UNLIKELY(!w))
+        return rch_mpi_win_bad(fn, win);
+    if (request)
+        *request = MPI_REQUEST_NULL;
+    const struct rch_mpi_type *ot = NULL, *rt = NULL, *tt;
+    int no_op = op == MPI_NO_OP;
+    int err = MPI_SUCCESS;
+    if (!(fetch && no_op))         /* Get_accumulate with MPI_NO_OP ignores the origin arguments */
+        err = check_buf(w, fn, obuf, ocount, odt, "origin_addr", "origin_count", "origin_datatype", &ot);
+    if (!err && fetch)
+        err = check_buf(w, fn, rbuf, rcount, rdt, "result_addr", "result_count", "result_datatype", &rt);
+    if (!err && RCH_UNLIKELY(tcount < 0))
+        err = rch_mpi_win_err(w, MPI_ERR_COUNT, "%s: negative count %d in argument target_count", fn, tcount);
+    if (!err)
+        err = check_type(w, fn, tdt, "target_datatype", &tt);
+    if (err)
+        return err;
+    if (target == MPI_PROC_NULL) {
+        if (request)
+            *request = RCH_MPI_REQ_DONE_SEND;
+        return MPI_SUCCESS;
+    }
+    err = check_target(w, fn, target);
+    if (!err && request)
+        err = rch_mpi_win_check_passive(w, fn, target);
+    size_t bytes = (size_t)tcount * tt->size;
+    struct rch_dev_rma_op dop;
+    if (!err)
+        err = bind_acc(w, fn, op, tdt, tt, &dop);
+    if (!err && ot)
+        err = check_sizes(w, fn, (size_t)ocount * ot->size, bytes, "origin arguments");
+    if (!err && rt)
+        err = check_sizes(w, fn, (size_t)rcount * rt->size, bytes, "result arguments");
+    if (!err && ot)
+        err = check_same_basic(w, fn, ot, tt, "origin datatype");
+    if (!err && rt)
+        err = check_same_basic(w, fn, rt, tt, "result datatype");
+    int64_t base;
+    if (!err)
+        err = check_range(w, fn, target, tdisp, tcount, tt, &base);
+    if (err)
+        return err;
+    if (bytes == 0) {
+        if (request)
+            *request = RCH_MPI_REQ_DONE_SEND;
+        return MPI_SUCCESS;
+    }
+    if (!ot) {
+        /* MPI_NO_OP: an atomic read; the kernel reads nothing, the packet carries zeros. */
+        void *zeros = calloc(1, bytes);
+        if (!zeros)
+            return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        struct rch_mpi_type *bt = rch_mpi_type_get(MPI_BYTE);
+        /* the call owns zeros: packets may reference it until they complete */
+        return general(w, fn, K_GACC, target, zeros, bytes, bt, rbuf, (size_t)rcount, rt, base, tcount, tt, &dop, 1,
+                       request);
+    }
+    if (RCH_LIKELY(ot->contig && tt->contig && (!rt || rt->contig) && !request)) {
+        uint64_t toff = (uint64_t)(base + tt->true_lb);
+        rdmach_status_t st = rch_dev_rma_acc(w->dw, target, (const char *)obuf + ot->true_lb,
+                                             rt ? (char *)rbuf + rt->true_lb : NULL, bytes, toff, &dop, NULL);
+        return rch_mpi_win_status(w, fn, st);
+    }
+    return general(w, fn, fetch ? K_GACC : K_ACC, target, obuf, (size_t)ocount, ot, rbuf, (size_t)rcount, rt, base,
+                   tcount, tt, &dop, 0, request);
+}
+
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return accumulate("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, 0,
+                      target_rank, target_disp, target_count, target_datatype, op, win, NULL);
+}
+#pragma weak MPI_Accumulate = PMPI_Accumulate
+
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                        int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    return accumulate("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                      result_datatype, 1, target_rank, target_disp, target_count, target_datatype, op, win, NULL);
+}
+#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
+
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request *request)
+{
+    if (!request) {
+        struct rch_mpi_win *w = rch_mpi_win_get(win);
+        return w ? rch_mpi_win_err(w, MPI_ERR_ARG, "MPI_Raccumulate: argument request is NULL")
+                 : rch_mpi_win_bad("MPI_Raccumulate", win);
+    }
+    return accumulate("MPI_Raccumulate", origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, 0,
+                      target_rank, target_disp, target_count, target_datatype, op, win, request);
+}
+#pragma weak MPI_Raccumulate = PMPI_Raccumulate
+
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                         MPI_Request *request)
+{
+    if (!request) {
+        struct rch_mpi_win *w = rch_mpi_win_get(win);
+        return w ? rch_mpi_win_err(w, MPI_ERR_ARG, "MPI_Rget_accumulate: argument request is NULL")
+                 : rch_mpi_win_bad("MPI_Rget_accumulate", win);
+    }
+    return accumulate("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                      result_datatype, 1, target_rank, target_disp, target_count, target_datatype, op, win, request);
+}
+#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
+
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    const char *fn = "MPI_Fetch_and_op";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (RCH_UNLIKELY(!w))
+        return rch_mpi_win_bad(fn, win);
+    const struct rch_mpi_type *t;
+    int err = check_type(w, fn, datatype, "datatype", &t);
+    if (err)
+        return err;
+    if (RCH_UNLIKELY(!t->predefined))
+        return rch_mpi_win_err(w, MPI_ERR_TYPE, "%s: argument datatype must be a predefined datatype", fn);
+    if (RCH_UNLIKELY(!result_addr || (!origin_addr && op != MPI_NO_OP)))
+        return rch_mpi_win_err(w, MPI_ERR_BUFFER, "%s: argument %s is NULL", fn,
+                               !result_addr ? "result_addr" : "origin_addr");
+    if (target_rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    err = check_target(w, fn, target_rank);
+    struct rch_dev_rma_op dop;
+    if (!err)
+        err = bind_acc(w, fn, op, datatype, t, &dop);
+    int64_t base;
+    if (!err)
+        err = check_range(w, fn, target_rank, target_disp, 1, t, &base);
+    if (err)
+        return err;
+    unsigned char zeros[RCH_DEV_RMA_ELEM_MAX] = { 0 };
+    const void *src = op == MPI_NO_OP || !origin_addr ? (const void *)zeros : origin_addr;
+    if (t->size > sizeof(zeros) && src == zeros)
+        return rch_mpi_win_err(w, MPI_ERR_TYPE, "%s: datatype of %zu bytes is too large", fn, t->size);
+    return rch_mpi_win_status(w, fn, rch_dev_rma_acc(w->dw, target_rank, src, result_addr, t->size,
+                                                     (uint64_t)(base + t->true_lb), &dop, NULL));
+}
+#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    const char *fn = "MPI_Compare_and_swap";
+    struct rch_mpi_win *w = rch_mpi_win_get(win);
+    if (RCH_UNLIKELY(!w))
+        return rch_mpi_win_bad(fn, win);
+    const struct rch_mpi_type *t;
+    int err = check_type(w, fn, datatype, "datatype", &t);
+    if (err)
+        return err;
+    if (RCH_UNLIKELY(!origin_addr || !compare_addr || !result_addr))
+        return rch_mpi_win_err(w, MPI_ERR_BUFFER, "%s: argument %s is NULL", fn,
+                               !origin_addr ? "origin_addr" : !compare_addr ? "compare_addr" : "result_addr");
+    /* MPI: C integer, Fortran integer, logical, multi-language or byte types:
+     * those a bitwise or a logical operation is defined on. */
+    struct rch_mpi_red red;
+    if (!t->predefined || t->size > RCH_DEV_RMA_ELEM_MAX ||
+        (rch_mpi_red_bind(fn, w->c, MPI_BAND, datatype, t, 1, &red) != MPI_SUCCESS &&
+         rch_mpi_red_bind(fn, w->c, MPI_LAND, datatype, t, 1, &red) != MPI_SUCCESS))
+        return rch_mpi_win_err(w, MPI_ERR_TYPE, "%s: datatype 0x%x: compare-and-swap takes a predefined integer, "
+                               "logical or byte datatype", fn, (unsigned)datatype);
+    if (target_rank == MPI_PROC_NULL)
+        return MPI_SUCCESS;
+    err = check_target(w, fn, target_rank);
+    int64_t base;
+    if (!err)
+        err = check_range(w, fn, target_rank, target_disp, 1, t, &base);
+    if (err)
+        return err;
+    return rch_mpi_win_status(w, fn, rch_dev_rma_cas(w->dw, target_rank, compare_addr, origin_addr, result_addr,
+                                                     t->size, (uint64_t)(base + t->true_lb), NULL));
+}
+#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap

@@ -1,0 +1,258 @@
+/*
+ * The network channel's private state, shared by its files:
+ *   net_chan.c     query/open/close/publish/connect, caps, the channel ops
+ *                  tables (one per provider: rch_rdma_ofi_ops, rch_rdma_verbs_ops)
+ *   net_conn.c     the connection protocol (state machine, CM events, keys)
+ *   net_msg.c      send() over the ring, slot and control-message arrival, credits
+ *   net_rma.c      registration (through the cache), rkeys, put/get
+ *   net_progress.c progress: completions, rings, CM events, timers; wait
+ *   net_ring.c     the ring as a data structure;  net_rcache.c the registration
+ *                  cache;  net_memhook.c  free/munmap interception for it
+ * Below: the provider table (net_prov.h) and its implementations in
+ * src/rdma/ofi and src/rdma/verbs. The wire format is net_proto.h.
+ *
+ * Threading: one thread uses a channel (channel.h); only the registration
+ * cache is shared with other threads (free() hooks) and has its own lock.
+ *
+ * Ownership: a connection record lives as long as the channel (indexed by
+ * world rank), and so do the operation contexts inside it, so a completion
+ * that arrives late (after a failure, or flushed by ep_close) always finds
+ * valid memory. RMA operations come from a pool and return to it only once
+ * every posted chunk has completed.
+ */
+#ifndef RCH_RDMA_NET_H
+#define RCH_RDMA_NET_H
+
+#include "rdma/channel.h"
+#include "rdma/net/net_prov.h"
+#include "rdma/net/net_proto.h"
+#include "rdma/net/net_rcache.h"
+#include "rdma/net/net_ring.h"
+
+#define RCH_NET_NRECV_BASE  4u      /* receives per connection for control messages */
+#define RCH_NET_CQ_BATCH    16u     /* completions reaped per poll */
+#define RCH_NET_RX_BATCH    16u     /* slots taken from one ring per pass (fairness) */
+#define RCH_NET_CM_EVERY    64u     /* progress calls between EQ polls when no connection is pending */
+#define RCH_NET_REVERSE_RETRY 1.0   /* seconds between reverse requests while waiting for the client */
+
+/* How the receiver learns that a slot has arrived (RDMACH_NET_NOTIFY). */
+enum rch_net_notify {
+    RCH_NET_NOTIFY_POLL = 0,      /* poll the slot's markers: needs in-order placement */
+    RCH_NET_NOTIFY_DATA,          /* the slot write carries immediate data (the sender's rank) */
+    RCH_NET_NOTIFY_SEND,          /* the slot write is followed by a DOORBELL send */
+    RCH_NET_NOTIFY_MAX
+};
+
+/* A connection's life. Server = the lower rank of the pair (it listens and
+ * accepts), client = the higher (it connects, and speaks first). */
+enum rch_net_conn_state {
+    RCH_NET_C_IDLE = 0,          /* nothing yet (lazy) */
+    RCH_NET_C_REVERSE,           /* server: REVERSE request out, answer pending */
+    RCH_NET_C_REVERSE_WAIT,      /* server: the client said it will connect; waiting (re-asking each second) */
+    RCH_NET_C_CONNECTING,        /* client: CONNECT out, waiting for the accept */
+    RCH_NET_C_ACCEPTED,          /* server: accepted, receives posted; waiting for the NOOP, posting nothing */
+    RCH_NET_C_READY,             /* both: the ring is usable */
+    RCH_NET_C_CLOSED,            /* the peer closed its channel (BYE), or we did */
+    RCH_NET_C_FAILED,            /* the peer died, disconnected or broke the protocol */
+    RCH_NET_C_STATE_MAX
+};
+extern const char *const rch_net_state_name[RCH_NET_C_STATE_MAX];
+
+enum rch_net_op_kind {
+    RCH_NET_OP_RECV = 1,         /* a posted control-message receive */
+    RCH_NET_OP_CTL,              /* a control-message send (NOOP, DOORBELL) */
+    RCH_NET_OP_SLOT,             /* a slot write with a completion (not injected) */
+    RCH_NET_OP_CRDT,             /* a credit-word write with a completion */
+    RCH_NET_OP_RMA,              /* a chunk of a put/get */
+    RCH_NET_OP_KIND_MAX
+};
+
+struct rch_net_conn;
+struct rch_net_rma;
+
+/* The context of a posted operation (the provider's ctx). */
+struct rch_net_op {
+    uint8_t kind;                /* enum rch_net_op_kind */
+    uint8_t busy;                /* posted, completion not yet seen */
+    uint16_t index;              /* RECV: buffer; SLOT: staging slot */
+    struct rch_net_conn *conn;
+    struct rch_net_rma *rma;
+};
+
+/* One put or get, split into chunks of at most RDMACH_NET_RMA_CHUNK. */
+struct rch_net_rma {
+    struct rch_net_op op;        /* the context of every chunk */
+    int write;                   /* put: 1, get: 0 */
+    unsigned char *laddr;
+    size_t len, posted;          /* bytes; bytes posted so far */
+    uint64_t raddr;
+    struct rch_net_rkey rk;
+    const struct rch_net_mr *lmr;
+    struct rch_net_rcache_entry *own;   /* registration made for this op (no lmr given) */
+    unsigned outstanding;        /* chunks posted, completion not seen */
+    rdmach_status_t status;
+    int reported;                /* rma_done called */
+    void *op_ctx;
+    struct rch_net_rma *next;    /* connection's queue, or the free list */
+    struct rch_net_rma *lnext, *lprev;  /* connection's list of unfinished RMAs */
+};
+
+/* Which endpoint of a connection an event is about. */
+struct rch_net_epctx {
+    struct rch_net_conn *conn;
+    int reverse;
+};
+
+struct rch_net_conn {
+    int rank;                    /* the peer's world rank */
+    int state;                   /* enum rch_net_conn_state */
+    int is_peer;                 /* the channel serves this rank */
+    int server;                  /* this rank is the pair's server */
+    struct rch_net_ep *ep;
+    struct rch_net_ep *rev_ep;   /* server: the REVERSE request's endpoint */
+    struct rch_net_epctx ctx, rev_ctx;
+    double deadline;             /* REVERSE*, CONNECTING: give up after this */
+    double next_reverse;         /* REVERSE_WAIT: ask again at */
+    int have_rec;
+    struct rch_net_kvs_rec rec;  /* the peer's published record */
+    /* One allocation: [rx ring][tx staging][recv buffers][ctl send][credit word] */
+    unsigned char *mem;
+    size_t mem_len;
+    struct rch_net_mr ring_mr;   /* the rx ring: the peer writes here */
+    struct rch_net_mr local_mr;  /* the rest: sources and receive buffers */
+    int have_ring_mr, have_local_mr;
+    struct rch_net_ring_rx rx;
+    struct rch_net_ring_tx tx;
+    struct rch_net_rkey peer_rk; /* the peer's ring registration */
+    unsigned char *recv_bufs;
+    unsigned char *ctl_buf;
+    uint32_t *crdt_word;
+    unsigned nrecv;
+    struct rch_net_op *slot_ops; /* [nslots] */
+    struct rch_net_op *recv_ops; /* [nrecv] */
+    struct rch_net_op ctl_op, crdt_op;
+    int crdt_pending;            /* an explicit credit return is owed (retry in progress) */
+    uint32_t bells_owed;         /* notify send: doorbells not yet sent */
+    struct rch_net_rma *rq_head, *rq_tail;   /* RMAs waiting to post (not ready, queue full) */
+    struct rch_net_rma rma_list;             /* head of unfinished RMAs (lnext/lprev) */
+    int fail_reported;
+    rdmach_status_t fail_status;
+    char fail_why[160];
+    int bye_received;
+    int ready_index;             /* in ch->ready, or -1 */
+    int pending_index;           /* in ch->pending (has queued work), or -1 */
+    uint64_t posts;              /* operations posted on `ep` (the trace checks the server's) */
+    uint64_t sent, received, crdt_sent, tx_full;
+};
+
+struct rch_net_stats {
+    unsigned ready, connecting, refused, failed;
+    uint64_t sent, received, crdt_sent, tx_full;
+    struct rch_net_rcache_stats rcache;
+};
+
+struct rch_rdma_chan {
+    const struct rch_rdma_ops *ops;        /* the channel table this instance was opened through */
+    const struct rch_net_prov_ops *pops;
+    struct rch_net_prov *prov;
+    const struct rch_net_prov_caps *pcaps;
+    struct rch_rdma_upcalls up;
+    int rank, size;
+    int notify;                  /* enum rch_net_notify */
+    int eager;                   /* RDMACH_CONNECT=eager */
+    uint32_t slot_size, nslots;
+    size_t rma_chunk;
+    double connect_timeout;
+    uint64_t secret;             /* our key: peers must quote it */
+    int published;
+    struct rch_net_conn *conns;  /* [size] */
+    struct rch_net_conn **ready; /* connections with a ring to poll */
+    int nready;
+    struct rch_net_conn **pending;  /* connections with queued RMAs / credits / doorbells */
+    int npending;
+    int cm_busy;                 /* connections being set up: poll the EQ on every progress */
+    int closing;                 /* close() runs: arrivals are dropped, failures not reported */
+    unsigned tick;
+    double next_timer;
+    int nfail_pending;           /* failed connections not yet reported upward */
+    unsigned refused;
+    struct rch_net_rma *rma_free;
+    void **rma_slabs;
+    int nrma_slabs;
+    struct rch_net_rcache rcache;
+    int rcache_hooked;
+    struct rch_rdma_caps caps;
+    struct rch_net_cqe cqe[RCH_NET_CQ_BATCH];
+};
+
+/* net_chan.c: the channel ops shared by every provider's table */
+rdmach_status_t rch_net_query(const struct rch_net_prov_ops *pops);
+rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct rch_rdma_ops *ops,
+                             const struct rch_rdma_open_args *args, struct rch_rdma_chan **out);
+void rch_net_close(struct rch_rdma_chan *ch);
+rdmach_status_t rch_net_publish(struct rch_rdma_chan *ch);
+rdmach_status_t rch_net_connect(struct rch_rdma_chan *ch, int peer);
+const struct rch_rdma_caps *rch_net_caps(const struct rch_rdma_chan *ch);
+/* Read the peer's KVS record (once). */
+rdmach_status_t rch_net_peer_record(struct rch_rdma_chan *ch, struct rch_net_conn *c);
+void rch_net_stats(struct rch_rdma_chan *ch, struct rch_net_stats *st);
+/* The state of the connection to a rank (enum rch_net_conn_state), -1 if not a peer. */
+int rch_net_conn_state(struct rch_rdma_chan *ch, int peer);
+
+/* net_conn.c */
+/* Start the connection to c (client: CONNECT; server: REVERSE); OK if started or under way. */
+rdmach_status_t rch_net_conn_start(struct rch_rdma_chan *ch, struct rch_net_conn *c);
+void rch_net_conn_event(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev);
+void rch_net_conn_timers(struct rch_rdma_chan *ch, double now);
+/* The connection failed: close it, fail its RMAs; reported upward from progress. */
+void rch_net_conn_fail(struct rch_rdma_chan *ch, struct rch_net_conn *c, rdmach_status_t st, const char *why);
+/* The client's NOOP arrived (server side). */
+void rch_net_conn_on_noop(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_ctl *m);
+void rch_net_conn_close_all(struct rch_rdma_chan *ch);
+void rch_net_conn_free(struct rch_rdma_chan *ch, struct rch_net_conn *c);
+void rch_net_set_pending(struct rch_rdma_chan *ch, struct rch_net_conn *c);
+
+/* net_msg.c */
+rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt);
+/* Take what arrived in c's ring; returns messages handled. */
+unsigned rch_net_ring_progress(struct rch_rdma_chan *ch, struct rch_net_conn *c, unsigned max);
+/* Send an explicit credit return / owed doorbells if needed; returns 1 if work remains. */
+int rch_net_flush_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *c);
+/* A control message (RECV completion) arrived on c. */
+void rch_net_on_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *c, struct rch_net_op *op, uint32_t len);
+/* Post a control message (NOOP, DOORBELL). */
+rdmach_status_t rch_net_post_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *c, unsigned op, uint32_t count);
+/* Best effort: tell the peer we are closing (a BYE slot). */
+void rch_net_send_bye(struct rch_rdma_chan *ch, struct rch_net_conn *c);
+
+/* net_rma.c */
+rdmach_status_t rch_net_mem_reg(struct rch_rdma_chan *ch, void *addr, size_t len, unsigned access,
+                                struct rch_rdma_mr **mr);
+void rch_net_mem_dereg(struct rch_rdma_chan *ch, struct rch_rdma_mr *mr);
+rdmach_status_t rch_net_mem_rkey(struct rch_rdma_chan *ch, const struct rch_rdma_mr *mr,
+                                 struct rch_rdma_rkey *rkey);
+rdmach_status_t rch_net_put(struct rch_rdma_chan *ch, int peer, const void *laddr, struct rch_rdma_mr *lmr,
+                            size_t len, const struct rch_rdma_rkey *rkey, uint64_t raddr, void *op_ctx);
+rdmach_status_t rch_net_get(struct rch_rdma_chan *ch, int peer, void *laddr, struct rch_rdma_mr *lmr,
+                            size_t len, const struct rch_rdma_rkey *rkey, uint64_t raddr, void *op_ctx);
+/* Post what the queue of c holds; returns 1 if some is still waiting. */
+int rch_net_rma_flush(struct rch_rdma_chan *ch, struct rch_net_conn *c);
+/* A chunk completed. */
+void rch_net_rma_chunk_done(struct rch_rdma_chan *ch, struct rch_net_rma *r, rdmach_status_t st);
+/* Fail every RMA of c (not yet reported) with st. Returns completions reported. */
+unsigned rch_net_rma_fail_conn(struct rch_rdma_chan *ch, struct rch_net_conn *c, rdmach_status_t st);
+rdmach_status_t rch_net_rma_init(struct rch_rdma_chan *ch);
+void rch_net_rma_fini(struct rch_rdma_chan *ch);
+/* The error for exhausted locked memory: names `ulimit -l`, its value and the size. */
+rdmach_status_t rch_net_reg_limit_err(size_t len, const char *detail);
+/* Registration through the provider, with the locked-memory error made explicit. */
+rdmach_status_t rch_net_reg(struct rch_rdma_chan *ch, void *addr, size_t len, struct rch_net_mr *mr);
+
+/* net_progress.c */
+unsigned rch_net_progress(struct rch_rdma_chan *ch, unsigned max);
+rdmach_status_t rch_net_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait *w);
+void rch_net_wait_disarm(struct rch_rdma_chan *ch);
+void rch_net_ready_add(struct rch_rdma_chan *ch, struct rch_net_conn *c);
+void rch_net_ready_del(struct rch_rdma_chan *ch, struct rch_net_conn *c);
+
+#endif

@@ -1,0 +1,586 @@
+/*
+ * The connection protocol (the MVAPICH2 iWARP design), the same for every
+ * provider.
+ *
+ * Roles: for each pair the lower rank is the SERVER (it accepts), the higher
+ * the CLIENT (it connects). Every rank listens from open() on and publishes
+ * its address and a random 64-bit secret in the KVS (net_chan.c).
+ *
+ *   client                                        server
+ *   ring + receives ready, ep_open
+ *   CONNECT{rank, server's secret, ring} ------>  check magic, version, key,
+ *                                                 rank, geometry; ring + receives
+ *                                                 posted BEFORE accepting
+ *               <------  ACCEPT{rank, client's secret, ring}   (state ACCEPTED:
+ *   ESTABLISHED: check the accept                  the server posts nothing)
+ *   NOOP{rank, server's secret} (send) -------->  NOOP arrives: READY
+ *   READY: ring writes may follow the NOOP        (first post of the server)
+ *
+ * The client speaks first (MPA requires the initiator to send the first
+ * message); the server marks the connection ready only when the NOOP has
+ * arrived and never posts a send or write before that. RDMACH_LOG=debug
+ * prints one line per step; tests/net checks the order from that trace.
+ *
+ * Who starts: lazily the first send() (or put/get) to the peer, eagerly
+ * (RDMACH_CONNECT=eager) the client at connect() time. A SERVER that needs
+ * the connection first cannot connect (that would make two connections, or
+ * need a tie-break): it sends a REVERSE request, a connection request that
+ * the client always rejects, answering REVERSE_ACK in the reject's private
+ * data, and then connects as usual. So:
+ *   - exactly one connection per pair, always client -> server;
+ *   - crossing requests are harmless: a client that gets REVERSE while it is
+ *     already connecting just acknowledges it; a server in REVERSE that gets
+ *     the client's CONNECT accepts it and ignores its REVERSE's answer;
+ *   - while waiting (REVERSE_WAIT) the server asks again every second, so a
+ *     client that died after acknowledging is noticed in about a second
+ *     (nobody listens: UNREACHABLE);
+ *   - everything is bounded by RDMACH_NET_CONNECT_TIMEOUT.
+ *
+ * Membership: a request is accepted only if it quotes this rank's secret
+ * (which only members can read from the KVS) and names a rank that is a
+ * peer of this channel, on the right side of the pair, not yet connected.
+ * Anything else is refused (reject with REFUSE), counted and logged; the job
+ * goes on. The accept, the REVERSE_ACK and the NOOP quote the other side's
+ * secret in turn.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/base.h"
+#include "base/log.h"
+#include "rdma/net/net.h"
+
+static int transitional(int state)
+{
+    return state == RCH_NET_C_REVERSE || state == RCH_NET_C_REVERSE_WAIT || state == RCH_NET_C_CONNECTING ||
+           state == RCH_NET_C_ACCEPTED;
+}
+
+static void set_state(struct rch_rdma_chan *ch, struct rch_net_conn *c, int state)
+{
+    ch->cm_busy += transitional(state) - transitional(c->state);
+    c->state = state;
+}
+
+/* ---- memory of a connection ---- */
+
+static size_t page_round(size_t n)
+{
+    return (n + 4095) & ~(size_t)4095;
+}
+
+static rdmach_status_t conn_mem(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    if (c->mem)
+        return RDMACH_OK;
+    int consumes = ch->notify == RCH_NET_NOTIFY_SEND ||
+                   (ch->notify == RCH_NET_NOTIFY_DATA && ch->pcaps->write_data_consumes_recv);
+    c->nrecv = RCH_NET_NRECV_BASE + (consumes ? ch->nslots : 0);
+    size_t ring = page_round(rch_net_ring_bytes(ch->slot_size, ch->nslots));
+    size_t local = (size_t)ch->slot_size * ch->nslots + (size_t)c->nrecv * RCH_NET_CTL_BUF + RCH_NET_CTL_BUF + 64;
+    c->mem_len = ring + page_round(local);
+    void *mem = NULL;
+    if (posix_memalign(&mem, 4096, c->mem_len) != 0)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "rank %d: no memory for a %zu-byte connection", c->rank,
+                            c->mem_len);
+    memset(mem, 0, c->mem_len);
+    c->mem = mem;
+    c->slot_ops = calloc(ch->nslots, sizeof(*c->slot_ops));
+    c->recv_ops = calloc(c->nrecv, sizeof(*c->recv_ops));
+    if (!c->slot_ops || !c->recv_ops)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "rank %d: no memory for connection contexts", c->rank);
+    rch_net_ring_rx_init(&c->rx, c->mem, ch->slot_size, ch->nslots);
+    unsigned char *l = c->mem + ring;
+    c->tx.stage = l;
+    c->recv_bufs = l + (size_t)ch->slot_size * ch->nslots;
+    c->ctl_buf = c->recv_bufs + (size_t)c->nrecv * RCH_NET_CTL_BUF;
+    c->crdt_word = (uint32_t *)(c->ctl_buf + RCH_NET_CTL_BUF);
+    for (uint32_t i = 0; i < ch->nslots; i++)
+        c->slot_ops[i] = (struct rch_net_op){ .kind = RCH_NET_OP_SLOT, .index = (uint16_t)i, .conn = c };
+    for (unsigned i = 0; i < c->nrecv; i++)
+        c->recv_ops[i] = (struct rch_net_op){ .kind = RCH_NET_OP_RECV, .index = (uint16_t)i, .conn = c };
+    c->ctl_op = (struct rch_net_op){ .kind = RCH_NET_OP_CTL, .conn = c };
+    c->crdt_op = (struct rch_net_op){ .kind = RCH_NET_OP_CRDT, .conn = c };
+
+    rdmach_status_t st = rch_net_reg(ch, c->mem, ring, &c->ring_mr);
+    if (st != RDMACH_OK)
+        return st;
+    c->have_ring_mr = 1;
+    st = rch_net_reg(ch, c->mem + ring, c->mem_len - ring, &c->local_mr);
+    if (st != RDMACH_OK)
+        return st;
+    c->have_local_mr = 1;
+    return RDMACH_OK;
+}
+
+void rch_net_conn_free(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    if (c->ep) {
+        ch->pops->ep_close(ch->prov, c->ep);
+        c->ep = NULL;
+    }
+    if (c->rev_ep) {
+        ch->pops->ep_close(ch->prov, c->rev_ep);
+        c->rev_ep = NULL;
+    }
+    if (c->have_ring_mr)
+        ch->pops->mr_dereg(ch->prov, &c->ring_mr);
+    if (c->have_local_mr)
+        ch->pops->mr_dereg(ch->prov, &c->local_mr);
+    c->have_ring_mr = c->have_local_mr = 0;
+    free(c->mem);
+    free(c->slot_ops);
+    free(c->recv_ops);
+    c->mem = NULL;
+    c->slot_ops = NULL;
+    c->recv_ops = NULL;
+}
+
+static rdmach_status_t post_recvs(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    for (unsigned i = 0; i < c->nrecv; i++) {
+        rdmach_status_t st = ch->pops->post_recv(ch->prov, c->ep, c->recv_bufs + (size_t)i * RCH_NET_CTL_BUF,
+                                                 RCH_NET_CTL_BUF, &c->local_mr, &c->recv_ops[i]);
+        if (st != RDMACH_OK)
+            return st;
+        c->recv_ops[i].busy = 1;
+    }
+    return RDMACH_OK;
+}
+
+static void fill_priv(struct rch_rdma_chan *ch, struct rch_net_conn *c, unsigned kind, uint64_t key,
+                      struct rch_net_cm_priv *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->magic = RCH_NET_MAGIC;
+    p->version = RCH_NET_VERSION;
+    p->kind = (uint8_t)kind;
+    p->rank = ch->rank;
+    p->size = (uint32_t)ch->size;
+    p->key = key;
+    p->slot_size = ch->slot_size;
+    p->nslots = (uint16_t)ch->nslots;
+    p->notify = (uint8_t)ch->notify;
+    if (c && c->mem && (kind == RCH_NET_CM_CONNECT || kind == RCH_NET_CM_ACCEPT)) {
+        p->ring_addr = (uint64_t)(uintptr_t)c->mem;
+        p->ring_key = c->ring_mr.rkey;
+    }
+}
+
+/* The peer's ring, from its CONNECT or ACCEPT. */
+static void set_peer_ring(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_cm_priv *p)
+{
+    rch_net_ring_tx_init(&c->tx, c->tx.stage, p->ring_addr, ch->slot_size, ch->nslots);
+    c->peer_rk.key = p->ring_key;
+    c->peer_rk.base = p->ring_addr;
+}
+
+/* ---- starting ---- */
+
+static rdmach_status_t client_connect(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    rdmach_status_t st = conn_mem(ch, c);
+    if (st == RDMACH_OK)
+        st = ch->pops->ep_open(ch->prov, c->rec.addr, c->rec.addrlen, &c->ctx, &c->ep);
+    if (st == RDMACH_OK)
+        st = post_recvs(ch, c);
+    if (st == RDMACH_OK) {
+        struct rch_net_cm_priv p;
+        fill_priv(ch, c, RCH_NET_CM_CONNECT, c->rec.secret, &p);
+        st = ch->pops->connect(ch->prov, c->ep, &p, sizeof(p));
+    }
+    if (st != RDMACH_OK)
+        return st;
+    set_state(ch, c, RCH_NET_C_CONNECTING);
+    c->deadline = rch_base_wtime() + ch->connect_timeout;
+    RCH_DEBUG("net", "client: connect request to rank %d sent (%u receives posted)", c->rank, c->nrecv);
+    return RDMACH_OK;
+}
+
+static rdmach_status_t server_reverse(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    rdmach_status_t st = ch->pops->ep_open(ch->prov, c->rec.addr, c->rec.addrlen, &c->rev_ctx, &c->rev_ep);
+    if (st == RDMACH_OK) {
+        struct rch_net_cm_priv p;
+        fill_priv(ch, c, RCH_NET_CM_REVERSE, c->rec.secret, &p);
+        st = ch->pops->connect(ch->prov, c->rev_ep, &p, sizeof(p));
+        if (st != RDMACH_OK) {
+            ch->pops->ep_close(ch->prov, c->rev_ep);
+            c->rev_ep = NULL;
+        }
+    }
+    if (st != RDMACH_OK)
+        return st;
+    if (c->state == RCH_NET_C_IDLE) {
+        set_state(ch, c, RCH_NET_C_REVERSE);
+        c->deadline = rch_base_wtime() + ch->connect_timeout;
+    }
+    RCH_DEBUG("net", "server: reverse request to rank %d sent (asking it to connect)", c->rank);
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_net_conn_start(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    switch (c->state) {
+    case RCH_NET_C_IDLE:
+        break;
+    case RCH_NET_C_FAILED:
+    case RCH_NET_C_CLOSED:
+        return rch_base_err(c->fail_status ? c->fail_status : RDMACH_ERR_PEER_DEAD, "rank %d: the connection is %s%s%s",
+                            c->rank, rch_net_state_name[c->state], c->fail_why[0] ? ": " : "", c->fail_why);
+    default:
+        return RDMACH_OK;   /* under way or ready */
+    }
+    rdmach_status_t st = rch_net_peer_record(ch, c);
+    if (st == RDMACH_OK)
+        st = c->server ? server_reverse(ch, c) : client_connect(ch, c);
+    if (st != RDMACH_OK) {
+        rch_net_conn_fail(ch, c, st, rdmach_last_error());
+        return st;
+    }
+    return RDMACH_OK;
+}
+
+/* ---- failure ---- */
+
+void rch_net_conn_fail(struct rch_rdma_chan *ch, struct rch_net_conn *c, rdmach_status_t st, const char *why)
+{
+    if (c->state == RCH_NET_C_FAILED || c->state == RCH_NET_C_CLOSED)
+        return;
+    if (st >= 0)
+        st = RDMACH_ERR_PEER_DEAD;
+    RCH_WARN("net", "rank %d: connection %s (was %s): %s", c->rank,
+             st == RDMACH_ERR_PEER_DEAD ? "lost" : "failed", rch_net_state_name[c->state], why);
+    rch_net_ready_del(ch, c);
+    set_state(ch, c, RCH_NET_C_FAILED);
+    c->fail_status = st;
+    snprintf(c->fail_why, sizeof(c->fail_why), "%s", why);
+    if (c->ep) {
+        ch->pops->ep_close(ch->prov, c->ep);
+        c->ep = NULL;
+    }
+    if (c->rev_ep) {
+        ch->pops->ep_close(ch->prov, c->rev_ep);
+        c->rev_ep = NULL;
+    }
+    ch->nfail_pending++;   /* RMAs failed and the layer above told from progress */
+}
+
+/* ---- incoming requests ---- */
+
+static void refuse(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const char *why)
+{
+    struct rch_net_cm_priv p;
+    fill_priv(ch, NULL, RCH_NET_CM_REFUSE, 0, &p);
+    ch->pops->reject(ch->prov, ev->req, &p, sizeof(p));
+    ev->req = NULL;
+    ch->refused++;
+    RCH_WARN("net", "refused a connection request from %s: %s", ev->peer_name[0] ? ev->peer_name : "?", why);
+}
+
+static void on_connect_req(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const struct rch_net_cm_priv *p)
+{
+    struct rch_net_conn *c = &ch->conns[p->rank];
+    char why[160];
+    if (p->rank <= ch->rank) {
+        snprintf(why, sizeof(why), "rank %d asked to connect to a higher rank (%d); the higher rank connects",
+                 p->rank, ch->rank);
+        refuse(ch, ev, why);
+        return;
+    }
+    if (c->state != RCH_NET_C_IDLE && c->state != RCH_NET_C_REVERSE && c->state != RCH_NET_C_REVERSE_WAIT) {
+        snprintf(why, sizeof(why), "rank %d is already %s (a second connection)", p->rank,
+                 rch_net_state_name[c->state]);
+        refuse(ch, ev, why);
+        return;
+    }
+    if (p->notify != ch->notify) {
+        snprintf(why, sizeof(why), "rank %d uses RDMACH_NET_NOTIFY mode %u, this rank %d", p->rank, p->notify,
+                 ch->notify);
+        refuse(ch, ev, why);
+        return;
+    }
+    rdmach_status_t st = rch_net_peer_record(ch, c);
+    if (st == RDMACH_OK)
+        st = conn_mem(ch, c);
+    if (st != RDMACH_OK) {
+        refuse(ch, ev, rdmach_last_error());
+        rch_net_conn_fail(ch, c, st, rdmach_last_error());
+        return;
+    }
+    st = ch->pops->ep_open_req(ch->prov, ev->req, &c->ctx, &c->ep);
+    ev->req = NULL;   /* consumed, whatever happened */
+    if (st == RDMACH_OK)
+        st = post_recvs(ch, c);
+    if (st == RDMACH_OK) {
+        set_peer_ring(ch, c, p);
+        struct rch_net_cm_priv a;
+        fill_priv(ch, c, RCH_NET_CM_ACCEPT, c->rec.secret, &a);
+        st = ch->pops->accept(ch->prov, c->ep, &a, sizeof(a));
+    }
+    if (st != RDMACH_OK) {
+        rch_net_conn_fail(ch, c, st, rdmach_last_error());
+        return;
+    }
+    set_state(ch, c, RCH_NET_C_ACCEPTED);
+    c->deadline = rch_base_wtime() + ch->connect_timeout;
+    RCH_DEBUG("net", "server: accepted rank %d's connect request (%u receives posted before the accept); "
+              "waiting for its NOOP", c->rank, c->nrecv);
+}
+
+static void on_reverse_req(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const struct rch_net_cm_priv *p)
+{
+    struct rch_net_conn *c = &ch->conns[p->rank];
+    char why[160];
+    if (p->rank >= ch->rank) {
+        snprintf(why, sizeof(why), "rank %d sent a reverse request to a lower rank (%d)", p->rank, ch->rank);
+        refuse(ch, ev, why);
+        return;
+    }
+    if (c->state == RCH_NET_C_FAILED || c->state == RCH_NET_C_CLOSED) {
+        snprintf(why, sizeof(why), "rank %d asks for a connection, but this rank's is %s", p->rank,
+                 rch_net_state_name[c->state]);
+        refuse(ch, ev, why);
+        return;
+    }
+    rdmach_status_t st = rch_net_peer_record(ch, c);
+    if (st != RDMACH_OK) {
+        refuse(ch, ev, rdmach_last_error());
+        return;
+    }
+    struct rch_net_cm_priv a;
+    fill_priv(ch, c, RCH_NET_CM_REVERSE_ACK, c->rec.secret, &a);
+    ch->pops->reject(ch->prov, ev->req, &a, sizeof(a));
+    ev->req = NULL;
+    RCH_DEBUG("net", "client: rank %d asks for a connection (reverse request acknowledged; connection %s)",
+              c->rank, rch_net_state_name[c->state]);
+    if (c->state == RCH_NET_C_IDLE)
+        rch_net_conn_start(ch, c);
+}
+
+static void on_connreq(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
+{
+    struct rch_net_cm_priv p;
+    const char *why = NULL;
+    unsigned kind = ev->priv_len >= 6 ? ((const uint8_t *)ev->priv)[5] : 0;
+    if (kind != RCH_NET_CM_CONNECT && kind != RCH_NET_CM_REVERSE) {
+        refuse(ch, ev, "not an rdmach connection request");
+        return;
+    }
+    if (rch_net_cm_priv_check(ev->priv, ev->priv_len, kind, ch->size, ch->slot_size, ch->nslots, &p, &why) !=
+        RDMACH_OK) {
+        refuse(ch, ev, why);
+        return;
+    }
+    if (p.key != ch->secret) {
+        refuse(ch, ev, "wrong key: not a member of this job");
+        return;
+    }
+    if (!ch->conns[p.rank].is_peer) {
+        char msg[96];
+        snprintf(msg, sizeof(msg), "rank %d is not served by this channel", p.rank);
+        refuse(ch, ev, msg);
+        return;
+    }
+    if (kind == RCH_NET_CM_CONNECT)
+        on_connect_req(ch, ev, &p);
+    else
+        on_reverse_req(ch, ev, &p);
+}
+
+/* ---- events on our endpoints ---- */
+
+static void on_established(struct rch_rdma_chan *ch, struct rch_net_conn *c, struct rch_net_cm_event *ev)
+{
+    if (c->server) {
+        if (c->state == RCH_NET_C_ACCEPTED)
+            RCH_DEBUG("net", "server: connection from rank %d established; waiting for its NOOP (nothing posted)",
+                      c->rank);
+        return;
+    }
+    if (c->state != RCH_NET_C_CONNECTING)
+        return;
+    struct rch_net_cm_priv p;
+    const char *why = NULL;
+    if (rch_net_cm_priv_check(ev->priv, ev->priv_len, RCH_NET_CM_ACCEPT, ch->size, ch->slot_size, ch->nslots, &p,
+                              &why) != RDMACH_OK) {
+        rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, why);
+        return;
+    }
+    if (p.rank != c->rank || p.key != ch->secret) {
+        rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "the accept does not come from that rank of this job");
+        return;
+    }
+    set_peer_ring(ch, c, &p);
+    rdmach_status_t st = rch_net_post_ctl(ch, c, RCH_NET_CTL_NOOP, 0);
+    if (st != RDMACH_OK) {
+        rch_net_conn_fail(ch, c, st, rdmach_last_error());
+        return;
+    }
+    set_state(ch, c, RCH_NET_C_READY);
+    rch_net_ready_add(ch, c);
+    RCH_DEBUG("net", "client: connected to rank %d; NOOP sent first; ready", c->rank);
+    if (c->rq_head)
+        rch_net_set_pending(ch, c);
+}
+
+void rch_net_conn_on_noop(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_ctl *m)
+{
+    if (!c->server || c->state != RCH_NET_C_ACCEPTED) {
+        rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "a NOOP where none was expected");
+        return;
+    }
+    if (m->rank != c->rank || m->key != ch->secret) {
+        rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "the NOOP does not come from that rank of this job");
+        return;
+    }
+    set_state(ch, c, RCH_NET_C_READY);
+    rch_net_ready_add(ch, c);
+    RCH_DEBUG("net", "server: NOOP from rank %d arrived; ready (posts allowed from now on)", c->rank);
+    if (c->rq_head)
+        rch_net_set_pending(ch, c);
+}
+
+static void on_reverse_event(struct rch_rdma_chan *ch, struct rch_net_conn *c, struct rch_net_cm_event *ev)
+{
+    if (c->rev_ep) {
+        ch->pops->ep_close(ch->prov, c->rev_ep);
+        c->rev_ep = NULL;
+    }
+    int waiting = c->state == RCH_NET_C_REVERSE || c->state == RCH_NET_C_REVERSE_WAIT;
+    if (!waiting)
+        return;   /* the client's CONNECT crossed our request: nothing more to do */
+    if (ev->type == RCH_NET_EV_REJECTED) {
+        struct rch_net_cm_priv p;
+        const char *why = NULL;
+        if (rch_net_cm_priv_check(ev->priv, ev->priv_len, RCH_NET_CM_REVERSE_ACK, ch->size, ch->slot_size,
+                                  ch->nslots, &p, &why) == RDMACH_OK &&
+            p.rank == c->rank && p.key == ch->secret) {
+            if (c->state == RCH_NET_C_REVERSE)
+                RCH_DEBUG("net", "server: rank %d acknowledged the reverse request; waiting for its connect",
+                          c->rank);
+            set_state(ch, c, RCH_NET_C_REVERSE_WAIT);
+            c->next_reverse = rch_base_wtime() + RCH_NET_REVERSE_RETRY;
+            return;
+        }
+        rch_net_conn_fail(ch, c, RDMACH_ERR_CONN_REFUSED, "the peer refused to connect to this rank");
+        return;
+    }
+    if (ev->type == RCH_NET_EV_ESTABLISHED) {
+        RCH_WARN("net", "rank %d accepted a reverse request (it should reject it); closed it, still waiting",
+                 c->rank);
+        return;
+    }
+    rch_net_conn_fail(ch, c, RDMACH_ERR_PEER_DEAD, "nobody listens at its address any more (died or closed)");
+}
+
+void rch_net_conn_event(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
+{
+    if (ev->type == RCH_NET_EV_CONNREQ) {
+        on_connreq(ch, ev);
+        if (ev->req)   /* a path that neither accepted nor rejected */
+            ch->pops->reject(ch->prov, ev->req, NULL, 0);
+        return;
+    }
+    struct rch_net_epctx *x = ev->conn_ctx;
+    if (x == NULL)
+        return;
+    struct rch_net_conn *c = x->conn;
+    if (x->reverse) {
+        on_reverse_event(ch, c, ev);
+        return;
+    }
+    char why[192];
+    switch (ev->type) {
+    case RCH_NET_EV_ESTABLISHED:
+        on_established(ch, c, ev);
+        break;
+    case RCH_NET_EV_REJECTED:
+        rch_net_conn_fail(ch, c, RDMACH_ERR_CONN_REFUSED, "the server refused the connection");
+        break;
+    case RCH_NET_EV_UNREACHABLE:
+        snprintf(why, sizeof(why), "cannot connect: %s", rdmach_last_error());
+        rch_net_conn_fail(ch, c, RDMACH_ERR_PEER_DEAD, why);
+        break;
+    case RCH_NET_EV_DISCONNECTED:
+        if (c->state == RCH_NET_C_READY)
+            rch_net_ring_progress(ch, c, UINT32_MAX);   /* its BYE may be in the ring */
+        if (c->bye_received || c->state == RCH_NET_C_CLOSED) {
+            if (c->state != RCH_NET_C_CLOSED)
+                set_state(ch, c, RCH_NET_C_CLOSED);
+            RCH_DEBUG("net", "rank %d: disconnected after its BYE", c->rank);
+            break;
+        }
+        rch_net_conn_fail(ch, c, RDMACH_ERR_PEER_DEAD, "the peer disconnected (it died or closed its channel)");
+        break;
+    default:
+        break;
+    }
+}
+
+void rch_net_conn_timers(struct rch_rdma_chan *ch, double now)
+{
+    for (int r = 0; r < ch->size && ch->cm_busy; r++) {
+        struct rch_net_conn *c = &ch->conns[r];
+        if (!transitional(c->state))
+            continue;
+        if (now >= c->deadline) {
+            char why[128];
+            snprintf(why, sizeof(why), "no connection after %.0f s (RDMACH_NET_CONNECT_TIMEOUT)",
+                     ch->connect_timeout);
+            rch_net_conn_fail(ch, c, RDMACH_ERR_TIMEOUT, why);
+            continue;
+        }
+        if (c->state == RCH_NET_C_REVERSE_WAIT && c->rev_ep == NULL && now >= c->next_reverse) {
+            c->next_reverse = now + RCH_NET_REVERSE_RETRY;
+            rdmach_status_t st = server_reverse(ch, c);
+            if (st != RDMACH_OK)
+                rch_net_conn_fail(ch, c, st, rdmach_last_error());
+        }
+    }
+}
+
+/* ---- closing ---- */
+
+void rch_net_conn_close_all(struct rch_rdma_chan *ch)
+{
+    int nbye = 0;
+    ch->closing = 1;
+    for (int r = 0; r < ch->size; r++) {
+        struct rch_net_conn *c = &ch->conns[r];
+        if (c->is_peer && c->state == RCH_NET_C_READY) {
+            rch_net_send_bye(ch, c);
+            nbye++;
+        }
+    }
+    /* Let the BYEs (and anything still queued) leave: bounded. */
+    double until = rch_base_wtime() + 2.0;
+    while (nbye && rch_base_wtime() < until) {
+        rch_net_progress(ch, 64);
+        int busy = 0;
+        for (int r = 0; r < ch->size && !busy; r++) {
+            struct rch_net_conn *c = &ch->conns[r];
+            if (!c->is_peer || !c->slot_ops || c->state != RCH_NET_C_CLOSED)
+                continue;
+            for (uint32_t i = 0; i < ch->nslots && !busy; i++)
+                busy = c->slot_ops[i].busy;
+            busy = busy || c->ctl_op.busy || c->crdt_op.busy;
+        }
+        if (!busy)
+            break;
+    }
+    for (int r = 0; r < ch->size; r++) {
+        struct rch_net_conn *c = &ch->conns[r];
+        if (!c->is_peer)
+            continue;
+        rch_net_ready_del(ch, c);
+        if (c->ep) {
+            ch->pops->ep_close(ch->prov, c->ep);
+            c->ep = NULL;
+        }
+        if (c->rev_ep) {
+            ch->pops->ep_close(ch->prov, c->rev_ep);
+            c->rev_ep = NULL;
+        }
+    }
+}

@@ -1,0 +1,312 @@
+/*
+ * Messages over the network channel: send() as one RDMA write into the
+ * peer's ring, arrivals taken from our rings, credits, control messages.
+ *
+ * send() fast path (connection ready, a credit, staging slot free): copy the
+ * device's packet into the staging slot between header and tail (our consumed
+ * count piggybacked in the header), one write (injected when small, so no
+ * completion is needed) to the same slot of the peer's ring. No system call
+ * of ours, no lock, no allocation; the provider may make one (tcp: send()).
+ *
+ * Arrival, by notify mode (net.h): POLL reads the slot markers; DATA and SEND
+ * count announcements (immediate data / DOORBELL messages) and read only
+ * announced slots. Each slot taken is handed up, zeroed and counted.
+ *
+ * Credits: a slot's header carries the sender's consumed count for the
+ * other direction. When half a ring has been consumed since the count last
+ * left and nothing carried it, an explicit credit message goes out: an RDMA
+ * write of the count into the control block at the start of the peer's ring
+ * (it needs no receive and no credit, so it can always go: two ranks with
+ * full rings unblock each other).
+ */
+#include <string.h>
+#include "base/base.h"
+#include "base/log.h"
+#include "rdma/net/net.h"
+
+/* The server must never post before the client's NOOP (net_conn.c). */
+static inline int may_post(const struct rch_net_conn *c)
+{
+    return c->state == RCH_NET_C_READY || (!c->server && c->state == RCH_NET_C_CONNECTING);
+}
+
+static void note_first_post(struct rch_net_conn *c, const char *what)
+{
+    if (c->posts++ == 0)
+        RCH_DEBUG("net", "%s: first post to rank %d (%s) in state %s", c->server ? "server" : "client", c->rank,
+                  what, rch_net_state_name[c->state]);
+}
+
+void rch_net_set_pending(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    if (c->pending_index < 0) {
+        c->pending_index = ch->npending;
+        ch->pending[ch->npending++] = c;
+    }
+}
+
+/* ---- control messages ---- */
+
+rdmach_status_t rch_net_post_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *c, unsigned op, uint32_t count)
+{
+    if (c->ctl_op.busy)
+        return RDMACH_AGAIN;
+    if (!may_post(c))
+        return rch_base_err(RDMACH_ERR_PROTOCOL, "rank %d: control message in state %s", c->rank,
+                            rch_net_state_name[c->state]);
+    struct rch_net_ctl m = {
+        .magic = RCH_NET_MAGIC, .version = RCH_NET_VERSION, .op = (uint8_t)op, .rsvd = 0,
+        .rank = ch->rank, .count = count, .key = c->rec.secret,
+    };
+    memcpy(c->ctl_buf, &m, sizeof(m));
+    void *ctx = ch->pcaps->inject_size >= sizeof(m) ? NULL : &c->ctl_op;
+    rdmach_status_t st = ch->pops->post_send(ch->prov, c->ep, c->ctl_buf, sizeof(m), &c->local_mr, ctx);
+    if (st != RDMACH_OK)
+        return st;
+    note_first_post(c, op == RCH_NET_CTL_NOOP ? "NOOP send" : "DOORBELL send");
+    if (ctx)
+        c->ctl_op.busy = 1;
+    return RDMACH_OK;
+}
+
+void rch_net_on_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *c, struct rch_net_op *op, uint32_t len)
+{
+    struct rch_net_ctl m;
+    const char *why = NULL;
+    if (rch_net_ctl_check(c->recv_bufs + (size_t)op->index * RCH_NET_CTL_BUF, len, &m, &why) != RDMACH_OK) {
+        rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, why);
+        return;
+    }
+    if (m.rank != c->rank) {
+        rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "a control message naming another rank");
+        return;
+    }
+    if (m.op == RCH_NET_CTL_NOOP) {
+        rch_net_conn_on_noop(ch, c, &m);
+    } else if (m.op == RCH_NET_CTL_DOORBELL) {
+        if (ch->notify != RCH_NET_NOTIFY_SEND || (uint32_t)(c->rx.notified + m.count - c->rx.seq) > ch->nslots) {
+            rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "a DOORBELL announcing more slots than a ring has");
+            return;
+        }
+        c->rx.notified += m.count;
+    }
+    if (c->ep && (c->state == RCH_NET_C_READY || c->state == RCH_NET_C_ACCEPTED)) {
+        rdmach_status_t st = ch->pops->post_recv(ch->prov, c->ep, c->recv_bufs + (size_t)op->index * RCH_NET_CTL_BUF,
+                                                 RCH_NET_CTL_BUF, &c->local_mr, op);
+        if (st != RDMACH_OK)
+            rch_net_conn_fail(ch, c, st, rdmach_last_error());
+        else
+            op->busy = 1;
+    }
+}
+
+/* ---- credits ---- */
+
+static void send_crdt(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    if (c->crdt_op.busy) {
+        c->crdt_pending = 1;
+        rch_net_set_pending(ch, c);
+        return;
+    }
+    uint32_t v = c->rx.seq;
+    *c->crdt_word = v;
+    void *ctx = ch->pcaps->inject_size >= sizeof(v) ? NULL : &c->crdt_op;
+    rdmach_status_t st = ch->pops->post_write(ch->prov, c->ep, c->crdt_word, sizeof(v), &c->local_mr,
+                                              c->tx.rctl + offsetof(struct rch_net_ring_ctl, consumed),
+                                              &c->peer_rk, ctx);
+    if (st == RDMACH_OK) {
+        note_first_post(c, "credit write");
+        if (ctx)
+            c->crdt_op.busy = 1;
+        c->rx.returned = v;
+        c->crdt_sent++;
+        c->crdt_pending = 0;
+    } else if (st == RDMACH_AGAIN) {
+        c->crdt_pending = 1;
+        rch_net_set_pending(ch, c);
+    } else {
+        rch_net_conn_fail(ch, c, st, rdmach_last_error());
+    }
+}
+
+static void send_bells(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    rdmach_status_t st = rch_net_post_ctl(ch, c, RCH_NET_CTL_DOORBELL, c->bells_owed);
+    if (st == RDMACH_OK)
+        c->bells_owed = 0;
+    else if (st == RDMACH_AGAIN)
+        rch_net_set_pending(ch, c);
+    else
+        rch_net_conn_fail(ch, c, st, rdmach_last_error());
+}
+
+int rch_net_flush_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    if (c->state != RCH_NET_C_READY)
+        return 0;
+    if (c->crdt_pending && (uint32_t)(c->rx.seq - c->rx.returned) != 0)
+        send_crdt(ch, c);
+    else
+        c->crdt_pending = 0;
+    if (c->bells_owed && c->state == RCH_NET_C_READY)
+        send_bells(ch, c);
+    return c->crdt_pending || c->bells_owed;
+}
+
+/* ---- send ---- */
+
+/* One slot to the peer: the write (with immediate data in notify "data"),
+ * then a doorbell in notify "send". */
+static rdmach_status_t post_slot(struct rch_rdma_chan *ch, struct rch_net_conn *c, uint32_t seq, size_t bytes)
+{
+    struct rch_net_op *op = &c->slot_ops[seq & (ch->nslots - 1)];
+    void *ctx = bytes <= ch->pcaps->inject_size ? NULL : op;
+    const unsigned char *slot = rch_net_ring_tx_slot(&c->tx, seq);
+    uint64_t raddr = rch_net_ring_tx_raddr(&c->tx, seq);
+    rdmach_status_t st;
+    if (ch->notify == RCH_NET_NOTIFY_DATA)
+        st = ch->pops->post_write_data(ch->prov, c->ep, slot, bytes, &c->local_mr, raddr, &c->peer_rk,
+                                       (uint32_t)ch->rank, ctx);
+    else
+        st = ch->pops->post_write(ch->prov, c->ep, slot, bytes, &c->local_mr, raddr, &c->peer_rk, ctx);
+    if (RCH_UNLIKELY(st != RDMACH_OK))
+        return st;
+    if (RCH_UNLIKELY(c->posts == 0))
+        note_first_post(c, "slot write");
+    else
+        c->posts++;
+    if (ctx)
+        op->busy = 1;
+    if (ch->notify == RCH_NET_NOTIFY_SEND) {
+        c->bells_owed++;
+        send_bells(ch, c);
+    }
+    return RDMACH_OK;
+}
+
+static rdmach_status_t send_not_ready(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    switch (c->state) {
+    case RCH_NET_C_IDLE: {
+        rdmach_status_t st = rch_net_conn_start(ch, c);
+        return st == RDMACH_OK ? RDMACH_AGAIN : st;
+    }
+    case RCH_NET_C_FAILED:
+        return rch_base_err(c->fail_status ? c->fail_status : RDMACH_ERR_PEER_DEAD, "rank %d: %s", c->rank,
+                            c->fail_why[0] ? c->fail_why : "the connection failed");
+    case RCH_NET_C_CLOSED:
+        return rch_base_err(RDMACH_ERR_PEER_DEAD, "rank %d has closed its network channel", c->rank);
+    default:
+        return RDMACH_AGAIN;   /* being set up */
+    }
+}
+
+/* Take the explicit credit return written into our ring's control block. */
+static inline int refresh_credits(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    uint32_t v = __atomic_load_n(&c->rx.ctl->consumed, __ATOMIC_ACQUIRE);
+    if (rch_net_ring_tx_credit(&c->tx, v) != RDMACH_OK) {
+        rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "the peer returned more credits than it was given");
+        return 0;
+    }
+    return rch_net_ring_tx_room(&c->tx);
+}
+
+rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt)
+{
+    struct rch_net_conn *c;
+    if (RCH_UNLIKELY((unsigned)peer >= (unsigned)ch->size || !(c = &ch->conns[peer])->is_peer))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s send: rank %d is not a peer of this channel",
+                            ch->ops->name, peer);
+    if (RCH_UNLIKELY(c->state != RCH_NET_C_READY))
+        return send_not_ready(ch, c);
+    size_t total = 0;
+    for (int i = 0; i < iovcnt; i++)
+        total += iov[i].iov_len;
+    if (RCH_UNLIKELY(total > ch->caps.max_msg))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s send: a %zu-byte packet exceeds max_msg %zu",
+                            ch->ops->name, total, ch->caps.max_msg);
+    if (RCH_UNLIKELY(!rch_net_ring_tx_room(&c->tx)) && !refresh_credits(ch, c)) {
+        c->tx_full++;
+        return c->state == RCH_NET_C_READY ? RDMACH_AGAIN : send_not_ready(ch, c);
+    }
+    uint32_t seq = c->tx.seq;
+    if (RCH_UNLIKELY(c->slot_ops[seq & (ch->nslots - 1)].busy))
+        return RDMACH_AGAIN;   /* its previous write has not completed locally */
+    uint32_t credits = c->rx.seq;
+    size_t bytes = rch_net_ring_fill(rch_net_ring_tx_slot(&c->tx, seq), seq, RCH_NET_SLOT_DATA, credits, iov,
+                                     iovcnt, total);
+    rdmach_status_t st = post_slot(ch, c, seq, bytes);
+    if (RCH_UNLIKELY(st != RDMACH_OK)) {
+        if (st == RDMACH_AGAIN)
+            return st;
+        rch_net_conn_fail(ch, c, st, rdmach_last_error());
+        return rch_base_err(c->fail_status, "rank %d: %s", c->rank, c->fail_why);
+    }
+    c->tx.seq = seq + 1;
+    c->rx.returned = credits;
+    c->sent++;
+    return RDMACH_OK;
+}
+
+void rch_net_send_bye(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    if (c->state != RCH_NET_C_READY)
+        return;
+    if (!rch_net_ring_tx_room(&c->tx) && !refresh_credits(ch, c))
+        return;
+    uint32_t seq = c->tx.seq;
+    if (c->slot_ops[seq & (ch->nslots - 1)].busy)
+        return;
+    size_t bytes = rch_net_ring_fill(rch_net_ring_tx_slot(&c->tx, seq), seq, RCH_NET_SLOT_BYE, c->rx.seq, NULL,
+                                     0, 0);
+    if (post_slot(ch, c, seq, bytes) != RDMACH_OK)
+        return;
+    c->tx.seq = seq + 1;
+    rch_net_ready_del(ch, c);
+    c->state = RCH_NET_C_CLOSED;
+    RCH_DEBUG("net", "rank %d: BYE sent", c->rank);
+}
+
+/* ---- arrivals ---- */
+
+unsigned rch_net_ring_progress(struct rch_rdma_chan *ch, struct rch_net_conn *c, unsigned max)
+{
+    unsigned n = 0;
+    while (n < max && c->state == RCH_NET_C_READY) {
+        if (ch->notify != RCH_NET_NOTIFY_POLL && c->rx.seq == c->rx.notified)
+            break;
+        struct rch_net_slot_hdr h;
+        const unsigned char *payload;
+        const char *why = NULL;
+        rdmach_status_t st = rch_net_ring_rx_peek(&c->rx, &h, &payload, &why);
+        if (st == RDMACH_AGAIN)
+            break;
+        if (st != RDMACH_OK) {
+            rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, why);
+            break;
+        }
+        if (rch_net_ring_tx_credit(&c->tx, h.credits) != RDMACH_OK) {
+            rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "the peer returned more credits than it was given");
+            break;
+        }
+        if (h.op == RCH_NET_SLOT_DATA) {
+            c->received++;
+            if (!ch->closing)
+                ch->up.recv(ch->up.ctx, c->rank, payload, h.len);
+        }
+        rch_net_ring_rx_consume(&c->rx, &h);
+        n++;
+        if (h.op == RCH_NET_SLOT_BYE) {
+            c->bye_received = 1;
+            rch_net_ready_del(ch, c);
+            c->state = RCH_NET_C_CLOSED;
+            RCH_DEBUG("net", "rank %d: BYE received (it closed its channel)", c->rank);
+            return n;
+        }
+    }
+    if (c->state == RCH_NET_C_READY && (uint32_t)(c->rx.seq - c->rx.returned) >= ch->nslots / 2)
+        send_crdt(ch, c);
+    return n;
+}

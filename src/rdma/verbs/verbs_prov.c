@@ -1,0 +1,351 @@
+/*
+ * verbs provider: open and close (event channel, listener, PD, CQ and its
+ * completion channel), capabilities, and the wait object.
+ *
+ * Queue sizes: each QP gets RCH_VERBS_SQ_DEPTH send entries and ring-slots +
+ * RCH_VERBS_RQ_EXTRA receive entries (the channel keeps a receive posted for
+ * every slot when write-with-immediate or doorbells consume receives), capped
+ * by the device. The one CQ is sized for every QP of the job at once (a
+ * flush after a failure can put all their entries there together), capped
+ * by the device's max_cqe. Inline data: a QP asking for
+ * RCH_VERBS_INLINE_WANT bytes is made and destroyed at open to learn what the
+ * device grants (siw 80, rxe 256 of the 512 it allows): slot writes, credit
+ * words and control messages up to that size go inline and unsignaled (the
+ * channel's "inject"), with one signaled post every sq_depth/4 so that
+ * providers which only reclaim send entries on a completion never run dry.
+ *
+ * Placement order (caps.in_order, which lets the channel poll ring memory):
+ * declared for the software devices, Soft-iWARP (siw) and Soft-RoCE (rxe).
+ * Both place an RDMA write with the host CPU, front to back, one stream per
+ * QP: siw copies DDP segments as they come off the QP's TCP socket, in
+ * stream order; rxe's responder handles a QP's packets one at a time in PSN
+ * order. On x86 (TSO) the stores become visible to the polling core in that
+ * order, so when a slot's tail marker is seen its header and payload are
+ * too. (The one caveat, a fast-string copy whose own stores may be reordered
+ * within one packet, is covered by the marker design: no byte of a marker is
+ * ever 0, and a slot is all zeros before it is reused.) Hardware HCAs get 0
+ * (PCIe writes are ordered in practice, but verbs does not promise it): the
+ * channel then uses write-with-immediate, or a write and a doorbell send on
+ * iWARP, which has no immediate data (siw: caps.write_data = 0).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+#include "rdmach_config.h"
+#include "base/base.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "boot/boot.h"
+#include "rdma/verbs/verbs.h"
+
+#if RDMACH_HAVE_VERBS
+
+#define SIW_VENDOR_ID 0x626d74u    /* linux drivers/infiniband/sw/siw/siw.h ("bmt") */
+#define RXE_VENDOR_ID 0xffffffu    /* linux drivers/infiniband/sw/rxe/rxe_param.h */
+
+rdmach_status_t rch_verbs_err(int err, const char *what)
+{
+    rdmach_status_t st;
+    switch (err) {
+    case ENOMEM:
+    case ENOBUFS:
+        st = RDMACH_ERR_NO_MEMORY;
+        break;
+    case EAGAIN:
+        st = RDMACH_AGAIN;
+        break;
+    case ENODEV:
+    case ENOSYS:
+    case EOPNOTSUPP:
+    case EPROTONOSUPPORT:
+        st = RDMACH_ERR_UNSUPPORTED;
+        break;
+    case ECONNREFUSED:
+        st = RDMACH_ERR_CONN_REFUSED;
+        break;
+    case ECONNRESET:
+    case ECONNABORTED:
+    case ENOTCONN:
+    case EPIPE:
+    case ESHUTDOWN:
+        st = RDMACH_ERR_PEER_DEAD;
+        break;
+    case ETIMEDOUT:
+        st = RDMACH_ERR_TIMEOUT;
+        break;
+    case EINVAL:
+        st = RDMACH_ERR_INVALID_ARG;
+        break;
+    default:
+        st = RDMACH_ERR_IO;
+        break;
+    }
+    if (st == RDMACH_AGAIN)
+        return st;
+    return rch_base_err(st, "verbs: %s: %s", what, err ? strerror(err) : "failed");
+}
+
+static rdmach_status_t verbs_query(void)
+{
+    rdmach_status_t st = rch_verbs_any_active();
+    if (st != RDMACH_OK)
+        return st;
+    struct rch_verbs_where w;
+    return rch_verbs_choose(&w);
+}
+
+static int set_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    return fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0;
+}
+
+static void verbs_close(struct rch_net_prov *p)
+{
+    if (p == NULL)
+        return;
+    while (p->eps)   /* the channel closes its endpoints first; this is for error paths */
+        rch_verbs_ep_close(p, p->eps);
+    if (p->listen_id)
+        rdma_destroy_id(p->listen_id);
+    if (p->cq) {
+        struct ibv_cq *cq;
+        void *ctx;
+        while (p->cc && ibv_get_cq_event(p->cc, &cq, &ctx) == 0)
+            ibv_ack_cq_events(cq, 1);
+        ibv_destroy_cq(p->cq);
+    }
+    if (p->cc)
+        ibv_destroy_comp_channel(p->cc);
+    if (p->pd)
+        ibv_dealloc_pd(p->pd);
+    if (p->ec)
+        rdma_destroy_event_channel(p->ec);
+    if (p->epfd >= 0)
+        close(p->epfd);
+    free(p);
+}
+
+/* Make (and destroy) one QP of the size we will use: learns the inline size granted. */
+static rdmach_status_t probe_qp(struct rch_net_prov *p)
+{
+    static const uint32_t wants[] = { RCH_VERBS_INLINE_WANT, 128, 64, 0 };
+    int err = 0;
+    for (size_t i = 0; i < RCH_ARRAY_SIZE(wants); i++) {
+        struct ibv_qp_init_attr a = {
+            .send_cq = p->cq, .recv_cq = p->cq, .qp_type = IBV_QPT_RC, .sq_sig_all = 0,
+            .cap = { .max_send_wr = p->sq_depth, .max_recv_wr = p->rq_depth, .max_send_sge = 1,
+                     .max_recv_sge = 1, .max_inline_data = wants[i] },
+        };
+        struct ibv_qp *qp = ibv_create_qp(p->pd, &a);
+        if (qp == NULL) {
+            err = errno;
+            continue;
+        }
+        p->max_inline = a.cap.max_inline_data < wants[i] ? a.cap.max_inline_data : wants[i];
+        ibv_destroy_qp(qp);
+        return RDMACH_OK;
+    }
+    char what[160];
+    snprintf(what, sizeof(what), "ibv_create_qp (RC, %u send and %u receive entries) on %s", p->sq_depth,
+             p->rq_depth, p->where.dev);
+    return rch_verbs_err(err, what);
+}
+
+static void set_caps(struct rch_net_prov *p, const struct ibv_device_attr *da, const struct ibv_port_attr *pa)
+{
+    struct rch_net_prov_caps *c = &p->caps;
+    int soft = da->vendor_id == SIW_VENDOR_ID || da->vendor_id == RXE_VENDOR_ID;
+    snprintf(c->name, sizeof(c->name), "verbs %s (%s) %s", p->where.dev, p->iwarp ? "iWARP" : "IB/RoCE",
+             p->where.addr_text);
+    c->max_rma = pa->max_msg_sz ? pa->max_msg_sz : (size_t)1 << 30;
+    c->inject_size = p->max_inline;
+    c->tx_depth = p->sq_depth;
+    c->rx_depth = p->rq_depth;
+    c->in_order = soft;                     /* see the top of this file */
+    c->write_data = !p->iwarp;              /* iWARP (siw, cxgb4) has no write with immediate data */
+    c->write_data_consumes_recv = 1;
+    c->onload = soft;
+    c->pins_memory = 1;
+}
+
+static rdmach_status_t setup_wait(struct rch_net_prov *p)
+{
+    p->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (p->epfd < 0)
+        return rch_base_errno(errno, "verbs: epoll_create1");
+    struct epoll_event e = { .events = EPOLLIN };
+    e.data.fd = p->cc->fd;
+    if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->cc->fd, &e) != 0)
+        return rch_base_errno(errno, "verbs: epoll_ctl (completion channel)");
+    e.data.fd = p->ec->fd;
+    if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->ec->fd, &e) != 0)
+        return rch_base_errno(errno, "verbs: epoll_ctl (CM event channel)");
+    return RDMACH_OK;
+}
+
+static rdmach_status_t open_device(struct rch_net_prov *p)
+{
+    struct ibv_device_attr da;
+    struct ibv_port_attr pa;
+    char what[160];
+    if (ibv_query_device(p->verbs, &da) != 0 || ibv_query_port(p->verbs, p->listen_id->port_num, &pa) != 0)
+        return rch_verbs_err(errno, "ibv_query_device/ibv_query_port");
+    p->iwarp = p->verbs->device->transport_type == IBV_TRANSPORT_IWARP;
+    uint32_t need_rq = (uint32_t)rch_tun.net_slots + RCH_VERBS_RQ_EXTRA;
+    if ((uint32_t)da.max_qp_wr < need_rq)
+        return rch_base_err(RDMACH_ERR_CONFIG, "verbs: %s allows %d work requests per queue, but RDMACH_NET_SLOTS=%d "
+                            "needs %u receives posted: use fewer slots", p->where.dev, da.max_qp_wr,
+                            rch_tun.net_slots, need_rq);
+    p->sq_depth = (uint32_t)da.max_qp_wr < RCH_VERBS_SQ_DEPTH ? (uint32_t)da.max_qp_wr : RCH_VERBS_SQ_DEPTH;
+    p->rq_depth = need_rq;
+    p->signal_every = p->sq_depth / 4 ? p->sq_depth / 4 : 1;
+    p->init_depth = (uint8_t)(da.max_qp_init_rd_atom < RCH_VERBS_RD_ATOM ? da.max_qp_init_rd_atom : RCH_VERBS_RD_ATOM);
+    p->resp_res = (uint8_t)(da.max_qp_rd_atom < RCH_VERBS_RD_ATOM ? da.max_qp_rd_atom : RCH_VERBS_RD_ATOM);
+
+    if ((p->pd = ibv_alloc_pd(p->verbs)) == NULL) {
+        snprintf(what, sizeof(what), "ibv_alloc_pd on %s", p->where.dev);
+        return rch_verbs_err(errno, what);
+    }
+    if ((p->cc = ibv_create_comp_channel(p->verbs)) == NULL)
+        return rch_verbs_err(errno, "ibv_create_comp_channel");
+    if (!set_nonblock(p->cc->fd))
+        return rch_base_errno(errno, "verbs: O_NONBLOCK on the completion channel");
+    long peers = rch_boot_is_up() ? rch_boot.size : 2;
+    long want = (long)(p->sq_depth + p->rq_depth) * (peers + 2);
+    p->cq_size = want < da.max_cqe ? (int)want : da.max_cqe;
+    if ((p->cq = ibv_create_cq(p->verbs, p->cq_size, NULL, p->cc, 0)) == NULL) {
+        snprintf(what, sizeof(what), "ibv_create_cq of %d entries on %s", p->cq_size, p->where.dev);
+        return rch_verbs_err(errno, what);
+    }
+    rdmach_status_t st = probe_qp(p);
+    if (st != RDMACH_OK)
+        return st;
+    set_caps(p, &da, &pa);
+    return RDMACH_OK;
+}
+
+static rdmach_status_t verbs_open(struct rch_net_prov **out)
+{
+    struct rch_net_prov *p = calloc(1, sizeof(*p));
+    if (p == NULL)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "verbs: no memory");
+    p->epfd = -1;
+    rdmach_status_t st = rch_verbs_choose(&p->where);
+    if (st != RDMACH_OK)
+        goto out_close;
+    if ((p->ec = rdma_create_event_channel()) == NULL) {
+        st = rch_verbs_err(errno, "rdma_create_event_channel");
+        goto out_close;
+    }
+    if (!set_nonblock(p->ec->fd)) {
+        st = rch_base_errno(errno, "verbs: O_NONBLOCK on the CM event channel");
+        goto out_close;
+    }
+    if (rdma_create_id(p->ec, &p->listen_id, NULL, RDMA_PS_TCP) != 0) {
+        st = rch_verbs_err(errno, "rdma_create_id (listener)");
+        goto out_close;
+    }
+    if (rdma_bind_addr(p->listen_id, (struct sockaddr *)&p->where.addr) != 0 || p->listen_id->verbs == NULL) {
+        char what[128];
+        snprintf(what, sizeof(what), "rdma_bind_addr to %s (%s)", p->where.addr_text, p->where.dev);
+        st = rch_verbs_err(p->listen_id->verbs ? errno : ENODEV, what);
+        goto out_close;
+    }
+    p->verbs = p->listen_id->verbs;
+    if (rdma_listen(p->listen_id, 128) != 0) {
+        st = rch_verbs_err(errno, "rdma_listen");
+        goto out_close;
+    }
+    rch_verbs_addr_text(rdma_get_local_addr(p->listen_id), p->where.addr_text, sizeof(p->where.addr_text));
+    if ((st = open_device(p)) != RDMACH_OK || (st = setup_wait(p)) != RDMACH_OK)
+        goto out_close;
+    RCH_INFO("verbs", "listening on %s, device %s (%s, chosen by %s); QP: %u send / %u receive entries, %u B "
+             "inline, %u/%u reads in flight; CQ %d entries; memory polling %s", p->where.addr_text, p->where.dev,
+             p->iwarp ? "iWARP" : "IB/RoCE", p->where.why, p->sq_depth, p->rq_depth, p->max_inline, p->init_depth,
+             p->resp_res, p->cq_size, p->caps.in_order ? "safe" : "not declared");
+    *out = p;
+    return RDMACH_OK;
+
+out_close:
+    verbs_close(p);
+    return st;
+}
+
+static const struct rch_net_prov_caps *verbs_caps(const struct rch_net_prov *p)
+{
+    return &p->caps;
+}
+
+static rdmach_status_t verbs_listen_addr(struct rch_net_prov *p, void *addr, size_t *len)
+{
+    struct sockaddr *sa = rdma_get_local_addr(p->listen_id);
+    size_t n = sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    if (n > *len)
+        return rch_base_err(RDMACH_ERR_UNSUPPORTED, "verbs: the listener's address needs %zu bytes, more than %zu",
+                            n, *len);
+    memcpy(addr, sa, n);
+    *len = n;
+    return RDMACH_OK;
+}
+
+/* Arm the CQ's notification, then look once more: a completion that arrived
+ * before the arm would raise no event, so it must be seen here (and kept in
+ * the stash for poll_cq). The CM event channel's fd is level-triggered. */
+static rdmach_status_t verbs_wait_arm(struct rch_net_prov *p, int *fd)
+{
+    if (p->stash_at < p->nstash)
+        return RDMACH_AGAIN;
+    struct ibv_cq *cq;
+    void *ctx;
+    while (ibv_get_cq_event(p->cc, &cq, &ctx) == 0) {
+        ibv_ack_cq_events(cq, 1);
+        p->armed = 0;
+    }
+    if (!p->armed) {
+        int err = ibv_req_notify_cq(p->cq, 0);
+        if (err)
+            return rch_verbs_err(err, "ibv_req_notify_cq");
+        p->armed = 1;
+    }
+    if (rch_verbs_stash_fill(p) > 0)
+        return RDMACH_AGAIN;
+    *fd = p->epfd;
+    return RDMACH_OK;
+}
+
+static void verbs_wait_disarm(struct rch_net_prov *p)
+{
+}
+
+const struct rch_net_prov_ops rch_net_prov_verbs = {
+    .name = "verbs",
+    .query = verbs_query,
+    .open = verbs_open,
+    .close = verbs_close,
+    .caps = verbs_caps,
+    .listen_addr = verbs_listen_addr,
+    .ep_open = rch_verbs_ep_open,
+    .ep_open_req = rch_verbs_ep_open_req,
+    .connect = rch_verbs_connect,
+    .accept = rch_verbs_accept,
+    .reject = rch_verbs_reject,
+    .ep_close = rch_verbs_ep_close,
+    .poll_cm = rch_verbs_poll_cm,
+    .mr_reg = rch_verbs_mr_reg,
+    .mr_dereg = rch_verbs_mr_dereg,
+    .post_recv = rch_verbs_post_recv,
+    .post_send = rch_verbs_post_send,
+    .post_write = rch_verbs_post_write,
+    .post_write_data = rch_verbs_post_write_data,
+    .post_read = rch_verbs_post_read,
+    .poll_cq = rch_verbs_poll_cq,
+    .wait_arm = verbs_wait_arm,
+    .wait_disarm = verbs_wait_disarm,
+};
+
+#endif /* RDMACH_HAVE_VERBS */

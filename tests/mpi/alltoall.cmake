@@ -1,0 +1,85 @@
+# MPI_Alltoall(v/w) through every alltoall algorithm (included by
+# tests/mpi/CMakeLists.txt). The node-aware algorithms need several nodes:
+# RDMACH_COLL_VNODE_SIZE gives the collectives pretend nodes of k
+# consecutive ranks while messages keep using shared memory, so uneven
+# layouts run on one machine today (7 ranks in nodes of 3: 3 + 3 + 1).
+
+# np:vnode — communicator sizes 1..9, even and uneven node sizes
+set(RDMACH_A2A_LAYOUTS 1:0 2:1 3:2 4:2 5:2 6:4 7:3 8:3 9:2)
+foreach(layout ${RDMACH_A2A_LAYOUTS})
+  string(REPLACE ":" ";" nv ${layout})
+  list(GET nv 0 np)
+  list(GET nv 1 vn)
+  rdmach_mpi_test(test_mpi_alltoall NP ${np} TEST test_mpi_alltoall_np${np}_cvnode${vn}
+                  TIMEOUT 300 ARGS all 1)
+  set_tests_properties(test_mpi_alltoall_np${np}_cvnode${vn} PROPERTIES
+                       ENVIRONMENT "RDMACH_COLL_VNODE_SIZE=${vn}")
+endforeach()
+
+# Forced through the environment: every call must run the named algorithm.
+rdmach_mpi_test(test_mpi_alltoall NP 4 TEST test_mpi_alltoall_env_leader TIMEOUT 120
+                ARGS env leader leader 2)
+set_tests_properties(test_mpi_alltoall_env_leader PROPERTIES ENVIRONMENT
+                     "RDMACH_ALLTOALL=leader;RDMACH_ALLTOALLV=leader;RDMACH_COLL_VNODE_SIZE=2")
+rdmach_mpi_test(test_mpi_alltoall NP 7 TEST test_mpi_alltoall_env_coreparallel TIMEOUT 180
+                ARGS env coreparallel coreparallel 1)
+set_tests_properties(test_mpi_alltoall_env_coreparallel PROPERTIES ENVIRONMENT
+                     "RDMACH_ALLTOALL=coreparallel;RDMACH_ALLTOALLV=coreparallel;RDMACH_COLL_VNODE_SIZE=3")
+rdmach_mpi_test(test_mpi_alltoall NP 3 TEST test_mpi_alltoall_env_bruck_linear TIMEOUT 120
+                ARGS env bruck linear 2)
+set_tests_properties(test_mpi_alltoall_env_bruck_linear PROPERTIES ENVIRONMENT
+                     "RDMACH_ALLTOALL=bruck;RDMACH_ALLTOALLV=linear")
+
+# A tuning file's rows decide (alltoall_tuning.txt), and the NIC profile
+# selects the built-in node-aware rows.
+rdmach_mpi_test(test_mpi_alltoall NP 4 TEST test_mpi_alltoall_tuning_file TIMEOUT 60
+                ARGS tuned 8=linear 100=leader 5000=pairwise)
+set_tests_properties(test_mpi_alltoall_tuning_file PROPERTIES ENVIRONMENT
+                     "RDMACH_TUNING_FILE=${CMAKE_CURRENT_SOURCE_DIR}/alltoall_tuning.txt")
+rdmach_mpi_test(test_mpi_alltoall NP 4 TEST test_mpi_alltoall_profile_offload TIMEOUT 60
+                ARGS tuned 8=leader 4096=leader)
+set_tests_properties(test_mpi_alltoall_profile_offload PROPERTIES ENVIRONMENT
+                     "RDMACH_NIC_PROFILE=offload;RDMACH_COLL_VNODE_SIZE=2")
+rdmach_mpi_test(test_mpi_alltoall NP 4 TEST test_mpi_alltoall_profile_onload TIMEOUT 60
+                ARGS tuned 8=bruck 4096=coreparallel)
+set_tests_properties(test_mpi_alltoall_profile_onload PROPERTIES ENVIRONMENT
+                     "RDMACH_NIC_PROFILE=onload;RDMACH_COLL_VNODE_SIZE=2")
+
+# Bad configuration stops MPI_Init with a message naming the cause.
+add_test(NAME test_mpi_alltoall_tuning_file_malformed
+         COMMAND ${CMAKE_COMMAND} -E env
+                 RDMACH_TUNING_FILE=${CMAKE_CURRENT_SOURCE_DIR}/alltoall_tuning_bad.txt
+                 ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh
+                 "alltoall_tuning_bad.txt:4: 'fastest' is not an algorithm of alltoall"
+                 ${RDMACH_RUN} -n 2 $<TARGET_FILE:test_mpi_alltoall> all 1)
+add_test(NAME test_mpi_alltoall_unknown_algorithm
+         COMMAND ${CMAKE_COMMAND} -E env RDMACH_ALLTOALL=fastest
+                 ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh
+                 "RDMACH_ALLTOALL=fastest: alltoall: 'fastest' is not an algorithm of alltoall; accepted: pairwise.bruck.linear.leader.coreparallel.auto"
+                 ${RDMACH_RUN} -n 2 $<TARGET_FILE:test_mpi_alltoall> all 1)
+set_tests_properties(test_mpi_alltoall_tuning_file_malformed test_mpi_alltoall_unknown_algorithm
+                     PROPERTIES TIMEOUT 60 LABELS "mp")
+
+# Real pretend nodes (RDMACH_VNODE_SIZE: ranks of different nodes share no
+# memory, so messages between them take the network channel). Registered
+# once the device selects a network channel for peers on other nodes (its
+# select.c calls src/rdma's rch_rdma_select); until then those peers are
+# unreachable. CMake re-checks whenever select.c changes.
+set(RDMACH_DEV_SELECT ${CMAKE_SOURCE_DIR}/src/device/select.c)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${RDMACH_DEV_SELECT})
+file(READ ${RDMACH_DEV_SELECT} rdmach_dev_select_text)
+string(FIND "${rdmach_dev_select_text}" "rch_rdma_select" rdmach_net_integrated)
+if(rdmach_net_integrated GREATER -1)
+  foreach(layout 4:2 7:3 8:4)
+    string(REPLACE ":" ";" nv ${layout})
+    list(GET nv 0 np)
+    list(GET nv 1 vn)
+    rdmach_mpi_test(test_mpi_alltoall NP ${np} TEST test_mpi_alltoall_np${np}_vnode${vn}
+                    TIMEOUT 300 ARGS all 1)
+    set_tests_properties(test_mpi_alltoall_np${np}_vnode${vn} PROPERTIES
+                         ENVIRONMENT "RDMACH_VNODE_SIZE=${vn}")
+  endforeach()
+else()
+  message(STATUS "tests/mpi/alltoall.cmake: no network channel in the device yet: "
+                 "the RDMACH_VNODE_SIZE alltoall tests are not registered")
+endif()
