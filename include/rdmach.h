@@ -111,11 +111,15 @@ RDMACH_API const char *rdmach_barrier_backend(void);
  * (timers slow them slightly), (0) stops. Means: o_w = write_ns / barriers,
  * o_p(P) = settle_ns / flips (the model's evaluations that flipped its state,
  * the last writer's), o_r = read_ns / barriers (the read that saw the
- * toggle), and barrier_ns / barriers the whole instrumented barrier. */
+ * toggle), and barrier_ns / barriers the whole instrumented barrier; the
+ * *_med_ns fields are the medians of the same intervals (settle: of the
+ * flipping ones). */
 struct rdmach_barrier_model {
     uint64_t barriers, flips;
     double write_ns, settle_ns, read_ns, barrier_ns;
     int ranks;                 /* P */
+    /* medians of the same intervals (robust to a rank being descheduled) */
+    double write_med_ns, settle_med_ns, read_med_ns, barrier_med_ns;
 };
 RDMACH_API void rdmach_barrier_model_measure(int on);
 RDMACH_API void rdmach_barrier_model_get(struct rdmach_barrier_model *out);

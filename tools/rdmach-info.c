@@ -1,7 +1,7 @@
 /*
  * rdmach-info: what this rdmach was built with and what it finds here —
- * version, build options, RDMA devices, libfabric providers, topology, and
- * every tunable with its current value (from RDMACH_* in the environment),
+ * version, build options, RDMA devices, libfabric providers, topology, the
+ * barrier backends and which apply, and every tunable with its current value (from RDMACH_* in the environment),
  * its default, what it accepts and its help. A malformed RDMACH_* value is
  * reported and the exit status is 1, as rdmach_init would fail.
  */
@@ -13,6 +13,7 @@
 #include "base/base.h"
 #include "base/tunables.h"
 #include "boot/topo.h"
+#include "coll/barrier.h"
 #if RDMACH_HAVE_VERBS
 #include <infiniband/verbs.h>
 #endif
@@ -105,6 +106,40 @@ static void print_topology(void)
     printf("  cores available   %d (in this process's CPU binding)\n", t.cores_avail);
 }
 
+/* The barrier backends, and which apply to a few communicator shapes
+ * (added by the barrier framework). */
+static void print_barriers(void)
+{
+    static const struct { const char *what; int p, per_node; } shapes[] = {
+        { "1 node x 4 ranks", 4, 4 }, { "4 nodes x 2 ranks", 8, 2 }, { "4 nodes x 1 rank", 4, 1 },
+    };
+    int world_of[8], node_of[3][8];
+    struct rch_coll_comm views[3];
+    char why[256], value[64];
+    rch_base_tun_format(rch_base_tun_find("BARRIER"), value, sizeof(value));
+    printf("\nBarrier backends (RDMACH_BARRIER=%s; the highest priority that applies is used):\n", value);
+    for (int i = 0; i < 8; i++)
+        world_of[i] = i;
+    for (int s = 0; s < 3; s++) {
+        for (int i = 0; i < shapes[s].p; i++)
+            node_of[s][i] = i / shapes[s].per_node;
+        views[s] = (struct rch_coll_comm){ .rank = 0, .size = shapes[s].p, .world_of = world_of,
+                                           .nnodes = shapes[s].p / shapes[s].per_node,
+                                           .max_ppn = shapes[s].per_node, .node_of = node_of[s] };
+    }
+    const struct rch_coll_barrier_ops *const *b = rch_coll_barrier_backends();
+    for (int i = 0; b[i]; i++) {
+        printf("  %-14s priority %2d  %s\n", b[i]->name, b[i]->priority, b[i]->summary);
+        for (int s = 0; s < 3; s++) {
+            int yes = b[i]->applies(&views[s], why, sizeof(why));
+            printf("      %-18s %s: %s\n", shapes[s].what, yes ? "applies" : "no", why);
+        }
+    }
+    for (int s = 0; s < 3; s++)
+        printf("  chosen for %-18s %s\n", shapes[s].what,
+               rch_coll_barrier_choose(&views[s], why, sizeof(why))->name);
+}
+
 static void print_tunables(void)
 {
     printf("\nTunables (environment variable = current value  [default; accepted]):\n");
@@ -156,6 +191,7 @@ int main(int argc, char **argv)
     print_verbs();
     print_ofi();
     print_topology();
+    print_barriers();
     print_tunables();
     return 0;
 }

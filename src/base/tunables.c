@@ -27,17 +27,30 @@ static const struct rch_tun_row rows[] = {
     { "SHM", RCH_TUN_BOOL, OFF(shm), "on", 0, 0, "on|off",
       "Use the shared-memory channel between ranks of one node" },
     { "SHM_RING_SIZE", RCH_TUN_SIZE, OFF(shm_ring_size), "64k", 4 * KiB, 64 * MiB, NULL,
-      "Bytes of each per-pair shared-memory eager ring" },
+      "Bytes of each per-pair shared-memory eager ring (at least: see SHM_RING_BUDGET)" },
+    { "SHM_RING_BUDGET", RCH_TUN_SIZE, OFF(shm_ring_budget), "8m", 0, 1 * GiB, NULL,
+      "Bytes of eager rings one rank receives into: each per-pair ring gets this divided by the "
+      "node's ranks (a power of two, at most 1 MiB: a streaming window then rarely waits for room), "
+      "or SHM_RING_SIZE if that is larger (0: SHM_RING_SIZE alone)" },
     { "SHM_EAGER_MAX", RCH_TUN_SIZE, OFF(shm_eager_max), "16k", 64, 16 * MiB, NULL,
       "Largest message sent eagerly through a shared-memory ring" },
     { "CMA", RCH_TUN_ENUM, OFF(cma), "auto", 0, 0, "auto|on|off",
       "Single-copy transfers with process_vm_readv/writev (auto: use if permitted)" },
-    { "SHM_PIPE_CHUNK", RCH_TUN_SIZE, OFF(shm_pipe_chunk), "32k", 4 * KiB, 16 * MiB, NULL,
-      "Chunk size of the two-copy pipeline used when single-copy is not permitted" },
+    { "SHM_PIPE_CHUNK", RCH_TUN_SIZE, OFF(shm_pipe_chunk), "64k", 4 * KiB, 16 * MiB, NULL,
+      "Chunk size of the two-copy pipeline (rendezvous gets, see SHM_GET; everything when single copy "
+      "is not permitted)" },
     { "SHM_WAKE", RCH_TUN_ENUM, OFF(shm_wake), "auto", 0, 0, "auto|membarrier|fence",
       "How a shared-memory sender knows the receiver sleeps: membarrier (sends need no fence, each "
       "sleep costs an IPI), fence (each send pays a full fence, sleeping is cheap); auto: fence when "
       "the node has more ranks than cores" },
+    { "SHM_CMA_SPLIT", RCH_TUN_SIZE, OFF(shm_cma_split), "256k", 0, 1 * GiB, NULL,
+      "Single-copy get/put of at least this size are cut into chunks that the peer's progress helps "
+      "copy, each side with its own process_vm_readv/writev (0: never; the initiator alone)" },
+    { "SHM_GET", RCH_TUN_ENUM, OFF(shm_get), "auto", 0, 0, "auto|pipe|cma",
+      "How a shared-memory get (the rendezvous data of a large message) moves: pipe (the two-copy "
+      "pipeline, both processes copying chunks that stay in cache; the reader copies the rest itself "
+      "by single copy when the owner stops serving it), cma (single copy, see SHM_CMA_SPLIT); auto: "
+      "pipe for a rendezvous, cma for one-sided gets" },
     { "RNDV_THRESHOLD", RCH_TUN_SIZE, OFF(rndv_threshold), "0", 0, 1 * GiB, NULL,
       "Messages of at least this size use rendezvous (0: the channel's eager maximum)" },
     { "RNDV_MODE", RCH_TUN_ENUM, OFF(rndv_mode), "auto", 0, 0, "auto|put|get",
@@ -49,8 +62,16 @@ static const struct rch_tun_row rows[] = {
     { "SPIN_COUNT_OVERSUB", RCH_TUN_INT, OFF(spin_count_oversub), "0", 0, INT_MAX, NULL,
       "Empty progress polls before yielding when this node runs more ranks than it has cores "
       "(spinning there only delays the rank being waited for)" },
+    { "SPIN_COUNT_OVERSUB_PEER", RCH_TUN_INT, OFF(spin_count_oversub_peer), "300", 0, INT_MAX, NULL,
+      "Empty progress polls before yielding, on a node with more ranks than cores (at most two per "
+      "core), while waiting for one rank that runs on another core: its message comes from a running "
+      "process, and being on-core when it lands saves a context switch (the shared-memory channel "
+      "still gives the core at once to a rank that shares it and has work)" },
     { "YIELD_COUNT", RCH_TUN_INT, OFF(yield_count), "200", 0, INT_MAX, NULL,
       "sched_yield calls before a waiting rank blocks on the channel's wait primitive" },
+    { "YIELD_COUNT_OVERSUB", RCH_TUN_INT, OFF(yield_count_oversub), "20", 0, INT_MAX, NULL,
+      "sched_yield calls before a rank waiting for one request blocks, when the node runs more ranks "
+      "than it has cores: a rank that waits longer than a few hand-offs stops competing for its core" },
     /* Collectives: forced algorithms (checked against src/coll's lists when the
      * collectives start; rdmach-tune --list names them), the network profile, tuning. */
     { "BCAST", RCH_TUN_STRING, OFF(coll_bcast), "auto", 0, 64, NULL,
@@ -94,6 +115,12 @@ static const struct rch_tun_row rows[] = {
       "Network channel between nodes (auto: verbs if an RDMA device is active, else libfabric)" },
     { "OFI_PROVIDER", RCH_TUN_STRING, OFF(ofi_provider), "", 0, 0, NULL,
       "libfabric provider to use (empty: the first MSG provider with FI_RMA)" },
+    { "VERBS_DEVICE", RCH_TUN_STRING, OFF(verbs_device), "", 0, 256, NULL,
+      "RDMA device(s) of the verbs channel, comma-separated: a rank on node k uses element k mod n "
+      "and listens on that device's first IP address (empty: the first active device with an address)" },
+    { "VERBS_ADDR", RCH_TUN_STRING, OFF(verbs_addr), "", 0, 256, NULL,
+      "IP address(es) the verbs channel listens on, comma-separated: a rank on node k binds element "
+      "k mod n, which names its RDMA device (empty: from RDMACH_VERBS_DEVICE or the first active device)" },
     { "CONNECT", RCH_TUN_ENUM, OFF(connect), "lazy", 0, 0, "lazy|eager",
       "Network connections on first message to a peer, or all at init" },
     { "NET_SLOT_SIZE", RCH_TUN_SIZE, OFF(net_slot_size), "16k", 256, 1 * MiB, NULL,
@@ -125,6 +152,9 @@ static const struct rch_tun_row rows[] = {
     { "PPDEV", RCH_TUN_STRING, OFF(ppdev), "", 0, 256, NULL,
       "Parallel port (e.g. /dev/parport0) wired to a hardware AND/OR barrier, for "
       "RDMACH_BARRIER=ppdev (empty: none)" },
+    { "BARRIER_YIELD", RCH_TUN_INT, OFF(barrier_yield), "16", 0, INT_MAX, NULL,
+      "sched_yield calls a rank waiting in a shared-memory barrier (shm, hier, hwsim) makes before "
+      "it sleeps on a futex until the last arrival wakes it" },
     /* One-sided communication (src/device/rma*.c). */
     { "RMA_PATH", RCH_TUN_ENUM, OFF(rma_path), "auto", 0, 0, "auto|rdma|am",
       "How one-sided operations reach other ranks: auto (load/store into windows in node-shared memory, "

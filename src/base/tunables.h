@@ -20,6 +20,7 @@ enum rch_tun_type { RCH_TUN_INT, RCH_TUN_SIZE, RCH_TUN_ENUM, RCH_TUN_BOOL, RCH_T
 enum { RCH_BIND_NONE, RCH_BIND_CORE, RCH_BIND_NUMA };
 enum { RCH_CMA_AUTO, RCH_CMA_ON, RCH_CMA_OFF };
 enum { RCH_SHM_WAKE_AUTO, RCH_SHM_WAKE_MEMBARRIER, RCH_SHM_WAKE_FENCE };
+enum { RCH_SHM_GET_AUTO, RCH_SHM_GET_PIPE, RCH_SHM_GET_CMA };
 enum { RCH_RNDV_AUTO, RCH_RNDV_PUT, RCH_RNDV_GET };
 enum { RCH_NET_AUTO, RCH_NET_VERBS, RCH_NET_OFI };
 enum { RCH_CONNECT_LAZY, RCH_CONNECT_EAGER };
@@ -34,17 +35,22 @@ struct rch_tunables {
     int    bind;             /* RCH_BIND_* */
     int    vnode_size;       /* 0: real nodes */
     int    shm;              /* bool: use shared memory within a node */
-    size_t shm_ring_size;    /* bytes of each per-pair eager ring */
+    size_t shm_ring_size;    /* bytes of each per-pair eager ring (at least) */
+    size_t shm_ring_budget;  /* bytes of rings per receiving rank, split among the node's ranks */
     size_t shm_eager_max;    /* largest message sent through the ring */
     int    cma;              /* RCH_CMA_*: single-copy through process_vm_readv/writev */
     size_t shm_pipe_chunk;   /* chunk of the two-copy pipeline (no CMA) */
     int    shm_wake;         /* RCH_SHM_WAKE_*: how senders and sleepers agree (shm) */
+    size_t shm_cma_split;    /* single copies from this size are shared with the peer (0: never) */
+    int    shm_get;          /* RCH_SHM_GET_*: how a shared-memory get moves its data */
     size_t rndv_threshold;   /* 0: use the channel's eager maximum */
     int    rndv_mode;        /* RCH_RNDV_* */
     int    eager_credits;    /* eager packets in flight per peer (CRDT) */
     int    spin_count;       /* empty progress polls before yielding */
     int    spin_count_oversub; /* the same when the node has more ranks than cores */
+    int    spin_count_oversub_peer; /* ... while the rank waited for runs on another core */
     int    yield_count;      /* yields before blocking on the channel's wait primitive */
+    int    yield_count_oversub; /* the same when the node has more ranks than cores (rch_dev_wait) */
     /* collectives (src/coll): the forced algorithm of each ("" or "auto": the tuning
      * table), the network profile, a measured tuning file, a layout for the
      * node-aware algorithms only */
@@ -69,7 +75,10 @@ struct rch_tunables {
     int    abi_check;        /* bool: MPI_Init checks that every MPI symbol the program uses exists */
     int    barrier;          /* RCH_BARRIER_*: forced barrier backend (src/coll/barrier_*.c) */
     char   ppdev[256];       /* parallel port of the ppdev barrier backend ("": none) */
+    int    barrier_yield;    /* sched_yield calls before a barrier waiter sleeps on its futex */
     int    rma_path;         /* RCH_RMA_PATH_*: how one-sided operations reach other ranks (device/rma.h) */
+    char   verbs_device[256]; /* verbs: RDMA device per node, "d0,d1,..." (index node % n; "": auto) */
+    char   verbs_addr[256];   /* verbs: listener IP address per node, "a0,a1,..." ("": from the device) */
 };
 
 extern struct rch_tunables rch_tun;

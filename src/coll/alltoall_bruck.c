@@ -46,13 +46,13 @@ static rdmach_status_t alltoall_bruck(const struct rch_coll_comm *c, const struc
         goto out;
 
     for (int i = 0; i < p; i++)
-        memcpy(tmp + (size_t)i * n, rch_coll_a2a_ptr(&x.send, (me + i) % p), n);
+        rch_coll_a2a_copy(tmp + (size_t)i * n, rch_coll_a2a_ptr(&x.send, (me + i) % p), n);
 
     for (int k = 1; k < p; k <<= 1) {
         size_t cnt = 0;
         for (int i = k; i < p; i++)
             if (i & k)
-                memcpy(pack + cnt++ * n, tmp + (size_t)i * n, n);
+                rch_coll_a2a_copy(pack + cnt++ * n, tmp + (size_t)i * n, n);
         st = rch_coll_sendrecv(c, pack, cnt * n, (me + k) % p, unpack, cnt * n, (me - k + p) % p,
                                RCH_COLL_TAG_ALLTOALL);
         if (st != RDMACH_OK)
@@ -60,11 +60,11 @@ static rdmach_status_t alltoall_bruck(const struct rch_coll_comm *c, const struc
         cnt = 0;
         for (int i = k; i < p; i++)
             if (i & k)
-                memcpy(tmp + (size_t)i * n, unpack + cnt++ * n, n);
+                rch_coll_a2a_copy(tmp + (size_t)i * n, unpack + cnt++ * n, n);
     }
 
     for (int i = 0; i < p; i++)
-        memcpy(rch_coll_a2a_ptr(&x.recv, (me - i + p) % p), tmp + (size_t)i * n, n);
+        rch_coll_a2a_copy(rch_coll_a2a_ptr(&x.recv, (me - i + p) % p), tmp + (size_t)i * n, n);
 out:
     rch_coll_a2a_fini(&x);
     return st;

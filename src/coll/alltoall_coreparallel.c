@@ -173,7 +173,7 @@ static rdmach_status_t shuffle(struct cp *s)
         unsigned char *o = out + soff[lp];
         for (int t = 0; lp != s->l && t < ndl[lp]; t++) {
             int q = dl[(size_t)lp * p + t];
-            memcpy(o, rch_coll_a2a_ptr(&x->send, q), rch_coll_a2a_len(&x->send, q));
+            rch_coll_a2a_copy(o, rch_coll_a2a_ptr(&x->send, q), rch_coll_a2a_len(&x->send, q));
             o += rch_coll_a2a_len(&x->send, q);
         }
     }
@@ -254,7 +254,7 @@ static rdmach_status_t post_net_recvs(struct cp *s, struct rch_coll_batch *net, 
     int N = s->N;
     ioff[0] = 0;
     for (int m = 0; m < N; m++)
-        ioff[m + 1] = ioff[m] + (m == s->k || direct(s, m) ? 0 : in_len(s, m));
+        ioff[m + 1] = ioff[m] + (m == s->k || direct(s, m) ? 0 : RCH_COLL_A2A_ALIGN8(in_len(s, m)));
     rdmach_status_t st = rch_coll_a2a_tmp(s->x, inbuf, ioff[N]);
     for (int t = 1; t < N && st == RDMACH_OK; t++) {
         int m = (s->k - t + N) % N;
@@ -277,7 +277,7 @@ static rdmach_status_t post_net_sends(struct cp *s, struct rch_coll_batch *net)
     for (int idx = 0; idx < s->nd; idx++) {
         if (idx == s->self_idx)
             continue;
-        total += x->v ? RCH_COLL_A2A_HDR(n) : 0;
+        total += 7 + (x->v ? RCH_COLL_A2A_HDR(n) : 0);   /* each message starts 8-aligned */
         for (int j = 0; j < n; j++)
             total += bsize(s, j, idx);
     }
@@ -285,6 +285,7 @@ static rdmach_status_t post_net_sends(struct cp *s, struct rch_coll_batch *net)
     for (int t = 1; t < N && st == RDMACH_OK; t++) {
         int m = (s->k + t) % N;
         for (int idx = s->dfirst[m]; idx < s->dfirst[m] + s->dcount[m] && st == RDMACH_OK; idx++) {
+            o += (8 - (uintptr_t)o % 8) % 8;
             unsigned char *start = o;
             if (x->v) {
                 uint64_t *hdr = (uint64_t *)o;
@@ -293,7 +294,7 @@ static rdmach_status_t post_net_sends(struct cp *s, struct rch_coll_batch *net)
                 o += RCH_COLL_A2A_HDR(n);
             }
             for (int j = 0; j < n; j++) {
-                memcpy(o, bptr(s, j, idx), bsize(s, j, idx));
+                rch_coll_a2a_copy(o, bptr(s, j, idx), bsize(s, j, idx));
                 o += bsize(s, j, idx);
             }
             st = rch_coll_batch_send(net, start, (size_t)(o - start), s->d[idx]);
@@ -317,7 +318,7 @@ static rdmach_status_t place(const struct cp *s, const size_t *ioff, const unsig
             size_t len = rch_coll_a2a_len(&x->recv, q);
             if (x->v && hdr[j] != len)
                 return rch_coll_a2a_mismatch(x, q, x->c->rank, (size_t)hdr[j], len);
-            memcpy(rch_coll_a2a_ptr(&x->recv, q), in, len);
+            rch_coll_a2a_copy(rch_coll_a2a_ptr(&x->recv, q), in, len);
             in += len;
         }
     }

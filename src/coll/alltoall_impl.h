@@ -1,7 +1,8 @@
 /*
- * Shared by the alltoall algorithms (alltoall_*.c, alltoallv_pairwise.c):
- * the two sides of a call as block layouts, the node map of the node-aware
- * algorithms, and the size checks of the v variants.
+ * Shared by the alltoall algorithms (alltoall_*.c; alltoallv_pairwise.c has
+ * its own helpers): the two sides of a call as block layouts, the call's
+ * temporaries, the node map of the node-aware algorithms, and the size
+ * checks of the v variants.
  *
  * Alltoall and alltoallv are written once: a side with counts == NULL is the
  * alltoall layout (block q of `bytes` at q * bytes), otherwise block q is
@@ -29,6 +30,13 @@ static inline size_t rch_coll_a2a_len(const struct rch_coll_a2a_side *s, int q)
 static inline unsigned char *rch_coll_a2a_ptr(const struct rch_coll_a2a_side *s, int q)
 {
     return s->base + (s->displs ? s->displs[q] : (size_t)q * s->bytes);
+}
+
+/* memcpy that accepts NULL for an empty block (zero counts have no buffer). */
+static inline void rch_coll_a2a_copy(void *dst, const void *src, size_t len)
+{
+    if (len)
+        memcpy(dst, src, len);
 }
 
 /* A call as the algorithms see it. */
@@ -91,8 +99,10 @@ static inline int rch_coll_a2a_rank_at(const struct rch_coll_a2a_nodes *n, int n
     return n->ranks[n->first[node] + local];
 }
 
-/* Size headers of the v variants: arrays of uint64 little-endian-agnostic
- * native words (both ends are the same machine type). */
+/* Size headers of the v variants: arrays of native uint64 (both ends are the
+ * same machine type). A message that starts with one starts 8-byte aligned
+ * in its temporary (RCH_COLL_A2A_ALIGN8). */
 #define RCH_COLL_A2A_HDR(nblocks) ((size_t)(nblocks) * sizeof(uint64_t))
+#define RCH_COLL_A2A_ALIGN8(n) (((n) + 7) & ~(size_t)7)
 
 #endif

@@ -71,7 +71,8 @@ static rdmach_status_t member(struct rch_coll_a2a *x, const struct rch_coll_a2a_
             return st;
         size_t off = 0;
         for (int q = 0; q < p; q++) {
-            memcpy(out + off, rch_coll_a2a_ptr(&x->send, q), rch_coll_a2a_len(&x->send, q));
+            rch_coll_a2a_copy(out + off, rch_coll_a2a_ptr(&x->send, q),
+                              rch_coll_a2a_len(&x->send, q));
             off += rch_coll_a2a_len(&x->send, q);
         }
     }
@@ -89,7 +90,8 @@ static rdmach_status_t member(struct rch_coll_a2a *x, const struct rch_coll_a2a_
     if (st == RDMACH_OK && x->v) {
         size_t off = 0;
         for (int q = 0; q < p; q++) {
-            memcpy(rch_coll_a2a_ptr(&x->recv, q), in + off, rch_coll_a2a_len(&x->recv, q));
+            rch_coll_a2a_copy(rch_coll_a2a_ptr(&x->recv, q), in + off,
+                              rch_coll_a2a_len(&x->recv, q));
             off += rch_coll_a2a_len(&x->recv, q);
         }
     }
@@ -169,7 +171,7 @@ static rdmach_status_t gather(struct lead *L)
     if (st != RDMACH_OK)
         return st;
     for (int q = 0; x->in_place && q < p; q++)
-        memcpy(L->g + L->sp[q], rch_coll_a2a_ptr(&x->send, q), slen(L, 0, q));
+        rch_coll_a2a_copy(L->g + L->sp[q], rch_coll_a2a_ptr(&x->send, q), slen(L, 0, q));
     st = rch_coll_batch_init(&b, x->c, x->tag, n - 1);
     for (int j = 1; j < n && st == RDMACH_OK; j++)
         st = rch_coll_batch_recv(&b, L->g + L->goff[j], L->goff[j + 1] - L->goff[j],
@@ -199,18 +201,21 @@ static rdmach_status_t exchange(struct lead *L)
     struct rch_coll_a2a *x = L->x;
     const struct rch_coll_a2a_nodes *nm = L->nm;
     int p = L->p, n = L->n, N = nm->nnodes, k = nm->node;
-    size_t *ooff, *ioff;
+    size_t *ooff, *ioff, *olen, *ilen;
     unsigned char *outbuf, *inbuf;
     struct rch_coll_batch b;
     rdmach_status_t st;
 
     if (N == 1)
         return RDMACH_OK;
-    st = rch_coll_a2a_tmp(x, &ooff, 2 * ((size_t)N + 1) * sizeof(size_t));
+    st = rch_coll_a2a_tmp(x, &ooff, 4 * ((size_t)N + 1) * sizeof(size_t));
     if (st != RDMACH_OK)
         return st;
     ioff = ooff + N + 1;
-    /* sizes of each node's message out and in (headers first, for v) */
+    olen = ioff + N + 1;
+    ilen = olen + N + 1;
+    /* sizes of each node's message out and in (headers first, for v); each
+     * message starts 8-byte aligned in its buffer */
     ooff[0] = ioff[0] = 0;
     for (int m = 0; m < N; m++) {
         size_t o = 0, i_ = 0;
@@ -223,8 +228,10 @@ static rdmach_status_t exchange(struct lead *L)
                 for (int i = 0; i < n; i++)
                     i_ += rlen(L, i, rch_coll_a2a_rank_at(nm, m, jj));
         }
-        ooff[m + 1] = ooff[m] + o;
-        ioff[m + 1] = ioff[m] + i_;
+        olen[m] = o;
+        ilen[m] = i_;
+        ooff[m + 1] = ooff[m] + RCH_COLL_A2A_ALIGN8(o);
+        ioff[m + 1] = ioff[m] + RCH_COLL_A2A_ALIGN8(i_);
     }
     st = rch_coll_a2a_tmp(x, &outbuf, ooff[N]);
     if (st == RDMACH_OK)
@@ -247,20 +254,18 @@ static rdmach_status_t exchange(struct lead *L)
                 size_t len = slen(L, j, q);
                 if (x->v)
                     hdr[(size_t)j * nm->count[m] + i] = len;
-                memcpy(o, gblk(L, j, q), len);
+                rch_coll_a2a_copy(o, gblk(L, j, q), len);
                 o += len;
             }
     }
     st = rch_coll_batch_init(&b, x->c, x->tag, 2 * (N - 1));
     for (int s = 1; s < N && st == RDMACH_OK; s++) {
         int m = (k - s + N) % N;
-        st = rch_coll_batch_recv(&b, inbuf + ioff[m], ioff[m + 1] - ioff[m],
-                                 rch_coll_a2a_rank_at(nm, m, 0));
+        st = rch_coll_batch_recv(&b, inbuf + ioff[m], ilen[m], rch_coll_a2a_rank_at(nm, m, 0));
     }
     for (int s = 1; s < N && st == RDMACH_OK; s++) {
         int m = (k + s) % N;
-        st = rch_coll_batch_send(&b, outbuf + ooff[m], ooff[m + 1] - ooff[m],
-                                 rch_coll_a2a_rank_at(nm, m, 0));
+        st = rch_coll_batch_send(&b, outbuf + ooff[m], olen[m], rch_coll_a2a_rank_at(nm, m, 0));
     }
     if (st == RDMACH_OK)
         st = rch_coll_batch_wait(&b);
@@ -321,9 +326,9 @@ static rdmach_status_t scatter(struct lead *L)
             const unsigned char *src = nm->node_of[q] == k ? gblk(L, nm->local_of[q], ri)
                                                             : L->in_at[(size_t)q * n + i];
             if (i == 0) {
-                memcpy(rch_coll_a2a_ptr(&x->recv, q), src, len);
+                rch_coll_a2a_copy(rch_coll_a2a_ptr(&x->recv, q), src, len);
             } else {
-                memcpy(o, src, len);
+                rch_coll_a2a_copy(o, src, len);
                 o += len;
             }
         }

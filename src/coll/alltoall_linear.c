@@ -58,7 +58,8 @@ static rdmach_status_t alltoall_linear(const struct rch_coll_comm *c, const stru
     return linear(c, a, 0);
 }
 
-static rdmach_status_t alltoallv_linear(const struct rch_coll_comm *c, const struct rch_coll_args *a)
+static rdmach_status_t alltoallv_linear(const struct rch_coll_comm *c,
+                                        const struct rch_coll_args *a)
 {
     return linear(c, a, 1);
 }

@@ -16,9 +16,9 @@
  * fast path; fresh pages would also cost page faults on every call, here
  * and in the peer that reads them by single-copy).
  *
- * Ownership: collectives are blocking and run one at a time per process
- * (MPI_THREAD_SERIALIZED at most), so at most one call carves the cache;
- * `cache_busy` makes a nested call (none exists today) spill instead.
+ * Ownership: the call that sets `cache_busy` (atomically) owns `cache` and
+ * `cache_cap` until its fini clears it; any call meanwhile (a nested one, or
+ * another thread: the tests run ranks as threads of one process) spills.
  */
 #define SCRATCH_MAX ((size_t)64 << 20)
 #define SCRATCH_ALIGN ((size_t)64)
@@ -47,8 +47,7 @@ void rch_coll_a2a_init(struct rch_coll_a2a *x, const struct rch_coll_comm *c,
     else
         x->send = (struct rch_coll_a2a_side){ (unsigned char *)a->sbuf, v ? a->scounts : NULL,
                                               v ? a->sdispls : NULL, v ? 0 : a->bytes };
-    x->owns_cache = !cache_busy;
-    cache_busy |= x->owns_cache;
+    x->owns_cache = __atomic_exchange_n(&cache_busy, 1, __ATOMIC_ACQUIRE) == 0;
     x->used = x->want = 0;
     x->spill = NULL;
 }
@@ -98,8 +97,8 @@ void rch_coll_a2a_fini(struct rch_coll_a2a *x)
             cache_cap = x->want;
         }
     }
-    cache_busy = 0;
     x->owns_cache = 0;
+    __atomic_store_n(&cache_busy, 0, __ATOMIC_RELEASE);
 }
 
 rdmach_status_t rch_coll_a2a_copy_send(struct rch_coll_a2a *x)

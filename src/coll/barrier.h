@@ -27,7 +27,8 @@
  *             setup tag. Its status is agreed on afterwards by the framework.
  *   enter     announce arrival; never blocks.
  *   wait      return once every rank has entered; blocks (spin, yield, then
- *             sleep) and keeps the device progressing.
+ *             sleep) and keeps the device progressing on every channel, its
+ *             sleep ended by channel traffic too (barrier_seg.c).
  *   finalize  local: release what init made (the communicator is being
  *             freed; no barrier is in progress on it).
  *
@@ -116,24 +117,39 @@ rdmach_status_t rch_coll_bar_seg_setup(struct rch_coll_bar_seg *s, const struct 
 void rch_coll_bar_seg_release(struct rch_coll_bar_seg *s);
 
 /* ---- waiting (barrier_seg.c) ----
- * The policy of every shared-memory wait: poll, then yield, then sleep on a
- * futex word (timed, so the device is progressed now and then even when
- * nobody wakes us), with rch_dev_progress between polls. Oversubscribed
- * nodes (more ranks than cores) skip the polling phase. */
+ * The policy of every shared-memory wait: poll the word (progressing the
+ * device every progress_every polls), then wait through the device
+ * (rch_dev_wait_until_with: every channel progressed, `yield` yields, then a
+ * sleep that channel traffic ends too). The rank that changes a word wakes
+ * its waiters with rch_coll_bar_wake_local/_node (rch_dev_wake: no system
+ * call unless they sleep). Oversubscribed nodes (more ranks than cores) skip
+ * the polling phase. */
 struct rch_coll_bar_waiter {
     int spin, yield;           /* polls, then yields, before sleeping */
     int progress_every;        /* polls between two device progress calls */
+    int block_ms;              /* longest device sleep (0: the device's) */
+    int nlocal, local;         /* _init_node: ranks of my node, my index among them */
+    int *world;                /* [nlocal] their world ranks (to wake them) */
 };
+/* The policy only (backends that wait on something else: ofi, ppdev). */
 void rch_coll_bar_waiter_init(struct rch_coll_bar_waiter *w);
-/* Wait until *word != old (acquire). *sleepers counts ranks asleep on
- * `word` so the waker calls FUTEX_WAKE only when someone sleeps. */
-void rch_coll_bar_wait_change(const struct rch_coll_bar_waiter *w, uint32_t *word, uint32_t old,
-                              uint32_t *sleepers);
+/* The policy and the ranks of my node (n), to wake them; free with _free. */
+rdmach_status_t rch_coll_bar_waiter_init_node(struct rch_coll_bar_waiter *w, const struct rch_coll_comm *c,
+                                              const struct rch_coll_bar_nodes *n);
+void rch_coll_bar_waiter_free(struct rch_coll_bar_waiter *w);
+/* Wait until *word != old (acquire). Errors only if the device fails. */
+rdmach_status_t rch_coll_bar_wait_change(const struct rch_coll_bar_waiter *w, const uint32_t *word,
+                                         uint32_t old);
 /* Wait until *word == want. */
-void rch_coll_bar_wait_value(const struct rch_coll_bar_waiter *w, uint32_t *word, uint32_t want,
-                             uint32_t *sleepers);
-/* After changing *word: wake its sleepers, if any (no system call otherwise). */
-void rch_coll_bar_wake(uint32_t *word, uint32_t *sleepers);
+rdmach_status_t rch_coll_bar_wait_value(const struct rch_coll_bar_waiter *w, const uint32_t *word,
+                                        uint32_t want);
+/* Wait until *word has reached `epoch` ((int32_t)(*word - epoch) >= 0). */
+rdmach_status_t rch_coll_bar_wait_epoch(const struct rch_coll_bar_waiter *w, const uint32_t *word,
+                                        uint32_t epoch);
+/* After a seq_cst store to a word others wait on: wake the rank of index
+ * `local` on my node (rch_coll_bar_nodes order), or every other rank of it. */
+void rch_coll_bar_wake_local(const struct rch_coll_bar_waiter *w, int local);
+void rch_coll_bar_wake_node(const struct rch_coll_bar_waiter *w);
 /* Does this node run more ranks than it has cores? */
 int rch_coll_bar_oversubscribed(void);
 

@@ -25,9 +25,7 @@
 
 struct hier_ctl {
     _Alignas(RCH_CACHELINE) uint32_t arrived;       /* members (not the leader) arrived */
-    _Alignas(RCH_CACHELINE) uint32_t arrive_sleep;  /* the leader asleep on `arrived` */
     _Alignas(RCH_CACHELINE) uint32_t sense;         /* released sense */
-    _Alignas(RCH_CACHELINE) uint32_t sense_sleep;   /* members asleep on `sense` */
 };
 
 struct hier_state {
@@ -84,15 +82,20 @@ static rdmach_status_t hier_init(const struct rch_coll_comm *c, void **out)
             .rank = n.node, .size = n.nnodes, .world_of = s->leader_world, .ctx = c->ctx,
         };
     }
-    st = rch_coll_bar_seg_setup(&s->seg, c, &n, sizeof(struct hier_ctl), "hier");
+    /* the node's leader is its local index 0 */
+    st = rch_coll_bar_waiter_init_node(&s->waiter, c, &n);
     if (st != RDMACH_OK)
         goto out_free;
+    st = rch_coll_bar_seg_setup(&s->seg, c, &n, sizeof(struct hier_ctl), "hier");
+    if (st != RDMACH_OK)
+        goto out_waiter;
     s->ctl = s->seg.base;
-    rch_coll_bar_waiter_init(&s->waiter);
     rch_coll_bar_nodes_free(&n);
     *out = s;
     return RDMACH_OK;
 
+out_waiter:
+    rch_coll_bar_waiter_free(&s->waiter);
 out_free:
     free(s->leader_world);
     free(s);
@@ -106,27 +109,27 @@ static rdmach_status_t hier_enter(void *state)
     struct hier_state *s = state;
     s->my_sense ^= 1u;
     if (!s->leader && __atomic_add_fetch(&s->ctl->arrived, 1, __ATOMIC_SEQ_CST) == s->members)
-        rch_coll_bar_wake(&s->ctl->arrived, &s->ctl->arrive_sleep);
+        rch_coll_bar_wake_local(&s->waiter, 0);
     return RDMACH_OK;
 }
 
 static rdmach_status_t hier_wait(void *state)
 {
     struct hier_state *s = state;
-    if (!s->leader) {
-        rch_coll_bar_wait_value(&s->waiter, &s->ctl->sense, s->my_sense, &s->ctl->sense_sleep);
-        return RDMACH_OK;
-    }
+    if (!s->leader)
+        return rch_coll_bar_wait_value(&s->waiter, &s->ctl->sense, s->my_sense);
+    rdmach_status_t st = RDMACH_OK;
     if (s->members > 0) {
-        rch_coll_bar_wait_value(&s->waiter, &s->ctl->arrived, s->members, &s->ctl->arrive_sleep);
+        st = rch_coll_bar_wait_value(&s->waiter, &s->ctl->arrived, s->members);
         __atomic_store_n(&s->ctl->arrived, 0, __ATOMIC_RELAXED);
     }
-    rdmach_status_t st = rch_coll_barrier_dissem_run(&s->leaders, RCH_COLL_TAG_BARRIER_LEADERS);
+    if (st == RDMACH_OK)
+        st = rch_coll_barrier_dissem_run(&s->leaders, RCH_COLL_TAG_BARRIER_LEADERS);
     /* Release the node even on error, so its members do not hang; the
      * error is reported by the leader. */
     if (s->members > 0) {
         __atomic_store_n(&s->ctl->sense, s->my_sense, __ATOMIC_SEQ_CST);
-        rch_coll_bar_wake(&s->ctl->sense, &s->ctl->sense_sleep);
+        rch_coll_bar_wake_node(&s->waiter);
     }
     return st;
 }
@@ -135,6 +138,7 @@ static void hier_finalize(void *state)
 {
     struct hier_state *s = state;
     rch_coll_bar_seg_release(&s->seg);
+    rch_coll_bar_waiter_free(&s->waiter);
     free(s->leader_world);
     free(s);
 }

@@ -28,8 +28,8 @@
  * lines: it grows with P, as the unit's AND tree grows with lg P), o_r the
  * read of S that sees the toggle (the line moving from the last writer's
  * core). The model can also "interrupt": a rank that has polled for a while
- * sleeps on S as a futex and the flipping settle wakes it — what makes the
- * model usable with more ranks than cores.
+ * sleeps (in the device, which keeps progressing) and the flipping settle
+ * wakes it — what makes the model usable with more ranks than cores.
  *
  * Restrictions: every rank on one node. Not chosen automatically while shm
  * applies (it costs a P-wide evaluation per write); RDMACH_BARRIER=hwsim.
@@ -47,7 +47,6 @@ struct wire_line {
 
 struct hwsim_seg {
     _Alignas(RCH_CACHELINE) uint32_t s;          /* the unit's state: every IN wire */
-    _Alignas(RCH_CACHELINE) uint32_t sleepers;   /* ranks asleep on s */
     struct wire_line out[];                      /* [P] */
 };
 
@@ -83,7 +82,7 @@ static int hw_settle(void *wire)
     if (next == s)
         return 0;
     __atomic_store_n(&h->m->s, next, __ATOMIC_SEQ_CST);
-    rch_coll_bar_wake(&h->m->s, &h->m->sleepers);
+    rch_coll_bar_wake_node(&h->waiter);
     return 1;
 }
 
@@ -94,7 +93,7 @@ static rdmach_status_t hw_read(void *wire, unsigned *in)
     return RDMACH_OK;
 }
 
-/* Poll, then yield, then sleep on S (the shared waiting policy). */
+/* Poll, then yield, then sleep until S flips (the shared waiting policy). */
 static void hw_idle(void *wire, unsigned want, unsigned polls)
 {
     struct hwsim_state *h = wire;
@@ -112,7 +111,7 @@ static void hw_idle(void *wire, unsigned want, unsigned polls)
         rch_dev_progress();
         return;
     }
-    rch_coll_bar_wait_value(w, &h->m->s, want, &h->m->sleepers);
+    (void)rch_coll_bar_wait_value(w, &h->m->s, want);   /* fails only with the device */
 }
 
 static const struct rch_coll_twr_wire_ops hwsim_wire = {
@@ -154,16 +153,18 @@ static rdmach_status_t hwsim_init(const struct rch_coll_comm *c, void **out)
     h->p = c->size;
     h->me = c->rank;
     size_t size = sizeof(struct hwsim_seg) + (size_t)h->p * sizeof(struct wire_line);
-    st = rch_coll_bar_seg_setup(&h->seg, c, &n, size, "hwsim");
+    st = rch_coll_bar_waiter_init_node(&h->waiter, c, &n);
+    if (st == RDMACH_OK)
+        st = rch_coll_bar_seg_setup(&h->seg, c, &n, size, "hwsim");
     rch_coll_bar_nodes_free(&n);
     if (st != RDMACH_OK) {
+        rch_coll_bar_waiter_free(&h->waiter);
         free(h);
         return st;
     }
     h->m = h->seg.base;       /* zeroed: every OUT wire and S start at 0 */
-    /* The model's sleeping phase replaces the device's blocking: a rank
-     * that has polled and yielded sleeps on S until the flip wakes it. */
-    rch_coll_bar_waiter_init(&h->waiter);
+    /* A rank that has polled and yielded sleeps in the device (which keeps
+     * progressing every channel) until the flip of S wakes it. */
     rch_coll_twr_init(&h->twr, &hwsim_wire, h, h->p);
     *out = h;
     return RDMACH_OK;
@@ -183,6 +184,7 @@ static void hwsim_finalize(void *state)
 {
     struct hwsim_state *h = state;
     rch_coll_bar_seg_release(&h->seg);
+    rch_coll_bar_waiter_free(&h->waiter);
     free(h);
 }
 

@@ -18,32 +18,41 @@
  * rank dies later. posix_fallocate makes a full /dev/shm an error now and
  * not a SIGBUS at the first barrier.
  *
- * Waiting: poll (cpu_relax) up to `spin` times, then sched_yield up to
- * `yield` times, then sleep on the futex word with a timeout; the device is
- * progressed between polls (every `progress_every`), at every yield and
- * after every sleep, so pending point-to-point traffic of this rank keeps
- * moving while it waits in a barrier. On an oversubscribed node (more ranks
- * than cores) the polling phase is RDMACH_SPIN_COUNT_OVERSUB (0 by default):
- * a rank that polls there only keeps the rank it waits for off the core.
+ * Waiting: poll (cpu_relax) up to `spin` times (RDMACH_SPIN_COUNT),
+ * progressing the device every `progress_every` polls; then wait through the
+ * device (rch_dev_wait_until_with) with the flag as its done-function: it
+ * progresses every channel, sched_yields up to `yield` times
+ * (RDMACH_BARRIER_YIELD, fewer than the device's RDMACH_YIELD_COUNT: every
+ * rank of a barrier waits at once, and on a busy machine a yield can hand the
+ * core to another job for a whole time slice, while a woken sleeper gets it
+ * back at once), then sleeps on the channels' wait primitives. So a rank
+ * waiting in a barrier serves whatever needs its progress — one-sided
+ * operations it executes as a target, rendezvous and credits of other
+ * nodes — and wakes for it at once, not at the next timeout.
+ * The rank that sets a flag wakes the ranks waiting for it through the
+ * device (rch_dev_wake: the shared-memory channel's futex, bumped only if the
+ * rank sleeps: no system call otherwise); the device tests the flag once more
+ * after arming its channels, so a wake-up cannot be lost. On an
+ * oversubscribed node (more ranks than cores) the polling phase is
+ * RDMACH_SPIN_COUNT_OVERSUB (0 by default): a rank that polls there only
+ * keeps the rank it waits for off the core.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <linux/futex.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include "base/base.h"
 #include "base/log.h"
 #include "base/tunables.h"
 #include "boot/boot.h"
 #include "coll/barrier.h"
+#include "device/dev.h"
+
+#define SHORT_SLEEP_MS 1      /* longest device sleep when a rank of the node cannot wake us */
 
 /* ---- the node view ---- */
 
@@ -212,9 +221,10 @@ static rdmach_status_t seg_leader(struct rch_coll_bar_seg *s, const struct rch_c
     rdmach_status_t st = RDMACH_OK;
     for (int i = 1; i < n->nlocal && st == RDMACH_OK; i++)
         st = rch_coll_send(c, &offer, sizeof(offer), n->local_ranks[i], RCH_COLL_TAG_BARRIER_SETUP);
-    /* Every answer is awaited before unlinking, whatever it says. */
+    /* Every answer is awaited before unlinking, whatever it says (after a
+     * failed offer nobody maps anything and nobody answers). */
     rdmach_status_t worst = RDMACH_OK;
-    for (int i = 1; i < n->nlocal && st == RDMACH_OK; i++) {
+    for (int i = 1; i < n->nlocal && st == RDMACH_OK && mine == RDMACH_OK; i++) {
         int32_t answer;
         st = rch_coll_recv(c, &answer, sizeof(answer), n->local_ranks[i], RCH_COLL_TAG_BARRIER_SETUP);
         if (st == RDMACH_OK && answer != RDMACH_OK && worst == RDMACH_OK) {
@@ -298,8 +308,6 @@ void rch_coll_bar_seg_release(struct rch_coll_bar_seg *s)
 
 /* ---- waiting ---- */
 
-#define SLEEP_MS 20           /* longest sleep before the device is progressed again */
-
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -323,72 +331,114 @@ int rch_coll_bar_oversubscribed(void)
 void rch_coll_bar_waiter_init(struct rch_coll_bar_waiter *w)
 {
     int over = rch_coll_bar_oversubscribed();
+    memset(w, 0, sizeof(*w));
     w->spin = over ? rch_tun.spin_count_oversub : rch_tun.spin_count;
-    w->yield = rch_tun.yield_count;
+    w->yield = rch_tun.barrier_yield;
     w->progress_every = 64;
+    w->block_ms = 0;
 }
 
-static void futex_sleep(uint32_t *word, uint32_t val)
+rdmach_status_t rch_coll_bar_waiter_init_node(struct rch_coll_bar_waiter *w, const struct rch_coll_comm *c,
+                                              const struct rch_coll_bar_nodes *n)
 {
-    struct timespec ts = { .tv_sec = 0, .tv_nsec = SLEEP_MS * 1000000L };
-    /* shared futex (not PRIVATE): the word is in memory mapped by several processes */
-    if (syscall(SYS_futex, word, FUTEX_WAIT, val, &ts, NULL, 0) != 0 && errno != EAGAIN &&
-        errno != EINTR && errno != ETIMEDOUT)
-        RCH_DEBUG("barrier", "futex wait: errno %d", errno);
+    rch_coll_bar_waiter_init(w);
+    w->world = malloc((size_t)n->nlocal * sizeof(int));
+    if (!w->world)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "barrier: no memory for the %d ranks of the node", n->nlocal);
+    w->nlocal = n->nlocal;
+    w->local = n->local;
+    int all_wake = 1;
+    for (int i = 0; i < n->nlocal; i++) {
+        w->world[i] = c->world_of[n->local_ranks[i]];
+        if (i != n->local && !rch_dev_can_wake(w->world[i]))
+            all_wake = 0;
+    }
+    /* A rank of the node whose stores cannot end our device sleep (its
+     * channel to us has no peer wake-up, e.g. RDMACH_SHM=off): sleep briefly. */
+    w->block_ms = all_wake ? 0 : SHORT_SLEEP_MS;
+    return RDMACH_OK;
 }
 
-void rch_coll_bar_wake(uint32_t *word, uint32_t *sleepers)
+void rch_coll_bar_waiter_free(struct rch_coll_bar_waiter *w)
 {
-    if (__atomic_load_n(sleepers, __ATOMIC_SEQ_CST) != 0)
-        syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    free(w->world);
+    w->world = NULL;
+    w->nlocal = 0;
 }
 
-/* Wait while pred(*word) is false. The phases restart only by returning. */
-static void wait_loop(const struct rch_coll_bar_waiter *w, uint32_t *word, uint32_t ref, int want_eq,
-                      uint32_t *sleepers)
+void rch_coll_bar_wake_local(const struct rch_coll_bar_waiter *w, int local)
 {
-#define READY(v) (want_eq ? (v) == ref : (v) != ref)
+    if (local >= 0 && local < w->nlocal && local != w->local)
+        rch_dev_wake(w->world[local]);
+}
+
+void rch_coll_bar_wake_node(const struct rch_coll_bar_waiter *w)
+{
+    for (int i = 0; i < w->nlocal; i++)
+        if (i != w->local)
+            rch_dev_wake(w->world[i]);
+}
+
+enum wait_mode { WAIT_EQ, WAIT_NE, WAIT_GE };
+
+/* Has *word (read as v) reached what the caller waits for? GE compares as
+ * serial numbers, so an epoch counter may wrap. */
+static inline int ready(enum wait_mode m, uint32_t v, uint32_t ref)
+{
+    switch (m) {
+    case WAIT_EQ: return v == ref;
+    case WAIT_NE: return v != ref;
+    default:      return (int32_t)(v - ref) >= 0;
+    }
+}
+
+struct wait_cond {
+    const uint32_t *word;
+    uint32_t ref;
+    enum wait_mode mode;
+};
+
+/* The device's done-function: also tested after its channels are armed. */
+static int cond_met(void *arg)
+{
+    const struct wait_cond *c = arg;
+    return ready(c->mode, __atomic_load_n(c->word, __ATOMIC_ACQUIRE), c->ref);
+}
+
+/* Wait until ready(mode, *word, ref): poll here (the fast path: a load and a
+ * pause, the device every progress_every polls), then the device's wait with
+ * our yields and no spin of its own. */
+static rdmach_status_t wait_loop(const struct rch_coll_bar_waiter *w, const uint32_t *word, uint32_t ref,
+                                 enum wait_mode mode)
+{
     uint32_t v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-    for (int i = 0; !READY(v) && i < w->spin; i++) {
+    for (int i = 0; !ready(mode, v, ref) && i < w->spin; i++) {
         cpu_relax();
         if ((i + 1) % w->progress_every == 0)
             rch_dev_progress();
         v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
     }
-    for (int i = 0; !READY(v) && i < w->yield; i++) {
-        sched_yield();
-        v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-        if (READY(v))
-            break;
-        rch_dev_progress();
-        v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-    }
-    while (!READY(v)) {
-        /* Announce the sleep, then look once more: the waker changes the
-         * word before it reads `sleepers` (both seq_cst), so either it sees
-         * us or we see its change — a wake-up cannot be lost. */
-        __atomic_add_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
-        v = __atomic_load_n(word, __ATOMIC_SEQ_CST);
-        if (!READY(v))
-            futex_sleep(word, v);
-        __atomic_sub_fetch(sleepers, 1, __ATOMIC_SEQ_CST);
-        v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-        if (!READY(v)) {
-            rch_dev_progress();
-            v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-        }
-    }
-#undef READY
+    if (ready(mode, v, ref))
+        return RDMACH_OK;
+    struct wait_cond c = { .word = word, .ref = ref, .mode = mode };
+    const struct rch_dev_wait_policy pol = { .spin = 0, .yield = w->yield, .block_ms = w->block_ms };
+    return rch_dev_wait_until_with(cond_met, &c, &pol);
 }
 
-void rch_coll_bar_wait_change(const struct rch_coll_bar_waiter *w, uint32_t *word, uint32_t old,
-                              uint32_t *sleepers)
+rdmach_status_t rch_coll_bar_wait_change(const struct rch_coll_bar_waiter *w, const uint32_t *word,
+                                         uint32_t old)
 {
-    wait_loop(w, word, old, 0, sleepers);
+    return wait_loop(w, word, old, WAIT_NE);
 }
 
-void rch_coll_bar_wait_value(const struct rch_coll_bar_waiter *w, uint32_t *word, uint32_t want,
-                             uint32_t *sleepers)
+rdmach_status_t rch_coll_bar_wait_value(const struct rch_coll_bar_waiter *w, const uint32_t *word,
+                                        uint32_t want)
 {
-    wait_loop(w, word, want, 1, sleepers);
+    return wait_loop(w, word, want, WAIT_EQ);
+}
+
+rdmach_status_t rch_coll_bar_wait_epoch(const struct rch_coll_bar_waiter *w, const uint32_t *word,
+                                        uint32_t epoch)
+{
+    return wait_loop(w, word, epoch, WAIT_GE);
 }

@@ -29,6 +29,7 @@ static const struct rch_coll_barrier_ops *const backends[] = {
     &rch_coll_barrier_hier_ops,
     &rch_coll_barrier_hwsim_ops,
     &rch_coll_barrier_ppdev_ops,
+    &rch_coll_barrier_ofi_ops,
     &rch_coll_barrier_dissemination_ops,
     NULL,
 };
@@ -116,6 +117,19 @@ static rdmach_status_t agree(const struct rch_coll_comm *c, int32_t mine, int32_
     return RDMACH_OK;
 }
 
+/* One warning per backend and process (every communicator would repeat it). */
+static int warned_once(const struct rch_coll_barrier_ops *b)
+{
+    static unsigned warned;
+    for (unsigned i = 0; backends[i]; i++)
+        if (backends[i] == b) {
+            int was = (warned >> i) & 1u;
+            warned |= 1u << i;
+            return was;
+        }
+    return 0;
+}
+
 static rdmach_status_t choose_and_init(struct rch_coll_cstate *cs)
 {
     const struct rch_coll_comm *c = &cs->view;
@@ -136,9 +150,11 @@ static rdmach_status_t choose_and_init(struct rch_coll_cstate *cs)
         if (all != RDMACH_OK) {
             if (st == RDMACH_OK)
                 b->finalize(state);
-            if (st != RDMACH_OK)
+            if (st != RDMACH_OK && !warned_once(b))
                 RCH_WARN("barrier", "backend %s failed here: %s; every rank of the communicator "
                          "uses dissemination", b->name, cause);
+            else if (st != RDMACH_OK)
+                RCH_DEBUG("barrier", "backend %s failed here: %s; using dissemination", b->name, cause);
             else
                 RCH_DEBUG("barrier", "backend %s failed on another rank (%s); using dissemination",
                           b->name, rdmach_strerror((rdmach_status_t)all));

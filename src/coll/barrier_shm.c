@@ -1,48 +1,67 @@
 /*
- * Shared-memory barrier: a sense-reversing counter barrier in a segment
- * shared by the ranks of one node.
+ * Shared-memory barrier for the ranks of one node, in a segment they share.
+ * Two algorithms, chosen at init by whether the node runs more ranks than
+ * it has cores (the same answer on every rank of the node):
  *
- * Idea: each rank keeps a private sense that flips every barrier. Entering,
- * it adds one to the shared arrival counter; the rank that brings it to p
- * (the last to arrive) resets the counter and publishes its sense in the
- * shared `sense` word, which releases everyone waiting for the word to
- * equal their own sense. The counter is reset before the release, so a rank
- * that leaves and enters the next barrier at once counts into a fresh
- * episode; the flipping sense means the word never has to be reset.
+ * 1. Ranks with a core each: dissemination over flags. Rank r owns one flag
+ *    line per round; in round k it writes the barrier's epoch into its flag
+ *    k and waits until the flag k of rank r - 2^k (mod p) holds that epoch
+ *    (or a later one: that rank may already be in the next barrier). As the
+ *    message-based dissemination barrier, after ceil(lg p) rounds every rank
+ *    has heard from every other. Nothing is written by two ranks, so each
+ *    round costs one cache-line transfer, and all of a round's transfers
+ *    happen at once: 2 ranks need a single transfer each way.
  *
- * Waiting (barrier_seg.c): poll, yield, then sleep on the `sense` word as a
- * futex. The releaser issues FUTEX_WAKE only if `sleepers` says someone
- * sleeps, so a barrier among ranks that each have a core costs no system
- * call at all; on an oversubscribed node the waiters yield their core to
- * the ranks still on their way and then sleep.
+ *      p = 4, epoch e:  round 0: r writes f[r][0] = e, waits f[r-1][0] >= e
+ *                       round 1: r writes f[r][1] = e, waits f[r-2][1] >= e
  *
- * Restrictions: every rank of the communicator on one node (shared memory).
- * Cost: one atomic add per rank on a shared line, one store and p - 1 cache
- * line transfers to release: about 2 · t_line + p · t_atomic, no messages.
+ * 2. More ranks than cores: a sense-reversing counter. Each rank flips its
+ *    private sense and adds one to the shared arrival count; the rank that
+ *    brings it to p resets it and publishes its sense in the `sense` word,
+ *    which releases every rank waiting for the word to equal its own sense.
+ *    Waiters yield, then sleep in the device, and the last arrival wakes
+ *    those asleep: one wake-up per rank per barrier, which is what a core
+ *    shared by several ranks can afford (a chain of lg p wake-ups, as flags
+ *    would need, costs more context switches).
  *
- *   r0 ─┐ fetch_add                     ┌─► r0 sees sense == s, leaves
- *   r1 ─┼─► count: 0 1 2 3 → 0 ; sense := s ─► r1 ...
- *   r2 ─┤        (r3 is last)           ├─► r2 ...
- *   r3 ─┘                               └─► r3 leaves at once
+ * Waiting (barrier_seg.c) polls, then waits through the device: every
+ * channel keeps progressing and its traffic ends a sleep too. A writer
+ * wakes the ranks that wait for its word through the device, which makes a
+ * system call only for a rank that sleeps, so the fast path has none.
+ *
+ * Restrictions: every rank of the communicator on one node.
+ * Cost: flags ceil(lg p) · t_line; counter p · t_atomic + t_line (+ a wake-up).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include "base/base.h"
 #include "coll/barrier.h"
 
-/* The segment: each word on its own cache line (no false sharing between
- * the counter that arrivals hammer and the word waiters poll). */
+/* A word that ranks wait on, alone on its cache line (no false sharing with
+ * another rank's words). */
+struct shm_word {
+    _Alignas(RCH_CACHELINE) uint32_t v;
+};
+
+/* The counter algorithm's words. */
 struct shm_ctl {
-    _Alignas(RCH_CACHELINE) uint32_t count;     /* arrivals of the current episode */
-    _Alignas(RCH_CACHELINE) uint32_t sense;     /* released sense (the futex word) */
-    _Alignas(RCH_CACHELINE) uint32_t sleepers;  /* ranks asleep on `sense` */
+    struct shm_word count;     /* arrivals of the current episode */
+    struct shm_word sense;     /* released sense */
+};
+
+/* Segment: the counter words, then flags[p][rounds]. */
+struct shm_seg {
+    struct shm_ctl ctl;
+    struct shm_word flag[];
 };
 
 struct shm_state {
     struct rch_coll_bar_seg seg;
-    struct shm_ctl *ctl;
-    uint32_t p;
-    uint32_t my_sense;         /* private: the sense of the current episode */
+    struct shm_seg *m;
+    uint32_t p, me, rounds;
+    int counter;               /* 1: the counter algorithm, 0: flags */
+    uint32_t my_sense;         /* counter: the sense of the current episode */
+    uint32_t epoch;            /* flags: barriers entered */
     struct rch_coll_bar_waiter waiter;
 };
 
@@ -73,29 +92,49 @@ static rdmach_status_t shm_init(const struct rch_coll_comm *c, void **out)
         rch_coll_bar_nodes_free(&n);
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "barrier shm: no memory");
     }
-    st = rch_coll_bar_seg_setup(&s->seg, c, &n, sizeof(struct shm_ctl), "shm");
+    s->p = (uint32_t)c->size;
+    s->me = (uint32_t)c->rank;
+    for (uint32_t k = 1; k < s->p; k <<= 1)
+        s->rounds++;
+    s->counter = rch_coll_bar_oversubscribed();
+    size_t size = sizeof(struct shm_seg) + (size_t)s->p * s->rounds * sizeof(struct shm_word);
+    /* one node: the node's local index of a rank is its comm rank */
+    st = rch_coll_bar_waiter_init_node(&s->waiter, c, &n);
+    if (st == RDMACH_OK)
+        st = rch_coll_bar_seg_setup(&s->seg, c, &n, size, "shm");
     rch_coll_bar_nodes_free(&n);
     if (st != RDMACH_OK) {
+        rch_coll_bar_waiter_free(&s->waiter);
         free(s);
         return st;
     }
-    s->ctl = s->seg.base;
-    s->p = (uint32_t)c->size;
-    s->my_sense = 0;            /* the segment starts zeroed: sense 0 is "released" */
-    rch_coll_bar_waiter_init(&s->waiter);
+    s->m = s->seg.base;        /* zeroed: sense 0 released, every flag at epoch 0 */
     *out = s;
     return RDMACH_OK;
+}
+
+static struct shm_word *flag(struct shm_state *s, uint32_t rank, uint32_t round)
+{
+    return &s->m->flag[rank * s->rounds + round];
 }
 
 static rdmach_status_t shm_enter(void *state)
 {
     struct shm_state *s = state;
+    if (!s->counter) {
+        /* flags: round 0's write is the arrival; the rest happens in wait */
+        struct shm_word *f = flag(s, s->me, 0);
+        __atomic_store_n(&f->v, ++s->epoch, __ATOMIC_SEQ_CST);
+        rch_coll_bar_wake_local(&s->waiter, (int)((s->me + 1) % s->p));   /* round 0's reader */
+        return RDMACH_OK;
+    }
+    struct shm_ctl *ctl = &s->m->ctl;
     s->my_sense ^= 1u;
-    if (__atomic_add_fetch(&s->ctl->count, 1, __ATOMIC_ACQ_REL) == s->p) {
+    if (__atomic_add_fetch(&ctl->count.v, 1, __ATOMIC_ACQ_REL) == s->p) {
         /* last: reset for the next episode, then release this one */
-        __atomic_store_n(&s->ctl->count, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&s->ctl->sense, s->my_sense, __ATOMIC_SEQ_CST);
-        rch_coll_bar_wake(&s->ctl->sense, &s->ctl->sleepers);
+        __atomic_store_n(&ctl->count.v, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&ctl->sense.v, s->my_sense, __ATOMIC_SEQ_CST);
+        rch_coll_bar_wake_node(&s->waiter);
     }
     return RDMACH_OK;
 }
@@ -103,7 +142,19 @@ static rdmach_status_t shm_enter(void *state)
 static rdmach_status_t shm_wait(void *state)
 {
     struct shm_state *s = state;
-    rch_coll_bar_wait_value(&s->waiter, &s->ctl->sense, s->my_sense, &s->ctl->sleepers);
+    if (s->counter)
+        return rch_coll_bar_wait_value(&s->waiter, &s->m->ctl.sense.v, s->my_sense);
+    for (uint32_t k = 0, d = 1; k < s->rounds; k++, d <<= 1) {
+        if (k > 0) {
+            struct shm_word *mine = flag(s, s->me, k);
+            __atomic_store_n(&mine->v, s->epoch, __ATOMIC_SEQ_CST);
+            rch_coll_bar_wake_local(&s->waiter, (int)((s->me + d) % s->p));   /* round k's reader */
+        }
+        struct shm_word *f = flag(s, (s->me + s->p - d) % s->p, k);
+        rdmach_status_t st = rch_coll_bar_wait_epoch(&s->waiter, &f->v, s->epoch);
+        if (st != RDMACH_OK)
+            return st;
+    }
     return RDMACH_OK;
 }
 
@@ -111,12 +162,14 @@ static void shm_finalize(void *state)
 {
     struct shm_state *s = state;
     rch_coll_bar_seg_release(&s->seg);
+    rch_coll_bar_waiter_free(&s->waiter);
     free(s);
 }
 
 const struct rch_coll_barrier_ops rch_coll_barrier_shm_ops = {
     .name = "shm",
-    .summary = "sense-reversing counter in shared memory, futex sleep when oversubscribed",
+    .summary = "shared memory: dissemination over flags, or a sense-reversing counter with "
+               "futex sleep when oversubscribed",
     .priority = 50,
     .applies = shm_applies,
     .init = shm_init,

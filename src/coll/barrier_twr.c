@@ -11,8 +11,14 @@
  * interval, and ticks are converted to ns by a calibration against the
  * monotonic clock made when measuring starts. With measurement off no
  * counter is read.
+ *
+ * Besides the sums, up to SAMPLES of each interval are kept, and their
+ * medians are reported too: on a loaded machine a rank is now and then
+ * descheduled in the middle of a barrier, and one such barrier moves a mean
+ * more than thousands of ordinary ones.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "base/base.h"
@@ -21,10 +27,52 @@
 #include <x86intrin.h>
 #endif
 
+#define SAMPLES (1 << 16)
+
 static int measuring;
 static double ns_per_tick = 1.0;
 static uint64_t overhead;      /* ticks of one counter read pair */
 static struct rch_coll_twr_stats stats;
+
+/* Samples of one interval (ns). */
+struct samples {
+    float *v;
+    unsigned n;
+};
+static struct samples s_write, s_settle, s_read, s_barrier;
+
+static void sample(struct samples *s, double ns)
+{
+    if (s->v && s->n < SAMPLES)
+        s->v[s->n++] = (float)ns;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(const struct samples *s)
+{
+    if (!s->v || s->n == 0)
+        return 0.0;
+    float *c = malloc(s->n * sizeof(float));
+    if (!c)
+        return 0.0;
+    memcpy(c, s->v, s->n * sizeof(float));
+    qsort(c, s->n, sizeof(float), cmp_float);
+    double m = s->n % 2 ? c[s->n / 2] : 0.5 * ((double)c[s->n / 2 - 1] + c[s->n / 2]);
+    free(c);
+    return m;
+}
+
+static void samples_reset(struct samples *s)
+{
+    if (!s->v)
+        s->v = malloc(SAMPLES * sizeof(float));   /* NULL: sums only */
+    s->n = 0;
+}
 
 static inline uint64_t ticks(void)
 {
@@ -70,6 +118,10 @@ void rch_coll_twr_measure(int on)
     if (on) {
         calibrate();
         memset(&stats, 0, sizeof(stats));
+        samples_reset(&s_write);
+        samples_reset(&s_settle);
+        samples_reset(&s_read);
+        samples_reset(&s_barrier);
     }
     measuring = on;
 }
@@ -109,9 +161,11 @@ rdmach_status_t rch_coll_twr_enter(struct rch_coll_twr *t)
     uint64_t t2 = ticks();
     t_enter = t0;
     stats.write_ns += span(t0, t1);
+    sample(&s_write, span(t0, t1));
     if (flipped) {
         stats.flips++;
         stats.settle_ns += span(t1, t2);
+        sample(&s_settle, span(t1, t2));
     }
     return RDMACH_OK;
 }
@@ -136,6 +190,8 @@ rdmach_status_t rch_coll_twr_wait(struct rch_coll_twr *t)
         stats.barriers++;
         stats.read_ns += span(r0, r1);
         stats.barrier_ns += span(t_enter, r1);
+        sample(&s_read, span(r0, r1));
+        sample(&s_barrier, span(t_enter, r1));
         stats.ranks = t->ranks;
     }
     return RDMACH_OK;
@@ -157,4 +213,8 @@ RDMACH_API void rdmach_barrier_model_get(struct rdmach_barrier_model *out)
     out->read_ns = stats.read_ns;
     out->barrier_ns = stats.barrier_ns;
     out->ranks = stats.ranks;
+    out->write_med_ns = median(&s_write);
+    out->settle_med_ns = median(&s_settle);
+    out->read_med_ns = median(&s_read);
+    out->barrier_med_ns = median(&s_barrier);
 }

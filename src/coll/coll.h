@@ -55,7 +55,9 @@ struct rch_coll_comm {
     /* The communicator's collective state (barrier backend, sequence number
      * of its non-blocking collectives): rch_coll_comm_init, or NULL for a
      * view without one (it then runs the dissemination barrier and no
-     * non-blocking collective). Added by the barrier framework / NBC. */
+     * non-blocking collective). A view made for a subset or a reordering of
+     * the ranks must set it to NULL: the state belongs to this group.
+     * Added by the barrier framework / NBC. */
     struct rch_coll_cstate *state;
 };
 

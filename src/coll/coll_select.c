@@ -177,8 +177,8 @@ static rdmach_status_t layout(const struct rch_coll_comm *c, struct rch_coll_com
     int nraw = maxw / k + 1;
     int *m = malloc(((size_t)p + 2 * (size_t)nraw) * sizeof(int));
     if (!m)
-        return rch_base_err(RDMACH_ERR_NO_MEMORY, "collectives: no memory for the layout of %d ranks",
-                            p);
+        return rch_base_err(RDMACH_ERR_NO_MEMORY,
+                            "collectives: no memory for the layout of %d ranks", p);
     int *dense = m + p, *ppn = dense + nraw;
     for (int i = 0; i < nraw; i++) {
         dense[i] = -1;

@@ -15,13 +15,13 @@
  * are consulted first.
  *
  * The built-in alltoall rows follow the published results of the node-aware
- * algorithms (Kumar, Mamidala, Panda et al., "Multi-core aware optimization
- * of alltoall", onload vs offload InfiniBand HCAs): within a node the
+ * algorithms (leader-based vs core-parallel alltoall on onload and offload
+ * InfiniBand HCAs, as summarized in issue 7): within a node the
  * original algorithms (Bruck for small blocks, everything posted at once for
- * medium, pairwise for large); across nodes the core-parallel exchange on
- * onload NICs for medium and large blocks and the leader-based one on
- * offload NICs. The byte thresholds are first estimates; rdmach-tune
- * replaces them with measurements of the allocation at hand.
+ * medium, pairwise for large; thresholds measured with bench/alltoall-algos);
+ * across nodes the core-parallel exchange on onload NICs for medium and
+ * large blocks and the leader-based one on offload NICs. rdmach-tune
+ * replaces the thresholds with measurements of the allocation at hand.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -53,9 +53,12 @@ static const struct rch_coll_tuning_row rows[] = {
     /* two ranks: one exchange; anything else only adds copies */
     { RCH_COLL_ALLTOALL,       NIC_ANY, ANY_,    ANY_,    UPTO(2), ANY_,     "pairwise" },
     { RCH_COLL_ALLTOALLV,      NIC_ANY, ANY_,    ANY_,    UPTO(2), ANY_,     "pairwise" },
-    /* alltoall within a node, or one rank per node: the original algorithms */
+    /* alltoall within a node, or one rank per node: the original algorithms
+     * (bench/alltoall-algos on 2 cores: Bruck from 5 ranks up to 256 B,
+     * everything posted at once up to 256 KiB even when oversubscribed) */
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    UPTO(4), UPTO(256 * KiB), "linear" },
     { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    ANY_, UPTO(256),   "bruck" },
-    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    ANY_, UPTO(32 * KiB), "linear" },
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    ANY_, UPTO(256 * KiB), "linear" },
     { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    ANY_, ANY_,        "pairwise" },
     { RCH_COLL_ALLTOALL,       NIC_ANY, ANY_,    ONE,     ANY_, UPTO(256),   "bruck" },
     { RCH_COLL_ALLTOALL,       NIC_ANY, ANY_,    ONE,     ANY_, ANY_,        "pairwise" },
@@ -271,14 +274,16 @@ rdmach_status_t rch_coll_load_tuning(const char *path)
                                   "'rdmach-tuning 1' before any row", path, lineno);
             else if (strcmp(f[1], "1") != 0)
                 st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: format version '%s' is "
-                                  "not supported (this rdmach reads version 1)", path, lineno, f[1]);
+                                  "not supported (this rdmach reads version 1)", path, lineno,
+                                  f[1]);
             header = 1;
             continue;
         }
         if (nf != FIELDS) {
-            st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: expected %d fields (collective "
-                              "nic nodes ppn size bytes algorithm), found %s%d", path, lineno,
-                              FIELDS, nf > FIELDS ? "more than " : "", nf > FIELDS ? FIELDS : nf);
+            st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: expected %d fields "
+                              "(collective nic nodes ppn size bytes algorithm), found %s%d", path,
+                              lineno, FIELDS, nf > FIELDS ? "more than " : "",
+                              nf > FIELDS ? FIELDS : nf);
             break;
         }
         if (n == cap) {

@@ -97,7 +97,4 @@ rdmach_status_t rch_coll_neighbor_alltoallv(const struct rch_coll_comm *c, const
                                             const size_t *rcounts, const size_t *rdispls,
                                             struct rch_dev_req *req);
 
-/* Schedules of this process still running (tests: none after a wait). */
-int rch_coll_nbc_active(void);
-
 #endif

@@ -67,11 +67,7 @@ struct rch_nbc_sched {
 
 static struct rch_nbc_sched *active;
 static int nactive, hooked;
-
-int rch_coll_nbc_active(void)
-{
-    return nactive;
-}
+static int busy;               /* advancing: a nested progress call leaves the list alone */
 
 /* ---- building ---- */
 
@@ -378,6 +374,9 @@ static unsigned hook(void *arg)
 {
     unsigned n = 0;
     struct rch_nbc_sched *s = active, *next;
+    if (busy)
+        return 0;
+    busy = 1;
     for (; s; s = next) {
         next = s->next;
         n += advance(s);
@@ -387,6 +386,7 @@ static unsigned hook(void *arg)
             n++;
         }
     }
+    busy = 0;
     return n;
 }
 
@@ -406,11 +406,14 @@ rdmach_status_t rch_nbc_start(struct rch_nbc_sched *s, struct rch_dev_req *req)
     s->next = active;
     active = s;
     nactive++;
+    int nested = busy;
+    busy = 1;
     advance(s);
     if (s->finished) {   /* everything ran at once, or the first round failed */
         unlink_sched(s);
         retire(s);
     }
+    busy = nested;
     return RDMACH_OK;
 }
 

@@ -126,4 +126,39 @@ typedef unsigned (*rch_dev_progress_fn)(void *arg);
 rdmach_status_t rch_dev_progress_hook_add(rch_dev_progress_fn fn, void *arg);
 void rch_dev_progress_hook_remove(rch_dev_progress_fn fn, void *arg);
 
+/*
+ * Added for waits on memory that other processes write (additive;
+ * progress.c, wake.c). A rank waiting for a flag another rank of its node
+ * sets in shared memory (the shared-memory barriers) must keep the device
+ * progressing on every channel and sleep where channel traffic wakes it too,
+ * so it waits through the device, and the rank that sets the flag wakes it:
+ *
+ *   waiter                                   setter
+ *   rch_dev_wait_until_with(flag_set, ...)   store the flag
+ *                                            rch_dev_wake(waiter's world rank)
+ *
+ * rch_dev_wait_until_with: rch_dev_wait_until with the caller's phases:
+ * `spin` empty polls, then `yield` sched_yields, before blocking (-1: the
+ * device's RDMACH_SPIN_COUNT(_OVERSUB) / RDMACH_YIELD_COUNT), and
+ * `block_ms`, the longest sleep before polling again (0: the device's).
+ * Every device wait tests done(arg) once more after arming the channels,
+ * just before it sleeps: a store followed by rch_dev_wake is never slept
+ * through.
+ * rch_dev_wake: end the device sleep of world rank `rank` if it sleeps on a
+ * channel whose peers can wake it (shared memory). A load and no system call
+ * when it does not sleep; nothing for myself or a rank no such channel
+ * reaches.
+ * rch_dev_can_wake: 1 if rch_dev_wake reaches `rank` (then `rank` reaches
+ * me as well: the channel choice is symmetric); 0 if not (another node,
+ * RDMACH_SHM=off): a waiter for its stores needs a short block_ms.
+ */
+struct rch_dev_wait_policy {
+    int spin, yield;
+    int block_ms;
+};
+rdmach_status_t rch_dev_wait_until_with(rch_dev_done_fn done, void *arg,
+                                        const struct rch_dev_wait_policy *pol);
+void rch_dev_wake(int rank);
+int rch_dev_can_wake(int rank);
+
 #endif

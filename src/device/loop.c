@@ -149,6 +149,7 @@ const struct rch_rdma_ops rch_dev_loop_ops = {
     .wait_arm = loop_wait_arm,
     .wait_disarm = loop_wait_disarm,
     .caps = loop_caps,
+    .wake = rch_rdma_no_wake,
 };
 
 /* ---- peers nothing reaches ---- */
@@ -242,4 +243,5 @@ const struct rch_rdma_ops rch_dev_nochan_ops = {
     .wait_arm = loop_wait_arm,
     .wait_disarm = loop_wait_disarm,
     .caps = nochan_caps,
+    .wake = rch_rdma_no_wake,
 };

@@ -56,20 +56,14 @@ static void posted_remove(struct rch_match_posted *q, struct rch_match_entry *e)
         q->nwild--;
 }
 
-struct rch_match_entry *rch_match_take_posted(struct rch_match_posted *q, uint32_t ctx,
-                                              int32_t src, int32_t tag)
+struct rch_match_entry *rch_match_take_posted_list(struct rch_match_posted *q, uint32_t ctx,
+                                                   int32_t src, int32_t tag)
 {
     struct rch_match_entry *best = NULL;
     if (q->count == 0)
         return NULL;
-    if (q->only) {
-        best = q->only;
-        if (best->ctx == ctx && (best->src == src || best->src == RCH_DEV_ANY_SOURCE) && tag_ok(best->tag, tag)) {
-            posted_remove(q, best);
-            return best;
-        }
-        return NULL;
-    }
+    if (q->only)
+        return rch_match_take_posted(q, ctx, src, tag);   /* the inline case */
     struct rch_dlist *h = &q->bucket[bucket_of(ctx, src)];
     for (struct rch_dlist *l = h->next; l != h; l = l->next) {
         struct rch_match_entry *e = rch_container_of(l, struct rch_match_entry, link);

@@ -34,6 +34,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "device/dev.h"
 
 struct rch_dlist {
     struct rch_dlist *next, *prev;
@@ -97,10 +98,32 @@ void rch_match_unexp_init(struct rch_match_unexp *q);
 
 /* Post a receive (e->ctx/src/tag set by the caller, wildcards allowed). */
 void rch_match_post(struct rch_match_posted *q, struct rch_match_entry *e);
+/* The general case of rch_match_take_posted (two or more entries). */
+struct rch_match_entry *rch_match_take_posted_list(struct rch_match_posted *q, uint32_t ctx,
+                                                   int32_t src, int32_t tag);
 /* A message (ctx, src, tag) arrived: the earliest posted receive it matches,
- * removed from the queue, or NULL. */
-struct rch_match_entry *rch_match_take_posted(struct rch_match_posted *q, uint32_t ctx,
-                                              int32_t src, int32_t tag);
+ * removed from the queue, or NULL. Inline: an empty queue and the single
+ * posted receive of a blocking MPI_Recv are decided here. */
+static inline struct rch_match_entry *rch_match_take_posted(struct rch_match_posted *q, uint32_t ctx,
+                                                            int32_t src, int32_t tag)
+{
+    struct rch_match_entry *e = q->only;
+    if (e) {
+        if (e->ctx != ctx || (e->src != src && e->src != RCH_DEV_ANY_SOURCE) ||
+            (e->tag != tag && e->tag != RCH_DEV_ANY_TAG))
+            return NULL;
+        rch_dlist_remove(&e->link);
+        e->queued = 0;
+        q->count = 0;
+        q->only = NULL;
+        if (e->src == RCH_DEV_ANY_SOURCE)
+            q->nwild--;
+        return e;
+    }
+    if (q->count == 0)
+        return NULL;
+    return rch_match_take_posted_list(q, ctx, src, tag);
+}
 /* Remove a posted receive (cancel). Returns 1 if it was queued. */
 int rch_match_unpost(struct rch_match_posted *q, struct rch_match_entry *e);
 

@@ -18,11 +18,40 @@
  * With more ranks than cores on the node (rch_dev.oversubscribed, decided at
  * init) phase 1 lasts RDMACH_SPIN_COUNT_OVERSUB polls, 0 by default: spinning
  * there only steals the core from the rank whose message we wait for, and a
- * yield costs about a microsecond.
+ * yield costs about a microsecond. rch_dev_wait (one request) does better
+ * when it knows whom it waits for (wait_oversub):
+ *   0. hand-off: a receive that nothing has matched yet yields once before
+ *      anything else. The rank just sent (or computed) and now waits, so the
+ *      rank that shares its core gets the core while the message travels:
+ *      in a ring the next hop's receiver is on-core before its message
+ *      arrives, and the context switch leaves the critical path;
+ *   1. spin RDMACH_SPIN_COUNT_OVERSUB_PEER polls if the rank we wait for
+ *      runs on another core (ranks are bound round-robin to cores by local
+ *      rank) and at most two ranks share a core: the message comes from a
+ *      running process, and being on-core when it lands saves a context
+ *      switch. It is safe only because a channel gives the core to a rank
+ *      that shares it as soon as that rank has work (shared memory: its
+ *      `pending` flag, shm_msg.c); spinning blind is 5x slower. A partner
+ *      on our own core, an unknown one (ANY_SOURCE, no binding) or more
+ *      ranks per core: no spin;
+ *   2. yield RDMACH_YIELD_COUNT_OVERSUB times, 3. block: a rank that waits
+ *      longer than a few hand-offs stops competing for the core.
+ * Measured on the reference VM (2 vCPUs, loaded): a yield hand-off between
+ * two processes of one core 2-3 us, a futex hand-off 4 us on one core and
+ * 75-105 us across cores; 4 ranks round a ring 2.5-5 us per hop this way,
+ * 3-15 us with a yield after every empty poll and 200 yields before blocking.
  *
  * Blocking is bounded by a timeout (BLOCK_MS with one primitive, SHORT_MS when
- * several channels' primitives cannot be waited on together, or none exists)
- * so a generalized request completed by another thread is still seen.
+ * several channels' primitives cannot be waited on together, or none exists,
+ * or a channel that has one could not arm it) so a generalized request
+ * completed by another thread is still seen.
+ *
+ * rch_dev_wait_until_with() (dev.h) is the same wait with the caller's
+ * phases. Every wait tests its condition once more after the channels are
+ * armed, just before sleeping, so a condition another process sets in
+ * shared memory before calling rch_dev_wake(us) (wake.c) is never slept
+ * through: either the waker sees the `sleeping` flag our channel raised in
+ * wait_arm and bumps the futex we are about to wait on, or we see its store.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -75,20 +104,34 @@ void rch_dev_progress_hook_remove(rch_dev_progress_fn fn, void *arg)
         }
 }
 
-unsigned rch_dev_progress(void)
+static __attribute__((noinline)) unsigned run_hooks(void)
 {
     unsigned n = 0;
-    for (int i = 0; i < rch_dev.nchans; i++)
-        n += rch_dev.chans[i].ops->progress(rch_dev.chans[i].chan, POLL_MAX);
-    if (rch_dev.active)
-        n += rch_dev_drain(DRAIN_MAX);
-    if (RCH_UNLIKELY(nhooks) && !running) {
-        running = 1;
-        for (int i = 0; i < nhooks; i++)
-            n += hooks[i].fn(hooks[i].arg);
-        running = 0;
-    }
+    running = 1;
+    for (int i = 0; i < nhooks; i++)
+        n += hooks[i].fn(hooks[i].arg);
+    running = 0;
     return n;
+}
+
+/* Inline in the wait loops: a waiting rank runs it back to back, so its
+ * length is part of how late a message is seen. */
+static inline unsigned progress_once(void)
+{
+    unsigned n = 0;
+    const struct rch_dev_chan *c = rch_dev.chans, *end = c + rch_dev.nchans;
+    for (; c < end; c++)
+        n += c->ops->progress(c->chan, POLL_MAX);
+    if (RCH_UNLIKELY(rch_dev.active != NULL))
+        n += rch_dev_drain(DRAIN_MAX);
+    if (RCH_UNLIKELY(nhooks) && !running)
+        n += run_hooks();
+    return n;
+}
+
+unsigned rch_dev_progress(void)
+{
+    return progress_once();
 }
 
 static void sleep_ms(int ms)
@@ -106,12 +149,56 @@ static void futex_wait(volatile uint32_t *word, uint32_t val, int ms)
         RCH_DEBUG("dev", "futex wait: errno %d", errno);
 }
 
-/* Phase 3: sleep until a channel signals (or a timeout). */
-static void block(void)
+/* How a wait idles: its phases, and the condition block() tests after arming. */
+struct idle_policy {
+    int spin, yield;                /* empty polls, then yields, before blocking */
+    int block_ms;                   /* longest sleep on a primitive, <= BLOCK_MS */
+    rch_dev_done_fn done;
+    void *arg;
+};
+
+/* Sleep on the armed primitives w[0..narmed) for at most `ms`. */
+static void sleep_on(const struct rch_rdma_wait *w, int narmed, int ms)
+{
+    if (narmed == 0) {
+        sleep_ms(SHORT_MS);
+    } else if (narmed == 1 && w[0].futex != NULL && w[0].fd < 0) {
+        futex_wait(w[0].futex, w[0].futex_val, ms);
+    } else {
+        struct pollfd pfd[RCH_DEV_MAX_CHANS];
+        int nfd = 0, nfutex = 0;
+        for (int k = 0; k < narmed; k++) {
+            if (w[k].fd >= 0)
+                pfd[nfd++] = (struct pollfd){ .fd = w[k].fd, .events = POLLIN };
+            else if (w[k].futex)
+                nfutex++;
+        }
+        if (nfutex == 0) {
+            poll(pfd, (nfds_t)nfd, ms);
+        } else if (nfd == 0 && nfutex == 1) {
+            for (int k = 0; k < narmed; k++)
+                if (w[k].futex)
+                    futex_wait(w[k].futex, w[k].futex_val, ms);
+        } else if (nfd > 0) {
+            poll(pfd, (nfds_t)nfd, SHORT_MS);   /* futexes cannot join a poll: wake often */
+        } else {
+            for (int k = 0; k < narmed; k++)
+                if (w[k].futex) {
+                    futex_wait(w[k].futex, w[k].futex_val, SHORT_MS);
+                    break;
+                }
+        }
+    }
+}
+
+/* Phase 3: sleep until a channel signals (or a timeout). A channel that has a
+ * primitive but could not arm it (an error, not AGAIN) is polled every
+ * SHORT_MS instead of being left unwatched for a whole BLOCK_MS. */
+static void block(const struct idle_policy *ip)
 {
     struct rch_rdma_wait w[RCH_DEV_MAX_CHANS];
     int armed[RCH_DEV_MAX_CHANS];
-    int narmed = 0;
+    int narmed = 0, unarmed = 0;
     for (int i = 0; i < rch_dev.nchans; i++) {
         struct rch_dev_chan *dc = &rch_dev.chans[i];
         if (!dc->can_wait)
@@ -125,65 +212,65 @@ static void block(void)
         }
         if (st == RDMACH_OK)
             armed[narmed++] = i;
+        else
+            unarmed++;
     }
-
-    if (narmed == 0) {
-        sleep_ms(SHORT_MS);
-    } else if (narmed == 1 && w[0].futex != NULL && w[0].fd < 0) {
-        futex_wait(w[0].futex, w[0].futex_val, BLOCK_MS);
-    } else {
-        struct pollfd pfd[RCH_DEV_MAX_CHANS];
-        int nfd = 0, nfutex = 0;
-        for (int k = 0; k < narmed; k++) {
-            if (w[k].fd >= 0)
-                pfd[nfd++] = (struct pollfd){ .fd = w[k].fd, .events = POLLIN };
-            else if (w[k].futex)
-                nfutex++;
-        }
-        if (nfutex == 0) {
-            poll(pfd, (nfds_t)nfd, BLOCK_MS);
-        } else if (nfd == 0 && nfutex == 1) {
-            for (int k = 0; k < narmed; k++)
-                if (w[k].futex)
-                    futex_wait(w[k].futex, w[k].futex_val, BLOCK_MS);
-        } else if (nfd > 0) {
-            poll(pfd, (nfds_t)nfd, SHORT_MS);   /* futexes cannot join a poll: wake often */
-        } else {
-            for (int k = 0; k < narmed; k++)
-                if (w[k].futex) {
-                    futex_wait(w[k].futex, w[k].futex_val, SHORT_MS);
-                    break;
-                }
-        }
-    }
+    if (!ip->done || !ip->done(ip->arg))
+        sleep_on(w, narmed, unarmed ? SHORT_MS : ip->block_ms);
     for (int k = 0; k < narmed; k++)
         rch_dev.chans[armed[k]].ops->wait_disarm(rch_dev.chans[armed[k]].chan);
 }
 
-rdmach_status_t rch_dev_wait_until(rch_dev_done_fn done, void *arg)
+/* The phases after the spin (yield, then block); `spins` counts empty polls. */
+static __attribute__((noinline)) void idle_step(int *spins, int *yields, const struct idle_policy *ip)
 {
-    if (done(arg))
+    if (*spins < ip->spin) {
+        ++*spins;
+        cpu_relax();
+    } else if (*yields < ip->yield) {
+        ++*yields;
+        sched_yield();
+    } else {
+        block(ip);
+    }
+}
+
+static rdmach_status_t wait_with(const struct idle_policy *ip)
+{
+    if (ip->done(ip->arg))
         return RDMACH_OK;
     if (!rch_dev.initialized)
         return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "wait: the device is not initialized");
     int spins = 0, yields = 0;
-    const int spin_max = rch_dev.spin_count, yield_max = rch_dev.yield_count;
     for (;;) {
-        unsigned n = rch_dev_progress();
-        if (done(arg))
+        unsigned n = progress_once();
+        if (ip->done(ip->arg))
             return RDMACH_OK;
-        if (n) {
+        if (n)
             spins = yields = 0;
-        } else if (spins < spin_max) {
-            spins++;
-            cpu_relax();
-        } else if (yields < yield_max) {
-            yields++;
-            sched_yield();
-        } else {
-            block();
-        }
+        else
+            idle_step(&spins, &yields, ip);
     }
+}
+
+rdmach_status_t rch_dev_wait_until(rch_dev_done_fn done, void *arg)
+{
+    const struct idle_policy ip = { rch_dev.spin_count, rch_dev.yield_count, BLOCK_MS, done, arg };
+    return wait_with(&ip);
+}
+
+rdmach_status_t rch_dev_wait_until_with(rch_dev_done_fn done, void *arg, const struct rch_dev_wait_policy *pol)
+{
+    struct idle_policy ip = { rch_dev.spin_count, rch_dev.yield_count, BLOCK_MS, done, arg };
+    if (pol) {
+        if (pol->spin >= 0)
+            ip.spin = pol->spin;
+        if (pol->yield >= 0)
+            ip.yield = pol->yield;
+        if (pol->block_ms > 0 && pol->block_ms < BLOCK_MS)
+            ip.block_ms = pol->block_ms;
+    }
+    return wait_with(&ip);
 }
 
 static int req_done(void *arg)
@@ -191,9 +278,77 @@ static int req_done(void *arg)
     return __atomic_load_n(&((struct rch_dev_req *)arg)->done, __ATOMIC_ACQUIRE);
 }
 
+/* Oversubscribed: does the rank that r waits for run on another core? 0 if
+ * it shares ours, or if we cannot tell. */
+static int partner_elsewhere(const struct rch_dev_ireq *r)
+{
+    int w = r->pub.kind == RCH_DEV_REQ_RECV && r->state == RCH_DEV_S_RECV_POSTED
+                ? (r->me.src == RCH_DEV_ANY_SOURCE ? -1 : rch_dev_ctx_world(r->me.ctx, r->me.src))
+                : r->peer;
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (w < 0 || w >= rch_dev.size || cores <= 0 || rch_boot.bound_core < 0)
+        return 0;
+    int lo = 0, hi = rch_boot.local_size - 1;        /* its local index (local_ranks ascend) */
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (rch_boot.local_ranks[mid] == w)
+            return mid % cores != rch_boot.local_rank % cores;
+        if (rch_boot.local_ranks[mid] < w)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return 0;                                        /* another node: not our core's business */
+}
+
+/* rch_dev_wait on a node with more ranks than cores (see the top). */
+static __attribute__((noinline)) rdmach_status_t wait_oversub(struct rch_dev_ireq *r)
+{
+    const struct idle_policy ip = { 0, rch_dev.yield_count_oversub, BLOCK_MS, req_done, &r->pub };
+    int handoff = r->pub.kind == RCH_DEV_REQ_RECV && r->state == RCH_DEV_S_RECV_POSTED;
+    int spin_max = rch_dev.oversub_peer_spin > 0 && partner_elsewhere(r) ? rch_dev.oversub_peer_spin : 0;
+    int spins = 0, yields = 0;
+    for (;;) {
+        unsigned n = progress_once();
+        if (__atomic_load_n(&r->pub.done, __ATOMIC_ACQUIRE))
+            return RDMACH_OK;
+        if (n) {
+            spins = yields = 0;
+        } else if (handoff) {
+            handoff = 0;
+            sched_yield();
+        } else if (spins < spin_max) {
+            spins++;
+            cpu_relax();
+        } else {
+            idle_step(&spins, &yields, &ip);
+        }
+    }
+}
+
+/* rch_dev_wait_until for one request, without the indirect call. The spin
+ * phase is inline: one pass is progress, a load of `done`, a pause. */
 rdmach_status_t rch_dev_wait(struct rch_dev_req *req)
 {
     if (req == NULL || __atomic_load_n(&req->done, __ATOMIC_ACQUIRE))
         return RDMACH_OK;
-    return rch_dev_wait_until(req_done, req);
+    if (!rch_dev.initialized)
+        return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "wait: the device is not initialized");
+    if (RCH_UNLIKELY(rch_dev.oversubscribed))
+        return wait_oversub((struct rch_dev_ireq *)req);
+    int spins = 0, yields = 0;
+    const struct idle_policy ip = { rch_dev.spin_count, rch_dev.yield_count, BLOCK_MS, req_done, req };
+    for (;;) {
+        unsigned n = progress_once();
+        if (__atomic_load_n(&req->done, __ATOMIC_ACQUIRE))
+            return RDMACH_OK;
+        if (n) {
+            spins = yields = 0;
+        } else if (RCH_LIKELY(spins < rch_dev.spin_count)) {
+            spins++;
+            cpu_relax();
+        } else {
+            idle_step(&spins, &yields, &ip);
+        }
+    }
 }

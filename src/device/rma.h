@@ -24,9 +24,14 @@
  *   RDMA    the channel's put/get into the target's registered memory, with
  *           the rkey the target published (Win_create over shared memory:
  *           single copy by process_vm_writev/readv, also passive; network
- *           channels: RDMA write/read). Accumulates travel as packets.
+ *           channels: RDMA write/read). Dynamic windows of a rank of this
+ *           node: the rkey of the attached region comes from the table its
+ *           owner keeps in the node segment. Accumulates to a rank of this
+ *           node: read-modify-write by single copy under its accumulate lock
+ *           (passive); to other nodes: packets.
  *   AM      every operation is a packet that the target's progress executes
- *           (dynamic windows, channels without RMA, RDMACH_RMA_PATH=am).
+ *           (dynamic windows on other nodes, channels without RMA, a node
+ *           peer without single copy, RDMACH_RMA_PATH=am).
  * RDMACH_RMA_PATH=rdma|am narrows the choice (to test the network paths
  * over shared memory).
  *
@@ -124,9 +129,12 @@ struct rch_dev_win_target {
     uint32_t pend_local;         /* operations whose origin buffer is still in use */
     uint32_t pend_remote;        /* operations not yet complete at the target */
     uint32_t posts;              /* PSCW: POSTs from it not yet consumed by a start */
+    int8_t cma;                  /* node-local RDMA completes at once: 0 unknown, 1 yes, -1 no */
+    struct rch_dev_win_dyntab *dyn;  /* dynamic, node-local: its table of attached regions */
 };
 
 struct rch_dev_win_region;       /* an attached region of a dynamic window (rma_win.c) */
+struct rch_dev_win_dyntab;       /* the node-shared table of those regions (rma_impl.h) */
 struct rch_dev_win_lockreq;      /* a LOCK waiting at the owner (rma_sync.c) */
 
 struct rch_dev_win {
@@ -158,6 +166,9 @@ struct rch_dev_win {
     /* dynamic windows: my attached regions */
     struct rch_dev_win_region *regions;
     int nregions, cap_regions;
+    struct rch_dev_win_dyntab *my_dyn;   /* my table in the node segment (NULL: no local peers) */
+    const struct rch_rdma_ops *dyn_ops;  /* the channel that reaches my node's other members */
+    struct rch_rdma_chan *dyn_chan;
     /* target side */
     struct rch_dev_win_lockreq *lq_head, *lq_tail;
     uint32_t completes;          /* PSCW: COMPLETE notifications received */

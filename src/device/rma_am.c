@@ -21,7 +21,6 @@
  * A request outside the window is answered with INVALID_ARG and touches
  * nothing.
  */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -260,55 +259,25 @@ rdmach_status_t rch_dev_rma_send(struct rch_dev_win *w, int target, struct rch_r
 
 /* ---- applying operations to my memory ---- */
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
-/* The accumulate lock: held only while an operation is applied (no
- * progress inside), so a waiter spins, yielding when the holder seems
- * descheduled. */
-static inline void acc_lock(struct rch_dev_win_ctrl *c)
-{
-    unsigned spins = 0;
-    while (atomic_exchange_explicit(&c->acc, 1, memory_order_acquire)) {
-        while (atomic_load_explicit(&c->acc, memory_order_relaxed)) {
-            if (++spins < 128)
-                cpu_relax();
-            else
-                sched_yield();
-        }
-    }
-}
-
-static inline void acc_unlock(struct rch_dev_win_ctrl *c)
-{
-    atomic_store_explicit(&c->acc, 0, memory_order_release);
-}
-
 void rch_dev_rma_apply_acc(struct rch_dev_win_ctrl *ctrl, void *dst, const void *src, void *result, size_t len,
                            rch_dev_rma_kernel_fn fn, size_t elem)
 {
-    acc_lock(ctrl);
+    rch_dev_rma_acc_lock(ctrl);
     if (result)
         memcpy(result, dst, len);
     fn(src, dst, len / elem, NULL);
-    acc_unlock(ctrl);
+    rch_dev_rma_acc_unlock(ctrl);
 }
 
 void rch_dev_rma_apply_cas(struct rch_dev_win_ctrl *ctrl, void *dst, const void *cmp, const void *src,
                            void *result, size_t elem)
 {
     unsigned char old[RCH_RMA_ELEM_MAX];
-    acc_lock(ctrl);
+    rch_dev_rma_acc_lock(ctrl);
     memcpy(old, dst, elem);
     if (memcmp(old, cmp, elem) == 0)
         memcpy(dst, src, elem);
-    acc_unlock(ctrl);
+    rch_dev_rma_acc_unlock(ctrl);
     memcpy(result, old, elem);
 }
 

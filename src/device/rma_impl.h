@@ -14,6 +14,7 @@
 #ifndef RCH_DEVICE_RMA_IMPL_H
 #define RCH_DEVICE_RMA_IMPL_H
 
+#include <sched.h>
 #include "device/dev_impl.h"
 #include "device/rma.h"
 #include "device/rma_proto.h"
@@ -42,6 +43,60 @@ static inline struct rch_dev_rma_cmpl *rq_cmpl(const struct rch_dev_ireq *r)
 {
     return (struct rch_dev_rma_cmpl *)(uintptr_t)r->pub.user_word[1];
 }
+
+static inline void rch_dev_rma_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* The accumulate lock: held only while an operation is applied (no
+ * progress inside, except the single-copy read-modify-write of rma_ops.c),
+ * so a waiter spins, yielding when the holder seems descheduled. */
+static inline void rch_dev_rma_acc_lock(struct rch_dev_win_ctrl *c)
+{
+    unsigned spins = 0;
+    while (atomic_exchange_explicit(&c->acc, 1, memory_order_acquire)) {
+        while (atomic_load_explicit(&c->acc, memory_order_relaxed)) {
+            if (++spins < 128)
+                rch_dev_rma_cpu_relax();
+            else
+                sched_yield();
+        }
+    }
+}
+
+static inline void rch_dev_rma_acc_unlock(struct rch_dev_win_ctrl *c)
+{
+    atomic_store_explicit(&c->acc, 0, memory_order_release);
+}
+
+/* ---- dynamic windows: the table of attached regions in the node segment ----
+ * Its owner writes it under a sequence lock (seq odd while it changes);
+ * node-local origins read it to reach attached memory by single-copy RDMA
+ * without the owner's help. Full (more than RCH_DEV_WIN_DYN_MAX regions):
+ * `overflow`, and origins fall back to packets. */
+#define RCH_DEV_WIN_DYN_MAX 64
+struct rch_dev_win_dynent {
+    uint64_t base, len;
+    uint32_t keylen;
+    uint8_t key[RCH_RDMA_RKEY_MAX];
+    uint32_t pad;
+};
+struct rch_dev_win_dyntab {
+    _Atomic uint32_t seq;
+    uint32_t n;
+    uint32_t overflow;
+    uint32_t pad[13];
+    struct rch_dev_win_dynent e[RCH_DEV_WIN_DYN_MAX];
+};
+_Static_assert(sizeof(struct rch_dev_win_dyntab) % 64 == 0, "dynamic table keeps cache-line alignment");
+/* Find the attached region holding [addr, addr + len) in a target's table:
+ * 1 (key set), 0 (none holds it), -1 (the table overflowed: use packets). */
+int rch_dev_rma_dyn_lookup(struct rch_dev_win_dyntab *tab, uint64_t addr, uint64_t len, struct rch_rdma_rkey *key);
 
 /* ---- rma_win.c ---- */
 struct rch_dev_win *rch_dev_rma_win_find(uint32_t id);

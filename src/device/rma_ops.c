@@ -16,6 +16,8 @@
  * Cost of the DIRECT path (the passive-target latency case): the call, one
  * table lookup and the copy; no lock (put/get), no system call, no allocation.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "base/log.h"
 #include "device/rma_impl.h"
@@ -26,37 +28,177 @@ static rdmach_status_t unreachable(struct rch_dev_win *w, int target, const char
                         op, target, w->t[target].world);
 }
 
+/* DIRECT to my own dynamic window: the address must be in an attached region. */
+static rdmach_status_t dyn_check(struct rch_dev_win *w, uint64_t addr, size_t len, const char *op)
+{
+    if (rch_dev_win_region_ok(w, addr, len))
+        return RDMACH_OK;
+    return rch_base_err(RDMACH_ERR_INVALID_ARG, "one-sided %s of %zu bytes at address 0x%llx of rank %d: outside "
+                        "its window (no attached region holds it)", op, len, (unsigned long long)addr, w->rank);
+}
+
 /* ---- RDMA ---- */
 
-static rdmach_status_t rdma_op(struct rch_dev_win *w, int target, void *laddr, size_t len, uint64_t toff,
-                               struct rch_dev_rma_cmpl *c, int is_put)
+/* Where [toff, toff + len) is at an RDMA target: 1 (raddr, *key set), 0
+ * outside its window (message set), -1 not reachable this way (packets). */
+static int rdma_where(struct rch_dev_win *w, int target, uint64_t toff, size_t len, uint64_t *raddr,
+                      struct rch_rdma_rkey *kbuf, const struct rch_rdma_rkey **key, const char *op)
+{
+    struct rch_dev_win_target *t = &w->t[target];
+    if (t->dyn == NULL) {
+        *raddr = t->base + toff;
+        *key = &t->rkey;
+        return 1;
+    }
+    int f = rch_dev_rma_dyn_lookup(t->dyn, toff, len, kbuf);
+    if (f > 0) {
+        *raddr = toff;
+        *key = kbuf;
+        return 1;
+    }
+    if (f < 0)
+        return -1;
+    rch_base_err(RDMACH_ERR_INVALID_ARG, "one-sided %s of %zu bytes at address 0x%llx of rank %d: outside its window "
+                 "(no attached region holds it)", op, len, (unsigned long long)toff, target);
+    return 0;
+}
+
+/* One channel put/get. OK: complete. INPROGRESS: in flight, counted until
+ * rma_done (flush waits for it; c, if given, learns when). An error: nothing
+ * is in flight (the message names the target). `owned`: laddr is memory the
+ * request frees when it ends. */
+static rdmach_status_t chan_rw(struct rch_dev_win *w, int target, void *laddr, size_t len, uint64_t raddr,
+                               const struct rch_rdma_rkey *key, int is_put, struct rch_dev_rma_cmpl *c, void *owned)
 {
     struct rch_dev_win_target *t = &w->t[target];
     struct rch_dev_peer *p = &rch_dev.peers[t->world];
-    if (p->dead)
+    if (p->dead) {
+        free(owned);
         return rch_base_err(RDMACH_ERR_PEER_DEAD, "one-sided %s to rank %d (world rank %d): it has failed",
                             is_put ? "put" : "get", target, t->world);
-    struct rch_dev_ireq *r = rch_dev_rma_req(w, target, RMA_RQ_LOCAL | RMA_RQ_REMOTE, c);
-    if (r == NULL)
+    }
+    struct rch_dev_ireq *r = rch_dev_rma_req(w, target, RMA_RQ_LOCAL | RMA_RQ_REMOTE | (owned ? RMA_RQ_OWNED : 0), c);
+    if (r == NULL) {
+        free(owned);
         return RDMACH_ERR_NO_MEMORY;
+    }
+    r->buf = owned;
     rch_dev_pending_add(p, r);
     void *op_ctx = (void *)(uintptr_t)rch_dev_ireq_id(r);
-    uint64_t raddr = t->base + toff;
-    rdmach_status_t st = is_put ? p->ops->put(p->chan, p->rank, laddr, NULL, len, &t->rkey, raddr, op_ctx)
-                                : p->ops->get(p->chan, p->rank, laddr, NULL, len, &t->rkey, raddr, op_ctx);
+    rdmach_status_t st = is_put ? p->ops->put(p->chan, p->rank, laddr, NULL, len, key, raddr, op_ctx)
+                                : p->ops->get(p->chan, p->rank, laddr, NULL, len, key, raddr, op_ctx);
     if (st == RDMACH_INPROGRESS)
-        return RDMACH_OK;
+        return st;
     if (st == RDMACH_OK) {
         rch_dev_ireq_finish(r, RDMACH_OK);
         return RDMACH_OK;
     }
-    /* Failed at once: nothing is in flight; the call reports it. */
-    rch_base_err(st, "one-sided %s of %zu bytes to rank %d: %s", is_put ? "put" : "get", len, target,
-                 rdmach_last_error());
+    /* Failed at once: the call reports it, the window keeps no error. */
+    char msg[256];
+    snprintf(msg, sizeof(msg), "%s", rdmach_last_error());
     r->rq_flags &= ~RMA_RQ_CMPL;
-    rch_dev_ireq_finish(r, RDMACH_OK);    /* counters down, no error noted: the call reports it */
+    rch_dev_ireq_finish(r, RDMACH_OK);
     if (c)
-        rch_dev_rma_cmpl_release(c, st);  /* the request's hold (the caller still has its own) */
+        rch_dev_rma_cmpl_release(c, st);
+    return rch_base_err(st, "one-sided %s of %zu bytes to rank %d: %s", is_put ? "put" : "get", len, target, msg);
+}
+
+static rdmach_status_t am_put(struct rch_dev_win *w, int target, const unsigned char *src, size_t len,
+                              uint64_t toff, struct rch_dev_rma_cmpl *c);
+static rdmach_status_t am_get(struct rch_dev_win *w, int target, unsigned char *dst, size_t len, uint64_t toff,
+                              struct rch_dev_rma_cmpl *c);
+
+static rdmach_status_t rdma_op(struct rch_dev_win *w, int target, void *laddr, size_t len, uint64_t toff,
+                               struct rch_dev_rma_cmpl *c, int is_put)
+{
+    struct rch_rdma_rkey kbuf;
+    const struct rch_rdma_rkey *key;
+    uint64_t raddr;
+    int where = rdma_where(w, target, toff, len, &raddr, &kbuf, &key, is_put ? "put" : "get");
+    if (where == 0)
+        return RDMACH_ERR_INVALID_ARG;
+    if (where < 0)
+        return is_put ? am_put(w, target, laddr, len, toff, c) : am_get(w, target, laddr, len, toff, c);
+    rdmach_status_t st = chan_rw(w, target, laddr, len, raddr, key, is_put, c, NULL);
+    return st == RDMACH_INPROGRESS ? RDMACH_OK : st;
+}
+
+struct hold_arg {
+    struct rch_dev_rma_cmpl *c;
+};
+
+static int only_hold_left(void *arg)
+{
+    return ((struct hold_arg *)arg)->c->pending == 1;
+}
+
+/* A channel operation inside the read-modify-write: wait for it if the
+ * channel did not complete it at once (it stopped single copy meanwhile). */
+static rdmach_status_t rmw_step(struct rch_dev_win *w, int target, void *laddr, size_t len, uint64_t raddr,
+                                const struct rch_rdma_rkey *key, int is_put, struct rch_dev_rma_cmpl *c)
+{
+    rdmach_status_t st = chan_rw(w, target, laddr, len, raddr, key, is_put, c, NULL);
+    if (st != RDMACH_INPROGRESS)
+        return st;
+    w->t[target].cma = -1;
+    struct hold_arg a = { c };
+    rch_dev_rma_spin_until(only_hold_left, &a);
+    return c->err;
+}
+
+/*
+ * Accumulate (cmp NULL) or compare-and-swap on a node-local target whose
+ * memory is not mapped here (Win_create, dynamic): read, combine, write back
+ * through the channel's single copy, holding the target's accumulate lock
+ * (in the node segment) — the same lock every other applier takes, so this
+ * is atomic with them, and the target does nothing: passive. AGAIN: the
+ * channel has no single copy to that rank (known after a first 1-byte
+ * read), use packets.
+ */
+static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, size_t len, const void *src,
+                           void *result, const struct rch_dev_rma_op *op, const void *cmp)
+{
+    struct rch_dev_win_target *t = &w->t[target];
+    struct rch_rdma_rkey kbuf;
+    const struct rch_rdma_rkey *key;
+    uint64_t raddr;
+    if (t->cma < 0)
+        return RDMACH_AGAIN;
+    int where = rdma_where(w, target, toff, len, &raddr, &kbuf, &key, cmp ? "compare-and-swap" : "accumulate");
+    if (where == 0)
+        return RDMACH_ERR_INVALID_ARG;
+    if (where < 0)
+        return RDMACH_AGAIN;
+    if (t->cma == 0) {
+        void *b = malloc(1);
+        if (!b)
+            return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory");
+        rdmach_status_t st = chan_rw(w, target, b, 1, raddr, key, 0, NULL, b);
+        t->cma = st == RDMACH_OK ? 1 : -1;
+        if (st != RDMACH_OK)
+            return RDMACH_AGAIN;     /* in flight (counted) or refused: packets will do it, and say why */
+    }
+    unsigned char stackbuf[4096], *tmp = stackbuf;
+    if (len > sizeof(stackbuf) && (tmp = malloc(len)) == NULL)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory for %zu bytes", len);
+    struct rch_dev_rma_cmpl c;
+    rch_dev_rma_cmpl_init(&c, NULL);
+    rch_dev_rma_acc_lock(t->ctrl);
+    rdmach_status_t st = rmw_step(w, target, tmp, len, raddr, key, 0, &c);
+    if (st == RDMACH_OK) {
+        if (result)
+            memcpy(result, tmp, len);
+        if (cmp) {
+            if (memcmp(tmp, cmp, len) == 0)
+                st = rmw_step(w, target, (void *)src, len, raddr, key, 1, &c);
+        } else {
+            op->fn(src, tmp, len / op->elem, NULL);
+            st = rmw_step(w, target, tmp, len, raddr, key, 1, &c);
+        }
+    }
+    rch_dev_rma_acc_unlock(t->ctrl);
+    if (tmp != stackbuf)
+        free(tmp);
     return st;
 }
 
@@ -160,6 +302,8 @@ rdmach_status_t rch_dev_rma_put(struct rch_dev_win *w, int target, const void *s
     if (RCH_UNLIKELY(len == 0))
         return RDMACH_OK;
     if (RCH_LIKELY(t->path == RCH_DEV_WIN_DIRECT)) {
+        if (RCH_UNLIKELY(t->mapped == 0) && dyn_check(w, toff, len, "put") != RDMACH_OK)
+            return RDMACH_ERR_INVALID_ARG;
         void *dst = (void *)(t->mapped + (uintptr_t)toff);
         if (target == w->rank)
             memmove(dst, src, len);
@@ -179,6 +323,8 @@ rdmach_status_t rch_dev_rma_get(struct rch_dev_win *w, int target, void *dst, si
     if (RCH_UNLIKELY(len == 0))
         return RDMACH_OK;
     if (RCH_LIKELY(t->path == RCH_DEV_WIN_DIRECT)) {
+        if (RCH_UNLIKELY(t->mapped == 0) && dyn_check(w, toff, len, "get") != RDMACH_OK)
+            return RDMACH_ERR_INVALID_ARG;
         const void *src = (const void *)(t->mapped + (uintptr_t)toff);
         if (target == w->rank)
             memmove(dst, src, len);
@@ -201,8 +347,15 @@ rdmach_status_t rch_dev_rma_acc(struct rch_dev_win *w, int target, const void *s
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "accumulate: %zu bytes are not whole %u-byte elements", len,
                             op->elem);
     if (t->path == RCH_DEV_WIN_DIRECT) {
+        if (t->mapped == 0 && dyn_check(w, toff, len, "accumulate") != RDMACH_OK)
+            return RDMACH_ERR_INVALID_ARG;
         rch_dev_rma_apply_acc(t->ctrl, (void *)(t->mapped + (uintptr_t)toff), src, result, len, op->fn, op->elem);
         return RDMACH_OK;
+    }
+    if (t->path == RCH_DEV_WIN_RDMA && t->ctrl) {
+        rdmach_status_t st = rmw(w, target, toff, len, src, result, op, NULL);
+        if (st != RDMACH_AGAIN)
+            return st;
     }
     return am_acc(w, target, src, result, len, toff, op, c);
 }
@@ -214,8 +367,15 @@ rdmach_status_t rch_dev_rma_cas(struct rch_dev_win *w, int target, const void *c
     if (elem == 0 || elem > RCH_RMA_ELEM_MAX)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "compare-and-swap of a %zu-byte element", elem);
     if (t->path == RCH_DEV_WIN_DIRECT) {
+        if (t->mapped == 0 && dyn_check(w, toff, elem, "compare-and-swap") != RDMACH_OK)
+            return RDMACH_ERR_INVALID_ARG;
         rch_dev_rma_apply_cas(t->ctrl, (void *)(t->mapped + (uintptr_t)toff), cmp, src, result, elem);
         return RDMACH_OK;
+    }
+    if (t->path == RCH_DEV_WIN_RDMA && t->ctrl) {
+        rdmach_status_t st = rmw(w, target, toff, elem, src, result, NULL, cmp);
+        if (st != RDMACH_AGAIN)
+            return st;
     }
     if (rch_dev_rma_max_payload(w, target) < 2 * elem)
         return unreachable(w, target, "compare-and-swap");

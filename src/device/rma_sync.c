@@ -263,14 +263,38 @@ rdmach_status_t rch_dev_rma_flush(struct rch_dev_win *w, int target, int local)
 /* ---- locks ---- */
 
 struct try_arg {
+    struct rch_dev_win *w;
     struct rch_dev_win_ctrl *c;
     int excl;
+    int dead;                    /* a rank of this node failed meanwhile: window rank + 1 */
 };
 
+/* Take a mapped lock word, or give up if a member of this node has died:
+ * it may be the holder, and nobody would ever release the word. */
 static int try_lock(void *arg)
 {
     struct try_arg *a = arg;
-    return rch_dev_rma_trylock(a->c, a->excl);
+    if (rch_dev_rma_trylock(a->c, a->excl))
+        return 1;
+    for (int i = 0; i < a->w->nlocal; i++) {
+        if (peer_dead(a->w, a->w->local[i])) {
+            a->dead = a->w->local[i] + 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static rdmach_status_t lock_word(struct rch_dev_win *w, int target, int exclusive)
+{
+    struct try_arg a = { w, w->t[target].ctrl, exclusive, 0 };
+    if (rch_dev_rma_trylock(a.c, exclusive))
+        return RDMACH_OK;
+    rch_dev_rma_spin_until(try_lock, &a);
+    if (a.dead)
+        return rch_base_err(RDMACH_ERR_PEER_DEAD, "one-sided: waiting for the lock of rank %d, rank %d of the same "
+                            "node failed (it may hold the lock)", target, a.dead - 1);
+    return RDMACH_OK;
 }
 
 static rdmach_status_t send_ctl(struct rch_dev_win *w, int target, unsigned rop, int excl)
@@ -287,18 +311,22 @@ static rdmach_status_t lock_request(struct rch_dev_win *w, int target, int exclu
     struct rch_dev_win_target *t = &w->t[target];
     t->lock_wait = 1;
     rdmach_status_t st = send_ctl(w, target, RCH_RMA_LOCK, exclusive);
-    if (st != RDMACH_OK)
+    if (st != RDMACH_OK) {
         t->lock_wait = 0;
-    return st;
+        return st;
+    }
+    /* held from here on as far as releasing goes: an UNLOCK follows the GRANT */
+    t->lock = exclusive ? RCH_DEV_WIN_LOCK_EXCL : RCH_DEV_WIN_LOCK_SHARED;
+    return RDMACH_OK;
 }
 
 rdmach_status_t rch_dev_rma_lock(struct rch_dev_win *w, int target, int exclusive)
 {
     struct rch_dev_win_target *t = &w->t[target];
     if (t->ctrl) {
-        struct try_arg a = { t->ctrl, exclusive };
-        if (!rch_dev_rma_trylock(t->ctrl, exclusive))
-            rch_dev_rma_spin_until(try_lock, &a);
+        rdmach_status_t st = lock_word(w, target, exclusive);
+        if (st != RDMACH_OK)
+            return st;
     } else {
         rdmach_status_t st = lock_request(w, target, exclusive);
         if (st == RDMACH_OK)
@@ -367,19 +395,16 @@ rdmach_status_t rch_dev_rma_lock_all(struct rch_dev_win *w)
     for (int r = 0; r < w->size && st == RDMACH_OK; r++) {
         struct rch_dev_win_target *t = &w->t[r];
         if (t->ctrl) {
-            struct try_arg a = { t->ctrl, 0 };
-            if (!rch_dev_rma_trylock(t->ctrl, 0))
-                rch_dev_rma_spin_until(try_lock, &a);
-            t->lock = RCH_DEV_WIN_LOCK_SHARED;
+            st = lock_word(w, r, 0);
+            if (st == RDMACH_OK)
+                t->lock = RCH_DEV_WIN_LOCK_SHARED;
         }
     }
     if (nreq) {
+        /* whatever happened: every LOCK sent is granted (or its rank dead) before any release */
         rdmach_status_t st2 = wait_for(w, -1, W_LOCKED, NULL, 0);
         if (st == RDMACH_OK)
             st = st2;
-        for (int r = 0; r < w->size; r++)
-            if (!w->t[r].ctrl && !w->t[r].lock_wait)
-                w->t[r].lock = RCH_DEV_WIN_LOCK_SHARED;
     }
     if (st == RDMACH_OK)
         st = rch_dev_rma_take_error(w);

@@ -10,6 +10,7 @@
  * which is as soon as every member has mapped it):
  *
  *   [ ctrl block of local member 0 | 1 | ... ]   RCH_DEV_WIN_CTRL_STRIDE each
+ *   [ dynamic windows: table of attached regions of local member 0 | 1 | ... ]
  *   [ pad to a page ]
  *   [ memory of local member 0 ][ 1 ] ...         Win_allocate: page-aligned each;
  *                                                  Win_allocate_shared: contiguous
@@ -34,6 +35,7 @@
 
 struct rch_dev_win_region {
     uint64_t base, len;
+    struct rch_rdma_mr *mr;      /* registered with dyn_ops for node-local origins, or NULL */
 };
 
 /* ---- the id table ---- */
@@ -129,10 +131,18 @@ static int wants_segment(const struct rch_dev_win *w)
 }
 
 /* The layout of the segment: seg_off[] and seg_len. */
+static size_t dyn_base(const struct rch_dev_win *w)
+{
+    return (size_t)w->nlocal * RCH_DEV_WIN_CTRL_STRIDE;
+}
+
 static rdmach_status_t layout(struct rch_dev_win *w, const struct rch_dev_win_args *a)
 {
     size_t ps = page_size();
-    size_t off = round_up((size_t)w->nlocal * RCH_DEV_WIN_CTRL_STRIDE, ps);
+    size_t off = dyn_base(w);
+    if (w->flavor == RCH_DEV_WIN_DYNAMIC)
+        off += (size_t)w->nlocal * sizeof(struct rch_dev_win_dyntab);
+    off = round_up(off, ps);
     int has_mem = w->flavor == RCH_DEV_WIN_ALLOCATE || w->flavor == RCH_DEV_WIN_SHARED;
     int contig = w->flavor == RCH_DEV_WIN_SHARED && !a->noncontig;
     for (int i = 0; i < w->nlocal; i++) {
@@ -307,6 +317,8 @@ rdmach_status_t rch_dev_win_map(struct rch_dev_win *w)
     }
     int me = local_index(w, w->rank);
     w->my_ctrl = (struct rch_dev_win_ctrl *)(w->seg + (size_t)me * RCH_DEV_WIN_CTRL_STRIDE);
+    if (w->flavor == RCH_DEV_WIN_DYNAMIC)
+        w->my_dyn = (struct rch_dev_win_dyntab *)(w->seg + dyn_base(w) + (size_t)me * sizeof(*w->my_dyn));
     if (w->flavor == RCH_DEV_WIN_ALLOCATE || w->flavor == RCH_DEV_WIN_SHARED) {
         w->base = w->seg + w->seg_off[me];
     }
@@ -396,6 +408,7 @@ rdmach_status_t rch_dev_win_connect(struct rch_dev_win *w, const struct rch_dev_
         if (li >= 0 && in->node != (uint32_t)rch_boot.node)
             return rch_base_err(RDMACH_ERR_PROTOCOL, "window: rank %d says it is on node %u, the layout says %d", r,
                                 in->node, rch_boot.node);
+        const struct rch_dev_peer *p = &rch_dev.peers[t->world];
         if (li >= 0 && auto_path) {
             t->ctrl = (struct rch_dev_win_ctrl *)(w->seg + (size_t)li * RCH_DEV_WIN_CTRL_STRIDE);
             if (in->flags & RCH_DEV_WIN_F_MAPPED) {
@@ -403,8 +416,17 @@ rdmach_status_t rch_dev_win_connect(struct rch_dev_win *w, const struct rch_dev_
                 t->mapped = (uintptr_t)(w->seg + w->seg_off[li]);
                 continue;
             }
+            if (w->flavor == RCH_DEV_WIN_DYNAMIC && p->rma && !p->dead) {
+                /* attached memory through the table, single copy: passive */
+                t->dyn = (struct rch_dev_win_dyntab *)(w->seg + dyn_base(w) + (size_t)li * sizeof(*t->dyn));
+                t->path = RCH_DEV_WIN_RDMA;
+                if (!w->dyn_ops) {
+                    w->dyn_ops = p->ops;
+                    w->dyn_chan = p->chan;
+                }
+                continue;
+            }
         }
-        const struct rch_dev_peer *p = &rch_dev.peers[t->world];
         if (w->flavor == RCH_DEV_WIN_DYNAMIC || rch_tun.rma_path == RCH_RMA_PATH_AM || !p->rma || p->dead)
             continue;
         for (uint32_t k = 0; k < in->nkeys && k < RCH_DEV_WIN_KEYS; k++) {
@@ -418,8 +440,12 @@ rdmach_status_t rch_dev_win_connect(struct rch_dev_win *w, const struct rch_dev_
             }
         }
     }
-    RCH_DEBUG("rma", "window %u: %d members, %d on this node%s", w->id, w->size, w->nlocal,
-              w->seg ? " (node segment)" : "");
+    int npath[4] = { 0, 0, 0, 0 };
+    for (int r = 0; r < w->size; r++)
+        npath[w->t[r].path & 3]++;
+    RCH_DEBUG("rma", "window %u: %d members, %d on this node%s; targets by load/store %d, RDMA %d, packets %d", w->id,
+              w->size, w->nlocal, w->seg ? " (node segment)" : "", npath[RCH_DEV_WIN_DIRECT], npath[RCH_DEV_WIN_RDMA],
+              npath[RCH_DEV_WIN_AM]);
     return RDMACH_OK;
 }
 
@@ -435,6 +461,9 @@ void rch_dev_win_free(struct rch_dev_win *w)
     if (w->seg)
         munmap(w->seg, w->seg_len);
     rch_dev_rma_lockq_free(w);
+    for (int i = 0; i < w->nregions; i++)
+        if (w->regions[i].mr && w->dyn_ops)
+            w->dyn_ops->mem_dereg(w->dyn_chan, w->regions[i].mr);
     free(w->own_mem);
     free(w->regions);
     free(w->world_of);
@@ -456,6 +485,61 @@ void *rch_dev_win_shared_ptr(const struct rch_dev_win *w, int rank)
 
 /* ---- dynamic windows ---- */
 
+/* Rewrite my table in the node segment from w->regions (sequence lock). */
+static void dyn_publish(struct rch_dev_win *w)
+{
+    struct rch_dev_win_dyntab *tab = w->my_dyn;
+    if (!tab)
+        return;
+    uint32_t s = atomic_load_explicit(&tab->seq, memory_order_relaxed);
+    atomic_store_explicit(&tab->seq, s + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    int n = 0, over = 0;
+    for (int i = 0; i < w->nregions; i++) {
+        const struct rch_dev_win_region *r = &w->regions[i];
+        if (!r->mr)
+            continue;            /* empty region: nothing to reach */
+        struct rch_rdma_rkey k;
+        if (n == RCH_DEV_WIN_DYN_MAX || w->dyn_ops->mem_rkey(w->dyn_chan, r->mr, &k) != RDMACH_OK) {
+            over = 1;
+            break;
+        }
+        struct rch_dev_win_dynent *e = &tab->e[n++];
+        e->base = r->base;
+        e->len = r->len;
+        e->keylen = k.len;
+        memcpy(e->key, k.bytes, sizeof(e->key));
+    }
+    tab->n = (uint32_t)n;
+    tab->overflow = (uint32_t)over;
+    atomic_store_explicit(&tab->seq, s + 2, memory_order_release);
+}
+
+int rch_dev_rma_dyn_lookup(struct rch_dev_win_dyntab *tab, uint64_t addr, uint64_t len, struct rch_rdma_rkey *key)
+{
+    for (;;) {
+        uint32_t s1 = atomic_load_explicit(&tab->seq, memory_order_acquire);
+        if (s1 & 1) {
+            rch_dev_rma_cpu_relax();
+            continue;
+        }
+        int found = tab->overflow ? -1 : 0;
+        uint32_t n = tab->n < RCH_DEV_WIN_DYN_MAX ? tab->n : RCH_DEV_WIN_DYN_MAX;
+        for (uint32_t i = 0; i < n && found == 0; i++) {
+            const struct rch_dev_win_dynent *e = &tab->e[i];
+            uint64_t b = e->base, l = e->len;
+            if (addr >= b && len <= l && addr - b <= l - len && e->keylen <= RCH_RDMA_RKEY_MAX) {
+                key->len = e->keylen;
+                memcpy(key->bytes, e->key, sizeof(key->bytes));
+                found = 1;
+            }
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&tab->seq, memory_order_relaxed) == s1)
+            return found;
+    }
+}
+
 rdmach_status_t rch_dev_win_attach(struct rch_dev_win *w, void *base, size_t len)
 {
     uint64_t b = (uint64_t)(uintptr_t)base;
@@ -476,7 +560,17 @@ rdmach_status_t rch_dev_win_attach(struct rch_dev_win *w, void *base, size_t len
         w->regions = p;
         w->cap_regions = n;
     }
-    w->regions[w->nregions++] = (struct rch_dev_win_region){ .base = b, .len = len };
+    struct rch_dev_win_region *r = &w->regions[w->nregions];
+    *r = (struct rch_dev_win_region){ .base = b, .len = len, .mr = NULL };
+    if (w->my_dyn && w->dyn_ops && len > 0) {
+        rdmach_status_t st = w->dyn_ops->mem_reg(w->dyn_chan, base, len, RCH_RDMA_ACCESS_LOCAL |
+                                                 RCH_RDMA_ACCESS_REMOTE_READ | RCH_RDMA_ACCESS_REMOTE_WRITE, &r->mr);
+        if (st != RDMACH_OK)
+            return rch_base_err(st, "attach: registering %zu bytes with the %s channel: %s", len, w->dyn_ops->name,
+                                rdmach_last_error());
+    }
+    w->nregions++;
+    dyn_publish(w);
     return RDMACH_OK;
 }
 
@@ -485,7 +579,10 @@ rdmach_status_t rch_dev_win_detach(struct rch_dev_win *w, const void *base)
     uint64_t b = (uint64_t)(uintptr_t)base;
     for (int i = 0; i < w->nregions; i++) {
         if (w->regions[i].base == b) {
+            if (w->regions[i].mr)
+                w->dyn_ops->mem_dereg(w->dyn_chan, w->regions[i].mr);
             w->regions[i] = w->regions[--w->nregions];
+            dyn_publish(w);
             return RDMACH_OK;
         }
     }

@@ -324,8 +324,9 @@ static rdmach_status_t send_failed(struct rch_dev_ireq *r, rdmach_status_t st, s
     return RDMACH_OK;
 }
 
-static rdmach_status_t isend_slow(const void *buf, size_t len, int dest, int src, int tag, uint32_t ctx,
-                                  int mode, struct rch_dev_req **req)
+static __attribute__((noinline)) rdmach_status_t isend_slow(const void *buf, size_t len, int dest, int src,
+                                                             int tag, uint32_t ctx, int mode,
+                                                             struct rch_dev_req **req)
 {
     struct rch_dev_peer *p = &rch_dev.peers[dest];
     struct rch_dev_ireq *r = rch_dev_ireq_alloc(RCH_DEV_REQ_SEND);
@@ -368,7 +369,8 @@ static rdmach_status_t isend_slow(const void *buf, size_t len, int dest, int src
     return RDMACH_OK;
 }
 
-static rdmach_status_t isend_bad_args(const void *buf, size_t len, int dest, struct rch_dev_req **req)
+static __attribute__((noinline, cold)) rdmach_status_t isend_bad_args(const void *buf, size_t len, int dest,
+                                                                       struct rch_dev_req **req)
 {
     if (!rch_dev.initialized)
         return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "isend: the device is not initialized");
@@ -380,6 +382,41 @@ static rdmach_status_t isend_bad_args(const void *buf, size_t len, int dest, str
     return rch_base_err(RDMACH_ERR_INVALID_ARG, "isend: buf is NULL with len %zu", len);
 }
 
+/* The fast path's packet and what it needs after the channel's call, in one
+ * stack object so that nothing has to live in registers across the call. */
+struct fast_send {
+    struct rch_pkt_eager h;
+    int dest, mode;
+    struct iovec iov[2];
+    struct rch_dev_req **req;
+};
+
+/* The channel refused the fast path's packet: AGAIN queues it (isend_slow
+ * finds the channel full again, or sends it), an error fails a request. */
+static __attribute__((noinline)) rdmach_status_t isend_refused(const struct fast_send *f, rdmach_status_t st)
+{
+    if (st == RDMACH_AGAIN)
+        return isend_slow(f->iov[1].iov_base, f->h.len, f->dest, f->h.src, f->h.tag, f->h.ctx, f->mode, f->req);
+    struct rch_dev_ireq *r = rch_dev_ireq_alloc(RCH_DEV_REQ_SEND);
+    if (r == NULL)
+        return st;
+    r->peer = f->dest;
+    return send_failed(r, st, f->req);
+}
+
+/* Credits of a flow-controlled channel, after the fast path's packet left. */
+static __attribute__((noinline)) void isend_took_credit(const struct fast_send *f)
+{
+    struct rch_dev_peer *p = &rch_dev.peers[f->dest];
+    p->credits--;
+    p->owed -= f->h.b.credits;
+}
+
+/*
+ * The eager fast path keeps its frame small (everything unusual is a
+ * noinline call, nothing lives in registers across the channel's call): it
+ * is most of the sender's part of a small message's latency.
+ */
 rdmach_status_t rch_dev_isend(const void *buf, size_t len, int dest, int src, int tag, uint32_t ctx,
                               int mode, struct rch_dev_req **req)
 {
@@ -389,31 +426,29 @@ rdmach_status_t rch_dev_isend(const void *buf, size_t len, int dest, int src, in
     struct rch_dev_peer *p = &rch_dev.peers[dest];
     if (RCH_LIKELY(len <= p->eager_max && mode != RCH_DEV_SEND_SYNC && p->sq_head == NULL &&
                    (!p->flow || p->credits > 0))) {
-        struct rch_pkt_eager h;
-        h.b = rch_pkt_base_make(RCH_PKT_EAGER, 0);
-        h.ctx = ctx;
-        h.src = src;
-        h.tag = tag;
-        h.len = (uint32_t)len;
-        if (p->flow)
-            h.b.credits = owed_now(p);
-        struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)buf, len } };
-        rdmach_status_t st = p->ops->send(p->chan, dest, iov, len ? 2 : 1);
-        if (RCH_LIKELY(st == RDMACH_OK)) {
-            if (p->flow) {
-                p->credits--;
-                p->owed -= h.b.credits;
-            }
-            *req = NULL;
-            return RDMACH_OK;
-        }
-        if (st != RDMACH_AGAIN) {
-            struct rch_dev_ireq *r = rch_dev_ireq_alloc(RCH_DEV_REQ_SEND);
-            if (r == NULL)
-                return st;
-            r->peer = dest;
-            return send_failed(r, st, req);
-        }
+        struct fast_send f;
+        f.h.b = rch_pkt_base_make(RCH_PKT_EAGER, 0);
+        f.h.ctx = ctx;
+        f.h.src = src;
+        f.h.tag = tag;
+        f.h.len = (uint32_t)len;
+        int flow = p->flow;
+        if (RCH_UNLIKELY(flow))
+            f.h.b.credits = owed_now(p);
+        f.dest = dest;
+        f.mode = mode;
+        f.req = req;
+        f.iov[0].iov_base = &f.h;
+        f.iov[0].iov_len = sizeof(f.h);
+        f.iov[1].iov_base = (void *)buf;
+        f.iov[1].iov_len = len;
+        *req = NULL;
+        rdmach_status_t st = p->ops->send(p->chan, dest, f.iov, len ? 2 : 1);
+        if (RCH_UNLIKELY(st != RDMACH_OK))
+            return isend_refused(&f, st);
+        if (RCH_UNLIKELY(flow))
+            isend_took_credit(&f);
+        return RDMACH_OK;
     }
     return isend_slow(buf, len, dest, src, tag, ctx, mode, req);
 }

@@ -20,14 +20,6 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     if (err)
         return err;
     rdmach_status_t st = rch_coll_bcast(&c->coll, s.ptr, (size_t)count * t->size, root);
-    if (st != RDMACH_OK) {
-        rch_mpi_stage_free(&s);
-        return rch_mpi_coll_fail(fn, c, st);
-    }
-    if (c->rank == root)
-        rch_mpi_stage_free(&s);
-    else
-        rch_mpi_stage_done(&s, buffer, (size_t)count, t);
-    return MPI_SUCCESS;
+    return rch_mpi_stage_end(fn, c, st, NULL, &s, buffer, (size_t)count, t, c->rank != root);
 }
 #pragma weak MPI_Bcast = PMPI_Bcast

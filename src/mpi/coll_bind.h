@@ -48,10 +48,94 @@ int rch_mpi_coll_check_alias(const char *fn, struct rch_mpi_comm *c, const void 
 /* A rank's own send and receive sizes must agree. */
 int rch_mpi_coll_check_self(const char *fn, struct rch_mpi_comm *c, size_t sent, size_t expected,
                             const char *what);
+/* count >= 0: MPI_ERR_COUNT naming countarg. */
+int rch_mpi_coll_check_count(const char *fn, struct rch_mpi_comm *c, int count, const char *countarg);
+/* The count and displacement arrays of a v/w side: n counts >= 0, n displacements. */
+int rch_mpi_coll_check_counts(const char *fn, struct rch_mpi_comm *c, int n, const int *counts,
+                              const char *countarg, const int *displs, const char *displsarg);
+/* The datatype(s) and the buffer of each of n blocks (block i: counts[i]
+ * elements of types ? types[i] : dt); the buffer is checked for the blocks
+ * that carry data. *t (single type) or tv[i] (types) is set. */
+int rch_mpi_coll_check_blocks(const char *fn, struct rch_mpi_comm *c, const void *buf, int n,
+                              const int *counts, MPI_Datatype dt, const MPI_Datatype *types,
+                              const char *bufarg, const char *countarg, const char *typearg,
+                              const struct rch_mpi_type **t, const struct rch_mpi_type **tv);
 /* Report a failure of src/coll (the status and rdmach_last_error()). */
 int rch_mpi_coll_fail(const char *fn, struct rch_mpi_comm *c, rdmach_status_t st);
 /* Report an allocation failure. */
 int rch_mpi_coll_nomem(const char *fn, struct rch_mpi_comm *c, size_t bytes);
+
+/* ---- checks of a whole call, one per shape (coll_shape.c) ----
+ *
+ * Each serves a blocking binding and its non-blocking form alike. Called
+ * after rch_mpi_coll_begin (and the request check of the non-blocking form)
+ * and, for a rooted call, after rch_mpi_coll_check_root; the arguments are
+ * checked in the order they matter and reported as above. */
+
+struct rch_mpi_red;    /* below */
+
+/* What the checks of a call found. */
+struct rch_mpi_coll_args {
+    const struct rch_mpi_type *st, *rt;   /* send / receive datatype; NULL where not significant */
+    int in_place;       /* MPI_IN_PLACE given where this rank may give it */
+    int is_root;        /* this rank holds the whole vector (the root; every rank of an all- shape) */
+    size_t block;       /* bytes of this rank's own block (one-block shapes, gatherv, scatterv) */
+};
+
+/* One block per rank, gathered: Gather at `root`; Allgather and Alltoall
+ * everywhere (the alltoall send buffer holds p blocks of sendcount). */
+int rch_mpi_coll_check_gather(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
+                              int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype, int root,
+                              struct rch_mpi_coll_args *a);
+int rch_mpi_coll_check_allgather(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
+                                 int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, struct rch_mpi_coll_args *a);
+int rch_mpi_coll_check_alltoall(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
+                                int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                                int recvcount, MPI_Datatype recvtype, struct rch_mpi_coll_args *a);
+/* One block per rank, scattered from `root`. */
+int rch_mpi_coll_check_scatter(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
+                               int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                               int recvcount, MPI_Datatype recvtype, int root,
+                               struct rch_mpi_coll_args *a);
+/* The v variants: Gatherv at `root`, Allgatherv everywhere, Scatterv. */
+int rch_mpi_coll_check_gatherv(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
+                               int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                               const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+                               int root, struct rch_mpi_coll_args *a);
+int rch_mpi_coll_check_allgatherv(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
+                                  int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                                  const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+                                  struct rch_mpi_coll_args *a);
+int rch_mpi_coll_check_scatterv(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
+                                const int *sendcounts, const int *displs, MPI_Datatype sendtype,
+                                const void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                struct rch_mpi_coll_args *a);
+/* Alltoallv (sendtypes, recvtypes NULL) and alltoallw (per-block types:
+ * stv[i], rtv[i] are set; the caller has checked that the arrays it needs
+ * are not NULL). */
+int rch_mpi_coll_check_alltoallv(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
+                                 const int *sendcounts, const int *sdispls, MPI_Datatype sendtype,
+                                 const MPI_Datatype *sendtypes, const void *recvbuf,
+                                 const int *recvcounts, const int *rdispls, MPI_Datatype recvtype,
+                                 const MPI_Datatype *recvtypes, const struct rch_mpi_type **stv,
+                                 const struct rch_mpi_type **rtv, struct rch_mpi_coll_args *a);
+/* Reductions over one vector of count elements: Reduce at `root`;
+ * Allreduce, Scan, Exscan everywhere. op is bound to the datatype into
+ * *red (st = rt = the datatype). */
+int rch_mpi_coll_check_reduce(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
+                              const void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                              int root, struct rch_mpi_red *red, struct rch_mpi_coll_args *a);
+int rch_mpi_coll_check_allreduce(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
+                                 const void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                 struct rch_mpi_red *red, struct rch_mpi_coll_args *a);
+/* Reduce_scatter (recvcounts) and Reduce_scatter_block (recvcounts NULL,
+ * every block `block` elements): *total elements in, *mine out. */
+int rch_mpi_coll_check_reduce_scatter(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
+                                      const void *recvbuf, const int *recvcounts, int block,
+                                      MPI_Datatype datatype, MPI_Op op, struct rch_mpi_red *red,
+                                      struct rch_mpi_coll_args *a, size_t *total, int *mine);
 
 /* ---- staging (coll_stage.c) ---- */
 
@@ -96,6 +180,50 @@ void rch_mpi_vstage_pack(struct rch_mpi_vstage *v, int i);      /* no-op when di
 void rch_mpi_vstage_pack_all(struct rch_mpi_vstage *v);
 void rch_mpi_vstage_unpack_all(struct rch_mpi_vstage *v);
 void rch_mpi_vstage_free(struct rch_mpi_vstage *v);
+
+/* ---- staging by shape (coll_shape.c), after the shape's checks ----
+ * Each stages into the caller's structures (on the stack for a blocking
+ * call, in struct rch_mpi_nb for a non-blocking one); on failure nothing
+ * stays staged. */
+
+/* Gather, Allgather: s = this rank's block unless in place; where the rank
+ * holds the vector, r = room for its p blocks, its own block copied in
+ * when in place (src/coll leaves that block where it is). */
+int rch_mpi_stage_gather(const char *fn, struct rch_mpi_comm *c, const struct rch_mpi_coll_args *a,
+                         const void *sendbuf, int sendcount, void *recvbuf, int recvcount,
+                         struct rch_mpi_stage *s, struct rch_mpi_stage *r);
+/* Scatter: at the root s = the p blocks; r = room for this rank's block
+ * unless in place. */
+int rch_mpi_stage_scatter(const char *fn, struct rch_mpi_comm *c, const struct rch_mpi_coll_args *a,
+                          const void *sendbuf, int sendcount, void *recvbuf, int recvcount,
+                          struct rch_mpi_stage *s, struct rch_mpi_stage *r);
+/* Gatherv, Allgatherv: s as for gather; where the rank holds the vector,
+ * rv = its p blocks (counts: the user's array, or a copy that lives as
+ * long as rv), its own block packed in when in place. */
+int rch_mpi_stage_gatherv(const char *fn, struct rch_mpi_comm *c, const struct rch_mpi_coll_args *a,
+                          const void *sendbuf, int sendcount, void *recvbuf, const int *counts,
+                          const int *displs, struct rch_mpi_stage *s, struct rch_mpi_vstage *rv);
+/* Scatterv: at the root sv = the p blocks, packed; r as for scatter. */
+int rch_mpi_stage_scatterv(const char *fn, struct rch_mpi_comm *c, const struct rch_mpi_coll_args *a,
+                           const void *sendbuf, const int *counts, const int *displs, void *recvbuf,
+                           int recvcount, struct rch_mpi_vstage *sv, struct rch_mpi_stage *r);
+/* A send vector and a receive vector where MPI_IN_PLACE means the operand
+ * is in recvbuf (reductions, alltoall, reduce_scatter): s = scount
+ * elements of st from sendbuf unless in place; if the rank receives, r =
+ * rcount elements of rt at recvbuf, packed from it when in place. */
+int rch_mpi_stage_sendrecv(const char *fn, struct rch_mpi_comm *c, int in_place, int receives,
+                           const void *sendbuf, size_t scount, const struct rch_mpi_type *st,
+                           void *recvbuf, size_t rcount, const struct rch_mpi_type *rt,
+                           struct rch_mpi_stage *s, struct rch_mpi_stage *r);
+/* The end of a blocking call that src/coll finished with status st: s (may
+ * be NULL) is freed; r is unpacked into buf (count elements of t) if st is
+ * OK and unpack is set, else freed. Returns the MPI error code. */
+int rch_mpi_stage_end(const char *fn, struct rch_mpi_comm *c, rdmach_status_t st,
+                      struct rch_mpi_stage *s, struct rch_mpi_stage *r, void *buf, size_t count,
+                      const struct rch_mpi_type *t, int unpack);
+/* The same for a v receive: v is unpacked (if st is OK and unpack) and freed. */
+int rch_mpi_vstage_end(const char *fn, struct rch_mpi_comm *c, rdmach_status_t st,
+                       struct rch_mpi_vstage *v, int unpack);
 
 /* pack/unpack of any size_t count (the datatype engine takes int counts). */
 void rch_mpi_pack_n(const void *in, size_t count, const struct rch_mpi_type *t, void *out);

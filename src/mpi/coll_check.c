@@ -70,16 +70,22 @@ int rch_mpi_coll_check_type(const char *fn, struct rch_mpi_comm *c, MPI_Datatype
     return MPI_SUCCESS;
 }
 
+int rch_mpi_coll_check_count(const char *fn, struct rch_mpi_comm *c, int count, const char *countarg)
+{
+    if (count < 0)
+        return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: negative count %d in argument %s", fn,
+                           count, countarg);
+    return MPI_SUCCESS;
+}
+
 int rch_mpi_coll_check_buf(const char *fn, struct rch_mpi_comm *c, const void *buf, int count,
                            MPI_Datatype dt, const char *bufarg, const char *countarg,
                            const char *typearg, const struct rch_mpi_type **tp)
 {
     const struct rch_mpi_type *t;
-    if (count < 0)
-        return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: negative count %d in argument %s", fn,
-                           count, countarg);
-    int err = rch_mpi_coll_check_type(fn, c, dt, typearg, &t);
-    if (err)
+    int err;
+    if ((err = rch_mpi_coll_check_count(fn, c, count, countarg)) ||
+        (err = rch_mpi_coll_check_type(fn, c, dt, typearg, &t)))
         return err;
     if (buf == MPI_IN_PLACE)
         return rch_mpi_err(c->handle, MPI_ERR_BUFFER,
@@ -101,6 +107,34 @@ int rch_mpi_coll_check_array(const char *fn, struct rch_mpi_comm *c, const int *
         if (a[i] < 0)
             return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: negative value %d in %s[%d]", fn,
                                a[i], arg, i);
+    return MPI_SUCCESS;
+}
+
+int rch_mpi_coll_check_counts(const char *fn, struct rch_mpi_comm *c, int n, const int *counts,
+                              const char *countarg, const int *displs, const char *displsarg)
+{
+    int err = rch_mpi_coll_check_array(fn, c, counts, n, countarg, 1);
+    return err ? err : rch_mpi_coll_check_array(fn, c, displs, n, displsarg, 0);
+}
+
+int rch_mpi_coll_check_blocks(const char *fn, struct rch_mpi_comm *c, const void *buf, int n,
+                              const int *counts, MPI_Datatype dt, const MPI_Datatype *types,
+                              const char *bufarg, const char *countarg, const char *typearg,
+                              const struct rch_mpi_type **t, const struct rch_mpi_type **tv)
+{
+    int err;
+    if (types) {
+        for (int i = 0; i < n; i++)
+            if ((err = rch_mpi_coll_check_type(fn, c, types[i], typearg, tv ? &tv[i] : NULL)))
+                return err;
+    } else if ((err = rch_mpi_coll_check_type(fn, c, dt, typearg, t))) {
+        return err;
+    }
+    for (int i = 0; i < n; i++)
+        if (counts[i] > 0 &&
+            (err = rch_mpi_coll_check_buf(fn, c, buf, counts[i], types ? types[i] : dt, bufarg,
+                                          countarg, typearg, NULL)))
+            return err;
     return MPI_SUCCESS;
 }
 

@@ -80,6 +80,25 @@ void rch_mpi_nb_free(struct rch_mpi_nb *nb)
     free(nb);
 }
 
+int rch_mpi_nb_fail(struct rch_mpi_nb *nb, int err)
+{
+    rch_mpi_nb_free(nb);
+    return err;
+}
+
+int rch_mpi_nb_unpack_r(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb, void *buf,
+                        size_t count, const struct rch_mpi_type *t)
+{
+    int err = rch_mpi_nb_hold(fn, c, nb, t);
+    if (err)
+        return err;
+    nb->rbuf = buf;
+    nb->rcount = count;
+    nb->rt = t;
+    nb->unpack_r = 1;
+    return MPI_SUCCESS;
+}
+
 /* The schedule finished (req->err says how): deliver and let go. */
 static void nb_complete(struct rch_dev_req *req)
 {
@@ -140,6 +159,12 @@ int rch_mpi_nb_check_request(const char *fn, struct rch_mpi_comm *c, const MPI_R
     return MPI_SUCCESS;
 }
 
+int rch_mpi_nb_begin(const char *fn, MPI_Comm comm, MPI_Request *request, struct rch_mpi_comm **cp)
+{
+    int err = rch_mpi_coll_begin(fn, comm, cp);
+    return err ? err : rch_mpi_nb_check_request(fn, *cp, request);
+}
+
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     static const char fn[] = "MPI_Ibarrier";
@@ -147,14 +172,12 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     struct rch_mpi_nb *nb;
     struct rch_dev_req *greq;
     int err;
-    if ((err = rch_mpi_coll_begin(fn, comm, &c)) || (err = rch_mpi_nb_check_request(fn, c, request)))
+    if ((err = rch_mpi_nb_begin(fn, comm, request, &c)))
         return err;
     if (!(nb = rch_mpi_nb_new(fn, c, &err)))
         return err;
-    if (!(greq = rch_mpi_nb_req(fn, c, nb, &err))) {
-        rch_mpi_nb_free(nb);
-        return err;
-    }
+    if (!(greq = rch_mpi_nb_req(fn, c, nb, &err)))
+        return rch_mpi_nb_fail(nb, err);
     return rch_mpi_nb_started(fn, c, nb, greq, rch_coll_ibarrier(&c->coll, greq), request);
 }
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
@@ -168,7 +191,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     struct rch_mpi_nb *nb;
     struct rch_dev_req *greq;
     int err;
-    if ((err = rch_mpi_coll_begin(fn, comm, &c)) || (err = rch_mpi_nb_check_request(fn, c, request)) ||
+    if ((err = rch_mpi_nb_begin(fn, comm, request, &c)) ||
         (err = rch_mpi_coll_check_root(fn, c, root)) ||
         (err = rch_mpi_coll_check_buf(fn, c, buffer, count, datatype, "buffer", "count", "datatype",
                                       &t)))
@@ -178,14 +201,10 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     int is_root = c->rank == root;
     if ((err = is_root ? rch_mpi_stage_in(fn, c, buffer, (size_t)count, t, &nb->r)
                        : rch_mpi_stage_out(fn, c, buffer, (size_t)count, t, &nb->r)) ||
-        (err = rch_mpi_nb_hold(fn, c, nb, t)) || !(greq = rch_mpi_nb_req(fn, c, nb, &err))) {
-        rch_mpi_nb_free(nb);
-        return err;
-    }
-    nb->rbuf = buffer;
-    nb->rcount = (size_t)count;
-    nb->rt = t;
-    nb->unpack_r = !is_root;
+        (err = rch_mpi_nb_unpack_r(fn, c, nb, buffer, (size_t)count, t)) ||
+        !(greq = rch_mpi_nb_req(fn, c, nb, &err)))
+        return rch_mpi_nb_fail(nb, err);
+    nb->unpack_r = !is_root;   /* the root's buffer is what it sent */
     rdmach_status_t st = rch_coll_ibcast(&c->coll, nb->r.ptr, (size_t)count * t->size, root, greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
 }

@@ -33,6 +33,8 @@ struct rch_mpi_nb {
     int nkeep, keepcap;
 };
 
+/* rch_mpi_coll_begin, then request must not be NULL (MPI_ERR_ARG). */
+int rch_mpi_nb_begin(const char *fn, MPI_Comm comm, MPI_Request *request, struct rch_mpi_comm **cp);
 /* A zeroed state, or NULL with *err reported (no memory). */
 struct rch_mpi_nb *rch_mpi_nb_new(const char *fn, struct rch_mpi_comm *c, int *err);
 /* Retain t until the end (no-op for predefined types). MPI error code. */
@@ -46,6 +48,12 @@ int *rch_mpi_nb_keep_ints(const char *fn, struct rch_mpi_comm *c, struct rch_mpi
                           int n, int *err);
 /* Release everything without unpacking (a call that fails before starting). */
 void rch_mpi_nb_free(struct rch_mpi_nb *nb);
+/* rch_mpi_nb_free(nb), then return err: a call failing after its state exists. */
+int rch_mpi_nb_fail(struct rch_mpi_nb *nb, int err);
+/* At completion unpack nb->r into buf as count elements of t (retained
+ * until then). MPI error code. */
+int rch_mpi_nb_unpack_r(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb, void *buf,
+                        size_t count, const struct rch_mpi_type *t);
 
 /* The generalized request the schedule will complete (on_complete: unpack
  * and free nb). NULL with *err reported. */

@@ -1,64 +1,40 @@
 /*
  * MPI_Ireduce, MPI_Iallreduce, MPI_Iscan, MPI_Iexscan,
  * MPI_Ireduce_scatter and MPI_Ireduce_scatter_block: the bindings of the
- * schedules in src/coll/nbc_tree.c and nbc_scan.c. Checks and staging as the
- * blocking reductions (coll_reduce.c, coll_reduce_scatter.c); the bound
- * operation lives in the call's state, since the schedule applies it later.
+ * schedules in src/coll/nbc_tree.c and nbc_scan.c. Checks and staging are the
+ * blocking reductions' (coll_shape.c); the bound operation lives in the
+ * call's state, since the schedule applies it later.
  */
-#include <limits.h>
-#include <stdlib.h>
 #include "mpi/coll_nb.h"
-
-static int check_red(const char *fn, struct rch_mpi_comm *c, int count, MPI_Datatype datatype,
-                     MPI_Op op, const struct rch_mpi_type **t, struct rch_mpi_nb *nb)
-{
-    int err;
-    if (count < 0)
-        return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: negative count %d in argument count", fn,
-                           count);
-    if ((err = rch_mpi_coll_check_type(fn, c, datatype, "datatype", t)) ||
-        (err = rch_mpi_red_bind(fn, c, op, datatype, *t, 0, &nb->red)))
-        return err;
-    return rch_mpi_nb_hold(fn, c, nb, *t);
-}
 
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request *request)
 {
     static const char fn[] = "MPI_Ireduce";
     struct rch_mpi_comm *c;
-    const struct rch_mpi_type *t;
+    struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
-    struct rch_dev_req *greq = NULL;
+    struct rch_dev_req *greq;
     int err;
 
-    if ((err = rch_mpi_coll_begin(fn, comm, &c)) || (err = rch_mpi_nb_check_request(fn, c, request)) ||
+    if ((err = rch_mpi_nb_begin(fn, comm, request, &c)) ||
         (err = rch_mpi_coll_check_root(fn, c, root)))
         return err;
     if (!(nb = rch_mpi_nb_new(fn, c, &err)))
         return err;
-    int is_root = c->rank == root;
-    int in_place = is_root && sendbuf == MPI_IN_PLACE;
-    if ((err = check_red(fn, c, count, datatype, op, &t, nb)) ||
-        (!in_place && (err = rch_mpi_coll_check_buf(fn, c, sendbuf, count, datatype, "sendbuf",
-                                                    "count", "datatype", NULL))) ||
-        (is_root && ((err = rch_mpi_coll_check_buf(fn, c, recvbuf, count, datatype, "recvbuf",
-                                                   "count", "datatype", NULL)) ||
-                     (err = rch_mpi_coll_check_alias(fn, c, sendbuf, recvbuf,
-                                                     count > 0 && t->size > 0)))) ||
-        (!in_place && (err = rch_mpi_stage_in(fn, c, sendbuf, (size_t)count, t, &nb->s))) ||
-        (is_root && (err = in_place ? rch_mpi_stage_in(fn, c, recvbuf, (size_t)count, t, &nb->r)
-                                    : rch_mpi_stage_out(fn, c, recvbuf, (size_t)count, t, &nb->r))) ||
-        !(greq = rch_mpi_nb_req(fn, c, nb, &err))) {
-        rch_mpi_nb_free(nb);
-        return err;
-    }
-    nb->rbuf = recvbuf;
-    nb->rcount = (size_t)count;
-    nb->rt = t;
-    nb->unpack_r = is_root;
-    rdmach_status_t st = rch_coll_ireduce(&c->coll, in_place ? RCH_COLL_IN_PLACE : nb->s.ptr, nb->r.ptr,
-                                          (size_t)count * nb->red.per_elem, &nb->red.cop, root, greq);
+    /* every rank holds the datatype: the schedule applies the operation to
+     * it at the inner nodes of the tree too */
+    if ((err = rch_mpi_coll_check_reduce(fn, c, sendbuf, recvbuf, count, datatype, op, root,
+                                         &nb->red, &a)) ||
+        (err = rch_mpi_stage_sendrecv(fn, c, a.in_place, a.is_root, sendbuf, (size_t)count, a.st,
+                                      recvbuf, (size_t)count, a.rt, &nb->s, &nb->r)) ||
+        (err = rch_mpi_nb_unpack_r(fn, c, nb, recvbuf, (size_t)count, a.rt)) ||
+        !(greq = rch_mpi_nb_req(fn, c, nb, &err)))
+        return rch_mpi_nb_fail(nb, err);
+    nb->unpack_r = a.is_root;
+    rdmach_status_t st = rch_coll_ireduce(&c->coll, a.in_place ? RCH_COLL_IN_PLACE : nb->s.ptr,
+                                          nb->r.ptr, (size_t)count * nb->red.per_elem, &nb->red.cop,
+                                          root, greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce
@@ -69,35 +45,25 @@ static int all_red(const char *fn, enum red_kind kind, const void *sendbuf, void
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     struct rch_mpi_comm *c;
-    const struct rch_mpi_type *t;
+    struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
-    struct rch_dev_req *greq = NULL;
+    struct rch_dev_req *greq;
     int err;
 
-    if ((err = rch_mpi_coll_begin(fn, comm, &c)) || (err = rch_mpi_nb_check_request(fn, c, request)))
+    if ((err = rch_mpi_nb_begin(fn, comm, request, &c)))
         return err;
     if (!(nb = rch_mpi_nb_new(fn, c, &err)))
         return err;
-    int in_place = sendbuf == MPI_IN_PLACE;
-    if ((err = check_red(fn, c, count, datatype, op, &t, nb)) ||
-        (!in_place && (err = rch_mpi_coll_check_buf(fn, c, sendbuf, count, datatype, "sendbuf",
-                                                    "count", "datatype", NULL))) ||
-        (err = rch_mpi_coll_check_buf(fn, c, recvbuf, count, datatype, "recvbuf", "count",
-                                      "datatype", NULL)) ||
-        (err = rch_mpi_coll_check_alias(fn, c, sendbuf, recvbuf, count > 0 && t->size > 0)) ||
-        (!in_place && (err = rch_mpi_stage_in(fn, c, sendbuf, (size_t)count, t, &nb->s))) ||
-        (err = in_place ? rch_mpi_stage_in(fn, c, recvbuf, (size_t)count, t, &nb->r)
-                        : rch_mpi_stage_out(fn, c, recvbuf, (size_t)count, t, &nb->r)) ||
-        !(greq = rch_mpi_nb_req(fn, c, nb, &err))) {
-        rch_mpi_nb_free(nb);
-        return err;
-    }
-    nb->rbuf = recvbuf;
-    nb->rcount = (size_t)count;
-    nb->rt = t;
+    if ((err = rch_mpi_coll_check_allreduce(fn, c, sendbuf, recvbuf, count, datatype, op, &nb->red,
+                                            &a)) ||
+        (err = rch_mpi_stage_sendrecv(fn, c, a.in_place, 1, sendbuf, (size_t)count, a.st, recvbuf,
+                                      (size_t)count, a.rt, &nb->s, &nb->r)) ||
+        (err = rch_mpi_nb_unpack_r(fn, c, nb, recvbuf, (size_t)count, a.rt)) ||
+        !(greq = rch_mpi_nb_req(fn, c, nb, &err)))
+        return rch_mpi_nb_fail(nb, err);
     /* Exscan leaves rank 0's recvbuf alone (MPI: undefined). */
     nb->unpack_r = !(kind == RED_EXSCAN && c->rank == 0);
-    const void *sb = in_place ? RCH_COLL_IN_PLACE : nb->s.ptr;
+    const void *sb = a.in_place ? RCH_COLL_IN_PLACE : nb->s.ptr;
     size_t n = (size_t)count * nb->red.per_elem;
     rdmach_status_t st;
     switch (kind) {
@@ -136,50 +102,29 @@ static int ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, c
                            MPI_Request *request)
 {
     struct rch_mpi_comm *c;
-    const struct rch_mpi_type *t;
+    struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
-    struct rch_dev_req *greq = NULL;
-    size_t total = 0, *counts = NULL;
-    int err;
+    struct rch_dev_req *greq;
+    size_t total, *counts;
+    int mine, err;
 
-    if ((err = rch_mpi_coll_begin(fn, comm, &c)) || (err = rch_mpi_nb_check_request(fn, c, request)))
+    if ((err = rch_mpi_nb_begin(fn, comm, request, &c)))
         return err;
-    if (recvcounts) {
-        if ((err = rch_mpi_coll_check_array(fn, c, recvcounts, c->size, "recvcounts", 1)))
-            return err;
-    } else if (block < 0) {
-        return rch_mpi_err(comm, MPI_ERR_COUNT, "%s: negative count %d in argument recvcount", fn,
-                           block);
-    }
-    for (int i = 0; i < c->size; i++)
-        total += (size_t)(recvcounts ? recvcounts[i] : block);
-    int mine = recvcounts ? recvcounts[c->rank] : block;
-    int in_place = sendbuf == MPI_IN_PLACE;
-    int total_int = total > (size_t)INT_MAX ? INT_MAX : (int)total;
-    const char *countarg = recvcounts ? "recvcounts" : "recvcount";
     if (!(nb = rch_mpi_nb_new(fn, c, &err)))
         return err;
-    if ((err = check_red(fn, c, 0, datatype, op, &t, nb)) ||
-        (!in_place && (err = rch_mpi_coll_check_buf(fn, c, sendbuf, total_int, datatype, "sendbuf",
-                                                    countarg, "datatype", NULL))) ||
-        (err = rch_mpi_coll_check_buf(fn, c, recvbuf, in_place ? total_int : mine, datatype,
-                                      "recvbuf", countarg, "datatype", NULL)) ||
-        (err = rch_mpi_coll_check_alias(fn, c, sendbuf, recvbuf, total > 0 && t->size > 0)) ||
+    /* in place the input is all of recvbuf; else recvbuf gets my block,
+     * which is the start of r */
+    if ((err = rch_mpi_coll_check_reduce_scatter(fn, c, sendbuf, recvbuf, recvcounts, block, datatype,
+                                                 op, &nb->red, &a, &total, &mine)) ||
         !(counts = rch_mpi_nb_keep(fn, c, nb, (size_t)c->size * sizeof(size_t), &err)) ||
-        (err = in_place ? rch_mpi_stage_in(fn, c, recvbuf, total, t, &nb->r)
-                        : rch_mpi_stage_in(fn, c, sendbuf, total, t, &nb->s)) ||
-        (!in_place && (err = rch_mpi_stage_out(fn, c, recvbuf, (size_t)mine, t, &nb->r))) ||
-        !(greq = rch_mpi_nb_req(fn, c, nb, &err))) {
-        rch_mpi_nb_free(nb);
-        return err;
-    }
+        (err = rch_mpi_stage_sendrecv(fn, c, a.in_place, 1, sendbuf, total, a.st, recvbuf,
+                                      a.in_place ? total : (size_t)mine, a.rt, &nb->s, &nb->r)) ||
+        (err = rch_mpi_nb_unpack_r(fn, c, nb, recvbuf, (size_t)mine, a.rt)) ||
+        !(greq = rch_mpi_nb_req(fn, c, nb, &err)))
+        return rch_mpi_nb_fail(nb, err);
     for (int i = 0; i < c->size; i++)
         counts[i] = (size_t)(recvcounts ? recvcounts[i] : block) * nb->red.per_elem;
-    nb->rbuf = recvbuf;
-    nb->rcount = (size_t)mine;   /* my block: the start of r */
-    nb->rt = t;
-    nb->unpack_r = 1;
-    rdmach_status_t st = rch_coll_ireduce_scatter(&c->coll, in_place ? RCH_COLL_IN_PLACE : nb->s.ptr,
+    rdmach_status_t st = rch_coll_ireduce_scatter(&c->coll, a.in_place ? RCH_COLL_IN_PLACE : nb->s.ptr,
                                                   nb->r.ptr, counts, &nb->red.cop, greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
 }

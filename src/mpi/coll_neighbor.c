@@ -16,28 +16,20 @@
 
 enum nbr_kind { NBR_ALLGATHER, NBR_ALLGATHERV, NBR_ALLTOALL, NBR_ALLTOALLV, NBR_ALLTOALLW };
 
-/* The arguments of any form; unused ones are NULL / 0. */
-struct nbr_args {
-    enum nbr_kind kind;
-    const void *sendbuf;
-    int sendcount;
-    const int *sendcounts, *sdispls;        /* alltoallv/w */
-    const MPI_Aint *sdispls_w;              /* alltoallw: byte displacements */
-    MPI_Datatype sendtype;
-    const MPI_Datatype *sendtypes;
-    void *recvbuf;
-    int recvcount;
-    const int *recvcounts, *rdispls;        /* allgatherv, alltoallv/w */
-    const MPI_Aint *rdispls_w;
-    MPI_Datatype recvtype;
-    const MPI_Datatype *recvtypes;
+/* One side (send or receive) of any form; unused fields are NULL / 0. */
+struct nbr_side {
+    const void *buf;
+    int count;                      /* allgather, alltoall: every block */
+    const int *counts, *displs;     /* v forms: per block (displacements in extents) */
+    const MPI_Aint *displs_w;       /* alltoallw: byte displacements */
+    MPI_Datatype type;
+    const MPI_Datatype *types;      /* alltoallw */
 };
 
-static int nb_fail(struct rch_mpi_nb *nb, int err)
-{
-    rch_mpi_nb_free(nb);
-    return err;
-}
+struct nbr_args {
+    enum nbr_kind kind;
+    struct nbr_side send, recv;
+};
 
 /* int displacements for the vstage from alltoallw's MPI_Aint ones (bytes). */
 static int *aint_displs(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb,
@@ -55,112 +47,72 @@ static int *aint_displs(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_n
     return out;
 }
 
-/* Checks and staging of the send side: nb->sv holds outdeg blocks. */
-static int send_side(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb,
-                     const struct nbr_args *a, int outdeg)
+/* Checks and staging of one side: n blocks, to out-neighbour j (send: into
+ * nb->sv, packed now) or from in-neighbour i (receive: into nb->rv,
+ * unpacked at the end; its datatypes are retained until then). The counts
+ * and displacements are kept in nb: the unpacking at completion reads them. */
+static int side(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb,
+                const struct nbr_args *a, int is_send, int n)
 {
-    int err, w = a->kind == NBR_ALLTOALLW, v = a->kind == NBR_ALLTOALLV || w;
+    const struct nbr_side *sd = is_send ? &a->send : &a->recv;
+    int err, w = a->kind == NBR_ALLTOALLW;
+    int v = w || a->kind == NBR_ALLTOALLV || (!is_send && a->kind == NBR_ALLGATHERV);
+    /* allgather(v) sends its one block to every out-neighbour */
+    int same = is_send && (a->kind == NBR_ALLGATHER || a->kind == NBR_ALLGATHERV);
+    const char *bufarg = is_send ? "sendbuf" : "recvbuf";
+    const char *cntarg = is_send ? (v ? "sendcounts" : "sendcount") : (v ? "recvcounts" : "recvcount");
+    const char *dsparg = is_send ? "sdispls" : a->kind == NBR_ALLGATHERV ? "displs" : "rdispls";
+    const char *typarg = is_send ? (w ? "sendtypes" : "sendtype") : (w ? "recvtypes" : "recvtype");
     const struct rch_mpi_type *t = NULL, **tv = NULL;
+    size_t bytes = (size_t)(n > 0 ? n : 0) * sizeof(int);
     int *cnt, *dsp;
-    if (a->sendbuf == MPI_IN_PLACE)
+
+    if (is_send && sd->buf == MPI_IN_PLACE)
         return rch_mpi_err(c->handle, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed in argument "
                            "sendbuf of a neighbourhood collective", fn);
     if (v) {
-        if (outdeg > 0 &&
-            ((err = rch_mpi_coll_check_array(fn, c, a->sendcounts, outdeg, "sendcounts", 1)) ||
-             (!w && (err = rch_mpi_coll_check_array(fn, c, a->sdispls, outdeg, "sdispls", 0)))))
+        if (n > 0 && ((err = rch_mpi_coll_check_array(fn, c, sd->counts, n, cntarg, 1)) ||
+                      (!w && (err = rch_mpi_coll_check_array(fn, c, sd->displs, n, dsparg, 0)))))
             return err;
-        if (w && outdeg > 0 && (!a->sdispls_w || !a->sendtypes))
+        if (w && n > 0 && (!sd->displs_w || !sd->types))
             return rch_mpi_err(c->handle, MPI_ERR_ARG, "%s: NULL pointer in argument %s", fn,
-                               !a->sdispls_w ? "sdispls" : "sendtypes");
-    } else if (a->sendcount < 0) {
-        return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: negative count %d in argument sendcount", fn,
-                           a->sendcount);
+                               !sd->displs_w ? dsparg : typarg);
+    } else if ((err = rch_mpi_coll_check_count(fn, c, sd->count, cntarg))) {
+        return err;
     }
     if (w) {
-        if (!(tv = rch_mpi_nb_keep(fn, c, nb, (size_t)(outdeg > 0 ? outdeg : 0) * sizeof(*tv), &err)))
+        if (!(tv = rch_mpi_nb_keep(fn, c, nb, (size_t)(n > 0 ? n : 0) * sizeof(*tv), &err)))
             return err;
-        for (int j = 0; j < outdeg; j++)
-            if ((err = rch_mpi_coll_check_type(fn, c, a->sendtypes[j], "sendtypes", &tv[j])))
+        for (int i = 0; i < n; i++)
+            if ((err = rch_mpi_coll_check_type(fn, c, sd->types[i], typarg, &tv[i])) ||
+                (!is_send && (err = rch_mpi_nb_hold(fn, c, nb, tv[i]))))
                 return err;
-    } else if ((err = rch_mpi_coll_check_type(fn, c, a->sendtype, "sendtype", &t))) {
+    } else if ((err = rch_mpi_coll_check_type(fn, c, sd->type, typarg, &t)) ||
+               (!is_send && (err = rch_mpi_nb_hold(fn, c, nb, t)))) {
         return err;
     }
-    if (!(cnt = rch_mpi_nb_keep(fn, c, nb, (size_t)(outdeg > 0 ? outdeg : 0) * sizeof(int), &err)) ||
-        !(dsp = rch_mpi_nb_keep(fn, c, nb, (size_t)(outdeg > 0 ? outdeg : 0) * sizeof(int), &err)))
+    if (!(cnt = rch_mpi_nb_keep(fn, c, nb, bytes, &err)) ||
+        !(dsp = rch_mpi_nb_keep(fn, c, nb, bytes, &err)))
         return err;
-    if (w && !(dsp = aint_displs(fn, c, nb, a->sdispls_w, outdeg, "sdispls", &err)))
+    if (w && !(dsp = aint_displs(fn, c, nb, sd->displs_w, n, dsparg, &err)))
         return err;
-    for (int j = 0; j < outdeg; j++) {
-        cnt[j] = v ? a->sendcounts[j] : a->sendcount;
+    for (int i = 0; i < n; i++) {
+        cnt[i] = v ? sd->counts[i] : sd->count;
         if (!w)
-            dsp[j] = a->kind == NBR_ALLTOALLV ? a->sdispls[j]
-                     : a->kind == NBR_ALLTOALL ? j * a->sendcount : 0;
-        if (cnt[j] > 0 &&
-            (err = rch_mpi_coll_check_buf(fn, c, a->sendbuf, cnt[j], w ? a->sendtypes[j] : a->sendtype,
-                                          "sendbuf", v ? "sendcounts" : "sendcount",
-                                          w ? "sendtypes" : "sendtype", NULL)))
-            return err;
-    }
-    if ((err = rch_mpi_vstage_init(fn, c, (void *)a->sendbuf, outdeg, cnt, dsp, !w, t,
-                                   (const struct rch_mpi_type *const *)tv, &nb->sv)))
-        return err;
-    rch_mpi_vstage_pack_all(&nb->sv);
-    return MPI_SUCCESS;
-}
-
-/* Checks and staging of the receive side: nb->rv holds indeg blocks. */
-static int recv_side(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb,
-                     const struct nbr_args *a, int indeg)
-{
-    int err, w = a->kind == NBR_ALLTOALLW;
-    int v = a->kind == NBR_ALLGATHERV || a->kind == NBR_ALLTOALLV || w;
-    const struct rch_mpi_type *t = NULL, **tv = NULL;
-    int *cnt, *dsp;
-    if (v) {
-        if (indeg > 0 &&
-            ((err = rch_mpi_coll_check_array(fn, c, a->recvcounts, indeg, "recvcounts", 1)) ||
-             (!w && (err = rch_mpi_coll_check_array(fn, c, a->rdispls, indeg,
-                                                    a->kind == NBR_ALLGATHERV ? "displs" : "rdispls", 0)))))
-            return err;
-        if (w && indeg > 0 && (!a->rdispls_w || !a->recvtypes))
-            return rch_mpi_err(c->handle, MPI_ERR_ARG, "%s: NULL pointer in argument %s", fn,
-                               !a->rdispls_w ? "rdispls" : "recvtypes");
-    } else if (a->recvcount < 0) {
-        return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: negative count %d in argument recvcount", fn,
-                           a->recvcount);
-    }
-    if (w) {
-        if (!(tv = rch_mpi_nb_keep(fn, c, nb, (size_t)(indeg > 0 ? indeg : 0) * sizeof(*tv), &err)))
-            return err;
-        for (int i = 0; i < indeg; i++)
-            if ((err = rch_mpi_coll_check_type(fn, c, a->recvtypes[i], "recvtypes", &tv[i])) ||
-                (err = rch_mpi_nb_hold(fn, c, nb, tv[i])))
-                return err;
-    } else if ((err = rch_mpi_coll_check_type(fn, c, a->recvtype, "recvtype", &t)) ||
-               (err = rch_mpi_nb_hold(fn, c, nb, t))) {
-        return err;
-    }
-    /* kept: the unpacking at completion reads the counts */
-    if (!(cnt = rch_mpi_nb_keep(fn, c, nb, (size_t)(indeg > 0 ? indeg : 0) * sizeof(int), &err)) ||
-        !(dsp = rch_mpi_nb_keep(fn, c, nb, (size_t)(indeg > 0 ? indeg : 0) * sizeof(int), &err)))
-        return err;
-    if (w && !(dsp = aint_displs(fn, c, nb, a->rdispls_w, indeg, "rdispls", &err)))
-        return err;
-    for (int i = 0; i < indeg; i++) {
-        cnt[i] = v ? a->recvcounts[i] : a->recvcount;
-        if (!w)
-            dsp[i] = v ? a->rdispls[i] : i * a->recvcount;
+            dsp[i] = v ? sd->displs[i] : same ? 0 : i * sd->count;
         if (cnt[i] > 0 &&
-            (err = rch_mpi_coll_check_buf(fn, c, a->recvbuf, cnt[i], w ? a->recvtypes[i] : a->recvtype,
-                                          "recvbuf", v ? "recvcounts" : "recvcount",
-                                          w ? "recvtypes" : "recvtype", NULL)))
+            (err = rch_mpi_coll_check_buf(fn, c, sd->buf, cnt[i], w ? sd->types[i] : sd->type, bufarg,
+                                          cntarg, typarg, NULL)))
             return err;
     }
-    if ((err = rch_mpi_vstage_init(fn, c, a->recvbuf, indeg, cnt, dsp, !w, t,
-                                   (const struct rch_mpi_type *const *)tv, &nb->rv)))
+    struct rch_mpi_vstage *vs = is_send ? &nb->sv : &nb->rv;
+    if ((err = rch_mpi_vstage_init(fn, c, (void *)sd->buf, n, cnt, dsp, !w, t,
+                                   (const struct rch_mpi_type *const *)tv, vs)))
         return err;
-    nb->unpack_rv = 1;
+    if (is_send)
+        rch_mpi_vstage_pack_all(vs);
+    else
+        nb->unpack_rv = 1;
     return MPI_SUCCESS;
 }
 
@@ -173,16 +125,14 @@ static int neighbor(const char *fn, const struct nbr_args *a, MPI_Comm comm, MPI
     int err;
 
     if ((err = rch_mpi_coll_begin(fn, comm, &c)) ||
-        (request && (err = rch_mpi_nb_check_request(fn, c, request))) ||
         (err = rch_mpi_topo_neighbors(fn, c, &nbrs.indegree, &nbrs.in, &nbrs.outdegree, &nbrs.out)))
         return err;
     nbrs.cart = c->topo->kind == MPI_CART;
     if (!(nb = rch_mpi_nb_new(fn, c, &err)))
         return err;
-    if ((err = send_side(fn, c, nb, a, nbrs.outdegree)) || (err = recv_side(fn, c, nb, a, nbrs.indegree)))
-        return nb_fail(nb, err);
-    if (request && !(greq = rch_mpi_nb_req(fn, c, nb, &err)))
-        return nb_fail(nb, err);
+    if ((err = side(fn, c, nb, a, 1, nbrs.outdegree)) || (err = side(fn, c, nb, a, 0, nbrs.indegree)) ||
+        (request && !(greq = rch_mpi_nb_req(fn, c, nb, &err))))
+        return rch_mpi_nb_fail(nb, err);
     rdmach_status_t st = rch_coll_neighbor_alltoallv(&c->coll, &nbrs, nb->sv.base, nb->sv.counts,
                                                      nb->sv.offs, nb->rv.base, nb->rv.counts,
                                                      nb->rv.offs, greq);
@@ -201,17 +151,16 @@ static int neighbor(const char *fn, const struct nbr_args *a, MPI_Comm comm, MPI
 static int neighbor_null_request(const char *fn, MPI_Comm comm)
 {
     struct rch_mpi_comm *c;
-    int err = rch_mpi_coll_begin(fn, comm, &c);
-    return err ? err : rch_mpi_nb_check_request(fn, c, NULL);
+    return rch_mpi_nb_begin(fn, comm, NULL, &c);
 }
 
 static int allgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request *request)
 {
-    struct nbr_args a = { .kind = NBR_ALLGATHER, .sendbuf = sendbuf, .sendcount = sendcount,
-                          .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
-                          .recvtype = recvtype };
+    struct nbr_args a = { .kind = NBR_ALLGATHER,
+                          .send = { .buf = sendbuf, .count = sendcount, .type = sendtype },
+                          .recv = { .buf = recvbuf, .count = recvcount, .type = recvtype } };
     return neighbor(fn, &a, comm, request);
 }
 
@@ -219,9 +168,10 @@ static int allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Da
                       void *recvbuf, const int recvcounts[], const int displs[],
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    struct nbr_args a = { .kind = NBR_ALLGATHERV, .sendbuf = sendbuf, .sendcount = sendcount,
-                          .sendtype = sendtype, .recvbuf = recvbuf, .recvcounts = recvcounts,
-                          .rdispls = displs, .recvtype = recvtype };
+    struct nbr_args a = { .kind = NBR_ALLGATHERV,
+                          .send = { .buf = sendbuf, .count = sendcount, .type = sendtype },
+                          .recv = { .buf = recvbuf, .counts = recvcounts, .displs = displs,
+                                    .type = recvtype } };
     return neighbor(fn, &a, comm, request);
 }
 
@@ -229,9 +179,9 @@ static int alltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Data
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
-    struct nbr_args a = { .kind = NBR_ALLTOALL, .sendbuf = sendbuf, .sendcount = sendcount,
-                          .sendtype = sendtype, .recvbuf = recvbuf, .recvcount = recvcount,
-                          .recvtype = recvtype };
+    struct nbr_args a = { .kind = NBR_ALLTOALL,
+                          .send = { .buf = sendbuf, .count = sendcount, .type = sendtype },
+                          .recv = { .buf = recvbuf, .count = recvcount, .type = recvtype } };
     return neighbor(fn, &a, comm, request);
 }
 
@@ -239,9 +189,11 @@ static int alltoallv(const char *fn, const void *sendbuf, const int sendcounts[]
                      MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    struct nbr_args a = { .kind = NBR_ALLTOALLV, .sendbuf = sendbuf, .sendcounts = sendcounts,
-                          .sdispls = sdispls, .sendtype = sendtype, .recvbuf = recvbuf,
-                          .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype };
+    struct nbr_args a = { .kind = NBR_ALLTOALLV,
+                          .send = { .buf = sendbuf, .counts = sendcounts, .displs = sdispls,
+                                    .type = sendtype },
+                          .recv = { .buf = recvbuf, .counts = recvcounts, .displs = rdispls,
+                                    .type = recvtype } };
     return neighbor(fn, &a, comm, request);
 }
 
@@ -250,9 +202,11 @@ static int alltoallw(const char *fn, const void *sendbuf, const int sendcounts[]
                      const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                      MPI_Comm comm, MPI_Request *request)
 {
-    struct nbr_args a = { .kind = NBR_ALLTOALLW, .sendbuf = sendbuf, .sendcounts = sendcounts,
-                          .sdispls_w = sdispls, .sendtypes = sendtypes, .recvbuf = recvbuf,
-                          .recvcounts = recvcounts, .rdispls_w = rdispls, .recvtypes = recvtypes };
+    struct nbr_args a = { .kind = NBR_ALLTOALLW,
+                          .send = { .buf = sendbuf, .counts = sendcounts, .displs_w = sdispls,
+                                    .types = sendtypes },
+                          .recv = { .buf = recvbuf, .counts = recvcounts, .displs_w = rdispls,
+                                    .types = recvtypes } };
     return neighbor(fn, &a, comm, request);
 }
 

@@ -2,70 +2,32 @@
  * MPI_Reduce, MPI_Allreduce, MPI_Scan, MPI_Exscan: the bindings of the
  * reductions of src/coll over one vector. The operation is bound to the
  * datatype (op_bind.c); buffers of non-contiguous types are packed into
- * basic elements and unpacked after.
+ * basic elements and unpacked after. Checks and staging: coll_shape.c
+ * (shared with the non-blocking forms, coll_nb_red.c).
  */
 #include "mpi/coll_bind.h"
 
 enum red_kind { RED_ALLREDUCE, RED_SCAN, RED_EXSCAN };
-
-/* The common checks of a reduction: count, datatype, op. */
-static int check_red(const char *fn, struct rch_mpi_comm *c, int count, MPI_Datatype datatype,
-                     MPI_Op op, const struct rch_mpi_type **t, struct rch_mpi_red *red)
-{
-    int err;
-    if (count < 0)
-        return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: negative count %d in argument count", fn,
-                           count);
-    if ((err = rch_mpi_coll_check_type(fn, c, datatype, "datatype", t)))
-        return err;
-    return rch_mpi_red_bind(fn, c, op, datatype, *t, 0, red);
-}
 
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Reduce";
     struct rch_mpi_comm *c;
-    const struct rch_mpi_type *t;
+    struct rch_mpi_coll_args a;
     struct rch_mpi_red red;
     struct rch_mpi_stage s = { 0 }, r = { 0 };
     int err;
 
     if ((err = rch_mpi_coll_begin(fn, comm, &c)) || (err = rch_mpi_coll_check_root(fn, c, root)) ||
-        (err = check_red(fn, c, count, datatype, op, &t, &red)))
+        (err = rch_mpi_coll_check_reduce(fn, c, sendbuf, recvbuf, count, datatype, op, root, &red,
+                                         &a)) ||
+        (err = rch_mpi_stage_sendrecv(fn, c, a.in_place, a.is_root, sendbuf, (size_t)count, a.st,
+                                      recvbuf, (size_t)count, a.rt, &s, &r)))
         return err;
-    int is_root = c->rank == root;
-    int in_place = is_root && sendbuf == MPI_IN_PLACE;
-    if (!in_place &&
-        (err = rch_mpi_coll_check_buf(fn, c, sendbuf, count, datatype, "sendbuf", "count",
-                                      "datatype", NULL)))
-        return err;
-    if (is_root &&
-        ((err = rch_mpi_coll_check_buf(fn, c, recvbuf, count, datatype, "recvbuf", "count",
-                                       "datatype", NULL)) ||
-         (err = rch_mpi_coll_check_alias(fn, c, sendbuf, recvbuf, count > 0 && t->size > 0))))
-        return err;
-
-    if (!in_place && (err = rch_mpi_stage_in(fn, c, sendbuf, (size_t)count, t, &s)))
-        return err;
-    if (is_root) {
-        err = in_place ? rch_mpi_stage_in(fn, c, recvbuf, (size_t)count, t, &r)
-                       : rch_mpi_stage_out(fn, c, recvbuf, (size_t)count, t, &r);
-        if (err) {
-            rch_mpi_stage_free(&s);
-            return err;
-        }
-    }
-    rdmach_status_t st = rch_coll_reduce(&c->coll, in_place ? RCH_COLL_IN_PLACE : s.ptr, r.ptr,
+    rdmach_status_t st = rch_coll_reduce(&c->coll, a.in_place ? RCH_COLL_IN_PLACE : s.ptr, r.ptr,
                                          (size_t)count * red.per_elem, &red.cop, root);
-    rch_mpi_stage_free(&s);
-    if (st != RDMACH_OK) {
-        rch_mpi_stage_free(&r);
-        return rch_mpi_coll_fail(fn, c, st);
-    }
-    if (is_root)
-        rch_mpi_stage_done(&r, recvbuf, (size_t)count, t);
-    return MPI_SUCCESS;
+    return rch_mpi_stage_end(fn, c, st, &s, &r, recvbuf, (size_t)count, a.rt, a.is_root);
 }
 #pragma weak MPI_Reduce = PMPI_Reduce
 
@@ -75,31 +37,17 @@ static int all_red(const char *fn, enum red_kind kind, const void *sendbuf, void
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     struct rch_mpi_comm *c;
-    const struct rch_mpi_type *t;
+    struct rch_mpi_coll_args a;
     struct rch_mpi_red red;
     struct rch_mpi_stage s = { 0 }, r = { 0 };
     int err;
 
     if ((err = rch_mpi_coll_begin(fn, comm, &c)) ||
-        (err = check_red(fn, c, count, datatype, op, &t, &red)))
+        (err = rch_mpi_coll_check_allreduce(fn, c, sendbuf, recvbuf, count, datatype, op, &red, &a)) ||
+        (err = rch_mpi_stage_sendrecv(fn, c, a.in_place, 1, sendbuf, (size_t)count, a.st, recvbuf,
+                                      (size_t)count, a.rt, &s, &r)))
         return err;
-    int in_place = sendbuf == MPI_IN_PLACE;
-    if ((!in_place && (err = rch_mpi_coll_check_buf(fn, c, sendbuf, count, datatype, "sendbuf",
-                                                    "count", "datatype", NULL))) ||
-        (err = rch_mpi_coll_check_buf(fn, c, recvbuf, count, datatype, "recvbuf", "count",
-                                      "datatype", NULL)) ||
-        (err = rch_mpi_coll_check_alias(fn, c, sendbuf, recvbuf, count > 0 && t->size > 0)))
-        return err;
-
-    if (!in_place && (err = rch_mpi_stage_in(fn, c, sendbuf, (size_t)count, t, &s)))
-        return err;
-    err = in_place ? rch_mpi_stage_in(fn, c, recvbuf, (size_t)count, t, &r)
-                   : rch_mpi_stage_out(fn, c, recvbuf, (size_t)count, t, &r);
-    if (err) {
-        rch_mpi_stage_free(&s);
-        return err;
-    }
-    const void *sb = in_place ? RCH_COLL_IN_PLACE : s.ptr;
+    const void *sb = a.in_place ? RCH_COLL_IN_PLACE : s.ptr;
     size_t n = (size_t)count * red.per_elem;
     rdmach_status_t st;
     switch (kind) {
@@ -107,18 +55,10 @@ static int all_red(const char *fn, enum red_kind kind, const void *sendbuf, void
     case RED_SCAN:      st = rch_coll_scan(&c->coll, sb, r.ptr, n, &red.cop); break;
     default:            st = rch_coll_exscan(&c->coll, sb, r.ptr, n, &red.cop); break;
     }
-    rch_mpi_stage_free(&s);
-    if (st != RDMACH_OK) {
-        rch_mpi_stage_free(&r);
-        return rch_mpi_coll_fail(fn, c, st);
-    }
     /* Exscan leaves rank 0's recvbuf alone (MPI: undefined): do not unpack
      * the untouched temporary over it. */
-    if (kind == RED_EXSCAN && c->rank == 0)
-        rch_mpi_stage_free(&r);
-    else
-        rch_mpi_stage_done(&r, recvbuf, (size_t)count, t);
-    return MPI_SUCCESS;
+    return rch_mpi_stage_end(fn, c, st, &s, &r, recvbuf, (size_t)count, a.rt,
+                             !(kind == RED_EXSCAN && c->rank == 0));
 }
 
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "base/tunables.h"
 #include "boot/boot.h"
 #include "mpi/mpi_impl.h"
 #include "rdmach_config.h"
@@ -42,6 +43,15 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
             snprintf(buf, sizeof(buf), "localhost");
         buf[sizeof(buf) - 1] = '\0';
         h = buf;
+    }
+    /* With pretend nodes (RDMACH_VNODE_SIZE) each one is a processor of its
+     * own, as MPI_COMM_TYPE_SHARED sees them: programs that find nodes by
+     * comparing processor names (OMB's congestion benchmarks do) then see
+     * the same layout as the library. */
+    char vname[MPI_MAX_PROCESSOR_NAME];
+    if (rch_tun.vnode_size > 0) {
+        snprintf(vname, sizeof(vname), "%.100s-vnode%d", h, rch_boot.node);
+        h = vname;
     }
     size_t n = strnlen(h, MPI_MAX_PROCESSOR_NAME - 1);
     memcpy(name, h, n);

@@ -361,6 +361,34 @@ static int finish_at(MPI_Request *reqs, int i, MPI_Status *st, const char *fn, M
     return complete(&reqs[i], k, e, st, fn, comm);
 }
 
+/* Completes every request of the array, null ones with an empty status;
+ * with `wait` it waits for each in turn, else all are finished already.
+ * MPI_ERR_IN_STATUS if any failed (its status says how). */
+static int complete_all(const char *fn, int count, MPI_Request reqs[], MPI_Status *statuses, int wait)
+{
+    int nerr = 0;
+    MPI_Comm err_comm = MPI_COMM_NULL;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = status_at(statuses, i);
+        struct rch_mpi_req *e;
+        enum kind k = classify(reqs[i], &e);
+        if (k == K_NULL) {
+            rch_mpi_status_empty(st);
+            continue;
+        }
+        if (wait && !finished(k, e)) {
+            rdmach_status_t s = rch_dev_wait(e->dreq);
+            if (s != RDMACH_OK)
+                return wait_failed(fn, e->comm, s);
+        }
+        MPI_Comm comm;
+        int code = complete(&reqs[i], k, e, st, fn, &comm);
+        if (code != MPI_SUCCESS && nerr++ == 0)
+            err_comm = comm;
+    }
+    return nerr == 0 ? MPI_SUCCESS : rch_mpi_err_raise(err_comm, MPI_ERR_IN_STATUS);
+}
+
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
     int err = rch_mpi_check_init("MPI_Waitall");
@@ -369,29 +397,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
     err = check_array("MPI_Waitall", count, array_of_requests, array_of_statuses, "array_of_statuses");
     if (err)
         return err;
-    int nerr = 0;
-    MPI_Comm err_comm = MPI_COMM_NULL;
-    for (int i = 0; i < count; i++) {
-        MPI_Status *st = status_at(array_of_statuses, i);
-        struct rch_mpi_req *e;
-        enum kind k = classify(array_of_requests[i], &e);
-        if (k == K_NULL) {
-            rch_mpi_status_empty(st);
-            continue;
-        }
-        if (!finished(k, e)) {
-            rdmach_status_t s = rch_dev_wait(e->dreq);
-            if (s != RDMACH_OK)
-                return wait_failed("MPI_Waitall", e->comm, s);
-        }
-        MPI_Comm comm;
-        int code = complete(&array_of_requests[i], k, e, st, "MPI_Waitall", &comm);
-        if (code != MPI_SUCCESS && nerr++ == 0)
-            err_comm = comm;
-    }
-    if (nerr == 0)
-        return MPI_SUCCESS;
-    return rch_mpi_err_raise(err_comm, MPI_ERR_IN_STATUS);
+    return complete_all("MPI_Waitall", count, array_of_requests, array_of_statuses, 1);
 }
 #pragma weak MPI_Waitall = PMPI_Waitall
 
@@ -421,22 +427,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
     *flag = all;
     if (!all)
         return MPI_SUCCESS;
-    int nerr = 0;
-    MPI_Comm err_comm = MPI_COMM_NULL;
-    for (int i = 0; i < count; i++) {
-        MPI_Status *st = status_at(array_of_statuses, i);
-        struct rch_mpi_req *e;
-        enum kind k = classify(array_of_requests[i], &e);
-        if (k == K_NULL) {
-            rch_mpi_status_empty(st);
-            continue;
-        }
-        MPI_Comm comm;
-        int code = complete(&array_of_requests[i], k, e, st, "MPI_Testall", &comm);
-        if (code != MPI_SUCCESS && nerr++ == 0)
-            err_comm = comm;
-    }
-    return nerr == 0 ? MPI_SUCCESS : rch_mpi_err_raise(err_comm, MPI_ERR_IN_STATUS);
+    return complete_all("MPI_Testall", count, array_of_requests, array_of_statuses, 0);
 }
 #pragma weak MPI_Testall = PMPI_Testall
 
@@ -478,55 +469,58 @@ static int take_first(const char *fn, int count, MPI_Request reqs[], int *index,
     return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_INTERN, "%s: no finished request after waiting", fn);
 }
 
-int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+/* If no request of a is finished: wait for one (wait), or make progress
+ * once. Returns the error of a failed wait. */
+static int await_any(const char *fn, struct any_arg *a, int wait)
 {
-    int err = rch_mpi_check_init("MPI_Waitany");
-    if (err)
+    if (any_ready(a))
+        return MPI_SUCCESS;
+    if (!wait) {
+        rch_dev_progress();
+        return MPI_SUCCESS;
+    }
+    rdmach_status_t s = rch_dev_wait_until(any_ready, a);
+    return s == RDMACH_OK ? MPI_SUCCESS : wait_failed(fn, MPI_COMM_NULL, s);
+}
+
+/* Waitany (wait; flag NULL) and Testany. */
+static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *flag,
+               MPI_Status *status, int wait)
+{
+    int err = rch_mpi_check_init(fn);
+    if (err || (err = check_array(fn, count, reqs, index, "index")))
         return err;
-    err = check_array("MPI_Waitany", count, array_of_requests, index, "index");
-    if (err)
-        return err;
-    if (active_count(count, array_of_requests) == 0) {
+    if (!wait && !flag)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument flag is NULL", fn);
+    if (active_count(count, reqs) == 0) {
+        if (flag)
+            *flag = 1;
         *index = MPI_UNDEFINED;
         rch_mpi_status_empty(status);
         return MPI_SUCCESS;
     }
-    struct any_arg a = { count, array_of_requests };
-    if (!any_ready(&a)) {
-        rdmach_status_t s = rch_dev_wait_until(any_ready, &a);
-        if (s != RDMACH_OK)
-            return wait_failed("MPI_Waitany", MPI_COMM_NULL, s);
+    struct any_arg a = { count, reqs };
+    if ((err = await_any(fn, &a, wait)))
+        return err;
+    if (!wait && !any_ready(&a)) {
+        *flag = 0;
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
     }
-    return take_first("MPI_Waitany", count, array_of_requests, index, status);
+    if (flag)
+        *flag = 1;
+    return take_first(fn, count, reqs, index, status);
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    return any("MPI_Waitany", count, array_of_requests, index, NULL, status, 1);
 }
 #pragma weak MPI_Waitany = PMPI_Waitany
 
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
-    int err = rch_mpi_check_init("MPI_Testany");
-    if (err)
-        return err;
-    err = check_array("MPI_Testany", count, array_of_requests, index, "index");
-    if (err)
-        return err;
-    if (!flag)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testany: argument flag is NULL");
-    if (active_count(count, array_of_requests) == 0) {
-        *flag = 1;
-        *index = MPI_UNDEFINED;
-        rch_mpi_status_empty(status);
-        return MPI_SUCCESS;
-    }
-    struct any_arg a = { count, array_of_requests };
-    if (!any_ready(&a))
-        rch_dev_progress();
-    if (!any_ready(&a)) {
-        *flag = 0;
-        *index = MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    *flag = 1;
-    return take_first("MPI_Testany", count, array_of_requests, index, status);
+    return any("MPI_Testany", count, array_of_requests, index, flag, status, 0);
 }
 #pragma weak MPI_Testany = PMPI_Testany
 
@@ -550,65 +544,54 @@ static int take_all_ready(const char *fn, int count, MPI_Request reqs[], int *ou
     return nerr == 0 ? MPI_SUCCESS : rch_mpi_err_raise(err_comm, MPI_ERR_IN_STATUS);
 }
 
-static int some_args(const char *fn, int incount, MPI_Request reqs[], int *outcount, int indices[],
-                     MPI_Status statuses[])
+/* Waitsome (wait) and Testsome. */
+static int some(const char *fn, int incount, MPI_Request reqs[], int *outcount, int indices[],
+                MPI_Status statuses[], int wait)
 {
-    int err = check_array(fn, incount, reqs, outcount, "outcount");
-    if (err)
+    int err = rch_mpi_check_init(fn);
+    if (err || (err = check_array(fn, incount, reqs, outcount, "outcount")))
         return err;
     if (incount > 0 && !indices)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument array_of_indices is NULL", fn);
     if (incount > 0 && !statuses)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument array_of_statuses is NULL", fn);
-    return MPI_SUCCESS;
+    if (active_count(incount, reqs) == 0) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    struct any_arg a = { incount, reqs };
+    if ((err = await_any(fn, &a, wait)))
+        return err;
+    return take_all_ready(fn, incount, reqs, outcount, indices, statuses);
 }
 
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
                   MPI_Status *array_of_statuses)
 {
-    int err = rch_mpi_check_init("MPI_Waitsome");
-    if (err)
-        return err;
-    err = some_args("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    if (err)
-        return err;
-    if (active_count(incount, array_of_requests) == 0) {
-        *outcount = MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    struct any_arg a = { incount, array_of_requests };
-    if (!any_ready(&a)) {
-        rdmach_status_t s = rch_dev_wait_until(any_ready, &a);
-        if (s != RDMACH_OK)
-            return wait_failed("MPI_Waitsome", MPI_COMM_NULL, s);
-    }
-    return take_all_ready("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices,
-                          array_of_statuses);
+    return some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices,
+                array_of_statuses, 1);
 }
 #pragma weak MPI_Waitsome = PMPI_Waitsome
 
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
                   MPI_Status *array_of_statuses)
 {
-    int err = rch_mpi_check_init("MPI_Testsome");
-    if (err)
-        return err;
-    err = some_args("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
-    if (err)
-        return err;
-    if (active_count(incount, array_of_requests) == 0) {
-        *outcount = MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    struct any_arg a = { incount, array_of_requests };
-    if (!any_ready(&a))
-        rch_dev_progress();
-    return take_all_ready("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
-                          array_of_statuses);
+    return some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
+                array_of_statuses, 0);
 }
 #pragma weak MPI_Testsome = PMPI_Testsome
 
 /* ---- free, cancel ---- */
+
+/* The entry of a handle argument that must name a request object. */
+static int entry_arg(const char *fn, MPI_Request h, struct rch_mpi_req **ep)
+{
+    if ((*ep = rch_mpi_req_get(h)))
+        return MPI_SUCCESS;
+    if (h == MPI_REQUEST_NULL)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "%s: argument request is MPI_REQUEST_NULL", fn);
+    return bad_request(fn, "request", h);
+}
 
 int PMPI_Request_free(MPI_Request *request)
 {
@@ -622,11 +605,9 @@ int PMPI_Request_free(MPI_Request *request)
         *request = MPI_REQUEST_NULL;
         return MPI_SUCCESS;
     }
-    struct rch_mpi_req *e = rch_mpi_req_get(h);
-    if (!e)
-        return h == MPI_REQUEST_NULL
-                   ? rch_mpi_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Request_free: argument request is MPI_REQUEST_NULL")
-                   : bad_request("MPI_Request_free", "request", h);
+    struct rch_mpi_req *e;
+    if ((err = entry_arg("MPI_Request_free", h, &e)))
+        return err;
     /* An unfinished device request is detached: it completes (and runs its
      * on_complete, e.g. the unpack of a non-contiguous receive) and the
      * device reclaims it. A persistent request may be freed active too. */
@@ -648,11 +629,9 @@ int PMPI_Cancel(MPI_Request *request)
     MPI_Request h = *request;
     if (is_const(h))
         return MPI_SUCCESS;        /* already complete: cancelling has no effect */
-    struct rch_mpi_req *e = rch_mpi_req_get(h);
-    if (!e)
-        return h == MPI_REQUEST_NULL
-                   ? rch_mpi_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel: argument request is MPI_REQUEST_NULL")
-                   : bad_request("MPI_Cancel", "request", h);
+    struct rch_mpi_req *e;
+    if ((err = entry_arg("MPI_Cancel", h, &e)))
+        return err;
     if (e->pstate == RCH_MPI_PS_INACTIVE)
         return rch_mpi_err(e->comm, MPI_ERR_REQUEST, "MPI_Cancel: the persistent request 0x%x is not active (MPI_Start it first)",
                            (unsigned)h);

@@ -1,5 +1,6 @@
 /*
- * What a status says: Get_count, Get_elements, Get_elements_x. The count in
+ * What a status says: Get_count, Get_elements, Get_elements_x (and
+ * Status_set_elements(_x), Status_set_cancelled to write one). The count in
  * a status is in bytes (mpi_impl.h rch_mpi_status_set); these divide it by
  * the datatype.
  */
@@ -86,6 +87,37 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+
+/* Status_set_elements(_x) (for generalized requests): the status then holds
+ * count elements of datatype, as bytes (count * size, as MPICH does), so
+ * Get_elements and Get_count with the same datatype give count back. */
+static int set_elements(const char *fn, MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    int err;
+    const struct rch_mpi_type *t = status_type(fn, status, datatype, status, &err);
+    if (!t)
+        return err;
+    if (count < 0)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: negative count %ld", fn, (long)count);
+    if (t->size && (uint64_t)count > (UINT64_MAX >> 1) / t->size)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: count %ld of %zu-byte elements is too large", fn,
+                           (long)count, t->size);
+    int cancelled = status->count_hi_and_cancelled & 1;
+    rch_mpi_status_set(status, status->MPI_SOURCE, status->MPI_TAG, (size_t)count * t->size, cancelled);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    return set_elements("MPI_Status_set_elements", status, datatype, count);
+}
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return set_elements("MPI_Status_set_elements_x", status, datatype, count);
+}
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
 
 /* The Fortran status is the same five integers in the same order (MPICH). */
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)

@@ -22,15 +22,6 @@ static void coords_of(int ndims, const int *dims, int rank, int *coords)
     }
 }
 
-/* The rank at coords (already in range). */
-static int rank_of(int ndims, const int *dims, const int *coords)
-{
-    int r = 0;
-    for (int d = 0; d < ndims; d++)
-        r = r * dims[d] + coords[d];
-    return r;
-}
-
 /* The rank `disp` steps from coords along dimension d: wrapped if that
  * dimension is periodic, MPI_PROC_NULL off its edge otherwise. */
 static int step(const struct rch_mpi_topo *t, const int *coords, int d, int disp)
@@ -196,7 +187,11 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     /* color: my position in the dropped dimensions; key: in the kept ones
      * (which is then my rank in the sub-grid). */
     int color = 0, key = 0, kept = 0;
-    int dims[t->ndims ? t->ndims : 1], periods[t->ndims ? t->ndims : 1];
+    size_t nd = t->ndims > 0 ? (size_t)t->ndims : 1;
+    int *dims = malloc(2 * nd * sizeof(int));
+    if (!dims)
+        return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    int *periods = dims + nd;
     for (int d = 0; d < t->ndims; d++) {
         if (remain_dims[d]) {
             key = key * t->dims[d] + t->coords[d];
@@ -207,6 +202,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
         }
     }
     struct rch_mpi_topo *sub = cart_new(kept, dims, periods, key);
+    free(dims);
     if (!sub)
         return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     err = rch_mpi_comm_split_common(fn, c, color, key, newcomm, 0);
@@ -284,7 +280,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
         return err;
     if (!rank || (t->ndims > 0 && !coords))
         return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, !rank ? "rank" : "coords");
-    int c[t->ndims ? t->ndims : 1];
+    int r = 0;
     for (int d = 0; d < t->ndims; d++) {
         int x = coords[d];
         if (t->periods[d]) {
@@ -296,9 +292,9 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
                                "%s: coords[%d] = %d is outside the non-periodic dimension of size %d", fn, d,
                                coords[d], t->dims[d]);
         }
-        c[d] = x;
+        r = r * t->dims[d] + x;
     }
-    *rank = rank_of(t->ndims, t->dims, c);
+    *rank = r;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Cart_rank = PMPI_Cart_rank

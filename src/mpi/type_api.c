@@ -18,25 +18,39 @@ static int null_arg(const char *fn, const char *arg)
     return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: NULL pointer in argument %s", fn, arg);
 }
 
-/* The object for a query: init checked, handle valid. */
-static struct rch_mpi_type_obj *query(const char *fn, MPI_Datatype dt, int *rc)
+/* The object for a query: init checked, handle valid, then the output
+ * arguments named arg1 and arg2 (either may be NULL: none) not NULL. */
+static struct rch_mpi_type_obj *query(const char *fn, MPI_Datatype dt, int *rc, const void *out1,
+                                      const char *arg1, const void *out2, const char *arg2)
+{
+    struct rch_mpi_type_obj *o;
+    if ((*rc = rch_mpi_check_init(fn)) || !(o = rch_mpi_type_arg(fn, "datatype", dt, rc)))
+        return NULL;
+    if ((arg1 && !out1) || (arg2 && !out2)) {
+        *rc = null_arg(fn, arg1 && !out1 ? arg1 : arg2);
+        return NULL;
+    }
+    return o;
+}
+
+/* The object behind an in/out handle argument (commit, free): init checked,
+ * the pointer and the handle valid. */
+static struct rch_mpi_type_obj *handle_arg(const char *fn, const MPI_Datatype *datatype, int *rc)
 {
     if ((*rc = rch_mpi_check_init(fn)))
         return NULL;
-    return rch_mpi_type_arg(fn, "datatype", dt, rc);
+    if (!datatype) {
+        *rc = null_arg(fn, "datatype");
+        return NULL;
+    }
+    return rch_mpi_type_arg(fn, "datatype", *datatype, rc);
 }
 
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
-    static const char fn[] = "MPI_Type_commit";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if ((rc = rch_mpi_check_init(fn)))
-        return rc;
-    if (!datatype)
-        return null_arg(fn, "datatype");
-    if (!(o = rch_mpi_type_arg(fn, "datatype", *datatype, &rc)))
+    struct rch_mpi_type_obj *o = handle_arg("MPI_Type_commit", datatype, &rc);
+    if (!o)
         return rc;
     o->t.committed = 1;
     return MPI_SUCCESS;
@@ -46,14 +60,9 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
     static const char fn[] = "MPI_Type_free";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if ((rc = rch_mpi_check_init(fn)))
-        return rc;
-    if (!datatype)
-        return null_arg(fn, "datatype");
-    if (!(o = rch_mpi_type_arg(fn, "datatype", *datatype, &rc)))
+    struct rch_mpi_type_obj *o = handle_arg(fn, datatype, &rc);
+    if (!o)
         return rc;
     if (o->t.predefined)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE, "%s: cannot free predefined datatype %s", fn,
@@ -87,14 +96,10 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
-    static const char fn[] = "MPI_Type_size";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query("MPI_Type_size", datatype, &rc, size, "size", NULL, NULL);
+    if (!o)
         return rc;
-    if (!size)
-        return null_arg(fn, "size");
     *size = o->t.size > INT_MAX ? MPI_UNDEFINED : (int)o->t.size;
     return MPI_SUCCESS;
 }
@@ -102,14 +107,10 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-    static const char fn[] = "MPI_Type_size_x";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query("MPI_Type_size_x", datatype, &rc, size, "size", NULL, NULL);
+    if (!o)
         return rc;
-    if (!size)
-        return null_arg(fn, "size");
     *size = (MPI_Count)o->t.size;
     return MPI_SUCCESS;
 }
@@ -117,16 +118,11 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-    static const char fn[] = "MPI_Type_get_extent";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query("MPI_Type_get_extent", datatype, &rc, lb, "lb", extent,
+                                       "extent");
+    if (!o)
         return rc;
-    if (!lb)
-        return null_arg(fn, "lb");
-    if (!extent)
-        return null_arg(fn, "extent");
     *lb = o->t.lb;
     *extent = o->t.extent;
     return MPI_SUCCESS;
@@ -135,16 +131,11 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    static const char fn[] = "MPI_Type_get_extent_x";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query("MPI_Type_get_extent_x", datatype, &rc, lb, "lb", extent,
+                                       "extent");
+    if (!o)
         return rc;
-    if (!lb)
-        return null_arg(fn, "lb");
-    if (!extent)
-        return null_arg(fn, "extent");
     *lb = o->t.lb;
     *extent = o->t.extent;
     return MPI_SUCCESS;
@@ -153,16 +144,11 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    static const char fn[] = "MPI_Type_get_true_extent";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query("MPI_Type_get_true_extent", datatype, &rc, true_lb, "true_lb",
+                                       true_extent, "true_extent");
+    if (!o)
         return rc;
-    if (!true_lb)
-        return null_arg(fn, "true_lb");
-    if (!true_extent)
-        return null_arg(fn, "true_extent");
     *true_lb = o->t.true_lb;
     *true_extent = o->t.true_ub - o->t.true_lb;
     return MPI_SUCCESS;
@@ -171,16 +157,11 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    static const char fn[] = "MPI_Type_get_true_extent_x";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query("MPI_Type_get_true_extent_x", datatype, &rc, true_lb,
+                                       "true_lb", true_extent, "true_extent");
+    if (!o)
         return rc;
-    if (!true_lb)
-        return null_arg(fn, "true_lb");
-    if (!true_extent)
-        return null_arg(fn, "true_extent");
     *true_lb = o->t.true_lb;
     *true_extent = o->t.true_ub - o->t.true_lb;
     return MPI_SUCCESS;
@@ -190,14 +171,10 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 /* Deprecated MPI-1 queries. */
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
-    static const char fn[] = "MPI_Type_extent";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query("MPI_Type_extent", datatype, &rc, extent, "extent", NULL, NULL);
+    if (!o)
         return rc;
-    if (!extent)
-        return null_arg(fn, "extent");
     *extent = o->t.extent;
     return MPI_SUCCESS;
 }
@@ -205,14 +182,11 @@ int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-    static const char fn[] = "MPI_Type_lb";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query("MPI_Type_lb", datatype, &rc, displacement, "displacement",
+                                       NULL, NULL);
+    if (!o)
         return rc;
-    if (!displacement)
-        return null_arg(fn, "displacement");
     *displacement = o->t.lb;
     return MPI_SUCCESS;
 }
@@ -220,14 +194,11 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
-    static const char fn[] = "MPI_Type_ub";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query("MPI_Type_ub", datatype, &rc, displacement, "displacement",
+                                       NULL, NULL);
+    if (!o)
         return rc;
-    if (!displacement)
-        return null_arg(fn, "displacement");
     *displacement = o->t.ub;
     return MPI_SUCCESS;
 }
@@ -237,16 +208,11 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
-    static const char fn[] = "MPI_Type_get_name";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query("MPI_Type_get_name", datatype, &rc, type_name, "type_name",
+                                       resultlen, "resultlen");
+    if (!o)
         return rc;
-    if (!type_name)
-        return null_arg(fn, "type_name");
-    if (!resultlen)
-        return null_arg(fn, "resultlen");
     snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", o->t.name);
     *resultlen = (int)strlen(type_name);
     return MPI_SUCCESS;
@@ -255,14 +221,11 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
-    static const char fn[] = "MPI_Type_set_name";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query("MPI_Type_set_name", datatype, &rc, type_name, "type_name",
+                                       NULL, NULL);
+    if (!o)
         return rc;
-    if (!type_name)
-        return null_arg(fn, "type_name");
     /* Longer names are truncated, as the standard allows. */
     snprintf(o->t.name, sizeof(o->t.name), "%s", type_name);
     return MPI_SUCCESS;
@@ -271,21 +234,23 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 
 /* ---- addresses ---- */
 
-int PMPI_Get_address(const void *location, MPI_Aint *address)
+static int address_of(const char *fn, const void *location, MPI_Aint *address)
 {
     if (!address)
-        return null_arg("MPI_Get_address", "address");
+        return null_arg(fn, "address");
     *address = (MPI_Aint)(uintptr_t)location;
     return MPI_SUCCESS;
+}
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+    return address_of("MPI_Get_address", location, address);
 }
 #pragma weak MPI_Get_address = PMPI_Get_address
 
 int PMPI_Address(void *location, MPI_Aint *address)
 {
-    if (!address)
-        return null_arg("MPI_Address", "address");
-    *address = (MPI_Aint)(uintptr_t)location;
-    return MPI_SUCCESS;
+    return address_of("MPI_Address", location, address);
 }
 #pragma weak MPI_Address = PMPI_Address
 
@@ -295,15 +260,11 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
                            int *num_datatypes, int *combiner)
 {
     static const char fn[] = "MPI_Type_get_envelope";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query(fn, datatype, &rc, num_integers, "num_integers",
+                                       num_addresses, "num_addresses");
+    if (!o)
         return rc;
-    if (!num_integers)
-        return null_arg(fn, "num_integers");
-    if (!num_addresses)
-        return null_arg(fn, "num_addresses");
     if (!num_datatypes)
         return null_arg(fn, "num_datatypes");
     if (!combiner)
@@ -323,10 +284,9 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
                            MPI_Datatype array_of_datatypes[])
 {
     static const char fn[] = "MPI_Type_get_contents";
-    struct rch_mpi_type_obj *o;
     int rc;
-
-    if (!(o = query(fn, datatype, &rc)))
+    struct rch_mpi_type_obj *o = query(fn, datatype, &rc, NULL, NULL, NULL, NULL);
+    if (!o)
         return rc;
     if (o->t.predefined || o->combiner == MPI_COMBINER_NAMED)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE,

@@ -104,23 +104,24 @@ out_free:
     return NULL;
 }
 
+/* A malloc'd copy of n (> 0) elements of elem bytes, or NULL (no memory). */
+static void *copy_of(const void *src, int n, size_t elem)
+{
+    void *p = malloc((size_t)n * elem);
+    if (p)
+        memcpy(p, src, (size_t)n * elem);
+    return p;
+}
+
 int rch_mpi_type_set_contents(struct rch_mpi_type_obj *o, int combiner, int nints, const int *ints,
                               int naints, const MPI_Aint *aints, int ntypes, const MPI_Datatype *types)
 {
     o->combiner = combiner;
-    if (nints > 0) {
-        o->ints = malloc((size_t)nints * sizeof(*ints));
-        if (!o->ints)
-            return MPI_ERR_OTHER;
-        memcpy(o->ints, ints, (size_t)nints * sizeof(*ints));
-    }
+    if (nints > 0 && !(o->ints = copy_of(ints, nints, sizeof(*ints))))
+        return MPI_ERR_OTHER;
     o->nints = nints;
-    if (naints > 0) {
-        o->aints = malloc((size_t)naints * sizeof(*aints));
-        if (!o->aints)
-            return MPI_ERR_OTHER;
-        memcpy(o->aints, aints, (size_t)naints * sizeof(*aints));
-    }
+    if (naints > 0 && !(o->aints = copy_of(aints, naints, sizeof(*aints))))
+        return MPI_ERR_OTHER;
     o->naints = naints;
     if (ntypes > 0) {
         o->types = malloc((size_t)ntypes * sizeof(*types));
@@ -171,6 +172,26 @@ void rch_mpi_type_build_begin(struct rch_mpi_type_builder *b)
         fail(b, MPI_ERR_OTHER, "out of memory");
 }
 
+/* Room for more elements (elem bytes each) in a map array arr of *cap:
+ * the capacity doubles from `first`. Returns the new array, or NULL with the
+ * failure noted on b (no memory; `too_many` past 2^30 elements). */
+static void *grow(struct rch_mpi_type_builder *b, void *arr, int *cap, size_t elem, int first,
+                  const char *too_many)
+{
+    void *p;
+    if (*cap >= INT_MAX / 2) {
+        fail(b, MPI_ERR_ARG, too_many);
+        return NULL;
+    }
+    int n = *cap ? 2 * *cap : first;
+    if (!(p = realloc(arr, (size_t)n * elem))) {
+        fail(b, MPI_ERR_OTHER, "out of memory for the type map");
+        return NULL;
+    }
+    *cap = n;
+    return p;
+}
+
 static void add_block(struct rch_mpi_type_builder *b, MPI_Aint off, size_t len)
 {
     struct rch_mpi_type *t = &b->o->t;
@@ -185,20 +206,11 @@ static void add_block(struct rch_mpi_type_builder *b, MPI_Aint off, size_t len)
         }
     }
     if (t->nblocks == b->cap_blocks) {
-        int cap;
-        struct rch_mpi_type_block *nb;
-        if (b->cap_blocks >= INT_MAX / 2) {
-            fail(b, MPI_ERR_ARG, "the type map has more than 2^30 separate blocks");
+        struct rch_mpi_type_block *nb = grow(b, t->blocks, &b->cap_blocks, sizeof(*nb), 8,
+                                             "the type map has more than 2^30 separate blocks");
+        if (!nb)
             return;
-        }
-        cap = b->cap_blocks ? 2 * b->cap_blocks : 8;
-        nb = realloc(t->blocks, (size_t)cap * sizeof(*nb));
-        if (!nb) {
-            fail(b, MPI_ERR_OTHER, "out of memory for the type map");
-            return;
-        }
         t->blocks = nb;
-        b->cap_blocks = cap;
     }
     t->blocks[t->nblocks].off = off;
     t->blocks[t->nblocks].len = len;
@@ -218,20 +230,11 @@ static void add_run(struct rch_mpi_type_builder *b, const struct rch_mpi_type_ru
         return;
     }
     if (o->nruns == b->cap_runs) {
-        int cap;
-        struct rch_mpi_type_run *nr;
-        if (b->cap_runs >= INT_MAX / 2) {
-            fail(b, MPI_ERR_ARG, "the type map has more than 2^30 runs of basic types");
+        struct rch_mpi_type_run *nr = grow(b, o->runs, &b->cap_runs, sizeof(*nr), 4,
+                                           "the type map has more than 2^30 runs of basic types");
+        if (!nr)
             return;
-        }
-        cap = b->cap_runs ? 2 * b->cap_runs : 4;
-        nr = realloc(o->runs, (size_t)cap * sizeof(*nr));
-        if (!nr) {
-            fail(b, MPI_ERR_OTHER, "out of memory for the type map");
-            return;
-        }
         o->runs = nr;
-        b->cap_runs = cap;
     }
     o->runs[o->nruns] = *r;
     o->runs[o->nruns].count = count;

@@ -218,6 +218,19 @@ static int check_comm(const char *fn, MPI_Comm comm)
     return rch_mpi_comm_get(comm) ? MPI_SUCCESS : rch_mpi_comm_bad(fn, comm);
 }
 
+/* The position argument of MPI_Pack / MPI_Unpack within a buffer of `size`
+ * bytes (named sizearg). */
+static int check_position(const char *fn, MPI_Comm comm, const int *position, int size,
+                          const char *sizearg)
+{
+    if (!position)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: NULL pointer in argument position", fn);
+    if (size < 0 || *position < 0 || *position > size)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: invalid position %d for %s %d", fn, *position,
+                           sizearg, size);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
               int *position, MPI_Comm comm)
 {
@@ -227,13 +240,9 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
     int rc;
 
     if ((rc = rch_mpi_check_init(fn)) || (rc = check_comm(fn, comm)) ||
-        (rc = rch_mpi_type_check_buf(comm, fn, inbuf, incount, datatype)))
+        (rc = rch_mpi_type_check_buf(comm, fn, inbuf, incount, datatype)) ||
+        (rc = check_position(fn, comm, position, outsize, "outsize")))
         return rc;
-    if (!position)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: NULL pointer in argument position", fn);
-    if (outsize < 0 || *position < 0 || *position > outsize)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: invalid position %d for outsize %d", fn, *position,
-                           outsize);
     t = rch_mpi_type_get(datatype);
     need = (size_t)incount * t->size;
     if (need > (size_t)(outsize - *position))
@@ -258,12 +267,9 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     int rc;
 
     if ((rc = rch_mpi_check_init(fn)) || (rc = check_comm(fn, comm)) ||
-        (rc = rch_mpi_type_check_buf(comm, fn, outbuf, outcount, datatype)))
+        (rc = rch_mpi_type_check_buf(comm, fn, outbuf, outcount, datatype)) ||
+        (rc = check_position(fn, comm, position, insize, "insize")))
         return rc;
-    if (!position)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: NULL pointer in argument position", fn);
-    if (insize < 0 || *position < 0 || *position > insize)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: invalid position %d for insize %d", fn, *position, insize);
     t = rch_mpi_type_get(datatype);
     need = (size_t)outcount * t->size;
     if (need > (size_t)(insize - *position))

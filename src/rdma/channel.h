@@ -118,6 +118,13 @@ struct rch_rdma_ops {
     rdmach_status_t (*wait_arm)(struct rch_rdma_chan *ch, struct rch_rdma_wait *w);
     void (*wait_disarm)(struct rch_rdma_chan *ch);
     const struct rch_rdma_caps *(*caps)(const struct rch_rdma_chan *ch);
+    /* Added (additive) for waits on memory another process writes (the
+     * shared-memory barriers, device rch_dev_wake): if `peer` sleeps on this
+     * channel's wait primitive (it armed its wait), wake it; it then returns
+     * from its sleep. OK whether it slept or not; never blocks, and no system
+     * call when it does not sleep. A transport whose peers cannot end each
+     * other's sleeps has rch_rdma_no_wake (ERR_UNSUPPORTED). */
+    rdmach_status_t (*wake)(struct rch_rdma_chan *ch, int peer);
 };
 
 /* For ops a transport does not have: explicit, never NULL (as libfabric's fi_no_*).
@@ -128,6 +135,7 @@ rdmach_status_t rch_rdma_no_put(struct rch_rdma_chan *ch, int peer, const void *
 rdmach_status_t rch_rdma_no_get(struct rch_rdma_chan *ch, int peer, void *laddr,
                                 struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
                                 uint64_t raddr, void *op_ctx);
+rdmach_status_t rch_rdma_no_wake(struct rch_rdma_chan *ch, int peer);
 
 /* The transports built into this library, listed in one place (rdma/registry.c). */
 extern const struct rch_rdma_ops rch_rdma_shm_ops;

@@ -15,3 +15,8 @@ rdmach_status_t rch_rdma_no_get(struct rch_rdma_chan *ch, int peer, void *laddr,
 {
     return RDMACH_ERR_UNSUPPORTED;
 }
+
+rdmach_status_t rch_rdma_no_wake(struct rch_rdma_chan *ch, int peer)
+{
+    return RDMACH_ERR_UNSUPPORTED;
+}

@@ -8,7 +8,7 @@
 #include "rdma/select.h"
 
 /* The verbs channel is built when libibverbs and librdmacm are found. */
-#define SELECT_HAVE_VERBS 0   /* verbs channel: not yet built */
+#define SELECT_HAVE_VERBS RDMACH_HAVE_VERBS
 #define SELECT_HAVE_OFI RDMACH_HAVE_OFI
 
 static int net_decided;
@@ -27,12 +27,15 @@ static int try_net(const struct rch_rdma_ops *ops, const char *reason)
 {
     rdmach_status_t st = ops->query();
     if (st == RDMACH_OK) {
+        char tried[sizeof(net_why)];
+        snprintf(tried, sizeof(tried), "%s", net_why);
         net_ops = ops;
-        snprintf(net_why, sizeof(net_why), "%s", reason);
+        snprintf(net_why, sizeof(net_why), "%s%s%.200s%s", reason, tried[0] ? " (" : "", tried, tried[0] ? ")" : "");
         return 1;
     }
     size_t n = strlen(net_why);
-    snprintf(net_why + n, sizeof(net_why) - n, "%s%s: %s", n ? "; " : "", ops->name, rdmach_last_error());
+    /* the channels' messages name themselves ("verbs: ...", "ofi: ...") */
+    snprintf(net_why + n, sizeof(net_why) - n, "%s%s", n ? "; " : "", rdmach_last_error());
     return 0;
 }
 
@@ -64,7 +67,7 @@ const struct rch_rdma_ops *rch_rdma_select_net(const char **why)
 #endif
 #if SELECT_HAVE_OFI
             if (!done)
-                done = try_net(&rch_rdma_ofi_ops, "libfabric: no active RDMA device for verbs");
+                done = try_net(&rch_rdma_ofi_ops, "libfabric");
 #endif
             if (!done && net_why[0] == '\0')
                 snprintf(net_why, sizeof(net_why), "built without any network channel");

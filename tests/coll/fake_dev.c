@@ -306,6 +306,29 @@ rdmach_status_t rch_dev_wait_until(rch_dev_done_fn done, void *arg)
     return st;
 }
 
+/* The policy is the real device's business; here every wait sleeps on the
+ * condition variable. */
+rdmach_status_t rch_dev_wait_until_with(rch_dev_done_fn done, void *arg, const struct rch_dev_wait_policy *pol)
+{
+    (void)pol;
+    return rch_dev_wait_until(done, arg);
+}
+
+/* A waiter's done-function may read memory another thread changed: wake
+ * them all to look again (the lock orders the change before their test). */
+void rch_dev_wake(int rank)
+{
+    (void)rank;
+    pthread_mutex_lock(&lock);
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+}
+
+int rch_dev_can_wake(int rank)
+{
+    return rank >= 0 && rank < nranks;
+}
+
 static int req_done(void *arg)
 {
     return ((struct rch_dev_req *)arg)->done;

@@ -313,10 +313,11 @@ Test(alltoall_select, builtin_table_by_layout_size_and_nic)
     cr_assert_str_eq(chosen(2, 0, 8, 0), "pairwise");
     cr_assert_str_eq(chosen(2, 1, 4096, 1), "pairwise");
     /* one node: the original algorithms by size */
-    cr_assert_str_eq(chosen(4, 0, 8, 0), "bruck");
-    cr_assert_str_eq(chosen(4, 4, 8, 0), "bruck");
-    cr_assert_str_eq(chosen(4, 0, 4096, 0), "linear");
-    cr_assert_str_eq(chosen(4, 0, 64 * 1024, 0), "pairwise");
+    cr_assert_str_eq(chosen(4, 0, 8, 0), "linear");
+    cr_assert_str_eq(chosen(6, 0, 8, 0), "bruck");
+    cr_assert_str_eq(chosen(6, 6, 8, 0), "bruck");
+    cr_assert_str_eq(chosen(6, 0, 4096, 0), "linear");
+    cr_assert_str_eq(chosen(3, 0, 512 * 1024, 0), "pairwise");
     cr_assert_str_eq(chosen(4, 0, 8, 1), "linear");
     /* several nodes, onload: core-parallel for medium and large blocks */
     cr_assert_str_eq(chosen(4, 2, 8, 0), "bruck");
@@ -331,7 +332,7 @@ Test(alltoall_select, builtin_table_by_layout_size_and_nic)
     cr_assert_str_eq(chosen(4, 2, 8, 0), "leader");
     cr_assert_str_eq(chosen(8, 4, 4096, 0), "leader");
     cr_assert_str_eq(chosen(6, 3, 8, 1), "leader");
-    cr_assert_str_eq(chosen(4, 0, 8, 0), "bruck");      /* within a node: still the original */
+    cr_assert_str_eq(chosen(6, 0, 8, 0), "bruck");      /* within a node: still the original */
 }
 
 Test(alltoall_select, nic_profile_comes_from_the_tunable_or_the_device)
@@ -361,8 +362,8 @@ Test(alltoall_select, environment_forces_an_algorithm)
     cr_assert_str_eq(chosen(4, 0, 8, 0), "leader");
     cr_assert_str_eq(chosen(5, 2, 8, 1), "coreparallel");
     /* rch_coll_force after the environment wins */
-    cr_assert_eq(rch_coll_force(RCH_COLL_ALLTOALL, "bruck"), RDMACH_OK);
-    cr_assert_str_eq(chosen(4, 0, 8, 0), "bruck");
+    cr_assert_eq(rch_coll_force(RCH_COLL_ALLTOALL, "pairwise"), RDMACH_OK);
+    cr_assert_str_eq(chosen(4, 0, 8, 0), "pairwise");
 }
 
 Test(alltoall_select, unknown_algorithm_in_the_environment_is_a_config_error)
@@ -422,7 +423,7 @@ Test(alltoall_tuning, file_rows_come_before_the_builtin_table)
     /* the last row is malformed: nothing of the file may be used */
     cr_assert_eq(rch_coll_load_tuning(path), RDMACH_ERR_CONFIG);
     cr_assert(strstr(rdmach_last_error(), ":6:"), "%s", rdmach_last_error());
-    cr_assert_str_eq(chosen(4, 0, 8, 0), "bruck");
+    cr_assert_str_eq(chosen(4, 0, 8, 0), "linear");
     unlink(path);
 
     path = write_file("rdmach-tuning 1\n"
@@ -440,7 +441,7 @@ Test(alltoall_tuning, file_rows_come_before_the_builtin_table)
     cr_assert_str_eq(chosen(4, 2, 8, 1), "leader");         /* built-in offload row */
     unlink(path);
     cr_assert_eq(rch_coll_load_tuning(""), RDMACH_OK);
-    cr_assert_str_eq(chosen(4, 0, 8, 0), "bruck");
+    cr_assert_str_eq(chosen(4, 0, 8, 0), "linear");
 }
 
 Test(alltoall_tuning, environment_names_the_file)

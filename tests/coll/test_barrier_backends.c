@@ -13,9 +13,14 @@
  * one process here) and their setup messages go through the fake device.
  */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "rdmach_config.h"
 #include "base/tunables.h"
 #include "coll/barrier.h"
 #include "coll/nbc_impl.h"
@@ -181,4 +186,44 @@ Test(barrier, ppdev_without_a_port_falls_back_everywhere)
         cr_assert_eq(rc, 0);
         cr_assert_eq(fake_dev_leftovers(), 0);
     }
+}
+
+#if RDMACH_HAVE_OFI
+/* libfabric's fi_barrier, forced (libfabric's tcp;ofi_rxm, which every
+ * libfabric build with the tcp provider has, offers collectives in
+ * software); each thread opens its own endpoint. Not chosen on its own. */
+Test(barrier, ofi_nobody_leaves_early)
+{
+    char why[256];
+    struct rch_coll_comm c = { .rank = 0, .size = 2, .world_of = worlds, .ctx = 3 };
+    setup_tunables(RCH_BARRIER_AUTO, 1);
+    cr_assert_str_eq(rch_coll_barrier_choose(&c, why, sizeof(why))->name, "dissemination", "%s", why);
+    setup_tunables(RCH_BARRIER_OFI, 0);
+    cr_assert_str_eq(rch_coll_barrier_choose(&c, why, sizeof(why))->name, "ofi", "%s", why);
+    run_backend(RCH_BARRIER_OFI, "ofi", 0, 2, 4);
+}
+#endif
+
+/* The node's leader cannot create the segment (its name is taken): it tells
+ * the other ranks, nobody waits for anybody, and all use dissemination.
+ * Criterion runs each test in a fresh process, so the leader's first
+ * segment is number 0 of this pid. */
+Test(barrier, shm_segment_failure_falls_back_everywhere)
+{
+    char name[128];
+    snprintf(name, sizeof(name), "/rdmach-pid%ld-b41-0-0", (long)getpid());
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    cr_assert(fd >= 0, "shm_open(%s): %s", name, strerror(errno));
+    close(fd);
+    static struct run r;
+    memset(&r, 0, sizeof(r));
+    r.p = 3;
+    r.expect = "dissemination";
+    setup_tunables(RCH_BARRIER_SHM, 0);
+    int rc = fake_dev_run(3, (size_t)-1, body, &r);
+    shm_unlink(name);
+    for (int q = 0; q < 3; q++)
+        cr_assert(r.err[q][0] == 0, "rank %d: %s", q, r.err[q]);
+    cr_assert_eq(rc, 0, "deadlock");
+    cr_assert_eq(fake_dev_leftovers(), 0);
 }

@@ -204,7 +204,7 @@ const struct rch_rdma_ops mock_ops = {
     .name = "mock", .query = m_query, .open = m_open, .close = m_close, .publish = m_publish,
     .connect = m_connect, .mem_reg = m_mem_reg, .mem_dereg = m_mem_dereg, .mem_rkey = m_mem_rkey,
     .send = m_send, .put = m_put, .get = m_get, .progress = m_progress, .wait_arm = m_wait_arm,
-    .wait_disarm = m_wait_disarm, .caps = m_caps,
+    .wait_disarm = m_wait_disarm, .caps = m_caps, .wake = rch_rdma_no_wake,
 };
 
 const struct rch_rdma_ops *mock_select(const struct rch_boot_info *boot, int peer)

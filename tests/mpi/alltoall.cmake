@@ -79,7 +79,21 @@ if(rdmach_net_integrated GREATER -1)
     set_tests_properties(test_mpi_alltoall_np${np}_vnode${vn} PROPERTIES
                          ENVIRONMENT "RDMACH_VNODE_SIZE=${vn}")
   endforeach()
+  # the profile override on real nodes: offload -> leader-based at every size
+  rdmach_mpi_test(test_mpi_alltoall NP 4 TEST test_mpi_alltoall_vnode_offload TIMEOUT 60
+                  ARGS tuned 8=leader 4096=leader)
+  set_tests_properties(test_mpi_alltoall_vnode_offload PROPERTIES ENVIRONMENT
+                       "RDMACH_NIC_PROFILE=offload;RDMACH_VNODE_SIZE=2")
 else()
   message(STATUS "tests/mpi/alltoall.cmake: no network channel in the device yet: "
                  "the RDMACH_VNODE_SIZE alltoall tests are not registered")
 endif()
+
+# rdmach-tune end to end: measure on 4 ranks in 2 pretend nodes, write a
+# file (the tool loads it back itself), then run every alltoall algorithm
+# and the automatic choice with that file in force.
+add_test(NAME test_rdmach_tune_file_drives_alltoall
+         COMMAND sh -c "RDMACH_COLL_VNODE_SIZE=2 \"$1\" -n 4 \"$2\" --colls alltoall,alltoallv --sizes 8,1k,16k --reps 1 --iters 5 -o \"$3\" && grep -q '^alltoall ' \"$3\" && RDMACH_COLL_VNODE_SIZE=2 RDMACH_TUNING_FILE=\"$3\" \"$1\" -n 4 \"$4\" all 1"
+                 sh ${RDMACH_RUN} $<TARGET_FILE:rdmach-tune>
+                 ${CMAKE_CURRENT_BINARY_DIR}/rdmach-tune-test.txt $<TARGET_FILE:test_mpi_alltoall>)
+set_tests_properties(test_rdmach_tune_file_drives_alltoall PROPERTIES TIMEOUT 180 LABELS "mp")

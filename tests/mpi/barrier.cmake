@@ -48,3 +48,25 @@ add_test(NAME test_mpi_barrier_unknown_backend
                  "RDMACH_BARRIER: 'fastest' is not valid; accepted: auto.dissemination.shm.hier.hwsim.ppdev.ofi"
                  ${RDMACH_RUN} -n 2 $<TARGET_FILE:test_mpi_barrier> any 10)
 set_tests_properties(test_mpi_barrier_unknown_backend PROPERTIES TIMEOUT 60 LABELS "mp")
+
+# libfabric's fi_barrier (forced: this machine's only provider with
+# FI_COLLECTIVE is tcp;ofi_rxm, whose collectives are software).
+if(RDMACH_HAVE_OFI)
+  foreach(np 2 3)
+    rdmach_mpi_test(test_mpi_barrier NP ${np} TEST test_mpi_barrier_ofi_np${np} TIMEOUT 180 ARGS ofi 200)
+    set_tests_properties(test_mpi_barrier_ofi_np${np} PROPERTIES ENVIRONMENT "RDMACH_BARRIER=ofi")
+  endforeach()
+endif()
+
+# Real pretend nodes (RDMACH_VNODE_SIZE: no shared memory between them, the
+# leaders' messages take the network channel), once the device has one.
+file(READ ${CMAKE_SOURCE_DIR}/src/device/select.c rdmach_h12_select_text)
+string(FIND "${rdmach_h12_select_text}" "rch_rdma_select" rdmach_h12_net)
+if(rdmach_h12_net GREATER -1)
+  rdmach_mpi_test(test_mpi_barrier NP 4 TEST test_mpi_barrier_hier_np4_vnode2 TIMEOUT 180 ARGS hier 200)
+  set_tests_properties(test_mpi_barrier_hier_np4_vnode2 PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=2")
+  rdmach_mpi_test(test_mpi_nbc NP 5 TEST test_mpi_nbc_np5_vnode3 TIMEOUT 300 ARGS 1)
+  set_tests_properties(test_mpi_nbc_np5_vnode3 PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=3")
+  rdmach_mpi_test(test_mpi_neighbor NP 4 TEST test_mpi_neighbor_np4_vnode2 TIMEOUT 180 ARGS 2)
+  set_tests_properties(test_mpi_neighbor_np4_vnode2 PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=2")
+endif()

@@ -360,6 +360,44 @@ static void round_on(MPI_Comm comm, int rnd_id, const char *where)
         compare((enum kind)i, &pr[i], &b[i], where);
 }
 
+/* Argument errors come back at the call (MPI_ERRORS_RETURN), naming the
+ * argument; a count mismatch between ranks comes back through the request. */
+static void errors_on_dup(void)
+{
+    MPI_Comm d;
+    MPI_Request rq = MPI_REQUEST_NULL;
+    int x[8] = { 0 }, y[8] = { 0 }, rc, len;
+    char msg[MPI_MAX_ERROR_STRING];
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    MPI_OK(MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN));
+    MPI_OK(MPI_Comm_rank(d, &me));
+    MPI_OK(MPI_Comm_size(d, &np));
+
+    rc = MPI_Ibcast(x, 1, MPI_INT, np, d, &rq);
+    CHECK(mt_class(rc) == MPI_ERR_ROOT, "ibcast with root %d: class %d", np, mt_class(rc));
+    rc = MPI_Ibarrier(d, NULL);
+    MPI_Error_string(rc, msg, &len);
+    CHECK(mt_class(rc) == MPI_ERR_ARG && strstr(msg, "request"), "ibarrier(NULL): %s", msg);
+    rc = MPI_Iallreduce(x, y, 1, MPI_INT, MPI_OP_NULL, d, &rq);
+    CHECK(mt_class(rc) == MPI_ERR_OP, "iallreduce with MPI_OP_NULL: class %d", mt_class(rc));
+    rc = MPI_Ialltoall(x, -1, MPI_INT, y, 1, MPI_INT, d, &rq);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "ialltoall with sendcount -1: class %d", mt_class(rc));
+    CHECK(rq == MPI_REQUEST_NULL, "a failed call left a request");
+
+    /* the root sends 4 ints, the others expect 2: reported at completion
+     * (with up to 3 ranks every receiver is the root's direct child) */
+    if (np >= 2 && np <= 3) {
+        MPI_OK(MPI_Ibcast(x, me == 0 ? 4 : 2, MPI_INT, 0, d, &rq));
+        rc = MPI_Wait(&rq, MPI_STATUS_IGNORE);
+        if (me != 0)
+            CHECK(mt_class(rc) == MPI_ERR_TRUNCATE, "ibcast with mismatched counts: class %d",
+                  mt_class(rc));
+    }
+    MPI_OK(MPI_Comm_free(&d));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    checks++;
+}
+
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 4, wrank, wsize;
@@ -387,6 +425,8 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_free(&half));
     MPI_OK(MPI_Comm_free(&dup));
     round_on(MPI_COMM_WORLD, 300, "world after frees");
+
+    errors_on_dup();
 
     long total = 0;
     MPI_OK(MPI_Reduce(&checks, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD));

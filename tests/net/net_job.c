@@ -27,6 +27,9 @@
  *               with an error and peer_failed names rank 1 within seconds
  *   trace       rank 0 (the server) sends first; rank 1 answers (checked from
  *               the RDMACH_LOG=debug trace by check_trace.sh)
+ *   pingpong [n] [bytes]  ranks 0 and 1: one-way latency of a packet (a benchmark)
+ *   bw [n] [bytes]        rank 0 puts `bytes` into rank 1, n times, 8 in flight:
+ *                         bandwidth of RDMA writes (a benchmark)
  * Exit 0 and "net_job <mode>: rank R ok", or 1 with the reason.
  */
 #include <arpa/inet.h>
@@ -909,6 +912,86 @@ static int mode_trace(void)
     return 0;
 }
 
+static int mode_pingpong(int n, size_t bytes)
+{
+    if (me > 1)
+        return 0;
+    int other = 1 - me;
+    unsigned char *buf = calloc(1, bytes + 1);
+    struct jmsg m = { .kind = K_GO, .src = me };
+    struct iovec iov[2] = { { &m, sizeof(m) }, { buf, bytes } };
+    double t0 = 0;
+    for (int i = -100; i < n; i++) {
+        if (i == 0)
+            t0 = rch_base_wtime();
+        if (me == 0) {
+            while (ops->send(ch, other, iov, bytes ? 2 : 1) == RDMACH_AGAIN)
+                ops->progress(ch, 64);
+            int want = ngo + 1;
+            while (ngo < want)
+                ops->progress(ch, 64);
+        } else {
+            int want = ngo + 1;
+            while (ngo < want)
+                ops->progress(ch, 64);
+            while (ops->send(ch, other, iov, bytes ? 2 : 1) == RDMACH_AGAIN)
+                ops->progress(ch, 64);
+        }
+    }
+    double t = rch_base_wtime() - t0;
+    if (me == 0)
+        printf("net_job pingpong: %zu bytes (+%zu header), %d round trips: %.2f us one-way\n", bytes, sizeof(m), n,
+               t / n / 2 * 1e6);
+    free(buf);
+    return 0;
+}
+
+static int mode_bw(int n, size_t bytes)
+{
+    if (me > 1)
+        return 0;
+    unsigned char *buf = malloc(bytes);
+    memset(buf, 3, bytes);
+    struct rch_rdma_mr *mr;
+    struct rch_rdma_rkey rk;
+    if (ops->mem_reg(ch, buf, bytes, RCH_RDMA_ACCESS_LOCAL | RCH_RDMA_ACCESS_REMOTE_WRITE, &mr) != RDMACH_OK ||
+        ops->mem_rkey(ch, mr, &rk) != RDMACH_OK) {
+        FAIL("registration");
+        return -1;
+    }
+    if (me == 1) {
+        if (send_kind(0, K_RKEY, (uint64_t)(uintptr_t)buf, bytes, &rk) != 0)
+            return -1;
+        wait_count(&done_from[0], 1, "rank 0's DONE");
+    } else {
+        if (wait_count(&nrkey, 1, "the key") != 0)
+            return -1;
+        unsigned long posted = 0;
+        double t0 = 0;
+        for (int i = -10; i < n; i++) {
+            if (i == 0) {
+                wait_rma(posted);
+                t0 = rch_base_wtime();
+            }
+            while (posted - rma_done >= 8)
+                ops->progress(ch, 64);
+            rdmach_status_t st = ops->put(ch, 1, buf, mr, bytes, &last_rkey[0].rkey, last_rkey[0].a, NULL);
+            if (st != RDMACH_INPROGRESS) {
+                FAIL("put: %s", rdmach_strerror(st));
+                return -1;
+            }
+            posted++;
+        }
+        wait_rma(posted);
+        double t = rch_base_wtime() - t0;
+        printf("net_job bw: %d puts of %zu bytes: %.1f MB/s\n", n, bytes, (double)n * (double)bytes / t / 1e6);
+        send_kind(1, K_DONE, 0, 0, NULL);
+    }
+    ops->mem_dereg(ch, mr);
+    free(buf);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     mode = argc > 1 ? argv[1] : "cross";
@@ -965,6 +1048,10 @@ int main(int argc, char **argv)
         rc = mode_peerdeath();
     else if (!strcmp(mode, "trace"))
         rc = mode_trace();
+    else if (!strcmp(mode, "pingpong"))
+        rc = mode_pingpong(argc > 2 ? atoi(argv[2]) : 10000, argc > 3 ? (size_t)atol(argv[3]) : 8);
+    else if (!strcmp(mode, "bw"))
+        rc = mode_bw(argc > 2 ? atoi(argv[2]) : 200, argc > 3 ? (size_t)atol(argv[3]) : ((size_t)1 << 20));
     else {
         fprintf(stderr, "net_job: unknown mode '%s'\n", mode);
         return 2;

@@ -113,7 +113,9 @@ static int body_rma(struct h_rank *h, void *arg)
             H_CHECK(take(h, &in, M_OFFER, &m) == 0 && m.idx == i && m.size == n, "offer %u", i);
             rdmach_status_t st = h->ops->get(h->ch, 1, buf, NULL, n, &m.rkey, m.addr, (void *)(uintptr_t)(i + 1));
             if (n > 0 && ro->expect_cma == 1)
-                H_CHECK(st == RDMACH_OK, "single-copy get completes at once (%d)", st);
+                H_CHECK(st == RDMACH_OK || (st == RDMACH_INPROGRESS && n >= rch_tun.shm_cma_split &&
+                                            rch_tun.shm_cma_split > 0),
+                        "single-copy get completes at once, unless shared with the peer (%d)", st);
             if (n > 0 && ro->expect_cma == 0)
                 H_CHECK(st == RDMACH_INPROGRESS, "pipelined get completes later (%d)", st);
             H_CHECK(finish(h, st, &ndone) == 0, "get of %zu bytes: status %d / %d", n, st, h->rma_status);
@@ -348,4 +350,176 @@ Test(shm_rma, a_peer_in_another_pid_namespace_uses_the_pipeline, .timeout = 120)
     setenv("RDMACH_CMA", "auto", 1);
     struct h_opts o = { .n = 2, .no_connect = 1 };
     cr_assert_eq(h_run("pidns", &o, body_other_namespace, NULL), 0);
+}
+
+/* ---- a large single copy is shared with the peer ---- */
+
+static int body_shared_copy(struct h_rank *h, void *arg)
+{
+    struct inbox in = { 0 };
+    h->user = &in;
+    h->on_recv = inbox_recv;
+    const size_t n = 16u << 20;
+    unsigned char *buf = malloc(n + 8);
+    struct msg m;
+    if (h->rank == 1) {
+        struct rch_rdma_mr *mr;
+        h_pattern(buf + 1, n, 42);
+        H_CHECK(h->ops->mem_reg(h->ch, buf + 1, n, RCH_RDMA_ACCESS_REMOTE_READ | RCH_RDMA_ACCESS_REMOTE_WRITE, &mr)
+                == RDMACH_OK, "reg");
+        m = (struct msg){ .type = M_OFFER, .addr = (uint64_t)(uintptr_t)(buf + 1), .size = n };
+        H_CHECK(h->ops->mem_rkey(h->ch, mr, &m.rkey) == RDMACH_OK, "rkey");
+        H_CHECK(h_send(h, 0, &m, sizeof(m), NULL, 0) == RDMACH_OK, "offer");
+        /* serve (and help) until rank 0 is done; report how much we helped */
+        H_CHECK(take(h, &in, M_DONE, &m) == 0, "done");
+        const struct rch_shm_stats *s = rch_shm_get_stats(h->ch);
+        m = (struct msg){ .type = M_BYE, .size = s->coop_chunks_helped };
+        H_CHECK(h_send(h, 0, &m, sizeof(m), NULL, 0) == RDMACH_OK, "bye");
+        h->ops->mem_dereg(h->ch, mr);
+    } else {
+        H_CHECK(take(h, &in, M_OFFER, &m) == 0, "offer");
+        unsigned long ndone = 0;
+        /* rank 1 spins in progress: it takes chunks in (nearly) every transfer;
+         * repeat so that a descheduled helper cannot fail the test */
+        for (int attempt = 0; attempt < 20; attempt++) {
+            memset(buf, 0, n + 8);
+            rdmach_status_t st = h->ops->get(h->ch, 1, buf + 3, NULL, n, &m.rkey, m.addr, (void *)1);
+            H_CHECK(finish(h, st, &ndone) == 0, "get: %d", st);
+            long bad = h_check_pattern(buf + 3, n, 42);
+            H_CHECK(bad < 0, "attempt %d: byte %ld wrong", attempt, bad);
+            H_CHECK(buf[2] == 0 && buf[n + 3] == 0, "wrote outside");
+        }
+        const struct rch_shm_stats *s = rch_shm_get_stats(h->ch);
+        H_CHECK(s->coop_started == 20, "every 16 MiB get was shared (%lu)", s->coop_started);
+        m = (struct msg){ .type = M_DONE };
+        H_CHECK(h_send(h, 1, &m, sizeof(m), NULL, 0) == RDMACH_OK, "done");
+        H_CHECK(take(h, &in, M_BYE, &m) == 0, "bye");
+        H_CHECK(m.size > 0, "rank 1 never took a chunk of 20 shared copies");
+        fprintf(stderr, "shared single copy: the peer copied %llu of %d chunks\n", (unsigned long long)m.size,
+                20 * 64);
+    }
+    free(buf);
+    return h_barrier(h);
+}
+
+Test(shm_rma, a_large_single_copy_is_shared_with_the_peer, .timeout = 120)
+{
+    setenv("RDMACH_CMA", "on", 1);
+    cr_assert_eq(h_run("coop", &(struct h_opts){ .n = 2 }, body_shared_copy, NULL), 0);
+}
+
+static int body_not_shared(struct h_rank *h, void *arg)
+{
+    struct rma_opts ro = { .expect_cma = 1 };
+    int rc = body_rma(h, &ro);
+    H_CHECK(rch_shm_get_stats(h->ch)->coop_started == 0, "RDMACH_SHM_CMA_SPLIT=0 never shares");
+    return rc;
+}
+
+Test(shm_rma, single_copy_is_not_shared_with_split_0, .timeout = 120)
+{
+    setenv("RDMACH_CMA", "on", 1);
+    setenv("RDMACH_SHM_CMA_SPLIT", "0", 1);
+    cr_assert_eq(h_run("nocoop", &(struct h_opts){ .n = 2 }, body_not_shared, NULL), 0);
+}
+
+/* ---- pipelined gets with stealing (RDMACH_SHM_GET, the rendezvous path) ----
+ *
+ * A get with a local registration is pipelined: the owner copies chunks in
+ * from the front while it progresses, the getter takes the rest from the back
+ * with single copy once the owner has served nothing for a while. Every chunk
+ * is copied exactly once: the owner's pipe chunks plus the getter's stolen
+ * chunks make the whole transfer, whatever the owner did. */
+
+enum steal_mode { OWNER_SERVES, OWNER_IDLE, OWNER_STOPS };
+
+static int body_pipe_get(struct h_rank *h, void *arg)
+{
+    const enum steal_mode mode = *(const enum steal_mode *)arg;
+    struct inbox in = { 0 };
+    h->user = &in;
+    h->on_recv = inbox_recv;
+    const size_t n = (mode == OWNER_STOPS ? 32u << 20 : 8u << 20) + 5;   /* a partial last chunk */
+    const size_t nchunks = (n + rch_tun.shm_pipe_chunk - 1) / rch_tun.shm_pipe_chunk;
+    unsigned char *mem = malloc(n + 8);
+    struct msg m;
+    if (h->rank == 1) {
+        struct rch_rdma_mr *mr;
+        h_pattern(mem + 1, n, 77);
+        H_CHECK(h->ops->mem_reg(h->ch, mem + 1, n, RCH_RDMA_ACCESS_REMOTE_READ, &mr) == RDMACH_OK, "reg");
+        m = (struct msg){ .type = M_OFFER, .addr = (uint64_t)(uintptr_t)(mem + 1), .size = n };
+        H_CHECK(h->ops->mem_rkey(h->ch, mr, &m.rkey) == RDMACH_OK, "rkey");
+        H_CHECK(h_send(h, 0, &m, sizeof(m), NULL, 0) == RDMACH_OK, "offer");
+        const struct rch_shm_stats *s = rch_shm_get_stats(h->ch);
+        if (mode == OWNER_SERVES) {
+            H_CHECK(take(h, &in, M_DONE, &m) == 0, "done");            /* progressing all along */
+        } else if (mode == OWNER_STOPS) {
+            /* serve a few chunks (or none, if rank 0 is faster), then stop progressing */
+            double t0 = rch_base_wtime();
+            while (s->pipe_chunks < 3 && !in.have && rch_base_wtime() - t0 < 30)
+                h->ops->progress(h->ch, 64);
+        }
+        H_CHECK(h_barrier(h) == 0, "barrier");                          /* no progress in here */
+        /* the stale request (if not yet seen) finds every chunk taken */
+        unsigned long served = s->pipe_chunks;
+        for (int k = 0; k < 1000; k++)
+            h->ops->progress(h->ch, 64);
+        H_CHECK(s->pipe_chunks == served, "served %lu chunks after the get had finished (before: %lu)",
+                s->pipe_chunks, served);
+        if (mode == OWNER_IDLE)
+            H_CHECK(served == 0, "an owner that never progressed served %lu chunks", served);
+        m = (struct msg){ .type = M_BYE, .size = served };
+        H_CHECK(h_send(h, 0, &m, sizeof(m), NULL, 0) == RDMACH_OK, "bye");
+        h->ops->mem_dereg(h->ch, mr);
+    } else {
+        struct rch_rdma_mr *lmr;
+        H_CHECK(take(h, &in, M_OFFER, &m) == 0, "offer");
+        memset(mem, 0, n + 8);
+        H_CHECK(h->ops->mem_reg(h->ch, mem + 3, n, RCH_RDMA_ACCESS_LOCAL, &lmr) == RDMACH_OK, "local reg");
+        unsigned long ndone = 0;
+        rdmach_status_t st = h->ops->get(h->ch, 1, mem + 3, lmr, n, &m.rkey, m.addr, (void *)9);
+        H_CHECK(st == RDMACH_INPROGRESS, "a pipelined get completes later (%d)", st);
+        H_CHECK(finish(h, st, &ndone) == 0, "get: %d / %d", st, h->rma_status);
+        H_CHECK(h->rma_last_ctx == (void *)9, "rma_done names the get");
+        long bad = h_check_pattern(mem + 3, n, 77);
+        H_CHECK(bad < 0, "byte %ld wrong", bad);
+        H_CHECK(mem[2] == 0 && mem[n + 3] == 0, "wrote outside the buffer");
+        m = (struct msg){ .type = M_DONE };
+        if (mode != OWNER_IDLE)
+            H_CHECK(h_send(h, 1, &m, sizeof(m), NULL, 0) == RDMACH_OK, "done");
+        H_CHECK(h_barrier(h) == 0, "barrier");
+        H_CHECK(take(h, &in, M_BYE, &m) == 0, "bye");
+        unsigned long stolen = rch_shm_get_stats(h->ch)->pipe_stolen;
+        H_CHECK(m.size + stolen == nchunks, "the owner served %llu and we stole %lu chunks of %zu",
+                (unsigned long long)m.size, stolen, nchunks);
+        if (mode == OWNER_IDLE)
+            H_CHECK(stolen == nchunks, "all chunks stolen from an owner that never progressed");
+        fprintf(stderr, "pipelined get, owner %s: %llu chunks through the pipe, %lu stolen\n",
+                mode == OWNER_SERVES ? "serving" : mode == OWNER_IDLE ? "idle" : "stopping",
+                (unsigned long long)m.size, stolen);
+        h->ops->mem_dereg(h->ch, lmr);
+    }
+    free(mem);
+    return h_barrier(h);
+}
+
+Test(shm_rma, a_pipelined_get_is_served_by_an_owner_that_progresses, .timeout = 120)
+{
+    setenv("RDMACH_CMA", "auto", 1);
+    enum steal_mode mode = OWNER_SERVES;
+    cr_assert_eq(h_run("pipeget", &(struct h_opts){ .n = 2 }, body_pipe_get, &mode), 0);
+}
+
+Test(shm_rma, a_pipelined_get_completes_alone_when_the_owner_never_progresses, .timeout = 120)
+{
+    setenv("RDMACH_CMA", "auto", 1);
+    enum steal_mode mode = OWNER_IDLE;
+    cr_assert_eq(h_run("stealall", &(struct h_opts){ .n = 2 }, body_pipe_get, &mode), 0);
+}
+
+Test(shm_rma, a_pipelined_get_is_finished_by_stealing_when_the_owner_stops, .timeout = 120)
+{
+    setenv("RDMACH_CMA", "auto", 1);
+    enum steal_mode mode = OWNER_STOPS;
+    cr_assert_eq(h_run("stealrest", &(struct h_opts){ .n = 2 }, body_pipe_get, &mode), 0);
 }

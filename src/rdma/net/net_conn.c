@@ -544,30 +544,29 @@ void rch_net_conn_timers(struct rch_rdma_chan *ch, double now)
 
 void rch_net_conn_close_all(struct rch_rdma_chan *ch)
 {
-    int nbye = 0;
     ch->closing = 1;
-    for (int r = 0; r < ch->size; r++) {
-        struct rch_net_conn *c = &ch->conns[r];
-        if (c->is_peer && c->state == RCH_NET_C_READY) {
-            rch_net_send_bye(ch, c);
-            nbye++;
-        }
-    }
-    /* Let the BYEs (and anything still queued) leave: bounded. */
+    /* Every ready connection ends with a BYE slot (a full ring waits for its
+     * credits), and the writes leave before the endpoints close: bounded. */
     double until = rch_base_wtime() + 2.0;
-    while (nbye && rch_base_wtime() < until) {
-        rch_net_progress(ch, 64);
+    for (;;) {
         int busy = 0;
-        for (int r = 0; r < ch->size && !busy; r++) {
+        for (int r = 0; r < ch->size; r++) {
             struct rch_net_conn *c = &ch->conns[r];
-            if (!c->is_peer || !c->slot_ops || c->state != RCH_NET_C_CLOSED)
+            if (!c->is_peer || !c->slot_ops)
                 continue;
-            for (uint32_t i = 0; i < ch->nslots && !busy; i++)
-                busy = c->slot_ops[i].busy;
-            busy = busy || c->ctl_op.busy || c->crdt_op.busy;
+            if (c->state == RCH_NET_C_READY) {
+                rch_net_send_bye(ch, c);
+                busy |= c->state == RCH_NET_C_READY;
+            }
+            if (c->state == RCH_NET_C_CLOSED && !c->bye_received) {
+                for (uint32_t i = 0; i < ch->nslots && !busy; i++)
+                    busy = c->slot_ops[i].busy;
+                busy |= c->ctl_op.busy || c->crdt_op.busy;
+            }
         }
-        if (!busy)
+        if (!busy || rch_base_wtime() >= until)
             break;
+        rch_net_progress(ch, 64);
     }
     for (int r = 0; r < ch->size; r++) {
         struct rch_net_conn *c = &ch->conns[r];

@@ -247,6 +247,10 @@ rdmach_status_t rch_net_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait 
     w->futex_val = 0;
     if (ch->npending || ch->nfail_pending || rings_have_data(ch))
         return RDMACH_AGAIN;
+    /* Memory polling with a device whose writes wake nobody: a sleeper would
+     * not see the next slot arrive. The caller then polls with short sleeps. */
+    if (ch->notify == RCH_NET_NOTIFY_POLL && !ch->pcaps->write_wakes)
+        return rch_base_err(RDMACH_ERR_UNSUPPORTED, "%s: ring writes raise no event to wait for", ch->pcaps->name);
     int fd = -1;
     rdmach_status_t st = ch->pops->wait_arm(ch->prov, &fd);
     if (st != RDMACH_OK)

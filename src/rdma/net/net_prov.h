@@ -65,7 +65,9 @@ struct rch_net_prov_caps {
     int write_data_consumes_recv; /* ... and each consumes a posted receive (verbs) */
     int onload;                /* protocol processing on the host CPU (tcp, siw, rxe) */
     int pins_memory;           /* registration pins pages (counts against ulimit -l) */
+    int write_wakes;           /* a write into our memory wakes the wait fd (a socket does; an RC QP does not) */
 };
+
 
 /* Connection-manager events. */
 enum rch_net_cm_type {

@@ -36,6 +36,7 @@ const struct rch_rdma_ops rch_rdma_ofi_ops = {
     .wait_arm = rch_net_wait_arm,
     .wait_disarm = rch_net_wait_disarm,
     .caps = rch_net_caps,
+    .wake = rch_rdma_no_wake,
 };
 
 #endif /* RDMACH_HAVE_OFI */

@@ -160,6 +160,7 @@ static void set_caps(struct rch_net_prov *p)
     c->write_data_consumes_recv = (i->rx_attr->mode & FI_RX_CQ_DATA) != 0;
     c->onload = is_stream(prov) || strcmp(prov, "udp") == 0 || strcmp(prov, "shm") == 0;
     c->pins_memory = !c->onload;
+    c->write_wakes = is_stream(prov);   /* the socket becomes readable */
 }
 
 static void ofi_close(struct rch_net_prov *p)

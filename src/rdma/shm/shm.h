@@ -3,6 +3,7 @@
  *   shm_chan.c  open/close, publish/connect, capabilities, peer liveness
  *   shm_msg.c   send, progress over the rings, wait_arm/wait_disarm
  *   shm_rma.c   registration, rkeys, get/put by process_vm_readv/writev
+ *   shm_coop.c  a large single copy shared with the peer (both copy chunks)
  *   shm_pipe.c  the two-copy pipelined get/put when single copy is not permitted
  *   shm_ring.c  the SPSC ring;  shm_seg.c  segments and wake-ups
  *
@@ -11,6 +12,9 @@
  * Who writes what (per ordered pair A -> B, both in B's segment, slot of A):
  *   ring cells, ring.blocked, pipe descriptors and buffers: A
  *   ring.head, pipe.drained, pipe.nak_seq:                   B
+ *   coop descriptors (A's shared single copies with B):      A fills; claim by
+ *                                                            both (CAS); helped and
+ *                                                            stopped by B
  *   B's wake line: B (sleeping), anyone (futex)
  */
 #ifndef RCH_RDMA_SHM_H
@@ -40,6 +44,7 @@ struct rch_shm_xfer {
     uint64_t dst;                    /* address in the sink */
     size_t len, off;
     uint64_t op_id;                  /* GET: the sink's op id */
+    uint32_t steal, gen;             /* GET: the sink's claim slot (RCH_SHM_STEAL_NONE: none) */
     void *op_ctx;                    /* PUT: our completion */
     uint64_t first_seq, end_seq;     /* PUT: its chunks are [first_seq, end_seq) */
 };
@@ -50,10 +55,16 @@ struct rch_shm_getop {
     int in_use;
     int peer;                        /* index into ch->peers */
     unsigned char *laddr;
-    size_t len, got;
+    size_t len, got;                 /* got: bytes in place, through the pipe or stolen */
     int bad;                         /* a chunk was rejected */
     void *op_ctx;
     int next_free;
+    uint32_t steal;                  /* claim slot with the peer, or RCH_SHM_STEAL_NONE */
+    uint32_t sgen;                   /* its generation */
+    uint64_t raddr;                  /* the source's address (for stealing) */
+    uint64_t chunk;                  /* claim unit: the pipe's chunk */
+    uint32_t nchunks;
+    struct rch_shm_getop_link { int prev, next; } link;   /* the peer's stealable gets, oldest first */
 };
 
 /* A control record that found the ring full, sent from progress. */
@@ -65,6 +76,23 @@ struct rch_shm_ctlrec {
         struct rch_shm_getreq getreq;
         struct rch_shm_putnote putnote;
     } u;
+};
+
+/* A shared single copy we started (we are the initiator), by descriptor slot. */
+struct rch_shm_coop_op {
+    int busy;
+    uint32_t gen;                    /* of the descriptor, bumped per transfer */
+    int kind;                        /* RCH_SHM_COOP_GET / PUT */
+    unsigned char *laddr;
+    uint64_t raddr;
+    size_t len;
+    uint64_t chunk;
+    uint32_t nchunks;
+    uint32_t nclaimed;               /* chunks taken by both when the claims ran out */
+    uint32_t nmine;                  /* ... by us: the bits of `mine` */
+    uint64_t mine;
+    void *op_ctx;
+    rdmach_status_t status;          /* of our own part */
 };
 
 struct rch_shm_mr {
@@ -82,7 +110,8 @@ struct rch_shm_peer {
     int pid_local;                   /* ... which is ours: pid usable here */
     int pidfd;                       /* -1: liveness by kill(pid, 0) */
     int cma;                         /* single copy permitted to this peer */
-    int fence;                       /* our fast path needs a full fence towards it */
+    int fence;                       /* rch_shm_notify flags towards it: FENCE (our fast path needs a
+                                      * full fence), PENDING (raise its pending flag) */
     int tx_blocked;                  /* our last send found its ring full */
     size_t tx_need;                  /* ... with a packet of this many bytes */
     unsigned again;
@@ -101,9 +130,25 @@ struct rch_shm_peer {
     struct rch_shm_pipe_ctl *sink_pipe;
     uint64_t sink_seq;
     int sink_active;                 /* GETs outstanding + PUTs announced - PUTs finished */
+    uint64_t steal_used;             /* claim slots of ours in use (bit per slot) */
+    uint16_t steal_gen[RCH_SHM_STEAL_SLOTS];
+    int steal_head, steal_tail;      /* our stealable gets from it (getop indices), oldest first */
+    double sink_seen;                /* when it last served us a chunk (or we asked), rch_base_wtime */
+    unsigned sink_idle;              /* sink passes without a chunk since */
+    /* shared single copies we started with it */
+    struct rch_shm_coop_op coop[RCH_SHM_COOP_SLOTS];
+    int coop_pending;
     /* control records waiting for room in the ring */
     struct rch_shm_ctlrec *cq_head, *cq_tail;
     int busy;                        /* counted in ch->nbusy */
+};
+
+/* Counters for tests and tools. */
+struct rch_shm_stats {
+    unsigned long coop_started;      /* shared single copies we started */
+    unsigned long coop_chunks_helped;/* chunks we copied for a peer's transfer */
+    unsigned long pipe_chunks;       /* pipeline chunks we copied in (source side) */
+    unsigned long pipe_stolen;       /* chunks of our pipelined gets we copied ourselves (single copy) */
 };
 
 struct rch_rdma_chan {
@@ -112,8 +157,12 @@ struct rch_rdma_chan {
     uint32_t my_slot, nslots;
     char kvsname[256];
     int cma_mode;                    /* RCH_CMA_* at open */
+    int get_mode;                    /* RCH_SHM_GET_* at open */
     int self_fence;                  /* this process does not sleep with membarrier (unavailable,
                                       * or RDMACH_SHM_WAKE): senders to it fence, and so do we */
+    int oversub;                     /* more local ranks than cores: pending flags (shm_proto.h) */
+    int *mates;                      /* peers (indices) that share our core: their pending flags */
+    int nmates;
     struct rch_shm_geom geom;
     struct rch_shm_seg seg;          /* ours */
     int published;
@@ -131,10 +180,19 @@ struct rch_rdma_chan {
     struct rch_shm_mr *mrs;
     struct rch_shm_getop *getops;
     int ngetops, getop_free;
+    struct rch_shm_stats stats;
 };
 
+/* The peer record of a world rank, or NULL if this channel does not serve it. */
+static inline struct rch_shm_peer *rch_shm_peer_get(struct rch_rdma_chan *ch, int rank)
+{
+    if (__builtin_expect((unsigned)rank >= (unsigned)ch->size, 0))
+        return NULL;
+    int32_t i = ch->peer_of[rank];
+    return __builtin_expect(i >= 0, 1) ? &ch->peers[i] : NULL;
+}
+
 /* shm_chan.c */
-struct rch_shm_peer *rch_shm_peer_get(struct rch_rdma_chan *ch, int rank);
 rdmach_status_t rch_shm_connect_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
 /* Is the peer's process gone? Marks it dead (reported from progress). */
 int rch_shm_peer_check_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
@@ -146,12 +204,15 @@ rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size
 rdmach_status_t rch_shm_connect_addr(struct rch_rdma_chan *ch, int peer, const char *addr);
 /* Was single copy found permitted towards this peer (after connect)? */
 int rch_shm_peer_cma(struct rch_rdma_chan *ch, int peer);
+const struct rch_shm_stats *rch_shm_get_stats(const struct rch_rdma_chan *ch);
 
 /* shm_msg.c */
 rdmach_status_t rch_shm_send(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt);
 unsigned rch_shm_progress(struct rch_rdma_chan *ch, unsigned max);
 rdmach_status_t rch_shm_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait *w);
 void rch_shm_wait_disarm(struct rch_rdma_chan *ch);
+/* ops->wake: end peer's sleep in its wait_arm primitive (see shm_msg.c). */
+rdmach_status_t rch_shm_wake_peer(struct rch_rdma_chan *ch, int peer);
 /* Send a control record now or queue it for progress. */
 rdmach_status_t rch_shm_send_ctl(struct rch_rdma_chan *ch, struct rch_shm_peer *p, uint32_t type,
                                  const void *payload, uint32_t len);
@@ -168,13 +229,29 @@ rdmach_status_t rch_shm_put(struct rch_rdma_chan *ch, int peer, const void *ladd
 rdmach_status_t rch_shm_get(struct rch_rdma_chan *ch, int peer, void *laddr,
                             struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
                             uint64_t raddr, void *op_ctx);
+/* Single copy of len bytes between our laddr and the peer's raddr (write:
+ * ours into the peer's); RDMACH_ERR_UNSUPPORTED if the kernel refuses. */
+rdmach_status_t rch_shm_cma_rw(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
+                               uint64_t raddr, size_t len, int write);
 /* A registered region of ours containing [addr, addr+len) with `access`, or NULL. */
 const struct rch_shm_mr *rch_shm_mr_find(struct rch_rdma_chan *ch, uint64_t addr, uint64_t len,
                                          unsigned access);
 
+/* shm_coop.c */
+/* Single copy, shared with the peer when it is large (RDMACH_SHM_CMA_SPLIT):
+ * OK (done), INPROGRESS (rma_done(op_ctx) from a later progress) or an error. */
+rdmach_status_t rch_shm_coop_rw(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr, uint64_t raddr,
+                                size_t len, int write, void *op_ctx);
+rdmach_status_t rch_shm_coop_check(struct rch_rdma_chan *ch, struct rch_shm_peer *p, int k);
+void rch_shm_coop_on_help(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *pkt, size_t len);
+unsigned rch_shm_coop_progress(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsigned max);
+int rch_shm_coop_ready(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
+unsigned rch_shm_coop_fail_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rdmach_status_t st);
+
 /* shm_pipe.c */
+/* steal: the sink may copy chunks itself by single copy if the source stops serving */
 rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
-                                 size_t len, uint64_t raddr, void *op_ctx);
+                                 size_t len, uint64_t raddr, void *op_ctx, int steal);
 rdmach_status_t rch_shm_pipe_put(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *laddr,
                                  size_t len, uint64_t raddr, void *op_ctx);
 /* A GETREQ / PUTNOTE record arrived from p. */

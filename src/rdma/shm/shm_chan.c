@@ -33,16 +33,9 @@
 
 _Static_assert(sizeof(struct rch_shm_rkey) <= RCH_RDMA_RKEY_MAX, "shm rkey fits an rch_rdma_rkey");
 
-struct rch_shm_peer *rch_shm_peer_get(struct rch_rdma_chan *ch, int rank)
-{
-    if (RCH_UNLIKELY(rank < 0 || rank >= ch->size || ch->peer_of[rank] < 0))
-        return NULL;
-    return &ch->peers[ch->peer_of[rank]];
-}
-
 void rch_shm_update_busy(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
 {
-    int busy = p->xq_head || p->wq_head || p->cq_head || p->sink_active != 0;
+    int busy = p->xq_head || p->wq_head || p->cq_head || p->sink_active != 0 || p->coop_pending > 0;
     if (busy != p->busy) {
         ch->nbusy += busy ? 1 : -1;
         p->busy = busy;
@@ -137,6 +130,21 @@ static rdmach_status_t check_args(const struct rch_rdma_open_args *a)
     return RDMACH_OK;
 }
 
+/* Bytes of each ring we receive into: RDMACH_SHM_RING_BUDGET shared among
+ * the node's ranks, at most RING_AUTO_MAX, at least RDMACH_SHM_RING_SIZE. A
+ * larger ring lets a window of eager messages stream without the sender
+ * waiting for the receiver to publish room (bw 4 KiB..16 KiB: 64 KiB rings
+ * ~5 GB/s, 1 MiB rings ~20 GB/s on the reference VM). */
+#define RING_AUTO_MAX ((size_t)1 << 20)
+static size_t ring_bytes(int local_size)
+{
+    size_t share = rch_tun.shm_ring_budget / (size_t)(local_size > 0 ? local_size : 1);
+    size_t r = 4096;
+    while (r * 2 <= share && r * 2 <= RING_AUTO_MAX)
+        r *= 2;
+    return r > rch_tun.shm_ring_size ? r : rch_tun.shm_ring_size;
+}
+
 static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct rch_rdma_chan **out)
 {
     rdmach_status_t st = check_args(a);
@@ -158,6 +166,7 @@ static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct 
     else
         snprintf(ch->kvsname, sizeof(ch->kvsname), "single%d", (int)getpid());
     ch->cma_mode = rch_tun.cma;
+    ch->get_mode = rch_tun.shm_get;
     /* Sleeping is rare with a core per rank: senders skip the fence and a
      * sleeper pays a membarrier (an IPI). With more ranks than cores ranks
      * sleep all the time, and an IPI per sleep costs far more than a fence
@@ -166,8 +175,9 @@ static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct 
     int oversub = ncpu > 0 && b->local_size > ncpu;
     int want_fence = rch_tun.shm_wake == RCH_SHM_WAKE_FENCE || (rch_tun.shm_wake == RCH_SHM_WAKE_AUTO && oversub);
     ch->self_fence = rch_shm_barrier_init() || want_fence;
+    ch->oversub = oversub;
     ch->geom.nslots = ch->nslots;
-    ch->geom.ring_cells = rch_shm_ring_cells_for(rch_tun.shm_ring_size);
+    ch->geom.ring_cells = rch_shm_ring_cells_for(ring_bytes(b->local_size));
     ch->geom.pipe_chunk = (rch_tun.shm_pipe_chunk + RCH_SHM_CELL - 1) / RCH_SHM_CELL * RCH_SHM_CELL;
     ch->getop_free = -1;
     ch->seg.fd = -1;
@@ -187,7 +197,24 @@ static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct 
         p->slot = (uint32_t)find_local(b, p->rank);
         p->pidfd = -1;
         p->seg.fd = -1;
+        p->steal_head = p->steal_tail = -1;
         ch->peer_of[p->rank] = i;
+    }
+    /* Oversubscribed: the peers that share our core, whose pending flags say
+     * whether to leave it to them (rch_shm_idle). Ranks are bound round-robin
+     * to cores by local rank (boot/topo.c); unbound, any local rank may be
+     * waiting for our core. */
+    if (oversub) {
+        ch->mates = calloc(a->npeers > 0 ? (size_t)a->npeers : 1, sizeof(*ch->mates));
+        if (!ch->mates) {
+            st = rch_base_err(RDMACH_ERR_NO_MEMORY, "shm open: core-mates of %d peers", a->npeers);
+            goto out_free;
+        }
+        for (int i = 0; i < a->npeers; i++) {
+            const struct rch_shm_peer *p = &ch->peers[i];
+            if (p->rank != ch->rank && (b->bound_core < 0 || p->slot % ncpu == ch->my_slot % ncpu))
+                ch->mates[ch->nmates++] = i;
+        }
     }
 
     uint32_t ring_max = rch_shm_ring_max_payload(ch->geom.ring_cells);
@@ -207,6 +234,7 @@ static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct 
     return RDMACH_OK;
 
 out_free:
+    free(ch->mates);
     free(ch->peer_of);
     free(ch->peers);
     free(ch);
@@ -232,6 +260,7 @@ static void shm_close(struct rch_rdma_chan *ch)
         free(m);
     }
     free(ch->getops);
+    free(ch->mates);
     free(ch->peers);
     free(ch->peer_of);
     free(ch);
@@ -266,6 +295,7 @@ rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size
             st = rch_shm_ring_rx_init(&p->rx, rch_shm_seg_ring(&ch->seg, p->slot), ch->geom.ring_cells);
             if (st != RDMACH_OK)
                 return st;
+            rch_shm_ring_rx_set_max_record(&p->rx, ch->caps.max_msg);   /* and control records: smaller */
             p->rx.fence = 1;        /* until connect tells us the producer's barrier */
             p->sink_pipe = rch_shm_seg_pipe(&ch->seg, p->slot);
         }
@@ -394,8 +424,9 @@ rdmach_status_t rch_shm_connect_addr(struct rch_rdma_chan *ch, int peer, const c
     p->pid = (pid_t)pid;
     unsigned long long my_ns = pid_namespace();
     p->pid_local = ns == 0 || my_ns == 0 || ns == my_ns;
-    p->fence = ch->self_fence || (h->flags & RCH_SHM_SEG_F_FENCE);
-    p->rx.fence = p->fence;
+    p->fence = (ch->self_fence || (h->flags & RCH_SHM_SEG_F_FENCE) ? RCH_SHM_NOTIFY_FENCE : 0) |
+               (ch->oversub ? RCH_SHM_NOTIFY_PENDING : 0);
+    p->rx.fence = (p->fence & RCH_SHM_NOTIFY_FENCE) != 0;
     p->src_pipe = rch_shm_seg_pipe(&p->seg, ch->my_slot);
     st = probe_cma(ch, p);
     if (st != RDMACH_OK)
@@ -440,6 +471,11 @@ int rch_shm_peer_cma(struct rch_rdma_chan *ch, int peer)
     return p && p->state == RCH_SHM_PEER_CONNECTED && p->cma;
 }
 
+const struct rch_shm_stats *rch_shm_get_stats(const struct rch_rdma_chan *ch)
+{
+    return &ch->stats;
+}
+
 static const struct rch_rdma_caps *shm_caps(const struct rch_rdma_chan *ch)
 {
     return &ch->caps;
@@ -462,4 +498,5 @@ const struct rch_rdma_ops rch_rdma_shm_ops = {
     .wait_arm    = rch_shm_wait_arm,
     .wait_disarm = rch_shm_wait_disarm,
     .caps        = shm_caps,
+    .wake        = rch_shm_wake_peer,
 };

@@ -4,8 +4,10 @@
  * before it is trusted (a buggy or dying peer must not crash us).
  *
  * Version history:
- *   1  segment header, per-sender slots (ring + pipe), records PKT/GETREQ/PUTNOTE,
- *      pipe descriptors GET_DATA/PUT_DATA/GET_ERR.
+ *   1  segment header, per-sender slots (ring + pipe), records PKT/GETREQ/PUTNOTE/HELP,
+ *      pipe descriptors GET_DATA/PUT_DATA/GET_ERR, shared single-copy descriptors.
+ *   1+ GETREQ carries a claim slot: the sink may take chunks of a pipelined
+ *      get from the end with single copy (steal words in the pipe page).
  */
 #ifndef RCH_RDMA_SHM_PROTO_H
 #define RCH_RDMA_SHM_PROTO_H
@@ -52,6 +54,11 @@ _Static_assert(sizeof(struct rch_shm_seg_hdr) <= RCH_SHM_RING_LINE, "segment hea
 struct rch_shm_wake {
     _Alignas(RCH_SHM_RING_LINE) _Atomic uint32_t futex;   /* bumped by a waker */
     _Atomic uint32_t sleeping;                          /* owner armed its wait */
+    /* Oversubscribed nodes: set by whoever gives the owner work (a record, a
+     * pipe chunk...), cleared by the owner before it polls; the ranks that
+     * share its core read it to know whether to leave the core to it.
+     * On its own cache line: senders write it, the owner's core-mates poll it. */
+    _Alignas(RCH_SHM_CELL) _Atomic uint32_t pending;
 };
 _Static_assert(sizeof(struct rch_shm_wake) == RCH_SHM_RING_LINE, "wake line");
 
@@ -63,6 +70,7 @@ enum rch_shm_rec_type {
     RCH_SHM_REC_PKT = 1,             /* a device packet: handed to upcalls.recv */
     RCH_SHM_REC_GETREQ,              /* pipelined GET: please copy [raddr, +len) to me */
     RCH_SHM_REC_PUTNOTE,             /* pipelined PUT: chunks of one put are coming */
+    RCH_SHM_REC_HELP,                /* shared single copy: take chunks of my get/put */
     RCH_SHM_REC_MAX
 };
 
@@ -71,14 +79,54 @@ struct rch_shm_getreq {
     uint64_t raddr;                  /* in the owner: source of the data */
     uint64_t dst;                    /* in the requester: destination */
     uint64_t len;
+    uint32_t steal;                  /* claim slot (< RCH_SHM_STEAL_SLOTS) or RCH_SHM_STEAL_NONE */
+    uint32_t gen;                    /* its generation (low 16 bits) */
 };
-_Static_assert(sizeof(struct rch_shm_getreq) == 32, "GETREQ is 32 bytes");
+_Static_assert(sizeof(struct rch_shm_getreq) == 40, "GETREQ is 40 bytes");
+
+/* ---- pipelined get with stealing (shm_pipe.c): the source takes chunks from
+ * the front, the sink may take chunks from the back with single copy when the
+ * source does not serve the pipe (busy elsewhere, descheduled). Both move one
+ * word, in the sink's segment (pipe page of the source's slot), by CAS:
+ *   gen (16) | head (24): next chunk of the source | tail (24): end of its part
+ * The source claims chunk head if head < tail; the sink claims chunk tail - 1
+ * if head < tail. A word of another generation is a finished get. ---- */
+#define RCH_SHM_STEAL_SLOTS 64u
+#define RCH_SHM_STEAL_NONE  0xffffffffu
+#define RCH_SHM_STEAL_MAX_CHUNKS ((1u << 24) - 1)
 
 struct rch_shm_putnote {
     uint64_t dst;                    /* in the receiver */
     uint64_t len;
 };
 _Static_assert(sizeof(struct rch_shm_putnote) == 16, "PUTNOTE is 16 bytes");
+
+struct rch_shm_help {
+    uint32_t slot;                   /* descriptor index (< RCH_SHM_COOP_SLOTS) */
+    uint32_t gen;                    /* its generation when the transfer started */
+};
+_Static_assert(sizeof(struct rch_shm_help) == 8, "HELP is 8 bytes");
+
+/* ---- shared single copy (shm_coop.c): a large get/put cut into chunks that
+ * the initiator and the peer (the helper) both take, each with its own
+ * process_vm_readv/writev. In the helper's segment, in the initiator's slot;
+ * filled by the initiator, `claim` taken by both with compare-and-swap. ---- */
+#define RCH_SHM_COOP_SLOTS    4u     /* transfers in flight per ordered pair */
+#define RCH_SHM_COOP_MAX_CHUNKS 64u  /* chunks of one transfer (a 64-bit map) */
+enum rch_shm_coop_kind { RCH_SHM_COOP_GET = 1, RCH_SHM_COOP_PUT, RCH_SHM_COOP_MAX };
+
+struct rch_shm_coop_desc {
+    _Alignas(RCH_SHM_RING_LINE) _Atomic uint64_t claim;  /* gen << 32 | next chunk; written last */
+    _Atomic uint64_t helped;         /* helper-written: gen << 32 | chunks it copied */
+    _Atomic uint64_t stopped;        /* helper-written: gen << 32 | 1 once it quit early */
+    uint64_t helper_addr;            /* in the helper: source (GET) or destination (PUT) */
+    uint64_t init_addr;              /* in the initiator: destination (GET) or source (PUT) */
+    uint64_t len;
+    uint64_t chunk;
+    uint32_t nchunks;
+    uint32_t kind;                   /* RCH_SHM_COOP_* */
+};
+_Static_assert(sizeof(struct rch_shm_coop_desc) == RCH_SHM_RING_LINE, "one descriptor per line pair");
 
 /* ---- pipe: two-copy path, one per ordered pair (source -> sink), in the
  * sink's segment, in the source's slot ---- */
@@ -105,6 +153,8 @@ struct rch_shm_pipe_ctl {
     _Alignas(RCH_SHM_RING_LINE) _Atomic uint64_t drained;   /* sink-written: chunks copied out */
     _Atomic uint64_t nak_seq;        /* sink-written: 1 + seq of the last rejected PUT chunk */
     _Alignas(RCH_SHM_RING_LINE) struct rch_shm_pipe_desc desc[RCH_SHM_PIPE_NBUF];
+    struct rch_shm_coop_desc coop[RCH_SHM_COOP_SLOTS];   /* not part of the pipe: sharing its page */
+    _Alignas(RCH_SHM_RING_LINE) _Atomic uint64_t steal[RCH_SHM_STEAL_SLOTS];   /* claim words of gets */
 };
 
 /* ---- remote key of registered memory: what a peer needs for get/put ---- */

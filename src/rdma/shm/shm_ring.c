@@ -91,7 +91,14 @@ static int refresh(struct rch_shm_ring_tx *tx, uint64_t need_end)
         tx->cleared = end;
         tx->head_cache = h;
     }
-    return need_end < tx->cleared;
+    /* ROOM tells a consumer that finds its ring empty to publish head even
+     * within its flush_gap. */
+    uint32_t room = need_end < tx->cleared ? 0 : RCH_SHM_BLOCKED_ROOM;
+    if (room != tx->short_room) {
+        tx->short_room = room;
+        atomic_store_explicit(&tx->ctl->blocked, tx->wake | room, memory_order_relaxed);
+    }
+    return !room;
 }
 
 int rch_shm_ring_has_room(struct rch_shm_ring_tx *tx, size_t len)
@@ -141,7 +148,7 @@ rdmach_status_t rch_shm_ring_send(struct rch_shm_ring_tx *tx, uint32_t type,
     return RDMACH_OK;
 }
 
-static int publish(struct rch_shm_ring_rx *rx)
+int rch_shm_ring_publish(struct rch_shm_ring_rx *rx)
 {
     atomic_store_explicit(&rx->ctl->head, rx->pos, memory_order_release);
     rx->published = rx->pos;
@@ -151,7 +158,16 @@ static int publish(struct rch_shm_ring_rx *rx)
         atomic_thread_fence(memory_order_seq_cst);
     else
         atomic_signal_fence(memory_order_seq_cst);
-    return atomic_load_explicit(&rx->ctl->blocked, memory_order_relaxed) != 0;
+    return (atomic_load_explicit(&rx->ctl->blocked, memory_order_relaxed) & RCH_SHM_BLOCKED_WAKE) != 0;
+}
+
+void rch_shm_ring_rx_set_max_record(struct rch_shm_ring_rx *rx, size_t max_len)
+{
+    /* A record of k cells needs skip (<= k-1) + k + 1 cleared cells before the
+     * producer's tail: with head lagging at most ncells - 2k behind an empty
+     * ring's position, every record still fits. */
+    uint64_t k = cells_of(max_len);
+    rx->flush_gap = 2 * k <= rx->ncells ? rx->ncells - 2 * k : 0;
 }
 
 rdmach_status_t rch_shm_ring_peek(struct rch_shm_ring_rx *rx, const void **pkt, size_t *len,
@@ -170,7 +186,7 @@ rdmach_status_t rch_shm_ring_peek(struct rch_shm_ring_rx *rx, const void **pkt, 
                 break;
             rx->pos += k;
             if (rx->pos - rx->published >= rx->publish_every)
-                (void)publish(rx);      /* the record after it will publish again if blocked */
+                (void)rch_shm_ring_publish(rx);      /* the record after it will publish again if blocked */
             continue;
         }
         if (RCH_UNLIKELY(t == 0 || l > rx->max_payload || k > rx->ncells - idx))
@@ -186,24 +202,9 @@ rdmach_status_t rch_shm_ring_peek(struct rch_shm_ring_rx *rx, const void **pkt, 
                         (unsigned long long)rx->pos, (unsigned long long)rx->ncells);
 }
 
-int rch_shm_ring_release(struct rch_shm_ring_rx *rx)
-{
-    rx->pos += rx->cur_cells;
-    rx->cur_cells = 0;
-    if (rx->pos - rx->published >= rx->publish_every)
-        return publish(rx);
-    return 0;
-}
-
 int rch_shm_ring_rx_flush(struct rch_shm_ring_rx *rx)
 {
     if (rx->pos == rx->published)
         return 0;
-    return publish(rx);
-}
-
-int rch_shm_ring_ready(const struct rch_shm_ring_rx *rx)
-{
-    const struct rch_shm_rec *r = rec_at(rx->cells, rx->pos & rx->mask);
-    return atomic_load_explicit(&((struct rch_shm_rec *)r)->stamp, memory_order_acquire) == rx->pos + 1;
+    return rch_shm_ring_publish(rx);
 }

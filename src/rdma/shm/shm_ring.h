@@ -27,20 +27,28 @@
  *    its view of head, off the per-message path.
  *  - The consumer never writes into producer lines. It publishes its position
  *    (head) on its own line lazily: every quarter ring, and when it finds the
- *    ring empty (so a producer waiting for room is never stuck behind an
- *    unpublished head). The producer keeps a cached copy and re-reads head only
- *    when the ring looks full.
+ *    ring empty with head lagging by more than `flush_gap` cells (so a
+ *    producer waiting for room is never stuck behind an unpublished head).
+ *    flush_gap is 0 unless the owner bounds its records
+ *    (rch_shm_ring_rx_set_max_record): with records of at most k cells, a lag
+ *    of up to ncells - 2k still leaves the producer room for any record, so a
+ *    ping-pong does not write head once per message. The producer keeps a
+ *    cached copy and re-reads head only when the ring looks full.
  *  - A record never wraps: if it does not fit before the end of the ring, a
  *    SKIP record covers the rest of the ring and the record starts at cell 0.
  *    Hence the largest record is half the ring (rch_shm_ring_max_payload).
- *  - `blocked` is the producer's "wake me when you free room" flag, for a
- *    producer that is about to sleep on a full ring; the consumer reads it
- *    after each head publication (rch_shm_ring_rx_release/peek tell the
- *    caller). Pairing it with a store->load barrier is the caller's job.
+ *  - `blocked` is the producer's word of flags: WAKE, "wake me when you free
+ *    room", for a producer that is about to sleep on a full ring (the consumer
+ *    reads it after each head publication; rch_shm_ring_release/peek tell the
+ *    caller; pairing it with a store->load barrier is the caller's job); and
+ *    ROOM, "I am short of room", set by the producer while a refresh finds no
+ *    room, so an empty ring publishes head whatever flush_gap says (records
+ *    larger than the consumer assumed cannot get stuck).
  *
- * The fast path (one small record) is: a few compares, one memcpy per iovec,
- * one release store; on the consumer side one acquire load of the line the
- * record is in. A record of up to RCH_SHM_RING_INLINE bytes is one line.
+ * The fast path (one small record, inline below) is: a few compares, a copy
+ * without a libc call, one release store; on the consumer side one acquire
+ * load of the line the record is in. A record of up to RCH_SHM_RING_INLINE
+ * bytes is one line.
  */
 #ifndef RCH_RDMA_SHM_RING_H
 #define RCH_RDMA_SHM_RING_H
@@ -56,6 +64,9 @@
 #define RCH_SHM_REC_HDR     16u
 #define RCH_SHM_RING_INLINE (RCH_SHM_CELL - RCH_SHM_REC_HDR)   /* 48 B in one line */
 #define RCH_SHM_RING_MIN_CELLS 64u
+
+/* Flags in the producer's `blocked` word (see above). */
+enum { RCH_SHM_BLOCKED_WAKE = 1u, RCH_SHM_BLOCKED_ROOM = 2u };
 
 /* Record types. 0 is never valid (zeroed memory); SKIP is the ring's own. */
 enum { RCH_SHM_REC_SKIP = 0xffffu };
@@ -85,6 +96,8 @@ struct rch_shm_ring_tx {
     uint64_t head_cache;         /* last head read from ctl */
     uint64_t cleared;            /* cells before this position are cleared and free */
     uint32_t max_payload;
+    uint32_t wake;               /* RCH_SHM_BLOCKED_WAKE as last set (mirror of the shared word) */
+    uint32_t short_room;         /* RCH_SHM_BLOCKED_ROOM as last set */
 };
 
 /* Consumer-private state. */
@@ -97,6 +110,7 @@ struct rch_shm_ring_rx {
     uint64_t cur_cells;          /* cells of the record returned by peek, 0 if none */
     uint64_t published;          /* last value stored to ctl->head */
     uint64_t publish_every;      /* ncells / 4 */
+    uint64_t flush_gap;          /* found empty: publish only if head lags more (0: always) */
     uint32_t max_payload;
     int fence;                   /* full fence between publishing head and reading `blocked`
                                   * (when the producer side cannot use membarrier) */
@@ -130,6 +144,69 @@ static inline size_t rch_shm_iov_len(const struct iovec *iov, int iovcnt)
     return n;
 }
 
+/* ---- the fast paths, inline (the latency case) ---- */
+
+/* n <= RCH_SHM_RING_INLINE bytes without a libc call: overlapping word moves. */
+static inline void rch_shm_copy_small(unsigned char *d, const unsigned char *s, size_t n)
+{
+    if (n >= 16) {
+        uint64_t a[2], b[2], c[2];
+        __builtin_memcpy(a, s, 16);
+        if (n > 32)
+            __builtin_memcpy(c, s + 16, 16);
+        __builtin_memcpy(b, s + n - 16, 16);
+        __builtin_memcpy(d, a, 16);
+        if (n > 32)
+            __builtin_memcpy(d + 16, c, 16);
+        __builtin_memcpy(d + n - 16, b, 16);
+    } else if (n >= 8) {
+        uint64_t a, b;
+        __builtin_memcpy(&a, s, 8);
+        __builtin_memcpy(&b, s + n - 8, 8);
+        __builtin_memcpy(d, &a, 8);
+        __builtin_memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        __builtin_memcpy(&a, s, 4);
+        __builtin_memcpy(&b, s + n - 4, 4);
+        __builtin_memcpy(d, &a, 4);
+        __builtin_memcpy(d + n - 4, &b, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+}
+
+/* Append a record of len <= RCH_SHM_RING_INLINE bytes (one cell; the caller
+ * checked len and type) if the cleared window has room without re-reading
+ * head. 1: published; 0: nothing written (use rch_shm_ring_send). */
+static inline int rch_shm_ring_send_small(struct rch_shm_ring_tx *tx, uint32_t type, const struct iovec *iov,
+                                          int iovcnt, size_t len)
+{
+    uint64_t t = tx->tail;
+    if (__builtin_expect(t + 1 >= tx->cleared, 0))
+        return 0;              /* the cell after it must be cleared: refresh first */
+    struct rch_shm_rec *r = (struct rch_shm_rec *)(tx->cells + (t & tx->mask) * RCH_SHM_CELL);
+    unsigned char *d = (unsigned char *)(r + 1);
+    r->len = (uint32_t)len;
+    r->type = type;
+    for (int i = 0; i < iovcnt; i++) {
+        rch_shm_copy_small(d, (const unsigned char *)iov[i].iov_base, iov[i].iov_len);
+        d += iov[i].iov_len;
+    }
+    atomic_store_explicit(&r->stamp, t + 1, memory_order_release);
+    tx->tail = t + 1;
+    return 1;
+}
+
+/* Publish head (store, then the caller's store->load pairing, then read
+ * `blocked`). Returns 1 if the producer asked to be woken. */
+int rch_shm_ring_publish(struct rch_shm_ring_rx *rx);
+
+/* Records of at most max_len payload bytes will be sent in this ring: lets
+ * the consumer publish head less often (flush_gap, see above). */
+void rch_shm_ring_rx_set_max_record(struct rch_shm_ring_rx *rx, size_t max_len);
+
 /* The record at the consumer's position:
  *   RDMACH_OK          *pkt, *len, *type describe it (valid until release)
  *   RDMACH_AGAIN       nothing there
@@ -138,19 +215,71 @@ static inline size_t rch_shm_iov_len(const struct iovec *iov, int iovcnt)
  * same record. */
 rdmach_status_t rch_shm_ring_peek(struct rch_shm_ring_rx *rx, const void **pkt, size_t *len,
                                   uint32_t *type);
+/* rch_shm_ring_peek with its common case inline: a record (not SKIP) whose
+ * header is sane; anything else goes through rch_shm_ring_peek. */
+static inline rdmach_status_t rch_shm_ring_peek_fast(struct rch_shm_ring_rx *rx, const void **pkt, size_t *len,
+                                                     uint32_t *type)
+{
+    uint64_t idx = rx->pos & rx->mask;
+    struct rch_shm_rec *r = (struct rch_shm_rec *)(rx->cells + idx * RCH_SHM_CELL);
+    if (atomic_load_explicit(&r->stamp, memory_order_acquire) != rx->pos + 1)
+        return RDMACH_AGAIN;
+    uint32_t l = r->len, t = r->type;
+    uint64_t k = (RCH_SHM_REC_HDR + (uint64_t)l + RCH_SHM_CELL - 1) / RCH_SHM_CELL;
+    if (__builtin_expect(t - 1u < RCH_SHM_REC_SKIP - 1u && l <= rx->max_payload && k <= rx->ncells - idx, 1)) {
+        rx->cur_cells = k;
+        *pkt = r + 1;
+        *len = l;
+        *type = t;
+        return RDMACH_OK;
+    }
+    return rch_shm_ring_peek(rx, pkt, len, type);
+}
 /* Done with the record from peek. Returns 1 if head was published and the
  * producer has its `blocked` flag set (the caller should wake it). */
-int rch_shm_ring_release(struct rch_shm_ring_rx *rx);
-/* Publish head now if it lags (used when the ring is found empty). Returns 1
- * if published and the producer is blocked. */
+static inline int rch_shm_ring_release(struct rch_shm_ring_rx *rx)
+{
+    rx->pos += rx->cur_cells;
+    rx->cur_cells = 0;
+    if (rx->pos - rx->published >= rx->publish_every)
+        return rch_shm_ring_publish(rx);
+    return 0;
+}
+/* Publish head now if it lags at all. Returns 1 if published and the
+ * producer is blocked. */
 int rch_shm_ring_rx_flush(struct rch_shm_ring_rx *rx);
 /* Is a record (other than SKIP-then-nothing) ready? Cheap; no side effect. */
-int rch_shm_ring_ready(const struct rch_shm_ring_rx *rx);
+static inline int rch_shm_ring_ready(const struct rch_shm_ring_rx *rx)
+{
+    const struct rch_shm_rec *r = (const struct rch_shm_rec *)(rx->cells + (rx->pos & rx->mask) * RCH_SHM_CELL);
+    return atomic_load_explicit(&((struct rch_shm_rec *)r)->stamp, memory_order_acquire) == rx->pos + 1;
+}
+/* Would rch_shm_ring_rx_idle publish now? */
+static inline int rch_shm_ring_rx_idle_due(const struct rch_shm_ring_rx *rx)
+{
+    uint64_t lag = rx->pos - rx->published;
+    return lag > rx->flush_gap ||
+           (lag && atomic_load_explicit(&((struct rch_shm_ring_ctl *)rx->ctl)->blocked, memory_order_relaxed) != 0);
+}
 
-/* The producer's "wake me" flag (see above). */
+/* The ring was found empty: publish head if it lags by more than flush_gap.
+ * Returns 1 if published and the producer is blocked. */
+static inline int rch_shm_ring_rx_idle(struct rch_shm_ring_rx *rx)
+{
+    if (__builtin_expect(rch_shm_ring_rx_idle_due(rx), 0))
+        return rch_shm_ring_publish(rx);
+    return 0;
+}
+/* The producer's "wake me" flag (see above): 1 or 0. */
 static inline void rch_shm_ring_set_blocked(struct rch_shm_ring_tx *tx, uint32_t v)
 {
-    atomic_store_explicit(&tx->ctl->blocked, v, memory_order_relaxed);
+    tx->wake = v ? RCH_SHM_BLOCKED_WAKE : 0;
+    atomic_store_explicit(&tx->ctl->blocked, tx->wake | tx->short_room, memory_order_relaxed);
+}
+/* Is the producer's "wake me" flag set (as this producer last set it)? */
+static inline int rch_shm_ring_wants_wake(const struct rch_shm_ring_tx *tx)
+{
+    return tx->wake != 0;
 }
 
 #endif

@@ -1,8 +1,12 @@
 /*
  * Large data: registration, remote keys, and get/put.
  *
+ * Gets: the device's rendezvous gets take the pipeline with stealing
+ * (RDMACH_SHM_GET, shm_pipe.c), one-sided gets and every put single copy.
+ *
  * Single copy: process_vm_readv/writev between the two address spaces; the
- * transfer is complete when the call returns, so get/put return OK. Where the
+ * transfer is complete when the call returns, so get/put return OK (a large
+ * one may be shared with the peer, shm_coop.c, and end in rma_done). Where the
  * kernel refuses (ptrace policy, seccomp; probed at connect, or an EPERM
  * later with RDMACH_CMA=auto) the two-copy pipeline of shm_pipe.c takes over
  * and the operation completes through upcalls.rma_done (INPROGRESS).
@@ -118,9 +122,8 @@ static rdmach_status_t check_rkey(struct rch_shm_peer *p, const struct rch_rdma_
     return RDMACH_OK;
 }
 
-/* Single copy; RDMACH_ERR_UNSUPPORTED (message set) if the kernel refuses. */
-static rdmach_status_t cma_rw(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
-                              uint64_t raddr, size_t len, int write)
+rdmach_status_t rch_shm_cma_rw(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
+                               uint64_t raddr, size_t len, int write)
 {
     size_t done = 0;
     while (done < len) {
@@ -198,12 +201,18 @@ rdmach_status_t rch_shm_get(struct rch_rdma_chan *ch, int peer, void *laddr,
         memmove(laddr, (const void *)(uintptr_t)raddr, len);
         return RDMACH_OK;
     }
-    if (p->cma) {
-        st = cma_rw(ch, p, laddr, raddr, len, 0);
+    /* A get with a local registration is the device's rendezvous: the owner
+     * is in MPI (it sent the request and waits for it), so the pipeline,
+     * which is about twice as fast as one process_vm_readv for data in cache
+     * (bench/compare bw), is the default; stealing covers an owner that is
+     * not progressing. One-sided gets (no lmr) keep single copy. */
+    int pipe = ch->get_mode == RCH_SHM_GET_PIPE || (ch->get_mode == RCH_SHM_GET_AUTO && lmr != NULL);
+    if (p->cma && !pipe) {
+        st = rch_shm_coop_rw(ch, p, laddr, raddr, len, 0, op_ctx);
         if (st != RDMACH_ERR_UNSUPPORTED || !cma_refused(ch, p))
             return st;
     }
-    return rch_shm_pipe_get(ch, p, laddr, len, raddr, op_ctx);
+    return rch_shm_pipe_get(ch, p, laddr, len, raddr, op_ctx, 1);
 }
 
 rdmach_status_t rch_shm_put(struct rch_rdma_chan *ch, int peer, const void *laddr,
@@ -219,7 +228,7 @@ rdmach_status_t rch_shm_put(struct rch_rdma_chan *ch, int peer, const void *ladd
         return RDMACH_OK;
     }
     if (p->cma) {
-        st = cma_rw(ch, p, (void *)laddr, raddr, len, 1);
+        st = rch_shm_coop_rw(ch, p, (void *)laddr, raddr, len, 1, op_ctx);
         if (st != RDMACH_ERR_UNSUPPORTED || !cma_refused(ch, p))
             return st;
     }

@@ -80,11 +80,21 @@ int rch_shm_barrier_init(void);
 void rch_shm_heavy_barrier(int use_membarrier);
 /* Wake the owner of `w` (bump the futex word and FUTEX_WAKE, shared futex). */
 void rch_shm_wake(struct rch_shm_wake *w);
-/* After publishing something the owner of `w` polls: wake it if it armed its
- * wait. `fence`: this process cannot rely on the sleeper's membarrier. */
-static inline void rch_shm_notify(struct rch_shm_wake *w, int fence)
+/* Flags of rch_shm_notify (a peer's `fence` field). */
+enum {
+    RCH_SHM_NOTIFY_FENCE   = 1,   /* this process cannot rely on the sleeper's membarrier */
+    RCH_SHM_NOTIFY_PENDING = 2,   /* oversubscribed node: raise the owner's `pending` flag */
+};
+
+/* After publishing something the owner of `w` polls: tell its core-mates it
+ * has work (PENDING), wake it if it armed its wait. */
+static inline void rch_shm_notify(struct rch_shm_wake *w, int flags)
 {
-    if (fence)
+    if (flags & RCH_SHM_NOTIFY_PENDING) {
+        if (atomic_load_explicit(&w->pending, memory_order_relaxed) == 0)
+            atomic_store_explicit(&w->pending, 1, memory_order_release);
+    }
+    if (flags & RCH_SHM_NOTIFY_FENCE)
         atomic_thread_fence(memory_order_seq_cst);
     else
         atomic_signal_fence(memory_order_seq_cst);

@@ -40,9 +40,12 @@
 #define RCH_VERBS_RQ_EXTRA    16u     /* receive queue: ring slots + this many */
 #define RCH_VERBS_INLINE_WANT 256u    /* inline data asked for (the device may give less) */
 #define RCH_VERBS_RD_ATOM     16      /* RDMA reads in flight per QP, at most */
+#define RCH_VERBS_RXE_RMA_MAX ((size_t)64 << 10)  /* Soft-RoCE: largest single write/read (verbs_prov.c) */
+#define RCH_VERBS_RXE_RD_ATOM 8       /* Soft-RoCE: reads in flight per QP */
 #define RCH_VERBS_WC_BATCH    16u
 #define RCH_VERBS_SIGNAL_WRID 1u      /* wr_id of the periodic signaled inline post (not a ctx) */
 #define RCH_VERBS_PRIV_MAX    56      /* private data of an IB connect request through RDMA CM */
+#define RCH_VERBS_WAKE_NS     1000000 /* a blocked rank looks at its rings at least this often */
 
 /* This rank's choice of device and address (verbs_addr.c). */
 struct rch_verbs_where {
@@ -63,7 +66,8 @@ struct rch_net_prov {
     struct ibv_comp_channel *cc;
     struct ibv_cq *cq;
     int cq_size;
-    int epfd;                         /* epoll over cc->fd and ec->fd */
+    int epfd;                         /* epoll over cc->fd, ec->fd and tfd */
+    int tfd;                          /* timerfd: the wake-up RDMA writes cannot give (verbs_prov.c) */
     int armed;                        /* ibv_req_notify_cq done since the last event */
     uint32_t sq_depth, rq_depth, max_inline;
     unsigned signal_every;            /* inline (unsignaled) posts between two signaled ones */
@@ -81,13 +85,15 @@ struct rch_net_ep {
     struct rdma_cm_id *id;
     void *conn_ctx;
     int active;                       /* connect side: resolve + connect driven by poll_cm */
-    int connecting;                   /* rdma_connect sent or route resolution under way */
+    int connecting;                   /* resolve/connect/accept under way or done: disconnect on close */
     int have_qp;
     unsigned unsignaled;              /* inline posts since the last signaled one */
     struct sockaddr_storage dst;
     socklen_t dstlen;
     uint8_t priv[RCH_VERBS_PRIV_MAX]; /* connect(): private data kept until the route is resolved */
     uint8_t priv_len;
+    uint8_t peer_init_depth;          /* passive side: the RDMA reads the requester issues at once */
+    uint8_t peer_resp_res;            /* ... and serves */
     struct rch_net_ep *next, *prev;
 };
 

@@ -120,9 +120,13 @@ static int probe(struct rdma_event_channel *ec, const struct sockaddr *sa, char 
         *err = errno;
         return 0;
     }
-    int ok = rdma_bind_addr(id, (struct sockaddr *)sa) == 0 && id->verbs != NULL;
-    if (!ok)
-        *err = errno ? errno : ENODEV;
+    int ok = 0;
+    if (rdma_bind_addr(id, (struct sockaddr *)sa) != 0)
+        *err = errno;
+    else if (id->verbs == NULL)
+        *err = ENODEV;
+    else
+        ok = 1;
     if (ok) {
         snprintf(dev, devlen, "%s", ibv_get_device_name(id->verbs->device));
         *active = port_active(id->verbs, id->port_num);

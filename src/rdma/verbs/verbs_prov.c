@@ -9,7 +9,7 @@
  * flush after a failure can put all their entries there together), capped
  * by the device's max_cqe. Inline data: a QP asking for
  * RCH_VERBS_INLINE_WANT bytes is made and destroyed at open to learn what the
- * device grants (siw 80, rxe 256 of the 512 it allows): slot writes, credit
+ * device grants (siw 80, rxe the 256 asked of the 512 it allows): slot writes, credit
  * words and control messages up to that size go inline and unsignaled (the
  * channel's "inject"), with one signaled post every sq_depth/4 so that
  * providers which only reclaim send entries on a completion never run dry.
@@ -27,6 +27,26 @@
  * (PCIe writes are ordered in practice, but verbs does not promise it): the
  * channel then uses write-with-immediate, or a write and a doorbell send on
  * iWARP, which has no immediate data (siw: caps.write_data = 0).
+ *
+ * Soft-RoCE and bursts: rxe answers an RDMA read with all its response
+ * packets at once, with no flow control of its own; a burst longer than the
+ * receiving kernel's backlog (net.core.netdev_max_backlog, 1000 packets)
+ * loses packets (rxe's send_err counter), and the reader recovers only after
+ * its retransmission timeout (about half a second) each time: in the rdma
+ * guest, 4 MiB reads moved 0.5 MB/s, 64 KiB reads 16 MB/s. On rxe a single
+ * write or read is therefore at most RCH_VERBS_RXE_RMA_MAX (the channel
+ * splits larger ones) and at most RCH_VERBS_RXE_RD_ATOM reads are in flight
+ * per QP: bursts of at most 512 packets (MTU 1024). Writes need no such cap
+ * (rxe's requester bounds its packets in flight) but share max_rma.
+ *
+ * Blocking: the wait fd is an epoll set of the CQ's completion channel, the
+ * CM event channel and a timerfd. An RDMA write makes no completion at its
+ * target, so a ring slot written while its receiver sleeps (memory polling),
+ * and an explicit credit word in every notify mode, wake nobody: the timer,
+ * armed by each wait_arm for RCH_VERBS_WAKE_NS, bounds how long such an
+ * arrival waits for a rank that blocked (only after the device's spin and
+ * yield phases found nothing). Write-with-immediate and doorbell arrivals
+ * (notify data/send) wake the rank at once through the completion channel.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +54,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 #include "rdmach_config.h"
 #include "base/base.h"
@@ -127,13 +148,15 @@ static void verbs_close(struct rch_net_prov *p)
         rdma_destroy_event_channel(p->ec);
     if (p->epfd >= 0)
         close(p->epfd);
+    if (p->tfd >= 0)
+        close(p->tfd);
     free(p);
 }
 
 /* Make (and destroy) one QP of the size we will use: learns the inline size granted. */
 static rdmach_status_t probe_qp(struct rch_net_prov *p)
 {
-    static const uint32_t wants[] = { RCH_VERBS_INLINE_WANT, 128, 64, 0 };
+    static const uint32_t wants[] = { RCH_VERBS_INLINE_WANT, 128, 80, 64, 32, 0 };
     int err = 0;
     for (size_t i = 0; i < RCH_ARRAY_SIZE(wants); i++) {
         struct ibv_qp_init_attr a = {
@@ -160,9 +183,11 @@ static void set_caps(struct rch_net_prov *p, const struct ibv_device_attr *da, c
 {
     struct rch_net_prov_caps *c = &p->caps;
     int soft = da->vendor_id == SIW_VENDOR_ID || da->vendor_id == RXE_VENDOR_ID;
-    snprintf(c->name, sizeof(c->name), "verbs %s (%s) %s", p->where.dev, p->iwarp ? "iWARP" : "IB/RoCE",
+    snprintf(c->name, sizeof(c->name), "verbs %.16s (%s) %.30s", p->where.dev, p->iwarp ? "iWARP" : "IB/RoCE",
              p->where.addr_text);
     c->max_rma = pa->max_msg_sz ? pa->max_msg_sz : (size_t)1 << 30;
+    if (da->vendor_id == RXE_VENDOR_ID && c->max_rma > RCH_VERBS_RXE_RMA_MAX)
+        c->max_rma = RCH_VERBS_RXE_RMA_MAX;   /* see the top of this file */
     c->inject_size = p->max_inline;
     c->tx_depth = p->sq_depth;
     c->rx_depth = p->rq_depth;
@@ -185,6 +210,12 @@ static rdmach_status_t setup_wait(struct rch_net_prov *p)
     e.data.fd = p->ec->fd;
     if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->ec->fd, &e) != 0)
         return rch_base_errno(errno, "verbs: epoll_ctl (CM event channel)");
+    p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (p->tfd < 0)
+        return rch_base_errno(errno, "verbs: timerfd_create");
+    e.data.fd = p->tfd;
+    if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->tfd, &e) != 0)
+        return rch_base_errno(errno, "verbs: epoll_ctl (timer)");
     return RDMACH_OK;
 }
 
@@ -204,7 +235,8 @@ static rdmach_status_t open_device(struct rch_net_prov *p)
     p->sq_depth = (uint32_t)da.max_qp_wr < RCH_VERBS_SQ_DEPTH ? (uint32_t)da.max_qp_wr : RCH_VERBS_SQ_DEPTH;
     p->rq_depth = need_rq;
     p->signal_every = p->sq_depth / 4 ? p->sq_depth / 4 : 1;
-    p->init_depth = (uint8_t)(da.max_qp_init_rd_atom < RCH_VERBS_RD_ATOM ? da.max_qp_init_rd_atom : RCH_VERBS_RD_ATOM);
+    int rd = da.vendor_id == RXE_VENDOR_ID ? RCH_VERBS_RXE_RD_ATOM : RCH_VERBS_RD_ATOM;
+    p->init_depth = (uint8_t)(da.max_qp_init_rd_atom < rd ? da.max_qp_init_rd_atom : rd);
     p->resp_res = (uint8_t)(da.max_qp_rd_atom < RCH_VERBS_RD_ATOM ? da.max_qp_rd_atom : RCH_VERBS_RD_ATOM);
 
     if ((p->pd = ibv_alloc_pd(p->verbs)) == NULL) {
@@ -234,7 +266,7 @@ static rdmach_status_t verbs_open(struct rch_net_prov **out)
     struct rch_net_prov *p = calloc(1, sizeof(*p));
     if (p == NULL)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "verbs: no memory");
-    p->epfd = -1;
+    p->epfd = p->tfd = -1;
     rdmach_status_t st = rch_verbs_choose(&p->where);
     if (st != RDMACH_OK)
         goto out_close;
@@ -251,7 +283,7 @@ static rdmach_status_t verbs_open(struct rch_net_prov **out)
         goto out_close;
     }
     if (rdma_bind_addr(p->listen_id, (struct sockaddr *)&p->where.addr) != 0 || p->listen_id->verbs == NULL) {
-        char what[128];
+        char what[160];
         snprintf(what, sizeof(what), "rdma_bind_addr to %s (%s)", p->where.addr_text, p->where.dev);
         st = rch_verbs_err(p->listen_id->verbs ? errno : ENODEV, what);
         goto out_close;
@@ -314,12 +346,20 @@ static rdmach_status_t verbs_wait_arm(struct rch_net_prov *p, int *fd)
     }
     if (rch_verbs_stash_fill(p) > 0)
         return RDMACH_AGAIN;
+    struct itimerspec its = { .it_value = { .tv_sec = 0, .tv_nsec = RCH_VERBS_WAKE_NS } };
+    if (timerfd_settime(p->tfd, 0, &its, NULL) != 0)
+        return rch_base_errno(errno, "verbs: timerfd_settime");
     *fd = p->epfd;
     return RDMACH_OK;
 }
 
 static void verbs_wait_disarm(struct rch_net_prov *p)
 {
+    struct itimerspec off = { 0 };
+    uint64_t expirations;
+    timerfd_settime(p->tfd, 0, &off, NULL);
+    if (read(p->tfd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+        RCH_DEBUG("verbs", "timerfd read: %s", strerror(errno));
 }
 
 const struct rch_net_prov_ops rch_net_prov_verbs = {

@@ -1,0 +1,79 @@
+/*
+ * The one-sided wire format (src/device/rma_proto.h): a receiver accepts a
+ * well-formed RMA packet and rejects, with a reason, every malformed one —
+ * through the device's own validator (rch_pkt_check) as a packet arrives.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include "device/pkt.h"
+#include "device/rma_proto.h"
+
+static size_t make(unsigned char *buf, unsigned rop, uint32_t len, uint32_t elem, uint64_t addr)
+{
+    struct rch_rma_hdr h;
+    memset(&h, 0, sizeof(h));
+    h.b = rch_pkt_base_make(RCH_PKT_RMA, 0);
+    h.rop = (uint8_t)rop;
+    h.win = 4;
+    h.src = 1;
+    h.len = len;
+    h.elem = elem;
+    h.addr = addr;
+    memcpy(buf, &h, sizeof(h));
+    memset(buf + sizeof(h), 0xab, len);
+    return sizeof(h) + len;
+}
+
+static void expect_bad(const unsigned char *buf, size_t len, const char *word)
+{
+    struct rch_pkt_base b;
+    const char *why = NULL;
+    cr_assert_eq(rch_pkt_check(buf, len, &b, &why), RDMACH_ERR_PROTOCOL, "accepted a bad packet (%s)", word);
+    cr_assert(why && strstr(why, word), "reason '%s' does not mention '%s'", why ? why : "(null)", word);
+}
+
+Test(rma_proto, well_formed_packets_pass)
+{
+    unsigned char buf[256];
+    struct rch_pkt_base b;
+    const char *why;
+    size_t n = make(buf, RCH_RMA_PUT, 16, 0, 64);
+    cr_assert_eq(rch_pkt_check(buf, n, &b, &why), RDMACH_OK, "%s", why);
+    n = make(buf, RCH_RMA_ACC, 24, 8, 0);
+    cr_assert_eq(rch_pkt_check(buf, n, &b, &why), RDMACH_OK, "%s", why);
+    n = make(buf, RCH_RMA_CAS, 16, 8, 0);
+    cr_assert_eq(rch_pkt_check(buf, n, &b, &why), RDMACH_OK, "%s", why);
+    n = make(buf, RCH_RMA_GET, 0, 4096, 0);
+    cr_assert_eq(rch_pkt_check(buf, n, &b, &why), RDMACH_OK, "%s", why);
+    n = make(buf, RCH_RMA_LOCK, 0, 0, 0);
+    cr_assert_eq(rch_pkt_check(buf, n, &b, &why), RDMACH_OK, "%s", why);
+    cr_assert_eq(b.op, RCH_PKT_RMA);
+}
+
+Test(rma_proto, malformed_packets_are_rejected_with_a_reason)
+{
+    unsigned char buf[256];
+    size_t n = make(buf, RCH_RMA_PUT, 16, 0, 0);
+    expect_bad(buf, 20, "shorter");                              /* truncated header */
+    expect_bad(buf, n - 1, "length");                            /* payload shorter than announced */
+    n = make(buf, RCH_RMA_OP_MAX, 0, 0, 0);
+    expect_bad(buf, n, "unknown operation");
+    n = make(buf, RCH_RMA_NONE, 0, 0, 0);
+    expect_bad(buf, n, "unknown operation");
+    n = make(buf, RCH_RMA_ACC, 20, 8, 0);
+    expect_bad(buf, n, "whole elements");                        /* 20 bytes of 8-byte elements */
+    n = make(buf, RCH_RMA_ACC, 8, 0, 0);
+    expect_bad(buf, n, "whole elements");                        /* element size 0 */
+    n = make(buf, RCH_RMA_GACC, 64, 64, 0);
+    expect_bad(buf, n, "whole elements");                        /* element larger than any type */
+    n = make(buf, RCH_RMA_CAS, 8, 8, 0);
+    expect_bad(buf, n, "compare");                               /* value without its compare */
+    n = make(buf, RCH_RMA_GET, 8, 8, 0);
+    expect_bad(buf, n, "GET");                                   /* a GET carries no data */
+    n = make(buf, RCH_RMA_GET, 0, 16, UINT64_MAX - 4);
+    expect_bad(buf, n, "wrap");
+    n = make(buf, RCH_RMA_PUT, 16, 0, UINT64_MAX - 4);
+    expect_bad(buf, n, "wraps");
+    n = make(buf, RCH_RMA_UNLOCK, 4, 0, 0);
+    expect_bad(buf, n, "control packet");
+}
