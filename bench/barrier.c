@@ -26,8 +26,10 @@
 #include <rdmach.h>
 #endif
 
-static const char *usage = "[--quick] [--iters N] [--warmup N]\n"
-                           "  default 10000 timed barriers after 1000 warm-up ones";
+static const char *usage = "[--quick] [--iters N] [--warmup N] [--time S]\n"
+                           "  default 10000 timed barriers after 1000 warm-up ones;\n"
+                           "  --time S: as many as take about S seconds at the warm-up's pace\n"
+                           "  (at least 10, at most --iters)";
 
 /* Time `iters` barriers; the per-barrier latency in us, averaged over ranks,
  * with the least and largest rank's. */
@@ -128,7 +130,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    int rc = bench_parse(argc, argv, rank, usage, BENCH_OPT_ITERS, &o);
+    int rc = bench_parse(argc, argv, rank, usage, BENCH_OPT_ITERS | BENCH_OPT_TIME, &o);
     if (rc != 0) {
         MPI_Finalize();
         return rc < 0 ? 2 : 0;
@@ -136,8 +138,22 @@ int main(int argc, char **argv)
     long iters = bench_iters(&o, 0, 10000, 10000);
     long warmup = bench_warmup(&o, 0, 1000, 1000);
     bench_library(lib, sizeof(lib));
-    for (long i = 0; i < warmup; i++)
+    /* the first barrier may set things up: not part of the pace */
+    if (warmup > 0)
         MPI_Barrier(MPI_COMM_WORLD);
+    double tw = MPI_Wtime();
+    for (long i = 1; i < warmup; i++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    tw = MPI_Wtime() - tw;
+    if (o.seconds > 0.0) {
+        /* A time budget: libraries whose barrier takes milliseconds when
+         * oversubscribed (busy-polling ones) run few, fast ones many. Every
+         * rank takes the slowest rank's pace, so all run the same count. */
+        double pace = warmup > 1 ? tw / (double)(warmup - 1) : 0.0, slowest = 0.0;
+        MPI_Allreduce(&pace, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        long fit = slowest > 0.0 ? (long)(o.seconds / slowest) : iters;
+        iters = fit < 10 ? 10 : fit < iters ? fit : iters;
+    }
     double avg, min, max;
     timed(iters, nranks, &avg, &min, &max);
     if (rank == 0) {

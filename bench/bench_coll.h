@@ -10,6 +10,12 @@
  *     latency of a rank = time / iterations; print the average over ranks,
  *     the minimum and the maximum (MPI_Reduce of the per-rank figures)
  *
+ * --time S (a time budget per size, for comparisons with libraries that
+ * take milliseconds per call when oversubscribed): the iterations are as
+ * many as take about S seconds at the warm-up's pace (the slowest rank's,
+ * so every rank runs the same count; the first warm-up call, which may set
+ * things up, not counted), at least 10 and at most --iters.
+ *
  * Plain MPI C: builds unchanged with any mpicc. Output follows bench_util.h:
  * '#' lines are headers, then "size avg_us min_us max_us iterations".
  */
@@ -42,7 +48,8 @@ static inline int coll_bench_main(const struct coll_bench *b, int argc, char **a
 {
     static const char *usage =
         "[--quick] [--min-size N] [--max-size N] [--sizes a,b,..] [--iters N] [--warmup N] "
-        "[--validate]\n  sizes take K/M/G suffixes (binary)";
+        "[--time S] [--validate]\n  sizes take K/M/G suffixes (binary); --time S: per size, as many "
+        "iterations as take about S seconds at the warm-up's pace (at least 10, at most --iters)";
     int rank, nranks, errors = 0;
     struct bench_opts o;
     long sizes[BENCH_MAX_SIZES];
@@ -51,7 +58,7 @@ static inline int coll_bench_main(const struct coll_bench *b, int argc, char **a
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     int rc = bench_parse(argc, argv, rank, usage,
-                         BENCH_OPT_RANGE | BENCH_OPT_ITERS | BENCH_OPT_VALIDATE, &o);
+                         BENCH_OPT_RANGE | BENCH_OPT_ITERS | BENCH_OPT_TIME | BENCH_OPT_VALIDATE, &o);
     if (rc != 0) {
         MPI_Finalize();
         return rc < 0 ? 2 : 0;
@@ -102,13 +109,25 @@ static inline int coll_bench_main(const struct coll_bench *b, int argc, char **a
             MPI_Allreduce(&bad, &all_bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
             errors += all_bad;
         }
-        double t = 0.0;
+        double t = 0.0, tw = 0.0;
         MPI_Barrier(MPI_COMM_WORLD);
-        for (long it = 0; it < skip + iters; it++) {
+        for (long it = 0; it < skip; it++) {
             double t0 = MPI_Wtime();
             b->run(sbuf, rbuf, size);
-            if (it >= skip)
-                t += MPI_Wtime() - t0;
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (it > 0)
+                tw += MPI_Wtime() - t0;
+        }
+        if (o.seconds > 0.0) {
+            double pace = skip > 1 ? tw / (double)(skip - 1) : 0.0, slowest = 0.0;
+            MPI_Allreduce(&pace, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            long fit = slowest > 0.0 ? (long)(o.seconds / slowest) : iters;
+            iters = fit < 10 ? 10 : fit < iters ? fit : iters;
+        }
+        for (long it = 0; it < iters; it++) {
+            double t0 = MPI_Wtime();
+            b->run(sbuf, rbuf, size);
+            t += MPI_Wtime() - t0;
             MPI_Barrier(MPI_COMM_WORLD);
         }
         double lat = t * 1e6 / (double)iters, sum = 0, mn = 0, mx = 0;

@@ -36,5 +36,7 @@ add_custom_command(TARGET rdmach_mpich_abi POST_BUILD
 
 set(RDMACH_ABI_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/rdmach/mpich-abi)
 install(TARGETS rdmach_mpich_abi LIBRARY DESTINATION ${RDMACH_ABI_INSTALL_DIR} NAMELINK_SKIP)
+# (CMAKE_INSTALL_PREFIX escaped: the prefix given at install time, cmake --install --prefix.)
 install(CODE "execute_process(COMMAND \${CMAKE_COMMAND} -E create_symlink libmpich.so.12
-                \"\$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/${RDMACH_ABI_INSTALL_DIR}/libmpi.so.12\")")
+                \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${RDMACH_ABI_INSTALL_DIR}/libmpi.so.12\"
+                COMMAND_ERROR_IS_FATAL ANY)")

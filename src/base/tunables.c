@@ -70,8 +70,8 @@ static const struct rch_tun_row rows[] = {
     { "YIELD_COUNT", RCH_TUN_INT, OFF(yield_count), "200", 0, INT_MAX, NULL,
       "sched_yield calls before a waiting rank blocks on the channel's wait primitive" },
     { "YIELD_COUNT_OVERSUB", RCH_TUN_INT, OFF(yield_count_oversub), "20", 0, INT_MAX, NULL,
-      "sched_yield calls before a rank waiting for one request blocks, when the node runs more ranks "
-      "than it has cores: a rank that waits longer than a few hand-offs stops competing for its core" },
+      "sched_yield calls before a waiting rank blocks, when the node runs more ranks than it has cores: "
+      "one that waits longer than a few hand-offs stops competing for its core" },
     /* Collectives: forced algorithms (checked against src/coll's lists when the
      * collectives start; rdmach-tune --list names them), the network profile, tuning. */
     { "BCAST", RCH_TUN_STRING, OFF(coll_bcast), "auto", 0, 64, NULL,
@@ -154,7 +154,7 @@ static const struct rch_tun_row rows[] = {
       "RDMACH_BARRIER=ppdev (empty: none)" },
     { "BARRIER_YIELD", RCH_TUN_INT, OFF(barrier_yield), "16", 0, INT_MAX, NULL,
       "sched_yield calls a rank waiting in a shared-memory barrier (shm, hier, hwsim) makes before "
-      "it sleeps on a futex until the last arrival wakes it" },
+      "it sleeps in the device until the last arrival (or channel traffic) wakes it" },
     /* One-sided communication (src/device/rma*.c). */
     { "RMA_PATH", RCH_TUN_ENUM, OFF(rma_path), "auto", 0, 0, "auto|rdma|am",
       "How one-sided operations reach other ranks: auto (load/store into windows in node-shared memory, "

@@ -50,7 +50,7 @@ struct rch_tunables {
     int    spin_count_oversub; /* the same when the node has more ranks than cores */
     int    spin_count_oversub_peer; /* ... while the rank waited for runs on another core */
     int    yield_count;      /* yields before blocking on the channel's wait primitive */
-    int    yield_count_oversub; /* the same when the node has more ranks than cores (rch_dev_wait) */
+    int    yield_count_oversub; /* the same when the node has more ranks than cores */
     /* collectives (src/coll): the forced algorithm of each ("" or "auto": the tuning
      * table), the network profile, a measured tuning file, a layout for the
      * node-aware algorithms only */

@@ -153,8 +153,8 @@ struct rch_dev_state_s {
     /* wait policy (progress.c) */
     int spin_count, yield_count;
     int oversubscribed;
+    int cores;                      /* online cores (oversubscribed waits) */
     int oversub_peer_spin;          /* oversubscribed: polls while the partner runs on another core */
-    int yield_count_oversub;        /* oversubscribed: yields before blocking (rch_dev_wait) */
     /* pools (req.c) */
     struct rch_dev_ireq **slabs;
     uint32_t nslabs, slabs_cap;

@@ -219,15 +219,16 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
 
     /* The wait policy (progress.c): with more ranks than cores on this node a
      * waiting rank yields at once by default (RDMACH_SPIN_COUNT_OVERSUB=0),
-     * since spinning only delays the rank it waits for; otherwise it spins
-     * RDMACH_SPIN_COUNT polls first. */
+     * since spinning only delays the rank it waits for, and blocks after
+     * RDMACH_YIELD_COUNT_OVERSUB yields; otherwise it spins RDMACH_SPIN_COUNT
+     * polls first and yields RDMACH_YIELD_COUNT times. */
     rch_dev.oversubscribed = rch_boot.local_size > online_cores();
     rch_dev.spin_count = rch_dev.oversubscribed ? rch_tun.spin_count_oversub : rch_tun.spin_count;
-    rch_dev.yield_count = rch_tun.yield_count;
-    /* Spinning for a partner on another core pays while one other rank at
-     * most shares our core (progress.c, wait_oversub). */
-    rch_dev.oversub_peer_spin = rch_boot.local_size <= 2 * online_cores() ? rch_tun.spin_count_oversub_peer : 0;
-    rch_dev.yield_count_oversub = rch_tun.yield_count_oversub;
+    rch_dev.yield_count = rch_dev.oversubscribed ? rch_tun.yield_count_oversub : rch_tun.yield_count;
+    /* A spin for a partner on another core pays while at most one other rank
+     * shares our core (progress.c, wait_oversub). */
+    rch_dev.cores = online_cores();
+    rch_dev.oversub_peer_spin = rch_boot.local_size <= 2 * rch_dev.cores ? rch_tun.spin_count_oversub_peer : 0;
     free(sel);
     rch_dev.initialized = 1;
     RCH_DEBUG("dev", "up: %d ranks, %d channel(s), %s", rch_dev.size, rch_dev.nchans,

@@ -18,28 +18,16 @@
  * With more ranks than cores on the node (rch_dev.oversubscribed, decided at
  * init) phase 1 lasts RDMACH_SPIN_COUNT_OVERSUB polls, 0 by default: spinning
  * there only steals the core from the rank whose message we wait for, and a
- * yield costs about a microsecond. rch_dev_wait (one request) does better
- * when it knows whom it waits for (wait_oversub):
- *   0. hand-off: a receive that nothing has matched yet yields once before
- *      anything else. The rank just sent (or computed) and now waits, so the
- *      rank that shares its core gets the core while the message travels:
- *      in a ring the next hop's receiver is on-core before its message
- *      arrives, and the context switch leaves the critical path;
- *   1. spin RDMACH_SPIN_COUNT_OVERSUB_PEER polls if the rank we wait for
- *      runs on another core (ranks are bound round-robin to cores by local
- *      rank) and at most two ranks share a core: the message comes from a
- *      running process, and being on-core when it lands saves a context
- *      switch. It is safe only because a channel gives the core to a rank
- *      that shares it as soon as that rank has work (shared memory: its
- *      `pending` flag, shm_msg.c); spinning blind is 5x slower. A partner
- *      on our own core, an unknown one (ANY_SOURCE, no binding) or more
- *      ranks per core: no spin;
- *   2. yield RDMACH_YIELD_COUNT_OVERSUB times, 3. block: a rank that waits
- *      longer than a few hand-offs stops competing for the core.
- * Measured on the reference VM (2 vCPUs, loaded): a yield hand-off between
- * two processes of one core 2-3 us, a futex hand-off 4 us on one core and
- * 75-105 us across cores; 4 ranks round a ring 2.5-5 us per hop this way,
- * 3-15 us with a yield after every empty poll and 200 yields before blocking.
+ * yield costs about a microsecond; and a rank blocks after
+ * RDMACH_YIELD_COUNT_OVERSUB yields (20, against 200 with a core per rank):
+ * one that waits longer than a few hand-offs stops competing for its core.
+ * Measured on the reference VM (2 vCPUs) with other work on it: 4 ranks pass
+ * a token round a ring in 8-14 us per hop so (Open MPI 8-40 us), against
+ * 10-47 us with 200 yields, and 20-400 us with a spin of even 30 polls
+ * before yielding (spinning burns the rank's share of the core, and the
+ * scheduler then prefers other work when its message arrives). A yield
+ * hand-off between two processes of one core costs 2-3 us, a futex hand-off
+ * 4 us on one core and 75-105 us across cores.
  *
  * Blocking is bounded by a timeout (BLOCK_MS with one primitive, SHORT_MS when
  * several channels' primitives cannot be waited on together, or none exists,
@@ -285,14 +273,13 @@ static int partner_elsewhere(const struct rch_dev_ireq *r)
     int w = r->pub.kind == RCH_DEV_REQ_RECV && r->state == RCH_DEV_S_RECV_POSTED
                 ? (r->me.src == RCH_DEV_ANY_SOURCE ? -1 : rch_dev_ctx_world(r->me.ctx, r->me.src))
                 : r->peer;
-    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (w < 0 || w >= rch_dev.size || cores <= 0 || rch_boot.bound_core < 0)
+    if (w < 0 || w >= rch_dev.size || rch_dev.cores <= 0 || rch_boot.bound_core < 0)
         return 0;
     int lo = 0, hi = rch_boot.local_size - 1;        /* its local index (local_ranks ascend) */
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
         if (rch_boot.local_ranks[mid] == w)
-            return mid % cores != rch_boot.local_rank % cores;
+            return mid % rch_dev.cores != rch_boot.local_rank % rch_dev.cores;
         if (rch_boot.local_ranks[mid] < w)
             lo = mid + 1;
         else
@@ -304,7 +291,7 @@ static int partner_elsewhere(const struct rch_dev_ireq *r)
 /* rch_dev_wait on a node with more ranks than cores (see the top). */
 static __attribute__((noinline)) rdmach_status_t wait_oversub(struct rch_dev_ireq *r)
 {
-    const struct idle_policy ip = { 0, rch_dev.yield_count_oversub, BLOCK_MS, req_done, &r->pub };
+    const struct idle_policy ip = { 0, rch_dev.yield_count, BLOCK_MS, req_done, &r->pub };
     int handoff = r->pub.kind == RCH_DEV_REQ_RECV && r->state == RCH_DEV_S_RECV_POSTED;
     int spin_max = rch_dev.oversub_peer_spin > 0 && partner_elsewhere(r) ? rch_dev.oversub_peer_spin : 0;
     int spins = 0, yields = 0;

@@ -42,7 +42,7 @@ for i in $(seq "$reps"); do
     best_lat=$(min "$best_lat" "$r")
     r=$(timeout 120 "$run" -n 2 "$job" pingpong 5000 8 2>/dev/null | awk '/one-way/ {print $(NF-2)}')
     best_chan_lat=$(min "$best_chan_lat" "$r")
-    r=$(fi_pp 1M 300); best_fi_bw=$(max "$best_fi_bw" "${r#* }")
+    r=$(fi_pp 1048576 300); best_fi_bw=$(max "$best_fi_bw" "${r#* }")
     r=$(RDMACH_VNODE_SIZE=1 timeout 120 "$run" -n 2 "$bw" --sizes 1M 2>/dev/null | awk '$1 == 1048576 {print $2}')
     best_bw=$(max "$best_bw" "$r")
     r=$(timeout 120 "$run" -n 2 "$job" bw 300 1048576 2>/dev/null | awk '/MB\/s/ {print $(NF-1)}')
@@ -55,6 +55,6 @@ printf "  %-44s %10s\n" "rdmach MPI (bench/latency, VNODE_SIZE=1)" "$best_lat"
 printf "  %-44s %10s\n" "rdmach channel (net_job pingpong)" "$best_chan_lat"
 awk -v a="$best_lat" -v b="$best_fi_lat" 'BEGIN { if (a != "" && b != "") printf "  ratio rdmach MPI / fi_pingpong: %.2f\n", a / b }'
 printf "  %-44s %10s\n" "1 MiB bandwidth (MB/s)" ""
-printf "  %-44s %10s\n" "fi_pingpong -p tcp -e msg -S 1M" "$best_fi_bw"
+printf "  %-44s %10s\n" "fi_pingpong -p tcp -e msg -S 1048576 (ping-pong)" "$best_fi_bw"
 printf "  %-44s %10s\n" "rdmach MPI (bench/bw, VNODE_SIZE=1)" "$best_bw"
 printf "  %-44s %10s\n" "rdmach channel (net_job bw, puts)" "$best_chan_bw"

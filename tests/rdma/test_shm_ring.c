@@ -429,3 +429,105 @@ Test(shm_ring, two_processes_move_a_million_records_in_order, .timeout = 100)
     cr_assert_eq(bad, 0, "%llu records out of order or corrupted", (unsigned long long)bad);
     munmap(r.mem, rch_shm_ring_bytes(r.ncells));
 }
+
+/* ---- lazy head publication (flush_gap, the ROOM flag) and the inline fast paths ---- */
+
+/* Found empty: publish head (and ask whether to wake the producer) the way the
+ * channel does. */
+static int idle(struct ring *r)
+{
+    const void *pkt;
+    size_t len;
+    uint32_t type;
+    cr_assert_eq(rch_shm_ring_peek_fast(&r->rx, &pkt, &len, &type), RDMACH_AGAIN);
+    return rch_shm_ring_rx_idle(&r->rx);
+}
+
+Test(shm_ring, a_ping_pong_of_small_records_does_not_write_head_per_record)
+{
+    struct ring r;
+    ring_make(&r, 1024, 0);
+    rch_shm_ring_rx_set_max_record(&r.rx, 300);            /* 5 cells: the gap is 1024 - 10 */
+    cr_assert_eq(r.rx.flush_gap, 1024 - 10);
+    unsigned char hdr[24] = { 1 }, msg[8] = { 2 };
+    struct iovec iov[2] = { { hdr, 24 }, { msg, 8 } };
+    for (int i = 0; i < 100; i++) {
+        cr_assert(rch_shm_ring_send_small(&r.tx, 1, iov, 2, 32), "a one-cell record fits the cleared window");
+        const void *pkt;
+        size_t len;
+        uint32_t type;
+        cr_assert_eq(rch_shm_ring_peek_fast(&r.rx, &pkt, &len, &type), RDMACH_OK);
+        cr_assert_eq(len, 32);
+        cr_assert_eq(memcmp((const char *)pkt + 24, msg, 8), 0);
+        cr_assert_eq(rch_shm_ring_release(&r.rx), 0);
+        cr_assert_eq(idle(&r), 0);
+    }
+    cr_assert_eq(atomic_load(&r.rx.ctl->head), 0, "head not written while within the gap");
+    cr_assert_eq(r.rx.published, 0);
+    free(r.mem);
+}
+
+Test(shm_ring, an_empty_ring_publishes_head_once_it_lags_beyond_the_gap)
+{
+    struct ring r;
+    ring_make(&r, 64, 0);
+    rch_shm_ring_rx_set_max_record(&r.rx, 25 * 64 - 16);   /* 25 cells: gap 64 - 50 = 14 */
+    cr_assert_eq(r.rx.flush_gap, 14);
+    unsigned char scratch[64];
+    for (uint64_t s = 0; s < 15; s++) {
+        cr_assert_eq(send_seq(&r, s, 20, scratch), RDMACH_OK);
+        const void *pkt;
+        size_t len;
+        uint32_t type;
+        cr_assert_eq(rch_shm_ring_peek_fast(&r.rx, &pkt, &len, &type), RDMACH_OK);
+        cr_assert_eq(rch_shm_ring_release(&r.rx), 0, "below a quarter ring: no publication");
+        idle(&r);
+        cr_assert_eq(r.rx.published, s < 14 ? 0 : 15, "record %llu: lag %llu", (unsigned long long)s,
+                     (unsigned long long)(r.rx.pos - r.rx.published));
+    }
+    /* whatever was left unpublished, the largest record the consumer allows fits */
+    cr_assert(rch_shm_ring_has_room(&r.tx, 25 * 64 - 16));
+    free(r.mem);
+}
+
+/* Take one record with the channel's calls (no flush): 1 if there was one. */
+static int take_lazy(struct ring *r, uint64_t seq, size_t len)
+{
+    const void *pkt;
+    size_t got;
+    uint32_t type;
+    if (rch_shm_ring_peek_fast(&r->rx, &pkt, &got, &type) != RDMACH_OK)
+        return 0;
+    cr_assert_eq(got, len);
+    cr_assert(check(pkt, len, seq), "record %llu corrupted", (unsigned long long)seq);
+    rch_shm_ring_release(&r->rx);
+    return 1;
+}
+
+/* A producer that sends a record larger than the consumer assumed (their
+ * configurations differ) must not get stuck behind an unpublished head: its
+ * failed refresh raises ROOM, and the consumer publishes when it finds the
+ * ring empty, whatever its gap says. */
+Test(shm_ring, a_producer_short_of_room_gets_head_published)
+{
+    struct ring r;
+    ring_make(&r, 64, 0);
+    rch_shm_ring_rx_set_max_record(&r.rx, 48);             /* assumes one-cell records: gap 62 */
+    unsigned char scratch[2048];
+    const size_t sizes[] = { 15 * 64 - 16, 15 * 64 - 16, 3 * 64 - 16 };   /* tail 33, head published at 30 */
+    for (uint64_t s = 0; s < 3; s++) {
+        cr_assert_eq(send_seq(&r, s, sizes[s], scratch), RDMACH_OK);
+        cr_assert(take_lazy(&r, s, sizes[s]));
+    }
+    cr_assert_eq(r.rx.pos, 33);
+    cr_assert_eq(r.rx.published, 30);
+    size_t big = rch_shm_ring_max_payload(64);             /* 32 cells after a 31-cell SKIP: 96 > 30 + 64 */
+    cr_assert_eq(send_seq(&r, 3, big, scratch), RDMACH_AGAIN);
+    cr_assert_eq(atomic_load(&r.rx.ctl->blocked) & RCH_SHM_BLOCKED_ROOM, RCH_SHM_BLOCKED_ROOM);
+    cr_assert_eq(idle(&r), 0, "published, and nobody asked to be woken");
+    cr_assert_eq(r.rx.published, 33, "an empty ring publishes head for a producer short of room");
+    cr_assert_eq(send_seq(&r, 3, big, scratch), RDMACH_OK);
+    cr_assert_eq(atomic_load(&r.rx.ctl->blocked), 0, "ROOM is lowered once the record fits");
+    cr_assert(take_lazy(&r, 3, big));
+    free(r.mem);
+}

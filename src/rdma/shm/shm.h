@@ -110,8 +110,8 @@ struct rch_shm_peer {
     int pid_local;                   /* ... which is ours: pid usable here */
     int pidfd;                       /* -1: liveness by kill(pid, 0) */
     int cma;                         /* single copy permitted to this peer */
-    int fence;                       /* rch_shm_notify flags towards it: FENCE (our fast path needs a
-                                      * full fence), PENDING (raise its pending flag) */
+    int fence;                       /* rch_shm_notify flags towards it: FENCE (our fast path needs
+                                      * a full fence), PENDING (raise its pending flag) */
     int tx_blocked;                  /* our last send found its ring full */
     size_t tx_need;                  /* ... with a packet of this many bytes */
     unsigned again;

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -130,6 +131,19 @@ static rdmach_status_t check_args(const struct rch_rdma_open_args *a)
     return RDMACH_OK;
 }
 
+/* Fault a ring's pages in now: a fresh 1 MiB ring otherwise takes ~256
+ * page faults (tmpfs allocation, zeroing) inside the first thousands of
+ * messages, making them several times slower. Best effort: an older kernel
+ * without MADV_POPULATE_WRITE faults them on first use instead. */
+static void prefault_ring(void *ring, uint64_t ncells)
+{
+#ifdef MADV_POPULATE_WRITE
+    size_t len = (rch_shm_ring_bytes(ncells) + RCH_SHM_PAGE - 1) / RCH_SHM_PAGE * RCH_SHM_PAGE;
+    if (madvise(ring, len, MADV_POPULATE_WRITE) != 0)
+        RCH_DEBUG("shm", "prefaulting a ring of %zu bytes: errno %d", len, errno);
+#endif
+}
+
 /* Bytes of each ring we receive into: RDMACH_SHM_RING_BUDGET shared among
  * the node's ranks, at most RING_AUTO_MAX, at least RDMACH_SHM_RING_SIZE. A
  * larger ring lets a window of eager messages stream without the sender
@@ -201,8 +215,8 @@ static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct 
         ch->peer_of[p->rank] = i;
     }
     /* Oversubscribed: the peers that share our core, whose pending flags say
-     * whether to leave it to them (rch_shm_idle). Ranks are bound round-robin
-     * to cores by local rank (boot/topo.c); unbound, any local rank may be
+     * when to leave it to them (shm_msg.c). Ranks are bound round-robin to
+     * cores by local rank (boot/topo.c); unbound, any local rank may be
      * waiting for our core. */
     if (oversub) {
         ch->mates = calloc(a->npeers > 0 ? (size_t)a->npeers : 1, sizeof(*ch->mates));
@@ -295,6 +309,7 @@ rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size
             st = rch_shm_ring_rx_init(&p->rx, rch_shm_seg_ring(&ch->seg, p->slot), ch->geom.ring_cells);
             if (st != RDMACH_OK)
                 return st;
+            prefault_ring(rch_shm_seg_ring(&ch->seg, p->slot), ch->geom.ring_cells);
             rch_shm_ring_rx_set_max_record(&p->rx, ch->caps.max_msg);   /* and control records: smaller */
             p->rx.fence = 1;        /* until connect tells us the producer's barrier */
             p->sink_pipe = rch_shm_seg_pipe(&ch->seg, p->slot);
@@ -420,6 +435,7 @@ rdmach_status_t rch_shm_connect_addr(struct rch_rdma_chan *ch, int peer, const c
     st = rch_shm_ring_tx_init(&p->tx, rch_shm_seg_ring(&p->seg, ch->my_slot), h->ring_cells);
     if (st != RDMACH_OK)
         goto out_detach;
+    prefault_ring(rch_shm_seg_ring(&p->seg, ch->my_slot), h->ring_cells);
     p->segp = &p->seg;
     p->pid = (pid_t)pid;
     unsigned long long my_ns = pid_namespace();

@@ -16,8 +16,8 @@
 #include "base/log.h"
 #include "rdma/shm/shm.h"
 
-static __attribute__((noinline)) rdmach_status_t send_general(struct rch_rdma_chan *ch, struct rch_shm_peer *p, int peer,
-                                    const struct iovec *iov, int iovcnt);
+static __attribute__((noinline)) rdmach_status_t send_general(struct rch_rdma_chan *ch, struct rch_shm_peer *p,
+                                                               int peer, const struct iovec *iov, int iovcnt);
 
 /* The fast path: a connected peer, a packet of one cell (the device's eager
  * header and a payload up to RCH_SHM_RING_INLINE bytes) and room in the
@@ -36,8 +36,8 @@ rdmach_status_t rch_shm_send(struct rch_rdma_chan *ch, int peer, const struct io
     return send_general(ch, p, peer, iov, iovcnt);
 }
 
-static __attribute__((noinline)) rdmach_status_t send_general(struct rch_rdma_chan *ch, struct rch_shm_peer *p, int peer,
-                                    const struct iovec *iov, int iovcnt)
+static __attribute__((noinline)) rdmach_status_t send_general(struct rch_rdma_chan *ch, struct rch_shm_peer *p,
+                                                               int peer, const struct iovec *iov, int iovcnt)
 {
     if (RCH_UNLIKELY(!p || p->state != RCH_SHM_PEER_CONNECTED)) {
         if (!p)
@@ -246,15 +246,13 @@ static __attribute__((noinline)) unsigned deliver_one(struct rch_rdma_chan *ch, 
  */
 /*
  * Oversubscribed nodes (more local ranks than cores). Whoever gives a rank
- * work raises its `pending` flag (rch_shm_notify); the rank clears it before
+ * work raises its `pending` flag (rch_shm_notify); the rank lowers it before
  * it looks at its rings (the flag is raised after the record is visible: it
  * sees the record, or the flag stays raised). A pass that finds nothing for
  * us while a rank that shares our core (ch->mates) has its flag raised
- * yields the core to it. So a waiting rank may poll (spin) without starving
- * the rank that holds the work, and it gives the core up exactly when that
- * helps: a token going round 4 ranks on 2 cores takes 2.5-5 us per hop
- * this way, against 3-15 us yielding after every empty poll and 15-30 us
- * spinning blind (reference VM, loaded).
+ * yields the core to it. So a waiting rank may poll without starving the
+ * rank that holds the work (device/progress.c, wait_oversub), and gives the
+ * core up exactly when that helps.
  */
 static __attribute__((noinline)) void take_pending(struct rch_rdma_chan *ch)
 {
@@ -265,7 +263,7 @@ static __attribute__((noinline)) void take_pending(struct rch_rdma_chan *ch)
 }
 
 /* Does a rank that shares our core have work (its pending flag)? */
-static int mates_pending(struct rch_rdma_chan *ch)
+static int mates_pending(const struct rch_rdma_chan *ch)
 {
     for (int k = 0; k < ch->nmates; k++) {
         const struct rch_shm_peer *p = &ch->peers[ch->mates[k]];

@@ -54,10 +54,10 @@ _Static_assert(sizeof(struct rch_shm_seg_hdr) <= RCH_SHM_RING_LINE, "segment hea
 struct rch_shm_wake {
     _Alignas(RCH_SHM_RING_LINE) _Atomic uint32_t futex;   /* bumped by a waker */
     _Atomic uint32_t sleeping;                          /* owner armed its wait */
-    /* Oversubscribed nodes: set by whoever gives the owner work (a record, a
-     * pipe chunk...), cleared by the owner before it polls; the ranks that
-     * share its core read it to know whether to leave the core to it.
-     * On its own cache line: senders write it, the owner's core-mates poll it. */
+    /* Oversubscribed nodes: raised by whoever gives the owner work (a record,
+     * a pipe chunk...), lowered by the owner before it polls; the ranks that
+     * share its core read it to know whether to leave the core to it. On a
+     * line of its own: senders write it, the owner's core-mates poll it. */
     _Alignas(RCH_SHM_CELL) _Atomic uint32_t pending;
 };
 _Static_assert(sizeof(struct rch_shm_wake) == RCH_SHM_RING_LINE, "wake line");

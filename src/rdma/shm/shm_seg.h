@@ -86,14 +86,12 @@ enum {
     RCH_SHM_NOTIFY_PENDING = 2,   /* oversubscribed node: raise the owner's `pending` flag */
 };
 
-/* After publishing something the owner of `w` polls: tell its core-mates it
- * has work (PENDING), wake it if it armed its wait. */
+/* After publishing something the owner of `w` polls: tell the ranks that
+ * share its core that it has work (PENDING), wake it if it armed its wait. */
 static inline void rch_shm_notify(struct rch_shm_wake *w, int flags)
 {
-    if (flags & RCH_SHM_NOTIFY_PENDING) {
-        if (atomic_load_explicit(&w->pending, memory_order_relaxed) == 0)
-            atomic_store_explicit(&w->pending, 1, memory_order_release);
-    }
+    if ((flags & RCH_SHM_NOTIFY_PENDING) && atomic_load_explicit(&w->pending, memory_order_relaxed) == 0)
+        atomic_store_explicit(&w->pending, 1, memory_order_release);
     if (flags & RCH_SHM_NOTIFY_FENCE)
         atomic_thread_fence(memory_order_seq_cst);
     else

@@ -46,6 +46,7 @@
 #define RCH_VERBS_SIGNAL_WRID 1u      /* wr_id of the periodic signaled inline post (not a ctx) */
 #define RCH_VERBS_PRIV_MAX    56      /* private data of an IB connect request through RDMA CM */
 #define RCH_VERBS_WAKE_NS     1000000 /* a blocked rank looks at its rings at least this often */
+#define RCH_VERBS_CM_IDLE_NS  1000000 /* no connection being made: CM events are fetched this often */
 
 /* This rank's choice of device and address (verbs_addr.c). */
 struct rch_verbs_where {
@@ -77,7 +78,9 @@ struct rch_net_prov {
     /* completions reaped by wait_arm's last look, handed out by poll_cq first */
     struct ibv_wc stash[RCH_VERBS_WC_BATCH];
     unsigned nstash, stash_at;
-    struct rch_net_ep *eps;           /* every open endpoint (for poll_cq's qp_num lookups) */
+    struct rch_net_ep *eps;           /* every open endpoint (closed by close() on error paths) */
+    unsigned nsetup;                  /* endpoints whose connect/accept has not yet ended */
+    uint64_t next_cm_poll;            /* ns: idle, poll_cm asks the kernel no sooner (verbs_cm.c) */
     struct rch_net_prov_caps caps;
 };
 
@@ -87,6 +90,7 @@ struct rch_net_ep {
     int active;                       /* connect side: resolve + connect driven by poll_cm */
     int connecting;                   /* resolve/connect/accept under way or done: disconnect on close */
     int have_qp;
+    int in_setup;                     /* counted in nsetup */
     unsigned unsignaled;              /* inline posts since the last signaled one */
     struct sockaddr_storage dst;
     socklen_t dstlen;
@@ -107,6 +111,8 @@ rdmach_status_t rch_verbs_err(int err, const char *what);
 
 /* verbs_addr.c */
 rdmach_status_t rch_verbs_choose(struct rch_verbs_where *w);
+/* Element [idx mod n] of the comma-separated list in RDMACH_<var>, trimmed, into out. */
+rdmach_status_t rch_verbs_list_pick(const char *var, const char *list, int idx, char *out, size_t outlen);
 /* Is some device present with an active port? OK, or why not. */
 rdmach_status_t rch_verbs_any_active(void);
 void rch_verbs_addr_text(const struct sockaddr *sa, char *buf, size_t len);

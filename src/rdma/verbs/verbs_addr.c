@@ -57,13 +57,12 @@ static int node_index(void)
     return rch_boot_is_up() && rch_boot.node >= 0 ? rch_boot.node : 0;
 }
 
-/* Element [idx % count] of a comma-separated list, into out. */
-static rdmach_status_t list_pick(const char *var, const char *list, int idx, char *out, size_t outlen)
+rdmach_status_t rch_verbs_list_pick(const char *var, const char *list, int idx, char *out, size_t outlen)
 {
     int count = 1;
     for (const char *p = list; *p; p++)
         count += *p == ',';
-    int want = idx % count;
+    int want = (idx < 0 ? 0 : idx) % count;
     const char *p = list;
     for (int i = 0; i < want; i++)
         p = strchr(p, ',') + 1;
@@ -196,39 +195,42 @@ static rdmach_status_t find_addr(struct rdma_event_channel *ec, const char *want
 rdmach_status_t rch_verbs_choose(struct rch_verbs_where *w)
 {
     memset(w, 0, sizeof(*w));
-    struct rdma_event_channel *ec = rdma_create_event_channel();
-    if (ec == NULL)
-        return rch_verbs_err(errno, "rdma_create_event_channel (is rdma_ucm loaded, /dev/infiniband/rdma_cm present?)");
     int node = node_index();
-    char want_dev[64] = "", text[64];
+    char want_dev[64] = "", text[64] = "";
     rdmach_status_t st = RDMACH_OK;
+    /* the tunables first: a malformed value is named even where RDMA is absent */
     if (rch_tun.verbs_device[0])
-        st = list_pick("VERBS_DEVICE", rch_tun.verbs_device, node, want_dev, sizeof(want_dev));
+        st = rch_verbs_list_pick("VERBS_DEVICE", rch_tun.verbs_device, node, want_dev, sizeof(want_dev));
     if (st == RDMACH_OK && rch_tun.verbs_addr[0]) {
-        st = list_pick("VERBS_ADDR", rch_tun.verbs_addr, node, text, sizeof(text));
+        st = rch_verbs_list_pick("VERBS_ADDR", rch_tun.verbs_addr, node, text, sizeof(text));
         if (st == RDMACH_OK && !parse_ip(text, &w->addr, &w->addrlen))
             st = rch_base_err(RDMACH_ERR_CONFIG, "RDMACH_VERBS_ADDR: '%s' (for node %d) is not an IPv4 or IPv6 "
                               "address", text, node);
+    }
+    if (st != RDMACH_OK)
+        return st;
+    struct rdma_event_channel *ec = rdma_create_event_channel();
+    if (ec == NULL)
+        return rch_verbs_err(errno, "rdma_create_event_channel (is rdma_ucm loaded, /dev/infiniband/rdma_cm present?)");
+    if (text[0]) {
         int active = 0, err = 0;
-        if (st == RDMACH_OK && !probe(ec, (struct sockaddr *)&w->addr, w->dev, sizeof(w->dev), &active, &err))
+        if (!probe(ec, (struct sockaddr *)&w->addr, w->dev, sizeof(w->dev), &active, &err))
             st = rch_base_err(RDMACH_ERR_CONFIG, "RDMACH_VERBS_ADDR: %s (for node %d) belongs to no RDMA device of "
                               "this host (rdma_bind_addr: %s)", text, node, strerror(err));
-        if (st == RDMACH_OK && !active)
+        else if (!active)
             st = rch_base_err(RDMACH_ERR_CONFIG, "RDMACH_VERBS_ADDR: %s belongs to %s, whose port is not active",
                               text, w->dev);
-        if (st == RDMACH_OK && want_dev[0] && strcmp(want_dev, w->dev) != 0)
+        else if (want_dev[0] && strcmp(want_dev, w->dev) != 0)
             st = rch_base_err(RDMACH_ERR_CONFIG, "RDMACH_VERBS_ADDR=%s belongs to %s, but RDMACH_VERBS_DEVICE "
                               "names %s (for node %d)", text, w->dev, want_dev, node);
         if (st == RDMACH_OK)
             snprintf(w->why, sizeof(w->why), "RDMACH_VERBS_ADDR[%d]", node);
-    } else if (st == RDMACH_OK) {
+    } else {
         st = find_addr(ec, want_dev[0] ? want_dev : NULL, w);
-        if (st == RDMACH_OK)
-            snprintf(w->why, sizeof(w->why), "%s", want_dev[0] ? "RDMACH_VERBS_DEVICE" : "first active device");
-        if (st == RDMACH_OK && want_dev[0]) {
-            size_t n = strlen(w->why);
-            snprintf(w->why + n, sizeof(w->why) - n, "[%d]", node);
-        }
+        if (st == RDMACH_OK && want_dev[0])
+            snprintf(w->why, sizeof(w->why), "RDMACH_VERBS_DEVICE[%d]", node);
+        else if (st == RDMACH_OK)
+            snprintf(w->why, sizeof(w->why), "the first active device");
     }
     rdma_destroy_event_channel(ec);
     if (st == RDMACH_OK)

@@ -18,6 +18,12 @@
  *   REJECTED otherwise, ADDR_ERROR, ROUTE_ERROR, UNREACHABLE, CONNECT_ERROR
  *                                 -> UNREACHABLE (nobody listens, no route, timeout)
  *   DISCONNECTED, DEVICE_REMOVAL  -> DISCONNECTED
+ * Cost: fetching an event is a system call (rdma_get_cm_event writes to the
+ * rdma_cm fd) even when there is none. The channel asks often (every 64
+ * progress calls when idle); while none of our connects or accepts is under
+ * way, the kernel is asked at most every RCH_VERBS_CM_IDLE_NS (a request or a
+ * disconnect waits that much longer to be seen), so an idle poll costs a
+ * clock read, not a system call.
  * Private data lengths differ by transport (an IB/RoCE reject always carries
  * 148 bytes, zeros where the peer put nothing), so a reject is told from a
  * refusal by the rdmach magic at its start; the channel validates the rest.
@@ -32,6 +38,22 @@
 #include "rdma/verbs/verbs.h"
 
 #if RDMACH_HAVE_VERBS
+
+static void setup_begin(struct rch_net_prov *p, struct rch_net_ep *e)
+{
+    if (!e->in_setup) {
+        e->in_setup = 1;
+        p->nsetup++;
+    }
+}
+
+static void setup_end(struct rch_net_prov *p, struct rch_net_ep *e)
+{
+    if (e->in_setup) {
+        e->in_setup = 0;
+        p->nsetup--;
+    }
+}
 
 static void ep_link(struct rch_net_prov *p, struct rch_net_ep *e)
 {
@@ -160,6 +182,7 @@ rdmach_status_t rch_verbs_connect(struct rch_net_prov *p, struct rch_net_ep *ep,
         return rch_verbs_err(errno, what);
     }
     ep->connecting = 1;
+    setup_begin(p, ep);
     return RDMACH_OK;
 }
 
@@ -179,6 +202,7 @@ rdmach_status_t rch_verbs_accept(struct rch_net_prov *p, struct rch_net_ep *ep, 
     if (rdma_accept(ep->id, &cp) != 0)
         return rch_verbs_err(errno, "rdma_accept");
     ep->connecting = 1;
+    setup_begin(p, ep);
     return RDMACH_OK;
 }
 
@@ -195,6 +219,7 @@ void rch_verbs_ep_close(struct rch_net_prov *p, struct rch_net_ep *ep)
     if (ep == NULL)
         return;
     ep_unlink(p, ep);
+    setup_end(p, ep);
     if (ep->connecting)
         rdma_disconnect(ep->id);   /* the QP goes to error: its work requests are flushed */
     if (ep->have_qp)
@@ -294,6 +319,8 @@ static int translate(struct rch_net_prov *p, const struct cm_copy *c, struct rch
         RCH_DEBUG("verbs", "CM event %s on the listener ignored", rdma_event_str(c->type));
         return 0;
     }
+    if (c->type != RDMA_CM_EVENT_ADDR_RESOLVED && c->type != RDMA_CM_EVENT_ROUTE_RESOLVED)
+        setup_end(p, e);   /* established, refused, failed or ended */
     char what[160];
     switch (c->type) {
     case RDMA_CM_EVENT_ADDR_RESOLVED:
@@ -338,6 +365,10 @@ static int translate(struct rch_net_prov *p, const struct cm_copy *c, struct rch
 unsigned rch_verbs_poll_cm(struct rch_net_prov *p, struct rch_net_cm_event *ev, unsigned max)
 {
     unsigned n = 0;
+    uint64_t now = rch_base_now_ns();
+    if (p->nsetup == 0 && now < p->next_cm_poll)
+        return 0;
+    p->next_cm_poll = now + RCH_VERBS_CM_IDLE_NS;
     while (n < max) {
         struct rdma_cm_event *e;
         if (rdma_get_cm_event(p->ec, &e) != 0) {

@@ -355,6 +355,7 @@ static rdmach_status_t verbs_wait_arm(struct rch_net_prov *p, int *fd)
 
 static void verbs_wait_disarm(struct rch_net_prov *p)
 {
+    p->next_cm_poll = 0;   /* woken, maybe by a CM event: the next poll_cm asks the kernel */
     struct itimerspec off = { 0 };
     uint64_t expirations;
     timerfd_settime(p->tfd, 0, &off, NULL);
