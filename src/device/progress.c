@@ -17,17 +17,31 @@
  *   Any event resets the phases.
  * With more ranks than cores on the node (rch_dev.oversubscribed, decided at
  * init) phase 1 lasts RDMACH_SPIN_COUNT_OVERSUB polls, 0 by default: spinning
- * there only steals the core from the rank whose message we wait for, and a
- * yield costs about a microsecond; and a rank blocks after
- * RDMACH_YIELD_COUNT_OVERSUB yields (20, against 200 with a core per rank):
- * one that waits longer than a few hand-offs stops competing for its core.
- * Measured on the reference VM (2 vCPUs) with other work on it: 4 ranks pass
- * a token round a ring in 8-14 us per hop so (Open MPI 8-40 us), against
- * 10-47 us with 200 yields, and 20-400 us with a spin of even 30 polls
- * before yielding (spinning burns the rank's share of the core, and the
- * scheduler then prefers other work when its message arrives). A yield
- * hand-off between two processes of one core costs 2-3 us, a futex hand-off
- * 4 us on one core and 75-105 us across cores.
+ * there only steals the core from the rank whose message we wait for; and a
+ * rank blocks after RDMACH_YIELD_COUNT_OVERSUB yields (20, against 200 with a
+ * core per rank): one that waits longer than a few hand-offs stops competing
+ * for its core. rch_dev_wait (one request, the common case) does better when
+ * it knows whom it waits for (wait_oversub):
+ *   0. hand-off: a receive that nothing has matched yet yields once before
+ *      anything else. The rank just sent (or computed) and now waits, so the
+ *      rank that shares its core gets the core while the message travels: in
+ *      a ring the next hop's receiver is on-core before its message arrives,
+ *      and the context switch leaves the critical path;
+ *   1. spin RDMACH_SPIN_COUNT_OVERSUB_PEER polls if the rank we wait for runs
+ *      on another core (ranks are bound round-robin to cores by local rank)
+ *      and at most two ranks share a core: the message comes from a running
+ *      process, and being on-core when it lands saves a context switch. This
+ *      is safe because the channel gives the core up as soon as a rank that
+ *      shares it has work (shared memory: its `pending` flag, shm_msg.c).
+ *      A partner on our own core, an unknown one (ANY_SOURCE, no binding) or
+ *      more ranks per core: no spin;
+ *   2. yield, 3. block, as for every wait.
+ * Measured on the reference VM (2 vCPUs, other work on it): 4 ranks pass a
+ * token round a ring in 1.6-5 us per hop so, 4.6-8 us without the spin (a
+ * yield after every empty poll), Open MPI 3-16 us. A yield hand-off between
+ * two processes of one core costs 2-3 us, a futex hand-off 4 us on one core
+ * and 75-105 us across cores (hence the short yield phase before blocking:
+ * 20 against 200 yields, 8-14 us per hop against 10-47 us when loaded).
  *
  * Blocking is bounded by a timeout (BLOCK_MS with one primitive, SHORT_MS when
  * several channels' primitives cannot be waited on together, or none exists,

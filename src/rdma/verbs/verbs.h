@@ -81,6 +81,8 @@ struct rch_net_prov {
     struct rch_net_ep *eps;           /* every open endpoint (closed by close() on error paths) */
     unsigned nsetup;                  /* endpoints whose connect/accept has not yet ended */
     uint64_t next_cm_poll;            /* ns: idle, poll_cm asks the kernel no sooner (verbs_cm.c) */
+    unsigned long waits, wait_fails;  /* wait_arm calls that armed / could not (logged at close) */
+    char wait_why[160];
     struct rch_net_prov_caps caps;
 };
 

@@ -129,6 +129,11 @@ static void verbs_close(struct rch_net_prov *p)
 {
     if (p == NULL)
         return;
+    if (p->wait_fails)
+        RCH_WARN("verbs", "%lu of %lu waits could not arm the completion channel, first: %s", p->wait_fails,
+                 p->wait_fails + p->waits, p->wait_why);
+    else
+        RCH_DEBUG("verbs", "%lu waits armed", p->waits);
     while (p->eps)   /* the channel closes its endpoints first; this is for error paths */
         rch_verbs_ep_close(p, p->eps);
     if (p->listen_id)
@@ -328,6 +333,13 @@ static rdmach_status_t verbs_listen_addr(struct rch_net_prov *p, void *addr, siz
 /* Arm the CQ's notification, then look once more: a completion that arrived
  * before the arm would raise no event, so it must be seen here (and kept in
  * the stash for poll_cq). The CM event channel's fd is level-triggered. */
+static rdmach_status_t wait_fail(struct rch_net_prov *p, rdmach_status_t st)
+{
+    if (p->wait_fails++ == 0)
+        snprintf(p->wait_why, sizeof(p->wait_why), "%s", rdmach_last_error());
+    return st;
+}
+
 static rdmach_status_t verbs_wait_arm(struct rch_net_prov *p, int *fd)
 {
     if (p->stash_at < p->nstash)
@@ -341,14 +353,15 @@ static rdmach_status_t verbs_wait_arm(struct rch_net_prov *p, int *fd)
     if (!p->armed) {
         int err = ibv_req_notify_cq(p->cq, 0);
         if (err)
-            return rch_verbs_err(err, "ibv_req_notify_cq");
+            return wait_fail(p, rch_verbs_err(err, "ibv_req_notify_cq"));
         p->armed = 1;
     }
     if (rch_verbs_stash_fill(p) > 0)
         return RDMACH_AGAIN;
     struct itimerspec its = { .it_value = { .tv_sec = 0, .tv_nsec = RCH_VERBS_WAKE_NS } };
     if (timerfd_settime(p->tfd, 0, &its, NULL) != 0)
-        return rch_base_errno(errno, "verbs: timerfd_settime");
+        return wait_fail(p, rch_base_errno(errno, "verbs: timerfd_settime"));
+    p->waits++;
     *fd = p->epfd;
     return RDMACH_OK;
 }
