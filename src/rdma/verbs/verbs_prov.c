@@ -9,8 +9,8 @@
  * flush after a failure can put all their entries there together), capped
  * by the device's max_cqe. Inline data: a QP asking for
  * RCH_VERBS_INLINE_WANT bytes is made and destroyed at open to learn what the
- * device grants (siw 80, rxe the 256 asked of the 512 it allows): slot writes, credit
- * words and control messages up to that size go inline and unsignaled (the
+ * device grants (siw 80, rxe the 256 asked): slot writes, credit words and
+ * control messages up to that size go inline and unsignaled (the
  * channel's "inject"), with one signaled post every sq_depth/4 so that
  * providers which only reclaim send entries on a completion never run dry.
  *
@@ -21,9 +21,13 @@
  * stream order; rxe's responder handles a QP's packets one at a time in PSN
  * order. On x86 (TSO) the stores become visible to the polling core in that
  * order, so when a slot's tail marker is seen its header and payload are
- * too. (The one caveat, a fast-string copy whose own stores may be reordered
- * within one packet, is covered by the marker design: no byte of a marker is
- * ever 0, and a slot is all zeros before it is reused.) Hardware HCAs get 0
+ * too. (A caveat: an x86 fast-string copy, rep movs, may make its own stores
+ * visible out of order within the one instruction, and the kernels copy a
+ * packet's payload with one such call, so on real CPUs a tail seen a moment
+ * before the payload bytes next to it is conceivable, if unobserved; under
+ * the rdma guest's TCG emulation stores are performed in order.
+ * RDMACH_NET_NOTIFY=data (rxe) or send relies on no placement order.)
+ * Hardware HCAs get 0
  * (PCIe writes are ordered in practice, but verbs does not promise it): the
  * channel then uses write-with-immediate, or a write and a doorbell send on
  * iWARP, which has no immediate data (siw: caps.write_data = 0).
