@@ -110,18 +110,23 @@ static void destroy(struct rch_net_rcache *rc, struct rch_net_rcache_entry *e)
 
 void rch_net_rcache_reap(struct rch_net_rcache *rc)
 {
+    /* Detach the whole dead list under the lock, destroy outside it (the
+     * provider may free memory and so run our hooks, which take the lock).
+     * The detached entries are walked through a separate link (reap_next):
+     * reusing `next` while unlinking one entry at a time from a circular
+     * list was miscompiled by gcc 12 -O3 into a loop that never re-read the
+     * list head. */
     struct rch_net_rcache_entry *batch = NULL;
     pthread_mutex_lock(&rc->lock);
-    while (rc->dead.next != &rc->dead) {
-        struct rch_net_rcache_entry *e = rc->dead.next;
-        list_del(e);
-        e->next = batch;
+    for (struct rch_net_rcache_entry *e = rc->dead.next; e != &rc->dead; e = e->next) {
+        e->reap_next = batch;
         batch = e;
     }
+    list_init(&rc->dead);
     pthread_mutex_unlock(&rc->lock);
     while (batch) {
         struct rch_net_rcache_entry *e = batch;
-        batch = e->next;
+        batch = e->reap_next;
         destroy(rc, e);
     }
 }

@@ -42,6 +42,7 @@ struct rch_net_rcache_entry {
     struct rch_net_rcache_entry *prev, *next;   /* on `live` (valid) or `dead` list */
     struct rch_net_rcache_entry *lru_prev, *lru_next;  /* idle valid entries, oldest first */
     int on_lru;
+    struct rch_net_rcache_entry *reap_next;   /* detached for destruction (reap) */
 };
 
 typedef rdmach_status_t (*rch_net_reg_fn)(void *arg, void *addr, size_t len, struct rch_net_mr *mr);
