@@ -124,6 +124,70 @@ struct rdmach_barrier_model {
 RDMACH_API void rdmach_barrier_model_measure(int on);
 RDMACH_API void rdmach_barrier_model_get(struct rdmach_barrier_model *out);
 
+/* ---- native PUT/GET: user-level one-sided operations (src/device/native_rma.c) ----
+ *
+ * The owner registers memory and exports a key; any other rank that has the
+ * key (shipped by any means: rdmach_kvs_put/get, MPI, a file) reads or writes
+ * that memory with rdmach_get/rdmach_put, and polls the operation to its end
+ * with rdmach_test/rdmach_wait. The owner takes no part (passive target), but
+ * over a channel whose protocol runs on the host CPU (libfabric tcp) its
+ * progress moves the bytes: a target that computes for long should call
+ * rdmach_progress (or test/wait on its own operations) now and then.
+ *
+ * A key is fixed-size and self-describing: magic and version, the owner's
+ * rank, the registered range and access, and the owner's remote key for
+ * every channel that may reach it (shared memory and the network channel),
+ * so one key serves node-local and remote peers alike. raddr is an address
+ * inside [base, base + len) of the owner's registration (virtual addressing,
+ * as verbs and libfabric with FI_MR_VIRT_ADDR).
+ *
+ * Errors: a call returns an error (-1..-9: arguments, resources) when it
+ * started nothing; the operation is then untouched. Otherwise it returns OK
+ * and the operation's outcome — OK, or e.g. RDMACH_ERR_PEER_DEAD with
+ * rdmach_last_error() naming the peer — comes from rdmach_test/rdmach_wait.
+ * Completion: once the operation is done the local buffer may be reused
+ * (put) or read (get). Visibility at the target: shared memory and RDMA
+ * hardware have placed a put when it is done; over libfabric tcp the bytes
+ * are placed when the target's progress reads them, in order with whatever
+ * the origin sends it afterwards on the same channel (so a later message or
+ * put from the origin that the target sees implies the earlier put is there).
+ * rdmach_kvs_fence does not progress: do not block in it while others still
+ * wait for operations that target you.
+ * A key whose registration was released must not be used (shared memory
+ * cannot tell it from a live one). One thread at a time, as the device. */
+enum {
+    RDMACH_MEM_REMOTE_READ  = 1u << 0,   /* others may rdmach_get from it */
+    RDMACH_MEM_REMOTE_WRITE = 1u << 1,   /* others may rdmach_put into it */
+};
+typedef struct rdmach_mem *rdmach_mem_t;
+#define RDMACH_KEY_SIZE 256
+typedef struct { uint8_t bytes[RDMACH_KEY_SIZE]; } rdmach_key_t;
+/* Caller-owned storage of one operation: it must stay in place, and not be
+ * reused, until test/wait has reported the operation done. */
+#define RDMACH_OP_SIZE 64
+typedef struct { uint64_t opaque[RDMACH_OP_SIZE / 8]; } rdmach_op_t;
+
+/* Register [addr, addr + len) for remote access (RDMACH_MEM_REMOTE_*). */
+RDMACH_API rdmach_status_t rdmach_mem_reg(void *addr, size_t len, unsigned access, rdmach_mem_t *mem);
+RDMACH_API rdmach_status_t rdmach_mem_dereg(rdmach_mem_t mem);
+/* The key that lets other ranks reach the registration. */
+RDMACH_API rdmach_status_t rdmach_mem_key(rdmach_mem_t mem, rdmach_key_t *key);
+/* Write local [laddr, laddr + len) at raddr of `rank`'s memory described by key. */
+RDMACH_API rdmach_status_t rdmach_put(int rank, const void *laddr, size_t len, const rdmach_key_t *key,
+                                      uint64_t raddr, rdmach_op_t *op);
+/* Read len bytes at raddr of `rank`'s memory described by key into laddr. */
+RDMACH_API rdmach_status_t rdmach_get(int rank, void *laddr, size_t len, const rdmach_key_t *key,
+                                      uint64_t raddr, rdmach_op_t *op);
+/* *done = 1 and the operation's status once it has completed, else *done = 0
+ * and OK. Never blocks: an operation already done returns at once (no system
+ * call); otherwise one bounded progress pass (shared memory and RDMA hardware
+ * poll memory; libfabric tcp's provider polls its sockets). */
+RDMACH_API rdmach_status_t rdmach_test(rdmach_op_t *op, int *done);
+/* Progress until the operation is done (the device's adaptive wait); its status. */
+RDMACH_API rdmach_status_t rdmach_wait(rdmach_op_t *op);
+/* One bounded progress pass over every channel; the events handled. */
+RDMACH_API unsigned rdmach_progress(void);
+
 #ifdef __cplusplus
 }
 #endif

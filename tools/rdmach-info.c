@@ -4,16 +4,28 @@
  * barrier backends and which apply, and every tunable with its current value (from RDMACH_* in the environment),
  * its default, what it accepts and its help. A malformed RDMACH_* value is
  * reported and the exit status is 1, as rdmach_init would fail.
+ *
+ * Channel selection: the singleton output says what a peer on the same node
+ * and one on another node would use from here. `rdmach-info --pairs` under a
+ * launcher (rdmachrun -n 4, mpiexec.mpich -n 4) makes every rank decide for
+ * every peer with the device's own code (src/rdma/select.c) and open the
+ * channels it would use (no connections); rank 0 prints the table:
+ *   pair, channel (shm / verbs <device> / ofi <provider>), rendezvous mode, why.
+ * Exit status 1 if the two ranks of a pair chose different channels.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "rdmach_config.h"
 #include "base/base.h"
 #include "base/tunables.h"
+#include "boot/boot.h"
 #include "boot/topo.h"
 #include "coll/barrier.h"
+#include "device/dev_impl.h"
+#include "rdma/select.h"
 #if RDMACH_HAVE_VERBS
 #include <infiniband/verbs.h>
 #endif
@@ -140,6 +152,211 @@ static void print_barriers(void)
                rch_coll_barrier_choose(&views[s], why, sizeof(why))->name);
 }
 
+/* ---- channel selection ---- */
+
+/* The probe of one channel kind, opened once per process (NULL: none). */
+static struct rch_rdma_probe probes[4];
+static int nprobes;
+
+static const struct rch_rdma_probe *probe_of(const struct rch_rdma_ops *ops, const struct rch_boot_info *boot)
+{
+    if (ops == NULL)
+        return NULL;
+    for (int i = 0; i < nprobes; i++)
+        if (probes[i].ops == ops)
+            return &probes[i];
+    if (nprobes == (int)(sizeof(probes) / sizeof(probes[0])))
+        return NULL;
+    rch_rdma_select_probe(ops, boot, &probes[nprobes]);   /* a failure is recorded in it */
+    return &probes[nprobes++];
+}
+
+/* "get (auto: ...)" for a probed channel */
+static void rndv_text(const struct rch_rdma_probe *pr, char *out, size_t len)
+{
+    const char *why;
+    if (pr == NULL || pr->status != RDMACH_OK) {
+        snprintf(out, len, "-");
+        return;
+    }
+    if (!pr->caps.rma) {
+        snprintf(out, len, "data (no RMA on this channel)");
+        return;
+    }
+    int get = rch_dev_rndv_uses_get(&pr->caps, &why);
+    snprintf(out, len, "%s (%s)", get ? "get" : "put", why);
+}
+
+/* One decision, as the table shows it: channel label, rendezvous mode, why. */
+struct choice {
+    char label[64];
+    char rndv[16];
+    char why[512];
+};
+
+static void decide(const struct rch_boot_info *boot, int peer, struct choice *c)
+{
+    char why[sizeof(c->why)];
+    /* the network channel is probed first, so the reason can name its device or provider */
+    const struct rch_rdma_ops *ops = rch_rdma_select_explain(boot, peer, why, sizeof(why));
+    const struct rch_rdma_probe *pr = probe_of(ops, boot);
+    ops = rch_rdma_select_explain(boot, peer, c->why, sizeof(c->why));
+    (void)why;
+    if (ops == NULL) {
+        snprintf(c->label, sizeof(c->label), "none");
+        snprintf(c->rndv, sizeof(c->rndv), "-");
+        return;
+    }
+    snprintf(c->label, sizeof(c->label), "%s", pr ? pr->label : ops->name);
+    if (pr && pr->status != RDMACH_OK) {
+        snprintf(c->rndv, sizeof(c->rndv), "-");
+        size_t n = strlen(c->why);
+        snprintf(c->why + n, sizeof(c->why) - n, "; but it cannot open here: %s", pr->detail);
+        return;
+    }
+    const char *rwhy;
+    snprintf(c->rndv, sizeof(c->rndv), "%s", !pr->caps.rma ? "data" : rch_dev_rndv_uses_get(&pr->caps, &rwhy) ? "get" : "put");
+}
+
+static void print_probes(void)
+{
+    for (int i = 0; i < nprobes; i++) {
+        char r[128];
+        rndv_text(&probes[i], r, sizeof(r));
+        if (probes[i].status == RDMACH_OK)
+            printf("  channel %-12s %s; rendezvous %s\n", probes[i].label, probes[i].detail, r);
+        else
+            printf("  channel %-12s cannot open: %s\n", probes[i].label, probes[i].detail);
+    }
+}
+
+/* Singleton: what a peer on this node and one on another node would use. */
+static void print_selection(void)
+{
+    int same_node[2] = { 0, 0 }, other_node[2] = { 0, 1 }, local[1] = { 0 };
+    struct rch_boot_info same = { .rank = 0, .size = 2, .node = 0, .num_nodes = 1, .local_rank = 0,
+                                  .local_size = 2, .node_of = same_node, .local_ranks = local, .singleton = 1,
+                                  .bound_core = -1, .bound_numa = -1 };
+    struct rch_boot_info other = same;
+    other.num_nodes = 2;
+    other.local_size = 1;
+    other.node_of = other_node;
+    snprintf(same.kvsname, sizeof(same.kvsname), "info%d", (int)getpid());
+    snprintf(other.kvsname, sizeof(other.kvsname), "info%d", (int)getpid());
+    struct choice c;
+    printf("\nChannel selection (src/rdma/select.c with this environment; rdmach-info --pairs under a "
+           "launcher shows every pair):\n");
+    decide(&same, 1, &c);
+    printf("  peer on the same node     %s, rendezvous %s: %s\n", c.label, c.rndv, c.why);
+    decide(&other, 1, &c);
+    printf("  peer on another node      %s, rendezvous %s: %s\n", c.label, c.rndv, c.why);
+    print_probes();
+}
+
+/* The KVS carries one decision per (rank, peer) as hex text. */
+#define PAIR_SEP '\x1f'
+
+static rdmach_status_t put_choice(int peer, const struct choice *c)
+{
+    char text[480], key[32], hex[2 * sizeof(text) + 1];
+    int n = snprintf(text, sizeof(text), "%s%c%s%c%s", c->label, PAIR_SEP, c->rndv, PAIR_SEP, c->why);
+    size_t len = n < 0 ? 0 : (size_t)n >= sizeof(text) ? sizeof(text) - 1 : (size_t)n;
+    snprintf(key, sizeof(key), "info.pair.%d", peer);
+    rch_boot_hex_encode(text, len, hex);
+    return rch_boot_put(key, hex);
+}
+
+static rdmach_status_t get_choice(int rank, int peer, struct choice *c)
+{
+    char key[32], hex[RDMACH_KVS_VAL_MAX], text[RDMACH_KVS_VAL_MAX / 2 + 1];
+    snprintf(key, sizeof(key), "info.pair.%d", peer);
+    rdmach_status_t st = rch_boot_get(rank, key, hex, sizeof(hex));
+    if (st != RDMACH_OK)
+        return st;
+    size_t len = strlen(hex) / 2;
+    if (strlen(hex) % 2 || (st = rch_boot_hex_decode(hex, text, len)) != RDMACH_OK)
+        return rch_base_err(RDMACH_ERR_PROTOCOL, "rank %d's record for peer %d is not hex", rank, peer);
+    text[len] = '\0';
+    char *a = strchr(text, PAIR_SEP), *b = a ? strchr(a + 1, PAIR_SEP) : NULL;
+    if (b == NULL)
+        return rch_base_err(RDMACH_ERR_PROTOCOL, "rank %d's record for peer %d is malformed", rank, peer);
+    *a = *b = '\0';
+    snprintf(c->label, sizeof(c->label), "%.63s", text);
+    snprintf(c->rndv, sizeof(c->rndv), "%.15s", a + 1);
+    snprintf(c->why, sizeof(c->why), "%.511s", b + 1);
+    return RDMACH_OK;
+}
+
+/* --pairs: every rank decides for every peer; rank 0 prints the table. */
+static int run_pairs(void)
+{
+    rdmach_status_t st = rch_boot_init();
+    if (st != RDMACH_OK) {
+        fprintf(stderr, "rdmach-info: bootstrap failed: %s: %s\n", rdmach_strerror(st), rdmach_last_error());
+        return 1;
+    }
+    int rank = rch_boot.rank, size = rch_boot.size, bad = 0;
+    struct choice c;
+    for (int peer = 0; peer < size && st == RDMACH_OK; peer++)
+        if (peer != rank) {
+            decide(&rch_boot, peer, &c);
+            st = put_choice(peer, &c);
+        }
+    if (st == RDMACH_OK)
+        st = rch_boot_fence();
+    if (st != RDMACH_OK) {
+        fprintf(stderr, "rdmach-info: rank %d: key-value store: %s: %s\n", rank, rdmach_strerror(st),
+                rdmach_last_error());
+        rch_boot_finalize();
+        return 1;
+    }
+    if (rank == 0) {
+        printf("Channel per pair (%d ranks on %d node%s; each rank decides with src/rdma/select.c, as the device "
+               "does; shown: the lower rank's decision):\n", size, rch_boot.num_nodes,
+               rch_boot.num_nodes == 1 ? "" : "s");
+        if (size == 1)
+            printf("  one rank: no pairs (run it under a launcher: rdmachrun -n 4 rdmach-info --pairs)\n");
+        else
+            printf("  %-9s %-16s %-5s %s\n", "pair", "channel", "rndv", "why");
+        for (int a = 0; a < size; a++)
+            for (int b = a + 1; b < size; b++) {
+                struct choice ab, ba;
+                char pair[32];
+                if ((a == 0 ? (decide(&rch_boot, b, &ab), RDMACH_OK) : get_choice(a, b, &ab)) != RDMACH_OK ||
+                    get_choice(b, a, &ba) != RDMACH_OK) {
+                    printf("  (%d,%d) unknown: %s\n", a, b, rdmach_last_error());
+                    bad = 1;
+                    continue;
+                }
+                snprintf(pair, sizeof(pair), "(%d,%d)", a, b);
+                /* the same channel kind both ways; each side may use its own device ("verbs siw0/siw1") */
+                size_t ka = strcspn(ab.label, " "), kb = strcspn(ba.label, " ");
+                int same_kind = ka == kb && strncmp(ab.label, ba.label, ka) == 0;
+                char label[sizeof(ab.label) * 2];
+                if (same_kind && strcmp(ab.label, ba.label) != 0 && ba.label[kb] == ' ')
+                    snprintf(label, sizeof(label), "%s/%s", ab.label, ba.label + kb + 1);
+                else
+                    snprintf(label, sizeof(label), "%s", ab.label);
+                printf("  %-9s %-16s %-5s %s\n", pair, label, ab.rndv, ab.why);
+                if (!same_kind || strcmp(ab.rndv, ba.rndv) != 0) {
+                    snprintf(pair, sizeof(pair), "(%d,%d)", b, a);
+                    printf("  %-9s %-16s %-5s %s\n", pair, ba.label, ba.rndv, ba.why);
+                    printf("  MISMATCH: ranks %d and %d chose differently: this pair cannot communicate as "
+                           "configured\n", a, b);
+                    bad = 1;
+                }
+            }
+        printf("Channels of rank 0:\n");
+        print_probes();
+    }
+    st = rch_boot_finalize();
+    if (st != RDMACH_OK) {
+        fprintf(stderr, "rdmach-info: rank %d: finalize: %s\n", rank, rdmach_last_error());
+        return 1;
+    }
+    return bad;
+}
+
 static void print_tunables(void)
 {
     printf("\nTunables (environment variable = current value  [default; accepted]):\n");
@@ -170,27 +387,46 @@ static void print_tunables(void)
     }
 }
 
+static int usage(FILE *f)
+{
+    fprintf(f, "usage: rdmach-info [--pairs]\n"
+               "  Prints the version, build options, RDMA devices, libfabric providers,\n"
+               "  topology, the channel a peer on this node and on another node would use,\n"
+               "  and every RDMACH_* tunable with its current value and help.\n"
+               "  --pairs  run under a launcher (rdmachrun -n 4 rdmach-info --pairs, or\n"
+               "           mpiexec.mpich -n 4 ...): rank 0 prints, for every pair of ranks,\n"
+               "           the channel, the rendezvous mode and why.\n");
+    return f == stdout ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1) {
-        int help = strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0;
-        if (!help)
-            fprintf(stderr, "rdmach-info: unexpected argument '%s'\n", argv[1]);
-        fprintf(help ? stdout : stderr,
-                "usage: rdmach-info\n"
-                "  Prints the version, build options, RDMA devices, libfabric providers,\n"
-                "  topology and every RDMACH_* tunable with its current value and help.\n");
-        return help ? 0 : 2;
+    int pairs = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+            return usage(stdout);
+        if (strcmp(argv[i], "--pairs") == 0 && !pairs) {
+            pairs = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--pairs") == 0)
+            fprintf(stderr, "rdmach-info: --pairs given twice\n");
+        else
+            fprintf(stderr, "rdmach-info: unexpected argument '%s'\n", argv[i]);
+        return usage(stderr);
     }
     rdmach_status_t st = rch_base_tun_load();
     if (st != RDMACH_OK) {
         fprintf(stderr, "rdmach-info: %s: %s\n", rdmach_strerror(st), rdmach_last_error());
         return 1;
     }
+    if (pairs)
+        return run_pairs();
     print_build();
     print_verbs();
     print_ofi();
     print_topology();
+    print_selection();
     print_barriers();
     print_tunables();
     return 0;

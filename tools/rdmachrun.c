@@ -4,10 +4,17 @@
  * PMI_SIZE in their environment), as MPICH's Hydra does.
  *
  * The job ends when every rank has exited. The first failure — a rank that
- * exits non-zero, dies by a signal, calls PMI abort, breaks the protocol or
- * exits without PMI finalize after PMI init — is printed naming the rank,
- * decides the exit status (its code, 128+signal for a signal) and ends the
- * rest: SIGTERM at once, SIGKILL after RUN_TERM_GRACE_MS. SIGINT/SIGTERM/
+ * exits non-zero, dies by a signal, calls PMI abort or breaks the protocol —
+ * is printed naming the rank, decides the exit status (its code, 128+signal
+ * for a signal) and ends the rest: SIGTERM at once, SIGKILL after
+ * RUN_TERM_GRACE_MS.
+ *
+ * A rank that exits 0 after PMI init without PMI finalize (a program that
+ * forgets MPI_Finalize, as OMB 7.4's osu_latency_mt does) draws a warning
+ * naming it, as with Hydra the job may still succeed: it fails only if other
+ * ranks then wait in a PMI barrier it can never join (e.g. their
+ * MPI_Finalize), or are still running RUN_UNFINALIZED_GRACE_S later (they
+ * may wait for it elsewhere). SIGINT/SIGTERM/
  * SIGHUP to rdmachrun end the job the same way. Every rank dies with
  * rdmachrun (PR_SET_PDEATHSIG). Afterwards /dev/shm/rdmach-<kvsname>-* is
  * removed, whatever the job left there.
@@ -39,6 +46,7 @@
 #include "run.h"
 
 #define RUN_TERM_GRACE_MS 500
+#define RUN_UNFINALIZED_GRACE_S 10.0
 
 static const char *prog_name = "rdmachrun";
 
@@ -50,6 +58,8 @@ struct run_state {
     int killing;               /* SIGTERM sent to the survivors */
     int killed_hard;           /* SIGKILL sent */
     double kill_deadline;      /* when SIGTERM becomes SIGKILL */
+    int unfinalized;           /* first rank that exited 0 without PMI finalize, or -1 */
+    double unfinalized_deadline; /* the others must have ended by then */
 };
 static struct run_state S;
 
@@ -262,10 +272,32 @@ static void rank_exited(struct run_rank *r, int status)
     } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
         run_fail(&S.job, WEXITSTATUS(status), "rank %d (pid %d) exited with code %d", r->rank, (int)pid,
                  WEXITSTATUS(status));
-    } else if (r->pmi_inited && !r->pmi_finalized) {
-        run_fail(&S.job, 1, "rank %d (pid %d) exited with code 0 without PMI finalize (after PMI init)",
-                 r->rank, (int)pid);
+    } else if (r->pmi_inited && !r->pmi_finalized && !r->aborted) {
+        r->unfinalized_pid = pid;
+        if (S.unfinalized < 0) {
+            S.unfinalized = r->rank;
+            S.unfinalized_deadline = rch_base_wtime() + RUN_UNFINALIZED_GRACE_S;
+        }
+        if (!S.killing)
+            fprintf(stderr,
+                    "%s: warning: rank %d (pid %d) exited with code 0 without calling MPI_Finalize "
+                    "(no PMI finalize); the job fails if other ranks wait for it\n",
+                    prog_name, r->rank, (int)pid);
+        run_pmi_check_barrier(&S.job);
     }
+}
+
+/* Ranks still running long after one left without finalize: they may wait
+ * for it (a receive from it, a collective): end the job, naming it. */
+static void check_unfinalized(void)
+{
+    if (S.unfinalized < 0 || S.killing || S.alive == 0 || rch_base_wtime() < S.unfinalized_deadline)
+        return;
+    const struct run_rank *r = &S.job.ranks[S.unfinalized];
+    run_fail(&S.job, 1,
+             "rank %d (pid %d) exited with code 0 without PMI finalize (after PMI init), and %d rank(s) were "
+             "still running %.0f s later",
+             r->rank, (int)r->unfinalized_pid, S.alive, RUN_UNFINALIZED_GRACE_S);
 }
 
 static void reap(void)
@@ -331,6 +363,9 @@ static int run_loop(void)
         if (S.killing && !S.killed_hard) {
             double left = S.kill_deadline - rch_base_wtime();
             timeout = left > 0 ? (int)(left * 1000) + 1 : 0;
+        } else if (S.unfinalized >= 0 && !S.killing) {
+            double left = S.unfinalized_deadline - rch_base_wtime();
+            timeout = left > 0 ? (int)(left * 1000) + 1 : 0;
         }
         int pr = poll(pfd, (nfds_t)n, timeout);
         if (pr < 0 && errno != EINTR) {
@@ -344,6 +379,7 @@ static int run_loop(void)
                 run_pmi_input(&S.job, who[k]);
         if (pr > 0 && pfd[0].revents)
             handle_signals();
+        check_unfinalized();
         escalate();
     }
     free(pfd);
@@ -422,6 +458,7 @@ int main(int argc, char **argv)
     }
     for (int r = 0; r < np; r++)
         S.job.ranks[r].fd = -1;
+    S.unfinalized = -1;
 
     /* signals arrive through a signalfd, as events of the loop */
     sigemptyset(&S.blocked);

@@ -22,6 +22,7 @@ struct run_rank {
     int pmi_finalized;      /* sent cmd=finalize */
     int in_barrier;         /* sent barrier_in, waits for barrier_out */
     int aborted;            /* sent cmd=abort */
+    pid_t unfinalized_pid;  /* exited 0 after init without finalize: its pid (else 0) */
     struct rch_pmi_reader rd;
 };
 
@@ -61,6 +62,9 @@ void run_pmi_fini(struct run_job *job);
 void run_pmi_input(struct run_job *job, struct run_rank *r);
 /* Read everything left on a dead rank's socket, answer, close it. */
 void run_pmi_drain(struct run_job *job, struct run_rank *r);
+/* Fail the job if ranks wait in a PMI barrier that a rank which finalized or
+ * exited can never join (called at barrier_in, finalize and a rank's exit). */
+void run_pmi_check_barrier(struct run_job *job);
 
 /* KVS (exposed for its unit test) */
 int  run_kvs_put(struct run_kvs *kvs, const char *key, const char *value);   /* pending */

@@ -244,20 +244,26 @@ static void on_get(struct run_job *job, struct run_rank *r, const struct rch_pmi
     REPLY(r, RCH_PMI_GET_RESULT, "rc", "0", "msg", "success", "value", value);
 }
 
-/* A barrier that ranks which already finalized can never join would hang. */
-static void check_barrier_reachable(struct run_job *job)
+/* A barrier that ranks which already finalized (or exited) can never join would hang. */
+void run_pmi_check_barrier(struct run_job *job)
 {
-    int finalized = -1;
     if (job->barrier_count == 0)
         return;
-    for (int i = 0; i < job->size; i++)
-        if (job->ranks[i].pmi_finalized) {
-            finalized = i;
-            break;
+    for (int i = 0; i < job->size; i++) {
+        const struct run_rank *r = &job->ranks[i];
+        if (r->unfinalized_pid) {
+            run_fail(job, 1,
+                     "rank %d (pid %d) exited with code 0 without PMI finalize (after PMI init), and %d rank(s) "
+                     "wait in a PMI barrier it can never join",
+                     i, (int)r->unfinalized_pid, job->barrier_count);
+            return;
         }
-    if (finalized >= 0)
-        run_fail(job, 1, "%d rank(s) wait in a PMI barrier that rank %d can never join (it called finalize)",
-                 job->barrier_count, finalized);
+        if (r->pmi_finalized) {
+            run_fail(job, 1, "%d rank(s) wait in a PMI barrier that rank %d can never join (it called finalize)",
+                     job->barrier_count, i);
+            return;
+        }
+    }
 }
 
 static void on_barrier_in(struct run_job *job, struct run_rank *r, const struct rch_pmi_msg *m)
@@ -268,7 +274,7 @@ static void on_barrier_in(struct run_job *job, struct run_rank *r, const struct 
     }
     r->in_barrier = 1;
     if (++job->barrier_count < job->size) {
-        check_barrier_reachable(job);
+        run_pmi_check_barrier(job);
         return;
     }
     if (run_kvs_commit(&job->kvs) < 0) {
@@ -302,7 +308,7 @@ static void on_finalize(struct run_job *job, struct run_rank *r, const struct rc
     }
     r->pmi_finalized = 1;
     REPLY(r, RCH_PMI_FINALIZE_ACK);
-    check_barrier_reachable(job);
+    run_pmi_check_barrier(job);
 }
 
 /* Requests only; a NULL slot (a reply, or a command we do not serve) is a

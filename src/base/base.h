@@ -12,6 +12,16 @@
 
 #define RCH_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define RCH_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* One pause in a polling loop (spin-wait hint to the core). */
+static inline void rch_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
 #define RCH_CACHELINE 64
 #define RCH_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -22,6 +22,8 @@ struct rch_boot_info {
     int num_nodes;
     int local_rank;        /* index among the ranks of my node */
     int local_size;
+    int host_size;         /* ranks on this rank's real host: local_size, unless RDMACH_VNODE_SIZE
+                              splits the host into pretend nodes (they still share its cores) */
     int *node_of;          /* [size]: node id of every rank */
     int *local_ranks;      /* [local_size]: world ranks on my node, ascending */
     int singleton;         /* no process manager */

@@ -183,7 +183,7 @@ rdmach_status_t rch_pmi_field_str(const struct rch_pmi_msg *m, const char *key, 
 rdmach_status_t rch_pmi_field_int(const struct rch_pmi_msg *m, const char *key,
                                   long min, long max, int *out)
 {
-    const char *v;
+    const char *v = NULL;
     rdmach_status_t st = rch_pmi_field_str(m, key, &v);
     if (st != RDMACH_OK)
         return st;

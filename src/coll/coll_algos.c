@@ -12,7 +12,7 @@ static const struct rch_coll_algo *const bcast_algos[] = {
 static const struct rch_coll_algo *const reduce_algos[] = {
     &rch_coll_reduce_binomial, NULL };
 static const struct rch_coll_algo *const allreduce_algos[] = {
-    &rch_coll_allreduce_recdbl, &rch_coll_allreduce_reduce_bcast, NULL };
+    &rch_coll_allreduce_recdbl, &rch_coll_allreduce_reduce_bcast, &rch_coll_allreduce_shmseg, NULL };
 static const struct rch_coll_algo *const gather_algos[] = {
     &rch_coll_gather_binomial, &rch_coll_gather_linear, NULL };
 static const struct rch_coll_algo *const gatherv_algos[] = {
@@ -27,7 +27,7 @@ static const struct rch_coll_algo *const allgatherv_algos[] = {
     &rch_coll_allgatherv_ring, NULL };
 static const struct rch_coll_algo *const alltoall_algos[] = {
     &rch_coll_alltoall_pairwise, &rch_coll_alltoall_bruck, &rch_coll_alltoall_linear,
-    &rch_coll_alltoall_leader, &rch_coll_alltoall_coreparallel, NULL };
+    &rch_coll_alltoall_leader, &rch_coll_alltoall_coreparallel, &rch_coll_alltoall_shmseg, NULL };
 static const struct rch_coll_algo *const alltoallv_algos[] = {
     &rch_coll_alltoallv_pairwise, &rch_coll_alltoallv_linear, &rch_coll_alltoallv_leader,
     &rch_coll_alltoallv_coreparallel, NULL };

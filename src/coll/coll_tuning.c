@@ -14,6 +14,14 @@
  * rows of a tuning file written by rdmach-tune (RDMACH_TUNING_FILE), which
  * are consulted first.
  *
+ * Within one node the small alltoall and allreduce go through the node's
+ * shared segment (shmseg; alltoall_shmseg.c, allreduce_shmseg.c): a call is
+ * one node-wide synchronisation and copies, no message. The alltoall bounds
+ * keep a call within one slot of the segment (one synchronisation: 4 KiB up
+ * to 4 ranks, 1 KiB up to 11, 256 B up to 64; bench/alltoall-algos on
+ * 2 cores: ahead up to there, behind linear from 32 KiB, and at 4 KiB with
+ * 8 ranks, where a block takes two slots); allreduce up to 4 KiB, one row.
+ *
  * The built-in alltoall rows follow the published results of the node-aware
  * algorithms (leader-based vs core-parallel alltoall on onload and offload
  * InfiniBand HCAs, as summarized in issue 7): within a node the
@@ -41,6 +49,9 @@
 
 static const struct rch_coll_tuning_row rows[] = {
     /* coll                  nic      nodes    ppn      size  bytes        algorithm */
+    /* one node, small vectors: through the node segment (one synchronisation
+     * instead of lg p message rounds; every rank reduces in rank order) */
+    { RCH_COLL_ALLREDUCE,      NIC_ANY, ONE,     ANY_,    ANY_, UPTO(4 * KiB), "shmseg" },
     { RCH_COLL_ALLREDUCE,      NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "recdbl" },
     { RCH_COLL_GATHER,         NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(16 * KiB), "binomial" },
     { RCH_COLL_GATHER,         NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "linear" },
@@ -50,6 +61,12 @@ static const struct rch_coll_tuning_row rows[] = {
     { RCH_COLL_ALLGATHER,      NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "ring" },
     { RCH_COLL_REDUCE_SCATTER, NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "pairwise" },
 
+    /* one node, small blocks: through the node segment (one synchronisation
+     * per call, no message; on an oversubscribed node one wake-up per rank
+     * instead of one per message; 2 ranks: on a par with one exchange) */
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    UPTO(4), UPTO(4 * KiB), "shmseg" },
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    { 5, 11 }, UPTO(1 * KiB), "shmseg" },
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    { 12, 64 }, UPTO(256), "shmseg" },
     /* two ranks: one exchange; anything else only adds copies */
     { RCH_COLL_ALLTOALL,       NIC_ANY, ANY_,    ANY_,    UPTO(2), ANY_,     "pairwise" },
     { RCH_COLL_ALLTOALLV,      NIC_ANY, ANY_,    ANY_,    UPTO(2), ANY_,     "pairwise" },

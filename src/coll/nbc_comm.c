@@ -53,6 +53,8 @@ void rch_coll_comm_free(struct rch_coll_comm *c)
         cs->bar = NULL;
         cs->bar_state = NULL;
     }
+    rch_coll_nodeseg_free(cs->nodeseg);
+    cs->nodeseg = NULL;
     c->state = NULL;
     rch_coll_cstate_release(cs);
 }

@@ -44,7 +44,11 @@ struct rch_coll_cstate {
     uint32_t nbc_seq;                  /* schedules started on the communicator */
     const struct rch_coll_barrier_ops *bar;   /* NULL: not chosen yet */
     void *bar_state;
+    /* The shmseg collectives' node segment (nodeseg.h), made at the first
+     * shmseg call; released by rch_coll_comm_free. Added by shmseg. */
+    struct rch_coll_nodeseg *nodeseg;
 };
+void rch_coll_nodeseg_free(struct rch_coll_nodeseg *s);
 void rch_coll_cstate_release(struct rch_coll_cstate *cs);
 
 /* ---- the schedule builder ---- */

@@ -161,4 +161,17 @@ rdmach_status_t rch_dev_wait_until_with(rch_dev_done_fn done, void *arg,
 void rch_dev_wake(int rank);
 int rch_dev_can_wake(int rank);
 
+/*
+ * Added for MPI's matched probe (additive; recv.c). rch_dev_improbe: as
+ * iprobe, but a message found is taken off the unexpected queue and
+ * returned as *msg (NULL if none), so no other receive or probe can match
+ * it; rch_dev_imrecv then receives it exactly as an irecv that matched it
+ * would (eager copy, rendezvous), and consumes msg. Every msg must be
+ * received once.
+ */
+struct rch_dev_msg;
+rdmach_status_t rch_dev_improbe(int src, int tag, uint32_t ctx, struct rch_dev_msg **msg, int *out_source,
+                                int *out_tag, size_t *out_bytes);
+rdmach_status_t rch_dev_imrecv(void *buf, size_t len, struct rch_dev_msg *msg, struct rch_dev_req **req);
+
 #endif

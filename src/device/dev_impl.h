@@ -12,7 +12,9 @@
  *   rndv.c       rendezvous: REQ, RSP, GET/PUT or DATA, FIN
  *   progress.c   rch_dev_progress and the adaptive wait
  *
- * Threading: one thread at a time (MPI_THREAD_SERIALIZED); nothing is locked.
+ * Threading: one thread at a time; nothing here is locked. At
+ * MPI_THREAD_MULTIPLE the MPI layer's callers hold the global critical
+ * section (cs.h), which the waits in progress.c hand over between polls.
  */
 #ifndef RCH_DEVICE_DEV_IMPL_H
 #define RCH_DEVICE_DEV_IMPL_H
@@ -41,6 +43,7 @@ enum rch_dev_state {
     RCH_DEV_S_RECV_WAIT_FIN,   /* RSP sent: waiting for FIN (PUT) or the DATA chunks */
     RCH_DEV_S_CTL,             /* a queued control packet (internal) */
     RCH_DEV_S_RMA,             /* one-sided: a queued packet, RDMA in flight or waiting for RSP (rma_impl.h) */
+    RCH_DEV_S_NATIVE,          /* native rdmach_put/get: channel put/get in flight, waiting for rma_done (native_rma.c) */
 };
 
 /* What a queued request sends when it reaches the head of its peer's queue. */
@@ -285,10 +288,16 @@ void rch_dev_rndv_on_fin(struct rch_dev_peer *p, const void *pkt, size_t len);
 void rch_dev_rndv_rma_done(struct rch_dev_ireq *r, rdmach_status_t st);
 /* Release a request's registration. */
 void rch_dev_rndv_dereg(struct rch_dev_ireq *r);
+/* RDMACH_RNDV_MODE resolved for a channel with caps `c` (NULL: no profile):
+ * 1 receiver GET, 0 sender PUT; `why` (may be NULL) says which rule decided. */
+int rch_dev_rndv_uses_get(const struct rch_rdma_caps *c, const char **why);
 
 /* ---- rma_am.c (one-sided; see rma.h) ---- */
 void rch_dev_rma_on_pkt(struct rch_dev_peer *p, const void *pkt, size_t len);   /* RCH_PKT_RMA arrived */
 void rch_dev_rma_sent(struct rch_dev_ireq *r);                      /* a queued RCH_DEV_Q_RMA packet left */
 void rch_dev_rma_rdma_done(struct rch_dev_ireq *r, rdmach_status_t st);  /* rma_done of an RCH_DEV_S_RMA request */
+
+/* ---- native_rma.c (native rdmach_put/get) ---- */
+void rch_dev_native_rma_done(struct rch_dev_ireq *r, rdmach_status_t st);   /* rma_done of an RCH_DEV_S_NATIVE request */
 
 #endif

@@ -222,13 +222,14 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
      * since spinning only delays the rank it waits for, and blocks after
      * RDMACH_YIELD_COUNT_OVERSUB yields; otherwise it spins RDMACH_SPIN_COUNT
      * polls first and yields RDMACH_YIELD_COUNT times. */
-    rch_dev.oversubscribed = rch_boot.local_size > online_cores();
+    int on_host = rch_boot.host_size > rch_boot.local_size ? rch_boot.host_size : rch_boot.local_size;
+    rch_dev.oversubscribed = on_host > online_cores();   /* pretend nodes (RDMACH_VNODE_SIZE) share the cores */
     rch_dev.spin_count = rch_dev.oversubscribed ? rch_tun.spin_count_oversub : rch_tun.spin_count;
     rch_dev.yield_count = rch_dev.oversubscribed ? rch_tun.yield_count_oversub : rch_tun.yield_count;
     /* A spin for a partner on another core pays while at most one other rank
      * shares our core (progress.c, wait_oversub). */
     rch_dev.cores = online_cores();
-    rch_dev.oversub_peer_spin = rch_boot.local_size <= 2 * rch_dev.cores ? rch_tun.spin_count_oversub_peer : 0;
+    rch_dev.oversub_peer_spin = on_host <= 2 * rch_dev.cores ? rch_tun.spin_count_oversub_peer : 0;
     free(sel);
     rch_dev.initialized = 1;
     RCH_DEBUG("dev", "up: %d ranks, %d channel(s), %s", rch_dev.size, rch_dev.nchans,

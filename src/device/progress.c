@@ -7,7 +7,7 @@
  *
  * rch_dev_wait_until(): the adaptive wait, as phases:
  *   1. spin:  progress up to RDMACH_SPIN_COUNT times in a row with nothing
- *             happening (a cpu_relax between polls) — the cheapest way to
+ *             happening (an rch_cpu_relax between polls) — the cheapest way to
  *             catch a reply that is a few hundred ns away;
  *   2. yield: then sched_yield() up to RDMACH_YIELD_COUNT times, polling
  *             between — another rank on this core may be the one we wait for;
@@ -54,6 +54,13 @@
  * shared memory before calling rch_dev_wake(us) (wake.c) is never slept
  * through: either the waker sees the `sleeping` flag our channel raised in
  * wait_arm and bumps the futex we are about to wait on, or we see its store.
+ *
+ * MPI_THREAD_MULTIPLE (cs.h, rch_dev_cs_on): callers hold the global
+ * critical section. Every wait then runs wait_mt — poll, hand the lock to a
+ * thread that waits for it (rch_dev_cs_yield), spin, then sched_yield
+ * between polls — and never blocks on a channel; rch_dev_progress yields the
+ * lock after its pass too. Below MULTIPLE this costs one load and a branch
+ * that is not taken, in rch_dev_wait folded into the oversubscribed test.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -63,6 +70,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/log.h"
+#include "device/cs.h"
 #include "device/dev_impl.h"
 
 #define POLL_MAX 64     /* completions per channel per pass */
@@ -70,14 +78,6 @@
 #define BLOCK_MS 100
 #define SHORT_MS 1
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
 
 /* Progress hooks (dev.h, added for the non-blocking collectives): called
  * after the channels on every pass. A hook never blocks and never calls back
@@ -131,9 +131,15 @@ static inline unsigned progress_once(void)
     return n;
 }
 
+/* At MPI_THREAD_MULTIPLE every caller of rch_dev_progress is between polls
+ * (a Test, an Iprobe, a loop waiting for a flag, a lock word, a barrier):
+ * a thread that waits for the critical section gets it here (cs.h). */
 unsigned rch_dev_progress(void)
 {
-    return progress_once();
+    unsigned n = progress_once();
+    if (RCH_UNLIKELY(rch_dev_cs_on))
+        rch_dev_cs_yield();
+    return n;
 }
 
 static void sleep_ms(int ms)
@@ -228,12 +234,35 @@ static __attribute__((noinline)) void idle_step(int *spins, int *yields, const s
 {
     if (*spins < ip->spin) {
         ++*spins;
-        cpu_relax();
+        rch_cpu_relax();
     } else if (*yields < ip->yield) {
         ++*yields;
         sched_yield();
     } else {
         block(ip);
+    }
+}
+
+/* The wait at MPI_THREAD_MULTIPLE (cs.h): poll holding the critical
+ * section, hand it to any thread that waits for it between polls, spin
+ * ip->spin empty polls, then sched_yield between polls; never block on the
+ * channels (see the top of cs.h for why). */
+static __attribute__((noinline)) rdmach_status_t wait_mt(const struct idle_policy *ip)
+{
+    int spins = 0;
+    for (;;) {
+        unsigned n = progress_once();
+        if (ip->done(ip->arg))
+            return RDMACH_OK;
+        rch_dev_cs_yield();
+        if (n) {
+            spins = 0;
+        } else if (spins < ip->spin) {
+            spins++;
+            rch_cpu_relax();
+        } else {
+            sched_yield();
+        }
     }
 }
 
@@ -243,6 +272,8 @@ static rdmach_status_t wait_with(const struct idle_policy *ip)
         return RDMACH_OK;
     if (!rch_dev.initialized)
         return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "wait: the device is not initialized");
+    if (RCH_UNLIKELY(rch_dev_cs_on))
+        return wait_mt(ip);
     int spins = 0, yields = 0;
     for (;;) {
         unsigned n = progress_once();
@@ -320,11 +351,21 @@ static __attribute__((noinline)) rdmach_status_t wait_oversub(struct rch_dev_ire
             sched_yield();
         } else if (spins < spin_max) {
             spins++;
-            cpu_relax();
+            rch_cpu_relax();
         } else {
             idle_step(&spins, &yields, &ip);
         }
     }
+}
+
+/* rch_dev_wait off the common path: MPI_THREAD_MULTIPLE, or oversubscribed. */
+static __attribute__((noinline)) rdmach_status_t wait_special(struct rch_dev_ireq *r)
+{
+    if (rch_dev_cs_on) {
+        const struct idle_policy ip = { rch_dev.spin_count, 0, 0, req_done, &r->pub };
+        return wait_mt(&ip);
+    }
+    return wait_oversub(r);
 }
 
 /* rch_dev_wait_until for one request, without the indirect call. The spin
@@ -335,8 +376,8 @@ rdmach_status_t rch_dev_wait(struct rch_dev_req *req)
         return RDMACH_OK;
     if (!rch_dev.initialized)
         return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "wait: the device is not initialized");
-    if (RCH_UNLIKELY(rch_dev.oversubscribed))
-        return wait_oversub((struct rch_dev_ireq *)req);
+    if (RCH_UNLIKELY(rch_dev.oversubscribed | rch_dev_cs_on))
+        return wait_special((struct rch_dev_ireq *)req);
     int spins = 0, yields = 0;
     const struct idle_policy ip = { rch_dev.spin_count, rch_dev.yield_count, BLOCK_MS, req_done, req };
     for (;;) {
@@ -347,7 +388,7 @@ rdmach_status_t rch_dev_wait(struct rch_dev_req *req)
             spins = yields = 0;
         } else if (RCH_LIKELY(spins < rch_dev.spin_count)) {
             spins++;
-            cpu_relax();
+            rch_cpu_relax();
         } else {
             idle_step(&spins, &yields, &ip);
         }

@@ -290,6 +290,10 @@ void rch_dev_up_rma_done(void *ctx, void *op_ctx, rdmach_status_t status)
         RCH_WARN("dev", "rma_done for a request that no longer exists (%s)", rdmach_strerror(status));
         return;
     }
+    if (r->state == RCH_DEV_S_NATIVE) {
+        rch_dev_native_rma_done(r, status);
+        return;
+    }
     rch_dev_rndv_rma_done(r, status);
 }
 
@@ -394,6 +398,62 @@ rdmach_status_t rch_dev_iprobe(int src, int tag, uint32_t ctx, int *found, int *
         if (out_bytes)
             *out_bytes = u->size;
     }
+    return RDMACH_OK;
+}
+
+/* ---- matched probe (dev.h: rch_dev_improbe, rch_dev_imrecv) ----
+ * A matched message is its unexpected descriptor, taken off the queue, so
+ * no other receive or probe can see it; imrecv runs the code of an irecv
+ * that finds it (take_unexp): eager data copied, a SYNC eager acknowledged,
+ * a rendezvous started. */
+static struct rch_dev_unexp *unexp_of(struct rch_dev_msg *m)
+{
+    return (struct rch_dev_unexp *)(void *)m;
+}
+
+rdmach_status_t rch_dev_improbe(int src, int tag, uint32_t ctx, struct rch_dev_msg **msg, int *out_source,
+                                int *out_tag, size_t *out_bytes)
+{
+    if (msg == NULL)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "improbe: msg is NULL");
+    *msg = NULL;
+    if (src < 0 && src != RCH_DEV_ANY_SOURCE)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "improbe: src %d is neither a rank nor ANY_SOURCE", src);
+    if (!rch_dev.initialized)
+        return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "improbe: the device is not initialized");
+    struct rch_match_entry *me = rch_match_find_unexp(&rch_dev.unexp, ctx, src, tag, 1);
+    if (me == NULL) {
+        rch_dev_progress();
+        me = rch_match_find_unexp(&rch_dev.unexp, ctx, src, tag, 1);
+    }
+    if (me) {
+        struct rch_dev_unexp *u = rch_container_of(me, struct rch_dev_unexp, me);
+        if (out_source)
+            *out_source = u->me.src;
+        if (out_tag)
+            *out_tag = u->me.tag;
+        if (out_bytes)
+            *out_bytes = u->size;
+        *msg = (struct rch_dev_msg *)(void *)u;
+    }
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_dev_imrecv(void *buf, size_t len, struct rch_dev_msg *msg, struct rch_dev_req **req)
+{
+    if (!rch_dev.initialized)
+        return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "imrecv: the device is not initialized");
+    if (msg == NULL || req == NULL)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "imrecv: %s is NULL", msg == NULL ? "msg" : "req");
+    if (buf == NULL && len != 0)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "imrecv: buf is NULL with len %zu", len);
+    struct rch_dev_ireq *r = rch_dev_ireq_alloc(RCH_DEV_REQ_RECV);
+    if (r == NULL)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "imrecv: no memory for a request");
+    r->buf = buf;
+    r->len = len;
+    *req = &r->pub;
+    take_unexp(r, unexp_of(msg));
     return RDMACH_OK;
 }
 

@@ -15,6 +15,7 @@
 #define RCH_DEVICE_RMA_IMPL_H
 
 #include <sched.h>
+#include "device/cs.h"
 #include "device/dev_impl.h"
 #include "device/rma.h"
 #include "device/rma_proto.h"
@@ -44,15 +45,6 @@ static inline struct rch_dev_rma_cmpl *rq_cmpl(const struct rch_dev_ireq *r)
     return (struct rch_dev_rma_cmpl *)(uintptr_t)r->pub.user_word[1];
 }
 
-static inline void rch_dev_rma_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 /* The accumulate lock: held only while an operation is applied (no
  * progress inside, except the single-copy read-modify-write of rma_ops.c),
  * so a waiter spins, yielding when the holder seems descheduled. */
@@ -61,10 +53,15 @@ static inline void rch_dev_rma_acc_lock(struct rch_dev_win_ctrl *c)
     unsigned spins = 0;
     while (atomic_exchange_explicit(&c->acc, 1, memory_order_acquire)) {
         while (atomic_load_explicit(&c->acc, memory_order_relaxed)) {
-            if (++spins < 128)
-                rch_dev_rma_cpu_relax();
-            else
+            if (++spins < 128) {
+                rch_cpu_relax();
+            } else {
+                /* MULTIPLE: the holder may be another thread of this process
+                 * that yielded the critical section inside its read-modify-write. */
+                if (RCH_UNLIKELY(rch_dev_cs_on))
+                    rch_dev_cs_yield();
                 sched_yield();
+            }
         }
     }
 }

@@ -25,6 +25,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "base/base.h"
 #include "base/log.h"
 #include "device/rma_impl.h"
 
@@ -34,14 +35,6 @@ struct rch_dev_win_lockreq {
     int excl;
 };
 
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#endif
-}
 
 void rch_dev_rma_spin_until(int (*done)(void *), void *arg)
 {
@@ -50,7 +43,7 @@ void rch_dev_rma_spin_until(int (*done)(void *), void *arg)
         rch_dev_progress();
         if (!rch_dev.oversubscribed && spins < 1024) {
             spins++;
-            cpu_relax();
+            rch_cpu_relax();
         } else {
             sched_yield();
         }

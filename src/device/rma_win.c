@@ -520,7 +520,7 @@ int rch_dev_rma_dyn_lookup(struct rch_dev_win_dyntab *tab, uint64_t addr, uint64
     for (;;) {
         uint32_t s1 = atomic_load_explicit(&tab->seq, memory_order_acquire);
         if (s1 & 1) {
-            rch_dev_rma_cpu_relax();
+            rch_cpu_relax();
             continue;
         }
         int found = tab->overflow ? -1 : 0;

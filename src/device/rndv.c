@@ -3,7 +3,8 @@
  *
  *   sender                                   receiver
  *   RNDV_REQ(size, sreq, [saddr, rkey]) ---> match (now or when posted)
- *     GET  (REQ had an rkey, channel has RMA, RDMACH_RNDV_MODE != put):
+ *     GET  (REQ had an rkey, channel has RMA, rch_dev_rndv_uses_get: RDMACH_RNDV_MODE=get,
+ *           or auto and the channel's profile does not prefer PUT):
  *                                  <-------  get(saddr) ... done
  *                                  <-------  RNDV_FIN(sreq, bytes)     both complete
  *     PUT  (otherwise, channel has RMA):
@@ -62,9 +63,26 @@ static rdmach_status_t reg(struct rch_dev_peer *p, struct rch_dev_ireq *r, size_
     return RDMACH_OK;
 }
 
+/* RDMACH_RNDV_MODE resolved for a channel: put and get are forced; auto
+ * takes the transport's measured profile (caps.rndv_put, set by the channel
+ * from data: shm and hardware RDMA prefer GET, the emulated transports'
+ * figures are in docs/NETWORK.md). rdmach-info prints the same answer. */
+int rch_dev_rndv_uses_get(const struct rch_rdma_caps *c, const char **why)
+{
+    static const char *const whys[2][2] = {
+        { "auto: receiver GET (the transport's profile)", "auto: sender PUT (the transport's profile)" },
+        { "RDMACH_RNDV_MODE=get", "RDMACH_RNDV_MODE=put" },
+    };
+    int forced = rch_tun.rndv_mode != RCH_RNDV_AUTO;
+    int put = forced ? rch_tun.rndv_mode == RCH_RNDV_PUT : c != NULL && c->rndv_put;
+    if (why)
+        *why = whys[forced][put];
+    return !put;
+}
+
 static int want_get(const struct rch_dev_peer *p)
 {
-    return p->rma && rch_tun.rndv_mode != RCH_RNDV_PUT;
+    return p->rma && rch_dev_rndv_uses_get(p->dchan ? p->dchan->caps : NULL, NULL);
 }
 
 static void send_fin(struct rch_dev_peer *p, uint64_t req, size_t bytes, rdmach_status_t st)

@@ -41,6 +41,7 @@ static int attr_appnum = 0;
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
                             int *comm_keyval, void *extra_state)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_create_keyval");
     if (err)
         return err;
@@ -64,6 +65,7 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delet
 int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
                        void *extra_state)
 {
+    RCH_MPI_CS();
     return PMPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
 }
 #pragma weak MPI_Keyval_create = PMPI_Keyval_create
@@ -92,6 +94,7 @@ static int predefined(int keyval, void **value)
 
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_free_keyval");
     if (err)
         return err;
@@ -109,6 +112,7 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
 
 int PMPI_Keyval_free(int *keyval)
 {
+    RCH_MPI_CS();
     return PMPI_Comm_free_keyval(keyval);
 }
 #pragma weak MPI_Keyval_free = PMPI_Keyval_free
@@ -132,6 +136,7 @@ static int run_delete(struct rch_mpi_comm *c, struct rch_mpi_attr *a)
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_set_attr");
     if (err)
         return err;
@@ -161,12 +166,14 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
+    RCH_MPI_CS();
     return PMPI_Comm_set_attr(comm, keyval, attribute_val);
 }
 #pragma weak MPI_Attr_put = PMPI_Attr_put
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_get_attr");
     if (err)
         return err;
@@ -195,12 +202,14 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
+    RCH_MPI_CS();
     return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
 }
 #pragma weak MPI_Attr_get = PMPI_Attr_get
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_delete_attr");
     if (err)
         return err;
@@ -224,6 +233,7 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
+    RCH_MPI_CS();
     return PMPI_Comm_delete_attr(comm, keyval);
 }
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete

@@ -83,16 +83,26 @@ static void seg_unlink(struct bseg *s)
     *pp = s->next;
 }
 
+/* The first segment's send has finished, or no segment is left. Looked up
+ * afresh on every poll: at MPI_THREAD_MULTIPLE a thread that waits hands
+ * the lock over, and another thread's reclaim may drop segments meanwhile. */
+static int head_done(void *arg)
+{
+    (void)arg;
+    return !segs || (segs->req && __atomic_load_n(&segs->req->done, __ATOMIC_ACQUIRE));
+}
+
 void rch_mpi_bsend_flush(void)
 {
     while (segs) {
-        rch_dev_wait(segs->req);
+        rch_dev_wait_until(head_done, NULL);
         reclaim();
     }
 }
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Buffer_attach");
     if (err)
         return err;
@@ -112,6 +122,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Buffer_detach");
     if (err)
         return err;
@@ -190,6 +201,7 @@ static int bsend(const char *fn, const void *buf, int count, MPI_Datatype dataty
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return bsend("MPI_Bsend", buf, count, datatype, dest, tag, comm);
 }
 #pragma weak MPI_Bsend = PMPI_Bsend
@@ -197,6 +209,7 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
+    RCH_MPI_CS();
     if (!request) {
         int err = rch_mpi_check_init("MPI_Ibsend");
         return err ? err : rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Ibsend: argument request is NULL");

@@ -9,6 +9,7 @@
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Allgather";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -30,6 +31,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Allgatherv";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;

@@ -12,6 +12,7 @@
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Alltoall";
     struct rch_mpi_comm *c;
     const struct rch_mpi_type *st_ = NULL, *rt = NULL;
@@ -152,6 +153,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return alltoallvw("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf,
                       recvcounts, rdispls, recvtype, NULL, comm);
 }
@@ -161,6 +163,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Alltoallw";
     if (!recvtypes || (sendbuf != MPI_IN_PLACE && !sendtypes)) {
         struct rch_mpi_comm *c;

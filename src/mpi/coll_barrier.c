@@ -3,6 +3,7 @@
 
 int PMPI_Barrier(MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Barrier";
     struct rch_mpi_comm *c;
     int err = rch_mpi_coll_begin(fn, comm, &c);

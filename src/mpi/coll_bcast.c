@@ -3,6 +3,7 @@
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Bcast";
     struct rch_mpi_comm *c;
     const struct rch_mpi_type *t;

@@ -9,6 +9,7 @@
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Gather";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -31,6 +32,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Gatherv";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;

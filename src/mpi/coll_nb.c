@@ -167,6 +167,7 @@ int rch_mpi_nb_begin(const char *fn, MPI_Comm comm, MPI_Request *request, struct
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Ibarrier";
     struct rch_mpi_comm *c;
     struct rch_mpi_nb *nb;
@@ -185,6 +186,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                 MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Ibcast";
     struct rch_mpi_comm *c;
     const struct rch_mpi_type *t;

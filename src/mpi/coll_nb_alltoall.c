@@ -11,6 +11,7 @@
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Ialltoall";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -98,6 +99,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     return ialltoallvw("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf,
                        recvcounts, rdispls, recvtype, NULL, comm, request);
 }
@@ -108,6 +110,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                     MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Ialltoallw";
     if (!recvtypes || (sendbuf != MPI_IN_PLACE && !sendtypes)) {
         struct rch_mpi_comm *c;

@@ -9,6 +9,7 @@
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Igather";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -39,6 +40,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                   MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Igatherv";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -72,6 +74,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Iscatter";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -102,6 +105,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Iscatterv";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -131,6 +135,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Iallgather";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -159,6 +164,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Iallgatherv";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;

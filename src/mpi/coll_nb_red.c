@@ -10,6 +10,7 @@
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Ireduce";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -77,6 +78,7 @@ static int all_red(const char *fn, enum red_kind kind, const void *sendbuf, void
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     return all_red("MPI_Iallreduce", RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
                    request);
 }
@@ -85,6 +87,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     return all_red("MPI_Iscan", RED_SCAN, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 #pragma weak MPI_Iscan = PMPI_Iscan
@@ -92,6 +95,7 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     return all_red("MPI_Iexscan", RED_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 #pragma weak MPI_Iexscan = PMPI_Iexscan
@@ -132,6 +136,7 @@ static int ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, c
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Ireduce_scatter";
     if (!recvcounts) {
         struct rch_mpi_comm *c;
@@ -146,6 +151,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
 {
+    RCH_MPI_CS();
     return ireduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL, recvcount, datatype,
                            op, comm, request);
 }

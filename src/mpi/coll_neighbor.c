@@ -213,6 +213,7 @@ static int alltoallw(const char *fn, const void *sendbuf, const int sendcounts[]
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, comm, NULL);
 }
@@ -222,6 +223,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Ineighbor_allgather";
     if (!request)
         return neighbor_null_request(fn, comm);
@@ -233,6 +235,7 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
                              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                              MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return allgatherv("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                       displs, recvtype, comm, NULL);
 }
@@ -242,6 +245,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
                               void *recvbuf, const int recvcounts[], const int displs[],
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Ineighbor_allgatherv";
     if (!request)
         return neighbor_null_request(fn, comm);
@@ -253,6 +257,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, NULL);
 }
@@ -261,6 +266,7 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Ineighbor_alltoall";
     if (!request)
         return neighbor_null_request(fn, comm);
@@ -272,6 +278,7 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return alltoallv("MPI_Neighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                      recvcounts, rdispls, recvtype, comm, NULL);
 }
@@ -282,6 +289,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Ineighbor_alltoallv";
     if (!request)
         return neighbor_null_request(fn, comm);
@@ -294,6 +302,7 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return alltoallw("MPI_Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                      recvcounts, rdispls, recvtypes, comm, NULL);
 }
@@ -304,6 +313,7 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                              MPI_Request *request)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Ineighbor_alltoallw";
     if (!request)
         return neighbor_null_request(fn, comm);

@@ -12,6 +12,7 @@ enum red_kind { RED_ALLREDUCE, RED_SCAN, RED_EXSCAN };
 int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Reduce";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -64,6 +65,7 @@ static int all_red(const char *fn, enum red_kind kind, const void *sendbuf, void
 int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return all_red("MPI_Allreduce", RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm);
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -71,6 +73,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return all_red("MPI_Scan", RED_SCAN, sendbuf, recvbuf, count, datatype, op, comm);
 }
 #pragma weak MPI_Scan = PMPI_Scan
@@ -78,6 +81,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return all_red("MPI_Exscan", RED_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm);
 }
 #pragma weak MPI_Exscan = PMPI_Exscan

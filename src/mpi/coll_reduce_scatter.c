@@ -44,6 +44,7 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, co
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Reduce_scatter";
     if (!recvcounts) {
         struct rch_mpi_comm *c;
@@ -57,6 +58,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL, recvcount, datatype,
                           op, comm);
 }

@@ -9,6 +9,7 @@
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Scatter";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -30,6 +31,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Scatterv";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;

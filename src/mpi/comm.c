@@ -193,6 +193,7 @@ void rch_mpi_comm_finalize(void)
 
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
+    RCH_MPI_CS();
     struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
     if (RCH_UNLIKELY(!c)) {
         int err = rch_mpi_check_init("MPI_Comm_rank");
@@ -207,6 +208,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
+    RCH_MPI_CS();
     struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
     if (RCH_UNLIKELY(!c)) {
         int err = rch_mpi_check_init("MPI_Comm_size");
@@ -227,6 +229,7 @@ static int cmp_int(const void *a, const void *b)
 
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_compare");
     if (err)
         return err;
@@ -267,6 +270,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_free");
     if (err)
         return err;
@@ -289,6 +293,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_set_name");
     if (err)
         return err;
@@ -306,6 +311,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_get_name");
     if (err)
         return err;
@@ -324,6 +330,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_test_inter");
     if (err)
         return err;

@@ -112,6 +112,7 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
 
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_dup");
     if (err)
         return err;
@@ -126,6 +127,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_split");
     if (err)
         return err;
@@ -143,6 +145,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_split_type");
     if (err)
         return err;
@@ -170,6 +173,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
 /* No communicator hint changes what rdmach does, so the info is only checked. */
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_dup_with_info");
     if (err)
         return err;

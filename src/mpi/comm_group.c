@@ -72,9 +72,10 @@ static int check_args(const char *fn, MPI_Comm comm, MPI_Group group, MPI_Comm *
 
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Comm_create";
-    struct rch_mpi_comm *p;
-    struct rch_mpi_group *g;
+    struct rch_mpi_comm *p = NULL;
+    struct rch_mpi_group *g = NULL;
     int err = check_args(fn, comm, group, newcomm, &p, &g);
     if (err)
         return err;
@@ -156,9 +157,10 @@ static rdmach_status_t group_mask_exchange(struct rch_mpi_comm *p, int n, const 
 
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Comm_create_group";
-    struct rch_mpi_comm *p;
-    struct rch_mpi_group *g;
+    struct rch_mpi_comm *p = NULL;
+    struct rch_mpi_group *g = NULL;
     int err = check_args(fn, comm, group, newcomm, &p, &g);
     if (err)
         return err;

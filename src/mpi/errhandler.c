@@ -246,6 +246,7 @@ static int eh_valid(MPI_Errhandler eh)
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_create_errhandler");
     if (err)
         return err;
@@ -274,12 +275,14 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
 
 int PMPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
 {
+    RCH_MPI_CS();
     return PMPI_Comm_create_errhandler(fn, errhandler);
 }
 #pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Errhandler_free");
     if (err)
         return err;
@@ -298,6 +301,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_set_errhandler");
     if (err)
         return err;
@@ -314,12 +318,14 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
+    RCH_MPI_CS();
     return PMPI_Comm_set_errhandler(comm, errhandler);
 }
 #pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
 
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_get_errhandler");
     if (err)
         return err;
@@ -335,12 +341,14 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
+    RCH_MPI_CS();
     return PMPI_Comm_get_errhandler(comm, errhandler);
 }
 #pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
 
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_call_errhandler");
     if (err)
         return err;
@@ -355,6 +363,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    RCH_MPI_CS();
     int cls = RCH_MPI_ERR_CLASS(errorcode);
     if (errorcode < 0 || !class_valid(cls))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class: invalid error code %d", errorcode);
@@ -367,6 +376,7 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    RCH_MPI_CS();
     int cls = RCH_MPI_ERR_CLASS(errorcode);
     if (errorcode < 0 || !class_valid(cls))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string: invalid error code %d", errorcode);

@@ -168,6 +168,7 @@ static int *inverse_map(const struct rch_mpi_group *g)
 
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Comm_group");
     if (err)
         return err;
@@ -186,6 +187,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 
 int PMPI_Group_size(MPI_Group group, int *size)
 {
+    RCH_MPI_CS();
     int err;
     struct rch_mpi_group *g = check_group("MPI_Group_size", "group", group, &err);
     if (!g)
@@ -199,6 +201,7 @@ int PMPI_Group_size(MPI_Group group, int *size)
 
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
+    RCH_MPI_CS();
     int err;
     struct rch_mpi_group *g = check_group("MPI_Group_rank", "group", group, &err);
     if (!g)
@@ -212,6 +215,7 @@ int PMPI_Group_rank(MPI_Group group, int *rank)
 
 int PMPI_Group_free(MPI_Group *group)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Group_free");
     if (err)
         return err;
@@ -229,6 +233,7 @@ int PMPI_Group_free(MPI_Group *group)
 
 int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Group_translate_ranks";
     int err;
     struct rch_mpi_group *a = check_group(fn, "group1", group1, &err);
@@ -263,6 +268,7 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
 
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Group_compare";
     int err;
     struct rch_mpi_group *a = check_group(fn, "group1", group1, &err);
@@ -326,6 +332,7 @@ static int check_rank_list(const char *fn, const struct rch_mpi_group *g, int n,
 
 int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Group_incl";
     int err;
     struct rch_mpi_group *g = check_group(fn, "group", group, &err);
@@ -347,6 +354,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
 
 int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Group_excl";
     int err;
     struct rch_mpi_group *g = check_group(fn, "group", group, &err);
@@ -428,6 +436,7 @@ static int expand_ranges(const char *fn, const struct rch_mpi_group *g, int n, i
 
 int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Group_range_incl";
     int err, *list, k;
     struct rch_mpi_group *g = check_group(fn, "group", group, &err);
@@ -446,6 +455,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
 
 int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Group_range_excl";
     int err, *list, k;
     struct rch_mpi_group *g = check_group(fn, "group", group, &err);
@@ -522,18 +532,21 @@ static int set_op(const char *fn, MPI_Group group1, MPI_Group group2, MPI_Group 
 
 int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    RCH_MPI_CS();
     return set_op("MPI_Group_union", group1, group2, newgroup, SET_UNION);
 }
 #pragma weak MPI_Group_union = PMPI_Group_union
 
 int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    RCH_MPI_CS();
     return set_op("MPI_Group_intersection", group1, group2, newgroup, SET_INTERSECTION);
 }
 #pragma weak MPI_Group_intersection = PMPI_Group_intersection
 
 int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
+    RCH_MPI_CS();
     return set_op("MPI_Group_difference", group1, group2, newgroup, SET_DIFFERENCE);
 }
 #pragma weak MPI_Group_difference = PMPI_Group_difference

@@ -233,6 +233,7 @@ static int check_writable(const char *fn, const struct rch_mpi_info *o)
 
 int PMPI_Info_create(MPI_Info *info)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Info_create");
     if (err)
         return err;
@@ -248,6 +249,7 @@ int PMPI_Info_create(MPI_Info *info)
 
 int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Info_set";
     int err;
     struct rch_mpi_info *o = check_info(fn, info, &err);
@@ -269,6 +271,7 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Info_get";
     int err;
     struct rch_mpi_info *o = check_info(fn, info, &err);
@@ -296,6 +299,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
 
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Info_get_valuelen";
     int err;
     struct rch_mpi_info *o = check_info(fn, info, &err);
@@ -315,6 +319,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
 
 int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
+    RCH_MPI_CS();
     int err;
     struct rch_mpi_info *o = check_info("MPI_Info_get_nkeys", info, &err);
     if (!o)
@@ -328,6 +333,7 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
 
 int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Info_get_nthkey";
     int err;
     struct rch_mpi_info *o = check_info(fn, info, &err);
@@ -345,6 +351,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
 
 int PMPI_Info_delete(MPI_Info info, const char *key)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Info_delete";
     int err;
     struct rch_mpi_info *o = check_info(fn, info, &err);
@@ -365,6 +372,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
 
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Info_dup";
     int err;
     struct rch_mpi_info *o = check_info(fn, info, &err);
@@ -388,6 +396,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
 
 int PMPI_Info_free(MPI_Info *info)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Info_free";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -407,6 +416,7 @@ int PMPI_Info_free(MPI_Info *info)
 
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Comm_set_info";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -421,6 +431,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Comm_get_info";
     int err = rch_mpi_check_init(fn);
     if (err)

@@ -2,11 +2,18 @@
  * Start and end: Init, Init_thread, Initialized, Finalize, Finalized, Abort,
  * Query_thread, Is_thread_main.
  *
- * Thread support: the progress engine and every table of the MPI layer are
- * unlocked and meant for one thread at a time. MPI_THREAD_SERIALIZED is
- * what that honestly provides (any thread may call, never two at once: the
- * caller's own synchronisation orders our memory accesses), so Init_thread
- * provides min(required, MPI_THREAD_SERIALIZED).
+ * Thread support: Init_thread provides the level required, up to
+ * MPI_THREAD_MULTIPLE. Up to SERIALIZED nothing is locked: the progress
+ * engine and every table are meant for one thread at a time, and the
+ * caller's own synchronisation orders our memory accesses. At MULTIPLE the
+ * device's global critical section (device/cs.h) is switched on before
+ * Init_thread returns: every entry point (RCH_MPI_CS(), mpi_impl.h) holds it
+ * until it returns, recursively (user callbacks may call MPI), and blocking
+ * calls hand it over between polls (the device's waits never sleep in the
+ * kernel at MULTIPLE; they spin and sched_yield). Finalize switches it off;
+ * no other thread may be inside MPI by then (MPI's rule). Only MPI_Wtime,
+ * MPI_Wtick, MPI_Aint_add and MPI_Aint_diff take no lock: they touch no
+ * shared state and cannot fail.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -38,21 +45,24 @@ static int init_common(const char *fn, int *argc, char ***argv, int required)
     rch_mpi_attr_init();
     rch_mpi_type_init();
     main_thread = pthread_self();
-    rch_mpi_thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
-    if (rch_mpi_thread_level < MPI_THREAD_SINGLE)
-        rch_mpi_thread_level = MPI_THREAD_SINGLE;
+    rch_mpi_thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
     rch_mpi_info_init();
+    /* Last: from here on other threads may call in. */
+    if (rch_mpi_thread_level == MPI_THREAD_MULTIPLE)
+        rch_dev_cs_enable();
     return MPI_SUCCESS;
 }
 
 int PMPI_Init(int *argc, char ***argv)
 {
+    RCH_MPI_CS();
     return init_common("MPI_Init", argc, argv, MPI_THREAD_SINGLE);
 }
 #pragma weak MPI_Init = PMPI_Init
 
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    RCH_MPI_CS();
     if (!provided)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Init_thread: argument provided is NULL");
     if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
@@ -68,6 +78,7 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int PMPI_Initialized(int *flag)
 {
+    RCH_MPI_CS();
     if (!flag)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Initialized: argument flag is NULL");
     *flag = rch_mpi_state != RCH_MPI_NEVER;    /* MPI: stays true after Finalize */
@@ -77,6 +88,7 @@ int PMPI_Initialized(int *flag)
 
 int PMPI_Finalized(int *flag)
 {
+    RCH_MPI_CS();
     if (!flag)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Finalized: argument flag is NULL");
     *flag = rch_mpi_state == RCH_MPI_FINALIZED;
@@ -86,6 +98,7 @@ int PMPI_Finalized(int *flag)
 
 int PMPI_Query_thread(int *provided)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Query_thread");
     if (err)
         return err;
@@ -98,6 +111,7 @@ int PMPI_Query_thread(int *provided)
 
 int PMPI_Is_thread_main(int *flag)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Is_thread_main");
     if (err)
         return err;
@@ -110,6 +124,7 @@ int PMPI_Is_thread_main(int *flag)
 
 int PMPI_Finalize(void)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Finalize");
     if (err)
         return err;
@@ -130,6 +145,7 @@ int PMPI_Finalize(void)
     rch_mpi_type_finalize();
     st = rdmach_finalize();
     rch_mpi_state = RCH_MPI_FINALIZED;
+    rch_dev_cs_disable();     /* the lock itself is released on return (RCH_MPI_CS) */
     if (st != RDMACH_OK)
         return rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(st), "MPI_Finalize: %s (%s)", rdmach_strerror(st),
                            rdmach_last_error());
@@ -139,6 +155,7 @@ int PMPI_Finalize(void)
 
 int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
+    RCH_MPI_CS();
     char msg[160];
     snprintf(msg, sizeof(msg), "MPI_Abort(comm 0x%x, errorcode %d) called", (unsigned)comm, errorcode);
     if (rch_mpi_state == RCH_MPI_RUNNING)

@@ -52,6 +52,7 @@ void rch_mpi_mem_finalize(void)
 
 int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Alloc_mem";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -86,6 +87,7 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 
 int PMPI_Free_mem(void *base)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Free_mem";
     int err = rch_mpi_check_init(fn);
     if (err)

@@ -30,6 +30,7 @@ double PMPI_Wtick(void)
 
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Get_processor_name");
     if (err)
         return err;
@@ -63,6 +64,7 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
 
 int PMPI_Get_version(int *version, int *subversion)
 {
+    RCH_MPI_CS();
     if (!version || !subversion)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_version: argument %s is NULL",
                            !version ? "version" : "subversion");
@@ -74,6 +76,7 @@ int PMPI_Get_version(int *version, int *subversion)
 
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    RCH_MPI_CS();
     if (!version || !resultlen)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_library_version: argument %s is NULL",
                            !version ? "version" : "resultlen");
@@ -103,6 +106,7 @@ MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
  * MPI_ symbol); without one, MPI defines it to have no effect. */
 int PMPI_Pcontrol(const int level, ...)
 {
+    RCH_MPI_CS();
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Pcontrol = PMPI_Pcontrol

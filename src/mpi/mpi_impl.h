@@ -8,7 +8,12 @@
  * the library creates get MPICH's "direct" handle kind (bits 30-31 = 2) with
  * the object kind in bits 26-29 and a table index in the low 26 bits.
  *
- * Threading: MPI_THREAD_SERIALIZED at most; nothing here is locked.
+ * Threading: up to MPI_THREAD_MULTIPLE. Every MPI entry point starts with
+ * RCH_MPI_CS(): at MULTIPLE it holds the device's global critical section
+ * (device/cs.h) until it returns, so nothing below is locked on its own and
+ * every table here is reached with the lock held; below MULTIPLE it is one
+ * load and an untaken branch. Blocking calls release the lock between polls
+ * (the device's waits do it).
  */
 #ifndef RCH_MPI_IMPL_H
 #define RCH_MPI_IMPL_H
@@ -18,6 +23,7 @@
 #include "mpi.h"
 #include "base/base.h"
 #include "coll/coll.h"
+#include "device/cs.h"
 #include "device/dev.h"
 
 /* Handle layout (MPICH's). */
@@ -36,6 +42,27 @@ enum { RCH_MPI_OBJ_COMM = 1, RCH_MPI_OBJ_GROUP = 2, RCH_MPI_OBJ_DATATYPE = 3,
 enum { RCH_MPI_NEVER = 0, RCH_MPI_RUNNING = 1, RCH_MPI_FINALIZED = 2 };
 extern int rch_mpi_state;
 extern int rch_mpi_thread_level;      /* the level Init_thread provided */
+
+/* ---- the critical section of MPI_THREAD_MULTIPLE (device/cs.h) ----
+ * RCH_MPI_CS(); as the first statement of an entry point takes the lock if
+ * it is in force, and the cleanup attribute releases it on every return
+ * path. The lock is recursive, so an entry point may call another, and a
+ * user callback invoked under it may call MPI. */
+static inline int rch_mpi_cs_take(void)
+{
+    if (RCH_UNLIKELY(rch_dev_cs_on)) {
+        rch_dev_cs_enter();
+        return 1;
+    }
+    return 0;
+}
+static inline void rch_mpi_cs_give(const int *held)
+{
+    if (RCH_UNLIKELY(*held))
+        rch_dev_cs_exit();
+}
+#define RCH_MPI_CS() \
+    const int rch_mpi_cs_held_ __attribute__((cleanup(rch_mpi_cs_give), unused)) = rch_mpi_cs_take()
 
 /* ---- errors (mpi/errhandler.c) ----
  * Every MPI call checks its arguments and reports through this: the error
@@ -208,6 +235,10 @@ rdmach_status_t rch_mpi_post_send(const void *buf, int count, const struct rch_m
                                   int tag, struct rch_mpi_comm *c, int mode, struct rch_dev_req **dreq);
 rdmach_status_t rch_mpi_post_recv(void *buf, int count, const struct rch_mpi_type *t, int source,
                                   int tag, struct rch_mpi_comm *c, struct rch_dev_req **dreq);
+/* The same for a message taken by a matched probe (Mrecv/Imrecv): msg is
+ * consumed on RDMACH_OK; source and tag are not used. */
+rdmach_status_t rch_mpi_post_recv_msg(void *buf, int count, const struct rch_mpi_type *t, int source, int tag,
+                                      struct rch_mpi_comm *c, struct rch_dev_msg *msg, struct rch_dev_req **dreq);
 /* The (buf, count, datatype) check of a communication call: the datatype
  * object or NULL with *err set to the reported error code. */
 const struct rch_mpi_type *rch_mpi_check_buf(MPI_Comm comm, const char *fn, const void *buf,

@@ -75,6 +75,7 @@ const char *rch_mpi_op_name(MPI_Op op, char *buf, size_t len)
 
 int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Op_create";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -108,6 +109,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
 
 int PMPI_Op_free(MPI_Op *op)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Op_free";
     char d[48];
     int err = rch_mpi_check_init(fn);
@@ -131,6 +133,7 @@ int PMPI_Op_free(MPI_Op *op)
 
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Op_commutative";
     char d[48];
     int err = rch_mpi_check_init(fn);
@@ -150,6 +153,7 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
 /* inoutbuf = inbuf op inoutbuf, locally. */
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Reduce_local";
     struct rch_mpi_comm *c;
     const struct rch_mpi_type *t;

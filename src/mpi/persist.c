@@ -42,6 +42,7 @@ static int make(const char *fn, int op, int mode, const void *buf, int count, MP
 int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
+    RCH_MPI_CS();
     return make("MPI_Send_init", RCH_MPI_PERSIST_SEND, RCH_DEV_SEND_STD, buf, count, datatype, dest, tag, comm,
                 request);
 }
@@ -50,6 +51,7 @@ int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, 
 int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request *request)
 {
+    RCH_MPI_CS();
     return make("MPI_Ssend_init", RCH_MPI_PERSIST_SEND, RCH_DEV_SEND_SYNC, buf, count, datatype, dest, tag, comm,
                 request);
 }
@@ -58,6 +60,7 @@ int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request *request)
 {
+    RCH_MPI_CS();
     return make("MPI_Rsend_init", RCH_MPI_PERSIST_SEND, RCH_DEV_SEND_READY, buf, count, datatype, dest, tag, comm,
                 request);
 }
@@ -66,6 +69,7 @@ int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                     MPI_Request *request)
 {
+    RCH_MPI_CS();
     return make("MPI_Bsend_init", RCH_MPI_PERSIST_BSEND, RCH_DEV_SEND_STD, buf, count, datatype, dest, tag, comm,
                 request);
 }
@@ -74,6 +78,7 @@ int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest,
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
+    RCH_MPI_CS();
     return make("MPI_Recv_init", RCH_MPI_PERSIST_RECV, 0, buf, count, datatype, source, tag, comm, request);
 }
 #pragma weak MPI_Recv_init = PMPI_Recv_init
@@ -124,6 +129,7 @@ static int check_startable(const char *fn, const char *arg, int i, MPI_Request h
 
 int PMPI_Start(MPI_Request *request)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Start");
     if (err)
         return err;
@@ -139,6 +145,7 @@ int PMPI_Start(MPI_Request *request)
 
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Startall");
     if (err)
         return err;

@@ -36,6 +36,7 @@ static int probe_error(const char *fn, MPI_Comm comm, rdmach_status_t st)
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    RCH_MPI_CS();
     struct rch_mpi_comm *c;
     int err = rch_mpi_check_peer("MPI_Iprobe", comm, source, tag, 1, &c);
     if (err)
@@ -65,6 +66,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    RCH_MPI_CS();
     struct rch_mpi_comm *c;
     int err = rch_mpi_check_peer("MPI_Probe", comm, source, tag, 1, &c);
     if (err)

@@ -91,12 +91,25 @@ rdmach_status_t rch_mpi_post_send(const void *buf, int count, const struct rch_m
     return st;
 }
 
+/* The device receive of a posted receive: a matched message (Mrecv) or a match on (source, tag). */
+static inline rdmach_status_t dev_recv(void *buf, size_t bytes, int source, int tag, const struct rch_mpi_comm *c,
+                                       struct rch_dev_msg *msg, struct rch_dev_req **dreq)
+{
+    return msg ? rch_dev_imrecv(buf, bytes, msg, dreq) : rch_dev_irecv(buf, bytes, source, tag, c->ctx, dreq);
+}
+
 rdmach_status_t rch_mpi_post_recv(void *buf, int count, const struct rch_mpi_type *t, int source,
                                   int tag, struct rch_mpi_comm *c, struct rch_dev_req **dreq)
 {
+    return rch_mpi_post_recv_msg(buf, count, t, source, tag, c, NULL, dreq);
+}
+
+rdmach_status_t rch_mpi_post_recv_msg(void *buf, int count, const struct rch_mpi_type *t, int source, int tag,
+                                      struct rch_mpi_comm *c, struct rch_dev_msg *msg, struct rch_dev_req **dreq)
+{
     size_t bytes = (size_t)count * t->size;
     if (t->contig || bytes == 0)
-        return rch_dev_irecv((char *)buf + (t->contig ? t->true_lb : 0), bytes, source, tag, c->ctx, dreq);
+        return dev_recv((char *)buf + (t->contig ? t->true_lb : 0), bytes, source, tag, c, msg, dreq);
     struct rch_mpi_unpack *u = malloc(sizeof(*u));
     void *tmp = malloc(bytes);
     if (!u || !tmp) {
@@ -105,7 +118,7 @@ rdmach_status_t rch_mpi_post_recv(void *buf, int count, const struct rch_mpi_typ
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "receive buffer of %zu bytes for a non-contiguous datatype", bytes);
     }
     *u = (struct rch_mpi_unpack){ tmp, buf, count, t };
-    rdmach_status_t st = rch_dev_irecv(tmp, bytes, source, tag, c->ctx, dreq);
+    rdmach_status_t st = dev_recv(tmp, bytes, source, tag, c, msg, dreq);
     if (st != RDMACH_OK) {
         free(tmp);
         free(u);
@@ -187,18 +200,21 @@ static inline int send_mode(const char *fn, const void *buf, int count, MPI_Data
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return send_mode("MPI_Send", buf, count, datatype, dest, tag, comm, RCH_DEV_SEND_STD);
 }
 #pragma weak MPI_Send = PMPI_Send
 
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return send_mode("MPI_Ssend", buf, count, datatype, dest, tag, comm, RCH_DEV_SEND_SYNC);
 }
 #pragma weak MPI_Ssend = PMPI_Ssend
 
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     return send_mode("MPI_Rsend", buf, count, datatype, dest, tag, comm, RCH_DEV_SEND_READY);
 }
 #pragma weak MPI_Rsend = PMPI_Rsend
@@ -239,6 +255,7 @@ static int isend_mode(const char *fn, const void *buf, int count, MPI_Datatype d
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    RCH_MPI_CS();
     return isend_mode("MPI_Isend", buf, count, datatype, dest, tag, comm, RCH_DEV_SEND_STD, request);
 }
 #pragma weak MPI_Isend = PMPI_Isend
@@ -246,6 +263,7 @@ int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
+    RCH_MPI_CS();
     return isend_mode("MPI_Issend", buf, count, datatype, dest, tag, comm, RCH_DEV_SEND_SYNC, request);
 }
 #pragma weak MPI_Issend = PMPI_Issend
@@ -253,6 +271,7 @@ int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                 MPI_Request *request)
 {
+    RCH_MPI_CS();
     return isend_mode("MPI_Irsend", buf, count, datatype, dest, tag, comm, RCH_DEV_SEND_READY, request);
 }
 #pragma weak MPI_Irsend = PMPI_Irsend
@@ -266,6 +285,7 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
+    RCH_MPI_CS();
     struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
     const struct rch_mpi_type *t = rch_mpi_type_get(datatype);
     if (RCH_UNLIKELY(!RECV_ARGS_OK(c, t, buf, count, source, tag))) {
@@ -292,6 +312,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    RCH_MPI_CS();
     struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
     const struct rch_mpi_type *t = rch_mpi_type_get(datatype);
     if (RCH_UNLIKELY(!RECV_ARGS_OK(c, t, buf, count, source, tag) || !request)) {
@@ -366,6 +387,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Status *status)
 {
+    RCH_MPI_CS();
     struct rch_mpi_comm *c;
     const struct rch_mpi_type *st_, *rt;
     int err = slow_check("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm, 0, &c, &st_);
@@ -382,7 +404,8 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                           int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    struct rch_mpi_comm *c;
+    RCH_MPI_CS();
+    struct rch_mpi_comm *c = NULL;
     const struct rch_mpi_type *t;
     int err = slow_check("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, comm, 0, &c, &t);
     if (err > 0)

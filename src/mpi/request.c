@@ -232,6 +232,7 @@ static int wait_failed(const char *fn, MPI_Comm comm, rdmach_status_t st)
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    RCH_MPI_CS();
     if (RCH_UNLIKELY(!rch_mpi_running()))
         return rch_mpi_check_init("MPI_Wait");
     if (RCH_UNLIKELY(!request))
@@ -257,6 +258,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    RCH_MPI_CS();
     if (RCH_UNLIKELY(!rch_mpi_running()))
         return rch_mpi_check_init("MPI_Test");
     if (RCH_UNLIKELY(!request || !flag))
@@ -286,6 +288,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Request_get_status");
     if (err)
         return err;
@@ -391,6 +394,7 @@ static int complete_all(const char *fn, int count, MPI_Request reqs[], MPI_Statu
 
 int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_of_statuses)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Waitall");
     if (err)
         return err;
@@ -403,6 +407,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
 
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status *array_of_statuses)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Testall");
     if (err)
         return err;
@@ -514,12 +519,14 @@ static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *f
 
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
+    RCH_MPI_CS();
     return any("MPI_Waitany", count, array_of_requests, index, NULL, status, 1);
 }
 #pragma weak MPI_Waitany = PMPI_Waitany
 
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
+    RCH_MPI_CS();
     return any("MPI_Testany", count, array_of_requests, index, flag, status, 0);
 }
 #pragma weak MPI_Testany = PMPI_Testany
@@ -568,6 +575,7 @@ static int some(const char *fn, int incount, MPI_Request reqs[], int *outcount, 
 int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
                   MPI_Status *array_of_statuses)
 {
+    RCH_MPI_CS();
     return some("MPI_Waitsome", incount, array_of_requests, outcount, array_of_indices,
                 array_of_statuses, 1);
 }
@@ -576,6 +584,7 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
 int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[],
                   MPI_Status *array_of_statuses)
 {
+    RCH_MPI_CS();
     return some("MPI_Testsome", incount, array_of_requests, outcount, array_of_indices,
                 array_of_statuses, 0);
 }
@@ -595,6 +604,7 @@ static int entry_arg(const char *fn, MPI_Request h, struct rch_mpi_req **ep)
 
 int PMPI_Request_free(MPI_Request *request)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Request_free");
     if (err)
         return err;
@@ -621,6 +631,7 @@ int PMPI_Request_free(MPI_Request *request)
 
 int PMPI_Cancel(MPI_Request *request)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Cancel");
     if (err)
         return err;
@@ -650,6 +661,7 @@ int PMPI_Cancel(MPI_Request *request)
 
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Test_cancelled");
     if (err)
         return err;

@@ -37,6 +37,7 @@ static const struct rch_mpi_type *status_type(const char *fn, const MPI_Status *
 
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    RCH_MPI_CS();
     int err;
     const struct rch_mpi_type *t = status_type("MPI_Get_count", status, datatype, count, &err);
     if (!t)
@@ -54,6 +55,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
+    RCH_MPI_CS();
     int err;
     const struct rch_mpi_type *t = status_type("MPI_Get_elements_x", status, datatype, count, &err);
     if (!t)
@@ -65,6 +67,7 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
+    RCH_MPI_CS();
     int err;
     const struct rch_mpi_type *t = status_type("MPI_Get_elements", status, datatype, count, &err);
     if (!t)
@@ -77,6 +80,7 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Status_set_cancelled");
     if (err)
         return err;
@@ -109,12 +113,14 @@ static int set_elements(const char *fn, MPI_Status *status, MPI_Datatype datatyp
 
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
+    RCH_MPI_CS();
     return set_elements("MPI_Status_set_elements", status, datatype, count);
 }
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
 
 int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
+    RCH_MPI_CS();
     return set_elements("MPI_Status_set_elements_x", status, datatype, count);
 }
 #pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
@@ -122,6 +128,7 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 /* The Fortran status is the same five integers in the same order (MPICH). */
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 {
+    RCH_MPI_CS();
     if (!c_status || c_status == MPI_STATUS_IGNORE || !f_status)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Status_c2f: argument %s is NULL or ignored",
                            !f_status ? "f_status" : "c_status");
@@ -136,6 +143,7 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
 
 int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
 {
+    RCH_MPI_CS();
     if (!f_status || !c_status || c_status == MPI_STATUS_IGNORE)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Status_f2c: argument %s is NULL or ignored",
                            !f_status ? "f_status" : "c_status");

@@ -75,6 +75,7 @@ int rch_mpi_topo_neighbors(const char *fn, struct rch_mpi_comm *c, int *indegree
 
 int PMPI_Topo_test(MPI_Comm comm, int *status)
 {
+    RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Topo_test");
     if (err)
         return err;

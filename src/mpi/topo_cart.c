@@ -120,6 +120,7 @@ static int check_grid(const char *fn, MPI_Comm comm, int size, int ndims, const 
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                      MPI_Comm *comm_cart)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Cart_create";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -154,6 +155,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
 
 int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Cart_map";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -174,6 +176,7 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Cart_sub";
     struct rch_mpi_comm *c;
     int err;
@@ -217,6 +220,7 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
+    RCH_MPI_CS();
     int err;
     struct rch_mpi_topo *t = get_cart("MPI_Cartdim_get", comm, NULL, &err);
     if (!t)
@@ -230,6 +234,7 @@ int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 
 int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Cart_get";
     int err;
     struct rch_mpi_topo *t = get_cart(fn, comm, NULL, &err);
@@ -252,6 +257,7 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
 
 int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Cart_coords";
     struct rch_mpi_comm *c;
     int err;
@@ -273,6 +279,7 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 
 int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Cart_rank";
     int err;
     struct rch_mpi_topo *t = get_cart(fn, comm, NULL, &err);
@@ -301,6 +308,7 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 
 int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Cart_shift";
     int err;
     struct rch_mpi_topo *t = get_cart(fn, comm, NULL, &err);
@@ -330,6 +338,7 @@ static int cmp_desc(const void *a, const void *b)
 
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Dims_create";
     int err = rch_mpi_check_init(fn);
     if (err)

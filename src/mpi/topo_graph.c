@@ -43,6 +43,7 @@ static struct rch_mpi_topo *get_kind(const char *fn, MPI_Comm comm, int kind, st
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int edges[], int reorder,
                       MPI_Comm *comm_graph)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Graph_create";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -111,6 +112,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int
 
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[], int *newrank)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Graph_map";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -130,6 +132,7 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int indx[], const int edges[
 
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
+    RCH_MPI_CS();
     int err;
     struct rch_mpi_topo *t = get_kind("MPI_Graphdims_get", comm, MPI_GRAPH, NULL, &err);
     if (!t)
@@ -144,6 +147,7 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 
 int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int edges[])
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Graph_get";
     int err;
     struct rch_mpi_topo *t = get_kind(fn, comm, MPI_GRAPH, NULL, &err);
@@ -164,6 +168,7 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int indx[], int ed
 
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Graph_neighbors_count";
     int err;
     struct rch_mpi_topo *t = get_kind(fn, comm, MPI_GRAPH, NULL, &err);
@@ -181,6 +186,7 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 
 int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Graph_neighbors";
     int err;
     struct rch_mpi_topo *t = get_kind(fn, comm, MPI_GRAPH, NULL, &err);
@@ -279,6 +285,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                                     int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                     int reorder, MPI_Comm *comm_dist_graph)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Dist_graph_create_adjacent";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -317,6 +324,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
                            const int destinations[], const int weights[], MPI_Info info, int reorder,
                            MPI_Comm *comm_dist_graph)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Dist_graph_create";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -451,6 +459,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
 
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Dist_graph_neighbors_count";
     int err;
     struct rch_mpi_topo *t = get_kind(fn, comm, MPI_DIST_GRAPH, NULL, &err);
@@ -469,6 +478,7 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
                               int destinations[], int destweights[])
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Dist_graph_neighbors";
     int err;
     struct rch_mpi_topo *t = get_kind(fn, comm, MPI_DIST_GRAPH, NULL, &err);

@@ -48,6 +48,7 @@ static struct rch_mpi_type_obj *handle_arg(const char *fn, const MPI_Datatype *d
 
 int PMPI_Type_commit(MPI_Datatype *datatype)
 {
+    RCH_MPI_CS();
     int rc;
     struct rch_mpi_type_obj *o = handle_arg("MPI_Type_commit", datatype, &rc);
     if (!o)
@@ -59,6 +60,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
 
 int PMPI_Type_free(MPI_Datatype *datatype)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Type_free";
     int rc;
     struct rch_mpi_type_obj *o = handle_arg(fn, datatype, &rc);
@@ -75,6 +77,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Type_dup";
     struct rch_mpi_type_obj *old, *o;
     int rc;
@@ -96,6 +99,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
+    RCH_MPI_CS();
     int rc;
     struct rch_mpi_type_obj *o = query("MPI_Type_size", datatype, &rc, size, "size", NULL, NULL);
     if (!o)
@@ -107,6 +111,7 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 
 int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
+    RCH_MPI_CS();
     int rc;
     struct rch_mpi_type_obj *o = query("MPI_Type_size_x", datatype, &rc, size, "size", NULL, NULL);
     if (!o)
@@ -118,6 +123,7 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
+    RCH_MPI_CS();
     int rc;
     struct rch_mpi_type_obj *o = query("MPI_Type_get_extent", datatype, &rc, lb, "lb", extent,
                                        "extent");
@@ -131,6 +137,7 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
+    RCH_MPI_CS();
     int rc;
     struct rch_mpi_type_obj *o = query("MPI_Type_get_extent_x", datatype, &rc, lb, "lb", extent,
                                        "extent");
@@ -144,6 +151,7 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
+    RCH_MPI_CS();
     int rc;
     struct rch_mpi_type_obj *o = query("MPI_Type_get_true_extent", datatype, &rc, true_lb, "true_lb",
                                        true_extent, "true_extent");
@@ -157,6 +165,7 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
+    RCH_MPI_CS();
     int rc;
     struct rch_mpi_type_obj *o = query("MPI_Type_get_true_extent_x", datatype, &rc, true_lb,
                                        "true_lb", true_extent, "true_extent");
@@ -171,6 +180,7 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 /* Deprecated MPI-1 queries. */
 int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 {
+    RCH_MPI_CS();
     int rc;
     struct rch_mpi_type_obj *o = query("MPI_Type_extent", datatype, &rc, extent, "extent", NULL, NULL);
     if (!o)
@@ -182,6 +192,7 @@ int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)
 
 int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 {
+    RCH_MPI_CS();
     int rc;
     struct rch_mpi_type_obj *o = query("MPI_Type_lb", datatype, &rc, displacement, "displacement",
                                        NULL, NULL);
@@ -194,6 +205,7 @@ int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)
 
 int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 {
+    RCH_MPI_CS();
     int rc;
     struct rch_mpi_type_obj *o = query("MPI_Type_ub", datatype, &rc, displacement, "displacement",
                                        NULL, NULL);
@@ -208,6 +220,7 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
+    RCH_MPI_CS();
     int rc;
     struct rch_mpi_type_obj *o = query("MPI_Type_get_name", datatype, &rc, type_name, "type_name",
                                        resultlen, "resultlen");
@@ -221,6 +234,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
+    RCH_MPI_CS();
     int rc;
     struct rch_mpi_type_obj *o = query("MPI_Type_set_name", datatype, &rc, type_name, "type_name",
                                        NULL, NULL);
@@ -244,12 +258,14 @@ static int address_of(const char *fn, const void *location, MPI_Aint *address)
 
 int PMPI_Get_address(const void *location, MPI_Aint *address)
 {
+    RCH_MPI_CS();
     return address_of("MPI_Get_address", location, address);
 }
 #pragma weak MPI_Get_address = PMPI_Get_address
 
 int PMPI_Address(void *location, MPI_Aint *address)
 {
+    RCH_MPI_CS();
     return address_of("MPI_Address", location, address);
 }
 #pragma weak MPI_Address = PMPI_Address
@@ -259,6 +275,7 @@ int PMPI_Address(void *location, MPI_Aint *address)
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Type_get_envelope";
     int rc;
     struct rch_mpi_type_obj *o = query(fn, datatype, &rc, num_integers, "num_integers",
@@ -283,6 +300,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
                            int array_of_integers[], MPI_Aint array_of_addresses[],
                            MPI_Datatype array_of_datatypes[])
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Type_get_contents";
     int rc;
     struct rch_mpi_type_obj *o = query(fn, datatype, &rc, NULL, NULL, NULL, NULL);
@@ -318,6 +336,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Type_match_size";
     static const struct { int typeclass, size; MPI_Datatype type; } table[] = {
         { MPI_TYPECLASS_REAL, 4, MPI_REAL4 },         { MPI_TYPECLASS_REAL, 8, MPI_REAL8 },

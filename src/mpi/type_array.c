@@ -82,6 +82,7 @@ static int array_bytes(const int *sizes, int n, MPI_Aint ext, MPI_Aint *out)
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                               const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Type_create_subarray";
     struct rch_mpi_type_builder b;
     struct rch_mpi_type_obj *old, *cur, *next;
@@ -230,6 +231,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
                             const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
                             int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Type_create_darray";
     struct rch_mpi_type_builder b;
     struct rch_mpi_type_obj *old, *cur, *next;

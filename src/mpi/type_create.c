@@ -98,6 +98,7 @@ static int make_vector(const char *fn, int count, int blocklength, MPI_Aint stri
 
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Type_contiguous";
     struct rch_mpi_type_obj *old, *o;
     struct rch_mpi_type_builder b;
@@ -118,6 +119,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Type_vector";
     struct rch_mpi_type_obj *old, *o;
     MPI_Aint stride_bytes;
@@ -160,6 +162,7 @@ static int hvector(const char *fn, int count, int blocklength, MPI_Aint stride, 
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                              MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     return hvector("MPI_Type_create_hvector", count, blocklength, stride, oldtype, newtype);
 }
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
@@ -167,6 +170,7 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
 int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                       MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     return hvector("MPI_Type_hvector", count, blocklength, stride, oldtype, newtype);
 }
 #pragma weak MPI_Type_hvector = PMPI_Type_hvector
@@ -240,6 +244,7 @@ static int indexed(const struct indexed_args *a, int combiner)
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
                       MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     struct indexed_args a = { "MPI_Type_indexed", count, 1, array_of_blocklengths, 0,
                               1, array_of_displacements, NULL, oldtype, newtype };
     return indexed(&a, MPI_COMBINER_INDEXED);
@@ -250,6 +255,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
                               const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                               MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     struct indexed_args a = { "MPI_Type_create_hindexed", count, 1, array_of_blocklengths, 0,
                               0, NULL, array_of_displacements, oldtype, newtype };
     return indexed(&a, MPI_COMBINER_HINDEXED);
@@ -259,6 +265,7 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
                        MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     struct indexed_args a = { "MPI_Type_hindexed", count, 1, array_of_blocklengths, 0,
                               0, NULL, array_of_displacements, oldtype, newtype };
     return indexed(&a, MPI_COMBINER_HINDEXED);
@@ -268,6 +275,7 @@ int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of
 int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     struct indexed_args a = { "MPI_Type_create_indexed_block", count, 0, NULL, blocklength,
                               1, array_of_displacements, NULL, oldtype, newtype };
     return indexed(&a, MPI_COMBINER_INDEXED_BLOCK);
@@ -277,6 +285,7 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
 int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
                                     MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     struct indexed_args a = { "MPI_Type_create_hindexed_block", count, 0, NULL, blocklength,
                               0, NULL, array_of_displacements, oldtype, newtype };
     return indexed(&a, MPI_COMBINER_HINDEXED_BLOCK);
@@ -338,6 +347,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
                             const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
                             MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     return type_struct("MPI_Type_create_struct", count, array_of_blocklengths, array_of_displacements,
                        array_of_types, newtype);
 }
@@ -346,6 +356,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
 int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
                      MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     return type_struct("MPI_Type_struct", count, array_of_blocklengths, array_of_displacements,
                        array_of_types, newtype);
 }
@@ -357,6 +368,7 @@ int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_d
  * takes its bounds and is not padded). */
 int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Type_create_resized";
     struct rch_mpi_type_obj *old, *o;
     MPI_Aint ub;

@@ -234,6 +234,7 @@ static int check_position(const char *fn, MPI_Comm comm, const int *position, in
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
               int *position, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Pack";
     const struct rch_mpi_type *t;
     size_t need;
@@ -261,6 +262,7 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                 MPI_Datatype datatype, MPI_Comm comm)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Unpack";
     const struct rch_mpi_type *t;
     size_t need;
@@ -288,6 +290,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 
 int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
+    RCH_MPI_CS();
     static const char fn[] = "MPI_Pack_size";
     const struct rch_mpi_type *t;
     char d[96];

@@ -234,12 +234,14 @@ out_fail:
 
 int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    RCH_MPI_CS();
     return create("MPI_Win_create", comm, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, NULL, win);
 }
 #pragma weak MPI_Win_create = PMPI_Win_create
 
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
+    RCH_MPI_CS();
     return create("MPI_Win_allocate", comm, MPI_WIN_FLAVOR_ALLOCATE, NULL, size, disp_unit, info, baseptr, win);
 }
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
@@ -247,6 +249,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                              MPI_Win *win)
 {
+    RCH_MPI_CS();
     return create("MPI_Win_allocate_shared", comm, MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit, info, baseptr,
                   win);
 }
@@ -254,12 +257,14 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
+    RCH_MPI_CS();
     return create("MPI_Win_create_dynamic", comm, MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, NULL, win);
 }
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
 
 int PMPI_Win_free(MPI_Win *win)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_free";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -298,6 +303,7 @@ int PMPI_Win_free(MPI_Win *win)
 
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_shared_query";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -341,6 +347,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
 
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_attach";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -362,6 +369,7 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_detach";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)

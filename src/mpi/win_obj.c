@@ -131,6 +131,7 @@ int rch_mpi_win_status(struct rch_mpi_win *w, const char *fn, rdmach_status_t st
 
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_create_errhandler";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -158,6 +159,7 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, M
 
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_set_errhandler";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -173,6 +175,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_get_errhandler";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -186,6 +189,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_call_errhandler";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -225,6 +229,7 @@ static int keyval_index(int keyval)
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                            MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_create_keyval";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -248,6 +253,7 @@ int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
 
 int PMPI_Win_free_keyval(int *win_keyval)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_free_keyval";
     int err = rch_mpi_check_init(fn);
     if (err)
@@ -273,6 +279,7 @@ static int delete_attr(struct rch_mpi_win *w, struct rch_mpi_win_attr *a)
 
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_set_attr";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -304,6 +311,7 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_get_attr";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -339,6 +347,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
 
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_delete_attr";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -387,6 +396,7 @@ int rch_mpi_win_destroy(struct rch_mpi_win *w)
 
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_set_name";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -400,6 +410,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_get_name";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -414,6 +425,7 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_set_info";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -426,6 +438,7 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_get_info";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -447,6 +460,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_get_group";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)

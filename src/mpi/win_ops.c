@@ -311,7 +311,7 @@ static int put_get(const char *fn, int kind, void *obuf, int ocount, MPI_Datatyp
         return rch_mpi_win_bad(fn, win);
     if (request)
         *request = MPI_REQUEST_NULL;
-    const struct rch_mpi_type *ot, *tt;
+    const struct rch_mpi_type *ot = NULL, *tt = NULL;
     int err = check_buf(w, fn, obuf, ocount, odt, "origin_addr", "origin_count", "origin_datatype", &ot);
     if (!err && RCH_UNLIKELY(tcount < 0))
         err = rch_mpi_win_err(w, MPI_ERR_COUNT, "%s: negative count %d in argument target_count", fn, tcount);
@@ -350,6 +350,7 @@ static int put_get(const char *fn, int kind, void *obuf, int ocount, MPI_Datatyp
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    RCH_MPI_CS();
     return put_get("MPI_Put", K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                    target_count, target_datatype, win, NULL);
 }
@@ -358,6 +359,7 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
 int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
+    RCH_MPI_CS();
     return put_get("MPI_Get", K_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                    target_count, target_datatype, win, NULL);
 }
@@ -367,6 +369,7 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
               MPI_Request *request)
 {
+    RCH_MPI_CS();
     if (!request) {
         struct rch_mpi_win *w = rch_mpi_win_get(win);
         return w ? rch_mpi_win_err(w, MPI_ERR_ARG, "MPI_Rput: argument request is NULL")
@@ -381,6 +384,7 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
               MPI_Request *request)
 {
+    RCH_MPI_CS();
     if (!request) {
         struct rch_mpi_win *w = rch_mpi_win_get(win);
         return w ? rch_mpi_win_err(w, MPI_ERR_ARG, "MPI_Rget: argument request is NULL")
@@ -468,6 +472,7 @@ static int accumulate(const char *fn, const void *obuf, int ocount, MPI_Datatype
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    RCH_MPI_CS();
     return accumulate("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, 0,
                       target_rank, target_disp, target_count, target_datatype, op, win, NULL);
 }
@@ -477,6 +482,7 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
+    RCH_MPI_CS();
     return accumulate("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr, result_count,
                       result_datatype, 1, target_rank, target_disp, target_count, target_datatype, op, win, NULL);
 }
@@ -486,6 +492,7 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                      MPI_Request *request)
 {
+    RCH_MPI_CS();
     if (!request) {
         struct rch_mpi_win *w = rch_mpi_win_get(win);
         return w ? rch_mpi_win_err(w, MPI_ERR_ARG, "MPI_Raccumulate: argument request is NULL")
@@ -501,6 +508,7 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
                          int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                          MPI_Request *request)
 {
+    RCH_MPI_CS();
     if (!request) {
         struct rch_mpi_win *w = rch_mpi_win_get(win);
         return w ? rch_mpi_win_err(w, MPI_ERR_ARG, "MPI_Rget_accumulate: argument request is NULL")
@@ -514,6 +522,7 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
 int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
                       MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Fetch_and_op";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (RCH_UNLIKELY(!w))
@@ -550,6 +559,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
 int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Compare_and_swap";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (RCH_UNLIKELY(!w))

@@ -69,6 +69,7 @@ static int check_rank(struct rch_mpi_win *w, const char *fn, int rank)
 
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_fence";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (RCH_UNLIKELY(!w))
@@ -105,6 +106,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
 
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_lock";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (RCH_UNLIKELY(!w))
@@ -140,6 +142,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_unlock";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (RCH_UNLIKELY(!w))
@@ -162,6 +165,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_lock_all";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (RCH_UNLIKELY(!w))
@@ -185,6 +189,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 
 int PMPI_Win_unlock_all(MPI_Win win)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_unlock_all";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (RCH_UNLIKELY(!w))
@@ -223,30 +228,35 @@ static int flush_common(const char *fn, MPI_Win win, int all, int rank, int loca
 
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
+    RCH_MPI_CS();
     return flush_common("MPI_Win_flush", win, 0, rank, 0);
 }
 #pragma weak MPI_Win_flush = PMPI_Win_flush
 
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
+    RCH_MPI_CS();
     return flush_common("MPI_Win_flush_local", win, 0, rank, 1);
 }
 #pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
 
 int PMPI_Win_flush_all(MPI_Win win)
 {
+    RCH_MPI_CS();
     return flush_common("MPI_Win_flush_all", win, 1, 0, 0);
 }
 #pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
 
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
+    RCH_MPI_CS();
     return flush_common("MPI_Win_flush_local_all", win, 1, 0, 1);
 }
 #pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
 
 int PMPI_Win_sync(MPI_Win win)
 {
+    RCH_MPI_CS();
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (RCH_UNLIKELY(!w))
         return rch_mpi_win_bad("MPI_Win_sync", win);
@@ -261,6 +271,7 @@ int PMPI_Win_sync(MPI_Win win)
 
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_post";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (RCH_UNLIKELY(!w))
@@ -292,6 +303,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_start";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (RCH_UNLIKELY(!w))
@@ -325,6 +337,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 
 int PMPI_Win_complete(MPI_Win win)
 {
+    RCH_MPI_CS();
     const char *fn = "MPI_Win_complete";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (RCH_UNLIKELY(!w))
@@ -365,12 +378,14 @@ static int wait_common(const char *fn, MPI_Win win, int block, int *flag)
 
 int PMPI_Win_wait(MPI_Win win)
 {
+    RCH_MPI_CS();
     return wait_common("MPI_Win_wait", win, 1, NULL);
 }
 #pragma weak MPI_Win_wait = PMPI_Win_wait
 
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
+    RCH_MPI_CS();
     if (!flag) {
         struct rch_mpi_win *w = rch_mpi_win_get(win);
         if (!w)

@@ -68,6 +68,11 @@ struct rch_rdma_caps {
     int rma;                 /* put/get supported */
     int needs_credits;       /* the device must bound eager packets in flight (CRDT) */
     int onload;              /* protocol processing on the host CPU (collective tuning) */
+    /* Added (additive): how rendezvous data should move on this transport
+     * when RDMACH_RNDV_MODE=auto (its measured profile, docs/NETWORK.md):
+     * 0 receiver-driven GET (the default: shared memory, hardware RDMA),
+     * 1 sender-driven PUT. The device resolves the mode (rch_dev_rndv_uses_get). */
+    int rndv_put;
 };
 
 /* The blocking primitive a channel offers: a fd to poll for POLLIN, or a futex

@@ -20,8 +20,16 @@
 #include "rdma/channel.h"
 
 /* The channel for `peer` (not this rank), or NULL; `why` (may be NULL)
- * receives one line saying why. */
+ * receives one line "<channel>: <reason>". */
 const struct rch_rdma_ops *rch_rdma_select(const struct rch_boot_info *boot, int peer, char *why, size_t whylen);
+
+/* The same decision (rch_rdma_select is this plus the channel's name in
+ * front): `why` receives only the reason, e.g. "different nodes 0 and 1
+ * (RDMACH_VNODE_SIZE=2 made them different nodes); no RDMA device (...),
+ * libfabric provider tcp". The provider/device is named once
+ * rch_rdma_select_probe() has opened the network channel. */
+const struct rch_rdma_ops *rch_rdma_select_explain(const struct rch_boot_info *boot, int peer, char *why,
+                                                   size_t whylen);
 
 /* The network channel this process uses between nodes (NULL: none), with
  * the reason. Cached after the first call. */
@@ -29,5 +37,19 @@ const struct rch_rdma_ops *rch_rdma_select_net(const char **why);
 
 /* Forget the cached network choice (tests that change RDMACH_NET). */
 void rch_rdma_select_reset(void);
+
+/* What a channel would be here, learnt by opening it with no peers exactly
+ * as the device opens it (ops->query, ops->open, ops->caps, ops->close; no
+ * connection, no shared-memory segment). For tools (rdmach-info): the
+ * device opens its channels itself. */
+struct rch_rdma_probe {
+    const struct rch_rdma_ops *ops;
+    rdmach_status_t status;        /* OK, or why it cannot open (message in `detail`) */
+    char label[64];                /* "shm", "verbs siw0", "ofi tcp" */
+    char detail[256];              /* the provider's own description, or the error */
+    struct rch_rdma_caps caps;     /* valid when status is OK */
+};
+rdmach_status_t rch_rdma_select_probe(const struct rch_rdma_ops *ops, const struct rch_boot_info *boot,
+                                      struct rch_rdma_probe *out);
 
 #endif

@@ -17,6 +17,11 @@
  *   exit=R:C       R exits with code C after init; the others wait in a fence
  *   abort=R:C      R calls rch_boot_abort(C); the others wait in a fence
  *   nofinalize=R   R exits 0 without finalizing; the others finalize
+ *                  (a warning, the job succeeds: as with Hydra)
+ *   nofinalize-fence=R  R exits 0 without finalizing; the others wait in a
+ *                  fence it can never join (the job fails, naming R)
+ *   nofinalize-busy=R   R exits 0 without finalizing; the others keep running
+ *                  (outside PMI) until the launcher ends them (it fails, naming R)
  *   leak-shm       every rank leaves /dev/shm/rdmach-<kvsname>-leak<rank>
  *                  behind (as a killed rank would) for rdmachrun to remove
  */
@@ -240,6 +245,17 @@ int main(int argc, char **argv)
         if (rch_boot.rank == r)
             exit(0);
         return rch_boot_finalize() == RDMACH_OK ? 0 : 1;
+    }
+    if (target(mode, "nofinalize-fence=", &r, &code)) {
+        if (rch_boot.rank == r)
+            exit(0);
+        wait_forever();
+    }
+    if (target(mode, "nofinalize-busy=", &r, &code)) {
+        if (rch_boot.rank == r)
+            exit(0);
+        for (;;)
+            pause();   /* ended by the launcher's SIGTERM */
     }
     if (strcmp(mode, "leak-shm") == 0) {
         char path[512];

@@ -30,6 +30,38 @@ rdmach_mpi_test(test_mpi_alltoall NP 3 TEST test_mpi_alltoall_env_bruck_linear T
 set_tests_properties(test_mpi_alltoall_env_bruck_linear PROPERTIES ENVIRONMENT
                      "RDMACH_ALLTOALL=bruck;RDMACH_ALLTOALLV=linear")
 
+# shmseg (alltoall through the node segment) forced by the environment:
+# one node of 2..9 ranks (above 2 oversubscribed: the counter sync), and
+# uneven pretend nodes, where it does not apply and the table's choice
+# runs (the program accepts that only for communicators spanning nodes).
+foreach(layout 2:0 4:0 8:0 9:0 7:3 5:2)
+  string(REPLACE ":" ";" nv ${layout})
+  list(GET nv 0 np)
+  list(GET nv 1 vn)
+  rdmach_mpi_test(test_mpi_alltoall NP ${np} TEST test_mpi_alltoall_env_shmseg_np${np}_cvnode${vn}
+                  TIMEOUT 180 ARGS env shmseg linear 2)
+  set_tests_properties(test_mpi_alltoall_env_shmseg_np${np}_cvnode${vn} PROPERTIES ENVIRONMENT
+                       "RDMACH_ALLTOALL=shmseg;RDMACH_ALLTOALLV=linear;RDMACH_COLL_VNODE_SIZE=${vn}")
+endforeach()
+# Many consecutive calls of alltoall and allreduce through shmseg, data
+# changing every call, ranks late at random points: the double buffer must
+# hold (10000 calls on 4 ranks; fewer on more ranks, all oversubscribed).
+foreach(run 2:10000 4:10000 8:5000 9:5000)
+  string(REPLACE ":" ";" nc ${run})
+  list(GET nc 0 np)
+  list(GET nc 1 calls)
+  rdmach_mpi_test(test_mpi_alltoall NP ${np} TEST test_mpi_alltoall_shmseg_stress_np${np}
+                  TIMEOUT 300 ARGS stress ${calls} shmseg)
+  set_tests_properties(test_mpi_alltoall_shmseg_stress_np${np} PROPERTIES ENVIRONMENT
+                       "RDMACH_ALLTOALL=shmseg;RDMACH_ALLREDUCE=shmseg")
+endforeach()
+# The same on uneven pretend nodes (3 + 3 + 1): shmseg does not apply, the
+# table's algorithms must give the same results.
+rdmach_mpi_test(test_mpi_alltoall NP 7 TEST test_mpi_alltoall_shmseg_stress_np7_cvnode3
+                TIMEOUT 300 ARGS stress 2000)
+set_tests_properties(test_mpi_alltoall_shmseg_stress_np7_cvnode3 PROPERTIES ENVIRONMENT
+                     "RDMACH_ALLTOALL=shmseg;RDMACH_ALLREDUCE=shmseg;RDMACH_COLL_VNODE_SIZE=3")
+
 # A tuning file's rows decide (alltoall_tuning.txt), and the NIC profile
 # selects the built-in node-aware rows.
 rdmach_mpi_test(test_mpi_alltoall NP 4 TEST test_mpi_alltoall_tuning_file TIMEOUT 60
@@ -55,7 +87,7 @@ add_test(NAME test_mpi_alltoall_tuning_file_malformed
 add_test(NAME test_mpi_alltoall_unknown_algorithm
          COMMAND ${CMAKE_COMMAND} -E env RDMACH_ALLTOALL=fastest
                  ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh
-                 "RDMACH_ALLTOALL=fastest: alltoall: 'fastest' is not an algorithm of alltoall; accepted: pairwise.bruck.linear.leader.coreparallel.auto"
+                 "RDMACH_ALLTOALL=fastest: alltoall: 'fastest' is not an algorithm of alltoall; accepted: pairwise.bruck.linear.leader.coreparallel.shmseg.auto"
                  ${RDMACH_RUN} -n 2 $<TARGET_FILE:test_mpi_alltoall> all 1)
 set_tests_properties(test_mpi_alltoall_tuning_file_malformed test_mpi_alltoall_unknown_algorithm
                      PROPERTIES TIMEOUT 60 LABELS "mp")

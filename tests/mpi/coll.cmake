@@ -7,6 +7,12 @@ foreach(np 1 2 3 4 5 6 7 8 9)
   rdmach_mpi_test(test_mpi_coll NP ${np} TEST test_mpi_coll_np${np} TIMEOUT 300 ARGS 3)
 endforeach()
 
+# Uneven pretend nodes for the collectives (2 + 2 + 1): the node-segment
+# algorithms (shmseg), forced in their turn, do not apply to communicators
+# spanning nodes and fall back to the table's choice.
+rdmach_mpi_test(test_mpi_coll NP 5 TEST test_mpi_coll_np5_cvnode2 TIMEOUT 300 ARGS 2)
+set_tests_properties(test_mpi_coll_np5_cvnode2 PROPERTIES ENVIRONMENT "RDMACH_COLL_VNODE_SIZE=2")
+
 # Every predefined op on every predefined type: allowed pairs reduce like a
 # local fold, the others give MPI_ERR_OP.
 foreach(np 1 3 4)

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &prov));
     MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank));
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
-    CHECK(prov == MPI_THREAD_SERIALIZED, "provided %d for MULTIPLE", prov);
+    CHECK(prov == MPI_THREAD_MULTIPLE, "provided %d for MULTIPLE", prov);
     MPI_OK(MPI_Query_thread(&v));
     CHECK(v == prov, "Query_thread %d", v);
     MPI_OK(MPI_Is_thread_main(&flag));

@@ -4,8 +4,9 @@
  *
  *   net_job <mode> [args]
  *
- * Every rank opens the network channel (libfabric; NET_JOB_CHAN=verbs for
- * the verbs one) to every other rank, publishes, fences, connects, then:
+ * Every rank opens the network channel the device would use (src/rdma/select.c:
+ * RDMACH_NET=verbs|ofi, else verbs when an RDMA device is active, else
+ * libfabric) to every other rank, publishes, fences, connects, then:
  *   cross [N]   every rank sends N packets of random sizes to every other
  *               rank at once (all connections made lazily and crosswise,
  *               half of them through reverse requests); order and bytes checked
@@ -13,9 +14,13 @@
  *               exactly the ring neighbours are connected
  *   eager       (RDMACH_CONNECT=eager) every connection is made without a packet
  *   stranger    a process that is not in the job (forked by rank 1 after the
- *               fence, with its own provider and no key) connects to rank 0's
- *               published address three ways and a raw TCP client sends junk;
- *               rank 0 refuses and logs each, and the job goes on
+ *               fence, with its own instance of the job's provider, libfabric
+ *               or verbs, and no key) connects to rank 0's published address
+ *               four ways: a member's rank with a guessed key, private data
+ *               that is not rdmach's, no private data, a rank that does not
+ *               exist; over libfabric a raw TCP client also sends junk (RDMA
+ *               CM has no such path); rank 0 refuses and logs each of the four,
+ *               and the job goes on
  *   ring        ranks 0 and 1 (RDMACH_NET_SLOTS small): the ring wraps many
  *               times both ways; then rank 1 stops polling, rank 0 sends until
  *               AGAIN and stays starved; rank 1 drains and returns credits by
@@ -50,6 +55,7 @@
 #include "base/tunables.h"
 #include "boot/boot.h"
 #include "rdma/net/net.h"
+#include "rdma/select.h"
 
 #define DEADLINE 60.0
 
@@ -378,18 +384,25 @@ static int mode_eager(void)
     return mode_cross(3);
 }
 
-/* The stranger: a process outside the job, with its own provider. Returns
- * the number of attempts that were NOT refused. */
+/* The stranger: a process outside the job, with its own instance of the
+ * provider the job's channel uses (ch->pops). Returns the number of attempts
+ * that were NOT refused. */
+#define STRANGER_ATTEMPTS 4
 static int stranger(const uint8_t *addr, size_t addrlen)
 {
     rch_log_set_rank(-1);
+    const struct rch_net_prov_ops *P = ch->pops;
     struct rch_net_prov *p = NULL;
-    if (rch_net_prov_ofi.open(&p) != RDMACH_OK) {
-        fprintf(stderr, "stranger: cannot open the provider: %s\n", rdmach_last_error());
+    if (P->open(&p) != RDMACH_OK) {
+        fprintf(stderr, "stranger: cannot open the %s provider: %s\n", P->name, rdmach_last_error());
         return 99;
     }
+    static const char *const what[STRANGER_ATTEMPTS] = {
+        "a member's rank with a guessed key", "private data that is not rdmach's", "no private data",
+        "a rank that does not exist",
+    };
     int not_refused = 0;
-    for (int attempt = 0; attempt < 3; attempt++) {
+    for (int attempt = 0; attempt < STRANGER_ATTEMPTS; attempt++) {
         struct rch_net_cm_priv priv;
         memset(&priv, 0, sizeof(priv));
         uint8_t junk[40];
@@ -399,7 +412,7 @@ static int stranger(const uint8_t *addr, size_t addrlen)
         priv.version = RCH_NET_VERSION;
         priv.kind = RCH_NET_CM_CONNECT;
         priv.size = (uint32_t)np;
-        priv.slot_size = (uint32_t)rch_tun.net_slot_size;
+        priv.slot_size = rch_net_slot_size(P->caps(p));
         priv.nslots = (uint16_t)rch_tun.net_slots;
         priv.ring_addr = 4096;
         if (attempt == 0) {              /* a member's rank, a guessed key */
@@ -409,16 +422,21 @@ static int stranger(const uint8_t *addr, size_t addrlen)
             memset(junk, 0xa5, sizeof(junk));
             data = junk;
             dlen = sizeof(junk);
+        } else if (attempt == 2) {       /* nothing at all (a valid pointer, 0 bytes) */
+            data = junk;
+            dlen = 0;
         } else {                         /* a rank that does not exist */
             priv.rank = np + 5;
             priv.key = 42;
         }
         struct rch_net_ep *ep = NULL;
         int ctx = attempt;
-        if (rch_net_prov_ofi.ep_open(p, addr, addrlen, &ctx, &ep) != RDMACH_OK ||
-            rch_net_prov_ofi.connect(p, ep, data, dlen) != RDMACH_OK) {
-            fprintf(stderr, "stranger: attempt %d could not start: %s\n", attempt, rdmach_last_error());
+        if (P->ep_open(p, addr, addrlen, &ctx, &ep) != RDMACH_OK || P->connect(p, ep, data, dlen) != RDMACH_OK) {
+            fprintf(stderr, "stranger: %s: attempt %d (%s) could not start: %s\n", P->name, attempt, what[attempt],
+                    rdmach_last_error());
             not_refused++;
+            if (ep)
+                P->ep_close(p, ep);
             continue;
         }
         int outcome = 0;
@@ -426,19 +444,24 @@ static int stranger(const uint8_t *addr, size_t addrlen)
         while (!outcome && rch_base_wtime() - t0 < 30) {
             struct rch_net_cm_event ev;
             struct rch_net_cqe c[4];
-            rch_net_prov_ofi.poll_cq(p, c, 4);
-            if (rch_net_prov_ofi.poll_cm(p, &ev, 1) == 1 && ev.conn_ctx == &ctx)
+            P->poll_cq(p, c, 4);
+            if (P->poll_cm(p, &ev, 1) == 1 && ev.conn_ctx == &ctx)
                 outcome = ev.type;
         }
-        rch_net_prov_ofi.ep_close(p, ep);
+        P->ep_close(p, ep);
         if (outcome != RCH_NET_EV_REJECTED) {
-            fprintf(stderr, "stranger: attempt %d was not refused (event %d)\n", attempt, outcome);
+            fprintf(stderr, "stranger: %s: attempt %d (%s) was not refused (event %d)\n", P->name, attempt,
+                    what[attempt], outcome);
             not_refused++;
+        } else {
+            fprintf(stderr, "stranger: %s: attempt %d (%s) was refused\n", P->name, attempt, what[attempt]);
         }
     }
-    rch_net_prov_ofi.close(p);
-    /* a raw TCP client sending junk to the listener */
-    if (addrlen >= sizeof(struct sockaddr_in) && ((const struct sockaddr *)addr)->sa_family == AF_INET) {
+    P->close(p);
+    /* libfabric's tcp provider listens on a plain TCP socket: a raw client
+     * sending junk to it (the verbs listener is an RDMA CM id: no such path) */
+    if (strcmp(P->name, "ofi") == 0 && addrlen >= sizeof(struct sockaddr_in) &&
+        ((const struct sockaddr *)addr)->sa_family == AF_INET) {
         int s = socket(AF_INET, SOCK_STREAM, 0);
         if (s >= 0 && connect(s, (const struct sockaddr *)addr, sizeof(struct sockaddr_in)) == 0) {
             char junk[256];
@@ -474,12 +497,13 @@ static int mode_stranger(void)
             if (ops->progress(ch, 64) == 0)
                 sched_yield();
             rch_net_stats(ch, &st);
-        } while (st.refused < 3 && rch_base_wtime() - t0 < DEADLINE);
-        expected_refused = 3;
-        if (st.refused < 3)
-            FAIL("only %u of 3 stranger requests were refused", st.refused);
+        } while (st.refused < STRANGER_ATTEMPTS && rch_base_wtime() - t0 < DEADLINE);
+        expected_refused = STRANGER_ATTEMPTS;
+        if (st.refused < STRANGER_ATTEMPTS)
+            FAIL("only %u of %d stranger requests were refused", st.refused, STRANGER_ATTEMPTS);
         else
-            fprintf(stderr, "net_job stranger: rank 0 refused %u connection requests\n", st.refused);
+            fprintf(stderr, "net_job stranger: rank 0 (%s channel) refused %u connection requests\n", ops->name,
+                    st.refused);
     }
     /* the job goes on: everybody talks to everybody */
     int rc = mode_cross(20);
@@ -1005,7 +1029,14 @@ int main(int argc, char **argv)
     me = rch_boot.rank;
     np = rch_boot.size;
     rch_log_set_rank(me);
-    ops = &rch_rdma_ofi_ops;
+    const char *why = NULL;
+    ops = rch_rdma_select_net(&why);   /* the device's own choice (src/rdma/select.c) */
+    if (ops == NULL) {
+        fprintf(stderr, "net_job: rank %d: no network channel: %s\n", me, why);
+        return 1;
+    }
+    if (me == 0)
+        fprintf(stderr, "net_job %s: network channel %s: %s\n", mode, ops->name, why);
     next_seq = calloc((size_t)np, sizeof(*next_seq));
     done_from = calloc((size_t)np, sizeof(*done_from));
     int *peers = malloc(sizeof(int) * (size_t)np);

@@ -33,6 +33,8 @@
 #define RCH_NET_CQ_BATCH    16u     /* completions reaped per poll */
 #define RCH_NET_RX_BATCH    16u     /* slots taken from one ring per pass (fairness) */
 #define RCH_NET_CM_EVERY    64u     /* progress calls between EQ polls when no connection is pending */
+#define RCH_NET_BUSY_EVERY  8u      /* idle progress calls between pops->busy probes */
+#define RCH_NET_BUSY_MAX    4096u   /* busy reports in a row without a real event, then no more */
 #define RCH_NET_REVERSE_RETRY 1.0   /* seconds between reverse requests while waiting for the client */
 
 /* How the receiver learns that a slot has arrived (RDMACH_NET_NOTIFY). */
@@ -173,6 +175,8 @@ struct rch_rdma_chan {
     int cm_busy;                 /* connections being set up: poll the EQ on every progress */
     int closing;                 /* close() runs: arrivals are dropped, failures not reported */
     unsigned tick;
+    unsigned idle;               /* progress calls in a row that found nothing */
+    unsigned busy_run;           /* of them, reported busy by pops->busy (bounded) */
     double next_timer;
     int nfail_pending;           /* failed connections not yet reported upward */
     unsigned refused;
@@ -187,6 +191,13 @@ struct rch_rdma_chan {
 
 /* net_chan.c: the channel ops shared by every provider's table */
 rdmach_status_t rch_net_query(const struct rch_net_prov_ops *pops);
+/* The ring's slot size over a provider: RDMACH_NET_SLOT_SIZE, or when that is
+ * 0 (auto) RCH_NET_SLOT_ONLOAD for providers that do not pin memory and
+ * RCH_NET_SLOT_PINNED for the others. */
+#define RCH_NET_SLOT_ONLOAD (64u * 1024u)
+#define RCH_NET_SLOT_PINNED (16u * 1024u)
+uint32_t rch_net_slot_size(const struct rch_net_prov_caps *pc);
+
 rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct rch_rdma_ops *ops,
                              const struct rch_rdma_open_args *args, struct rch_rdma_chan **out);
 void rch_net_close(struct rch_rdma_chan *ch);

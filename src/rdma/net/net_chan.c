@@ -56,11 +56,24 @@ static rdmach_status_t check_geometry(void)
 {
     uint32_t s = (uint32_t)rch_tun.net_slot_size;
     int n = rch_tun.net_slots;
-    if (s % 64 != 0)
-        return rch_base_err(RDMACH_ERR_CONFIG, "RDMACH_NET_SLOT_SIZE: %u is not a multiple of 64", s);
+    if (s != 0 && (s % 64 != 0 || s < 256))
+        return rch_base_err(RDMACH_ERR_CONFIG, "RDMACH_NET_SLOT_SIZE: %u is not a multiple of 64 of at least 256 "
+                            "(or 0: automatic)", s);
     if (n < 2 || (n & (n - 1)) != 0 || n > 32768)
         return rch_base_err(RDMACH_ERR_CONFIG, "RDMACH_NET_SLOTS: %d is not a power of two from 2 to 32768", n);
     return RDMACH_OK;
+}
+
+/* Over tcp a rendezvous costs two or three round trips of a few
+ * microseconds each and saves no copy (the provider copies through the
+ * socket either way), so eager goes up to 64 KiB, as in Open MPI's tcp
+ * transport; a pinning provider keeps 16 KiB slots: the rings are locked
+ * memory, per peer and direction. */
+uint32_t rch_net_slot_size(const struct rch_net_prov_caps *pc)
+{
+    if (rch_tun.net_slot_size)
+        return (uint32_t)rch_tun.net_slot_size;
+    return pc->pins_memory ? RCH_NET_SLOT_PINNED : RCH_NET_SLOT_ONLOAD;
 }
 
 static rdmach_status_t choose_notify(struct rch_rdma_chan *ch)
@@ -137,7 +150,6 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
     ch->rank = b->rank;
     ch->size = b->size;
     ch->eager = rch_tun.connect == RCH_CONNECT_EAGER;
-    ch->slot_size = (uint32_t)rch_tun.net_slot_size;
     ch->nslots = (uint32_t)rch_tun.net_slots;
     ch->rma_chunk = rch_tun.net_rma_chunk;
     ch->connect_timeout = rch_tun.net_connect_timeout;
@@ -159,6 +171,7 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
         return st;
     }
     ch->pcaps = pops->caps(ch->prov);
+    ch->slot_size = rch_net_slot_size(ch->pcaps);
     st = choose_notify(ch);
     if (st == RDMACH_OK)
         st = rch_net_rma_init(ch);
@@ -201,6 +214,7 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
         .rma = 1,
         .needs_credits = 1,
         .onload = ch->pcaps->onload,
+        .rndv_put = ch->pcaps->rndv_put,
     };
     ch->next_timer = rch_base_wtime() + 0.25;
     RCH_DEBUG("net", "%s channel open on %s: %d peers, ring %u x %u B, notify %s, connect %s", ops->name,

@@ -202,6 +202,17 @@ static unsigned poll_cm(struct rch_rdma_chan *ch)
 unsigned rch_net_progress(struct rch_rdma_chan *ch, unsigned max)
 {
     unsigned n = 0;
+    /* Work the provider does for the peer without a completion here (tcp
+     * answering the peer's fi_read of our memory) is activity too: else a
+     * rank that only serves reads (an MPI_Get target, a rendezvous sender
+     * under RGET) counts nothing, leaves the device's spin phase and answers
+     * every read from a sleep. Probed before poll_cq, which consumes it. */
+    int probed = 0, busy = 0;
+    if (ch->pops->busy && ch->idle % RCH_NET_BUSY_EVERY == RCH_NET_BUSY_EVERY - 1 &&
+        ch->busy_run < RCH_NET_BUSY_MAX) {
+        probed = 1;
+        busy = ch->pops->busy(ch->prov);
+    }
     unsigned k = ch->pops->poll_cq(ch->prov, ch->cqe, RCH_NET_CQ_BATCH);
     for (unsigned i = 0; i < k; i++)
         dispatch(ch, &ch->cqe[i]);
@@ -218,6 +229,17 @@ unsigned rch_net_progress(struct rch_rdma_chan *ch, unsigned max)
     }
     if (ch->nfail_pending)
         n += report_failures(ch);
+    if (n) {
+        ch->idle = ch->busy_run = 0;
+    } else if (busy) {
+        ch->busy_run++;        /* bounded: a socket the provider never drains cannot keep us awake */
+        ch->idle++;
+        n = 1;
+    } else {
+        ch->idle++;
+        if (probed)
+            ch->busy_run = 0;      /* the socket went quiet: the bound starts again */
+    }
     return n;
 }
 

@@ -66,6 +66,7 @@ struct rch_net_prov_caps {
     int onload;                /* protocol processing on the host CPU (tcp, siw, rxe) */
     int pins_memory;           /* registration pins pages (counts against ulimit -l) */
     int write_wakes;           /* a write into our memory wakes the wait fd (a socket does; an RC QP does not) */
+    int rndv_put;              /* rendezvous profile: sender PUT beats receiver GET here (rch_rdma_caps.rndv_put) */
 };
 
 
@@ -157,6 +158,16 @@ struct rch_net_prov_ops {
     /* Prepare to sleep: OK and *fd (POLLIN) if safe to block, AGAIN if events are pending. */
     rdmach_status_t (*wait_arm)(struct rch_net_prov *p, int *fd);
     void (*wait_disarm)(struct rch_net_prov *p);
+
+    /* Optional (NULL: every transfer the provider makes shows up as a
+     * completion or in a ring). A provider that moves bytes for the PEER
+     * inside poll_cq without telling us (libfabric tcp answering an fi_read
+     * aimed at our memory, or sending a long answer piece by piece) says here,
+     * without blocking, whether poll_cq has such work now (a socket readable,
+     * or writable with data queued). The channel asks only every few idle
+     * passes and reports a yes as activity, so the device's wait keeps
+     * polling instead of going to sleep while the peer waits on us. */
+    int (*busy)(struct rch_net_prov *p);
 };
 
 /* Defined when built with libfabric / with libibverbs + librdmacm (rdmach_config.h). */

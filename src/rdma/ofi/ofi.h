@@ -33,6 +33,7 @@ struct rch_net_prov {
     struct fid_cq *cq;
     struct fid_pep *pep;
     int epfd;                      /* epoll over the CQ's and EQ's wait fds (-1: none) */
+    int cq_fd;                     /* the CQ's wait fd (readable: a socket has work), -1: none */
     int eq_waitable;               /* fi_trywait accepts the EQ */
     uint64_t mr_mode;
     uint64_t next_key;             /* requested MR keys when the provider does not pick them */

@@ -1,0 +1,104 @@
+/*
+ * Alltoall through the node's shared segment ("shmseg").
+ *
+ * Idea: within a node no message is needed. Every rank copies its send
+ * row (its p - 1 blocks for the others) into its row of the node segment,
+ * arrives at ONE node-wide synchronisation, then copies its column (block
+ * `me` of every other rank's row) out. The data area is double-buffered by
+ * phase parity (nodeseg.h), so the next call needs no second
+ * synchronisation to know that everybody has read this one. On a node with
+ * more ranks than cores that is what counts: one wake-up per rank and call,
+ * where point-to-point algorithms risk a sleep and a wake-up per message.
+ * Blocks larger than a slot (the segment's bytes per rank pair) are cut in
+ * chunks of a slot, one phase each; in place works because a phase reads
+ * the chunk of every send block into the segment before it writes the same
+ * chunk of the receive blocks.
+ *
+ * Restrictions: every rank of the communicator on one node, a communicator
+ * with collective state (where the segment lives); alltoall only (the v
+ * variants' block sizes are not known to every rank). The tuning table
+ * selects it for small blocks; forced, it runs any size.
+ * Cost: one synchronisation (p atomic increments on one line, a wake-up per
+ * sleeping rank) + 2 (p - 1) · n copies per rank, per slot of n.
+ *
+ * A row of at most 32 bytes (8-byte blocks up to 4 ranks) travels in the
+ * rank's header line, the line the others wait on, so it costs no extra
+ * cache-line transfer.
+ *
+ *   p = 3, rank 1:   seg.row[1] = [s10 s11 s12] ─ sync ─ r10 = row[0][1]
+ *                                                         r12 = row[2][1]
+ *                    (r11 = s11 copied directly)
+ */
+#include "base/base.h"
+#include "coll/coll_impl.h"
+#include "coll/nodeseg.h"
+
+/* memcpy that accepts an empty chunk (a 0-byte call has no buffers). */
+static inline void copy(void *dst, const void *src, size_t len)
+{
+    if (len)
+        memcpy(dst, src, len);
+}
+
+static int shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
+{
+    (void)a;
+    return c->size == 1 || rch_coll_nodeseg_usable(c);
+}
+
+static rdmach_status_t alltoall_shmseg(const struct rch_coll_comm *c, const struct rch_coll_args *a)
+{
+    int p = c->size, me = c->rank, in_place = a->sbuf == RCH_COLL_IN_PLACE;
+    size_t n = a->bytes;
+    unsigned char *rbuf = a->rbuf;
+    const unsigned char *sbuf = in_place ? rbuf : a->sbuf;
+    struct rch_coll_nodeseg *s;
+
+    if (!in_place && n)
+        memcpy(rbuf + (size_t)me * n, sbuf + (size_t)me * n, n);
+    if (p == 1)
+        return RDMACH_OK;
+    rdmach_status_t st = rch_coll_nodeseg_get(c, &s);
+    if (st != RDMACH_OK)
+        return st;
+    if (!s)    /* the segment could not be made (agreed): the point-to-point way */
+        return rch_coll_alltoall_linear.run(c, a);
+
+    size_t slot = s->slot;
+    size_t phases = n ? (n + slot - 1) / slot : 1;   /* a 0-byte call still checks sizes */
+    for (size_t ph = 0; ph < phases; ph++) {
+        size_t off = ph * slot, len = n - off < slot ? n - off : slot;
+        int b = rch_coll_nodeseg_parity(s);
+        struct rch_coll_nodeseg_hdr *h = rch_coll_nodeseg_hdr(s, b, me);
+        h->coll = RCH_COLL_ALLTOALL;
+        h->elem = 0;
+        h->size = n;
+        /* a small row travels in the header line (the same choice on every
+         * rank: n is, or the check below fails before anything is read) */
+        int inl = phases == 1 && (size_t)p * n <= RCH_NODESEG_INLINE;
+        size_t stride = inl ? n : slot;
+        unsigned char *row = inl ? h->inl : rch_coll_nodeseg_row(s, b, me);
+        for (int q = 0; q < p; q++)
+            if (q != me)
+                copy(row + (size_t)q * stride, sbuf + (size_t)q * n + off, len);
+        st = rch_coll_nodeseg_sync(s);
+        if (st == RDMACH_OK && ph == 0)
+            st = rch_coll_nodeseg_check(s, b, "alltoall");
+        if (st != RDMACH_OK)
+            return st;
+        for (int q = 0; q < p; q++) {
+            if (q == me)
+                continue;
+            const unsigned char *from = inl ? rch_coll_nodeseg_hdr(s, b, q)->inl
+                                            : rch_coll_nodeseg_row(s, b, q);
+            copy(rbuf + (size_t)q * n + off, from + (size_t)me * stride, len);
+        }
+    }
+    return RDMACH_OK;
+}
+
+const struct rch_coll_algo rch_coll_alltoall_shmseg = {
+    .name = "shmseg",
+    .applies = shmseg_applies,
+    .run = alltoall_shmseg,
+};

@@ -1,0 +1,216 @@
+/*
+ * The node segment of the shmseg collectives (see nodeseg.h for the phase
+ * protocol): made at a communicator's first shmseg call with the life
+ * cycle of the barriers' segments (barrier_seg.c: the node's leader
+ * creates it, the others map it, it is unlinked once all have mapped it),
+ * waited on with their policy (poll, yield, sleep in the device).
+ *
+ * Ownership: the communicator's collective state (struct rch_coll_cstate,
+ * field nodeseg) holds it; rch_coll_comm_free releases it. Only blocking
+ * collectives use it, and none runs on a communicator being freed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "base/base.h"
+#include "base/log.h"
+#include "coll/nbc_impl.h"
+#include "coll/nodeseg.h"
+
+/* The synchronisation words, each alone on its line. */
+struct nodeseg_ctl {
+    _Alignas(RCH_CACHELINE) uint32_t arrived;
+    _Alignas(RCH_CACHELINE) uint32_t released;
+};
+
+size_t rch_coll_nodeseg_slot(int p)
+{
+    size_t pp = (size_t)(p > 0 ? p : 1);
+    size_t s = RCH_NODESEG_BUDGET / (2 * pp * pp);
+    s &= ~(size_t)(RCH_CACHELINE - 1);
+    if (s < RCH_NODESEG_SLOT_MIN)
+        s = RCH_NODESEG_SLOT_MIN;
+    if (s > RCH_NODESEG_SLOT_MAX)
+        s = RCH_NODESEG_SLOT_MAX;
+    return s;
+}
+
+int rch_coll_nodeseg_usable(const struct rch_coll_comm *c)
+{
+    int nodes = c->nnodes > 0 && c->node_of ? c->nnodes : 1;
+    return c->state && nodes == 1 && !(c->state->nodeseg && c->state->nodeseg->failed);
+}
+
+/* Every rank ends with the minimum of all ranks' statuses (dissemination
+ * with min as the combining step, as the barrier framework agrees). */
+static rdmach_status_t agree(const struct rch_coll_comm *c, int32_t mine, int32_t *all)
+{
+    int p = c->size;
+    int32_t v = mine, in;
+    for (int k = 1; k < p; k <<= 1) {
+        rdmach_status_t st = rch_coll_sendrecv(c, &v, sizeof(v), (c->rank + k) % p, &in, sizeof(in),
+                                               (c->rank - k + p) % p, RCH_COLL_TAG_BARRIER_SETUP);
+        if (st != RDMACH_OK)
+            return st;
+        if (in < v)
+            v = in;
+    }
+    *all = v;
+    return RDMACH_OK;
+}
+
+/* Map (or create) the segment; local status, agreed on by the caller. */
+static rdmach_status_t setup(struct rch_coll_nodeseg *s, const struct rch_coll_comm *c)
+{
+    struct rch_coll_bar_nodes n;
+    rdmach_status_t st = rch_coll_bar_nodes_init(&n, c);
+    if (st != RDMACH_OK)
+        return st;
+    if (n.nlocal != c->size) {   /* usable() said one node: a layout we do not understand */
+        rch_coll_bar_nodes_free(&n);
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shmseg: %d of the %d ranks are on my node",
+                            n.nlocal, c->size);
+    }
+    size_t p = (size_t)c->size;
+    size_t ctl = sizeof(struct nodeseg_ctl);
+    size_t hdr = 2 * p * sizeof(struct rch_coll_nodeseg_hdr);
+    size_t data = 2 * p * s->row;
+    st = rch_coll_bar_waiter_init_node(&s->waiter, c, &n);
+    if (st == RDMACH_OK) {
+        st = rch_coll_bar_seg_setup(&s->seg, c, &n, ctl + hdr + data, "shmseg");
+        if (st != RDMACH_OK)
+            rch_coll_bar_waiter_free(&s->waiter);
+    }
+    rch_coll_bar_nodes_free(&n);
+    if (st != RDMACH_OK)
+        return st;
+    unsigned char *base = s->seg.base;     /* zero-filled: arrived = released = 0 */
+    struct nodeseg_ctl *k = (struct nodeseg_ctl *)base;
+    s->arrived = &k->arrived;
+    s->released = &k->released;
+    s->hdr = (struct rch_coll_nodeseg_hdr *)(base + ctl);
+    s->data = base + ctl + hdr;
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_coll_nodeseg_get(const struct rch_coll_comm *c, struct rch_coll_nodeseg **out)
+{
+    struct rch_coll_cstate *cs = c->state;
+    *out = NULL;
+    if (RCH_UNLIKELY(!cs))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shmseg: the communicator view has no state");
+    if (RCH_LIKELY(cs->nodeseg)) {
+        *out = cs->nodeseg->failed ? NULL : cs->nodeseg;
+        return RDMACH_OK;
+    }
+    struct rch_coll_nodeseg *s = calloc(1, sizeof(*s));
+    if (!s)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "shmseg: no memory for the node segment's state");
+    s->p = c->size;
+    s->me = c->rank;
+    s->slot = rch_coll_nodeseg_slot(c->size);
+    s->row = (size_t)c->size * s->slot;
+    /* counter where ranks outnumber cores (the node's, or this
+     * communicator's alone): the same on every rank of the node */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    s->counter = rch_coll_bar_oversubscribed() || c->size > (cores > 0 ? cores : 1);
+    rdmach_status_t mine = setup(s, c);
+    char cause[256];
+    snprintf(cause, sizeof(cause), "%s", mine != RDMACH_OK ? rdmach_last_error() : "");
+    int32_t all = RDMACH_OK;
+    rdmach_status_t st = agree(c, mine, &all);
+    if (st != RDMACH_OK) {
+        if (mine == RDMACH_OK)
+            rch_coll_nodeseg_free(s);
+        else
+            free(s);
+        return st;
+    }
+    if (all != RDMACH_OK) {
+        if (mine == RDMACH_OK) {
+            rch_coll_bar_seg_release(&s->seg);
+            rch_coll_bar_waiter_free(&s->waiter);
+            RCH_DEBUG("coll", "shmseg: the node segment failed on another rank (%s); "
+                      "this communicator uses the other algorithms",
+                      rdmach_strerror((rdmach_status_t)all));
+        } else {
+            RCH_WARN("coll", "shmseg: no node segment (%s); this communicator uses the other "
+                     "algorithms", cause);
+        }
+        memset(s, 0, sizeof(*s));
+        s->failed = 1;
+        cs->nodeseg = s;
+        return RDMACH_OK;
+    }
+    RCH_DEBUG("coll", "shmseg: node segment of %d ranks (ctx %u), %zu bytes per rank pair",
+              c->size, (unsigned)c->ctx, s->slot);
+    cs->nodeseg = s;
+    *out = s;
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_coll_nodeseg_sync(struct rch_coll_nodeseg *s)
+{
+    uint32_t next = s->phase + 1;
+    if (!s->counter) {
+        int b = rch_coll_nodeseg_parity(s);
+        struct rch_coll_nodeseg_hdr *h = rch_coll_nodeseg_hdr(s, b, s->me);
+        __atomic_store_n(&h->epoch, next, __ATOMIC_SEQ_CST);   /* row and header go with it */
+        rch_coll_bar_wake_node(&s->waiter);
+        s->phase = next;
+        for (int i = 1; i < s->p; i++) {
+            int r = (s->me + i) % s->p;
+            rdmach_status_t st = rch_coll_bar_wait_epoch(&s->waiter,
+                                                         &rch_coll_nodeseg_hdr(s, b, r)->epoch, next);
+            if (st != RDMACH_OK)
+                return st;
+        }
+        return RDMACH_OK;
+    }
+    /* acq_rel: my row and header (written before) travel with my arrival;
+     * the last arrival sees everybody's through the chain of increments */
+    uint32_t n = __atomic_add_fetch(s->arrived, 1, __ATOMIC_ACQ_REL);
+    s->phase = next;
+    if (n == next * (uint32_t)s->p) {
+        __atomic_store_n(s->released, next, __ATOMIC_SEQ_CST);
+        rch_coll_bar_wake_node(&s->waiter);
+        return RDMACH_OK;
+    }
+    return rch_coll_bar_wait_epoch(&s->waiter, s->released, next);
+}
+
+rdmach_status_t rch_coll_nodeseg_check(const struct rch_coll_nodeseg *s, int parity, const char *what)
+{
+    const struct rch_coll_nodeseg_hdr *mine = rch_coll_nodeseg_hdr(s, parity, s->me);
+    for (int r = 0; r < s->p; r++) {
+        const struct rch_coll_nodeseg_hdr *h = rch_coll_nodeseg_hdr(s, parity, r);
+        if (h->coll == mine->coll && h->elem == mine->elem && h->size == mine->size)
+            continue;
+        if (h->coll != mine->coll)
+            return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s: rank %d called %s at the same time "
+                                "(collectives called in a different order on different ranks)",
+                                what, r, rch_coll_name((enum rch_coll_id)h->coll));
+        if (h->elem != mine->elem)
+            return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s: rank %d reduces elements of %u bytes, "
+                                "rank %d of %u (datatypes differ between ranks)", what, r,
+                                (unsigned)h->elem, s->me, (unsigned)mine->elem);
+        return rch_base_err(h->size > mine->size ? RDMACH_ERR_TRUNCATE : RDMACH_ERR_INVALID_ARG,
+                            "%s: rank %d sends %llu %s, rank %d expects %llu (counts or datatypes "
+                            "differ between ranks)", what, r, (unsigned long long)h->size,
+                            mine->elem ? "elements" : "bytes per block", s->me,
+                            (unsigned long long)mine->size);
+    }
+    return RDMACH_OK;
+}
+
+void rch_coll_nodeseg_free(struct rch_coll_nodeseg *s)
+{
+    if (!s)
+        return;
+    if (!s->failed) {
+        rch_coll_bar_seg_release(&s->seg);
+        rch_coll_bar_waiter_free(&s->waiter);
+    }
+    free(s);
+}

@@ -1,0 +1,135 @@
+/*
+ * The node segment of the "shmseg" collectives (alltoall_shmseg.c,
+ * allreduce_shmseg.c): a segment shared by the ranks of a one-node
+ * communicator, made at the first shmseg call on it and kept until the
+ * communicator is freed (coll_nodeseg.c).
+ *
+ * A call runs in phases. In a phase every rank writes its header and its
+ * row of the data area of parity (phase mod 2), arrives at the one
+ * node-wide synchronisation of the phase, then reads what it needs of the
+ * other rows of that parity:
+ *
+ *   phase k:   write hdr/row[k%2][me]  ─ sync k ─  read row[k%2][*]
+ *   phase k+1: write hdr/row[(k+1)%2][me]  ─ sync k+1 ─  read ...
+ *   phase k+2: write hdr/row[k%2][me]   (safe: every rank has passed sync
+ *              k+1, so every rank has finished reading phase k)
+ *
+ * So one synchronisation per phase suffices; a call is one phase unless
+ * its data exceeds a row (then it is cut in chunks, one phase each).
+ *
+ * Segment layout (every part on its own cache lines):
+ *   ctl   { arrived, released }             the synchronisation words
+ *   hdr   [2][p]                            one line per parity and rank
+ *                                           (with an inline row of <= 32 B)
+ *   data  [2][p] rows of `row` bytes        row = p slots of `slot` bytes
+ *
+ * Synchronisation, two ways chosen at set-up as the shm barrier chooses
+ * (the same answer on every rank of the node):
+ * - a core per rank: flags. A rank stores k + 1 in the epoch of its header
+ *   line (after its row and header) and waits until every other rank's
+ *   header of that parity holds k + 1 or more: the line it waits on is the
+ *   one it checks next, so two ranks need a single line transfer each way
+ *   before reading the rows.
+ * - more ranks than cores: a counter. `arrived` counts arrivals since the
+ *   segment was made; the rank whose arrival brings it to p · (k + 1)
+ *   (mod 2^32) is the last of phase k: it stores released = k + 1 and wakes
+ *   the node; the others wait until released has reached k + 1. One
+ *   wake-up per rank and phase (flags would wake a sleeper for every rank
+ *   that arrives). No rank can arrive for phase k + 1 before all have
+ *   arrived for phase k, so the count is exact, and it is never reset.
+ * Both wait with barrier_seg.c's policy (poll, yield while yields are cheap,
+ * then sleep in the device).
+ *
+ * Set-up failure (no room in /dev/shm on one node) is agreed on by every
+ * rank of the communicator; the communicator then never uses shmseg again
+ * (applies says no), and the call that found out runs the fallback.
+ */
+#ifndef RCH_COLL_NODESEG_H
+#define RCH_COLL_NODESEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "base/base.h"
+#include "coll/barrier.h"
+#include "coll/coll_impl.h"
+
+/* Bytes of the data area (both parities) a segment aims at; the slot per
+ * rank pair is what fits, a multiple of the cache line within
+ * [RCH_NODESEG_SLOT_MIN, RCH_NODESEG_SLOT_MAX]. */
+#define RCH_NODESEG_BUDGET   (256u * 1024u)
+#define RCH_NODESEG_SLOT_MIN 64u
+#define RCH_NODESEG_SLOT_MAX (16u * 1024u)
+
+/* What a rank writes in its header line each phase; every rank compares
+ * all headers of the first phase of a call with its own, so a call that
+ * differs between ranks is an error on every rank. */
+#define RCH_NODESEG_INLINE 32
+struct rch_coll_nodeseg_hdr {
+    _Alignas(RCH_CACHELINE) uint32_t coll;     /* enum rch_coll_id */
+    uint32_t elem;                             /* element size (allreduce) */
+    uint64_t size;                             /* block bytes / element count */
+    uint32_t epoch;                            /* flags: phases this rank has arrived at */
+    /* A row of at most RCH_NODESEG_INLINE bytes travels here instead of in
+     * the data area: the line a reader waits on then carries the data too.
+     * 32-byte aligned, as a reduction kernel may want its elements. */
+    _Alignas(32) unsigned char inl[RCH_NODESEG_INLINE];
+};
+_Static_assert(sizeof(struct rch_coll_nodeseg_hdr) == RCH_CACHELINE,
+               "a header is one cache line");
+
+struct rch_coll_nodeseg {
+    int failed;                /* set-up failed somewhere: never used again */
+    int counter;               /* 1: sync by the counter (oversubscribed), 0: by flags */
+    int p, me;
+    size_t slot, row;          /* bytes per rank pair, per rank (p · slot) */
+    uint32_t phase;            /* phases completed on this communicator */
+    struct rch_coll_bar_seg seg;
+    struct rch_coll_bar_waiter waiter;
+    uint32_t *arrived, *released;
+    struct rch_coll_nodeseg_hdr *hdr;          /* [2][p] */
+    unsigned char *data;                       /* [2][p][row] */
+};
+
+/* Bytes of a rank pair's slot for p ranks (same on every rank). */
+size_t rch_coll_nodeseg_slot(int p);
+
+/* May the shmseg algorithms run on c: a communicator state to keep the
+ * segment in, one node, and no failed set-up. Local; same on every rank. */
+int rch_coll_nodeseg_usable(const struct rch_coll_comm *c);
+
+/* The communicator's segment, made now if this is its first shmseg call
+ * (collective over c: every rank makes this call). *out = NULL and
+ * RDMACH_OK when the set-up failed on some rank: run another algorithm. */
+rdmach_status_t rch_coll_nodeseg_get(const struct rch_coll_comm *c, struct rch_coll_nodeseg **out);
+
+/* Parity of the current phase (what the next writes go to). */
+static inline int rch_coll_nodeseg_parity(const struct rch_coll_nodeseg *s)
+{
+    return (int)(s->phase & 1u);
+}
+
+static inline struct rch_coll_nodeseg_hdr *rch_coll_nodeseg_hdr(const struct rch_coll_nodeseg *s,
+                                                                int parity, int rank)
+{
+    return &s->hdr[parity * s->p + rank];
+}
+
+static inline unsigned char *rch_coll_nodeseg_row(const struct rch_coll_nodeseg *s, int parity,
+                                                  int rank)
+{
+    return s->data + ((size_t)parity * (size_t)s->p + (size_t)rank) * s->row;
+}
+
+/* Arrive at the current phase's synchronisation and wait for every rank
+ * of the node; the phase advances. Errors only if the device fails. */
+rdmach_status_t rch_coll_nodeseg_sync(struct rch_coll_nodeseg *s);
+
+/* After a sync: does every rank's header of `parity` equal mine? If not, an
+ * error naming the first rank that differs (`what` names the collective). */
+rdmach_status_t rch_coll_nodeseg_check(const struct rch_coll_nodeseg *s, int parity,
+                                       const char *what);
+
+/* Release the communicator's segment (rch_coll_comm_free). */
+void rch_coll_nodeseg_free(struct rch_coll_nodeseg *s);
+
+#endif

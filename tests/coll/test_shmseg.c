@@ -1,0 +1,379 @@
+/*
+ * The shmseg collectives (alltoall_shmseg.c, allreduce_shmseg.c over
+ * coll_nodeseg.c) on the thread-based fake device: every rank is a thread
+ * with a communicator view that has collective state, so the node segment
+ * is a real /dev/shm segment mapped once per thread.
+ *
+ * Checked against a naive reference: communicator sizes 1..9 (2 ranks sync
+ * by flags, more than the machine's cores by the counter), block sizes
+ * from 0 bytes to several segment slots (chunked phases), in place; many
+ * consecutive calls with data that changes every call and ranks that stop
+ * at random points (a broken double buffer lets a fast rank overwrite a
+ * row a slow one has not read yet); allreduce in rank order (a
+ * non-commutative op) and bit-identical floating point on every rank;
+ * calls that differ between ranks reported on every rank, after which the
+ * communicator still works; and layouts shmseg must refuse (several nodes,
+ * a view without state) falling back to another algorithm.
+ */
+#include <criterion/criterion.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "base/tunables.h"
+#include "coll/coll.h"
+#include "coll/nodeseg.h"
+#include "fake_dev.h"
+
+#define MAXP 9
+
+static const int worlds[MAXP] = { 0, 1, 2, 3, 4, 5, 6, 7, 8 };
+
+struct run {
+    int p;
+    size_t bytes[MAXP];        /* alltoall block bytes per rank (differ: mismatch test) */
+    size_t count;              /* allreduce elements */
+    int in_place;
+    int calls;                 /* consecutive calls */
+    int jitter;                /* ranks stop at random points */
+    int nnodes;                /* 0: one node; else node_of = rank % nnodes */
+    int no_state;              /* a view without collective state */
+    char err[MAXP][320];
+    const char *ran[MAXP];     /* algorithm of the last call */
+    rdmach_status_t st[MAXP];  /* status of the first call (mismatch test) */
+    rdmach_status_t after[MAXP];   /* status of a correct call after it */
+    double fsum[MAXP];         /* allreduce of doubles: each rank's first element */
+};
+
+static void setup(void)
+{
+    memset(&rch_tun, 0, sizeof(rch_tun));
+    rch_tun.spin_count = 200;
+    rch_tun.yield_count = 20;
+    rch_tun.barrier_yield = 4;
+}
+
+static void teardown(void)
+{
+    rch_coll_force(RCH_COLL_ALLTOALL, "auto");
+    rch_coll_force(RCH_COLL_ALLREDUCE, "auto");
+}
+
+TestSuite(shmseg, .init = setup, .fini = teardown);
+
+static unsigned char pat(int from, int to, size_t i, int call)
+{
+    uint32_t x = (uint32_t)from * 2654435761u + (uint32_t)to * 40503u + (uint32_t)i * 977u +
+                 (uint32_t)call * 7919u + 7;
+    x ^= x >> 15;
+    return (unsigned char)(x * 2246822519u >> 24);
+}
+
+/* A pause of 0..~50 us at random points of some calls. */
+static void jitter(unsigned *seed)
+{
+    unsigned r = rand_r(seed) % 16;
+    if (r == 0) {
+        struct timespec ts = { 0, (long)(rand_r(seed) % 50) * 1000 };
+        nanosleep(&ts, NULL);
+    } else if (r == 1) {
+        sched_yield();
+    }
+}
+
+static void make_view(struct run *t, int world, struct rch_coll_comm *c, int *node_of)
+{
+    *c = (struct rch_coll_comm){ .rank = world, .size = t->p, .world_of = worlds, .ctx = 51 };
+    if (t->nnodes) {
+        for (int r = 0; r < t->p; r++)
+            node_of[r] = r % t->nnodes;
+        c->nnodes = t->nnodes;
+        c->max_ppn = (t->p + t->nnodes - 1) / t->nnodes;
+        c->node_of = node_of;
+    }
+}
+
+/* ---- alltoall ---- */
+
+static void a2a_body(int me, void *arg)
+{
+    struct run *t = arg;
+    struct rch_coll_comm c;
+    int node_of[MAXP], p = t->p;
+    unsigned seed = 1234u + (unsigned)me;
+    make_view(t, me, &c, node_of);
+    if (!t->no_state && rch_coll_comm_init(&c) != RDMACH_OK) {
+        snprintf(t->err[me], sizeof(t->err[me]), "comm init: %s", rdmach_last_error());
+        return;
+    }
+    size_t n = t->bytes[me];
+    unsigned char *s = malloc(p * n + 1), *r = malloc(p * n + 1);
+    for (int call = 0; call < t->calls && !t->err[me][0]; call++) {
+        unsigned char *src = t->in_place ? r : s;
+        for (int q = 0; q < p; q++)
+            for (size_t i = 0; i < n; i++)
+                src[q * n + i] = pat(me, q, i, call);
+        if (!t->in_place)
+            memset(r, 0xee, p * n);
+        if (t->jitter)
+            jitter(&seed);
+        rdmach_status_t st = rch_coll_alltoall(&c, t->in_place ? RCH_COLL_IN_PLACE : s, r, n);
+        t->ran[me] = rch_coll_last_algo(RCH_COLL_ALLTOALL);
+        if (call == 0)
+            t->st[me] = st;
+        if (st != RDMACH_OK) {
+            snprintf(t->err[me], sizeof(t->err[me]), "call %d: %s", call, rdmach_last_error());
+            break;
+        }
+        if (t->jitter)
+            jitter(&seed);
+        for (int q = 0; q < p && !t->err[me][0]; q++)
+            for (size_t i = 0; i < n; i++)
+                if (r[q * n + i] != pat(q, me, i, call)) {
+                    snprintf(t->err[me], sizeof(t->err[me]), "call %d: byte %zu from rank %d is "
+                             "%02x, expected %02x", call, i, q, r[q * n + i], pat(q, me, i, call));
+                    break;
+                }
+    }
+    free(s);
+    free(r);
+    if (!t->no_state)
+        rch_coll_comm_free(&c);
+}
+
+static void run_a2a(struct run *t)
+{
+    int rc = fake_dev_run(t->p, 4096, a2a_body, t);
+    cr_assert_eq(rc, 0, "alltoall p=%d: deadlock", t->p);
+    for (int r = 0; r < t->p; r++)
+        cr_assert_eq(t->err[r][0], 0, "alltoall p=%d bytes=%zu in_place=%d rank %d: %s", t->p,
+                     t->bytes[r], t->in_place, r, t->err[r]);
+    cr_assert_eq(fake_dev_leftovers(), 0, "alltoall p=%d left messages queued", t->p);
+}
+
+Test(shmseg, alltoall_matches_reference_every_size_and_in_place)
+{
+    cr_assert_eq(rch_coll_force(RCH_COLL_ALLTOALL, "shmseg"), RDMACH_OK);
+    for (int p = 1; p <= MAXP; p++) {
+        size_t slot = rch_coll_nodeseg_slot(p);
+        size_t sizes[] = { 0, 1, 8, 13, slot - 1, slot, slot + 5, 3 * slot + 7 };
+        for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+            for (int ip = 0; ip < 2; ip++) {
+                struct run t = { .p = p, .in_place = ip, .calls = 3 };
+                for (int r = 0; r < p; r++)
+                    t.bytes[r] = sizes[k];
+                run_a2a(&t);
+                for (int r = 0; r < p; r++)
+                    cr_assert_str_eq(t.ran[r], "shmseg", "p=%d: ran %s", p, t.ran[r]);
+            }
+    }
+}
+
+Test(shmseg, alltoall_double_buffer_holds_over_many_calls_with_late_ranks)
+{
+    cr_assert_eq(rch_coll_force(RCH_COLL_ALLTOALL, "shmseg"), RDMACH_OK);
+    int ps[] = { 2, 3, 4, 7 };
+    for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+        struct run t = { .p = ps[k], .calls = ps[k] <= 4 ? 3000 : 1000, .jitter = 1,
+                         .in_place = (int)(k % 2) };
+        for (int r = 0; r < t.p; r++)
+            t.bytes[r] = 8 + k;
+        run_a2a(&t);
+    }
+}
+
+Test(shmseg, alltoall_selected_by_the_table_on_one_node_for_small_blocks)
+{
+    struct run t = { .p = 4, .calls = 2 };
+    for (int r = 0; r < 4; r++)
+        t.bytes[r] = 8;
+    run_a2a(&t);
+    cr_assert_str_eq(t.ran[0], "shmseg");
+    struct run big = { .p = 4, .calls = 1 };
+    for (int r = 0; r < 4; r++)
+        big.bytes[r] = 64 * 1024;
+    run_a2a(&big);
+    cr_assert_str_neq(big.ran[0], "shmseg");
+}
+
+Test(shmseg, alltoall_refuses_several_nodes_and_views_without_state)
+{
+    cr_assert_eq(rch_coll_force(RCH_COLL_ALLTOALL, "shmseg"), RDMACH_OK);
+    struct run two = { .p = 4, .calls = 2, .nnodes = 2 };
+    struct run bare = { .p = 3, .calls = 2, .no_state = 1 };
+    for (int r = 0; r < MAXP; r++)
+        two.bytes[r] = bare.bytes[r] = 24;
+    run_a2a(&two);
+    run_a2a(&bare);
+    for (int r = 0; r < 4; r++)
+        cr_assert_str_neq(two.ran[r], "shmseg", "2 nodes: rank %d ran shmseg", r);
+    for (int r = 0; r < 3; r++)
+        cr_assert_str_neq(bare.ran[r], "shmseg", "no state: rank %d ran shmseg", r);
+}
+
+/* Rank 0 calls with other block sizes (one of them several slots long, so
+ * the ranks would run different numbers of phases): every rank gets an
+ * error, nobody hangs, and the next correct call on the communicator works. */
+static void mismatch_body(int me, void *arg)
+{
+    struct run *t = arg;
+    struct rch_coll_comm c = { .rank = me, .size = t->p, .world_of = worlds, .ctx = 52 };
+    if (rch_coll_comm_init(&c) != RDMACH_OK)
+        return;
+    size_t n = t->bytes[me], big = 3 * rch_coll_nodeseg_slot(t->p) + 1;
+    unsigned char *s = calloc(t->p, big), *r = calloc(t->p, big);
+    t->st[me] = rch_coll_alltoall(&c, s, r, n);
+    if (t->st[me] != RDMACH_OK)
+        snprintf(t->err[me], sizeof(t->err[me]), "%s", rdmach_last_error());
+    t->after[me] = rch_coll_alltoall(&c, s, r, 16);
+    free(s);
+    free(r);
+    rch_coll_comm_free(&c);
+}
+
+Test(shmseg, alltoall_sizes_that_differ_between_ranks_fail_on_every_rank)
+{
+    cr_assert_eq(rch_coll_force(RCH_COLL_ALLTOALL, "shmseg"), RDMACH_OK);
+    for (int p = 2; p <= 5; p += 3) {
+        struct run t = { .p = p };
+        for (int r = 0; r < p; r++)
+            t.bytes[r] = 8;
+        t.bytes[0] = 3 * rch_coll_nodeseg_slot(p) + 1;
+        cr_assert_eq(fake_dev_run(p, 4096, mismatch_body, &t), 0, "p=%d: deadlock", p);
+        for (int r = 0; r < p; r++) {
+            cr_assert(t.st[r] == RDMACH_ERR_TRUNCATE || t.st[r] == RDMACH_ERR_INVALID_ARG,
+                      "p=%d rank %d: status %d", p, r, t.st[r]);
+            cr_assert(strstr(t.err[r], "alltoall") && strstr(t.err[r], "differ between ranks"),
+                      "p=%d rank %d: '%s'", p, r, t.err[r]);
+            cr_assert_eq(t.after[r], RDMACH_OK, "p=%d rank %d: the next call failed", p, r);
+        }
+    }
+}
+
+/* ---- allreduce ---- */
+
+/* Affine maps x -> a·x + b (mod 2^32) under composition: associative, not
+ * commutative. in op inout = "apply in, then inout". */
+static void affine_fn(const void *in, void *inout, size_t n, void *arg)
+{
+    const uint32_t *x = in;
+    uint32_t *y = inout;
+    (void)arg;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t a = x[2 * i] * y[2 * i];
+        uint32_t b = y[2 * i] * x[2 * i + 1] + y[2 * i + 1];
+        y[2 * i] = a;
+        y[2 * i + 1] = b;
+    }
+}
+
+static void elem(int rank, size_t i, int call, uint32_t *ab)
+{
+    ab[0] = 2u * (uint32_t)pat(rank, 1, i, call) + 1u;     /* odd: no collapse to 0 */
+    ab[1] = (uint32_t)pat(rank, 2, i, call) * 65537u + (uint32_t)rank;
+}
+
+static void ar_body(int me, void *arg)
+{
+    struct run *t = arg;
+    struct rch_coll_comm c;
+    int node_of[MAXP], p = t->p;
+    unsigned seed = 99u + (unsigned)me;
+    make_view(t, me, &c, node_of);
+    if (!t->no_state && rch_coll_comm_init(&c) != RDMACH_OK) {
+        snprintf(t->err[me], sizeof(t->err[me]), "comm init: %s", rdmach_last_error());
+        return;
+    }
+    struct rch_coll_op affine = { affine_fn, NULL, 8, 0 };
+    struct rch_coll_op dsum = { rch_coll_kernel(RCH_COLL_OP_SUM, RCH_COLL_K_F64), NULL, 8, 1 };
+    size_t n = t->count;
+    uint32_t *s = malloc(2 * n * 4 + 8), *r = malloc(2 * n * 4 + 8);
+    for (int call = 0; call < t->calls && !t->err[me][0]; call++) {
+        uint32_t *src = t->in_place ? r : s;
+        for (size_t i = 0; i < n; i++)
+            elem(me, i, call, src + 2 * i);
+        if (t->jitter)
+            jitter(&seed);
+        rdmach_status_t st = rch_coll_allreduce(&c, t->in_place ? RCH_COLL_IN_PLACE : s, r, n,
+                                                &affine);
+        t->ran[me] = rch_coll_last_algo(RCH_COLL_ALLREDUCE);
+        if (st != RDMACH_OK) {
+            snprintf(t->err[me], sizeof(t->err[me]), "call %d: %s", call, rdmach_last_error());
+            break;
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint32_t want[2], x[2];
+            elem(p - 1, i, call, want);            /* v0 op (v1 op (... op v(p-1))) */
+            for (int q = p - 2; q >= 0; q--) {
+                elem(q, i, call, x);
+                affine_fn(x, want, 1, NULL);
+            }
+            if (r[2 * i] != want[0] || r[2 * i + 1] != want[1]) {
+                snprintf(t->err[me], sizeof(t->err[me]), "call %d: element %zu is (%u, %u), "
+                         "expected (%u, %u) (rank order)", call, i, r[2 * i], r[2 * i + 1],
+                         want[0], want[1]);
+                break;
+            }
+        }
+    }
+    /* doubles whose sum depends on the order of additions */
+    double v[3] = { me % 2 ? 1e16 : 1.0, 1.0 / (me + 3), -1e16 * (me % 2) }, out[3];
+    if (!t->err[me][0] && rch_coll_allreduce(&c, v, out, 3, &dsum) == RDMACH_OK)
+        t->fsum[me] = out[0] + out[1] * 3 + out[2] * 7;
+    free(s);
+    free(r);
+    if (!t->no_state)
+        rch_coll_comm_free(&c);
+}
+
+static void run_ar(struct run *t)
+{
+    int rc = fake_dev_run(t->p, 4096, ar_body, t);
+    cr_assert_eq(rc, 0, "allreduce p=%d: deadlock", t->p);
+    for (int r = 0; r < t->p; r++)
+        cr_assert_eq(t->err[r][0], 0, "allreduce p=%d count=%zu in_place=%d rank %d: %s", t->p,
+                     t->count, t->in_place, r, t->err[r]);
+    cr_assert_eq(fake_dev_leftovers(), 0, "allreduce p=%d left messages queued", t->p);
+}
+
+Test(shmseg, allreduce_in_rank_order_identical_bits_every_size)
+{
+    cr_assert_eq(rch_coll_force(RCH_COLL_ALLREDUCE, "shmseg"), RDMACH_OK);
+    for (int p = 1; p <= MAXP; p++) {
+        size_t row = (size_t)p * rch_coll_nodeseg_slot(p);      /* bytes; 8 per element */
+        size_t counts[] = { 0, 1, 5, row / 8, row / 8 + 1, 2 * (row / 8) + 3 };
+        for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+            for (int ip = 0; ip < 2; ip++) {
+                struct run t = { .p = p, .count = counts[k], .in_place = ip, .calls = 2 };
+                run_ar(&t);
+                for (int r = 0; r < p; r++) {
+                    cr_assert_str_eq(t.ran[r], "shmseg", "p=%d: ran %s", p, t.ran[r]);
+                    cr_assert(memcmp(&t.fsum[r], &t.fsum[0], sizeof(double)) == 0,
+                              "p=%d: rank %d's floating-point sum differs from rank 0's", p, r);
+                }
+            }
+    }
+}
+
+Test(shmseg, allreduce_many_calls_with_late_ranks)
+{
+    cr_assert_eq(rch_coll_force(RCH_COLL_ALLREDUCE, "shmseg"), RDMACH_OK);
+    int ps[] = { 2, 3, 5 };
+    for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+        struct run t = { .p = ps[k], .count = 3, .calls = 2000, .jitter = 1, .in_place = (int)(k % 2) };
+        run_ar(&t);
+    }
+}
+
+Test(shmseg, allreduce_selected_on_one_node_refused_on_several)
+{
+    struct run one = { .p = 4, .count = 2, .calls = 1 };
+    run_ar(&one);
+    cr_assert_str_eq(one.ran[0], "shmseg");
+    cr_assert_eq(rch_coll_force(RCH_COLL_ALLREDUCE, "shmseg"), RDMACH_OK);
+    struct run two = { .p = 4, .count = 2, .calls = 1, .nnodes = 2 };
+    run_ar(&two);
+    cr_assert_str_neq(two.ran[0], "shmseg");
+}
