@@ -14,6 +14,14 @@
 
 static int mt_rank = -1;
 
+/* How a failed CHECK ends the job: MPI_Abort by default. A program run under
+ * Hydra whose failure message must reach the test defines MT_FAIL as exit(1)
+ * before including this file: Hydra forwards all of an exiting rank's
+ * output, whereas an abort may end the proxies before they forward it. */
+#ifndef MT_FAIL
+#define MT_FAIL() MPI_Abort(MPI_COMM_WORLD, 1)
+#endif
+
 #define CHECK(cond, ...)                                                                  \
     do {                                                                                  \
         if (!(cond)) {                                                                    \
@@ -22,7 +30,7 @@ static int mt_rank = -1;
             fprintf(stderr, __VA_ARGS__);                                                 \
             fprintf(stderr, "\n");                                                        \
             fflush(stderr);                                                               \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                 \
+            MT_FAIL();                                                                    \
         }                                                                                 \
     } while (0)
 
