@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "coll/nbc_impl.h"
 #include "coll/nodeseg.h"
+#include "device/cs.h"
 
 /* The synchronisation words, each alone on its line. */
 struct nodeseg_ctl {
@@ -36,10 +37,17 @@ size_t rch_coll_nodeseg_slot(int p)
     return s;
 }
 
+/* Not at MPI_THREAD_MULTIPLE: the segment's phase state is per
+ * communicator, and programs do call one collective on one communicator from
+ * several threads at once (OMB 7.4's osu_latency_mt validates with
+ * MPI_Allreduce from every thread). MPI leaves that ordering to the program,
+ * but the point-to-point algorithms tolerate it when every thread of a rank
+ * passes the same kind of call, the segment would deadlock. (Every process
+ * of a job is expected to ask for the same thread level.) */
 int rch_coll_nodeseg_usable(const struct rch_coll_comm *c)
 {
     int nodes = c->nnodes > 0 && c->node_of ? c->nnodes : 1;
-    return c->state && nodes == 1 && !(c->state->nodeseg && c->state->nodeseg->failed);
+    return !rch_dev_cs_on && c->state && nodes == 1 && !(c->state->nodeseg && c->state->nodeseg->failed);
 }
 
 /* Every rank ends with the minimum of all ranks' statuses (dissemination

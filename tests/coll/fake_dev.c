@@ -6,6 +6,9 @@
 #include "device/dev.h"
 #include "fake_dev.h"
 
+/* The device's MPI_THREAD_MULTIPLE flag (device/cs.h): never on here. */
+int rch_dev_cs_on;
+
 struct freq {
     struct rch_dev_req pub;    /* first: the device hands out &pub */
     int detached;              /* freed by the user before completion */
