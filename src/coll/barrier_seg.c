@@ -19,16 +19,13 @@
  * not a SIGBUS at the first barrier.
  *
  * Waiting: poll (rch_cpu_relax) up to `spin` times (RDMACH_SPIN_COUNT),
- * progressing the device every `progress_every` polls; then sched_yield up
- * to `yield` times (RDMACH_BARRIER_YIELD, fewer than the device's
- * RDMACH_YIELD_COUNT: every rank of a barrier waits at once), progressing
- * the device after each, but stop yielding as soon as one yield took the
- * core for a time slice (another job ran: on a busy machine every further
- * yield risks another slice, while a woken sleeper gets the core back at
- * once) and skip the yields of later waits while that keeps happening
- * (yield_phase); then wait through the device (rch_dev_wait_until_with)
- * with the flag as its done-function: it progresses every channel and
- * sleeps on the channels' wait primitives. So a rank
+ * progressing the device every `progress_every` polls; then wait through the
+ * device (rch_dev_wait_until_with) with the flag as its done-function: it
+ * progresses every channel, sched_yields up to `yield` times
+ * (RDMACH_BARRIER_YIELD, fewer than the device's RDMACH_YIELD_COUNT: every
+ * rank of a barrier waits at once, and on a busy machine a yield can hand the
+ * core to another job for a whole time slice, while a woken sleeper gets it
+ * back at once), then sleeps on the channels' wait primitives. So a rank
  * waiting in a barrier serves whatever needs its progress — one-sided
  * operations it executes as a target, rendezvous and credits of other
  * nodes — and wakes for it at once, not at the next timeout.
@@ -401,58 +398,9 @@ static int cond_met(void *arg)
     return ready(c->mode, __atomic_load_n(c->word, __ATOMIC_ACQUIRE), c->ref);
 }
 
-/*
- * The yield phase, adaptive to load from outside the job. A sched_yield that
- * hands the core to another rank of ours comes back within microseconds
- * (that rank soon waits too); one that hands it to another job's busy
- * process comes back a time slice later, and every further yield risks
- * another slice, while a rank sleeping in the device gets the core back as
- * soon as it is woken (the scheduler favours a woken sleeper). So: yield
- * while yields are cheap; once one was slow, stop yielding and sleep, and
- * remember it — a process-wide average of the yields' durations — so the
- * next waits go to sleep at once while the machine stays busy. One wait in
- * RETRY_EVERY still yields once to notice when the load is gone.
- */
-#define SLOW_YIELD_NS 30000u  /* a yield longer than this ran another job */
-#define RETRY_EVERY 16u
-
-/* Process-wide hints, not state anything depends on for correctness: relaxed
- * atomics, so threads waiting at once (fake device, MPI_THREAD_MULTIPLE) may
- * lose an update but never read a torn value. */
-static uint64_t yield_avg_ns;    /* moving average (1/8) of measured yields */
-static unsigned skipped;         /* waits that skipped the yield phase in a row */
-
-static int yield_phase(const struct rch_coll_bar_waiter *w, const uint32_t *word, uint32_t ref,
-                       enum wait_mode mode)
-{
-    int budget = w->yield;
-    if (budget <= 0)
-        return 0;
-    if (__atomic_load_n(&yield_avg_ns, __ATOMIC_RELAXED) > SLOW_YIELD_NS) {
-        if (__atomic_add_fetch(&skipped, 1, __ATOMIC_RELAXED) < RETRY_EVERY)
-            return 0;
-        budget = 1;          /* one probe: is the machine still busy? */
-    }
-    __atomic_store_n(&skipped, 0, __ATOMIC_RELAXED);
-    for (int i = 0; i < budget; i++) {
-        uint64_t t0 = rch_base_now_ns();
-        sched_yield();
-        uint64_t dt = rch_base_now_ns() - t0;
-        uint64_t avg = __atomic_load_n(&yield_avg_ns, __ATOMIC_RELAXED);
-        __atomic_store_n(&yield_avg_ns, avg - avg / 8 + dt / 8, __ATOMIC_RELAXED);
-        rch_dev_progress();
-        if (ready(mode, __atomic_load_n(word, __ATOMIC_ACQUIRE), ref))
-            return 1;
-        if (dt > SLOW_YIELD_NS)
-            return 0;
-    }
-    return 0;
-}
-
 /* Wait until ready(mode, *word, ref): poll here (the fast path: a load and a
- * pause, the device every progress_every polls), yield while that is cheap
- * (yield_phase), then sleep in the device's wait (no spin or yield of its
- * own). */
+ * pause, the device every progress_every polls), then the device's wait with
+ * our yields and no spin of its own. */
 static rdmach_status_t wait_loop(const struct rch_coll_bar_waiter *w, const uint32_t *word, uint32_t ref,
                                  enum wait_mode mode)
 {
@@ -463,10 +411,10 @@ static rdmach_status_t wait_loop(const struct rch_coll_bar_waiter *w, const uint
             rch_dev_progress();
         v = __atomic_load_n(word, __ATOMIC_ACQUIRE);
     }
-    if (ready(mode, v, ref) || yield_phase(w, word, ref, mode))
+    if (ready(mode, v, ref))
         return RDMACH_OK;
     struct wait_cond c = { .word = word, .ref = ref, .mode = mode };
-    const struct rch_dev_wait_policy pol = { .spin = 0, .yield = 0, .block_ms = w->block_ms };
+    const struct rch_dev_wait_policy pol = { .spin = 0, .yield = w->yield, .block_ms = w->block_ms };
     return rch_dev_wait_until_with(cond_met, &c, &pol);
 }
 
