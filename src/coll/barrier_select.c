@@ -101,7 +101,7 @@ const struct rch_coll_barrier_ops *rch_coll_barrier_choose(const struct rch_coll
  * ceil(lg p) rounds over all of them (the minimum tolerates counting a rank
  * twice).
  */
-static rdmach_status_t agree(const struct rch_coll_comm *c, int32_t mine, int32_t *all)
+rdmach_status_t rch_coll_agree_min(const struct rch_coll_comm *c, int32_t mine, int32_t *all)
 {
     int p = c->size;
     int32_t v = mine, in;
@@ -141,7 +141,7 @@ static rdmach_status_t choose_and_init(struct rch_coll_cstate *cs)
         char cause[256];
         snprintf(cause, sizeof(cause), "%s", st != RDMACH_OK ? rdmach_last_error() : "");
         int32_t all = RDMACH_OK;
-        rdmach_status_t ast = agree(c, st, &all);
+        rdmach_status_t ast = rch_coll_agree_min(c, st, &all);
         if (ast != RDMACH_OK) {
             if (st == RDMACH_OK)
                 b->finalize(state);

@@ -136,6 +136,10 @@ enum rch_coll_tag {
 rdmach_status_t rch_coll_send(const struct rch_coll_comm *c, const void *buf, size_t len,
                               int dst, int tag);
 rdmach_status_t rch_coll_recv(const struct rch_coll_comm *c, void *buf, size_t len, int src, int tag);
+/* Every rank of c ends with the minimum of all ranks' `mine` (dissemination
+ * with the minimum as the combining step; barrier_select.c). Used to agree on
+ * a set-up status so that all ranks take the same path. */
+rdmach_status_t rch_coll_agree_min(const struct rch_coll_comm *c, int32_t mine, int32_t *all);
 /* Both at once (no deadlock whatever the protocol of either message). */
 rdmach_status_t rch_coll_sendrecv(const struct rch_coll_comm *c, const void *sbuf, size_t slen,
                                   int dst, void *rbuf, size_t rlen, int src, int tag);

@@ -50,24 +50,6 @@ int rch_coll_nodeseg_usable(const struct rch_coll_comm *c)
     return !rch_dev_cs_on && c->state && nodes == 1 && !(c->state->nodeseg && c->state->nodeseg->failed);
 }
 
-/* Every rank ends with the minimum of all ranks' statuses (dissemination
- * with min as the combining step, as the barrier framework agrees). */
-static rdmach_status_t agree(const struct rch_coll_comm *c, int32_t mine, int32_t *all)
-{
-    int p = c->size;
-    int32_t v = mine, in;
-    for (int k = 1; k < p; k <<= 1) {
-        rdmach_status_t st = rch_coll_sendrecv(c, &v, sizeof(v), (c->rank + k) % p, &in, sizeof(in),
-                                               (c->rank - k + p) % p, RCH_COLL_TAG_BARRIER_SETUP);
-        if (st != RDMACH_OK)
-            return st;
-        if (in < v)
-            v = in;
-    }
-    *all = v;
-    return RDMACH_OK;
-}
-
 /* Map (or create) the segment; local status, agreed on by the caller. */
 static rdmach_status_t setup(struct rch_coll_nodeseg *s, const struct rch_coll_comm *c)
 {
@@ -127,7 +109,7 @@ rdmach_status_t rch_coll_nodeseg_get(const struct rch_coll_comm *c, struct rch_c
     char cause[256];
     snprintf(cause, sizeof(cause), "%s", mine != RDMACH_OK ? rdmach_last_error() : "");
     int32_t all = RDMACH_OK;
-    rdmach_status_t st = agree(c, mine, &all);
+    rdmach_status_t st = rch_coll_agree_min(c, mine, &all);
     if (st != RDMACH_OK) {
         if (mine == RDMACH_OK)
             rch_coll_nodeseg_free(s);
