@@ -204,6 +204,23 @@ void rch_net_close(struct rch_rdma_chan *ch);
 rdmach_status_t rch_net_publish(struct rch_rdma_chan *ch);
 rdmach_status_t rch_net_connect(struct rch_rdma_chan *ch, int peer);
 const struct rch_rdma_caps *rch_net_caps(const struct rch_rdma_chan *ch);
+/* The channel ops table of one provider: the generic network channel's ops
+ * bound to `pops` (one line in verbs_chan.c and ofi_chan.c). */
+#define RCH_NET_CHANNEL(sym, chan_name, pops)                                                  \
+    static rdmach_status_t sym##_query(void) { return rch_net_query(&(pops)); }                \
+    static rdmach_status_t sym##_open(const struct rch_rdma_open_args *args,                   \
+                                      struct rch_rdma_chan **out)                              \
+    {                                                                                          \
+        return rch_net_open(&(pops), &(sym), args, out);                                       \
+    }                                                                                          \
+    const struct rch_rdma_ops sym = {                                                          \
+        .name = (chan_name), .query = sym##_query, .open = sym##_open,                         \
+        .close = rch_net_close, .publish = rch_net_publish, .connect = rch_net_connect,       \
+        .mem_reg = rch_net_mem_reg, .mem_dereg = rch_net_mem_dereg, .mem_rkey = rch_net_mem_rkey, \
+        .send = rch_net_send, .put = rch_net_put, .get = rch_net_get,                          \
+        .progress = rch_net_progress, .wait_arm = rch_net_wait_arm,                            \
+        .wait_disarm = rch_net_wait_disarm, .caps = rch_net_caps, .wake = rch_rdma_no_wake,    \
+    }
 /* Read the peer's KVS record (once). */
 rdmach_status_t rch_net_peer_record(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 void rch_net_stats(struct rch_rdma_chan *ch, struct rch_net_stats *st);
