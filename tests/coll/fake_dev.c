@@ -1,5 +1,6 @@
 /* The fake device of fake_dev.h. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/base.h"
@@ -409,4 +410,17 @@ int fake_dev_run(int n, size_t eager, void (*fn)(int, void *), void *arg)
 int fake_dev_leftovers(void)
 {
     return leftovers;
+}
+
+void fake_affine_op(const void *in, void *inout, size_t n, void *arg)
+{
+    const uint32_t *x = in;
+    uint32_t *y = inout;
+    (void)arg;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t a = x[2 * i] * y[2 * i];
+        uint32_t b = y[2 * i] * x[2 * i + 1] + y[2 * i + 1];
+        y[2 * i] = a;
+        y[2 * i + 1] = b;
+    }
 }

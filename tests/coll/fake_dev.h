@@ -24,4 +24,10 @@ int fake_dev_run(int nranks, size_t eager_max, void (*fn)(int world_rank, void *
  * run: a correct collective leaves none. */
 int fake_dev_leftovers(void);
 
+/* A reduction for the tests: affine maps x -> a·x + b (mod 2^32), element
+ * pairs (a, b) of uint32_t, under composition — associative and not
+ * commutative, so any reordering of ranks changes the result.
+ * in op inout = "apply in, then inout" = (a_in·a_io, a_io·b_in + b_io). */
+void fake_affine_op(const void *in, void *inout, size_t n, void *arg);
+
 #endif

@@ -254,20 +254,6 @@ Test(shmseg, alltoall_sizes_that_differ_between_ranks_fail_on_every_rank)
 
 /* ---- allreduce ---- */
 
-/* Affine maps x -> a·x + b (mod 2^32) under composition: associative, not
- * commutative. in op inout = "apply in, then inout". */
-static void affine_fn(const void *in, void *inout, size_t n, void *arg)
-{
-    const uint32_t *x = in;
-    uint32_t *y = inout;
-    (void)arg;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t a = x[2 * i] * y[2 * i];
-        uint32_t b = y[2 * i] * x[2 * i + 1] + y[2 * i + 1];
-        y[2 * i] = a;
-        y[2 * i + 1] = b;
-    }
-}
 
 static void elem(int rank, size_t i, int call, uint32_t *ab)
 {
@@ -286,7 +272,7 @@ static void ar_body(int me, void *arg)
         snprintf(t->err[me], sizeof(t->err[me]), "comm init: %s", rdmach_last_error());
         return;
     }
-    struct rch_coll_op affine = { affine_fn, NULL, 8, 0 };
+    struct rch_coll_op affine = { fake_affine_op, NULL, 8, 0 };
     struct rch_coll_op dsum = { rch_coll_kernel(RCH_COLL_OP_SUM, RCH_COLL_K_F64), NULL, 8, 1 };
     size_t n = t->count;
     uint32_t *s = malloc(2 * n * 4 + 8), *r = malloc(2 * n * 4 + 8);
@@ -308,7 +294,7 @@ static void ar_body(int me, void *arg)
             elem(p - 1, i, call, want);            /* v0 op (v1 op (... op v(p-1))) */
             for (int q = p - 2; q >= 0; q--) {
                 elem(q, i, call, x);
-                affine_fn(x, want, 1, NULL);
+                fake_affine_op(x, want, 1, NULL);
             }
             if (r[2 * i] != want[0] || r[2 * i + 1] != want[1]) {
                 snprintf(t->err[me], sizeof(t->err[me]), "call %d: element %zu is (%u, %u), "
