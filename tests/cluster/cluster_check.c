@@ -42,8 +42,8 @@
 #include "device/dev_impl.h"
 #include "rdma/net/net_proto.h"
 #include "rdma/select.h"
-/* exit(1), not MPI_Abort: Hydra then forwards the failure message for sure
- * (the cluster_check_detects_* tests match it) */
+/* exit(1), not MPI_Abort: Hydra then forwards the failure message far more
+ * reliably (the cluster_check_detects_* tests match it; see mpi_test.h) */
 #define MT_FAIL() exit(1)
 #include "../mpi/mpi_test.h"
 
