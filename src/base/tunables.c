@@ -156,6 +156,10 @@ static const struct rch_tun_row rows[] = {
     { "BARRIER_YIELD", RCH_TUN_INT, OFF(barrier_yield), "16", 0, INT_MAX, NULL,
       "sched_yield calls a rank waiting in a shared-memory barrier (shm, hier, hwsim) makes before "
       "it sleeps in the device until the last arrival (or channel traffic) wakes it" },
+    { "BARRIER_REMOTE_SPIN", RCH_TUN_INT, OFF(barrier_remote_spin), "4000", 0, INT_MAX, NULL,
+      "Oversubscribed node: polls a rank waiting in a shared-memory barrier or shmseg collective makes "
+      "while every rank it still waits for is bound to another core, before it yields its own core "
+      "(0: always yield)" },
     /* One-sided communication (src/device/rma*.c). */
     { "RMA_PATH", RCH_TUN_ENUM, OFF(rma_path), "auto", 0, 0, "auto|rdma|am",
       "How one-sided operations reach other ranks: auto (load/store into windows in node-shared memory, "

@@ -18,8 +18,9 @@
  * with collective state (where the segment lives); alltoall only (the v
  * variants' block sizes are not known to every rank). The tuning table
  * selects it for small blocks; forced, it runs any size.
- * Cost: one synchronisation (p atomic increments on one line, a wake-up per
- * sleeping rank) + 2 (p - 1) · n copies per rank, per slot of n.
+ * Cost: one synchronisation (each rank's header line read by every rank; when
+ * oversubscribed a hand-off per rank sharing a core, a wake-up per sleeping
+ * rank) + 2 (p - 1) · n copies per rank, per slot of n.
  *
  * A row of at most 32 bytes (8-byte blocks up to 4 ranks) travels in the
  * rank's header line, the line the others wait on, so it costs no extra

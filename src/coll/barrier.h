@@ -126,6 +126,8 @@ void rch_coll_bar_seg_release(struct rch_coll_bar_seg *s);
  * the polling phase. */
 struct rch_coll_bar_waiter {
     int spin, yield;           /* polls, then yields, before sleeping */
+    int remote_spin;           /* wait_all: polls while only other cores' ranks are missing */
+    int32_t core1;             /* 1 + the core this rank is bound to; 0: not bound to one */
     int progress_every;        /* polls between two device progress calls */
     int block_ms;              /* longest device sleep (0: the device's) */
     int nlocal, local;         /* _init_node: ranks of my node, my index among them */
@@ -146,6 +148,28 @@ rdmach_status_t rch_coll_bar_wait_value(const struct rch_coll_bar_waiter *w, con
 /* Wait until *word has reached `epoch` ((int32_t)(*word - epoch) >= 0). */
 rdmach_status_t rch_coll_bar_wait_epoch(const struct rch_coll_bar_waiter *w, const uint32_t *word,
                                         uint32_t epoch);
+/* ---- all-arrive waits for oversubscribed nodes (barrier_seg.c) ----
+ * Every rank of the node owns one line holding its arrival epoch and its
+ * core (core1: 1 + the core it is bound to, 0 if unknown, written once at
+ * set-up); the lines are n records `stride` bytes apart, the epoch and core
+ * words at the same place in each. A rank arrives by storing its epoch and
+ * is through when every epoch has reached it.
+ *
+ * Why not a counter: a core that runs two ranks can only let one run at a
+ * time, and a hand-off (sched_yield to the other rank) costs 1.5 us here.
+ * The waiter therefore looks at WHO is missing: a missing rank bound to its
+ * own core needs the core, so it yields; when every missing rank is bound to
+ * another core, yielding would only hand the core to a rank of ours that
+ * has arrived already, so it polls (at most remote_spin polls, then yields
+ * anyway: that core may be busy with another job). With 4 ranks on 2 cores
+ * a barrier then costs one hand-off per core instead of two. After `yield`
+ * yields it sleeps in the device; the arrival that completes the epoch
+ * wakes the node. */
+void rch_coll_bar_arrive_all(const struct rch_coll_bar_waiter *w, uint32_t *mine, const uint32_t *epoch0,
+                             size_t stride, int n, uint32_t epoch);
+rdmach_status_t rch_coll_bar_wait_all(const struct rch_coll_bar_waiter *w, const uint32_t *epoch0,
+                                      const int32_t *core0, size_t stride, int n, uint32_t epoch);
+
 /* After a seq_cst store to a word others wait on: wake the rank of index
  * `local` on my node (rch_coll_bar_nodes order), or every other rank of it. */
 void rch_coll_bar_wake_local(const struct rch_coll_bar_waiter *w, int local);

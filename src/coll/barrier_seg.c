@@ -51,6 +51,7 @@
 #include "base/tunables.h"
 #include "boot/boot.h"
 #include "coll/barrier.h"
+#include "device/cs.h"
 #include "device/dev.h"
 
 #define SHORT_SLEEP_MS 1      /* longest device sleep when a rank of the node cannot wake us */
@@ -329,6 +330,8 @@ void rch_coll_bar_waiter_init(struct rch_coll_bar_waiter *w)
     w->yield = rch_tun.barrier_yield;
     w->progress_every = 64;
     w->block_ms = 0;
+    w->remote_spin = over ? rch_tun.barrier_remote_spin : 0;
+    w->core1 = rch_boot_is_up() && rch_boot.bound_core >= 0 ? rch_boot.bound_core + 1 : 0;
 }
 
 rdmach_status_t rch_coll_bar_waiter_init_node(struct rch_coll_bar_waiter *w, const struct rch_coll_comm *c,
@@ -434,4 +437,97 @@ rdmach_status_t rch_coll_bar_wait_epoch(const struct rch_coll_bar_waiter *w, con
                                         uint32_t epoch)
 {
     return wait_loop(w, word, epoch, WAIT_GE);
+}
+
+/* ---- all-arrive waits (barrier.h) ---- */
+
+static inline const uint32_t *rec_u32(const uint32_t *base, size_t stride, int i)
+{
+    return (const uint32_t *)(const void *)((const char *)base + (size_t)i * stride);
+}
+
+static inline const int32_t *rec_i32(const int32_t *base, size_t stride, int i)
+{
+    return (const int32_t *)(const void *)((const char *)base + (size_t)i * stride);
+}
+
+/* Has every epoch reached `epoch`? */
+static int all_arrived(const uint32_t *epoch0, size_t stride, int n, uint32_t epoch)
+{
+    for (int i = 0; i < n; i++)
+        if (!ready(WAIT_GE, __atomic_load_n(rec_u32(epoch0, stride, i), __ATOMIC_ACQUIRE), epoch))
+            return 0;
+    return 1;
+}
+
+void rch_coll_bar_arrive_all(const struct rch_coll_bar_waiter *w, uint32_t *mine, const uint32_t *epoch0,
+                             size_t stride, int n, uint32_t epoch)
+{
+    __atomic_store_n(mine, epoch, __ATOMIC_SEQ_CST);
+    /* Seq_cst stores and loads: of the ranks arriving at once, the last
+     * store's owner sees every arrival, so some arrival always wakes. */
+    if (all_arrived(epoch0, stride, n, epoch))
+        rch_coll_bar_wake_node(w);
+}
+
+/* Who is missing: 0 nobody, 1 only ranks bound to other cores, 2 a rank
+ * that may need my core (bound to it, or either core unknown). */
+static int missing(const struct rch_coll_bar_waiter *w, const uint32_t *epoch0, const int32_t *core0,
+                   size_t stride, int n, uint32_t epoch)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (ready(WAIT_GE, __atomic_load_n(rec_u32(epoch0, stride, i), __ATOMIC_ACQUIRE), epoch))
+            continue;
+        int32_t c = __atomic_load_n(rec_i32(core0, stride, i), __ATOMIC_RELAXED);
+        if (c == 0 || w->core1 == 0 || c == w->core1)
+            return 2;
+        m = 1;
+    }
+    return m;
+}
+
+struct all_cond {
+    const uint32_t *epoch0;
+    size_t stride;
+    int n;
+    uint32_t epoch;
+};
+
+static int all_met(void *arg)
+{
+    const struct all_cond *c = arg;
+    return all_arrived(c->epoch0, c->stride, c->n, c->epoch);
+}
+
+rdmach_status_t rch_coll_bar_wait_all(const struct rch_coll_bar_waiter *w, const uint32_t *epoch0,
+                                      const int32_t *core0, size_t stride, int n, uint32_t epoch)
+{
+    struct all_cond c = { .epoch0 = epoch0, .stride = stride, .n = n, .epoch = epoch };
+    /* at MPI_THREAD_MULTIPLE the device's wait hands the critical section
+     * to the rank's other threads between polls; this loop would not */
+    if (!rch_dev_cs_on) {
+        int spins = 0, yields = 0;
+        for (;;) {
+            int m = missing(w, epoch0, core0, stride, n, epoch);
+            if (m == 0)
+                return RDMACH_OK;
+            if (m == 1 && spins < w->remote_spin) {
+                rch_cpu_relax();
+                if (++spins % w->progress_every == 0)
+                    rch_dev_progress();
+                continue;
+            }
+            if (yields >= w->yield)
+                break;
+            yields++;
+            spins = 0;
+            rch_dev_progress();
+            if (all_met(&c))
+                return RDMACH_OK;
+            sched_yield();
+        }
+    }
+    const struct rch_dev_wait_policy pol = { .spin = 0, .yield = 0, .block_ms = w->block_ms };
+    return rch_dev_wait_until_with(all_met, &c, &pol);
 }

@@ -15,14 +15,16 @@
  *      p = 4, epoch e:  round 0: r writes f[r][0] = e, waits f[r-1][0] >= e
  *                       round 1: r writes f[r][1] = e, waits f[r-2][1] >= e
  *
- * 2. More ranks than cores: a sense-reversing counter. Each rank flips its
- *    private sense and adds one to the shared arrival count; the rank that
- *    brings it to p resets it and publishes its sense in the `sense` word,
- *    which releases every rank waiting for the word to equal its own sense.
- *    Waiters yield, then sleep in the device, and the last arrival wakes
- *    those asleep: one wake-up per rank per barrier, which is what a core
- *    shared by several ranks can afford (a chain of lg p wake-ups, as flags
- *    would need, costs more context switches).
+ * 2. More ranks than cores: every rank waits for all. Rank r stores the
+ *    epoch in its round-0 flag line (which also holds the core it is bound
+ *    to) and waits until every rank's flag holds that epoch or a later one
+ *    (rch_coll_bar_wait_all). While only ranks bound to other cores are
+ *    missing it polls, since they are running or will be handed their core
+ *    by a rank of theirs; when a rank of its own core is missing it yields
+ *    to it; after a few yields it sleeps in the device, and the arrival
+ *    that completes the epoch wakes the node. With 4 ranks on 2 cores that
+ *    is one hand-off per core and barrier (a counter, polled with a yield
+ *    after each look, costs two: 3.6 against ~2 us here).
  *
  * Waiting (barrier_seg.c) polls, then waits through the device: every
  * channel keeps progressing and its traffic ends a sleep too. A writer
@@ -30,7 +32,8 @@
  * system call only for a rank that sleeps, so the fast path has none.
  *
  * Restrictions: every rank of the communicator on one node.
- * Cost: flags ceil(lg p) · t_line; counter p · t_atomic + t_line (+ a wake-up).
+ * Cost: flags ceil(lg p) · t_line; all-wait p · t_line per look (+ a hand-off
+ * per core-mate, a wake-up per sleeper).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,30 +41,19 @@
 #include "coll/barrier.h"
 
 /* A word that ranks wait on, alone on its cache line (no false sharing with
- * another rank's words). */
+ * another rank's words); core1 (round 0 only) is 1 + the owner's core. */
 struct shm_word {
     _Alignas(RCH_CACHELINE) uint32_t v;
+    int32_t core1;
 };
 
-/* The counter algorithm's words. */
-struct shm_ctl {
-    struct shm_word count;     /* arrivals of the current episode */
-    struct shm_word sense;     /* released sense */
-};
-
-/* Segment: the counter words, then flags[p][rounds]. */
-struct shm_seg {
-    struct shm_ctl ctl;
-    struct shm_word flag[];
-};
 
 struct shm_state {
     struct rch_coll_bar_seg seg;
-    struct shm_seg *m;
+    struct shm_word *m;        /* the segment: flags[p][rounds] */
     uint32_t p, me, rounds;
-    int counter;               /* 1: the counter algorithm, 0: flags */
-    uint32_t my_sense;         /* counter: the sense of the current episode */
-    uint32_t epoch;            /* flags: barriers entered */
+    int all;                   /* 1: every rank waits for all (oversubscribed), 0: dissemination */
+    uint32_t epoch;            /* barriers entered */
     struct rch_coll_bar_waiter waiter;
 };
 
@@ -96,8 +88,8 @@ static rdmach_status_t shm_init(const struct rch_coll_comm *c, void **out)
     s->me = (uint32_t)c->rank;
     for (uint32_t k = 1; k < s->p; k <<= 1)
         s->rounds++;
-    s->counter = rch_coll_bar_oversubscribed();
-    size_t size = sizeof(struct shm_seg) + (size_t)s->p * s->rounds * sizeof(struct shm_word);
+    s->all = rch_coll_bar_oversubscribed();
+    size_t size = (size_t)s->p * s->rounds * sizeof(struct shm_word);
     /* one node: the node's local index of a rank is its comm rank */
     st = rch_coll_bar_waiter_init_node(&s->waiter, c, &n);
     if (st == RDMACH_OK)
@@ -108,42 +100,41 @@ static rdmach_status_t shm_init(const struct rch_coll_comm *c, void **out)
         free(s);
         return st;
     }
-    s->m = s->seg.base;        /* zeroed: sense 0 released, every flag at epoch 0 */
+    s->m = s->seg.base;        /* zeroed: every flag at epoch 0, every core unknown */
+    /* read by the others from their first barrier on, which this rank's
+     * first arrival (seq_cst, later) precedes */
+    __atomic_store_n(&s->m[s->me * s->rounds].core1, s->waiter.core1, __ATOMIC_RELAXED);
     *out = s;
     return RDMACH_OK;
 }
 
 static struct shm_word *flag(struct shm_state *s, uint32_t rank, uint32_t round)
 {
-    return &s->m->flag[rank * s->rounds + round];
+    return &s->m[rank * s->rounds + round];
 }
 
 static rdmach_status_t shm_enter(void *state)
 {
     struct shm_state *s = state;
-    if (!s->counter) {
-        /* flags: round 0's write is the arrival; the rest happens in wait */
-        struct shm_word *f = flag(s, s->me, 0);
-        __atomic_store_n(&f->v, ++s->epoch, __ATOMIC_SEQ_CST);
-        rch_coll_bar_wake_local(&s->waiter, (int)((s->me + 1) % s->p));   /* round 0's reader */
+    struct shm_word *f = flag(s, s->me, 0);
+    ++s->epoch;
+    if (s->all) {
+        rch_coll_bar_arrive_all(&s->waiter, &f->v, &s->m[0].v,
+                                (size_t)s->rounds * sizeof(struct shm_word), (int)s->p, s->epoch);
         return RDMACH_OK;
     }
-    struct shm_ctl *ctl = &s->m->ctl;
-    s->my_sense ^= 1u;
-    if (__atomic_add_fetch(&ctl->count.v, 1, __ATOMIC_ACQ_REL) == s->p) {
-        /* last: reset for the next episode, then release this one */
-        __atomic_store_n(&ctl->count.v, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&ctl->sense.v, s->my_sense, __ATOMIC_SEQ_CST);
-        rch_coll_bar_wake_node(&s->waiter);
-    }
+    /* flags: round 0's write is the arrival; the rest happens in wait */
+    __atomic_store_n(&f->v, s->epoch, __ATOMIC_SEQ_CST);
+    rch_coll_bar_wake_local(&s->waiter, (int)((s->me + 1) % s->p));   /* round 0's reader */
     return RDMACH_OK;
 }
 
 static rdmach_status_t shm_wait(void *state)
 {
     struct shm_state *s = state;
-    if (s->counter)
-        return rch_coll_bar_wait_value(&s->waiter, &s->m->ctl.sense.v, s->my_sense);
+    if (s->all)
+        return rch_coll_bar_wait_all(&s->waiter, &s->m[0].v, &s->m[0].core1,
+                                     (size_t)s->rounds * sizeof(struct shm_word), (int)s->p, s->epoch);
     for (uint32_t k = 0, d = 1; k < s->rounds; k++, d <<= 1) {
         if (k > 0) {
             struct shm_word *mine = flag(s, s->me, k);
@@ -168,8 +159,8 @@ static void shm_finalize(void *state)
 
 const struct rch_coll_barrier_ops rch_coll_barrier_shm_ops = {
     .name = "shm",
-    .summary = "shared memory: dissemination over flags, or a sense-reversing counter with "
-               "futex sleep when oversubscribed",
+    .summary = "shared memory: dissemination over flags, or (oversubscribed) every rank waits "
+               "for all, yielding only to ranks of its own core, then a futex sleep",
     .priority = 50,
     .applies = shm_applies,
     .init = shm_init,

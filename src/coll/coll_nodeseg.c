@@ -19,12 +19,6 @@
 #include "coll/nodeseg.h"
 #include "device/cs.h"
 
-/* The synchronisation words, each alone on its line. */
-struct nodeseg_ctl {
-    _Alignas(RCH_CACHELINE) uint32_t arrived;
-    _Alignas(RCH_CACHELINE) uint32_t released;
-};
-
 size_t rch_coll_nodeseg_slot(int p)
 {
     size_t pp = (size_t)(p > 0 ? p : 1);
@@ -63,24 +57,24 @@ static rdmach_status_t setup(struct rch_coll_nodeseg *s, const struct rch_coll_c
                             n.nlocal, c->size);
     }
     size_t p = (size_t)c->size;
-    size_t ctl = sizeof(struct nodeseg_ctl);
     size_t hdr = 2 * p * sizeof(struct rch_coll_nodeseg_hdr);
     size_t data = 2 * p * s->row;
     st = rch_coll_bar_waiter_init_node(&s->waiter, c, &n);
     if (st == RDMACH_OK) {
-        st = rch_coll_bar_seg_setup(&s->seg, c, &n, ctl + hdr + data, "shmseg");
+        st = rch_coll_bar_seg_setup(&s->seg, c, &n, hdr + data, "shmseg");
         if (st != RDMACH_OK)
             rch_coll_bar_waiter_free(&s->waiter);
     }
     rch_coll_bar_nodes_free(&n);
     if (st != RDMACH_OK)
         return st;
-    unsigned char *base = s->seg.base;     /* zero-filled: arrived = released = 0 */
-    struct nodeseg_ctl *k = (struct nodeseg_ctl *)base;
-    s->arrived = &k->arrived;
-    s->released = &k->released;
-    s->hdr = (struct rch_coll_nodeseg_hdr *)(base + ctl);
-    s->data = base + ctl + hdr;
+    unsigned char *base = s->seg.base;     /* zero-filled: every epoch 0, every core unknown */
+    s->hdr = (struct rch_coll_nodeseg_hdr *)base;
+    s->data = base + hdr;
+    /* read by the others from the first phase on; the agreement after
+     * set-up (messages) orders this store before it */
+    for (int b = 0; b < 2; b++)
+        rch_coll_nodeseg_hdr(s, b, s->me)->core1 = s->waiter.core1;
     return RDMACH_OK;
 }
 
@@ -101,10 +95,10 @@ rdmach_status_t rch_coll_nodeseg_get(const struct rch_coll_comm *c, struct rch_c
     s->me = c->rank;
     s->slot = rch_coll_nodeseg_slot(c->size);
     s->row = (size_t)c->size * s->slot;
-    /* counter where ranks outnumber cores (the node's, or this
+    /* all at once where ranks outnumber cores (the node's, or this
      * communicator's alone): the same on every rank of the node */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    s->counter = rch_coll_bar_oversubscribed() || c->size > (cores > 0 ? cores : 1);
+    s->all = rch_coll_bar_oversubscribed() || c->size > (cores > 0 ? cores : 1);
     rdmach_status_t mine = setup(s, c);
     char cause[256];
     snprintf(cause, sizeof(cause), "%s", mine != RDMACH_OK ? rdmach_last_error() : "");
@@ -143,31 +137,24 @@ rdmach_status_t rch_coll_nodeseg_get(const struct rch_coll_comm *c, struct rch_c
 rdmach_status_t rch_coll_nodeseg_sync(struct rch_coll_nodeseg *s)
 {
     uint32_t next = s->phase + 1;
-    if (!s->counter) {
-        int b = rch_coll_nodeseg_parity(s);
-        struct rch_coll_nodeseg_hdr *h = rch_coll_nodeseg_hdr(s, b, s->me);
-        __atomic_store_n(&h->epoch, next, __ATOMIC_SEQ_CST);   /* row and header go with it */
-        rch_coll_bar_wake_node(&s->waiter);
-        s->phase = next;
-        for (int i = 1; i < s->p; i++) {
-            int r = (s->me + i) % s->p;
-            rdmach_status_t st = rch_coll_bar_wait_epoch(&s->waiter,
-                                                         &rch_coll_nodeseg_hdr(s, b, r)->epoch, next);
-            if (st != RDMACH_OK)
-                return st;
-        }
-        return RDMACH_OK;
-    }
-    /* acq_rel: my row and header (written before) travel with my arrival;
-     * the last arrival sees everybody's through the chain of increments */
-    uint32_t n = __atomic_add_fetch(s->arrived, 1, __ATOMIC_ACQ_REL);
+    int b = rch_coll_nodeseg_parity(s);
+    struct rch_coll_nodeseg_hdr *h = rch_coll_nodeseg_hdr(s, b, s->me);
+    struct rch_coll_nodeseg_hdr *h0 = rch_coll_nodeseg_hdr(s, b, 0);
     s->phase = next;
-    if (n == next * (uint32_t)s->p) {
-        __atomic_store_n(s->released, next, __ATOMIC_SEQ_CST);
-        rch_coll_bar_wake_node(&s->waiter);
-        return RDMACH_OK;
+    if (s->all) {
+        /* seq_cst: my row and header (written before) go with my arrival */
+        rch_coll_bar_arrive_all(&s->waiter, &h->epoch, &h0->epoch, sizeof(*h), s->p, next);
+        return rch_coll_bar_wait_all(&s->waiter, &h0->epoch, &h0->core1, sizeof(*h), s->p, next);
     }
-    return rch_coll_bar_wait_epoch(&s->waiter, s->released, next);
+    __atomic_store_n(&h->epoch, next, __ATOMIC_SEQ_CST);   /* row and header go with it */
+    rch_coll_bar_wake_node(&s->waiter);
+    for (int i = 1; i < s->p; i++) {
+        int r = (s->me + i) % s->p;
+        rdmach_status_t st = rch_coll_bar_wait_epoch(&s->waiter, &rch_coll_nodeseg_hdr(s, b, r)->epoch, next);
+        if (st != RDMACH_OK)
+            return st;
+    }
+    return RDMACH_OK;
 }
 
 rdmach_status_t rch_coll_nodeseg_check(const struct rch_coll_nodeseg *s, int parity, const char *what)

@@ -31,6 +31,9 @@ static enum rch_coll_nic nic_resolved;    /* from the tunable / device; ANY: not
 const struct rch_coll_algo *rch_coll_find_algo(enum rch_coll_id id, const char *name)
 {
     const struct rch_coll_algo_list *l = rch_coll_algos(id);
+    for (int i = 0; l && l->algos[i]; i++)   /* tuning rows hold the name pointer itself */
+        if (l->algos[i]->name == name)
+            return l->algos[i];
     for (int i = 0; l && l->algos[i]; i++)
         if (strcmp(l->algos[i]->name, name) == 0)
             return l->algos[i];

@@ -47,7 +47,7 @@
 #define ONLOAD RCH_COLL_NIC_ONLOAD
 #define OFFLOAD RCH_COLL_NIC_OFFLOAD
 
-static const struct rch_coll_tuning_row rows[] = {
+static struct rch_coll_tuning_row rows[] = {
     /* coll                  nic      nodes    ppn      size  bytes        algorithm */
     /* one node, small vectors: through the node segment (one synchronisation
      * instead of lg p message rounds; every rank reduces in rank order) */
@@ -92,7 +92,19 @@ static const struct rch_coll_tuning_row rows[] = {
 
 const struct rch_coll_tuning_row *rch_coll_tuning(size_t *nrows)
 {
+    static int canonical;
     *nrows = sizeof(rows) / sizeof(rows[0]);
+    /* Once: every row names its algorithm by the algorithm's own name
+     * pointer, as file rows do, so selection finds it without strcmp
+     * (rch_coll_find_algo compares pointers first). Idempotent. */
+    if (!__atomic_load_n(&canonical, __ATOMIC_ACQUIRE)) {
+        for (size_t i = 0; i < *nrows; i++) {
+            const struct rch_coll_algo *a = rch_coll_find_algo(rows[i].coll, rows[i].algo);
+            if (a)
+                rows[i].algo = a->name;
+        }
+        __atomic_store_n(&canonical, 1, __ATOMIC_RELEASE);
+    }
     return rows;
 }
 

@@ -18,7 +18,6 @@
  * its data exceeds a row (then it is cut in chunks, one phase each).
  *
  * Segment layout (every part on its own cache lines):
- *   ctl   { arrived, released }             the synchronisation words
  *   hdr   [2][p]                            one line per parity and rank
  *                                           (with an inline row of <= 32 B)
  *   data  [2][p] rows of `row` bytes        row = p slots of `slot` bytes
@@ -30,13 +29,12 @@
  *   header of that parity holds k + 1 or more: the line it waits on is the
  *   one it checks next, so two ranks need a single line transfer each way
  *   before reading the rows.
- * - more ranks than cores: a counter. `arrived` counts arrivals since the
- *   segment was made; the rank whose arrival brings it to p · (k + 1)
- *   (mod 2^32) is the last of phase k: it stores released = k + 1 and wakes
- *   the node; the others wait until released has reached k + 1. One
- *   wake-up per rank and phase (flags would wake a sleeper for every rank
- *   that arrives). No rank can arrive for phase k + 1 before all have
- *   arrived for phase k, so the count is exact, and it is never reset.
+ * - more ranks than cores: the same epochs, but every rank waits for all
+ *   of them at once (rch_coll_bar_wait_all, barrier.h): it polls while
+ *   only ranks bound to other cores are missing and yields its core only
+ *   to a missing rank bound to it (the header line also holds its owner's
+ *   core), then sleeps; the arrival that completes the phase wakes the
+ *   node. One hand-off per core and phase where a counter needs two.
  * Both wait with barrier_seg.c's policy (poll, yield while yields are cheap,
  * then sleep in the device).
  *
@@ -68,7 +66,8 @@ struct rch_coll_nodeseg_hdr {
     _Alignas(RCH_CACHELINE) uint32_t coll;     /* enum rch_coll_id */
     uint32_t elem;                             /* element size (allreduce) */
     uint64_t size;                             /* block bytes / element count */
-    uint32_t epoch;                            /* flags: phases this rank has arrived at */
+    uint32_t epoch;                            /* phases this rank has arrived at */
+    int32_t core1;                             /* 1 + the core its owner is bound to (0: unknown) */
     /* A row of at most RCH_NODESEG_INLINE bytes travels here instead of in
      * the data area: the line a reader waits on then carries the data too.
      * 32-byte aligned, as a reduction kernel may want its elements. */
@@ -79,13 +78,12 @@ _Static_assert(sizeof(struct rch_coll_nodeseg_hdr) == RCH_CACHELINE,
 
 struct rch_coll_nodeseg {
     int failed;                /* set-up failed somewhere: never used again */
-    int counter;               /* 1: sync by the counter (oversubscribed), 0: by flags */
+    int all;                   /* 1: wait for all at once (oversubscribed), 0: one by one */
     int p, me;
     size_t slot, row;          /* bytes per rank pair, per rank (p · slot) */
     uint32_t phase;            /* phases completed on this communicator */
     struct rch_coll_bar_seg seg;
     struct rch_coll_bar_waiter waiter;
-    uint32_t *arrived, *released;
     struct rch_coll_nodeseg_hdr *hdr;          /* [2][p] */
     unsigned char *data;                       /* [2][p][row] */
 };

@@ -5,7 +5,7 @@
  * is a real /dev/shm segment mapped once per thread.
  *
  * Checked against a naive reference: communicator sizes 1..9 (2 ranks sync
- * by flags, more than the machine's cores by the counter), block sizes
+ * one by one, more than the machine's cores all at once), block sizes
  * from 0 bytes to several segment slots (chunked phases), in place; many
  * consecutive calls with data that changes every call and ranks that stop
  * at random points (a broken double buffer lets a fast rank overwrite a

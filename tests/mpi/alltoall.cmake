@@ -31,7 +31,7 @@ set_tests_properties(test_mpi_alltoall_env_bruck_linear PROPERTIES ENVIRONMENT
                      "RDMACH_ALLTOALL=bruck;RDMACH_ALLTOALLV=linear")
 
 # shmseg (alltoall through the node segment) forced by the environment:
-# one node of 2..9 ranks (above 2 oversubscribed: the counter sync), and
+# one node of 2..9 ranks (above 2 oversubscribed: all-at-once waits), and
 # uneven pretend nodes, where it does not apply and the table's choice
 # runs (the program accepts that only for communicators spanning nodes).
 foreach(layout 2:0 4:0 8:0 9:0 7:3 5:2)

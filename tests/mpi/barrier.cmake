@@ -12,6 +12,23 @@ foreach(backend dissemination shm hwsim)
   endforeach()
 endforeach()
 
+# shm on an oversubscribed node waits for all ranks at once and yields its
+# core only to a missing rank bound to the same core (barrier_seg.c,
+# rch_coll_bar_wait_all). The branches the default run (ranks bound to
+# cores, polls while only other cores' ranks are missing) does not take:
+# ranks not bound (every missing rank may need my core: always yield), no
+# polling for other cores' ranks, and a sleep after the first yield.
+foreach(variant "unbound:RDMACH_BIND=none" "nospin:RDMACH_BARRIER_REMOTE_SPIN=0"
+                "sleep:RDMACH_BARRIER_YIELD=0")
+  string(REPLACE ":" ";" kv ${variant})
+  list(GET kv 0 name)
+  list(GET kv 1 env)
+  rdmach_mpi_test(test_mpi_barrier NP 5 TEST test_mpi_barrier_shm_np5_${name} TIMEOUT 180
+                  ARGS shm 300)
+  set_tests_properties(test_mpi_barrier_shm_np5_${name} PROPERTIES
+                       ENVIRONMENT "RDMACH_BARRIER=shm;${env}")
+endforeach()
+
 # hier: pretend nodes (the collectives' layout only), even and uneven.
 foreach(layout 8:3 5:2 4:2)
   string(REPLACE ":" ";" nv ${layout})
