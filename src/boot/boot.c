@@ -11,6 +11,9 @@
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -249,6 +252,26 @@ rdmach_status_t rch_boot_finalize(void)
     return st;
 }
 
+/* Before a job ends on an abort: if stderr is a pipe (a launcher's proxy
+ * reads it), wait until the reader has taken what we wrote, at most ~1 s.
+ * Hydra forwards output asynchronously and may tear the job down on the
+ * abort before it has read the message that explains it; a program then
+ * fails with exit code 127 and no word why. FIONREAD on either end of a
+ * pipe tells the bytes still in it. */
+static void drain_stderr(void)
+{
+    struct stat sb;
+    if (fstat(2, &sb) != 0 || !S_ISFIFO(sb.st_mode))
+        return;
+    const struct timespec ms = { 0, 1000000L };
+    for (int i = 0; i < 1000; i++) {
+        int left = 0;
+        if (ioctl(2, FIONREAD, &left) != 0 || left <= 0)
+            return;
+        nanosleep(&ms, NULL);
+    }
+}
+
 void rch_boot_abort(int code, const char *msg)
 {
     if (boot_up)
@@ -258,6 +281,7 @@ void rch_boot_abort(int code, const char *msg)
         rch_log_emit(RCH_LOG_ERROR, "abort", "aborting with exit code %d: %s", code, msg ? msg : "");
     /* The launcher reads the abort before it sees this process exit (one
      * ordered stream), ends the job and reports the code. */
+    drain_stderr();
     if (boot_up && !rch_boot.singleton)
         rch_pmi_client_abort(&pmi, code);
     _exit(code);
