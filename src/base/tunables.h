@@ -68,6 +68,8 @@ struct rch_tunables {
     int    net_slots;        /* slots per ring (per peer and direction), a power of two */
     int    net_notify;       /* RCH_NOTIFY_*: how slot arrival is detected */
     size_t net_rma_chunk;    /* largest single RDMA write/read of a put/get */
+    int    net_rails;        /* connections per peer for rendezvous data (0: the provider's choice) */
+    size_t net_rail_min;     /* smallest put/get striped over the rails */
     int    net_reg_cache;    /* bool: keep rendezvous registrations cached */
     int    net_reg_cache_entries;
     size_t net_reg_cache_size;

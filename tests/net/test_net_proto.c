@@ -83,6 +83,32 @@ Test(net_proto, bad_connection_data_is_refused_with_a_reason)
     cr_assert_eq(check(&p, sizeof(p), RCH_NET_CM_REVERSE, &why), RDMACH_OK);
 }
 
+Test(net_proto, rail_requests_carry_a_rail_in_range_and_no_other_kind_does)
+{
+    const char *why = NULL;
+    struct rch_net_cm_priv p = good(RCH_NET_CM_RAIL);
+    p.ring_addr = 0;   /* a rail has no ring */
+    for (unsigned k = 1; k < RCH_NET_MAX_RAILS; k++) {
+        p.rail = (uint16_t)k;
+        cr_assert_eq(check(&p, sizeof(p), RCH_NET_CM_RAIL, &why), RDMACH_OK, "rail %u: %s", k, why);
+    }
+    p.rail = 0;
+    cr_assert_eq(check(&p, sizeof(p), RCH_NET_CM_RAIL, &why), RDMACH_ERR_PROTOCOL);
+    cr_assert(strstr(why, "rail"), "%s", why);
+    p.rail = RCH_NET_MAX_RAILS;
+    cr_assert_eq(check(&p, sizeof(p), RCH_NET_CM_RAIL, &why), RDMACH_ERR_PROTOCOL);
+    p = good(RCH_NET_CM_RAIL_ACCEPT);
+    p.rail = 1;
+    cr_assert_eq(check(&p, sizeof(p), RCH_NET_CM_RAIL_ACCEPT, &why), RDMACH_OK, "%s", why);
+    cr_assert_eq(check(&p, sizeof(p), RCH_NET_CM_RAIL, &why), RDMACH_ERR_PROTOCOL);
+    cr_assert(strstr(why, "wrong kind"), "%s", why);
+    /* the connection itself is rail 0, always */
+    p = good(RCH_NET_CM_CONNECT);
+    p.rail = 1;
+    cr_assert_eq(check(&p, sizeof(p), RCH_NET_CM_CONNECT, &why), RDMACH_ERR_PROTOCOL);
+    cr_assert(strstr(why, "rail"), "%s", why);
+}
+
 Test(net_proto, control_messages_are_validated)
 {
     struct rch_net_ctl m = { .magic = RCH_NET_MAGIC, .version = RCH_NET_VERSION, .op = RCH_NET_CTL_NOOP,

@@ -91,7 +91,11 @@ struct rch_net_rma {
     struct rch_net_rkey rk;
     const struct rch_net_mr *lmr;
     struct rch_net_rcache_entry *own;   /* registration made for this op (no lmr given) */
-    unsigned outstanding;        /* chunks posted, completion not seen */
+    unsigned outstanding;        /* chunks (and fences) posted, completion not seen */
+    size_t stripe;               /* bytes per chunk, chosen at the first post */
+    unsigned chunks;             /* chunks posted: chunk k goes on data endpoint k mod n */
+    unsigned fence;              /* writes: bit k = rail k carries a chunk whose fence is not posted */
+    size_t fence_off[RCH_NET_MAX_RAILS];   /* the offset of a chunk on each rail (the fence reads it) */
     rdmach_status_t status;
     int reported;                /* rma_done called */
     void *op_ctx;
@@ -103,6 +107,7 @@ struct rch_net_rma {
 struct rch_net_epctx {
     struct rch_net_conn *conn;
     int reverse;
+    int rail;                    /* 0: the connection itself; k >= 1: its data rail k */
 };
 
 struct rch_net_conn {
@@ -113,6 +118,13 @@ struct rch_net_conn {
     struct rch_net_ep *ep;
     struct rch_net_ep *rev_ep;   /* server: the REVERSE request's endpoint */
     struct rch_net_epctx ctx, rev_ctx;
+    /* Data rails (net_conn.c): extra connections of the pair that carry
+     * only RMA chunks, striped by net_rma.c; [0] unused (that is `ep`). */
+    struct rch_net_ep *rail_ep[RCH_NET_MAX_RAILS];
+    struct rch_net_epctx rail_ctx[RCH_NET_MAX_RAILS];
+    uint8_t rail_up[RCH_NET_MAX_RAILS];      /* established: chunks may be posted on it */
+    uint8_t rail_busy[RCH_NET_MAX_RAILS];    /* being set up (counted in ch->cm_busy) */
+    unsigned char *fence_buf;                /* 8 bytes under local_mr: the fences' destination */
     double deadline;             /* REVERSE*, CONNECTING: give up after this */
     double next_reverse;         /* REVERSE_WAIT: ask again at */
     int have_rec;
@@ -164,6 +176,8 @@ struct rch_rdma_chan {
     int eager;                   /* RDMACH_CONNECT=eager */
     uint32_t slot_size, nslots;
     size_t rma_chunk;
+    int nrails;                  /* connections per peer for RMA data (RDMACH_NET_RAILS / provider) */
+    size_t rail_min;             /* smallest put/get striped */
     double connect_timeout;
     uint64_t secret;             /* our key: peers must quote it */
     int published;

@@ -172,6 +172,17 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
     }
     ch->pcaps = pops->caps(ch->prov);
     ch->slot_size = rch_net_slot_size(ch->pcaps);
+    /* Rails need the provider's read-after-write order (caps.rails > 1). */
+    ch->nrails = ch->pcaps->rails > 1 ? ch->pcaps->rails : 1;
+    if (rch_tun.net_rails > 0) {
+        if (rch_tun.net_rails > 1 && ch->pcaps->rails <= 1)
+            RCH_WARN("net", "RDMACH_NET_RAILS=%d: %s cannot stripe (no read-after-write order on an "
+                     "endpoint, or not a byte stream); one connection per peer", rch_tun.net_rails,
+                     ch->pcaps->name);
+        else
+            ch->nrails = rch_tun.net_rails;
+    }
+    ch->rail_min = rch_tun.net_rail_min;
     st = choose_notify(ch);
     if (st == RDMACH_OK)
         st = rch_net_rma_init(ch);
@@ -192,6 +203,10 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
         c->ctx.conn = c;
         c->rev_ctx.conn = c;
         c->rev_ctx.reverse = 1;
+        for (int k = 1; k < RCH_NET_MAX_RAILS; k++) {
+            c->rail_ctx[k].conn = c;
+            c->rail_ctx[k].rail = k;
+        }
         c->rma_list.lnext = c->rma_list.lprev = &c->rma_list;
     }
     for (int i = 0; i < args->npeers; i++) {

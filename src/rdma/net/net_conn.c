@@ -36,6 +36,20 @@
  *     (nobody listens: UNREACHABLE);
  *   - everything is bounded by RDMACH_NET_CONNECT_TIMEOUT.
  *
+ * Data rails (RDMACH_NET_RAILS, 2 over tcp): once READY the client opens
+ * rails 1 .. n-1, more connections of the pair that carry only RMA chunks
+ * (net_rma.c stripes a large put/get over the connection and its rails):
+ *
+ *   RAIL{rank, server's secret, rail k} -------->  the pair's connection is
+ *                                                   ACCEPTED or READY: accept
+ *            <------  RAIL_ACCEPT{rank, client's secret, rail k}
+ *   ESTABLISHED: rail k up                          ESTABLISHED: rail k up
+ *
+ * No ring and no receives on a rail; each side posts on it once its own
+ * side is established. A rail that cannot be made is left out (the pair
+ * works over fewer); a rail that disconnects while puts/gets are unfinished
+ * on the pair fails the connection, as its chunks in flight are lost.
+ *
  * Membership: a request is accepted only if it quotes this rank's secret
  * (which only members can read from the KVS) and names a rank that is a
  * peer of this channel, on the right side of the pair, not yet connected.
@@ -95,6 +109,7 @@ static rdmach_status_t conn_mem(struct rch_rdma_chan *ch, struct rch_net_conn *c
     c->recv_bufs = l + (size_t)ch->slot_size * ch->nslots;
     c->ctl_buf = c->recv_bufs + (size_t)c->nrecv * RCH_NET_CTL_BUF;
     c->crdt_word = (uint32_t *)(c->ctl_buf + RCH_NET_CTL_BUF);
+    c->fence_buf = c->ctl_buf + RCH_NET_CTL_BUF + 8;   /* in the same 64 bytes, after the credit word */
     for (uint32_t i = 0; i < ch->nslots; i++)
         c->slot_ops[i] = (struct rch_net_op){ .kind = RCH_NET_OP_SLOT, .index = (uint16_t)i, .conn = c };
     for (unsigned i = 0; i < c->nrecv; i++)
@@ -113,8 +128,108 @@ static rdmach_status_t conn_mem(struct rch_rdma_chan *ch, struct rch_net_conn *c
     return RDMACH_OK;
 }
 
+/* ---- data rails ---- */
+
+static void rail_close(struct rch_rdma_chan *ch, struct rch_net_conn *c, int k)
+{
+    if (c->rail_busy[k]) {
+        c->rail_busy[k] = 0;
+        ch->cm_busy--;
+    }
+    c->rail_up[k] = 0;
+    if (c->rail_ep[k]) {
+        ch->pops->ep_close(ch->prov, c->rail_ep[k]);
+        c->rail_ep[k] = NULL;
+    }
+}
+
+static void rails_close(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    for (int k = 1; k < RCH_NET_MAX_RAILS; k++)
+        rail_close(ch, c, k);
+}
+
+static void fill_priv(struct rch_rdma_chan *ch, struct rch_net_conn *c, unsigned kind, uint64_t key,
+                      struct rch_net_cm_priv *p);
+
+/* Client, once READY: ask for rails 1 .. nrails - 1. One that cannot be
+ * asked for is left out. */
+static void client_open_rails(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    for (int k = 1; k < ch->nrails && k < RCH_NET_MAX_RAILS; k++) {
+        rdmach_status_t st = ch->pops->ep_open(ch->prov, c->rec.addr, c->rec.addrlen, &c->rail_ctx[k],
+                                               &c->rail_ep[k]);
+        if (st == RDMACH_OK) {
+            struct rch_net_cm_priv p;
+            fill_priv(ch, c, RCH_NET_CM_RAIL, c->rec.secret, &p);
+            p.rail = (uint16_t)k;
+            st = ch->pops->connect(ch->prov, c->rail_ep[k], &p, sizeof(p));
+        }
+        if (st != RDMACH_OK) {
+            RCH_WARN("net", "rank %d: data rail %d not opened (%s); fewer connections carry its "
+                     "rendezvous data", c->rank, k, rdmach_last_error());
+            rail_close(ch, c, k);
+            continue;
+        }
+        c->rail_busy[k] = 1;
+        ch->cm_busy++;
+        RCH_DEBUG("net", "client: data rail %d to rank %d requested", k, c->rank);
+    }
+}
+
+static void on_rail_event(struct rch_rdma_chan *ch, struct rch_net_conn *c, int k, struct rch_net_cm_event *ev)
+{
+    struct rch_net_cm_priv p;
+    const char *why = NULL;
+    switch (ev->type) {
+    case RCH_NET_EV_ESTABLISHED:
+        if (!c->rail_ep[k] || c->rail_up[k])
+            return;
+        if (!c->server &&
+            (rch_net_cm_priv_check(ev->priv, ev->priv_len, RCH_NET_CM_RAIL_ACCEPT, ch->size, ch->slot_size,
+                                   ch->nslots, &p, &why) != RDMACH_OK ||
+             p.rank != c->rank || p.key != ch->secret || p.rail != k)) {
+            RCH_WARN("net", "rank %d: data rail %d: the accept is not this pair's (%s); rail closed", c->rank, k,
+                     why ? why : "rank, key or rail differ");
+            rail_close(ch, c, k);
+            return;
+        }
+        if (c->rail_busy[k]) {
+            c->rail_busy[k] = 0;
+            ch->cm_busy--;
+        }
+        c->rail_up[k] = 1;
+        RCH_DEBUG("net", "%s: data rail %d with rank %d established", c->server ? "server" : "client", k, c->rank);
+        return;
+    case RCH_NET_EV_REJECTED:
+    case RCH_NET_EV_UNREACHABLE:
+        RCH_DEBUG("net", "client: rank %d %s data rail %d; fewer connections carry its rendezvous data", c->rank,
+                  ev->type == RCH_NET_EV_REJECTED ? "refused" : "did not answer for", k);
+        rail_close(ch, c, k);
+        return;
+    case RCH_NET_EV_DISCONNECTED: {
+        int was_up = c->rail_up[k];
+        rail_close(ch, c, k);
+        /* A peer that closes its channel may close a rail before its BYE
+         * has come through the connection (another socket), and a peer
+         * that dies is reported by the connection itself; but chunks in
+         * flight on the rail are lost, so with RMAs unfinished the pair
+         * cannot go on. */
+        if (was_up && c->state == RCH_NET_C_READY && c->rma_list.lnext != &c->rma_list && !ch->closing) {
+            char msg[96];
+            snprintf(msg, sizeof(msg), "data rail %d disconnected (the peer died or closed its channel)", k);
+            rch_net_conn_fail(ch, c, RDMACH_ERR_PEER_DEAD, msg);
+        }
+        return;
+    }
+    default:
+        return;
+    }
+}
+
 void rch_net_conn_free(struct rch_rdma_chan *ch, struct rch_net_conn *c)
 {
+    rails_close(ch, c);
     if (c->ep) {
         ch->pops->ep_close(ch->prov, c->ep);
         c->ep = NULL;
@@ -263,6 +378,7 @@ void rch_net_conn_fail(struct rch_rdma_chan *ch, struct rch_net_conn *c, rdmach_
         ch->pops->ep_close(ch->prov, c->rev_ep);
         c->rev_ep = NULL;
     }
+    rails_close(ch, c);
     ch->nfail_pending++;   /* RMAs failed and the layer above told from progress */
 }
 
@@ -358,12 +474,53 @@ static void on_reverse_req(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev
         rch_net_conn_start(ch, c);
 }
 
+static void on_rail_req(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const struct rch_net_cm_priv *p)
+{
+    struct rch_net_conn *c = &ch->conns[p->rank];
+    int k = p->rail;
+    char why[160];
+    if (p->rank <= ch->rank) {
+        snprintf(why, sizeof(why), "rank %d asked for a data rail to a higher rank (%d)", p->rank, ch->rank);
+        refuse(ch, ev, why);
+        return;
+    }
+    if (c->state != RCH_NET_C_ACCEPTED && c->state != RCH_NET_C_READY) {
+        snprintf(why, sizeof(why), "rank %d asked for data rail %d while its connection is %s", p->rank, k,
+                 rch_net_state_name[c->state]);
+        refuse(ch, ev, why);
+        return;
+    }
+    if (k >= ch->nrails || c->rail_ep[k]) {
+        snprintf(why, sizeof(why), "rank %d asked for data rail %d (%s)", p->rank, k,
+                 c->rail_ep[k] ? "it has it already" : "this rank uses fewer (RDMACH_NET_RAILS)");
+        refuse(ch, ev, why);
+        return;
+    }
+    rdmach_status_t st = ch->pops->ep_open_req(ch->prov, ev->req, &c->rail_ctx[k], &c->rail_ep[k]);
+    ev->req = NULL;   /* consumed, whatever happened */
+    if (st == RDMACH_OK) {
+        struct rch_net_cm_priv a;
+        fill_priv(ch, c, RCH_NET_CM_RAIL_ACCEPT, c->rec.secret, &a);
+        a.rail = (uint16_t)k;
+        st = ch->pops->accept(ch->prov, c->rail_ep[k], &a, sizeof(a));
+    }
+    if (st != RDMACH_OK) {
+        RCH_WARN("net", "rank %d: data rail %d not accepted (%s); fewer connections carry its rendezvous data",
+                 c->rank, k, rdmach_last_error());
+        rail_close(ch, c, k);
+        return;
+    }
+    c->rail_busy[k] = 1;
+    ch->cm_busy++;
+    RCH_DEBUG("net", "server: accepted data rail %d from rank %d", k, c->rank);
+}
+
 static void on_connreq(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
 {
     struct rch_net_cm_priv p;
     const char *why = NULL;
     unsigned kind = ev->priv_len >= 6 ? ((const uint8_t *)ev->priv)[5] : 0;
-    if (kind != RCH_NET_CM_CONNECT && kind != RCH_NET_CM_REVERSE) {
+    if (kind != RCH_NET_CM_CONNECT && kind != RCH_NET_CM_REVERSE && kind != RCH_NET_CM_RAIL) {
         refuse(ch, ev, "not an rdmach connection request");
         return;
     }
@@ -384,6 +541,8 @@ static void on_connreq(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
     }
     if (kind == RCH_NET_CM_CONNECT)
         on_connect_req(ch, ev, &p);
+    else if (kind == RCH_NET_CM_RAIL)
+        on_rail_req(ch, ev, &p);
     else
         on_reverse_req(ch, ev, &p);
 }
@@ -420,6 +579,7 @@ static void on_established(struct rch_rdma_chan *ch, struct rch_net_conn *c, str
     set_state(ch, c, RCH_NET_C_READY);
     rch_net_ready_add(ch, c);
     RCH_DEBUG("net", "client: connected to rank %d; NOOP sent first; ready", c->rank);
+    client_open_rails(ch, c);
     if (c->rq_head)
         rch_net_set_pending(ch, c);
 }
@@ -488,6 +648,10 @@ void rch_net_conn_event(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
     struct rch_net_conn *c = x->conn;
     if (x->reverse) {
         on_reverse_event(ch, c, ev);
+        return;
+    }
+    if (x->rail) {
+        on_rail_event(ch, c, x->rail, ev);
         return;
     }
     char why[192];
@@ -581,5 +745,6 @@ void rch_net_conn_close_all(struct rch_rdma_chan *ch)
             ch->pops->ep_close(ch->prov, c->rev_ep);
             c->rev_ep = NULL;
         }
+        rails_close(ch, c);
     }
 }

@@ -32,6 +32,11 @@ rdmach_status_t rch_net_cm_priv_check(const void *data, size_t len, unsigned kin
         *why = "the sender's rank or job size does not fit this job";
         return RDMACH_ERR_PROTOCOL;
     }
+    int rail_kind = kind == RCH_NET_CM_RAIL || kind == RCH_NET_CM_RAIL_ACCEPT;
+    if (rail_kind ? out->rail == 0 || out->rail >= RCH_NET_MAX_RAILS : out->rail != 0) {
+        *why = "rail number out of range for this connection message";
+        return RDMACH_ERR_PROTOCOL;
+    }
     if (kind == RCH_NET_CM_CONNECT || kind == RCH_NET_CM_ACCEPT) {
         if (out->slot_size != slot_size || out->nslots != nslots) {
             *why = "ring geometry differs (RDMACH_NET_SLOT_SIZE / RDMACH_NET_SLOTS must be the same on every rank)";

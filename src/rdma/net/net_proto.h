@@ -42,6 +42,9 @@
  * Version history
  *   1  CONNECT, REVERSE, ACCEPT, REVERSE_ACK, REFUSE private data; NOOP,
  *      DOORBELL control messages; DATA and BYE slots; the credit word.
+ *      Added (a peer that does not know them refuses, and the first
+ *      connection works alone): RAIL and RAIL_ACCEPT private data, with the
+ *      rail number in `rail` (0 in every other kind).
  */
 #ifndef RCH_RDMA_NET_PROTO_H
 #define RCH_RDMA_NET_PROTO_H
@@ -52,6 +55,7 @@
 
 #define RCH_NET_MAGIC   0x4e484352u   /* "RCHN" in memory on little-endian hosts */
 #define RCH_NET_VERSION 1
+#define RCH_NET_MAX_RAILS 4           /* connections per pair: the first + up to 3 data rails */
 
 /* ---- 1. connection private data ---- */
 
@@ -61,6 +65,9 @@ enum rch_net_cm_kind {
     RCH_NET_CM_ACCEPT,           /* server -> client, in the accept: here is my ring */
     RCH_NET_CM_REVERSE_ACK,      /* client -> server, in the reject of a REVERSE: I will connect */
     RCH_NET_CM_REFUSE,           /* in a reject: you are not a member, or a duplicate */
+    RCH_NET_CM_RAIL,             /* client -> server, once connected: rail `rail` (>= 1) of our pair,
+                                    an extra connection for rendezvous data (no ring, no receives) */
+    RCH_NET_CM_RAIL_ACCEPT,      /* server -> client, in the accept of a RAIL */
     RCH_NET_CM_KIND_MAX
 };
 
@@ -71,7 +78,7 @@ struct rch_net_cm_priv {
     uint32_t magic;              /* RCH_NET_MAGIC */
     uint8_t  version;            /* RCH_NET_VERSION */
     uint8_t  kind;               /* enum rch_net_cm_kind */
-    uint16_t rsvd0;
+    uint16_t rail;               /* RAIL, RAIL_ACCEPT: the rail, 1 .. RCH_NET_MAX_RAILS - 1; else 0 */
     int32_t  rank;               /* the sender's world rank */
     uint32_t size;               /* the sender's job size */
     uint64_t key;                /* the RECEIVER's secret, read from the KVS: proves membership */

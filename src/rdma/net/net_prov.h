@@ -67,6 +67,8 @@ struct rch_net_prov_caps {
     int pins_memory;           /* registration pins pages (counts against ulimit -l) */
     int write_wakes;           /* a write into our memory wakes the wait fd (a socket does; an RC QP does not) */
     int rndv_put;              /* rendezvous profile: sender PUT beats receiver GET here (rch_rdma_caps.rndv_put) */
+    int rails;                 /* connections per peer worth striping rendezvous data over (0, 1: one);
+                                  > 1 only with read-after-write order on an endpoint (the fence, net_rma.c) */
 };
 
 

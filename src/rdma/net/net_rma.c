@@ -11,6 +11,16 @@
  * operation whose caller gave no local registration (lmr == NULL) is made
  * and released here, through the cache.
  *
+ * Striping (data rails, net_conn.c): a put/get of at least RDMACH_NET_RAIL_MIN
+ * bytes is cut in one chunk per established rail (and the connection), each
+ * posted on its own endpoint. A write on a rail is not ordered with the
+ * connection's later ring write that tells the target it is done (the
+ * device's RNDV FIN), so after the last write chunk on rail k the rail
+ * carries a FENCE: an 8-byte read of that chunk into fence_buf. The provider
+ * orders a read after the writes before it on the endpoint (FI_ORDER_RAW,
+ * the condition for rails), so its completion means they are placed, and
+ * the operation completes only when every chunk and fence has.
+ *
  * Memory that pins (verbs): a failed registration is reported as
  * RDMACH_ERR_REG_LIMIT with the size asked for and the `ulimit -l` in force.
  */
@@ -156,24 +166,70 @@ static void rma_finish(struct rch_rdma_chan *ch, struct rch_net_rma *r)
 
 /* ---- posting ---- */
 
+/* The endpoints a chunk may go on: the connection's, then its rails that are up. */
+static unsigned data_eps(const struct rch_net_conn *c, struct rch_net_ep **eps, int *rail)
+{
+    unsigned n = 0;
+    eps[n] = c->ep;
+    rail[n++] = 0;
+    for (int k = 1; k < RCH_NET_MAX_RAILS; k++)
+        if (c->rail_up[k]) {
+            eps[n] = c->rail_ep[k];
+            rail[n++] = k;
+        }
+    return n;
+}
+
 static rdmach_status_t rma_post(struct rch_rdma_chan *ch, struct rch_net_conn *c, struct rch_net_rma *r)
 {
-    size_t max = ch->rma_chunk < ch->pcaps->max_rma ? ch->rma_chunk : ch->pcaps->max_rma;
+    struct rch_net_ep *eps[RCH_NET_MAX_RAILS];
+    int rail[RCH_NET_MAX_RAILS];
+    unsigned neps = data_eps(c, eps, rail);
+    if (r->stripe == 0) {   /* first post: the chunk size */
+        size_t max = ch->rma_chunk < ch->pcaps->max_rma ? ch->rma_chunk : ch->pcaps->max_rma;
+        r->stripe = max;
+        if (neps > 1 && r->len >= ch->rail_min) {
+            size_t s = (r->len + neps - 1) / neps;
+            s = (s + 4095) & ~(size_t)4095;
+            if (s < r->stripe)
+                r->stripe = s;
+        }
+    }
     while (r->posted < r->len) {
-        size_t n = r->len - r->posted < max ? r->len - r->posted : max;
+        size_t n = r->len - r->posted < r->stripe ? r->len - r->posted : r->stripe;
+        unsigned e = n < r->len ? r->chunks % neps : 0;
         rdmach_status_t st;
         if (r->write)
-            st = ch->pops->post_write(ch->prov, c->ep, r->laddr + r->posted, n, r->lmr, r->raddr + r->posted,
+            st = ch->pops->post_write(ch->prov, eps[e], r->laddr + r->posted, n, r->lmr, r->raddr + r->posted,
                                       &r->rk, &r->op);
         else
-            st = ch->pops->post_read(ch->prov, c->ep, r->laddr + r->posted, n, r->lmr, r->raddr + r->posted,
+            st = ch->pops->post_read(ch->prov, eps[e], r->laddr + r->posted, n, r->lmr, r->raddr + r->posted,
                                      &r->rk, &r->op);
         if (st != RDMACH_OK)
             return st;
         if (c->posts++ == 0)
             RCH_DEBUG("net", "%s: first post to rank %d (%s) in state %s", c->server ? "server" : "client",
                       c->rank, r->write ? "RDMA write" : "RDMA read", rch_net_state_name[c->state]);
+        if (r->write && rail[e] > 0) {
+            r->fence |= 1u << rail[e];
+            r->fence_off[rail[e]] = r->posted;
+        }
         r->posted += n;
+        r->outstanding++;
+        r->chunks++;
+    }
+    /* the fences: a rail that went down meanwhile failed the connection */
+    for (int k = 1; r->fence && k < RCH_NET_MAX_RAILS; k++) {
+        if (!(r->fence & (1u << k)))
+            continue;
+        if (!c->rail_up[k])
+            return rch_base_err(RDMACH_ERR_PEER_DEAD, "rank %d: data rail %d is gone", c->rank, k);
+        size_t off = r->fence_off[k], n = r->len - off < 8 ? r->len - off : 8;
+        rdmach_status_t st = ch->pops->post_read(ch->prov, c->rail_ep[k], c->fence_buf, n, &c->local_mr,
+                                                 r->raddr + off, &r->rk, &r->op);
+        if (st != RDMACH_OK)
+            return st;
+        r->fence &= ~(1u << k);
         r->outstanding++;
     }
     return RDMACH_OK;
@@ -227,7 +283,7 @@ void rch_net_rma_chunk_done(struct rch_rdma_chan *ch, struct rch_net_rma *r, rdm
             rma_release(ch, r);
         return;
     }
-    if (r->outstanding == 0 && r->posted == r->len)
+    if (r->outstanding == 0 && r->posted == r->len && r->fence == 0)
         rma_finish(ch, r);
 }
 
@@ -335,6 +391,7 @@ static rdmach_status_t rma_start(struct rch_rdma_chan *ch, int peer, int write, 
     }
     r->status = st;
     r->posted = r->len;   /* stop posting; the outstanding chunks finish it */
+    r->fence = 0;
     rch_net_conn_fail(ch, c, st, rdmach_last_error());
     return RDMACH_INPROGRESS;
 }
