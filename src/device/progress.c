@@ -243,6 +243,9 @@ static __attribute__((noinline)) void idle_step(int *spins, int *yields, const s
     }
 }
 
+/* idle_step of rch_dev_wait, whose policy is only built once it stops spinning. */
+static __attribute__((noinline)) void idle_step_req(int *spins, int *yields, struct rch_dev_req *req);
+
 /* The wait at MPI_THREAD_MULTIPLE (cs.h): poll holding the critical
  * section, hand it to any thread that waits for it between polls, spin
  * ip->spin empty polls, then sched_yield between polls; never block on the
@@ -309,6 +312,12 @@ rdmach_status_t rch_dev_wait_until_with(rch_dev_done_fn done, void *arg, const s
 static int req_done(void *arg)
 {
     return __atomic_load_n(&((struct rch_dev_req *)arg)->done, __ATOMIC_ACQUIRE);
+}
+
+static void idle_step_req(int *spins, int *yields, struct rch_dev_req *req)
+{
+    const struct idle_policy ip = { rch_dev.spin_count, rch_dev.yield_count, BLOCK_MS, req_done, req };
+    idle_step(spins, yields, &ip);
 }
 
 /* Oversubscribed: does the rank that r waits for run on another core? 0 if
@@ -379,7 +388,6 @@ rdmach_status_t rch_dev_wait(struct rch_dev_req *req)
     if (RCH_UNLIKELY(rch_dev.oversubscribed | rch_dev_cs_on))
         return wait_special((struct rch_dev_ireq *)req);
     int spins = 0, yields = 0;
-    const struct idle_policy ip = { rch_dev.spin_count, rch_dev.yield_count, BLOCK_MS, req_done, req };
     for (;;) {
         unsigned n = progress_once();
         if (__atomic_load_n(&req->done, __ATOMIC_ACQUIRE))
@@ -390,7 +398,7 @@ rdmach_status_t rch_dev_wait(struct rch_dev_req *req)
             spins++;
             rch_cpu_relax();
         } else {
-            idle_step(&spins, &yields, &ip);
+            idle_step_req(&spins, &yields, req);
         }
     }
 }

@@ -13,14 +13,16 @@
 #include "boot/boot.h"
 #include "mpi/mpi_impl.h"
 
-static struct rch_mpi_comm world, self;
+/* MPI_COMM_WORLD's object is global: mpi_impl.h's inline lookup reads it. */
+struct rch_mpi_comm rch_mpi_comm_world;
+static struct rch_mpi_comm self;
 static struct rch_mpi_comm **table;
 static int table_len, table_cap;
 
 struct rch_mpi_comm *rch_mpi_comm_get(MPI_Comm comm)
 {
     if (RCH_LIKELY(comm == MPI_COMM_WORLD))
-        return rch_mpi_state == RCH_MPI_RUNNING ? &world : NULL;
+        return rch_mpi_state == RCH_MPI_RUNNING ? &rch_mpi_comm_world : NULL;
     if (comm == MPI_COMM_SELF)
         return rch_mpi_state == RCH_MPI_RUNNING ? &self : NULL;
     if (RCH_MPI_HKIND(comm) != 2 || RCH_MPI_HOBJ(comm) != RCH_MPI_OBJ_COMM)
@@ -130,7 +132,7 @@ struct rch_mpi_comm *rch_mpi_comm_create(int rank, int size, int *world_of, uint
 
 void rch_mpi_comm_destroy(struct rch_mpi_comm *c)
 {
-    if (c == &world || c == &self)
+    if (c == &rch_mpi_comm_world || c == &self)
         return;
     unsigned i = RCH_MPI_HINDEX(c->handle);
     if ((int)i < table_len && table[i] == c)
@@ -153,10 +155,10 @@ void rch_mpi_comm_init(void)
         rch_boot_abort(1, "MPI_Init: out of memory for MPI_COMM_WORLD");
     for (int i = 0; i < rch_boot.size; i++)
         w[i] = i;
-    if (init_object(&world, rch_boot.rank, rch_boot.size, w, 0) != 0)
+    if (init_object(&rch_mpi_comm_world, rch_boot.rank, rch_boot.size, w, 0) != 0)
         rch_boot_abort(1, "MPI_Init: out of memory for MPI_COMM_WORLD");
-    world.handle = MPI_COMM_WORLD;
-    strcpy(world.name, "MPI_COMM_WORLD");
+    rch_mpi_comm_world.handle = MPI_COMM_WORLD;
+    strcpy(rch_mpi_comm_world.name, "MPI_COMM_WORLD");
     self_world_of[0] = rch_boot.rank;
     if (init_object(&self, 0, 1, self_world_of, 2) != 0)
         rch_boot_abort(1, "MPI_Init: out of memory for MPI_COMM_SELF");
@@ -168,7 +170,7 @@ void rch_mpi_comm_finalize(void)
 {
     /* MPI: attributes of MPI_COMM_SELF are deleted first, at Finalize. */
     rch_mpi_attr_comm_free(&self);
-    rch_mpi_attr_comm_free(&world);
+    rch_mpi_attr_comm_free(&rch_mpi_comm_world);
     for (int i = 0; i < table_len; i++) {
         if (table[i]) {
             rch_mpi_topo_free(table[i]->topo);
@@ -181,12 +183,12 @@ void rch_mpi_comm_finalize(void)
     free(table);
     table = NULL;
     table_len = table_cap = 0;
-    free(world.world_of);
-    free(world.coll_node_of);
-    rch_coll_comm_free(&world.coll);
+    free(rch_mpi_comm_world.world_of);
+    free(rch_mpi_comm_world.coll_node_of);
+    rch_coll_comm_free(&rch_mpi_comm_world.coll);
     rch_coll_comm_free(&self.coll);
     free(self.coll_node_of);
-    world.world_of = NULL;
+    rch_mpi_comm_world.world_of = NULL;
 }
 
 /* ---- local calls ---- */
@@ -279,9 +281,9 @@ int PMPI_Comm_free(MPI_Comm *comm)
     struct rch_mpi_comm *c = rch_mpi_comm_get(*comm);
     if (!c)
         return rch_mpi_comm_bad("MPI_Comm_free", *comm);
-    if (c == &world || c == &self)
+    if (c == &rch_mpi_comm_world || c == &self)
         return rch_mpi_err(*comm, MPI_ERR_COMM, "MPI_Comm_free: cannot free the predefined communicator %s",
-                           c == &world ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+                           c == &rch_mpi_comm_world ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
     /* Pending operations on the communicator complete normally: the device
      * requests hold the context id and world ranks they need. */
     rch_mpi_attr_comm_free(c);

@@ -108,6 +108,14 @@ struct rch_mpi_comm {
 };
 struct rch_mpi_topo;
 struct rch_mpi_comm *rch_mpi_comm_get(MPI_Comm comm);   /* NULL if invalid */
+/* rch_mpi_comm_get with MPI_COMM_WORLD decided inline (comm.c owns the object). */
+extern struct rch_mpi_comm rch_mpi_comm_world;
+static inline struct rch_mpi_comm *rch_mpi_comm_get_fast(MPI_Comm comm)
+{
+    if (RCH_LIKELY(comm == MPI_COMM_WORLD))
+        return RCH_LIKELY(rch_mpi_state == RCH_MPI_RUNNING) ? &rch_mpi_comm_world : NULL;
+    return rch_mpi_comm_get(comm);
+}
 /* Report an invalid communicator argument: MPI_ERR_COMM naming fn and the value. */
 int rch_mpi_comm_bad(const char *fn, MPI_Comm comm);
 /* Build a communicator of `size` members (world ranks in comm-rank order,
@@ -246,7 +254,19 @@ const struct rch_mpi_type *rch_mpi_check_buf(MPI_Comm comm, const char *fn, cons
 /* Completes a finished device request: status (if not ignored) and the MPI
  * error code (0, or a code made with rch_mpi_err_code, not yet raised). The
  * device request is freed. */
-int rch_mpi_req_finish(struct rch_dev_req *dreq, MPI_Status *status, const char *fn);
+int rch_mpi_req_finish_any(struct rch_dev_req *dreq, MPI_Status *status, const char *fn);
+/* Inline: a receive that succeeded (every blocking MPI_Recv's end) is its
+ * status and the free; everything else is rch_mpi_req_finish_any. */
+static inline int rch_mpi_req_finish(struct rch_dev_req *dreq, MPI_Status *status, const char *fn)
+{
+    if (RCH_LIKELY(dreq->kind == RCH_DEV_REQ_RECV && dreq->err == RDMACH_OK)) {
+        if (status != MPI_STATUS_IGNORE)
+            rch_mpi_status_set(status, dreq->source, dreq->tag, dreq->bytes, dreq->cancelled);
+        rch_dev_req_free(dreq);
+        return MPI_SUCCESS;
+    }
+    return rch_mpi_req_finish_any(dreq, status, fn);
+}
 
 /* ---- buffered sends (mpi/bsend.c) ---- */
 /* Wait until every buffered message has left (Buffer_detach, Finalize). */
@@ -285,6 +305,22 @@ struct rch_mpi_type {
     char name[MPI_MAX_OBJECT_NAME];
 };
 struct rch_mpi_type *rch_mpi_type_get(MPI_Datatype dt);  /* NULL if invalid (MPI_DATATYPE_NULL too) */
+/* rch_mpi_type_get with the built-in types (MPI_CHAR, MPI_INT...) decided
+ * inline: the point-to-point fast paths look one up on every call.
+ * rch_mpi_type_builtin[low byte of the handle] is each built-in slot while
+ * the types are initialized (type_predef.c), NULL otherwise. */
+#define RCH_MPI_TYPE_BUILTIN_TOP 0x4cu   /* top byte of a built-in handle (type_impl.h) */
+extern struct rch_mpi_type *rch_mpi_type_builtin[256];
+static inline struct rch_mpi_type *rch_mpi_type_get_fast(MPI_Datatype dt)
+{
+    uint32_t h = (uint32_t)dt;
+    if (RCH_LIKELY((h >> 24) == RCH_MPI_TYPE_BUILTIN_TOP)) {
+        struct rch_mpi_type *t = rch_mpi_type_builtin[h & 0xffu];
+        if (RCH_LIKELY(t != NULL && t->predefined && t->handle == dt))
+            return t;
+    }
+    return rch_mpi_type_get(dt);
+}
 /* Argument check for (buf, count, datatype) as every communication call does:
  * returns MPI_SUCCESS or the error class, with a message naming fn and arg. */
 int rch_mpi_type_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_Datatype dt);

@@ -153,15 +153,24 @@ static int device_error(const char *fn, MPI_Comm comm, rdmach_status_t st)
     return rch_mpi_err(comm, rch_mpi_class_of(st), "%s: %s (%s)", fn, rdmach_strerror(st), rdmach_last_error());
 }
 
-/* Waits for a posted request and reports its outcome. */
-static int wait_report(const char *fn, MPI_Comm comm, struct rch_dev_req *r, MPI_Status *status)
+/* The wait itself failed: the request is dropped, the error reported. */
+static __attribute__((noinline, cold)) int wait_failed(const char *fn, MPI_Comm comm, struct rch_dev_req *r,
+                                                       rdmach_status_t st)
+{
+    rch_dev_req_free(r);
+    return device_error(fn, comm, st);
+}
+
+/* Waits for a posted request and reports its outcome. Inline in every
+ * blocking call (the unusual endings are calls): it is the end of each
+ * MPI_Recv. */
+static inline __attribute__((always_inline)) int wait_report(const char *fn, MPI_Comm comm, struct rch_dev_req *r,
+                                                             MPI_Status *status)
 {
     if (!dreq_done(r)) {
         rdmach_status_t st = rch_dev_wait(r);
-        if (RCH_UNLIKELY(st != RDMACH_OK)) {
-            rch_dev_req_free(r);
-            return device_error(fn, comm, st);
-        }
+        if (RCH_UNLIKELY(st != RDMACH_OK))
+            return wait_failed(fn, comm, r, st);
     }
     int code = rch_mpi_req_finish(r, status, fn);
     if (status != MPI_STATUS_IGNORE)
@@ -177,8 +186,8 @@ static int wait_report(const char *fn, MPI_Comm comm, struct rch_dev_req *r, MPI
 static inline int send_mode(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest,
                             int tag, MPI_Comm comm, int mode)
 {
-    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
-    const struct rch_mpi_type *t = rch_mpi_type_get(datatype);
+    struct rch_mpi_comm *c = rch_mpi_comm_get_fast(comm);
+    const struct rch_mpi_type *t = rch_mpi_type_get_fast(datatype);
     if (RCH_UNLIKELY(!SEND_ARGS_OK(c, t, buf, count, dest, tag))) {
         int err = slow_check(fn, buf, count, datatype, dest, tag, comm, 0, &c, &t);
         if (err)
@@ -222,8 +231,8 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 static int isend_mode(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                       MPI_Comm comm, int mode, MPI_Request *request)
 {
-    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
-    const struct rch_mpi_type *t = rch_mpi_type_get(datatype);
+    struct rch_mpi_comm *c = rch_mpi_comm_get_fast(comm);
+    const struct rch_mpi_type *t = rch_mpi_type_get_fast(datatype);
     if (RCH_UNLIKELY(!SEND_ARGS_OK(c, t, buf, count, dest, tag) || !request)) {
         int err = slow_check(fn, buf, count, datatype, dest, tag, comm, 0, &c, &t);
         if (err > 0)
@@ -286,8 +295,8 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
               MPI_Status *status)
 {
     RCH_MPI_CS();
-    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
-    const struct rch_mpi_type *t = rch_mpi_type_get(datatype);
+    struct rch_mpi_comm *c = rch_mpi_comm_get_fast(comm);
+    const struct rch_mpi_type *t = rch_mpi_type_get_fast(datatype);
     if (RCH_UNLIKELY(!RECV_ARGS_OK(c, t, buf, count, source, tag))) {
         int err = slow_check("MPI_Recv", buf, count, datatype, source, tag, comm, 1, &c, &t);
         if (err > 0)
@@ -313,8 +322,8 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                MPI_Request *request)
 {
     RCH_MPI_CS();
-    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
-    const struct rch_mpi_type *t = rch_mpi_type_get(datatype);
+    struct rch_mpi_comm *c = rch_mpi_comm_get_fast(comm);
+    const struct rch_mpi_type *t = rch_mpi_type_get_fast(datatype);
     if (RCH_UNLIKELY(!RECV_ARGS_OK(c, t, buf, count, source, tag) || !request)) {
         int err = slow_check("MPI_Irecv", buf, count, datatype, source, tag, comm, 1, &c, &t);
         if (err > 0)

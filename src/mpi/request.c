@@ -131,7 +131,7 @@ static int req_status(struct rch_dev_req *r, MPI_Status *status, const char *fn)
     return code;
 }
 
-int rch_mpi_req_finish(struct rch_dev_req *dreq, MPI_Status *status, const char *fn)
+int rch_mpi_req_finish_any(struct rch_dev_req *dreq, MPI_Status *status, const char *fn)
 {
     int code = req_status(dreq, status, fn);
     rch_dev_req_free(dreq);

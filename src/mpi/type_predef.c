@@ -102,6 +102,8 @@ _Static_assert(sizeof(long) == 8 && sizeof(MPI_Aint) == 8, "LP64 expected");
 _Static_assert(sizeof(long double _Complex) == 32, "MPI_C_LONG_DOUBLE_COMPLEX is 32 bytes");
 
 static struct rch_mpi_type_obj builtin[256];             /* by low byte of the handle */
+struct rch_mpi_type *rch_mpi_type_builtin[256];          /* &builtin[i].t while types_ready (mpi_impl.h) */
+_Static_assert(RCH_MPI_TYPE_BUILTIN_TOP == RCH_MPI_TYPE_KIND_BUILTIN, "mpi_impl.h's inline type lookup");
 static struct rch_mpi_type_obj pair[RCH_MPI_TYPE_NPAIR];  /* by low bits of 0x8c00000x */
 
 struct float_int       { float v; int i; };
@@ -208,6 +210,8 @@ void rch_mpi_type_init(void)
     for (int i = 0; i < RCH_MPI_TYPE_NPAIR; i++)
         init_pair(i, &pairs[i]);
     rch_mpi_type_table_init();
+    for (int i = 0; i < 256; i++)
+        rch_mpi_type_builtin[i] = &builtin[i].t;
     types_ready = 1;
 }
 
@@ -221,6 +225,7 @@ void rch_mpi_type_finalize(void)
         free(pair[i].runs);
         memset(&pair[i], 0, sizeof(pair[i]));
     }
+    memset(rch_mpi_type_builtin, 0, sizeof(rch_mpi_type_builtin));
     memset(builtin, 0, sizeof(builtin));
     types_ready = 0;
 }

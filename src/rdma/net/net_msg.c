@@ -158,7 +158,7 @@ int rch_net_flush_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *c)
 
 /* One slot to the peer: the write (with immediate data in notify "data"),
  * then a doorbell in notify "send". */
-static rdmach_status_t post_slot(struct rch_rdma_chan *ch, struct rch_net_conn *c, uint32_t seq, size_t bytes)
+static inline rdmach_status_t post_slot(struct rch_rdma_chan *ch, struct rch_net_conn *c, uint32_t seq, size_t bytes)
 {
     struct rch_net_op *op = &c->slot_ops[seq & (ch->nslots - 1)];
     void *ctx = bytes <= ch->pcaps->inject_size ? NULL : op;
@@ -213,6 +213,17 @@ static inline int refresh_credits(struct rch_rdma_chan *ch, struct rch_net_conn 
     return rch_net_ring_tx_room(&c->tx);
 }
 
+/* The device's packets are {header, payload}: that case without a loop. */
+static inline size_t iov_total(const struct iovec *iov, int iovcnt)
+{
+    if (RCH_LIKELY(iovcnt == 2))
+        return iov[0].iov_len + iov[1].iov_len;
+    size_t total = 0;
+    for (int i = 0; i < iovcnt; i++)
+        total += iov[i].iov_len;
+    return total;
+}
+
 rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt)
 {
     struct rch_net_conn *c;
@@ -221,9 +232,7 @@ rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct io
                             ch->ops->name, peer);
     if (RCH_UNLIKELY(c->state != RCH_NET_C_READY))
         return send_not_ready(ch, c);
-    size_t total = 0;
-    for (int i = 0; i < iovcnt; i++)
-        total += iov[i].iov_len;
+    size_t total = iov_total(iov, iovcnt);
     if (RCH_UNLIKELY(total > ch->caps.max_msg))
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s send: a %zu-byte packet exceeds max_msg %zu",
                             ch->ops->name, total, ch->caps.max_msg);
@@ -283,17 +292,17 @@ unsigned rch_net_ring_progress(struct rch_rdma_chan *ch, struct rch_net_conn *c,
         rdmach_status_t st = rch_net_ring_rx_peek(&c->rx, &h, &payload, &why);
         if (st == RDMACH_AGAIN)
             break;
-        if (st != RDMACH_OK) {
+        if (RCH_UNLIKELY(st != RDMACH_OK)) {
             rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, why);
             break;
         }
-        if (rch_net_ring_tx_credit(&c->tx, h.credits) != RDMACH_OK) {
+        if (RCH_UNLIKELY(rch_net_ring_tx_credit(&c->tx, h.credits) != RDMACH_OK)) {
             rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "the peer returned more credits than it was given");
             break;
         }
-        if (h.op == RCH_NET_SLOT_DATA) {
+        if (RCH_LIKELY(h.op == RCH_NET_SLOT_DATA)) {
             c->received++;
-            if (!ch->closing)
+            if (RCH_LIKELY(!ch->closing))
                 ch->up.recv(ch->up.ctx, c->rank, payload, h.len);
         }
         rch_net_ring_rx_consume(&c->rx, &h);
@@ -306,7 +315,9 @@ unsigned rch_net_ring_progress(struct rch_rdma_chan *ch, struct rch_net_conn *c,
             return n;
         }
     }
-    if (c->state == RCH_NET_C_READY && (uint32_t)(c->rx.seq - c->rx.returned) >= ch->nslots / 2)
+    /* Only a consumption can make half a ring owed (`returned` never goes
+     * back): a pass that took nothing has no credit to return. */
+    if (n && c->state == RCH_NET_C_READY && (uint32_t)(c->rx.seq - c->rx.returned) >= ch->nslots / 2)
         send_crdt(ch, c);
     return n;
 }

@@ -13,6 +13,10 @@
  *      that has nothing to say to us yet is answered within that);
  *   5. failures: each failed connection's RMAs complete with an error, then
  *      upcalls.peer_failed(rank).
+ * A pass whose CQ read found nothing, with no pending work, failure or
+ * connection event due, is the common one (a waiting rank's spin): it tests
+ * each ring's next slot with one compare and takes only rings that have
+ * something, so an empty poll costs the provider's CQ read and a few loads.
  *
  * Wait: the provider's fd (libfabric: an epoll set of the CQ's and EQ's
  * wait objects) becomes readable when any socket or device event is
@@ -199,21 +203,10 @@ static unsigned poll_cm(struct rch_rdma_chan *ch)
     return k;
 }
 
-unsigned rch_net_progress(struct rch_rdma_chan *ch, unsigned max)
+/* Phases 1 (the k completions already reaped) to 5, and the idle count. */
+static unsigned progress_phases(struct rch_rdma_chan *ch, unsigned max, unsigned k, int probed, int busy)
 {
     unsigned n = 0;
-    /* Work the provider does for the peer without a completion here (tcp
-     * answering the peer's fi_read of our memory) is activity too: else a
-     * rank that only serves reads (an MPI_Get target, a rendezvous sender
-     * under RGET) counts nothing, leaves the device's spin phase and answers
-     * every read from a sleep. Probed before poll_cq, which consumes it. */
-    int probed = 0, busy = 0;
-    if (ch->pops->busy && ch->idle % RCH_NET_BUSY_EVERY == RCH_NET_BUSY_EVERY - 1 &&
-        ch->busy_run < RCH_NET_BUSY_MAX) {
-        probed = 1;
-        busy = ch->pops->busy(ch->prov);
-    }
-    unsigned k = ch->pops->poll_cq(ch->prov, ch->cqe, RCH_NET_CQ_BATCH);
     for (unsigned i = 0; i < k; i++)
         dispatch(ch, &ch->cqe[i]);
     n += k;
@@ -241,6 +234,76 @@ unsigned rch_net_progress(struct rch_rdma_chan *ch, unsigned max)
             ch->busy_run = 0;      /* the socket went quiet: the bound starts again */
     }
     return n;
+}
+
+/* Has c's ring something for ring_progress (an announced slot, or a head
+ * marker in place)? */
+static inline int ring_arrived(const struct rch_rdma_chan *ch, const struct rch_net_conn *c)
+{
+    return ch->notify != RCH_NET_NOTIFY_POLL ? c->rx.seq != c->rx.notified : rch_net_ring_rx_arrived(&c->rx);
+}
+
+/* Work the provider does for the peer without a completion here (tcp
+ * answering the peer's fi_read of our memory) is activity too: else a rank
+ * that only serves reads (an MPI_Get target, a rendezvous sender under
+ * RGET) counts nothing, leaves the device's spin phase and answers every
+ * read from a sleep. Probed before poll_cq, which consumes it; every
+ * RCH_NET_BUSY_EVERY idle calls. */
+static __attribute__((noinline)) unsigned progress_probe_busy(struct rch_rdma_chan *ch, unsigned max)
+{
+    int busy = ch->pops->busy(ch->prov);
+    unsigned k = ch->pops->poll_cq(ch->prov, ch->cqe, RCH_NET_CQ_BATCH);
+    return progress_phases(ch, max, k, 1, busy);
+}
+
+/* The quiet pass found ring `first` with something (those before it had
+ * nothing): take it and every later ring that has, then what the arrivals
+ * left (a credit return that found the queue full, a connection they
+ * failed) as phases 3 and 5 of the same pass. */
+static __attribute__((noinline)) unsigned progress_rings(struct rch_rdma_chan *ch, unsigned max, int first)
+{
+    unsigned n = 0;
+    for (int i = first; i < ch->nready && n < max; i++) {
+        struct rch_net_conn *c = ch->ready[i];
+        if (i == first || ring_arrived(ch, c)) {
+            unsigned budget = max - n < RCH_NET_RX_BATCH ? max - n : RCH_NET_RX_BATCH;
+            n += rch_net_ring_progress(ch, c, budget);
+        }
+    }
+    if (ch->npending)
+        n += flush_pending(ch);
+    if (ch->nfail_pending)
+        n += report_failures(ch);
+    if (n)
+        ch->idle = ch->busy_run = 0;
+    else
+        ch->idle++;
+    return n;
+}
+
+/*
+ * The waiting rank's loop is this call, back to back. When the CQ had
+ * nothing and no pending work, failure or connection event is due (the
+ * common case), only the rings can have something: each ring is tested with
+ * one compare (no call, so this pass needs almost no registers saved), and
+ * the tick and the idle count move as in progress_phases. Anything else
+ * runs all the phases.
+ */
+unsigned rch_net_progress(struct rch_rdma_chan *ch, unsigned max)
+{
+    if (RCH_UNLIKELY(ch->pops->busy != NULL) && ch->idle % RCH_NET_BUSY_EVERY == RCH_NET_BUSY_EVERY - 1 &&
+        ch->busy_run < RCH_NET_BUSY_MAX)
+        return progress_probe_busy(ch, max);
+    unsigned k = ch->pops->poll_cq(ch->prov, ch->cqe, RCH_NET_CQ_BATCH);
+    if (RCH_UNLIKELY(k != 0 || (ch->npending | ch->nfail_pending | ch->cm_busy) ||
+                     ch->tick + 1 >= RCH_NET_CM_EVERY))
+        return progress_phases(ch, max, k, 0, 0);
+    ch->tick++;
+    for (int i = 0; i < ch->nready; i++)
+        if (ring_arrived(ch, ch->ready[i]))
+            return progress_rings(ch, max, i);
+    ch->idle++;
+    return 0;
 }
 
 /* Anything visible in a ring already? */
