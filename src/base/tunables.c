@@ -138,7 +138,7 @@ static const struct rch_tun_row rows[] = {
       "Connections per peer that carry rendezvous data (the first also carries messages); a large "
       "put/get is striped over them. 0: 2 over providers whose connections are byte streams with "
       "read-after-write order (tcp: one stream is bound by its socket's processing), 1 over the others" },
-    { "NET_RAIL_MIN", RCH_TUN_SIZE, OFF(net_rail_min), "128k", 4 * KiB, 1 * GiB, NULL,
+    { "NET_RAIL_MIN", RCH_TUN_SIZE, OFF(net_rail_min), "512k", 4 * KiB, 1 * GiB, NULL,
       "Smallest put/get striped over the rails (smaller ones use the first connection only)" },
     { "NET_REG_CACHE", RCH_TUN_BOOL, OFF(net_reg_cache), "on", 0, 0, "on|off",
       "Keep network memory registrations cached (invalidated when the memory is freed or unmapped)" },
