@@ -1,5 +1,5 @@
 #!/bin/sh
-# mpicc_check.sh <rdmach-mpicc> <source.c> <output> <rdmachrun>: the wrapper
+# mpicc_check.sh <rdmach-mpicc|rdmach-mpicxx> <source> <output> <rdmachrun>: the wrapper
 # prints its command with -show, compiles (-c) and links a program, which
 # then runs on 2 ranks and as a singleton.
 set -e
