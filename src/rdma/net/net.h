@@ -93,6 +93,7 @@ struct rch_net_rma {
     struct rch_net_rcache_entry *own;   /* registration made for this op (no lmr given) */
     unsigned outstanding;        /* chunks (and fences) posted, completion not seen */
     size_t stripe;               /* bytes per chunk, chosen at the first post */
+    int striped;                 /* chunks go round the rails (len >= RDMACH_NET_RAIL_MIN) */
     unsigned chunks;             /* chunks posted: chunk k goes on data endpoint k mod n */
     unsigned fence;              /* writes: bit k = rail k carries a chunk whose fence is not posted */
     size_t fence_off[RCH_NET_MAX_RAILS];   /* the offset of a chunk on each rail (the fence reads it) */

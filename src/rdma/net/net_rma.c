@@ -189,6 +189,7 @@ static rdmach_status_t rma_post(struct rch_rdma_chan *ch, struct rch_net_conn *c
         size_t max = ch->rma_chunk < ch->pcaps->max_rma ? ch->rma_chunk : ch->pcaps->max_rma;
         r->stripe = max;
         if (neps > 1 && r->len >= ch->rail_min) {
+            r->striped = 1;
             size_t s = (r->len + neps - 1) / neps;
             s = (s + 4095) & ~(size_t)4095;
             if (s < r->stripe)
@@ -197,7 +198,7 @@ static rdmach_status_t rma_post(struct rch_rdma_chan *ch, struct rch_net_conn *c
     }
     while (r->posted < r->len) {
         size_t n = r->len - r->posted < r->stripe ? r->len - r->posted : r->stripe;
-        unsigned e = n < r->len ? r->chunks % neps : 0;
+        unsigned e = r->striped ? r->chunks % neps : 0;
         rdmach_status_t st;
         if (r->write)
             st = ch->pops->post_write(ch->prov, eps[e], r->laddr + r->posted, n, r->lmr, r->raddr + r->posted,
