@@ -175,7 +175,7 @@ int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct
     rdmach_status_t st = rch_dev_isend(data, bytes, c->world_of[dest], c->rank, tag, c->ctx, RCH_DEV_SEND_STD, &r);
     if (st != RDMACH_OK) {
         seg_unlink(s);
-        return rch_mpi_err(comm, rch_mpi_class_of(st), "%s: %s (%s)", fn, rdmach_strerror(st), rdmach_last_error());
+        return rch_mpi_dev_error(fn, comm, st);
     }
     if (!r)
         seg_unlink(s);            /* sent at once: the space is free again */

@@ -89,17 +89,6 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 }
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 
-static rdmach_status_t wait_free(struct rch_dev_req *r)
-{
-    if (!r)
-        return RDMACH_OK;
-    rdmach_status_t st = rch_dev_wait(r);
-    if (st == RDMACH_OK)
-        st = r->err;
-    rch_dev_req_free(r);
-    return st;
-}
-
 /* The members' context-id agreement: on return *m is the AND of every
  * member's mask, at every member. me is my group rank. */
 static rdmach_status_t group_mask_exchange(struct rch_mpi_comm *p, int n, const int *prank, int me,
@@ -114,12 +103,12 @@ static rdmach_status_t group_mask_exchange(struct rch_mpi_comm *p, int n, const 
         st = rch_dev_isend(m, sizeof(*m), p->world_of[prank[0]], p->rank, RCH_MPI_TAG_GRPX_UP, ctx,
                            RCH_DEV_SEND_STD, &r);
         if (st == RDMACH_OK)
-            st = wait_free(r);
+            st = rch_mpi_wait_free(r);
         r = NULL;
         if (st == RDMACH_OK)
             st = rch_dev_irecv(m, sizeof(*m), prank[0], RCH_MPI_TAG_GRPX_DOWN, ctx, &r);
         if (st == RDMACH_OK)
-            st = wait_free(r);
+            st = rch_mpi_wait_free(r);
         return st;
     }
     struct rch_mpi_ctxmask *in = malloc((size_t)(n - 1) * sizeof(*in));
@@ -132,7 +121,7 @@ static rdmach_status_t group_mask_exchange(struct rch_mpi_comm *p, int n, const 
     for (int i = 1; i < n && st == RDMACH_OK; i++)
         st = rch_dev_irecv(&in[i - 1], sizeof(*in), prank[i], RCH_MPI_TAG_GRPX_UP, ctx, &reqs[i - 1]);
     for (int i = 0; i < n - 1; i++) {
-        rdmach_status_t s2 = wait_free(reqs[i]);
+        rdmach_status_t s2 = rch_mpi_wait_free(reqs[i]);
         if (st == RDMACH_OK)
             st = s2;
         reqs[i] = NULL;
@@ -145,7 +134,7 @@ static rdmach_status_t group_mask_exchange(struct rch_mpi_comm *p, int n, const 
             st = rch_dev_isend(m, sizeof(*m), p->world_of[prank[i]], p->rank, RCH_MPI_TAG_GRPX_DOWN, ctx,
                                RCH_DEV_SEND_STD, &reqs[i - 1]);
         for (int i = 0; i < n - 1; i++) {
-            rdmach_status_t s2 = wait_free(reqs[i]);
+            rdmach_status_t s2 = rch_mpi_wait_free(reqs[i]);
             if (st == RDMACH_OK)
                 st = s2;
         }

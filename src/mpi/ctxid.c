@@ -54,7 +54,7 @@ void rch_mpi_ctx_release(uint32_t ctx)
         freemask.w[pair / 64] |= (uint64_t)1 << (pair % 64);
 }
 
-static rdmach_status_t wait_free(struct rch_dev_req *r)
+rdmach_status_t rch_mpi_wait_free(struct rch_dev_req *r)
 {
     if (!r)
         return RDMACH_OK;
@@ -90,11 +90,11 @@ rdmach_status_t rch_mpi_exchange(struct rch_mpi_comm *c, const void *mine, size_
         st = rch_dev_isend(buf, up, c->world_of[0], c->rank, RCH_MPI_TAG_EXCH_UP, ctx,
                            RCH_DEV_SEND_STD, &s);
         if (st == RDMACH_OK)
-            st = wait_free(s);
+            st = rch_mpi_wait_free(s);
         if (st == RDMACH_OK)
             st = rch_dev_irecv(buf, down, 0, RCH_MPI_TAG_EXCH_DOWN, ctx, &r);
         if (st == RDMACH_OK)
-            st = wait_free(r);
+            st = rch_mpi_wait_free(r);
         if (st == RDMACH_OK) {
             if (bytes)
                 memcpy(all, buf, (size_t)c->size * bytes);
@@ -118,7 +118,7 @@ rdmach_status_t rch_mpi_exchange(struct rch_mpi_comm *c, const void *mine, size_
     for (int i = 0; i < n && st == RDMACH_OK; i++)
         st = rch_dev_irecv(in + (size_t)i * up, up, i + 1, RCH_MPI_TAG_EXCH_UP, ctx, &reqs[i]);
     for (int i = 0; i < n; i++) {
-        rdmach_status_t s2 = wait_free(reqs[i]);   /* NULL (not posted) is fine */
+        rdmach_status_t s2 = rch_mpi_wait_free(reqs[i]);   /* NULL (not posted) is fine */
         if (st == RDMACH_OK)
             st = s2;
         reqs[i] = NULL;
@@ -148,7 +148,7 @@ rdmach_status_t rch_mpi_exchange(struct rch_mpi_comm *c, const void *mine, size_
             st = rch_dev_isend(out, down, c->world_of[i + 1], 0, RCH_MPI_TAG_EXCH_DOWN, ctx,
                                RCH_DEV_SEND_STD, &reqs[i]);
         for (int i = 0; i < n; i++) {
-            rdmach_status_t s2 = wait_free(reqs[i]);
+            rdmach_status_t s2 = rch_mpi_wait_free(reqs[i]);
             if (st == RDMACH_OK)
                 st = s2;
         }

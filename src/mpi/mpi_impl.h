@@ -268,6 +268,36 @@ static inline int rch_mpi_req_finish(struct rch_dev_req *dreq, MPI_Status *statu
     return rch_mpi_req_finish_any(dreq, status, fn);
 }
 
+/* Has the device finished r (acquire: its results are visible)? */
+static inline int rch_mpi_dreq_done(const struct rch_dev_req *r)
+{
+    return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
+}
+/* A device call failed with st: the MPI error class of st, the message
+ * naming fn and the device's reason (pt2pt.c). */
+int rch_mpi_dev_error(const char *fn, MPI_Comm comm, rdmach_status_t st);
+/* The wait for r failed with st: r is freed, the error reported (pt2pt.c). */
+int rch_mpi_wait_failed(const char *fn, MPI_Comm comm, struct rch_dev_req *r, rdmach_status_t st);
+/* Wait for a posted request and report its outcome as a blocking call
+ * does: status (with MPI_ERROR) filled, the request freed, an error raised
+ * on comm. Inline: it is the end of every MPI_Recv. */
+static inline __attribute__((always_inline)) int rch_mpi_wait_report(const char *fn, MPI_Comm comm,
+                                                                     struct rch_dev_req *r, MPI_Status *status)
+{
+    if (!rch_mpi_dreq_done(r)) {
+        rdmach_status_t st = rch_dev_wait(r);
+        if (RCH_UNLIKELY(st != RDMACH_OK))
+            return rch_mpi_wait_failed(fn, comm, r, st);
+    }
+    int code = rch_mpi_req_finish(r, status, fn);
+    if (status != MPI_STATUS_IGNORE)
+        status->MPI_ERROR = code;
+    return RCH_LIKELY(code == MPI_SUCCESS) ? MPI_SUCCESS : rch_mpi_err_raise(comm, code);
+}
+/* Wait for r (NULL: nothing), free it, and return the wait's or the
+ * request's status (internal exchanges: ctxid.c, comm_group.c). */
+rdmach_status_t rch_mpi_wait_free(struct rch_dev_req *r);
+
 /* ---- buffered sends (mpi/bsend.c) ---- */
 /* Wait until every buffered message has left (Buffer_detach, Finalize). */
 void rch_mpi_bsend_flush(void);

@@ -133,7 +133,7 @@ static void probe_found(int slot, const struct mprobe_arg *a, MPI_Message *messa
 static int probe_failed(const char *fn, MPI_Comm comm, int slot, rdmach_status_t st)
 {
     slot_release(slot);
-    return rch_mpi_err(comm, rch_mpi_class_of(st), "%s: %s (%s)", fn, rdmach_strerror(st), rdmach_last_error());
+    return rch_mpi_dev_error(fn, comm, st);
 }
 
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
@@ -235,7 +235,7 @@ static int mrecv_post(const char *fn, void *buf, int count, const struct rch_mpi
     MPI_Comm comm = table[slot].comm;
     rdmach_status_t st = rch_mpi_post_recv_msg(buf, count, t, 0, 0, NULL, table[slot].m, r);
     if (st != RDMACH_OK)
-        return rch_mpi_err(comm, rch_mpi_class_of(st), "%s: %s (%s)", fn, rdmach_strerror(st), rdmach_last_error());
+        return rch_mpi_dev_error(fn, comm, st);
     slot_release(slot);
     *message = MPI_MESSAGE_NULL;
     return MPI_SUCCESS;
@@ -259,18 +259,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     struct rch_dev_req *dreq;
     if ((err = mrecv_post(fn, buf, count, t, slot, message, &dreq)))
         return err;
-    if (!__atomic_load_n(&dreq->done, __ATOMIC_ACQUIRE)) {
-        rdmach_status_t st = rch_dev_wait(dreq);
-        if (st != RDMACH_OK) {
-            rch_dev_req_free(dreq);
-            return rch_mpi_err(comm, rch_mpi_class_of(st), "%s: %s (%s)", fn, rdmach_strerror(st),
-                               rdmach_last_error());
-        }
-    }
-    int code = rch_mpi_req_finish(dreq, status, fn);
-    if (status != MPI_STATUS_IGNORE)
-        status->MPI_ERROR = code;
-    return code == MPI_SUCCESS ? MPI_SUCCESS : rch_mpi_err_raise(comm, code);
+    return rch_mpi_wait_report(fn, comm, dreq, status);
 }
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 

@@ -17,10 +17,6 @@
 #include <string.h>
 #include "mpi/mpi_impl.h"
 
-static inline int dreq_done(const struct rch_dev_req *r)
-{
-    return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
-}
 
 const struct rch_mpi_type *rch_mpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count,
                                              MPI_Datatype dt, int *err)
@@ -82,7 +78,7 @@ rdmach_status_t rch_mpi_post_send(const void *buf, int count, const struct rch_m
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "packing %zu bytes of a non-contiguous datatype", bytes);
     rch_mpi_type_pack(buf, count, t, tmp);
     rdmach_status_t st = rch_dev_isend(tmp, bytes, c->world_of[dest], c->rank, tag, c->ctx, mode, dreq);
-    if (st != RDMACH_OK || !*dreq || dreq_done(*dreq)) {
+    if (st != RDMACH_OK || !*dreq || rch_mpi_dreq_done(*dreq)) {
         free(tmp);                 /* the device no longer needs it */
     } else {
         (*dreq)->user = tmp;
@@ -127,7 +123,7 @@ rdmach_status_t rch_mpi_post_recv_msg(void *buf, int count, const struct rch_mpi
     /* MPI_Type_free before the receive completes must not free the map the unpack needs. */
     rch_mpi_type_retain((struct rch_mpi_type *)t);
     (*dreq)->user = u;
-    if (dreq_done(*dreq))
+    if (rch_mpi_dreq_done(*dreq))
         rch_mpi_recv_unpack_cb(*dreq);     /* matched at once: the device saw no on_complete */
     else
         (*dreq)->on_complete = rch_mpi_recv_unpack_cb;
@@ -148,34 +144,16 @@ static int slow_check(const char *fn, const void *buf, int count, MPI_Datatype d
     return rank == MPI_PROC_NULL ? -1 : MPI_SUCCESS;
 }
 
-static int device_error(const char *fn, MPI_Comm comm, rdmach_status_t st)
+int rch_mpi_dev_error(const char *fn, MPI_Comm comm, rdmach_status_t st)
 {
     return rch_mpi_err(comm, rch_mpi_class_of(st), "%s: %s (%s)", fn, rdmach_strerror(st), rdmach_last_error());
 }
 
-/* The wait itself failed: the request is dropped, the error reported. */
-static __attribute__((noinline, cold)) int wait_failed(const char *fn, MPI_Comm comm, struct rch_dev_req *r,
-                                                       rdmach_status_t st)
+__attribute__((noinline, cold)) int rch_mpi_wait_failed(const char *fn, MPI_Comm comm, struct rch_dev_req *r,
+                                                        rdmach_status_t st)
 {
     rch_dev_req_free(r);
-    return device_error(fn, comm, st);
-}
-
-/* Waits for a posted request and reports its outcome. Inline in every
- * blocking call (the unusual endings are calls): it is the end of each
- * MPI_Recv. */
-static inline __attribute__((always_inline)) int wait_report(const char *fn, MPI_Comm comm, struct rch_dev_req *r,
-                                                             MPI_Status *status)
-{
-    if (!dreq_done(r)) {
-        rdmach_status_t st = rch_dev_wait(r);
-        if (RCH_UNLIKELY(st != RDMACH_OK))
-            return wait_failed(fn, comm, r, st);
-    }
-    int code = rch_mpi_req_finish(r, status, fn);
-    if (status != MPI_STATUS_IGNORE)
-        status->MPI_ERROR = code;
-    return RCH_LIKELY(code == MPI_SUCCESS) ? MPI_SUCCESS : rch_mpi_err_raise(comm, code);
+    return rch_mpi_dev_error(fn, comm, st);
 }
 
 /* The fast test of a send's arguments: everything valid and ordinary. */
@@ -203,8 +181,8 @@ static inline int send_mode(const char *fn, const void *buf, int count, MPI_Data
     if (RCH_LIKELY(st == RDMACH_OK && !r))
         return MPI_SUCCESS;
     if (RCH_UNLIKELY(st != RDMACH_OK))
-        return device_error(fn, comm, st);
-    return wait_report(fn, comm, r, MPI_STATUS_IGNORE);
+        return rch_mpi_dev_error(fn, comm, st);
+    return rch_mpi_wait_report(fn, comm, r, MPI_STATUS_IGNORE);
 }
 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -247,7 +225,7 @@ static int isend_mode(const char *fn, const void *buf, int count, MPI_Datatype d
     struct rch_dev_req *r;
     rdmach_status_t st = rch_mpi_post_send(buf, count, t, dest, tag, c, mode, &r);
     if (RCH_UNLIKELY(st != RDMACH_OK))
-        return device_error(fn, comm, st);
+        return rch_mpi_dev_error(fn, comm, st);
     if (!r) {
         *request = RCH_MPI_REQ_DONE_SEND;
         return MPI_SUCCESS;
@@ -313,8 +291,8 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     else
         st = rch_mpi_post_recv(buf, count, t, source, tag, c, &r);
     if (RCH_UNLIKELY(st != RDMACH_OK))
-        return device_error("MPI_Recv", comm, st);
-    return wait_report("MPI_Recv", comm, r, status);
+        return rch_mpi_dev_error("MPI_Recv", comm, st);
+    return rch_mpi_wait_report("MPI_Recv", comm, r, status);
 }
 #pragma weak MPI_Recv = PMPI_Recv
 
@@ -338,7 +316,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     struct rch_dev_req *r;
     rdmach_status_t st = rch_mpi_post_recv(buf, count, t, source, tag, c, &r);
     if (RCH_UNLIKELY(st != RDMACH_OK))
-        return device_error("MPI_Irecv", comm, st);
+        return rch_mpi_dev_error("MPI_Irecv", comm, st);
     MPI_Request h = rch_mpi_req_new(r, comm);
     if (RCH_UNLIKELY(h == MPI_REQUEST_NULL)) {
         /* Cannot hand the receive back: cancel it so no message is consumed. */
@@ -364,7 +342,7 @@ static int sendrecv_core(const char *fn, const void *sendbuf, int sendcount, con
     if (source != MPI_PROC_NULL) {
         s = rch_mpi_post_recv(recvbuf, recvcount, rt, source, recvtag, c, &rr);
         if (s != RDMACH_OK)
-            return device_error(fn, comm, s);
+            return rch_mpi_dev_error(fn, comm, s);
     }
     if (dest != MPI_PROC_NULL) {
         if (st_)
@@ -376,14 +354,14 @@ static int sendrecv_core(const char *fn, const void *sendbuf, int sendcount, con
                 rch_dev_cancel(rr);
                 rch_dev_req_free(rr);
             }
-            return device_error(fn, comm, s);
+            return rch_mpi_dev_error(fn, comm, s);
         }
     }
     int err = MPI_SUCCESS;
     if (sr)
-        err = wait_report(fn, comm, sr, MPI_STATUS_IGNORE);
+        err = rch_mpi_wait_report(fn, comm, sr, MPI_STATUS_IGNORE);
     if (rr) {
-        int e2 = wait_report(fn, comm, rr, status);
+        int e2 = rch_mpi_wait_report(fn, comm, rr, status);
         if (err == MPI_SUCCESS)
             err = e2;
     } else {

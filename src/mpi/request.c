@@ -98,10 +98,6 @@ void rch_mpi_req_finalize(void)
     free_head = -1;
 }
 
-static inline int dreq_done(const struct rch_dev_req *r)
-{
-    return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
-}
 
 /* The status and error code of a finished device request, without freeing it. */
 static int req_status(struct rch_dev_req *r, MPI_Status *status, const char *fn)
@@ -168,7 +164,7 @@ static inline int finished(enum kind k, const struct rch_mpi_req *e)
         return 1;
     if (k != K_ACTIVE)
         return 0;
-    return e->dreq ? dreq_done(e->dreq) : 1;     /* persistent, completed without a device request */
+    return e->dreq ? rch_mpi_dreq_done(e->dreq) : 1;     /* persistent, completed without a device request */
 }
 
 static void send_status(MPI_Status *status)
