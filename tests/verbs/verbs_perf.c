@@ -19,6 +19,7 @@
  * figure is a median. bench/latency and bench/bw report averages only.
  *
  * Usage: verbs_perf <transport> [lat_bytes lat_iters bw_bytes bw_windows]
+ * (lat_iters 0: no latency part; bw_windows 0: no bandwidth part)
  * Prints "MEASURE <transport> rdmach_mpi_lat|rdmach_mpi_bw <bytes> <metric> <value> <unit>".
  * Every received byte of the first exchange of each kind is checked.
  */
@@ -144,9 +145,12 @@ int main(int argc, char **argv)
     const char *t = argv[1];
     int lat_bytes = argc == 6 ? atoi(argv[2]) : 8, lat_iters = argc == 6 ? atoi(argv[3]) : 5000;
     int bw_bytes = argc == 6 ? atoi(argv[4]) : 65536, bw_windows = argc == 6 ? atoi(argv[5]) : 20;
-    CHECK(lat_bytes >= 0 && lat_iters > 0 && bw_bytes > 0 && bw_windows > 0, "bad sizes or counts");
-    latency(t, lat_bytes, lat_iters);
-    bandwidth(t, bw_bytes, bw_windows);
+    CHECK(lat_bytes >= 0 && lat_iters >= 0 && bw_bytes > 0 && bw_windows >= 0 && lat_iters + bw_windows > 0,
+          "bad sizes or counts");
+    if (lat_iters > 0)
+        latency(t, lat_bytes, lat_iters);
+    if (bw_windows > 0)
+        bandwidth(t, bw_bytes, bw_windows);
     MPI_OK(MPI_Finalize());
     return 0;
 }
