@@ -40,7 +40,7 @@ static void reclaim(void)
     struct bseg **pp = &segs;
     while (*pp) {
         struct bseg *s = *pp;
-        if (__atomic_load_n(&s->req->done, __ATOMIC_ACQUIRE)) {
+        if (rch_mpi_dreq_done(s->req)) {
             if (s->req->err != RDMACH_OK)
                 rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(s->req->err), "MPI_Bsend: a buffered send failed: %s",
                             rdmach_strerror(s->req->err));
@@ -89,7 +89,7 @@ static void seg_unlink(struct bseg *s)
 static int head_done(void *arg)
 {
     (void)arg;
-    return !segs || (segs->req && __atomic_load_n(&segs->req->done, __ATOMIC_ACQUIRE));
+    return !segs || (segs->req && rch_mpi_dreq_done(segs->req));
 }
 
 void rch_mpi_bsend_flush(void)

@@ -107,8 +107,7 @@ static int start_one(const char *fn, MPI_Request h, struct rch_mpi_req *e)
                              ? rch_mpi_post_recv(p->buf, p->count, p->type, p->peer, p->tag, c, &r)
                              : rch_mpi_post_send(p->buf, p->count, p->type, p->peer, p->tag, c, p->mode, &r);
     if (st != RDMACH_OK)
-        return rch_mpi_err(e->comm, rch_mpi_class_of(st), "%s: %s (%s)", fn, rdmach_strerror(st),
-                           rdmach_last_error());
+        return rch_mpi_dev_error(fn, e->comm, st);
     e->dreq = r;
     e->pstate = r ? RCH_MPI_PS_ACTIVE : RCH_MPI_PS_DONE_SEND;
     return MPI_SUCCESS;

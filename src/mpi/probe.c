@@ -29,11 +29,6 @@ static void probe_status(const struct probe_arg *a, MPI_Status *status)
     }
 }
 
-static int probe_error(const char *fn, MPI_Comm comm, rdmach_status_t st)
-{
-    return rch_mpi_err(comm, rch_mpi_class_of(st), "%s: %s (%s)", fn, rdmach_strerror(st), rdmach_last_error());
-}
-
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
     RCH_MPI_CS();
@@ -56,7 +51,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
         probe_once(&a);
     }
     if (a.st != RDMACH_OK)
-        return probe_error("MPI_Iprobe", comm, a.st);
+        return rch_mpi_dev_error("MPI_Iprobe", comm, a.st);
     *flag = a.found;
     if (a.found)
         probe_status(&a, status);
@@ -81,10 +76,10 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     if (!probe_once(&a)) {
         rdmach_status_t st = rch_dev_wait_until(probe_once, &a);
         if (st != RDMACH_OK)
-            return probe_error("MPI_Probe", comm, st);
+            return rch_mpi_dev_error("MPI_Probe", comm, st);
     }
     if (a.st != RDMACH_OK)
-        return probe_error("MPI_Probe", comm, a.st);
+        return rch_mpi_dev_error("MPI_Probe", comm, a.st);
     probe_status(&a, status);
     return MPI_SUCCESS;
 }

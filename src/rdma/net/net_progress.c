@@ -203,6 +203,26 @@ static unsigned poll_cm(struct rch_rdma_chan *ch)
     return k;
 }
 
+/* Phase 5 and the idle count, the end of every pass that did more than
+ * test the rings: n events so far; probed/busy as progress_probe_busy saw. */
+static unsigned pass_end(struct rch_rdma_chan *ch, unsigned n, int probed, int busy)
+{
+    if (ch->nfail_pending)
+        n += report_failures(ch);
+    if (n) {
+        ch->idle = ch->busy_run = 0;
+    } else if (busy) {
+        ch->busy_run++;        /* bounded: a socket the provider never drains cannot keep us awake */
+        ch->idle++;
+        n = 1;
+    } else {
+        ch->idle++;
+        if (probed)
+            ch->busy_run = 0;      /* the socket went quiet: the bound starts again */
+    }
+    return n;
+}
+
 /* Phases 1 (the k completions already reaped) to 5, and the idle count. */
 static unsigned progress_phases(struct rch_rdma_chan *ch, unsigned max, unsigned k, int probed, int busy)
 {
@@ -220,20 +240,7 @@ static unsigned progress_phases(struct rch_rdma_chan *ch, unsigned max, unsigned
         ch->tick = 0;
         n += poll_cm(ch);
     }
-    if (ch->nfail_pending)
-        n += report_failures(ch);
-    if (n) {
-        ch->idle = ch->busy_run = 0;
-    } else if (busy) {
-        ch->busy_run++;        /* bounded: a socket the provider never drains cannot keep us awake */
-        ch->idle++;
-        n = 1;
-    } else {
-        ch->idle++;
-        if (probed)
-            ch->busy_run = 0;      /* the socket went quiet: the bound starts again */
-    }
-    return n;
+    return pass_end(ch, n, probed, busy);
 }
 
 /* Has c's ring something for ring_progress (an announced slot, or a head
@@ -272,13 +279,7 @@ static __attribute__((noinline)) unsigned progress_rings(struct rch_rdma_chan *c
     }
     if (ch->npending)
         n += flush_pending(ch);
-    if (ch->nfail_pending)
-        n += report_failures(ch);
-    if (n)
-        ch->idle = ch->busy_run = 0;
-    else
-        ch->idle++;
-    return n;
+    return pass_end(ch, n, 0, 0);
 }
 
 /*
