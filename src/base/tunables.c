@@ -55,6 +55,9 @@ static const struct rch_tun_row rows[] = {
       "Messages of at least this size use rendezvous (0: the channel's eager maximum)" },
     { "RNDV_MODE", RCH_TUN_ENUM, OFF(rndv_mode), "auto", 0, 0, "auto|put|get",
       "Rendezvous data transfer: receiver-driven GET, sender-driven PUT, or automatic" },
+    { "RNDV_FIN", RCH_TUN_ENUM, OFF(rndv_fin), "auto", 0, 0, "auto|after",
+      "PUT rendezvous: send FIN right behind the data where the channel orders them (auto), or only after "
+      "the put completed locally (after)" },
     { "EAGER_CREDITS", RCH_TUN_INT, OFF(eager_credits), "64", 2, 1 << 16, NULL,
       "Eager packets a sender may have in flight to one peer before waiting for credits (CRDT)" },
     { "SPIN_COUNT", RCH_TUN_INT, OFF(spin_count), "2000", 0, INT_MAX, NULL,

@@ -22,6 +22,7 @@ enum { RCH_CMA_AUTO, RCH_CMA_ON, RCH_CMA_OFF };
 enum { RCH_SHM_WAKE_AUTO, RCH_SHM_WAKE_MEMBARRIER, RCH_SHM_WAKE_FENCE };
 enum { RCH_SHM_GET_AUTO, RCH_SHM_GET_PIPE, RCH_SHM_GET_CMA };
 enum { RCH_RNDV_AUTO, RCH_RNDV_PUT, RCH_RNDV_GET };
+enum { RCH_RNDV_FIN_AUTO, RCH_RNDV_FIN_AFTER };
 enum { RCH_NET_AUTO, RCH_NET_VERBS, RCH_NET_OFI };
 enum { RCH_CONNECT_LAZY, RCH_CONNECT_EAGER };
 enum { RCH_NIC_AUTO, RCH_NIC_ONLOAD, RCH_NIC_OFFLOAD };
@@ -45,6 +46,7 @@ struct rch_tunables {
     int    shm_get;          /* RCH_SHM_GET_*: how a shared-memory get moves its data */
     size_t rndv_threshold;   /* 0: use the channel's eager maximum */
     int    rndv_mode;        /* RCH_RNDV_* */
+    int    rndv_fin;         /* RCH_RNDV_FIN_*: FIN right behind a PUT's data, or after its completion */
     int    eager_credits;    /* eager packets in flight per peer (CRDT) */
     int    spin_count;       /* empty progress polls before yielding */
     int    spin_count_oversub; /* the same when the node has more ranks than cores */

@@ -36,7 +36,9 @@ enum rch_dev_state {
     RCH_DEV_S_SEND_QUEUED,     /* in its peer's send queue, nothing sent yet */
     RCH_DEV_S_SEND_WAIT_ACK,   /* sync eager sent: waiting for SYNC_ACK */
     RCH_DEV_S_SEND_WAIT_RSP,   /* RNDV_REQ sent: waiting for RSP (PUT/DATA) or FIN (GET) */
-    RCH_DEV_S_SEND_PUT,        /* PUT in flight: waiting for rma_done */
+    RCH_DEV_S_SEND_PUT,        /* PUT in flight: waiting for rma_done, then FIN */
+    RCH_DEV_S_SEND_PUT_FINNED, /* PUT in flight with the FIN already behind it (caps.put_then_send):
+                                  waiting for rma_done to release the buffer */
     RCH_DEV_S_SEND_DATA,       /* streaming RNDV_DATA through the send queue */
     RCH_DEV_S_RECV_POSTED,     /* on the posted queue */
     RCH_DEV_S_RECV_GET,        /* GET in flight: waiting for rma_done */

@@ -11,6 +11,15 @@
  *                                  <-------  RNDV_RSP(rreq, rlen, raddr, rkey)
  *          put(raddr) ... done
  *          RNDV_FIN(rreq, bytes) ------->                              both complete
+ *          Where the channel places a packet sent after a put behind the
+ *          put's bytes (caps.put_then_send: one in-order connection), the
+ *          FIN goes right after put() returns, without waiting for its local
+ *          completion (RDMACH_RNDV_FIN=after turns this off): the receiver
+ *          does not wait for the sender to poll the put's completion. The
+ *          sender still completes on rma_done. A put that fails
+ *          fails its connection, and the FIN behind it on that connection is
+ *          never delivered, so the receiver sees the peer fail, not a
+ *          successful FIN over missing data.
  *     DATA (channel without RMA):
  *                                  <-------  RNDV_RSP(rreq, rlen), no rkey
  *          RNDV_DATA chunks through the send queue ------->            complete on the last byte
@@ -128,7 +137,8 @@ size_t rch_dev_rndv_build_req(struct rch_dev_ireq *r, void *pkt)
 static void put_done(struct rch_dev_ireq *r, rdmach_status_t st)
 {
     struct rch_dev_peer *p = &rch_dev.peers[r->peer];
-    send_fin(p, r->remote, st == RDMACH_OK ? r->xfer : 0, st);
+    if (r->state != RCH_DEV_S_SEND_PUT_FINNED)
+        send_fin(p, r->remote, st == RDMACH_OK ? r->xfer : 0, st);
     r->pub.bytes = st == RDMACH_OK ? r->xfer : 0;
     rch_dev_ireq_finish(r, st);
 }
@@ -159,8 +169,13 @@ void rch_dev_rndv_on_rsp(struct rch_dev_peer *p, const void *pkt, size_t len)
             struct rch_rdma_rkey rk = { .len = s.rkey.len };
             memcpy(rk.bytes, s.rkey.bytes, sizeof(rk.bytes));
             st = p->ops->put(p->chan, p->rank, r->buf, r->mr, r->xfer, &rk, s.raddr, id_ctx(r));
-            if (st == RDMACH_INPROGRESS)
+            if (st == RDMACH_INPROGRESS) {
+                if (p->dchan && p->dchan->caps->put_then_send && rch_tun.rndv_fin == RCH_RNDV_FIN_AUTO) {
+                    send_fin(p, r->remote, r->xfer, RDMACH_OK);
+                    r->state = RCH_DEV_S_SEND_PUT_FINNED;
+                }
                 return;
+            }
         }
         put_done(r, st);
         return;
@@ -328,7 +343,7 @@ void rch_dev_rndv_rma_done(struct rch_dev_ireq *r, rdmach_status_t st)
 {
     if (r->state == RCH_DEV_S_RECV_GET)
         get_done(r, st);
-    else if (r->state == RCH_DEV_S_SEND_PUT)
+    else if (r->state == RCH_DEV_S_SEND_PUT || r->state == RCH_DEV_S_SEND_PUT_FINNED)
         put_done(r, st);
     else if (r->state == RCH_DEV_S_RMA)
         rch_dev_rma_rdma_done(r, st);

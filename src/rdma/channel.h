@@ -73,6 +73,13 @@ struct rch_rdma_caps {
      * 0 receiver-driven GET (the default: shared memory, hardware RDMA),
      * 1 sender-driven PUT. The device resolves the mode (rch_dev_rndv_uses_get). */
     int rndv_put;
+    /* Added (additive): a packet send() to a peer after put() to the same
+     * peer returned INPROGRESS is placed there only after the put's bytes
+     * (one connection whose writes are placed in order, and send() never
+     * overtakes a put still queued in the channel). The device then sends
+     * the rendezvous FIN right behind the data instead of after the put's
+     * local completion (src/device/rndv.c). */
+    int put_then_send;
 };
 
 /* The blocking primitive a channel offers: a fd to poll for POLLIN, or a futex

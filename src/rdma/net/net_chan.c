@@ -230,6 +230,10 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
         .needs_credits = 1,
         .onload = ch->pcaps->onload,
         .rndv_put = ch->pcaps->rndv_put,
+        /* One connection placing in order (no data rails, which are not
+         * ordered with the ring) and rch_net_send never overtaking a queued
+         * put: a ring write after a put lands after its bytes. */
+        .put_then_send = ch->pcaps->in_order && ch->nrails == 1,
     };
     ch->next_timer = rch_base_wtime() + 0.25;
     RCH_DEBUG("net", "%s channel open on %s: %d peers, ring %u x %u B, notify %s, connect %s", ops->name,

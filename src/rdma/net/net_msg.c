@@ -232,6 +232,8 @@ rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct io
                             ch->ops->name, peer);
     if (RCH_UNLIKELY(c->state != RCH_NET_C_READY))
         return send_not_ready(ch, c);
+    if (RCH_UNLIKELY(c->rq_head != NULL))
+        return RDMACH_AGAIN;   /* never overtake a queued put/get (caps.put_then_send) */
     size_t total = iov_total(iov, iovcnt);
     if (RCH_UNLIKELY(total > ch->caps.max_msg))
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s send: a %zu-byte packet exceeds max_msg %zu",
