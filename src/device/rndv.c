@@ -171,8 +171,8 @@ void rch_dev_rndv_on_rsp(struct rch_dev_peer *p, const void *pkt, size_t len)
             st = p->ops->put(p->chan, p->rank, r->buf, r->mr, r->xfer, &rk, s.raddr, id_ctx(r));
             if (st == RDMACH_INPROGRESS) {
                 if (p->dchan && p->dchan->caps->put_then_send && rch_tun.rndv_fin == RCH_RNDV_FIN_AUTO) {
+                    r->state = RCH_DEV_S_SEND_PUT_FINNED;   /* first: put_done must not send a second FIN */
                     send_fin(p, r->remote, r->xfer, RDMACH_OK);
-                    r->state = RCH_DEV_S_SEND_PUT_FINNED;
                 }
                 return;
             }
