@@ -185,8 +185,7 @@ static void rndv_text(const struct rch_rdma_probe *pr, char *out, size_t len)
     }
     int get = rch_dev_rndv_uses_get(&pr->caps, &why);
     snprintf(out, len, "%s (%s)%s", get ? "get" : "put", why,
-             !get && pr->caps.put_then_send && rch_tun.rndv_fin == RCH_RNDV_FIN_AUTO
-                 ? ", FIN right behind the data (one ordered connection)" : "");
+             !get && rch_dev_rndv_fin_early(&pr->caps) ? ", FIN right behind the data (one ordered connection)" : "");
 }
 
 /* One decision, as the table shows it: channel label, rendezvous mode, why. */

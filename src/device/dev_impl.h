@@ -293,6 +293,8 @@ void rch_dev_rndv_dereg(struct rch_dev_ireq *r);
 /* RDMACH_RNDV_MODE resolved for a channel with caps `c` (NULL: no profile):
  * 1 receiver GET, 0 sender PUT; `why` (may be NULL) says which rule decided. */
 int rch_dev_rndv_uses_get(const struct rch_rdma_caps *c, const char **why);
+/* PUT mode: does the FIN go right behind the data (caps.put_then_send, RDMACH_RNDV_FIN=auto)? */
+int rch_dev_rndv_fin_early(const struct rch_rdma_caps *c);
 
 /* ---- rma_am.c (one-sided; see rma.h) ---- */
 void rch_dev_rma_on_pkt(struct rch_dev_peer *p, const void *pkt, size_t len);   /* RCH_PKT_RMA arrived */

@@ -89,6 +89,11 @@ int rch_dev_rndv_uses_get(const struct rch_rdma_caps *c, const char **why)
     return !put;
 }
 
+int rch_dev_rndv_fin_early(const struct rch_rdma_caps *c)
+{
+    return c != NULL && c->put_then_send && rch_tun.rndv_fin == RCH_RNDV_FIN_AUTO;
+}
+
 static int want_get(const struct rch_dev_peer *p)
 {
     return p->rma && rch_dev_rndv_uses_get(p->dchan ? p->dchan->caps : NULL, NULL);
@@ -170,7 +175,7 @@ void rch_dev_rndv_on_rsp(struct rch_dev_peer *p, const void *pkt, size_t len)
             memcpy(rk.bytes, s.rkey.bytes, sizeof(rk.bytes));
             st = p->ops->put(p->chan, p->rank, r->buf, r->mr, r->xfer, &rk, s.raddr, id_ctx(r));
             if (st == RDMACH_INPROGRESS) {
-                if (p->dchan && p->dchan->caps->put_then_send && rch_tun.rndv_fin == RCH_RNDV_FIN_AUTO) {
+                if (rch_dev_rndv_fin_early(p->dchan ? p->dchan->caps : NULL)) {
                     r->state = RCH_DEV_S_SEND_PUT_FINNED;   /* first: put_done must not send a second FIN */
                     send_fin(p, r->remote, r->xfer, RDMACH_OK);
                 }
