@@ -222,10 +222,12 @@ static void decide(const struct rch_boot_info *boot, int peer, struct choice *c)
 static void print_probes(void)
 {
     for (int i = 0; i < nprobes; i++) {
-        char r[128];
+        char r[128], zc[64] = "";
         rndv_text(&probes[i], r, sizeof(r));
+        if (probes[i].status == RDMACH_OK && probes[i].caps.zc_min)
+            snprintf(zc, sizeof(zc), "; eager zero-copy from %zu B", probes[i].caps.zc_min);
         if (probes[i].status == RDMACH_OK)
-            printf("  channel %-12s %s; rendezvous %s\n", probes[i].label, probes[i].detail, r);
+            printf("  channel %-12s %s%s; rendezvous %s\n", probes[i].label, probes[i].detail, zc, r);
         else
             printf("  channel %-12s cannot open: %s\n", probes[i].label, probes[i].detail);
     }

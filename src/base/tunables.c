@@ -132,6 +132,12 @@ static const struct rch_tun_row rows[] = {
       "that do not pin memory (tcp: rendezvous costs round trips there), 16k over the others" },
     { "NET_SLOTS", RCH_TUN_INT, OFF(net_slots), "32", 2, 32768, NULL,
       "Slots of each network ring (per peer and direction, a power of two): messages in flight before credits return" },
+    { "NET_ZCOPY", RCH_TUN_ENUM, OFF(net_zcopy), "auto", 0, 0, "auto|on|off",
+      "Eager packets of at least RDMACH_NET_ZCOPY_MIN bytes written into the peer's ring straight from the "
+      "user's (registered) buffer, no copy, and slots of 64 KiB + 64 so that up to 64 KiB stays eager (auto: "
+      "where measured faster than rendezvous, Soft-iWARP; needs a gathering write and notify poll)" },
+    { "NET_ZCOPY_MIN", RCH_TUN_SIZE, OFF(net_zcopy_min), "16k", 1, 1 * GiB, NULL,
+      "Smallest eager payload RDMACH_NET_ZCOPY sends from the user's buffer (smaller ones are copied)" },
     { "NET_NOTIFY", RCH_TUN_ENUM, OFF(net_notify), "auto", 0, 0, "auto|poll|data|send",
       "How a receiver sees a ring slot arrive: poll its markers (devices that place data in order), "
       "write with immediate data, or a write then a small send (auto: the first the device allows)" },

@@ -27,6 +27,7 @@ enum { RCH_NET_AUTO, RCH_NET_VERBS, RCH_NET_OFI };
 enum { RCH_CONNECT_LAZY, RCH_CONNECT_EAGER };
 enum { RCH_NIC_AUTO, RCH_NIC_ONLOAD, RCH_NIC_OFFLOAD };
 enum { RCH_NOTIFY_AUTO, RCH_NOTIFY_POLL, RCH_NOTIFY_DATA, RCH_NOTIFY_SEND };
+enum { RCH_ZCOPY_AUTO, RCH_ZCOPY_ON, RCH_ZCOPY_OFF };
 enum { RCH_BARRIER_AUTO, RCH_BARRIER_DISSEMINATION, RCH_BARRIER_SHM, RCH_BARRIER_HIER,
        RCH_BARRIER_HWSIM, RCH_BARRIER_PPDEV, RCH_BARRIER_OFI };
 enum { RCH_RMA_PATH_AUTO, RCH_RMA_PATH_RDMA, RCH_RMA_PATH_AM };
@@ -68,6 +69,8 @@ struct rch_tunables {
     int    connect;          /* RCH_CONNECT_* */
     size_t net_slot_size;    /* bytes of one slot of the network fast-path ring */
     int    net_slots;        /* slots per ring (per peer and direction), a power of two */
+    int    net_zcopy;        /* RCH_ZCOPY_*: large eager packets written from the user's buffer */
+    size_t net_zcopy_min;    /* smallest eager payload sent that way */
     int    net_notify;       /* RCH_NOTIFY_*: how slot arrival is detected */
     size_t net_rma_chunk;    /* largest single RDMA write/read of a put/get */
     int    net_rails;        /* connections per peer for rendezvous data (0: the provider's choice) */

@@ -45,6 +45,7 @@ enum rch_dev_state {
     RCH_DEV_S_RECV_WAIT_FIN,   /* RSP sent: waiting for FIN (PUT) or the DATA chunks */
     RCH_DEV_S_CTL,             /* a queued control packet (internal) */
     RCH_DEV_S_RMA,             /* one-sided: a queued packet, RDMA in flight or waiting for RSP (rma_impl.h) */
+    RCH_DEV_S_SEND_ZC,         /* eager zero-copy (send_zc) in flight: waiting for rma_done */
     RCH_DEV_S_NATIVE,          /* native rdmach_put/get: channel put/get in flight, waiting for rma_done (native_rma.c) */
 };
 
@@ -108,6 +109,7 @@ struct rch_dev_peer {
     struct rch_rdma_chan *chan;
     struct rch_dev_ireq *sq_head, *sq_tail;  /* queued sends, FIFO (non-overtaking) */
     size_t eager_max;               /* largest eager payload (standard mode) */
+    size_t zc_min;                  /* eager payloads from this size on go by send_zc (SIZE_MAX: never) */
     int flow;                       /* credits in force (caps.needs_credits) */
     int credits;                    /* credited packets we may still send */
     int owed;                       /* credited packets received, not yet returned */
@@ -302,6 +304,7 @@ void rch_dev_rma_sent(struct rch_dev_ireq *r);                      /* a queued 
 void rch_dev_rma_rdma_done(struct rch_dev_ireq *r, rdmach_status_t st);  /* rma_done of an RCH_DEV_S_RMA request */
 
 /* ---- native_rma.c (native rdmach_put/get) ---- */
+void rch_dev_isend_zc_done(struct rch_dev_ireq *r, rdmach_status_t st);  /* rma_done of an RCH_DEV_S_SEND_ZC request */
 void rch_dev_native_rma_done(struct rch_dev_ireq *r, rdmach_status_t st);   /* rma_done of an RCH_DEV_S_NATIVE request */
 
 #endif

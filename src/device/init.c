@@ -43,6 +43,7 @@ static rdmach_status_t peer_setup(struct rch_dev_peer *p, struct rch_dev_chan *d
     p->dchan = dc;
     p->eager_max = min_size(c->max_msg - sizeof(struct rch_pkt_eager), thr);
     p->eager_max_sync = min_size(c->max_msg - sizeof(struct rch_pkt_eager_sync), thr);
+    p->zc_min = c->zc_min && c->zc_min <= p->eager_max ? c->zc_min : SIZE_MAX;
     p->data_max = c->max_msg - sizeof(struct rch_pkt_rndv_data);
     p->rma = c->rma;
     p->flow = c->needs_credits;

@@ -352,6 +352,8 @@ void rch_dev_rndv_rma_done(struct rch_dev_ireq *r, rdmach_status_t st)
         put_done(r, st);
     else if (r->state == RCH_DEV_S_RMA)
         rch_dev_rma_rdma_done(r, st);
+    else if (r->state == RCH_DEV_S_SEND_ZC)
+        rch_dev_isend_zc_done(r, st);
     else
         RCH_DEBUG("dev", "rma_done for a request in state %u (already failed?)", r->state);
 }

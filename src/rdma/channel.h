@@ -80,6 +80,9 @@ struct rch_rdma_caps {
      * the rendezvous FIN right behind the data instead of after the put's
      * local completion (src/device/rndv.c). */
     int put_then_send;
+    /* Added (additive): send_zc() takes packets whose payload is at least
+     * this many bytes (and fits max_msg); 0: no send_zc on this channel. */
+    size_t zc_min;
 };
 
 /* The blocking primitive a channel offers: a fd to poll for POLLIN, or a futex
@@ -116,6 +119,14 @@ struct rch_rdma_ops {
                                 struct rch_rdma_rkey *rkey);
     /* A control/eager packet: iov[0] is usually the device header, iov[1] the payload. */
     rdmach_status_t (*send)(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt);
+    /* Added (additive): an eager packet whose payload is not copied (caps.zc_min):
+     * the packet is hdr (copied at the call) followed by the len bytes at buf,
+     * which the transport reads from the registered lmr; buf must not change
+     * until upcalls.rma_done(op_ctx) says the send completed or failed (exactly
+     * once). The peer receives it as send()'s packets. AGAIN: nothing was sent
+     * (no credit or room now); a transport without it has rch_rdma_no_send_zc. */
+    rdmach_status_t (*send_zc)(struct rch_rdma_chan *ch, int peer, const void *hdr, size_t hdrlen,
+                               const void *buf, size_t len, struct rch_rdma_mr *lmr, void *op_ctx);
     /* Remote write: local [laddr, laddr+len) into the peer's registered memory at raddr. */
     rdmach_status_t (*put)(struct rch_rdma_chan *ch, int peer, const void *laddr,
                            struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
@@ -144,6 +155,8 @@ struct rch_rdma_ops {
 rdmach_status_t rch_rdma_no_put(struct rch_rdma_chan *ch, int peer, const void *laddr,
                                 struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
                                 uint64_t raddr, void *op_ctx);
+rdmach_status_t rch_rdma_no_send_zc(struct rch_rdma_chan *ch, int peer, const void *hdr, size_t hdrlen,
+                                    const void *buf, size_t len, struct rch_rdma_mr *lmr, void *op_ctx);
 rdmach_status_t rch_rdma_no_get(struct rch_rdma_chan *ch, int peer, void *laddr,
                                 struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
                                 uint64_t raddr, void *op_ctx);

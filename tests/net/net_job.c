@@ -28,6 +28,13 @@
  *   rma         put/get of 0 B .. 64 MiB at misaligned addresses, data checked
  *   rcache      a buffer unmapped (munmap, then free) and mapped again at the
  *               same address is registered afresh, never served from the cache
+ *   zc          (RDMACH_NET_ZCOPY=on) rank 0 sends rank 1 packets of every size
+ *               class from caps.zc_min to max_msg with send_zc, from one
+ *               registration, copied sends in between: order and bytes
+ *               checked by rank 1; each send_zc reported done exactly once,
+ *               OK, and only then is its buffer written again; bad arguments
+ *               (payload outside the registration, below zc_min, above
+ *               max_msg) refused with INVALID_ARG
  *   peerdeath   rank 1 leaves without closing; rank 0's pending get completes
  *               with an error and peer_failed names rank 1 within seconds
  *   trace       rank 0 (the server) sends first; rank 1 answers (checked from
@@ -150,8 +157,13 @@ static void on_recv(void *ctx, int peer, const void *pkt, size_t len)
     }
 }
 
+static unsigned *zc_done;            /* zc mode: rma_done calls per send_zc (op_ctx = index + 1) */
+static unsigned zc_n;
+
 static void on_rma_done(void *ctx, void *op, rdmach_status_t st)
 {
+    if (zc_done && (uintptr_t)op >= 1 && (uintptr_t)op <= zc_n)
+        zc_done[(uintptr_t)op - 1]++;
     rma_done++;
     if (st != RDMACH_OK)
         rma_status = st;
@@ -274,6 +286,7 @@ static void fence(void)
 
 /* ---- modes ---- */
 
+
 static uint64_t rng_state = 88172645463325252ull;
 static uint64_t rnd(void)
 {
@@ -281,6 +294,111 @@ static uint64_t rnd(void)
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
     return rng_state;
+}
+
+/* send_zc of packet `seq` (n bytes at buf, inside mr), retried while AGAIN */
+static int send_zc_data(int peer, uint64_t seq, unsigned char *buf, size_t n, struct rch_rdma_mr *mr, unsigned idx)
+{
+    struct jmsg m = { .kind = K_DATA, .src = me, .seq = seq, .a = n };
+    for (size_t i = 0; i < n; i++)
+        buf[i] = pat(seq * 31 + (uint64_t)me, i);
+    double t0 = rch_base_wtime();
+    for (;;) {
+        rdmach_status_t st = ops->send_zc(ch, peer, &m, sizeof(m), buf, n, mr, (void *)(uintptr_t)(idx + 1));
+        if (st == RDMACH_OK)
+            return 0;
+        if (st != RDMACH_AGAIN) {
+            FAIL("send_zc of packet %llu (%zu bytes): %s", (unsigned long long)seq, n, rdmach_strerror(st));
+            return -1;
+        }
+        if (ops->progress(ch, 64) == 0)
+            sched_yield();
+        if (rch_base_wtime() - t0 > DEADLINE) {
+            FAIL("send_zc of packet %llu: no room for %.0f s", (unsigned long long)seq, DEADLINE);
+            return -1;
+        }
+    }
+}
+
+static int mode_zc(void)
+{
+    const struct rch_rdma_caps *c = ops->caps(ch);
+    size_t zmin = c->zc_min, pmax = payload_max();
+    if (zmin == 0 || zmin > pmax) {
+        FAIL("no send_zc on this channel (caps.zc_min %zu, payload max %zu): run with RDMACH_NET_ZCOPY=on", zmin,
+             pmax);
+        return -1;
+    }
+    if (me == 1) {
+        if (wait_count(done_from, 1, "rank 0's DONE") != 0)   /* done_from[0]: the DONE of rank 0 */
+            return -1;
+        if (next_seq[0] != 3 * 40)
+            FAIL("got %llu of %d packets from rank 0", (unsigned long long)next_seq[0], 3 * 40);
+        return 0;
+    }
+    if (me != 0)
+        return 0;
+    enum { NBUF = 8, ROUNDS = 40 };
+    size_t stride = (pmax + 4095) & ~(size_t)4095;
+    unsigned char *area = malloc(stride * NBUF + 64), *small = malloc(256);
+    struct rch_rdma_mr *mr = NULL;
+    if (!area || !small || ops->mem_reg(ch, area, stride * NBUF, RCH_RDMA_ACCESS_LOCAL, &mr) != RDMACH_OK) {
+        FAIL("no memory or no registration for the zc buffers");
+        return -1;
+    }
+    zc_n = 2 * ROUNDS;
+    zc_done = calloc(zc_n, sizeof(*zc_done));
+    unsigned posted = 0;
+    uint64_t seq = 0;
+    for (int k = 0; k < ROUNDS; k++) {
+        /* sizes: zc_min, payload max, and in between; buffer reused only once its send is done */
+        size_t sizes[2] = { k % 3 == 0 ? zmin : k % 3 == 1 ? pmax : zmin + (size_t)(rnd() % (pmax - zmin + 1)),
+                            zmin + (size_t)(rnd() % (pmax - zmin + 1)) };
+        for (int j = 0; j < 2; j++) {
+            unsigned idx = posted, b = idx % NBUF;
+            if (idx >= NBUF) {   /* the send that used this buffer before must be done */
+                unsigned prev = idx - NBUF;
+                double t0 = rch_base_wtime();
+                while (zc_done[prev] == 0 && rch_base_wtime() - t0 < DEADLINE)
+                    if (ops->progress(ch, 64) == 0)
+                        sched_yield();
+                if (zc_done[prev] == 0) {
+                    FAIL("send_zc %u never reported done", prev);
+                    return -1;
+                }
+            }
+            unsigned char *buf = area + (size_t)b * stride + (size_t)(k % 5);   /* misaligned too */
+            size_t n = sizes[j] - (size_t)(k % 5) > zmin ? sizes[j] - (size_t)(k % 5) : zmin;
+            if (send_zc_data(1, seq++, buf, n, mr, idx) != 0)
+                return -1;
+            posted++;
+        }
+        if (send_data(1, seq++, (size_t)(rnd() % 200), small) != 0)   /* a copied one in between */
+            return -1;
+    }
+    if (wait_rma(posted) != 0)
+        return -1;
+    for (unsigned i = 0; i < posted; i++)
+        if (zc_done[i] != 1)
+            FAIL("send_zc %u reported done %u times", i, zc_done[i]);
+    if (rma_status != RDMACH_OK)
+        FAIL("a send_zc completed with %s", rdmach_strerror(rma_status));
+    /* refused: outside the registration, below zc_min, above max_msg (nothing is sent) */
+    struct jmsg m = { .kind = K_DATA, .src = me };
+    unsigned char outside[64];
+    rdmach_status_t st1 = ops->send_zc(ch, 1, &m, sizeof(m), outside, zmin, mr, (void *)1);
+    rdmach_status_t st2 = zmin > 1 ? ops->send_zc(ch, 1, &m, sizeof(m), area, zmin - 1, mr, (void *)1)
+                                   : RDMACH_ERR_INVALID_ARG;
+    rdmach_status_t st3 = ops->send_zc(ch, 1, &m, sizeof(m), area, pmax + 1, mr, (void *)1);
+    if (st1 != RDMACH_ERR_INVALID_ARG || st2 != RDMACH_ERR_INVALID_ARG || st3 != RDMACH_ERR_INVALID_ARG)
+        FAIL("bad send_zc calls gave %s, %s, %s (INVALID_ARG expected)", rdmach_strerror(st1),
+             rdmach_strerror(st2), rdmach_strerror(st3));
+    if (send_kind(1, K_DONE, 0, 0, NULL) != 0)
+        return -1;
+    ops->mem_dereg(ch, mr);
+    free(area);
+    free(small);
+    return 0;
 }
 
 static int mode_cross(int n)
@@ -412,7 +530,9 @@ static int stranger(const uint8_t *addr, size_t addrlen)
         priv.version = RCH_NET_VERSION;
         priv.kind = RCH_NET_CM_CONNECT;
         priv.size = (uint32_t)np;
-        priv.slot_size = rch_net_slot_size(P->caps(p));
+        priv.slot_size = rch_net_slot_size(P->caps(p), rch_net_zcopy_on(P->caps(p), P->caps(p)->in_order
+                                                                                    ? RCH_NET_NOTIFY_POLL
+                                                                                    : RCH_NET_NOTIFY_SEND));
         priv.nslots = (uint16_t)rch_tun.net_slots;
         priv.ring_addr = 4096;
         if (attempt == 0) {              /* a member's rank, a guessed key */
@@ -1077,6 +1197,8 @@ int main(int argc, char **argv)
         rc = mode_rcache();
     else if (!strcmp(mode, "peerdeath"))
         rc = mode_peerdeath();
+    else if (!strcmp(mode, "zc"))
+        rc = mode_zc();
     else if (!strcmp(mode, "trace"))
         rc = mode_trace();
     else if (!strcmp(mode, "pingpong"))

@@ -79,6 +79,7 @@ struct rch_net_op {
     uint16_t index;              /* RECV: buffer; SLOT: staging slot */
     struct rch_net_conn *conn;
     struct rch_net_rma *rma;
+    void *up_ctx;                /* SLOT written by send_zc: rma_done(up_ctx) when it completes */
 };
 
 /* One put or get, split into chunks of at most RDMACH_NET_RMA_CHUNK. */
@@ -175,6 +176,7 @@ struct rch_rdma_chan {
     int rank, size;
     int notify;                  /* enum rch_net_notify */
     int eager;                   /* RDMACH_CONNECT=eager */
+    int zcopy;                   /* large eager packets go by rch_net_send_zc (RDMACH_NET_ZCOPY) */
     uint32_t slot_size, nslots;
     size_t rma_chunk;
     int nrails;                  /* connections per peer for RMA data (RDMACH_NET_RAILS / provider) */
@@ -211,7 +213,12 @@ rdmach_status_t rch_net_query(const struct rch_net_prov_ops *pops);
  * RCH_NET_SLOT_PINNED for the others. */
 #define RCH_NET_SLOT_ONLOAD (64u * 1024u)
 #define RCH_NET_SLOT_PINNED (16u * 1024u)
-uint32_t rch_net_slot_size(const struct rch_net_prov_caps *pc);
+/* With eager zero-copy (RDMACH_NET_ZCOPY) the slots take a 64 KiB payload
+ * and the packet and slot headers: up to 64 KiB stays eager. */
+#define RCH_NET_SLOT_ZCOPY (64u * 1024u + 64u)
+uint32_t rch_net_slot_size(const struct rch_net_prov_caps *pc, int zcopy);
+/* Does this channel send large eager packets with send_zc (RDMACH_NET_ZCOPY)? */
+int rch_net_zcopy_on(const struct rch_net_prov_caps *pc, int notify);
 
 rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct rch_rdma_ops *ops,
                              const struct rch_rdma_open_args *args, struct rch_rdma_chan **out);
@@ -232,7 +239,7 @@ const struct rch_rdma_caps *rch_net_caps(const struct rch_rdma_chan *ch);
         .name = (chan_name), .query = sym##_query, .open = sym##_open,                         \
         .close = rch_net_close, .publish = rch_net_publish, .connect = rch_net_connect,       \
         .mem_reg = rch_net_mem_reg, .mem_dereg = rch_net_mem_dereg, .mem_rkey = rch_net_mem_rkey, \
-        .send = rch_net_send, .put = rch_net_put, .get = rch_net_get,                          \
+        .send = rch_net_send, .send_zc = rch_net_send_zc, .put = rch_net_put, .get = rch_net_get, \
         .progress = rch_net_progress, .wait_arm = rch_net_wait_arm,                            \
         .wait_disarm = rch_net_wait_disarm, .caps = rch_net_caps, .wake = rch_rdma_no_wake,    \
     }
@@ -257,6 +264,12 @@ void rch_net_set_pending(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 
 /* net_msg.c */
 rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt);
+rdmach_status_t rch_net_send_zc(struct rch_rdma_chan *ch, int peer, const void *hdr, size_t hdrlen, const void *buf,
+                                size_t len, struct rch_rdma_mr *lmr, void *op_ctx);
+/* A send_zc slot write is over (status): hand its op_ctx up, once. */
+void rch_net_zc_done(struct rch_rdma_chan *ch, struct rch_net_op *op, rdmach_status_t status);
+/* Fail every send_zc still in flight to c (its connection failed). */
+unsigned rch_net_zc_fail_conn(struct rch_rdma_chan *ch, struct rch_net_conn *c, rdmach_status_t status);
 /* Take what arrived in c's ring; returns messages handled. */
 unsigned rch_net_ring_progress(struct rch_rdma_chan *ch, struct rch_net_conn *c, unsigned max);
 /* Send an explicit credit return / owed doorbells if needed; returns 1 if work remains. */

@@ -69,11 +69,26 @@ static rdmach_status_t check_geometry(void)
  * socket either way), so eager goes up to 64 KiB, as in Open MPI's tcp
  * transport; a pinning provider keeps 16 KiB slots: the rings are locked
  * memory, per peer and direction. */
-uint32_t rch_net_slot_size(const struct rch_net_prov_caps *pc)
+uint32_t rch_net_slot_size(const struct rch_net_prov_caps *pc, int zcopy)
 {
     if (rch_tun.net_slot_size)
         return (uint32_t)rch_tun.net_slot_size;
+    if (zcopy)
+        return RCH_NET_SLOT_ZCOPY;
     return pc->pins_memory ? RCH_NET_SLOT_PINNED : RCH_NET_SLOT_ONLOAD;
+}
+
+/* Eager zero-copy (rch_net_send_zc) gathers {slot and packet headers,
+ * the user's buffer, the tail marker} into one write: it needs a provider
+ * that gathers 3 buffers, and a receiver that polls the slot's markers (the
+ * tail lands after the payload of the same write). auto: the provider's
+ * profile (caps.zcopy: where it was measured faster than rendezvous). */
+int rch_net_zcopy_on(const struct rch_net_prov_caps *pc, int notify)
+{
+    if (rch_tun.net_zcopy == RCH_ZCOPY_OFF)
+        return 0;
+    int can = pc->writev_max >= 3 && notify == RCH_NET_NOTIFY_POLL;
+    return can && (rch_tun.net_zcopy == RCH_ZCOPY_ON || pc->zcopy);
 }
 
 static rdmach_status_t choose_notify(struct rch_rdma_chan *ch)
@@ -171,7 +186,6 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
         return st;
     }
     ch->pcaps = pops->caps(ch->prov);
-    ch->slot_size = rch_net_slot_size(ch->pcaps);
     /* Rails need the provider's read-after-write order (caps.rails > 1). */
     ch->nrails = ch->pcaps->rails > 1 ? ch->pcaps->rails : 1;
     if (rch_tun.net_rails > 0) {
@@ -184,6 +198,11 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
     }
     ch->rail_min = rch_tun.net_rail_min;
     st = choose_notify(ch);
+    ch->zcopy = rch_net_zcopy_on(ch->pcaps, ch->notify);
+    if (rch_tun.net_zcopy == RCH_ZCOPY_ON && !ch->zcopy)
+        RCH_WARN("net", "RDMACH_NET_ZCOPY=on: %s cannot (%s); large eager packets are copied", ch->pcaps->name,
+                 ch->pcaps->writev_max < 3 ? "no write gathering 3 buffers" : "the ring is not polled");
+    ch->slot_size = rch_net_slot_size(ch->pcaps, ch->zcopy);
     if (st == RDMACH_OK)
         st = rch_net_rma_init(ch);
     if (st == RDMACH_OK)
@@ -234,10 +253,11 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
          * ordered with the ring) and rch_net_send never overtaking a queued
          * put: a ring write after a put lands after its bytes. */
         .put_then_send = ch->pcaps->in_order && ch->nrails == 1,
+        .zc_min = ch->zcopy ? (rch_tun.net_zcopy_min < payload ? rch_tun.net_zcopy_min : payload) : 0,
     };
     ch->next_timer = rch_base_wtime() + 0.25;
-    RCH_DEBUG("net", "%s channel open on %s: %d peers, ring %u x %u B, notify %s, connect %s", ops->name,
-              ch->pcaps->name, args->npeers, ch->nslots, ch->slot_size,
+    RCH_DEBUG("net", "%s channel open on %s: %d peers, ring %u x %u B%s, notify %s, connect %s", ops->name,
+              ch->pcaps->name, args->npeers, ch->nslots, ch->slot_size, ch->zcopy ? " (eager zero-copy)" : "",
               ch->notify == RCH_NET_NOTIFY_POLL ? "poll" : ch->notify == RCH_NET_NOTIFY_DATA ? "data" : "send",
               ch->eager ? "eager" : "lazy");
     *out = ch;

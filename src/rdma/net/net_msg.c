@@ -261,6 +261,103 @@ rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct io
     return RDMACH_OK;
 }
 
+/* Eager zero-copy: the same slot as rch_net_send's, written by one write
+ * that gathers {slot header + packet header, from the staging slot; the
+ * payload, from the user's registration; padding + tail marker, from the
+ * staging slot after the header}. Its completion (dispatch, net_progress.c)
+ * frees the staging slot and hands op_ctx up through rma_done. */
+rdmach_status_t rch_net_send_zc(struct rch_rdma_chan *ch, int peer, const void *hdr, size_t hdrlen, const void *buf,
+                                size_t len, struct rch_rdma_mr *lmr, void *op_ctx)
+{
+    struct rch_net_conn *c;
+    if (RCH_UNLIKELY((unsigned)peer >= (unsigned)ch->size || !(c = &ch->conns[peer])->is_peer))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s send_zc: rank %d is not a peer of this channel",
+                            ch->ops->name, peer);
+    size_t total = hdrlen + len;
+    const struct rch_net_rcache_entry *e = lmr ? lmr->priv : NULL;
+    if (RCH_UNLIKELY(!ch->zcopy || len < ch->caps.zc_min || total > ch->caps.max_msg || hdrlen == 0 ||
+                     hdr == NULL || buf == NULL || op_ctx == NULL || e == NULL || (uintptr_t)buf < e->start ||
+                     (uintptr_t)buf + len > e->end))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s send_zc: %s", ch->ops->name,
+                            !ch->zcopy ? "eager zero-copy is off on this channel"
+                            : len < ch->caps.zc_min || total > ch->caps.max_msg ? "size outside caps.zc_min..max_msg"
+                            : e == NULL || buf == NULL ? "no registration of the payload"
+                            : hdr == NULL || hdrlen == 0 || op_ctx == NULL ? "no header or no op_ctx"
+                            : "the payload is outside its registration");
+    if (RCH_UNLIKELY(c->state != RCH_NET_C_READY))
+        return send_not_ready(ch, c);
+    if (RCH_UNLIKELY(c->rq_head != NULL))
+        return RDMACH_AGAIN;   /* never overtake a queued put/get (caps.put_then_send) */
+    if (!rch_net_ring_tx_room(&c->tx) && !refresh_credits(ch, c)) {
+        c->tx_full++;
+        return c->state == RCH_NET_C_READY ? RDMACH_AGAIN : send_not_ready(ch, c);
+    }
+    uint32_t seq = c->tx.seq;
+    struct rch_net_op *op = &c->slot_ops[seq & (ch->nslots - 1)];
+    if (op->busy)
+        return RDMACH_AGAIN;   /* its previous write has not completed locally */
+    unsigned char *slot = rch_net_ring_tx_slot(&c->tx, seq);
+    const uint32_t m = rch_net_marker(seq);
+    uint32_t credits = c->rx.seq;
+    struct rch_net_slot_hdr h = {
+        .len = (uint32_t)total, .credits = credits, .version = RCH_NET_VERSION, .op = RCH_NET_SLOT_DATA,
+        .rsvd = 0, .head = m,
+    };
+    memcpy(slot, &h, sizeof(h));
+    memcpy(slot + sizeof(h), hdr, hdrlen);
+    size_t head = sizeof(h) + hdrlen, pad = rch_net_pad8(total) - total;
+    unsigned char *tail = slot + rch_net_pad8(head);   /* staging bytes after the header: free */
+    struct rch_net_slot_tail t = { .rsvd = 0, .tail = m };
+    memset(tail, 0, pad);
+    memcpy(tail + pad, &t, sizeof(t));
+    const struct iovec iov[3] = {
+        { .iov_base = slot, .iov_len = head },
+        { .iov_base = (void *)buf, .iov_len = len },
+        { .iov_base = tail, .iov_len = pad + sizeof(t) },
+    };
+    const struct rch_net_mr *mr[3] = { &c->local_mr, &e->mr, &c->local_mr };
+    rdmach_status_t st = ch->pops->post_writev(ch->prov, c->ep, iov, mr, 3, rch_net_ring_tx_raddr(&c->tx, seq),
+                                               &c->peer_rk, op);
+    if (RCH_UNLIKELY(st != RDMACH_OK)) {
+        if (st == RDMACH_AGAIN)
+            return st;
+        rch_net_conn_fail(ch, c, st, rdmach_last_error());
+        return rch_base_err(c->fail_status, "rank %d: %s", c->rank, c->fail_why);
+    }
+    if (RCH_UNLIKELY(c->posts == 0))
+        note_first_post(c, "slot write (zero-copy)");
+    else
+        c->posts++;
+    op->busy = 1;
+    op->up_ctx = op_ctx;
+    c->tx.seq = seq + 1;
+    c->rx.returned = credits;
+    c->sent++;
+    return RDMACH_OK;
+}
+
+void rch_net_zc_done(struct rch_rdma_chan *ch, struct rch_net_op *op, rdmach_status_t status)
+{
+    void *ctx = op->up_ctx;
+    if (ctx == NULL)
+        return;   /* already reported (its connection failed first) */
+    op->up_ctx = NULL;
+    ch->up.rma_done(ch->up.ctx, ctx, status);
+}
+
+unsigned rch_net_zc_fail_conn(struct rch_rdma_chan *ch, struct rch_net_conn *c, rdmach_status_t status)
+{
+    unsigned n = 0;
+    if (c->slot_ops == NULL)
+        return 0;
+    for (uint32_t i = 0; i < ch->nslots; i++)
+        if (c->slot_ops[i].up_ctx != NULL) {
+            rch_net_zc_done(ch, &c->slot_ops[i], status);
+            n++;
+        }
+    return n;
+}
+
 void rch_net_send_bye(struct rch_rdma_chan *ch, struct rch_net_conn *c)
 {
     if (c->state != RCH_NET_C_READY)

@@ -130,6 +130,9 @@ static void dispatch(struct rch_rdma_chan *ch, struct rch_net_cqe *e)
         op->busy = 0;
         if (e->status != RDMACH_OK)
             op_failed(ch, c, "a ring write", e->status);
+        if (op->up_ctx)   /* a send_zc: its buffer is free, or it failed with its connection */
+            rch_net_zc_done(ch, op, e->status == RDMACH_OK ? RDMACH_OK : c->fail_status ? c->fail_status
+                                                                                          : RDMACH_ERR_PEER_DEAD);
         break;
     case RCH_NET_OP_CRDT:
         op->busy = 0;
@@ -179,6 +182,7 @@ static unsigned report_failures(struct rch_rdma_chan *ch)
         c->fail_reported = 1;
         pending_del(ch, c);
         n += rch_net_rma_fail_conn(ch, c, c->fail_status ? c->fail_status : RDMACH_ERR_PEER_DEAD);
+        n += rch_net_zc_fail_conn(ch, c, c->fail_status ? c->fail_status : RDMACH_ERR_PEER_DEAD);
         if (!ch->closing) {
             rch_base_err(c->fail_status, "rank %d: %s", c->rank, c->fail_why);
             ch->up.peer_failed(ch->up.ctx, c->rank, c->fail_status);

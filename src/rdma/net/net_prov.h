@@ -30,6 +30,7 @@
 #define RCH_RDMA_NET_PROV_H
 
 #include <stddef.h>
+#include <sys/uio.h>
 #include <stdint.h>
 #include "rdmach.h"
 #include "rdma/net/net_proto.h"
@@ -69,6 +70,9 @@ struct rch_net_prov_caps {
     int rndv_put;              /* rendezvous profile: sender PUT beats receiver GET here (rch_rdma_caps.rndv_put) */
     int rails;                 /* connections per peer worth striping rendezvous data over (0, 1: one);
                                   > 1 only with read-after-write order on an endpoint (the fence, net_rma.c) */
+    unsigned writev_max;       /* buffers one post_writev gathers (0, 1: no post_writev) */
+    int zcopy;                 /* eager zero-copy profile: RDMACH_NET_ZCOPY=auto sends large eager
+                                  packets from the user's buffer here (net_chan.c) */
 };
 
 
@@ -151,6 +155,11 @@ struct rch_net_prov_ops {
     rdmach_status_t (*post_write_data)(struct rch_net_prov *p, struct rch_net_ep *ep, const void *buf,
                                        size_t len, const struct rch_net_mr *mr, uint64_t raddr,
                                        const struct rch_net_rkey *rk, uint32_t imm, void *ctx);
+    /* One write gathering n (<= caps.writev_max) local buffers, placed back to
+     * back at raddr; always with a completion (ctx != NULL). */
+    rdmach_status_t (*post_writev)(struct rch_net_prov *p, struct rch_net_ep *ep, const struct iovec *iov,
+                                   const struct rch_net_mr *const *mr, int n, uint64_t raddr,
+                                   const struct rch_net_rkey *rk, void *ctx);
     rdmach_status_t (*post_read)(struct rch_net_prov *p, struct rch_net_ep *ep, void *buf, size_t len,
                                  const struct rch_net_mr *mr, uint64_t raddr, const struct rch_net_rkey *rk,
                                  void *ctx);

@@ -25,6 +25,8 @@
 #include <rdma/fi_rma.h>
 #include "rdma/net/net_prov.h"
 
+#define RCH_OFI_WRITEV_MAX 3    /* buffers one post_writev gathers (fi_writemsg) */
+
 struct rch_net_prov {
     struct fi_info *info;          /* the provider and interface chosen */
     struct fid_fabric *fabric;
@@ -78,6 +80,9 @@ rdmach_status_t rch_ofi_post_write(struct rch_net_prov *p, struct rch_net_ep *ep
 rdmach_status_t rch_ofi_post_write_data(struct rch_net_prov *p, struct rch_net_ep *ep, const void *buf,
                                         size_t len, const struct rch_net_mr *mr, uint64_t raddr,
                                         const struct rch_net_rkey *rk, uint32_t imm, void *ctx);
+rdmach_status_t rch_ofi_post_writev(struct rch_net_prov *p, struct rch_net_ep *ep, const struct iovec *iov,
+                                    const struct rch_net_mr *const *mr, int n, uint64_t raddr,
+                                    const struct rch_net_rkey *rk, void *ctx);
 rdmach_status_t rch_ofi_post_read(struct rch_net_prov *p, struct rch_net_ep *ep, void *buf, size_t len,
                                   const struct rch_net_mr *mr, uint64_t raddr, const struct rch_net_rkey *rk,
                                   void *ctx);

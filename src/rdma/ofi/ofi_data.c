@@ -94,6 +94,31 @@ rdmach_status_t rch_ofi_post_write_data(struct rch_net_prov *p, struct rch_net_e
                        "fi_writedata");
 }
 
+rdmach_status_t rch_ofi_post_writev(struct rch_net_prov *p, struct rch_net_ep *ep, const struct iovec *iov,
+                                    const struct rch_net_mr *const *mr, int n, uint64_t raddr,
+                                    const struct rch_net_rkey *rk, void *ctx)
+{
+    if (n < 1 || n > RCH_OFI_WRITEV_MAX || (unsigned)n > p->caps.writev_max || ctx == NULL)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "ofi: a gathering write of %d buffers (at most %u, with a "
+                            "context)", n, p->caps.writev_max);
+    struct iovec v[RCH_OFI_WRITEV_MAX];
+    void *desc[RCH_OFI_WRITEV_MAX];
+    size_t total = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (iov[i].iov_len) {   /* an empty one may have no base */
+            v[k] = iov[i];
+            desc[k++] = mr[i] ? mr[i]->desc : NULL;
+            total += iov[i].iov_len;
+        }
+    struct fi_rma_iov rma = { .addr = target(p, raddr, rk), .len = total, .key = rk->key };
+    struct fi_msg_rma msg = {
+        .msg_iov = v, .desc = desc, .iov_count = (size_t)k, .addr = 0, .rma_iov = &rma, .rma_iov_count = 1,
+        .context = ctx, .data = 0,
+    };
+    return post_result(fi_writemsg(ep->ep, &msg, FI_COMPLETION), "fi_writemsg");
+}
+
 rdmach_status_t rch_ofi_post_read(struct rch_net_prov *p, struct rch_net_ep *ep, void *buf, size_t len,
                                   const struct rch_net_mr *mr, uint64_t raddr, const struct rch_net_rkey *rk,
                                   void *ctx)

@@ -187,6 +187,8 @@ static void set_caps(struct rch_net_prov *p)
      * UCX's two tcp lanes do. Striping writes needs the read fence, so
      * read-after-write order on an endpoint. */
     c->rails = is_stream(prov) && (i->tx_attr->msg_order & FI_ORDER_RAW) ? 2 : 1;
+    c->writev_max = i->tx_attr->iov_limit < RCH_OFI_WRITEV_MAX ? (unsigned)i->tx_attr->iov_limit : RCH_OFI_WRITEV_MAX;
+    c->zcopy = 0;   /* not measured against rendezvous here yet: RDMACH_NET_ZCOPY=on turns it on */
 }
 
 static void ofi_close(struct rch_net_prov *p)
@@ -362,6 +364,7 @@ const struct rch_net_prov_ops rch_net_prov_ofi = {
     .post_send = rch_ofi_post_send,
     .post_write = rch_ofi_post_write,
     .post_write_data = rch_ofi_post_write_data,
+    .post_writev = rch_ofi_post_writev,
     .post_read = rch_ofi_post_read,
     .poll_cq = rch_ofi_poll_cq,
     .wait_arm = ofi_wait_arm,

@@ -508,6 +508,7 @@ const struct rch_rdma_ops rch_rdma_shm_ops = {
     .mem_dereg   = rch_shm_mem_dereg,
     .mem_rkey    = rch_shm_mem_rkey,
     .send        = rch_shm_send,
+    .send_zc     = rch_rdma_no_send_zc,
     .put         = rch_shm_put,
     .get         = rch_shm_get,
     .progress    = rch_shm_progress,

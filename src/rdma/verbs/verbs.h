@@ -46,6 +46,7 @@
 #define RCH_VERBS_SIGNAL_WRID 1u      /* wr_id of the periodic signaled inline post (not a ctx) */
 #define RCH_VERBS_PRIV_MAX    56      /* private data of an IB connect request through RDMA CM */
 #define RCH_VERBS_WAKE_NS     1000000 /* a blocked rank looks at its rings at least this often */
+#define RCH_VERBS_SEND_SGE    3       /* SGEs per send-queue entry, for post_writev (when the device has them) */
 #define RCH_VERBS_CM_IDLE_NS  1000000 /* no connection being made: CM events are fetched this often */
 
 /* This rank's choice of device and address (verbs_addr.c). */
@@ -71,6 +72,7 @@ struct rch_net_prov {
     int tfd;                          /* timerfd: the wake-up RDMA writes cannot give (verbs_prov.c) */
     int armed;                        /* ibv_req_notify_cq done since the last event */
     uint32_t sq_depth, rq_depth, max_inline;
+    uint32_t send_sge;                /* SGEs per send-queue entry (post_writev gathers this many) */
     unsigned signal_every;            /* inline (unsignaled) posts between two signaled ones */
     uint8_t init_depth, resp_res;     /* RDMA reads in flight: ours, the peer's */
     int iwarp;
@@ -143,6 +145,9 @@ rdmach_status_t rch_verbs_post_write(struct rch_net_prov *p, struct rch_net_ep *
 rdmach_status_t rch_verbs_post_write_data(struct rch_net_prov *p, struct rch_net_ep *ep, const void *buf,
                                           size_t len, const struct rch_net_mr *mr, uint64_t raddr,
                                           const struct rch_net_rkey *rk, uint32_t imm, void *ctx);
+rdmach_status_t rch_verbs_post_writev(struct rch_net_prov *p, struct rch_net_ep *ep, const struct iovec *iov,
+                                      const struct rch_net_mr *const *mr, int n, uint64_t raddr,
+                                      const struct rch_net_rkey *rk, void *ctx);
 rdmach_status_t rch_verbs_post_read(struct rch_net_prov *p, struct rch_net_ep *ep, void *buf, size_t len,
                                     const struct rch_net_mr *mr, uint64_t raddr, const struct rch_net_rkey *rk,
                                     void *ctx);

@@ -79,7 +79,7 @@ static rdmach_status_t create_qp(struct rch_net_prov *p, struct rch_net_ep *e)
 {
     struct ibv_qp_init_attr a = {
         .qp_context = e, .send_cq = p->cq, .recv_cq = p->cq, .qp_type = IBV_QPT_RC, .sq_sig_all = 0,
-        .cap = { .max_send_wr = p->sq_depth, .max_recv_wr = p->rq_depth, .max_send_sge = 1, .max_recv_sge = 1,
+        .cap = { .max_send_wr = p->sq_depth, .max_recv_wr = p->rq_depth, .max_send_sge = p->send_sge, .max_recv_sge = 1,
                  .max_inline_data = p->max_inline },
     };
     if (e->id->verbs != p->verbs)

@@ -163,6 +163,32 @@ rdmach_status_t rch_verbs_post_write_data(struct rch_net_prov *p, struct rch_net
     return post_sq(p, ep, &wr, &sge, buf, len, mr, ctx, "ibv_post_send (RDMA write with immediate)");
 }
 
+rdmach_status_t rch_verbs_post_writev(struct rch_net_prov *p, struct rch_net_ep *ep, const struct iovec *iov,
+                                      const struct rch_net_mr *const *mr, int n, uint64_t raddr,
+                                      const struct rch_net_rkey *rk, void *ctx)
+{
+    if (RCH_UNLIKELY(n < 1 || (uint32_t)n > p->send_sge || ctx == NULL))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "verbs: a gathering write of %d buffers (at most %u, with a "
+                            "context)", n, p->send_sge);
+    struct ibv_sge sge[RCH_VERBS_SEND_SGE];
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (iov[i].iov_len)   /* an empty one may have no base */
+            sge[k++] = (struct ibv_sge){ .addr = (uintptr_t)iov[i].iov_base, .length = (uint32_t)iov[i].iov_len,
+                                         .lkey = lkey_of(mr[i]) };
+    struct ibv_send_wr wr = {
+        .wr_id = (uintptr_t)ctx, .sg_list = sge, .num_sge = k, .opcode = IBV_WR_RDMA_WRITE,
+        .send_flags = IBV_SEND_SIGNALED,
+    };
+    wr.wr.rdma.remote_addr = raddr;
+    wr.wr.rdma.rkey = (uint32_t)rk->key;
+    struct ibv_send_wr *bad;
+    rdmach_status_t st = post_result(ibv_post_send(ep->id->qp, &wr, &bad), "ibv_post_send (gathering RDMA write)");
+    if (st == RDMACH_OK)
+        ep->unsignaled = 0;   /* its completion reclaims the unsignaled entries before it */
+    return st;
+}
+
 rdmach_status_t rch_verbs_post_read(struct rch_net_prov *p, struct rch_net_ep *ep, void *buf, size_t len,
                                     const struct rch_net_mr *mr, uint64_t raddr, const struct rch_net_rkey *rk,
                                     void *ctx)
