@@ -129,7 +129,8 @@ static const struct rch_tun_row rows[] = {
     { "NET_SLOT_SIZE", RCH_TUN_SIZE, OFF(net_slot_size), "0", 0, 1 * MiB, NULL,
       "Bytes of one slot of the network fast-path ring (a multiple of 64, at least 256); a message up to "
       "this size less 24 bytes is one RDMA write, larger ones use rendezvous. 0: 64k over providers "
-      "that do not pin memory (tcp: rendezvous costs round trips there), 16k over the others" },
+      "that do not pin memory (tcp: rendezvous costs round trips there), 64k + 64 with eager zero-copy "
+      "(RDMACH_NET_ZCOPY), 16k over the others" },
     { "NET_SLOTS", RCH_TUN_INT, OFF(net_slots), "32", 2, 32768, NULL,
       "Slots of each network ring (per peer and direction, a power of two): messages in flight before credits return" },
     { "NET_ZCOPY", RCH_TUN_ENUM, OFF(net_zcopy), "auto", 0, 0, "auto|on|off",
