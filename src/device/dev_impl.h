@@ -259,6 +259,7 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status);
 int rch_dev_ctx_world(uint32_t ctx, int src);
 
 /* ---- send.c ---- */
+void rch_dev_isend_zc_done(struct rch_dev_ireq *r, rdmach_status_t st);  /* rma_done of an RCH_DEV_S_SEND_ZC request */
 /* Send a control packet (RSP, FIN, SYNC_ACK, CRDT) now, or queue it. */
 /* The packet's credits field is filled in here. */
 void rch_dev_send_ctl(struct rch_dev_peer *p, void *pkt, size_t len);
@@ -304,7 +305,6 @@ void rch_dev_rma_sent(struct rch_dev_ireq *r);                      /* a queued 
 void rch_dev_rma_rdma_done(struct rch_dev_ireq *r, rdmach_status_t st);  /* rma_done of an RCH_DEV_S_RMA request */
 
 /* ---- native_rma.c (native rdmach_put/get) ---- */
-void rch_dev_isend_zc_done(struct rch_dev_ireq *r, rdmach_status_t st);  /* rma_done of an RCH_DEV_S_SEND_ZC request */
 void rch_dev_native_rma_done(struct rch_dev_ireq *r, rdmach_status_t st);   /* rma_done of an RCH_DEV_S_NATIVE request */
 
 #endif

@@ -6,13 +6,12 @@
  * of {24-byte header, payload}; on OK the buffer is reusable and no request
  * exists (*req = NULL). Everything else gets a request.
  *
- * Eager zero-copy (isend_zc): such a message of at least the peer's zc_min
- * (the channel's caps.zc_min) is one channel send_zc() instead: the payload
- * is registered and the transport writes it from the user's buffer; the
- * request completes when the channel reports the write done (rma_done). If
- * the buffer cannot be registered, or the channel has no room now, the
- * message takes the queued path below (the same packet: non-overtaking),
- * and leaves by send_zc from the queue when it can (send_one).
+ * Eager zero-copy: such a message of at least the peer's zc_min (the
+ * channel's caps.zc_min) gets a request, and send_one sends it with one
+ * channel send_zc() instead of send(): the payload is registered and the
+ * transport writes it from the user's buffer; the request completes when the
+ * channel reports the write done (rma_done). Sent at once or from the queue
+ * alike; a buffer that cannot be registered is sent by send() (copied).
  *
  * Send queue (per peer, FIFO). Non-overtaking: once anything is queued for a
  * peer (the channel said AGAIN, or no credit), every later EAGER/RNDV_REQ to
@@ -132,7 +131,7 @@ static rdmach_status_t send_one(struct rch_dev_peer *p, struct rch_dev_ireq *r, 
             iov[1].iov_len = r->len;
             iovcnt = 2;
         }
-        /* a queued one of zero-copy size goes by send_zc too, if it can be registered */
+        /* zero-copy size: by send_zc, if the buffer can be registered (see the top) */
         if (!r->sync && r->len >= p->zc_min &&
             (r->mr != NULL || p->ops->mem_reg(p->chan, r->buf, r->len, RCH_RDMA_ACCESS_LOCAL, &r->mr) == RDMACH_OK)) {
             zc = 1;
@@ -340,31 +339,20 @@ static rdmach_status_t send_failed(struct rch_dev_ireq *r, rdmach_status_t st, s
     return RDMACH_OK;
 }
 
-/* A send request for {buf, len} to dest with its matching header, or NULL (said). */
-static struct rch_dev_ireq *send_req_new(const void *buf, size_t len, int dest, int src, int tag, uint32_t ctx)
+static __attribute__((noinline)) rdmach_status_t isend_slow(const void *buf, size_t len, int dest, int src,
+                                                             int tag, uint32_t ctx, int mode,
+                                                             struct rch_dev_req **req)
 {
+    struct rch_dev_peer *p = &rch_dev.peers[dest];
     struct rch_dev_ireq *r = rch_dev_ireq_alloc(RCH_DEV_REQ_SEND);
-    if (r == NULL) {
-        rch_base_err(RDMACH_ERR_NO_MEMORY, "isend to rank %d: no memory for a request", dest);
-        return NULL;
-    }
+    if (r == NULL)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "isend to rank %d: no memory for a request", dest);
     r->peer = dest;
     r->buf = (void *)buf;
     r->len = len;
     r->hctx = ctx;
     r->hsrc = src;
     r->htag = tag;
-    return r;
-}
-
-static __attribute__((noinline)) rdmach_status_t isend_slow(const void *buf, size_t len, int dest, int src,
-                                                             int tag, uint32_t ctx, int mode,
-                                                             struct rch_dev_req **req)
-{
-    struct rch_dev_peer *p = &rch_dev.peers[dest];
-    struct rch_dev_ireq *r = send_req_new(buf, len, dest, src, tag, ctx);
-    if (r == NULL)
-        return RDMACH_ERR_NO_MEMORY;
     r->sync = (mode == RCH_DEV_SEND_SYNC);
     r->state = RCH_DEV_S_SEND_QUEUED;
     if (p->dead) {
@@ -441,47 +429,6 @@ static inline void isend_took_credit(const struct fast_send *f)
     p->owed -= f->h.b.credits;
 }
 
-/* The eager zero-copy path (see the top): registration, one send_zc. */
-static __attribute__((noinline)) rdmach_status_t isend_zc(const void *buf, size_t len, int dest, int src, int tag,
-                                                           uint32_t ctx, int mode, struct rch_dev_req **req)
-{
-    struct rch_dev_peer *p = &rch_dev.peers[dest];
-    struct rch_rdma_mr *mr = NULL;
-    if (p->ops->mem_reg(p->chan, (void *)buf, len, RCH_RDMA_ACCESS_LOCAL, &mr) != RDMACH_OK) {
-        RCH_DEBUG("dev", "isend to rank %d: %zu bytes not registered (%s); copied instead", dest, len,
-                  rdmach_last_error());
-        return isend_slow(buf, len, dest, src, tag, ctx, mode, req);
-    }
-    struct rch_dev_ireq *r = send_req_new(buf, len, dest, src, tag, ctx);
-    if (r == NULL) {
-        p->ops->mem_dereg(p->chan, mr);
-        return RDMACH_ERR_NO_MEMORY;
-    }
-    r->mr = mr;
-    r->state = RCH_DEV_S_SEND_ZC;
-    struct rch_pkt_eager h = {
-        .b = rch_pkt_base_make(RCH_PKT_EAGER, 0), .ctx = ctx, .src = src, .tag = tag, .len = (uint32_t)len,
-    };
-    if (p->flow)
-        h.b.credits = owed_now(p);
-    rdmach_status_t st = p->ops->send_zc(p->chan, dest, &h, sizeof(h), buf, len, mr,
-                                         (void *)(uintptr_t)rch_dev_ireq_id(r));
-    if (st != RDMACH_OK) {
-        rch_dev_rndv_dereg(r);
-        if (st != RDMACH_AGAIN)
-            return send_failed(r, st, req);
-        rch_dev_ireq_release(r);
-        return isend_slow(buf, len, dest, src, tag, ctx, mode, req);
-    }
-    if (p->flow) {
-        p->credits--;
-        p->owed -= h.b.credits;
-    }
-    rch_dev_pending_add(p, r);   /* a peer that fails before rma_done fails it */
-    *req = &r->pub;
-    return RDMACH_OK;
-}
-
 void rch_dev_isend_zc_done(struct rch_dev_ireq *r, rdmach_status_t st)
 {
     r->pub.bytes = st == RDMACH_OK ? r->len : 0;
@@ -502,8 +449,8 @@ rdmach_status_t rch_dev_isend(const void *buf, size_t len, int dest, int src, in
     struct rch_dev_peer *p = &rch_dev.peers[dest];
     if (RCH_LIKELY(len <= p->eager_max && mode != RCH_DEV_SEND_SYNC && p->sq_head == NULL &&
                    (!p->flow || p->credits > 0))) {
-        if (RCH_UNLIKELY(len >= p->zc_min))
-            return isend_zc(buf, len, dest, src, tag, ctx, mode, req);
+        if (RCH_UNLIKELY(len >= p->zc_min))   /* zero-copy: a request until rma_done (send_one) */
+            return isend_slow(buf, len, dest, src, tag, ctx, mode, req);
         struct fast_send f;
         f.h.b = rch_pkt_base_make(RCH_PKT_EAGER, 0);
         f.h.ctx = ctx;

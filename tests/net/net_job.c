@@ -301,20 +301,18 @@ static uint64_t rnd(void)
     return rng_state;
 }
 
-/* progress until send_zc 0..n-1 have all been reported done */
-static int zc_wait_all(unsigned n, double seconds)
+/* progress_until conditions: send_zc 0..*n-1 all reported done; send_zc *i reported done */
+static int zc_all_done(void *n)
 {
-    double t0 = rch_base_wtime();
-    for (unsigned i = 0; i < n; i++)
-        while (zc_done[i] == 0) {
-            if (ops->progress(ch, 64) == 0)
-                sched_yield();
-            if (rch_base_wtime() - t0 > seconds) {
-                FAIL("send_zc %u of %u never reported done", i, n);
-                return -1;
-            }
-        }
-    return 0;
+    for (unsigned i = 0; i < *(unsigned *)n; i++)
+        if (zc_done[i] == 0)
+            return 0;
+    return 1;
+}
+
+static int zc_one_done(void *i)
+{
+    return zc_done[*(unsigned *)i] != 0;
 }
 
 /* send_zc of packet `seq` (n bytes at buf, inside mr), retried while AGAIN */
@@ -379,11 +377,7 @@ static int mode_zc(void)
             unsigned idx = posted, b = idx % NBUF;
             if (idx >= NBUF) {   /* the send that used this buffer before must be done */
                 unsigned prev = idx - NBUF;
-                double t0 = rch_base_wtime();
-                while (zc_done[prev] == 0 && rch_base_wtime() - t0 < DEADLINE)
-                    if (ops->progress(ch, 64) == 0)
-                        sched_yield();
-                if (zc_done[prev] == 0) {
+                if (progress_until(zc_one_done, &prev, DEADLINE) != 0) {
                     FAIL("send_zc %u never reported done", prev);
                     return -1;
                 }
@@ -397,8 +391,10 @@ static int mode_zc(void)
         if (send_data(1, seq++, (size_t)(rnd() % 200), small) != 0)   /* a copied one in between */
             return -1;
     }
-    if (zc_wait_all(posted, DEADLINE) != 0)
+    if (progress_until(zc_all_done, &posted, DEADLINE) != 0) {
+        FAIL("not every one of %u send_zc was reported done", posted);
         return -1;
+    }
     for (unsigned i = 0; i < posted; i++)
         if (zc_done[i] != 1)
             FAIL("send_zc %u reported done %u times", i, zc_done[i]);
@@ -1073,7 +1069,9 @@ static int mode_peerdeath(void)
                 failed_at - t0, rdmach_strerror(rma_status));
     if (failed_at - t0 > 10)
         FAIL("the failure took %.1f s to notice", failed_at - t0);
-    if (zmin && zc_wait_all(zposted, 20) == 0) {
+    if (zmin && progress_until(zc_all_done, &zposted, 20) != 0)
+        FAIL("not every one of %u send_zc in flight was reported done after rank 1 left", zposted);
+    else if (zmin) {
         for (unsigned i = 0; i < zposted; i++)
             if (zc_done[i] != 1)
                 FAIL("send_zc %u reported done %u times", i, zc_done[i]);

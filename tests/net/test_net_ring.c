@@ -80,6 +80,52 @@ Test(net_ring, a_slot_round_trips_at_every_size)
     pair_fini(&p);
 }
 
+/* A gathering write of {headers, the payload from elsewhere, padding + tail}
+ * (rch_net_ring_fill_gather, eager zero-copy) places the same slot as
+ * rch_net_ring_fill's single write (headers, payload, tail at the same
+ * offset; only the padding may differ): every header and payload size. */
+Test(net_ring, a_gathered_slot_is_the_copied_slot)
+{
+    unsigned char hdr[40], payload[SLOT];
+    for (size_t i = 0; i < sizeof(hdr); i++)
+        hdr[i] = (unsigned char)(0x40 + i);
+    for (size_t i = 0; i < sizeof(payload); i++)
+        payload[i] = (unsigned char)(i * 7 + 1);
+    unsigned char *copied = aligned_alloc(64, SLOT), *gathered = aligned_alloc(64, SLOT);
+    unsigned char *placed = aligned_alloc(64, SLOT);
+    for (size_t hl = 1; hl <= sizeof(hdr); hl += 7) {
+        for (size_t len = 0; hl + len <= rch_net_ring_payload_max(SLOT); len++) {
+            uint32_t seq = (uint32_t)(hl * 1000 + len);
+            memset(copied, 0xee, SLOT);
+            memset(gathered, 0xdd, SLOT);
+            memset(placed, 0, SLOT);
+            struct iovec iov[2] = { { hdr, hl }, { payload, len } };
+            size_t bytes = rch_net_ring_fill(copied, seq, RCH_NET_SLOT_DATA, 77, iov, 2, hl + len);
+            struct iovec v[3];
+            rch_net_ring_fill_gather(gathered, seq, 77, hdr, hl, len, v);
+            v[1] = (struct iovec){ payload, len };
+            size_t off = 0;
+            for (int k = 0; k < 3; k++) {   /* the write: its buffers back to back */
+                cr_assert_leq(off + v[k].iov_len, SLOT);
+                memcpy(placed + off, v[k].iov_base, v[k].iov_len);
+                off += v[k].iov_len;
+            }
+            cr_assert_eq(off, bytes, "header %zu, payload %zu: %zu bytes gathered, %zu copied", hl, len, off, bytes);
+            /* the same headers, payload and tail; the padding between (unspecified) may differ */
+            size_t used = sizeof(struct rch_net_slot_hdr) + hl + len;
+            cr_assert(memcmp(placed, copied, used) == 0, "header %zu, payload %zu: the slots differ", hl, len);
+            cr_assert(memcmp(placed + bytes - sizeof(struct rch_net_slot_tail),
+                             copied + bytes - sizeof(struct rch_net_slot_tail), sizeof(struct rch_net_slot_tail)) == 0,
+                      "header %zu, payload %zu: the tails differ", hl, len);
+            cr_assert_geq((unsigned char *)v[2].iov_base, gathered + v[0].iov_len,
+                          "the tail is built over the headers");
+        }
+    }
+    free(copied);
+    free(gathered);
+    free(placed);
+}
+
 Test(net_ring, a_partly_placed_slot_is_never_taken)
 {
     struct pair p;

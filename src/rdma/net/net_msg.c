@@ -156,6 +156,23 @@ int rch_net_flush_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *c)
 
 /* ---- send ---- */
 
+/* A slot's write was posted: count it, hold its staging slot until its
+ * completion (ctx), ring the doorbell in notify "send". */
+static inline void slot_posted(struct rch_rdma_chan *ch, struct rch_net_conn *c, struct rch_net_op *op, void *ctx,
+                               const char *what)
+{
+    if (RCH_UNLIKELY(c->posts == 0))
+        note_first_post(c, what);
+    else
+        c->posts++;
+    if (ctx)
+        op->busy = 1;
+    if (ch->notify == RCH_NET_NOTIFY_SEND) {
+        c->bells_owed++;
+        send_bells(ch, c);
+    }
+}
+
 /* One slot to the peer: the write (with immediate data in notify "data"),
  * then a doorbell in notify "send". */
 static inline rdmach_status_t post_slot(struct rch_rdma_chan *ch, struct rch_net_conn *c, uint32_t seq, size_t bytes)
@@ -172,16 +189,7 @@ static inline rdmach_status_t post_slot(struct rch_rdma_chan *ch, struct rch_net
         st = ch->pops->post_write(ch->prov, c->ep, slot, bytes, &c->local_mr, raddr, &c->peer_rk, ctx);
     if (RCH_UNLIKELY(st != RDMACH_OK))
         return st;
-    if (RCH_UNLIKELY(c->posts == 0))
-        note_first_post(c, "slot write");
-    else
-        c->posts++;
-    if (ctx)
-        op->busy = 1;
-    if (ch->notify == RCH_NET_NOTIFY_SEND) {
-        c->bells_owed++;
-        send_bells(ch, c);
-    }
+    slot_posted(ch, c, op, ctx, "slot write");
     return RDMACH_OK;
 }
 
@@ -224,31 +232,35 @@ static inline size_t iov_total(const struct iovec *iov, int iovcnt)
     return total;
 }
 
-rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt)
+/* The connection to `peer` if its next slot can be written now: OK; AGAIN
+ * (no credit, a queued put/get it must not overtake, or the staging slot's
+ * previous write not yet complete) or an error otherwise. */
+static inline rdmach_status_t slot_claim(struct rch_rdma_chan *ch, int peer, const char *what,
+                                         struct rch_net_conn **cp)
 {
     struct rch_net_conn *c;
     if (RCH_UNLIKELY((unsigned)peer >= (unsigned)ch->size || !(c = &ch->conns[peer])->is_peer))
-        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s send: rank %d is not a peer of this channel",
-                            ch->ops->name, peer);
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s %s: rank %d is not a peer of this channel",
+                            ch->ops->name, what, peer);
     if (RCH_UNLIKELY(c->state != RCH_NET_C_READY))
         return send_not_ready(ch, c);
     if (RCH_UNLIKELY(c->rq_head != NULL))
         return RDMACH_AGAIN;   /* never overtake a queued put/get (caps.put_then_send) */
-    size_t total = iov_total(iov, iovcnt);
-    if (RCH_UNLIKELY(total > ch->caps.max_msg))
-        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s send: a %zu-byte packet exceeds max_msg %zu",
-                            ch->ops->name, total, ch->caps.max_msg);
     if (RCH_UNLIKELY(!rch_net_ring_tx_room(&c->tx)) && !refresh_credits(ch, c)) {
         c->tx_full++;
         return c->state == RCH_NET_C_READY ? RDMACH_AGAIN : send_not_ready(ch, c);
     }
-    uint32_t seq = c->tx.seq;
-    if (RCH_UNLIKELY(c->slot_ops[seq & (ch->nslots - 1)].busy))
+    if (RCH_UNLIKELY(c->slot_ops[c->tx.seq & (ch->nslots - 1)].busy))
         return RDMACH_AGAIN;   /* its previous write has not completed locally */
-    uint32_t credits = c->rx.seq;
-    size_t bytes = rch_net_ring_fill(rch_net_ring_tx_slot(&c->tx, seq), seq, RCH_NET_SLOT_DATA, credits, iov,
-                                     iovcnt, total);
-    rdmach_status_t st = post_slot(ch, c, seq, bytes);
+    *cp = c;
+    return RDMACH_OK;
+}
+
+/* After the post of slot `seq` (carrying `credits`): the message is sent,
+ * or AGAIN, or the connection fails. */
+static inline rdmach_status_t slot_sent(struct rch_rdma_chan *ch, struct rch_net_conn *c, uint32_t seq,
+                                        uint32_t credits, rdmach_status_t st)
+{
     if (RCH_UNLIKELY(st != RDMACH_OK)) {
         if (st == RDMACH_AGAIN)
             return st;
@@ -261,6 +273,22 @@ rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct io
     return RDMACH_OK;
 }
 
+rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt)
+{
+    size_t total = iov_total(iov, iovcnt);
+    if (RCH_UNLIKELY(total > ch->caps.max_msg))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s send: a %zu-byte packet exceeds max_msg %zu",
+                            ch->ops->name, total, ch->caps.max_msg);
+    struct rch_net_conn *c = NULL;
+    rdmach_status_t st = slot_claim(ch, peer, "send", &c);
+    if (RCH_UNLIKELY(st != RDMACH_OK))
+        return st;
+    uint32_t seq = c->tx.seq, credits = c->rx.seq;
+    size_t bytes = rch_net_ring_fill(rch_net_ring_tx_slot(&c->tx, seq), seq, RCH_NET_SLOT_DATA, credits, iov,
+                                     iovcnt, total);
+    return slot_sent(ch, c, seq, credits, post_slot(ch, c, seq, bytes));
+}
+
 /* Eager zero-copy: the same slot as rch_net_send's, written by one write
  * that gathers {slot header + packet header, from the staging slot; the
  * payload, from the user's registration; padding + tail marker, from the
@@ -269,10 +297,6 @@ rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct io
 rdmach_status_t rch_net_send_zc(struct rch_rdma_chan *ch, int peer, const void *hdr, size_t hdrlen, const void *buf,
                                 size_t len, struct rch_rdma_mr *lmr, void *op_ctx)
 {
-    struct rch_net_conn *c;
-    if (RCH_UNLIKELY((unsigned)peer >= (unsigned)ch->size || !(c = &ch->conns[peer])->is_peer))
-        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s send_zc: rank %d is not a peer of this channel",
-                            ch->ops->name, peer);
     size_t total = hdrlen + len;
     const struct rch_net_rcache_entry *e = lmr ? lmr->priv : NULL;
     if (RCH_UNLIKELY(!ch->zcopy || len < ch->caps.zc_min || total > ch->caps.max_msg || hdrlen == 0 ||
@@ -284,56 +308,23 @@ rdmach_status_t rch_net_send_zc(struct rch_rdma_chan *ch, int peer, const void *
                             : e == NULL || buf == NULL ? "no registration of the payload"
                             : hdr == NULL || hdrlen == 0 || op_ctx == NULL ? "no header or no op_ctx"
                             : "the payload is outside its registration");
-    if (RCH_UNLIKELY(c->state != RCH_NET_C_READY))
-        return send_not_ready(ch, c);
-    if (RCH_UNLIKELY(c->rq_head != NULL))
-        return RDMACH_AGAIN;   /* never overtake a queued put/get (caps.put_then_send) */
-    if (!rch_net_ring_tx_room(&c->tx) && !refresh_credits(ch, c)) {
-        c->tx_full++;
-        return c->state == RCH_NET_C_READY ? RDMACH_AGAIN : send_not_ready(ch, c);
-    }
-    uint32_t seq = c->tx.seq;
+    struct rch_net_conn *c = NULL;
+    rdmach_status_t st = slot_claim(ch, peer, "send_zc", &c);
+    if (st != RDMACH_OK)
+        return st;
+    uint32_t seq = c->tx.seq, credits = c->rx.seq;
     struct rch_net_op *op = &c->slot_ops[seq & (ch->nslots - 1)];
-    if (op->busy)
-        return RDMACH_AGAIN;   /* its previous write has not completed locally */
-    unsigned char *slot = rch_net_ring_tx_slot(&c->tx, seq);
-    const uint32_t m = rch_net_marker(seq);
-    uint32_t credits = c->rx.seq;
-    struct rch_net_slot_hdr h = {
-        .len = (uint32_t)total, .credits = credits, .version = RCH_NET_VERSION, .op = RCH_NET_SLOT_DATA,
-        .rsvd = 0, .head = m,
-    };
-    memcpy(slot, &h, sizeof(h));
-    memcpy(slot + sizeof(h), hdr, hdrlen);
-    size_t head = sizeof(h) + hdrlen, pad = rch_net_pad8(total) - total;
-    unsigned char *tail = slot + rch_net_pad8(head);   /* staging bytes after the header: free */
-    struct rch_net_slot_tail t = { .rsvd = 0, .tail = m };
-    memset(tail, 0, pad);
-    memcpy(tail + pad, &t, sizeof(t));
-    const struct iovec iov[3] = {
-        { .iov_base = slot, .iov_len = head },
-        { .iov_base = (void *)buf, .iov_len = len },
-        { .iov_base = tail, .iov_len = pad + sizeof(t) },
-    };
+    struct iovec v[3];
+    rch_net_ring_fill_gather(rch_net_ring_tx_slot(&c->tx, seq), seq, credits, hdr, hdrlen, len, v);
+    v[1] = (struct iovec){ .iov_base = (void *)buf, .iov_len = len };
     const struct rch_net_mr *mr[3] = { &c->local_mr, &e->mr, &c->local_mr };
-    rdmach_status_t st = ch->pops->post_writev(ch->prov, c->ep, iov, mr, 3, rch_net_ring_tx_raddr(&c->tx, seq),
-                                               &c->peer_rk, op);
-    if (RCH_UNLIKELY(st != RDMACH_OK)) {
-        if (st == RDMACH_AGAIN)
-            return st;
-        rch_net_conn_fail(ch, c, st, rdmach_last_error());
-        return rch_base_err(c->fail_status, "rank %d: %s", c->rank, c->fail_why);
+    /* notify is poll (rch_net_zcopy_on): no immediate data, no doorbell */
+    st = ch->pops->post_writev(ch->prov, c->ep, v, mr, 3, rch_net_ring_tx_raddr(&c->tx, seq), &c->peer_rk, op);
+    if (st == RDMACH_OK) {
+        slot_posted(ch, c, op, op, "slot write (zero-copy)");
+        op->up_ctx = op_ctx;
     }
-    if (RCH_UNLIKELY(c->posts == 0))
-        note_first_post(c, "slot write (zero-copy)");
-    else
-        c->posts++;
-    op->busy = 1;
-    op->up_ctx = op_ctx;
-    c->tx.seq = seq + 1;
-    c->rx.returned = credits;
-    c->sent++;
-    return RDMACH_OK;
+    return slot_sent(ch, c, seq, credits, st);
 }
 
 void rch_net_zc_done(struct rch_rdma_chan *ch, struct rch_net_op *op, rdmach_status_t status)

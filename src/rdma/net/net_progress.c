@@ -181,8 +181,9 @@ static unsigned report_failures(struct rch_rdma_chan *ch)
             continue;
         c->fail_reported = 1;
         pending_del(ch, c);
-        n += rch_net_rma_fail_conn(ch, c, c->fail_status ? c->fail_status : RDMACH_ERR_PEER_DEAD);
-        n += rch_net_zc_fail_conn(ch, c, c->fail_status ? c->fail_status : RDMACH_ERR_PEER_DEAD);
+        rdmach_status_t why = c->fail_status ? c->fail_status : RDMACH_ERR_PEER_DEAD;
+        n += rch_net_rma_fail_conn(ch, c, why);
+        n += rch_net_zc_fail_conn(ch, c, why);
         if (!ch->closing) {
             rch_base_err(c->fail_status, "rank %d: %s", c->rank, c->fail_why);
             ch->up.peer_failed(ch->up.ctx, c->rank, c->fail_status);

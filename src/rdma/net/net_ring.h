@@ -107,12 +107,10 @@ static inline void rch_net_copy(unsigned char *dst, const void *src, size_t n)
     }
 }
 
-/* Fill staging slot `seq` with {op, credits, the iov's bytes} and its
- * markers; returns the bytes to write (header + padded payload + tail).
- * The caller checked total <= rch_net_ring_payload_max. Inline: it is the
- * sender's copy of every message. */
-static inline size_t rch_net_ring_fill(unsigned char *slot, uint32_t seq, unsigned op, uint32_t credits,
-                                       const struct iovec *iov, int iovcnt, size_t total)
+/* The slot header of message `seq` ({op, credits, total payload bytes},
+ * head marker) at the start of `slot`; returns the marker. */
+static inline uint32_t rch_net_ring_put_hdr(unsigned char *slot, uint32_t seq, unsigned op, uint32_t credits,
+                                            size_t total)
 {
     const uint32_t m = rch_net_marker(seq);
     struct rch_net_slot_hdr h = {
@@ -120,17 +118,49 @@ static inline size_t rch_net_ring_fill(unsigned char *slot, uint32_t seq, unsign
         .rsvd = 0, .head = m,
     };
     memcpy(slot, &h, sizeof(h));
-    unsigned char *p = slot + sizeof(h);
+    return m;
+}
+
+/* Fill staging slot `seq` with {op, credits, the iov's bytes} and its
+ * markers; returns the bytes to write (header + padded payload + tail).
+ * The caller checked total <= rch_net_ring_payload_max. Inline: it is the
+ * sender's copy of every message. */
+static inline size_t rch_net_ring_fill(unsigned char *slot, uint32_t seq, unsigned op, uint32_t credits,
+                                       const struct iovec *iov, int iovcnt, size_t total)
+{
+    const uint32_t m = rch_net_ring_put_hdr(slot, seq, op, credits, total);
+    unsigned char *p = slot + sizeof(struct rch_net_slot_hdr);
     for (int i = 0; i < iovcnt; i++) {
         if (iov[i].iov_len) {   /* an empty one may have no base */
             rch_net_copy(p, iov[i].iov_base, iov[i].iov_len);
             p += iov[i].iov_len;
         }
     }
-    size_t off = sizeof(h) + rch_net_pad8(total);
+    size_t off = sizeof(struct rch_net_slot_hdr) + rch_net_pad8(total);
     struct rch_net_slot_tail t = { .rsvd = 0, .tail = m };
     memcpy(slot + off, &t, sizeof(t));
     return off + sizeof(t);
+}
+
+/* The same slot as rch_net_ring_fill(DATA, {hdr, payload of len bytes}),
+ * for a write that gathers it without copying the payload: fills the slot
+ * header and hdr at the start of staging slot `slot`, and the padding and
+ * tail marker after them; v[0] (headers, from the slot), v[2] (padding +
+ * tail, from the slot) are set, v[1] is the caller's payload. The caller
+ * checked hdrlen + len <= rch_net_ring_payload_max. */
+static inline void rch_net_ring_fill_gather(unsigned char *slot, uint32_t seq, uint32_t credits, const void *hdr,
+                                            size_t hdrlen, size_t len, struct iovec v[3])
+{
+    size_t total = hdrlen + len, head = sizeof(struct rch_net_slot_hdr) + hdrlen;
+    const uint32_t m = rch_net_ring_put_hdr(slot, seq, RCH_NET_SLOT_DATA, credits, total);
+    memcpy(slot + sizeof(struct rch_net_slot_hdr), hdr, hdrlen);
+    size_t pad = rch_net_pad8(total) - total;
+    unsigned char *tail = slot + rch_net_pad8(head);   /* staging bytes after the headers: unused */
+    struct rch_net_slot_tail t = { .rsvd = 0, .tail = m };
+    memset(tail, 0, pad);
+    memcpy(tail + pad, &t, sizeof(t));
+    v[0] = (struct iovec){ .iov_base = slot, .iov_len = head };
+    v[2] = (struct iovec){ .iov_base = tail, .iov_len = pad + sizeof(t) };
 }
 
 /* A credit return of more messages than were sent: RDMACH_ERR_PROTOCOL, said. */
