@@ -40,7 +40,7 @@ for i in $(seq "$reps"); do
     r=$(fi_pp 8 5000); best_fi_lat=$(min "$best_fi_lat" "${r% *}")
     r=$(RDMACH_VNODE_SIZE=1 RDMACH_NET=ofi RDMACH_OFI_PROVIDER=tcp timeout 120 "$run" -n 2 "$lat" --sizes 8 --iters 5000 2>/dev/null | awk '$1 == 8 {print $2}')
     best_lat=$(min "$best_lat" "$r")
-    r=$(timeout 120 "$run" -n 2 "$job" pingpong 5000 8 2>/dev/null | awk '/one-way/ {print $(NF-2)}')
+    r=$(timeout 120 "$run" -n 2 "$job" pingpong 5000 8 2>/dev/null | awk '/one-way/ {for (i = 2; i < NF; i++) if ($i == "us" && $(i + 1) == "one-way") print $(i - 1)}')
     best_chan_lat=$(min "$best_chan_lat" "$r")
     r=$(fi_pp 1048576 300); best_fi_bw=$(max "$best_fi_bw" "${r#* }")
     r=$(RDMACH_VNODE_SIZE=1 RDMACH_NET=ofi RDMACH_OFI_PROVIDER=tcp timeout 120 "$run" -n 2 "$bw" --sizes 1M 2>/dev/null | awk '$1 == 1048576 {print $2}')

@@ -1125,24 +1125,34 @@ static int mode_trace(void)
     return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int mode_pingpong(int n, size_t bytes)
 {
-    if (me > 1)
+    if (me > 1 || n < 1)
         return 0;
     int other = 1 - me;
     unsigned char *buf = calloc(1, bytes + 1);
+    double *rtt = calloc((size_t)n, sizeof(double));
     struct jmsg m = { .kind = K_GO, .src = me };
     struct iovec iov[2] = { { &m, sizeof(m) }, { buf, bytes } };
     double t0 = 0;
     for (int i = -100; i < n; i++) {
+        double ti = rch_base_wtime();
         if (i == 0)
-            t0 = rch_base_wtime();
+            t0 = ti;
         if (me == 0) {
             while (ops->send(ch, other, iov, bytes ? 2 : 1) == RDMACH_AGAIN)
                 ops->progress(ch, 64);
             int want = ngo + 1;
             while (ngo < want)
                 ops->progress(ch, 64);
+            if (i >= 0)
+                rtt[i] = rch_base_wtime() - ti;
         } else {
             int want = ngo + 1;
             while (ngo < want)
@@ -1152,9 +1162,12 @@ static int mode_pingpong(int n, size_t bytes)
         }
     }
     double t = rch_base_wtime() - t0;
-    if (me == 0)
-        printf("net_job pingpong: %zu bytes (+%zu header), %d round trips: %.2f us one-way\n", bytes, sizeof(m), n,
-               t / n / 2 * 1e6);
+    if (me == 0) {
+        qsort(rtt, (size_t)n, sizeof(double), cmp_double);
+        printf("net_job pingpong: %zu bytes (+%zu header), %d round trips: %.2f us one-way (median %.2f)\n", bytes,
+               sizeof(m), n, t / n / 2 * 1e6, rtt[n / 2] / 2 * 1e6);
+    }
+    free(rtt);
     free(buf);
     return 0;
 }
