@@ -38,6 +38,8 @@
 #define BENCH_MAX_SIZE_DEFAULT   (4L << 20)   /* 4 MiB, as in the targets */
 #define BENCH_LARGE_MESSAGE      8192L        /* OSU's LARGE_MESSAGE_SIZE */
 #define BENCH_MAX_SIZES          64
+#define BENCH_XSTR(x) #x
+#define BENCH_STR(x) BENCH_XSTR(x)               /* a macro's value as a string literal */
 
 /* Options common to the programs; a program reads only the ones it uses. */
 struct bench_opts {
@@ -288,6 +290,51 @@ static inline void bench_library(char *out, size_t len)
     if (nl)
         *nl = '\0';
     snprintf(out, len, "%s", v);
+}
+
+/* The start of a two-rank point-to-point benchmark (bw, latency): MPI_Init,
+ * the options, exactly 2 ranks, the size list (*n sizes) and a send and a
+ * receive buffer of the largest size, then on rank 0 the header lines
+ * ("# <title>", "# library: ...", "# Size <column>"). Returns the rank, or
+ * -1 with *exit_code set (MPI finalized: help, bad options, not 2 ranks). */
+static inline int bench_pair_start(int *argc, char ***argv, const char *name, const char *usage, unsigned flags,
+                                   const char *title, const char *column, struct bench_opts *o, long *sizes,
+                                   int *n, char **sbuf, char **rbuf, int *exit_code)
+{
+    int rank, nranks;
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    int rc = bench_parse(*argc, *argv, rank, usage, flags, o);
+    if (rc == 0 && nranks != 2) {
+        if (rank == 0)
+            fprintf(stderr, "%s: needs exactly 2 ranks, got %d\n", name, nranks);
+        rc = -1;
+    }
+    if (rc != 0) {
+        MPI_Finalize();
+        *exit_code = rc < 0 ? 2 : 0;
+        return -1;
+    }
+    *n = bench_sizes(o, sizes);
+    long max = 0;
+    for (int i = 0; i < *n; i++)
+        max = sizes[i] > max ? sizes[i] : max;
+    *sbuf = bench_alloc(max);
+    *rbuf = bench_alloc(max);
+    if (!*sbuf || !*rbuf) {
+        fprintf(stderr, "%s: rank %d cannot allocate 2 x %ld bytes\n", name, rank, max);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (rank == 0) {
+        char lib[256];
+        bench_library(lib, sizeof(lib));
+        printf("# %s\n", title);
+        printf("# library: %s\n", lib);
+        printf("# %-10s%18s\n", "Size", column);
+        fflush(stdout);
+    }
+    return rank;
 }
 
 #endif /* RDMACH_BENCH_UTIL_H */

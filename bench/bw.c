@@ -53,49 +53,19 @@ static int validate_size(int rank, char *sbuf, char *rbuf, long size)
 
 int main(int argc, char **argv)
 {
-    int rank, nranks, errors = 0;
+    int errors = 0, exit_code = 0, n = 0;
     struct bench_opts o;
     long sizes[BENCH_MAX_SIZES];
+    char *sbuf = NULL, *rbuf = NULL;
     MPI_Request req[BW_WINDOW];
     /* a real array, as in OSU: MPICH's MPI_STATUSES_IGNORE trips gcc's -Wstringop-overflow */
     MPI_Status stat[BW_WINDOW];
-
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-
-    int rc = bench_parse(argc, argv, rank, usage,
-                         BENCH_OPT_RANGE | BENCH_OPT_ITERS | BENCH_OPT_VALIDATE, &o);
-    if (rc != 0) {
-        MPI_Finalize();
-        return rc < 0 ? 2 : 0;
-    }
-    if (nranks != 2) {
-        if (rank == 0)
-            fprintf(stderr, "bw: needs exactly 2 ranks, got %d\n", nranks);
-        MPI_Finalize();
-        return 2;
-    }
-
-    int n = bench_sizes(&o, sizes);
-    long max = 0;
-    for (int i = 0; i < n; i++)
-        max = sizes[i] > max ? sizes[i] : max;
-    char *sbuf = bench_alloc(max), *rbuf = bench_alloc(max);
-    if (!sbuf || !rbuf) {
-        fprintf(stderr, "bw: rank %d cannot allocate 2 x %ld bytes\n", rank, max);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-
-    if (rank == 0) {
-        char lib[256];
-        bench_library(lib, sizeof(lib));
-        printf("# rdmach bench bw: streaming bandwidth, 2 ranks, window of %d messages then a "
-               "reply; MB = 10^6 bytes\n", BW_WINDOW);
-        printf("# library: %s\n", lib);
-        printf("# %-10s%18s\n", "Size", "Bandwidth (MB/s)");
-        fflush(stdout);
-    }
+    int rank = bench_pair_start(&argc, &argv, "bw", usage, BENCH_OPT_RANGE | BENCH_OPT_ITERS | BENCH_OPT_VALIDATE,
+                                "rdmach bench bw: streaming bandwidth, 2 ranks, window of " BENCH_STR(BW_WINDOW)
+                                " messages then a reply; MB = 10^6 bytes",
+                                "Bandwidth (MB/s)", &o, sizes, &n, &sbuf, &rbuf, &exit_code);
+    if (rank < 0)
+        return exit_code;
 
     for (int s = 0; s < n; s++) {
         long size = sizes[s];
