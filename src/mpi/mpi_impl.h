@@ -411,6 +411,10 @@ struct rch_mpi_topo {
 };
 struct rch_mpi_topo *rch_mpi_topo_dup(const struct rch_mpi_topo *t);   /* NULL if out of memory */
 void rch_mpi_topo_free(struct rch_mpi_topo *t);                       /* NULL is fine */
+/* Collective over p: *newcomm, split from p in rank order, with t attached;
+ * a rank with in == 0 gets MPI_COMM_NULL. t is freed if it is not attached
+ * (in == 0 or an error). */
+int rch_mpi_topo_comm(const char *fn, struct rch_mpi_comm *p, int in, struct rch_mpi_topo *t, MPI_Comm *newcomm);
 /* The neighbour lists of c's topology; MPI_ERR_TOPOLOGY (reported, naming fn)
  * if c has none. */
 int rch_mpi_topo_neighbors(const char *fn, struct rch_mpi_comm *c, int *indegree, const int **in,

@@ -12,6 +12,17 @@
 #include <string.h>
 #include "mpi/mpi_impl.h"
 
+int rch_mpi_topo_comm(const char *fn, struct rch_mpi_comm *p, int in, struct rch_mpi_topo *t, MPI_Comm *newcomm)
+{
+    int err = rch_mpi_comm_split_common(fn, p, in ? 0 : MPI_UNDEFINED, p->rank, newcomm, 0);
+    if (err || !in) {
+        rch_mpi_topo_free(t);
+        return err;
+    }
+    rch_mpi_comm_get(*newcomm)->topo = t;
+    return MPI_SUCCESS;
+}
+
 void rch_mpi_topo_free(struct rch_mpi_topo *t)
 {
     if (!t)

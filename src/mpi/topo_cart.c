@@ -143,13 +143,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
         if (!t)
             return rch_mpi_err(comm_old, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
-    err = rch_mpi_comm_split_common(fn, p, in ? 0 : MPI_UNDEFINED, p->rank, comm_cart, 0);
-    if (err || !in) {
-        rch_mpi_topo_free(t);
-        return err;
-    }
-    rch_mpi_comm_get(*comm_cart)->topo = t;
-    return MPI_SUCCESS;
+    return rch_mpi_topo_comm(fn, p, in, t, comm_cart);
 }
 #pragma weak MPI_Cart_create = PMPI_Cart_create
 

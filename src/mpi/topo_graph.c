@@ -100,13 +100,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int
         for (int k = 0; k < deg; k++)
             t->in[k] = t->out[k] = edges[first + k];
     }
-    err = rch_mpi_comm_split_common(fn, p, in ? 0 : MPI_UNDEFINED, p->rank, comm_graph, 0);
-    if (err || !in) {
-        rch_mpi_topo_free(t);
-        return err;
-    }
-    rch_mpi_comm_get(*comm_graph)->topo = t;
-    return MPI_SUCCESS;
+    return rch_mpi_topo_comm(fn, p, in, t, comm_graph);
 }
 #pragma weak MPI_Graph_create = PMPI_Graph_create
 
@@ -269,18 +263,6 @@ static int check_weights(const char *fn, MPI_Comm comm, const char *arg, int n, 
     return MPI_SUCCESS;
 }
 
-/* Attaches t to the communicator made by splitting p (all members, rank order). */
-static int make_dist_comm(const char *fn, struct rch_mpi_comm *p, struct rch_mpi_topo *t, MPI_Comm *newcomm)
-{
-    int err = rch_mpi_comm_split_common(fn, p, 0, p->rank, newcomm, 0);
-    if (err) {
-        rch_mpi_topo_free(t);
-        return err;
-    }
-    rch_mpi_comm_get(*newcomm)->topo = t;
-    return MPI_SUCCESS;
-}
-
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
                                     int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                     int reorder, MPI_Comm *comm_dist_graph)
@@ -310,7 +292,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
                  weighted && outdegree ? destweights : NULL, weighted);
     if (!t)
         return rch_mpi_err(comm_old, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    return make_dist_comm(fn, p, t, comm_dist_graph);
+    return rch_mpi_topo_comm(fn, p, 1, t, comm_dist_graph);
 }
 #pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
 
