@@ -227,7 +227,8 @@ static void print_probes(void)
         if (probes[i].status == RDMACH_OK && probes[i].caps.zc_min)
             snprintf(zc, sizeof(zc), "; eager zero-copy from %zu B", probes[i].caps.zc_min);
         if (probes[i].status == RDMACH_OK)
-            printf("  channel %-12s %s%s; rendezvous %s\n", probes[i].label, probes[i].detail, zc, r);
+            printf("  channel %-12s %s; eager up to %zu B%s; rendezvous %s\n", probes[i].label, probes[i].detail,
+                   rch_dev_eager_max(&probes[i].caps), zc, r);
         else
             printf("  channel %-12s cannot open: %s\n", probes[i].label, probes[i].detail);
     }

@@ -33,7 +33,8 @@ static const struct rch_tun_row rows[] = {
       "node's ranks (a power of two, at most 1 MiB: a streaming window then rarely waits for room), "
       "or SHM_RING_SIZE if that is larger (0: SHM_RING_SIZE alone)" },
     { "SHM_EAGER_MAX", RCH_TUN_SIZE, OFF(shm_eager_max), "16k", 64, 16 * MiB, NULL,
-      "Largest message sent eagerly through a shared-memory ring" },
+      "Largest message sent eagerly through a shared-memory ring (at least: a ring packet holds this and "
+      "64 bytes of headers, so a message up to 40 bytes larger is eager too; rdmach-info prints the limit)" },
     { "CMA", RCH_TUN_ENUM, OFF(cma), "auto", 0, 0, "auto|on|off",
       "Single-copy transfers with process_vm_readv/writev (auto: use if permitted)" },
     { "SHM_PIPE_CHUNK", RCH_TUN_SIZE, OFF(shm_pipe_chunk), "64k", 4 * KiB, 16 * MiB, NULL,
@@ -128,9 +129,9 @@ static const struct rch_tun_row rows[] = {
       "Network connections on first message to a peer, or all at init" },
     { "NET_SLOT_SIZE", RCH_TUN_SIZE, OFF(net_slot_size), "0", 0, 1 * MiB, NULL,
       "Bytes of one slot of the network fast-path ring (a multiple of 64, at least 256); a message up to "
-      "this size less 24 bytes is one RDMA write, larger ones use rendezvous. 0: 64k over providers "
-      "that do not pin memory (tcp: rendezvous costs round trips there), 64k + 64 with eager zero-copy "
-      "(RDMACH_NET_ZCOPY), 16k over the others" },
+      "this size less 24 bytes is one RDMA write, larger ones use rendezvous. 0: 64k + 64 (up to 64 KiB "
+      "eager) over providers that do not pin memory (tcp: rendezvous costs round trips there) and with "
+      "eager zero-copy (RDMACH_NET_ZCOPY), 16k over the others" },
     { "NET_SLOTS", RCH_TUN_INT, OFF(net_slots), "32", 2, 32768, NULL,
       "Slots of each network ring (per peer and direction, a power of two): messages in flight before credits return" },
     { "NET_ZCOPY", RCH_TUN_ENUM, OFF(net_zcopy), "auto", 0, 0, "auto|on|off",

@@ -296,6 +296,9 @@ void rch_dev_rndv_dereg(struct rch_dev_ireq *r);
 /* RDMACH_RNDV_MODE resolved for a channel with caps `c` (NULL: no profile):
  * 1 receiver GET, 0 sender PUT; `why` (may be NULL) says which rule decided. */
 int rch_dev_rndv_uses_get(const struct rch_rdma_caps *c, const char **why);
+/* The largest message (standard mode) sent eagerly over a channel with caps c:
+ * its max_msg less the EAGER header, and below RDMACH_RNDV_THRESHOLD. */
+size_t rch_dev_eager_max(const struct rch_rdma_caps *c);
 /* PUT mode: does the FIN go right behind the data (caps.put_then_send, RDMACH_RNDV_FIN=auto)? */
 int rch_dev_rndv_fin_early(const struct rch_rdma_caps *c);
 

@@ -30,6 +30,12 @@ static int online_cores(void)
     return n > 0 ? (int)n : 1;
 }
 
+size_t rch_dev_eager_max(const struct rch_rdma_caps *c)
+{
+    size_t thr = rch_tun.rndv_threshold ? rch_tun.rndv_threshold - 1 : SIZE_MAX;
+    return min_size(c->max_msg - sizeof(struct rch_pkt_eager), thr);
+}
+
 /* Per-peer limits from the channel's capabilities and the tunables. */
 static rdmach_status_t peer_setup(struct rch_dev_peer *p, struct rch_dev_chan *dc)
 {
@@ -41,7 +47,7 @@ static rdmach_status_t peer_setup(struct rch_dev_peer *p, struct rch_dev_chan *d
     p->ops = dc->ops;
     p->chan = dc->chan;
     p->dchan = dc;
-    p->eager_max = min_size(c->max_msg - sizeof(struct rch_pkt_eager), thr);
+    p->eager_max = rch_dev_eager_max(c);
     p->eager_max_sync = min_size(c->max_msg - sizeof(struct rch_pkt_eager_sync), thr);
     p->zc_min = c->zc_min && c->zc_min <= p->eager_max ? c->zc_min : SIZE_MAX;
     p->data_max = c->max_msg - sizeof(struct rch_pkt_rndv_data);

@@ -209,13 +209,12 @@ struct rch_rdma_chan {
 /* net_chan.c: the channel ops shared by every provider's table */
 rdmach_status_t rch_net_query(const struct rch_net_prov_ops *pops);
 /* The ring's slot size over a provider: RDMACH_NET_SLOT_SIZE, or when that is
- * 0 (auto) RCH_NET_SLOT_ONLOAD for providers that do not pin memory and
- * RCH_NET_SLOT_PINNED for the others. */
-#define RCH_NET_SLOT_ONLOAD (64u * 1024u)
+ * 0 (auto) RCH_NET_SLOT_LARGE for providers that do not pin memory and where
+ * eager zero-copy (RDMACH_NET_ZCOPY) is on, RCH_NET_SLOT_PINNED for the
+ * others. RCH_NET_SLOT_LARGE takes a 64 KiB payload and the packet and slot
+ * headers: up to 64 KiB (OSU's common size) stays eager. */
+#define RCH_NET_SLOT_LARGE (64u * 1024u + 64u)
 #define RCH_NET_SLOT_PINNED (16u * 1024u)
-/* With eager zero-copy (RDMACH_NET_ZCOPY) the slots take a 64 KiB payload
- * and the packet and slot headers: up to 64 KiB stays eager. */
-#define RCH_NET_SLOT_ZCOPY (64u * 1024u + 64u)
 uint32_t rch_net_slot_size(const struct rch_net_prov_caps *pc, int zcopy);
 /* Does this channel send large eager packets with send_zc (RDMACH_NET_ZCOPY)? */
 int rch_net_zcopy_on(const struct rch_net_prov_caps *pc, int notify);

@@ -66,16 +66,14 @@ static rdmach_status_t check_geometry(void)
 
 /* Over tcp a rendezvous costs two or three round trips of a few
  * microseconds each and saves no copy (the provider copies through the
- * socket either way), so eager goes up to 64 KiB, as in Open MPI's tcp
- * transport; a pinning provider keeps 16 KiB slots: the rings are locked
- * memory, per peer and direction. */
+ * socket either way), so eager goes up to 64 KiB inclusive, as in Open MPI's
+ * tcp transport; a pinning provider keeps 16 KiB slots (the rings are locked
+ * memory, per peer and direction) unless eager zero-copy is on. */
 uint32_t rch_net_slot_size(const struct rch_net_prov_caps *pc, int zcopy)
 {
     if (rch_tun.net_slot_size)
         return (uint32_t)rch_tun.net_slot_size;
-    if (zcopy)
-        return RCH_NET_SLOT_ZCOPY;
-    return pc->pins_memory ? RCH_NET_SLOT_PINNED : RCH_NET_SLOT_ONLOAD;
+    return zcopy || !pc->pins_memory ? RCH_NET_SLOT_LARGE : RCH_NET_SLOT_PINNED;
 }
 
 /* Eager zero-copy (rch_net_send_zc) gathers {slot and packet headers,
