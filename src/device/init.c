@@ -30,10 +30,16 @@ static int online_cores(void)
     return n > 0 ? (int)n : 1;
 }
 
-size_t rch_dev_eager_max(const struct rch_rdma_caps *c)
+/* The largest payload that goes eagerly behind a header of `hdr` bytes. */
+static size_t eager_limit(const struct rch_rdma_caps *c, size_t hdr)
 {
     size_t thr = rch_tun.rndv_threshold ? rch_tun.rndv_threshold - 1 : SIZE_MAX;
-    return min_size(c->max_msg - sizeof(struct rch_pkt_eager), thr);
+    return min_size(c->max_msg - hdr, thr);
+}
+
+size_t rch_dev_eager_max(const struct rch_rdma_caps *c)
+{
+    return eager_limit(c, sizeof(struct rch_pkt_eager));
 }
 
 /* Per-peer limits from the channel's capabilities and the tunables. */
@@ -43,12 +49,11 @@ static rdmach_status_t peer_setup(struct rch_dev_peer *p, struct rch_dev_chan *d
     if (c->max_msg < RCH_PKT_CTL_MAX + 64)
         return rch_base_err(RDMACH_ERR_CONFIG, "channel %s: max_msg %zu is below the %d bytes the device needs",
                             dc->ops->name, c->max_msg, RCH_PKT_CTL_MAX + 64);
-    size_t thr = rch_tun.rndv_threshold ? rch_tun.rndv_threshold - 1 : SIZE_MAX;
     p->ops = dc->ops;
     p->chan = dc->chan;
     p->dchan = dc;
     p->eager_max = rch_dev_eager_max(c);
-    p->eager_max_sync = min_size(c->max_msg - sizeof(struct rch_pkt_eager_sync), thr);
+    p->eager_max_sync = eager_limit(c, sizeof(struct rch_pkt_eager_sync));
     p->zc_min = c->zc_min && c->zc_min <= p->eager_max ? c->zc_min : SIZE_MAX;
     p->data_max = c->max_msg - sizeof(struct rch_pkt_rndv_data);
     p->rma = c->rma;

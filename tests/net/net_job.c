@@ -196,12 +196,16 @@ static int progress_until(int (*cond)(void *), void *arg, double seconds)
     return 0;
 }
 
-static rdmach_status_t send_msg(int peer, const struct jmsg *m, const void *payload, size_t plen)
+/* {m, payload}, retried while AGAIN: by send(), or by send_zc() from the
+ * registration zmr with op_ctx zctx when zmr is not NULL. */
+static rdmach_status_t send_msg_via(int peer, const struct jmsg *m, const void *payload, size_t plen,
+                                    struct rch_rdma_mr *zmr, void *zctx)
 {
     struct iovec iov[2] = { { (void *)m, sizeof(*m) }, { (void *)payload, plen } };
     double t0 = rch_base_wtime();
     for (;;) {
-        rdmach_status_t st = ops->send(ch, peer, iov, plen ? 2 : 1);
+        rdmach_status_t st = zmr ? ops->send_zc(ch, peer, m, sizeof(*m), payload, plen, zmr, zctx)
+                                 : ops->send(ch, peer, iov, plen ? 2 : 1);
         if (st != RDMACH_AGAIN)
             return st;
         if (ops->progress(ch, 64) == 0)
@@ -211,17 +215,30 @@ static rdmach_status_t send_msg(int peer, const struct jmsg *m, const void *payl
     }
 }
 
-static int send_data(int peer, uint64_t seq, size_t n, unsigned char *scratch)
+static rdmach_status_t send_msg(int peer, const struct jmsg *m, const void *payload, size_t plen)
+{
+    return send_msg_via(peer, m, payload, plen, NULL, NULL);
+}
+
+/* DATA packet `seq`: n pattern bytes written into buf, sent by send() (zmr
+ * NULL) or by send_zc() from zmr, op_ctx zctx. */
+static int send_data_via(int peer, uint64_t seq, size_t n, unsigned char *buf, struct rch_rdma_mr *zmr, void *zctx)
 {
     struct jmsg m = { .kind = K_DATA, .src = me, .seq = seq, .a = n };
     for (size_t i = 0; i < n; i++)
-        scratch[i] = pat(seq * 31 + (uint64_t)me, i);
-    rdmach_status_t st = send_msg(peer, &m, scratch, n);
+        buf[i] = pat(seq * 31 + (uint64_t)me, i);
+    rdmach_status_t st = send_msg_via(peer, &m, buf, n, zmr, zctx);
     if (st != RDMACH_OK) {
-        FAIL("send of packet %llu (%zu bytes) to %d: %s", (unsigned long long)seq, n, peer, rdmach_strerror(st));
+        FAIL("%s of packet %llu (%zu bytes) to %d: %s", zmr ? "send_zc" : "send", (unsigned long long)seq, n, peer,
+             rdmach_strerror(st));
         return -1;
     }
     return 0;
+}
+
+static int send_data(int peer, uint64_t seq, size_t n, unsigned char *scratch)
+{
+    return send_data_via(peer, seq, n, scratch, NULL, NULL);
 }
 
 static int send_kind(int peer, uint32_t kind, uint64_t a, uint64_t b, const struct rch_rdma_rkey *rk)
@@ -316,30 +333,6 @@ static int zc_one_done(void *i)
     return zc_done[*(unsigned *)i] != 0;
 }
 
-/* send_zc of packet `seq` (n bytes at buf, inside mr), retried while AGAIN */
-static int send_zc_data(int peer, uint64_t seq, unsigned char *buf, size_t n, struct rch_rdma_mr *mr, unsigned idx)
-{
-    struct jmsg m = { .kind = K_DATA, .src = me, .seq = seq, .a = n };
-    for (size_t i = 0; i < n; i++)
-        buf[i] = pat(seq * 31 + (uint64_t)me, i);
-    double t0 = rch_base_wtime();
-    for (;;) {
-        rdmach_status_t st = ops->send_zc(ch, peer, &m, sizeof(m), buf, n, mr, (void *)(uintptr_t)(idx + 1));
-        if (st == RDMACH_OK)
-            return 0;
-        if (st != RDMACH_AGAIN) {
-            FAIL("send_zc of packet %llu (%zu bytes): %s", (unsigned long long)seq, n, rdmach_strerror(st));
-            return -1;
-        }
-        if (ops->progress(ch, 64) == 0)
-            sched_yield();
-        if (rch_base_wtime() - t0 > DEADLINE) {
-            FAIL("send_zc of packet %llu: no room for %.0f s", (unsigned long long)seq, DEADLINE);
-            return -1;
-        }
-    }
-}
-
 static int mode_zc(void)
 {
     const struct rch_rdma_caps *c = ops->caps(ch);
@@ -385,7 +378,7 @@ static int mode_zc(void)
             }
             unsigned char *buf = area + (size_t)b * stride + (size_t)(k % 5);   /* misaligned too */
             size_t n = sizes[j] - (size_t)(k % 5) > zmin ? sizes[j] - (size_t)(k % 5) : zmin;
-            if (send_zc_data(1, seq++, buf, n, mr, idx) != 0)
+            if (send_data_via(1, seq++, n, buf, mr, (void *)(uintptr_t)(idx + 1)) != 0)
                 return -1;
             posted++;
         }
@@ -1030,7 +1023,7 @@ static int mode_peerdeath(unsigned min_zc_errors)
      * full (it polls no more); each must be reported done exactly once,
      * whether it got out before rank 1 left (OK) or not (an error), and a
      * send_zc after the failure is refused. (Over libfabric tcp with the
-     * default 64 KiB slots the socket buffers take them all before rank 1
+     * default 64 KiB + 64 slots the socket buffers take them all before rank 1
      * leaves: they complete OK. With 1 MiB slots, 32 MiB are in flight and
      * most are still queued when rank 1 leaves: `peerdeath N` then requires
      * at least N of them to be reported with an error: the error path,

@@ -351,13 +351,10 @@ unsigned rch_net_zc_fail_conn(struct rch_rdma_chan *ch, struct rch_net_conn *c, 
 
 void rch_net_send_bye(struct rch_rdma_chan *ch, struct rch_net_conn *c)
 {
-    if (c->state != RCH_NET_C_READY)
-        return;
-    if (!rch_net_ring_tx_room(&c->tx) && !refresh_credits(ch, c))
-        return;
+    struct rch_net_conn *cc;
+    if (c->state != RCH_NET_C_READY || slot_claim(ch, c->rank, "bye", &cc) != RDMACH_OK)
+        return;   /* not now (no credit, a queued put/get, the slot's write): the closer retries */
     uint32_t seq = c->tx.seq;
-    if (c->slot_ops[seq & (ch->nslots - 1)].busy)
-        return;
     size_t bytes = rch_net_ring_fill(rch_net_ring_tx_slot(&c->tx, seq), seq, RCH_NET_SLOT_BYE, c->rx.seq, NULL,
                                      0, 0);
     if (post_slot(ch, c, seq, bytes) != RDMACH_OK)
