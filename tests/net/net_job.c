@@ -1131,16 +1131,24 @@ static int mode_pingpong(int n, size_t bytes)
     int other = 1 - me;
     unsigned char *buf = calloc(1, bytes + 1);
     double *rtt = calloc((size_t)n, sizeof(double));
+    if (!buf || !rtt) {
+        FAIL("cannot allocate %zu + %zu bytes", bytes + 1, (size_t)n * sizeof(double));
+        free(buf);
+        free(rtt);
+        return -1;
+    }
     struct jmsg m = { .kind = K_GO, .src = me };
-    struct iovec iov[2] = { { &m, sizeof(m) }, { buf, bytes } };
     double t0 = 0;
     for (int i = -100; i < n; i++) {
         double ti = rch_base_wtime();
         if (i == 0)
             t0 = ti;
         if (me == 0) {
-            while (ops->send(ch, other, iov, bytes ? 2 : 1) == RDMACH_AGAIN)
-                ops->progress(ch, 64);
+            rdmach_status_t st = send_msg(other, &m, buf, bytes);
+            if (st != RDMACH_OK) {
+                FAIL("ping-pong send %d to %d: %s", i, other, rdmach_strerror(st));
+                break;
+            }
             int want = ngo + 1;
             while (ngo < want)
                 ops->progress(ch, 64);
@@ -1150,19 +1158,22 @@ static int mode_pingpong(int n, size_t bytes)
             int want = ngo + 1;
             while (ngo < want)
                 ops->progress(ch, 64);
-            while (ops->send(ch, other, iov, bytes ? 2 : 1) == RDMACH_AGAIN)
-                ops->progress(ch, 64);
+            rdmach_status_t st = send_msg(other, &m, buf, bytes);
+            if (st != RDMACH_OK) {
+                FAIL("ping-pong send %d to %d: %s", i, other, rdmach_strerror(st));
+                break;
+            }
         }
     }
     double t = rch_base_wtime() - t0;
-    if (me == 0) {
+    if (failures == 0 && me == 0) {
         qsort(rtt, (size_t)n, sizeof(double), cmp_double);
         printf("net_job pingpong: %zu bytes (+%zu header), %d round trips: %.2f us one-way (median %.2f)\n", bytes,
                sizeof(m), n, t / n / 2 * 1e6, rtt[n / 2] / 2 * 1e6);
     }
     free(rtt);
     free(buf);
-    return 0;
+    return failures ? -1 : 0;
 }
 
 static int mode_bw(int n, size_t bytes)
