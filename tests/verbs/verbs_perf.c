@@ -4,7 +4,10 @@
  * by side in the rdma guest's measurement table (tests/verbs/measure-rdmach).
  *
  *   latency    ITERS ping-pongs of LAT_BYTES with MPI_Send/MPI_Recv, each
- *              round trip timed on rank 0; one-way = round trip / 2;
+ *              round trip timed on rank 0 as perftest times its own: one
+ *              timestamp as each iteration starts, a round trip = the time
+ *              to the next (so one clock read an iteration, not two, is on
+ *              the path); one-way = round trip / 2;
  *              lat_min, lat_typical (the median, as perftest's t_typical),
  *              lat_avg in us
  *   bandwidth  WINDOWS windows of 64 MPI_Isend of BW_BYTES (64 MPI_Irecv on
@@ -57,14 +60,15 @@ static int check(const unsigned char *b, size_t n, int seed)
 static void latency(const char *t, int bytes, int iters)
 {
     unsigned char *s = malloc((size_t)bytes + 1), *r = malloc((size_t)bytes + 1);
-    double *rtt = malloc(sizeof(double) * (size_t)iters);
+    double *rtt = malloc(sizeof(double) * ((size_t)iters + 1));
     CHECK(s && r && rtt, "no memory");
     int peer = 1 - mt_rank;
     for (int i = -WARMUP; i < iters; i++) {
         if (i == -WARMUP)
             fill(s, (size_t)bytes, mt_rank);
-        double t0 = MPI_Wtime();
         if (mt_rank == 0) {
+            if (i >= 0)
+                rtt[i] = MPI_Wtime();   /* one timestamp an iteration, as perftest's */
             MPI_OK(MPI_Send(s, bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD));
             MPI_OK(MPI_Recv(r, bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         } else {
@@ -73,10 +77,11 @@ static void latency(const char *t, int bytes, int iters)
         }
         if (i == -WARMUP)
             CHECK(check(r, (size_t)bytes, peer), "latency: wrong bytes received");
-        if (i >= 0)
-            rtt[i] = MPI_Wtime() - t0;
     }
     if (mt_rank == 0) {
+        rtt[iters] = MPI_Wtime();
+        for (int i = 0; i < iters; i++)
+            rtt[i] = rtt[i + 1] - rtt[i];
         qsort(rtt, (size_t)iters, sizeof(double), cmp_double);
         double sum = 0;
         for (int i = 0; i < iters; i++)
