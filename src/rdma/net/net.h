@@ -305,6 +305,7 @@ rdmach_status_t rch_net_reg(struct rch_rdma_chan *ch, void *addr, size_t len, st
 
 /* net_progress.c */
 unsigned rch_net_progress(struct rch_rdma_chan *ch, unsigned max);
+unsigned rch_net_reap_cq(struct rch_rdma_chan *ch);   /* dispatch what the CQ holds now */
 rdmach_status_t rch_net_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait *w);
 void rch_net_wait_disarm(struct rch_rdma_chan *ch);
 void rch_net_ready_add(struct rch_rdma_chan *ch, struct rch_net_conn *c);

@@ -667,8 +667,11 @@ void rch_net_conn_event(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
         rch_net_conn_fail(ch, c, RDMACH_ERR_PEER_DEAD, why);
         break;
     case RCH_NET_EV_DISCONNECTED:
+        /* Its last messages and BYE may be in the ring, their arrival
+         * notices (notify "send") still in the CQ: take those first. */
+        rch_net_reap_cq(ch);
         if (c->state == RCH_NET_C_READY)
-            rch_net_ring_progress(ch, c, UINT32_MAX);   /* its BYE may be in the ring */
+            rch_net_ring_progress(ch, c, UINT32_MAX);
         if (c->bye_received || c->state == RCH_NET_C_CLOSED) {
             if (c->state != RCH_NET_C_CLOSED)
                 set_state(ch, c, RCH_NET_C_CLOSED);

@@ -208,6 +208,20 @@ static unsigned poll_cm(struct rch_rdma_chan *ch)
     return k;
 }
 
+/* Dispatch every completion the provider has now (bounded): a connection
+ * event handled between passes (a disconnect) first takes the arrival
+ * notices already queued, so the ring is drained up to what the peer sent. */
+unsigned rch_net_reap_cq(struct rch_rdma_chan *ch)
+{
+    unsigned n = 0, k;
+    for (int round = 0; round < 64 && (k = ch->pops->poll_cq(ch->prov, ch->cqe, RCH_NET_CQ_BATCH)) != 0; round++) {
+        for (unsigned i = 0; i < k; i++)
+            dispatch(ch, &ch->cqe[i]);
+        n += k;
+    }
+    return n;
+}
+
 /* Phase 5 and the idle count, the end of every pass that did more than
  * test the rings: n events so far; probed/busy as progress_probe_busy saw. */
 static unsigned pass_end(struct rch_rdma_chan *ch, unsigned n, int probed, int busy)
