@@ -68,6 +68,20 @@ rdmach_status_t rch_dev_isend(const void *buf, size_t len, int dest, int src, in
 /* Non-blocking receive: `src` is a comm rank or RCH_DEV_ANY_SOURCE. */
 rdmach_status_t rch_dev_irecv(void *buf, size_t len, int src, int tag, uint32_t ctx,
                               struct rch_dev_req **req);
+/* A blocking receive's direct path, tried before rch_dev_irecv + wait:
+ * `src` is a comm rank (not ANY_SOURCE) and `world` its world rank. While
+ * no posted receive or unexpected message could claim it first, the wait
+ * spins on the peer's channel alone (recv_peek; a full progress pass every
+ * few polls) and, if the next packet from that peer is a plain eager message
+ * this receive matches and that fits, copies it straight into buf: OK with
+ * *out_source, *out_tag, *out_bytes set. RDMACH_AGAIN: nothing was taken
+ * (not applicable, a packet the general path must handle, or nothing within
+ * the spin): post the receive and wait as usual. It never fails: errors are
+ * left for the general path to report. */
+rdmach_status_t rch_dev_recv_direct(void *buf, size_t len, int world, int src, int tag, uint32_t ctx,
+                                    int *out_source, int *out_tag, size_t *out_bytes);
+/* Receives rch_dev_recv_direct has taken so far (tests, debugging). */
+uint64_t rch_dev_stat_direct_recvs(void);
 /* Is a matching message waiting (unexpected)? *found = 0/1; the others as for a receive. */
 rdmach_status_t rch_dev_iprobe(int src, int tag, uint32_t ctx, int *found,
                                int *out_source, int *out_tag, size_t *out_bytes);

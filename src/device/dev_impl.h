@@ -176,6 +176,7 @@ struct rch_dev_state_s {
     uint32_t nctxmaps;
     /* statistics (tests, debugging) */
     uint64_t dropped;
+    uint64_t direct_recvs;          /* receives rch_dev_recv_direct took from a channel */
 };
 
 extern struct rch_dev_state_s rch_dev;

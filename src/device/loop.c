@@ -151,6 +151,8 @@ const struct rch_rdma_ops rch_dev_loop_ops = {
     .wait_disarm = loop_wait_disarm,
     .caps = loop_caps,
     .wake = rch_rdma_no_wake,
+    .recv_peek = rch_rdma_no_recv_peek,
+    .recv_done = rch_rdma_no_recv_done,
 };
 
 /* ---- peers nothing reaches ---- */
@@ -246,4 +248,6 @@ const struct rch_rdma_ops rch_dev_nochan_ops = {
     .wait_disarm = loop_wait_disarm,
     .caps = nochan_caps,
     .wake = rch_rdma_no_wake,
+    .recv_peek = rch_rdma_no_recv_peek,
+    .recv_done = rch_rdma_no_recv_done,
 };

@@ -286,10 +286,23 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     }
     struct rch_dev_req *r;
     rdmach_status_t st;
-    if (RCH_LIKELY(t->contig))
+    if (RCH_LIKELY(t->contig)) {
+        /* A named source: the device may take the message straight from the
+         * channel (rch_dev_recv_direct), else the receive is posted. */
+        if (RCH_LIKELY(source >= 0)) {
+            int rs, rt;
+            size_t rb;
+            if (rch_dev_recv_direct((char *)buf + t->true_lb, (size_t)count * t->size, c->world_of[source], source,
+                                    tag, c->ctx, &rs, &rt, &rb) == RDMACH_OK) {
+                if (status != MPI_STATUS_IGNORE)
+                    rch_mpi_status_set(status, rs, rt, rb, 0);
+                return MPI_SUCCESS;
+            }
+        }
         st = rch_dev_irecv((char *)buf + t->true_lb, (size_t)count * t->size, source, tag, c->ctx, &r);
-    else
+    } else {
         st = rch_mpi_post_recv(buf, count, t, source, tag, c, &r);
+    }
     if (RCH_UNLIKELY(st != RDMACH_OK))
         return rch_mpi_dev_error("MPI_Recv", comm, st);
     return rch_mpi_wait_report("MPI_Recv", comm, r, status);

@@ -148,6 +148,20 @@ struct rch_rdma_ops {
      * call when it does not sleep. A transport whose peers cannot end each
      * other's sleeps has rch_rdma_no_wake (ERR_UNSUPPORTED). */
     rdmach_status_t (*wake)(struct rch_rdma_chan *ch, int peer);
+    /* Added (additive): direct receive, for a blocking receive that waits on
+     * one peer (device rch_dev_recv_direct). recv_peek: the next packet from
+     * `peer`, in order, if it has arrived: OK with *pkt and *len naming it in the
+     * channel's memory (nothing is taken: unless recv_done follows, it is
+     * delivered later through upcalls.recv like any other); AGAIN if nothing
+     * has arrived; an error status (no message) when the direct path cannot
+     * take this peer's next packet now (not connected, not a packet, a slot
+     * that fails validation): progress() then deals with it. Costs a few loads
+     * (the waiting rank spins on it) and never calls an upcall other than
+     * rma_done. recv_done(peer): the packet recv_peek returned is consumed;
+     * nothing else may run between the two. A transport without it has
+     * rch_rdma_no_recv_peek (ERR_UNSUPPORTED). */
+    rdmach_status_t (*recv_peek)(struct rch_rdma_chan *ch, int peer, const void **pkt, size_t *len);
+    void (*recv_done)(struct rch_rdma_chan *ch, int peer);
 };
 
 /* For ops a transport does not have: explicit, never NULL (as libfabric's fi_no_*).
@@ -161,6 +175,8 @@ rdmach_status_t rch_rdma_no_get(struct rch_rdma_chan *ch, int peer, void *laddr,
                                 struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
                                 uint64_t raddr, void *op_ctx);
 rdmach_status_t rch_rdma_no_wake(struct rch_rdma_chan *ch, int peer);
+rdmach_status_t rch_rdma_no_recv_peek(struct rch_rdma_chan *ch, int peer, const void **pkt, size_t *len);
+void rch_rdma_no_recv_done(struct rch_rdma_chan *ch, int peer);
 
 /* The transports built into this library, listed in one place (rdma/registry.c). */
 extern const struct rch_rdma_ops rch_rdma_shm_ops;

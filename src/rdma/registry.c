@@ -26,3 +26,12 @@ rdmach_status_t rch_rdma_no_wake(struct rch_rdma_chan *ch, int peer)
 {
     return RDMACH_ERR_UNSUPPORTED;
 }
+
+rdmach_status_t rch_rdma_no_recv_peek(struct rch_rdma_chan *ch, int peer, const void **pkt, size_t *len)
+{
+    return RDMACH_ERR_UNSUPPORTED;
+}
+
+void rch_rdma_no_recv_done(struct rch_rdma_chan *ch, int peer)
+{
+}

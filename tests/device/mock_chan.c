@@ -205,6 +205,7 @@ const struct rch_rdma_ops mock_ops = {
     .connect = m_connect, .mem_reg = m_mem_reg, .mem_dereg = m_mem_dereg, .mem_rkey = m_mem_rkey,
     .send = m_send, .put = m_put, .get = m_get, .progress = m_progress, .wait_arm = m_wait_arm,
     .wait_disarm = m_wait_disarm, .caps = m_caps, .wake = rch_rdma_no_wake,
+    .recv_peek = rch_rdma_no_recv_peek, .recv_done = rch_rdma_no_recv_done,
 };
 
 const struct rch_rdma_ops *mock_select(const struct rch_boot_info *boot, int peer)

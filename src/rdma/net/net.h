@@ -177,6 +177,7 @@ struct rch_rdma_chan {
     int notify;                  /* enum rch_net_notify */
     int eager;                   /* RDMACH_CONNECT=eager */
     int zcopy;                   /* large eager packets go by rch_net_send_zc (RDMACH_NET_ZCOPY) */
+    int direct_rx;               /* rch_net_recv_peek tests ring memory alone (notify poll, places_unpolled) */
     uint32_t slot_size, nslots;
     size_t rma_chunk;
     int nrails;                  /* connections per peer for RMA data (RDMACH_NET_RAILS / provider) */
@@ -241,6 +242,7 @@ const struct rch_rdma_caps *rch_net_caps(const struct rch_rdma_chan *ch);
         .send = rch_net_send, .send_zc = rch_net_send_zc, .put = rch_net_put, .get = rch_net_get, \
         .progress = rch_net_progress, .wait_arm = rch_net_wait_arm,                            \
         .wait_disarm = rch_net_wait_disarm, .caps = rch_net_caps, .wake = rch_rdma_no_wake,    \
+        .recv_peek = rch_net_recv_peek, .recv_done = rch_net_recv_done,                        \
     }
 /* Read the peer's KVS record (once). */
 rdmach_status_t rch_net_peer_record(struct rch_rdma_chan *ch, struct rch_net_conn *c);
@@ -263,6 +265,8 @@ void rch_net_set_pending(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 
 /* net_msg.c */
 rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt);
+rdmach_status_t rch_net_recv_peek(struct rch_rdma_chan *ch, int peer, const void **pkt, size_t *len);
+void rch_net_recv_done(struct rch_rdma_chan *ch, int peer);
 rdmach_status_t rch_net_send_zc(struct rch_rdma_chan *ch, int peer, const void *hdr, size_t hdrlen, const void *buf,
                                 size_t len, struct rch_rdma_mr *lmr, void *op_ctx);
 /* A send_zc slot write is over (status): hand its op_ctx up, once. */

@@ -197,6 +197,7 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
     ch->rail_min = rch_tun.net_rail_min;
     st = choose_notify(ch);
     ch->zcopy = rch_net_zcopy_on(ch->pcaps, ch->notify);
+    ch->direct_rx = ch->notify == RCH_NET_NOTIFY_POLL && ch->pcaps->places_unpolled;
     if (rch_tun.net_zcopy == RCH_ZCOPY_ON && !ch->zcopy)
         RCH_WARN("net", "RDMACH_NET_ZCOPY=on: %s cannot (%s); large eager packets are copied", ch->pcaps->name,
                  ch->pcaps->writev_max < 3 ? "no write gathering 3 buffers" : "the ring is not polled");

@@ -367,6 +367,58 @@ void rch_net_send_bye(struct rch_rdma_chan *ch, struct rch_net_conn *c)
 
 /* ---- arrivals ---- */
 
+/* ---- direct receive (channel.h recv_peek / recv_done) ---- */
+
+/* The next slot of `peer`'s ring if it holds a DATA message. A waiting rank
+ * spins on this: with direct_rx it is one compare of ring memory; otherwise
+ * (tcp moves bytes inside the CQ read; notify data/send announce slots by
+ * completions) the CQ is reaped first. The slot's piggybacked credits are
+ * taken here (idempotent: rch_net_ring_progress takes them again if the
+ * message goes that way). Anything but a well-formed DATA slot is left to
+ * rch_net_ring_progress, which takes a BYE and reports a malformed slot. */
+rdmach_status_t rch_net_recv_peek(struct rch_rdma_chan *ch, int peer, const void **pkt, size_t *len)
+{
+    struct rch_net_conn *c;
+    if (RCH_UNLIKELY((unsigned)peer >= (unsigned)ch->size || !(c = &ch->conns[peer])->is_peer))
+        return RDMACH_ERR_INVALID_ARG;
+    if (RCH_UNLIKELY(!ch->direct_rx))
+        rch_net_reap_cq(ch);
+    if (RCH_UNLIKELY(c->state != RCH_NET_C_READY || ch->closing))
+        return RDMACH_ERR_UNSUPPORTED;
+    if (ch->notify != RCH_NET_NOTIFY_POLL && c->rx.seq == c->rx.notified)
+        return RDMACH_AGAIN;
+    struct rch_net_slot_hdr h;
+    const unsigned char *payload;
+    const char *why = NULL;
+    rdmach_status_t st = rch_net_ring_rx_peek(&c->rx, &h, &payload, &why);
+    if (RCH_LIKELY(st == RDMACH_AGAIN))
+        return st;
+    if (RCH_UNLIKELY(st != RDMACH_OK || h.op != RCH_NET_SLOT_DATA ||
+                     rch_net_ring_tx_credit(&c->tx, h.credits) != RDMACH_OK))
+        return RDMACH_ERR_UNSUPPORTED;
+    *pkt = payload;
+    *len = h.len;
+    return RDMACH_OK;
+}
+
+/* The slot rch_net_recv_peek returned was taken by the device: consume it
+ * as rch_net_ring_progress does after its upcall. */
+void rch_net_recv_done(struct rch_rdma_chan *ch, int peer)
+{
+    struct rch_net_conn *c = &ch->conns[peer];
+    struct rch_net_slot_hdr h;
+    const unsigned char *payload;
+    const char *why = NULL;
+    if (RCH_UNLIKELY(rch_net_ring_rx_peek(&c->rx, &h, &payload, &why) != RDMACH_OK)) {
+        RCH_WARN("net", "rank %d: recv_done without a message peeked; ignored", peer);
+        return;
+    }
+    c->received++;
+    rch_net_ring_rx_consume(&c->rx, &h);
+    if ((uint32_t)(c->rx.seq - c->rx.returned) >= ch->nslots / 2)
+        send_crdt(ch, c);
+}
+
 unsigned rch_net_ring_progress(struct rch_rdma_chan *ch, struct rch_net_conn *c, unsigned max)
 {
     unsigned n = 0;

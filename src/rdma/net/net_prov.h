@@ -67,6 +67,9 @@ struct rch_net_prov_caps {
     int onload;                /* protocol processing on the host CPU (tcp, siw, rxe) */
     int pins_memory;           /* registration pins pages (counts against ulimit -l) */
     int write_wakes;           /* a write into our memory wakes the wait fd (a socket does; an RC QP does not) */
+    int places_unpolled;       /* a peer's write lands in our memory with no call here (the NIC or the kernel
+                                  places it; libfabric tcp moves bytes only inside fi_cq_read): a waiting
+                                  rank may test ring memory alone (rch_net_recv_peek) */
     int rndv_put;              /* rendezvous profile: sender PUT beats receiver GET here (rch_rdma_caps.rndv_put) */
     int rails;                 /* connections per peer worth striping rendezvous data over (0, 1: one);
                                   > 1 only with read-after-write order on an endpoint (the fence, net_rma.c) */

@@ -180,6 +180,7 @@ static void set_caps(struct rch_net_prov *p)
     c->onload = is_stream(prov) || strcmp(prov, "udp") == 0 || strcmp(prov, "shm") == 0;
     c->pins_memory = !c->onload;
     c->write_wakes = is_stream(prov);   /* the socket becomes readable */
+    c->places_unpolled = 0;             /* tcp moves bytes inside fi_cq_read; others not known to */
     c->rndv_put = ofi_rndv_put(prov);
     /* A byte stream is processed one segment at a time per socket (on one
      * host, in the sender's softirq and the receiver's copy): bench/bw over

@@ -516,4 +516,6 @@ const struct rch_rdma_ops rch_rdma_shm_ops = {
     .wait_disarm = rch_shm_wait_disarm,
     .caps        = shm_caps,
     .wake        = rch_shm_wake_peer,
+    .recv_peek   = rch_rdma_no_recv_peek,
+    .recv_done   = rch_rdma_no_recv_done,
 };

@@ -237,6 +237,7 @@ static void set_caps(struct rch_net_prov *p, const struct ibv_device_attr *da, c
     c->in_order = soft;                     /* see the top of this file */
     c->write_data = !p->iwarp;              /* iWARP (siw, cxgb4) has no write with immediate data */
     c->write_data_consumes_recv = 1;
+    c->places_unpolled = 1;                 /* the device (rxe, siw: the kernel) writes our memory */
     c->onload = soft;
     c->pins_memory = 1;
     c->rndv_put = verbs_rndv_put(da->vendor_id);
