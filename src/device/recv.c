@@ -220,6 +220,23 @@ void rch_dev_bad_packet(struct rch_dev_peer *p, size_t len, unsigned op, const c
     drop(p, p->rank, len, op, why);
 }
 
+/* Credits (channels that need them): a packet arrived carrying `credits`
+ * of ours back (and owing one if it is `credited`); then, once enough are
+ * owed, return them. */
+static inline void flow_arrived(struct rch_dev_peer *p, uint16_t credits, int credited)
+{
+    if (p->flow) {
+        p->credits += credits;
+        p->owed += credited;
+    }
+}
+
+static inline void flow_return(struct rch_dev_peer *p)
+{
+    if (p->flow && p->owed >= p->crdt_thresh)
+        rch_dev_send_crdt(p);
+}
+
 /* Everything but the common case: validation with reasons, all opcodes. */
 static void up_recv_slow(void *ctx, int peer, const void *pkt, size_t len)
 {
@@ -236,14 +253,9 @@ static void up_recv_slow(void *ctx, int peer, const void *pkt, size_t len)
     }
     if (p->dead)
         return;   /* late packets of a failed peer */
-    if (p->flow) {
-        p->credits += b.credits;
-        if (rch_pkt_credited(b.op))
-            p->owed++;
-    }
+    flow_arrived(p, b.credits, rch_pkt_credited(b.op) != 0);
     handlers[b.op](p, pkt, len, &b);
-    if (p->flow && p->owed >= p->crdt_thresh)
-        rch_dev_send_crdt(p);
+    flow_return(p);
 }
 
 /* The first four bytes of a plain EAGER header (version, opcode, no flags). */
@@ -255,12 +267,6 @@ static inline uint32_t eager_word0(void)
     return w;
 }
 
-/*
- * The channel's recv upcall. Fast path: a plain EAGER packet from a live peer
- * of this channel, validated by one compare of version+opcode+flags and the
- * length check — exactly what rch_pkt_check would accept for it. Anything
- * else takes the general path.
- */
 /* Peeks between full progress passes in rch_dev_recv_direct: the other
  * channels, completions, queued sends and connection events are served at
  * least this often while a rank waits on one peer (a peek is a few loads;
@@ -301,13 +307,9 @@ rdmach_status_t rch_dev_recv_direct(void *buf, size_t len, int world, int src, i
                 (tag != RCH_DEV_ANY_TAG && e.tag != tag) || e.len > len)
                 return RDMACH_AGAIN;
             copy_payload(buf, (const char *)pkt + sizeof(e), e.len);
-            if (p->flow) {
-                p->credits += e.b.credits;
-                p->owed++;
-            }
+            flow_arrived(p, e.b.credits, 1);
             p->ops->recv_done(p->chan, world);
-            if (p->flow && p->owed >= p->crdt_thresh)
-                rch_dev_send_crdt(p);
+            flow_return(p);
             *out_source = e.src;
             *out_tag = e.tag;
             *out_bytes = e.len;
@@ -327,6 +329,12 @@ uint64_t rch_dev_stat_direct_recvs(void)
     return rch_dev.direct_recvs;
 }
 
+/*
+ * The channel's recv upcall. Fast path: a plain EAGER packet from a live peer
+ * of this channel, validated by one compare of version+opcode+flags and the
+ * length check — exactly what rch_pkt_check would accept for it. Anything
+ * else takes the general path.
+ */
 void rch_dev_up_recv(void *ctx, int peer, const void *pkt, size_t len)
 {
     if (RCH_LIKELY(len >= sizeof(struct rch_pkt_eager) && (unsigned)peer < (unsigned)rch_dev.size)) {
@@ -337,13 +345,9 @@ void rch_dev_up_recv(void *ctx, int peer, const void *pkt, size_t len)
         struct rch_dev_peer *p = &rch_dev.peers[peer];
         if (RCH_LIKELY(w0 == eager_word0() && e.len == len - sizeof(e) && e.src >= 0 && p->dchan == ctx &&
                        !p->dead)) {
-            if (p->flow) {
-                p->credits += e.b.credits;
-                p->owed++;
-            }
+            flow_arrived(p, e.b.credits, 1);
             eager_arrived(p, &e, (const char *)pkt + sizeof(e), 0, 0);
-            if (p->flow && p->owed >= p->crdt_thresh)
-                rch_dev_send_crdt(p);
+            flow_return(p);
             return;
         }
     }
