@@ -42,6 +42,12 @@
  *               them with an error)
  *   trace       rank 0 (the server) sends first; rank 1 answers (checked from
  *               the RDMACH_LOG=debug trace by check_trace.sh)
+ *   nooplost    trace, with rank 0's channel taking the client's first NOOP as
+ *               not arrived (what Soft-iWARP does to a NOOP that lands while
+ *               the server's QP takes over the socket): rank 1, with nothing
+ *               to send, must repeat its NOOP (at least one repeat counted)
+ *               for the connection to come up; without the repeat the
+ *               server waits until its connect timeout and the job fails
  *   pingpong [n] [bytes]  ranks 0 and 1: one-way latency of a packet (a benchmark)
  *   bw [n] [bytes]        rank 0 puts `bytes` into rank 1, n times, 8 in flight:
  *                         bandwidth of RDMA writes (a benchmark)
@@ -1116,7 +1122,7 @@ static int mode_trace(void)
             return -1;
     } else if (me == 1) {
         double t0 = rch_base_wtime();
-        while (next_seq[0] < 1 && rch_base_wtime() - t0 < DEADLINE)
+        while (next_seq[0] < 1 && nfailed == 0 && rch_base_wtime() - t0 < DEADLINE)
             if (ops->progress(ch, 64) == 0)
                 sched_yield();
         if (next_seq[0] < 1 || send_kind(0, K_DONE, 0, 0, NULL) != 0) {
@@ -1125,6 +1131,21 @@ static int mode_trace(void)
         }
     }
     fence();
+    return 0;
+}
+
+static int mode_nooplost(void)
+{
+    if (mode_trace() != 0)
+        return -1;
+    struct rch_net_stats st;
+    rch_net_stats(ch, &st);
+    if (me == 0 && ch->test_lose_noops != 0)
+        FAIL("the server saw no NOOP to lose (%d left)", ch->test_lose_noops);
+    if (me == 1 && st.noop_repeats < 1)
+        FAIL("the client's NOOP was lost, yet it never sent it again");
+    if (me == 1)
+        printf("net_job nooplost: rank 1 sent its NOOP again %u time(s)\n", st.noop_repeats);
     return 0;
 }
 
@@ -1274,6 +1295,8 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    if (!strcmp(mode, "nooplost") && me == 0)
+        ch->test_lose_noops = 1;
     int rc;
     if (!strcmp(mode, "cross"))
         rc = mode_cross(argc > 2 ? atoi(argv[2]) : 200);
@@ -1295,6 +1318,8 @@ int main(int argc, char **argv)
         rc = mode_zc();
     else if (!strcmp(mode, "trace"))
         rc = mode_trace();
+    else if (!strcmp(mode, "nooplost"))
+        rc = mode_nooplost();
     else if (!strcmp(mode, "pingpong"))
         rc = mode_pingpong(argc > 2 ? atoi(argv[2]) : 10000, argc > 3 ? (size_t)atol(argv[3]) : 8);
     else if (!strcmp(mode, "bw"))

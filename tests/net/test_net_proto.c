@@ -118,6 +118,9 @@ Test(net_proto, control_messages_are_validated)
     cr_assert_eq(rch_net_ctl_check(&m, sizeof(m), &out, &why), RDMACH_OK);
     cr_assert_eq(out.key, 7);
     cr_assert_eq(rch_net_ctl_check(&m, sizeof(m) - 1, &out, &why), RDMACH_ERR_PROTOCOL);
+    m.op = RCH_NET_CTL_NOOP_ACK;
+    cr_assert_eq(rch_net_ctl_check(&m, sizeof(m), &out, &why), RDMACH_OK);
+    cr_assert_eq(out.op, RCH_NET_CTL_NOOP_ACK);
     m.op = RCH_NET_CTL_OP_MAX;
     cr_assert_eq(rch_net_ctl_check(&m, sizeof(m), &out, &why), RDMACH_ERR_PROTOCOL);
     m.op = 0;

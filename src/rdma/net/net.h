@@ -36,6 +36,13 @@
 #define RCH_NET_BUSY_EVERY  8u      /* idle progress calls between pops->busy probes */
 #define RCH_NET_BUSY_MAX    4096u   /* busy reports in a row without a real event, then no more */
 #define RCH_NET_REVERSE_RETRY 1.0   /* seconds between reverse requests while waiting for the client */
+/* A client whose NOOP the server has not answered (NOOP_ACK) this long sends
+ * it again, at most RCH_NET_NOOP_REPEATS times, each interval twice the last
+ * (net_conn.c: Soft-iWARP can leave a first message that lands while the
+ * server's QP takes over the socket unread until more data comes). */
+#define RCH_NET_NOOP_REPEAT_AFTER 0.2
+#define RCH_NET_NOOP_REPEATS 2u
+_Static_assert(1 + RCH_NET_NOOP_REPEATS < RCH_NET_NRECV_BASE, "a NOOP and its repeats fit the posted receives");
 
 /* How the receiver learns that a slot has arrived (RDMACH_NET_NOTIFY). */
 enum rch_net_notify {
@@ -155,6 +162,10 @@ struct rch_net_conn {
     rdmach_status_t fail_status;
     char fail_why[160];
     int bye_received;
+    int noop_wait;               /* client: NOOP sent, no NOOP_ACK yet (counted in ch->noop_unanswered) */
+    unsigned noop_repeats;       /* client: NOOPs sent again while unanswered */
+    double noop_next;            /* client: when to send it again */
+    int ack_owed;                /* server: the NOOP_ACK is still to go out (queue full) */
     int ready_index;             /* in ch->ready, or -1 */
     int pending_index;           /* in ch->pending (has queued work), or -1 */
     uint64_t posts;              /* operations posted on `ep` (the trace checks the server's) */
@@ -163,6 +174,7 @@ struct rch_net_conn {
 
 struct rch_net_stats {
     unsigned ready, connecting, refused, failed;
+    unsigned noop_repeats;       /* NOOPs this rank sent again, unanswered (client side) */
     uint64_t sent, received, crdt_sent, tx_full;
     struct rch_net_rcache_stats rcache;
 };
@@ -191,6 +203,8 @@ struct rch_rdma_chan {
     struct rch_net_conn **pending;  /* connections with queued RMAs / credits / doorbells */
     int npending;
     int cm_busy;                 /* connections being set up: poll the EQ on every progress */
+    int noop_unanswered;         /* client connections with noop_wait: the timers run */
+    int test_lose_noops;         /* tests only: the server takes this many NOOPs as not arrived */
     int closing;                 /* close() runs: arrivals are dropped, failures not reported */
     unsigned tick;
     unsigned idle;               /* progress calls in a row that found nothing */
@@ -259,11 +273,16 @@ void rch_net_conn_timers(struct rch_rdma_chan *ch, double now);
 void rch_net_conn_fail(struct rch_rdma_chan *ch, struct rch_net_conn *c, rdmach_status_t st, const char *why);
 /* The client's NOOP arrived (server side). */
 void rch_net_conn_on_noop(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_ctl *m);
+/* The server's NOOP_ACK arrived (client side). */
+void rch_net_conn_on_noop_ack(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_ctl *m);
+
 void rch_net_conn_close_all(struct rch_rdma_chan *ch);
 void rch_net_conn_free(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 void rch_net_set_pending(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 
 /* net_msg.c */
+/* Server: answer the client's NOOP (now, or owed and sent from the pending list). */
+void rch_net_send_ack(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 rdmach_status_t rch_net_send(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt);
 rdmach_status_t rch_net_recv_peek(struct rch_rdma_chan *ch, int peer, const void **pkt, size_t *len);
 void rch_net_recv_done(struct rch_rdma_chan *ch, int peer);

@@ -14,12 +14,25 @@
  *               <------  ACCEPT{rank, client's secret, ring}   (state ACCEPTED:
  *   ESTABLISHED: check the accept                  the server posts nothing)
  *   NOOP{rank, server's secret} (send) -------->  NOOP arrives: READY
- *   READY: ring writes may follow the NOOP        (first post of the server)
+ *   READY: ring writes may follow the NOOP
+ *               <------  NOOP_ACK{rank, client's secret}   (first post of the server)
  *
  * The client speaks first (MPA requires the initiator to send the first
  * message); the server marks the connection ready only when the NOOP has
  * arrived and never posts a send or write before that. RDMACH_LOG=debug
  * prints one line per step; tests/net checks the order from that trace.
+ *
+ * The NOOP_ACK, and the repeated NOOP: Soft-iWARP (Linux siw, 6.1) sends its
+ * MPA reply and only then gives the socket to the server's QP; a NOOP that
+ * lands in between stays unread in the socket until more bytes arrive (the
+ * data-ready upcall of that moment ignores it). A client with nothing more to
+ * say would wait for the server, and the server for the NOOP, until the
+ * connect timeout (seen in a measurement boot). So the server
+ * answers the NOOP, and a client without an answer after
+ * RCH_NET_NOOP_REPEAT_AFTER sends the NOOP again (at most RCH_NET_NOOP_REPEATS
+ * times, within the receives the server posted): its arrival makes siw read
+ * both. The server ignores a NOOP on a ready connection. The ACK gates
+ * nothing: the client writes into the ring right after its first NOOP.
  *
  * Who starts: lazily the first send() (or put/get) to the peer, eagerly
  * (RDMACH_CONNECT=eager) the client at connect() time. A SERVER that needs
@@ -576,6 +589,9 @@ static void on_established(struct rch_rdma_chan *ch, struct rch_net_conn *c, str
         rch_net_conn_fail(ch, c, st, rdmach_last_error());
         return;
     }
+    c->noop_wait = 1;
+    c->noop_next = rch_base_wtime() + RCH_NET_NOOP_REPEAT_AFTER;
+    ch->noop_unanswered++;
     set_state(ch, c, RCH_NET_C_READY);
     rch_net_ready_add(ch, c);
     RCH_DEBUG("net", "client: connected to rank %d; NOOP sent first; ready", c->rank);
@@ -586,19 +602,68 @@ static void on_established(struct rch_rdma_chan *ch, struct rch_net_conn *c, str
 
 void rch_net_conn_on_noop(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_ctl *m)
 {
+    if (m->rank != c->rank || m->key != ch->secret) {
+        rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "the NOOP does not come from that rank of this job");
+        return;
+    }
+    if (c->server && c->state == RCH_NET_C_READY) {
+        RCH_DEBUG("net", "server: rank %d sent its NOOP again (our NOOP_ACK had not reached it); ignored",
+                  c->rank);
+        return;
+    }
     if (!c->server || c->state != RCH_NET_C_ACCEPTED) {
         rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "a NOOP where none was expected");
         return;
     }
-    if (m->rank != c->rank || m->key != ch->secret) {
-        rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "the NOOP does not come from that rank of this job");
+    if (RCH_UNLIKELY(ch->test_lose_noops > 0)) {
+        ch->test_lose_noops--;
+        RCH_DEBUG("net", "server: NOOP from rank %d taken as not arrived (test)", c->rank);
         return;
     }
     set_state(ch, c, RCH_NET_C_READY);
     rch_net_ready_add(ch, c);
     RCH_DEBUG("net", "server: NOOP from rank %d arrived; ready (posts allowed from now on)", c->rank);
-    if (c->rq_head)
+    rch_net_send_ack(ch, c);
+    if (c->rq_head && c->state == RCH_NET_C_READY)
         rch_net_set_pending(ch, c);
+}
+
+void rch_net_conn_on_noop_ack(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_ctl *m)
+{
+    if (m->rank != c->rank || m->key != ch->secret) {
+        rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "the NOOP_ACK does not come from that rank of this job");
+        return;
+    }
+    if (c->server || c->state != RCH_NET_C_READY || !c->noop_wait) {
+        rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "a NOOP_ACK where none was expected");
+        return;
+    }
+    c->noop_wait = 0;
+    ch->noop_unanswered--;
+    RCH_DEBUG("net", "client: rank %d answered the NOOP (after %u repeats)", c->rank, c->noop_repeats);
+}
+
+/* Client: the NOOP of c is unanswered at `now`: send it again when due. */
+static void noop_timer(struct rch_rdma_chan *ch, struct rch_net_conn *c, double now)
+{
+    if (c->state != RCH_NET_C_READY) {   /* failed or closed meanwhile: nothing to wait for */
+        c->noop_wait = 0;
+        ch->noop_unanswered--;
+        return;
+    }
+    if (now < c->noop_next || c->noop_repeats >= RCH_NET_NOOP_REPEATS)
+        return;
+    rdmach_status_t st = rch_net_post_ctl(ch, c, RCH_NET_CTL_NOOP, 0);
+    if (st == RDMACH_AGAIN)
+        return;   /* the control send is busy: next tick */
+    if (st != RDMACH_OK) {
+        rch_net_conn_fail(ch, c, st, rdmach_last_error());
+        return;
+    }
+    c->noop_repeats++;
+    c->noop_next = now + RCH_NET_NOOP_REPEAT_AFTER * (double)(1u << c->noop_repeats);
+    RCH_DEBUG("net", "client: rank %d has not answered the NOOP; sent it again (%u of at most %u)", c->rank,
+              c->noop_repeats, RCH_NET_NOOP_REPEATS);
 }
 
 static void on_reverse_event(struct rch_rdma_chan *ch, struct rch_net_conn *c, struct rch_net_cm_event *ev)
@@ -687,8 +752,10 @@ void rch_net_conn_event(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
 
 void rch_net_conn_timers(struct rch_rdma_chan *ch, double now)
 {
-    for (int r = 0; r < ch->size && ch->cm_busy; r++) {
+    for (int r = 0; r < ch->size && (ch->cm_busy || ch->noop_unanswered); r++) {
         struct rch_net_conn *c = &ch->conns[r];
+        if (c->noop_wait)
+            noop_timer(ch, c, now);
         if (!transitional(c->state))
             continue;
         if (now >= c->deadline) {

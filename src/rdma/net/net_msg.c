@@ -63,7 +63,8 @@ rdmach_status_t rch_net_post_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *
     rdmach_status_t st = ch->pops->post_send(ch->prov, c->ep, c->ctl_buf, sizeof(m), &c->local_mr, ctx);
     if (st != RDMACH_OK)
         return st;
-    note_first_post(c, op == RCH_NET_CTL_NOOP ? "NOOP send" : "DOORBELL send");
+    note_first_post(c, op == RCH_NET_CTL_NOOP ? "NOOP send" : op == RCH_NET_CTL_NOOP_ACK ? "NOOP_ACK send"
+                                                                                         : "DOORBELL send");
     if (ctx)
         c->ctl_op.busy = 1;
     return RDMACH_OK;
@@ -83,6 +84,8 @@ void rch_net_on_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *c, struct rch
     }
     if (m.op == RCH_NET_CTL_NOOP) {
         rch_net_conn_on_noop(ch, c, &m);
+    } else if (m.op == RCH_NET_CTL_NOOP_ACK) {
+        rch_net_conn_on_noop_ack(ch, c, &m);
     } else if (m.op == RCH_NET_CTL_DOORBELL) {
         if (ch->notify != RCH_NET_NOTIFY_SEND || (uint32_t)(c->rx.notified + m.count - c->rx.seq) > ch->nslots) {
             rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "a DOORBELL announcing more slots than a ring has");
@@ -130,15 +133,29 @@ static void send_crdt(struct rch_rdma_chan *ch, struct rch_net_conn *c)
     }
 }
 
-static void send_bells(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+/* A control message that must go out: 1 if it did; 0 if the send is busy (the
+ * pending list retries) or the connection failed. */
+static int post_ctl_or_owe(struct rch_rdma_chan *ch, struct rch_net_conn *c, unsigned op, uint32_t count)
 {
-    rdmach_status_t st = rch_net_post_ctl(ch, c, RCH_NET_CTL_DOORBELL, c->bells_owed);
+    rdmach_status_t st = rch_net_post_ctl(ch, c, op, count);
     if (st == RDMACH_OK)
-        c->bells_owed = 0;
-    else if (st == RDMACH_AGAIN)
+        return 1;
+    if (st == RDMACH_AGAIN)
         rch_net_set_pending(ch, c);
     else
         rch_net_conn_fail(ch, c, st, rdmach_last_error());
+    return 0;
+}
+
+static void send_bells(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    if (post_ctl_or_owe(ch, c, RCH_NET_CTL_DOORBELL, c->bells_owed))
+        c->bells_owed = 0;
+}
+
+void rch_net_send_ack(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    c->ack_owed = !post_ctl_or_owe(ch, c, RCH_NET_CTL_NOOP_ACK, 0);
 }
 
 int rch_net_flush_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *c)
@@ -151,7 +168,9 @@ int rch_net_flush_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *c)
         c->crdt_pending = 0;
     if (c->bells_owed && c->state == RCH_NET_C_READY)
         send_bells(ch, c);
-    return c->crdt_pending || c->bells_owed;
+    if (c->ack_owed && c->state == RCH_NET_C_READY)
+        rch_net_send_ack(ch, c);
+    return c->crdt_pending || c->bells_owed || c->ack_owed;
 }
 
 /* ---- send ---- */

@@ -202,7 +202,7 @@ static unsigned poll_cm(struct rch_rdma_chan *ch)
     double now = rch_base_wtime();
     if (now >= ch->next_timer) {
         ch->next_timer = now + 0.25;
-        if (ch->cm_busy)
+        if (ch->cm_busy || ch->noop_unanswered)
             rch_net_conn_timers(ch, now);
     }
     return k;

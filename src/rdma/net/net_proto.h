@@ -8,8 +8,9 @@
  *      request, the accept and the reject of the connection manager;
  *   2. control messages sent with a two-sided send into receives the peer
  *      posted before the connection existed: NOOP (the client's first
- *      message, MPA requires the initiator to speak first) and DOORBELL
- *      (arrival notice where placement is not in order, notify mode "send");
+ *      message, MPA requires the initiator to speak first), NOOP_ACK (the
+ *      server's answer to it) and DOORBELL (arrival notice where placement
+ *      is not in order, notify mode "send");
  *   3. ring slots (struct rch_net_slot_hdr + payload + struct rch_net_slot_tail)
  *      written by one RDMA write into the peer's receive ring;
  *   4. the credit word (struct rch_net_ring_ctl), written by RDMA into the
@@ -45,6 +46,9 @@
  *      Added (a peer that does not know them refuses, and the first
  *      connection works alone): RAIL and RAIL_ACCEPT private data, with the
  *      rail number in `rail` (0 in every other kind).
+ *      Added: the NOOP_ACK control message, and the client's repeat of an
+ *      unanswered NOOP (net_conn.c). A peer that predates them fails the
+ *      connection on the NOOP_ACK (opcode out of range): one build a job.
  */
 #ifndef RCH_RDMA_NET_PROTO_H
 #define RCH_RDMA_NET_PROTO_H
@@ -104,8 +108,9 @@ rdmach_status_t rch_net_cm_priv_check(const void *data, size_t len, unsigned kin
 /* ---- 2. control messages (two-sided) ---- */
 
 enum rch_net_ctl_op {
-    RCH_NET_CTL_NOOP = 1,        /* the client's first message: key + rank */
+    RCH_NET_CTL_NOOP = 1,        /* the client's first message: key + rank; repeated while unanswered */
     RCH_NET_CTL_DOORBELL,        /* notify "send": `count` slots were written */
+    RCH_NET_CTL_NOOP_ACK,        /* server -> client: the NOOP arrived (key: the client's secret) */
     RCH_NET_CTL_OP_MAX
 };
 
@@ -116,7 +121,7 @@ struct rch_net_ctl {
     uint16_t rsvd;
     int32_t  rank;               /* the sender's world rank */
     uint32_t count;              /* DOORBELL: slots announced by this message */
-    uint64_t key;                /* NOOP: the receiver's secret */
+    uint64_t key;                /* the receiver's secret */
 };
 _Static_assert(sizeof(struct rch_net_ctl) == 24, "control message is 24 bytes");
 #define RCH_NET_CTL_BUF 64       /* size of each posted receive buffer */
