@@ -275,7 +275,6 @@ void rch_net_conn_fail(struct rch_rdma_chan *ch, struct rch_net_conn *c, rdmach_
 void rch_net_conn_on_noop(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_ctl *m);
 /* The server's NOOP_ACK arrived (client side). */
 void rch_net_conn_on_noop_ack(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_ctl *m);
-
 void rch_net_conn_close_all(struct rch_rdma_chan *ch);
 void rch_net_conn_free(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 void rch_net_set_pending(struct rch_rdma_chan *ch, struct rch_net_conn *c);
