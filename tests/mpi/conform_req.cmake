@@ -1,0 +1,24 @@
+# Requests, statuses, cancel and matched probe by the letter of the MPI
+# standard (included by tests/mpi/CMakeLists.txt). Each program checks the
+# standard's text (quoted in its header) against values it computes itself;
+# over shared memory at several rank counts, over the network channel with
+# every rank its own pretend node (tcp), and under Hydra.
+set(CONF_REQ_TESTS test_conf_cancel)
+foreach(prog ${CONF_REQ_TESTS})
+  foreach(np 2 3 4 8)
+    rdmach_mpi_test(${prog} NP ${np} TEST ${prog}_np${np} TIMEOUT 60)
+  endforeach()
+  foreach(np 2 4)
+    add_test(NAME ${prog}_tcp_np${np} COMMAND ${RDMACH_RUN} -n ${np} $<TARGET_FILE:${prog}>)
+    set_tests_properties(${prog}_tcp_np${np} PROPERTIES TIMEOUT 60 LABELS "net;mp"
+                         ENVIRONMENT "RDMACH_VNODE_SIZE=1")
+  endforeach()
+endforeach()
+
+find_program(CONF_REQ_MPIEXEC mpiexec.mpich)
+if(CONF_REQ_MPIEXEC)
+  foreach(prog ${CONF_REQ_TESTS})
+    add_test(NAME ${prog}_hydra_np3 COMMAND ${CONF_REQ_MPIEXEC} -n 3 $<TARGET_FILE:${prog}>)
+    set_tests_properties(${prog}_hydra_np3 PROPERTIES TIMEOUT 60 LABELS "mp")
+  endforeach()
+endif()
