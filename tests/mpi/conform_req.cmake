@@ -3,9 +3,12 @@
 # standard's text (quoted in its header) against values it computes itself;
 # over shared memory at several rank counts, over the network channel with
 # every rank its own pretend node (tcp), and under Hydra.
-set(CONF_REQ_TESTS test_conf_cancel)
+set(CONF_REQ_TESTS test_conf_cancel test_conf_status test_conf_mprobe)
 foreach(prog ${CONF_REQ_TESTS})
-  foreach(np 2 3 4 8)
+  foreach(np 1 2 3 4 5 8)
+    if(np EQUAL 1 AND prog STREQUAL "test_conf_cancel")
+      continue()   # pairs of ranks
+    endif()
     rdmach_mpi_test(${prog} NP ${np} TEST ${prog}_np${np} TIMEOUT 60)
   endforeach()
   foreach(np 2 4)
