@@ -237,8 +237,10 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
     int err = bsend("MPI_Ibsend", buf, count, datatype, dest, tag, comm, &r, &world);
     if (err)
         return err;
-    /* The request owns the send's device request, so MPI_Cancel reaches
-     * it; the buffer's space is held until that send is over. */
+    /* The message is in the attached buffer: the request is complete. It
+     * keeps the send's device request (or its message's number) so that
+     * MPI_Cancel reaches it; the buffer's space is held until that send is
+     * over. */
     MPI_Request h = world < 0 ? rch_mpi_req_new_done(RCH_MPI_PS_DONE_SEND, -1, 0, comm)
                               : rch_mpi_req_new_send(r, world, comm);
     if (h == MPI_REQUEST_NULL) {
@@ -246,6 +248,7 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
             rch_dev_req_free(r);
         return rch_mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Ibsend: out of memory for a request");
     }
+    rch_mpi_req_get(h)->buffered = r != NULL;
     *request = h;
     return MPI_SUCCESS;
 }

@@ -187,7 +187,9 @@ struct rch_mpi_req {
                                      that is inactive or completed without one (pstate) */
     int sent_to;                  /* DONE_SEND: the world rank its message left for (-1: none), */
     uint64_t sent_seq;            /* and the message's number there (rch_dev_cancel_sent) */
-    unsigned gen;                 /* in the handle: 1..RCH_MPI_REQ_GEN_MAX */
+    unsigned gen;                 /* in the handle (request.c) */
+    int buffered;                 /* a buffered send (Ibsend, Bsend_init): complete for MPI at its
+                                     start; dreq is kept only for MPI_Cancel, which clears this */
     MPI_Comm comm;                /* whose error handler reports its error */
     int next_free;                /* free list link (index), -1 at the end */
     int in_use;

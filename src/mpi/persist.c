@@ -110,6 +110,7 @@ static int start_one(const char *fn, MPI_Request h, struct rch_mpi_req *e)
             return rch_mpi_dev_error(fn, e->comm, st);
     }
     e->dreq = r;
+    e->buffered = r && p->op == RCH_MPI_PERSIST_BSEND;
     e->pstate = r ? RCH_MPI_PS_ACTIVE : RCH_MPI_PS_DONE_SEND;
     if (!r) {
         /* Left at once: its number, so that MPI_Cancel can still withdraw it. */

@@ -59,6 +59,7 @@ MPI_Request rch_mpi_req_new(struct rch_dev_req *dreq, MPI_Comm comm)
     e->persist = NULL;
     e->pstate = RCH_MPI_PS_ACTIVE;
     e->sent_to = -1;
+    e->buffered = 0;
     return RCH_MPI_HDIRECT(RCH_MPI_OBJ_REQUEST, e->gen << INDEX_BITS | (unsigned)i);
 }
 
@@ -193,7 +194,15 @@ static inline int finished(enum kind k, const struct rch_mpi_req *e)
         return 1;
     if (k != K_ACTIVE)
         return 0;
-    return e->dreq ? rch_mpi_dreq_done(e->dreq) : 1;     /* persistent, completed without a device request */
+    /* no device request: completed at its start */
+    return e->dreq ? e->buffered || rch_mpi_dreq_done(e->dreq) : 1;
+}
+
+/* A buffered send whose message has not left yet: its device request
+ * belongs to the attached buffer's accounting, not to this status. */
+static inline int buffered_pending(const struct rch_mpi_req *e)
+{
+    return e->buffered && !rch_mpi_dreq_done(e->dreq);
 }
 
 /* A send that completed without a device request: nothing received, not cancelled. */
@@ -228,13 +237,18 @@ static int complete(MPI_Request *h, enum kind k, struct rch_mpi_req *e, MPI_Stat
         return MPI_SUCCESS;
     }
     *comm = e->comm;
-    if (e->dreq) {
+    if (e->dreq && buffered_pending(e)) {
+        rch_dev_req_free(e->dreq);   /* detached: it completes, the buffer's space with it */
+        e->dreq = NULL;
+        send_status(status);
+    } else if (e->dreq) {
         code = rch_mpi_req_finish(e->dreq, status, fn);
         e->dreq = NULL;
     } else {
         done_status(*h, e, status);
     }
     e->sent_to = -1;
+    e->buffered = 0;
     if (e->persist) {
         e->pstate = RCH_MPI_PS_INACTIVE;
     } else {
@@ -337,7 +351,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!*flag)
         return MPI_SUCCESS;
     /* The request stays as it is; its error is reported again by its Wait/Test. */
-    if (k == K_CONST || !e->dreq) {
+    if (k == K_CONST || !e->dreq || buffered_pending(e)) {
         done_status(request, e, status);
         return MPI_SUCCESS;
     }
@@ -708,6 +722,7 @@ int PMPI_Cancel(MPI_Request *request)
             st = rch_dev_cancel_sent(e->sent_to, e->sent_seq, &e->dreq);
         e->sent_to = -1;
     } else {
+        e->buffered = 0;   /* complete once the device knows the outcome */
         st = rch_dev_cancel(e->dreq);
     }
     if (st != RDMACH_OK)

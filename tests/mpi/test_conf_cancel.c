@@ -9,7 +9,9 @@
  *    cancelled, for Isend, Ibsend, Issend and a started Send_init, at the
  *    sizes 1 B .. 1 MB (eager, eager copied into the buffer, rendezvous);
  *    Test_cancelled says true, and the message is never delivered: a second
- *    message on the same tag is what the receiver gets (exactly once).
+ *    message on the same tag is what the receiver gets (exactly once). A
+ *    cancelled buffered send frees its space in the attached buffer, and a
+ *    buffered send completes locally.
  *  - A send the receiver has matched (and completed) cannot be cancelled:
  *    Wait returns, Test_cancelled says false.
  *  - "MPI_CANCEL can be used to cancel a communication that uses a persistent
@@ -87,6 +89,20 @@ static void sender_side(void)
              * the message it must get instead. A cancelled persistent
              * request is inactive: started again it is a new
              * communication, which goes through, first. */
+            if (mode == M_IBSEND) {
+                /* "The successful cancellation of a buffered send frees the
+                 * buffer space occupied by the pending message": the buffer
+                 * holds one message of the largest size, so this one fits
+                 * only if the cancelled one's space is free again; and a
+                 * buffered send is local: Wait returns while the receiver
+                 * is still waiting on TAG_CTL. */
+                MPI_Request b;
+                mt_fill(buf, (size_t)n, (uint64_t)(tag * 2 + 2));
+                MPI_OK(MPI_Ibsend(buf, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &b));
+                MPI_OK(MPI_Wait(&b, MPI_STATUS_IGNORE));
+                MPI_OK(MPI_Send(&cancelled, 1, MPI_INT, peer, TAG_CTL, MPI_COMM_WORLD));
+                continue;
+            }
             MPI_OK(MPI_Send(&cancelled, 1, MPI_INT, peer, TAG_CTL, MPI_COMM_WORLD));
             unsigned char *second = buf;
             if (mode == M_PSEND) {
