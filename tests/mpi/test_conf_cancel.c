@@ -21,7 +21,8 @@
  *  - A receive that has not matched is cancelled (Wait, Test and Waitall
  *    complete it); a later message with its tag is received by the next
  *    receive; "the cancelled receive ... does not change the receive buffer".
- *  - A receive that has matched is not cancelled: its data is there.
+ *  - A receive that has matched is not cancelled: its data is there (also
+ *    one matched while its rank waited in a barrier, at every size).
  *  - Wait or Test of a cancelled request returns MPI_SUCCESS (the status's
  *    error field is not an error), and Request_free may follow Cancel.
  */
@@ -260,6 +261,46 @@ static void receives(void)
     }
 }
 
+/* A receive whose message was sent while the receiver waited in a
+ * barrier, then cancelled. The barrier does not say whether the message has
+ * matched yet (it may still be on its way), so either outcome is allowed,
+ * but exactly one: not cancelled -> the data is there and no message is
+ * left; cancelled -> the buffer is untouched and the message is still there
+ * for the next receive (eager and rendezvous sizes). */
+static void matched_receives(MPI_Comm pair)
+{
+    unsigned char *buf = malloc((size_t)sizes[NSIZES - 1]);
+    for (int s = 0; s < NSIZES; s++) {
+        int n = sizes[s], tag = 400 + s;
+        if (sender) {
+            mt_fill(buf, (size_t)n, (uint64_t)tag);
+            MPI_OK(MPI_Send(buf, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD));
+            MPI_OK(MPI_Barrier(pair));
+        } else {
+            MPI_Request req;
+            MPI_Status st;
+            memset(buf, 0, (size_t)n);
+            MPI_OK(MPI_Irecv(buf, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &req));
+            MPI_OK(MPI_Barrier(pair));
+            MPI_OK(MPI_Cancel(&req));
+            MPI_OK(MPI_Wait(&req, &st));
+            int flag = -1, count = -1;
+            MPI_OK(MPI_Test_cancelled(&st, &flag));
+            if (flag) {
+                for (int i = 0; i < n; i++)
+                    CHECK(buf[i] == 0, "a cancelled receive of %d bytes wrote its buffer", n);
+                MPI_OK(MPI_Recv(buf, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &st));
+            }
+            MPI_OK(MPI_Get_count(&st, MPI_BYTE, &count));
+            CHECK(count == n, "receive of %d bytes (cancel %s): count %d", n, flag ? "succeeded" : "failed", count);
+            CHECK(mt_verify(buf, (size_t)n, (uint64_t)tag) < 0, "receive of %d bytes: wrong data", n);
+            MPI_OK(MPI_Iprobe(peer, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+            CHECK(!flag, "a message of %d bytes is left after it was received", n);
+        }
+    }
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     int size;
@@ -278,8 +319,15 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         matched_sends();
         receives();
+        MPI_Comm pair;
+        MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, mt_rank / 2, mt_rank, &pair));
+        matched_receives(pair);
+        MPI_OK(MPI_Comm_free(&pair));
     } else {
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_Comm alone;
+        MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, mt_rank / 2, mt_rank, &alone));
+        MPI_OK(MPI_Comm_free(&alone));
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (mt_rank == 0)
