@@ -25,6 +25,7 @@
  *    one matched while its rank waited in a barrier, at every size).
  *  - Wait or Test of a cancelled request returns MPI_SUCCESS (the status's
  *    error field is not an error), and Request_free may follow Cancel.
+ *  - Sends to oneself are cancelled the same way.
  */
 #include "mpi_test.h"
 
@@ -301,6 +302,29 @@ static void matched_receives(MPI_Comm pair)
     free(buf);
 }
 
+/* Sends to myself (the device's loopback), which no receive has matched. */
+static void self_sends(void)
+{
+    unsigned char *buf = malloc((size_t)sizes[NSIZES - 1]);
+    for (int mode = 0; mode < M_NMODES; mode++) {
+        if (mode == M_IBSEND)
+            continue;   /* no buffer attached here */
+        for (int s = 0; s < NSIZES; s++) {
+            int n = sizes[s], tag = 500 + mode * 16 + s, saved = peer;
+            MPI_Request preq;
+            peer = mt_rank;
+            int flag = send_and_cancel(mode, buf, n, tag, &preq);
+            peer = saved;
+            CHECK(flag == 1, "%s of %d bytes to myself was not cancelled", mode_name[mode], n);
+            if (mode == M_PSEND)
+                MPI_OK(MPI_Request_free(&preq));
+            MPI_OK(MPI_Iprobe(mt_rank, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+            CHECK(!flag, "a cancelled %s of %d bytes to myself is still there", mode_name[mode], n);
+        }
+    }
+    free(buf);
+}
+
 int main(int argc, char **argv)
 {
     int size;
@@ -329,6 +353,7 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, mt_rank / 2, mt_rank, &alone));
         MPI_OK(MPI_Comm_free(&alone));
     }
+    self_sends();
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (mt_rank == 0)
         printf("conf_cancel: %d ranks: sends cancelled (4 modes x %d sizes), matched ones not, receives ok\n", size,

@@ -393,6 +393,49 @@ static void persistent_and_free(int peer)
     CHECK(index == MPI_UNDEFINED, "Waitany after the last: %d", index);
 }
 
+/* 3.7.5 with a request still pending: Testany "returns flag = false,
+ * returns a value of MPI_UNDEFINED in index"; Testsome outcount 0; Testall
+ * flag false and the requests unchanged. Request_get_status "does not
+ * deallocate or deactivate the request": a cancelled receive reports
+ * cancelled and still needs its Wait. Waitany's failure is returned as the
+ * request's own error (not MPI_ERR_IN_STATUS), with its index, and leaves
+ * MPI_ERROR alone. */
+static void pending_and_errors(int peer)
+{
+    int v = 0, flag = -1, index = -1, outcount = -1, idx[2];
+    MPI_Request r[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL }, keep;
+    MPI_Status st[2];
+    MPI_OK(MPI_Irecv(&v, 1, MPI_INT, peer, 60, MPI_COMM_WORLD, &r[1]));
+    keep = r[1];
+    MPI_OK(MPI_Testany(2, r, &index, &flag, &st[0]));
+    CHECK(flag == 0 && index == MPI_UNDEFINED, "Testany with a pending request: flag %d index %d", flag, index);
+    MPI_OK(MPI_Testsome(2, r, &outcount, idx, st));
+    CHECK(outcount == 0, "Testsome with a pending request: outcount %d", outcount);
+    MPI_OK(MPI_Testall(2, r, &flag, MPI_STATUSES_IGNORE));
+    CHECK(flag == 0 && r[1] == keep && r[0] == MPI_REQUEST_NULL, "Testall with a pending request: flag %d", flag);
+    MPI_OK(MPI_Cancel(&r[1]));
+    flag = 0;
+    while (!flag)
+        MPI_OK(MPI_Request_get_status(r[1], &flag, &st[0]));
+    int cancelled = 0;
+    MPI_OK(MPI_Test_cancelled(&st[0], &cancelled));
+    CHECK(cancelled == 1 && r[1] == keep, "Request_get_status of a cancelled receive: cancelled %d", cancelled);
+    MPI_OK(MPI_Waitsome(2, r, &outcount, idx, MPI_STATUSES_IGNORE));
+    CHECK(outcount == 1 && idx[0] == 1 && r[1] == MPI_REQUEST_NULL, "Waitsome of the cancelled receive: %d",
+          outcount);
+
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int two[2] = { 1, 2 };
+    MPI_OK(MPI_Irecv(&v, 1, MPI_INT, peer, 61, MPI_COMM_WORLD, &r[0]));
+    MPI_OK(MPI_Send(two, 2, MPI_INT, peer, 61, MPI_COMM_WORLD));
+    st[0].MPI_ERROR = GUARD;
+    int rc = MPI_Waitany(2, r, &index, &st[0]);
+    CHECK(mt_class(rc) == MPI_ERR_TRUNCATE && index == 0 && r[0] == MPI_REQUEST_NULL,
+          "Waitany of a truncated receive: class %d index %d", mt_class(rc), index);
+    CHECK(st[0].MPI_ERROR == GUARD, "Waitany wrote MPI_ERROR (%d)", st[0].MPI_ERROR);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 int main(int argc, char **argv)
 {
     int size;
@@ -407,6 +450,7 @@ int main(int argc, char **argv)
     error_field(peer);
     counts(peer);
     persistent_and_free(peer);
+    pending_and_errors(peer);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (mt_rank == 0)
         printf("conf_status: %d ranks: empty statuses, count-0 arrays, stale handles, MPI_ERROR, counts, "
