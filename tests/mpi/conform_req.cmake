@@ -1,8 +1,8 @@
 # Requests, statuses, cancel and matched probe by the letter of the MPI
 # standard (included by tests/mpi/CMakeLists.txt). Each program checks the
 # standard's text (quoted in its header) against values it computes itself;
-# over shared memory at several rank counts, over the network channel with
-# every rank its own pretend node (tcp), and under Hydra.
+# over shared memory at 1-8 ranks, over the network channel with every rank
+# its own pretend node (tcp: 2-4 ranks), and under Hydra (3 ranks).
 set(CONF_REQ_TESTS test_conf_cancel test_conf_status test_conf_mprobe)
 foreach(prog ${CONF_REQ_TESTS})
   foreach(np 1 2 3 4 5 8)
@@ -11,7 +11,7 @@ foreach(prog ${CONF_REQ_TESTS})
     endif()
     rdmach_mpi_test(${prog} NP ${np} TEST ${prog}_np${np} TIMEOUT 60)
   endforeach()
-  foreach(np 2 4)
+  foreach(np 2 3 4)
     add_test(NAME ${prog}_tcp_np${np} COMMAND ${RDMACH_RUN} -n ${np} $<TARGET_FILE:${prog}>)
     set_tests_properties(${prog}_tcp_np${np} PROPERTIES TIMEOUT 60 LABELS "net;mp"
                          ENVIRONMENT "RDMACH_VNODE_SIZE=1")
