@@ -18,6 +18,12 @@ foreach(prog ${CONF_REQ_TESTS})
   endforeach()
 endforeach()
 
+# Eager zero-copy over tcp: a send cancelled while its packet is written
+# from the user's buffer asks once the write is done.
+add_test(NAME test_conf_cancel_tcp_zcopy_np2 COMMAND ${RDMACH_RUN} -n 2 $<TARGET_FILE:test_conf_cancel>)
+set_tests_properties(test_conf_cancel_tcp_zcopy_np2 PROPERTIES TIMEOUT 60 LABELS "net;mp"
+                     ENVIRONMENT "RDMACH_VNODE_SIZE=1;RDMACH_NET_ZCOPY=on;RDMACH_NET_ZCOPY_MIN=1k")
+
 find_program(CONF_REQ_MPIEXEC mpiexec.mpich)
 if(CONF_REQ_MPIEXEC)
   foreach(prog ${CONF_REQ_TESTS})

@@ -7,7 +7,8 @@
  *    succeeds, or the communication succeeds, but not both": a send the
  *    receiver has not matched (it waits on another tag meanwhile) is
  *    cancelled, for Isend, Ibsend, Issend and a started Send_init, at the
- *    sizes 1 B .. 1 MB (eager, eager copied into the buffer, rendezvous);
+ *    sizes 1 B .. 1 MB (eager; eager written from the user's buffer where
+ *    the channel does zero-copy; rendezvous);
  *    Test_cancelled says true, and the message is never delivered: a second
  *    message on the same tag is what the receiver gets (exactly once). A
  *    cancelled buffered send frees its space in the attached buffer, and a
@@ -29,7 +30,7 @@
  */
 #include "mpi_test.h"
 
-static const int sizes[] = { 1, 100, 10000, 1000000 };
+static const int sizes[] = { 1, 100, 10000, 40000, 1000000 };
 #define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
 enum { M_ISEND, M_IBSEND, M_ISSEND, M_PSEND, M_NMODES };
 static const char *const mode_name[] = { "Isend", "Ibsend", "Issend", "Send_init+Start" };
@@ -103,6 +104,8 @@ static void sender_side(void)
                 MPI_OK(MPI_Ibsend(buf, n, MPI_BYTE, peer, tag, MPI_COMM_WORLD, &b));
                 MPI_OK(MPI_Wait(&b, MPI_STATUS_IGNORE));
                 MPI_OK(MPI_Send(&cancelled, 1, MPI_INT, peer, TAG_CTL, MPI_COMM_WORLD));
+                /* The receiver has it: the buffer is empty for the next round. */
+                MPI_OK(MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG_CTL + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
                 continue;
             }
             MPI_OK(MPI_Send(&cancelled, 1, MPI_INT, peer, TAG_CTL, MPI_COMM_WORLD));
@@ -152,6 +155,8 @@ static void receiver_side(void)
             int flag = 1;
             MPI_OK(MPI_Iprobe(peer, tag, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
             CHECK(!flag, "%s of %d bytes: a message is left on the tag after the cancel", mode_name[mode], n);
+            if (mode == M_IBSEND)
+                MPI_OK(MPI_Send(NULL, 0, MPI_BYTE, peer, TAG_CTL + 1, MPI_COMM_WORLD));
         }
     }
     free(buf);
