@@ -2,7 +2,7 @@
 # standard (included by tests/mpi/CMakeLists.txt). Each program checks the
 # standard's text (quoted in its header) against values it computes itself;
 # over shared memory at 1-8 ranks, over the network channel with every rank
-# its own pretend node (tcp: 2-4 ranks), and under Hydra (3 ranks).
+# its own pretend node (tcp: 2-4 ranks), and under Hydra (3 ranks; 2 over tcp).
 set(CONF_REQ_TESTS test_conf_cancel test_conf_status test_conf_mprobe)
 foreach(prog ${CONF_REQ_TESTS})
   foreach(np 1 2 3 4 5 8)
@@ -29,5 +29,8 @@ if(CONF_REQ_MPIEXEC)
   foreach(prog ${CONF_REQ_TESTS})
     add_test(NAME ${prog}_hydra_np3 COMMAND ${CONF_REQ_MPIEXEC} -n 3 $<TARGET_FILE:${prog}>)
     set_tests_properties(${prog}_hydra_np3 PROPERTIES TIMEOUT 60 LABELS "mp")
+    add_test(NAME ${prog}_hydra_tcp_np2 COMMAND ${CONF_REQ_MPIEXEC} -n 2 $<TARGET_FILE:${prog}>)
+    set_tests_properties(${prog}_hydra_tcp_np2 PROPERTIES TIMEOUT 60 LABELS "net;mp"
+                         ENVIRONMENT "RDMACH_VNODE_SIZE=1")
   endforeach()
 endif()
