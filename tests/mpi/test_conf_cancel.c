@@ -222,6 +222,31 @@ static void receives(void)
             if (how < 2)
                 CHECK(st[how].MPI_ERROR == -7, "single completion wrote MPI_ERROR");
         }
+        /* Wildcards and a non-contiguous type, completed by Waitany and
+         * Testsome: cancelled, the buffer untouched. */
+        MPI_Datatype vec;
+        MPI_OK(MPI_Type_vector(2, 1, 2, MPI_INT, &vec));
+        MPI_OK(MPI_Type_commit(&vec));
+        int wide[3] = { guard, guard, guard };
+        MPI_Request wr[2];
+        MPI_OK(MPI_Irecv(wide, 1, vec, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &wr[0]));
+        MPI_OK(MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &wr[1]));
+        MPI_OK(MPI_Type_free(&vec));   /* the pending receive keeps what it needs */
+        MPI_OK(MPI_Cancel(&wr[0]));
+        MPI_OK(MPI_Cancel(&wr[1]));
+        int index = -1, outcount = 0, idx[2], flag2 = 0;
+        MPI_OK(MPI_Waitany(2, wr, &index, &st[0]));
+        MPI_OK(MPI_Test_cancelled(&st[0], &flag2));
+        CHECK(index == 0 && flag2 == 1, "Waitany of cancelled wildcard receives: index %d cancelled %d", index,
+              flag2);
+        for (long spins = 0; outcount != 1; spins++) {
+            MPI_OK(MPI_Testsome(2, wr, &outcount, idx, st));
+            CHECK(spins < 100000000L, "Testsome never completes a cancelled receive");
+        }
+        MPI_OK(MPI_Test_cancelled(&st[0], &flag2));
+        CHECK(idx[0] == 1 && flag2 == 1, "Testsome of a cancelled receive");
+        CHECK(wide[0] == guard && wide[1] == guard && wide[2] == guard && v == guard,
+              "cancelled receives changed their buffers");
         /* A persistent receive: cancelled, then started again and matched. */
         MPI_Request pr;
         MPI_OK(MPI_Recv_init(&v, 1, MPI_INT, peer, tag, MPI_COMM_WORLD, &pr));
