@@ -41,6 +41,7 @@
 #define RCH_MPI_TYPE_NPAIR        5        /* MPI_FLOAT_INT .. MPI_LONG_DOUBLE_INT */
 #define RCH_MPI_TYPE_FIRST_DERIVED 8       /* low bits of the first derived handle */
 #define RCH_MPI_TYPE_MAX_DERIVED  ((1u << 24) - RCH_MPI_TYPE_FIRST_DERIVED)
+#define RCH_MPI_TYPE_PERIOD_MAX   8        /* blocks of a map moved column-wise (type_pack.c) */
 
 /* `count` consecutive basic elements of one predefined type, `esize` bytes each. */
 struct rch_mpi_type_run {
@@ -57,10 +58,18 @@ struct rch_mpi_type_obj {
     int nruns;
     struct rch_mpi_type_run *runs;
     size_t nelems;                /* basic elements in one element: sum of runs[].count */
-    /* Regular map (most vectors): nblocks >= 2 blocks of one length, each
-     * rstride after the previous; pack/unpack then need not read blocks[]. */
-    int regular;
+    /* Regular map (most vectors): blocks rhead .. nblocks-rtail-1, at least
+     * 2, have one length, each rstride after the previous; pack/unpack then
+     * need not read blocks[] but for a different first block (rhead 1) and
+     * last one (rtail 1), as a contiguous type of {int; double} has once
+     * its adjacent double and int are merged. */
+    int regular, rhead, rtail;
     MPI_Aint rstride;
+    /* Periodic map (a contiguous or vector type of a small struct): blocks
+     * k and k + period have one length, pstride bytes apart, for every k;
+     * period in 2..RCH_MPI_TYPE_PERIOD_MAX dividing nblocks, 0 if none. */
+    int period;
+    MPI_Aint pstride;
     /* Construction record, for MPI_Type_get_envelope/get_contents. Derived
      * types in types[] are retained by this object. */
     int combiner;
