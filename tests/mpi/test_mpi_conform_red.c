@@ -12,6 +12,7 @@
  *     representable values (floating point, complex), 0/1 (logical), and
  *     "largest value, smallest index on ties" (pairs, laid out as the C
  *     structs of the standard: MPI_SHORT_INT has 6 bytes of data in 8);
+ *   - derived types of MPI_SHORT_INT (contiguous, vector, resized);
  *   - MPI_IN_PLACE in Reduce, Allreduce, Scan, Exscan, Reduce_scatter and
  *     Reduce_scatter_block; MPI_IN_PLACE is not an operand of
  *     MPI_Reduce_local;
@@ -377,6 +378,51 @@ static void check_pair(const struct odesc *o, const struct tdesc *d)
     n_ok++;
 }
 
+/* ---- derived types of a pair type: MAXLOC over their elements ---- */
+
+/* MPI_SHORT_INT elements have 6 bytes of data in 8: a contiguous type, a
+ * vector skipping every other one and a type resized to two of them each
+ * reduce exactly the pairs they select and leave the rest alone. */
+static void pair_derived(void)
+{
+    struct p_si a[8], o[8];
+    MPI_Datatype ts[3];
+    const char *nm[3] = { "contiguous(3, MPI_SHORT_INT)", "vector(2, 1, 2, MPI_SHORT_INT)",
+                          "resized(MPI_SHORT_INT, 0, 16)" };
+    const int count[3] = { 2, 2, 3 };
+    const int picked[3][8] = { { 1, 1, 1, 1, 1, 1, 0, 0 }, { 1, 0, 1, 1, 0, 1, 0, 0 }, { 1, 0, 1, 0, 1, 0, 0, 0 } };
+    MPI_OK(MPI_Type_contiguous(3, MPI_SHORT_INT, &ts[0]));
+    MPI_OK(MPI_Type_vector(2, 1, 2, MPI_SHORT_INT, &ts[1]));
+    MPI_OK(MPI_Type_create_resized(MPI_SHORT_INT, 0, 2 * sizeof(struct p_si), &ts[2]));
+    for (int k = 0; k < 8; k++) {
+        memset(&a[k], 0, sizeof(a[k]));
+        a[k].v = (short)((mt_rank + k) % 3);
+        a[k].i = (mt_rank * 5 + k) % 7;
+    }
+    for (int j = 0; j < 3; j++) {
+        MPI_OK(MPI_Type_commit(&ts[j]));
+        memset(o, 0x11, sizeof(o));
+        MPI_OK(MPI_Allreduce(a, o, count[j], ts[j], MPI_MAXLOC, MPI_COMM_WORLD));
+        for (int k = 0; k < 8; k++) {
+            if (!picked[j][k]) {
+                CHECK(o[k].v == 0x1111 && o[k].i == 0x11111111, "%s: pair %d written", nm[j], k);
+                continue;
+            }
+            int bv = -1, bi = 0;
+            for (int r = 0; r < size; r++) {
+                int v = (r + k) % 3, i = (r * 5 + k) % 7;
+                if (v > bv || (v == bv && i < bi)) {
+                    bv = v;
+                    bi = i;
+                }
+            }
+            CHECK(o[k].v == bv && o[k].i == bi, "%s: pair %d is (%d, %d), expected (%d, %d)", nm[j], k, o[k].v,
+                  o[k].i, bv, bi);
+        }
+        MPI_OK(MPI_Type_free(&ts[j]));
+    }
+}
+
 /* ---- MPI_IN_PLACE ---- */
 
 static void in_place(void)
@@ -530,6 +576,13 @@ static void user_ops(void)
     }
     MPI_Op cp = MPI_SUM;
     CHECK(mt_class(MPI_Op_free(&cp)) == MPI_ERR_OP, "MPI_Op_free(MPI_SUM) accepted");
+    CHECK(mt_class(MPI_Op_commutative(MPI_OP_NULL, &commute)) == MPI_ERR_OP, "MPI_Op_commutative(MPI_OP_NULL)");
+    CHECK(mt_class(MPI_Op_create(NULL, 1, &cp)) == MPI_ERR_ARG, "MPI_Op_create(NULL function) accepted");
+    int x = 1, y = 2;
+    CHECK(mt_class(MPI_Reduce_local(&x, &y, 1, MPI_INT, MPI_OP_NULL)) == MPI_ERR_OP, "Reduce_local(MPI_OP_NULL)");
+    CHECK(mt_class(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_REPLACE, MPI_COMM_WORLD)) == MPI_ERR_OP,
+          "MPI_REPLACE accepted by MPI_Allreduce");
+    CHECK(mt_class(MPI_Reduce_local(&x, &y, -1, MPI_INT, MPI_SUM)) == MPI_ERR_COUNT, "negative count accepted");
 
     /* a contiguous matrix type and a strided one (an int, a gap, ...) */
     MPI_Datatype mat[2], v;
@@ -613,6 +666,7 @@ int main(int argc, char **argv)
     for (size_t oi = 0; oi < NOPS; oi++)
         for (size_t ti = 0; ti < NTYPES; ti++)
             check_pair(&ops[oi], &types[ti]);
+    pair_derived();
     in_place();
     user_ops();
     zero_counts();
