@@ -233,6 +233,20 @@ int rch_mpi_red_bind(const char *fn, struct rch_mpi_comm *c, MPI_Op op, MPI_Data
     if (!allow_rma_ops && (o->kind == RCH_COLL_OP_REPLACE || o->kind == RCH_COLL_OP_NO_OP))
         return rch_mpi_err(comm, MPI_ERR_OP, "%s: %s is only for one-sided accumulate operations", fn,
                            rch_mpi_op_name(op, on, sizeof(on)));
+    if (t->size == 0) {
+        /* No data (MPI_Type_contiguous(0, ...), an empty struct): nothing to
+         * combine, whatever the type was built from, so any predefined
+         * operation applies, as to a zero count. */
+        r->user_fn = NULL;
+        r->per_elem = 0;
+        r->cop = (struct rch_coll_op){
+            .fn = rch_coll_kernel(RCH_COLL_OP_NO_OP, RCH_COLL_K_U8),
+            .arg = NULL,
+            .elem_size = 1,
+            .commutative = o->commute,
+        };
+        return MPI_SUCCESS;
+    }
     const struct basic_desc *b = t->basic != MPI_DATATYPE_NULL ? basic_of(t->basic) : NULL;
     if (t->basic == MPI_DATATYPE_NULL)
         return rch_mpi_err(comm, MPI_ERR_OP,

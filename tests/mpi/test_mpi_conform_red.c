@@ -17,7 +17,8 @@
  *     Reduce_scatter_block; MPI_IN_PLACE is not an operand of
  *     MPI_Reduce_local;
  *   - user operations: a non-commutative one (2x2 matrix product) is
- *     applied in rank order in every reduction, on a contiguous and a
+ *     applied in rank order in every reduction (blocking and nonblocking),
+ *     on a contiguous and a
  *     strided datatype; MPI_Op_commutative for predefined and user ops;
  *   - zero counts.
  */
@@ -623,6 +624,50 @@ static void user_ops(void)
         MPI_OK(MPI_Reduce_scatter_block(in, out, NE, mat[s], mm, MPI_COMM_WORLD));
         snprintf(what, sizeof(what), "Reduce_scatter_block %s", nm);
         mat_check(out, st, 0, size - 1, what);
+        /* the nonblocking forms, in the same order */
+        MPI_Request rq;
+        mat_put(in, st, mt_rank);
+        MPI_OK(MPI_Iallreduce(in, out, NE, mat[s], mm, MPI_COMM_WORLD, &rq));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        snprintf(what, sizeof(what), "Iallreduce %s", nm);
+        mat_check(out, st, 0, size - 1, what);
+        MPI_OK(MPI_Ireduce(in, out, NE, mat[s], mm, size / 2, MPI_COMM_WORLD, &rq));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        snprintf(what, sizeof(what), "Ireduce %s", nm);
+        if (mt_rank == size / 2)
+            mat_check(out, st, 0, size - 1, what);
+        MPI_OK(MPI_Iscan(in, out, NE, mat[s], mm, MPI_COMM_WORLD, &rq));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        snprintf(what, sizeof(what), "Iscan %s", nm);
+        mat_check(out, st, 0, mt_rank, what);
+        MPI_OK(MPI_Iexscan(in, out, NE, mat[s], mm, MPI_COMM_WORLD, &rq));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        snprintf(what, sizeof(what), "Iexscan %s", nm);
+        if (mt_rank > 0)
+            mat_check(out, st, 0, mt_rank - 1, what);
+        /* in place: the result replaces the operand */
+        mat_put(out, st, mt_rank);
+        MPI_OK(MPI_Iallreduce(MPI_IN_PLACE, out, NE, mat[s], mm, MPI_COMM_WORLD, &rq));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        snprintf(what, sizeof(what), "Iallreduce IN_PLACE %s", nm);
+        mat_check(out, st, 0, size - 1, what);
+        /* Reduce_scatter and its nonblocking forms: NE matrices per rank */
+        int counts[64];
+        for (int r = 0; r < size; r++)
+            counts[r] = NE;
+        for (int b = 0; b < size; b++)
+            mat_put(in + b * NE * 4 * st, st, mt_rank);
+        MPI_OK(MPI_Reduce_scatter(in, out, counts, mat[s], mm, MPI_COMM_WORLD));
+        snprintf(what, sizeof(what), "Reduce_scatter %s", nm);
+        mat_check(out, st, 0, size - 1, what);
+        MPI_OK(MPI_Ireduce_scatter(in, out, counts, mat[s], mm, MPI_COMM_WORLD, &rq));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        snprintf(what, sizeof(what), "Ireduce_scatter %s", nm);
+        mat_check(out, st, 0, size - 1, what);
+        MPI_OK(MPI_Ireduce_scatter_block(in, out, NE, mat[s], mm, MPI_COMM_WORLD, &rq));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        snprintf(what, sizeof(what), "Ireduce_scatter_block %s", nm);
+        mat_check(out, st, 0, size - 1, what);
         /* Reduce_local: inoutbuf = inbuf op inoutbuf */
         int x[NE * 8], y[NE * 8];
         mat_put(x, st, 0);
@@ -650,6 +695,17 @@ static void zero_counts(void)
     MPI_OK(MPI_Reduce_local(&a, &b, 0, MPI_INT, MPI_SUM));
     MPI_OK(MPI_Bcast(&a, 0, MPI_INT, 0, MPI_COMM_WORLD));
     CHECK(a == 7 && b == 9, "a zero-count reduction wrote its buffers (%d %d)", a, b);
+    /* a type without data: every predefined operation is a no-op on it */
+    MPI_Datatype empty;
+    int arr[4] = { 1, 2, 3, 4 }, res[4] = { 9, 9, 9, 9 };
+    MPI_OK(MPI_Type_contiguous(0, MPI_INT, &empty));
+    MPI_OK(MPI_Type_commit(&empty));
+    MPI_OK(MPI_Allreduce(arr, res, 4, empty, MPI_SUM, MPI_COMM_WORLD));
+    MPI_OK(MPI_Reduce(arr, res, 4, empty, MPI_MAXLOC, 0, MPI_COMM_WORLD));
+    MPI_OK(MPI_Reduce_local(arr, res, 4, empty, MPI_BAND));
+    MPI_OK(MPI_Scan(arr, res, 4, empty, MPI_PROD, MPI_COMM_WORLD));
+    CHECK(res[0] == 9 && res[3] == 9, "a reduction of a type without data wrote the result");
+    MPI_OK(MPI_Type_free(&empty));
     /* an invalid pair is refused even with count 0 */
     CHECK(mt_class(MPI_Allreduce(&a, &b, 0, MPI_DOUBLE, MPI_BAND, MPI_COMM_WORLD)) == MPI_ERR_OP,
           "BAND on MPI_DOUBLE with count 0 accepted");
