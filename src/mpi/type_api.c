@@ -69,6 +69,9 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (o->t.predefined)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE, "%s: cannot free predefined datatype %s", fn,
                            o->t.name);
+    if (o->permanent)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE, "%s: cannot free datatype 0x%x: types from "
+                           "MPI_Type_create_f90_* are predefined", fn, (unsigned)*datatype);
     *datatype = MPI_DATATYPE_NULL;
     rch_mpi_type_release(&o->t);
     return MPI_SUCCESS;

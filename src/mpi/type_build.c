@@ -76,6 +76,7 @@ struct rch_mpi_type_obj *rch_mpi_type_obj_copy(const struct rch_mpi_type_obj *sr
     o->t.handle = MPI_DATATYPE_NULL;
     o->t.committed = 0;
     o->t.predefined = 0;
+    o->permanent = 0;
     o->t.refcount = 0;
     o->t.name[0] = '\0';
     o->combiner = MPI_COMBINER_NAMED;

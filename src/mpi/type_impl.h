@@ -54,6 +54,7 @@ struct rch_mpi_type_obj {
     struct rch_mpi_type t;        /* must stay first: rch_mpi_type_get hands out &obj->t */
     int sticky_lb, sticky_ub;     /* bounds set explicitly (MPI_LB/MPI_UB markers, resized) */
     int marker;                   /* this is MPI_LB or MPI_UB itself */
+    int permanent;                /* MPI_Type_free refuses it (the F90 types, type_f90.c) */
     MPI_Aint align;               /* alignment of the most aligned basic part (struct padding) */
     int nruns;
     struct rch_mpi_type_run *runs;

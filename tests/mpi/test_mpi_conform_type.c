@@ -4,6 +4,9 @@
  *   - every predefined datatype: MPI_Type_size, _get_extent(_x), lower bound
  *     0, true extent, MPI_Type_get_envelope gives MPI_COMBINER_NAMED with no
  *     arguments and MPI_Type_get_contents is refused (MPI_ERR_TYPE);
+ *   - MPI_Type_create_f90_integer/_real/_complex: the kind for (p, r),
+ *     envelope MPI_COMBINER_F90_*, one handle per (p, r), not freeable,
+ *     reductions of its group;
  *   - MPI_Type_create_resized: bounds, true bounds, envelope and contents,
  *     and elements laid out by the new extent in a send and a broadcast;
  *   - envelopes and contents of the constructors that take arguments;
@@ -88,6 +91,78 @@ static void predefined(void)
         CHECK(mt_class(MPI_Type_get_contents(d->t, 1, 1, 1, ints, addrs, dts)) == MPI_ERR_TYPE,
               "%s: MPI_Type_get_contents of a named type accepted", d->name);
     }
+}
+
+/* ---- MPI_Type_create_f90_integer / _real / _complex ---- */
+
+static int make_f90(int comb, int p, int r, MPI_Datatype *t)
+{
+    if (comb == MPI_COMBINER_F90_INTEGER)
+        return MPI_Type_create_f90_integer(r, t);
+    if (comb == MPI_COMBINER_F90_REAL)
+        return MPI_Type_create_f90_real(p, r, t);
+    return MPI_Type_create_f90_complex(p, r, t);
+}
+
+static void f90(void)
+{
+    static const struct {
+        int comb, p, r;
+        size_t size;
+        MPI_Datatype like;
+    } cases[] = {
+        { MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, 2, 1, MPI_INTEGER1 },
+        { MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, 3, 2, MPI_INTEGER2 },
+        { MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, 9, 4, MPI_INTEGER4 },
+        { MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, 10, 8, MPI_INTEGER8 },
+        { MPI_COMBINER_F90_REAL, 6, MPI_UNDEFINED, 4, MPI_REAL4 },
+        { MPI_COMBINER_F90_REAL, 7, 30, 8, MPI_REAL8 },
+        { MPI_COMBINER_F90_REAL, MPI_UNDEFINED, 300, 8, MPI_REAL8 },
+        { MPI_COMBINER_F90_COMPLEX, 15, 307, 16, MPI_COMPLEX16 },
+        { MPI_COMBINER_F90_COMPLEX, 3, 3, 8, MPI_COMPLEX8 },
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        MPI_Datatype t, again, back;
+        int sz, ni, na, nd, comb, ints[2];
+        MPI_Aint a[1];
+        MPI_OK(make_f90(cases[k].comb, cases[k].p, cases[k].r, &t));
+        MPI_OK(MPI_Type_size(t, &sz));
+        CHECK((size_t)sz == cases[k].size, "f90 case %zu: size %d, expected %zu", k, sz, cases[k].size);
+        MPI_OK(MPI_Type_get_envelope(t, &ni, &na, &nd, &comb));
+        int want_ni = cases[k].comb == MPI_COMBINER_F90_INTEGER ? 1 : 2;
+        CHECK(comb == cases[k].comb && ni == want_ni && na == 0 && nd == 0, "f90 case %zu: envelope %d %d %d %d", k,
+              ni, na, nd, comb);
+        MPI_OK(MPI_Type_get_contents(t, 2, 0, 0, ints, a, &back));
+        if (want_ni == 1)
+            CHECK(ints[0] == cases[k].r, "f90 case %zu: contents r %d", k, ints[0]);
+        else
+            CHECK(ints[0] == cases[k].p && ints[1] == cases[k].r, "f90 case %zu: contents %d %d", k, ints[0],
+                  ints[1]);
+        /* the same (p, r) gives the same handle; it cannot be freed */
+        MPI_OK(make_f90(cases[k].comb, cases[k].p, cases[k].r, &again));
+        CHECK(again == t, "f90 case %zu: a second call gave another handle", k);
+        again = t;
+        CHECK(mt_class(MPI_Type_free(&again)) == MPI_ERR_TYPE && again == t, "f90 case %zu: freed", k);
+        /* usable without commit, in a reduction of its group */
+        if (cases[k].comb == MPI_COMBINER_F90_INTEGER) {
+            int64_t x = 3, y = 0;
+            MPI_OK(MPI_Allreduce(&x, &y, 1, t, MPI_SUM, MPI_COMM_WORLD));
+            int64_t got = 0;
+            memcpy(&got, &y, cases[k].size);
+            CHECK(got == 3 * size, "f90 integer SUM: %lld", (long long)got);
+            CHECK(mt_class(MPI_Allreduce(&x, &y, 1, t, MPI_LAND, MPI_COMM_WORLD)) == MPI_ERR_OP,
+                  "LAND on a Fortran integer accepted");
+        } else if (cases[k].comb == MPI_COMBINER_F90_COMPLEX) {
+            CHECK(mt_class(MPI_Allreduce(ints, a, 1, t, MPI_MAX, MPI_COMM_WORLD)) == MPI_ERR_OP,
+                  "MAX on a Fortran complex accepted");
+        }
+    }
+    MPI_Datatype t;
+    CHECK(mt_class(MPI_Type_create_f90_integer(19, &t)) == MPI_ERR_ARG, "integer range 19 accepted");
+    CHECK(mt_class(MPI_Type_create_f90_real(MPI_UNDEFINED, MPI_UNDEFINED, &t)) == MPI_ERR_ARG,
+          "real with neither precision nor range accepted");
+    CHECK(mt_class(MPI_Type_create_f90_real(40, 10, &t)) == MPI_ERR_ARG, "precision 40 accepted");
+    CHECK(mt_class(MPI_Type_create_f90_integer(4, NULL)) == MPI_ERR_ARG, "NULL newtype accepted");
 }
 
 /* ---- MPI_Type_create_resized ---- */
@@ -360,6 +435,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
     MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     predefined();
+    f90();
     resized();
     contents();
     zeros();
