@@ -14,6 +14,9 @@
  *   - packing of {int; double} structs (count n, a contiguous type of n, a
  *     vector of n) against the bytes the C layout gives, and unpacking that
  *     leaves the gaps alone, with a truncated message;
+ *   - MPI_Pack_external / _Unpack_external / _Pack_external_size: bytes
+ *     of the standard's external32 for integers (MPI_LONG in 4), IEEE
+ *     doubles, binary128 long doubles, a pair, a complex and a struct;
  *   - MPI_Bcast and a send of 262,144 such structs: correct, and timed (the
  *     figures are printed; the test fails past 10 s).
  */
@@ -386,6 +389,72 @@ static void packing(void)
     MPI_OK(MPI_Type_free(&t));
 }
 
+/* ---- external32 (MPI 4.1 §14.5.2): big-endian, the standard's sizes ---- */
+
+static void ext32_one(const char *what, const void *in, int count, MPI_Datatype t, const unsigned char *want,
+                      MPI_Aint nwant, void *back, size_t back_bytes)
+{
+    unsigned char got[128];
+    MPI_Aint sz = -1, pos = 0;
+    MPI_OK(MPI_Pack_external_size("external32", count, t, &sz));
+    CHECK(sz == nwant, "%s: external32 size %ld, expected %ld", what, (long)sz, (long)nwant);
+    MPI_OK(MPI_Pack_external("external32", in, count, t, got, sizeof(got), &pos));
+    CHECK(pos == nwant && memcmp(got, want, (size_t)nwant) == 0, "%s: external32 bytes differ", what);
+    pos = 0;
+    memset(back, 0, back_bytes);
+    MPI_OK(MPI_Unpack_external("external32", got, sz, &pos, back, count, t));
+    CHECK(pos == nwant, "%s: unpack consumed %ld", what, (long)pos);
+}
+
+static void external32(void)
+{
+    int i = 0x01020304, ib;
+    const unsigned char wi[] = { 1, 2, 3, 4 };
+    ext32_one("MPI_INT", &i, 1, MPI_INT, wi, 4, &ib, sizeof(ib));
+    CHECK(ib == i, "MPI_INT round trip %x", ib);
+
+    long l[2] = { -2, 0x12345678 }, lb[2];
+    const unsigned char wl[] = { 0xff, 0xff, 0xff, 0xfe, 0x12, 0x34, 0x56, 0x78 };   /* 4 bytes each */
+    ext32_one("MPI_LONG", l, 2, MPI_LONG, wl, 8, lb, sizeof(lb));
+    CHECK(lb[0] == -2 && lb[1] == 0x12345678, "MPI_LONG round trip %ld %ld", lb[0], lb[1]);
+
+    double d = -1.5, db;
+    const unsigned char wd[] = { 0xbf, 0xf8, 0, 0, 0, 0, 0, 0 };
+    ext32_one("MPI_DOUBLE", &d, 1, MPI_DOUBLE, wd, 8, &db, sizeof(db));
+    CHECK(db == d, "MPI_DOUBLE round trip %g", db);
+
+    long double ld = 3.0L, ldb;   /* binary128: sign 0, exponent 0x4000, fraction .1000... */
+    unsigned char wld[16] = { 0x40, 0x00, 0x80 };
+    ext32_one("MPI_LONG_DOUBLE", &ld, 1, MPI_LONG_DOUBLE, wld, 16, &ldb, sizeof(ldb));
+    CHECK(ldb == ld, "MPI_LONG_DOUBLE round trip %Lg", ldb);
+
+    struct si p = { -3, 7 }, pb;
+    const unsigned char wp[] = { 0xff, 0xfd, 0, 0, 0, 7 };
+    ext32_one("MPI_SHORT_INT", &p, 1, MPI_SHORT_INT, wp, 6, &pb, sizeof(pb));
+    CHECK(pb.v == -3 && pb.i == 7, "MPI_SHORT_INT round trip %d %d", pb.v, pb.i);
+
+    float _Complex z = 1.0f - 2.0f * I, zb;
+    const unsigned char wz[] = { 0x3f, 0x80, 0, 0, 0xc0, 0, 0, 0 };
+    ext32_one("MPI_C_FLOAT_COMPLEX", &z, 1, MPI_C_FLOAT_COMPLEX, wz, 8, &zb, sizeof(zb));
+    CHECK(zb == z, "complex round trip");
+
+    struct id s[2] = { { 1, 2.0 }, { -1, 0.5 } }, sb[2];
+    const unsigned char ws[] = { 0, 0, 0, 1, 0x40, 0, 0, 0, 0, 0, 0, 0,
+                                 0xff, 0xff, 0xff, 0xff, 0x3f, 0xe0, 0, 0, 0, 0, 0, 0 };
+    MPI_Datatype t = id_type();
+    ext32_one("struct {int; double} x 2", s, 2, t, ws, 24, sb, sizeof(sb));
+    CHECK(sb[0].i == 1 && sb[0].d == 2.0 && sb[1].i == -1 && sb[1].d == 0.5, "struct round trip");
+    MPI_OK(MPI_Type_free(&t));
+
+    unsigned char small[3];
+    MPI_Aint pos = 0, sz;
+    CHECK(mt_class(MPI_Pack_external("external32", &i, 1, MPI_INT, small, 3, &pos)) == MPI_ERR_TRUNCATE,
+          "MPI_Pack_external into 3 bytes accepted");
+    CHECK(mt_class(MPI_Pack_external_size("native", 1, MPI_INT, &sz)) == MPI_ERR_ARG, "datarep 'native' accepted");
+    CHECK(mt_class(MPI_Unpack_external("external32", wi, 4, &pos, &ib, 2, MPI_INT)) == MPI_ERR_TRUNCATE,
+          "unpacking 8 bytes from 4 accepted");
+}
+
 /* ---- 262,144 structs: broadcast and send ---- */
 
 static void big_struct(void)
@@ -440,9 +509,10 @@ int main(int argc, char **argv)
     contents();
     zeros();
     packing();
+    external32();
     big_struct();
     if (mt_rank == 0)
-        printf("conform_type: %zu predefined types, resized, contents, zero counts, packing: ok; %d ranks\n",
+        printf("conform_type: %zu predefined types, f90 types, resized, contents, zero counts, packing, external32: ok; %d ranks\n",
                sizeof(predefs) / sizeof(predefs[0]), size);
     MPI_OK(MPI_Finalize());
     return 0;
