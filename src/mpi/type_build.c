@@ -52,6 +52,7 @@ void rch_mpi_type_obj_destroy(struct rch_mpi_type_obj *o)
 {
     if (!o || o->t.predefined)
         return;
+    rch_mpi_type_attr_drop(o);
     for (int i = 0; i < o->ntypes; i++) {
         struct rch_mpi_type_obj *c = rch_mpi_type_lookup(o->types[i]);
         if (c)
@@ -77,6 +78,7 @@ struct rch_mpi_type_obj *rch_mpi_type_obj_copy(const struct rch_mpi_type_obj *sr
     o->t.committed = 0;
     o->t.predefined = 0;
     o->permanent = 0;
+    o->attrs = NULL;
     o->t.refcount = 0;
     o->t.name[0] = '\0';
     o->combiner = MPI_COMBINER_NAMED;

@@ -55,6 +55,7 @@ struct rch_mpi_type_obj {
     int sticky_lb, sticky_ub;     /* bounds set explicitly (MPI_LB/MPI_UB markers, resized) */
     int marker;                   /* this is MPI_LB or MPI_UB itself */
     int permanent;                /* MPI_Type_free refuses it (the F90 types, type_f90.c) */
+    struct rch_mpi_type_attr *attrs;   /* attributes (type_attr.c), not copied with the object */
     MPI_Aint align;               /* alignment of the most aligned basic part (struct padding) */
     int nruns;
     struct rch_mpi_type_run *runs;
@@ -144,6 +145,14 @@ void rch_mpi_type_build_add_vector(struct rch_mpi_type_builder *b, MPI_Aint coun
  * Type_create_struct only, as MPICH does), contiguity. Returns the new
  * uncommitted object, or NULL with b->err/b->why set (nothing leaks). */
 struct rch_mpi_type_obj *rch_mpi_type_build_end(struct rch_mpi_type_builder *b, int pad_to_align);
+
+/* ---- attributes (type_attr.c) ---- */
+/* MPI_Type_dup: the copy callbacks of from's attributes onto to. */
+int rch_mpi_type_attr_copy(const char *fn, struct rch_mpi_type_obj *from, struct rch_mpi_type_obj *to);
+/* MPI_Type_free: every delete callback; stops at (and reports) a failing one. */
+int rch_mpi_type_attr_delete_all(const char *fn, struct rch_mpi_type_obj *o);
+/* Free the attribute list without callbacks (the object is going away). */
+void rch_mpi_type_attr_drop(struct rch_mpi_type_obj *o);
 
 /* ---- argument checks shared by the MPI_Type_* entry points ---- */
 /* The object of dt, or NULL after reporting MPI_ERR_TYPE "fn: invalid datatype X in argument arg". */

@@ -10,6 +10,9 @@
  *   - MPI_Type_create_resized: bounds, true bounds, envelope and contents,
  *     and elements laid out by the new extent in a send and a broadcast;
  *   - envelopes and contents of the constructors that take arguments;
+ *   - attributes: set/get/delete, copy callbacks on MPI_Type_dup, delete
+ *     callbacks on replacement, delete_attr and MPI_Type_free, predefined
+ *     types, keyval errors;
  *   - zero counts and empty types;
  *   - packing of {int; double} structs (count n, a contiguous type of n, a
  *     vector of n) against the bytes the C layout gives, and unpacking that
@@ -250,6 +253,76 @@ static void contents(void)
     MPI_OK(MPI_Type_free(&c));
     MPI_OK(MPI_Type_free(&s));
     MPI_OK(MPI_Type_free(&v));
+}
+
+/* ---- attributes (MPI 4.1 §7.7.4) ---- */
+
+static int n_copy, n_delete;
+static int copy_plus_one(MPI_Datatype t, int key, void *extra, void *in, void *out, int *flag)
+{
+    (void)t;
+    (void)key;
+    CHECK(extra == &n_copy, "copy callback got extra_state %p", extra);
+    n_copy++;
+    *(intptr_t *)out = (intptr_t)in + 1;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+static int count_delete(MPI_Datatype t, int key, void *val, void *extra)
+{
+    (void)t;
+    (void)key;
+    (void)val;
+    (void)extra;
+    n_delete++;
+    return MPI_SUCCESS;
+}
+
+static void attributes(void)
+{
+    int key, nocopy, flag = -1;
+    void *val;
+    MPI_Datatype v, d;
+    MPI_OK(MPI_Type_create_keyval(copy_plus_one, count_delete, &key, &n_copy));
+    MPI_OK(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &nocopy, NULL));
+    MPI_OK(MPI_Type_vector(2, 1, 3, MPI_INT, &v));
+    MPI_OK(MPI_Type_get_attr(v, key, &val, &flag));
+    CHECK(flag == 0, "an attribute before any was set");
+    MPI_OK(MPI_Type_set_attr(v, key, (void *)(intptr_t)41));
+    MPI_OK(MPI_Type_set_attr(v, nocopy, (void *)(intptr_t)7));
+    MPI_OK(MPI_Type_get_attr(v, key, &val, &flag));
+    CHECK(flag == 1 && (intptr_t)val == 41, "get_attr: flag %d value %ld", flag, (long)(intptr_t)val);
+    /* replacing a value deletes the old one */
+    MPI_OK(MPI_Type_set_attr(v, key, (void *)(intptr_t)42));
+    CHECK(n_delete == 1, "replacing a value ran %d delete callbacks", n_delete);
+    /* dup runs the copy callback; MPI_TYPE_NULL_COPY_FN does not copy */
+    MPI_OK(MPI_Type_dup(v, &d));
+    CHECK(n_copy == 1, "Type_dup ran %d copy callbacks", n_copy);
+    MPI_OK(MPI_Type_get_attr(d, key, &val, &flag));
+    CHECK(flag == 1 && (intptr_t)val == 43, "dup's attribute: flag %d value %ld", flag, (long)(intptr_t)val);
+    MPI_OK(MPI_Type_get_attr(d, nocopy, &val, &flag));
+    CHECK(flag == 0, "an attribute of MPI_TYPE_NULL_COPY_FN was copied");
+    /* delete_attr and free run the delete callback */
+    MPI_OK(MPI_Type_delete_attr(d, key));
+    CHECK(n_delete == 2, "delete_attr ran %d delete callbacks in all", n_delete);
+    CHECK(mt_class(MPI_Type_delete_attr(d, key)) == MPI_ERR_KEYVAL, "deleting a missing attribute accepted");
+    MPI_OK(MPI_Type_free(&d));
+    MPI_OK(MPI_Type_free(&v));
+    CHECK(n_delete == 3, "Type_free ran %d delete callbacks in all", n_delete);
+    /* predefined types take attributes */
+    MPI_OK(MPI_Type_set_attr(MPI_DOUBLE, nocopy, (void *)(intptr_t)5));
+    MPI_OK(MPI_Type_get_attr(MPI_DOUBLE, nocopy, &val, &flag));
+    CHECK(flag == 1 && (intptr_t)val == 5, "attribute on MPI_DOUBLE");
+    MPI_OK(MPI_Type_delete_attr(MPI_DOUBLE, nocopy));
+    /* keyval errors */
+    int comm_key;
+    MPI_OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &comm_key, NULL));
+    CHECK(mt_class(MPI_Type_set_attr(MPI_INT, comm_key, NULL)) == MPI_ERR_KEYVAL, "a communicator keyval on a type");
+    MPI_OK(MPI_Comm_free_keyval(&comm_key));
+    MPI_OK(MPI_Type_free_keyval(&key));
+    CHECK(key == MPI_KEYVAL_INVALID, "free_keyval left %d", key);
+    CHECK(mt_class(MPI_Type_free_keyval(&nocopy)) == MPI_SUCCESS && mt_class(MPI_Type_free_keyval(&nocopy)) ==
+          MPI_ERR_KEYVAL, "freeing a keyval twice accepted");
 }
 
 /* ---- zero counts and empty types ---- */
@@ -507,12 +580,13 @@ int main(int argc, char **argv)
     f90();
     resized();
     contents();
+    attributes();
     zeros();
     packing();
     external32();
     big_struct();
     if (mt_rank == 0)
-        printf("conform_type: %zu predefined types, f90 types, resized, contents, zero counts, packing, external32: ok; %d ranks\n",
+        printf("conform_type: %zu predefined types, f90 types, resized, contents, attributes, zero counts, packing, external32: ok; %d ranks\n",
                sizeof(predefs) / sizeof(predefs[0]), size);
     MPI_OK(MPI_Finalize());
     return 0;
