@@ -53,6 +53,8 @@ static const struct pdesc {
     T(MPI_UINT8_T, uint8_t), T(MPI_UINT16_T, uint16_t), T(MPI_UINT32_T, uint32_t), T(MPI_UINT64_T, uint64_t),
     T(MPI_C_BOOL, bool), T(MPI_C_COMPLEX, float _Complex), T(MPI_C_FLOAT_COMPLEX, float _Complex),
     T(MPI_C_DOUBLE_COMPLEX, double _Complex), T(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex),
+    T(MPI_CXX_BOOL, bool), T(MPI_CXX_FLOAT_COMPLEX, float _Complex), T(MPI_CXX_DOUBLE_COMPLEX, double _Complex),
+    T(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex),
     T(MPI_AINT, MPI_Aint), T(MPI_OFFSET, MPI_Offset), T(MPI_COUNT, MPI_Count), T(MPI_PACKED, char),
     /* Fortran types as gfortran lays them out (default INTEGER/REAL/LOGICAL 4 bytes) */
     T(MPI_INTEGER, int32_t), T(MPI_REAL, float), T(MPI_DOUBLE_PRECISION, double), T(MPI_COMPLEX, float _Complex),
