@@ -256,6 +256,20 @@ MPI_Count rch_mpi_type_elements(const struct rch_mpi_type *t, size_t bytes)
     return rem ? MPI_UNDEFINED : n;
 }
 
+size_t rch_mpi_type_elements_bytes(const struct rch_mpi_type *t, MPI_Count n)
+{
+    const struct rch_mpi_type_obj *o = rch_mpi_type_obj_of(t);
+    if (o->nelems == 0 || n <= 0)
+        return 0;
+    size_t bytes = (size_t)n / o->nelems * t->size, rem = (size_t)n % o->nelems;
+    for (int k = 0; k < o->nruns && rem > 0; k++) {
+        size_t take = o->runs[k].count < rem ? o->runs[k].count : rem;
+        bytes += take * o->runs[k].esize;
+        rem -= take;
+    }
+    return bytes;
+}
+
 /*
  * NULL buffers. MPI_BOTTOM is NULL, and with it the type's displacements are
  * absolute addresses (from MPI_Get_address): legal whenever the data lies at

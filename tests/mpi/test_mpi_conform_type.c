@@ -13,6 +13,8 @@
  *   - attributes: set/get/delete, copy callbacks on MPI_Type_dup, delete
  *     callbacks on replacement, delete_attr and MPI_Type_free, predefined
  *     types, keyval errors;
+ *   - MPI_Status_set_elements(_x): MPI_Get_elements returns the count set,
+ *     MPI_Get_count whole elements (pair types and a vector);
  *   - zero counts and empty types;
  *   - packing of {int; double} structs (count n, a contiguous type of n, a
  *     vector of n) against the bytes the C layout gives, and unpacking that
@@ -327,6 +329,40 @@ static void attributes(void)
           MPI_ERR_KEYVAL, "freeing a keyval twice accepted");
 }
 
+/* ---- MPI_Status_set_elements / MPI_Get_elements / MPI_Get_count ---- */
+
+/* "a call to MPI_GET_ELEMENTS or MPI_GET_ELEMENTS_X will return count"
+ * (MPI 4.1 §13.3); MPI_Get_count returns the whole elements, or
+ * MPI_UNDEFINED. A pair type has two basic elements. */
+static void status_elements(void)
+{
+    static const struct {
+        int set, get_count;
+    } cases[] = { { 0, 0 }, { 1, MPI_UNDEFINED }, { 6, 3 }, { 7, MPI_UNDEFINED } };
+    MPI_Datatype v;
+    MPI_OK(MPI_Type_vector(2, 3, 4, MPI_DOUBLE, &v));   /* 6 doubles an element */
+    MPI_OK(MPI_Type_commit(&v));
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        MPI_Status st;
+        MPI_Count x = -1;
+        int n = -1, c = -1;
+        MPI_OK(MPI_Status_set_elements(&st, MPI_DOUBLE_INT, cases[k].set));
+        MPI_OK(MPI_Get_elements(&st, MPI_DOUBLE_INT, &n));
+        MPI_OK(MPI_Get_elements_x(&st, MPI_DOUBLE_INT, &x));
+        MPI_OK(MPI_Get_count(&st, MPI_DOUBLE_INT, &c));
+        CHECK(n == cases[k].set && x == n, "set_elements(MPI_DOUBLE_INT, %d): get_elements %d / %lld", cases[k].set,
+              n, (long long)x);
+        CHECK(c == cases[k].get_count, "set_elements(MPI_DOUBLE_INT, %d): get_count %d", cases[k].set, c);
+        MPI_OK(MPI_Status_set_elements_x(&st, v, (MPI_Count)cases[k].set * 2));
+        MPI_OK(MPI_Get_elements(&st, v, &n));
+        MPI_OK(MPI_Get_count(&st, v, &c));
+        int whole = cases[k].set * 2 % 6 ? MPI_UNDEFINED : cases[k].set * 2 / 6;
+        CHECK(n == cases[k].set * 2 && c == whole, "set_elements_x(vector, %d): elements %d count %d",
+              cases[k].set * 2, n, c);
+    }
+    MPI_OK(MPI_Type_free(&v));
+}
+
 /* ---- zero counts and empty types ---- */
 
 static void zeros(void)
@@ -583,12 +619,13 @@ int main(int argc, char **argv)
     resized();
     contents();
     attributes();
+    status_elements();
     zeros();
     packing();
     external32();
     big_struct();
     if (mt_rank == 0)
-        printf("conform_type: %zu predefined types, f90 types, resized, contents, attributes, zero counts, packing, external32: ok; %d ranks\n",
+        printf("conform_type: %zu predefined types, f90 types, resized, contents, attributes, set_elements, zero counts, packing, external32: ok; %d ranks\n",
                sizeof(predefs) / sizeof(predefs[0]), size);
     MPI_OK(MPI_Finalize());
     return 0;
