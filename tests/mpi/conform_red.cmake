@@ -23,3 +23,16 @@ endfunction()
 
 conform_test(test_mpi_conform_red SHM 1 2 3 5 8 TCP 2 4)
 conform_test(test_mpi_conform_type SHM 1 2 4 7 TCP 2 3)
+
+# The reductions again with each allreduce and reduce_scatter(_block) algorithm
+# forced (one node: the node-segment allreduce applies).
+foreach(algo recdbl reduce_bcast shmseg)
+  rdmach_mpi_test(test_mpi_conform_red NP 5 TEST test_mpi_conform_red_allreduce_${algo} TIMEOUT 60)
+  set_tests_properties(test_mpi_conform_red_allreduce_${algo} PROPERTIES
+                       ENVIRONMENT "RDMACH_ALLREDUCE=${algo}")
+endforeach()
+foreach(algo pairwise reduce_scatterv)
+  rdmach_mpi_test(test_mpi_conform_red NP 6 TEST test_mpi_conform_red_reduce_scatter_${algo} TIMEOUT 60)
+  set_tests_properties(test_mpi_conform_red_reduce_scatter_${algo} PROPERTIES
+                       ENVIRONMENT "RDMACH_REDUCE_SCATTER=${algo}")
+endforeach()

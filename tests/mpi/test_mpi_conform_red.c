@@ -677,6 +677,26 @@ static void user_ops(void)
         mat_check(y, st, 0, 1, what);
         MPI_OK(MPI_Type_free(&mat[s]));
     }
+    /* rank order is the communicator's: on one with the ranks reversed */
+    MPI_Comm rev;
+    int rr;
+    static int rin[NE * 4], rout[NE * 4];
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, 0, size - mt_rank, &rev));
+    MPI_OK(MPI_Comm_rank(rev, &rr));
+    CHECK(rr == size - 1 - mt_rank, "split by reversed key gave rank %d", rr);
+    MPI_Datatype m4;
+    MPI_OK(MPI_Type_contiguous(4, MPI_INT, &m4));
+    MPI_OK(MPI_Type_commit(&m4));
+    mat_put(rin, 1, rr);
+    MPI_OK(MPI_Allreduce(rin, rout, NE, m4, mm, rev));
+    mat_check(rout, 1, 0, size - 1, "Allreduce on the reversed communicator");
+    MPI_OK(MPI_Scan(rin, rout, NE, m4, mm, rev));
+    mat_check(rout, 1, 0, rr, "Scan on the reversed communicator");
+    MPI_OK(MPI_Reduce(rin, rout, NE, m4, mm, 0, rev));
+    if (rr == 0)
+        mat_check(rout, 1, 0, size - 1, "Reduce on the reversed communicator");
+    MPI_OK(MPI_Type_free(&m4));
+    MPI_OK(MPI_Comm_free(&rev));
     CHECK(matmul_calls > 0, "the user function was never called");
     MPI_OK(MPI_Op_free(&mm));
 }
