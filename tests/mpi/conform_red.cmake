@@ -21,8 +21,8 @@ function(conform_test prog)
   endif()
 endfunction()
 
-conform_test(test_mpi_conform_red SHM 1 2 3 5 8 TCP 2 4)
-conform_test(test_mpi_conform_type SHM 1 2 4 7 TCP 2 3)
+conform_test(test_mpi_conform_red SHM 1 2 3 4 5 6 7 8 TCP 2 3 4)
+conform_test(test_mpi_conform_type SHM 1 2 3 4 7 8 TCP 2 3 4)
 
 # The reductions again with each allreduce and reduce_scatter(_block) algorithm
 # forced (one node: the node-segment allreduce applies).
