@@ -36,3 +36,9 @@ foreach(algo pairwise reduce_scatterv)
   set_tests_properties(test_mpi_conform_red_reduce_scatter_${algo} PROPERTIES
                        ENVIRONMENT "RDMACH_REDUCE_SCATTER=${algo}")
 endforeach()
+
+# test_mpi_coll_ops (coll.cmake runs it at 1, 3, 4 ranks) at the counts where
+# algorithms combine complex products in another order than the fold.
+foreach(np 6 8)
+  rdmach_mpi_test(test_mpi_coll_ops NP ${np} TEST test_mpi_coll_ops_np${np} TIMEOUT 60)
+endforeach()
