@@ -391,6 +391,9 @@ void rch_mpi_type_pack(const void *in, int count, const struct rch_mpi_type *t, 
 void rch_mpi_type_unpack(const void *in, size_t bytes, void *out, int count, const struct rch_mpi_type *t);
 /* MPI_Get_elements for `bytes` of data received as type t (MPI_UNDEFINED if not whole basics). */
 MPI_Count rch_mpi_type_elements(const struct rch_mpi_type *t, size_t bytes);
+/* The inverse: bytes of the first n basic elements of a message of type t
+ * (whole elements, then the type map's first basic elements of the next). */
+size_t rch_mpi_type_elements_bytes(const struct rch_mpi_type *t, MPI_Count n);
 /* An operation that uses t after its call returns (a receive that unpacks at
  * completion) holds a reference, so MPI_Type_free in between is safe.
  * No-ops for predefined types. (Added by the datatype engine, type_table.c.) */

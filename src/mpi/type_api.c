@@ -69,6 +69,11 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (o->t.predefined)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE, "%s: cannot free predefined datatype %s", fn,
                            o->t.name);
+    if (o->permanent)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE, "%s: cannot free datatype 0x%x: types from "
+                           "MPI_Type_create_f90_* are predefined", fn, (unsigned)*datatype);
+    if ((rc = rch_mpi_type_attr_delete_all(fn, o)))
+        return rc;
     *datatype = MPI_DATATYPE_NULL;
     rch_mpi_type_release(&o->t);
     return MPI_SUCCESS;
@@ -91,6 +96,10 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     if (!(o = rch_mpi_type_obj_copy(old)))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: out of memory", fn);
     o->t.committed = old->t.committed;     /* names are not copied (as MPICH) */
+    if ((rc = rch_mpi_type_attr_copy(fn, old, o))) {
+        rch_mpi_type_obj_destroy(o);
+        return rc;
+    }
     return rch_mpi_type_publish(fn, o, newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype);
 }
 #pragma weak MPI_Type_dup = PMPI_Type_dup
