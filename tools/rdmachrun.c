@@ -60,6 +60,7 @@ struct run_state {
     double kill_deadline;      /* when SIGTERM becomes SIGKILL */
     int unfinalized;           /* first rank that exited 0 without PMI finalize, or -1 */
     double unfinalized_deadline; /* the others must have ended by then */
+    pid_t launcher;            /* our pid, for the ranks to check their parent */
 };
 static struct run_state S;
 
@@ -186,9 +187,12 @@ static int check_fd_limit(int np)
 static void exec_rank(int i, int fd, const char *path, char **argv)
 {
     char num[16];
-    /* die with rdmachrun even if it is SIGKILLed */
+    /* die with rdmachrun even if it is SIGKILLed; if it died before the
+     * prctl, our parent is no longer rdmachrun. (Not "getppid() == 1": as
+     * the first process of a PID namespace or container rdmachrun IS pid 1,
+     * and an orphan's new parent may be a subreaper instead.) */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() == 1)
+    if (getppid() != S.launcher)
         _exit(127);
     sigprocmask(SIG_SETMASK, &S.orig_mask, NULL);
     int flags = fcntl(fd, F_GETFD);
@@ -217,6 +221,7 @@ static void exec_rank(int i, int fd, const char *path, char **argv)
 static int start_ranks(const char *path, char **argv)
 {
     struct run_job *job = &S.job;
+    S.launcher = getpid();
     for (int i = 0; i < job->size; i++) {
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -300,6 +305,9 @@ static void check_unfinalized(void)
              r->rank, (int)r->unfinalized_pid, S.alive, RUN_UNFINALIZED_GRACE_S);
 }
 
+/* Every child that has exited, ranks or not: as the first process of a PID
+ * namespace (a container's init) rdmachrun also inherits the namespace's
+ * orphans, and waiting for any pid reaps them too. */
 static void reap(void)
 {
     for (;;) {
