@@ -47,6 +47,7 @@
 
 #define RUN_TERM_GRACE_MS 500
 #define RUN_UNFINALIZED_GRACE_S 10.0
+#define RUN_SETTLE_MS 200
 
 static const char *prog_name = "rdmachrun";
 
@@ -61,6 +62,7 @@ struct run_state {
     int unfinalized;           /* first rank that exited 0 without PMI finalize, or -1 */
     double unfinalized_deadline; /* the others must have ended by then */
     pid_t launcher;            /* our pid, for the ranks to check their parent */
+    int code_after_finalize;   /* first non-zero exit code of a rank that finalized, else 0 */
 };
 static struct run_state S;
 
@@ -94,17 +96,31 @@ static void start_ending(void)
     kill_survivors(SIGTERM);
 }
 
+static void settle(void);
+
+/* The first failure decides the verdict and the exit status; the ones after
+ * it are its consequences and are not reported. Before a failure is judged
+ * the ranks that died already are reaped (settle): a rank killed by a signal
+ * makes the others fail (a broken connection, an abort), and their report
+ * often arrives before the SIGCHLD. Such a death becomes the verdict, and
+ * the failure that was being judged is printed as its consequence. */
 void run_fail(struct run_job *job, int exit_code, const char *fmt, ...)
 {
     if (job->failed)
-        return; /* what follows the first failure is its consequence */
-    job->failed = 1;
-    job->exit_code = exit_code;
+        return;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    settle();
+    if (job->failed) {
+        fprintf(stderr, "%s: then %s (a consequence)\n", prog_name, msg);
+        fflush(stderr);
+        return;
+    }
+    job->failed = 1;
+    job->exit_code = exit_code;
     fprintf(stderr, "%s: %s\n", prog_name, msg);
     fflush(stderr);
     start_ending();
@@ -269,11 +285,23 @@ static void rank_exited(struct run_rank *r, int status)
     r->pid = 0;
     S.alive--;
     /* run_fail keeps only the first failure: the ranks ended because of it
-     * (SIGTERM, SIGKILL) are not reported again */
+     * (SIGTERM, SIGKILL) are not reported again; a rank that aborted was
+     * judged by its abort */
+    if (r->aborted)
+        return;
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         run_fail(&S.job, 128 + sig, "rank %d (pid %d) killed by signal %d (%s)", r->rank, (int)pid, sig,
                  sig_name(sig));
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && r->pmi_finalized) {
+        /* After MPI_Finalize the others need nothing from it (they are in or
+         * past their own Finalize): its code becomes the job's, but they are
+         * let finish, as under Hydra. */
+        if (S.code_after_finalize == 0) {
+            S.code_after_finalize = WEXITSTATUS(status);
+            fprintf(stderr, "%s: rank %d (pid %d) exited with code %d after MPI_Finalize\n", prog_name, r->rank,
+                    (int)pid, WEXITSTATUS(status));
+        }
     } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
         run_fail(&S.job, WEXITSTATUS(status), "rank %d (pid %d) exited with code %d", r->rank, (int)pid,
                  WEXITSTATUS(status));
@@ -307,21 +335,73 @@ static void check_unfinalized(void)
 
 /* Every child that has exited, ranks or not: as the first process of a PID
  * namespace (a container's init) rdmachrun also inherits the namespace's
- * orphans, and waiting for any pid reaps them too. */
+ * orphans, and waiting for any pid reaps them too. Ranks killed by a signal
+ * are judged before ranks that exited: waitpid returns zombies in the order
+ * the children were started, not the order they died, and a rank that
+ * exited with an error after another was killed is its consequence. */
 static void reap(void)
 {
     for (;;) {
-        int status;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
-        if (pid <= 0)
-            return;
-        for (int i = 0; i < S.job.size; i++) {
-            if (S.job.ranks[i].pid == pid) {
-                rank_exited(&S.job.ranks[i], status);
-                break;
+        struct { struct run_rank *r; int status; } dead[64];
+        int n = 0, status;
+        pid_t pid;
+        while (n < (int)(sizeof(dead) / sizeof(dead[0])) && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
+            for (int i = 0; i < S.job.size; i++) {
+                if (S.job.ranks[i].pid == pid) {
+                    dead[n].r = &S.job.ranks[i];
+                    dead[n++].status = status;
+                    break;
+                }
             }
         }
+        if (n == 0)
+            return;
+        for (int pass = 0; pass < 2; pass++)
+            for (int k = 0; k < n; k++)
+                if ((WIFSIGNALED(dead[k].status) != 0) == (pass == 0))
+                    rank_exited(dead[k].r, dead[k].status);
     }
+}
+
+/* Does rank r look like it is dying: its end of the PMI socket closed (a
+ * process's files are closed before it becomes a zombie) while it neither
+ * finalized nor aborted? */
+static int dying(const struct run_rank *r)
+{
+    if (r->pid <= 0 || r->fd < 0 || r->pmi_finalized || r->aborted)
+        return 0;
+    struct pollfd p = { .fd = r->fd, .events = POLLRDHUP };
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+/* Before the first failure is judged: reap the ranks that died, waiting up
+ * to RUN_SETTLE_MS for those that are dying; a rank that left earlier without
+ * finalize (exit code 0) is the cause if nothing else is. */
+static void settle(void)
+{
+    static int settling;
+    if (settling || S.job.failed)
+        return;
+    settling = 1;
+    double deadline = rch_base_wtime() + RUN_SETTLE_MS / 1000.0;
+    for (;;) {
+        reap();
+        int waiting = 0;
+        for (int i = 0; i < S.job.size && !waiting; i++)
+            waiting = dying(&S.job.ranks[i]);
+        if (S.job.failed || !waiting || rch_base_wtime() >= deadline)
+            break;
+        poll(NULL, 0, 1);
+    }
+    int aborting = 0;   /* the failure being judged is an abort (of a survivor?) */
+    for (int i = 0; i < S.job.size; i++)
+        aborting |= S.job.ranks[i].aborted;
+    if (!S.job.failed && aborting && S.unfinalized >= 0) {
+        const struct run_rank *r = &S.job.ranks[S.unfinalized];
+        run_fail(&S.job, 1, "rank %d (pid %d) exited with code 0 without calling MPI_Finalize (no PMI finalize)",
+                 r->rank, (int)r->unfinalized_pid);
+    }
+    settling = 0;
 }
 
 static void handle_signals(void)
@@ -494,5 +574,5 @@ int main(int argc, char **argv)
             close(S.job.ranks[r].fd);
     free(S.job.ranks);
     close(S.sfd);
-    return S.job.failed ? S.job.exit_code : 0;
+    return S.job.failed ? S.job.exit_code : S.code_after_finalize;
 }

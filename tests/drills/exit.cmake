@@ -17,3 +17,48 @@ function(drills_test name)
 endfunction()
 
 drills_test(drills_pid1 COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/drills_pid1.sh ${DRILLS_RUN} ${DRILLS_EXIT})
+
+# Exit codes (drills_exit.c), under both launchers, over shared memory and
+# over the network channel (RDMACH_VNODE_SIZE=1: every pair a tcp pair):
+#  ret   rank 1 returns 5 from main after MPI_Finalize: the job's code is 5,
+#        the other ranks finish (rank 0 prints that it leaves with 0)
+#  exit  rank 2 calls exit(4) after MPI_Finalize: 4
+#  all   every rank returns 3 after MPI_Finalize: 3
+#  early rank 1 calls exit(3) before MPI_Finalize while the others are in
+#        theirs: 3, within 10 s (`timeout 10` would make it 124). Without
+#        the exit hook (src/boot/boot.c) Hydra exits with 9 (it kills the
+#        others and ORs every rank's wait status).
+set(DRILLS_HYDRA ${MPIEXEC_MPICH})
+foreach(net shm vnode1)
+  if(net STREQUAL "vnode1")
+    set(env RDMACH_VNODE_SIZE=1)
+  else()
+    set(env RDMACH_VNODE_SIZE=0)
+  endif()
+  foreach(launcher rdmachrun hydra)
+    if(launcher STREQUAL "hydra")
+      set(L ${DRILLS_HYDRA})
+    else()
+      set(L ${DRILLS_RUN})
+    endif()
+    set(t drills_exit_${launcher}_${net})
+    drills_test(${t}_ret ENV ${env} COMMAND ${DRILLS_EXPECT} 5
+      "^drills_exit: rank 1 leaves with 5$" "^drills_exit: rank 0 leaves with 0$"
+      -- timeout 30 ${L} -n 4 ${DRILLS_EXIT} ret=1:5)
+    drills_test(${t}_exit ENV ${env} COMMAND ${DRILLS_EXPECT} 4
+      "^drills_exit: rank 2 leaves with 4$" "^drills_exit: rank 3 leaves with 0$"
+      -- timeout 30 ${L} -n 4 ${DRILLS_EXIT} exit=2:4)
+    drills_test(${t}_all ENV ${env} COMMAND ${DRILLS_EXPECT} 3
+      "^drills_exit: rank 3 leaves with 3$" -- timeout 30 ${L} -n 4 ${DRILLS_EXIT} ret=-1:3)
+    # (Hydra may end the job before it forwards the rank's message: only
+    # rdmachrun's output is certain)
+    if(launcher STREQUAL "hydra")
+      set(said)
+    else()
+      set(said "^rdmachrun: rank 1 \\(pid [0-9]+\\) exited with code 3 before MPI_Finalize$"
+               "rank 1 of 4 exits with code 3 before MPI_Finalize: ending the job")
+    endif()
+    drills_test(${t}_early ENV ${env} COMMAND ${DRILLS_EXPECT} 3 ${said}
+      -- timeout 10 ${L} -n 4 ${DRILLS_EXIT} early=1:3)
+  endforeach()
+endforeach()
