@@ -7,7 +7,10 @@
  * exits non-zero, dies by a signal, calls PMI abort or breaks the protocol —
  * is printed naming the rank, decides the exit status (its code, 128+signal
  * for a signal) and ends the rest: SIGTERM at once, SIGKILL after
- * RUN_TERM_GRACE_MS.
+ * RUN_TERM_GRACE_MS. Ranks that died already are judged first (settle), so
+ * a killed rank, not the survivor that noticed and aborted, is the verdict.
+ * A rank that exits non-zero after PMI finalize only sets the exit status:
+ * the others finish their own finalize (as under Hydra).
  *
  * A rank that exits 0 after PMI init without PMI finalize (a program that
  * forgets MPI_Finalize, as OMB 7.4's osu_latency_mt does) draws a warning

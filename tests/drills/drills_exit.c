@@ -6,11 +6,15 @@
  *   early=R:C      rank R calls exit(C) before MPI_Finalize, after a message
  *                  round with every rank; the others call MPI_Finalize, which
  *                  must not wait for it (the job ends with code C)
+ *   kill=R:0       rank R raises SIGKILL after the ring; the others wait in
+ *                  MPI_Barrier, see it fail and abort: the launcher's verdict
+ *                  must name rank R, not a survivor
  *   ok             every rank returns 0
  *
  * Every rank first checks a ring exchange (so the channels are up), and
  * prints "drills_exit: rank N leaves with C" just before it leaves.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +45,7 @@ int main(int argc, char **argv)
     int who = 0, code = 0;
     char mode[16] = "ok";
     if (argc > 1 && sscanf(argv[1], "%15[a-z]=%d:%d", mode, &who, &code) != 3 && strcmp(argv[1], "ok") != 0) {
-        fprintf(stderr, "usage: drills_exit ret=R:C | exit=R:C | early=R:C | ok\n");
+        fprintf(stderr, "usage: drills_exit ret=R:C | exit=R:C | early=R:C | kill=R:0 | ok\n");
         return 2;
     }
     MPI_Init(&argc, &argv);
@@ -51,6 +55,13 @@ int main(int argc, char **argv)
     int mine = who == -1 || who == rank;
     if (strcmp(mode, "early") == 0 && mine)
         leave(code, 1);
+    if (strcmp(mode, "kill") == 0) {
+        if (mine)
+            raise(SIGKILL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        fprintf(stderr, "drills_exit: rank %d: MPI_Barrier returned with rank %d dead\n", rank, who);
+        return 98;
+    }
     MPI_Finalize();
     if (!mine || strcmp(mode, "ok") == 0) {
         leave(0, 0);

@@ -62,3 +62,17 @@ foreach(net shm vnode1)
       -- timeout 10 ${L} -n 4 ${DRILLS_EXIT} early=1:3)
   endforeach()
 endforeach()
+
+# Ranks killed during MPI_Init: the jobs end, and no /dev/shm file of theirs
+# outlives the next start-up (drills_init_kill.sh; 10 runs of 8 ranks per
+# launcher here, `drills_init_kill.sh <kind> <launcher> 50 8 drills_exit` by
+# hand for the 50-run figure).
+drills_test(drills_init_kill_rdmachrun COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/drills_init_kill.sh
+  rdmachrun ${DRILLS_RUN} 10 8 ${DRILLS_EXIT})
+drills_test(drills_init_kill_hydra COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/drills_init_kill.sh
+  hydra ${DRILLS_HYDRA} 10 8 ${DRILLS_EXIT})
+
+# rdmachrun's verdict names the rank that was killed, not the survivor that
+# aborted first (20 jobs).
+drills_test(drills_exit_verdict COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/drills_exit_verdict.sh
+  ${DRILLS_RUN} ${DRILLS_EXIT} 20)
