@@ -56,6 +56,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "early") == 0 && mine)
         leave(code, 1);
     if (strcmp(mode, "kill") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);    /* every rank is past MPI_Init */
         if (mine)
             raise(SIGKILL);
         MPI_Barrier(MPI_COMM_WORLD);
