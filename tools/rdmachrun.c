@@ -366,20 +366,41 @@ static void reap(void)
     }
 }
 
-/* Does rank r look like it is dying: its end of the PMI socket closed (a
- * process's files are closed before it becomes a zombie) while it neither
- * finalized nor aborted? */
-static int dying(const struct run_rank *r)
+/* Is rank r in the middle of exiting, not yet a zombie? The kernel marks a
+ * task PF_EXITING (flag 0x4, field 9 of /proc/<pid>/stat) when it starts to
+ * exit; its memory goes first (a peer's process_vm_readv or pidfd may tell
+ * it died), its files (the PMI socket) later, and only then does it become
+ * reapable. A rank that closed its PMI socket without finalize or abort is
+ * taken for exiting too (no /proc). */
+static int exiting(const struct run_rank *r)
 {
-    if (r->pid <= 0 || r->fd < 0 || r->pmi_finalized || r->aborted)
+    if (r->pid <= 0)
         return 0;
-    struct pollfd p = { .fd = r->fd, .events = POLLRDHUP };
-    return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->pid);
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        char state;
+        unsigned long flags;
+        if (p && sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) == 2)
+            return state != 'Z' && state != 'X' && (flags & 0x4);
+    }
+    if (r->fd < 0 || r->pmi_finalized || r->aborted)
+        return 0;
+    struct pollfd pf = { .fd = r->fd, .events = POLLRDHUP };
+    return poll(&pf, 1, 0) == 1 && (pf.revents & (POLLRDHUP | POLLHUP | POLLERR));
 }
 
-/* Before the first failure is judged: reap the ranks that died, waiting up
- * to RUN_SETTLE_MS for those that are dying; a rank that left earlier without
- * finalize (exit code 0) is the cause if nothing else is. */
+/* Before the first failure is judged: wait up to RUN_SETTLE_MS until no rank
+ * is half-way through exiting, then judge the ranks killed by a signal (the
+ * cause; the others are reaped by the loop: an abort drained from one of
+ * them now would be judged before the failure at hand); a rank that left
+ * earlier without finalize (exit code 0) is the cause of an abort if
+ * nothing else is. */
 static void settle(void)
 {
     static int settling;
@@ -388,13 +409,21 @@ static void settle(void)
     settling = 1;
     double deadline = rch_base_wtime() + RUN_SETTLE_MS / 1000.0;
     for (;;) {
-        reap();
         int waiting = 0;
         for (int i = 0; i < S.job.size && !waiting; i++)
-            waiting = dying(&S.job.ranks[i]);
-        if (S.job.failed || !waiting || rch_base_wtime() >= deadline)
+            waiting = exiting(&S.job.ranks[i]);
+        if (!waiting || rch_base_wtime() >= deadline)
             break;
         poll(NULL, 0, 1);
+    }
+    for (int i = 0; i < S.job.size && !S.job.failed; i++) {
+        struct run_rank *r = &S.job.ranks[i];
+        siginfo_t si = { 0 };
+        int status;
+        if (r->pid > 0 && waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            si.si_pid == r->pid && (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED) &&
+            waitpid(r->pid, &status, 0) == r->pid)
+            rank_exited(r, status);
     }
     int aborting = 0;   /* the failure being judged is an abort (of a survivor?) */
     for (int i = 0; i < S.job.size; i++)

@@ -9,6 +9,8 @@
  *   kill=R:0       rank R raises SIGKILL after the ring; the others wait in
  *                  MPI_Barrier, see it fail and abort: the launcher's verdict
  *                  must name rank R, not a survivor
+ *   initkill=R:0   rank R raises SIGKILL as soon as MPI_Init returns, while
+ *                  others may still be in theirs; the same verdict is due
  *   ok             every rank returns 0
  *
  * Every rank first checks a ring exchange (so the channels are up), and
@@ -45,12 +47,19 @@ int main(int argc, char **argv)
     int who = 0, code = 0;
     char mode[16] = "ok";
     if (argc > 1 && sscanf(argv[1], "%15[a-z]=%d:%d", mode, &who, &code) != 3 && strcmp(argv[1], "ok") != 0) {
-        fprintf(stderr, "usage: drills_exit ret=R:C | exit=R:C | early=R:C | kill=R:0 | ok\n");
+        fprintf(stderr, "usage: drills_exit ret=R:C | exit=R:C | early=R:C | kill=R:0 | initkill=R:0 | ok\n");
         return 2;
     }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (strcmp(mode, "initkill") == 0) {
+        if (who == rank)
+            raise(SIGKILL);
+        MPI_Barrier(MPI_COMM_WORLD);
+        fprintf(stderr, "drills_exit: rank %d: MPI_Barrier returned with rank %d dead\n", rank, who);
+        return 98;
+    }
     ring();
     int mine = who == -1 || who == rank;
     if (strcmp(mode, "early") == 0 && mine)

@@ -73,6 +73,9 @@ drills_test(drills_init_kill_hydra COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/drills
   hydra ${DRILLS_HYDRA} 10 8 ${DRILLS_EXIT})
 
 # rdmachrun's verdict names the rank that was killed, not the survivor that
-# aborted first (20 jobs).
+# aborted first (20 jobs each): killed in MPI_Barrier, or right after its
+# MPI_Init while others may still be in theirs.
 drills_test(drills_exit_verdict COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/drills_exit_verdict.sh
-  ${DRILLS_RUN} ${DRILLS_EXIT} 20)
+  ${DRILLS_RUN} ${DRILLS_EXIT} 20 kill)
+drills_test(drills_exit_verdict_init COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/drills_exit_verdict.sh
+  ${DRILLS_RUN} ${DRILLS_EXIT} 20 initkill)
