@@ -76,7 +76,7 @@ for lp in "${pids[@]}"; do
         [ -e "$f" ] && { echo "left: $f"; still=$((still + 1)); }
     done
 done
-echo "drills_init_kill.sh: $kind: $runs runs, $killed ranks killed ($late jobs had finished first);" \
+echo "drills_init_kill.sh: $kind: $runs runs, $killed ranks killed ($late jobs exited 0: the kill came too late or after MPI_Finalize);" \
      "files left at a job's end: $left_total in all, at most $left_max;" \
      "after the next start-up: $still"
 [ "$still" -eq 0 ] || fail "$still file(s) of killed jobs are still in /dev/shm"

@@ -2,8 +2,10 @@
  * Shared-memory segments: one per receiving rank, a file under /dev/shm
  * (mode 0600) named rdmach-<kvsname>-<rank>. The owner creates it; every local
  * rank that sends to the owner maps it; the last of the expected mappers
- * removes the name, so after start-up a crash leaks nothing (the launcher
- * removes rdmach-<kvsname>-* if the job dies before that).
+ * removes the name, so once every pair has connected a crash leaks nothing.
+ * If the job dies before that, rdmachrun removes rdmach-<kvsname>-*; under
+ * any launcher the next job's sweep (rch_shm_seg_sweep) removes segments
+ * whose owner is gone.
  *
  * Also here: the wake-up side of blocking (futex in the wake line) and the
  * asymmetric store->load barrier that lets senders check "is the receiver
