@@ -7,7 +7,9 @@
 #     once: a rank took "my parent is pid 1" for "rdmachrun died");
 #  2. an MPI program's exit code (rank 1 returns 6 after MPI_Finalize) is
 #     rdmachrun's;
-#  3. orphans are reaped: rank 1 leaves a child behind that exits at once; it
+#  3. SIGTERM sent to pid 1 from inside the namespace (where the kernel drops
+#     signals that pid 1 has no handler for) ends the job: status 143;
+#  4. orphans are reaped: rank 1 leaves a child behind that exits at once; it
 #     is re-parented to rdmachrun (pid 1), which must reap it. Rank 0 waits
 #     (polling, bounded at 10 s) until no zombie is left in the namespace.
 # Skipped (77) where PID namespaces cannot be made (no root, no user
@@ -35,6 +37,12 @@ rc=$?
 printf '%s\n' "$out"
 [ "$rc" -eq 6 ] || fail "rank 1 returned 6 after MPI_Finalize: exit status $rc, expected 6"
 printf '%s\n' "$out" | grep -q '^drills_exit: rank 0 leaves with 0$' || fail "rank 0 did not finish"
+
+out=$(ns "$run" -n 2 sh -c 'test "$PMI_RANK" = 0 && kill -TERM 1; exec sleep 30' 2>&1)
+rc=$?
+printf '%s\n' "$out"
+[ "$rc" -eq 143 ] || fail "SIGTERM to pid 1: exit status $rc, expected 143"
+printf '%s\n' "$out" | grep -q '^rdmachrun: received SIGTERM, ending the job$' || fail "no message about SIGTERM"
 
 # rank 1: a child that outlives it and exits at once (an orphan for pid 1);
 # rank 0: wait until rank 1 is gone and no zombie is left, print the count
