@@ -165,6 +165,7 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
     rch_dev.rank = rch_boot.rank;
     rch_dev.size = rch_boot.size;
     rch_dev.failed_peer = -1;
+    rch_base_alert_install();   /* survive the launcher's "a process failed" (RDMACH_SIGUSR1) */
     rch_dev.dropped = 0;
     rch_dev.active = NULL;
     rch_match_posted_init(&rch_dev.posted);
@@ -251,6 +252,7 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
 out_free:
     free(sel);
     free_state();
+    rch_base_alert_uninstall();
     return st;
 }
 
@@ -281,6 +283,7 @@ rdmach_status_t rch_dev_finalize(void)
         RCH_DEBUG("dev", "finalize: %zu messages never received", rch_dev.unexp.count);
     rch_dev.initialized = 0;
     free_state();
+    rch_base_alert_uninstall();
     return RDMACH_OK;
 }
 
