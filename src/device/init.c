@@ -107,6 +107,7 @@ static void close_chans(void)
 static void free_state(void)
 {
     close_chans();
+    rch_dev_live_fini();
     free(rch_dev.peers);
     rch_dev.peers = NULL;
     for (uint32_t i = 0; i < rch_dev.nctxmaps; i++)
@@ -215,6 +216,9 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
         if (st != RDMACH_OK)
             goto out_free;
     }
+    st = rch_dev_live_publish();
+    if (st != RDMACH_OK)
+        goto out_free;
     st = rch_boot_fence();
     if (st != RDMACH_OK)
         goto out_free;
