@@ -171,6 +171,7 @@ struct rch_dev_state_s {
     uint32_t n_unexp_slabs, unexp_slabs_cap;
     /* failures */
     int failed_peer;
+    unsigned failures;              /* peers failed so far (rch_dev_failures) */
     /* communicator maps (optional, rch_dev_ctx_map) */
     struct rch_dev_ctxmap *ctxmaps;
     uint32_t nctxmaps;

@@ -325,6 +325,7 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status)
     p->chan = NULL;
     p->flow = 0;
     rch_dev.failed_peer = peer;
+    __atomic_store_n(&rch_dev.failures, rch_dev.failures + 1, __ATOMIC_RELEASE);
     rch_base_err(RDMACH_ERR_PEER_DEAD, "rank %d has failed or disconnected", peer);
     rch_dev_sendq_fail(p, RDMACH_ERR_PEER_DEAD);
     while (!rch_dlist_empty(&p->pending)) {
@@ -337,6 +338,19 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status)
 int rch_dev_failed_peer(void)
 {
     return rch_dev.failed_peer;
+}
+
+unsigned rch_dev_failures(void)
+{
+    return __atomic_load_n(&rch_dev.failures, __ATOMIC_ACQUIRE);
+}
+
+int rch_dev_peer_is_dead(int world)
+{
+    if (!rch_dev.initialized || world < 0 || world >= rch_dev.size)
+        return 0;
+    const struct rch_dev_peer *p = &rch_dev.peers[world];
+    return p->dead && p->dead_status == RDMACH_ERR_PEER_DEAD;
 }
 
 /* ---- communicator maps ---- */
