@@ -139,9 +139,22 @@ static inline unsigned progress_once(void)
 /* At MPI_THREAD_MULTIPLE every caller of rch_dev_progress is between polls
  * (a Test, an Iprobe, a loop waiting for a flag, a lock word, a barrier):
  * a thread that waits for the critical section gets it here (cs.h). */
+/* Polling waits (a Test loop, MULTIPLE's wait_mt) never reach block():
+ * every LIVE_IDLE empty passes they check the peers no channel watches
+ * (live.c, itself rate-limited by time). */
+#define LIVE_IDLE 4096u
+static unsigned idle_passes;
+
+static inline void idle_pass(unsigned n)
+{
+    if (n == 0 && RCH_UNLIKELY(++idle_passes % LIVE_IDLE == 0))
+        rch_dev_live_check();
+}
+
 unsigned rch_dev_progress(void)
 {
     unsigned n = progress_once();
+    idle_pass(n);
     if (RCH_UNLIKELY(rch_dev_cs_on))
         rch_dev_cs_yield();
     return n;
@@ -265,6 +278,7 @@ static __attribute__((noinline)) rdmach_status_t wait_mt(const struct idle_polic
         unsigned n = progress_once();
         if (ip->done(ip->arg))
             return RDMACH_OK;
+        idle_pass(n);
         rch_dev_cs_yield();
         if (n) {
             spins = 0;

@@ -1,6 +1,7 @@
 # The death matrix: the last of 2 ranks dies (SIGKILL, _exit without
 # MPI_Finalize, SIGSTOP: a hang) while rank 0 is blocked waiting for it in
-# each way a program waits (drills_death.c), over shared memory and over tcp
+# each way a program waits (drills_death.c: blocking, polling with MPI_Test,
+# at MPI_THREAD_MULTIPLE), over shared memory and over tcp
 # (RDMACH_VNODE_SIZE=1). Rank 0 must get MPI_ERR_PROC_ABORTED naming rank 1
 # within 10 s (the target is 2 s: the test prints the time it measured).
 #
@@ -20,7 +21,7 @@ foreach(chan shm tcp)
     set(env "RDMACH_VNODE_SIZE=0")
   endif()
   foreach(die kill exit stop)
-    foreach(wait recv any wait waitany barrier bcast fence)
+    foreach(wait recv any wait waitany barrier bcast fence test mt)
       set(t drills_death_${chan}_${die}_${wait})
       add_test(NAME ${t} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_death.sh --
                                  ${DRILLS_MPIEXEC_MPICH} -disable-auto-cleanup -n 2

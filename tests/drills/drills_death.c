@@ -10,6 +10,9 @@
  *         barrier  MPI_Barrier
  *         bcast    MPI_Bcast rooted at the victim
  *         fence    MPI_Win_fence on a window of all ranks
+ *         test     MPI_Irecv from the victim, MPI_Test in a loop (polling)
+ *         mt       MPI_Recv from the victim at MPI_THREAD_MULTIPLE (the
+ *                  device's waits poll there and never sleep)
  *   DIE   kill     raise(SIGKILL)
  *         exit     _exit(0), no MPI_Finalize
  *         stop     raise(SIGSTOP): a hang (the first survivor SIGKILLs it when done)
@@ -121,6 +124,15 @@ static int wait_for_victim(const char *how, MPI_Win win)
         return MPI_Bcast(buf, 2, MPI_INT, victim, MPI_COMM_WORLD);
     if (strcmp(how, "fence") == 0)
         return MPI_Win_fence(0, win);
+    if (strcmp(how, "test") == 0) {
+        int rc = MPI_Irecv(buf, 1, MPI_INT, victim, 0, MPI_COMM_WORLD, &rq[0]);
+        int flag = 0;
+        while (rc == MPI_SUCCESS && !flag)
+            rc = MPI_Test(&rq[0], &flag, &st);
+        return rc;
+    }
+    if (strcmp(how, "mt") == 0)
+        return MPI_Recv(buf, 1, MPI_INT, victim, 0, MPI_COMM_WORLD, &st);
     fprintf(stderr, "drills_death: unknown way of waiting '%s'\n", how);
     exit(2);
 }
@@ -130,7 +142,7 @@ int main(int argc, char **argv)
     int own_usr1 = argc == 4 && strcmp(argv[3], "usr1") == 0;
     if ((argc != 3 && !own_usr1) ||
         (strcmp(argv[2], "kill") && strcmp(argv[2], "exit") && strcmp(argv[2], "stop"))) {
-        fprintf(stderr, "usage: drills_death recv|any|wait|waitany|barrier|bcast|fence kill|exit|stop [usr1]\n");
+        fprintf(stderr, "usage: drills_death recv|any|wait|waitany|barrier|bcast|fence|test|mt kill|exit|stop [usr1]\n");
         return 2;
     }
     if (own_usr1)
@@ -140,7 +152,9 @@ int main(int argc, char **argv)
     const char *report = getenv("DRILLS_REPORT");
     if (report && *report)
         report_fd = open(report, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    MPI_Init(&argc, &argv);
+    int provided;
+    MPI_Init_thread(&argc, &argv, strcmp(wait_name, "mt") == 0 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
+                    &provided);
     int size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
