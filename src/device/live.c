@@ -41,7 +41,7 @@ static struct {
     struct live_peer *peers;         /* [size], after the first check */
     int resolved;
     int any;                         /* some peer is watched */
-    double next;
+    double next, last;               /* next check, last check (rch_base_wtime) */
     unsigned alerts;
     char me[320];                    /* our "<boot id or host name>,<pid namespace>" */
 } L;
@@ -123,7 +123,11 @@ void rch_dev_live_check(void)
         resolve();
     if (!L.any)
         return;
+    /* after a gap in our own checks a stop seen before says nothing (as in
+     * shm_live.c): the count starts again */
     double limit = rch_tun.peer_stop_timeout / 1000.0;
+    int gap = now - L.last > limit / 2 + 2 * PERIOD_S;
+    L.last = now;
     for (int r = 0; r < rch_dev.size; r++) {
         struct live_peer *lp = &L.peers[r];
         if (lp->pid <= 0 || rch_dev.peers[r].dead)
@@ -131,8 +135,8 @@ void rch_dev_live_check(void)
         int s = rch_base_proc_stopped(lp->pid);
         if (s < 0) {
             fail(r, "is gone");
-        } else if (s == 0 || limit <= 0) {
-            lp->stopped_since = 0;
+        } else if (s == 0 || limit <= 0 || gap) {
+            lp->stopped_since = s == 0 || limit <= 0 ? 0 : now;
         } else if (lp->stopped_since == 0) {
             lp->stopped_since = now;
         } else if (now - lp->stopped_since >= limit) {

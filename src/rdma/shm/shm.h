@@ -175,6 +175,7 @@ struct rch_rdma_chan {
     unsigned rr;                     /* round-robin start of the ring scan */
     unsigned idle;
     double live_next, stop_next;     /* next liveness checks (rch_base_wtime), shm_live.c */
+    double stop_last;                /* the last check for stopped peers */
     unsigned live_alerts;            /* rch_base_alerts() at the last check */
     int nbusy;                       /* peers with pipe or control-record work */
     int ndead_pending;               /* dead peers not yet reported / ops not yet failed */

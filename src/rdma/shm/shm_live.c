@@ -105,10 +105,15 @@ static void check_gone(struct rch_rdma_chan *ch)
     poll_pidfds(ch, pf, who, n);
 }
 
-/* A peer stopped since before now - RDMACH_PEER_STOP_TIMEOUT counts as failed. */
+/* A peer stopped since before now - RDMACH_PEER_STOP_TIMEOUT counts as failed.
+ * Only while we watched it all along: after a gap in our own checks (we
+ * computed, or the whole job was suspended and resumed) a stop seen before
+ * says nothing, and the count starts again. */
 static void check_stopped(struct rch_rdma_chan *ch, double now)
 {
     double limit = rch_tun.peer_stop_timeout / 1000.0;
+    int gap = now - ch->stop_last > limit / 2 + 2 * STOP_PERIOD_S;
+    ch->stop_last = now;
     for (int i = 0; i < ch->npeers; i++) {
         struct rch_shm_peer *p = &ch->peers[i];
         if (!watched(ch, p))
@@ -116,8 +121,8 @@ static void check_stopped(struct rch_rdma_chan *ch, double now)
         int s = rch_base_proc_stopped(p->pid);
         if (s < 0) {
             rch_shm_peer_mark_dead(ch, p, RDMACH_ERR_PEER_DEAD);
-        } else if (s == 0) {
-            p->stopped_since = 0;
+        } else if (s == 0 || gap) {
+            p->stopped_since = s == 0 ? 0 : now;
         } else if (p->stopped_since == 0) {
             p->stopped_since = now;
         } else if (now - p->stopped_since >= limit) {
