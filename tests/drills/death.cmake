@@ -1,4 +1,4 @@
-# The death matrix: the last of 2 ranks dies (SIGKILL, _exit without
+# The death matrix: the last of 2 ranks (3 in the _np3 cells) dies (SIGKILL, _exit without
 # MPI_Finalize, SIGSTOP: a hang) while rank 0 is blocked waiting for it in
 # each way a program waits (drills_death.c: blocking, polling with MPI_Test,
 # at MPI_THREAD_MULTIPLE), over shared memory and over tcp
@@ -61,4 +61,16 @@ foreach(die kill exit stop)
                              ${DRILLS_MPIEXEC_MPICH} -disable-auto-cleanup -n 2
                              $<TARGET_FILE:drills_keep> $<TARGET_FILE:drills_death> barrier ${die})
   set_tests_properties(${t} PROPERTIES TIMEOUT 60 LABELS "mp;drills" ENVIRONMENT "RDMACH_BARRIER=shm")
+endforeach()
+
+# Three ranks on this 2-core machine: oversubscribed, so the device waits
+# with its oversubscribed policy (yield, then sleep); both survivors wait.
+foreach(die kill stop)
+  foreach(wait recv any barrier)
+    set(t drills_death_shm_${die}_${wait}_np3)
+    add_test(NAME ${t} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_death.sh --
+                               ${DRILLS_MPIEXEC_MPICH} -disable-auto-cleanup -n 3
+                               $<TARGET_FILE:drills_keep> $<TARGET_FILE:drills_death> ${wait} ${die})
+    set_tests_properties(${t} PROPERTIES TIMEOUT 60 LABELS "mp;drills")
+  endforeach()
 endforeach()

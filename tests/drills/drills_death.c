@@ -31,7 +31,10 @@
  * 2 s, the printed figure is the measure). A survivor still waiting
  * NO_ERROR_S after T prints FAIL and ends the job. The lines also go to the
  * file $DRILLS_REPORT if set (check_death.sh: Hydra may exit before it
- * forwards a rank's output).
+ * forwards a rank's output). A survivor leaves only when every survivor
+ * has reported (each holds a shared lock on that file until it has, then
+ * waits for an exclusive one): one that left early would be a second
+ * failure for the others to see.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -39,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 #include <mpi.h>
@@ -178,6 +182,9 @@ int main(int argc, char **argv)
     int pid = (int)getpid();
     MPI_Bcast(&pid, 1, MPI_INT, victim, MPI_COMM_WORLD);
     victim_pid = (pid_t)pid;
+    if (rank != victim && report_fd >= 0)
+        flock(report_fd, LOCK_SH);      /* released when this survivor has reported */
+    MPI_Barrier(MPI_COMM_WORLD);
     double t_die = MPI_Wtime() + AHEAD_S;
     MPI_Bcast(&t_die, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
 
@@ -228,6 +235,10 @@ int main(int argc, char **argv)
         say("drills_death: FAIL: rank %d: %s\n", rank, bad);
     else
         say("drills_death: PASS: rank %d\n", rank);
+    if (report_fd >= 0) {
+        flock(report_fd, LOCK_UN);
+        flock(report_fd, LOCK_EX);      /* every survivor has reported */
+    }
     /* A peer is gone: finalize's exchanges could not complete; leave. */
     _exit(bad ? 1 : 0);
 }
