@@ -9,6 +9,7 @@
  *   4. per peer, from the channel's caps: eager limits, RMA, credits.
  * Every rank calls the fence, whether or not it opened a channel.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -305,7 +306,8 @@ static void fail_posted(struct rch_match_entry *e, void *arg)
 }
 
 /*
- * A peer failed. Everything waiting on it completes with PEER_DEAD: queued
+ * A peer failed; its reporter has recorded why (rch_base_err), which the
+ * message keeps. Everything waiting on it completes with PEER_DEAD: queued
  * sends, sends and receives in a protocol exchange with it, posted receives
  * naming it (when the communicator's map is known, rch_dev_ctx_map), and —
  * to keep it simple — every posted ANY_SOURCE receive: another sender could
@@ -318,6 +320,9 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status)
     struct rch_dev_peer *p = &rch_dev.peers[peer];
     if (p->dead || peer == rch_dev.rank)
         return;
+    /* the reporter (a channel's progress, live.c) has just recorded why */
+    char why[200];
+    snprintf(why, sizeof(why), "%s", rdmach_last_error());
     RCH_WARN("dev", "rank %d failed (%s): its requests complete with an error", peer, rdmach_strerror(status));
     p->dead = 1;
     p->dead_status = RDMACH_ERR_PEER_DEAD;
@@ -326,7 +331,7 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status)
     p->flow = 0;
     rch_dev.failed_peer = peer;
     __atomic_store_n(&rch_dev.failures, rch_dev.failures + 1, __ATOMIC_RELEASE);
-    rch_base_err(RDMACH_ERR_PEER_DEAD, "rank %d has failed or disconnected", peer);
+    rch_base_err(RDMACH_ERR_PEER_DEAD, "rank %d has failed or disconnected%s%s", peer, why[0] ? ": " : "", why);
     rch_dev_sendq_fail(p, RDMACH_ERR_PEER_DEAD);
     while (!rch_dlist_empty(&p->pending)) {
         struct rch_dev_ireq *r = rch_container_of(p->pending.next, struct rch_dev_ireq, pending);

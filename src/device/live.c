@@ -106,7 +106,8 @@ static void resolve(void)
 
 static void fail(int r, const char *why)
 {
-    RCH_WARN("dev", "rank %d (pid %d) %s", r, (int)L.peers[r].pid, why);
+    rch_base_err(RDMACH_ERR_PEER_DEAD, "its process (pid %d) %s", (int)L.peers[r].pid, why);
+    RCH_WARN("dev", "rank %d: %s", r, rdmach_last_error());
     L.peers[r].pid = 0;
     rch_dev_peer_failed(r, RDMACH_ERR_PEER_DEAD);
 }
@@ -140,7 +141,7 @@ void rch_dev_live_check(void)
         } else if (lp->stopped_since == 0) {
             lp->stopped_since = now;
         } else if (now - lp->stopped_since >= limit) {
-            fail(r, "is stopped (counted as failed: RDMACH_PEER_STOP_TIMEOUT)");
+            fail(r, "has been stopped for RDMACH_PEER_STOP_TIMEOUT or longer");
         }
     }
 }
