@@ -202,7 +202,7 @@ static unsigned report_dead(struct rch_rdma_chan *ch, unsigned max)
         n += rch_shm_pipe_fail_peer(ch, p, p->dead_status);
         p->dead_reported = 1;
         ch->ndead_pending--;
-        rch_base_err(p->dead_status, "shm: its process (pid %d) %s", (int)p->pid,
+        rch_base_err(p->dead_status, "shm: rank %d (pid %d) %s", p->rank, (int)p->pid,
                      p->dead_status != RDMACH_ERR_PEER_DEAD ? "sent corrupt data"
                      : p->stopped_since > 0 ? "has been stopped for RDMACH_PEER_STOP_TIMEOUT or longer"
                      : "has exited");
