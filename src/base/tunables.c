@@ -76,6 +76,15 @@ static const struct rch_tun_row rows[] = {
     { "YIELD_COUNT_OVERSUB", RCH_TUN_INT, OFF(yield_count_oversub), "20", 0, INT_MAX, NULL,
       "sched_yield calls before a waiting rank blocks, when the node runs more ranks than it has cores: "
       "one that waits longer than a few hand-offs stops competing for its core" },
+    { "PEER_STOP_TIMEOUT", RCH_TUN_INT, OFF(peer_stop_timeout), "1000", 0, INT_MAX, NULL,
+      "Milliseconds a rank of this host may stay stopped (SIGSTOP, job control; not a debugger's stop) "
+      "while others wait for it before it counts as failed: their waits end with an error naming it "
+      "(0: never)" },
+    { "SIGUSR1", RCH_TUN_ENUM, OFF(sigusr1), "auto", 0, 0, "auto|on|off",
+      "Handle SIGUSR1, which MPICH's Hydra sends the other ranks when one fails (its default action "
+      "kills them): the handler counts it as \"a process failed\" (liveness is checked at once) and calls "
+      "the handler it replaced. auto: install only if the program has no handler of its own; on: always "
+      "(chained); off: never" },
     /* Collectives: forced algorithms (checked against src/coll's lists when the
      * collectives start; rdmach-tune --list names them), the network profile, tuning. */
     { "BCAST", RCH_TUN_STRING, OFF(coll_bcast), "auto", 0, 64, NULL,

@@ -31,6 +31,7 @@ enum { RCH_ZCOPY_AUTO, RCH_ZCOPY_ON, RCH_ZCOPY_OFF };
 enum { RCH_BARRIER_AUTO, RCH_BARRIER_DISSEMINATION, RCH_BARRIER_SHM, RCH_BARRIER_HIER,
        RCH_BARRIER_HWSIM, RCH_BARRIER_PPDEV, RCH_BARRIER_OFI };
 enum { RCH_RMA_PATH_AUTO, RCH_RMA_PATH_RDMA, RCH_RMA_PATH_AM };
+enum { RCH_SIGUSR1_AUTO, RCH_SIGUSR1_ON, RCH_SIGUSR1_OFF };
 
 struct rch_tunables {
     int    log;              /* enum rch_log_level */
@@ -54,6 +55,8 @@ struct rch_tunables {
     int    spin_count_oversub_peer; /* ... while the rank waited for runs on another core */
     int    yield_count;      /* yields before blocking on the channel's wait primitive */
     int    yield_count_oversub; /* the same when the node has more ranks than cores */
+    int    peer_stop_timeout; /* ms a local peer may stay stopped before it counts as failed (0: never) */
+    int    sigusr1;          /* RCH_SIGUSR1_*: the launcher's "a process failed" signal (base/proc.c) */
     /* collectives (src/coll): the forced algorithm of each ("" or "auto": the tuning
      * table), the network profile, a measured tuning file, a layout for the
      * node-aware algorithms only */
