@@ -19,6 +19,10 @@ struct rch_tunables rch_tun;
 static const struct rch_tun_row rows[] = {
     { "LOG", RCH_TUN_ENUM, OFF(log), "warn", 0, 0, "error|warn|info|debug|trace",
       "Log level; every line names the rank and the subsystem" },
+    { "LOG_INTERVAL", RCH_TUN_INT, OFF(log_interval), "10", 1, 86400, NULL,
+      "Seconds between two lines of a message outsiders can repeat (a refused connection request, a "
+      "silent connection reset): the occurrences in between are counted in the next line; the interval "
+      "doubles while they go on (up to 32 times this) and comes back after a quiet one" },
     { "BIND", RCH_TUN_ENUM, OFF(bind), "core", 0, 0, "none|core|numa",
       "Bind each rank round-robin to a core, to a NUMA node, or not at all" },
     { "VNODE_SIZE", RCH_TUN_INT, OFF(vnode_size), "0", 0, 1 << 20, NULL,
@@ -314,6 +318,7 @@ rdmach_status_t rch_base_tun_load(void)
             return st;
     }
     rch_log_level = rch_tun.log;
+    rch_log_interval = rch_tun.log_interval;
     /* A misspelt variable would otherwise be silently ignored. */
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "RDMACH_", 7) != 0)

@@ -34,6 +34,7 @@ enum { RCH_RMA_PATH_AUTO, RCH_RMA_PATH_RDMA, RCH_RMA_PATH_AM };
 
 struct rch_tunables {
     int    log;              /* enum rch_log_level */
+    int    log_interval;     /* seconds between lines of a rate-limited message */
     int    bind;             /* RCH_BIND_* */
     int    vnode_size;       /* 0: real nodes */
     int    shm;              /* bool: use shared memory within a node */
