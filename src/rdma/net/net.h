@@ -23,6 +23,7 @@
 #ifndef RCH_RDMA_NET_H
 #define RCH_RDMA_NET_H
 
+#include "base/log.h"
 #include "rdma/channel.h"
 #include "rdma/net/net_prov.h"
 #include "rdma/net/net_proto.h"
@@ -212,6 +213,7 @@ struct rch_rdma_chan {
     double next_timer;
     int nfail_pending;           /* failed connections not yet reported upward */
     unsigned refused;
+    struct rch_log_limit refuse_log;   /* refused requests: a line per RDMACH_LOG_INTERVAL at most */
     struct rch_net_rma *rma_free;
     void **rma_slabs;
     int nrma_slabs;

@@ -268,6 +268,7 @@ void rch_net_close(struct rch_rdma_chan *ch)
     if (ch == NULL)
         return;
     rch_net_conn_close_all(ch);
+    rch_log_limit_flush(&ch->refuse_log, RCH_LOG_WARN, "net", "refused connection requests");
     free_chan(ch);
 }
 

@@ -404,7 +404,8 @@ static void refuse(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const 
     ch->pops->reject(ch->prov, ev->req, &p, sizeof(p));
     ev->req = NULL;
     ch->refused++;
-    RCH_WARN("net", "refused a connection request from %s: %s", ev->peer_name[0] ? ev->peer_name : "?", why);
+    rch_log_limited(&ch->refuse_log, RCH_LOG_WARN, "net", "refused a connection request from %s: %s",
+                    ev->peer_name[0] ? ev->peer_name : "?", why);
 }
 
 static void on_connect_req(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const struct rch_net_cm_priv *p)
