@@ -163,6 +163,16 @@ static const struct rch_tun_row rows[] = {
       "Most bytes the network registration cache keeps registered" },
     { "NET_CONNECT_TIMEOUT", RCH_TUN_INT, OFF(net_connect_timeout), "60", 1, 86400, NULL,
       "Seconds to establish a network connection before the peer is declared failed" },
+    { "NET_HANDSHAKE_TIMEOUT_MS", RCH_TUN_INT, OFF(net_handshake_timeout_ms), "2000", 10, 600000, NULL,
+      "Milliseconds a connection accepted by a rank's listener may stay silent (libfabric tcp: no "
+      "connection request read from it) before it is reset; a member's request arrives within a "
+      "round trip of the TCP handshake" },
+    { "NET_PENDING_MAX", RCH_TUN_INT, OFF(net_pending_max), "64", 2, 65536, NULL,
+      "Silent connections a rank's listener holds (libfabric tcp) before it resets the oldest, so that "
+      "strangers never hold more of the rank's descriptors" },
+    { "NET_FD_RESERVE", RCH_TUN_INT, OFF(net_fd_reserve), "4", 0, 64, NULL,
+      "Descriptors the network channel holds in reserve (libfabric tcp), released for its own connection "
+      "or for its listener's next accept when the process has none left" },
     { "ABI_CHECK", RCH_TUN_BOOL, OFF(abi_check), "on", 0, 0, "on|off",
       "At MPI_Init, end the job if the program (built against MPICH) uses an MPI function rdmach "
       "does not provide (off: it fails only if and when it calls it)" },
