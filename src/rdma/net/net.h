@@ -183,6 +183,7 @@ struct rch_net_conn {
 struct rch_net_stats {
     unsigned ready, connecting, refused, failed;
     unsigned noop_repeats;       /* NOOPs this rank sent again, unanswered (client side) */
+    unsigned connect_retries;    /* connections made again after a reset (client side) */
     uint64_t sent, received, crdt_sent, tx_full;
     struct rch_net_rcache_stats rcache;
 };

@@ -371,6 +371,7 @@ void rch_net_stats(struct rch_rdma_chan *ch, struct rch_net_stats *st)
         st->crdt_sent += c->crdt_sent;
         st->tx_full += c->tx_full;
         st->noop_repeats += c->noop_repeats;
+        st->connect_retries += c->retries;
     }
     st->refused = ch->refused;
     rch_net_rcache_stats(&ch->rcache, &st->rcache);
