@@ -17,3 +17,12 @@ add_test(NAME drill_listener_flood
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/flood.sh $<TARGET_FILE:rdmachrun> $<TARGET_FILE:flood_job>
                  $<TARGET_FILE:flood> 4 2000 2500 100 60)
 set_tests_properties(drill_listener_flood PROPERTIES TIMEOUT 120 LABELS "net;job;drill")
+# The same with ulimit -n 70, fewer descriptors than the rank's own and the
+# listener's bound (64) together: the rank runs out of descriptors, and its
+# reserve (RDMACH_NET_FD_RESERVE, and the guard's own spare for reading the
+# epoll set) must keep its connections and the guard going. Without the
+# guard's spare the guard could not look, and a connection timed out.
+add_test(NAME drill_listener_flood_fd_starved
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/flood.sh $<TARGET_FILE:rdmachrun> $<TARGET_FILE:flood_job>
+                 $<TARGET_FILE:flood> 4 1000 2500 100 60 70)
+set_tests_properties(drill_listener_flood_fd_starved PROPERTIES TIMEOUT 120 LABELS "net;job;drill")

@@ -1,8 +1,8 @@
 #!/bin/sh
-# flood.sh <rdmachrun> <flood_job> <flood> <ranks> <idle> <garbage> <max-log-lines> [seconds]
+# flood.sh <rdmachrun> <flood_job> <flood> <ranks> <idle> <garbage> <max-log-lines> [seconds [fd-limit]]
 #
 # The job (flood_job) over the network channel with every pair a tcp pair,
-# under `ulimit -n 1024`, while the flooder holds <idle> silent connections
+# under `ulimit -n 1024` (or fd-limit), while the flooder holds <idle> silent connections
 # to each rank's listener and makes <garbage> junk connection attempts to
 # each (both counts per listener). Passes when the job ends with status 0
 # and its "OK" line, the flooder found and flooded every rank, and the job
@@ -10,13 +10,13 @@
 # anything else). Prints the figures: the job's line, the flooder's per
 # listener, the log lines.
 set -u
-run=$1 job=$2 flood=$3 np=$4 idle=$5 garbage=$6 maxlines=$7 secs=${8:-120}
+run=$1 job=$2 flood=$3 np=$4 idle=$5 garbage=$6 maxlines=$7 secs=${8:-120} fds=${9:-1024}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/rdmach-flood.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 
 # the soft limit, which is the one enforced: the flooder raises its own up
 # to the hard limit, the job keeps 1024 (flood_job prints the limit it ran under)
-ulimit -S -n 1024 || { echo "flood.sh: cannot set ulimit -S -n 1024"; exit 1; }
+ulimit -S -n "$fds" || { echo "flood.sh: cannot set ulimit -S -n $fds"; exit 1; }
 export RDMACH_VNODE_SIZE=1 RDMACH_NET=ofi
 
 "$run" -n "$np" "$job" "$dir" "$secs" >"$dir/job.out" 2>"$dir/job.err" &

@@ -78,7 +78,6 @@ void rch_ofi_guard_close(struct rch_net_prov *p);
 int rch_ofi_guard_before_read(struct rch_net_prov *p);
 /* Give up one reserved descriptor (fi_endpoint found none): 1 if one was. */
 int rch_ofi_guard_release(struct rch_net_prov *p);
-const char *rch_ofi_guard_state(const struct rch_net_prov *p);
 
 /* ofi_data.c */
 rdmach_status_t rch_ofi_mr_reg(struct rch_net_prov *p, void *addr, size_t len, struct rch_net_mr *mr);

@@ -47,10 +47,11 @@
  * accept succeeds (its EMFILE would leave the listener readable, the wait
  * fd with it, and the connection unaccepted) and the silent sockets are
  * trimmed to a quarter of the bound. The reserve is refilled when
- * descriptors are free again.
+ * descriptors are free again. One more spare is the guard's own: reading
+ * the fdinfo needs a descriptor, and it is needed most when none is free.
  *
  * If the listening socket or the epoll set cannot be found (a provider that
- * works otherwise), the guard is off: rch_ofi_guard_state says so.
+ * works otherwise), the guard is off, and says so at RDMACH_LOG=debug.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -93,8 +94,9 @@ struct rch_ofi_guard {
     int live;                    /* of them, not reset */
     unsigned accepts;            /* calls that found the listener readable since the last scan */
     double last_scan;
-    int spare[64];
+    int spare[64];               /* the reserve for endpoints and accepts */
     int nspare, want_spare;
+    int own_spare;               /* the guard's own, for reading the fdinfo (-1: none) */
     int starved;                 /* the last refill found no descriptor free */
     char *buf;                   /* fdinfo text */
     size_t buflen;
@@ -140,12 +142,19 @@ static int silent(int fd)
     return ioctl(fd, FIONREAD, &n) == 0 && n == 0;
 }
 
-/* The whole fdinfo of the epoll set into g->buf; its length, or -1. */
+/* The whole fdinfo of the epoll set into g->buf; its length, or -1. With no
+ * descriptor free (when trimming matters most) the guard's own spare is
+ * closed for it and taken again after. */
 static ssize_t read_fdinfo(struct rch_ofi_guard *g)
 {
     char path[64];
     snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", g->cm_epfd);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && (errno == EMFILE || errno == ENFILE) && g->own_spare >= 0) {
+        close(g->own_spare);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        g->own_spare = -1;
+    }
     if (fd < 0)
         return -1;
     size_t n = 0;
@@ -163,6 +172,8 @@ static ssize_t read_fdinfo(struct rch_ofi_guard *g)
         n += (size_t)r;
     }
     close(fd);
+    if (g->own_spare < 0)
+        g->own_spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
     g->buf[n] = '\0';
     return (ssize_t)n;
 }
@@ -335,6 +346,7 @@ rdmach_status_t rch_ofi_guard_open(struct rch_net_prov *p, int cm_epfd)
     g->timeout = rch_tun.net_handshake_timeout_ms / 1e3;
     g->max = rch_tun.net_pending_max;
     g->want_spare = rch_tun.net_fd_reserve < 64 ? rch_tun.net_fd_reserve : 64;
+    g->own_spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
     p->guard = g;
     refill(g);
     size_t len = sizeof(g->addr);
@@ -356,16 +368,12 @@ void rch_ofi_guard_close(struct rch_net_prov *p)
     rch_log_limit_flush(&g->log, RCH_LOG_WARN, "net", "listener: connections reset that sent no request");
     while (g->nspare)
         close(g->spare[--g->nspare]);
+    if (g->own_spare >= 0)
+        close(g->own_spare);
     free(g->socks);
     free(g->buf);
     free(g);
     p->guard = NULL;
-}
-
-const char *rch_ofi_guard_state(const struct rch_net_prov *p)
-{
-    const struct rch_ofi_guard *g = p->guard;
-    return g && g->listen_fd >= 0 ? "on" : "off (listener not found)";
 }
 
 #endif /* RDMACH_HAVE_OFI */
