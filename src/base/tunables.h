@@ -35,6 +35,7 @@ enum { RCH_SIGUSR1_AUTO, RCH_SIGUSR1_ON, RCH_SIGUSR1_OFF };
 
 struct rch_tunables {
     int    log;              /* enum rch_log_level */
+    int    log_interval;     /* seconds between lines of a rate-limited message */
     int    bind;             /* RCH_BIND_* */
     int    vnode_size;       /* 0: real nodes */
     int    shm;              /* bool: use shared memory within a node */
@@ -82,6 +83,9 @@ struct rch_tunables {
     int    net_reg_cache_entries;
     size_t net_reg_cache_size;
     int    net_connect_timeout;  /* seconds to establish a connection */
+    int    net_handshake_timeout_ms; /* a silent accepted connection is reset after this */
+    int    net_pending_max;  /* silent accepted connections a listener holds */
+    int    net_fd_reserve;   /* descriptors held back for the channel's own connections */
     int    abi_check;        /* bool: MPI_Init checks that every MPI symbol the program uses exists */
     int    barrier;          /* RCH_BARRIER_*: forced barrier backend (src/coll/barrier_*.c) */
     char   ppdev[256];       /* parallel port of the ppdev barrier backend ("": none) */
