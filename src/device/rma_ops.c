@@ -204,31 +204,38 @@ static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, siz
 
 /* ---- AM ---- */
 
+rdmach_status_t rch_dev_rma_send_acked(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
+                                       size_t plen, int copy, struct rch_dev_rma_cmpl *c)
+{
+    struct rch_dev_win_target *t = &w->t[target];
+    t->pend_remote++;
+    w->npend_remote++;
+    rdmach_status_t st = rch_dev_rma_send_q(w, target, h, payload, plen, copy, NULL, RMA_RQ_LOCAL, c);
+    if (st != RDMACH_OK) {
+        t->pend_remote--;
+        w->npend_remote--;
+    }
+    return st;
+}
+
 static rdmach_status_t am_put(struct rch_dev_win *w, int target, const unsigned char *src, size_t len,
                               uint64_t toff, struct rch_dev_rma_cmpl *c)
 {
     size_t maxp = rch_dev_rma_max_payload(w, target);
     if (maxp == 0)
         return unreachable(w, target, "put");
-    struct rch_dev_win_target *t = &w->t[target];
     for (size_t off = 0; off < len; off += maxp) {
         size_t n = len - off < maxp ? len - off : maxp;
         struct rch_rma_hdr h;
         rch_dev_rma_hdr(w, &h, RCH_RMA_PUT, n, toff + off);
-        t->pend_remote++;
-        w->npend_remote++;
-        rdmach_status_t st = rch_dev_rma_send_q(w, target, &h, src + off, n, 0, NULL, RMA_RQ_LOCAL, c);
-        if (st != RDMACH_OK) {
-            t->pend_remote--;
-            w->npend_remote--;
+        rdmach_status_t st = rch_dev_rma_send_acked(w, target, &h, src + off, n, 0, c);
+        if (st != RDMACH_OK)
             return st;
-        }
     }
     return RDMACH_OK;
 }
 
-/* One request-response operation (GET, GACC, CAS): rlen bytes come back into result. */
-static rdmach_status_t am_rsp_op(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
+rdmach_status_t rch_dev_rma_rsp_op(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
                                  size_t plen, int copy, void *result, size_t rlen, struct rch_dev_rma_cmpl *c)
 {
     struct rch_dev_peer *p = &rch_dev.peers[w->t[target].world];
@@ -253,7 +260,7 @@ static rdmach_status_t am_get(struct rch_dev_win *w, int target, unsigned char *
         struct rch_rma_hdr h;
         rch_dev_rma_hdr(w, &h, RCH_RMA_GET, 0, toff + off);
         h.elem = (uint32_t)n;
-        rdmach_status_t st = am_rsp_op(w, target, &h, NULL, 0, 0, dst + off, n, c);
+        rdmach_status_t st = rch_dev_rma_rsp_op(w, target, &h, NULL, 0, 0, dst + off, n, c);
         if (st != RDMACH_OK)
             return st;
     }
@@ -267,7 +274,6 @@ static rdmach_status_t am_acc(struct rch_dev_win *w, int target, const unsigned 
     size_t step = op->elem ? maxp / op->elem * op->elem : 0;
     if (step == 0)
         return unreachable(w, target, "accumulate");
-    struct rch_dev_win_target *t = &w->t[target];
     for (size_t off = 0; off < len; off += step) {
         size_t n = len - off < step ? len - off : step;
         struct rch_rma_hdr h;
@@ -276,17 +282,10 @@ static rdmach_status_t am_acc(struct rch_dev_win *w, int target, const unsigned 
         h.kind = op->kind;
         h.elem = op->elem;
         rdmach_status_t st;
-        if (result) {
-            st = am_rsp_op(w, target, &h, src + off, n, 0, result + off, n, c);
-        } else {
-            t->pend_remote++;
-            w->npend_remote++;
-            st = rch_dev_rma_send_q(w, target, &h, src + off, n, 0, NULL, RMA_RQ_LOCAL, c);
-            if (st != RDMACH_OK) {
-                t->pend_remote--;
-                w->npend_remote--;
-            }
-        }
+        if (result)
+            st = rch_dev_rma_rsp_op(w, target, &h, src + off, n, 0, result + off, n, c);
+        else
+            st = rch_dev_rma_send_acked(w, target, &h, src + off, n, 0, c);
         if (st != RDMACH_OK)
             return st;
     }
@@ -386,5 +385,5 @@ rdmach_status_t rch_dev_rma_cas(struct rch_dev_win *w, int target, const void *c
     rch_dev_rma_hdr(w, &h, RCH_RMA_CAS, 2 * elem, toff);
     h.elem = (uint32_t)elem;
     /* pl is on this stack: a queued packet copies it. */
-    return am_rsp_op(w, target, &h, pl, 2 * elem, 1, result, elem, c);
+    return rch_dev_rma_rsp_op(w, target, &h, pl, 2 * elem, 1, result, elem, c);
 }
