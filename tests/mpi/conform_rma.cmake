@@ -38,3 +38,35 @@ foreach(np 2 4)
     set_tests_properties(${t} PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=1")
   endforeach()
 endforeach()
+
+# The accumulate family and compare-and-swap on every predefined type and
+# operation (allowed pairs computed like MPI_Reduce_local, the others
+# refused), on every kind of window and path.
+foreach(flavor allocate create dynamic)
+  foreach(np 1 2 3)
+    rdmach_mpi_test(test_conf_rma_atomics NP ${np} TEST test_conf_rma_atomics_np${np}_${flavor} TIMEOUT 60
+                    ARGS ${flavor})
+  endforeach()
+  set(t test_conf_rma_atomics_np2_${flavor}_tcp)
+  rdmach_mpi_test(test_conf_rma_atomics NP 2 TEST ${t} TIMEOUT 60 ARGS ${flavor})
+  set_tests_properties(${t} PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=1")
+endforeach()
+foreach(path rdma am)
+  rdmach_mpi_test(test_conf_rma_atomics NP 2 TEST test_conf_rma_atomics_np2_${path} TIMEOUT 60 ARGS create)
+  set_tests_properties(test_conf_rma_atomics_np2_${path} PROPERTIES ENVIRONMENT "RDMACH_RMA_PATH=${path}")
+endforeach()
+rdmach_mpi_test(test_conf_rma_atomics NP 8 TEST test_conf_rma_atomics_np8 TIMEOUT 60 ARGS allocate)
+
+# Every exported one-sided call: attributes, info, MPI_PROC_NULL, zero
+# counts, request forms, lock_all/sync/flush_all, MPI_Win_test, error classes.
+foreach(np 1 2 3 4 8)
+  rdmach_mpi_test(test_conf_rma_calls NP ${np} TEST test_conf_rma_calls_np${np} TIMEOUT 60)
+endforeach()
+foreach(np 2 4)
+  rdmach_mpi_test(test_conf_rma_calls NP ${np} TEST test_conf_rma_calls_np${np}_tcp TIMEOUT 60)
+  set_tests_properties(test_conf_rma_calls_np${np}_tcp PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=1")
+endforeach()
+foreach(path rdma am)
+  rdmach_mpi_test(test_conf_rma_calls NP 3 TEST test_conf_rma_calls_np3_${path} TIMEOUT 60)
+  set_tests_properties(test_conf_rma_calls_np3_${path} PROPERTIES ENVIRONMENT "RDMACH_RMA_PATH=${path}")
+endforeach()
