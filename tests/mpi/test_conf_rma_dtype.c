@@ -8,9 +8,11 @@
  * standard's definition (put replaces, accumulate with MPI_SUM adds
  * element-wise, get returns the target's elements in type order).
  *
- * Usage: test_conf_rma_dtype [N [reps [allocate|create]]]: the window by
- * MPI_Win_allocate (default) or MPI_Win_create on malloc'd memory (reached
- * by single-copy RDMA and packets rather than load/store). Prints one line per mode with the
+ * Usage: test_conf_rma_dtype [N [reps [allocate|create|dynamic]]]: the
+ * window by MPI_Win_allocate (default), MPI_Win_create on malloc'd memory
+ * (reached by single-copy RDMA and packets rather than load/store) or
+ * MPI_Win_create_dynamic with that memory attached (displacements are then
+ * addresses). Prints one line per mode with the
  * seconds it took (the benchmark: tools/rma_dtype_bench.sh runs it at 64 K
  * .. 16 M elements against MPICH).
  *
@@ -20,6 +22,14 @@
 
 static int N = 65536;
 static int me, np;
+static MPI_Aint tbase;           /* dynamic windows: the target's memory; others: 0 */
+static int tunit = 1;            /* dynamic windows: 4 (disp_unit 1); others: 1 (disp_unit 4) */
+
+/* The target_disp of int i of the target's window. */
+static MPI_Aint D(int i)
+{
+    return tbase + (MPI_Aint)i * tunit;
+}
 
 static int val(int origin, int i, int round)
 {
@@ -78,14 +88,26 @@ int main(int argc, char **argv)
     int reps = argc > 2 ? atoi(argv[2]) : 1;
     int to = (me + 1) % np, from = (me + np - 1) % np;
 
-    int create = argc > 3 && strcmp(argv[3], "create") == 0;
+    const char *flavor = argc > 3 ? argv[3] : "allocate";
+    int create = strcmp(flavor, "create") == 0, dynamic = strcmp(flavor, "dynamic") == 0;
     int *wbuf;
     MPI_Win win;
     MPI_Aint wbytes = (MPI_Aint)N * 2 * (MPI_Aint)sizeof(int);
-    if (create) {
+    if (create || dynamic) {
         wbuf = malloc((size_t)wbytes);
         CHECK(wbuf, "no memory for the window");
+    }
+    if (create) {
         MPI_OK(MPI_Win_create(wbuf, wbytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    } else if (dynamic) {
+        MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+        MPI_OK(MPI_Win_attach(win, wbuf, wbytes));
+        MPI_Aint mine, *all = malloc(sizeof(MPI_Aint) * (size_t)np);
+        MPI_Get_address(wbuf, &mine);
+        MPI_OK(MPI_Allgather(&mine, 1, MPI_AINT, all, 1, MPI_AINT, MPI_COMM_WORLD));
+        tbase = all[to];
+        tunit = sizeof(int);
+        free(all);
     } else {
         MPI_OK(MPI_Win_allocate(wbytes, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &wbuf, &win));
     }
@@ -111,7 +133,7 @@ int main(int argc, char **argv)
             /* put: contiguous origin, vector target */
             double t0 = MPI_Wtime();
             open_epoch(mode, win, gto, gfrom);
-            MPI_OK(MPI_Put(src, N, MPI_INT, to, 0, 1, vec, win));
+            MPI_OK(MPI_Put(src, N, MPI_INT, to, D(0), 1, vec, win));
             close_epoch(mode, win);
             t_put += MPI_Wtime() - t0;
             check_win(wbuf, from, round, 0);
@@ -123,7 +145,7 @@ int main(int argc, char **argv)
             MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
             t0 = MPI_Wtime();
             open_epoch(mode, win, gto, gfrom);
-            MPI_OK(MPI_Accumulate(dst, 1, vec, to, 0, 1, vec, MPI_SUM, win));
+            MPI_OK(MPI_Accumulate(dst, 1, vec, to, D(0), 1, vec, MPI_SUM, win));
             close_epoch(mode, win);
             t_acc += MPI_Wtime() - t0;
             check_win(wbuf, from, round, 1);
@@ -133,7 +155,7 @@ int main(int argc, char **argv)
             MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
             t0 = MPI_Wtime();
             open_epoch(mode, win, gto, gfrom);
-            MPI_OK(MPI_Get(dst, 1, vec, to, 0, 1, vec, win));
+            MPI_OK(MPI_Get(dst, 1, vec, to, D(0), 1, vec, win));
             close_epoch(mode, win);
             t_get += MPI_Wtime() - t0;
             for (int i = 0; i < N; i++) {
@@ -146,8 +168,8 @@ int main(int argc, char **argv)
             MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         }
         if (me == 0)
-            printf("conf_rma_dtype: %s, %d ranks, %d ints, %s: put %.4f s, accumulate %.4f s, get %.4f s\n", create ? "create" : "allocate",
-                   np, N, mode_name[mode], t_put / reps, t_acc / reps, t_get / reps);
+            printf("conf_rma_dtype: %s, %d ranks, %d ints, %s: put %.4f s, accumulate %.4f s, get %.4f s\n",
+                   flavor, np, N, mode_name[mode], t_put / reps, t_acc / reps, t_get / reps);
     }
 
     /* Get_accumulate into an indexed target of irregular blocks (lengths
@@ -174,13 +196,13 @@ int main(int argc, char **argv)
             src[i] = i + 1;
         MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         MPI_OK(MPI_Win_lock_all(0, win));
-        MPI_OK(MPI_Get_accumulate(src, total, MPI_INT, dst, total, MPI_INT, to, 0, 1, idx, MPI_SUM, win));
+        MPI_OK(MPI_Get_accumulate(src, total, MPI_INT, dst, total, MPI_INT, to, D(0), 1, idx, MPI_SUM, win));
         MPI_OK(MPI_Win_flush(to, win));
         for (int b = 0, k = 0; b < nb; b++)
             for (int e = 0; e < bl[b]; e++, k++)
                 CHECK(dst[k] == 3 * (dp[b] + e), "get_accumulate result %d is %d, expected %d", k, dst[k],
                       3 * (dp[b] + e));
-        MPI_OK(MPI_Get_accumulate(NULL, 0, MPI_INT, dst, total, MPI_INT, to, 0, 1, idx, MPI_NO_OP, win));
+        MPI_OK(MPI_Get_accumulate(NULL, 0, MPI_INT, dst, total, MPI_INT, to, D(0), 1, idx, MPI_NO_OP, win));
         MPI_OK(MPI_Win_flush(to, win));
         for (int b = 0, k = 0; b < nb; b++)
             for (int e = 0; e < bl[b]; e++, k++)
@@ -210,7 +232,7 @@ int main(int argc, char **argv)
     double t0 = MPI_Wtime();
     MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win));
     for (int r = 0; r < 4; r++) {
-        MPI_OK(MPI_Accumulate(src, N, MPI_INT, to, N, N, MPI_INT, MPI_SUM, win));
+        MPI_OK(MPI_Accumulate(src, N, MPI_INT, to, D(N), N, MPI_INT, MPI_SUM, win));
         MPI_OK(MPI_Win_flush_local(to, win));
         for (int i = 0; i < N; i++)
             src[i] += 1;              /* allowed after flush_local */
@@ -223,14 +245,16 @@ int main(int argc, char **argv)
               wbuf[N + i], 4 * (i % 1000) + 6);
     if (me == 0)
         printf("conf_rma_dtype: %s, %d ranks, %d ints, 4 accumulates with flush_local: %.4f s\n",
-               create ? "create" : "allocate", np, N, t_fl);
+               flavor, np, N, t_fl);
 
     MPI_Group_free(&gto);
     MPI_Group_free(&gfrom);
     MPI_Group_free(&wg);
     MPI_Type_free(&vec);
+    if (dynamic)
+        MPI_OK(MPI_Win_detach(win, wbuf));
     MPI_OK(MPI_Win_free(&win));
-    if (create)
+    if (create || dynamic)
         free(wbuf);
     free(src);
     free(dst);
