@@ -151,9 +151,12 @@ static rdmach_status_t rmw_step(struct rch_dev_win *w, int target, void *laddr, 
  * memory is not mapped here (Win_create, dynamic): read, combine, write back
  * through the channel's single copy, holding the target's accumulate lock
  * (in the node segment) — the same lock every other applier takes, so this
- * is atomic with them, and the target does nothing: passive. AGAIN: the
- * channel has no single copy to that rank (known after a first 1-byte
- * read), use packets.
+ * is atomic with them, and the target does nothing: passive. Only while no
+ * packet of ours to that target is unanswered (pend_remote 0): an earlier
+ * accumulate still in a packet (rma_vec.c's ACCV) must apply first, and
+ * packets to one target apply in order (MPI's default accumulate_ordering).
+ * AGAIN: the channel has no single copy to that rank (known after a first
+ * 1-byte read), use packets.
  */
 static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, size_t len, const void *src,
                            void *result, const struct rch_dev_rma_op *op, const void *cmp)
@@ -351,7 +354,7 @@ rdmach_status_t rch_dev_rma_acc(struct rch_dev_win *w, int target, const void *s
         rch_dev_rma_apply_acc(t->ctrl, (void *)(t->mapped + (uintptr_t)toff), src, result, len, op->fn, op->elem);
         return RDMACH_OK;
     }
-    if (t->path == RCH_DEV_WIN_RDMA && t->ctrl) {
+    if (t->path == RCH_DEV_WIN_RDMA && t->ctrl && t->pend_remote == 0) {
         rdmach_status_t st = rmw(w, target, toff, len, src, result, op, NULL);
         if (st != RDMACH_AGAIN)
             return st;
@@ -371,7 +374,7 @@ rdmach_status_t rch_dev_rma_cas(struct rch_dev_win *w, int target, const void *c
         rch_dev_rma_apply_cas(t->ctrl, (void *)(t->mapped + (uintptr_t)toff), cmp, src, result, elem);
         return RDMACH_OK;
     }
-    if (t->path == RCH_DEV_WIN_RDMA && t->ctrl) {
+    if (t->path == RCH_DEV_WIN_RDMA && t->ctrl && t->pend_remote == 0) {
         rdmach_status_t st = rmw(w, target, toff, elem, src, result, NULL, cmp);
         if (st != RDMACH_AGAIN)
             return st;

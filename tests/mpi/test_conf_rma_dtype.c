@@ -221,6 +221,34 @@ int main(int argc, char **argv)
         free(dp);
     }
 
+    /* Accumulate ordering (§12.7.1, the default accumulate_ordering
+     * rar,raw,war,waw): accumulates from one origin to the same location
+     * apply in program order, whatever path each takes. A vector REPLACE of
+     * 1s, then a contiguous REPLACE of 2s over the same ints, then a
+     * Fetch_and_op REPLACE of 3 into int 0: the target ends 3, 2, 2, ...
+     * (the vector one travels as packets, the others may not). */
+    for (int i = 0; i < 2 * N; i++)
+        wbuf[i] = 0;
+    for (int i = 0; i < 2 * N; i++) {
+        src[i] = 2;
+        dst[i] = 1;
+    }
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Win_lock_all(0, win));
+    for (int r = 0; r < 3; r++) {
+        int three = 3, old;
+        MPI_OK(MPI_Accumulate(dst, 1, vec, to, D(0), 1, vec, MPI_REPLACE, win));
+        MPI_OK(MPI_Accumulate(src, 2 * N, MPI_INT, to, D(0), 2 * N, MPI_INT, MPI_REPLACE, win));
+        MPI_OK(MPI_Fetch_and_op(&three, &old, MPI_INT, to, D(0), MPI_REPLACE, win));
+        MPI_OK(MPI_Win_flush(to, win));
+        CHECK(old == 2, "round %d: Fetch_and_op saw %d before it: the contiguous REPLACE was not applied last", r, old);
+    }
+    MPI_OK(MPI_Win_unlock_all(win));
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int i = 0; i < 2 * N; i++)
+        CHECK(wbuf[i] == (i == 0 ? 3 : 2), "accumulate ordering: int %d is %d", i, wbuf[i]);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+
     /* Large contiguous accumulates completed by flush_local (the origin
      * buffer may be reused at once), then flush (the target has them):
      * reps accumulates of N ints each add up. */
