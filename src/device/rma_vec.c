@@ -3,15 +3,17 @@
  * (rch_dev_rma_vec, rma.h), and the V packets that carry them (rma_proto.h).
  *
  * By the target's path:
- *   DIRECT  every block by memcpy (put/get) or under one hold of the
- *           target's accumulate lock (accumulates): no call per block.
+ *   DIRECT  every block copied (4- and 8-byte blocks as such, not by a
+ *           memcpy call) or combined under one hold of the target's
+ *           accumulate lock: no device call per block.
  *   other   blocks of at least VEC_BLOCK_MIN bytes one by one through the
  *           single-block calls (RDMA, or their own packets); shorter ones
- *           many to a packet. A packet's blocks are described as segments
- *           (equal blocks at a constant stride merge into one), so a vector
- *           type costs 24 bytes of description per packet, an indexed type
- *           24 per block: a 16 M-int vector to another node is
- *           64 MiB / max payload packets instead of 16 M operations.
+ *           many to a packet. The caller's segments (the MPI layer merges
+ *           equal blocks at a constant stride into one) are cut at packet
+ *           boundaries, so a vector type costs 24 bytes of description per
+ *           packet, an indexed type 24 per block: a 16 M-int vector to
+ *           another node is 64 MiB / max payload packets instead of 16 M
+ *           operations.
  *
  * The target checks every segment against its window before touching any
  * memory (a refused packet changes nothing), applies the blocks in order and
@@ -100,28 +102,26 @@ static rdmach_status_t vpkt_flush(struct vpkt *v)
     return st;
 }
 
-/* Add a block; the packet leaves first if the block would not fit. */
-static rdmach_status_t vpkt_add(struct vpkt *v, uint64_t off, uint32_t len)
+/* Add `count` blocks of `blen` bytes at addr, addr + stride, ...: as many
+ * as fit go into this packet as one segment, the packet leaves, and so on. */
+static rdmach_status_t vpkt_add(struct vpkt *v, uint64_t addr, int64_t stride, uint32_t blen, uint64_t count)
 {
-    if (v->nseg) {
-        struct rch_rma_seg *s = seg_at(v, v->nseg - 1);
-        int64_t d = (int64_t)(off - s->addr);
-        if (s->blen == len && s->count < UINT32_MAX && (s->count == 1 || d == s->stride * (int64_t)s->count) &&
-            desc_len(v->nseg) + v->data + len <= v->maxp) {
-            if (s->count == 1)
-                s->stride = d;
-            s->count++;
-            v->data += len;
-            return RDMACH_OK;
+    while (count > 0) {
+        size_t used = desc_len(v->nseg + 1) + v->data;
+        uint64_t fit = used < v->maxp ? (v->maxp - used) / blen : 0;
+        if (fit == 0) {
+            rdmach_status_t st = vpkt_flush(v);
+            if (st != RDMACH_OK)
+                return st;
+            continue;
         }
+        uint64_t k = fit < count ? fit : count;
+        *seg_at(v, v->nseg++) = (struct rch_rma_seg){ .addr = addr, .stride = k > 1 ? stride : 0, .blen = blen,
+                                                      .count = (uint32_t)k };
+        v->data += (size_t)k * blen;
+        addr += (uint64_t)(stride * (int64_t)k);
+        count -= k;
     }
-    if (desc_len(v->nseg + 1) + v->data + len > v->maxp) {
-        rdmach_status_t st = vpkt_flush(v);
-        if (st != RDMACH_OK)
-            return st;
-    }
-    *seg_at(v, v->nseg++) = (struct rch_rma_seg){ .addr = off, .stride = 0, .blen = len, .count = 1 };
-    v->data += len;
     return RDMACH_OK;
 }
 
@@ -135,6 +135,27 @@ static rdmach_status_t one(struct rch_dev_win *w, int target, enum rch_dev_rma_k
     case RCH_DEV_RMA_GET: return rch_dev_rma_get(w, target, dst, len, off, c);
     case RCH_DEV_RMA_ACC: return rch_dev_rma_acc(w, target, src, NULL, len, off, op, c);
     default:              return rch_dev_rma_acc(w, target, src, dst, len, off, op, c);
+    }
+}
+
+/* count blocks of blen bytes from src (stride ss) to dst (stride ds): the
+ * element sizes of the common types copied as such, not by a memcpy call. */
+static void copy_blocks(unsigned char *dst, int64_t ds, const unsigned char *src, int64_t ss, uint64_t blen,
+                        uint64_t count)
+{
+    switch (blen) {
+    case 4:
+        for (uint64_t k = 0; k < count; k++, dst += ds, src += ss)
+            memcpy(dst, src, 4);
+        break;
+    case 8:
+        for (uint64_t k = 0; k < count; k++, dst += ds, src += ss)
+            memcpy(dst, src, 8);
+        break;
+    default:
+        for (uint64_t k = 0; k < count; k++, dst += ds, src += ss)
+            memmove(dst, src, blen);
+        break;
     }
 }
 
@@ -162,13 +183,19 @@ static rdmach_status_t direct(struct rch_dev_win *w, int target, enum rch_dev_rm
     for (size_t i = 0; i < nseg; i++) {
         const struct rch_dev_rma_seg *s = &segs[i];
         unsigned char *p = (unsigned char *)(t->mapped + (uintptr_t)s->off);
-        for (uint64_t k = 0; k < s->count; k++, p += s->stride) {
-            switch (kind) {
-            case RCH_DEV_RMA_PUT: memmove(p, src, s->blen); src += s->blen; break;
-            case RCH_DEV_RMA_GET: memmove(dst, p, s->blen); dst += s->blen; break;
-            case RCH_DEV_RMA_GACC: memcpy(dst, p, s->blen); dst += s->blen; /* fall through */
-            case RCH_DEV_RMA_ACC: op->fn(src, p, s->blen / op->elem, NULL); src += s->blen; break;
-            }
+        uint64_t n = s->blen * s->count;
+        if (kind == RCH_DEV_RMA_PUT) {
+            copy_blocks(p, s->stride, src, (int64_t)s->blen, s->blen, s->count);
+            src += n;
+            continue;
+        }
+        if (kind != RCH_DEV_RMA_ACC) {      /* get, and get-accumulate's old contents */
+            copy_blocks(dst, (int64_t)s->blen, p, s->stride, s->blen, s->count);
+            dst += n;
+        }
+        if (acc) {
+            for (uint64_t k = 0; k < s->count; k++, p += s->stride, src += s->blen)
+                op->fn(src, p, s->blen / op->elem, NULL);
         }
     }
     if (acc)
@@ -205,16 +232,14 @@ rdmach_status_t rch_dev_rma_vec(struct rch_dev_win *w, int target, enum rch_dev_
     rdmach_status_t st = RDMACH_OK;
     for (size_t i = 0; i < nseg && st == RDMACH_OK; i++) {
         const struct rch_dev_rma_seg *s = &segs[i];
+        if (packets && s->blen < VEC_BLOCK_MIN) {
+            st = vpkt_add(&v, s->off, s->stride, (uint32_t)s->blen, s->count);
+            continue;
+        }
+        /* alone, behind the blocks gathered so far */
+        st = vpkt_flush(&v);
         for (uint64_t k = 0; k < s->count && st == RDMACH_OK; k++) {
-            uint64_t a = s->off + (uint64_t)((int64_t)k * s->stride);
-            if (packets && s->blen < VEC_BLOCK_MIN) {
-                st = vpkt_add(&v, a, (uint32_t)s->blen);
-                continue;
-            }
-            /* alone, behind the blocks gathered so far */
-            st = vpkt_flush(&v);
-            if (st == RDMACH_OK)
-                st = one(w, target, kind, v.src, v.dst, a, s->blen, op, c);
+            st = one(w, target, kind, v.src, v.dst, s->off + (uint64_t)((int64_t)k * s->stride), s->blen, op, c);
             v.src += has_data(kind) ? s->blen : 0;
             v.dst += v.dst ? s->blen : 0;
         }
@@ -280,17 +305,16 @@ void rch_dev_rma_on_vec(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
             struct rch_rma_seg s;
             memcpy(&s, desc + (size_t)i * sizeof(s), sizeof(s));
             unsigned char *p = seg_mem(w, &s);
-            for (uint32_t k = 0; k < s.count; k++, p += s.stride) {
-                if (rsp) {
-                    memcpy(o, p, s.blen);
-                    o += s.blen;
-                }
-                if (acc)
-                    fn(data, p, s.blen / h->elem, NULL);
-                else if (h->rop == RCH_RMA_PUTV)
-                    memcpy(p, data, s.blen);
-                data += h->rop == RCH_RMA_GETV ? 0 : s.blen;
+            size_t n = (size_t)s.blen * s.count;
+            if (rsp) {
+                copy_blocks(o, s.blen, p, s.stride, s.blen, s.count);
+                o += n;
             }
+            if (h->rop == RCH_RMA_PUTV)
+                copy_blocks(p, s.stride, data, s.blen, s.blen, s.count);
+            for (uint32_t k = 0; acc && k < s.count; k++, p += s.stride)
+                fn(data + (size_t)k * s.blen, p, s.blen / h->elem, NULL);
+            data += h->rop == RCH_RMA_GETV ? 0 : n;
         }
         if (acc)
             rch_dev_rma_acc_unlock(w->my_ctrl);

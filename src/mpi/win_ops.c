@@ -211,9 +211,9 @@ struct runs {
 static rdmach_status_t runs_flush(struct job *j, struct runs *r)
 {
     rdmach_status_t st = RDMACH_OK;
-    if (r->n == 1)
+    if (r->n == 1 && r->s[0].count == 1)
         st = run(j, r->s[0].off, r->s[0].blen, r->doff);
-    else if (r->n > 1)
+    else if (r->n > 0)
         st = rch_dev_rma_vec(j->dw, j->target, (enum rch_dev_rma_kind)j->kind, j->in ? j->in + r->doff : NULL,
                              j->out ? j->out + r->doff : NULL, r->s, r->n, j->op, j->c);
     r->doff += r->bytes;
@@ -222,15 +222,52 @@ static rdmach_status_t runs_flush(struct job *j, struct runs *r)
     return st;
 }
 
-static rdmach_status_t runs_add(struct job *j, struct runs *r, uint64_t off, size_t len)
+/* The walk's state: the segment being extended (equal runs at a constant
+ * stride, a vector's, become one), kept out of the batch until it ends. */
+struct walker {
+    struct job *j;
+    struct runs *r;
+    struct rch_dev_rma_seg cur;
+    uint64_t next;               /* where cur's next run would start (count > 1) */
+    int have;
+};
+
+static rdmach_status_t walker_push(struct walker *k)
 {
+    struct runs *r = k->r;
     if (r->n == RUN_BATCH) {
-        rdmach_status_t st = runs_flush(j, r);
+        rdmach_status_t st = runs_flush(k->j, r);
         if (st != RDMACH_OK)
             return st;
     }
-    r->s[r->n++] = (struct rch_dev_rma_seg){ .off = off, .stride = 0, .blen = len, .count = 1 };
-    r->bytes += len;
+    r->s[r->n++] = k->cur;
+    r->bytes += k->cur.blen * k->cur.count;
+    return RDMACH_OK;
+}
+
+static inline rdmach_status_t walker_add(struct walker *k, uint64_t off, size_t len)
+{
+    struct rch_dev_rma_seg *s = &k->cur;
+    if (RCH_LIKELY(k->have && s->blen == len)) {
+        if (s->count > 1 && off == k->next) {
+            s->count++;
+            k->next += (uint64_t)s->stride;
+            return RDMACH_OK;
+        }
+        if (s->count == 1 && off != s->off) {
+            s->stride = (int64_t)(off - s->off);
+            s->count = 2;
+            k->next = off + (uint64_t)s->stride;
+            return RDMACH_OK;
+        }
+    }
+    if (k->have) {
+        rdmach_status_t st = walker_push(k);
+        if (st != RDMACH_OK)
+            return st;
+    }
+    *s = (struct rch_dev_rma_seg){ .off = off, .stride = 0, .blen = len, .count = 1 };
+    k->have = 1;
     return RDMACH_OK;
 }
 
@@ -246,14 +283,16 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
     r->n = 0;
     r->doff = 0;
     r->bytes = 0;
+    struct walker k = { .j = j, .r = r, .have = 0 };
     uint64_t run_off = 0;
     size_t run_len = 0;
     rdmach_status_t st = RDMACH_OK;
     for (int i = 0; i < count && st == RDMACH_OK; i++) {
         int64_t elem = base + (int64_t)i * tt->extent;
+        const struct rch_mpi_type_block *blk = tt->blocks;
         for (int b = 0; b < tt->nblocks && st == RDMACH_OK; b++) {
-            uint64_t o = (uint64_t)(elem + tt->blocks[b].off);
-            size_t len = tt->blocks[b].len;
+            uint64_t o = (uint64_t)(elem + blk[b].off);
+            size_t len = blk[b].len;
             if (len == 0)
                 continue;
             if (run_len && run_off + run_len == o) {
@@ -261,13 +300,15 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
                 continue;
             }
             if (run_len)
-                st = runs_add(j, r, run_off, run_len);
+                st = walker_add(&k, run_off, run_len);
             run_off = o;
             run_len = len;
         }
     }
     if (st == RDMACH_OK && run_len)
-        st = runs_add(j, r, run_off, run_len);
+        st = walker_add(&k, run_off, run_len);
+    if (st == RDMACH_OK && k.have)
+        st = walker_push(&k);
     if (st == RDMACH_OK)
         st = runs_flush(j, r);
     free(r);
