@@ -10,8 +10,9 @@
 #
 # Each line is one library, size, rank count and window flavor: seconds per
 # put, accumulate and get (one epoch each), and for the 4 flush_local
-# accumulates. rdmach runs on shared memory and, with RDMACH_VNODE_SIZE=1,
-# over tcp between pretend nodes. Every run has a timeout (RMA_BENCH_TIMEOUT,
+# accumulates, and the contiguous path with the same data. rdmach runs on
+# shared memory and, with RDMACH_VNODE_SIZE=1, over tcp between pretend
+# nodes; MPICH (ch4:ucx) on shared memory and with UCX_TLS=tcp,self. Every run has a timeout (RMA_BENCH_TIMEOUT,
 # default 300 s); a run that fails or times out says so.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -48,7 +49,8 @@ for n in $sizes; do
         for f in $flavors; do
             one "rdmach shm  " "$run" -n "$np" "$rdmach_prog" "$n" 1 "$f"
             one "rdmach tcp  " env RDMACH_VNODE_SIZE=1 "$run" -n "$np" "$rdmach_prog" "$n" 1 "$f"
-            [ $have_mpich = 1 ] && one "MPICH       " mpiexec.mpich -n "$np" "$work/dtype_mpich" "$n" 1 "$f"
+            [ $have_mpich = 1 ] && one "MPICH shm   " mpiexec.mpich -n "$np" "$work/dtype_mpich" "$n" 1 "$f"
+            [ $have_mpich = 1 ] && one "MPICH tcp   " env UCX_TLS=tcp,self mpiexec.mpich -n "$np" "$work/dtype_mpich" "$n" 1 "$f"
         done
     done
 done
