@@ -83,18 +83,12 @@ static rdmach_status_t vpkt_flush(struct vpkt *v)
     }
     struct rch_rma_hdr h;
     rch_dev_rma_hdr(v->w, &h, wire_op[v->kind], plen, seg_at(v, 0)->addr);
-    rdmach_status_t st;
-    if (v->kind == RCH_DEV_RMA_PUT || v->kind == RCH_DEV_RMA_ACC) {
-        h.aop = v->op ? v->op->op : 0;
-        h.kind = v->op ? v->op->kind : 0;
-        h.elem = v->op ? v->op->elem : 0;
-        st = rch_dev_rma_send_acked(v->w, v->target, &h, v->buf, plen, 1, v->c);
-    } else {
-        h.aop = v->op ? v->op->op : 0;
-        h.kind = v->op ? v->op->kind : 0;
-        h.elem = v->kind == RCH_DEV_RMA_GET ? (uint32_t)v->data : v->op->elem;
-        st = rch_dev_rma_rsp_op(v->w, v->target, &h, v->buf, plen, 1, v->dst, v->data, v->c);
-    }
+    h.aop = v->op ? v->op->op : 0;
+    h.kind = v->op ? v->op->kind : 0;
+    h.elem = v->kind == RCH_DEV_RMA_GET ? (uint32_t)v->data : v->op ? v->op->elem : 0;
+    rdmach_status_t st = v->kind == RCH_DEV_RMA_PUT || v->kind == RCH_DEV_RMA_ACC
+                             ? rch_dev_rma_send_acked(v->w, v->target, &h, v->buf, plen, 1, v->c)
+                             : rch_dev_rma_rsp_op(v->w, v->target, &h, v->buf, plen, 1, v->dst, v->data, v->c);
     v->src += has_data(v->kind) ? v->data : 0;
     v->dst += v->dst ? v->data : 0;
     v->nseg = 0;
@@ -295,7 +289,9 @@ void rch_dev_rma_on_vec(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
             st = RDMACH_ERR_INVALID_ARG;
     }
     unsigned char *out = NULL;
-    if (st == RDMACH_OK && rsp && (out = rch_dev_rma_scratch(total ? total : 1)) == NULL)
+    if (st == RDMACH_OK && rsp && total > rch_dev_rma_max_payload(w, h->src))
+        st = RDMACH_ERR_INVALID_ARG;         /* the answer would not fit a packet back */
+    else if (st == RDMACH_OK && rsp && (out = rch_dev_rma_scratch(total ? total : 1)) == NULL)
         st = RDMACH_ERR_NO_MEMORY;
     if (st == RDMACH_OK) {
         unsigned char *o = out;
