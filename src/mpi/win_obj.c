@@ -423,6 +423,73 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 }
 #pragma weak MPI_Win_get_name = PMPI_Win_get_name
 
+/* ---- hints ---- */
+
+static const struct { const char *name; unsigned bit; } orderings[] = {
+    { "rar", RCH_WIN_ORD_RAR }, { "raw", RCH_WIN_ORD_RAW }, { "war", RCH_WIN_ORD_WAR }, { "waw", RCH_WIN_ORD_WAW },
+};
+
+void rch_mpi_win_hints_init(struct rch_mpi_win_hints *h)
+{
+    *h = (struct rch_mpi_win_hints){
+        .acc_ordering = RCH_WIN_ORD_RAR | RCH_WIN_ORD_RAW | RCH_WIN_ORD_WAR | RCH_WIN_ORD_WAW,
+        .acc_ops_no_op = 1,
+    };
+}
+
+/* "true"/"false" into *b; anything else leaves it. */
+static void hint_bool(const struct rch_mpi_info *in, const char *key, unsigned char *b)
+{
+    const char *v = rch_mpi_info_lookup(in, key);
+    if (v && strcmp(v, "true") == 0)
+        *b = 1;
+    else if (v && strcmp(v, "false") == 0)
+        *b = 0;
+}
+
+/* "none" or a comma-separated list of rar, raw, war, waw: the bits, or -1. */
+static int parse_ordering(const char *v)
+{
+    if (strcmp(v, "none") == 0)
+        return 0;
+    int bits = 0;
+    while (*v) {
+        size_t n = strcspn(v, ",");
+        unsigned k = 0;
+        while (k < sizeof(orderings) / sizeof(orderings[0]) &&
+               !(strlen(orderings[k].name) == n && strncmp(v, orderings[k].name, n) == 0))
+            k++;
+        if (k == sizeof(orderings) / sizeof(orderings[0]))
+            return -1;
+        bits |= (int)orderings[k].bit;
+        v += n;
+        if (*v == ',' && *++v == '\0')
+            return -1;
+    }
+    return bits ? bits : -1;
+}
+
+void rch_mpi_win_hints_apply(struct rch_mpi_win_hints *h, MPI_Info info, int creating)
+{
+    const struct rch_mpi_info *in = info != MPI_INFO_NULL ? rch_mpi_info_get(info) : NULL;
+    if (!in)
+        return;
+    hint_bool(in, "no_locks", &h->no_locks);
+    hint_bool(in, "same_size", &h->same_size);
+    hint_bool(in, "same_disp_unit", &h->same_disp_unit);
+    if (creating)
+        hint_bool(in, "alloc_shared_noncontig", &h->noncontig);
+    const char *v = rch_mpi_info_lookup(in, "accumulate_ordering");
+    int bits = v ? parse_ordering(v) : -1;
+    if (bits >= 0)
+        h->acc_ordering = (unsigned char)bits;
+    v = rch_mpi_info_lookup(in, "accumulate_ops");
+    if (v && strcmp(v, "same_op") == 0)
+        h->acc_ops_no_op = 0;
+    else if (v && strcmp(v, "same_op_no_op") == 0)
+        h->acc_ops_no_op = 1;
+}
+
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     RCH_MPI_CS();
@@ -432,7 +499,8 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
         return rch_mpi_win_bad(fn, win);
     if (info == MPI_INFO_NULL || !rch_mpi_info_get(info))
         return rch_mpi_win_err(w, MPI_ERR_INFO, "%s: invalid info 0x%x in argument info", fn, (unsigned)info);
-    return MPI_SUCCESS;     /* hints: none changes what this implementation does */
+    rch_mpi_win_hints_apply(&w->hints, info, 0);
+    return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_set_info = PMPI_Win_set_info
 
@@ -448,12 +516,18 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     int err = PMPI_Info_create(info_used);
     if (err)
         return rch_mpi_win_raise(w, err);
-    /* The hints in force: locks are used, accumulates are ordered, any op mixes. */
-    PMPI_Info_set(*info_used, "no_locks", "false");
-    PMPI_Info_set(*info_used, "accumulate_ordering", "rar,raw,war,waw");
-    PMPI_Info_set(*info_used, "accumulate_ops", "same_op_no_op");
-    PMPI_Info_set(*info_used, "same_size", "false");
-    PMPI_Info_set(*info_used, "same_disp_unit", "false");
+    const struct rch_mpi_win_hints *h = &w->hints;
+    char ord[32] = "";
+    for (unsigned k = 0; k < sizeof(orderings) / sizeof(orderings[0]); k++)
+        if (h->acc_ordering & orderings[k].bit)
+            snprintf(ord + strlen(ord), sizeof(ord) - strlen(ord), "%s%s", ord[0] ? "," : "", orderings[k].name);
+    PMPI_Info_set(*info_used, "no_locks", h->no_locks ? "true" : "false");
+    PMPI_Info_set(*info_used, "accumulate_ordering", ord[0] ? ord : "none");
+    PMPI_Info_set(*info_used, "accumulate_ops", h->acc_ops_no_op ? "same_op_no_op" : "same_op");
+    PMPI_Info_set(*info_used, "same_size", h->same_size ? "true" : "false");
+    PMPI_Info_set(*info_used, "same_disp_unit", h->same_disp_unit ? "true" : "false");
+    if (w->flavor == MPI_WIN_FLAVOR_SHARED)
+        PMPI_Info_set(*info_used, "alloc_shared_noncontig", h->noncontig ? "true" : "false");
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_get_info = PMPI_Win_get_info
