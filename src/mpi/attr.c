@@ -7,6 +7,12 @@
  *
  * A keyval slot is never reused, so a freed keyval that is still attached to
  * a communicator keeps its callbacks (MPI: freeing marks it for deletion).
+ *
+ * A communicator's list holds the newest attribute first: deleting them all
+ * goes in the reverse order of their setting, which MPI requires of
+ * MPI_COMM_SELF at Finalize. A failing delete callback stops the deletion
+ * there (that attribute and the older ones stay) and its code is returned:
+ * MPI makes Comm_free, Comm_delete_attr and Comm_set_attr fail with it.
  */
 #include <stdlib.h>
 #include "boot/boot.h"
@@ -32,10 +38,10 @@ struct rch_mpi_attr {
 /* Values of the predefined attributes (the C binding returns their addresses). */
 static int attr_tag_ub = RCH_MPI_TAG_UB;
 static int attr_host = MPI_PROC_NULL;
-static int attr_io;
+static int attr_io = MPI_ANY_SOURCE;      /* every process can do I/O */
 static int attr_wtime_is_global = 0;
 static int attr_universe_size;
-static int attr_lastusedcode = MPI_T_ERR_NOT_SUPPORTED;
+static int attr_lastusedcode = MPI_ERR_LASTCODE;   /* no user error codes (MPI_Add_error_code) */
 static int attr_appnum = 0;
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
@@ -158,8 +164,8 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     struct rch_mpi_attr *a = malloc(sizeof(*a));
     if (!a)
         return rch_mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_set_attr: out of memory");
-    *a = (struct rch_mpi_attr){ i, attribute_val, NULL };
-    *pp = a;
+    *a = (struct rch_mpi_attr){ i, attribute_val, c->attrs };
+    c->attrs = a;                 /* newest first */
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
@@ -217,10 +223,12 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     if (!c)
         return rch_mpi_comm_bad("MPI_Comm_delete_attr", comm);
     int i = user_index(comm_keyval);
-    struct rch_mpi_attr **pp = i < 0 ? NULL : find(c, i);
-    if (!pp || !*pp)
-        return rch_mpi_err(comm, MPI_ERR_KEYVAL, "MPI_Comm_delete_attr: keyval 0x%x is not attached to the communicator",
+    if (i < 0 || keyvals[i].freed)
+        return rch_mpi_err(comm, MPI_ERR_KEYVAL, "MPI_Comm_delete_attr: invalid or predefined keyval 0x%x",
                            (unsigned)comm_keyval);
+    struct rch_mpi_attr **pp = find(c, i);
+    if (!*pp)
+        return MPI_SUCCESS;       /* nothing attached: nothing to delete (as MPICH) */
     int rc = run_delete(c, *pp);
     if (rc != MPI_SUCCESS)
         return rch_mpi_err_raise(comm, rc);
@@ -238,12 +246,24 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 }
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
 
-void rch_mpi_attr_comm_free(struct rch_mpi_comm *c)
+int rch_mpi_attr_comm_free(struct rch_mpi_comm *c)
+{
+    while (c->attrs) {
+        struct rch_mpi_attr *a = c->attrs;
+        int rc = run_delete(c, a);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        c->attrs = a->next;
+        free(a);
+    }
+    return MPI_SUCCESS;
+}
+
+void rch_mpi_attr_comm_drop(struct rch_mpi_comm *c)
 {
     while (c->attrs) {
         struct rch_mpi_attr *a = c->attrs;
         c->attrs = a->next;
-        run_delete(c, a);     /* a failing delete callback cannot stop the free */
         free(a);
     }
 }
@@ -274,7 +294,6 @@ int rch_mpi_attr_comm_copy(struct rch_mpi_comm *from, struct rch_mpi_comm *to)
 
 void rch_mpi_attr_init(void)
 {
-    attr_io = rch_boot.rank;
     attr_universe_size = rch_boot.size;
 }
 

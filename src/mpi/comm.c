@@ -92,6 +92,7 @@ static int init_object(struct rch_mpi_comm *c, int rank, int size, int *world_of
     c->is_inter = 0;
     c->topo = NULL;
     c->attrs = NULL;
+    c->hw_level = NULL;
     c->name[0] = '\0';
     if (fill_coll_view(c) != 0)
         return -1;
@@ -166,11 +167,27 @@ void rch_mpi_comm_init(void)
     strcpy(self.name, "MPI_COMM_SELF");
 }
 
+int rch_mpi_comm_finalize_self(void)
+{
+    /* MPI: MPI_Finalize first frees MPI_COMM_SELF, deleting its attributes in
+     * the reverse order of their setting, before any other part of MPI is
+     * affected; a failing callback's code is MPI_Finalize's error. */
+    int rc = rch_mpi_attr_comm_free(&self);
+    if (rc != MPI_SUCCESS)
+        rch_mpi_attr_comm_drop(&self);
+    return rc;
+}
+
 void rch_mpi_comm_finalize(void)
 {
-    /* MPI: attributes of MPI_COMM_SELF are deleted first, at Finalize. */
-    rch_mpi_attr_comm_free(&self);
+    /* MPI_COMM_SELF's attributes were deleted by rch_mpi_comm_finalize_self;
+     * world's delete callbacks run too (as MPICH), their errors unreported. */
     rch_mpi_attr_comm_free(&rch_mpi_comm_world);
+    rch_mpi_attr_comm_drop(&rch_mpi_comm_world);
+    rch_mpi_attr_comm_drop(&self);
+    for (int i = 0; i < table_len; i++)
+        if (table[i])
+            rch_mpi_attr_comm_drop(table[i]);
     for (int i = 0; i < table_len; i++) {
         if (table[i]) {
             rch_mpi_topo_free(table[i]->topo);
@@ -286,7 +303,10 @@ int PMPI_Comm_free(MPI_Comm *comm)
                            c == &rch_mpi_comm_world ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
     /* Pending operations on the communicator complete normally: the device
      * requests hold the context id and world ranks they need. */
-    rch_mpi_attr_comm_free(c);
+    /* MPI: a failing delete callback makes the free fail (the communicator stays). */
+    int rc = rch_mpi_attr_comm_free(c);
+    if (rc != MPI_SUCCESS)
+        return rch_mpi_err_raise(*comm, rc);
     rch_mpi_comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

@@ -105,6 +105,9 @@ struct rch_mpi_comm {
     struct rch_coll_comm coll;
     int *coll_node_of;        /* [size], owned here; coll.node_of points at it */
     struct rch_mpi_attr *attrs;   /* user attributes (mpi/attr.c), a list */
+    /* The hardware level MPI_COMM_TYPE_HW_UNGUIDED split at (a static string),
+     * NULL if none: Comm_get_info's "mpi_hw_resource_type". */
+    const char *hw_level;
 };
 struct rch_mpi_topo;
 struct rch_mpi_comm *rch_mpi_comm_get(MPI_Comm comm);   /* NULL if invalid */
@@ -125,6 +128,14 @@ struct rch_mpi_comm *rch_mpi_comm_create(int rank, int size, int *world_of, uint
 void rch_mpi_comm_destroy(struct rch_mpi_comm *c);
 void rch_mpi_comm_init(void);         /* world and self */
 void rch_mpi_comm_finalize(void);
+/* MPI_Finalize's first step: delete MPI_COMM_SELF's attributes (newest
+ * first); the first failing delete callback's code, or MPI_SUCCESS. */
+int rch_mpi_comm_finalize_self(void);
+
+/* The checks every call making a communicator opens with: MPI is running,
+ * comm is valid (*pp its object) and newcomm is not NULL. An MPI error code,
+ * already reported, or MPI_SUCCESS. */
+int rch_mpi_comm_maker_check(const char *fn, MPI_Comm comm, MPI_Comm *newcomm, struct rch_mpi_comm **pp);
 
 /* The collective creation shared by Comm_dup, Comm_split, Comm_create and the
  * topology constructors (comm_create.c): every member of p contributes
@@ -307,7 +318,10 @@ int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct
                         int tag, struct rch_mpi_comm *c);
 
 /* ---- attributes (mpi/attr.c) ---- */
-void rch_mpi_attr_comm_free(struct rch_mpi_comm *c);             /* delete callbacks */
+/* Runs the delete callbacks, newest attribute first, removing each; stops at
+ * a failing one and returns its code (the rest stay attached). */
+int rch_mpi_attr_comm_free(struct rch_mpi_comm *c);
+void rch_mpi_attr_comm_drop(struct rch_mpi_comm *c);             /* forget them, no callbacks */
 int rch_mpi_attr_comm_copy(struct rch_mpi_comm *from, struct rch_mpi_comm *to); /* copy callbacks */
 void rch_mpi_attr_init(void);
 
