@@ -172,22 +172,17 @@ int rch_mpi_comm_finalize_self(void)
     /* MPI: MPI_Finalize first frees MPI_COMM_SELF, deleting its attributes in
      * the reverse order of their setting, before any other part of MPI is
      * affected; a failing callback's code is MPI_Finalize's error. */
-    int rc = rch_mpi_attr_comm_free(&self);
-    if (rc != MPI_SUCCESS)
-        rch_mpi_attr_comm_drop(&self);
-    return rc;
+    return rch_mpi_attr_delete_all(&self.attrs, self.handle, 0);
 }
 
 void rch_mpi_comm_finalize(void)
 {
     /* MPI_COMM_SELF's attributes were deleted by rch_mpi_comm_finalize_self;
      * world's delete callbacks run too (as MPICH), their errors unreported. */
-    rch_mpi_attr_comm_free(&rch_mpi_comm_world);
-    rch_mpi_attr_comm_drop(&rch_mpi_comm_world);
-    rch_mpi_attr_comm_drop(&self);
+    rch_mpi_attr_delete_all(&rch_mpi_comm_world.attrs, MPI_COMM_WORLD, 0);
     for (int i = 0; i < table_len; i++)
         if (table[i])
-            rch_mpi_attr_comm_drop(table[i]);
+            rch_mpi_attr_drop(&table[i]->attrs);
     for (int i = 0; i < table_len; i++) {
         if (table[i]) {
             rch_mpi_topo_free(table[i]->topo);
@@ -304,7 +299,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     /* Pending operations on the communicator complete normally: the device
      * requests hold the context id and world ranks they need. */
     /* MPI: a failing delete callback makes the free fail (the communicator stays). */
-    int rc = rch_mpi_attr_comm_free(c);
+    int rc = rch_mpi_attr_delete_all(&c->attrs, c->handle, 1);
     if (rc != MPI_SUCCESS)
         return rch_mpi_err_raise(*comm, rc);
     rch_mpi_comm_destroy(c);

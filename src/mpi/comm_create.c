@@ -101,12 +101,11 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
     }
     if (is_dup) {
         c->hw_level = p->hw_level;    /* MPI: a duplicate has the parent's hints */
-        int err = rch_mpi_attr_comm_copy(p, c);
+        int err = rch_mpi_attr_copy(p->attrs, p->handle, &c->attrs);
         if (err) {
             /* MPI: the duplicate fails with the callback's code; the copies
              * made so far are deleted as a free would delete them. */
-            rch_mpi_attr_comm_free(c);
-            rch_mpi_attr_comm_drop(c);
+            rch_mpi_attr_delete_all(&c->attrs, c->handle, 0);
             rch_mpi_comm_destroy(c);
             *newcomm = MPI_COMM_NULL;
             return rch_mpi_err_raise(p->handle, err);

@@ -146,6 +146,7 @@ int PMPI_Finalize(void)
     rch_mpi_mem_finalize();
     rch_mpi_req_finalize();
     rch_mpi_type_finalize();
+    rch_mpi_attr_finalize();
     st = rdmach_finalize();
     rch_mpi_state = RCH_MPI_FINALIZED;
     rch_dev_cs_disable();     /* the lock itself is released on return (RCH_MPI_CS) */

@@ -317,13 +317,38 @@ void rch_mpi_bsend_flush(void);
 int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct rch_mpi_type *t, int dest,
                         int tag, struct rch_mpi_comm *c);
 
-/* ---- attributes (mpi/attr.c) ---- */
-/* Runs the delete callbacks, newest attribute first, removing each; stops at
- * a failing one and returns its code (the rest stay attached). */
-int rch_mpi_attr_comm_free(struct rch_mpi_comm *c);
-void rch_mpi_attr_comm_drop(struct rch_mpi_comm *c);             /* forget them, no callbacks */
-int rch_mpi_attr_comm_copy(struct rch_mpi_comm *from, struct rch_mpi_comm *to); /* copy callbacks */
-void rch_mpi_attr_init(void);
+/* ---- attributes (mpi/attr_core.c; bindings attr.c, win_obj.c, type_attr.c) ----
+ * One keyval table for every kind of object (obj: RCH_MPI_OBJ_COMM, _WIN,
+ * _DATATYPE); an object holds a list head (NULL: no attributes). The
+ * callbacks of every kind have the same shape (handles are ints). Codes
+ * returned are unreported: a callback's own code, or the class
+ * MPI_ERR_NO_MEM / MPI_ERR_KEYVAL; the binding reports them. */
+struct rch_mpi_attr;
+typedef int(rch_mpi_attr_copy_fn)(int handle, int keyval, void *extra_state, void *in, void *out, int *flag);
+typedef int(rch_mpi_attr_delete_fn)(int handle, int keyval, void *value, void *extra_state);
+int rch_mpi_keyval_create(int obj, rch_mpi_attr_copy_fn *copy_fn, rch_mpi_attr_delete_fn *delete_fn,
+                          void *extra_state, int *keyval);
+int rch_mpi_keyval_free(int obj, int *keyval);      /* MPI_ERR_KEYVAL: not one, or freed already */
+/* The whole of MPI_<Kind>_create_keyval / _free_keyval for kind obj: init
+ * and the pointer argument `arg` checked, errors reported as call fn. */
+int rch_mpi_keyval_create_call(const char *fn, const char *arg, int obj, rch_mpi_attr_copy_fn *copy_fn,
+                               rch_mpi_attr_delete_fn *delete_fn, void *extra_state, int *keyval);
+int rch_mpi_keyval_free_call(const char *fn, const char *arg, int obj, int *keyval);
+int rch_mpi_keyval_live(int obj, int keyval);       /* 1: a user keyval of kind obj, not freed */
+/* Set (the old value's delete callback runs first), get (returns the flag),
+ * delete one (nothing attached: MPI_SUCCESS); keyval must be live for set. */
+int rch_mpi_attr_set(struct rch_mpi_attr **list, int handle, int obj, int keyval, void *value);
+int rch_mpi_attr_get(struct rch_mpi_attr *list, int obj, int keyval, void **value);
+int rch_mpi_attr_delete(struct rch_mpi_attr **list, int handle, int obj, int keyval);
+/* Every delete callback, newest attribute first, removing each. With
+ * stop_on_error a failing one ends it and its code is returned (it and the
+ * older ones stay); without, all go and the first failure's code is returned. */
+int rch_mpi_attr_delete_all(struct rch_mpi_attr **list, int handle, int stop_on_error);
+void rch_mpi_attr_drop(struct rch_mpi_attr **list);   /* forget them, no callbacks */
+/* The copy callbacks into *to (empty), in order; stops at a failing one. */
+int rch_mpi_attr_copy(struct rch_mpi_attr *from, int from_handle, struct rch_mpi_attr **to);
+void rch_mpi_attr_finalize(void);
+void rch_mpi_attr_init(void);          /* the predefined communicator attributes */
 
 /* ---- datatypes (mpi/type_*.c) ----
  * A committed type is described by its size (bytes of data), its extent and

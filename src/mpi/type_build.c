@@ -64,6 +64,7 @@ void rch_mpi_type_obj_destroy(struct rch_mpi_type_obj *o)
     free(o->ints);
     free(o->aints);
     free(o->types);
+    rch_mpi_attr_drop(&o->attrs);     /* Type_free ran their delete callbacks */
     free(o);
 }
 
@@ -78,6 +79,7 @@ struct rch_mpi_type_obj *rch_mpi_type_obj_copy(const struct rch_mpi_type_obj *sr
     o->t.predefined = 0;
     o->t.refcount = 0;
     o->t.name[0] = '\0';
+    o->attrs = NULL;
     o->combiner = MPI_COMBINER_NAMED;
     o->nints = o->naints = o->ntypes = 0;
     o->ints = NULL;

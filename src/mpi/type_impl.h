@@ -68,6 +68,7 @@ struct rch_mpi_type_obj {
     int *ints;
     MPI_Aint *aints;
     MPI_Datatype *types;
+    struct rch_mpi_attr *attrs;   /* user attributes (type_attr.c); a copy starts without */
     /* Storage of a predefined type's map (derived types allocate theirs). */
     struct rch_mpi_type_block one_block;
     struct rch_mpi_type_run one_run;
@@ -138,6 +139,8 @@ struct rch_mpi_type_obj *rch_mpi_type_build_end(struct rch_mpi_type_builder *b, 
 /* ---- argument checks shared by the MPI_Type_* entry points ---- */
 /* The object of dt, or NULL after reporting MPI_ERR_TYPE "fn: invalid datatype X in argument arg". */
 struct rch_mpi_type_obj *rch_mpi_type_arg(const char *fn, const char *arg, MPI_Datatype dt, int *err);
+/* Report a code from the attribute lists for datatype call fn (type_attr.c). */
+int rch_mpi_type_attr_raise(const char *fn, int rc);
 
 /* Handle of a finished constructor: set the record, register, store in
  * *newtype. Frees o and reports on failure. Returns the MPI error code. */

@@ -32,7 +32,6 @@
 
 enum { RCH_WIN_ACC_NONE = 0, RCH_WIN_ACC_FENCE, RCH_WIN_ACC_LOCK, RCH_WIN_ACC_LOCK_ALL, RCH_WIN_ACC_PSCW };
 
-struct rch_mpi_win_attr;
 
 struct rch_mpi_win {
     MPI_Win handle;
@@ -47,7 +46,7 @@ struct rch_mpi_win {
     int model;                       /* MPI_WIN_UNIFIED */
     MPI_Errhandler errhandler;
     char name[MPI_MAX_OBJECT_NAME];
-    struct rch_mpi_win_attr *attrs;
+    struct rch_mpi_attr *attrs;
     /* epochs */
     int access;                      /* RCH_WIN_ACC_* */
     int fence_ops;                   /* operations since the last fence */
