@@ -4,11 +4,16 @@
 # the library, and compares. Shared memory at several rank counts, tcp
 # between pretend nodes of one rank, and Hydra.
 
-set(CONF_TESTS test_conf_group test_conf_comm test_conf_topo)
+set(CONF_TESTS test_conf_group test_conf_comm test_conf_topo test_conf_attr)
 foreach(np 1 2 3 4 5 8)
   foreach(t ${CONF_TESTS})
     rdmach_mpi_test(${t} NP ${np} TEST ${t}_np${np} TIMEOUT 60)
   endforeach()
+endforeach()
+
+# A delete callback on MPI_COMM_SELF that fails: MPI_Finalize returns its code.
+foreach(np 1 3)
+  rdmach_mpi_test(test_conf_attr NP ${np} TEST test_conf_attr_finalize_error_np${np} TIMEOUT 60 ARGS finalize_error)
 endforeach()
 
 # Dims_create is local: one rank checks it against the exhaustive search.
