@@ -4,12 +4,21 @@
 # the library, and compares. Shared memory at several rank counts, tcp
 # between pretend nodes of one rank, and Hydra.
 
-set(CONF_TESTS test_conf_group test_conf_comm test_conf_topo test_conf_attr)
+set(CONF_TESTS test_conf_group test_conf_comm test_conf_topo test_conf_attr test_conf_split_type)
 foreach(np 1 2 3 4 5 8)
   foreach(t ${CONF_TESTS})
     rdmach_mpi_test(${t} NP ${np} TEST ${t}_np${np} TIMEOUT 60)
   endforeach()
 endforeach()
+
+# test_conf_split_type finds the ranks' hardware objects with hwloc itself.
+target_link_libraries(test_conf_split_type PRIVATE PkgConfig::HWLOC)
+# Unbound ranks lie inside no core: HW_GUIDED "Core" gives MPI_COMM_NULL.
+rdmach_mpi_test(test_conf_split_type NP 3 TEST test_conf_split_type_unbound_np3 TIMEOUT 60)
+set_tests_properties(test_conf_split_type_unbound_np3 PROPERTIES ENVIRONMENT "RDMACH_BIND=none")
+# Pretend nodes of two ranks: SHARED and the hardware types stay inside them.
+rdmach_mpi_test(test_conf_split_type NP 4 TEST test_conf_split_type_vnode2_np4 TIMEOUT 60)
+set_tests_properties(test_conf_split_type_vnode2_np4 PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=2")
 
 # A delete callback on MPI_COMM_SELF that fails: MPI_Finalize returns its code.
 foreach(np 1 3)
