@@ -19,10 +19,12 @@ static int attr_io = MPI_ANY_SOURCE;
 static int attr_wtime_is_global = 0;
 static int attr_universe_size;
 static int attr_lastusedcode = MPI_ERR_LASTCODE;   /* no user error codes (MPI_Add_error_code) */
-static int attr_appnum = 0;
+static int attr_appnum;            /* the process manager's; none (-1): the attribute is not set */
 
-static int predefined(int keyval, void **value)
+/* 1 if keyval is a predefined key: *flag whether it is set, *value its address. */
+static int predefined(int keyval, void **value, int *flag)
 {
+    *flag = 1;
     switch (keyval) {
     case MPI_TAG_UB:          *value = &attr_tag_ub; return 1;
     case MPI_HOST:            *value = &attr_host; return 1;
@@ -30,7 +32,7 @@ static int predefined(int keyval, void **value)
     case MPI_WTIME_IS_GLOBAL: *value = &attr_wtime_is_global; return 1;
     case MPI_UNIVERSE_SIZE:   *value = &attr_universe_size; return 1;
     case MPI_LASTUSEDCODE:    *value = &attr_lastusedcode; return 1;
-    case MPI_APPNUM:          *value = &attr_appnum; return 1;
+    case MPI_APPNUM:          *value = &attr_appnum; *flag = attr_appnum >= 0; return 1;
     }
     return 0;
 }
@@ -125,9 +127,9 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     if (!attribute_val || !flag)
         return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, !attribute_val ? "attribute_val" : "flag");
     void *v;
-    if (predefined(comm_keyval, &v)) {
-        *(void **)attribute_val = v;
-        *flag = 1;
+    if (predefined(comm_keyval, &v, flag)) {
+        if (*flag)
+            *(void **)attribute_val = v;
         return MPI_SUCCESS;
     }
     if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
@@ -169,4 +171,5 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 void rch_mpi_attr_init(void)
 {
     attr_universe_size = rch_boot.size;
+    attr_appnum = rch_boot.appnum;
 }

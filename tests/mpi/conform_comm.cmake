@@ -43,4 +43,9 @@ if(CONF_MPIEXEC_MPICH)
     add_test(NAME ${t}_hydra_np4 COMMAND ${CONF_MPIEXEC_MPICH} -n 4 $<TARGET_FILE:${t}>)
     set_tests_properties(${t}_hydra_np4 PROPERTIES TIMEOUT 60 LABELS "mp")
   endforeach()
+  # Two applications (MPMD): MPI_APPNUM is 0 for the first two ranks, 1 for the others.
+  add_test(NAME test_conf_attr_hydra_mpmd
+           COMMAND ${CONF_MPIEXEC_MPICH} -n 2 $<TARGET_FILE:test_conf_attr> appnum=0
+                   : -n 2 $<TARGET_FILE:test_conf_attr> appnum=1)
+  set_tests_properties(test_conf_attr_hydra_mpmd PROPERTIES TIMEOUT 60 LABELS "mp")
 endif()

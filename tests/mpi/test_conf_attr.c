@@ -11,13 +11,15 @@
  * order of their setting (11.2.4), while MPI is still usable.
  *
  * argv[1] "finalize_error": a delete callback on MPI_COMM_SELF fails, and
- * MPI_Finalize must return its code. Any number of ranks.
+ * MPI_Finalize must return its code. argv[1] "appnum=N": this process is
+ * of application N of an MPMD launch (MPI_APPNUM; 0 otherwise, the
+ * process manager's number for a single application). Any number of ranks.
  */
 #include "mpi_test.h"
 
 #define MY_ERR_CLASS MPI_ERR_INTERN     /* what the failing callbacks return */
 
-static int size, rank;
+static int size, rank, expect_appnum;
 static int fail_copy, fail_delete;      /* make the callbacks fail */
 static int copies, deletes;
 static intptr_t last_deleted;
@@ -163,7 +165,8 @@ static void predefined(MPI_Comm comm, const char *name)
     CHECK(flag && *(int *)v >= MPI_ERR_LASTCODE, "%s MPI_LASTUSEDCODE: flag %d value %d (at least MPI_ERR_LASTCODE)",
           name, flag, flag ? *(int *)v : 0);
     MPI_OK(MPI_Comm_get_attr(comm, MPI_APPNUM, &v, &flag));
-    CHECK(!flag || *(int *)v == 0, "%s MPI_APPNUM %d for a single application", name, *(int *)v);
+    CHECK(flag && *(int *)v == expect_appnum, "%s MPI_APPNUM: flag %d value %d, expected %d", name, flag,
+          flag ? *(int *)v : -1, expect_appnum);
 }
 
 static void type_attributes(void)
@@ -271,6 +274,8 @@ static int self_delete(MPI_Comm c, int kv, void *val, void *extra)
 int main(int argc, char **argv)
 {
     int finalize_error = argc > 1 && strcmp(argv[1], "finalize_error") == 0;
+    if (argc > 1 && strncmp(argv[1], "appnum=", 7) == 0)
+        expect_appnum = atoi(argv[1] + 7);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
