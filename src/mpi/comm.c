@@ -1,6 +1,7 @@
 /*
  * Communicator objects: the handle table, MPI_COMM_WORLD and MPI_COMM_SELF,
- * and the local communicator calls (rank, size, compare, free, names).
+ * and the local communicator calls (rank, size, compare, free, names), with
+ * Comm_disconnect and Comm_get_parent.
  * Creating communicators collectively is in comm_create.c.
  *
  * Handles: world and self are MPICH's built-ins (0x44000000, 0x44000001);
@@ -282,31 +283,68 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 }
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
 
-int PMPI_Comm_free(MPI_Comm *comm)
+/* Comm_free and Comm_disconnect: argument checks, then (disconnect) the
+ * members' agreement, the attributes' delete callbacks and the object. */
+static int comm_release(const char *fn, MPI_Comm *comm, int collective)
 {
-    RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_free");
+    int err = rch_mpi_check_init(fn);
     if (err)
         return err;
     if (!comm)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_free: argument comm is NULL");
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument comm is NULL", fn);
     struct rch_mpi_comm *c = rch_mpi_comm_get(*comm);
     if (!c)
-        return rch_mpi_comm_bad("MPI_Comm_free", *comm);
+        return rch_mpi_comm_bad(fn, *comm);
     if (c == &rch_mpi_comm_world || c == &self)
-        return rch_mpi_err(*comm, MPI_ERR_COMM, "MPI_Comm_free: cannot free the predefined communicator %s",
+        return rch_mpi_err(*comm, MPI_ERR_COMM, "%s: cannot free the predefined communicator %s", fn,
                            c == &rch_mpi_comm_world ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
-    /* Pending operations on the communicator complete normally: the device
-     * requests hold the context id and world ranks they need. */
+    if (collective) {
+        /* Disconnect returns once every member has called it: nothing is
+         * sent on the communicator after that. */
+        rdmach_status_t st = rch_mpi_exchange(c, NULL, 0, NULL, NULL);
+        if (st != RDMACH_OK)
+            return rch_mpi_err(*comm, rch_mpi_class_of(st), "%s: synchronizing with the other members failed: %s",
+                               fn, rdmach_last_error());
+    }
     /* MPI: a failing delete callback makes the free fail (the communicator stays). */
     int rc = rch_mpi_attr_delete_all(&c->attrs, c->handle, 1);
     if (rc != MPI_SUCCESS)
         return rch_mpi_err_raise(*comm, rc);
+    /* Pending operations on the communicator complete normally: the device
+     * requests hold the context id and world ranks they need. */
     rch_mpi_comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    RCH_MPI_CS();
+    return comm_release("MPI_Comm_free", comm, 0);
+}
 #pragma weak MPI_Comm_free = PMPI_Comm_free
+
+/* For intracommunicators (rdmach has no others): a collective free. */
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    RCH_MPI_CS();
+    return comm_release("MPI_Comm_disconnect", comm, 1);
+}
+#pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
+
+/* No process was spawned (rdmach has no MPI_Comm_spawn): MPI_COMM_NULL. */
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+    RCH_MPI_CS();
+    int err = rch_mpi_check_init("MPI_Comm_get_parent");
+    if (err)
+        return err;
+    if (!parent)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_get_parent: argument parent is NULL");
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {

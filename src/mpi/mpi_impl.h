@@ -88,6 +88,10 @@ int rch_mpi_class_of(rdmach_status_t st);
 /* MPI_ERR_OTHER (via world's handler: fatal by default) if MPI is not
  * running; MPI_SUCCESS otherwise. */
 int rch_mpi_check_init(const char *fn);
+/* Error handler objects made by MPI_Win_create_errhandler are marked, so
+ * that communicators refuse them (MPI: a handler serves one kind of object). */
+void rch_mpi_errhandler_mark_win(MPI_Errhandler eh);
+int rch_mpi_errhandler_is_win(MPI_Errhandler eh);
 static inline int rch_mpi_running(void) { return rch_mpi_state == RCH_MPI_RUNNING; }
 
 /* ---- communicators (mpi/comm.c, comm_create.c, ctxid.c) ---- */

@@ -153,7 +153,14 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, M
     err = PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)win_errhandler_fn, errhandler);
     if (err)
         return err;
-    whandlers[nwhandlers++] = (struct whandler){ *errhandler, win_errhandler_fn };
+    rch_mpi_errhandler_mark_win(*errhandler);
+    /* handle slots are reused after MPI_Errhandler_free: replace a stale entry */
+    int i = 0;
+    while (i < nwhandlers && whandlers[i].handle != *errhandler)
+        i++;
+    whandlers[i] = (struct whandler){ *errhandler, win_errhandler_fn };
+    if (i == nwhandlers)
+        nwhandlers++;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
@@ -165,7 +172,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
         return rch_mpi_win_bad(fn, win);
-    if (!predefined_eh(errhandler) && !whandler_fn(errhandler))
+    if (!predefined_eh(errhandler) && !rch_mpi_errhandler_is_win(errhandler))
         return rch_mpi_win_err(w, MPI_ERR_ARG,
                                "%s: 0x%x in argument errhandler is not a window error handler (predefined, or from "
                                "MPI_Win_create_errhandler)", fn, (unsigned)errhandler);

@@ -4,7 +4,9 @@
  * order, negative keys order first), Comm_compare's four results, names
  * (world's and self's are predefined, a duplicate's name is not copied,
  * MPI_MAX_OBJECT_NAME truncation), Comm_dup keeping the topology,
- * Comm_idup, Comm_test_inter, error handlers on communicators (set, get,
+ * Comm_idup, Comm_test_inter, Comm_disconnect (collective free),
+ * Comm_get_parent (not spawned: MPI_COMM_NULL), error handlers on
+ * communicators (set, get,
  * Comm_call_errhandler invoking a user handler with the code, the handler
  * inherited by new communicators) and the error classes of bad arguments.
  * Any number of ranks.
@@ -185,9 +187,34 @@ static void errhandlers(void)
     CHECK(got == MPI_ERRORS_RETURN, "get_errhandler after setting MPI_ERRORS_RETURN 0x%x", (unsigned)got);
     MPI_OK(MPI_Comm_call_errhandler(d, MPI_ERR_OTHER));     /* returns, calls nothing */
     CHECK(handler_calls == 3, "MPI_ERRORS_RETURN called the user handler");
+    /* a window's handler is not a communicator's (9.3.1) */
+    MPI_Errhandler weh;
+    MPI_OK(MPI_Win_create_errhandler((MPI_Win_errhandler_function *)handler, &weh));
+    int cl = mt_class(MPI_Comm_set_errhandler(d, weh));
+    CHECK(cl == MPI_ERR_ARG, "Comm_set_errhandler with a window handler: class %d", cl);
+    MPI_OK(MPI_Errhandler_free(&weh));
+    /* MPI_ERRORS_ABORT (MPI 4) is a predefined communicator handler */
+    MPI_OK(MPI_Comm_set_errhandler(d, MPI_ERRORS_ABORT));
+    MPI_OK(MPI_Comm_get_errhandler(d, &got));
+    CHECK(got == MPI_ERRORS_ABORT, "get_errhandler after MPI_ERRORS_ABORT 0x%x", (unsigned)got);
     MPI_OK(MPI_Comm_free(&s));
     MPI_OK(MPI_Comm_free(&d2));
     MPI_OK(MPI_Comm_free(&d));
+}
+
+static void disconnect_and_parent(void)
+{
+    MPI_Comm parent = MPI_COMM_WORLD, d;
+    MPI_OK(MPI_Comm_get_parent(&parent));
+    CHECK(parent == MPI_COMM_NULL, "Comm_get_parent of a process not spawned: 0x%x", (unsigned)parent);
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    int x = rank, y = -1;
+    MPI_OK(MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_MAX, d));
+    CHECK(y == size - 1, "allreduce on the duplicate %d", y);
+    MPI_OK(MPI_Comm_disconnect(&d));
+    CHECK(d == MPI_COMM_NULL, "Comm_disconnect left the handle");
+    MPI_Comm w = MPI_COMM_WORLD;
+    CHECK(mt_class(MPI_Comm_disconnect(&w)) == MPI_ERR_COMM, "Comm_disconnect(MPI_COMM_WORLD) class");
 }
 
 static void comm_errors(void)
@@ -223,6 +250,7 @@ int main(int argc, char **argv)
     compare_and_names();
     idup_and_topology();
     errhandlers();
+    disconnect_and_parent();
     comm_errors();
     MPI_Finalize();
     if (rank == 0)
