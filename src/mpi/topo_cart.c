@@ -322,7 +322,8 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 /* ---- Dims_create ----
  * MPI: the free (zero) entries get dimensions "as close to each other as
  * possible", in non-increasing order. Closeness is the spread (largest
- * minus smallest); among equal spreads the smallest largest dimension wins.
+ * minus smallest); among equal spreads the one with the larger dimensions
+ * wins (360 in 3-D: 10 x 6 x 6, not 9 x 8 x 5), as MPICH 4 decides.
  * A greedy assignment of prime factors misses this (72 in 2-D: 12 x 6, not
  * 9 x 8), so the factorizations are searched: factors are chosen in
  * non-increasing order from the divisors of the number, the first being at
@@ -345,7 +346,7 @@ static void dims_dfs(struct dims_search *s, int i, long long rest)
         s->cur[i] = (int)rest;
         long long spread = s->cur[0] - rest;
         if (spread < s->best_spread ||
-            (spread == s->best_spread && s->cur[0] < s->best[0])) {
+            (spread == s->best_spread && s->cur[0] > s->best[0])) {
             s->best_spread = spread;
             memcpy(s->best, s->cur, (size_t)s->k * sizeof(int));
         }

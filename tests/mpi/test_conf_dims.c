@@ -103,6 +103,11 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Dims_create(72, 2, d2));
     CHECK(d2[0] == 9 && d2[1] == 8, "(0,0) for 72: (%d,%d), expected (9,8)", d2[0], d2[1]);
 
+    /* equal spreads: the larger dimensions, as MPICH 4 (a drop-in must decide alike) */
+    int d3b[3] = { 0, 0, 0 };
+    MPI_OK(MPI_Dims_create(360, 3, d3b));
+    CHECK(d3b[0] == 10 && d3b[1] == 6 && d3b[2] == 6, "(0,0,0) for 360: (%d,%d,%d), MPICH gives (10,6,6)", d3b[0],
+          d3b[1], d3b[2]);
     int presets[][4] = { { 0, 0, 0, 0 }, { 2, 0, 0, 0 }, { 0, 0, 3, 0 }, { 0, 2, 0, 2 }, { 0, 5, 0, 0 } };
     int checks = 0;
     for (int n = 1; n <= NMAX; n++)
