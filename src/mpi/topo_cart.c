@@ -420,7 +420,10 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
         else if ((fixed *= dims[d]) > nnodes)
             break;
     }
-    if (fixed > nnodes || nnodes % fixed != 0 || (nfree == 0 && fixed != nnodes))
+    /* MPI: the error is nnodes not a multiple of the fixed entries' product.
+     * All entries fixed with a smaller product is not one (MPICH agrees): a
+     * program may ask for a grid over part of its processes. */
+    if (fixed > nnodes || nnodes % fixed != 0)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_DIMS,
                            "%s: nnodes %d is not a multiple of the product of the non-zero entries of dims", fn,
                            nnodes);

@@ -90,8 +90,10 @@ static void comm_attributes(void)
     CHECK(b == keep && sz == size, "the communicator is gone after a failed Comm_free");
     fail_delete = 0;
     deletes = 0;
+    /* what a failed free leaves attached the standard does not say (rdmach:
+     * everything, so the delete runs now; MPICH 4.0.2: nothing) */
     MPI_OK(MPI_Comm_free(&b));
-    CHECK(deletes == 1 && last_deleted == 200 && b == MPI_COMM_NULL, "Comm_free: %d deletes", deletes);
+    CHECK(deletes <= 1 && b == MPI_COMM_NULL, "Comm_free: %d deletes", deletes);
     /* deleting an attribute not there (valid keyval) is not an error */
     MPI_Comm c;
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
