@@ -122,6 +122,13 @@ static void set_operations(MPI_Group world)
     int pn = MPI_PROC_NULL;
     MPI_OK(MPI_Group_translate_ranks(world, 1, &pn, MPI_GROUP_EMPTY, out));
     CHECK(out[0] == MPI_PROC_NULL, "translate PROC_NULL to the empty group gave %d", out[0]);
+    int r0 = 0;
+    MPI_OK(MPI_Group_translate_ranks(world, 1, &r0, MPI_GROUP_EMPTY, out));
+    CHECK(out[0] == MPI_UNDEFINED, "translate rank 0 to the empty group gave %d", out[0]);
+    /* incl with n = 0 is the empty group */
+    MPI_Group g0;
+    MPI_OK(MPI_Group_incl(world, 0, NULL, &g0));
+    CHECK(g0 == MPI_GROUP_EMPTY, "Group_incl of no ranks is not MPI_GROUP_EMPTY");
 
     MPI_Group *all[] = { &ge, &go, &gu, &gu2, &gi, &gd, &grev, &ge2, &gd2 };
     for (unsigned i = 0; i < sizeof(all) / sizeof(all[0]); i++) {

@@ -236,6 +236,54 @@ static void dist_graph(void)
     CHECK(cl == MPI_ERR_TOPOLOGY, "Cart_shift on world: class %d", cl);
 }
 
+/* Arguments the standard rules out, each with the class naming the fault. */
+static void topo_errors(void)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    int cl;
+    /* a graph of more nodes than processes */
+    int *idx = malloc(sizeof(int) * (size_t)(size + 1)), edge0[1] = { 0 };
+    for (int i = 0; i <= size; i++)
+        idx[i] = 0;
+    cl = mt_class(MPI_Graph_create(MPI_COMM_WORLD, size + 1, idx, edge0, 0, &c));
+    CHECK(cl == MPI_ERR_ARG || cl == MPI_ERR_TOPOLOGY, "Graph_create of %d nodes on %d: class %d", size + 1, size,
+          cl);
+    free(idx);
+    /* an edge to a node that does not exist */
+    int index2[1] = { 1 }, bad_edge[1] = { 1 };
+    cl = mt_class(MPI_Graph_create(MPI_COMM_WORLD, 1, index2, bad_edge, 0, &c));
+    CHECK(cl == MPI_ERR_ARG || cl == MPI_ERR_TOPOLOGY || cl == MPI_ERR_RANK, "Graph_create edge to node 1 of 1: "
+          "class %d", cl);
+    /* a distributed-graph neighbour outside the communicator */
+    int out_of_range[1] = { size };
+    cl = mt_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, out_of_range, MPI_UNWEIGHTED, 0, NULL,
+                                                 MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c));
+    CHECK(cl == MPI_ERR_ARG || cl == MPI_ERR_RANK || cl == MPI_ERR_TOPOLOGY,
+          "Dist_graph_create_adjacent with source %d: class %d", size, cl);
+    /* negative degree */
+    cl = mt_class(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, -1, NULL, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED,
+                                                 MPI_INFO_NULL, 0, &c));
+    CHECK(cl == MPI_ERR_ARG, "Dist_graph_create_adjacent with indegree -1: class %d", cl);
+    /* a non-positive dimension */
+    int zero[1] = { 0 }, p0[1] = { 0 };
+    cl = mt_class(MPI_Cart_create(MPI_COMM_WORLD, 1, zero, p0, 0, &c));
+    CHECK(cl == MPI_ERR_DIMS || cl == MPI_ERR_ARG, "Cart_create with dims 0: class %d", cl);
+    /* Cart_coords into fewer dimensions than the grid has, of a rank outside it */
+    int dims[2] = { 1, size }, per[2] = { 0, 0 }, co[2];
+    MPI_OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &c));
+    cl = mt_class(MPI_Cart_coords(c, 0, 1, co));
+    CHECK(cl == MPI_ERR_ARG || cl == MPI_ERR_DIMS, "Cart_coords with maxdims 1 of 2: class %d", cl);
+    cl = mt_class(MPI_Cart_coords(c, size, 2, co));
+    CHECK(cl == MPI_ERR_RANK, "Cart_coords of rank %d: class %d", size, cl);
+    /* Cart_sub on a graph-less, cart-less communicator */
+    int keep[1] = { 1 };
+    MPI_Comm sub;
+    cl = mt_class(MPI_Cart_sub(MPI_COMM_WORLD, keep, &sub));
+    CHECK(cl == MPI_ERR_TOPOLOGY, "Cart_sub of world: class %d", cl);
+    MPI_OK(MPI_Comm_free(&c));
+    CHECK(c == MPI_COMM_NULL, "Comm_free of a Cartesian communicator left the handle");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -246,6 +294,7 @@ int main(int argc, char **argv)
     cart();
     graph();
     dist_graph();
+    topo_errors();
     MPI_Finalize();
     if (rank == 0)
         printf("test_conf_topo: %d ranks ok\n", size);
