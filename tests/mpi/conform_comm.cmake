@@ -40,8 +40,16 @@ endforeach()
 find_program(CONF_MPIEXEC_MPICH mpiexec.mpich)
 if(CONF_MPIEXEC_MPICH)
   foreach(t ${CONF_TESTS})
-    add_test(NAME ${t}_hydra_np4 COMMAND ${CONF_MPIEXEC_MPICH} -n 4 $<TARGET_FILE:${t}>)
-    set_tests_properties(${t}_hydra_np4 PROPERTIES TIMEOUT 60 LABELS "mp")
+    foreach(np 2 3 4)
+      add_test(NAME ${t}_hydra_np${np} COMMAND ${CONF_MPIEXEC_MPICH} -n ${np} $<TARGET_FILE:${t}>)
+      set_tests_properties(${t}_hydra_np${np} PROPERTIES TIMEOUT 60 LABELS "mp")
+    endforeach()
+    # Hydra and tcp between pretend nodes of one rank
+    foreach(np 2 4)
+      add_test(NAME ${t}_hydra_tcp_np${np} COMMAND ${CONF_MPIEXEC_MPICH} -n ${np} $<TARGET_FILE:${t}>)
+      set_tests_properties(${t}_hydra_tcp_np${np} PROPERTIES TIMEOUT 60 LABELS "mp"
+                           ENVIRONMENT "RDMACH_VNODE_SIZE=1")
+    endforeach()
   endforeach()
   # Two applications (MPMD): MPI_APPNUM is 0 for the first two ranks, 1 for the others.
   add_test(NAME test_conf_attr_hydra_mpmd
