@@ -153,7 +153,6 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 }
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 
-/* No communicator hint changes what rdmach does, so the info is only checked. */
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     RCH_MPI_CS();
@@ -164,7 +163,12 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     err = rch_mpi_info_check(comm, "MPI_Comm_dup_with_info", info);
     if (err)
         return err;
-    return rch_mpi_comm_split_common("MPI_Comm_dup_with_info", p, 0, 0, newcomm, 1);
+    err = rch_mpi_comm_split_common("MPI_Comm_dup_with_info", p, 0, 0, newcomm, 1);
+    /* MPI: the duplicate has info's hints instead of comm's, and rdmach
+     * acts on none of them. */
+    if (!err)
+        rch_mpi_comm_get(*newcomm)->hw_level = NULL;
+    return err;
 }
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
 

@@ -150,6 +150,16 @@ static void unguided(void)
     MPI_OK(MPI_Info_free(&info));
     CHECK(flag && strcmp(v2, value) == 0, "Comm_dup lost mpi_hw_resource_type");
     MPI_OK(MPI_Comm_free(&d));
+    /* Comm_dup_with_info takes the hints of its info argument instead */
+    MPI_Info empty;
+    MPI_OK(MPI_Info_create(&empty));
+    MPI_OK(MPI_Comm_dup_with_info(c, empty, &d));
+    MPI_OK(MPI_Info_free(&empty));
+    MPI_OK(MPI_Comm_get_info(d, &info));
+    MPI_OK(MPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, v2, &flag));
+    MPI_OK(MPI_Info_free(&info));
+    CHECK(!flag, "Comm_dup_with_info(empty info) kept mpi_hw_resource_type %s", v2);
+    MPI_OK(MPI_Comm_free(&d));
     MPI_OK(MPI_Comm_free(&c));
 }
 
