@@ -1,7 +1,7 @@
 /*
  * Communicator objects: the handle table, MPI_COMM_WORLD and MPI_COMM_SELF,
  * and the local communicator calls (rank, size, compare, free, names), with
- * Comm_disconnect and Comm_get_parent.
+ * Comm_disconnect, Comm_get_parent and the remote-group queries.
  * Creating communicators collectively is in comm_create.c.
  *
  * Handles: world and self are MPICH's built-ins (0x44000000, 0x44000001);
@@ -398,3 +398,34 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+
+/* rdmach makes no intercommunicators, and these ask about the remote group
+ * of one: for any valid communicator the answer is MPI_ERR_COMM (MPI: comm
+ * must be an intercommunicator). */
+static int remote_query(const char *fn, MPI_Comm comm, const void *out, const char *arg)
+{
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    if (!c)
+        return rch_mpi_comm_bad(fn, comm);
+    if (!out)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, arg);
+    return rch_mpi_err(comm, MPI_ERR_COMM, "%s: communicator 0x%x in argument comm is an intracommunicator (rdmach "
+                       "has no intercommunicators)", fn, (unsigned)comm);
+}
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    RCH_MPI_CS();
+    return remote_query("MPI_Comm_remote_size", comm, size, "size");
+}
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    RCH_MPI_CS();
+    return remote_query("MPI_Comm_remote_group", comm, group, "group");
+}
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group

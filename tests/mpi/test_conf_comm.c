@@ -5,7 +5,8 @@
  * (world's and self's are predefined, a duplicate's name is not copied,
  * MPI_MAX_OBJECT_NAME truncation), Comm_dup keeping the topology,
  * Comm_idup, Comm_test_inter, Comm_disconnect (collective free),
- * Comm_get_parent (not spawned: MPI_COMM_NULL), error handlers on
+ * Comm_get_parent (not spawned: MPI_COMM_NULL), Comm_remote_size/group of
+ * an intracommunicator (MPI_ERR_COMM), error handlers on
  * communicators (set, get,
  * Comm_call_errhandler invoking a user handler with the code, the handler
  * inherited by new communicators) and the error classes of bad arguments.
@@ -235,6 +236,11 @@ static void comm_errors(void)
     CHECK(mt_class(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRHANDLER_NULL)) == MPI_ERR_ARG,
           "set_errhandler(NULL) class");
     CHECK(c == MPI_COMM_NULL, "a failed call wrote newcomm");
+    /* the remote group of an intracommunicator: MPI_ERR_COMM (7.4.1: comm is an intercommunicator) */
+    MPI_Group g = MPI_GROUP_NULL;
+    CHECK(mt_class(MPI_Comm_remote_size(MPI_COMM_WORLD, &x)) == MPI_ERR_COMM, "Comm_remote_size(world) class");
+    CHECK(mt_class(MPI_Comm_remote_group(MPI_COMM_WORLD, &g)) == MPI_ERR_COMM && g == MPI_GROUP_NULL,
+          "Comm_remote_group(world) class");
 }
 
 int main(int argc, char **argv)
