@@ -68,18 +68,6 @@ int PMPI_Keyval_free(int *keyval)
 }
 #pragma weak MPI_Keyval_free = PMPI_Keyval_free
 
-/* The communicator of an attribute call, init checked; NULL with *err set. */
-static struct rch_mpi_comm *attr_comm(const char *fn, MPI_Comm comm, int *err)
-{
-    *err = rch_mpi_check_init(fn);
-    if (*err)
-        return NULL;
-    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
-    if (!c)
-        *err = rch_mpi_comm_bad(fn, comm);
-    return c;
-}
-
 static int bad_keyval(const char *fn, MPI_Comm comm, int keyval)
 {
     return rch_mpi_err(comm, MPI_ERR_KEYVAL, "%s: 0x%x in argument comm_keyval is not a live user communicator "
@@ -99,7 +87,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     RCH_MPI_CS();
     const char *fn = "MPI_Comm_set_attr";
     int err;
-    struct rch_mpi_comm *c = attr_comm(fn, comm, &err);
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
     if (!c)
         return err;
     if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
@@ -121,7 +109,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     RCH_MPI_CS();
     const char *fn = "MPI_Comm_get_attr";
     int err;
-    struct rch_mpi_comm *c = attr_comm(fn, comm, &err);
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
     if (!c)
         return err;
     if (!attribute_val || !flag)
@@ -151,7 +139,7 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     RCH_MPI_CS();
     const char *fn = "MPI_Comm_delete_attr";
     int err;
-    struct rch_mpi_comm *c = attr_comm(fn, comm, &err);
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
     if (!c)
         return err;
     if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))

@@ -40,6 +40,17 @@ int rch_mpi_comm_bad(const char *fn, MPI_Comm comm)
                        fn, (unsigned)comm);
 }
 
+struct rch_mpi_comm *rch_mpi_comm_arg(const char *fn, MPI_Comm comm, int *err)
+{
+    *err = rch_mpi_check_init(fn);
+    if (*err)
+        return NULL;
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    if (!c)
+        *err = rch_mpi_comm_bad(fn, comm);
+    return c;
+}
+
 /* The node layout of the members, dense node indices in order of first
  * appearance, for the collectives' view. */
 static int fill_coll_view(struct rch_mpi_comm *c)
@@ -404,12 +415,10 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
  * must be an intercommunicator). */
 static int remote_query(const char *fn, MPI_Comm comm, const void *out, const char *arg)
 {
-    int err = rch_mpi_check_init(fn);
-    if (err)
-        return err;
-    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    int err;
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
     if (!c)
-        return rch_mpi_comm_bad(fn, comm);
+        return err;
     if (!out)
         return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, arg);
     return rch_mpi_err(comm, MPI_ERR_COMM, "%s: communicator 0x%x in argument comm is an intracommunicator (rdmach "

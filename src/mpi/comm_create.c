@@ -117,12 +117,10 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
 
 int rch_mpi_comm_maker_check(const char *fn, MPI_Comm comm, MPI_Comm *newcomm, struct rch_mpi_comm **pp)
 {
-    int err = rch_mpi_check_init(fn);
-    if (err)
-        return err;
-    *pp = rch_mpi_comm_get(comm);
+    int err;
+    *pp = rch_mpi_comm_arg(fn, comm, &err);
     if (!*pp)
-        return rch_mpi_comm_bad(fn, comm);
+        return err;
     if (!newcomm)
         return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument newcomm is NULL", fn);
     return MPI_SUCCESS;

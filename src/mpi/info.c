@@ -434,12 +434,10 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     RCH_MPI_CS();
     const char *fn = "MPI_Comm_get_info";
-    int err = rch_mpi_check_init(fn);
-    if (err)
-        return err;
-    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    int err;
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
     if (!c)
-        return rch_mpi_comm_bad(fn, comm);
+        return err;
     if (!info_used)
         return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument info_used is NULL", fn);
     struct rch_mpi_info *o = info_new();

@@ -123,6 +123,9 @@ static inline struct rch_mpi_comm *rch_mpi_comm_get_fast(MPI_Comm comm)
         return RCH_LIKELY(rch_mpi_state == RCH_MPI_RUNNING) ? &rch_mpi_comm_world : NULL;
     return rch_mpi_comm_get(comm);
 }
+/* The communicator argument of call fn, MPI checked to be running: the
+ * object, or NULL with the error reported and its code in *err. */
+struct rch_mpi_comm *rch_mpi_comm_arg(const char *fn, MPI_Comm comm, int *err);
 /* Report an invalid communicator argument: MPI_ERR_COMM naming fn and the value. */
 int rch_mpi_comm_bad(const char *fn, MPI_Comm comm);
 /* Build a communicator of `size` members (world ranks in comm-rank order,
