@@ -7,7 +7,10 @@
  * exits non-zero, dies by a signal, calls PMI abort or breaks the protocol —
  * is printed naming the rank, decides the exit status (its code, 128+signal
  * for a signal) and ends the rest: SIGTERM at once, SIGKILL after
- * RUN_TERM_GRACE_MS.
+ * RUN_TERM_GRACE_MS. Ranks that died already are judged first (settle), so
+ * a killed rank, not the survivor that noticed and aborted, is the verdict.
+ * A rank that exits non-zero after PMI finalize only sets the exit status:
+ * the others finish their own finalize (as under Hydra).
  *
  * A rank that exits 0 after PMI init without PMI finalize (a program that
  * forgets MPI_Finalize, as OMB 7.4's osu_latency_mt does) draws a warning
@@ -47,6 +50,7 @@
 
 #define RUN_TERM_GRACE_MS 500
 #define RUN_UNFINALIZED_GRACE_S 10.0
+#define RUN_SETTLE_MS 200
 
 static const char *prog_name = "rdmachrun";
 
@@ -60,6 +64,8 @@ struct run_state {
     double kill_deadline;      /* when SIGTERM becomes SIGKILL */
     int unfinalized;           /* first rank that exited 0 without PMI finalize, or -1 */
     double unfinalized_deadline; /* the others must have ended by then */
+    pid_t launcher;            /* our pid, for the ranks to check their parent */
+    int code_after_finalize;   /* first non-zero exit code of a rank that finalized, else 0 */
 };
 static struct run_state S;
 
@@ -93,17 +99,31 @@ static void start_ending(void)
     kill_survivors(SIGTERM);
 }
 
+static void settle(void);
+
+/* The first failure decides the verdict and the exit status; the ones after
+ * it are its consequences and are not reported. Before a failure is judged
+ * the ranks that died already are reaped (settle): a rank killed by a signal
+ * makes the others fail (a broken connection, an abort), and their report
+ * often arrives before the SIGCHLD. Such a death becomes the verdict, and
+ * the failure that was being judged is printed as its consequence. */
 void run_fail(struct run_job *job, int exit_code, const char *fmt, ...)
 {
     if (job->failed)
-        return; /* what follows the first failure is its consequence */
-    job->failed = 1;
-    job->exit_code = exit_code;
+        return;
     char msg[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    settle();
+    if (job->failed) {
+        fprintf(stderr, "%s: then %s (a consequence)\n", prog_name, msg);
+        fflush(stderr);
+        return;
+    }
+    job->failed = 1;
+    job->exit_code = exit_code;
     fprintf(stderr, "%s: %s\n", prog_name, msg);
     fflush(stderr);
     start_ending();
@@ -186,9 +206,12 @@ static int check_fd_limit(int np)
 static void exec_rank(int i, int fd, const char *path, char **argv)
 {
     char num[16];
-    /* die with rdmachrun even if it is SIGKILLed */
+    /* die with rdmachrun even if it is SIGKILLed; if it died before the
+     * prctl, our parent is no longer rdmachrun. (Not "getppid() == 1": as
+     * the first process of a PID namespace or container rdmachrun IS pid 1,
+     * and an orphan's new parent may be a subreaper instead.) */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() == 1)
+    if (getppid() != S.launcher)
         _exit(127);
     sigprocmask(SIG_SETMASK, &S.orig_mask, NULL);
     int flags = fcntl(fd, F_GETFD);
@@ -217,6 +240,7 @@ static void exec_rank(int i, int fd, const char *path, char **argv)
 static int start_ranks(const char *path, char **argv)
 {
     struct run_job *job = &S.job;
+    S.launcher = getpid();
     for (int i = 0; i < job->size; i++) {
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -264,11 +288,23 @@ static void rank_exited(struct run_rank *r, int status)
     r->pid = 0;
     S.alive--;
     /* run_fail keeps only the first failure: the ranks ended because of it
-     * (SIGTERM, SIGKILL) are not reported again */
+     * (SIGTERM, SIGKILL) are not reported again; a rank that aborted was
+     * judged by its abort */
+    if (r->aborted)
+        return;
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         run_fail(&S.job, 128 + sig, "rank %d (pid %d) killed by signal %d (%s)", r->rank, (int)pid, sig,
                  sig_name(sig));
+    } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && r->pmi_finalized) {
+        /* After MPI_Finalize the others need nothing from it (they are in or
+         * past their own Finalize): its code becomes the job's, but they are
+         * let finish, as under Hydra. */
+        if (S.code_after_finalize == 0) {
+            S.code_after_finalize = WEXITSTATUS(status);
+            fprintf(stderr, "%s: rank %d (pid %d) exited with code %d after MPI_Finalize\n", prog_name, r->rank,
+                    (int)pid, WEXITSTATUS(status));
+        }
     } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
         run_fail(&S.job, WEXITSTATUS(status), "rank %d (pid %d) exited with code %d", r->rank, (int)pid,
                  WEXITSTATUS(status));
@@ -300,20 +336,104 @@ static void check_unfinalized(void)
              r->rank, (int)r->unfinalized_pid, S.alive, RUN_UNFINALIZED_GRACE_S);
 }
 
+/* Every child that has exited, ranks or not: as the first process of a PID
+ * namespace (a container's init) rdmachrun also inherits the namespace's
+ * orphans, and waiting for any pid reaps them too. Ranks killed by a signal
+ * are judged before ranks that exited: waitpid returns zombies in the order
+ * the children were started, not the order they died, and a rank that
+ * exited with an error after another was killed is its consequence. */
 static void reap(void)
 {
     for (;;) {
-        int status;
-        pid_t pid = waitpid(-1, &status, WNOHANG);
-        if (pid <= 0)
-            return;
-        for (int i = 0; i < S.job.size; i++) {
-            if (S.job.ranks[i].pid == pid) {
-                rank_exited(&S.job.ranks[i], status);
-                break;
+        struct { struct run_rank *r; int status; } dead[64];
+        int n = 0, status;
+        pid_t pid;
+        while (n < (int)(sizeof(dead) / sizeof(dead[0])) && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
+            for (int i = 0; i < S.job.size; i++) {
+                if (S.job.ranks[i].pid == pid) {
+                    dead[n].r = &S.job.ranks[i];
+                    dead[n++].status = status;
+                    break;
+                }
             }
         }
+        if (n == 0)
+            return;
+        for (int pass = 0; pass < 2; pass++)
+            for (int k = 0; k < n; k++)
+                if ((WIFSIGNALED(dead[k].status) != 0) == (pass == 0))
+                    rank_exited(dead[k].r, dead[k].status);
     }
+}
+
+/* Is rank r in the middle of exiting, not yet a zombie? The kernel marks a
+ * task PF_EXITING (flag 0x4, field 9 of /proc/<pid>/stat) when it starts to
+ * exit; its memory goes first (a peer's process_vm_readv or pidfd may tell
+ * it died), its files (the PMI socket) later, and only then does it become
+ * reapable. A rank that closed its PMI socket without finalize or abort is
+ * taken for exiting too (no /proc). */
+static int exiting(const struct run_rank *r)
+{
+    if (r->pid <= 0)
+        return 0;
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->pid);
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        char state;
+        unsigned long flags;
+        if (p && sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) == 2)
+            return state != 'Z' && state != 'X' && (flags & 0x4);
+    }
+    if (r->fd < 0 || r->pmi_finalized || r->aborted)
+        return 0;
+    struct pollfd pf = { .fd = r->fd, .events = POLLRDHUP };
+    return poll(&pf, 1, 0) == 1 && (pf.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+/* Before the first failure is judged: wait up to RUN_SETTLE_MS until no rank
+ * is half-way through exiting, then judge the ranks killed by a signal (the
+ * cause; the others are reaped by the loop: an abort drained from one of
+ * them now would be judged before the failure at hand); a rank that left
+ * earlier without finalize (exit code 0) is the cause of an abort if
+ * nothing else is. */
+static void settle(void)
+{
+    static int settling;
+    if (settling || S.job.failed)
+        return;
+    settling = 1;
+    double deadline = rch_base_wtime() + RUN_SETTLE_MS / 1000.0;
+    for (;;) {
+        int waiting = 0;
+        for (int i = 0; i < S.job.size && !waiting; i++)
+            waiting = exiting(&S.job.ranks[i]);
+        if (!waiting || rch_base_wtime() >= deadline)
+            break;
+        poll(NULL, 0, 1);
+    }
+    for (int i = 0; i < S.job.size && !S.job.failed; i++) {
+        struct run_rank *r = &S.job.ranks[i];
+        siginfo_t si = { 0 };
+        int status;
+        if (r->pid > 0 && waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+            si.si_pid == r->pid && (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED) &&
+            waitpid(r->pid, &status, 0) == r->pid)
+            rank_exited(r, status);
+    }
+    int aborting = 0;   /* the failure being judged is an abort (of a survivor?) */
+    for (int i = 0; i < S.job.size; i++)
+        aborting |= S.job.ranks[i].aborted;
+    if (!S.job.failed && aborting && S.unfinalized >= 0) {
+        const struct run_rank *r = &S.job.ranks[S.unfinalized];
+        run_fail(&S.job, 1, "rank %d (pid %d) exited with code 0 without calling MPI_Finalize (no PMI finalize)",
+                 r->rank, (int)r->unfinalized_pid);
+    }
+    settling = 0;
 }
 
 static void handle_signals(void)
@@ -486,5 +606,5 @@ int main(int argc, char **argv)
             close(S.job.ranks[r].fd);
     free(S.job.ranks);
     close(S.sfd);
-    return S.job.failed ? S.job.exit_code : 0;
+    return S.job.failed ? S.job.exit_code : S.code_after_finalize;
 }

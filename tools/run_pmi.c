@@ -295,6 +295,11 @@ static void on_abort(struct run_job *job, struct run_rank *r, const struct rch_p
     if (rch_pmi_field(m, "exitcode") && rch_pmi_field_int(m, "exitcode", -1000000, 1000000, &code) != RDMACH_OK)
         code = 1;
     r->aborted = 1;
+    if (msg && strcmp(msg, RCH_PMI_ABORT_EXIT) == 0) {
+        run_fail(job, code & 0xff ? code & 0xff : 1, "rank %d (pid %d) exited with code %d before MPI_Finalize",
+                 r->rank, (int)r->pid, code);
+        return;
+    }
     /* an abort always fails the job, whatever code it names */
     run_fail(job, code & 0xff ? code & 0xff : 1, "rank %d (pid %d) called abort with exit code %d%s%s",
              r->rank, (int)r->pid, code, msg ? ": " : "", msg ? msg : "");

@@ -10,6 +10,7 @@
  * with a caller's.
  */
 #include <ctype.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -37,6 +38,8 @@ struct local_kv {
     char value[RDMACH_KVS_VAL_MAX];
 };
 static struct local_kv *local_kvs;
+
+static void watch_exit(void);
 
 int rch_boot_is_up(void)
 {
@@ -218,6 +221,8 @@ rdmach_status_t rch_boot_init(void)
     free(real);
 
     boot_up = 1;
+    if (!singleton)
+        watch_exit();
     RCH_INFO("boot", "rank %d of %d on %s: node %d of %d, local rank %d of %d, core %d, job %s%s",
              rank, size, rch_boot.hostname, rch_boot.node, rch_boot.num_nodes, rch_boot.local_rank,
              rch_boot.local_size, rch_boot.bound_core, rch_boot.kvsname, singleton ? " (singleton)" : "");
@@ -253,24 +258,72 @@ rdmach_status_t rch_boot_finalize(void)
     return st;
 }
 
-/* Before a job ends on an abort: if stderr is a pipe (a launcher's proxy
- * reads it), wait until the reader has taken what we wrote, at most ~1 s.
- * Hydra forwards output asynchronously and may tear the job down on the
- * abort before it has read the message that explains it; a program then
- * fails with exit code 127 and no word why. FIONREAD on either end of a
- * pipe tells the bytes still in it. */
-static void drain_stderr(void)
+/* Before a job ends on an abort: if fd (stdout, stderr) is a pipe (a
+ * launcher's proxy reads it), wait until the reader has taken what we wrote,
+ * at most ~1 s. Hydra forwards output asynchronously and may tear the job
+ * down on the abort before it has read the message that explains it; a
+ * program then fails with exit code 127 and no word why. FIONREAD on either
+ * end of a pipe tells the bytes still in it. */
+static void drain_pipe(int fd)
 {
     struct stat sb;
-    if (fstat(2, &sb) != 0 || !S_ISFIFO(sb.st_mode))
+    if (fstat(fd, &sb) != 0 || !S_ISFIFO(sb.st_mode))
         return;
     const struct timespec ms = { 0, 1000000L };
     for (int i = 0; i < 1000; i++) {
         int left = 0;
-        if (ioctl(2, FIONREAD, &left) != 0 || left <= 0)
+        if (ioctl(fd, FIONREAD, &left) != 0 || left <= 0)
             return;
         nanosleep(&ms, NULL);
     }
+}
+
+/* exit(code) or a return from main between init and finalize, with a
+ * non-zero code: end the job with that code by PMI abort, as MPI_Abort
+ * would. Left to the launcher, the code is often lost: Hydra kills the
+ * other ranks (still in MPI_Finalize, or waiting for this one) with SIGKILL
+ * and exits with the bitwise OR of every rank's wait status, i.e. "signal
+ * 9"; with the abort it exits with the code. An exit(0) without finalize is
+ * left to the launcher (rdmachrun warns; the job fails if others wait for
+ * the rank). A child forked by the program inherits the hook: only the
+ * process that initialized speaks for the rank. Neither does an exit from
+ * a handler of a termination signal (libinfinipath, loaded with libfabric's
+ * psm provider, turns SIGTERM into exit(1)): the launcher or the user is
+ * ending the job already. Inside such a handler its signal is blocked. */
+static pid_t exit_hook_pid;
+static sigset_t exit_hook_mask;   /* the mask at init */
+
+static int in_termination_handler(void)
+{
+    static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+    sigset_t now;
+    if (sigprocmask(SIG_BLOCK, NULL, &now) != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+        if (sigismember(&now, sigs[i]) && !sigismember(&exit_hook_mask, sigs[i]))
+            return 1;
+    return 0;
+}
+
+static void exit_hook(int code, void *arg)
+{
+    (void)arg;
+    if (!boot_up || rch_boot.singleton || code == 0 || getpid() != exit_hook_pid || in_termination_handler())
+        return;
+    rch_log_emit(RCH_LOG_ERROR, "exit", "rank %d of %d exits with code %d before MPI_Finalize: ending the job",
+                 rch_boot.rank, rch_boot.size, code);
+    fflush(NULL);
+    drain_pipe(1);
+    drain_pipe(2);
+    rch_pmi_client_abort(&pmi, code, RCH_PMI_ABORT_EXIT);
+}
+
+static void watch_exit(void)
+{
+    if (exit_hook_pid != 0 || sigprocmask(SIG_BLOCK, NULL, &exit_hook_mask) != 0)
+        return;
+    if (on_exit(exit_hook, NULL) == 0)
+        exit_hook_pid = getpid();
 }
 
 void rch_boot_abort(int code, const char *msg)
@@ -282,9 +335,9 @@ void rch_boot_abort(int code, const char *msg)
         rch_log_emit(RCH_LOG_ERROR, "abort", "aborting with exit code %d: %s", code, msg ? msg : "");
     /* The launcher reads the abort before it sees this process exit (one
      * ordered stream), ends the job and reports the code. */
-    drain_stderr();
+    drain_pipe(2);
     if (boot_up && !rch_boot.singleton)
-        rch_pmi_client_abort(&pmi, code);
+        rch_pmi_client_abort(&pmi, code, NULL);
     _exit(code);
 }
 

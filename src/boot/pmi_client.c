@@ -267,12 +267,14 @@ rdmach_status_t rch_pmi_client_barrier(struct rch_pmi_client *c)
     return st;
 }
 
-rdmach_status_t rch_pmi_client_abort(struct rch_pmi_client *c, int code)
+rdmach_status_t rch_pmi_client_abort(struct rch_pmi_client *c, int code, const char *why)
 {
     char line[RCH_PMI_LINE_MAX], num[16];
     size_t len;
     snprintf(num, sizeof(num), "%d", code);
-    rdmach_status_t st = rch_pmi_format(line, sizeof(line), &len, RCH_PMI_ABORT, "exitcode", num, NULL);
+    rdmach_status_t st = why ? rch_pmi_format(line, sizeof(line), &len, RCH_PMI_ABORT, "exitcode", num,
+                                              "error_msg", why, NULL)
+                             : rch_pmi_format(line, sizeof(line), &len, RCH_PMI_ABORT, "exitcode", num, NULL);
     if (st == RDMACH_OK)
         st = rch_pmi_write(c->fd, line, len);
     return st;

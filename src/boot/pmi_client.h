@@ -32,8 +32,9 @@ rdmach_status_t rch_pmi_client_put(struct rch_pmi_client *c, const char *key, co
 /* RDMACH_ERR_NOT_FOUND if the server has no such key (rc != 0). */
 rdmach_status_t rch_pmi_client_get(struct rch_pmi_client *c, const char *key, char *value, size_t len);
 rdmach_status_t rch_pmi_client_barrier(struct rch_pmi_client *c);
-/* Sends cmd=abort; does not wait for an answer (Hydra sends none). */
-rdmach_status_t rch_pmi_client_abort(struct rch_pmi_client *c, int code);
+/* Sends cmd=abort; does not wait for an answer (Hydra sends none). `why`
+ * (NULL: none) is sent as error_msg, a PMI token: no space. */
+rdmach_status_t rch_pmi_client_abort(struct rch_pmi_client *c, int code, const char *why);
 /* finalize / finalize_ack, then closes the fd. */
 rdmach_status_t rch_pmi_client_finalize(struct rch_pmi_client *c);
 

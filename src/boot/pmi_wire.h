@@ -38,6 +38,10 @@
 #define RCH_PMI_FIELDS_MAX  16
 /* "cmd=put kvsname=<255> key=<63> value=<1023>\n" is 1390 bytes. */
 #define RCH_PMI_LINE_MAX    1536
+/* The error_msg of the abort a rank sends when it leaves by exit(code != 0)
+ * before finalize (boot.c): a launcher that knows it (rdmachrun) reports an
+ * exit, not an abort; Hydra ignores the field. */
+#define RCH_PMI_ABORT_EXIT  "exit-before-finalize"
 
 _Static_assert(RCH_PMI_LINE_MAX > 40 + RCH_PMI_KVSNAME_MAX + RCH_PMI_KEY_MAX + RCH_PMI_VAL_MAX,
                "a PMI line must hold the longest legal put");

@@ -59,6 +59,11 @@ rdmach_status_t rch_dev_finalize(void);
 struct rch_dev_req *rch_dev_req_alloc(int kind);   /* a generalized request (kind GREQ) */
 void rch_dev_req_complete(struct rch_dev_req *req); /* complete a GREQ */
 void rch_dev_req_free(struct rch_dev_req *req);
+/* A request's id, and whether the request it names is still unfinished (0
+ * once it is done or released): for a holder that does not own the request
+ * (the MPI layer's buffered sends watch an Ibsend's request this way). */
+uint64_t rch_dev_req_id(const struct rch_dev_req *req);
+int rch_dev_req_id_busy(uint64_t id);
 
 /* Non-blocking send of `len` bytes to world rank `dest`. On RDMACH_OK *req may
  * be NULL: the send is already complete and the buffer reusable (eager fast
@@ -85,9 +90,22 @@ uint64_t rch_dev_stat_direct_recvs(void);
 /* Is a matching message waiting (unexpected)? *found = 0/1; the others as for a receive. */
 rdmach_status_t rch_dev_iprobe(int src, int tag, uint32_t ctx, int *found,
                                int *out_source, int *out_tag, size_t *out_bytes);
-/* Cancel a receive that has not matched: OK and the request completes with
- * cancelled = 1; if it already matched, OK and nothing changes. Sends: not cancelled. */
+/* Cancel a request (cancel.c). A receive that has not matched completes
+ * with cancelled = 1 (err CANCELED); one that matched goes on. A send is
+ * withdrawn if the receiver has not matched it: then it completes with
+ * cancelled = 1 and the message is never delivered; else it completes
+ * normally. Either way the request is not done before that is known (for a
+ * send already done, done turns 0 again until the receiver answers); a
+ * failure of the peer meanwhile completes it with PEER_DEAD. OK always
+ * (a request already cancelled, matched or failed: nothing changes). */
 rdmach_status_t rch_dev_cancel(struct rch_dev_req *req);
+/* The number of the last message (EAGER or RNDV_REQ packet) that left for
+ * world rank dest: right after an isend that returned no request, the
+ * number of that send's message. */
+uint64_t rch_dev_send_seq(int dest);
+/* Cancel the message number seq sent to dest without a request (isend's
+ * fast path): *req is a send request that completes as rch_dev_cancel's. */
+rdmach_status_t rch_dev_cancel_sent(int dest, uint64_t seq, struct rch_dev_req **req);
 
 /* One non-blocking pass over every channel; returns the events handled. */
 unsigned rch_dev_progress(void);

@@ -10,6 +10,7 @@
  *   send.c       isend, per-peer send queues, credits (CRDT)
  *   recv.c       irecv/iprobe/cancel, packet dispatch, EAGER/SYNC_ACK/CRDT
  *   rndv.c       rendezvous: REQ, RSP, GET/PUT or DATA, FIN
+ *   cancel.c     cancel of sends and receives: CANCEL_REQ, CANCEL_RSP
  *   progress.c   rch_dev_progress and the adaptive wait
  *
  * Threading: one thread at a time; nothing here is locked. At
@@ -47,7 +48,20 @@ enum rch_dev_state {
     RCH_DEV_S_RMA,             /* one-sided: a queued packet, RDMA in flight or waiting for RSP (rma_impl.h) */
     RCH_DEV_S_SEND_ZC,         /* eager zero-copy (send_zc) in flight: waiting for rma_done */
     RCH_DEV_S_NATIVE,          /* native rdmach_put/get: channel put/get in flight, waiting for rma_done (native_rma.c) */
+    RCH_DEV_S_SEND_CANCEL,     /* a send whose protocol is over, waiting for CANCEL_RSP (cancel.c) */
 };
+
+/*
+ * Cancel of a send, beside the protocol state (cancel.c). The protocol's
+ * own answers (SYNC_ACK, RSP, FIN) may still arrive while a cancel is
+ * asked: the receiver sends them before it sees the CANCEL_REQ.
+ *   NONE    no cancel asked (or the answer was "matched": the send goes on)
+ *   WANTED  asked while the packet is being written (eager zero-copy): the
+ *           CANCEL_REQ goes out once the write is done
+ *   ASKED   CANCEL_REQ sent: the request does not complete (OK) before the
+ *           answer; an error (the peer failed) completes it at once
+ */
+enum rch_dev_cxl { RCH_DEV_CXL_NONE = 0, RCH_DEV_CXL_WANTED, RCH_DEV_CXL_ASKED };
 
 /* What a queued request sends when it reaches the head of its peer's queue. */
 enum rch_dev_qop { RCH_DEV_Q_EAGER = 1, RCH_DEV_Q_RNDV_REQ, RCH_DEV_Q_DATA, RCH_DEV_Q_CTL,
@@ -62,6 +76,7 @@ struct rch_dev_ireq {
     uint8_t freed;                  /* released by its owner before completion */
     uint8_t sync;                   /* SEND_SYNC eager */
     uint8_t on_pending;             /* on its peer's pending list */
+    uint8_t cxl;                    /* send: enum rch_dev_cxl */
     uint16_t ctl_len;
     int peer;                       /* world rank of the other side (-1 unknown) */
     rdmach_status_t result;         /* receive: TRUNCATE decided at match time */
@@ -73,6 +88,7 @@ struct rch_dev_ireq {
     uint32_t hctx;                  /* send: header fields */
     int32_t hsrc, htag;
     uint64_t remote;                /* the other side's request id */
+    uint64_t seq;                   /* send: the message's number to its peer (pkt.h CANCEL_REQ), 0 until it left */
     size_t xfer;                    /* rendezvous: bytes to move */
     size_t offset;                  /* RNDV_DATA: bytes sent / received so far */
     struct rch_rdma_mr *mr;         /* rendezvous registration of buf */
@@ -91,6 +107,7 @@ struct rch_dev_unexp {
     uint16_t flags;                 /* packet flags (SYNC, RKEY) */
     size_t size;                    /* message bytes */
     uint64_t sreq;                  /* SYNC: request to ack; RNDV: sender's request */
+    uint64_t seq;                   /* its number among the messages from peer (pkt.h CANCEL_REQ) */
     uint64_t saddr;
     struct rch_rdma_rkey rkey;
     void *data;                     /* eager: inl or malloc'd */
@@ -114,6 +131,7 @@ struct rch_dev_peer {
     int credits;                    /* credited packets we may still send */
     int owed;                       /* credited packets received, not yet returned */
     int rank;
+    uint64_t tx_seq, rx_seq;        /* EAGER/RNDV_REQ packets sent to / received from it (pkt.h CANCEL_REQ) */
     /* --- colder --- */
     struct rch_dev_chan *dchan;     /* NULL: unreachable / self loopback has its own */
     size_t eager_max_sync;          /* largest eager payload with the SYNC header */
@@ -203,6 +221,8 @@ static inline struct rch_dev_ireq *rch_dev_ireq_alloc(int kind)
     r->freed = 0;
     r->sync = 0;
     r->on_pending = 0;
+    r->cxl = RCH_DEV_CXL_NONE;
+    r->seq = 0;
     r->peer = -1;
     r->result = RDMACH_OK;
     r->next = NULL;
@@ -242,6 +262,13 @@ static inline void rch_dev_pending_del(struct rch_dev_ireq *r)
     }
 }
 
+/* ---- cancel.c ---- */
+/* A send request's protocol is over with OK while a cancel is wanted or
+ * asked: the completion waits for the answer (called by rch_dev_ireq_complete). */
+void rch_dev_cancel_hold(struct rch_dev_ireq *r);
+void rch_dev_cancel_on_req(struct rch_dev_peer *p, const void *pkt, size_t len);
+void rch_dev_cancel_on_rsp(struct rch_dev_peer *p, const void *pkt, size_t len);
+
 /* ---- select.c ---- */
 /* The channel that reaches `peer` (never this rank), or NULL if none does. */
 typedef const struct rch_rdma_ops *(*rch_dev_select_fn)(const struct rch_boot_info *boot, int peer);
@@ -270,6 +297,8 @@ void rch_dev_enqueue(struct rch_dev_peer *p, struct rch_dev_ireq *r);
 void rch_dev_send_crdt(struct rch_dev_peer *p);
 /* Drain the queued sends of every active peer (bounded); events handled. */
 unsigned rch_dev_drain(unsigned max);
+/* Take a request that has not left off its peer's send queue: 1 if it was queued. */
+int rch_dev_unqueue(struct rch_dev_peer *p, struct rch_dev_ireq *r);
 /* Fail every queued request of a peer with st. */
 void rch_dev_sendq_fail(struct rch_dev_peer *p, rdmach_status_t st);
 

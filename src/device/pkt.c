@@ -14,6 +14,8 @@ const uint16_t rch_pkt_min_len[RCH_PKT_OP_MAX] = {
     [RCH_PKT_SYNC_ACK]  = sizeof(struct rch_pkt_sync_ack),
     [RCH_PKT_CRDT]      = sizeof(struct rch_pkt_base),
     [RCH_PKT_RMA]       = RCH_PKT_RMA_HDR_LEN,
+    [RCH_PKT_CANCEL_REQ] = sizeof(struct rch_pkt_cancel_req),
+    [RCH_PKT_CANCEL_RSP] = sizeof(struct rch_pkt_cancel_rsp),
 };
 
 const char *const rch_pkt_op_name[RCH_PKT_OP_MAX] = {
@@ -21,7 +23,8 @@ const char *const rch_pkt_op_name[RCH_PKT_OP_MAX] = {
     [RCH_PKT_RNDV_REQ] = "RNDV_REQ",   [RCH_PKT_RNDV_RSP] = "RNDV_RSP",
     [RCH_PKT_RNDV_DATA] = "RNDV_DATA", [RCH_PKT_RNDV_FIN] = "RNDV_FIN",
     [RCH_PKT_SYNC_ACK] = "SYNC_ACK",   [RCH_PKT_CRDT] = "CRDT",
-    [RCH_PKT_RMA] = "RMA",
+    [RCH_PKT_RMA] = "RMA",             [RCH_PKT_CANCEL_REQ] = "CANCEL_REQ",
+    [RCH_PKT_CANCEL_RSP] = "CANCEL_RSP",
 };
 
 static rdmach_status_t bad(const char **why, const char *text)
@@ -107,6 +110,24 @@ rdmach_status_t rch_pkt_check(const void *pkt, size_t len, struct rch_pkt_base *
     case RCH_PKT_RMA: {
         struct rch_rma_hdr h;
         return rch_rma_check(pkt, len, &h, why);
+    }
+    case RCH_PKT_CANCEL_REQ: {
+        struct rch_pkt_cancel_req c;
+        if (len != sizeof(c))
+            return bad(why, "CANCEL_REQ of the wrong length");
+        memcpy(&c, pkt, sizeof(c));
+        if (c.seq == 0)
+            return bad(why, "CANCEL_REQ names message 0 (they are numbered from 1)");
+        return RDMACH_OK;
+    }
+    case RCH_PKT_CANCEL_RSP: {
+        struct rch_pkt_cancel_rsp c;
+        if (len != sizeof(c))
+            return bad(why, "CANCEL_RSP of the wrong length");
+        memcpy(&c, pkt, sizeof(c));
+        if (c.seq == 0 || c.cancelled > 1)
+            return bad(why, "CANCEL_RSP with message 0 or an answer other than 0 or 1");
+        return RDMACH_OK;
     }
     case RCH_PKT_CRDT:
     case RCH_PKT_NOOP:

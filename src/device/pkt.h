@@ -27,6 +27,8 @@
  *      (one-sided RMA opcodes will be added before RCH_PKT_OP_MAX in 2)
  *   1+ RMA (additive: a receiver that predates it drops the packet as an
  *      unknown opcode; its own sub-opcodes are versioned in rma_proto.h)
+ *   1+ CANCEL_REQ, CANCEL_RSP (additive, as RMA: MPI_Cancel of a send; the
+ *      exchange is described above struct rch_pkt_cancel_req)
  */
 #ifndef RCH_DEVICE_PKT_H
 #define RCH_DEVICE_PKT_H
@@ -48,6 +50,8 @@ enum rch_pkt_op {
     RCH_PKT_SYNC_ACK  = 6,   /* a synchronous eager message has matched */
     RCH_PKT_CRDT      = 7,   /* explicit credit return */
     RCH_PKT_RMA       = 8,   /* one-sided: a 48-byte header and sub-opcodes of its own (rma_proto.h) */
+    RCH_PKT_CANCEL_REQ = 9,  /* the sender asks to withdraw a message not yet matched */
+    RCH_PKT_CANCEL_RSP = 10, /* the receiver's answer: withdrawn or not */
     RCH_PKT_OP_MAX
 };
 
@@ -131,6 +135,34 @@ struct rch_pkt_sync_ack {
     uint64_t sreq;
 };
 
+/*
+ * Cancel of a send (MPI_Cancel). A message is named by its sequence number:
+ * the EAGER and RNDV_REQ packets one rank sends another are numbered from 1
+ * in the order they leave (the sender's peer.tx_seq) and counted again, in
+ * the same order, as they arrive (peer.rx_seq): channels deliver in order.
+ * The sender asks CANCEL_REQ {sreq, seq}; the CANCEL_REQ travels behind the
+ * message, so the receiver has seen it by then: either it is still in the
+ * unexpected queue (not matched, not taken by a matched probe), and is
+ * dropped there, never to be delivered, and the answer is cancelled = 1; or
+ * it has matched, and the answer is 0 and the message's protocol goes on
+ * (a SYNC_ACK, RSP or FIN the receiver sent before the answer arrives before
+ * it). The receiver keeps no state of a cancel. The sender's request waits
+ * for the answer before it completes (req.c, cancel.c).
+ */
+struct rch_pkt_cancel_req {
+    struct rch_pkt_base b;
+    uint64_t sreq;           /* sender's request, named in the answer */
+    uint64_t seq;            /* the message (>= 1) */
+};
+
+struct rch_pkt_cancel_rsp {
+    struct rch_pkt_base b;
+    uint64_t sreq;
+    uint64_t seq;            /* as in the CANCEL_REQ */
+    uint32_t cancelled;      /* 1: withdrawn, never delivered; 0: it has matched */
+    uint32_t pad;
+};
+
 /* CRDT and NOOP are a bare struct rch_pkt_base. */
 
 /* RMA: the header of device/rma_proto.h (checked there by rch_rma_check). */
@@ -146,6 +178,8 @@ _Static_assert(sizeof(struct rch_pkt_rndv_rsp) == 88, "RNDV_RSP is 88 bytes");
 _Static_assert(sizeof(struct rch_pkt_rndv_data) == 32, "RNDV_DATA header is 32 bytes");
 _Static_assert(sizeof(struct rch_pkt_rndv_fin) == 32, "RNDV_FIN is 32 bytes");
 _Static_assert(sizeof(struct rch_pkt_sync_ack) == 16, "SYNC_ACK is 16 bytes");
+_Static_assert(sizeof(struct rch_pkt_cancel_req) == 24, "CANCEL_REQ is 24 bytes");
+_Static_assert(sizeof(struct rch_pkt_cancel_rsp) == 32, "CANCEL_RSP is 32 bytes");
 
 /* The largest control packet (what a queued control packet must hold). */
 #define RCH_PKT_CTL_MAX 96

@@ -1,5 +1,5 @@
 /*
- * The receive side: irecv, iprobe, cancel, and the packets' way in.
+ * The receive side: irecv, iprobe, matched probe, and the packets' way in.
  *
  * Every packet arrives through rch_dev_up_recv (the channel's recv upcall, or
  * the loopback): the sending rank is checked against the channel it came on,
@@ -106,6 +106,7 @@ static inline __attribute__((always_inline)) void eager_arrived(struct rch_dev_p
                                                                 const char *data, uint16_t flags,
                                                                 uint64_t sreq)
 {
+    p->rx_seq++;   /* its number (pkt.h CANCEL_REQ) */
     struct rch_match_entry *me = rch_match_take_posted(&rch_dev.posted, e->ctx, e->src, e->tag);
     if (RCH_LIKELY(me != NULL)) {
         struct rch_dev_ireq *r = rch_container_of(me, struct rch_dev_ireq, me);
@@ -143,6 +144,7 @@ static void eager_unexpected(struct rch_dev_peer *p, const struct rch_pkt_eager 
     u->flags = flags;
     u->size = e->len;
     u->sreq = sreq;
+    u->seq = p->rx_seq;
     if (e->len)
         copy_payload(u->data, data, e->len);
     rch_match_add_unexp(&rch_dev.unexp, &u->me);
@@ -199,6 +201,14 @@ static void on_rma(struct rch_dev_peer *p, const void *pkt, size_t len, const st
 {
     rch_dev_rma_on_pkt(p, pkt, len);
 }
+static void on_cancel_req(struct rch_dev_peer *p, const void *pkt, size_t len, const struct rch_pkt_base *b)
+{
+    rch_dev_cancel_on_req(p, pkt, len);
+}
+static void on_cancel_rsp(struct rch_dev_peer *p, const void *pkt, size_t len, const struct rch_pkt_base *b)
+{
+    rch_dev_cancel_on_rsp(p, pkt, len);
+}
 
 typedef void (*pkt_handler_fn)(struct rch_dev_peer *p, const void *pkt, size_t len,
                                const struct rch_pkt_base *b);
@@ -213,6 +223,8 @@ static const pkt_handler_fn handlers[RCH_PKT_OP_MAX] = {
     [RCH_PKT_SYNC_ACK]  = on_sync_ack,
     [RCH_PKT_CRDT]      = on_nothing,
     [RCH_PKT_RMA]       = on_rma,
+    [RCH_PKT_CANCEL_REQ] = on_cancel_req,
+    [RCH_PKT_CANCEL_RSP] = on_cancel_rsp,
 };
 
 void rch_dev_bad_packet(struct rch_dev_peer *p, size_t len, unsigned op, const char *why)
@@ -307,6 +319,7 @@ rdmach_status_t rch_dev_recv_direct(void *buf, size_t len, int world, int src, i
                 (tag != RCH_DEV_ANY_TAG && e.tag != tag) || e.len > len)
                 return RDMACH_AGAIN;
             copy_payload(buf, (const char *)pkt + sizeof(e), e.len);
+            p->rx_seq++;
             flow_arrived(p, e.b.credits, 1);
             p->ops->recv_done(p->chan, world);
             flow_return(p);
@@ -525,18 +538,5 @@ rdmach_status_t rch_dev_imrecv(void *buf, size_t len, struct rch_dev_msg *msg, s
     r->len = len;
     *req = &r->pub;
     take_unexp(r, unexp_of(msg));
-    return RDMACH_OK;
-}
-
-rdmach_status_t rch_dev_cancel(struct rch_dev_req *req)
-{
-    struct rch_dev_ireq *r = (struct rch_dev_ireq *)req;
-    if (req == NULL)
-        return rch_base_err(RDMACH_ERR_INVALID_ARG, "cancel: req is NULL");
-    if (req->kind == RCH_DEV_REQ_RECV && r->state == RCH_DEV_S_RECV_POSTED) {
-        rch_match_unpost(&rch_dev.posted, &r->me);
-        req->cancelled = 1;
-        rch_dev_ireq_complete(r, RDMACH_ERR_CANCELED);
-    }
     return RDMACH_OK;
 }

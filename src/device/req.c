@@ -123,6 +123,11 @@ struct rch_dev_ireq *rch_dev_ireq_lookup(uint64_t id)
 
 void rch_dev_ireq_complete(struct rch_dev_ireq *r, rdmach_status_t err)
 {
+    if (RCH_UNLIKELY(r->cxl != RCH_DEV_CXL_NONE) && err == RDMACH_OK) {
+        rch_dev_cancel_hold(r);   /* the answer to the cancel decides */
+        return;
+    }
+    r->cxl = RCH_DEV_CXL_NONE;
     r->pub.err = err;
     r->state = RCH_DEV_S_DONE;
     if (r->pub.on_complete)
@@ -202,4 +207,15 @@ void rch_dev_req_free(struct rch_dev_req *req)
         rch_dev_ireq_release(r);
     else
         r->freed = 1;   /* detached: reclaimed when it completes */
+}
+
+uint64_t rch_dev_req_id(const struct rch_dev_req *req)
+{
+    return rch_dev_ireq_id((const struct rch_dev_ireq *)req);
+}
+
+int rch_dev_req_id_busy(uint64_t id)
+{
+    struct rch_dev_ireq *r = rch_dev_ireq_lookup(id);
+    return r != NULL && !__atomic_load_n(&r->pub.done, __ATOMIC_ACQUIRE);
 }

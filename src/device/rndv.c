@@ -270,6 +270,7 @@ void rch_dev_rndv_on_req(struct rch_dev_peer *p, const void *pkt, size_t len)
 {
     struct rch_pkt_rndv_req q;
     memcpy(&q, pkt, sizeof(q));
+    p->rx_seq++;   /* its number (pkt.h CANCEL_REQ) */
     struct rch_match_entry *me = rch_match_take_posted(&rch_dev.posted, q.ctx, q.src, q.tag);
     if (me) {
         rch_dev_rndv_matched(rch_container_of(me, struct rch_dev_ireq, me), p, &q);
@@ -288,6 +289,7 @@ void rch_dev_rndv_on_req(struct rch_dev_peer *p, const void *pkt, size_t len)
     u->flags = q.b.flags;
     u->size = (size_t)q.size;
     u->sreq = q.sreq;
+    u->seq = p->rx_seq;
     u->saddr = q.saddr;
     u->rkey.len = q.rkey.len;
     memcpy(u->rkey.bytes, q.rkey.bytes, sizeof(u->rkey.bytes));

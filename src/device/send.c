@@ -184,6 +184,11 @@ static rdmach_status_t send_one(struct rch_dev_peer *p, struct rch_dev_ireq *r, 
         give = owed_now(p);
         memcpy((char *)iov[0].iov_base + offsetof(struct rch_pkt_base, credits), &give, sizeof(give));
     }
+    /* A message (EAGER, RNDV_REQ) gets its number before it leaves: the
+     * loopback delivers it inside send(). */
+    int numbered = r->qop == RCH_DEV_Q_EAGER || r->qop == RCH_DEV_Q_RNDV_REQ;
+    if (numbered)
+        r->seq = ++p->tx_seq;
     uint8_t prev = r->state;
     int was_pending = r->on_pending;
     if (wait_state) {
@@ -194,6 +199,10 @@ static rdmach_status_t send_one(struct rch_dev_peer *p, struct rch_dev_ireq *r, 
                                               r->mr, (void *)(uintptr_t)rch_dev_ireq_id(r))
                             : p->ops->send(p->chan, p->rank, iov, iovcnt);
     if (st != RDMACH_OK) {
+        if (numbered) {
+            p->tx_seq--;
+            r->seq = 0;
+        }
         if (wait_state && r->state == wait_state) {
             r->state = prev;
             if (!was_pending)
@@ -274,6 +283,24 @@ void rch_dev_send_ctl(struct rch_dev_peer *p, void *pkt, size_t len)
     memcpy(r->ctl, pkt, len);
     r->ctl_len = (uint16_t)len;
     rch_dev_enqueue(p, r);
+}
+
+int rch_dev_unqueue(struct rch_dev_peer *p, struct rch_dev_ireq *r)
+{
+    struct rch_dev_ireq *prev = NULL;
+    for (struct rch_dev_ireq *q = p->sq_head; q; prev = q, q = q->next) {
+        if (q != r)
+            continue;
+        if (prev)
+            prev->next = r->next;
+        else
+            p->sq_head = r->next;
+        if (p->sq_tail == r)
+            p->sq_tail = prev;
+        r->next = NULL;
+        return 1;
+    }
+    return 0;
 }
 
 void rch_dev_sendq_fail(struct rch_dev_peer *p, rdmach_status_t st)
@@ -410,6 +437,7 @@ struct fast_send {
  * finds the channel full again, or sends it), an error fails a request. */
 static __attribute__((noinline)) rdmach_status_t isend_refused(const struct fast_send *f, rdmach_status_t st)
 {
+    rch_dev.peers[f->dest].tx_seq--;   /* the message did not leave: its number is not used */
     if (st == RDMACH_AGAIN)
         return isend_slow(f->iov[1].iov_base, f->h.len, f->dest, f->h.src, f->h.tag, f->h.ctx, f->mode, f->req);
     struct rch_dev_ireq *r = rch_dev_ireq_alloc(RCH_DEV_REQ_SEND);
@@ -468,6 +496,7 @@ rdmach_status_t rch_dev_isend(const void *buf, size_t len, int dest, int src, in
         f.iov[1].iov_base = (void *)buf;
         f.iov[1].iov_len = len;
         *req = NULL;
+        p->tx_seq++;   /* its number (pkt.h CANCEL_REQ); rch_dev_send_seq tells it */
         rdmach_status_t st = p->ops->send(p->chan, dest, f.iov, len ? 2 : 1);
         if (RCH_UNLIKELY(st != RDMACH_OK))
             return isend_refused(&f, st);

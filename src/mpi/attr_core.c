@@ -1,8 +1,9 @@
 /*
- * Attribute caching, the part common to communicators, windows and
- * datatypes: one keyval table and the attribute lists the objects hold.
- * The bindings (attr.c for communicators, win_obj.c, type_attr.c) check
- * their arguments, report errors and name the object kind.
+ * Attribute caching, the part common to communicators and windows: one
+ * keyval table and the attribute lists the objects hold. The bindings
+ * (attr.c for communicators, win_obj.c) check their arguments, report
+ * errors and name the object kind. (Datatypes keep a table of their own,
+ * type_attr.c, of the same shape.)
  *
  * Keyvals: MPICH's layout, 0xa4000000 | (object kind << 22) | index, so a
  * keyval of one kind is invalid for another. A slot is never reused: a
@@ -23,7 +24,7 @@
 #define KEYVAL_MAKE(obj, i) ((int)(KEYVAL_BASE | ((unsigned)(obj) << 22) | (unsigned)(i)))
 
 struct keyval {
-    int obj;                              /* RCH_MPI_OBJ_COMM, _WIN or _DATATYPE */
+    int obj;                              /* RCH_MPI_OBJ_COMM or _WIN */
     rch_mpi_attr_copy_fn *copy_fn;        /* NULL: not copied */
     rch_mpi_attr_delete_fn *delete_fn;    /* NULL: nothing to call */
     void *extra_state;

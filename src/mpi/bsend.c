@@ -20,7 +20,8 @@
 struct bseg {
     struct bseg *next;          /* next segment by address */
     size_t total;               /* header + data, rounded */
-    struct rch_dev_req *req;
+    struct rch_dev_req *req;    /* the send's device request, when the buffer owns it */
+    uint64_t id;                /* else its id: an MPI request owns it (Ibsend, Bsend_init) */
 };
 #define HDR ((sizeof(struct bseg) + 15) & ~(size_t)15)
 _Static_assert(HDR + 15 <= MPI_BSEND_OVERHEAD, "Bsend overhead exceeds MPI_BSEND_OVERHEAD");
@@ -34,17 +35,25 @@ static inline char *align16(char *p)
     return (char *)(((uintptr_t)p + 15) & ~(uintptr_t)15);
 }
 
-/* Drops every segment whose send has completed. */
+/* Is the send of a segment over (its space free again)? */
+static int seg_done(const struct bseg *s)
+{
+    return s->req ? rch_mpi_dreq_done(s->req) : !rch_dev_req_id_busy(s->id);
+}
+
+/* Drops every segment whose send has completed. A failure of a send the
+ * buffer owns is reported here; an MPI request reports its own. */
 static void reclaim(void)
 {
     struct bseg **pp = &segs;
     while (*pp) {
         struct bseg *s = *pp;
-        if (rch_mpi_dreq_done(s->req)) {
-            if (s->req->err != RDMACH_OK)
+        if (seg_done(s)) {
+            if (s->req && s->req->err != RDMACH_OK)
                 rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(s->req->err), "MPI_Bsend: a buffered send failed: %s",
                             rdmach_strerror(s->req->err));
-            rch_dev_req_free(s->req);
+            if (s->req)
+                rch_dev_req_free(s->req);
             *pp = s->next;
         } else {
             pp = &s->next;
@@ -65,6 +74,7 @@ static struct bseg *seg_alloc(size_t need)
             s->next = *pp;
             s->total = need;
             s->req = NULL;
+            s->id = 0;
             *pp = s;
             return s;
         }
@@ -89,7 +99,7 @@ static void seg_unlink(struct bseg *s)
 static int head_done(void *arg)
 {
     (void)arg;
-    return !segs || (segs->req && rch_mpi_dreq_done(segs->req));
+    return !segs || seg_done(segs);
 }
 
 void rch_mpi_bsend_flush(void)
@@ -144,7 +154,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 
 int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct rch_mpi_type *t, int dest,
-                        int tag, struct rch_mpi_comm *c)
+                        int tag, struct rch_mpi_comm *c, struct rch_dev_req **owned)
 {
     MPI_Comm comm = c->handle;
     if (!bbuf)
@@ -177,15 +187,21 @@ int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct
         seg_unlink(s);
         return rch_mpi_dev_error(fn, comm, st);
     }
+    if (owned)
+        *owned = r;
     if (!r)
         seg_unlink(s);            /* sent at once: the space is free again */
+    else if (owned)
+        s->id = rch_dev_req_id(r);
     else
         s->req = r;
     return MPI_SUCCESS;
 }
 
+/* owned as for rch_mpi_bsend_start; *world the destination's world rank
+ * (-1: MPI_PROC_NULL, nothing sent). */
 static int bsend(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                 MPI_Comm comm)
+                 MPI_Comm comm, struct rch_dev_req **owned, int *world)
 {
     struct rch_mpi_comm *c;
     int err = rch_mpi_check_peer(fn, comm, dest, tag, 0, &c);
@@ -194,15 +210,17 @@ static int bsend(const char *fn, const void *buf, int count, MPI_Datatype dataty
     const struct rch_mpi_type *t = rch_mpi_check_buf(comm, fn, buf, count, datatype, &err);
     if (!t)
         return err;
+    *world = dest == MPI_PROC_NULL ? -1 : c->world_of[dest];
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
-    return rch_mpi_bsend_start(fn, buf, count, t, dest, tag, c);
+    return rch_mpi_bsend_start(fn, buf, count, t, dest, tag, c, owned);
 }
 
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     RCH_MPI_CS();
-    return bsend("MPI_Bsend", buf, count, datatype, dest, tag, comm);
+    int world;
+    return bsend("MPI_Bsend", buf, count, datatype, dest, tag, comm, NULL, &world);
 }
 #pragma weak MPI_Bsend = PMPI_Bsend
 
@@ -214,11 +232,24 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
         int err = rch_mpi_check_init("MPI_Ibsend");
         return err ? err : rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Ibsend: argument request is NULL");
     }
-    int err = bsend("MPI_Ibsend", buf, count, datatype, dest, tag, comm);
+    struct rch_dev_req *r = NULL;
+    int world;
+    int err = bsend("MPI_Ibsend", buf, count, datatype, dest, tag, comm, &r, &world);
     if (err)
         return err;
-    /* The message is in the attached buffer: the request is complete. */
-    *request = RCH_MPI_REQ_DONE_SEND;
+    /* The message is in the attached buffer: the request is complete. It
+     * keeps the send's device request (or its message's number) so that
+     * MPI_Cancel reaches it; the buffer's space is held until that send is
+     * over. */
+    MPI_Request h = world < 0 ? rch_mpi_req_new_done(RCH_MPI_PS_DONE_SEND, -1, 0, comm)
+                              : rch_mpi_req_new_send(r, world, comm);
+    if (h == MPI_REQUEST_NULL) {
+        if (r)
+            rch_dev_req_free(r);
+        return rch_mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Ibsend: out of memory for a request");
+    }
+    rch_mpi_req_get(h)->buffered = r != NULL;
+    *request = h;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Ibsend = PMPI_Ibsend

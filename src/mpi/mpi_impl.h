@@ -180,10 +180,12 @@ rdmach_status_t rch_mpi_exchange(struct rch_mpi_comm *c, const void *mine, size_
                                  struct rch_mpi_ctxmask *m);
 
 /* ---- requests (mpi/request.c) ----
- * An MPI_Request is an index into a table of entries that never move (chunks).
+ * An MPI_Request is an index into a table of entries that never move
+ * (chunks), with the entry's generation in the handle's top index bits, so
+ * a stale copy of a freed handle is refused even once its entry is reused.
  * Two constant handles stand for requests that completed at once and carry
- * no state: a finished send (device eager fast path, MPI_PROC_NULL send,
- * Ibsend) and a finished MPI_PROC_NULL receive. */
+ * no state (one-sided Rput/Rget that finished at once); every operation a
+ * user may cancel or complete twice gets an entry. */
 #define RCH_MPI_REQ_DONE_SEND  RCH_MPI_HDIRECT(RCH_MPI_OBJ_REQUEST, 0)
 #define RCH_MPI_REQ_DONE_NULL  RCH_MPI_HDIRECT(RCH_MPI_OBJ_REQUEST, 1)
 /* A persistent request's arguments (MPI_Send_init & co.), replayed by MPI_Start. */
@@ -199,8 +201,13 @@ struct rch_mpi_persist {
 /* States of a persistent request; an ordinary one is always ACTIVE. */
 enum { RCH_MPI_PS_INACTIVE = 0, RCH_MPI_PS_ACTIVE, RCH_MPI_PS_DONE_SEND, RCH_MPI_PS_DONE_NULL };
 struct rch_mpi_req {
-    struct rch_dev_req *dreq;     /* the device's request; NULL while free, and for a persistent
-                                     request that is inactive or completed without one */
+    struct rch_dev_req *dreq;     /* the device's request; NULL while free, and for a request
+                                     that is inactive or completed without one (pstate) */
+    int sent_to;                  /* DONE_SEND: the world rank its message left for (-1: none), */
+    uint64_t sent_seq;            /* and the message's number there (rch_dev_cancel_sent) */
+    unsigned gen;                 /* in the handle (request.c) */
+    int buffered;                 /* a buffered send (Ibsend, Bsend_init): complete for MPI at its
+                                     start; dreq is kept only for MPI_Cancel, which clears this */
     MPI_Comm comm;                /* whose error handler reports its error */
     int next_free;                /* free list link (index), -1 at the end */
     int in_use;
@@ -210,6 +217,13 @@ struct rch_mpi_req {
 /* A new handle for a device request (takes ownership of dreq). On exhaustion
  * of memory returns MPI_REQUEST_NULL. */
 MPI_Request rch_mpi_req_new(struct rch_dev_req *dreq, MPI_Comm comm);
+/* A new handle for an operation that completed at its start: pstate
+ * RCH_MPI_PS_DONE_NULL (a receive from MPI_PROC_NULL) or DONE_SEND (a send
+ * whose message left as number seq for world rank `world`, -1 if none). */
+MPI_Request rch_mpi_req_new_done(int pstate, int world, uint64_t seq, MPI_Comm comm);
+/* A send started with rch_mpi_post_send: the handle of its device request,
+ * or (none: done at once) a DONE_SEND handle naming its message. */
+MPI_Request rch_mpi_req_new_send(struct rch_dev_req *dreq, int world, MPI_Comm comm);
 /* The entry of a handle, or NULL (MPI_REQUEST_NULL, the constants, invalid). */
 struct rch_mpi_req *rch_mpi_req_get(MPI_Request h);
 /* A new inactive persistent request (takes ownership of p). MPI_REQUEST_NULL if out of memory. */
@@ -240,13 +254,29 @@ static inline MPI_Count rch_mpi_status_bytes(const MPI_Status *s)
     return (MPI_Count)(((uint64_t)(uint32_t)s->count_lo) |
                        ((uint64_t)((unsigned)s->count_hi_and_cancelled >> 1) << 32));
 }
-/* The status of a request/operation with nothing in it (MPI_PROC_NULL, MPI_REQUEST_NULL). */
+/*
+ * MPI_ERROR: the calls that complete one operation (Recv, Wait, Test,
+ * Probe, Mrecv, ...) return its error and never write the field; only the
+ * calls that complete several (Waitall, Testall, Waitsome, Testsome) write
+ * it, in every status they fill, and only when they return
+ * MPI_ERR_IN_STATUS (MPI-4.1 3.2.5, 3.7.5).
+ */
+/* The empty status (MPI-4.1 3.7.3: MPI_REQUEST_NULL, an inactive persistent
+ * request): source MPI_ANY_SOURCE, tag MPI_ANY_TAG, error MPI_SUCCESS,
+ * count 0, not cancelled. */
 static inline void rch_mpi_status_empty(MPI_Status *s)
 {
     if (s != MPI_STATUS_IGNORE) {
-        rch_mpi_status_set(s, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
+        rch_mpi_status_set(s, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
         s->MPI_ERROR = MPI_SUCCESS;
     }
+}
+/* The status of a receive or probe from MPI_PROC_NULL (MPI-4.1 3.10):
+ * source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0; MPI_ERROR as it was. */
+static inline void rch_mpi_status_proc_null(MPI_Status *s)
+{
+    if (s != MPI_STATUS_IGNORE)
+        rch_mpi_status_set(s, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
 }
 
 /* ---- point-to-point helpers (mpi/pt2pt.c), shared with bsend.c and probe.c ---- */
@@ -297,7 +327,7 @@ int rch_mpi_dev_error(const char *fn, MPI_Comm comm, rdmach_status_t st);
 /* The wait for r failed with st: r is freed, the error reported (pt2pt.c). */
 int rch_mpi_wait_failed(const char *fn, MPI_Comm comm, struct rch_dev_req *r, rdmach_status_t st);
 /* Wait for a posted request and report its outcome as a blocking call
- * does: status (with MPI_ERROR) filled, the request freed, an error raised
+ * does: status filled (not its MPI_ERROR), the request freed, an error raised
  * on comm. Inline: it is the end of every MPI_Recv. */
 static inline __attribute__((always_inline)) int rch_mpi_wait_report(const char *fn, MPI_Comm comm,
                                                                      struct rch_dev_req *r, MPI_Status *status)
@@ -308,8 +338,6 @@ static inline __attribute__((always_inline)) int rch_mpi_wait_report(const char 
             return rch_mpi_wait_failed(fn, comm, r, st);
     }
     int code = rch_mpi_req_finish(r, status, fn);
-    if (status != MPI_STATUS_IGNORE)
-        status->MPI_ERROR = code;
     return RCH_LIKELY(code == MPI_SUCCESS) ? MPI_SUCCESS : rch_mpi_err_raise(comm, code);
 }
 /* Wait for r (NULL: nothing), free it, and return the wait's or the
@@ -320,16 +348,19 @@ rdmach_status_t rch_mpi_wait_free(struct rch_dev_req *r);
 /* Wait until every buffered message has left (Buffer_detach, Finalize). */
 void rch_mpi_bsend_flush(void);
 /* Copies (buf, count, t) into the attached buffer and starts sending it
- * (arguments already checked; dest is not MPI_PROC_NULL). MPI error code. */
+ * (arguments already checked; dest is not MPI_PROC_NULL). MPI error code.
+ * owned NULL: the buffer keeps the send's device request; else the caller
+ * gets it in *owned (NULL: the message left at once) and the buffer
+ * watches it by id (Ibsend: the MPI request may be cancelled). */
 int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct rch_mpi_type *t, int dest,
-                        int tag, struct rch_mpi_comm *c);
+                        int tag, struct rch_mpi_comm *c, struct rch_dev_req **owned);
 
-/* ---- attributes (mpi/attr_core.c; bindings attr.c, win_obj.c, type_attr.c) ----
- * One keyval table for every kind of object (obj: RCH_MPI_OBJ_COMM, _WIN,
- * _DATATYPE); an object holds a list head (NULL: no attributes). The
- * callbacks of every kind have the same shape (handles are ints). Codes
- * returned are unreported: a callback's own code, or the class
- * MPI_ERR_NO_MEM / MPI_ERR_KEYVAL; the binding reports them. */
+/* ---- attributes (mpi/attr_core.c; bindings attr.c, win_obj.c) ----
+ * One keyval table for communicators and windows (obj: RCH_MPI_OBJ_COMM,
+ * _WIN; datatypes have their own, type_attr.c); an object holds a list head
+ * (NULL: no attributes). The callbacks of both kinds have the same shape
+ * (handles are ints). Codes returned are unreported: a callback's own code,
+ * or the class MPI_ERR_NO_MEM / MPI_ERR_KEYVAL; the binding reports them. */
 struct rch_mpi_attr;
 typedef int(rch_mpi_attr_copy_fn)(int handle, int keyval, void *extra_state, void *in, void *out, int *flag);
 typedef int(rch_mpi_attr_delete_fn)(int handle, int keyval, void *value, void *extra_state);
@@ -406,6 +437,9 @@ void rch_mpi_type_pack(const void *in, int count, const struct rch_mpi_type *t, 
 void rch_mpi_type_unpack(const void *in, size_t bytes, void *out, int count, const struct rch_mpi_type *t);
 /* MPI_Get_elements for `bytes` of data received as type t (MPI_UNDEFINED if not whole basics). */
 MPI_Count rch_mpi_type_elements(const struct rch_mpi_type *t, size_t bytes);
+/* The inverse: bytes of the first n basic elements of a message of type t
+ * (whole elements, then the type map's first basic elements of the next). */
+size_t rch_mpi_type_elements_bytes(const struct rch_mpi_type *t, MPI_Count n);
 /* An operation that uses t after its call returns (a receive that unpacks at
  * completion) holds a reference, so MPI_Type_free in between is safe.
  * No-ops for predefined types. (Added by the datatype engine, type_table.c.) */

@@ -113,7 +113,7 @@ static int probe_args(const char *fn, int source, int tag, MPI_Comm comm, MPI_Me
     }
     if (source == MPI_PROC_NULL) {
         *message = MPI_MESSAGE_NO_PROC;
-        rch_mpi_status_empty(status);
+        rch_mpi_status_proc_null(status);
         return 1;
     }
     return 0;
@@ -124,10 +124,8 @@ static void probe_found(int slot, const struct mprobe_arg *a, MPI_Message *messa
 {
     table[slot].m = a->msg;
     *message = handle_of(slot);
-    if (status != MPI_STATUS_IGNORE) {
+    if (status != MPI_STATUS_IGNORE)
         rch_mpi_status_set(status, a->out_source, a->out_tag, a->out_bytes, 0);
-        status->MPI_ERROR = MPI_SUCCESS;
-    }
 }
 
 static int probe_failed(const char *fn, MPI_Comm comm, int slot, rdmach_status_t st)
@@ -252,7 +250,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
         return err;
     if (r > 0) {
         *message = MPI_MESSAGE_NULL;
-        rch_mpi_status_empty(status);
+        rch_mpi_status_proc_null(status);
         return MPI_SUCCESS;
     }
     MPI_Comm comm = table[slot].comm;
@@ -277,8 +275,10 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
     if (r < 0)
         return err;
     if (r > 0) {
+        *request = rch_mpi_req_new_done(RCH_MPI_PS_DONE_NULL, -1, 0, MPI_COMM_NULL);
+        if (*request == MPI_REQUEST_NULL)
+            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
         *message = MPI_MESSAGE_NULL;
-        *request = RCH_MPI_REQ_DONE_NULL;
         return MPI_SUCCESS;
     }
     MPI_Comm comm = table[slot].comm;

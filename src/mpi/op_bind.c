@@ -4,15 +4,19 @@
  * Predefined operations: the datatype must be made of one predefined basic
  * type (t->basic: a predefined type itself, or a derived type whose every
  * element is that type), and the operation must be defined on the basic
- * type's group (MPI-3.1 §5.9.2, with MPICH's extensions so that programs
- * built for MPICH keep working):
+ * type's group, as the table of MPI 4.1 §6.9.2 says:
  *   C integer        MAX MIN SUM PROD LAND LOR LXOR BAND BOR BXOR
  *   Fortran integer  MAX MIN SUM PROD BAND BOR BXOR
+ *   multi-language   MAX MIN SUM PROD BAND BOR BXOR (MPI_AINT, MPI_OFFSET, MPI_COUNT)
  *   floating point   MAX MIN SUM PROD
  *   logical          LAND LOR LXOR
  *   complex          SUM PROD
  *   byte             BAND BOR BXOR
  *   pair types       MAXLOC MINLOC
+ * The character types (MPI_CHAR, MPI_WCHAR, MPI_CHARACTER) are in no group
+ * of the table (the standard lists MPI_SIGNED_CHAR and MPI_UNSIGNED_CHAR as
+ * the one-byte C integers; MPI_CHAR's signedness is the compiler's): they
+ * take only the one-sided MPI_REPLACE and MPI_NO_OP, like every type.
  * Anything else is MPI_ERR_OP naming the operation and the datatype. The
  * kernel works on packed basic elements, so a buffer of `count` elements of
  * t is count * basic_count kernel elements.
@@ -27,15 +31,14 @@
 #include <stdlib.h>
 #include "mpi/coll_bind.h"
 
-enum group { G_NONE, G_CINT, G_FINT, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_PAIR };
+enum group { G_NONE, G_CINT, G_FINT, G_MULTI, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_PAIR, G_CHAR };
 
 static const struct basic_desc {
     MPI_Datatype type;
     enum group group;
     enum rch_coll_kind kind;
 } basics[] = {
-    /* C integer (MPI_CHAR as MPICH allows it) */
-    { MPI_CHAR, G_CINT, RCH_COLL_K_I8 },
+    /* C integer */
     { MPI_SIGNED_CHAR, G_CINT, RCH_COLL_K_I8 },
     { MPI_UNSIGNED_CHAR, G_CINT, RCH_COLL_K_U8 },
     { MPI_SHORT, G_CINT, RCH_COLL_K_I16 },
@@ -54,16 +57,16 @@ static const struct basic_desc {
     { MPI_UINT16_T, G_CINT, RCH_COLL_K_U16 },
     { MPI_UINT32_T, G_CINT, RCH_COLL_K_U32 },
     { MPI_UINT64_T, G_CINT, RCH_COLL_K_U64 },
-    /* Fortran integer (and the multi-language address types) */
+    /* Fortran integer */
     { MPI_INTEGER, G_FINT, RCH_COLL_K_I32 },
     { MPI_INTEGER1, G_FINT, RCH_COLL_K_I8 },
     { MPI_INTEGER2, G_FINT, RCH_COLL_K_I16 },
     { MPI_INTEGER4, G_FINT, RCH_COLL_K_I32 },
     { MPI_INTEGER8, G_FINT, RCH_COLL_K_I64 },
-    { MPI_CHARACTER, G_FINT, RCH_COLL_K_I8 },
-    { MPI_AINT, G_FINT, RCH_COLL_K_I64 },
-    { MPI_OFFSET, G_FINT, RCH_COLL_K_I64 },
-    { MPI_COUNT, G_FINT, RCH_COLL_K_I64 },
+    /* multi-language types: the Fortran integers' operations */
+    { MPI_AINT, G_MULTI, RCH_COLL_K_I64 },
+    { MPI_OFFSET, G_MULTI, RCH_COLL_K_I64 },
+    { MPI_COUNT, G_MULTI, RCH_COLL_K_I64 },
     /* floating point */
     { MPI_FLOAT, G_FLOAT, RCH_COLL_K_F32 },
     { MPI_DOUBLE, G_FLOAT, RCH_COLL_K_F64 },
@@ -91,6 +94,10 @@ static const struct basic_desc {
     { MPI_CXX_LONG_DOUBLE_COMPLEX, G_COMPLEX, RCH_COLL_K_CLD },
     /* byte */
     { MPI_BYTE, G_BYTE, RCH_COLL_K_U8 },
+    /* characters: one-sided MPI_REPLACE and MPI_NO_OP only */
+    { MPI_CHAR, G_CHAR, RCH_COLL_K_I8 },
+    { MPI_CHARACTER, G_CHAR, RCH_COLL_K_I8 },
+    { MPI_WCHAR, G_CHAR, RCH_COLL_K_I32 },
     /* pairs for MAXLOC/MINLOC */
     { MPI_FLOAT_INT, G_PAIR, RCH_COLL_K_F32_I32 },
     { MPI_DOUBLE_INT, G_PAIR, RCH_COLL_K_F64_I32 },
@@ -108,13 +115,13 @@ static int allowed(enum group g, int opk)
 {
     switch (opk) {
     case RCH_COLL_OP_MAX: case RCH_COLL_OP_MIN:
-        return g == G_CINT || g == G_FINT || g == G_FLOAT;
+        return g == G_CINT || g == G_FINT || g == G_MULTI || g == G_FLOAT;
     case RCH_COLL_OP_SUM: case RCH_COLL_OP_PROD:
-        return g == G_CINT || g == G_FINT || g == G_FLOAT || g == G_COMPLEX;
+        return g == G_CINT || g == G_FINT || g == G_MULTI || g == G_FLOAT || g == G_COMPLEX;
     case RCH_COLL_OP_LAND: case RCH_COLL_OP_LOR: case RCH_COLL_OP_LXOR:
         return g == G_CINT || g == G_LOGICAL;
     case RCH_COLL_OP_BAND: case RCH_COLL_OP_BOR: case RCH_COLL_OP_BXOR:
-        return g == G_CINT || g == G_FINT || g == G_BYTE;
+        return g == G_CINT || g == G_FINT || g == G_MULTI || g == G_BYTE;
     case RCH_COLL_OP_MAXLOC: case RCH_COLL_OP_MINLOC:
         return g == G_PAIR;
     case RCH_COLL_OP_REPLACE: case RCH_COLL_OP_NO_OP:
@@ -226,6 +233,20 @@ int rch_mpi_red_bind(const char *fn, struct rch_mpi_comm *c, MPI_Op op, MPI_Data
     if (!allow_rma_ops && (o->kind == RCH_COLL_OP_REPLACE || o->kind == RCH_COLL_OP_NO_OP))
         return rch_mpi_err(comm, MPI_ERR_OP, "%s: %s is only for one-sided accumulate operations", fn,
                            rch_mpi_op_name(op, on, sizeof(on)));
+    if (t->size == 0) {
+        /* No data (MPI_Type_contiguous(0, ...), an empty struct): nothing to
+         * combine, whatever the type was built from, so any predefined
+         * operation applies, as to a zero count. */
+        r->user_fn = NULL;
+        r->per_elem = 0;
+        r->cop = (struct rch_coll_op){
+            .fn = rch_coll_kernel(RCH_COLL_OP_NO_OP, RCH_COLL_K_U8),
+            .arg = NULL,
+            .elem_size = 1,
+            .commutative = o->commute,
+        };
+        return MPI_SUCCESS;
+    }
     const struct basic_desc *b = t->basic != MPI_DATATYPE_NULL ? basic_of(t->basic) : NULL;
     if (t->basic == MPI_DATATYPE_NULL)
         return rch_mpi_err(comm, MPI_ERR_OP,

@@ -92,24 +92,31 @@ static int start_one(const char *fn, MPI_Request h, struct rch_mpi_req *e)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COMM,
                            "%s: the communicator 0x%x of request 0x%x has been freed", fn, (unsigned)e->comm,
                            (unsigned)h);
+    e->sent_to = -1;
     if (p->peer == MPI_PROC_NULL) {
         e->pstate = p->op == RCH_MPI_PERSIST_RECV ? RCH_MPI_PS_DONE_NULL : RCH_MPI_PS_DONE_SEND;
         return MPI_SUCCESS;
     }
-    if (p->op == RCH_MPI_PERSIST_BSEND) {
-        int err = rch_mpi_bsend_start(fn, p->buf, p->count, p->type, p->peer, p->tag, c);
-        if (err == MPI_SUCCESS)
-            e->pstate = RCH_MPI_PS_DONE_SEND;
-        return err;
-    }
     struct rch_dev_req *r = NULL;
-    rdmach_status_t st = p->op == RCH_MPI_PERSIST_RECV
-                             ? rch_mpi_post_recv(p->buf, p->count, p->type, p->peer, p->tag, c, &r)
-                             : rch_mpi_post_send(p->buf, p->count, p->type, p->peer, p->tag, c, p->mode, &r);
-    if (st != RDMACH_OK)
-        return rch_mpi_dev_error(fn, e->comm, st);
+    if (p->op == RCH_MPI_PERSIST_BSEND) {
+        int err = rch_mpi_bsend_start(fn, p->buf, p->count, p->type, p->peer, p->tag, c, &r);
+        if (err != MPI_SUCCESS)
+            return err;
+    } else {
+        rdmach_status_t st = p->op == RCH_MPI_PERSIST_RECV
+                                 ? rch_mpi_post_recv(p->buf, p->count, p->type, p->peer, p->tag, c, &r)
+                                 : rch_mpi_post_send(p->buf, p->count, p->type, p->peer, p->tag, c, p->mode, &r);
+        if (st != RDMACH_OK)
+            return rch_mpi_dev_error(fn, e->comm, st);
+    }
     e->dreq = r;
+    e->buffered = r && p->op == RCH_MPI_PERSIST_BSEND;
     e->pstate = r ? RCH_MPI_PS_ACTIVE : RCH_MPI_PS_DONE_SEND;
+    if (!r) {
+        /* Left at once: its number, so that MPI_Cancel can still withdraw it. */
+        e->sent_to = c->world_of[p->peer];
+        e->sent_seq = rch_dev_send_seq(e->sent_to);
+    }
     return MPI_SUCCESS;
 }
 

@@ -23,10 +23,8 @@ static int probe_once(void *arg)
 
 static void probe_status(const struct probe_arg *a, MPI_Status *status)
 {
-    if (status != MPI_STATUS_IGNORE) {
+    if (status != MPI_STATUS_IGNORE)
         rch_mpi_status_set(status, a->out_source, a->out_tag, a->out_bytes, 0);
-        status->MPI_ERROR = MPI_SUCCESS;
-    }
 }
 
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
@@ -42,7 +40,7 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
         return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Iprobe: argument status is NULL");
     if (source == MPI_PROC_NULL) {
         *flag = 1;
-        rch_mpi_status_empty(status);
+        rch_mpi_status_proc_null(status);
         return MPI_SUCCESS;
     }
     struct probe_arg a = { .source = source, .tag = tag, .ctx = c->ctx };
@@ -69,7 +67,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     if (!status)
         return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Probe: argument status is NULL");
     if (source == MPI_PROC_NULL) {
-        rch_mpi_status_empty(status);
+        rch_mpi_status_proc_null(status);
         return MPI_SUCCESS;
     }
     struct probe_arg a = { .source = source, .tag = tag, .ctx = c->ctx };

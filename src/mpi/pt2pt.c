@@ -218,21 +218,22 @@ static int isend_mode(const char *fn, const void *buf, int count, MPI_Datatype d
         if (!request)
             return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument request is NULL", fn);
         if (err < 0) {
-            *request = RCH_MPI_REQ_DONE_SEND;
-            return MPI_SUCCESS;
+            *request = rch_mpi_req_new_done(RCH_MPI_PS_DONE_SEND, -1, 0, comm);
+            return *request != MPI_REQUEST_NULL ? MPI_SUCCESS
+                                                : rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
         }
     }
     struct rch_dev_req *r;
     rdmach_status_t st = rch_mpi_post_send(buf, count, t, dest, tag, c, mode, &r);
     if (RCH_UNLIKELY(st != RDMACH_OK))
         return rch_mpi_dev_error(fn, comm, st);
-    if (!r) {
-        *request = RCH_MPI_REQ_DONE_SEND;
-        return MPI_SUCCESS;
-    }
-    MPI_Request h = rch_mpi_req_new(r, comm);
+    /* A send the device finished at once still gets a request: it may be
+     * cancelled (its message's number names it), and a copy of its handle
+     * must go stale when it completes. */
+    MPI_Request h = rch_mpi_req_new_send(r, c->world_of[dest], comm);
     if (RCH_UNLIKELY(h == MPI_REQUEST_NULL)) {
-        rch_dev_req_free(r);     /* detached: the send still completes */
+        if (r)
+            rch_dev_req_free(r);     /* detached: the send still completes */
         return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
     }
     *request = h;
@@ -280,7 +281,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
         if (err > 0)
             return err;
         if (err < 0) {
-            rch_mpi_status_empty(status);
+            rch_mpi_status_proc_null(status);
             return MPI_SUCCESS;
         }
     }
@@ -322,8 +323,9 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
         if (!request)
             return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Irecv: argument request is NULL");
         if (err < 0) {
-            *request = RCH_MPI_REQ_DONE_NULL;
-            return MPI_SUCCESS;
+            *request = rch_mpi_req_new_done(RCH_MPI_PS_DONE_NULL, -1, 0, comm);
+            return *request != MPI_REQUEST_NULL ? MPI_SUCCESS
+                                                : rch_mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Irecv: out of memory for a request");
         }
     }
     struct rch_dev_req *r;
@@ -378,7 +380,7 @@ static int sendrecv_core(const char *fn, const void *sendbuf, int sendcount, con
         if (err == MPI_SUCCESS)
             err = e2;
     } else {
-        rch_mpi_status_empty(status);
+        rch_mpi_status_proc_null(status);
     }
     return err;
 }

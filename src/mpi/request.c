@@ -4,10 +4,14 @@
  * Test_cancelled.
  *
  * The table: entries live in chunks of CHUNK that never move, found by
- * index (handle & 0x03ffffff) in two loads; free entries form a LIFO list so
- * a request just freed is the next one handed out (warm in cache). Indices
- * 0 and 1 are the stateless constants RCH_MPI_REQ_DONE_SEND and
- * RCH_MPI_REQ_DONE_NULL (mpi_impl.h).
+ * index (the handle's low INDEX_BITS) in two loads; free entries form a LIFO
+ * list so a request just freed is the next one handed out (warm in cache).
+ * The handle's next GEN_BITS are the entry's generation, bumped at every
+ * release: a stale copy of a freed handle names an entry that is free or
+ * of another generation, and is refused with MPI_ERR_REQUEST (until the
+ * entry has been reused 2^GEN_BITS - 1 times). Indices 0 and 1 are the
+ * stateless constants RCH_MPI_REQ_DONE_SEND and RCH_MPI_REQ_DONE_NULL
+ * (mpi_impl.h).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +19,10 @@
 
 #define CHUNK_SHIFT 10
 #define CHUNK (1 << CHUNK_SHIFT)
-#define MAX_CHUNKS ((1 << 26) / CHUNK)
+#define INDEX_BITS 20                  /* a million requests at once */
+#define GEN_BITS (26 - INDEX_BITS)
+#define GEN_MAX ((1u << GEN_BITS) - 1)
+#define MAX_CHUNKS ((1 << INDEX_BITS) / CHUNK)
 
 static struct rch_mpi_req *chunks[MAX_CHUNKS];
 static int nchunks;
@@ -32,6 +39,7 @@ static int grow(void)
     chunks[nchunks++] = c;
     /* Push in reverse so the lowest index comes out first; 0 and 1 are reserved. */
     for (int i = CHUNK - 1; i >= (base == 0 ? 2 : 0); i--) {
+        c[i].gen = 1;
         c[i].next_free = free_head;
         free_head = base + i;
     }
@@ -50,7 +58,28 @@ MPI_Request rch_mpi_req_new(struct rch_dev_req *dreq, MPI_Comm comm)
     e->in_use = 1;
     e->persist = NULL;
     e->pstate = RCH_MPI_PS_ACTIVE;
-    return RCH_MPI_HDIRECT(RCH_MPI_OBJ_REQUEST, i);
+    e->sent_to = -1;
+    e->buffered = 0;
+    return RCH_MPI_HDIRECT(RCH_MPI_OBJ_REQUEST, e->gen << INDEX_BITS | (unsigned)i);
+}
+
+MPI_Request rch_mpi_req_new_done(int pstate, int world, uint64_t seq, MPI_Comm comm)
+{
+    MPI_Request h = rch_mpi_req_new(NULL, comm);
+    if (h != MPI_REQUEST_NULL) {
+        struct rch_mpi_req *e = rch_mpi_req_get(h);
+        e->pstate = pstate;
+        e->sent_to = world;
+        e->sent_seq = seq;
+    }
+    return h;
+}
+
+MPI_Request rch_mpi_req_new_send(struct rch_dev_req *dreq, int world, MPI_Comm comm)
+{
+    if (dreq)
+        return rch_mpi_req_new(dreq, comm);
+    return rch_mpi_req_new_done(RCH_MPI_PS_DONE_SEND, world, rch_dev_send_seq(world), comm);
 }
 
 MPI_Request rch_mpi_req_new_persistent(struct rch_mpi_persist *p, MPI_Comm comm)
@@ -68,11 +97,11 @@ struct rch_mpi_req *rch_mpi_req_get(MPI_Request h)
 {
     if (RCH_UNLIKELY(((unsigned)h & 0xfc000000u) != 0xac000000u))
         return NULL;
-    unsigned i = RCH_MPI_HINDEX(h);
+    unsigned i = RCH_MPI_HINDEX(h) & ((1u << INDEX_BITS) - 1);
     if (RCH_UNLIKELY((int)(i >> CHUNK_SHIFT) >= nchunks || i < 2))
         return NULL;
     struct rch_mpi_req *e = &chunks[i >> CHUNK_SHIFT][i & (CHUNK - 1)];
-    return e->in_use ? e : NULL;
+    return e->in_use && e->gen == RCH_MPI_HINDEX(h) >> INDEX_BITS ? e : NULL;
 }
 
 static void req_release(MPI_Request h, struct rch_mpi_req *e)
@@ -84,8 +113,9 @@ static void req_release(MPI_Request h, struct rch_mpi_req *e)
     }
     e->in_use = 0;
     e->dreq = NULL;
+    e->gen = e->gen % GEN_MAX + 1;
     e->next_free = free_head;
-    free_head = (int)RCH_MPI_HINDEX(h);
+    free_head = (int)(RCH_MPI_HINDEX(h) & ((1u << INDEX_BITS) - 1));
 }
 
 void rch_mpi_req_finalize(void)
@@ -164,16 +194,33 @@ static inline int finished(enum kind k, const struct rch_mpi_req *e)
         return 1;
     if (k != K_ACTIVE)
         return 0;
-    return e->dreq ? rch_mpi_dreq_done(e->dreq) : 1;     /* persistent, completed without a device request */
+    /* no device request: completed at its start */
+    return e->dreq ? e->buffered || rch_mpi_dreq_done(e->dreq) : 1;
 }
 
+/* A buffered send whose message has not left yet: its device request
+ * belongs to the attached buffer's accounting, not to this status. */
+static inline int buffered_pending(const struct rch_mpi_req *e)
+{
+    return e->buffered && !rch_mpi_dreq_done(e->dreq);
+}
+
+/* A send that completed without a device request: nothing received, not cancelled. */
 static void send_status(MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE) {
         status->count_lo = 0;
         status->count_hi_and_cancelled = 0;
-        status->MPI_ERROR = MPI_SUCCESS;
     }
+}
+
+/* The status of a finished request that has no device request. */
+static void done_status(MPI_Request h, const struct rch_mpi_req *e, MPI_Status *status)
+{
+    if (h == RCH_MPI_REQ_DONE_NULL || (e && e->pstate == RCH_MPI_PS_DONE_NULL))
+        rch_mpi_status_proc_null(status);
+    else
+        send_status(status);
 }
 
 /* Completes a finished CONST or ACTIVE request: status, and the handle is
@@ -184,25 +231,24 @@ static int complete(MPI_Request *h, enum kind k, struct rch_mpi_req *e, MPI_Stat
 {
     int code = MPI_SUCCESS;
     if (k == K_CONST) {
-        if (*h == RCH_MPI_REQ_DONE_NULL)
-            rch_mpi_status_empty(status);
-        else
-            send_status(status);
+        done_status(*h, NULL, status);
         *h = MPI_REQUEST_NULL;
         *comm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
     *comm = e->comm;
-    if (e->dreq) {
+    if (e->dreq && buffered_pending(e)) {
+        rch_dev_req_free(e->dreq);   /* detached: it completes, the buffer's space with it */
+        e->dreq = NULL;
+        send_status(status);
+    } else if (e->dreq) {
         code = rch_mpi_req_finish(e->dreq, status, fn);
         e->dreq = NULL;
-    } else if (e->pstate == RCH_MPI_PS_DONE_NULL) {
-        rch_mpi_status_empty(status);
     } else {
-        send_status(status);
+        done_status(*h, e, status);
     }
-    if (status != MPI_STATUS_IGNORE)
-        status->MPI_ERROR = code;
+    e->sent_to = -1;
+    e->buffered = 0;
     if (e->persist) {
         e->pstate = RCH_MPI_PS_INACTIVE;
     } else {
@@ -305,16 +351,11 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!*flag)
         return MPI_SUCCESS;
     /* The request stays as it is; its error is reported again by its Wait/Test. */
-    if (k == K_CONST || !e->dreq) {
-        if (request == RCH_MPI_REQ_DONE_NULL || (e && e->pstate == RCH_MPI_PS_DONE_NULL))
-            rch_mpi_status_empty(status);
-        else
-            send_status(status);
+    if (k == K_CONST || !e->dreq || buffered_pending(e)) {
+        done_status(request, e, status);
         return MPI_SUCCESS;
     }
     int code = req_status(e->dreq, status, "MPI_Request_get_status");
-    if (status != MPI_STATUS_IGNORE)
-        status->MPI_ERROR = code;
     return code == MPI_SUCCESS ? MPI_SUCCESS : rch_mpi_err_raise(e->comm, code);
 }
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
@@ -323,14 +364,21 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
  * Every handle is checked before anything completes, so an invalid one
  * leaves the array untouched. */
 
+static int null_arg(const char *fn, const char *name)
+{
+    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument %s is NULL", fn, name);
+}
+
+/* The array and the single output out1 (never NULL); an array of length 0
+ * may be NULL. */
 static int check_array(const char *fn, int count, MPI_Request reqs[], const void *out1, const char *out1_name)
 {
     if (count < 0)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: invalid count %d", fn, count);
     if (count > 0 && !reqs)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument array_of_requests is NULL", fn);
+        return null_arg(fn, "array_of_requests");
     if (!out1)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument %s is NULL", fn, out1_name);
+        return null_arg(fn, out1_name);
     for (int i = 0; i < count; i++) {
         struct rch_mpi_req *e;
         if (classify(reqs[i], &e) == K_INVALID)
@@ -353,6 +401,22 @@ static inline int ready(MPI_Request h)
     return finished(k, e);
 }
 
+/* Multiple completion: statuses[n] is for a request that completed with
+ * code. Once one has failed (the call returns MPI_ERR_IN_STATUS) every
+ * status of the call carries its MPI_ERROR; before that none is written. */
+static void note_code(MPI_Status *statuses, int n, int code, int *nerr)
+{
+    if (statuses == MPI_STATUSES_IGNORE) {
+        *nerr += code != MPI_SUCCESS;
+        return;
+    }
+    if (code != MPI_SUCCESS && (*nerr)++ == 0)
+        for (int j = 0; j < n; j++)
+            statuses[j].MPI_ERROR = MPI_SUCCESS;
+    if (*nerr > 0)
+        statuses[n].MPI_ERROR = code;
+}
+
 static int finish_at(MPI_Request *reqs, int i, MPI_Status *st, const char *fn, MPI_Comm *comm)
 {
     struct rch_mpi_req *e;
@@ -373,6 +437,7 @@ static int complete_all(const char *fn, int count, MPI_Request reqs[], MPI_Statu
         enum kind k = classify(reqs[i], &e);
         if (k == K_NULL) {
             rch_mpi_status_empty(st);
+            note_code(statuses, i, MPI_SUCCESS, &nerr);
             continue;
         }
         if (wait && !finished(k, e)) {
@@ -382,8 +447,9 @@ static int complete_all(const char *fn, int count, MPI_Request reqs[], MPI_Statu
         }
         MPI_Comm comm;
         int code = complete(&reqs[i], k, e, st, fn, &comm);
-        if (code != MPI_SUCCESS && nerr++ == 0)
+        if (code != MPI_SUCCESS && nerr == 0)
             err_comm = comm;
+        note_code(statuses, i, code, &nerr);
     }
     return nerr == 0 ? MPI_SUCCESS : rch_mpi_err_raise(err_comm, MPI_ERR_IN_STATUS);
 }
@@ -394,9 +460,11 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status *array_o
     int err = rch_mpi_check_init("MPI_Waitall");
     if (err)
         return err;
-    err = check_array("MPI_Waitall", count, array_of_requests, array_of_statuses, "array_of_statuses");
+    err = check_array("MPI_Waitall", count, array_of_requests, &count, "count");
     if (err)
         return err;
+    if (count > 0 && !array_of_statuses)
+        return null_arg("MPI_Waitall", "array_of_statuses");
     return complete_all("MPI_Waitall", count, array_of_requests, array_of_statuses, 1);
 }
 #pragma weak MPI_Waitall = PMPI_Waitall
@@ -410,8 +478,8 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
     err = check_array("MPI_Testall", count, array_of_requests, flag, "flag");
     if (err)
         return err;
-    if (!array_of_statuses)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testall: argument array_of_statuses is NULL");
+    if (count > 0 && !array_of_statuses)
+        return null_arg("MPI_Testall", "array_of_statuses");
     int all = 1;
     for (int pass = 0; pass < 2; pass++) {
         all = 1;
@@ -539,8 +607,9 @@ static int take_all_ready(const char *fn, int count, MPI_Request reqs[], int *ou
         MPI_Status *st = status_at(statuses, n);
         MPI_Comm comm;
         int code = finish_at(reqs, i, st, fn, &comm);
-        if (code != MPI_SUCCESS && nerr++ == 0)
+        if (code != MPI_SUCCESS && nerr == 0)
             err_comm = comm;
+        note_code(statuses, n, code, &nerr);
         indices[n++] = i;
     }
     *outcount = n;
@@ -555,9 +624,9 @@ static int some(const char *fn, int incount, MPI_Request reqs[], int *outcount, 
     if (err || (err = check_array(fn, incount, reqs, outcount, "outcount")))
         return err;
     if (incount > 0 && !indices)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument array_of_indices is NULL", fn);
+        return null_arg(fn, "array_of_indices");
     if (incount > 0 && !statuses)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument array_of_statuses is NULL", fn);
+        return null_arg(fn, "array_of_statuses");
     if (active_count(incount, reqs) == 0) {
         *outcount = MPI_UNDEFINED;
         return MPI_SUCCESS;
@@ -642,12 +711,20 @@ int PMPI_Cancel(MPI_Request *request)
     if (e->pstate == RCH_MPI_PS_INACTIVE)
         return rch_mpi_err(e->comm, MPI_ERR_REQUEST, "MPI_Cancel: the persistent request 0x%x is not active (MPI_Start it first)",
                            (unsigned)h);
-    if (!e->dreq)
-        return MPI_SUCCESS;        /* completed at its start: nothing to cancel */
-    /* Receives that have not matched are cancelled; a send, or a receive
-     * that matched, completes normally (MPI allows either outcome) and
-     * MPI_Test_cancelled then says false. */
-    rdmach_status_t st = rch_dev_cancel(e->dreq);
+    /* A receive that has not matched is cancelled, a send the receiver has
+     * not matched is withdrawn (the device asks it); otherwise the
+     * operation completes normally and MPI_Test_cancelled says false. A
+     * send that completed at its start is withdrawn by its message's
+     * number, through a device request made for it. */
+    rdmach_status_t st = RDMACH_OK;
+    if (!e->dreq) {
+        if (e->pstate == RCH_MPI_PS_DONE_SEND && e->sent_to >= 0)
+            st = rch_dev_cancel_sent(e->sent_to, e->sent_seq, &e->dreq);
+        e->sent_to = -1;
+    } else {
+        e->buffered = 0;   /* complete once the device knows the outcome */
+        st = rch_dev_cancel(e->dreq);
+    }
     if (st != RDMACH_OK)
         return rch_mpi_err(e->comm, rch_mpi_class_of(st), "MPI_Cancel: %s (%s)", rdmach_strerror(st),
                            rdmach_last_error());

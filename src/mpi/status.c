@@ -93,8 +93,11 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
 
 /* Status_set_elements(_x) (for generalized requests): the status then holds
- * count elements of datatype, as bytes (count * size, as MPICH does), so
- * Get_elements and Get_count with the same datatype give count back. */
+ * the bytes of count basic elements of datatype's type map, so that
+ * Get_elements with the same datatype gives count back, as the standard
+ * says, and Get_count the whole elements (MPI_UNDEFINED if count does not
+ * end on one). MPICH stores count * size, which makes Get_elements of a
+ * pair type such as MPI_DOUBLE_INT return 2 * count. */
 static int set_elements(const char *fn, MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
 {
     int err;
@@ -103,11 +106,11 @@ static int set_elements(const char *fn, MPI_Status *status, MPI_Datatype datatyp
         return err;
     if (count < 0)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: negative count %ld", fn, (long)count);
-    if (t->size && (uint64_t)count > (UINT64_MAX >> 1) / t->size)
+    if (t->size && (uint64_t)count > (UINT64_MAX >> 1) / t->size)   /* bounds the bytes of count basic elements too */
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: count %ld of %zu-byte elements is too large", fn,
                            (long)count, t->size);
     int cancelled = status->count_hi_and_cancelled & 1;
-    rch_mpi_status_set(status, status->MPI_SOURCE, status->MPI_TAG, (size_t)count * t->size, cancelled);
+    rch_mpi_status_set(status, status->MPI_SOURCE, status->MPI_TAG, rch_mpi_type_elements_bytes(t, count), cancelled);
     return MPI_SUCCESS;
 }
 

@@ -69,10 +69,11 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (o->t.predefined)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE, "%s: cannot free predefined datatype %s", fn,
                            o->t.name);
-    /* MPI: a failing delete callback makes the free fail (the type stays). */
-    rc = rch_mpi_attr_delete_all(&o->attrs, *datatype, 1);
-    if (rc != MPI_SUCCESS)
-        return rch_mpi_type_attr_raise(fn, rc);
+    if (o->permanent)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE, "%s: cannot free datatype 0x%x: types from "
+                           "MPI_Type_create_f90_* are predefined", fn, (unsigned)*datatype);
+    if ((rc = rch_mpi_type_attr_delete_all(fn, o)))
+        return rc;
     *datatype = MPI_DATATYPE_NULL;
     rch_mpi_type_release(&o->t);
     return MPI_SUCCESS;
@@ -95,16 +96,12 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     if (!(o = rch_mpi_type_obj_copy(old)))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: out of memory", fn);
     o->t.committed = old->t.committed;     /* names are not copied (as MPICH) */
-    if ((rc = rch_mpi_type_publish(fn, o, newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype)))
+    if ((rc = rch_mpi_type_attr_copy(fn, old, o))) {
+        rch_mpi_type_obj_destroy(o);
+        *newtype = MPI_DATATYPE_NULL;     /* as Comm_dup's MPI_COMM_NULL: no new type */
         return rc;
-    /* MPI: the copy callbacks run; one failing fails the call, with no new type. */
-    if ((rc = rch_mpi_attr_copy(old->attrs, oldtype, &o->attrs))) {
-        rch_mpi_attr_delete_all(&o->attrs, *newtype, 0);
-        rch_mpi_type_release(&o->t);
-        *newtype = MPI_DATATYPE_NULL;
-        return rch_mpi_type_attr_raise(fn, rc);
     }
-    return MPI_SUCCESS;
+    return rch_mpi_type_publish(fn, o, newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype);
 }
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 

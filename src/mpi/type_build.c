@@ -52,6 +52,7 @@ void rch_mpi_type_obj_destroy(struct rch_mpi_type_obj *o)
 {
     if (!o || o->t.predefined)
         return;
+    rch_mpi_type_attr_drop(o);
     for (int i = 0; i < o->ntypes; i++) {
         struct rch_mpi_type_obj *c = rch_mpi_type_lookup(o->types[i]);
         if (c)
@@ -64,7 +65,6 @@ void rch_mpi_type_obj_destroy(struct rch_mpi_type_obj *o)
     free(o->ints);
     free(o->aints);
     free(o->types);
-    rch_mpi_attr_drop(&o->attrs);     /* Type_free ran their delete callbacks */
     free(o);
 }
 
@@ -77,9 +77,10 @@ struct rch_mpi_type_obj *rch_mpi_type_obj_copy(const struct rch_mpi_type_obj *sr
     o->t.handle = MPI_DATATYPE_NULL;
     o->t.committed = 0;
     o->t.predefined = 0;
+    o->permanent = 0;
+    o->attrs = NULL;
     o->t.refcount = 0;
     o->t.name[0] = '\0';
-    o->attrs = NULL;
     o->combiner = MPI_COMBINER_NAMED;
     o->nints = o->naints = o->ntypes = 0;
     o->ints = NULL;
@@ -146,12 +147,32 @@ void rch_mpi_type_update_contig(struct rch_mpi_type_obj *o)
     t->contig = t->size == 0 ||
                 (t->nblocks == 1 && t->blocks[0].off == t->true_lb && t->blocks[0].len == t->size &&
                  t->extent == (MPI_Aint)t->size);
-    o->regular = t->nblocks >= 2;
-    if (o->regular) {
-        o->rstride = t->blocks[1].off - t->blocks[0].off;
-        for (int k = 1; k < t->nblocks && o->regular; k++)
-            o->regular = t->blocks[k].len == t->blocks[0].len &&
+    o->regular = 0;
+    for (int ends = 0; ends < 4 && !o->regular; ends++) {
+        int h = ends & 1, tl = ends >> 1, last = t->nblocks - tl;   /* interior blocks [h, last) */
+        if (last - h < 2)
+            continue;
+        o->rhead = h;
+        o->rtail = tl;
+        o->rstride = t->blocks[h + 1].off - t->blocks[h].off;
+        o->regular = 1;
+        for (int k = h + 1; k < last && o->regular; k++)
+            o->regular = t->blocks[k].len == t->blocks[h].len &&
                          t->blocks[k].off - t->blocks[k - 1].off == o->rstride;
+    }
+    o->period = 0;
+    for (int p = 2; !o->regular && o->period == 0 && p <= RCH_MPI_TYPE_PERIOD_MAX && 2 * p <= t->nblocks; p++) {
+        if (t->nblocks % p)
+            continue;
+        MPI_Aint stride = t->blocks[p].off - t->blocks[0].off;
+        int k;
+        for (k = p; k < t->nblocks; k++)
+            if (t->blocks[k].len != t->blocks[k - p].len || t->blocks[k].off - t->blocks[k - p].off != stride)
+                break;
+        if (k == t->nblocks) {
+            o->period = p;
+            o->pstride = stride;
+        }
     }
 }
 

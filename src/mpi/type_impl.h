@@ -41,6 +41,7 @@
 #define RCH_MPI_TYPE_NPAIR        5        /* MPI_FLOAT_INT .. MPI_LONG_DOUBLE_INT */
 #define RCH_MPI_TYPE_FIRST_DERIVED 8       /* low bits of the first derived handle */
 #define RCH_MPI_TYPE_MAX_DERIVED  ((1u << 24) - RCH_MPI_TYPE_FIRST_DERIVED)
+#define RCH_MPI_TYPE_PERIOD_MAX   8        /* blocks of a map moved column-wise (type_pack.c) */
 
 /* `count` consecutive basic elements of one predefined type, `esize` bytes each. */
 struct rch_mpi_type_run {
@@ -53,14 +54,24 @@ struct rch_mpi_type_obj {
     struct rch_mpi_type t;        /* must stay first: rch_mpi_type_get hands out &obj->t */
     int sticky_lb, sticky_ub;     /* bounds set explicitly (MPI_LB/MPI_UB markers, resized) */
     int marker;                   /* this is MPI_LB or MPI_UB itself */
+    int permanent;                /* MPI_Type_free refuses it (the F90 types, type_f90.c) */
+    struct rch_mpi_type_attr *attrs;   /* attributes (type_attr.c), not copied with the object */
     MPI_Aint align;               /* alignment of the most aligned basic part (struct padding) */
     int nruns;
     struct rch_mpi_type_run *runs;
     size_t nelems;                /* basic elements in one element: sum of runs[].count */
-    /* Regular map (most vectors): nblocks >= 2 blocks of one length, each
-     * rstride after the previous; pack/unpack then need not read blocks[]. */
-    int regular;
+    /* Regular map (most vectors): blocks rhead .. nblocks-rtail-1, at least
+     * 2, have one length, each rstride after the previous; pack/unpack then
+     * need not read blocks[] but for a different first block (rhead 1) and
+     * last one (rtail 1), as a contiguous type of {int; double} has once
+     * its adjacent double and int are merged. */
+    int regular, rhead, rtail;
     MPI_Aint rstride;
+    /* Periodic map (a contiguous or vector type of a small struct): blocks
+     * k and k + period have one length, pstride bytes apart, for every k;
+     * period in 2..RCH_MPI_TYPE_PERIOD_MAX dividing nblocks, 0 if none. */
+    int period;
+    MPI_Aint pstride;
     /* Construction record, for MPI_Type_get_envelope/get_contents. Derived
      * types in types[] are retained by this object. */
     int combiner;
@@ -68,7 +79,6 @@ struct rch_mpi_type_obj {
     int *ints;
     MPI_Aint *aints;
     MPI_Datatype *types;
-    struct rch_mpi_attr *attrs;   /* user attributes (type_attr.c); a copy starts without */
     /* Storage of a predefined type's map (derived types allocate theirs). */
     struct rch_mpi_type_block one_block;
     struct rch_mpi_type_run one_run;
@@ -136,11 +146,17 @@ void rch_mpi_type_build_add_vector(struct rch_mpi_type_builder *b, MPI_Aint coun
  * uncommitted object, or NULL with b->err/b->why set (nothing leaks). */
 struct rch_mpi_type_obj *rch_mpi_type_build_end(struct rch_mpi_type_builder *b, int pad_to_align);
 
+/* ---- attributes (type_attr.c) ---- */
+/* MPI_Type_dup: the copy callbacks of from's attributes onto to. */
+int rch_mpi_type_attr_copy(const char *fn, struct rch_mpi_type_obj *from, struct rch_mpi_type_obj *to);
+/* MPI_Type_free: every delete callback; stops at (and reports) a failing one. */
+int rch_mpi_type_attr_delete_all(const char *fn, struct rch_mpi_type_obj *o);
+/* Free the attribute list without callbacks (the object is going away). */
+void rch_mpi_type_attr_drop(struct rch_mpi_type_obj *o);
+
 /* ---- argument checks shared by the MPI_Type_* entry points ---- */
 /* The object of dt, or NULL after reporting MPI_ERR_TYPE "fn: invalid datatype X in argument arg". */
 struct rch_mpi_type_obj *rch_mpi_type_arg(const char *fn, const char *arg, MPI_Datatype dt, int *err);
-/* Report a code from the attribute lists for datatype call fn (type_attr.c). */
-int rch_mpi_type_attr_raise(const char *fn, int rc);
 
 /* Handle of a finished constructor: set the record, register, store in
  * *newtype. Frees o and reports on failure. Returns the MPI error code. */

@@ -220,10 +220,7 @@ void rch_mpi_type_finalize(void)
     if (!types_ready)
         return;
     rch_mpi_type_table_finalize();
-    for (int i = 0; i < 256; i++)
-        rch_mpi_attr_drop(&builtin[i].attrs);
     for (int i = 0; i < RCH_MPI_TYPE_NPAIR; i++) {
-        rch_mpi_attr_drop(&pair[i].attrs);
         free(pair[i].t.blocks);
         free(pair[i].runs);
         memset(&pair[i], 0, sizeof(pair[i]));

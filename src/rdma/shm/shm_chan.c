@@ -268,6 +268,10 @@ static void shm_close(struct rch_rdma_chan *ch)
             close(p->pidfd);
     }
     rch_shm_seg_detach(&ch->seg);
+    /* again at the end: ranks of a killed job may still have been exiting
+     * (alive to kill(pid, 0)) when this job started */
+    if (ch->published && ch->my_slot == 0)
+        rch_shm_seg_sweep();
     while (ch->mrs) {
         struct rch_shm_mr *m = ch->mrs;
         ch->mrs = m->next;
@@ -282,13 +286,6 @@ static void shm_close(struct rch_rdma_chan *ch)
 
 /* ---- publish / connect ---- */
 
-/* The inode of our pid namespace, 0 if unknown. */
-static unsigned long long pid_namespace(void)
-{
-    struct stat sb;
-    return stat("/proc/self/ns/pid", &sb) == 0 ? (unsigned long long)sb.st_ino : 0;
-}
-
 rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size_t len)
 {
     rdmach_status_t st;
@@ -300,6 +297,10 @@ rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size
         st = rch_shm_seg_name(name, sizeof(name), ch->kvsname, ch->rank);
         if (st != RDMACH_OK)
             return st;
+        /* what jobs killed before every rank mapped their segments left: the
+         * node's first local rank removes it before adding ours */
+        if (ch->my_slot == 0)
+            rch_shm_seg_sweep();
         st = rch_shm_seg_create(&ch->seg, name, &ch->geom, ch->rank, mappers,
                                 ch->self_fence ? RCH_SHM_SEG_F_FENCE : 0);
         if (st != RDMACH_OK)
@@ -316,7 +317,7 @@ rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size
         }
         ch->published = 1;
     }
-    int n = snprintf(addr, len, "%s,%d,%llu", ch->seg.name, (int)getpid(), pid_namespace());
+    int n = snprintf(addr, len, "%s,%d,%llu", ch->seg.name, (int)getpid(), rch_shm_pid_namespace());
     if (n < 0 || (size_t)n >= len)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm publish: address buffer of %zu bytes is too small", len);
     return RDMACH_OK;
@@ -438,7 +439,7 @@ rdmach_status_t rch_shm_connect_addr(struct rch_rdma_chan *ch, int peer, const c
     prefault_ring(rch_shm_seg_ring(&p->seg, ch->my_slot), h->ring_cells);
     p->segp = &p->seg;
     p->pid = (pid_t)pid;
-    unsigned long long my_ns = pid_namespace();
+    unsigned long long my_ns = rch_shm_pid_namespace();
     p->pid_local = ns == 0 || my_ns == 0 || ns == my_ns;
     p->fence = (ch->self_fence || (h->flags & RCH_SHM_SEG_F_FENCE) ? RCH_SHM_NOTIFY_FENCE : 0) |
                (ch->oversub ? RCH_SHM_NOTIFY_PENDING : 0);

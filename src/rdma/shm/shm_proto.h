@@ -47,6 +47,8 @@ struct rch_shm_seg_hdr {
     int32_t  maps_expected;          /* processes that will map it, owner included */
     _Atomic int32_t maps;            /* processes that have mapped it */
     _Atomic int32_t unlinked;        /* the name was removed (first to set it unlinks) */
+    uint64_t owner_pidns;            /* inode of the owner's pid namespace (0: unknown): with
+                                        owner_pid, who may judge the owner dead (rch_shm_seg_sweep) */
 };
 _Static_assert(sizeof(struct rch_shm_seg_hdr) <= RCH_SHM_RING_LINE, "segment header fits its line");
 

@@ -1,7 +1,9 @@
 /* Segments under /dev/shm, their life cycle, and the wake-up primitives (see shm_seg.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <stdio.h>
@@ -77,6 +79,15 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
         st = rch_base_errno(errno, "shm: fchmod(/dev/shm%s)", name);
         goto out_unlink;
     }
+    /* Who owns the file, first: a job killed while this rank reserves the
+     * pages below (tens of ms under load) leaves a file that
+     * rch_shm_seg_sweep must still recognise. */
+    struct rch_shm_seg_hdr early = { .version = RCH_SHM_SEG_VERSION, .owner_pid = (int32_t)getpid(),
+                                     .owner_pidns = rch_shm_pid_namespace() };
+    if (pwrite(fd, &early, sizeof(early), 0) != (ssize_t)sizeof(early)) {
+        st = rch_base_errno(errno, "shm: writing the header of /dev/shm%s", name);
+        goto out_unlink;
+    }
     if (ftruncate(fd, (off_t)size) != 0) {
         st = rch_base_errno(errno, "shm: ftruncate(/dev/shm%s, %llu)", name, (unsigned long long)size);
         goto out_unlink;
@@ -103,6 +114,7 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
     h->nslots = geom->nslots;
     h->owner_rank = owner_rank;
     h->owner_pid = (int32_t)getpid();
+    h->owner_pidns = rch_shm_pid_namespace();
     h->size = size;
     h->ring_cells = geom->ring_cells;
     h->slot_off = slot_off;
@@ -224,6 +236,80 @@ rdmach_status_t rch_shm_seg_reserve_pipe(struct rch_shm_seg *seg, uint32_t slot)
     if (err != 0)
         return rch_base_errno(err, "shm: reserving the pipe buffers in /dev/shm%s", seg->name);
     return RDMACH_OK;
+}
+
+unsigned long long rch_shm_pid_namespace(void)
+{
+    struct stat sb;
+    return stat("/proc/self/ns/pid", &sb) == 0 ? (unsigned long long)sb.st_ino : 0;
+}
+
+/* Is process pid gone, or about to be: no such process, a zombie, or a
+ * SIGKILL pending (a killed job's ranks may take a while to exit)? */
+static int owner_gone(pid_t pid)
+{
+    if (kill(pid, 0) != 0)
+        return errno == ESRCH;
+    char path[64], line[128];
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return 0;
+    int gone = 0;
+    while (!gone && fgets(line, sizeof(line), f)) {
+        unsigned long long mask;
+        char state;
+        if (sscanf(line, "State: %c", &state) == 1)
+            gone = state == 'Z' || state == 'X';
+        else if (sscanf(line, "ShdPnd: %llx", &mask) == 1 || sscanf(line, "SigPnd: %llx", &mask) == 1)
+            gone = (mask >> (SIGKILL - 1)) & 1;
+    }
+    fclose(f);
+    return gone;
+}
+
+/* Is the file (open as fd) a channel segment of ours whose owner is gone?
+ * The creator writes version, owner pid and pid namespace before anything
+ * else (rch_shm_seg_create). Only an owner in our pid namespace can be
+ * judged: the same /dev/shm may serve containers with pid namespaces of
+ * their own. A recycled pid counts as alive: nothing live is ever removed,
+ * at worst a stale file stays until the pid is free. */
+static int stale_segment(int fd, uid_t me, unsigned long long ns)
+{
+    struct stat sb;
+    struct rch_shm_seg_hdr h;
+    if (ns == 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_uid != me ||
+        (size_t)sb.st_size < sizeof(h) || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+        return 0;
+    if (h.version != RCH_SHM_SEG_VERSION || h.owner_pidns != ns || h.owner_pid <= 0)
+        return 0;
+    return owner_gone((pid_t)h.owner_pid);
+}
+
+unsigned rch_shm_seg_sweep(void)
+{
+    unsigned removed = 0;
+    unsigned long long ns = rch_shm_pid_namespace();
+    DIR *d = opendir("/dev/shm");
+    if (d == NULL)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "rdmach-", 7) != 0)
+            continue;
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        if (stale_segment(fd, geteuid(), ns) && unlinkat(dirfd(d), e->d_name, 0) == 0) {
+            removed++;
+            RCH_DEBUG("shm", "removed /dev/shm/%s: its owner is gone", e->d_name);
+        }
+        close(fd);
+    }
+    closedir(d);
+    if (removed)
+        RCH_INFO("shm", "removed %u segment(s) of dead jobs from /dev/shm", removed);
+    return removed;
 }
 
 void rch_shm_seg_detach(struct rch_shm_seg *seg)

@@ -2,8 +2,10 @@
  * Shared-memory segments: one per receiving rank, a file under /dev/shm
  * (mode 0600) named rdmach-<kvsname>-<rank>. The owner creates it; every local
  * rank that sends to the owner maps it; the last of the expected mappers
- * removes the name, so after start-up a crash leaks nothing (the launcher
- * removes rdmach-<kvsname>-* if the job dies before that).
+ * removes the name, so once every pair has connected a crash leaks nothing.
+ * If the job dies before that, rdmachrun removes rdmach-<kvsname>-*; under
+ * any launcher the next job's sweep (rch_shm_seg_sweep) removes segments
+ * whose owner is gone.
  *
  * Also here: the wake-up side of blocking (futex in the wake line) and the
  * asymmetric store->load barrier that lets senders check "is the receiver
@@ -51,6 +53,17 @@ rdmach_status_t rch_shm_seg_attach(struct rch_shm_seg *seg, const char *name, in
 /* Reserve (allocate) the pipe buffers of `slot`, so a full /dev/shm is an
  * error rather than a SIGBUS. */
 rdmach_status_t rch_shm_seg_reserve_pipe(struct rch_shm_seg *seg, uint32_t slot);
+/* Remove the segments under /dev/shm that a killed job left: every
+ * "rdmach-*" file of ours (same user) holding a channel segment header whose
+ * owner ran in our pid namespace and is gone. Their names outlive a job that
+ * dies before every local rank mapped them (a rank killed during MPI_Init),
+ * whatever the launcher; rdmachrun also removes its jobs' files at the end.
+ * The channel sweeps when it opens and when it closes, on the node's first
+ * local rank. Returns the number removed. */
+unsigned rch_shm_seg_sweep(void);
+/* The inode of our pid namespace, 0 if unknown. */
+unsigned long long rch_shm_pid_namespace(void);
+
 /* Unmap; the owner also removes the name if it is still there. */
 void rch_shm_seg_detach(struct rch_shm_seg *seg);
 /* Remove the name if nobody has yet (idempotent across processes). */
