@@ -268,6 +268,7 @@ void rch_net_close(struct rch_rdma_chan *ch)
     if (ch == NULL)
         return;
     rch_net_conn_close_all(ch);
+    rch_log_limit_flush(&ch->refuse_log, RCH_LOG_WARN, "net", "refused connection requests");
     free_chan(ch);
 }
 
@@ -370,6 +371,7 @@ void rch_net_stats(struct rch_rdma_chan *ch, struct rch_net_stats *st)
         st->crdt_sent += c->crdt_sent;
         st->tx_full += c->tx_full;
         st->noop_repeats += c->noop_repeats;
+        st->connect_retries += c->retries;
     }
     st->refused = ch->refused;
     rch_net_rcache_stats(&ch->rcache, &st->rcache);

@@ -196,6 +196,7 @@ static void ofi_close(struct rch_net_prov *p)
 {
     if (p == NULL)
         return;
+    rch_ofi_guard_close(p);
     if (p->pep)
         fi_close(&p->pep->fid);
     if (p->cq)
@@ -213,25 +214,26 @@ static void ofi_close(struct rch_net_prov *p)
     free(p);
 }
 
-/* The wait fds of the CQ and EQ in one epoll set; failing that, no fd. */
-static void setup_wait(struct rch_net_prov *p)
+/* The wait fds of the CQ and EQ in one epoll set; failing that, no fd.
+ * The EQ's (-1: none) is returned: the listener's guard reads it. */
+static int setup_wait(struct rch_net_prov *p)
 {
     int cq_fd = -1, eq_fd = -1;
     p->epfd = -1;
     p->cq_fd = -1;
-    if (fi_control(&p->cq->fid, FI_GETWAIT, &cq_fd) != 0 || cq_fd < 0)
-        return;
-    p->cq_fd = cq_fd;
     if (fi_control(&p->eq->fid, FI_GETWAIT, &eq_fd) != 0)
         eq_fd = -1;
+    if (fi_control(&p->cq->fid, FI_GETWAIT, &cq_fd) != 0 || cq_fd < 0)
+        return eq_fd;
+    p->cq_fd = cq_fd;
     int ep = epoll_create1(EPOLL_CLOEXEC);
     if (ep < 0)
-        return;
+        return eq_fd;
     struct epoll_event e = { .events = EPOLLIN };
     e.data.fd = cq_fd;
     if (epoll_ctl(ep, EPOLL_CTL_ADD, cq_fd, &e) != 0) {
         close(ep);
-        return;
+        return eq_fd;
     }
     if (eq_fd >= 0) {
         e.data.fd = eq_fd;
@@ -241,6 +243,7 @@ static void setup_wait(struct rch_net_prov *p)
         }
     }
     p->epfd = ep;
+    return eq_fd;
 }
 
 static rdmach_status_t ofi_open(struct rch_net_prov **out)
@@ -288,7 +291,9 @@ static rdmach_status_t ofi_open(struct rch_net_prov **out)
         st = rch_ofi_err(ret, "passive endpoint (fi_passive_ep/fi_pep_bind/fi_listen)");
         goto out_free;
     }
-    setup_wait(p);
+    st = rch_ofi_guard_open(p, setup_wait(p));
+    if (st != RDMACH_OK)
+        goto out_free;
     *out = p;
     return RDMACH_OK;
 
