@@ -192,6 +192,7 @@ rdmach_status_t rch_boot_init(void)
             return st;
         set_kvsname(pmi.kvsname);
     }
+    rch_boot.appnum = singleton ? 0 : pmi.appnum;
 
     node_of = malloc(sizeof(int) * (size_t)size);
     real = malloc(sizeof(int) * (size_t)size);

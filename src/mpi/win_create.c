@@ -298,7 +298,7 @@ int PMPI_Win_free(MPI_Win *win)
     if (rc != MPI_SUCCESS)
         return rch_mpi_err_raise(MPI_COMM_NULL, rc);
     if (arc != MPI_SUCCESS)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: an attribute delete callback returned %d", fn, arc);
+        return rch_mpi_err_raise(MPI_COMM_NULL, arc);     /* the delete callback's code (MPI) */
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_free = PMPI_Win_free

@@ -32,7 +32,6 @@
 
 enum { RCH_WIN_ACC_NONE = 0, RCH_WIN_ACC_FENCE, RCH_WIN_ACC_LOCK, RCH_WIN_ACC_LOCK_ALL, RCH_WIN_ACC_PSCW };
 
-struct rch_mpi_win_attr;
 
 /* The hints of MPI-4.0 §12.2.1 in effect (MPI_Win_get_info returns them):
  * the creation's info, updated by MPI_Win_set_info; a value the standard
@@ -60,7 +59,7 @@ struct rch_mpi_win {
     MPI_Errhandler errhandler;
     struct rch_mpi_win_hints hints;
     char name[MPI_MAX_OBJECT_NAME];
-    struct rch_mpi_win_attr *attrs;
+    struct rch_mpi_attr *attrs;
     /* epochs */
     int access;                      /* RCH_WIN_ACC_* */
     int fence_ops;                   /* operations since the last fence */
