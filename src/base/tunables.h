@@ -31,6 +31,7 @@ enum { RCH_ZCOPY_AUTO, RCH_ZCOPY_ON, RCH_ZCOPY_OFF };
 enum { RCH_BARRIER_AUTO, RCH_BARRIER_DISSEMINATION, RCH_BARRIER_SHM, RCH_BARRIER_HIER,
        RCH_BARRIER_HWSIM, RCH_BARRIER_PPDEV, RCH_BARRIER_OFI };
 enum { RCH_RMA_PATH_AUTO, RCH_RMA_PATH_RDMA, RCH_RMA_PATH_AM };
+enum { RCH_MEM_MONITOR_AUTO, RCH_MEM_MONITOR_RELOC, RCH_MEM_MONITOR_OFF };
 
 struct rch_tunables {
     int    log;              /* enum rch_log_level */
@@ -78,6 +79,7 @@ struct rch_tunables {
     int    net_reg_cache;    /* bool: keep rendezvous registrations cached */
     int    net_reg_cache_entries;
     size_t net_reg_cache_size;
+    int    net_mem_monitor;  /* RCH_MEM_MONITOR_*: how the registration cache hears of freed memory */
     int    net_connect_timeout;  /* seconds to establish a connection */
     int    abi_check;        /* bool: MPI_Init checks that every MPI symbol the program uses exists */
     int    barrier;          /* RCH_BARRIER_*: forced barrier backend (src/coll/barrier_*.c) */

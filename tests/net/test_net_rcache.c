@@ -1,12 +1,14 @@
 /*
  * The network registration cache with a counting fake provider: hits, LRU
  * bounds, the locked-memory retry, and invalidation by free()/munmap()
- * through the interposed functions (net_memhook.c).
+ * of this program, whose calls the memory monitor (net_memhook.c) redirects
+ * by rewriting its relocations; without a monitor, no cache.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "base/tunables.h"
 #include "rdma/net/net_rcache.h"
 
 struct fake {
@@ -190,5 +192,17 @@ Test(net_rcache, disabled_registers_every_time)
     cr_assert_eq(fk.regs, 3);
     cr_assert_eq(fk.deregs, 3);
     free(a);
+    rch_net_rcache_fini(&rc);
+}
+
+Test(net_rcache, without_a_memory_monitor_the_cache_is_refused)
+{
+    memset(&fk, 0, sizeof(fk));
+    cr_assert_eq(rch_net_rcache_init(&rc, 1, 16, 1 << 30, fake_reg, fake_dereg, &fk), RDMACH_OK);
+    rch_tun.net_mem_monitor = RCH_MEM_MONITOR_OFF;
+    cr_assert_eq(rch_net_memhook_add(&rc), RDMACH_ERR_UNSUPPORTED, "a cache nobody tells of freed memory");
+    cr_assert_str_eq(rch_net_memhook_describe(),
+                     "off (RDMACH_NET_MEM_MONITOR=off: the registration cache is not used)");
+    rch_tun.net_mem_monitor = RCH_MEM_MONITOR_AUTO;
     rch_net_rcache_fini(&rc);
 }
