@@ -28,9 +28,9 @@
  * /dev/userfaultfd root's), and its events stop the unmapping thread until
  * a monitor thread reads them.
  *
- * Not caught: objects loaded after the last channel open, and unmapping
- * that reaches the kernel without a hooked call (syscall(SYS_munmap), libc
- * internals other than free/realloc). docs/NETWORK.md.
+ * Not caught: objects loaded after the last channel open, the C library's
+ * calls to itself (net_reloc.c: why), and unmapping that reaches the kernel
+ * without a hooked call (syscall(SYS_munmap)). docs/NETWORK.md.
  *
  * Cost when no cache listens: one relaxed load and a branch per call.
  */
