@@ -139,6 +139,30 @@ Test(net_rcache, freed_memory_is_never_served_from_the_cache)
     teardown();
 }
 
+void rcache_other_lib_free(void *p);
+int rcache_other_lib_munmap(void *p, size_t len);
+
+Test(net_rcache, memory_released_by_another_library_is_seen)
+{
+    setup_n(16, 1 << 30);
+    size_t len = 4 << 20;
+    char *a = malloc(len);
+    char *m = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct rch_net_rcache_entry *e;
+    cr_assert_eq(rch_net_rcache_get(&rc, a, len, &e), RDMACH_OK);
+    rch_net_rcache_put(&rc, e);
+    cr_assert_eq(rch_net_rcache_get(&rc, m, 65536, &e), RDMACH_OK);
+    rch_net_rcache_put(&rc, e);
+    rcache_other_lib_free(a);
+    struct rch_net_rcache_stats st;
+    rch_net_rcache_stats(&rc, &st);
+    cr_assert_eq(st.invalidations, 1, "free() in another library did not reach the cache");
+    rcache_other_lib_munmap(m, 65536);
+    rch_net_rcache_stats(&rc, &st);
+    cr_assert_eq(st.invalidations, 2, "munmap() in another library did not reach the cache");
+    teardown();
+}
+
 Test(net_rcache, munmap_while_held_releases_on_the_last_put)
 {
     setup_n(16, 1 << 30);
