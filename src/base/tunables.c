@@ -170,6 +170,11 @@ static const struct rch_tun_row rows[] = {
       "Most registrations the network registration cache keeps (least recently used go first)" },
     { "NET_REG_CACHE_SIZE", RCH_TUN_SIZE, OFF(net_reg_cache_size), "1g", 0, 1024 * GiB, NULL,
       "Most bytes the network registration cache keeps registered" },
+    { "NET_MEM_MONITOR", RCH_TUN_ENUM, OFF(net_mem_monitor), "auto", 0, 0, "auto|reloc|off",
+      "How the network registration cache hears that memory was freed or unmapped: reloc rewrites the "
+      "relocations of loaded objects for free, realloc, munmap, mremap, madvise, brk, sbrk, shmdt (no "
+      "symbol of the C library is exported); off does not watch and does not cache (auto: reloc where "
+      "supported, ELF64 x86_64/aarch64)" },
     { "NET_CONNECT_TIMEOUT", RCH_TUN_INT, OFF(net_connect_timeout), "60", 1, 86400, NULL,
       "Seconds to establish a network connection before the peer is declared failed" },
     { "NET_HANDSHAKE_TIMEOUT_MS", RCH_TUN_INT, OFF(net_handshake_timeout_ms), "2000", 10, 600000, NULL,

@@ -32,6 +32,7 @@ enum { RCH_BARRIER_AUTO, RCH_BARRIER_DISSEMINATION, RCH_BARRIER_SHM, RCH_BARRIER
        RCH_BARRIER_HWSIM, RCH_BARRIER_PPDEV, RCH_BARRIER_OFI };
 enum { RCH_RMA_PATH_AUTO, RCH_RMA_PATH_RDMA, RCH_RMA_PATH_AM };
 enum { RCH_SIGUSR1_AUTO, RCH_SIGUSR1_ON, RCH_SIGUSR1_OFF };
+enum { RCH_MEM_MONITOR_AUTO, RCH_MEM_MONITOR_RELOC, RCH_MEM_MONITOR_OFF };
 
 struct rch_tunables {
     int    log;              /* enum rch_log_level */
@@ -82,6 +83,7 @@ struct rch_tunables {
     int    net_reg_cache;    /* bool: keep rendezvous registrations cached */
     int    net_reg_cache_entries;
     size_t net_reg_cache_size;
+    int    net_mem_monitor;  /* RCH_MEM_MONITOR_*: how the registration cache hears of freed memory */
     int    net_connect_timeout;  /* seconds to establish a connection */
     int    net_handshake_timeout_ms; /* a silent accepted connection is reset after this */
     int    net_pending_max;  /* silent accepted connections a listener holds */

@@ -226,7 +226,8 @@ struct rch_rdma_chan {
     void **rma_slabs;
     int nrma_slabs;
     struct rch_net_rcache rcache;
-    int rcache_hooked;
+    int rcache_ready;        /* rcache initialized */
+    int rcache_watched;      /* ... and listening to the memory monitor (else not caching) */
     struct rch_rdma_caps caps;
     struct rch_net_cqe cqe[RCH_NET_CQ_BATCH];
 };
