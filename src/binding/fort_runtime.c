@@ -19,11 +19,14 @@ _Static_assert(sizeof(MPI_Aint) == 8, "INTEGER(KIND=MPI_ADDRESS_KIND) is MPI_Ain
 _Static_assert(sizeof(struct rch_f_priv1) == 28 && sizeof(struct rch_f_priv2) == 24 &&
                sizeof(struct rch_f_privc) == 2, "MPICH's common block sizes");
 
-RCH_F_PUBLIC struct rch_f_priv1 mpipriv1_;
-RCH_F_PUBLIC struct rch_f_priv2 mpipriv2_;
-RCH_F_PUBLIC struct rch_f_privc mpiprivc_;
-RCH_F_PUBLIC MPI_Fint mpifcmb5_;
-RCH_F_PUBLIC MPI_Fint mpifcmb9_;
+/* Aligned as gfortran aligns a common block (16), so that the module's own
+ * object (mpi_module.o, in librdmachfort) agrees with these definitions. */
+#define RCH_F_COMMON RCH_F_PUBLIC __attribute__((aligned(16)))
+RCH_F_COMMON struct rch_f_priv1 mpipriv1_;
+RCH_F_COMMON struct rch_f_priv2 mpipriv2_;
+RCH_F_COMMON struct rch_f_privc mpiprivc_;
+RCH_F_COMMON MPI_Fint mpifcmb5_;
+RCH_F_COMMON MPI_Fint mpifcmb9_;
 
 char *rch_f_string_in(const char *s, size_t len)
 {
