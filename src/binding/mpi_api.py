@@ -35,6 +35,7 @@ class Param:
         self.type = opts.get('type')
         self.nonconst = 'nonconst' in opts
         self.fint = 'fint' in opts
+        self.poly = 'poly' in opts
         if kind not in KINDS:
             raise DescriptionError(f'{where}: unknown kind {kind}')
         if kind != 'VARARGS' and direction not in DIRECTIONS:
@@ -57,7 +58,7 @@ class Param:
         if k in ('C_PTR', 'ATTRVAL', 'EXTRA_STATE'):
             return 'void *'
         if k == 'CALLBACK':
-            return self.type + ' *'
+            return self.type + ('_c' if large and self.poly else '') + ' *'
         if k == 'STATUS':
             return const + 'MPI_Status *'
         if k == 'FINT_STATUS':
@@ -87,11 +88,14 @@ class Function:
         self.deprecated = 'deprecated' in opts
         self.missing = 'missing' in opts
         self.fortran = opts.get('fortran', 'generated')
+        self.large = opts.get('large', 'poly')
         self.params = []
         if not re.fullmatch(r'\d+\.\d+', version):
             raise DescriptionError(f'{where}: MPI version {version!r} is not N.M')
         if self.fortran not in ('generated', 'special', 'none'):
             raise DescriptionError(f'{where}: fortran= must be special or none')
+        if self.large not in ('poly', 'none'):
+            raise DescriptionError(f'{where}: large= must be none')
 
     @property
     def c_name(self):
