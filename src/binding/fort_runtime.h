@@ -71,6 +71,15 @@ static inline int *rch_f_weights(MPI_Fint *weights)
     return weights;
 }
 
+/* Request indices C returned (from 0) as Fortran's (from 1); MPI_UNDEFINED
+ * (no active request) stays. n < 0 (an MPI_UNDEFINED count): none. */
+static inline void rch_f_indices_to_fortran(MPI_Fint *indices, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (indices[i] != MPI_UNDEFINED)
+            indices[i]++;
+}
+
 /* A Fortran string argument (characters and hidden length) as a C string:
  * a malloc'ed copy without the trailing blanks; NULL when out of memory. */
 char *rch_f_string_in(const char *s, size_t len);

@@ -18,6 +18,9 @@ the mpi_ ones). Each calls PMPI_<Name>, converting by the parameter's kind:
                       in: trailing blanks dropped, NUL added; out: copied,
                       blank-padded or truncated to the Fortran length
   weights             MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY by address
+  INDEX               counted from 1 in Fortran, from 0 in C (MPI_UNDEFINED
+                      stays); converted also when the call returns
+                      MPI_ERR_IN_STATUS, which still fills them
   ARGC, ARGV          absent in Fortran (MPI_INIT(IERROR)): NULL to C
   fint                MPI-1's default INTEGER where C has MPI_Aint
 
@@ -58,6 +61,7 @@ class Emit:
         self.post = []        # statements after a successful call
         self.cleanup = []     # statements always run after the call
         self.allocated = []   # copies the call needs: NULL when out of memory
+        self.filled = []      # statements after a call that filled its outputs
 
     def local(self, ctype, name, init, back):
         """The call writes c_<name> (starting as init); on success the
@@ -123,6 +127,13 @@ def emit_param(e, p):
             e.args.append(f'(*{n} != 0)')
         else:
             e.local('int', n, f'*{n} != 0', f'c_{n} ? 1 : 0')
+    elif k == 'INDEX':
+        e.formals.append(f'MPI_Fint *{n}')
+        e.args.append(n)
+        if p.is_array:
+            e.filled.append(f'rch_f_indices_to_fortran({n}, *{p.filled});')
+        else:
+            e.filled.append(f'rch_f_indices_to_fortran({n}, 1);')
     elif k in mpi_api.INT_KINDS:
         e.formals.append(f'MPI_Fint *{n}')
         if p.is_array and n in WEIGHTS:
@@ -199,6 +210,10 @@ def wrapper(fn):
         if e.post:
             body.append('    if (err == MPI_SUCCESS) {')
             body += [f'        {s}' for s in e.post]
+            body.append('    }')
+        if e.filled:
+            body.append('    if (err == MPI_SUCCESS || err == MPI_ERR_IN_STATUS) {')
+            body += [f'        {s}' for s in e.filled]
             body.append('    }')
         body.append('    *ierror = err;')
         body += [f'    {s}' for s in e.cleanup]

@@ -11,7 +11,7 @@ HANDLE_KINDS = {
     'ERRHANDLER': 'MPI_Errhandler', 'MESSAGE': 'MPI_Message',
 }
 # Kinds whose value is an int in C (and a default INTEGER in Fortran).
-INT_KINDS = {'COUNT', 'DISP', 'INT', 'RANK', 'TAG', 'KEYVAL', 'LOGICAL'}
+INT_KINDS = {'COUNT', 'DISP', 'INT', 'RANK', 'TAG', 'KEYVAL', 'LOGICAL', 'INDEX'}
 SCALAR_C = dict({k: 'int' for k in INT_KINDS}, AINT='MPI_Aint', XCOUNT='MPI_Count',
                 DOUBLE='double', **HANDLE_KINDS)
 # POLY kinds: the type they take in a large-count (_c) entry point.
@@ -36,6 +36,7 @@ class Param:
         self.nonconst = 'nonconst' in opts
         self.fint = 'fint' in opts
         self.poly = 'poly' in opts
+        self.filled = opts.get('filled')
         if kind not in KINDS:
             raise DescriptionError(f'{where}: unknown kind {kind}')
         if kind != 'VARARGS' and direction not in DIRECTIONS:

@@ -16,6 +16,7 @@ program f_pt2pt
   ! read and written by MPI_Startall/MPI_Waitall, which do not name them:
   ! VOLATILE keeps an optimising compiler from caching them (MPI-3.1 17.1.17)
   integer, volatile :: psend, precv
+  integer :: reqs4(4), idx, outcount, indices(4), dummy(4)
 
   call MPI_Init(ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_Init ierror')
@@ -79,6 +80,33 @@ program f_pt2pt
   call MPI_Request_free(reqs(1), ierr)
   call MPI_Request_free(reqs(2), ierr)
   call check(reqs(1) == MPI_REQUEST_NULL, 'MPI_Request_free sets MPI_REQUEST_NULL')
+
+  ! Waitany/Testany/Waitsome/Testsome return request indices counted from 1
+  ! (receives from MPI_PROC_NULL complete at once; null requests never do)
+  reqs4 = MPI_REQUEST_NULL
+  call MPI_Irecv(dummy(2), 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, reqs4(2), ierr)
+  call MPI_Waitany(4, reqs4, idx, status, ierr)
+  call check(ierr == MPI_SUCCESS .and. idx == 2, 'MPI_Waitany index from 1')
+  call check(status(MPI_SOURCE) == MPI_PROC_NULL, 'MPI_Waitany status of a MPI_PROC_NULL receive')
+  call MPI_Waitany(4, reqs4, idx, status, ierr)
+  call check(idx == MPI_UNDEFINED, 'MPI_Waitany with no active request: MPI_UNDEFINED')
+  call MPI_Irecv(dummy(3), 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, reqs4(3), ierr)
+  flag = .false.
+  do while (.not. flag)
+    call MPI_Testany(4, reqs4, idx, flag, MPI_STATUS_IGNORE, ierr)
+  end do
+  call check(idx == 3, 'MPI_Testany index from 1')
+  call MPI_Irecv(dummy(1), 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, reqs4(1), ierr)
+  call MPI_Irecv(dummy(4), 1, MPI_INTEGER, MPI_PROC_NULL, 0, MPI_COMM_WORLD, reqs4(4), ierr)
+  outcount = 0
+  indices = 0
+  do while (outcount < 2)
+    call MPI_Waitsome(4, reqs4, i, indices(outcount + 1:), MPI_STATUSES_IGNORE, ierr)
+    outcount = outcount + i
+  end do
+  call check(all(indices(1:2) == [1, 4]) .or. all(indices(1:2) == [4, 1]), 'MPI_Waitsome indices from 1')
+  call MPI_Testsome(4, reqs4, outcount, indices, MPI_STATUSES_IGNORE, ierr)
+  call check(outcount == MPI_UNDEFINED, 'MPI_Testsome with no active request: MPI_UNDEFINED')
 
   ! Sendrecv: the message count arrives in the status
   call MPI_Sendrecv(sbuf, rank + 2, MPI_INTEGER, right, 9, rbuf, n, MPI_INTEGER, left, 9, &
