@@ -81,8 +81,9 @@ static inline void rch_f_indices_to_fortran(MPI_Fint *indices, int n)
 }
 
 /* A Fortran string argument (characters and hidden length) as a C string:
- * a malloc'ed copy without the trailing blanks; NULL when out of memory. */
-char *rch_f_string_in(const char *s, size_t len);
+ * a malloc'ed copy without the trailing blanks (and the leading ones when
+ * strip is set); NULL when out of memory. */
+char *rch_f_string_in(const char *s, size_t len, int strip);
 /* A C buffer for an output string of at most n characters (n < 0: empty). */
 char *rch_f_string_buffer(long n);
 /* Copies a C string into a Fortran one: truncated to len, blank-padded. */

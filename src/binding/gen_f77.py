@@ -15,7 +15,8 @@ the mpi_ ones). Each calls PMPI_<Name>, converting by the parameter's kind:
   STATUS              MPI_STATUS(ES)_IGNORE recognised by address, else the
                       INTEGER(MPI_STATUS_SIZE) array is an MPI_Status
   STRING              hidden length (size_t, after the other arguments);
-                      in: trailing blanks dropped, NUL added; out: copied,
+                      in: trailing blanks dropped (and leading ones where
+                      marked strip), NUL added; out: copied,
                       blank-padded or truncated to the Fortran length
   weights             MPI_UNWEIGHTED / MPI_WEIGHTS_EMPTY by address
   INDEX               counted from 1 in Fortran, from 0 in C (MPI_UNDEFINED
@@ -90,6 +91,10 @@ def emit_param(e, p):
     elif k == 'BUFFER':
         e.formals.append(f'void *{n}')
         e.args.append(f'rch_f_buffer({n})')
+    elif k == 'C_PTR' and p.fchoice:
+        e.formals.append(f'void *{n}')
+        e.pre.append(f'void *c_{n} = NULL;')
+        e.args.append(f'&c_{n}')
     elif k == 'C_PTR':
         e.formals.append(f'MPI_Aint *{n}')
         e.args.append(f'(void *){n}')
@@ -97,7 +102,7 @@ def emit_param(e, p):
         e.formals.append(f'char *{n}')
         e.hidden.append(f'size_t {n}_len')
         if d == 'in':
-            e.copy('char', n, f'rch_f_string_in({n}, {n}_len)')
+            e.copy('char', n, f'rch_f_string_in({n}, {n}_len, {int(p.strip)})')
         else:
             e.copy('char', n, f'rch_f_string_buffer({fortran_len(p.len)})')
             e.post.append(f'rch_f_string_out({n}, {n}_len, c_{n});')

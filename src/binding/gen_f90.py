@@ -35,7 +35,7 @@ def no_ierror(fn):
 
 
 def any_type(p):
-    return p.kind == 'BUFFER' or (p.is_array and p.name in gen_f77.WEIGHTS)
+    return p.kind == 'BUFFER' or p.fchoice or (p.is_array and p.name in gen_f77.WEIGHTS)
 
 
 def declaration(p):

@@ -37,6 +37,8 @@ class Param:
         self.fint = 'fint' in opts
         self.poly = 'poly' in opts
         self.filled = opts.get('filled')
+        self.strip = 'strip' in opts
+        self.fchoice = 'fchoice' in opts
         if kind not in KINDS:
             raise DescriptionError(f'{where}: unknown kind {kind}')
         if kind != 'VARARGS' and direction not in DIRECTIONS:

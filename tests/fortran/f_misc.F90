@@ -1,8 +1,9 @@
 ! f_misc: more of the generated bindings' argument kinds — one-sided
 ! (window handles, MPI_Aint displacements, the window attributes, memory
-! from MPI_Alloc_mem / MPI_Win_allocate as an address), info keys and
-! values (blank handling, MPI_Info_get's valuelen), a Cartesian topology
-! (LOGICAL arrays), non-blocking collectives. Any number of ranks.
+! from MPI_Alloc_mem as an address), info keys and
+! values (blank handling, MPI_Info_get's valuelen), MPI_Buffer_detach, a
+! Cartesian topology (LOGICAL arrays), non-blocking collectives. Any number
+! of ranks.
 #include "mpi_test.h"
 program f_misc
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
@@ -14,7 +15,8 @@ program f_misc
   ! written by other ranks during MPI_Win_fence, which does not name it
   ! (MPI-3.1 17.1.17: VOLATILE keeps the compiler from caching it)
   integer, volatile :: winbuf(4)
-  integer :: got(4)
+  integer :: got(4), guard(3)
+  double precision :: bsend_buf(512)
   integer(kind=MPI_ADDRESS_KIND) :: val, winsize, mem, lb, extent
   logical :: flag, periods(1), periods_got(1)
   character(len=MPI_MAX_INFO_KEY) :: key
@@ -70,20 +72,33 @@ program f_misc
 
   ! info: blanks around values and keys, lengths, truncation
   call MPI_Info_create(info, ierr)
-  call MPI_Info_set(info, 'color  ', 'deep blue   ', ierr)
+  call MPI_Info_set(info, '  color  ', ' deep blue   ', ierr)
   call MPI_Info_get_nkeys(info, nkeys, ierr)
   call MPI_Info_get_nthkey(info, 0, key, ierr)
-  call check(nkeys == 1 .and. key == 'color', 'MPI_Info_get_nthkey (trailing blanks dropped)')
+  call check(nkeys == 1 .and. key == 'color', 'MPI_Info_get_nthkey (leading and trailing blanks dropped)')
   call MPI_Info_get_valuelen(info, 'color', vlen, flag, ierr)
   call check(flag .and. vlen == 9, 'MPI_Info_get_valuelen')
   call MPI_Info_get(info, 'color', len(value), value, flag, ierr)
   call check(flag .and. value == 'deep blue', 'MPI_Info_get')
   call MPI_Info_get(info, 'color', 4, short, flag, ierr)
   call check(flag .and. short == 'deep', 'MPI_Info_get with valuelen 4 (blank-padded)')
+  call MPI_Info_get(info, ' color', len(value), value, flag, ierr)
+  call check(flag .and. value == 'deep blue', 'MPI_Info_get of a key with a leading blank')
   call MPI_Info_get(info, 'shape', len(value), value, flag, ierr)
   call check(.not. flag, 'MPI_Info_get of an absent key')
   call MPI_Info_free(info, ierr)
   call check(info == MPI_INFO_NULL, 'MPI_Info_free sets MPI_INFO_NULL')
+
+  ! MPI_Buffer_detach's BUFFER_ADDR is a choice buffer, not an address: a
+  ! default INTEGER there must not receive the buffer's 8-byte address
+  call MPI_Buffer_attach(bsend_buf, 4096, ierr)
+  call MPI_Bsend(rank, 1, MPI_INTEGER, rank, 4, MPI_COMM_WORLD, ierr)
+  call MPI_Recv(i, 1, MPI_INTEGER, rank, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+  call check(i == rank, 'MPI_Bsend to this rank')
+  guard = [11, 22, 33]
+  call MPI_Buffer_detach(guard(2), vlen, ierr)
+  call check(ierr == MPI_SUCCESS .and. vlen == 4096, 'MPI_Buffer_detach size')
+  call check(guard(1) == 11 .and. guard(3) == 33, 'MPI_Buffer_detach writes nothing beside BUFFER_ADDR')
 
   ! a periodic ring as a Cartesian topology
   dims = 0
