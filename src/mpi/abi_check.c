@@ -10,7 +10,9 @@
  * the middle of the job (still "symbol lookup error ... undefined symbol",
  * never a wrong result). To make it fail at start instead, MPI_Init walks the
  * relocations of every loaded object (the program and its libraries), takes
- * each non-weak undefined symbol named MPI_*, PMPI_*, MPIX_* or MPIR_*, and
+ * each non-weak undefined symbol named MPI_*, PMPI_*, MPIX_* or MPIR_* (or a
+ * Fortran binding's mpi_*_ / pmpi_*_, served by libmpichfort.so.12, or a
+ * procedure of MPICH's Fortran modules, __mpi_*), and
  * asks the loader whether it resolves. If any does not, the job ends as the
  * loader would end it, naming the symbols, with exit code 127.
  *
@@ -40,10 +42,18 @@ struct scan {
     const char *names[MAX_LISTED];
 };
 
+/* C names, the Fortran bindings' link names (mpi_send_, pmpi_send_,
+ * MPI_SEND: gfortran's lower case with a trailing underscore, or upper case)
+ * and gfortran's names for the procedures of MPICH's modules
+ * (__mpi_sizeofs_MOD_mpi_sizeof_i, __mpi_f08_...), which rdmach lacks. */
 static int is_mpi_name(const char *n)
 {
-    return strncmp(n, "MPI_", 4) == 0 || strncmp(n, "PMPI_", 5) == 0 || strncmp(n, "MPIX_", 5) == 0 ||
-           strncmp(n, "MPIR_", 5) == 0;
+    size_t len = strlen(n);
+    int fortran = (len > 0 && n[len - 1] == '_' &&
+                   (strncmp(n, "mpi_", 4) == 0 || strncmp(n, "pmpi_", 5) == 0)) ||
+                  strncmp(n, "__mpi_", 6) == 0;
+    return fortran || strncmp(n, "MPI_", 4) == 0 || strncmp(n, "PMPI_", 5) == 0 ||
+           strncmp(n, "MPIX_", 5) == 0 || strncmp(n, "MPIR_", 5) == 0;
 }
 
 static int resolves(const struct scan *s, const char *name)
