@@ -51,6 +51,30 @@ static void fill_seg(struct rch_shm_seg *seg, void *base, size_t size, const cha
     snprintf(seg->name, sizeof(seg->name), "%s", name);
 }
 
+static rdmach_status_t exists_error(const char *name, const char *call)
+{
+    if (errno == EEXIST)
+        return rch_base_err(RDMACH_ERR_BUSY,
+                            "shm: segment /dev/shm%s already exists (left by a crashed job with the "
+                            "same kvsname? remove it)", name);
+    return rch_base_errno(errno, "shm: %s of /dev/shm%s", call, name);
+}
+
+/* A segment is made as an unnamed file in /dev/shm (O_TMPFILE) and given its
+ * name only once complete: a rank killed at any point of rch_shm_seg_create
+ * leaves either nothing or a file whose header names its owner, which
+ * rch_shm_seg_sweep can judge. linkat through /proc/self/fd needs no
+ * privilege (AT_EMPTY_PATH would) and fails with EEXIST like O_EXCL. */
+static rdmach_status_t publish(int fd, const char *name)
+{
+    char from[64], to[sizeof("/dev/shm") + RCH_SHM_NAME_MAX];
+    snprintf(from, sizeof(from), "/proc/self/fd/%d", fd);
+    snprintf(to, sizeof(to), "/dev/shm%s", name);
+    if (linkat(AT_FDCWD, from, AT_FDCWD, to, AT_SYMLINK_FOLLOW) != 0)
+        return exists_error(name, "linkat");
+    return RDMACH_OK;
+}
+
 rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
                                    const struct rch_shm_geom *geom, int owner_rank,
                                    int maps_expected, uint32_t flags)
@@ -67,13 +91,15 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm: segment %s with %u slots, %d mappers",
                             name, geom->nslots, maps_expected);
     memset(seg, 0, sizeof(*seg));
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    int linked = 0;
+    int fd = open("/dev/shm", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0) {
-        if (errno == EEXIST)
-            return rch_base_err(RDMACH_ERR_BUSY,
-                                "shm: segment /dev/shm%s already exists (left by a crashed job with the "
-                                "same kvsname? remove it)", name);
-        return rch_base_errno(errno, "shm: shm_open(%s, O_CREAT)", name);
+        /* No O_TMPFILE here: the name exists from the start, and a kill
+         * before the header below leaves a file the sweep cannot judge. */
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0)
+            return exists_error(name, "shm_open(O_CREAT)");
+        linked = 1;
     }
     if (fchmod(fd, 0600) != 0) {
         st = rch_base_errno(errno, "shm: fchmod(/dev/shm%s)", name);
@@ -135,6 +161,15 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
     atomic_store_explicit(&h->maps, 1, memory_order_relaxed);
     atomic_store_explicit(&h->unlinked, 0, memory_order_relaxed);
     __atomic_store_n(&h->magic, RCH_SHM_SEG_MAGIC, __ATOMIC_RELEASE);
+    if (!linked) {
+        st = publish(fd, name);
+        if (st != RDMACH_OK) {
+            munmap(base, size);
+            memset(seg, 0, sizeof(*seg));
+            close(fd);
+            return st;
+        }
+    }
     RCH_DEBUG("shm", "created /dev/shm%s: %llu bytes, %u slots of %llu, ring %llu cells",
               name, (unsigned long long)size, geom->nslots, (unsigned long long)stride,
               (unsigned long long)geom->ring_cells);
@@ -143,7 +178,8 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
     return RDMACH_OK;
 
 out_unlink:
-    shm_unlink(name);
+    if (linked)
+        shm_unlink(name);
     close(fd);
     return st;
 }
