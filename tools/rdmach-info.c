@@ -14,6 +14,7 @@
  * Exit status 1 if the two ranks of a pair chose different channels.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +34,41 @@
 #include <rdma/fabric.h>
 #endif
 
+/* The prefix this copy is installed in: RDMACH_PREFIX if set, else the one
+ * its own path implies (the tree may have been moved since it was installed),
+ * else — in the build tree, with no mpi.h there — the configured one. */
+static void print_prefix(void)
+{
+    const char *env = getenv("RDMACH_PREFIX");
+    char exe[PATH_MAX], up[PATH_MAX + 8], prefix[PATH_MAX], mpi_h[PATH_MAX + 32];
+    ssize_t n;
+
+    if (env != NULL && env[0] != '\0') {
+        printf("  install prefix    %s (RDMACH_PREFIX)\n", env);
+        return;
+    }
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        *strrchr(exe, '/') = '\0';
+        snprintf(up, sizeof(up), "%s/%s", exe, RDMACH_BIN_TO_PREFIX);
+        if (realpath(up, prefix) != NULL) {
+            snprintf(mpi_h, sizeof(mpi_h), "%s/%s/mpi.h", prefix, RDMACH_REL_INCLUDEDIR);
+            if (access(mpi_h, R_OK) == 0) {
+                printf("  install prefix    %s\n", prefix);
+                return;
+            }
+        }
+    }
+    printf("  install prefix    %s (configured; this copy is not installed)\n", RDMACH_INSTALL_PREFIX);
+}
+
 static void print_build(void)
 {
     printf("rdmach %s\n\n", RDMACH_VERSION_STRING);
     printf("Build options:\n");
     printf("  build type        %s\n", RDMACH_BUILD_TYPE);
-    printf("  install prefix    %s\n", RDMACH_INSTALL_PREFIX);
+    print_prefix();
     printf("  verbs channel     %s\n", RDMACH_HAVE_VERBS ? "yes (libibverbs, librdmacm)" : "no");
     printf("  libfabric channel %s\n", RDMACH_HAVE_OFI ? "yes" : "no");
 #if defined(__SANITIZE_ADDRESS__)
