@@ -1,0 +1,102 @@
+/*
+ * The launcher options users bring from MPICH's mpiexec and Open MPI's mpirun
+ * (rdmachrun is also installed as mpiexec and mpirun). Those with a meaning
+ * when every rank runs on this machine act: the environment options set the
+ * variable before the ranks are started, --bind-to sets RDMACH_BIND, and
+ * --oversubscribe / -genvall ask for what is already the default. Those that
+ * place ranks on other nodes are refused with a message naming Hydra, which
+ * runs rdmach programs across nodes (docs/ARCHITECTURE.md, src/boot). Any
+ * other option is left to the caller, which calls it unknown.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "run.h"
+
+/* Options that take a value and only make sense across several nodes. */
+static const char *const multi_node[] = {
+    "-hosts", "-host", "--host", "-H", "-f", "-hostfile", "--hostfile", "-machinefile",
+    "--machinefile", "-ppn", "-npernode", "--npernode", "--map-by", "-map-by", "-rankfile",
+    "--rankfile",
+};
+
+/* RDMACH_BIND's values (src/base/tunables.c); Open MPI's "socket" and
+ * "package" are the NUMA node on the machines rdmach runs on. */
+static const char *bind_value(const char *v)
+{
+    if (strcmp(v, "core") == 0 || strcmp(v, "none") == 0 || strcmp(v, "numa") == 0)
+        return v;
+    if (strcmp(v, "socket") == 0 || strcmp(v, "package") == 0)
+        return "numa";
+    return NULL;
+}
+
+static int valid_name(const char *s, size_t len)
+{
+    if (len == 0 || (s[0] >= '0' && s[0] <= '9'))
+        return 0;
+    for (size_t k = 0; k < len; k++)
+        if (!(s[k] == '_' || (s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z') ||
+              (s[k] >= '0' && s[k] <= '9')))
+            return 0;
+    return 1;
+}
+
+static int set_env(const char *prog, const char *opt, const char *name, size_t len, const char *value)
+{
+    char buf[256];
+
+    if (!valid_name(name, len) || len >= sizeof(buf)) {
+        fprintf(stderr, "%s: %s: '%.*s' is not an environment variable name\n", prog, opt, (int)len, name);
+        return -1;
+    }
+    memcpy(buf, name, len);
+    buf[len] = '\0';
+    if (value != NULL)
+        setenv(buf, value, 1);
+    return 0;
+}
+
+int run_parse_option(int argc, char **argv, int *i, const char *prog)
+{
+    const char *a = argv[*i];
+    int values = 0; /* how many values the option takes */
+
+    if (strcmp(a, "-genv") == 0 || strcmp(a, "-env") == 0)
+        values = 2;
+    else if (strcmp(a, "-x") == 0 || strcmp(a, "--bind-to") == 0 || strcmp(a, "-bind-to") == 0)
+        values = 1;
+    else if (strcmp(a, "-genvall") == 0 || strcmp(a, "--oversubscribe") == 0 ||
+             strcmp(a, "-oversubscribe") == 0)
+        return 1;
+    for (size_t k = 0; k < sizeof(multi_node) / sizeof(multi_node[0]); k++)
+        if (strcmp(a, multi_node[k]) == 0) {
+            fprintf(stderr,
+                    "%s: %s places ranks on other nodes; %s starts every rank on this machine "
+                    "(across nodes run rdmach programs with Hydra, mpiexec.hydra / mpiexec.mpich)\n",
+                    prog, a, prog);
+            return -1;
+        }
+    if (values == 0)
+        return 0;
+    if (*i + values >= argc) {
+        fprintf(stderr, "%s: option %s needs %s\n", prog, a, values == 2 ? "a name and a value" : "a value");
+        return -1;
+    }
+    const char *v = argv[++*i];
+    if (values == 2) {
+        const char *value = argv[++*i];
+        return set_env(prog, a, v, strlen(v), value) < 0 ? -1 : 1;
+    }
+    if (strcmp(a, "-x") == 0) { /* NAME=VALUE, or NAME: pass the current value, as every rank inherits it */
+        const char *eq = strchr(v, '=');
+        return set_env(prog, a, v, eq ? (size_t)(eq - v) : strlen(v), eq ? eq + 1 : NULL) < 0 ? -1 : 1;
+    }
+    const char *bind = bind_value(v);
+    if (bind == NULL) {
+        fprintf(stderr, "%s: %s '%s': accepted here: core, numa (socket, package), none\n", prog, a, v);
+        return -1;
+    }
+    setenv("RDMACH_BIND", bind, 1);
+    return 1;
+}
