@@ -1,0 +1,135 @@
+#!/bin/bash
+# install_check.sh <case> <build dir> <work dir> <source dir>: rdmach installed
+# as a user installs it, then moved, then used as users use an MPI.
+#   setup       cmake --install into <work>/staging, moved to <work>/moved; no
+#               file of the moved tree may name the staging prefix
+#   wrappers    mpicc / mpif90 from the moved tree build hello, which
+#               mpiexec / mpirun run; the -showme answers name the moved tree
+#   pkgconfig   cc $(pkg-config --cflags --libs rdmach)
+#   findmpi-path, findmpi-compiler   CMake's FindMPI with the moved wrappers
+#               first on PATH (C and Fortran) / mpicc named by MPI_C_COMPILER
+#   find-rdmach find_package(rdmach) with CMAKE_PREFIX_PATH
+#   makefile    make CC=mpicc
+#   destdir     DESTDIR staging of a /opt prefix, used where it is staged
+#   autotools   autoconf with the Autoconf Archive's AX_MPI, mpicc first on PATH
+# hello prints "hello: rank n-1 of n, sum n(n-1)/2"; each case checks that line
+# for its n, and fails at the first command that fails or line that is missing.
+set -eu
+case_=$1 build=$2 work=$3 src=$4
+moved=$work/moved
+bin=$moved/bin
+
+fail() { echo "install_check $case_: FAILED: $*"; exit 1; }
+# expect REGEX COMMAND...: run it, show its output, require a line matching REGEX
+expect() {
+    local re=$1 out
+    shift
+    local rc=0
+    out=$("$@" 2>&1) || rc=$?
+    echo "$out"
+    [ $rc = 0 ] || fail "$* exited $rc"
+    grep -Eq -- "$re" <<<"$out" || fail "no line of '$*' matches '$re'"
+}
+hello_re() { echo "^hello: rank $(($1 - 1)) of $1, sum $(($1 * ($1 - 1) / 2))(, MPI 3\\.1, library rdmach)?\$"; }
+# a directory of its own for each case (ctest may run them in parallel)
+scratch() { rm -rf "$work/$case_"; mkdir -p "$work/$case_"; cd "$work/$case_"; }
+
+case $case_ in
+setup)
+    rm -rf "$work"
+    mkdir -p "$work"
+    cmake --install "$build" --prefix "$work/staging" >"$work/install.log"
+    mv "$work/staging" "$moved"
+    if grep -rlI -- "$work/staging" "$moved"; then fail "these files name the prefix the tree was installed in"; fi
+    for f in mpicc mpicxx mpif90 mpifort mpif77 mpiexec mpirun rdmachrun rdmach-info; do
+        [ -x "$bin/$f" ] || fail "$bin/$f is missing"
+    done
+    expect "^  install prefix    $moved\$" "$bin/rdmach-info"
+    ;;
+wrappers)
+    scratch
+    expect "^$moved/include\$" "$bin/mpicc" -showme:incdirs
+    expect "^-L$moved/lib -Wl,-rpath,$moved/lib -lrdmach\$" "$bin/mpicc" -showme:link
+    expect "^-I/elsewhere/include\$" env RDMACH_PREFIX=/elsewhere "$bin/mpicc" -showme:compile
+    expect "^gcc -I$moved/include -L" env RDMACH_CC=gcc "$bin/mpicc" -show
+    expect "^clang -I" env RDMACH_CC=gcc "$bin/mpicc" -cc=clang -show
+    expect "^rdmach-mpicc: rdmach [0-9.]+, MPI 3\\.1" "$bin/mpicc" -showme:version
+    "$bin/mpicc" -O2 -o hello "$src/hello.c"
+    expect "$(hello_re 4)" "$bin/mpiexec" -n 4 ./hello
+    "$bin/mpicxx" -x c++ -o hello_cxx "$src/hello.c"
+    expect "$(hello_re 2)" "$bin/mpirun" -np 2 ./hello_cxx
+    "$bin/mpif90" -o hello_f "$src/hello.f90"
+    expect "$(hello_re 3)" "$bin/mpirun" -np 3 ./hello_f
+    ;;
+pkgconfig)
+    scratch
+    export PKG_CONFIG_PATH=$moved/lib/pkgconfig
+    expect "^-I$moved/lib/pkgconfig/../../include -L$moved/lib/pkgconfig/../../lib -lrdmach *\$" \
+        pkg-config --cflags --libs rdmach
+    # shellcheck disable=SC2046
+    cc -o hello "$src/hello.c" $(pkg-config --cflags --libs rdmach)
+    expect "$(hello_re 2)" env LD_LIBRARY_PATH="$moved/lib" "$bin/mpiexec" -n 2 ./hello
+    ;;
+findmpi-path|findmpi-compiler)
+    # C and Fortran found on PATH; C alone when named (each FindMPI run is slow)
+    scratch
+    langs=(C Fortran)
+    if [ "$case_" = findmpi-path ]; then
+        export PATH=$bin:$PATH
+        args=(-DWITH_FORTRAN=ON)
+    else
+        langs=(C)
+        args=(-DMPI_C_COMPILER="$bin/mpicc" -DMPIEXEC_EXECUTABLE="$bin/mpiexec")
+    fi
+    out=$(cmake -S "$src/findmpi" -B b -DSRC="$src" "${args[@]}" 2>&1) || { echo "$out"; fail "cmake"; }
+    echo "$out"
+    res=("MPIEXEC_EXECUTABLE $bin/mpiexec\$" "MPI_C_COMPILER $bin/mpicc\$" "MPI_C_VERSION 3\\.1\$"
+         "MPI_C_LIBRARIES $moved/lib/librdmach.so\$")
+    [ ${#langs[@]} = 1 ] || res+=("MPI_Fortran_COMPILER $bin/mpif90\$" "MPI_Fortran_VERSION 3\\.1\$"
+                                  "MPI_Fortran_LIBRARIES $moved/lib/librdmachfort.so[[:punct:]]$moved/lib/librdmach.so\$")
+    for re in "${res[@]}"; do
+        grep -Eq -- "-- $re" <<<"$out" || fail "FindMPI did not report '$re'"
+    done
+    cmake --build b >/dev/null
+    expect "$(hello_re 4)" "$bin/mpiexec" -n 4 b/hello
+    [ ${#langs[@]} = 1 ] || expect "$(hello_re 2)" "$bin/mpiexec" -n 2 b/hello_f
+    ;;
+find-rdmach)
+    scratch
+    expect "rdmach_DIR $moved/lib/cmake/rdmach\$" cmake -S "$src/findrdmach" -B b -DSRC="$src" \
+        -DCMAKE_PREFIX_PATH="$moved"
+    cmake --build b >/dev/null
+    expect "$(hello_re 3)" "$bin/mpiexec" -n 3 b/hello
+    expect "$(hello_re 2)" "$bin/mpiexec" -n 2 b/hello_f
+    ;;
+makefile)
+    scratch
+    make -f "$src/Makefile.user" CC="$bin/mpicc" SRC="$src" >/dev/null
+    expect "$(hello_re 4)" "$bin/mpiexec" -n 4 ./hello
+    ;;
+destdir)
+    scratch
+    DESTDIR=$PWD/root cmake --install "$build" --prefix /opt/rdmach >/dev/null
+    staged=$PWD/root/opt/rdmach
+    [ "$(readlink "$staged/bin/mpiexec")" = rdmachrun ] || fail "bin/mpiexec is not a symlink to rdmachrun"
+    [ "$(readlink "$staged/lib/rdmach/mpich-abi/libmpi.so.12")" = libmpich.so.12 ] || fail "no libmpi.so.12 symlink"
+    ! grep -rlI -- "$PWD/root" "$staged" || fail "these files name the DESTDIR"
+    expect "^$staged/include\$" "$staged/bin/mpicc" -showme:incdirs
+    "$staged/bin/mpicc" -o hello "$src/hello.c"
+    expect "$(hello_re 2)" "$staged/bin/mpiexec" -n 2 ./hello
+    ;;
+autotools)
+    scratch
+    cp "$src/autotools/configure.ac" "$src/autotools/Makefile.in" "$src/hello.c" .
+    autoreconf -i >/dev/null 2>&1 || fail "autoreconf (is autoconf-archive, with ax_mpi.m4, installed?)"
+    export PATH=$bin:$PATH
+    expect "^checking for mpicc\\.\\.\\. mpicc\$" ./configure
+    grep -q "^CC = mpicc\$" Makefile || fail "configure did not set CC to mpicc"
+    make >/dev/null
+    expect "$(hello_re 3)" "$bin/mpiexec" -n 3 ./hello
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+echo "install_check $case_: ok"
