@@ -12,6 +12,10 @@
 #   makefile    make CC=mpicc
 #   destdir     DESTDIR staging of a /opt prefix, used where it is staged
 #   autotools   autoconf with the Autoconf Archive's AX_MPI, mpicc first on PATH
+#   debs        scripts/make-debs; the packages unpacked into a scratch root whose
+#               maintainer scripts run there (DPKG_ROOT): the mpi and mpirun
+#               alternatives then lead to rdmach's mpicc and mpiexec, which build
+#               and run hello; removal takes rdmach out of both
 # hello prints "hello: rank n-1 of n, sum n(n-1)/2"; each case checks that line
 # for its n, and fails at the first command that fails or line that is missing.
 set -eu
@@ -127,6 +131,48 @@ autotools)
     grep -q "^CC = mpicc\$" Makefile || fail "configure did not set CC to mpicc"
     make >/dev/null
     expect "$(hello_re 3)" "$bin/mpiexec" -n 3 ./hello
+    ;;
+debs)
+    scratch
+    "$src/../../scripts/make-debs" "$build" debs >/dev/null
+    if command -v lintian >/dev/null; then
+        lintian --fail-on error debs/*.deb || fail "lintian reports errors"
+    fi
+    export DPKG_ROOT=$PWD/root
+    ma=$(gcc -print-multiarch)
+    # what a Debian system has where the alternatives make their links
+    mkdir -p root/etc/alternatives root/var/lib/dpkg/alternatives root/usr/bin root/usr/include/$ma \
+             root/usr/lib/$ma/pkgconfig
+    for pkg in rdmach librdmach-dev rdmach-mpich-abi; do
+        dpkg-deb -x debs/${pkg}_*.deb root
+        dpkg-deb -e debs/${pkg}_*.deb "ctl-$pkg"
+        [ ! -x "ctl-$pkg/postinst" ] || "ctl-$pkg/postinst" configure
+    done
+    prefix=/usr/lib/$ma/rdmach
+    expect "^$prefix/bin/mpicc - priority 35\$" update-alternatives --display mpi
+    expect "^$prefix/bin/mpirun - priority 35\$" update-alternatives --display mpirun
+    expect "^  slave mpiexec: $prefix/bin/mpiexec\$" update-alternatives --display mpirun
+    update-alternatives --set mpi "$prefix/bin/mpicc" >/dev/null
+    # the links are absolute inside the root: follow them there
+    inroot() {
+        local f=$DPKG_ROOT$1 t
+        while [ -L "$f" ]; do
+            t=$(readlink "$f")
+            case $t in /*) f=$DPKG_ROOT$t ;; *) f=$(dirname "$f")/$t ;; esac
+        done
+        echo "$f"
+    }
+    mpicc=$(inroot /usr/bin/mpicc) mpiexec=$(inroot /usr/bin/mpiexec)
+    [ "$mpicc" = "$DPKG_ROOT$prefix/bin/mpicc" ] || fail "/usr/bin/mpicc leads to $mpicc"
+    expect "^-I$DPKG_ROOT$prefix/include\$" "$mpicc" -showme:compile
+    "$mpicc" -o hello "$src/hello.c"
+    expect "$(hello_re 3)" "$mpiexec" -n 3 ./hello
+    [ "$(inroot /usr/lib/$ma/libmpi.so)" = "$DPKG_ROOT$prefix/lib/librdmach.so.0.1.0" ] ||
+        fail "libmpi.so does not lead to librdmach"
+    "ctl-librdmach-dev/prerm" remove
+    "ctl-rdmach/prerm" remove
+    ! update-alternatives --query mpi >/dev/null 2>&1 || fail "rdmach is still in the mpi alternative"
+    ! update-alternatives --query mpirun >/dev/null 2>&1 || fail "rdmach is still in the mpirun alternative"
     ;;
 *)
     fail "unknown case"
