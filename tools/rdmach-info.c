@@ -423,22 +423,27 @@ static void print_tunables(void)
 
 static int usage(FILE *f)
 {
-    fprintf(f, "usage: rdmach-info [--pairs]\n"
+    fprintf(f, "usage: rdmach-info [--pairs | --tunables]\n"
                "  Prints the version, build options, RDMA devices, libfabric providers,\n"
                "  topology, the channel a peer on this node and on another node would use,\n"
                "  and every RDMACH_* tunable with its current value and help.\n"
                "  --pairs  run under a launcher (rdmachrun -n 4 rdmach-info --pairs, or\n"
                "           mpiexec.mpich -n 4 ...): rank 0 prints, for every pair of ranks,\n"
-               "           the channel, the rendezvous mode and why.\n");
+               "           the channel, the rendezvous mode and why.\n"
+               "  --tunables  only the tunables (the rdmach(7) man page is made from them).\n");
     return f == stdout ? 0 : 2;
 }
 
 int main(int argc, char **argv)
 {
-    int pairs = 0;
+    int pairs = 0, only_tunables = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
             return usage(stdout);
+        if (strcmp(argv[i], "--tunables") == 0 && argc == 2) {
+            only_tunables = 1;
+            continue;
+        }
         if (strcmp(argv[i], "--pairs") == 0 && !pairs) {
             pairs = 1;
             continue;
@@ -456,6 +461,10 @@ int main(int argc, char **argv)
     }
     if (pairs)
         return run_pairs();
+    if (only_tunables) {
+        print_tunables();
+        return 0;
+    }
     print_build();
     print_verbs();
     print_ofi();
