@@ -5,20 +5,101 @@
  * variable before the ranks are started, --bind-to sets RDMACH_BIND, and
  * --oversubscribe / -genvall ask for what is already the default. Those that
  * place ranks on other nodes are refused with a message naming Hydra, which
- * runs rdmach programs across nodes (docs/ARCHITECTURE.md, src/boot). Any
- * other option is left to the caller, which calls it unknown.
+ * runs rdmach programs across nodes (docs/ARCHITECTURE.md, src/boot), unless
+ * every host they name is this machine (-hosts localhost, a hostfile of this
+ * host's name): then they ask for what rdmachrun does. Any other option is
+ * left to the caller, which calls it unknown.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "run.h"
 
 /* Options that take a value and only make sense across several nodes. */
 static const char *const multi_node[] = {
-    "-hosts", "-host", "--host", "-H", "-f", "-hostfile", "--hostfile", "-machinefile",
-    "--machinefile", "-ppn", "-npernode", "--npernode", "--map-by", "-map-by", "-rankfile",
-    "--rankfile",
+    "-ppn", "-npernode", "--npernode", "--map-by", "-map-by", "-rankfile", "--rankfile",
 };
+/* Host lists (MPICH's "a,b:2", Open MPI's "a,b") and host files (one host a
+ * line, "host:slots" or "host slots=N", # comments). */
+static const char *const host_list[] = { "-hosts", "-host", "--host", "-H" };
+static const char *const host_file[] = { "-f", "-hostfile", "--hostfile", "-machinefile", "--machinefile" };
+
+static int is_one_of(const char *a, const char *const *list, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (strcmp(a, list[k]) == 0)
+            return 1;
+    return 0;
+}
+#define IS_ONE_OF(a, list) is_one_of(a, list, sizeof(list) / sizeof(list[0]))
+
+static void refuse_nodes(const char *prog, const char *opt, const char *what)
+{
+    fprintf(stderr,
+            "%s: %s%s places ranks on other nodes; %s starts every rank on this machine "
+            "(across nodes run rdmach programs with Hydra, mpiexec.hydra / mpiexec.mpich)\n",
+            prog, opt, what, prog);
+}
+
+/* Is the host name (len bytes, up to any ":slots") this machine? */
+static int is_local(const char *h, size_t len)
+{
+    char me[256];
+    const char *colon = memchr(h, ':', len);
+    if (colon != NULL)
+        len = (size_t)(colon - h);
+    if ((len == 9 && strncmp(h, "localhost", 9) == 0) || (len == 9 && strncmp(h, "127.0.0.1", 9) == 0))
+        return 1;
+    if (gethostname(me, sizeof(me)) != 0)
+        return 0;
+    me[sizeof(me) - 1] = '\0';
+    size_t short_len = strcspn(me, ".");
+    return (len == strlen(me) && strncmp(h, me, len) == 0) ||
+           (len == short_len && strncmp(h, me, len) == 0);
+}
+
+/* 0 if every host of the comma-separated list is this machine, else -1 (said why). */
+static int check_host_list(const char *prog, const char *opt, const char *list)
+{
+    for (const char *h = list; *h != '\0';) {
+        size_t len = strcspn(h, ",");
+        if (len > 0 && !is_local(h, len)) {
+            char what[300];
+            snprintf(what, sizeof(what), " '%.*s'", (int)(len < 256 ? len : 256), h);
+            refuse_nodes(prog, opt, what);
+            return -1;
+        }
+        h += len + (h[len] == ',');
+    }
+    return 0;
+}
+
+static int check_host_file(const char *prog, const char *opt, const char *path)
+{
+    char line[512];
+    FILE *f = fopen(path, "r");
+    int rc = 0;
+
+    if (f == NULL) {
+        fprintf(stderr, "%s: %s '%s': %s\n", prog, opt, path, strerror(errno));
+        return -1;
+    }
+    while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+        line[strcspn(line, "#\n")] = '\0';
+        const char *h = line + strspn(line, " \t");
+        size_t len = strcspn(h, " \t");
+        if (len > 0 && !is_local(h, len)) {
+            char what[300];
+            snprintf(what, sizeof(what), " (%s: '%.*s')", path, (int)(len < 256 ? len : 256), h);
+            refuse_nodes(prog, opt, what);
+            rc = -1;
+        }
+    }
+    fclose(f);
+    return rc;
+}
 
 /* RDMACH_BIND's values (src/base/tunables.c); Open MPI's "socket" and
  * "package" are the NUMA node on the machines rdmach runs on. */
@@ -64,19 +145,16 @@ int run_parse_option(int argc, char **argv, int *i, const char *prog)
 
     if (strcmp(a, "-genv") == 0 || strcmp(a, "-env") == 0)
         values = 2;
-    else if (strcmp(a, "-x") == 0 || strcmp(a, "--bind-to") == 0 || strcmp(a, "-bind-to") == 0)
+    else if (strcmp(a, "-x") == 0 || strcmp(a, "--bind-to") == 0 || strcmp(a, "-bind-to") == 0 ||
+             IS_ONE_OF(a, host_list) || IS_ONE_OF(a, host_file))
         values = 1;
     else if (strcmp(a, "-genvall") == 0 || strcmp(a, "--oversubscribe") == 0 ||
              strcmp(a, "-oversubscribe") == 0)
         return 1;
-    for (size_t k = 0; k < sizeof(multi_node) / sizeof(multi_node[0]); k++)
-        if (strcmp(a, multi_node[k]) == 0) {
-            fprintf(stderr,
-                    "%s: %s places ranks on other nodes; %s starts every rank on this machine "
-                    "(across nodes run rdmach programs with Hydra, mpiexec.hydra / mpiexec.mpich)\n",
-                    prog, a, prog);
-            return -1;
-        }
+    if (IS_ONE_OF(a, multi_node)) {
+        refuse_nodes(prog, a, "");
+        return -1;
+    }
     if (values == 0)
         return 0;
     if (*i + values >= argc) {
@@ -92,6 +170,10 @@ int run_parse_option(int argc, char **argv, int *i, const char *prog)
         const char *eq = strchr(v, '=');
         return set_env(prog, a, v, eq ? (size_t)(eq - v) : strlen(v), eq ? eq + 1 : NULL) < 0 ? -1 : 1;
     }
+    if (IS_ONE_OF(a, host_list))
+        return check_host_list(prog, a, v) < 0 ? -1 : 1;
+    if (IS_ONE_OF(a, host_file))
+        return check_host_file(prog, a, v) < 0 ? -1 : 1;
     const char *bind = bind_value(v);
     if (bind == NULL) {
         fprintf(stderr, "%s: %s '%s': accepted here: core, numa (socket, package), none\n", prog, a, v);
