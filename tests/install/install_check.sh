@@ -76,6 +76,13 @@ wrappers)
     expect "^gcc -I$moved/include -L" env RDMACH_CC=gcc "$bin/mpicc" -show
     expect "^clang -I" env RDMACH_CC=gcc "$bin/mpicc" -cc=clang -show
     expect "^rdmach-mpicc: rdmach [0-9.]+, MPI 3\\.1" "$bin/mpicc" -showme:version
+    expect "^  -showme:compile  " "$bin/mpicc" -showme:help
+    expect "^rdmach" "$bin/mpicc" -showme:libs
+    expect "^$moved/lib\$" "$bin/mpif90" -showme:libdirs
+    expect "^-L$moved/lib -Wl,-rpath,$moved/lib -lrdmachfort -lrdmach\$" "$bin/mpif90" -showme:link
+    expect "^(/usr/bin/)?g?cc -I$moved/include x\\.c\$" "$bin/mpicc" -compile_info x.c
+    out=$("$bin/mpicc" -showme:bogus 2>&1) && fail "-showme:bogus succeeded"
+    grep -q "^rdmach-mpicc: unknown option -showme:bogus" <<<"$out" || fail "-showme:bogus: $out"
     "$bin/mpicc" -O2 -o hello "$src/hello.c"
     expect "$(hello_re 4)" "$bin/mpiexec" -n 4 ./hello
     "$bin/mpicxx" -x c++ -o hello_cxx "$src/hello.c"
