@@ -15,6 +15,7 @@
  * Exit status 1 if the two ranks of a pair chose different channels.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,12 +36,41 @@
 #include <rdma/fabric.h>
 #endif
 
+/* The prefix this copy is installed in: RDMACH_PREFIX if set, else the one
+ * its own path implies (the tree may have been moved since it was installed),
+ * else — in the build tree, with no mpi.h there — the configured one. */
+static void print_prefix(void)
+{
+    const char *env = getenv("RDMACH_PREFIX");
+    char exe[PATH_MAX], up[PATH_MAX + 8], prefix[PATH_MAX], mpi_h[PATH_MAX + 32];
+    ssize_t n;
+
+    if (env != NULL && env[0] != '\0') {
+        printf("  install prefix    %s (RDMACH_PREFIX)\n", env);
+        return;
+    }
+    n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        *strrchr(exe, '/') = '\0';
+        snprintf(up, sizeof(up), "%s/%s", exe, RDMACH_BIN_TO_PREFIX);
+        if (realpath(up, prefix) != NULL) {
+            snprintf(mpi_h, sizeof(mpi_h), "%s/%s/mpi.h", prefix, RDMACH_REL_INCLUDEDIR);
+            if (access(mpi_h, R_OK) == 0) {
+                printf("  install prefix    %s\n", prefix);
+                return;
+            }
+        }
+    }
+    printf("  install prefix    %s (configured; this copy is not installed)\n", RDMACH_INSTALL_PREFIX);
+}
+
 static void print_build(void)
 {
     printf("rdmach %s\n\n", RDMACH_VERSION_STRING);
     printf("Build options:\n");
     printf("  build type        %s\n", RDMACH_BUILD_TYPE);
-    printf("  install prefix    %s\n", RDMACH_INSTALL_PREFIX);
+    print_prefix();
     printf("  verbs channel     %s\n", RDMACH_HAVE_VERBS ? "yes (libibverbs, librdmacm)" : "no");
     printf("  libfabric channel %s\n", RDMACH_HAVE_OFI ? "yes" : "no");
     printf("  memory monitor    %s\n", rch_net_memhook_describe());
@@ -398,22 +428,27 @@ static void print_tunables(void)
 
 static int usage(FILE *f)
 {
-    fprintf(f, "usage: rdmach-info [--pairs]\n"
+    fprintf(f, "usage: rdmach-info [--pairs | --tunables]\n"
                "  Prints the version, build options, RDMA devices, libfabric providers,\n"
                "  topology, the channel a peer on this node and on another node would use,\n"
                "  and every RDMACH_* tunable with its current value and help.\n"
                "  --pairs  run under a launcher (rdmachrun -n 4 rdmach-info --pairs, or\n"
                "           mpiexec.mpich -n 4 ...): rank 0 prints, for every pair of ranks,\n"
-               "           the channel, the rendezvous mode and why.\n");
+               "           the channel, the rendezvous mode and why.\n"
+               "  --tunables  only the tunables (the rdmach(7) man page is made from them).\n");
     return f == stdout ? 0 : 2;
 }
 
 int main(int argc, char **argv)
 {
-    int pairs = 0;
+    int pairs = 0, only_tunables = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
             return usage(stdout);
+        if (strcmp(argv[i], "--tunables") == 0 && argc == 2) {
+            only_tunables = 1;
+            continue;
+        }
         if (strcmp(argv[i], "--pairs") == 0 && !pairs) {
             pairs = 1;
             continue;
@@ -431,6 +466,10 @@ int main(int argc, char **argv)
     }
     if (pairs)
         return run_pairs();
+    if (only_tunables) {
+        print_tunables();
+        return 0;
+    }
     print_build();
     print_verbs();
     print_ofi();

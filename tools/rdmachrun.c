@@ -72,12 +72,18 @@ static struct run_state S;
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: %s [-n N] [--] program [args...]\n"
+            "usage: %s [-n N] [options] [--] program [args...]\n"
             "  Starts N processes (ranks) of program on this machine and serves them PMI-1\n"
             "  (PMI_FD, PMI_RANK, PMI_SIZE), the protocol of MPICH's Hydra.\n"
-            "  -n, -np N     number of ranks, 1..%d (default 1); more than the cores is fine\n"
-            "  -h, --help    this text\n"
-            "  --version     rdmach version\n"
+            "  -n, -np N          number of ranks, 1..%d (default 1); more than the cores is fine\n"
+            "  -genv, -env NAME VALUE, -x NAME[=VALUE]\n"
+            "                     set NAME in every rank's environment (which is rdmachrun's)\n"
+            "  --bind-to core|numa|socket|none   RDMACH_BIND for every rank\n"
+            "  -genvall, --oversubscribe         accepted: that is what rdmachrun does anyway\n"
+            "  -hosts H,..., -f FILE             accepted if every host is this machine\n"
+            "  -ppn, --map-by, -rankfile, ...    refused: every rank runs on this machine\n"
+            "  -h, --help         this text\n"
+            "  --version          rdmach version\n"
             "The exit status is 0 if every rank exited 0, else the first failure's code\n"
             "(128+signal for a rank killed by a signal); the other ranks are then ended.\n",
             prog_name, RUN_NP_MAX);
@@ -528,6 +534,10 @@ int main(int argc, char **argv)
     int np = 1, i;
     char path[PATH_MAX];
 
+    /* installed also as mpiexec and mpirun: speak under the name it was run by */
+    if (argc > 0 && argv[0][0] != '\0')
+        prog_name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
@@ -553,6 +563,11 @@ int main(int argc, char **argv)
                 return 2;
             continue;
         }
+        int known = run_parse_option(argc, argv, &i, prog_name);
+        if (known < 0)
+            return 2;
+        if (known > 0)
+            continue;
         fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", prog_name, a, prog_name);
         return 2;
     }

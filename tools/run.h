@@ -72,4 +72,9 @@ int  run_kvs_commit(struct run_kvs *kvs);                                    /* 
 const char *run_kvs_get(const struct run_kvs *kvs, const char *key);
 void run_kvs_free(struct run_kvs *kvs);
 
+/* run_args.c: MPICH/Open MPI launcher options; argv[*i] is the option, *i is
+ * advanced past its values. 1 if handled, 0 if not one of them, -1 after
+ * printing why it is refused or malformed. */
+int run_parse_option(int argc, char **argv, int *i, const char *prog);
+
 #endif
