@@ -332,6 +332,27 @@ static MPI_Offset before_eof(const struct ADIOI_FileD *f, const struct rch_io_pi
     return got;
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+    const MPI_Offset *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Do the ranks' [lo, hi) ranges (pairs; empty ones have lo > hi) overlap? */
+static int interleaved(MPI_Offset *ranges, int n)
+{
+    qsort(ranges, (size_t)n, 2 * sizeof(MPI_Offset), cmp_range);
+    MPI_Offset end = LONG_MIN;
+    for (int r = 0; r < n; r++) {
+        if (ranges[2 * r] >= ranges[2 * r + 1])
+            continue;
+        if (ranges[2 * r] < end)
+            return 1;
+        end = ranges[2 * r + 1];
+    }
+    return 0;
+}
+
 int rch_io_coll(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data, MPI_Offset nbytes,
                 MPI_Offset *got)
 {
@@ -350,10 +371,29 @@ int rch_io_coll(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data,
         if (p[i].off + p[i].len > lh[1])
             lh[1] = p[i].off + p[i].len;
     }
-    lh[1] = -lh[1];
-    MPI_Offset g[2];
-    PMPI_Allreduce(lh, g, 2, MPI_LONG, MPI_MIN, f->comm);
-    struct plan pl = { .glo = g[0], .ghi = -g[1], .cb = f->hints.cb_buffer_size };
+    MPI_Offset *ranges = malloc((size_t)f->size * 2 * sizeof(MPI_Offset));
+    if (!ranges) {
+        /* cannot join the collective buffering: the caller's agreement fails the call everywhere */
+        free(p);
+        free(ppos);
+        return ENOMEM;
+    }
+    PMPI_Allgather(lh, 2, MPI_LONG, ranges, 2, MPI_LONG, f->comm);
+    struct plan pl = { .glo = LONG_MAX, .ghi = LONG_MIN, .cb = f->hints.cb_buffer_size };
+    for (int r = 0; r < f->size; r++) {
+        pl.glo = ranges[2 * r] < pl.glo ? ranges[2 * r] : pl.glo;
+        pl.ghi = ranges[2 * r + 1] > pl.ghi ? ranges[2 * r + 1] : pl.ghi;
+    }
+    /* automatic (ROMIO's rule): ranks whose ranges do not interleave gain
+     * nothing from the exchange, each accesses its own range directly */
+    int hint = is_write ? f->hints.cb_write : f->hints.cb_read;
+    int direct = hint == RCH_IO_AUTO && !interleaved(ranges, f->size);
+    free(ranges);
+    if (direct) {
+        free(p);
+        free(ppos);
+        return e ? e : rch_io_indep(f, is_write, pos, data, nbytes, got);
+    }
     if (pl.ghi > pl.glo) {
         MPI_Offset su = f->hints.striping_unit;
         pl.base = su > 0 ? pl.glo / su * su : pl.glo;

@@ -419,9 +419,6 @@ static int resize(const char *fn, MPI_File fh, MPI_Offset size, int grow_only)
     struct ADIOI_FileD *f = rch_io_file_arg(fn, fh, &err);
     if (!f)
         return err;
-    if (size < 0)
-        return rch_io_err(f, MPI_ERR_ARG, "%s: file '%s': negative size %lld in argument size", fn, f->name,
-                          (long long)size);
     if (f->amode & MPI_MODE_RDONLY)
         return rch_io_err(f, MPI_ERR_READ_ONLY, "%s: file '%s' is open read-only", fn, f->name);
     if (f->amode & MPI_MODE_SEQUENTIAL)
@@ -429,6 +426,9 @@ static int resize(const char *fn, MPI_File fh, MPI_Offset size, int grow_only)
                           f->name);
     if (!rch_io_same(f->comm, size))
         return rch_io_err(f, MPI_ERR_NOT_SAME, "%s: file '%s': ranks passed different sizes", fn, f->name);
+    if (size < 0)   /* after the agreement: every rank has the same size */
+        return rch_io_err(f, MPI_ERR_ARG, "%s: file '%s': negative size %lld in argument size", fn, f->name,
+                          (long long)size);
     int e = 0;
     if (f->rank == 0) {
         struct stat st;

@@ -184,15 +184,13 @@ static struct rch_mpi_type *view_type(struct ADIOI_FileD *f, const char *fn, con
     return NULL;
 }
 
-int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
-                       const char *datarep, MPI_Info info)
+/* The checks of set_view's arguments: MPI_SUCCESS with the types and the
+ * displacement to use, or the reported error. */
+static int view_args(struct ADIOI_FileD *f, const char *fn, MPI_Offset *disp, MPI_Datatype etype,
+                     MPI_Datatype filetype, const char *datarep, MPI_Info info, struct rch_mpi_type **etp,
+                     struct rch_mpi_type **ftp)
 {
-    RCH_MPI_CS();
-    const char *fn = "MPI_File_set_view";
-    int err;
-    struct ADIOI_FileD *f = rch_io_file_arg(fn, fh, &err);
-    if (!f)
-        return err;
+    int err = MPI_SUCCESS;
     struct rch_mpi_type *et = view_type(f, fn, "etype", etype, &err);
     if (!et)
         return err;
@@ -213,19 +211,42 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
                           "native size are not supported", fn, f->name);
     if (info != MPI_INFO_NULL && !rch_mpi_info_get(info))
         return rch_io_err(f, MPI_ERR_INFO, "%s: invalid info 0x%x in argument info", fn, (unsigned)info);
-    if (disp == MPI_DISPLACEMENT_CURRENT) {
+    if (*disp == MPI_DISPLACEMENT_CURRENT) {
         if (!(f->amode & MPI_MODE_SEQUENTIAL))
             return rch_io_err(f, MPI_ERR_ARG,
                               "%s: MPI_DISPLACEMENT_CURRENT needs a file opened with MPI_MODE_SEQUENTIAL", fn);
         MPI_Offset cur = 0;
-        rch_io_shared_fetch_add(f, 0, &cur);
-        disp = f->disp + cur * (MPI_Offset)f->et->size;
-    } else if (disp < 0) {
-        return rch_io_err(f, MPI_ERR_ARG, "%s: negative displacement %lld in argument disp", fn, (long long)disp);
+        int e = rch_io_shared_fetch_add(f, 0, &cur);
+        if (e)
+            return rch_io_raise(f, rch_io_errno_code(fn, f, e));
+        *disp = f->disp + cur * (MPI_Offset)f->et->size;
+    } else if (*disp < 0) {
+        return rch_io_err(f, MPI_ERR_ARG, "%s: negative displacement %lld in argument disp", fn, (long long)*disp);
     }
-    MPI_Offset *prefix = prefix_of(ft);
-    if (!prefix)
-        return rch_io_err(f, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    *etp = et;
+    *ftp = ft;
+    return MPI_SUCCESS;
+}
+
+int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                       const char *datarep, MPI_Info info)
+{
+    RCH_MPI_CS();
+    const char *fn = "MPI_File_set_view";
+    int err;
+    struct ADIOI_FileD *f = rch_io_file_arg(fn, fh, &err);
+    if (!f)
+        return err;
+    struct rch_mpi_type *et = NULL, *ft = NULL;
+    err = view_args(f, fn, &disp, etype, filetype, datarep, info, &et, &ft);
+    MPI_Offset *prefix = err ? NULL : prefix_of(ft);
+    if (!err && !prefix)
+        err = rch_io_err(f, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    /* collective: a bad argument on one rank fails the call on all */
+    if ((err = rch_io_agree(f, fn, err, 1)) != MPI_SUCCESS) {
+        free(prefix);
+        return err;
+    }
     rch_io_hints_parse(&f->hints, info);
     /* Every pointer restarts at 0 (MPI-4.1 14.3): the view is collective. */
     PMPI_Barrier(f->comm);
