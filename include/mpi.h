@@ -464,6 +464,7 @@ typedef int (MPI_Datarep_conversion_function_c)(void *, MPI_Datatype, MPI_Count,
 typedef int (MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint *, void *);
 #define HAVE_MPI_DATAREP_FUNCTIONS
 #define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
 
 /* Predefined attribute copy/delete callbacks. MPI_DUP_FN is the library
  * function MPIR_Dup_fn, as in MPICH (binaries reference that symbol). */
@@ -1150,6 +1151,13 @@ RDMACH_MPI_FN(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandle
 RDMACH_MPI_FN(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
 RDMACH_MPI_FN(int, File_call_errhandler, (MPI_File fh, int errorcode))
 RDMACH_MPI_FN(MPI_Fint, File_c2f, (MPI_File file))
+RDMACH_MPI_FN(int, Register_datarep, (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                                      MPI_Datarep_conversion_function *write_conversion_fn,
+                                      MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state))
+RDMACH_MPI_FN(int, Register_datarep_c, (const char *datarep,
+                                        MPI_Datarep_conversion_function_c *read_conversion_fn,
+                                        MPI_Datarep_conversion_function_c *write_conversion_fn,
+                                        MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state))
 RDMACH_MPI_FN(MPI_File, File_f2c, (MPI_Fint file))
 
 #undef RDMACH_MPI_FN

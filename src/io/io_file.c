@@ -98,6 +98,7 @@ int rch_io_class_of_errno(int e)
     case ENAMETOOLONG: return MPI_ERR_BAD_FILE;
     case ENOMEM: return MPI_ERR_NO_MEM;
     case EBUSY: case ETXTBSY: return MPI_ERR_FILE_IN_USE;
+    case EILSEQ: return MPI_ERR_CONVERSION;   /* a data representation's conversion failed */
     default: return MPI_ERR_IO;
     }
 }

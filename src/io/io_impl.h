@@ -61,6 +61,7 @@ struct ADIOI_FileD {
     MPI_Offset *ft_prefix;         /* [ft->nblocks + 1]: data bytes before each filetype block */
     char datarep[MPI_MAX_DATAREP_STRING];
     int external32;                /* file data is big-endian external32 */
+    const struct rch_io_datarep *urep;  /* a user representation (MPI_Register_datarep), or NULL */
     MPI_Offset fp;                 /* individual file pointer, in etypes of the view */
     /* shared file pointer: a side file holding the pointer, locked with fcntl */
     int shfd;
@@ -171,5 +172,16 @@ int rch_io_shared_set(struct ADIOI_FileD *f, MPI_Offset value);
 /* Can dt be accessed through an external32 view (its external32 size is
  * its native size, so the view's layout is the native one)? (io_view.c) */
 int rch_io_ext32_ok(MPI_Datatype dt);
+
+/* ---- user data representations (io_datarep.c) ---- */
+struct rch_io_datarep;
+const struct rch_io_datarep *rch_io_datarep_find(const char *name);   /* NULL if not registered */
+/* Can dt be accessed through a view in d (homogeneous, file extent = native size)? */
+int rch_io_datarep_fits(const struct rch_io_datarep *d, MPI_Datatype dt);
+/* Has d a conversion function in this direction? */
+int rch_io_datarep_converts(const struct rch_io_datarep *d, int to_file);
+/* Convert count dt items between userbuf and the packed filebuf. 0 or EILSEQ. */
+int rch_io_datarep_convert(const struct rch_io_datarep *d, int to_file, void *userbuf, MPI_Datatype dt,
+                           MPI_Count count, void *filebuf);
 
 #endif

@@ -43,6 +43,10 @@ int rch_io_check(struct rch_io_op *op)
         return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
                           "%s: file '%s': external32 access with a type whose external32 size differs", fn,
                           f->name);
+    if (f->urep && !rch_io_datarep_fits(f->urep, op->dt))
+        return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
+                          "%s: file '%s': data representation '%s' with a type it does not support", fn, f->name,
+                          f->datarep);
     return MPI_SUCCESS;
 }
 
@@ -81,7 +85,8 @@ int rch_io_indep(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data
 static int pack_in(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
                    MPI_Offset nbytes, char **data)
 {
-    if (t->contig && !f->external32) {
+    int convert = f->urep && rch_io_datarep_converts(f->urep, op->is_write);
+    if (t->contig && !f->external32 && !convert) {
         *data = (char *)op->buf + t->true_lb;
         return 0;
     }
@@ -89,6 +94,8 @@ static int pack_in(const struct ADIOI_FileD *f, const struct rch_io_op *op, cons
         return ENOMEM;
     if (!op->is_write)
         return 0;
+    if (convert)
+        return rch_io_datarep_convert(f->urep, 1, op->buf, op->dt, op->count, *data);
     if (f->external32) {
         MPI_Aint pos = 0;
         return PMPI_Pack_external("external32", op->buf, (int)op->count, op->dt, *data, nbytes, &pos) ? EINVAL : 0;
@@ -97,19 +104,24 @@ static int pack_in(const struct ADIOI_FileD *f, const struct rch_io_op *op, cons
     return 0;
 }
 
-static void unpack_out(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
-                       char *data, MPI_Offset nbytes, MPI_Offset got)
+/* 0 or an errno (a failed conversion). */
+static int unpack_out(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
+                      char *data, MPI_Offset nbytes, MPI_Offset got)
 {
+    int e = 0;
     if (data == (char *)op->buf + t->true_lb)
-        return;
+        return 0;
     if (!op->is_write) {
-        if (f->external32) {
+        if (f->urep && rch_io_datarep_converts(f->urep, 0))
+            e = rch_io_datarep_convert(f->urep, 0, op->buf, op->dt, op->count, data);
+        else if (f->external32) {
             MPI_Aint pos = 0;
             PMPI_Unpack_external("external32", data, nbytes, &pos, op->buf, (int)op->count, op->dt);
         } else
             rch_mpi_type_unpack(data, (size_t)got, op->buf, (int)op->count, t);
     }
     free(data);
+    return e;
 }
 
 int rch_io_do(struct rch_io_op *op, MPI_Status *status)
@@ -154,8 +166,10 @@ int rch_io_do(struct rch_io_op *op, MPI_Status *status)
             e = rch_io_indep(f, op->is_write, pos, data, nbytes, &got);
     } else if (!e)
         e = rch_io_indep(f, op->is_write, pos, data, nbytes, &got);
-    if (data)
-        unpack_out(f, op, t, data, nbytes, got);
+    if (data) {
+        int ue = unpack_out(f, op, t, data, nbytes, got);
+        e = e ? e : ue;
+    }
     int code = 0;
     if (e)
         code = rch_io_errno_code(op->fn, f, e);

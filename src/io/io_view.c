@@ -29,6 +29,7 @@ static void view_set(struct ADIOI_FileD *f, MPI_Offset disp, struct rch_mpi_type
     f->ft_prefix = prefix;
     snprintf(f->datarep, sizeof(f->datarep), "%s", datarep);
     f->external32 = !strcmp(datarep, "external32");
+    f->urep = rch_io_datarep_find(datarep);
     f->fp = 0;
 }
 
@@ -153,7 +154,7 @@ MPI_Offset rch_io_view_data_before(const struct ADIOI_FileD *f, MPI_Offset off)
 
 static int datarep_known(const char *d)
 {
-    return !strcmp(d, "native") || !strcmp(d, "internal") || !strcmp(d, "external32");
+    return !strcmp(d, "native") || !strcmp(d, "internal") || !strcmp(d, "external32") || rch_io_datarep_find(d);
 }
 
 /* external32 is supported for types whose external32 size is their native
@@ -209,6 +210,11 @@ static int view_args(struct ADIOI_FileD *f, const char *fn, MPI_Offset *disp, MP
         return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
                           "%s: file '%s': external32 views of types whose external32 size differs from their "
                           "native size are not supported", fn, f->name);
+    const struct rch_io_datarep *u = rch_io_datarep_find(datarep);
+    if (u && !(rch_io_datarep_fits(u, etype) && rch_io_datarep_fits(u, filetype)))
+        return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
+                          "%s: file '%s': data representation '%s' is supported for homogeneous types whose file "
+                          "extent is their native size only", fn, f->name, datarep);
     if (info != MPI_INFO_NULL && !rch_mpi_info_get(info))
         return rch_io_err(f, MPI_ERR_INFO, "%s: invalid info 0x%x in argument info", fn, (unsigned)info);
     if (*disp == MPI_DISPLACEMENT_CURRENT) {
