@@ -441,6 +441,42 @@ static void test_external32(void)
         unlink(p);
 }
 
+/* MPI_MODE_SEQUENTIAL: shared pointer only; MPI_DISPLACEMENT_CURRENT;
+ * MPI_MODE_APPEND: both pointers start at the end of the file. */
+static void test_sequential(void)
+{
+    char p[4096];
+    name(p, "seq");
+    MPI_File fh;
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL,
+                         MPI_INFO_NULL, &fh));
+    int v[3] = { rank, rank, rank };
+    expect_error(MPI_File_write_at(fh, 0, v, 1, MPI_INT, MPI_STATUS_IGNORE), MPI_ERR_UNSUPPORTED_OPERATION,
+                 "MPI_File_write_at", p);
+    expect_error(MPI_File_write(fh, v, 1, MPI_INT, MPI_STATUS_IGNORE), MPI_ERR_UNSUPPORTED_OPERATION,
+                 "MPI_File_write", p);
+    MPI_OK(MPI_File_write_ordered(fh, v, 3, MPI_INT, MPI_STATUS_IGNORE));   /* 12 bytes per rank */
+    /* the view starts where the shared pointer is: 12 * nprocs bytes in */
+    MPI_OK(MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+    MPI_Offset d;
+    MPI_Datatype et, ft;
+    char rep[MPI_MAX_DATAREP_STRING];
+    MPI_OK(MPI_File_get_view(fh, &d, &et, &ft, rep));
+    CHECK(d == 12L * nprocs, "MPI_DISPLACEMENT_CURRENT gave disp %lld, expected %ld", (long long)d, 12L * nprocs);
+    MPI_OK(MPI_File_write_ordered(fh, v, 1, MPI_INT, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(file_size(p) == 16L * nprocs, "sequential file is %ld bytes", file_size(p));
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDWR | MPI_MODE_APPEND | MPI_MODE_DELETE_ON_CLOSE,
+                         MPI_INFO_NULL, &fh));
+    MPI_Offset pos, spos;
+    MPI_OK(MPI_File_get_position(fh, &pos));
+    MPI_OK(MPI_File_get_position_shared(fh, &spos));
+    CHECK(pos == 16L * nprocs && spos == 16L * nprocs, "APPEND: positions %lld and %lld, expected %ld",
+          (long long)pos, (long long)spos, 16L * nprocs);
+    MPI_OK(MPI_File_close(&fh));
+}
+
 /* A user data representation (MPI_Register_datarep): ints byte-swapped in
  * the file, so the file holds them big-endian on this little-endian host. */
 static unsigned swap32(unsigned v)
@@ -515,10 +551,11 @@ int main(int argc, char **argv)
     test_atomic();
     test_external32();
     test_datarep();
+    test_sequential();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("test_io_file: %d ranks: open/errors/handlers/sizes/info/pointers/shared/ordered/nonblocking/split/"
-               "atomic/external32/datarep as MPI-4.1 says\n", nprocs);
+               "atomic/external32/datarep/sequential/append as MPI-4.1 says\n", nprocs);
     MPI_Finalize();
     return 0;
 }
