@@ -332,23 +332,15 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     PMPI_Bcast(&e, 1, MPI_INT, 0, f->comm);
     if (e == 0 && f->rank != 0)
         e = open_local(f, 0);
-    if (e == 0)
-        e = rch_io_coll_aggregators(f);
+    /* collective steps every rank takes, whatever its open did */
+    int ea = rch_io_coll_aggregators(f), es = rch_io_shared_open(f);
+    e = e ? e : ea ? ea : es;
     int code = e ? rch_mpi_err_code(rch_io_class_of_errno(e), "%s: file '%s': %s", fn, filename, strerror(e)) : 0;
     int mine[2] = { code ? RCH_MPI_ERR_CLASS(code) : 0, code ? f->rank : -1 }, all[2];
     PMPI_Allreduce(mine, all, 1, MPI_2INT, MPI_MAXLOC, f->comm);
-    if (all[0] == 0 && (e = rch_io_shared_open(f)) != 0)
-        code = rch_mpi_err_code(rch_io_class_of_errno(e), "%s: file '%s': shared file pointer: %s", fn, filename,
-                                strerror(e));
-    if (all[0] == 0) {
-        int m2[2] = { code ? RCH_MPI_ERR_CLASS(code) : 0, code ? f->rank : -1 };
-        PMPI_Allreduce(m2, all, 1, MPI_2INT, MPI_MAXLOC, f->comm);
-    }
     if (all[0] != 0) {
         if (!code)
             code = rch_mpi_err_code(all[0], "%s: file '%s': the open failed on rank %d", fn, filename, all[1]);
-        if (f->shfd >= 0)
-            rch_io_shared_close(f);
         file_free(f);
         return rch_io_raise(NULL, code);
     }

@@ -3,8 +3,8 @@
  * small side file next to the data file, updated under an fcntl lock. A
  * side file works across nodes on any file system whose locks do (NFS with
  * lockd, Lustre, GPFS), needs no progress from a rank holding a counter,
- * and is ROMIO's approach too. Rank 0 names and creates it at open; every
- * rank opens it; rank 0 removes it at close.
+ * and is ROMIO's approach too. Rank 0 names it at open; it is created at its
+ * first use; rank 0 removes it at close.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,6 @@
 int rch_io_shared_open(struct ADIOI_FileD *f)
 {
     char name[4096 + 64];
-    int e = 0;
     if (f->rank == 0) {
         /* unique per open: the pid of rank 0 and a counter */
         static unsigned seq;
@@ -25,31 +24,23 @@ int rch_io_shared_open(struct ADIOI_FileD *f)
         int dirlen = slash ? (int)(slash - f->name) + 1 : 0;
         snprintf(name, sizeof(name), "%.*s.%s.shfp.%d.%u", dirlen, f->name, slash ? slash + 1 : f->name,
                  (int)getpid(), seq++);
-        f->shfd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-        if (f->shfd < 0) {
-            e = errno;
-        } else {
-            MPI_Offset zero = 0;
-            e = rch_io_pwrite(f->shfd, &zero, sizeof(zero), 0);
-        }
     }
     int len = f->rank == 0 ? (int)strlen(name) + 1 : 0;
-    PMPI_Bcast(&e, 1, MPI_INT, 0, f->comm);
-    if (e) {
-        if (f->shfd >= 0) {
-            close(f->shfd);
-            unlink(name);
-            f->shfd = -1;
-        }
-        return e;
-    }
     PMPI_Bcast(&len, 1, MPI_INT, 0, f->comm);
     PMPI_Bcast(name, len, MPI_CHAR, 0, f->comm);
-    if (!(f->shname = strdup(name)))
-        return ENOMEM;
-    if (f->rank != 0 && (f->shfd = open(name, O_RDWR | O_CLOEXEC)) < 0)
-        return errno;
-    return 0;
+    return (f->shname = strdup(name)) ? 0 : ENOMEM;
+}
+
+/* The side file is made at the first use of the shared pointer, by whichever
+ * rank comes first: a file only read (perhaps in a read-only directory)
+ * never needs it. An empty side file holds the pointer 0. create 0: if it
+ * does not exist yet, ENOENT. */
+static int side_open(struct ADIOI_FileD *f, int create)
+{
+    if (f->shfd >= 0)
+        return 0;
+    f->shfd = open(f->shname, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0600);
+    return f->shfd < 0 ? errno : 0;
 }
 
 void rch_io_shared_close(struct ADIOI_FileD *f)
@@ -64,12 +55,16 @@ void rch_io_shared_close(struct ADIOI_FileD *f)
 
 int rch_io_shared_fetch_add(struct ADIOI_FileD *f, MPI_Offset delta, MPI_Offset *old)
 {
-    int e = rch_io_lock(f->shfd, F_WRLCK, 0, sizeof(MPI_Offset));
+    int e = side_open(f, 1);
+    if (!e)
+        e = rch_io_lock(f->shfd, F_WRLCK, 0, sizeof(MPI_Offset));
     if (e)
         return e;
     MPI_Offset v = 0;
     size_t have = 0;
     e = rch_io_pread(f->shfd, &v, sizeof(v), 0, &have);
+    if (have < sizeof(v))
+        v = 0;
     if (!e && delta) {
         MPI_Offset nv = v + delta;
         e = rch_io_pwrite(f->shfd, &nv, sizeof(nv), 0);
@@ -81,7 +76,11 @@ int rch_io_shared_fetch_add(struct ADIOI_FileD *f, MPI_Offset delta, MPI_Offset 
 
 int rch_io_shared_set(struct ADIOI_FileD *f, MPI_Offset value)
 {
-    int e = rch_io_lock(f->shfd, F_WRLCK, 0, sizeof(MPI_Offset));
+    int e = side_open(f, value != 0);
+    if (e == ENOENT)
+        return 0;   /* never used: it is 0 already */
+    if (!e)
+        e = rch_io_lock(f->shfd, F_WRLCK, 0, sizeof(MPI_Offset));
     if (e)
         return e;
     e = rch_io_pwrite(f->shfd, &value, sizeof(value), 0);

@@ -11,6 +11,7 @@
  *
  * Usage: test_io_file <dir>
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,6 +29,37 @@ static long file_size(const char *p)
 {
     struct stat st;
     return stat(p, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* Side files of shared file pointers in the test directory. */
+static int side_files(void)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    CHECK(d != NULL, "opendir %s", dir);
+    while ((e = readdir(d)) != NULL)
+        n += strstr(e->d_name, ".shfp.") != NULL;
+    closedir(d);
+    return n;
+}
+
+/* Rank 0 empties the test directory (what a failed earlier run left). */
+static void clean_dir(void)
+{
+    if (rank == 0) {
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        char p[4096];
+        CHECK(d != NULL, "opendir %s", dir);
+        while ((e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+                unlink(p);
+            }
+        closedir(d);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static void read_posix(const char *p, void *buf, long n, long off)
@@ -275,6 +307,10 @@ static void test_shared(void)
     MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
     MPI_OK(MPI_File_set_size(fh, 0));
     MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+    /* the shared pointer's side file exists from its first use only (a file
+     * only read may be in a directory nobody can write) */
+    CHECK(side_files() == 0, "a side file exists before the shared pointer is used");
+    MPI_Barrier(MPI_COMM_WORLD);
     int rec[4];
     const int R = 5;
     for (int k = 0; k < R; k++) {
@@ -286,6 +322,7 @@ static void test_shared(void)
     MPI_Offset sp;
     MPI_OK(MPI_File_get_position_shared(fh, &sp));
     CHECK(sp == 4L * R * nprocs, "shared position %lld", (long long)sp);
+    CHECK(side_files() == 1, "%d side files while the shared pointer is in use", side_files());
     if (rank == 0) {
         /* every record whole, each exactly once */
         int *all = malloc(16L * R * nprocs), *seen = calloc((size_t)nprocs * R, sizeof(int));
@@ -324,6 +361,7 @@ static void test_shared(void)
     MPI_OK(MPI_File_read_ordered(fh, rb, rank + 1, MPI_INT, MPI_STATUS_IGNORE));
     CHECK(memcmp(rb, mine, (rank + 1) * sizeof(int)) == 0, "read_ordered differs");
     MPI_OK(MPI_File_close(&fh));
+    CHECK(side_files() == 0, "close left a side file");
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         unlink(p);
@@ -543,6 +581,7 @@ int main(int argc, char **argv)
     mt_rank = rank;
     CHECK(argc > 1, "usage: test_io_file <dir>");
     snprintf(dir, sizeof(dir), "%s", argv[1]);
+    clean_dir();
     test_open_errors();
     test_errhandler();
     test_whole_file();
