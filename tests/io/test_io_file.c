@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "../mpi/mpi_test.h"
+#include <mpio.h>   /* as MPICH programs include it: must be harmless after mpi.h */
 
 static int rank, nprocs;
 static char dir[2048];
