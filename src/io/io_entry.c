@@ -60,6 +60,8 @@ static int split_end(const char *fn, MPI_File fh, MPI_Status *status)
         return err;
     if (!f->split_active)
         return rch_io_err(f, MPI_ERR_OTHER, "%s: file '%s' has no split collective in progress", fn, f->name);
+    if (!status)
+        return rch_io_err(f, MPI_ERR_ARG, "%s: argument status is NULL (MPI_STATUS_IGNORE ignores it)", fn);
     f->split_active = 0;
     if (status != MPI_STATUS_IGNORE && !f->split_err)
         *status = f->split_status;

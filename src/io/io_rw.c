@@ -185,7 +185,9 @@ int rch_io_do(struct rch_io_op *op, MPI_Status *status)
 
 int rch_io_blocking(struct rch_io_op *op, MPI_Status *status)
 {
-    int err = rch_io_check(op);
+    int err = status ? rch_io_check(op)
+                     : rch_io_err(op->f, MPI_ERR_ARG, "%s: argument status is NULL (MPI_STATUS_IGNORE ignores it)",
+                                  op->fn);
     /* a collective call goes on only if every rank's arguments passed */
     if (op->collective)
         err = rch_io_agree(op->f, op->fn, err, 1);

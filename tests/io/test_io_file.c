@@ -140,6 +140,11 @@ static void test_open_errors(void)
     expect_error(MPI_File_read_at(fh, 0, &c, 1, MPI_DATATYPE_NULL, MPI_STATUS_IGNORE), MPI_ERR_TYPE,
                  "MPI_File_read_at", NULL);
     expect_error(MPI_File_seek(fh, 0, 12345), MPI_ERR_ARG, "MPI_File_seek", NULL);
+    expect_error(MPI_File_read_at(fh, 0, &c, 1, MPI_CHAR, NULL), MPI_ERR_ARG, "MPI_File_read_at", NULL);
+    expect_error(MPI_File_read_at_all(fh, 0, &c, 1, MPI_CHAR, NULL), MPI_ERR_ARG, "MPI_File_read_at_all", NULL);
+    expect_error(MPI_File_iread_at(fh, 0, &c, 1, MPI_CHAR, NULL), MPI_ERR_REQUEST, "MPI_File_iread_at", NULL);
+    expect_error(MPI_File_set_view(fh, 0, MPI_DOUBLE, MPI_INT, "native", MPI_INFO_NULL), MPI_ERR_TYPE,
+                 "MPI_File_set_view", NULL);
     /* a user error handler is called with the file and the code */
     MPI_OK(MPI_File_close(&fh));
     expect_error(MPI_File_get_size(fh, NULL), MPI_ERR_FILE, "MPI_File_get_size", NULL);
