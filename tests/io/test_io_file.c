@@ -437,7 +437,7 @@ static void test_atomic(void)
     int flag;
     MPI_OK(MPI_File_get_atomicity(fh, &flag));
     CHECK(flag == 1, "atomicity flag %d", flag);
-    enum { N = 4096 };
+    enum { N = 1 << 20 };
     static unsigned char w[N], r[N];
     memset(w, 'A' + rank, N);
     for (int k = 0; k < 40; k++) {
