@@ -248,6 +248,32 @@ typedef struct {
 #define MPI_MODE_NOPRECEDE 8192
 #define MPI_MODE_NOSUCCEED 16384
 
+/* File access modes, seek whences and the current-displacement marker:
+ * ROMIO's values (mpio.h of MPICH 4.0), so binaries built with MPICH agree. */
+#define MPI_MODE_CREATE            1
+#define MPI_MODE_RDONLY            2
+#define MPI_MODE_WRONLY            4
+#define MPI_MODE_RDWR              8
+#define MPI_MODE_DELETE_ON_CLOSE   16
+#define MPI_MODE_UNIQUE_OPEN       32
+#define MPI_MODE_EXCL              64
+#define MPI_MODE_APPEND            128
+#define MPI_MODE_SEQUENTIAL        256
+#define MPI_SEEK_SET               600
+#define MPI_SEEK_CUR               602
+#define MPI_SEEK_END               604
+#define MPI_DISPLACEMENT_CURRENT   (-54278278)
+#define HAVE_MPI_DARRAY_SUBARRAY
+#define HAVE_MPI_INFO
+#define HAVE_MPI_GREQUEST 1
+#define MPIO_Request MPI_Request
+#define MPIO_USES_MPI_REQUEST
+#define MPIO_REQUEST_DEFINED
+#define MPIO_Wait MPI_Wait
+#define MPIO_Test MPI_Test
+#define PMPIO_Wait PMPI_Wait
+#define PMPIO_Test PMPI_Test
+
 #define MPI_COMM_TYPE_SHARED        1
 #define MPI_COMM_TYPE_HW_GUIDED     2
 #define MPI_COMM_TYPE_HW_UNGUIDED   3
@@ -434,8 +460,11 @@ typedef int (MPIX_Grequest_poll_function)(void *, MPI_Status *);
 typedef int (MPIX_Grequest_wait_function)(int, void **, double, MPI_Status *);
 
 typedef int (MPI_Datarep_conversion_function)(void *, MPI_Datatype, int, void *, MPI_Offset, void *);
+typedef int (MPI_Datarep_conversion_function_c)(void *, MPI_Datatype, MPI_Count, void *, MPI_Offset, void *);
 typedef int (MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint *, void *);
+#define HAVE_MPI_DATAREP_FUNCTIONS
 #define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
 
 /* Predefined attribute copy/delete callbacks. MPI_DUP_FN is the library
  * function MPIR_Dup_fn, as in MPICH (binaries reference that symbol). */
@@ -495,8 +524,8 @@ RDMACH_MPI_PUBLIC int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_stat
 /* ---- functions ----
  * RDMACH_MPI_FN(ret, name, params) declares MPI_<name> and PMPI_<name>.
  * The list is MPI-3.1's C API (deprecated MPI-1 names included, as MPICH
- * still exports them; MPI-IO and the MPI_T tool interface are not part of
- * rdmach). */
+ * still exports them; the MPI_T tool interface is not part of rdmach),
+ * and MPI-4.1's MPI-IO chapter (src/io). */
 #define RDMACH_MPI_FN(ret, name, params) \
     RDMACH_MPI_PUBLIC ret MPI_##name params; \
     RDMACH_MPI_PUBLIC ret PMPI_##name params;
@@ -1049,6 +1078,87 @@ RDMACH_MPI_FN(int, Topo_test, (MPI_Comm comm, int *status))
 /* ---- language interoperability ---- */
 RDMACH_MPI_FN(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
 RDMACH_MPI_FN(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
+
+/* ---- MPI-IO (src/io) ---- */
+#define RDMACH_MPI_FILE_RW(name, sfx, ctype, vtype) \
+    RDMACH_MPI_FN(int, File_##name##_at##sfx, (MPI_File fh, MPI_Offset offset, vtype *buf, ctype count, \
+                                          MPI_Datatype datatype, MPI_Status *status)) \
+    RDMACH_MPI_FN(int, File_##name##_at_all##sfx, (MPI_File fh, MPI_Offset offset, vtype *buf, ctype count, \
+                                              MPI_Datatype datatype, MPI_Status *status)) \
+    RDMACH_MPI_FN(int, File_##name##sfx, (MPI_File fh, vtype *buf, ctype count, MPI_Datatype datatype, \
+                                     MPI_Status *status)) \
+    RDMACH_MPI_FN(int, File_##name##_all##sfx, (MPI_File fh, vtype *buf, ctype count, MPI_Datatype datatype, \
+                                           MPI_Status *status)) \
+    RDMACH_MPI_FN(int, File_##name##_shared##sfx, (MPI_File fh, vtype *buf, ctype count, \
+                                              MPI_Datatype datatype, MPI_Status *status)) \
+    RDMACH_MPI_FN(int, File_##name##_ordered##sfx, (MPI_File fh, vtype *buf, ctype count, \
+                                               MPI_Datatype datatype, MPI_Status *status)) \
+    RDMACH_MPI_FN(int, File_i##name##_at##sfx, (MPI_File fh, MPI_Offset offset, vtype *buf, ctype count, \
+                                           MPI_Datatype datatype, MPI_Request *request)) \
+    RDMACH_MPI_FN(int, File_i##name##_at_all##sfx, (MPI_File fh, MPI_Offset offset, vtype *buf, ctype count, \
+                                               MPI_Datatype datatype, MPI_Request *request)) \
+    RDMACH_MPI_FN(int, File_i##name##sfx, (MPI_File fh, vtype *buf, ctype count, MPI_Datatype datatype, \
+                                      MPI_Request *request)) \
+    RDMACH_MPI_FN(int, File_i##name##_all##sfx, (MPI_File fh, vtype *buf, ctype count, \
+                                            MPI_Datatype datatype, MPI_Request *request)) \
+    RDMACH_MPI_FN(int, File_i##name##_shared##sfx, (MPI_File fh, vtype *buf, ctype count, \
+                                               MPI_Datatype datatype, MPI_Request *request)) \
+    RDMACH_MPI_FN(int, File_##name##_at_all_begin##sfx, (MPI_File fh, MPI_Offset offset, vtype *buf, \
+                                                    ctype count, MPI_Datatype datatype)) \
+    RDMACH_MPI_FN(int, File_##name##_all_begin##sfx, (MPI_File fh, vtype *buf, ctype count, \
+                                                 MPI_Datatype datatype)) \
+    RDMACH_MPI_FN(int, File_##name##_ordered_begin##sfx, (MPI_File fh, vtype *buf, ctype count, \
+                                                     MPI_Datatype datatype))
+#define RDMACH_MPI_FILE_RW_END(name, vtype) \
+    RDMACH_MPI_FN(int, File_##name##_at_all_end, (MPI_File fh, vtype *buf, MPI_Status *status)) \
+    RDMACH_MPI_FN(int, File_##name##_all_end, (MPI_File fh, vtype *buf, MPI_Status *status)) \
+    RDMACH_MPI_FN(int, File_##name##_ordered_end, (MPI_File fh, vtype *buf, MPI_Status *status))
+RDMACH_MPI_FILE_RW(read, , int, void)
+RDMACH_MPI_FILE_RW(write, , int, const void)
+RDMACH_MPI_FILE_RW(read, _c, MPI_Count, void)
+RDMACH_MPI_FILE_RW(write, _c, MPI_Count, const void)
+RDMACH_MPI_FILE_RW_END(read, void)
+RDMACH_MPI_FILE_RW_END(write, const void)
+#undef RDMACH_MPI_FILE_RW
+#undef RDMACH_MPI_FILE_RW_END
+RDMACH_MPI_FN(int, File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))
+RDMACH_MPI_FN(int, File_close, (MPI_File *fh))
+RDMACH_MPI_FN(int, File_delete, (const char *filename, MPI_Info info))
+RDMACH_MPI_FN(int, File_set_size, (MPI_File fh, MPI_Offset size))
+RDMACH_MPI_FN(int, File_preallocate, (MPI_File fh, MPI_Offset size))
+RDMACH_MPI_FN(int, File_get_size, (MPI_File fh, MPI_Offset *size))
+RDMACH_MPI_FN(int, File_get_group, (MPI_File fh, MPI_Group *group))
+RDMACH_MPI_FN(int, File_get_amode, (MPI_File fh, int *amode))
+RDMACH_MPI_FN(int, File_set_info, (MPI_File fh, MPI_Info info))
+RDMACH_MPI_FN(int, File_get_info, (MPI_File fh, MPI_Info *info_used))
+RDMACH_MPI_FN(int, File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                                   const char *datarep, MPI_Info info))
+RDMACH_MPI_FN(int, File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype,
+                                   MPI_Datatype *filetype, char *datarep))
+RDMACH_MPI_FN(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+RDMACH_MPI_FN(int, File_get_position, (MPI_File fh, MPI_Offset *offset))
+RDMACH_MPI_FN(int, File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
+RDMACH_MPI_FN(int, File_get_position_shared, (MPI_File fh, MPI_Offset *offset))
+RDMACH_MPI_FN(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp))
+RDMACH_MPI_FN(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent))
+RDMACH_MPI_FN(int, File_get_type_extent_c, (MPI_File fh, MPI_Datatype datatype, MPI_Count *extent))
+RDMACH_MPI_FN(int, File_set_atomicity, (MPI_File fh, int flag))
+RDMACH_MPI_FN(int, File_get_atomicity, (MPI_File fh, int *flag))
+RDMACH_MPI_FN(int, File_sync, (MPI_File fh))
+RDMACH_MPI_FN(int, File_create_errhandler, (MPI_File_errhandler_function *file_errhandler_fn,
+                                            MPI_Errhandler *errhandler))
+RDMACH_MPI_FN(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
+RDMACH_MPI_FN(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
+RDMACH_MPI_FN(int, File_call_errhandler, (MPI_File fh, int errorcode))
+RDMACH_MPI_FN(MPI_Fint, File_c2f, (MPI_File file))
+RDMACH_MPI_FN(int, Register_datarep, (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn,
+                                      MPI_Datarep_conversion_function *write_conversion_fn,
+                                      MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state))
+RDMACH_MPI_FN(int, Register_datarep_c, (const char *datarep,
+                                        MPI_Datarep_conversion_function_c *read_conversion_fn,
+                                        MPI_Datarep_conversion_function_c *write_conversion_fn,
+                                        MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state))
+RDMACH_MPI_FN(MPI_File, File_f2c, (MPI_Fint file))
 
 #undef RDMACH_MPI_FN
 

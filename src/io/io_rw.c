@@ -1,0 +1,197 @@
+/*
+ * Data access: argument checks, the memory side (packing a non-contiguous
+ * or external32 buffer), where the access starts (explicit offset,
+ * individual or shared pointer, ordered), and independent accesses with
+ * atomic-mode locks. The entry points are in io_entry.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "io/io_impl.h"
+
+int rch_io_check(struct rch_io_op *op)
+{
+    struct ADIOI_FileD *f = op->f;
+    const char *fn = op->fn;
+    if (op->count < 0)
+        return rch_io_err(f, MPI_ERR_COUNT, "%s: negative count %lld", fn, (long long)op->count);
+    if (op->count > INT_MAX)
+        return rch_io_err(f, MPI_ERR_COUNT, "%s: count %lld is above what this implementation moves in one call",
+                          fn, (long long)op->count);
+    struct rch_mpi_type *t = rch_mpi_type_get(op->dt);
+    if (!t)
+        return rch_io_err(f, MPI_ERR_TYPE, "%s: invalid datatype 0x%x in argument datatype", fn, (unsigned)op->dt);
+    if (!t->committed && !t->predefined)
+        return rch_io_err(f, MPI_ERR_TYPE, "%s: datatype in argument datatype is not committed", fn);
+    if (!op->buf && op->count > 0 && t->size > 0)
+        return rch_io_err(f, MPI_ERR_BUFFER, "%s: argument buf is NULL", fn);
+    if (!op->is_write && (f->amode & MPI_MODE_WRONLY))
+        return rch_io_err(f, MPI_ERR_ACCESS, "%s: file '%s' is open write-only", fn, f->name);
+    if (op->is_write && (f->amode & MPI_MODE_RDONLY))
+        return rch_io_err(f, MPI_ERR_READ_ONLY, "%s: file '%s' is open read-only", fn, f->name);
+    if (op->where != RCH_IO_SHARED && (f->amode & MPI_MODE_SEQUENTIAL))
+        return rch_io_err(f, MPI_ERR_UNSUPPORTED_OPERATION,
+                          "%s: file '%s' is open with MPI_MODE_SEQUENTIAL: only shared-pointer access", fn, f->name);
+    if (op->where == RCH_IO_AT && op->offset < 0)
+        return rch_io_err(f, MPI_ERR_ARG, "%s: negative offset %lld in argument offset", fn, (long long)op->offset);
+    if (((MPI_Offset)t->size * op->count) % (MPI_Offset)f->et->size)
+        return rch_io_err(f, MPI_ERR_TYPE, "%s: file '%s': %lld bytes is not a whole number of etypes of %zu bytes",
+                          fn, f->name, (long long)((MPI_Offset)t->size * op->count), f->et->size);
+    if (f->external32 && !rch_io_ext32_ok(op->dt))
+        return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
+                          "%s: file '%s': external32 access with a type whose external32 size differs", fn,
+                          f->name);
+    if (f->urep && !rch_io_datarep_fits(f->urep, op->dt))
+        return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
+                          "%s: file '%s': data representation '%s' with a type it does not support", fn, f->name,
+                          f->datarep);
+    return MPI_SUCCESS;
+}
+
+int rch_io_indep(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data, MPI_Offset nbytes,
+                 MPI_Offset *got)
+{
+    struct rch_io_piece *p;
+    int n;
+    *got = 0;
+    if (rch_io_view_pieces(f, pos, nbytes, &p, &n) != MPI_SUCCESS)
+        return ENOMEM;
+    if (n == 0)
+        return 0;
+    int e = 0;
+    MPI_Offset lo = p[0].off, hi = p[0].off + p[0].len;
+    for (int i = 1; i < n; i++) {
+        if (p[i].off < lo)
+            lo = p[i].off;
+        if (p[i].off + p[i].len > hi)
+            hi = p[i].off + p[i].len;
+    }
+    /* atomic mode: the whole range under one lock, so that concurrent
+     * accesses see each other entirely or not at all (MPI-4.1 14.6.1) */
+    if (f->atomic)
+        e = rch_io_lock(f->fd, is_write ? F_WRLCK : F_RDLCK, lo, hi - lo);
+    if (!e)
+        e = rch_io_access(f, is_write, p, n, data, !f->atomic, got);
+    if (f->atomic)
+        rch_io_lock(f->fd, F_UNLCK, lo, hi - lo);
+    free(p);
+    return e;
+}
+
+/* The memory side: data is op->buf itself when it is contiguous native
+ * data, else a packed copy. */
+static int pack_in(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
+                   MPI_Offset nbytes, char **data)
+{
+    int convert = f->urep && rch_io_datarep_converts(f->urep, op->is_write);
+    if (t->contig && !f->external32 && !convert) {
+        *data = (char *)op->buf + t->true_lb;
+        return 0;
+    }
+    if (!(*data = malloc((size_t)nbytes + 1)))
+        return ENOMEM;
+    if (!op->is_write)
+        return 0;
+    if (convert)
+        return rch_io_datarep_convert(f->urep, 1, op->buf, op->dt, op->count, *data);
+    if (f->external32) {
+        MPI_Aint pos = 0;
+        return PMPI_Pack_external("external32", op->buf, (int)op->count, op->dt, *data, nbytes, &pos) ? EINVAL : 0;
+    }
+    rch_mpi_type_pack(op->buf, (int)op->count, t, *data);
+    return 0;
+}
+
+/* 0 or an errno (a failed conversion). */
+static int unpack_out(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
+                      char *data, MPI_Offset nbytes, MPI_Offset got)
+{
+    int e = 0;
+    if (data == (char *)op->buf + t->true_lb)
+        return 0;
+    if (!op->is_write) {
+        if (f->urep && rch_io_datarep_converts(f->urep, 0))
+            e = rch_io_datarep_convert(f->urep, 0, op->buf, op->dt, op->count, data);
+        else if (f->external32) {
+            MPI_Aint pos = 0;
+            PMPI_Unpack_external("external32", data, nbytes, &pos, op->buf, (int)op->count, op->dt);
+        } else
+            rch_mpi_type_unpack(data, (size_t)got, op->buf, (int)op->count, t);
+    }
+    free(data);
+    return e;
+}
+
+int rch_io_do(struct rch_io_op *op, MPI_Status *status)
+{
+    struct ADIOI_FileD *f = op->f;
+    const struct rch_mpi_type *t = rch_mpi_type_get(op->dt);
+    MPI_Offset nbytes = (MPI_Offset)t->size * op->count, es = (MPI_Offset)f->et->size;
+    MPI_Offset pos = 0, got = 0;
+    char *data = NULL;
+    int e = pack_in(f, op, t, nbytes, &data);
+    if (op->where == RCH_IO_AT)
+        pos = op->offset * es;
+    else if (op->where == RCH_IO_INDIV)
+        pos = f->fp * es;
+    else if (!op->collective) {
+        MPI_Offset old = 0;
+        if (!e)
+            e = rch_io_shared_fetch_add(f, nbytes / es, &old);
+        pos = old * es;
+    } else {
+        /* ordered: rank order, from the shared pointer, which moves past all */
+        MPI_Offset mine = nbytes / es, before = 0, total = 0, base = 0;
+        PMPI_Exscan(&mine, &before, 1, MPI_LONG, MPI_SUM, f->comm);
+        PMPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, f->comm);
+        int se = f->rank == 0 ? rch_io_shared_fetch_add(f, total, &base) : 0;
+        PMPI_Bcast(&base, 1, MPI_LONG, 0, f->comm);
+        if (f->rank == 0)
+            before = 0;
+        if (!e)
+            e = se;
+        pos = (base + before) * es;
+    }
+    if (op->collective) {
+        int hint = op->is_write ? f->hints.cb_write : f->hints.cb_read;
+        int use_cb = hint != RCH_IO_DISABLE && !f->atomic && f->size > 1;
+        /* a rank that could not pack still joins the exchange with nothing to move */
+        if (use_cb) {
+            int ce = rch_io_coll(f, op->is_write, pos, e ? NULL : data, e ? 0 : nbytes, &got);
+            if (!e)
+                e = ce;
+        } else if (!e)
+            e = rch_io_indep(f, op->is_write, pos, data, nbytes, &got);
+    } else if (!e)
+        e = rch_io_indep(f, op->is_write, pos, data, nbytes, &got);
+    if (data) {
+        int ue = unpack_out(f, op, t, data, nbytes, got);
+        e = e ? e : ue;
+    }
+    int code = 0;
+    if (e)
+        code = rch_io_errno_code(op->fn, f, e);
+    code = op->collective ? rch_io_agree(f, op->fn, code, 0) : code ? rch_io_raise(f, code) : 0;
+    if (code == MPI_SUCCESS) {
+        if (op->where == RCH_IO_INDIV)
+            f->fp += nbytes / es;
+        if (status != MPI_STATUS_IGNORE)
+            rch_mpi_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, (size_t)got, 0);
+    }
+    return code;
+}
+
+int rch_io_blocking(struct rch_io_op *op, MPI_Status *status)
+{
+    int err = status ? rch_io_check(op)
+                     : rch_io_err(op->f, MPI_ERR_ARG, "%s: argument status is NULL (MPI_STATUS_IGNORE ignores it)",
+                                  op->fn);
+    /* a collective call goes on only if every rank's arguments passed */
+    if (op->collective)
+        err = rch_io_agree(op->f, op->fn, err, 1);
+    if (err)
+        return err;
+    return rch_io_do(op, status);
+}

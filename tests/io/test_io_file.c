@@ -1,0 +1,606 @@
+/*
+ * MPI-IO calls other than views, each checked against what MPI-4.1 chapter
+ * 14 says: open's access modes and their errors, close/delete,
+ * DELETE_ON_CLOSE, sizes, group, amode, hints reported by get_info, file
+ * error handlers (MPI_ERRORS_RETURN by default, user handlers), Fortran
+ * handles, explicit offsets, the individual and shared pointers (seek,
+ * position, byte offset), ordered writes (rank order), non-blocking and
+ * split collective calls, atomic mode with concurrent overlapping writers,
+ * and external32 (big-endian in the file). File bytes are checked with
+ * POSIX reads.
+ *
+ * Usage: test_io_file <dir>
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "../mpi/mpi_test.h"
+#include <mpio.h>   /* as MPICH programs include it: must be harmless after mpi.h */
+
+static int rank, nprocs;
+static char dir[2048];
+
+static void name(char *buf, const char *what)
+{
+    snprintf(buf, 4096, "%s/%s_np%d.dat", dir, what, nprocs);
+}
+
+static long file_size(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* Side files of shared file pointers in the test directory. */
+static int side_files(void)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    CHECK(d != NULL, "opendir %s", dir);
+    while ((e = readdir(d)) != NULL)
+        n += strstr(e->d_name, ".shfp.") != NULL;
+    closedir(d);
+    return n;
+}
+
+/* Rank 0 empties the test directory (what a failed earlier run left). */
+static void clean_dir(void)
+{
+    if (rank == 0) {
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        char p[4096];
+        CHECK(d != NULL, "opendir %s", dir);
+        while ((e = readdir(d)) != NULL)
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+                unlink(p);
+            }
+        closedir(d);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void read_posix(const char *p, void *buf, long n, long off)
+{
+    int fd = open(p, O_RDONLY);
+    CHECK(fd >= 0, "open %s", p);
+    CHECK(pread(fd, buf, (size_t)n, off) == n, "pread %ld bytes of %s", n, p);
+    close(fd);
+}
+
+/* The error class of rc must be cls and its message must name `call` and `file`. */
+static void expect_error(int rc, int cls, const char *call, const char *file)
+{
+    char s[MPI_MAX_ERROR_STRING];
+    int l = 0;
+    CHECK(rc != MPI_SUCCESS && mt_class(rc) == cls, "%s: class %d, expected %d", call, mt_class(rc), cls);
+    MPI_Error_string(rc, s, &l);
+    CHECK(strstr(s, call) != NULL, "message '%s' does not name %s", s, call);
+    CHECK(!file || strstr(s, file) != NULL, "message '%s' does not name %s", s, file);
+}
+
+static void test_open_errors(void)
+{
+    char p[4096], q[4096];
+    MPI_File fh;
+    name(p, "missing");
+    unlink(p);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* the default file error handler returns (MPI_ERRORS_RETURN) */
+    MPI_Errhandler eh;
+    MPI_OK(MPI_File_get_errhandler(MPI_FILE_NULL, &eh));
+    CHECK(eh == MPI_ERRORS_RETURN, "default file error handler is not MPI_ERRORS_RETURN");
+    expect_error(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), MPI_ERR_NO_SUCH_FILE,
+                 "MPI_File_open", p);
+    CHECK(fh == MPI_FILE_NULL, "failed open left a handle");
+    expect_error(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh),
+                 MPI_ERR_AMODE, "MPI_File_open", p);
+    expect_error(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh),
+                 MPI_ERR_AMODE, "MPI_File_open", p);
+    expect_error(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDWR | MPI_MODE_SEQUENTIAL, MPI_INFO_NULL, &fh),
+                 MPI_ERR_AMODE, "MPI_File_open", p);
+    /* EXCL on an existing file: MPI_ERR_FILE_EXISTS on every rank */
+    name(q, "excl");
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, q, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_close(&fh));
+    expect_error(MPI_File_open(MPI_COMM_WORLD, q, MPI_MODE_CREATE | MPI_MODE_EXCL | MPI_MODE_WRONLY,
+                               MPI_INFO_NULL, &fh), MPI_ERR_FILE_EXISTS, "MPI_File_open", q);
+    /* a file in a missing directory */
+    snprintf(p, sizeof(p), "%s/no/such/dir/f", dir);
+    expect_error(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh),
+                 MPI_ERR_NO_SUCH_FILE, "MPI_File_open", p);
+    /* permission denied (not for root, whom permissions do not stop) */
+    if (geteuid() != 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            chmod(q, 0);
+        MPI_Barrier(MPI_COMM_WORLD);
+        expect_error(MPI_File_open(MPI_COMM_WORLD, q, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh), MPI_ERR_ACCESS,
+                     "MPI_File_open", q);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            chmod(q, 0644);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* reading a write-only file, writing a read-only one */
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, q, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
+    char c = 0;
+    expect_error(MPI_File_read_at(fh, 0, &c, 1, MPI_CHAR, MPI_STATUS_IGNORE), MPI_ERR_ACCESS, "MPI_File_read_at", q);
+    MPI_OK(MPI_File_close(&fh));
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, q, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    expect_error(MPI_File_write_at(fh, 0, &c, 1, MPI_CHAR, MPI_STATUS_IGNORE), MPI_ERR_READ_ONLY,
+                 "MPI_File_write_at", q);
+    expect_error(MPI_File_read_at(fh, -1, &c, 1, MPI_CHAR, MPI_STATUS_IGNORE), MPI_ERR_ARG, "MPI_File_read_at",
+                 NULL);
+    expect_error(MPI_File_read_at(fh, 0, &c, -1, MPI_CHAR, MPI_STATUS_IGNORE), MPI_ERR_COUNT, "MPI_File_read_at",
+                 NULL);
+    expect_error(MPI_File_read_at(fh, 0, &c, 1, MPI_DATATYPE_NULL, MPI_STATUS_IGNORE), MPI_ERR_TYPE,
+                 "MPI_File_read_at", NULL);
+    expect_error(MPI_File_seek(fh, 0, 12345), MPI_ERR_ARG, "MPI_File_seek", NULL);
+    expect_error(MPI_File_read_at(fh, 0, &c, 1, MPI_CHAR, NULL), MPI_ERR_ARG, "MPI_File_read_at", NULL);
+    expect_error(MPI_File_read_at_all(fh, 0, &c, 1, MPI_CHAR, NULL), MPI_ERR_ARG, "MPI_File_read_at_all", NULL);
+    expect_error(MPI_File_iread_at(fh, 0, &c, 1, MPI_CHAR, NULL), MPI_ERR_REQUEST, "MPI_File_iread_at", NULL);
+    expect_error(MPI_File_set_view(fh, 0, MPI_DOUBLE, MPI_INT, "native", MPI_INFO_NULL), MPI_ERR_TYPE,
+                 "MPI_File_set_view", NULL);
+    /* a user error handler is called with the file and the code */
+    MPI_OK(MPI_File_close(&fh));
+    expect_error(MPI_File_get_size(fh, NULL), MPI_ERR_FILE, "MPI_File_get_size", NULL);
+    expect_error(MPI_File_close(&fh), MPI_ERR_FILE, "MPI_File_close", NULL);
+    if (rank == 0)
+        unlink(q);
+}
+
+static int handler_calls, handler_class;
+static MPI_File handler_file;
+static void file_handler(MPI_File *fh, int *code, ...)
+{
+    handler_calls++;
+    handler_file = *fh;
+    handler_class = mt_class(*code);
+}
+
+static void test_errhandler(void)
+{
+    char p[4096];
+    name(p, "eh");
+    MPI_File fh;
+    MPI_Errhandler eh, got;
+    MPI_OK(MPI_File_create_errhandler(file_handler, &eh));
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL,
+                         &fh));
+    MPI_OK(MPI_File_get_errhandler(fh, &got));
+    CHECK(got == MPI_ERRORS_RETURN, "a new file does not take MPI_FILE_NULL's handler");
+    MPI_OK(MPI_File_set_errhandler(fh, eh));
+    MPI_OK(MPI_File_get_errhandler(fh, &got));
+    CHECK(got == eh, "get_errhandler does not return the handler set");
+    int v = 0;
+    int rc = MPI_File_write_at(fh, -5, &v, 1, MPI_INT, MPI_STATUS_IGNORE);
+    CHECK(mt_class(rc) == MPI_ERR_ARG && handler_calls == 1 && handler_file == fh && handler_class == MPI_ERR_ARG,
+          "user handler: rc class %d, %d calls, class %d", mt_class(rc), handler_calls, handler_class);
+    MPI_OK(MPI_File_call_errhandler(fh, MPI_ERR_IO));
+    CHECK(handler_calls == 2 && handler_class == MPI_ERR_IO, "call_errhandler: %d calls", handler_calls);
+    /* a communicator handler is not a file handler */
+    CHECK(mt_class(MPI_File_set_errhandler(fh, 0x12345)) == MPI_ERR_ARG, "set_errhandler took garbage");
+    /* Fortran handles */
+    MPI_Fint fi = MPI_File_c2f(fh);
+    CHECK(fi != 0 && MPI_File_f2c(fi) == fh, "c2f/f2c round trip");
+    CHECK(MPI_File_c2f(MPI_FILE_NULL) == 0 && MPI_File_f2c(0) == MPI_FILE_NULL, "null Fortran handle");
+    MPI_OK(MPI_File_close(&fh));
+    MPI_Errhandler_free(&eh);
+    if (rank == 0)
+        MPI_OK(MPI_File_delete(p, MPI_INFO_NULL));
+    MPI_Barrier(MPI_COMM_WORLD);
+    expect_error(MPI_File_delete(p, MPI_INFO_NULL), MPI_ERR_NO_SUCH_FILE, "MPI_File_delete", p);
+}
+
+static void test_whole_file(void)
+{
+    char p[4096];
+    name(p, "whole");
+    MPI_File fh;
+    MPI_Info info;
+    MPI_OK(MPI_Info_create(&info));
+    MPI_OK(MPI_Info_set(info, "cb_buffer_size", "4096"));
+    MPI_OK(MPI_Info_set(info, "romio_ds_write", "disable"));
+    MPI_OK(MPI_Info_set(info, "no_such_hint", "whatever"));
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE |
+                         MPI_MODE_UNIQUE_OPEN, info, &fh));
+    MPI_Info_free(&info);
+    int amode;
+    MPI_OK(MPI_File_get_amode(fh, &amode));
+    CHECK(amode == (MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE | MPI_MODE_UNIQUE_OPEN),
+          "amode 0x%x", amode);
+    MPI_Info used;
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag;
+    MPI_OK(MPI_File_get_info(fh, &used));
+    MPI_OK(MPI_Info_get(used, "cb_buffer_size", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && !strcmp(v, "4096"), "cb_buffer_size in effect: %s", flag ? v : "(none)");
+    MPI_OK(MPI_Info_get(used, "romio_ds_write", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && !strcmp(v, "disable"), "romio_ds_write in effect: %s", flag ? v : "(none)");
+    MPI_OK(MPI_Info_get(used, "no_such_hint", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(!flag, "an unknown hint is reported as in effect");
+    MPI_OK(MPI_Info_get(used, "cb_nodes", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && atoi(v) >= 1 && atoi(v) <= nprocs, "cb_nodes %s", flag ? v : "(none)");
+    MPI_Info_free(&used);
+    MPI_Group g, wg;
+    int cmp;
+    MPI_OK(MPI_File_get_group(fh, &g));
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    MPI_Group_compare(g, wg, &cmp);
+    CHECK(cmp == MPI_IDENT, "file group is not the communicator's");
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    /* sizes: set_size truncates and extends, preallocate only grows */
+    MPI_Offset sz;
+    MPI_OK(MPI_File_set_size(fh, 1000));
+    MPI_OK(MPI_File_get_size(fh, &sz));
+    CHECK(sz == 1000 && file_size(p) == 1000, "size %lld after set_size(1000)", (long long)sz);
+    MPI_OK(MPI_File_preallocate(fh, 500));
+    MPI_OK(MPI_File_get_size(fh, &sz));
+    CHECK(sz == 1000, "preallocate(500) shrank the file to %lld", (long long)sz);
+    MPI_OK(MPI_File_preallocate(fh, 3000));
+    MPI_OK(MPI_File_get_size(fh, &sz));
+    CHECK(sz == 3000, "size %lld after preallocate(3000)", (long long)sz);
+    MPI_OK(MPI_File_set_size(fh, 10));
+    MPI_OK(MPI_File_get_size(fh, &sz));
+    CHECK(sz == 10, "size %lld after set_size(10)", (long long)sz);
+    MPI_Barrier(MPI_COMM_WORLD);   /* every rank has looked before anyone writes */
+    /* explicit offsets: each rank 100 ints at rank * 400 */
+    int buf[100], back[100];
+    for (int i = 0; i < 100; i++)
+        buf[i] = rank * 1000 + i;
+    MPI_Status st;
+    int cnt;
+    MPI_OK(MPI_File_write_at(fh, rank * 400, buf, 100, MPI_INT, &st));
+    MPI_OK(MPI_Get_count(&st, MPI_INT, &cnt));
+    CHECK(cnt == 100, "write_at count %d", cnt);
+    MPI_OK(MPI_File_sync(fh));
+    if (rank == 0) {
+        int *all = malloc((size_t)nprocs * 400);
+        read_posix(p, all, nprocs * 400L, 0);
+        for (int i = 0; i < nprocs * 100; i++)
+            CHECK(all[i] == (i / 100) * 1000 + i % 100, "int %d is %d", i, all[i]);
+        free(all);
+    }
+    /* a read past the end of the file counts only what exists */
+    MPI_OK(MPI_File_read_at(fh, nprocs * 400 - 40, back, 100, MPI_INT, &st));
+    MPI_OK(MPI_Get_count(&st, MPI_INT, &cnt));
+    CHECK(cnt == 10 && back[9] == (nprocs - 1) * 1000 + 99, "read at the end: count %d", cnt);
+    /* individual pointer, seek, get_position, get_byte_offset with a view of
+     * int etypes starting at 12 */
+    MPI_OK(MPI_File_set_view(fh, 12, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+    MPI_Offset pos, byte;
+    MPI_OK(MPI_File_seek(fh, rank * 100, MPI_SEEK_SET));
+    MPI_OK(MPI_File_read(fh, back, 10, MPI_INT, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 10; i++) {
+        long b = 12 + (rank * 100L + i) * 4;   /* byte b of the file */
+        CHECK(back[i] == (int)((b / 400) * 1000 + (b % 400) / 4), "view read int %d: %d", i, back[i]);
+    }
+    MPI_OK(MPI_File_get_position(fh, &pos));
+    CHECK(pos == rank * 100 + 10, "position %lld", (long long)pos);
+    MPI_OK(MPI_File_seek(fh, -4, MPI_SEEK_CUR));
+    MPI_OK(MPI_File_get_position(fh, &pos));
+    CHECK(pos == rank * 100 + 6, "position after SEEK_CUR %lld", (long long)pos);
+    MPI_OK(MPI_File_get_byte_offset(fh, pos, &byte));
+    CHECK(byte == 12 + pos * 4, "byte offset %lld", (long long)byte);
+    MPI_OK(MPI_File_seek(fh, 0, MPI_SEEK_END));
+    MPI_OK(MPI_File_get_position(fh, &pos));
+    CHECK(pos == (nprocs * 400 - 12) / 4, "SEEK_END position %lld", (long long)pos);
+    MPI_Aint ext;
+    MPI_OK(MPI_File_get_type_extent(fh, MPI_DOUBLE, &ext));
+    CHECK(ext == 8, "type extent %ld", (long)ext);
+    MPI_Offset d;
+    MPI_Datatype et, ft;
+    char rep[MPI_MAX_DATAREP_STRING];
+    MPI_OK(MPI_File_get_view(fh, &d, &et, &ft, rep));
+    CHECK(d == 12 && et == MPI_INT && ft == MPI_INT && !strcmp(rep, "native"), "get_view");
+    MPI_OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(file_size(p) == -1, "DELETE_ON_CLOSE left %s", p);
+}
+
+/* Shared pointer: every rank appends records with write_shared; then the
+ * same with write_ordered, which must be in rank order. */
+static void test_shared(void)
+{
+    char p[4096];
+    name(p, "shared");
+    MPI_File fh;
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_set_size(fh, 0));
+    MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+    /* the shared pointer's side file exists from its first use only (a file
+     * only read may be in a directory nobody can write) */
+    CHECK(side_files() == 0, "a side file exists before the shared pointer is used");
+    MPI_Barrier(MPI_COMM_WORLD);
+    int rec[4];
+    const int R = 5;
+    for (int k = 0; k < R; k++) {
+        for (int i = 0; i < 4; i++)
+            rec[i] = rank * 100 + k * 4 + i;
+        MPI_OK(MPI_File_write_shared(fh, rec, 4, MPI_INT, MPI_STATUS_IGNORE));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Offset sp;
+    MPI_OK(MPI_File_get_position_shared(fh, &sp));
+    CHECK(sp == 4L * R * nprocs, "shared position %lld", (long long)sp);
+    CHECK(side_files() == 1, "%d side files while the shared pointer is in use", side_files());
+    if (rank == 0) {
+        /* every record whole, each exactly once */
+        int *all = malloc(16L * R * nprocs), *seen = calloc((size_t)nprocs * R, sizeof(int));
+        read_posix(p, all, 16L * R * nprocs, 0);
+        for (int r = 0; r < R * nprocs; r++) {
+            int who = all[4 * r] / 100, k = (all[4 * r] % 100) / 4;
+            CHECK(who >= 0 && who < nprocs && k < R && all[4 * r] % 4 == 0, "record %d starts with %d", r, all[4 * r]);
+            for (int i = 1; i < 4; i++)
+                CHECK(all[4 * r + i] == all[4 * r] + i, "record %d is torn", r);
+            seen[who * R + k]++;
+        }
+        for (int i = 0; i < R * nprocs; i++)
+            CHECK(seen[i] == 1, "record %d of rank %d written %d times", i % R, i / R, seen[i]);
+        free(all);
+        free(seen);
+    }
+    /* ordered: rank r writes r + 1 ints after the shared records, in rank order */
+    int mine[16];
+    for (int i = 0; i <= rank; i++)
+        mine[i] = 7000 + rank * 10 + i;
+    MPI_OK(MPI_File_write_ordered(fh, mine, rank + 1, MPI_INT, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_File_get_position_shared(fh, &sp));
+    CHECK(sp == 4L * R * nprocs + nprocs * (nprocs + 1) / 2, "shared position after ordered %lld", (long long)sp);
+    MPI_OK(MPI_File_sync(fh));
+    if (rank == 0) {
+        int n = nprocs * (nprocs + 1) / 2, *o = malloc(n * sizeof(int)), at = 0;
+        read_posix(p, o, n * 4L, 16L * R * nprocs);
+        for (int r = 0; r < nprocs; r++)
+            for (int i = 0; i <= r; i++, at++)
+                CHECK(o[at] == 7000 + r * 10 + i, "ordered int %d is %d", at, o[at]);
+        free(o);
+    }
+    /* read_ordered reads the same back, from a shared pointer sought to it */
+    MPI_OK(MPI_File_seek_shared(fh, 4L * R * nprocs, MPI_SEEK_SET));
+    int rb[16] = { 0 };
+    MPI_OK(MPI_File_read_ordered(fh, rb, rank + 1, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(memcmp(rb, mine, (rank + 1) * sizeof(int)) == 0, "read_ordered differs");
+    MPI_OK(MPI_File_close(&fh));
+    CHECK(side_files() == 0, "close left a side file");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        unlink(p);
+}
+
+/* Non-blocking and split collective forms, large-count forms. */
+static void test_nonblocking(void)
+{
+    char p[4096];
+    name(p, "nb");
+    MPI_File fh;
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_set_size(fh, 0));
+    double a[50], b[50];
+    for (int i = 0; i < 50; i++)
+        a[i] = rank + i / 64.0;
+    MPI_Request rq[2];
+    MPI_Status st[2];
+    int cnt;
+    MPI_OK(MPI_File_iwrite_at(fh, rank * 800L, a, 50, MPI_DOUBLE, &rq[0]));
+    MPI_OK(MPI_File_iwrite_at_all(fh, rank * 800L + 400, a, 50, MPI_DOUBLE, &rq[1]));
+    MPI_OK(MPI_Waitall(2, rq, st));
+    MPI_OK(MPI_Get_count(&st[1], MPI_DOUBLE, &cnt));
+    CHECK(cnt == 50, "iwrite_at_all count %d", cnt);
+    MPI_OK(MPI_File_iread_at(fh, rank * 800L + 400, b, 50, MPI_DOUBLE, &rq[0]));
+    MPI_OK(MPI_Wait(&rq[0], &st[0]));
+    MPI_OK(MPI_Get_count(&st[0], MPI_DOUBLE, &cnt));
+    CHECK(cnt == 50 && !memcmp(a, b, sizeof(a)), "iread_at: count %d", cnt);
+    /* split collective through the individual pointer */
+    MPI_OK(MPI_File_seek(fh, rank * 800L, MPI_SEEK_SET));
+    memset(b, 0, sizeof(b));
+    MPI_OK(MPI_File_read_all_begin(fh, b, 50, MPI_DOUBLE));
+    CHECK(mt_class(MPI_File_read_all_begin(fh, b, 50, MPI_DOUBLE)) == MPI_ERR_OTHER, "two split collectives");
+    MPI_OK(MPI_File_read_all_end(fh, b, &st[0]));
+    MPI_OK(MPI_Get_count(&st[0], MPI_DOUBLE, &cnt));
+    CHECK(cnt == 50 && !memcmp(a, b, sizeof(a)), "read_all_begin/end: count %d", cnt);
+    CHECK(mt_class(MPI_File_read_all_end(fh, b, &st[0])) == MPI_ERR_OTHER, "end without begin");
+    MPI_OK(MPI_File_write_at_all_begin(fh, rank * 800L, a, 25, MPI_DOUBLE));
+    MPI_OK(MPI_File_write_at_all_end(fh, a, MPI_STATUS_IGNORE));
+    /* large-count forms */
+    memset(b, 0, sizeof(b));
+    MPI_OK(MPI_File_read_at_c(fh, rank * 800L, b, (MPI_Count)50, MPI_DOUBLE, &st[0]));
+    MPI_OK(MPI_Get_count(&st[0], MPI_DOUBLE, &cnt));
+    CHECK(cnt == 50 && !memcmp(a, b, sizeof(a)), "read_at_c count %d", cnt);
+    MPI_OK(MPI_File_iread_all_c(fh, b, (MPI_Count)50, MPI_DOUBLE, &rq[0]));
+    MPI_OK(MPI_Wait(&rq[0], MPI_STATUS_IGNORE));
+    MPI_OK(MPI_File_close(&fh));
+    if (rank == 0) {
+        double *all = malloc(nprocs * 800L);
+        read_posix(p, all, nprocs * 800L, 0);
+        for (int i = 0; i < nprocs * 100; i++)
+            CHECK(all[i] == (i / 100) + (i % 50) / 64.0, "double %d is %g", i, all[i]);
+        free(all);
+        unlink(p);
+    }
+}
+
+/* Atomic mode: every rank writes the same 4096-byte range, filled with its
+ * rank, repeatedly; in atomic mode every read sees one writer's bytes only. */
+static void test_atomic(void)
+{
+    char p[4096];
+    name(p, "atomic");
+    MPI_File fh;
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_set_atomicity(fh, 1));
+    int flag;
+    MPI_OK(MPI_File_get_atomicity(fh, &flag));
+    CHECK(flag == 1, "atomicity flag %d", flag);
+    enum { N = 1 << 20 };
+    static unsigned char w[N], r[N];
+    memset(w, 'A' + rank, N);
+    for (int k = 0; k < 40; k++) {
+        if ((k + rank) % 2)
+            MPI_OK(MPI_File_write_at(fh, 0, w, N, MPI_BYTE, MPI_STATUS_IGNORE));
+        else {
+            MPI_Status st;
+            int cnt;
+            MPI_OK(MPI_File_read_at(fh, 0, r, N, MPI_BYTE, &st));
+            MPI_OK(MPI_Get_count(&st, MPI_BYTE, &cnt));
+            for (int i = 1; i < cnt; i++)
+                CHECK(r[i] == r[0], "atomic read mixes writers: byte %d is %c, byte 0 %c", i, r[i], r[0]);
+        }
+    }
+    MPI_OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        unlink(p);
+}
+
+/* external32: ints and doubles big-endian in the file. */
+static void test_external32(void)
+{
+    char p[4096];
+    name(p, "ext32");
+    MPI_File fh;
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "external32", MPI_INFO_NULL));
+    int v[3] = { 0x01020304 + rank, -2, 77 }, back[3];
+    MPI_OK(MPI_File_write_at_all(fh, rank * 3, v, 3, MPI_INT, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_File_sync(fh));
+    if (rank == 0) {
+        unsigned char b[12];
+        read_posix(p, b, 12, 0);
+        const unsigned char want[12] = { 1, 2, 3, 4, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 77 };
+        CHECK(!memcmp(b, want, 12), "external32 bytes %02x %02x %02x %02x", b[0], b[1], b[2], b[3]);
+    }
+    MPI_OK(MPI_File_read_at(fh, rank * 3, back, 3, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(!memcmp(back, v, sizeof(v)), "external32 round trip");
+    CHECK(mt_class(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-rep", MPI_INFO_NULL)) ==
+              MPI_ERR_UNSUPPORTED_DATAREP, "unknown datarep accepted");
+    MPI_OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        unlink(p);
+}
+
+/* MPI_MODE_SEQUENTIAL: shared pointer only; MPI_DISPLACEMENT_CURRENT;
+ * MPI_MODE_APPEND: both pointers start at the end of the file. */
+static void test_sequential(void)
+{
+    char p[4096];
+    name(p, "seq");
+    MPI_File fh;
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_SEQUENTIAL,
+                         MPI_INFO_NULL, &fh));
+    int v[3] = { rank, rank, rank };
+    expect_error(MPI_File_write_at(fh, 0, v, 1, MPI_INT, MPI_STATUS_IGNORE), MPI_ERR_UNSUPPORTED_OPERATION,
+                 "MPI_File_write_at", p);
+    expect_error(MPI_File_write(fh, v, 1, MPI_INT, MPI_STATUS_IGNORE), MPI_ERR_UNSUPPORTED_OPERATION,
+                 "MPI_File_write", p);
+    MPI_OK(MPI_File_write_ordered(fh, v, 3, MPI_INT, MPI_STATUS_IGNORE));   /* 12 bytes per rank */
+    /* the view starts where the shared pointer is: 12 * nprocs bytes in */
+    MPI_OK(MPI_File_set_view(fh, MPI_DISPLACEMENT_CURRENT, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+    MPI_Offset d;
+    MPI_Datatype et, ft;
+    char rep[MPI_MAX_DATAREP_STRING];
+    MPI_OK(MPI_File_get_view(fh, &d, &et, &ft, rep));
+    CHECK(d == 12L * nprocs, "MPI_DISPLACEMENT_CURRENT gave disp %lld, expected %ld", (long long)d, 12L * nprocs);
+    MPI_OK(MPI_File_write_ordered(fh, v, 1, MPI_INT, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(file_size(p) == 16L * nprocs, "sequential file is %ld bytes", file_size(p));
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_RDWR | MPI_MODE_APPEND | MPI_MODE_DELETE_ON_CLOSE,
+                         MPI_INFO_NULL, &fh));
+    MPI_Offset pos, spos;
+    MPI_OK(MPI_File_get_position(fh, &pos));
+    MPI_OK(MPI_File_get_position_shared(fh, &spos));
+    CHECK(pos == 16L * nprocs && spos == 16L * nprocs, "APPEND: positions %lld and %lld, expected %ld",
+          (long long)pos, (long long)spos, 16L * nprocs);
+    MPI_OK(MPI_File_close(&fh));
+}
+
+/* A user data representation (MPI_Register_datarep): ints byte-swapped in
+ * the file, so the file holds them big-endian on this little-endian host. */
+static unsigned swap32(unsigned v)
+{
+    return (v >> 24) | ((v >> 8) & 0xff00) | ((v << 8) & 0xff0000) | (v << 24);
+}
+static int swapped_write(void *userbuf, MPI_Datatype dt, int count, void *filebuf, MPI_Offset position, void *x)
+{
+    CHECK(dt == MPI_INT && *(int *)x == 42, "write conversion called with the wrong type or extra_state");
+    for (int i = 0; i < count; i++)
+        ((unsigned *)filebuf)[i] = swap32(((unsigned *)userbuf)[position + i]);
+    return MPI_SUCCESS;
+}
+static int swapped_read(void *userbuf, MPI_Datatype dt, int count, void *filebuf, MPI_Offset position, void *x)
+{
+    for (int i = 0; i < count; i++)
+        ((unsigned *)userbuf)[position + i] = swap32(((unsigned *)filebuf)[i]);
+    return MPI_SUCCESS;
+}
+static int swapped_extent(MPI_Datatype dt, MPI_Aint *extent, void *x)
+{
+    return MPI_Type_get_extent(dt, &(MPI_Aint){ 0 }, extent);
+}
+
+static void test_datarep(void)
+{
+    char p[4096];
+    name(p, "datarep");
+    static int extra = 42;
+    MPI_OK(MPI_Register_datarep("swapped", swapped_read, swapped_write, swapped_extent, &extra));
+    CHECK(mt_class(MPI_Register_datarep("swapped", swapped_read, swapped_write, swapped_extent, &extra)) ==
+              MPI_ERR_DUP_DATAREP, "a second registration of 'swapped'");
+    CHECK(mt_class(MPI_Register_datarep("native", swapped_read, swapped_write, swapped_extent, &extra)) ==
+              MPI_ERR_DUP_DATAREP, "registration of 'native'");
+    MPI_File fh;
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "swapped", MPI_INFO_NULL));
+    int v[2] = { 0x0a0b0c0d, rank }, back[2] = { 0, 0 };
+    MPI_OK(MPI_File_write_at_all(fh, rank * 2, v, 2, MPI_INT, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_File_sync(fh));
+    if (rank == 0) {
+        unsigned char b[8];
+        read_posix(p, b, 8, 0);
+        const unsigned char want[8] = { 0x0a, 0x0b, 0x0c, 0x0d, 0, 0, 0, 0 };
+        CHECK(!memcmp(b, want, 8), "'swapped' bytes %02x %02x %02x %02x", b[0], b[1], b[2], b[3]);
+    }
+    MPI_OK(MPI_File_read_at(fh, rank * 2, back, 2, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(back[0] == v[0] && back[1] == v[1], "'swapped' round trip: %x %d", back[0], back[1]);
+    /* a type mixing basic types does not fit this implementation's subset */
+    CHECK(mt_class(MPI_File_read_at(fh, 0, back, 1, MPI_2INT, MPI_STATUS_IGNORE)) == MPI_ERR_TYPE ||
+              mt_class(MPI_File_read_at(fh, 0, back, 1, MPI_DOUBLE_INT, MPI_STATUS_IGNORE)) ==
+                  MPI_ERR_UNSUPPORTED_DATAREP, "a heterogeneous type through 'swapped'");
+    MPI_OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        unlink(p);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    mt_rank = rank;
+    CHECK(argc > 1, "usage: test_io_file <dir>");
+    snprintf(dir, sizeof(dir), "%s", argv[1]);
+    clean_dir();
+    test_open_errors();
+    test_errhandler();
+    test_whole_file();
+    test_shared();
+    test_nonblocking();
+    test_atomic();
+    test_external32();
+    test_datarep();
+    test_sequential();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("test_io_file: %d ranks: open/errors/handlers/sizes/info/pointers/shared/ordered/nonblocking/split/"
+               "atomic/external32/datarep/sequential/append as MPI-4.1 says\n", nprocs);
+    MPI_Finalize();
+    return 0;
+}
