@@ -18,3 +18,23 @@ tool_test(noise_reports_ranks_nodes_cores ENV RDMACH_VNODE_SIZE=1 COMMAND ${EXPE
   "^ +1 [^ ]*vnode[01] +1 " "^ +2 [^ ]*vnode[01] +1 " "noisiest cores"
   -- ${RUN} -n 2 ${NOISE} --time 0.3 --quantum 100us --mode ftq)
 
+
+# The injector: its parser, then its detours measured by rdmach-noise. The
+# machine these run on is loaded (ranks are preempted for milliseconds), so
+# --expect judges only detours within 50% of the asked length: their median
+# length and the period of their train must be within 10% of what was asked.
+rdmach_unit_test(test_noise_inject LAYERS rch_base
+  SOURCES test_noise_inject.c ${CMAKE_SOURCE_DIR}/src/device/noise.c)
+tool_test(noise_injected_detours_found ENV RDMACH_NOISE=1ms,50us COMMAND ${EXPECT} 0
+  "^injected noise: RDMACH_NOISE=1ms,50us: a 50.0 us detour every 1000.0 us"
+  "^expect rank 0: .*: ok$" "^expect rank 1: .*: ok$"
+  -- ${RUN} -n 2 ${NOISE} --time 2 --expect 1ms,50us)
+tool_test(noise_injected_on_listed_ranks_only ENV RDMACH_NOISE=2ms,100us,unsync,1 COMMAND ${EXPECT} 0
+  "^expect rank 0: no noise injected on it" "^expect rank 1: .*: ok$"
+  -- ${RUN} -n 2 ${NOISE} --time 2 --expect 2ms,100us)
+# without the injector the same check fails: it is not met by any noise
+tool_test(noise_no_injection_not_found COMMAND ${EXPECT} 1 "^expect rank 0: .*NOT FOUND$"
+  -- ${RUN} -n 2 ${NOISE} --time 1 --expect 1ms,50us)
+tool_test(noise_injector_bad_value ENV RDMACH_NOISE=1ms,2ms COMMAND ${EXPECT} nonzero
+  "RDMACH_NOISE: '1ms,2ms' is not valid \\(the duration must be above 0 and below the period\\)"
+  -- ${RUN} -n 2 ${NOISE} --time 1)

@@ -1,6 +1,7 @@
 /* rdmach-noise's summaries, report and CSV files (see noise_report.h). */
 #include <stdlib.h>
 #include <string.h>
+#include "device/noise.h"
 #include "noise_report.h"
 
 static int cmp_len(const void *a, const void *b)
@@ -59,6 +60,41 @@ int noise_summarize(struct noise_run *r, struct noise_rank_sum *s)
     return 0;
 }
 
+int noise_summarize_matching(const struct noise_run *r, int64_t len, struct noise_rank_sum *s)
+{
+    const struct noise_finder *f = &r->det;
+    struct noise_detour *m = malloc((f->n ? f->n : 1) * sizeof(*m));
+    size_t n = 0;
+    if (!m)
+        return -1;
+    for (size_t i = 0; i < f->n; i++)
+        if (f->d[i].len >= len / 2 && f->d[i].len <= len + len / 2)
+            m[n++] = f->d[i];
+    struct noise_spectrum sp;
+    int rc = noise_spectrum_of(m, n, r->span, spectrum_bin(r->span), &sp);
+    s->match_n = (double)n;
+    s->match_hz = sp.dominant_hz;
+    s->match_interval_ns = sp.interval_mode_ns;
+    noise_spectrum_free(&sp);
+    qsort(m, n, sizeof(*m), cmp_len);
+    s->match_len_p50 = n ? (double)m[(n - 1) / 2].len : 0;
+    free(m);
+    return rc;
+}
+
+void noise_print_injected(FILE *out)
+{
+    const struct rch_dev_noise_cfg *c = rch_dev_noise_config();
+    if (!c) {
+        fprintf(out, "injected noise: none (RDMACH_NOISE is not set)\n");
+        return;
+    }
+    fprintf(out, "injected noise: RDMACH_NOISE=%s: a %.1f us detour every %.1f us (%.2f%% of the CPU), %s, ranks %s\n",
+            getenv("RDMACH_NOISE"), (double)c->duration * 1e-3, (double)c->period * 1e-3,
+            100.0 * (double)c->duration / (double)c->period, c->sync ? "synchronised" : "random phase per rank",
+            c->ranks[0] ? c->ranks : "all");
+}
+
 struct node_sum {
     const char *host;
     int ranks, worst_rank;
@@ -94,6 +130,8 @@ void noise_report_print(FILE *out, const struct noise_run *r, struct noise_rank_
                 s->q.max * 1e-3, s->slowdown * 100, s->detours, s->det_per_s, s->len_p50 * 1e-3,
                 s->len_p99 * 1e-3, s->len_max * 1e-3, s->noise_frac * 100,
                 s->dominant_hz > 0 ? 1e6 / s->dominant_hz : 0, s->interval_mode_ns * 1e-3);
+        if (s->noisy)
+            fprintf(out, "      (rank %d: %.0f detours injected, %.0f found)\n", s->rank, s->injected, s->detours);
         if (s->dropped > 0)
             fprintf(out, "      (rank %d: %.0f detours counted but not stored)\n", s->rank, s->dropped);
     }
