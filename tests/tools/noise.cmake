@@ -38,3 +38,12 @@ tool_test(noise_no_injection_not_found COMMAND ${EXPECT} 1 "^expect rank 0: .*NO
 tool_test(noise_injector_bad_value ENV RDMACH_NOISE=1ms,2ms COMMAND ${EXPECT} nonzero
   "RDMACH_NOISE: '1ms,2ms' is not valid \\(the duration must be above 0 and below the period\\)"
   -- ${RUN} -n 2 ${NOISE} --time 1)
+
+# --coll: barrier and allreduce with the injector paused and running in turn;
+# detours must land only in the batches with noise.
+tool_test(noise_coll_with_and_without_injection ENV RDMACH_NOISE=1ms,50us RDMACH_VNODE_SIZE=1 COMMAND ${EXPECT} 0
+  "^injected noise: RDMACH_NOISE=1ms,50us"
+  "^barrier +off +[0-9]+ " "^barrier +injected +[0-9]+ " "^allreduce 8 B +off " "^allreduce 4 KiB +injected "
+  "^detours injected over all ranks: [1-9][0-9]* during the batches with noise, 0 during those without$"
+  -- ${RUN} -n 2 ${NOISE} --coll 5)
+tool_test(noise_coll_bad_count COMMAND ${EXPECT} 2 "--coll 'x': expected a number of batches" -- ${RUN} -n 1 ${NOISE} --coll x)

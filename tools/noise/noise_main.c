@@ -5,6 +5,7 @@
  *   rdmachrun -n 4 rdmach-noise --time 10                 # FWQ, 1 ms quanta
  *   rdmachrun -n 4 rdmach-noise --mode ftq --quantum 100us --csv out
  *   RDMACH_NOISE=1ms,50us rdmachrun -n 2 rdmach-noise --time 2 --expect 1ms,50us
+ *   RDMACH_NOISE=1ms,50us rdmachrun -n 8 rdmach-noise --coll 100   # barrier, allreduce: noise off vs injected
  *
  * Every rank works in chunks of ~1 us with a clock reading after each
  * (noise_work.h): the chunks make up fixed work quanta (FWQ: the time of
@@ -27,13 +28,14 @@
 #include <mpi.h>
 #include "base/duration.h"
 #include "device/noise.h"
+#include "noise_coll.h"
 #include "noise_report.h"
 
 struct opts {
     enum noise_mode mode;
     int64_t quantum, duration, threshold;
     const char *csv;
-    int plot, threshold_set;
+    int plot, threshold_set, coll;
     int64_t expect_period, expect_len;
     double expect_tol;
 };
@@ -44,7 +46,8 @@ static int usage(int rank, const char *fmt, const char *arg)
         fprintf(stderr, "rdmach-noise: ");
         fprintf(stderr, fmt, arg);
         fprintf(stderr, "\nusage: rdmach-noise [--mode fwq|ftq] [--quantum 10us..100ms] [--time SECONDS]\n"
-                        "         [--threshold DURATION] [--csv DIR [--no-plot]] \n"
+                        "         [--threshold DURATION] [--csv DIR [--no-plot]]\n"
+                        "         [--coll BATCHES]\n"
                         "         [--expect PERIOD,LENGTH[,TOLERANCE%%]]\n");
     }
     return 2;
@@ -91,8 +94,9 @@ static int parse_opts(int argc, char **argv, int rank, struct opts *o)
                         .threshold = 2000, .plot = 1 };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end;
         int takes = !strcmp(a, "--mode") || !strcmp(a, "--quantum") || !strcmp(a, "--time") ||
-                    !strcmp(a, "--threshold") || !strcmp(a, "--csv") || !strcmp(a, "--expect");
+                    !strcmp(a, "--threshold") || !strcmp(a, "--csv") || !strcmp(a, "--expect") || !strcmp(a, "--coll");
         if (takes && !v)
             return usage(rank, "option %s needs a value", a);
         if (!strcmp(a, "--mode")) {
@@ -117,6 +121,10 @@ static int parse_opts(int argc, char **argv, int rank, struct opts *o)
         } else if (!strcmp(a, "--expect")) {
             if (parse_expect(v, o) != 0)
                 return usage(rank, "--expect '%s': expected PERIOD,LENGTH[,TOLERANCE%%], e.g. 1ms,50us,10%%", v);
+        } else if (!strcmp(a, "--coll")) {
+            o->coll = (int)strtol(v, &end, 10);
+            if (end == v || *end || o->coll < 3 || o->coll > 100000)
+                return usage(rank, "--coll '%s': expected a number of batches from 3 to 100000", v);
         } else if (!strcmp(a, "--no-plot")) {
             o->plot = 0;
         } else {
@@ -270,7 +278,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     rc = parse_opts(argc, argv, rank, &o);
     if (rc == 0)
-        rc = measure(&o, rank, size);
+        rc = o.coll ? noise_coll_run(rank, size, o.coll) : measure(&o, rank, size);
     MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();
     return rc;
