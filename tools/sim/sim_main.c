@@ -236,8 +236,17 @@ static int algo_names(const struct opts *o, enum rch_coll_id id, const char **na
     if (strcmp(o->algos, "all") != 0) {
         static char buf[512];
         snprintf(buf, sizeof(buf), "%s", o->algos);
-        for (char *save, *w = strtok_r(buf, ",", &save); w && n < max; w = strtok_r(NULL, ",", &save))
+        for (char *save, *w = strtok_r(buf, ",", &save); w && n < max; w = strtok_r(NULL, ",", &save)) {
+            int special = !strcmp(w, "auto") || (id == RCH_COLL_BARRIER && (!strcmp(w, "hier") || !strcmp(w, "hw")));
+            if (!special && !rch_coll_find_algo(id, w)) {
+                fprintf(stderr, "rdmach-sim: %s has no algorithm '%s'; it has:", o->coll, w);
+                for (int i = 0; i < rch_coll_algo_count(id); i++)
+                    fprintf(stderr, " %s", rch_coll_algo_name(id, i));
+                fprintf(stderr, "%s auto\n", id == RCH_COLL_BARRIER ? " hier hw" : "");
+                return -1;
+            }
             names[n++] = w;
+        }
         return n;
     }
     for (int i = 0; i < rch_coll_algo_count(id) && n < max; i++) {
@@ -272,6 +281,8 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
     const char *names[32];
     int nalgos = algo_names(o, id, names, 32), rc = 0;
     FILE *csv = NULL;
+    if (nalgos < 0)
+        return 2;
     if (o->csv && !(csv = fopen(o->csv, "w")))
         return fail("cannot write %s", o->csv);
     if (csv)
