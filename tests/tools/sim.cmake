@@ -52,3 +52,11 @@ tool_test(sim_trace_malformed COMMAND ${EXPECT} 2
 tool_test(sim_unknown_collective COMMAND ${EXPECT} 2 "unknown collective 'gossip'" -- ${SIM} gossip)
 tool_test(sim_unknown_algorithm COMMAND ${EXPECT} 2 "^rdmach-sim: allreduce has no algorithm 'nosuch'; it has: .*recdbl.* auto$"
   -- ${SIM} allreduce --ranks 4 --algos nosuch)
+
+# calibrate: the probe runs over shm and over the network channel; the fitted
+# file is written and read back by a simulation of the measured ping-pong.
+tool_test(sim_calibrate_writes_params COMMAND ${EXPECT} 0
+  "^shm: L [0-9]+ ns, o [0-9]+ ns, g [0-9]+ ns, G [0-9.]+ ns/B, O [0-9.]+ ns/B, S 16384 B$"
+  "^net: L [0-9]+ ns, o [0-9]+ ns, g [0-9]+ ns, G [0-9.]+ ns/B, O [0-9.]+ ns/B, S 65536 B$"
+  "^pingpong +pingpong +2 +2 +1 +0 +[0-9]+\\.[0-9]+ "
+  -- bash -c "${SIM} calibrate -o ${CMAKE_CURRENT_BINARY_DIR}/calibrated.params && ${SIM} pingpong --size 0 --params ${CMAKE_CURRENT_BINARY_DIR}/calibrated.params")
