@@ -18,18 +18,17 @@
  * has matplotlib, the plots (rdmach-noise-plot.py).
  */
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <mpi.h>
 #include "base/duration.h"
 #include "device/noise.h"
 #include "noise_coll.h"
 #include "noise_report.h"
+#include "tool_plot.h"
 
 struct opts {
     enum noise_mode mode;
@@ -159,32 +158,6 @@ static void find_node(int *node, int *nnodes)
     MPI_Comm_free(&shm);
 }
 
-static void make_plots(const char *dir)
-{
-    static const char *pythons[] = { "python3", "/usr/bin/python3" };
-    char exe[PATH_MAX], cmd[3 * PATH_MAX];
-    ssize_t l = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    if (l <= 0) {
-        printf("plots not made: cannot find the program's directory\n");
-        return;
-    }
-    exe[l] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    fflush(stdout); /* the script writes to the same stdout */
-    for (size_t i = 0; i < sizeof(pythons) / sizeof(pythons[0]); i++) {
-        snprintf(cmd, sizeof(cmd), "%s -c 'import matplotlib' >/dev/null 2>&1", pythons[i]);
-        if (system(cmd) != 0)
-            continue;
-        snprintf(cmd, sizeof(cmd), "%s '%s/rdmach-noise-plot.py' '%s'", pythons[i], exe, dir);
-        if (system(cmd) != 0)
-            printf("plots not made: %s failed\n", cmd);
-        return;
-    }
-    printf("plots not made: no python3 with matplotlib (install python3-matplotlib); the CSV files are in %s\n", dir);
-}
-
 /* --expect: every rank with injected noise (every rank if there is no
  * injector: the noise is then the machine's) must show detours of the
  * expected length, within the tolerance, in a train of the expected period.
@@ -258,7 +231,7 @@ static int measure(const struct opts *o, int rank, int size)
                 fprintf(stderr, "rdmach-noise: cannot write %s/summary.csv: %s\n", o->csv, strerror(errno));
                 rc = 1;
             } else if (o->plot) {
-                make_plots(o->csv);
+                rch_tool_plot("rdmach-noise-plot.py", o->csv);
             }
         }
         if (o->expect_len)

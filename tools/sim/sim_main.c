@@ -5,6 +5,7 @@
  *   rdmach-sim allreduce --ranks 2..65536 --size 8,4096 --algos all
  *   rdmach-sim alltoall --nodes 2..64 --ppn 8 --algos all --size 8,1024
  *   rdmach-sim allreduce --nodes 4096 --ppn 4 --compute 1ms --iters 20 --noise 1ms,100us,unsync
+ *   rdmach-sim allreduce --ranks 64 --noise-trace out/detours_rank0.csv   # noise rdmach-noise recorded
  *   rdmach-sim pingpong --size 0,1024,65536 --params machine.txt
  *   rdmach-sim calibrate -o machine.txt                   # measure this machine (sim_calib.c)
  *
@@ -24,6 +25,7 @@
 #include "coll/barrier.h"
 #include "coll/coll_impl.h"
 #include "sim.h"
+#include "tool_plot.h"
 
 #define MAX_LIST 64
 
@@ -356,6 +358,8 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
             }
     if (csv && fclose(csv) != 0)
         rc = fail("cannot write %s", o->csv);
+    else if (csv)
+        rch_tool_plot("rdmach-sim-plot.py", o->csv);
     return rc;
 }
 
@@ -366,7 +370,8 @@ static int usage(void)
     fprintf(stderr,
             "usage: rdmach-sim barrier|allreduce|bcast|alltoall|pingpong [--ranks LIST | --nodes LIST [--ppn N]]\n"
             "         [--algos all|auto|NAME,...] [--size LIST] [--params FILE] [--iters N] [--compute DURATION]\n"
-            "         [--noise PERIOD,DURATION[,sync|unsync] [--noise-nodes N] | --noise-trace FILE] [--csv FILE]\n"
+            "         [--noise PERIOD,DURATION[,sync|unsync] | --noise-trace DETOURS.csv[,sync]] [--noise-nodes N]\n"
+            "         [--csv FILE]\n"
             "       rdmach-sim calibrate [-o FILE]\n"
             "  LIST: a..b (powers of two) or a,b,c\n");
     return 2;
@@ -447,8 +452,14 @@ int main(int argc, char **argv)
             if (o.noise_nodes < 1)
                 return fail("--noise-nodes '%s': expected a number of nodes", v);
         } else if (!strcmp(a, "--noise-trace")) {
-            if (sim_noise_load_trace(v, &noise, err, sizeof(err)) != 0)
+            /* FILE[,sync]: the same detours on every rank, else at a random phase per rank */
+            char path[4096];
+            size_t pl = strlen(v);
+            int sync = pl > 5 && !strcmp(v + pl - 5, ",sync");
+            snprintf(path, sizeof(path), "%.*s", (int)(sync ? pl - 5 : pl), v);
+            if (sim_noise_load_trace(path, &noise, err, sizeof(err)) != 0)
                 return fail("%s", err);
+            noise.sync = sync;
             o.noise_text = v;
         } else if (!strcmp(a, "--csv")) {
             o.csv = v;
