@@ -292,7 +292,11 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
     printf("%-10s %-14s %8s %6s %4s %8s %12s %12s %10s %9s %6s %9s\n", "coll", "algo", "ranks", "nodes", "ppn", "bytes",
            "time_us", "per_iter_us", "events", "Mev/s", "progs", "mem_MB");
     for (int si = 0; si < o->nsizes; si++)
-        for (int ri = 0; ri < o->nranks; ri++)
+        for (int ri = 0; ri < o->nranks; ri++) {
+            /* the fastest algorithm of this size and rank count, and auto's pick */
+            double best_t = 0, auto_t = 0;
+            const char *best = NULL;
+            char auto_pick[64] = "";
             for (int ai = 0; ai < nalgos; ai++) {
                 int ppn = o->ppn, p = (int)(o->by_nodes ? o->ranks[ri] * ppn : o->ranks[ri]);
                 if (!strcmp(o->coll, "pingpong"))
@@ -343,6 +347,13 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
                         fprintf(csv, "%s,%s,%d,%d,%d,%ld,%d,%.3f,%.3f,%llu,%.0f,%u,%zu,%.1f\n", o->coll, label, p,
                                 (p + ppn - 1) / ppn, ppn, j.size, o->iters, res.time * 1e-3, res.time * 1e-3 / o->iters,
                                 (unsigned long long)res.events, rate, sim_progs_distinct(t), sim_progs_total_ops(t), mem);
+                    if (!strcmp(j.algo, "auto")) {
+                        auto_t = res.time;
+                        snprintf(auto_pick, sizeof(auto_pick), "%s", chosen);
+                    } else if (!best || res.time < best_t) {
+                        best_t = res.time;
+                        best = j.algo;
+                    }
                     if (p >= 65536)
                         printf("           (recorded in %.2f s, simulated in %.2f s: %.2f million events/s; "
                                "peak memory of the process %ld MB)\n", trec, res.seconds, rate * 1e-6, peak_rss_mb());
@@ -356,6 +367,10 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
                 free(j.sbuf);
                 free(j.rbuf);
             }
+            if (best && auto_pick[0])
+                printf("%-10s fastest: %s %.3f us; auto picks %s (%+.1f%%)\n", "", best, best_t * 1e-3, auto_pick,
+                       (auto_t / best_t - 1) * 100);
+        }
     if (csv && fclose(csv) != 0)
         rc = fail("cannot write %s", o->csv);
     else if (csv)
