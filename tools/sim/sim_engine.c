@@ -73,6 +73,7 @@ struct sim {
     uint32_t *slot_free;
     double *nic_tx, *nic_rx, *shm_tx;
     struct evvec *ring, far, side, curv, tmp;
+    uint64_t occ[NB / 64];     /* ring buckets that hold events: empty ones are skipped a word at a time */
     uint64_t cur;              /* the current bucket */
     size_t cur_pos, queued;
     struct ment *pool;
@@ -146,6 +147,27 @@ static struct event side_pop(struct sim *s)
     return top;
 }
 
+static void ring_push(struct sim *s, uint64_t b, struct event e)
+{
+    size_t i = b % NB;
+    vec_push(s, &s->ring[i], e);
+    s->occ[i / 64] |= 1ULL << (i % 64);
+}
+
+/* The first occupied bucket in [from, end), end a multiple of NB and
+ * from > end - NB (one stretch of the ring); end if none. */
+static uint64_t next_occupied(const struct sim *s, uint64_t from, uint64_t end)
+{
+    while (from < end) {
+        size_t i = from % NB;
+        uint64_t w = s->occ[i / 64] >> (i % 64);
+        if (w)
+            return from + (uint64_t)__builtin_ctzll(w) < end ? from + (uint64_t)__builtin_ctzll(w) : end;
+        from += 64 - i % 64;
+    }
+    return end;
+}
+
 static void push(struct sim *s, double t, int kind, uint32_t rank, uint32_t data)
 {
     struct event e = { t, (uint32_t)kind << 28 | rank, data };
@@ -154,13 +176,13 @@ static void push(struct sim *s, double t, int kind, uint32_t rank, uint32_t data
     if (b <= s->cur)
         side_push(s, e);
     else if (b < s->cur + NB)
-        vec_push(s, &s->ring[b % NB], e);
+        ring_push(s, b, e);
     else
         vec_push(s, &s->far, e);
 }
 
 /* Stable sort of the current bucket by time: insertion sort when small,
- * else two 16-bit passes of LSD radix on the time's position in the bucket. */
+ * else an LSD radix sort on the time's position in the bucket. */
 static void sort_bucket(struct sim *s, struct evvec *v)
 {
     size_t n = v->n;
@@ -186,18 +208,22 @@ static void sort_bucket(struct sim *s, struct evvec *v)
         }
     }
     double base = (double)s->cur * BUCKET_NS, scale = 4294967295.0 / BUCKET_NS;
+    /* 4 passes of 8 bits for a few thousand events, 2 of 16 for more: the
+     * counters' cost stays below the events' (an even number of passes
+     * leaves the result where it started) */
+    int bits = n < 8192 ? 8 : 16;
+    uint32_t radix = 1u << bits, mask = radix - 1;
     static uint32_t cnt[65536];
     struct event *from = v->e, *to = s->tmp.e;
-    for (int pass = 0; pass < 2; pass++) {
-        int sh = pass * 16;
-        memset(cnt, 0, sizeof(cnt));
+    for (int sh = 0; sh < 32; sh += bits) {
+        memset(cnt, 0, radix * sizeof(uint32_t));
         for (size_t i = 0; i < n; i++) {
             double x = (from[i].t - base) * scale;
             uint32_t k = x <= 0 ? 0 : x >= 4294967295.0 ? 4294967295u : (uint32_t)x;
-            cnt[(k >> sh) & 0xffff]++;
+            cnt[(k >> sh) & mask]++;
         }
         uint32_t sum = 0;
-        for (int i = 0; i < 65536; i++) {
+        for (uint32_t i = 0; i < radix; i++) {
             uint32_t c = cnt[i];
             cnt[i] = sum;
             sum += c;
@@ -205,7 +231,7 @@ static void sort_bucket(struct sim *s, struct evvec *v)
         for (size_t i = 0; i < n; i++) {
             double x = (from[i].t - base) * scale;
             uint32_t k = x <= 0 ? 0 : x >= 4294967295.0 ? 4294967295u : (uint32_t)x;
-            to[cnt[(k >> sh) & 0xffff]++] = from[i];
+            to[cnt[(k >> sh) & mask]++] = from[i];
         }
         struct event *t = from;
         from = to;
@@ -240,7 +266,7 @@ static void spread_far(struct sim *s)
         struct event e = s->far.e[i];
         uint64_t b = (uint64_t)(e.t / BUCKET_NS);
         if (b < s->cur + NB)
-            vec_push(s, &s->ring[b % NB], e);
+            ring_push(s, b, e);
         else
             s->far.e[keep++] = e;
     }
@@ -258,9 +284,9 @@ static struct event pop(struct sim *s)
                 return s->curv.e[s->cur_pos++];
             return side_pop(s);
         }
-        /* the next bucket: swap its vector in as the current one */
+        /* the next occupied bucket: swap its vector in as the current one */
         s->curv.n = s->cur_pos = 0;
-        s->cur++;
+        s->cur = next_occupied(s, s->cur + 1, (s->cur / NB + 1) * NB);
         if (s->cur % NB == 0) {
             if (s->queued == s->far.n && s->far.n) {   /* only far events: jump to the first */
                 double tmin = s->far.e[0].t;
@@ -274,13 +300,23 @@ static struct event pop(struct sim *s)
         struct evvec *b = &s->ring[s->cur % NB];
         if (b->n == 0)
             continue;
-        /* the spent vector is freed, not recycled into the ring: buckets
-         * that once held a million events would otherwise keep that
-         * capacity for ever and memory would grow with the simulated time */
-        free(s->curv.e);
+        /* the spent vector goes back to the ring only if small (at most
+         * 64 events: 64 MB over the whole ring): buckets that once held a
+         * million events would otherwise keep that capacity for ever, and
+         * sparse buckets (noise spreads the ranks out) would otherwise cost
+         * an allocation each */
+        size_t bi = s->cur % NB;
+        s->occ[bi / 64] &= ~(1ULL << (bi % 64));
+        struct evvec spent = s->curv;
         s->curv = *b;
-        *b = (struct evvec){ 0 };
-        sort_bucket(s, &s->curv);   /* two passes: the result is back in curv */
+        if (spent.cap <= 64) {
+            spent.n = 0;
+            *b = spent;
+        } else {
+            free(spent.e);
+            *b = (struct evvec){ 0 };
+        }
+        sort_bucket(s, &s->curv);   /* an even number of passes: the result is back in curv */
     }
 }
 
