@@ -17,8 +17,9 @@
  *   compute: reductions cost gamma ns per byte; work ops their length.
  *   noise: CPU work (o, O, compute) is stretched by the detours that fall
  *     in it; detours while a rank waits cost nothing.
- * A rank runs its ops in order until a WAIT whose request is not complete;
- * one event wakes it when it is. Events: a rank's run, a message's arrival,
+ * A rank runs its ops in order until a WAIT whose request is not complete
+ * (one event wakes it when it is) or an op that took CPU time (it goes on
+ * at its new time, so that the NICs are used in the order of time). Events: a rank's run, a message's arrival,
  * the release of the hardware barrier.
  */
 #include <math.h>
@@ -583,7 +584,16 @@ static void run_rank(struct sim *s, uint32_t rank)
     enum sim_form f;
     sim_progs_get(s->t, (int)rank, &p, &f);
     int n = s->lay->nranks;
+    double now = r->t;
     for (;;) {
+        /* An op that took CPU time ends this run: the rank goes on at its
+         * new time, in order with everybody else's events, so that what it
+         * does next on a shared resource (its node's NIC) is not booked
+         * ahead of others' earlier use of it. */
+        if (r->t > now) {
+            push(s, r->t, EV_RUN, rank, 0);
+            return;
+        }
         if (r->pc == p.nops) {
             if (++r->iter >= (uint32_t)s->iters) {
                 r->done = 1;
