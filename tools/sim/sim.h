@@ -124,4 +124,12 @@ struct sim_result {
 int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struct sim_params *p,
             const struct sim_noise *noise, int iters, struct sim_result *res, char *err, size_t len);
 
+/* ---- commands (sim_main.c, sim_calib.c) ---- */
+/* One collective (by name; algorithm by name, "auto", "hier" or "hw") on p
+ * ranks of ppn per node, no noise, once: the predicted time. 0 or -1 (err). */
+int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, const struct sim_params *prm,
+                double *t_ns, char *err, size_t len);
+int sim_calibrate(int argc, char **argv);
+int sim_validate(int argc, char **argv);
+
 #endif

@@ -8,6 +8,7 @@
  *   rdmach-sim allreduce --ranks 64 --noise-trace out/detours_rank0.csv   # noise rdmach-noise recorded
  *   rdmach-sim pingpong --size 0,1024,65536 --params machine.txt
  *   rdmach-sim calibrate -o machine.txt                   # measure this machine (sim_calib.c)
+ *   rdmach-sim validate --params machine.txt --ranks 2,4  # predicted against measured (sim_calib.c)
  *
  * For each size, algorithm and rank count: every rank's program is recorded
  * by running the library's algorithm (src/coll, by name from its lists, or
@@ -209,6 +210,43 @@ static struct sim_progs *record(const struct job *j, double compute, const char 
     return t;
 }
 
+/* One collective on p ranks, no noise, once: its predicted time (sim.h). */
+int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, const struct sim_params *prm,
+                double *t_ns, char *err, size_t len)
+{
+    struct job j = { .id = rch_coll_id_of(coll), .algo = algo, .p = p, .ppn = ppn, .size = size };
+    size_t buf = j.id == RCH_COLL_ALLTOALL ? (size_t)p * (size_t)size : (size_t)size;
+    struct sim_noise quiet = { 0 };
+    int rc = -1;
+    j.world_of = malloc((size_t)p * sizeof(int));
+    j.node_of = malloc((size_t)p * sizeof(int));
+    j.sbuf = calloc(1, buf + 64);
+    j.rbuf = calloc(1, buf + 64);
+    if (!j.world_of || !j.node_of || !j.sbuf || !j.rbuf) {
+        snprintf(err, len, "no memory");
+        goto out;
+    }
+    for (int r = 0; r < p; r++) {
+        j.world_of[r] = r;
+        j.node_of[r] = r / ppn;
+    }
+    const char *chosen;
+    struct sim_progs *t = record(&j, 0, &chosen, err, len);
+    struct sim_layout lay = { p, ppn };
+    struct sim_result res;
+    if (t && sim_run(t, &lay, prm, &quiet, 1, &res, err, len) == 0) {
+        *t_ns = res.time;
+        rc = 0;
+    }
+    sim_progs_free(t);
+out:
+    free(j.world_of);
+    free(j.node_of);
+    free(j.sbuf);
+    free(j.rbuf);
+    return rc;
+}
+
 /* ---- the study ---- */
 
 static double now_s(void)
@@ -378,7 +416,6 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
     return rc;
 }
 
-int sim_calibrate(int argc, char **argv);
 
 static int usage(void)
 {
@@ -388,6 +425,7 @@ static int usage(void)
             "         [--noise PERIOD,DURATION[,sync|unsync] | --noise-trace DETOURS.csv[,sync]] [--noise-nodes N]\n"
             "         [--csv FILE]\n"
             "       rdmach-sim calibrate [-o FILE]\n"
+            "       rdmach-sim validate [--params FILE] [--ranks LIST]\n"
             "  LIST: a..b (powers of two) or a,b,c\n");
     return 2;
 }
@@ -416,6 +454,8 @@ int main(int argc, char **argv)
         return usage();
     if (!strcmp(argv[1], "calibrate"))
         return sim_calibrate(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "validate"))
+        return sim_validate(argc - 1, argv + 1);
     struct opts o = { .coll = argv[1], .algos = "all", .ppn = 1, .iters = 1 };
     struct sim_params prm;
     struct sim_noise noise = { 0 };

@@ -9,12 +9,19 @@
  *   pingpong B NS    round trip of B bytes (the fastest single one) -> L, O
  *   reduce B NS      MPI_Reduce_local of B bytes of doubles (SUM)  -> gamma
  *   eager B          the largest message sent eagerly to rank 1
+ *
+ * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
+ *   coll COLL ALGO B MIN_NS MEDIAN_NS   one call of every algorithm of
+ *                    barrier, allreduce, bcast and alltoall (forced), the
+ *                    slowest rank's time, over 30 calls each after a barrier
+ * which `rdmach-sim validate` compares with its predictions.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
 #include "base/tunables.h"
+#include "coll/coll.h"
 
 enum { WINDOW = 64, REPS = 15 };
 
@@ -68,12 +75,77 @@ static double stream(int me, char *buf, int bytes, double *post)
     return best * 1e9;
 }
 
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void one_call(enum rch_coll_id id, char *s, char *r, int bytes, int p)
+{
+    switch (id) {
+    case RCH_COLL_BARRIER: MPI_Barrier(MPI_COMM_WORLD); break;
+    case RCH_COLL_BCAST: MPI_Bcast(s, bytes, MPI_BYTE, 0, MPI_COMM_WORLD); break;
+    case RCH_COLL_ALLREDUCE: MPI_Allreduce(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
+    default: MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD); break;
+    }
+    (void)p;
+}
+
+static int coll_mode(int me, int p)
+{
+    static const enum rch_coll_id ids[] = { RCH_COLL_BARRIER, RCH_COLL_ALLREDUCE, RCH_COLL_BCAST, RCH_COLL_ALLTOALL };
+    static const int sizes[] = { 8, 1024, 65536 };
+    enum { CALLS = 30 };
+    char *s = calloc(1, (size_t)p * 65536), *r = calloc(1, (size_t)p * 65536);
+    if (!s || !r)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+        enum rch_coll_id id = ids[k];
+        int nalgo = id == RCH_COLL_BARRIER ? 1 : rch_coll_algo_count(id);
+        for (int a = 0; a < nalgo; a++) {
+            const char *name = id == RCH_COLL_BARRIER ? "dissemination" : rch_coll_algo_name(id, a);
+            if (strstr(name, "shmseg") || (id != RCH_COLL_BARRIER && rch_coll_force(id, name) != RDMACH_OK))
+                continue;
+            for (size_t z = 0; z < (id == RCH_COLL_BARRIER ? 1 : sizeof(sizes) / sizeof(sizes[0])); z++) {
+                double t[CALLS];
+                for (int w = 0; w < 3; w++)
+                    one_call(id, s, r, sizes[z], p);
+                if (id != RCH_COLL_BARRIER && strcmp(rch_coll_last_algo(id), name) != 0)
+                    break;           /* it does not apply here: the selection ran another */
+                for (int c = 0; c < CALLS; c++) {
+                    MPI_Barrier(MPI_COMM_WORLD);
+                    double t0 = MPI_Wtime();
+                    one_call(id, s, r, sizes[z], p);
+                    double mine = MPI_Wtime() - t0;
+                    MPI_Allreduce(&mine, &t[c], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                }
+                qsort(t, CALLS, sizeof(double), cmp_d);
+                if (me == 0)
+                    printf("coll %s %s %d %.0f %.0f\n", rch_coll_name(id), name, id == RCH_COLL_BARRIER ? 0 : sizes[z],
+                           t[0] * 1e9, t[CALLS / 2] * 1e9);
+            }
+            if (id != RCH_COLL_BARRIER)
+                rch_coll_force(id, NULL);
+        }
+    }
+    fflush(stdout);
+    free(s);
+    free(r);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int me, size;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1 && !strcmp(argv[1], "--coll")) {
+        int rc = coll_mode(me, size);
+        MPI_Finalize();
+        return rc;
+    }
     if (size != 2) {
         if (me == 0)
             fprintf(stderr, "rdmach-sim-probe: run it on 2 ranks (rdmachrun -n 2)\n");
