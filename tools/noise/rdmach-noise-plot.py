@@ -46,6 +46,7 @@ def main(d):
     ax[1].set_ylabel("quantum %s (us)" % unit.split("_")[0])
     for a in ax:
         a.tick_params(axis="x", labelrotation=45)
+        a.set_yscale("log")   # a detour can be a thousand quanta long
     fig.tight_layout()
     fig.savefig(os.path.join(d, "quanta_by_node.png"), dpi=100)
 
