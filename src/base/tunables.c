@@ -210,6 +210,11 @@ static const struct rch_tun_row rows[] = {
       "How one-sided operations reach other ranks: auto (load/store into windows in node-shared memory, "
       "the channel's RDMA put/get elsewhere, packets for the rest), rdma (never load/store: channel "
       "put/get and packets, as across a network), am (packets executed by the target only)" },
+    /* Experiments (src/device/noise.c); the value is checked when the device starts. */
+    { "NOISE", RCH_TUN_STRING, OFF(noise), "", 0, 256, NULL,
+      "Inject OS-like noise: period,duration[,sync|unsync][,ranks], e.g. 1ms,50us: every period the rank's "
+      "thread spins for duration in a handler of signal SIGRTMIN+5 (a POSIX timer); sync: the same instants "
+      "on every rank, unsync: a random phase per rank; ranks: a list like 0-3,7 (default all). Empty: none" },
 };
 
 size_t rch_base_tun_count(void)

@@ -96,6 +96,7 @@ struct rch_tunables {
     int    rma_path;         /* RCH_RMA_PATH_*: how one-sided operations reach other ranks (device/rma.h) */
     char   verbs_device[256]; /* verbs: RDMA device per node, "d0,d1,..." (index node % n; "": auto) */
     char   verbs_addr[256];   /* verbs: listener IP address per node, "a0,a1,..." ("": from the device) */
+    char   noise[256];       /* injected detours "period,duration[,sync|unsync][,ranks]" ("": none; device/noise.h) */
 };
 
 extern struct rch_tunables rch_tun;

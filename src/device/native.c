@@ -9,6 +9,7 @@
 #include "base/tunables.h"
 #include "boot/boot.h"
 #include "device/dev.h"
+#include "device/noise.h"
 
 static int rch_native_state; /* 0: never, 1: initialized, 2: finalized */
 
@@ -26,6 +27,9 @@ RDMACH_API rdmach_status_t rdmach_init(int *argc, char ***argv)
     if (st != RDMACH_OK)
         goto out_report;
     rch_log_set_rank(rch_boot.rank);
+    st = rch_dev_noise_start(rch_boot.rank, rch_boot.size);
+    if (st != RDMACH_OK)
+        goto out_boot_finalize;
     st = rch_dev_init();
     if (st != RDMACH_OK)
         goto out_boot_finalize;
@@ -44,6 +48,7 @@ RDMACH_API rdmach_status_t rdmach_finalize(void)
 {
     if (rch_native_state != 1)
         return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "rdmach_finalize: rdmach is not initialized");
+    rch_dev_noise_stop();
     rdmach_status_t st = rch_dev_finalize();
     rdmach_status_t st2 = rch_boot_finalize();
     rch_native_state = 2;

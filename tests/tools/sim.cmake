@@ -1,0 +1,75 @@
+# rdmach-sim (tools/sim) against LogGP results computed by hand from
+# tests/tools/sim/loggp.txt (net: L 5000, o 1000, G 1 ns/B, S 65536; shm:
+# L 200, o 100; gamma 0.5 ns/B; hardware barrier o_w 100, o_p 200 + 50 lg P,
+# o_r 100), and its bad inputs. Included by tests/tools/CMakeLists.txt.
+set(SIM $<TARGET_FILE:rdmach-sim>)
+set(SIMDATA ${CMAKE_CURRENT_SOURCE_DIR}/sim)
+set(LOGGP --params ${SIMDATA}/loggp.txt)
+
+# ping-pong: eager 2(L + 2o + sG); rendezvous 2(o + L + o + L + sG + L)
+tool_test(sim_pingpong_loggp COMMAND ${EXPECT} 0
+  "^pingpong +pingpong +2 +2 +1 +0 +14\\.000 "
+  "^pingpong +pingpong +2 +2 +1 +1000 +16\\.000 "
+  "^pingpong +pingpong +2 +2 +1 +100000 +234\\.000 "
+  -- ${SIM} pingpong --size 0,1000,100000 ${LOGGP})
+# dissemination: ceil(lg p) rounds of L + 2o; the hardware barrier o_w + o_p(P) + o_r
+tool_test(sim_barrier_loggp COMMAND ${EXPECT} 0
+  "^barrier +dissemination +4 +4 +1 +8 +14\\.000 "
+  "^barrier +dissemination +5 +5 +1 +8 +21\\.000 "
+  "^barrier +dissemination +1024 +1024 +1 +8 +70\\.000 "
+  "^barrier +hw +4 +4 +1 +8 +0\\.500 "
+  "^barrier +hw +1024 +1024 +1 +8 +0\\.900 "
+  -- ${SIM} barrier --ranks 4,5,1024 ${LOGGP})
+# within a node (shm): 2 rounds of 200 + 2 * 100
+tool_test(sim_barrier_shm_loggp COMMAND ${EXPECT} 0 "^barrier +dissemination +4 +1 +4 +8 +0\\.800 "
+  -- ${SIM} barrier --ranks 4 --ppn 4 --algos dissemination ${LOGGP})
+# hierarchical, 4 nodes of 2: arrive (o + L + o over shm) + 2 net rounds + release (o + L + o)
+tool_test(sim_barrier_hier_loggp COMMAND ${EXPECT} 0 "^barrier +hier +8 +4 +2 +8 +14\\.800 "
+  -- ${SIM} barrier --ranks 8 --ppn 2 --algos hier ${LOGGP})
+# recursive doubling of one double: 3 rounds of L + 2o + 8G + 8 gamma
+tool_test(sim_allreduce_recdbl_loggp COMMAND ${EXPECT} 0 "^allreduce +recdbl +8 +8 +1 +8 +21\\.036 "
+  -- ${SIM} allreduce --ranks 8 --algos recdbl ${LOGGP})
+# synchronised noise: every rank starts inside a 100 us detour
+tool_test(sim_noise_delays_the_start COMMAND ${EXPECT} 0 "^barrier +dissemination +8 +8 +1 +8 +121\\.000 "
+  -- ${SIM} barrier --ranks 8 --algos dissemination --noise 1ms,100us ${LOGGP})
+# scale: 2^16 ranks, 16 rounds; the rate is printed (a benchmark figure, not asserted)
+tool_test(sim_barrier_65536 COMMAND ${EXPECT} 0 "^barrier +dissemination +65536 +65536 +1 +8 +112\\.000 "
+  "million events/s; peak memory of the process [0-9]+ MB"
+  -- ${SIM} barrier --ranks 65536 --algos dissemination ${LOGGP})
+
+# bad inputs: the file and line, and what was expected there
+tool_test(sim_params_unknown_key COMMAND ${EXPECT} 2
+  "^rdmach-sim: .*/bad_key\\.txt:3: unknown parameter 'X' \\(expected L, o, g, G, O, S\\)$"
+  -- ${SIM} barrier --params ${SIMDATA}/bad_key.txt)
+tool_test(sim_params_missing_value COMMAND ${EXPECT} 2
+  "^rdmach-sim: .*/bad_value\\.txt:2: parameter 'o' needs a non-negative number, got 'nothing'$"
+  -- ${SIM} barrier --params ${SIMDATA}/bad_value.txt)
+tool_test(sim_params_bad_nic COMMAND ${EXPECT} 2 "bad_nic\\.txt:2: nic must be onload or offload, got 'both'$"
+  -- ${SIM} barrier --params ${SIMDATA}/bad_nic.txt)
+tool_test(sim_trace_malformed COMMAND ${EXPECT} 2
+  "bad_trace\\.csv:3: expected start_ns,length_ns \\(two non-negative numbers\\)$"
+  -- ${SIM} barrier --noise-trace ${SIMDATA}/bad_trace.csv)
+tool_test(sim_unknown_collective COMMAND ${EXPECT} 2 "unknown collective 'gossip'" -- ${SIM} gossip)
+tool_test(sim_unknown_algorithm COMMAND ${EXPECT} 2 "^rdmach-sim: allreduce has no algorithm 'nosuch'; it has: .*recdbl.* auto$"
+  -- ${SIM} allreduce --ranks 4 --algos nosuch)
+
+# calibrate: the probe runs over shm and over the network channel; the fitted
+# file is written and read back by a simulation of the measured ping-pong.
+tool_test(sim_calibrate_writes_params COMMAND ${EXPECT} 0
+  "^shm: L [0-9]+ ns, o [0-9]+ ns, g [0-9]+ ns, G [0-9.]+ ns/B, O [0-9.]+ ns/B, S 16384 B$"
+  "^net: L [0-9]+ ns, o [0-9]+ ns, g [0-9]+ ns, G [0-9.]+ ns/B, O [0-9.]+ ns/B, S 65536 B$"
+  "^pingpong +pingpong +2 +2 +1 +0 +[0-9]+\\.[0-9]+ "
+  -- bash -c "${SIM} calibrate -o ${CMAKE_CURRENT_BINARY_DIR}/calibrated.params && ${SIM} pingpong --size 0 --params ${CMAKE_CURRENT_BINARY_DIR}/calibrated.params")
+# a noise trace as rdmach-noise writes it, on every rank at the same instants
+tool_test(sim_noise_trace_sync COMMAND ${EXPECT} 0 "^barrier +dissemination +8 +8 +1 +8 +121\\.000 "
+  -- ${SIM} barrier --ranks 8 --algos dissemination --noise-trace ${SIMDATA}/trace.csv,sync ${LOGGP})
+# validate: measured (rdmach-sim-probe --coll on 2 ranks, shm and net) beside
+# predicted for every algorithm; the test asserts the report, the 20% figure
+# is a benchmark target (docs/SCALE.md)
+tool_test(sim_validate_reports COMMAND ${EXPECT} 0
+  "^ +2 shm +barrier +dissemination +0 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 net +allreduce +recdbl +65536 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 net +alltoall +bruck +8 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^2 ranks net bcast binomial +median \\|error\\| over sizes"
+  "^validation: [0-9]+ of [0-9]+ algorithm groups within 20% \\(median over sizes\\)$"
+  -- ${SIM} validate --ranks 2 ${LOGGP})

@@ -1,0 +1,135 @@
+/*
+ * rdmach-sim: a discrete-event simulator of rdmach's collectives in the
+ * LogGOPS model, at sizes no test machine has.
+ *
+ * Layers (one way):
+ *   sim_record.c  a recording device: implements src/device/dev.h so that
+ *                 the library's own algorithms (src/coll, unchanged) run for
+ *                 one rank at a time and leave that rank's program — its
+ *                 sends, receives, waits and reductions — with no copy of
+ *                 any algorithm here. Programs are stored once per distinct
+ *                 shape (peers relative to the rank: by offset, by xor or
+ *                 absolute), so a dissemination barrier of 2^20 ranks keeps
+ *                 one program, not 2^20.
+ *   sim_engine.c  the event engine: runs every rank's program against the
+ *                 LogGOPS parameters of the channel between each pair (shm
+ *                 within a node, net between nodes; a node's ranks share its
+ *                 NIC), eager or rendezvous by the channel's S, with noise.
+ *   sim_params.c  parameter and noise-trace files (errors name the line).
+ *   sim_main.c    the command line, the collectives and the report.
+ *
+ * Times are nanoseconds (double).
+ */
+#ifndef RCH_SIM_H
+#define RCH_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- programs (sim_record.c) ---- */
+enum sim_op_kind { SIM_ISEND, SIM_IRECV, SIM_WAIT, SIM_FREE, SIM_COMPUTE, SIM_HWBAR };
+/* One op: kind (3 bits) | arg (24 bits: peer in the program's form, or the
+ * request slot of a WAIT or FREE) | bytes (37 bits; COMPUTE: bytes reduced
+ * if arg is 0, nanoseconds of work if it is 1). ISEND and IRECV take a
+ * request slot as sim_record.c's rule gives it. */
+typedef uint64_t sim_op;
+#define SIM_OP(kind, arg, bytes) ((uint64_t)(kind) | ((uint64_t)(arg) & 0xffffff) << 3 | (uint64_t)(bytes) << 27)
+#define SIM_OP_KIND(op)  ((int)((op) & 7))
+#define SIM_OP_ARG(op)   ((uint32_t)(((op) >> 3) & 0xffffff))
+#define SIM_OP_BYTES(op) ((uint64_t)(op) >> 27)
+#define SIM_MAX_RANKS (1 << 24)
+
+enum sim_form { SIM_FORM_DELTA, SIM_FORM_XOR, SIM_FORM_ABS, SIM_FORM_MAX };
+
+struct sim_prog {
+    const sim_op *ops;
+    uint32_t nops;
+    uint32_t slots;            /* request slots it uses at once */
+};
+
+struct sim_progs;              /* the table of distinct programs */
+struct sim_progs *sim_progs_new(int nranks);
+void sim_progs_free(struct sim_progs *t);
+/* Rank `rank`'s program (peers resolved with its form). */
+void sim_progs_get(const struct sim_progs *t, int rank, struct sim_prog *p, enum sim_form *form);
+uint32_t sim_progs_distinct(const struct sim_progs *t);
+size_t sim_progs_bytes(const struct sim_progs *t);
+size_t sim_progs_total_ops(const struct sim_progs *t);
+static inline int sim_peer(enum sim_form f, uint32_t arg, int rank, int nranks)
+{
+    switch (f) {
+    case SIM_FORM_DELTA: return (int)(((uint64_t)rank + arg) % (uint64_t)nranks);
+    case SIM_FORM_XOR: return rank ^ (int)arg;
+    default: return (int)arg;
+    }
+}
+
+/* Recording: between begin and end, the device calls of the calling code
+ * are rank `rank`'s (world ranks: the views' world_of translate). Ops may
+ * also be added directly (sim_rec_op: peers in world ranks). end stores
+ * the program; 0, or -1 with a message in *err (an algorithm's error). */
+void sim_rec_begin(struct sim_progs *t, int rank);
+void sim_rec_op(int kind, int peer, uint64_t bytes);
+/* The view whose communicator ranks receives name (for world translation). */
+void sim_rec_view(const int *world_of);
+int sim_rec_end(char *err, size_t len);
+/* A reduction that records COMPUTE ops instead of computing. */
+struct rch_coll_op;
+const struct rch_coll_op *sim_rec_reduce_op(void);
+
+/* ---- parameters (sim_params.c) ---- */
+enum sim_chan { SIM_SHM, SIM_NET, SIM_CHAN_MAX };
+struct sim_loggops {
+    double L, o, g, G, O;      /* ns, ns, ns, ns/byte, ns/byte */
+    double S;                  /* bytes: larger messages use rendezvous */
+};
+struct sim_params {
+    struct sim_loggops ch[SIM_CHAN_MAX];
+    int onload;                /* the NIC's protocol runs on the host CPU */
+    double gamma;              /* ns per byte reduced */
+    double hw_ow, hw_op, hw_oplg, hw_or;   /* hardware barrier: o_w, o_p(P) = op + oplg * lg P, o_r */
+};
+void sim_params_default(struct sim_params *p);
+/* 0, or -1 with "file:line: what" in err. */
+int sim_params_load(const char *path, struct sim_params *p, char *err, size_t len);
+int sim_params_save(const char *path, const struct sim_params *p, const char *comment);
+
+/* ---- noise ---- */
+struct sim_noise {
+    int kind;                  /* 0 none, 1 periodic, 2 trace */
+    double period, duration;   /* periodic */
+    int sync;
+    const uint8_t *on;         /* [nranks] 1: noisy (NULL: all) */
+    double *tstart, *tlen;     /* trace: detours of one rank, sorted, over [0, span) */
+    size_t tn;
+    double span;
+};
+/* A trace of rdmach-noise (detours_rank<N>.csv: start_ns,length_ns). */
+int sim_noise_load_trace(const char *path, struct sim_noise *n, char *err, size_t len);
+
+/* ---- the engine (sim_engine.c) ---- */
+struct sim_layout {
+    int nranks, ppn;           /* node of rank r: r / ppn */
+};
+struct sim_result {
+    double time;               /* last rank's end */
+    double mean_end;
+    uint64_t events;
+    double seconds;            /* CPU time of the run (the machine may be shared) */
+    size_t engine_bytes;
+};
+/* Run every rank's program `iters` times; 0, or -1 with a message (deadlock:
+ * ranks left waiting). */
+int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struct sim_params *p,
+            const struct sim_noise *noise, int iters, struct sim_result *res, char *err, size_t len);
+
+/* ---- commands (sim_main.c, sim_calib.c) ---- */
+/* One collective (by name; algorithm by name, "auto", "hier" or "hw") on p
+ * ranks of ppn per node, no noise, once: the predicted time. 0 or -1 (err). */
+int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, const struct sim_params *prm,
+                double *t_ns, char *err, size_t len);
+int sim_calibrate(int argc, char **argv);
+int sim_validate(int argc, char **argv);
+
+#endif

@@ -1,0 +1,744 @@
+/*
+ * The event engine of rdmach-sim (see sim.h).
+ *
+ * Model (LogGOPS, per channel: shm between ranks of a node, net between
+ * nodes; a node's ranks share one NIC for net):
+ *   eager send of s bytes (s <= S): the sender's CPU is busy o + s·O; the
+ *     message leaves when the sending resource (the node's NIC for net, the
+ *     rank itself for shm) is free, keeps it g + s·G, and arrives L + s·G
+ *     later, no earlier than the receiving NIC's previous message + g (net);
+ *     the send is complete when its CPU part is (onload NIC: when the data
+ *     has left). The receiver's CPU spends o + s·O once the message has
+ *     arrived and the receive is posted.
+ *   rendezvous (s > S): a request-to-send (0 bytes) as above; on match the
+ *     receiver spends o and asks for the data (L); an onload NIC needs the
+ *     sender's CPU for o to serve it; the data then flows as an eager
+ *     message's; the sender completes when it has left.
+ *   compute: reductions cost gamma ns per byte; work ops their length.
+ *   noise: CPU work (o, O, compute) is stretched by the detours that fall
+ *     in it; detours while a rank waits cost nothing.
+ * A rank runs its ops in order until a WAIT whose request is not complete
+ * (one event wakes it when it is) or an op that took CPU time (it goes on
+ * at its new time, so that the NICs are used in the order of time). Events: a rank's run, a message's arrival,
+ * the release of the hardware barrier.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "sim.h"
+
+enum { EV_RUN, EV_ARRIVE, EV_HWREL };
+#define NONE UINT32_MAX
+#define PENDING (-1.0)
+
+struct event {
+    double t;
+    uint32_t kind_rank;        /* kind << 28 | rank */
+    uint32_t data;             /* EV_ARRIVE: message */
+};
+
+/* A message in flight or waiting unmatched, or a posted receive: one pool. */
+struct ment {
+    double time;               /* arrival, or the receive's posting */
+    uint64_t len;
+    uint32_t next, src, dst, slot;   /* slot: the sender's (message) or the receiver's (receive) */
+    uint8_t rts;
+};
+
+struct srank {
+    double t;                  /* the rank's clock: its CPU is busy until then */
+    uint32_t pc, iter;
+    uint32_t wait_slot;        /* NONE: not waiting */
+    uint32_t slot_base, next_slot, free_top;
+    uint32_t posted, posted_tail, unexp, unexp_tail;
+    uint8_t done;
+};
+
+#define BUCKET_NS 50.0
+#define NB 65536
+
+struct evvec {
+    struct event *e;
+    size_t n, cap;
+};
+
+struct sim {
+    const struct sim_progs *t;
+    const struct sim_layout *lay;
+    const struct sim_params *p;
+    const struct sim_noise *noise;
+    int iters, nnodes;
+    struct srank *r;
+    double *slot_done;
+    uint32_t *slot_free;
+    double *nic_tx, *nic_rx, *shm_tx;
+    struct evvec *ring, far, side, curv, tmp;
+    uint64_t occ[NB / 64];     /* ring buckets that hold events: empty ones are skipped a word at a time */
+    uint64_t cur;              /* the current bucket */
+    size_t cur_pos, queued;
+    struct ment *pool;
+    uint32_t npool, poolcap, poolfree;
+    uint64_t events;
+    int hw_count;
+    double hw_max;
+    int alloc_failed;
+};
+
+/* ---- the event queue ----
+ * A calendar of buckets W ns wide: events of the next NB buckets are
+ * appended to their bucket (no ordering work), later ones to a far list
+ * that is spread into the ring every NB buckets. The current bucket is
+ * sorted once (a stable radix sort on the time within the bucket, so events
+ * at equal times run in the order they were made) and read in order; events
+ * made for the current bucket itself go to a small heap beside it. Pushing
+ * and popping thus touch memory in sequence, which is what lets a million
+ * ranks run at several million events per second. */
+
+static void vec_push(struct sim *s, struct evvec *v, struct event e)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? v->cap * 2 : 16;
+        struct event *a = realloc(v->e, cap * sizeof(*a));
+        if (!a) {
+            s->alloc_failed = 1;
+            return;
+        }
+        v->e = a;
+        v->cap = cap;
+    }
+    v->e[v->n++] = e;
+}
+
+static void side_push(struct sim *s, struct event e)
+{
+    struct evvec *h = &s->side;
+    vec_push(s, h, e);
+    if (s->alloc_failed)
+        return;
+    size_t i = h->n - 1;
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (h->e[up].t <= e.t)
+            break;
+        h->e[i] = h->e[up];
+        i = up;
+    }
+    h->e[i] = e;
+}
+
+static struct event side_pop(struct sim *s)
+{
+    struct evvec *h = &s->side;
+    struct event top = h->e[0], last = h->e[--h->n];
+    size_t i = 0, n = h->n;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && h->e[c + 1].t < h->e[c].t)
+            c++;
+        if (last.t <= h->e[c].t)
+            break;
+        h->e[i] = h->e[c];
+        i = c;
+    }
+    if (n)
+        h->e[i] = last;
+    return top;
+}
+
+static void ring_push(struct sim *s, uint64_t b, struct event e)
+{
+    size_t i = b % NB;
+    vec_push(s, &s->ring[i], e);
+    s->occ[i / 64] |= 1ULL << (i % 64);
+}
+
+/* The first occupied bucket in [from, end), end a multiple of NB and
+ * from > end - NB (one stretch of the ring); end if none. */
+static uint64_t next_occupied(const struct sim *s, uint64_t from, uint64_t end)
+{
+    while (from < end) {
+        size_t i = from % NB;
+        uint64_t w = s->occ[i / 64] >> (i % 64);
+        if (w)
+            return from + (uint64_t)__builtin_ctzll(w) < end ? from + (uint64_t)__builtin_ctzll(w) : end;
+        from += 64 - i % 64;
+    }
+    return end;
+}
+
+static void push(struct sim *s, double t, int kind, uint32_t rank, uint32_t data)
+{
+    struct event e = { t, (uint32_t)kind << 28 | rank, data };
+    uint64_t b = (uint64_t)(t / BUCKET_NS);
+    s->queued++;
+    if (b <= s->cur)
+        side_push(s, e);
+    else if (b < s->cur + NB)
+        ring_push(s, b, e);
+    else
+        vec_push(s, &s->far, e);
+}
+
+/* Stable sort of the current bucket by time: insertion sort when small,
+ * else an LSD radix sort on the time's position in the bucket. */
+static void sort_bucket(struct sim *s, struct evvec *v)
+{
+    size_t n = v->n;
+    if (n < 48) {
+        for (size_t i = 1; i < n; i++) {
+            struct event x = v->e[i];
+            size_t j = i;
+            while (j > 0 && v->e[j - 1].t > x.t) {
+                v->e[j] = v->e[j - 1];
+                j--;
+            }
+            v->e[j] = x;
+        }
+        return;
+    }
+    if (s->tmp.cap < n) {
+        free(s->tmp.e);
+        s->tmp.e = malloc(n * sizeof(struct event));
+        s->tmp.cap = s->tmp.e ? n : 0;
+        if (!s->tmp.e) {
+            s->alloc_failed = 1;
+            return;
+        }
+    }
+    double base = (double)s->cur * BUCKET_NS, scale = 4294967295.0 / BUCKET_NS;
+    /* 4 passes of 8 bits for a few thousand events, 2 of 16 for more: the
+     * counters' cost stays below the events' (an even number of passes
+     * leaves the result where it started) */
+    int bits = n < 8192 ? 8 : 16;
+    uint32_t radix = 1u << bits, mask = radix - 1;
+    static uint32_t cnt[65536];
+    struct event *from = v->e, *to = s->tmp.e;
+    for (int sh = 0; sh < 32; sh += bits) {
+        memset(cnt, 0, radix * sizeof(uint32_t));
+        for (size_t i = 0; i < n; i++) {
+            double x = (from[i].t - base) * scale;
+            uint32_t k = x <= 0 ? 0 : x >= 4294967295.0 ? 4294967295u : (uint32_t)x;
+            cnt[(k >> sh) & mask]++;
+        }
+        uint32_t sum = 0;
+        for (uint32_t i = 0; i < radix; i++) {
+            uint32_t c = cnt[i];
+            cnt[i] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            double x = (from[i].t - base) * scale;
+            uint32_t k = x <= 0 ? 0 : x >= 4294967295.0 ? 4294967295u : (uint32_t)x;
+            to[cnt[(k >> sh) & mask]++] = from[i];
+        }
+        struct event *t = from;
+        from = to;
+        to = t;
+    }
+}
+
+static size_t queue_bytes(const struct sim *s)
+{
+    size_t b = NB * sizeof(struct evvec) + (s->far.cap + s->side.cap + s->curv.cap + s->tmp.cap) * sizeof(struct event);
+    for (size_t i = 0; s->ring && i < NB; i++)
+        b += s->ring[i].cap * sizeof(struct event);
+    return b;
+}
+
+static void free_queue(struct sim *s)
+{
+    for (size_t i = 0; s->ring && i < NB; i++)
+        free(s->ring[i].e);
+    free(s->ring);
+    free(s->far.e);
+    free(s->side.e);
+    free(s->curv.e);
+    free(s->tmp.e);
+}
+
+/* Move the far events that fall in the ring's next NB buckets into it. */
+static void spread_far(struct sim *s)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < s->far.n; i++) {
+        struct event e = s->far.e[i];
+        uint64_t b = (uint64_t)(e.t / BUCKET_NS);
+        if (b < s->cur + NB)
+            ring_push(s, b, e);
+        else
+            s->far.e[keep++] = e;
+    }
+    s->far.n = keep;
+}
+
+/* The next event; the queue must not be empty. */
+static struct event pop(struct sim *s)
+{
+    for (;;) {
+        int have_cur = s->cur_pos < s->curv.n, have_side = s->side.n > 0;
+        if (have_cur || have_side) {
+            s->queued--;
+            if (have_cur && (!have_side || s->curv.e[s->cur_pos].t <= s->side.e[0].t))
+                return s->curv.e[s->cur_pos++];
+            return side_pop(s);
+        }
+        /* the next occupied bucket: swap its vector in as the current one */
+        s->curv.n = s->cur_pos = 0;
+        s->cur = next_occupied(s, s->cur + 1, (s->cur / NB + 1) * NB);
+        if (s->cur % NB == 0) {
+            if (s->queued == s->far.n && s->far.n) {   /* only far events: jump to the first */
+                double tmin = s->far.e[0].t;
+                for (size_t i = 1; i < s->far.n; i++)
+                    if (s->far.e[i].t < tmin)
+                        tmin = s->far.e[i].t;
+                s->cur = (uint64_t)(tmin / BUCKET_NS) / NB * NB;
+            }
+            spread_far(s);
+        }
+        struct evvec *b = &s->ring[s->cur % NB];
+        if (b->n == 0)
+            continue;
+        /* the spent vector goes back to the ring only if small (at most
+         * 64 events: 64 MB over the whole ring): buckets that once held a
+         * million events would otherwise keep that capacity for ever, and
+         * sparse buckets (noise spreads the ranks out) would otherwise cost
+         * an allocation each */
+        size_t bi = s->cur % NB;
+        s->occ[bi / 64] &= ~(1ULL << (bi % 64));
+        struct evvec spent = s->curv;
+        s->curv = *b;
+        if (spent.cap <= 64) {
+            spent.n = 0;
+            *b = spent;
+        } else {
+            free(spent.e);
+            *b = (struct evvec){ 0 };
+        }
+        sort_bucket(s, &s->curv);   /* an even number of passes: the result is back in curv */
+    }
+}
+
+/* ---- pool of match entries ---- */
+
+static uint32_t ment_new(struct sim *s)
+{
+    if (s->poolfree != NONE) {
+        uint32_t i = s->poolfree;
+        s->poolfree = s->pool[i].next;
+        return i;
+    }
+    if (s->npool == s->poolcap) {
+        uint32_t cap = s->poolcap ? s->poolcap * 2 : 4096;
+        struct ment *p = realloc(s->pool, cap * sizeof(*p));
+        if (!p) {
+            s->alloc_failed = 1;
+            return NONE;
+        }
+        s->pool = p;
+        s->poolcap = cap;
+    }
+    return s->npool++;
+}
+
+static void ment_free(struct sim *s, uint32_t i)
+{
+    s->pool[i].next = s->poolfree;
+    s->poolfree = i;
+}
+
+static void list_append(struct sim *s, uint32_t *head, uint32_t *tail, uint32_t i)
+{
+    s->pool[i].next = NONE;
+    if (*head == NONE)
+        *head = i;
+    else
+        s->pool[*tail].next = i;
+    *tail = i;
+}
+
+/* Remove and return the first entry of the list whose peer (src field for
+ * messages, which hold the sender; receives hold the source there too) is
+ * `peer`, or NONE. */
+static uint32_t list_take(struct sim *s, uint32_t *head, uint32_t *tail, uint32_t peer)
+{
+    uint32_t prev = NONE;
+    for (uint32_t i = *head; i != NONE; prev = i, i = s->pool[i].next) {
+        if (s->pool[i].src != peer)
+            continue;
+        if (prev == NONE)
+            *head = s->pool[i].next;
+        else
+            s->pool[prev].next = s->pool[i].next;
+        if (*tail == i)
+            *tail = prev;
+        return i;
+    }
+    return NONE;
+}
+
+/* ---- CPU time under noise ---- */
+
+static double phase_of(const struct sim *s, uint32_t rank)
+{
+    if (s->noise->sync)
+        return 0;
+    uint64_t h = (uint64_t)(rank + 1) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 29;
+    double span = s->noise->kind == 1 ? s->noise->period : s->noise->span;
+    return (double)(h % 1000003) / 1000003.0 * span;
+}
+
+/* End of `work` ns of CPU started at t on rank. */
+static double cpu(const struct sim *s, uint32_t rank, double t, double work)
+{
+    const struct sim_noise *n = s->noise;
+    if (n->kind == 0 || (n->on && !n->on[rank]))
+        return t + work;
+    double ph = phase_of(s, rank), rem = work;
+    if (n->kind == 1) {
+        double per = n->period, d = n->duration;
+        for (;;) {
+            double k = floor((t - ph) / per), ds = ph + k * per;
+            if (t < ds + d)                    /* inside a detour */
+                t = ds + d;
+            double next = ds + per;
+            if (t + rem <= next)
+                return t + rem;
+            rem -= next - t;
+            t = next + d;
+        }
+    }
+    /* a trace, repeated every span, shifted by the rank's phase */
+    for (;;) {
+        double base = floor((t + ph) / n->span) * n->span, x = t + ph - base;
+        size_t lo = 0, hi = n->tn;                  /* first detour ending after x */
+        while (lo < hi) {
+            size_t m = (lo + hi) / 2;
+            if (n->tstart[m] + n->tlen[m] <= x) lo = m + 1; else hi = m;
+        }
+        if (lo == n->tn) {                          /* none left in this span */
+            double to_end = n->span - x;
+            if (rem <= to_end)
+                return t + rem;
+            rem -= to_end;
+            t += to_end;
+            continue;
+        }
+        if (x >= n->tstart[lo]) {                   /* inside it */
+            t += n->tstart[lo] + n->tlen[lo] - x;
+            continue;
+        }
+        double free_ns = n->tstart[lo] - x;
+        if (rem <= free_ns)
+            return t + rem;
+        rem -= free_ns;
+        t += free_ns + n->tlen[lo];
+    }
+}
+
+/* ---- requests ---- */
+
+static uint32_t slot_alloc(struct sim *s, struct srank *r)
+{
+    uint32_t slot = r->free_top ? s->slot_free[r->slot_base + --r->free_top] : r->next_slot++;
+    s->slot_done[r->slot_base + slot] = PENDING;
+    return slot;
+}
+
+static void complete(struct sim *s, uint32_t rank, uint32_t slot, double t)
+{
+    struct srank *r = &s->r[rank];
+    s->slot_done[r->slot_base + slot] = t;
+    if (r->wait_slot == slot) {
+        r->wait_slot = NONE;
+        push(s, t > r->t ? t : r->t, EV_RUN, rank, 0);
+    }
+}
+
+static int node_of(const struct sim *s, uint32_t rank)
+{
+    return (int)(rank / (uint32_t)s->lay->ppn);
+}
+
+/* The data of a message leaves src at the earliest `ready`: returns the
+ * arrival at dst, and the time it has left in *left. */
+static double transfer(struct sim *s, uint32_t src, uint32_t dst, uint64_t len, double ready, double *left)
+{
+    int sn = node_of(s, src), dn = node_of(s, dst), net = sn != dn;
+    const struct sim_loggops *c = &s->p->ch[net ? SIM_NET : SIM_SHM];
+    double *tx = net ? &s->nic_tx[sn] : &s->shm_tx[src];
+    double start = ready > *tx ? ready : *tx, bytes = (double)len;
+    *tx = start + c->g + bytes * c->G;
+    *left = start + bytes * c->G;
+    double arrive = *left + c->L;
+    if (net) {
+        double rx = s->nic_rx[dn] + bytes * c->G;
+        if (rx > arrive)
+            arrive = rx;
+        s->nic_rx[dn] = arrive + c->g;
+    }
+    return arrive;
+}
+
+static const struct sim_loggops *chan(const struct sim *s, uint32_t a, uint32_t b)
+{
+    return &s->p->ch[node_of(s, a) != node_of(s, b) ? SIM_NET : SIM_SHM];
+}
+
+/* A message (entry m, arrived) meets its receive (rslot posted at `posted`). */
+static void match(struct sim *s, const struct ment *m, uint32_t rslot, double posted)
+{
+    struct srank *rd = &s->r[m->dst];
+    const struct sim_loggops *c = chan(s, m->src, m->dst);
+    int net = node_of(s, m->src) != node_of(s, m->dst);
+    double t = m->time > posted ? m->time : posted;
+    if (rd->t > t)
+        t = rd->t;
+    if (!m->rts) {
+        rd->t = cpu(s, m->dst, t, c->o + (double)m->len * c->O);
+        complete(s, m->dst, rslot, rd->t);
+        return;
+    }
+    /* rendezvous: the receiver asks for the data */
+    rd->t = cpu(s, m->dst, t, c->o);
+    double ask = rd->t + c->L, left;
+    if (s->p->onload && net) {
+        struct srank *rs = &s->r[m->src];
+        double st = ask > rs->t ? ask : rs->t;
+        rs->t = cpu(s, m->src, st, c->o);
+        ask = rs->t;
+    }
+    double arrive = transfer(s, m->src, m->dst, m->len, ask, &left);
+    if (s->p->onload && net && s->r[m->src].t < left)
+        s->r[m->src].t = left;
+    complete(s, m->src, m->slot, left);
+    double rt = arrive > rd->t ? arrive : rd->t;
+    rd->t = cpu(s, m->dst, rt, (double)m->len * c->O);
+    complete(s, m->dst, rslot, rd->t);
+}
+
+static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len)
+{
+    struct srank *r = &s->r[rank];
+    const struct sim_loggops *c = chan(s, rank, dst);
+    int net = node_of(s, rank) != node_of(s, dst), rts = (double)len > c->S;
+    uint32_t slot = slot_alloc(s, r), mi = ment_new(s);
+    if (mi == NONE)
+        return;
+    double left;
+    r->t = cpu(s, rank, r->t, c->o + (rts ? 0 : (double)len * c->O));
+    double arrive = transfer(s, rank, dst, rts ? 0 : len, r->t, &left);
+    if (!rts) {
+        if (s->p->onload && net && left > r->t)
+            r->t = left;
+        s->slot_done[r->slot_base + slot] = r->t;
+    }
+    s->pool[mi] = (struct ment){ arrive, len, NONE, rank, dst, slot, (uint8_t)rts };
+    push(s, arrive, EV_ARRIVE, dst, mi);
+}
+
+static void do_irecv(struct sim *s, uint32_t rank, uint32_t src, uint64_t len)
+{
+    struct srank *r = &s->r[rank];
+    uint32_t slot = slot_alloc(s, r);
+    uint32_t mi = list_take(s, &r->unexp, &r->unexp_tail, src);
+    if (mi != NONE) {
+        struct ment m = s->pool[mi];
+        ment_free(s, mi);
+        match(s, &m, slot, r->t);
+        return;
+    }
+    mi = ment_new(s);
+    if (mi == NONE)
+        return;
+    s->pool[mi] = (struct ment){ r->t, len, NONE, src, rank, slot, 0 };
+    list_append(s, &r->posted, &r->posted_tail, mi);
+}
+
+static void on_arrive(struct sim *s, uint32_t mi)
+{
+    struct ment m = s->pool[mi];
+    struct srank *r = &s->r[m.dst];
+    uint32_t ri = list_take(s, &r->posted, &r->posted_tail, m.src);
+    if (ri == NONE) {
+        list_append(s, &r->unexp, &r->unexp_tail, mi);
+        return;
+    }
+    uint32_t rslot = s->pool[ri].slot;
+    double posted = s->pool[ri].time;
+    ment_free(s, ri);
+    ment_free(s, mi);
+    match(s, &m, rslot, posted);
+}
+
+/* Run rank's ops from its pc until it must wait or its program ends. */
+static void run_rank(struct sim *s, uint32_t rank)
+{
+    struct srank *r = &s->r[rank];
+    struct sim_prog p;
+    enum sim_form f;
+    sim_progs_get(s->t, (int)rank, &p, &f);
+    int n = s->lay->nranks;
+    double now = r->t;
+    for (;;) {
+        /* An op that took CPU time ends this run: the rank goes on at its
+         * new time, in order with everybody else's events, so that what it
+         * does next on a shared resource (its node's NIC) is not booked
+         * ahead of others' earlier use of it. */
+        if (r->t > now) {
+            push(s, r->t, EV_RUN, rank, 0);
+            return;
+        }
+        if (r->pc == p.nops) {
+            if (++r->iter >= (uint32_t)s->iters) {
+                r->done = 1;
+                return;
+            }
+            r->pc = 0;
+        }
+        sim_op op = p.ops[r->pc++];
+        uint32_t a = SIM_OP_ARG(op);
+        uint64_t b = SIM_OP_BYTES(op);
+        switch (SIM_OP_KIND(op)) {
+        case SIM_ISEND:
+            do_isend(s, rank, (uint32_t)sim_peer(f, a, (int)rank, n), b);
+            break;
+        case SIM_IRECV:
+            do_irecv(s, rank, (uint32_t)sim_peer(f, a, (int)rank, n), b);
+            break;
+        case SIM_WAIT: {
+            double d = s->slot_done[r->slot_base + a];
+            if (d == PENDING) {
+                r->wait_slot = a;
+                return;
+            }
+            if (d > r->t)
+                r->t = d;
+            break;
+        }
+        case SIM_FREE:
+            s->slot_free[r->slot_base + r->free_top++] = a;
+            break;
+        case SIM_COMPUTE:
+            r->t = cpu(s, rank, r->t, a ? (double)b : (double)b * s->p->gamma);
+            break;
+        case SIM_HWBAR: {
+            double arrive = cpu(s, rank, r->t, s->p->hw_ow);
+            if (arrive > s->hw_max)
+                s->hw_max = arrive;
+            r->wait_slot = NONE - 1;           /* waiting for the release */
+            if (++s->hw_count == n) {
+                double lg = n > 1 ? log2((double)n) : 0;
+                push(s, s->hw_max + s->p->hw_op + s->p->hw_oplg * lg, EV_HWREL, 0, 0);
+                s->hw_count = 0;
+                s->hw_max = 0;
+            }
+            return;
+        }
+        }
+    }
+}
+
+int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struct sim_params *p,
+            const struct sim_noise *noise, int iters, struct sim_result *res, char *err, size_t len)
+{
+    struct sim s = { .t = t, .lay = lay, .p = p, .noise = noise, .iters = iters, .poolfree = NONE };
+    int n = lay->nranks;
+    struct timespec w0, w1;
+    int rc = -1;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &w0);
+    s.nnodes = (n + lay->ppn - 1) / lay->ppn;
+    s.r = calloc((size_t)n, sizeof(*s.r));
+    s.nic_tx = calloc((size_t)s.nnodes, sizeof(double));
+    s.nic_rx = calloc((size_t)s.nnodes, sizeof(double));
+    s.shm_tx = calloc((size_t)n, sizeof(double));
+    size_t nslots = 0;
+    for (int i = 0; s.r && i < n; i++) {
+        struct sim_prog pr;
+        enum sim_form f;
+        sim_progs_get(t, i, &pr, &f);
+        s.r[i] = (struct srank){ .wait_slot = NONE, .slot_base = (uint32_t)nslots, .posted = NONE,
+                                 .posted_tail = NONE, .unexp = NONE, .unexp_tail = NONE };
+        nslots += pr.slots;
+        if (nslots >= UINT32_MAX) {
+            snprintf(err, len, "too many request slots (%zu): the algorithm keeps too many requests at this size", nslots);
+            goto out_free;
+        }
+    }
+    s.ring = calloc(NB, sizeof(*s.ring));
+    s.slot_done = malloc((nslots ? nslots : 1) * sizeof(double));
+    s.slot_free = malloc((nslots ? nslots : 1) * sizeof(uint32_t));
+    if (!s.r || !s.nic_tx || !s.nic_rx || !s.shm_tx || !s.ring || !s.slot_done || !s.slot_free) {
+        snprintf(err, len, "no memory for %d ranks (%zu request slots)", n, nslots);
+        goto out_free;
+    }
+    for (int i = 0; i < n; i++)
+        push(&s, 0, EV_RUN, (uint32_t)i, 0);
+    size_t peak_heap = 0, peak_pool = 0;
+    while (s.queued && !s.alloc_failed) {
+        if (s.queued > peak_heap)
+            peak_heap = s.queued;
+        struct event e = pop(&s);
+        uint32_t rank = e.kind_rank & 0x0fffffff;
+        s.events++;
+        switch (e.kind_rank >> 28) {
+        case EV_RUN:
+            if (e.t > s.r[rank].t)
+                s.r[rank].t = e.t;
+            run_rank(&s, rank);
+            break;
+        case EV_ARRIVE:
+            on_arrive(&s, e.data);
+            break;
+        case EV_HWREL:
+            for (int i = 0; i < n; i++) {
+                s.r[i].wait_slot = NONE;
+                s.r[i].t = cpu(&s, (uint32_t)i, e.t, p->hw_or);
+                push(&s, s.r[i].t, EV_RUN, (uint32_t)i, 0);
+            }
+            break;
+        }
+    }
+    peak_pool = s.poolcap;
+    if (s.alloc_failed) {
+        snprintf(err, len, "no memory for the events (%zu queued)", s.queued);
+        goto out_free;
+    }
+    double last = 0, sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (!s.r[i].done) {
+            snprintf(err, len, "deadlock: rank %d waits forever (op %u of its program, iteration %u)", i,
+                     s.r[i].pc, s.r[i].iter);
+            goto out_free;
+        }
+        if (s.r[i].t > last)
+            last = s.r[i].t;
+        sum += s.r[i].t;
+    }
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &w1);
+    res->time = last;
+    res->mean_end = sum / n;
+    res->events = s.events;
+    res->seconds = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) * 1e-9;
+    res->engine_bytes = (size_t)n * (sizeof(struct srank) + sizeof(double)) + (size_t)s.nnodes * 2 * sizeof(double) +
+                        nslots * (sizeof(double) + sizeof(uint32_t)) + queue_bytes(&s) +
+                        peak_pool * sizeof(struct ment);
+    (void)peak_heap;
+    rc = 0;
+
+out_free:
+    free(s.r);
+    free(s.nic_tx);
+    free(s.nic_rx);
+    free(s.shm_tx);
+    free(s.slot_done);
+    free(s.slot_free);
+    free_queue(&s);
+    free(s.pool);
+    return rc;
+}

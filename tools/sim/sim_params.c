@@ -1,0 +1,197 @@
+/*
+ * rdmach-sim's parameter files and noise traces. A parameter file:
+ *
+ *   # comment
+ *   shm L 300 o 150 g 40 G 0.05 O 0.05 S 16384
+ *   net L 9000 o 3000 g 1500 G 0.8 O 0 S 65536
+ *   nic offload                 # or onload
+ *   gamma 0.3                   # ns per byte reduced
+ *   hw ow 200 op 400 oplg 0 or 200   # hardware barrier
+ *
+ * Times in ns, G and O in ns per byte, S in bytes. Unknown words, missing
+ * or negative values are errors naming the file and line.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim.h"
+
+void sim_params_default(struct sim_params *p)
+{
+    /* A shared-memory node and a 100 Gb/s-class offloading network, for
+     * study until `rdmach-sim calibrate` measures the machine. */
+    *p = (struct sim_params){
+        .ch = {
+            [SIM_SHM] = { .L = 250, .o = 150, .g = 50, .G = 0.08, .O = 0.05, .S = 16384 },
+            [SIM_NET] = { .L = 1500, .o = 400, .g = 300, .G = 0.08, .O = 0, .S = 65536 },
+        },
+        .onload = 0,
+        .gamma = 0.25,
+        .hw_ow = 300, .hw_op = 600, .hw_oplg = 0, .hw_or = 300,
+    };
+}
+
+static int number(const char *w, double *v)
+{
+    char *e;
+    if (!w)
+        return -1;
+    errno = 0;
+    *v = strtod(w, &e);
+    return errno || e == w || *e || !(*v >= 0) ? -1 : 0;
+}
+
+/* key value pairs of one line into the fields named in keys/fields */
+static int pairs(char *save, const char *const *keys, double *const *fields, int nkeys, const char *path, int line,
+                 char *err, size_t len)
+{
+    char *k;
+    while ((k = strtok_r(NULL, " \t\r\n", &save)) != NULL) {
+        int i = 0;
+        while (i < nkeys && strcmp(k, keys[i]) != 0)
+            i++;
+        if (i == nkeys) {
+            char list[128] = "";
+            for (int j = 0; j < nkeys; j++)
+                snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", j ? ", " : "", keys[j]);
+            snprintf(err, len, "%s:%d: unknown parameter '%s' (expected %s)", path, line, k, list);
+            return -1;
+        }
+        char *v = strtok_r(NULL, " \t\r\n", &save);
+        if (number(v, fields[i]) != 0) {
+            snprintf(err, len, "%s:%d: parameter '%s' needs a non-negative number, got '%s'", path, line, k,
+                     v ? v : "nothing");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int sim_params_load(const char *path, struct sim_params *p, char *err, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, len, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    sim_params_default(p);
+    char buf[1024];
+    int line = 0, rc = 0;
+    while (rc == 0 && fgets(buf, sizeof(buf), f)) {
+        line++;
+        char *hash = strchr(buf, '#'), *save;
+        if (hash)
+            *hash = '\0';
+        char *w = strtok_r(buf, " \t\r\n", &save);
+        if (!w)
+            continue;
+        if (!strcmp(w, "shm") || !strcmp(w, "net")) {
+            struct sim_loggops *c = &p->ch[!strcmp(w, "net") ? SIM_NET : SIM_SHM];
+            static const char *const keys[] = { "L", "o", "g", "G", "O", "S" };
+            double *const fields[] = { &c->L, &c->o, &c->g, &c->G, &c->O, &c->S };
+            rc = pairs(save, keys, fields, 6, path, line, err, len);
+        } else if (!strcmp(w, "hw")) {
+            static const char *const keys[] = { "ow", "op", "oplg", "or" };
+            double *const fields[] = { &p->hw_ow, &p->hw_op, &p->hw_oplg, &p->hw_or };
+            rc = pairs(save, keys, fields, 4, path, line, err, len);
+        } else if (!strcmp(w, "gamma")) {
+            char *v = strtok_r(NULL, " \t\r\n", &save);
+            if (number(v, &p->gamma) != 0 || strtok_r(NULL, " \t\r\n", &save)) {
+                snprintf(err, len, "%s:%d: gamma needs one non-negative number (ns per byte)", path, line);
+                rc = -1;
+            }
+        } else if (!strcmp(w, "nic")) {
+            char *v = strtok_r(NULL, " \t\r\n", &save);
+            if (v && !strcmp(v, "onload"))
+                p->onload = 1;
+            else if (v && !strcmp(v, "offload"))
+                p->onload = 0;
+            else {
+                snprintf(err, len, "%s:%d: nic must be onload or offload, got '%s'", path, line, v ? v : "nothing");
+                rc = -1;
+            }
+        } else {
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma or hw)", path, line, w);
+            rc = -1;
+        }
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(err, len, "%s: read error", path);
+        rc = -1;
+    }
+    fclose(f);
+    return rc;
+}
+
+int sim_params_save(const char *path, const struct sim_params *p, const char *comment)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# rdmach-sim parameters (ns; G, O in ns per byte; S in bytes)\n%s", comment ? comment : "");
+    for (int c = 0; c < SIM_CHAN_MAX; c++) {
+        const struct sim_loggops *x = &p->ch[c];
+        fprintf(f, "%s L %.1f o %.1f g %.1f G %.5f O %.5f S %.0f\n", c == SIM_SHM ? "shm" : "net", x->L, x->o, x->g,
+                x->G, x->O, x->S);
+    }
+    fprintf(f, "nic %s\ngamma %.4f\nhw ow %.1f op %.1f oplg %.1f or %.1f\n", p->onload ? "onload" : "offload", p->gamma,
+            p->hw_ow, p->hw_op, p->hw_oplg, p->hw_or);
+    return fclose(f);
+}
+
+int sim_noise_load_trace(const char *path, struct sim_noise *n, char *err, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, len, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    char buf[256];
+    int line = 0, rc = 0;
+    size_t cap = 0;
+    double last = -1;
+    n->tn = 0;
+    n->span = 0;
+    while (rc == 0 && fgets(buf, sizeof(buf), f)) {
+        line++;
+        if (line == 1 && !strncmp(buf, "start_ns,length_ns", 18))
+            continue;
+        char *e1, *e2;
+        double st = strtod(buf, &e1), ln = *e1 == ',' ? strtod(e1 + 1, &e2) : -1;
+        if (*e1 != ',' || e1 == buf || ln < 0 || (*e2 != '\n' && *e2 != '\0' && *e2 != '\r') || st < 0) {
+            snprintf(err, len, "%s:%d: expected start_ns,length_ns (two non-negative numbers)", path, line);
+            rc = -1;
+            break;
+        }
+        if (st < last) {
+            snprintf(err, len, "%s:%d: detours must be in order of their start", path, line);
+            rc = -1;
+            break;
+        }
+        last = st + ln;
+        if (n->tn == cap) {
+            cap = cap ? cap * 2 : 1024;
+            double *a = realloc(n->tstart, cap * sizeof(double)), *b = a ? realloc(n->tlen, cap * sizeof(double)) : NULL;
+            if (a)
+                n->tstart = a;
+            if (!a || !b) {
+                snprintf(err, len, "%s: no memory", path);
+                rc = -1;
+                break;
+            }
+            n->tlen = b;
+        }
+        n->tstart[n->tn] = st;
+        n->tlen[n->tn++] = ln;
+    }
+    fclose(f);
+    if (rc == 0 && n->tn == 0) {
+        snprintf(err, len, "%s: no detours in the trace", path);
+        rc = -1;
+    }
+    if (rc == 0) {
+        n->kind = 2;
+        n->span = last * 1.0001 + 1000;   /* the trace repeats after its last detour */
+    }
+    return rc;
+}

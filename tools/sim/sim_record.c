@@ -1,0 +1,460 @@
+/*
+ * The recording device (see sim.h): src/device/dev.h implemented so that a
+ * collective algorithm of src/coll, called for one rank, runs to its end at
+ * once and leaves that rank's program. Sends and receives complete when
+ * waited for (data is not moved: the programs of the algorithms here do not
+ * depend on what they receive); every wait is an op, so the simulator knows
+ * what the rank waits for and in which order.
+ *
+ * Request slots: a send or receive takes the most recently freed slot (or
+ * a new one), a FREE op gives it back; the engine replays the same rule, so
+ * a WAIT's slot names the same request there.
+ *
+ * Programs are hash-consed: each is stored in three forms (peers as offsets
+ * from the rank mod p, as xor with the rank, absolute) and a rank whose
+ * program already exists in any form shares it.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "base/base.h"
+#include "coll/coll.h"
+#include "device/dev.h"
+#include "sim.h"
+
+/* The device's MPI_THREAD_MULTIPLE flag (device/cs.h): never on here. */
+int rch_dev_cs_on;
+
+/* ---- the program table ---- */
+
+struct entry {
+    uint64_t hash;
+    uint32_t prog;             /* index into progs */
+    uint8_t form, used;
+};
+
+struct sim_progs {
+    int nranks;
+    uint32_t *rank_prog;       /* [nranks]: program index << 2 | form */
+    struct sim_prog *progs;
+    uint32_t nprogs, cap;
+    struct entry *tab;         /* open addressing, power-of-two size */
+    size_t tabsize, bytes, total_ops;
+};
+
+struct sim_progs *sim_progs_new(int nranks)
+{
+    struct sim_progs *t = calloc(1, sizeof(*t));
+    if (!t)
+        return NULL;
+    t->nranks = nranks;
+    t->rank_prog = malloc((size_t)nranks * sizeof(uint32_t));
+    t->tabsize = 1024;
+    t->tab = calloc(t->tabsize, sizeof(*t->tab));
+    if (!t->rank_prog || !t->tab) {
+        sim_progs_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void sim_progs_free(struct sim_progs *t)
+{
+    if (!t)
+        return;
+    for (uint32_t i = 0; i < t->nprogs; i++)
+        free((void *)t->progs[i].ops);
+    free(t->progs);
+    free(t->tab);
+    free(t->rank_prog);
+    free(t);
+}
+
+void sim_progs_get(const struct sim_progs *t, int rank, struct sim_prog *p, enum sim_form *form)
+{
+    uint32_t v = t->rank_prog[rank];
+    *p = t->progs[v >> 2];
+    *form = (enum sim_form)(v & 3);
+}
+
+uint32_t sim_progs_distinct(const struct sim_progs *t)
+{
+    return t->nprogs;
+}
+
+size_t sim_progs_bytes(const struct sim_progs *t)
+{
+    return t->bytes + t->tabsize * sizeof(struct entry) + (size_t)t->nranks * sizeof(uint32_t) +
+           t->cap * sizeof(struct sim_prog);
+}
+
+size_t sim_progs_total_ops(const struct sim_progs *t)
+{
+    return t->total_ops;
+}
+
+static uint64_t hash_ops(const sim_op *ops, uint32_t n, int form)
+{
+    uint64_t h = 1469598103934665603ULL ^ (uint64_t)form;
+    for (uint32_t i = 0; i < n; i++) {
+        h ^= ops[i];
+        h *= 1099511628211ULL;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static int find(const struct sim_progs *t, const sim_op *ops, uint32_t n, int form, uint64_t h, uint32_t *prog)
+{
+    for (size_t i = h & (t->tabsize - 1);; i = (i + 1) & (t->tabsize - 1)) {
+        const struct entry *e = &t->tab[i];
+        if (!e->used)
+            return 0;
+        if (e->hash == h && e->form == form && t->progs[e->prog].nops == n &&
+            memcmp(t->progs[e->prog].ops, ops, n * sizeof(sim_op)) == 0) {
+            *prog = e->prog;
+            return 1;
+        }
+    }
+}
+
+static int grow_tab(struct sim_progs *t)
+{
+    size_t n = t->tabsize * 2;
+    struct entry *nt = calloc(n, sizeof(*nt));
+    if (!nt)
+        return -1;
+    for (size_t i = 0; i < t->tabsize; i++) {
+        if (!t->tab[i].used)
+            continue;
+        size_t j = t->tab[i].hash & (n - 1);
+        while (nt[j].used)
+            j = (j + 1) & (n - 1);
+        nt[j] = t->tab[i];
+    }
+    free(t->tab);
+    t->tab = nt;
+    t->tabsize = n;
+    return 0;
+}
+
+static int insert(struct sim_progs *t, const sim_op *ops, uint32_t n, uint32_t slots, int form, uint64_t h,
+                  uint32_t *prog)
+{
+    if ((t->nprogs + 1) * 2 > t->tabsize && grow_tab(t) != 0)
+        return -1;
+    if (t->nprogs == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 64;
+        struct sim_prog *np = realloc(t->progs, cap * sizeof(*np));
+        if (!np)
+            return -1;
+        t->progs = np;
+        t->cap = cap;
+    }
+    sim_op *copy = malloc((n ? n : 1) * sizeof(sim_op));
+    if (!copy)
+        return -1;
+    memcpy(copy, ops, n * sizeof(sim_op));
+    t->progs[t->nprogs] = (struct sim_prog){ copy, n, slots };
+    t->bytes += (n ? n : 1) * sizeof(sim_op);
+    size_t i = h & (t->tabsize - 1);
+    while (t->tab[i].used)
+        i = (i + 1) & (t->tabsize - 1);
+    t->tab[i] = (struct entry){ h, t->nprogs, (uint8_t)form, 1 };
+    *prog = t->nprogs++;
+    return 0;
+}
+
+/* ---- recording ---- */
+
+struct rreq {
+    struct rch_dev_req pub;    /* first: the device hands out &pub */
+    uint32_t slot;
+    struct rreq *next_free;
+};
+
+static struct {
+    struct sim_progs *t;
+    int rank;
+    const int *world_of;       /* of the view being run (receives name its ranks) */
+    sim_op *ops;               /* absolute peers while recording */
+    uint32_t n, cap;
+    uint32_t *free_slots, nfree, slots, slot_cap;
+    int failed;
+    char why[200];
+    struct rreq *pool;         /* released requests, reused */
+} rec;
+
+void sim_rec_begin(struct sim_progs *t, int rank)
+{
+    rec.t = t;
+    rec.rank = rank;
+    rec.world_of = NULL;
+    rec.n = 0;
+    rec.nfree = 0;
+    rec.slots = 0;
+    rec.failed = 0;
+}
+
+void sim_rec_view(const int *world_of)
+{
+    rec.world_of = world_of;
+}
+
+void sim_rec_op(int kind, int peer, uint64_t bytes)
+{
+    if (rec.failed)
+        return;
+    if (rec.n == rec.cap) {
+        uint32_t cap = rec.cap ? rec.cap * 2 : 1024;
+        sim_op *o = realloc(rec.ops, cap * sizeof(sim_op));
+        if (!o) {
+            rec.failed = 1;
+            snprintf(rec.why, sizeof(rec.why), "no memory for rank %d's program", rec.rank);
+            return;
+        }
+        rec.ops = o;
+        rec.cap = cap;
+    }
+    rec.ops[rec.n++] = SIM_OP(kind, (uint32_t)peer, bytes);
+}
+
+static int new_slot(uint32_t *slot)
+{
+    if (rec.nfree) {
+        *slot = rec.free_slots[--rec.nfree];
+        return 0;
+    }
+    if (rec.slots == rec.slot_cap) {
+        uint32_t cap = rec.slot_cap ? rec.slot_cap * 2 : 64;
+        uint32_t *f = realloc(rec.free_slots, cap * sizeof(uint32_t));
+        if (!f)
+            return -1;
+        rec.free_slots = f;
+        rec.slot_cap = cap;
+    }
+    *slot = rec.slots++;
+    return 0;
+}
+
+static struct rreq *new_req(int kind)
+{
+    struct rreq *r = rec.pool;
+    if (r)
+        rec.pool = r->next_free;
+    else if (!(r = malloc(sizeof(*r))))
+        return NULL;
+    memset(r, 0, sizeof(*r));
+    r->pub.kind = kind;
+    if (new_slot(&r->slot) != 0) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* Three forms of the recorded program; the first found is shared. */
+int sim_rec_end(char *err, size_t len)
+{
+    if (rec.failed) {
+        snprintf(err, len, "%s", rec.why);
+        return -1;
+    }
+    struct sim_progs *t = rec.t;
+    int p = t->nranks, r = rec.rank;
+    static sim_op *form_ops[SIM_FORM_MAX];
+    static uint32_t form_cap;
+    if (form_cap < rec.n) {
+        for (int f = 0; f < SIM_FORM_MAX; f++) {
+            free(form_ops[f]);
+            form_ops[f] = malloc(rec.n * sizeof(sim_op));
+            if (!form_ops[f]) {
+                form_cap = 0;
+                snprintf(err, len, "no memory for rank %d's program", r);
+                return -1;
+            }
+        }
+        form_cap = rec.n;
+    }
+    uint64_t h[SIM_FORM_MAX];
+    int valid[SIM_FORM_MAX] = { 1, 1, 1 };
+    for (uint32_t i = 0; i < rec.n; i++) {
+        sim_op o = rec.ops[i];
+        int k = SIM_OP_KIND(o);
+        uint32_t a = SIM_OP_ARG(o);
+        if (k == SIM_ISEND || k == SIM_IRECV) {
+            uint32_t xr = a ^ (uint32_t)r;
+            valid[SIM_FORM_XOR] &= xr < (uint32_t)p;
+            form_ops[SIM_FORM_DELTA][i] = SIM_OP(k, ((uint64_t)a + (uint64_t)p - (uint64_t)r) % (uint64_t)p, SIM_OP_BYTES(o));
+            form_ops[SIM_FORM_XOR][i] = SIM_OP(k, xr, SIM_OP_BYTES(o));
+        } else {
+            form_ops[SIM_FORM_DELTA][i] = form_ops[SIM_FORM_XOR][i] = o;
+        }
+        form_ops[SIM_FORM_ABS][i] = o;
+    }
+    for (int f = 0; f < SIM_FORM_MAX; f++) {
+        uint32_t prog;
+        if (!valid[f])
+            continue;
+        h[f] = hash_ops(form_ops[f], rec.n, f);
+        if (find(t, form_ops[f], rec.n, f, h[f], &prog)) {
+            t->rank_prog[r] = prog << 2 | (uint32_t)f;
+            t->total_ops += rec.n;
+            return 0;
+        }
+    }
+    int first = -1;
+    for (int f = 0; f < SIM_FORM_MAX; f++) {
+        uint32_t prog;
+        if (!valid[f])
+            continue;
+        if (insert(t, form_ops[f], rec.n, rec.slots, f, h[f], &prog) != 0) {
+            snprintf(err, len, "no memory for the program table (%u programs)", t->nprogs);
+            return -1;
+        }
+        if (first < 0) {
+            first = f;
+            t->rank_prog[r] = prog << 2 | (uint32_t)f;
+        }
+    }
+    t->total_ops += rec.n;
+    return 0;
+}
+
+/* ---- the device API the collectives use ---- */
+
+rdmach_status_t rch_dev_isend(const void *buf, size_t len, int dest, int src, int tag, uint32_t ctx,
+                              int mode, struct rch_dev_req **req)
+{
+    (void)buf, (void)src, (void)tag, (void)ctx, (void)mode;
+    struct rreq *r = new_req(RCH_DEV_REQ_SEND);
+    *req = NULL;
+    if (!r)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "rdmach-sim: no memory for a request");
+    r->pub.bytes = len;
+    sim_rec_op(SIM_ISEND, dest, len);
+    *req = &r->pub;
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_dev_irecv(void *buf, size_t len, int src, int tag, uint32_t ctx, struct rch_dev_req **req)
+{
+    (void)buf, (void)tag, (void)ctx;
+    struct rreq *r = new_req(RCH_DEV_REQ_RECV);
+    *req = NULL;
+    if (!r)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "rdmach-sim: no memory for a request");
+    if (src == RCH_DEV_ANY_SOURCE) {
+        rec.failed = 1;
+        snprintf(rec.why, sizeof(rec.why), "rank %d receives from any source: not simulated", rec.rank);
+    }
+    r->pub.source = src;
+    r->pub.bytes = r->pub.msg_bytes = len;
+    sim_rec_op(SIM_IRECV, rec.world_of ? rec.world_of[src] : src, len);
+    *req = &r->pub;
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_dev_wait(struct rch_dev_req *req)
+{
+    struct rreq *r = (struct rreq *)req;
+    if (!r->pub.done) {
+        sim_rec_op(SIM_WAIT, (int)r->slot, 0);
+        r->pub.done = 1;
+    }
+    return RDMACH_OK;
+}
+
+void rch_dev_req_free(struct rch_dev_req *req)
+{
+    struct rreq *r = (struct rreq *)req;
+    sim_rec_op(SIM_FREE, (int)r->slot, 0);
+    rec.free_slots[rec.nfree++] = r->slot;
+    r->next_free = rec.pool;
+    rec.pool = r;
+}
+
+rdmach_status_t rch_dev_cancel(struct rch_dev_req *req)
+{
+    (void)req;
+    return RDMACH_OK;
+}
+
+struct rch_dev_req *rch_dev_req_alloc(int kind)
+{
+    struct rreq *r = new_req(kind);
+    return r ? &r->pub : NULL;
+}
+
+void rch_dev_req_complete(struct rch_dev_req *req)
+{
+    if (req->on_complete)
+        req->on_complete(req);
+    req->done = 1;
+}
+
+/* The non-blocking collectives' engine is not simulated: it has no hooks here. */
+rdmach_status_t rch_dev_progress_hook_add(rch_dev_progress_fn fn, void *arg)
+{
+    (void)fn, (void)arg;
+    return rch_base_err(RDMACH_ERR_UNSUPPORTED, "rdmach-sim: non-blocking collectives are not simulated");
+}
+
+void rch_dev_progress_hook_remove(rch_dev_progress_fn fn, void *arg)
+{
+    (void)fn, (void)arg;
+}
+
+unsigned rch_dev_progress(void)
+{
+    return 0;
+}
+
+/* The simulated NIC's profile is sim_params.onload, told to the selection by
+ * the caller (rch_coll_set_nic); the device has no channel of its own. */
+int rch_dev_net_onload(void)
+{
+    return -1;
+}
+
+rdmach_status_t rch_dev_wait_until(rch_dev_done_fn done, void *arg)
+{
+    if (done(arg))
+        return RDMACH_OK;
+    rec.failed = 1;
+    snprintf(rec.why, sizeof(rec.why), "rank %d waits on shared memory: not simulated", rec.rank);
+    return rch_base_err(RDMACH_ERR_UNSUPPORTED, "rdmach-sim: %s", rec.why);
+}
+
+rdmach_status_t rch_dev_wait_until_with(rch_dev_done_fn done, void *arg, const struct rch_dev_wait_policy *pol)
+{
+    (void)pol;
+    return rch_dev_wait_until(done, arg);
+}
+
+void rch_dev_wake(int rank)
+{
+    (void)rank;
+}
+
+int rch_dev_can_wake(int rank)
+{
+    (void)rank;
+    return 0;
+}
+
+/* ---- reductions: recorded as work on the received bytes ---- */
+
+static void record_reduce(const void *in, void *inout, size_t count, void *arg)
+{
+    (void)in, (void)inout, (void)arg;
+    sim_rec_op(SIM_COMPUTE, 0, count * sizeof(double));
+}
+
+static const struct rch_coll_op reduce_op = {
+    .fn = record_reduce, .arg = NULL, .elem_size = sizeof(double), .commutative = 1,
+};
+
+const struct rch_coll_op *sim_rec_reduce_op(void)
+{
+    return &reduce_op;
+}
