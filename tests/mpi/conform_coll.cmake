@@ -7,7 +7,7 @@
 # (RDMACH_VNODE_SIZE=1), and under Hydra.
 include(${CMAKE_CURRENT_LIST_DIR}/conform_launch.cmake.inc)
 
-foreach(prog test_conf_coll)
+foreach(prog test_conf_coll test_conf_coll_nbr)
   foreach(np 1 2 3 4 5 8)
     conf_test(${prog} ${np} "")
   endforeach()
