@@ -33,6 +33,7 @@ static unsigned err_seq;
 struct user_eh {
     MPI_Comm_errhandler_function *fn;
     int in_use;
+    int for_win;                     /* made by MPI_Win_create_errhandler */
 };
 static struct user_eh *ueh;
 static int ueh_count;
@@ -291,10 +292,18 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     }
     ueh[i].fn = fn;
     ueh[i].in_use = 1;
+    ueh[i].for_win = 0;
     *errhandler = RCH_MPI_HDIRECT(RCH_MPI_OBJ_ERRHANDLER, i);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+
+void rch_mpi_errhandler_mark_win(MPI_Errhandler eh)
+{
+    unsigned i = RCH_MPI_HINDEX(eh);
+    if (eh_valid(eh) && (int)i < ueh_count)
+        ueh[i].for_win = 1;
+}
 
 int PMPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
 {
@@ -334,6 +343,9 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     if (!eh_valid(errhandler))
         return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler: invalid error handler 0x%x in argument errhandler",
                            (unsigned)errhandler);
+    if (RCH_MPI_HKIND(errhandler) == 2 && ueh[RCH_MPI_HINDEX(errhandler)].for_win)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler: error handler 0x%x in argument errhandler "
+                           "was made by MPI_Win_create_errhandler, for windows", (unsigned)errhandler);
     c->errhandler = errhandler;
     return MPI_SUCCESS;
 }

@@ -82,6 +82,9 @@ int rch_mpi_err(MPI_Comm comm, int errclass, const char *fmt, ...) __attribute__
 int rch_mpi_err_code(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Invoke comm's error handler on an existing code; returns the code. */
 int rch_mpi_err_raise(MPI_Comm comm, int code);
+/* Mark a user handler as a window's (MPI_Win_create_errhandler): a
+ * communicator refuses it, as a window refuses a communicator's. */
+void rch_mpi_errhandler_mark_win(MPI_Errhandler eh);
 #define RCH_MPI_ERR_CLASS(code) ((code) & 0x7f)
 /* A device status to an MPI error class. */
 int rch_mpi_class_of(rdmach_status_t st);

@@ -152,6 +152,7 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, M
     err = PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)win_errhandler_fn, errhandler);
     if (err)
         return err;
+    rch_mpi_errhandler_mark_win(*errhandler);
     whandlers[nwhandlers++] = (struct whandler){ *errhandler, win_errhandler_fn };
     return MPI_SUCCESS;
 }
