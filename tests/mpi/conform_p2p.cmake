@@ -12,3 +12,11 @@ foreach(np 2 3 4)
   conf_test(test_conf_p2p ${np} _tcp ENV RDMACH_VNODE_SIZE=1)
 endforeach()
 conf_test(test_conf_p2p 3 _hydra HYDRA)
+
+# Generalized requests (MPI_Grequest_start/complete) with every completion
+# call, cancel, free before completion, and a thread completing one while
+# the main thread waits.
+foreach(np 1 2)
+  conf_test(test_conf_greq ${np} "")
+endforeach()
+conf_test(test_conf_greq 2 _hydra HYDRA)
