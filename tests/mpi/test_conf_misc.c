@@ -19,7 +19,10 @@
  *   - Get_version, Get_library_version, Get_processor_name, Wtime/Wtick,
  *     MPI_WTIME_IS_GLOBAL, Initialized/Finalized, Query_thread,
  *     Is_thread_main, Alloc_mem/Free_mem (MPI_ERR_NO_MEM for an absurd
- *     size), Pcontrol, Aint_add/Aint_diff and Get_address.
+ *     size), Pcontrol, Aint_add/Aint_diff and Get_address;
+ *   - process management without spawning or a name service: Comm_get_parent
+ *     is MPI_COMM_NULL, spawn MPI_ERR_SPAWN (errcodes too), ports and names
+ *     their error classes, invalid roots MPI_ERR_ROOT first.
  *
  * Mode "abort N": rank np-1 calls MPI_Abort(MPI_COMM_WORLD, N), the others
  * wait in a barrier; the launcher must exit with N (checked by ctest).
@@ -326,6 +329,30 @@ static void environment(void)
     CHECK(ab == 0, "Get_address(MPI_BOTTOM) = %ld", (long)ab);
 }
 
+static void dynamic(void)
+{
+    MPI_Comm parent = MPI_COMM_WORLD, ic = MPI_COMM_WORLD;
+    MPI_OK(MPI_Comm_get_parent(&parent));
+    CHECK(parent == MPI_COMM_NULL, "Comm_get_parent of a launched process is not MPI_COMM_NULL");
+    int codes[3] = { 0, 0, 0 };
+    char *args[] = { "x", NULL };
+    int rc = MPI_Comm_spawn("/bin/true", args, 3, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, codes);
+    CHECK(mt_class(rc) == MPI_ERR_SPAWN && ic == MPI_COMM_NULL && mt_class(codes[2]) == MPI_ERR_SPAWN,
+          "Comm_spawn: class %d", mt_class(rc));
+    rc = MPI_Comm_spawn("/bin/true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, np, MPI_COMM_WORLD, &ic, MPI_ERRCODES_IGNORE);
+    CHECK(mt_class(rc) == MPI_ERR_ROOT, "Comm_spawn with root np: class %d", mt_class(rc));
+    char port[MPI_MAX_PORT_NAME];
+    rc = MPI_Open_port(MPI_INFO_NULL, port);
+    CHECK(rc != MPI_SUCCESS && mt_class(rc) != MPI_ERR_ARG, "Open_port: class %d", mt_class(rc));
+    CHECK(mt_class(MPI_Close_port("tcp://nowhere")) == MPI_ERR_PORT, "Close_port of a port never opened");
+    rc = MPI_Comm_accept("p", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic);
+    CHECK(rc != MPI_SUCCESS && ic == MPI_COMM_NULL, "Comm_accept succeeded");
+    rc = MPI_Comm_connect("p", MPI_INFO_NULL, -1, MPI_COMM_WORLD, &ic);
+    CHECK(mt_class(rc) == MPI_ERR_ROOT, "Comm_connect with root -1: class %d", mt_class(rc));
+    CHECK(mt_class(MPI_Lookup_name("svc", MPI_INFO_NULL, port)) == MPI_ERR_NAME, "Lookup_name of nothing published");
+    CHECK(MPI_Publish_name("svc", MPI_INFO_NULL, "p") != MPI_SUCCESS, "Publish_name with no name service");
+}
+
 int main(int argc, char **argv)
 {
     g_argc = argc;
@@ -350,6 +377,7 @@ int main(int argc, char **argv)
     errhandlers();
     info();
     environment();
+    dynamic();
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     MPI_Finalize();
     MPI_Finalized(&flag);
@@ -357,6 +385,6 @@ int main(int argc, char **argv)
     MPI_Initialized(&flag);
     CHECK(flag, "Initialized false after MPI_Finalize");
     if (me == 0)
-        printf("conf_misc: %d ranks: error classes and codes, errhandlers, info, environment: ok\n", np);
+        printf("conf_misc: %d ranks: error classes and codes, errhandlers, info, environment, process management: ok\n", np);
     return 0;
 }
