@@ -87,6 +87,8 @@ enum rch_coll_kind {
     RCH_COLL_K_F32_I32, RCH_COLL_K_F64_I32, RCH_COLL_K_I64_I32, /* MPI_FLOAT_INT, DOUBLE_INT, LONG_INT */
     RCH_COLL_K_I16_I32, RCH_COLL_K_I32_I32, RCH_COLL_K_FLD_I32, /* SHORT_INT, 2INT, LONG_DOUBLE_INT */
     RCH_COLL_K_F32_F32, RCH_COLL_K_F64_F64,                  /* Fortran 2REAL, 2DOUBLE_PRECISION */
+    RCH_COLL_K_I16_X32,  /* MPI_SHORT_INT as laid out in memory (int at offset 4, 8 bytes): one-sided
+                          * accumulates combine in the target's memory, where its packed form is not */
     RCH_COLL_K_MAX
 };
 

@@ -3,7 +3,7 @@
  * are defined on (the MPI binding decides which MPI datatypes may use them;
  * this file only computes).
  *
- * Why macros here: 14 operations over 23 representations are ~150 loops that
+ * Why macros here: 14 operations over 24 representations are ~150 loops that
  * differ only in the element type. Each macro below expands to plain static
  * functions with one loop and no hidden control flow; writing them out by
  * hand would be a thousand lines where a typo hides. The table at the end is
@@ -15,7 +15,8 @@
  * MINLOC keep the smaller index on equal values. Logical operations give 0
  * or 1. Elements of pair kinds are packed: the value, then the index right
  * after it (MPI_DOUBLE_INT: 12 bytes), read and written with memcpy because
- * they are not aligned.
+ * they are not aligned; the one exception, K_I16_X32, is MPI_SHORT_INT as
+ * in memory (index at offset 4), for accumulates into a window.
  */
 #include <complex.h>
 #include <stdbool.h>
@@ -73,29 +74,33 @@ KERNEL(land_bool, bool, a[i] && b[i])
 KERNEL(lor_bool, bool, a[i] || b[i])
 KERNEL(lxor_bool, bool, a[i] != b[i])
 
-/* (value V, index I) pairs, packed. `better` is > for MAXLOC, < for MINLOC. */
-#define LOC_KERNEL(name, V, I, better)                                          \
+/* (value V, index I) pairs: I at byte IOFF, one every STEP bytes (packed:
+ * IOFF = sizeof(V), STEP = sizeof(V) + sizeof(I)). `better` is > for MAXLOC,
+ * < for MINLOC. Only the two fields are written, never padding between them. */
+#define LOC_KERNEL(name, V, I, IOFF, STEP, better)                              \
     static void name(const void *in_, void *inout_, size_t n, void *arg)       \
     {                                                                           \
         const unsigned char *a = in_;                                           \
         unsigned char *b = inout_;                                              \
         (void)arg;                                                              \
-        for (size_t i = 0; i < n; i++, a += sizeof(V) + sizeof(I),             \
-                    b += sizeof(V) + sizeof(I)) {                               \
+        for (size_t i = 0; i < n; i++, a += (STEP), b += (STEP)) {              \
             V va, vb;                                                           \
             I ia, ib;                                                           \
             memcpy(&va, a, sizeof(V));                                          \
-            memcpy(&ia, a + sizeof(V), sizeof(I));                              \
+            memcpy(&ia, a + (IOFF), sizeof(I));                                 \
             memcpy(&vb, b, sizeof(V));                                          \
-            memcpy(&ib, b + sizeof(V), sizeof(I));                              \
-            if (va better vb || (va == vb && ia < ib))                          \
-                memcpy(b, a, sizeof(V) + sizeof(I));                            \
+            memcpy(&ib, b + (IOFF), sizeof(I));                                 \
+            if (va better vb || (va == vb && ia < ib)) {                        \
+                memcpy(b, a, sizeof(V));                                        \
+                memcpy(b + (IOFF), a + (IOFF), sizeof(I));                      \
+            }                                                                   \
         }                                                                       \
     }
 
-#define LOC_KERNELS(s, V, I)                                                    \
-    LOC_KERNEL(maxloc_##s, V, I, >)                                             \
-    LOC_KERNEL(minloc_##s, V, I, <)
+#define LOC_KERNELS_AT(s, V, I, IOFF, STEP)                                     \
+    LOC_KERNEL(maxloc_##s, V, I, IOFF, STEP, >)                                 \
+    LOC_KERNEL(minloc_##s, V, I, IOFF, STEP, <)
+#define LOC_KERNELS(s, V, I) LOC_KERNELS_AT(s, V, I, sizeof(V), sizeof(V) + sizeof(I))
 
 LOC_KERNELS(f32_i32, float, int32_t)
 LOC_KERNELS(f64_i32, double, int32_t)
@@ -105,6 +110,20 @@ LOC_KERNELS(i32_i32, int32_t, int32_t)
 LOC_KERNELS(fld_i32, long double, int32_t)
 LOC_KERNELS(f32_f32, float, float)
 LOC_KERNELS(f64_f64, double, double)
+LOC_KERNELS_AT(i16_x32, int16_t, int32_t, 4, 8)
+
+/* REPLACE of MPI_SHORT_INT in memory: the fields, not the padding between
+ * them (it may belong to no element of the target datatype). */
+static void replace_i16_x32(const void *in_, void *inout_, size_t n, void *arg)
+{
+    const unsigned char *a = in_;
+    unsigned char *b = inout_;
+    (void)arg;
+    for (size_t i = 0; i < n; i++, a += 8, b += 8) {
+        memmove(b, a, 2);
+        memmove(b + 4, a + 4, 4);
+    }
+}
 
 /* REPLACE (one-sided accumulate): by element size. */
 #define REPLACE_KERNEL(sz)                                                      \
@@ -159,6 +178,7 @@ static const struct {
     [RCH_COLL_K_FLD_I32] = { "long double,int", sizeof(long double) + 4, replace_20 },
     [RCH_COLL_K_F32_F32] = { "float,float", 8, replace_8 },
     [RCH_COLL_K_F64_F64] = { "double,double", 16, replace_16 },
+    [RCH_COLL_K_I16_X32] = { "short,(pad),int", 8, replace_i16_x32 },
 };
 _Static_assert(sizeof(long double) == 16, "kinds[] assumes a 16-byte long double (x86-64)");
 _Static_assert(sizeof(bool) == 1, "kinds[] assumes a 1-byte _Bool");
@@ -219,6 +239,8 @@ static const rch_coll_op_fn table[RCH_COLL_OPKIND_MAX][RCH_COLL_K_MAX] = {
     [RCH_COLL_OP_MINLOC][RCH_COLL_K_F32_F32] = minloc_f32_f32,
     [RCH_COLL_OP_MAXLOC][RCH_COLL_K_F64_F64] = maxloc_f64_f64,
     [RCH_COLL_OP_MINLOC][RCH_COLL_K_F64_F64] = minloc_f64_f64,
+    [RCH_COLL_OP_MAXLOC][RCH_COLL_K_I16_X32] = maxloc_i16_x32,
+    [RCH_COLL_OP_MINLOC][RCH_COLL_K_I16_X32] = minloc_i16_x32,
 };
 
 rch_coll_op_fn rch_coll_kernel(enum rch_coll_opkind op, enum rch_coll_kind kind)

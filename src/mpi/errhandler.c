@@ -1,7 +1,8 @@
 /*
  * Error reporting: error codes, the error handlers and their functions
  * (Comm_set/get_errhandler, Comm_create_errhandler, Errhandler_free,
- * Comm_call_errhandler, Error_string, Error_class).
+ * Comm_call_errhandler, Error_string, Error_class, Add_error_class/code/
+ * string).
  *
  * An error code is class | (slot << 7): slot 0 is the bare class; slots
  * 1..RING name a detailed message kept in a ring of recent errors, tagged
@@ -120,9 +121,31 @@ static const char *const class_text[] = {
 };
 #define LAST_CLASS MPI_T_ERR_NOT_SUPPORTED
 
+/* User error classes and codes (MPI_Add_error_*): a class takes the next
+ * number after LAST_CLASS (the class bits hold up to 127); a code is
+ * class | (n << SEQ_SHIFT) with slot 0, so it never matches a ring code
+ * (slots 1..RING) and its class reads like any code's. Each has an optional
+ * string (MPI_Add_error_string), "" until one is set. */
+#define USER_CLASS_LAST 0x7f
+#define USER_CODES_MAX 4096
+struct user_err {
+    int code;
+    char *text;
+};
+static struct user_err *uerr;
+static int uerr_count, user_classes, user_codes;
+
 static int class_valid(int cls)
 {
-    return cls >= 0 && cls <= LAST_CLASS && cls != 54;
+    return cls >= 0 && cls <= LAST_CLASS + user_classes && cls != 54;
+}
+
+static struct user_err *user_err_find(int code)
+{
+    for (int i = 0; i < uerr_count; i++)
+        if (uerr[i].code == code)
+            return &uerr[i];
+    return NULL;
 }
 
 int rch_mpi_class_of(rdmach_status_t st)
@@ -396,14 +419,18 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     RCH_MPI_CS();
     int cls = RCH_MPI_ERR_CLASS(errorcode);
-    if (errorcode < 0 || !class_valid(cls))
+    if (errorcode < 0 || !class_valid(cls) ||
+        (cls > LAST_CLASS && ((unsigned)errorcode >> 7) != 0 && !user_err_find(errorcode)))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string: invalid error code %d", errorcode);
     if (!string || !resultlen)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string: argument %s is NULL",
                            !string ? "string" : "resultlen");
     const char *msg = code_msg(errorcode);
+    const struct user_err *u = user_err_find(errorcode);
     int n;
-    if (msg)
+    if (u)
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", u->text ? u->text : "");
+    else if (msg)
         n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", class_text[cls], msg);
     else
         n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", class_text[cls]);
@@ -411,3 +438,85 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Error_string = PMPI_Error_string
+
+/* ---- user error classes, codes and strings ---- */
+
+static int user_err_add(const char *fn, int code)
+{
+    struct user_err *n = realloc(uerr, sizeof(*uerr) * (size_t)(uerr_count + 1));
+    if (!n)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    uerr = n;
+    uerr[uerr_count++] = (struct user_err){ .code = code, .text = NULL };
+    return MPI_SUCCESS;
+}
+
+int PMPI_Add_error_class(int *errorclass)
+{
+    RCH_MPI_CS();
+    const char *fn = "MPI_Add_error_class";
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    if (!errorclass)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument errorclass is NULL", fn);
+    int cls = LAST_CLASS + user_classes + 1;
+    if (cls > USER_CLASS_LAST)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: no more error classes (%d user classes made)", fn,
+                           user_classes);
+    if ((err = user_err_add(fn, cls)))
+        return err;
+    user_classes++;
+    *errorclass = cls;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Add_error_class = PMPI_Add_error_class
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    RCH_MPI_CS();
+    const char *fn = "MPI_Add_error_code";
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    if (!class_valid(errorclass) || errorclass == MPI_SUCCESS)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: invalid error class %d in argument errorclass", fn,
+                           errorclass);
+    if (!errorcode)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument errorcode is NULL", fn);
+    if (user_codes == USER_CODES_MAX)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: no more error codes (%d made)", fn, user_codes);
+    int code = errorclass | ((user_codes + 1) << SEQ_SHIFT);
+    if ((err = user_err_add(fn, code)))
+        return err;
+    user_codes++;
+    *errorcode = code;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Add_error_code = PMPI_Add_error_code
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    RCH_MPI_CS();
+    const char *fn = "MPI_Add_error_string";
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    struct user_err *u = user_err_find(errorcode);
+    if (!u)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: error code %d in argument errorcode was not made by "
+                           "MPI_Add_error_class or MPI_Add_error_code", fn, errorcode);
+    if (!string)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument string is NULL", fn);
+    size_t len = strlen(string);
+    if (len >= MPI_MAX_ERROR_STRING)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument string has %zu characters (at most %d)", fn,
+                           len, MPI_MAX_ERROR_STRING - 1);
+    char *t = strdup(string);
+    if (!t)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    free(u->text);
+    u->text = t;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Add_error_string = PMPI_Add_error_string

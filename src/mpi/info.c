@@ -161,6 +161,34 @@ static void info_delete_object(struct rch_mpi_info *o)
     free(o);
 }
 
+/* "command" and "argv" (its arguments, separated by spaces) from the
+ * kernel's copy of the command line: MPI_Init's argc/argv may be NULL.
+ * Values longer than an info value are cut to MPI_MAX_INFO_VAL - 1. */
+static int put_command(struct rch_mpi_info *o)
+{
+    char line[4 * MPI_MAX_INFO_VAL];
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    if (!f)
+        return 0;          /* not known: the keys are left out */
+    size_t n = fread(line, 1, sizeof(line) - 1, f);
+    fclose(f);
+    line[n] = '\0';
+    if (n == 0)
+        return 0;
+    size_t cmd = strlen(line);
+    char val[MPI_MAX_INFO_VAL];
+    snprintf(val, sizeof(val), "%.*s", (int)sizeof(val) - 1, line);
+    int fail = put(o, "command", val);
+    if (cmd + 1 < n) {
+        for (size_t i = cmd + 1; i + 1 < n; i++)
+            if (line[i] == '\0')
+                line[i] = ' ';
+        snprintf(val, sizeof(val), "%.*s", (int)sizeof(val) - 1, line + cmd + 1);
+        fail |= put(o, "argv", val);
+    }
+    return fail;
+}
+
 void rch_mpi_info_init(void)
 {
     /* MPI_INFO_ENV: what MPI 3.1 section 8.3 lists that rdmach knows. */
@@ -178,6 +206,10 @@ void rch_mpi_info_init(void)
     static const char *const levels[] = { "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
                                           "MPI_THREAD_MULTIPLE" };
     fail |= put(&env_info, "thread_level", levels[rch_mpi_thread_level & 3]);
+    fail |= put_command(&env_info);
+    char wdir[MPI_MAX_INFO_VAL];
+    if (getcwd(wdir, sizeof(wdir)))
+        fail |= put(&env_info, "wdir", wdir);
     if (fail)
         rch_boot_abort(1, "MPI_Init: out of memory for MPI_INFO_ENV");
 }

@@ -213,6 +213,18 @@ struct rch_mpi_req {
     int in_use;
     struct rch_mpi_persist *persist;  /* NULL: an ordinary request */
     int pstate;                   /* RCH_MPI_PS_* */
+    struct rch_mpi_greq *greq;    /* a generalized request's callbacks, else NULL */
+};
+/* A generalized request (MPI_Grequest_start): dreq is a device GREQ that
+ * MPI_Grequest_complete completes; the completion calls query (the status)
+ * then free_fn; MPI_Cancel calls cancel. Freed by MPI_Request_free before it
+ * is complete, the entry lives on (user_freed) until MPI_Grequest_complete. */
+struct rch_mpi_greq {
+    MPI_Grequest_query_function *query;
+    MPI_Grequest_free_function *free_fn;
+    MPI_Grequest_cancel_function *cancel;
+    void *extra;
+    int user_freed;
 };
 /* A new handle for a device request (takes ownership of dreq). On exhaustion
  * of memory returns MPI_REQUEST_NULL. */

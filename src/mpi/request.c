@@ -1,7 +1,7 @@
 /*
  * MPI_Request handles and the completion calls: Wait, Test and their
  * all/any/some forms, Request_free, Request_get_status, Cancel,
- * Test_cancelled.
+ * Test_cancelled; generalized requests (Grequest_start, Grequest_complete).
  *
  * The table: entries live in chunks of CHUNK that never move, found by
  * index (the handle's low INDEX_BITS) in two loads; free entries form a LIFO
@@ -60,6 +60,7 @@ MPI_Request rch_mpi_req_new(struct rch_dev_req *dreq, MPI_Comm comm)
     e->pstate = RCH_MPI_PS_ACTIVE;
     e->sent_to = -1;
     e->buffered = 0;
+    e->greq = NULL;
     return RCH_MPI_HDIRECT(RCH_MPI_OBJ_REQUEST, e->gen << INDEX_BITS | (unsigned)i);
 }
 
@@ -223,6 +224,24 @@ static void done_status(MPI_Request h, const struct rch_mpi_req *e, MPI_Status *
         send_status(status);
 }
 
+/* A generalized request's status from its query function (MPI's own
+ * status when the caller ignores it: query_fn may not be given IGNORE). */
+static int greq_query(struct rch_mpi_greq *g, MPI_Status *status)
+{
+    MPI_Status mine;
+    rch_mpi_status_empty(status == MPI_STATUS_IGNORE ? &mine : status);
+    return g->query(g->extra, status == MPI_STATUS_IGNORE ? &mine : status);
+}
+
+/* free_fn, then the callbacks go; returns free_fn's code. */
+static int greq_free(struct rch_mpi_req *e)
+{
+    int code = e->greq->free_fn(e->greq->extra);
+    free(e->greq);
+    e->greq = NULL;
+    return code;
+}
+
 /* Completes a finished CONST or ACTIVE request: status, and the handle is
  * freed (set to MPI_REQUEST_NULL) unless persistent (made inactive). Returns
  * the (unraised) error code; *comm the communicator whose handler reports it. */
@@ -246,6 +265,11 @@ static int complete(MPI_Request *h, enum kind k, struct rch_mpi_req *e, MPI_Stat
         e->dreq = NULL;
     } else {
         done_status(*h, e, status);
+    }
+    if (e->greq) {
+        int qc = greq_query(e->greq, status), fc = greq_free(e);
+        if (code == MPI_SUCCESS)
+            code = qc != MPI_SUCCESS ? qc : fc;
     }
     e->sent_to = -1;
     e->buffered = 0;
@@ -355,7 +379,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         done_status(request, e, status);
         return MPI_SUCCESS;
     }
-    int code = req_status(e->dreq, status, "MPI_Request_get_status");
+    int code = e->greq ? greq_query(e->greq, status) : req_status(e->dreq, status, "MPI_Request_get_status");
     return code == MPI_SUCCESS ? MPI_SUCCESS : rch_mpi_err_raise(e->comm, code);
 }
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
@@ -683,6 +707,14 @@ int PMPI_Request_free(MPI_Request *request)
     struct rch_mpi_req *e;
     if ((err = entry_arg("MPI_Request_free", h, &e)))
         return err;
+    if (e->greq && e->greq->user_freed)
+        return bad_request("MPI_Request_free", "request", h);
+    if (e->greq && !rch_mpi_dreq_done(e->dreq)) {
+        e->greq->user_freed = 1;   /* MPI_Grequest_complete calls free_fn and frees it */
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    int code = e->greq ? greq_free(e) : MPI_SUCCESS;
     /* An unfinished device request is detached: it completes (and runs its
      * on_complete, e.g. the unpack of a non-contiguous receive) and the
      * device reclaims it. A persistent request may be freed active too. */
@@ -690,7 +722,7 @@ int PMPI_Request_free(MPI_Request *request)
         rch_dev_req_free(e->dreq);
     req_release(h, e);
     *request = MPI_REQUEST_NULL;
-    return MPI_SUCCESS;
+    return code == MPI_SUCCESS ? MPI_SUCCESS : rch_mpi_err_raise(e->comm, code);
 }
 #pragma weak MPI_Request_free = PMPI_Request_free
 
@@ -711,6 +743,10 @@ int PMPI_Cancel(MPI_Request *request)
     if (e->pstate == RCH_MPI_PS_INACTIVE)
         return rch_mpi_err(e->comm, MPI_ERR_REQUEST, "MPI_Cancel: the persistent request 0x%x is not active (MPI_Start it first)",
                            (unsigned)h);
+    if (e->greq) {   /* the user's cancel_fn, told whether the request is complete */
+        int code = e->greq->cancel(e->greq->extra, rch_mpi_dreq_done(e->dreq));
+        return code == MPI_SUCCESS ? MPI_SUCCESS : rch_mpi_err_raise(e->comm, code);
+    }
     /* A receive that has not matched is cancelled, a send the receiver has
      * not matched is withdrawn (the device asks it); otherwise the
      * operation completes normally and MPI_Test_cancelled says false. A
@@ -745,3 +781,55 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+
+/* ---- generalized requests ---- */
+
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
+{
+    RCH_MPI_CS();
+    const char *fn = "MPI_Grequest_start";
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    if (!query_fn || !free_fn || !cancel_fn || !request)
+        return rch_mpi_err(MPI_COMM_SELF, MPI_ERR_ARG, "%s: argument %s is NULL", fn,
+                           !query_fn ? "query_fn" : !free_fn ? "free_fn" : !cancel_fn ? "cancel_fn" : "request");
+    struct rch_mpi_greq *g = malloc(sizeof(*g));
+    struct rch_dev_req *d = g ? rch_dev_req_alloc(RCH_DEV_REQ_GREQ) : NULL;
+    MPI_Request h = d ? rch_mpi_req_new(d, MPI_COMM_SELF) : MPI_REQUEST_NULL;
+    if (h == MPI_REQUEST_NULL) {
+        if (d)
+            rch_dev_req_free(d);
+        free(g);
+        return rch_mpi_err(MPI_COMM_SELF, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    *g = (struct rch_mpi_greq){ .query = query_fn, .free_fn = free_fn, .cancel = cancel_fn, .extra = extra_state };
+    rch_mpi_req_get(h)->greq = g;
+    *request = h;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Grequest_start = PMPI_Grequest_start
+
+int PMPI_Grequest_complete(MPI_Request request)
+{
+    RCH_MPI_CS();
+    const char *fn = "MPI_Grequest_complete";
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    struct rch_mpi_req *e;
+    if ((err = entry_arg(fn, request, &e)))
+        return err;
+    if (!e->greq || !e->dreq || rch_mpi_dreq_done(e->dreq))
+        return rch_mpi_err(MPI_COMM_SELF, MPI_ERR_REQUEST, "%s: request 0x%x is not a generalized request waiting "
+                           "for completion", fn, (unsigned)request);
+    rch_dev_req_complete(e->dreq);
+    if (!e->greq->user_freed)
+        return MPI_SUCCESS;
+    int code = greq_free(e);   /* freed by MPI_Request_free already: nobody waits for it */
+    rch_dev_req_free(e->dreq);
+    req_release(request, e);
+    return code == MPI_SUCCESS ? MPI_SUCCESS : rch_mpi_err_raise(MPI_COMM_SELF, code);
+}
+#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete

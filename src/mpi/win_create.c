@@ -286,7 +286,7 @@ int PMPI_Win_free(MPI_Win *win)
      * member's memory once everyone is past the barrier. */
     rdmach_status_t st = rch_dev_rma_flush(w->dw, -1, 0);
     MPI_Comm pcomm = w->c->handle;
-    int rc = PMPI_Barrier(pcomm);
+    rdmach_status_t bst = rch_coll_barrier(&w->c->coll);   /* its errors are MPI_Win_free's */
     rch_dev_win_free(w->dw);
     w->dw = NULL;
     int arc = rch_mpi_win_destroy(w);
@@ -295,8 +295,8 @@ int PMPI_Win_free(MPI_Win *win)
     if (st != RDMACH_OK)
         return rch_mpi_err(MPI_COMM_NULL, st == RDMACH_ERR_INVALID_ARG ? MPI_ERR_RMA_RANGE : rch_mpi_class_of(st),
                            "%s: %s", fn, rdmach_last_error());
-    if (rc != MPI_SUCCESS)
-        return rch_mpi_err_raise(MPI_COMM_NULL, rc);
+    if (bst != RDMACH_OK)
+        return rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(bst), "%s: %s", fn, rdmach_last_error());
     if (arc != MPI_SUCCESS)
         return rch_mpi_err_raise(MPI_COMM_NULL, arc);     /* the delete callback's code (MPI) */
     return MPI_SUCCESS;

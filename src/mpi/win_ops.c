@@ -18,7 +18,12 @@
  * Accumulates bind (op, datatype) with the collectives' reduction binding
  * (op_bind.c, MPI_REPLACE and MPI_NO_OP allowed, user operations not — MPI
  * allows only predefined operations here) and travel as (operation kind,
- * element kind) so that the target applies the same kernel.
+ * element kind) so that the target applies the same kernel. The kernel acts
+ * on the target's memory in place, so elements travel as they lie there:
+ * for every type but MPI_SHORT_INT that is the packed form (the fields are
+ * adjacent); an MPI_SHORT_INT has 2 bytes of padding before its int, so its
+ * accumulates carry whole 8-byte elements ("spread") and the target
+ * datatype is walked one element at a time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +133,10 @@ static int bind_acc(struct rch_mpi_win *w, const char *fn, MPI_Op op, MPI_Dataty
     int rc = rch_mpi_red_bind(fn, w->c, op, dt, t, 1, &red);   /* the private communicator returns the code */
     if (rc)
         return rch_mpi_win_raise(w, rc);
+    if (t->size == 0) {   /* no data: a valid operation is a no-op on it */
+        *out = (struct rch_dev_rma_op){ .fn = red.cop.fn, .op = (uint8_t)o->kind, .kind = RCH_COLL_K_U8, .elem = 1 };
+        return MPI_SUCCESS;
+    }
     int kind = rch_mpi_red_kind(t->basic);
     if (kind < 0 || !red.cop.fn)
         return rch_mpi_win_err(w, MPI_ERR_INTERN, "%s: no element kind for datatype 0x%x", fn, (unsigned)t->basic);
@@ -135,6 +144,11 @@ static int bind_acc(struct rch_mpi_win *w, const char *fn, MPI_Op op, MPI_Dataty
     out->op = (uint8_t)o->kind;
     out->kind = (uint8_t)kind;
     out->elem = (uint32_t)red.cop.elem_size;
+    if (kind == RCH_COLL_K_I16_I32) {   /* its packed form is not its memory's */
+        out->kind = RCH_COLL_K_I16_X32;
+        out->fn = rch_coll_kernel((enum rch_coll_opkind)o->kind, RCH_COLL_K_I16_X32);
+        out->elem = (uint32_t)rch_coll_kind_size(RCH_COLL_K_I16_X32);
+    }
     last_bind.op = op;
     last_bind.basic = t->basic;
     last_bind.d = *out;
@@ -159,23 +173,38 @@ struct rma_call {
     void *out_buf;                   /* where tmp_out is unpacked */
     size_t out_count;
     struct rch_mpi_type *out_type;   /* retained */
+    const struct rch_mpi_type *spread; /* predefined: tmp_out holds its elements as in memory */
+    void *tmp_packed;                /* tmp_out packed again before it is unpacked (spread) */
     struct rch_dev_req *greq;        /* R* forms */
 };
 
-static void call_done(struct rch_dev_rma_cmpl *c)
+static void call_free(struct rma_call *k)
 {
-    struct rma_call *k = (struct rma_call *)c;
-    if (k->tmp_out && c->err == RDMACH_OK)
-        rch_mpi_unpack_n(k->tmp_out, k->out_buf, k->out_count, k->out_type);
     if (k->out_type)
         rch_mpi_type_release(k->out_type);
     free(k->tmp_in);
     free(k->tmp_out);
-    if (k->greq) {
-        k->greq->err = c->err;
-        rch_dev_req_complete(k->greq);
-    }
+    free(k->tmp_packed);
     free(k);
+}
+
+static void call_done(struct rch_dev_rma_cmpl *c)
+{
+    struct rma_call *k = (struct rma_call *)c;
+    if (k->tmp_out && c->err == RDMACH_OK && k->spread) {
+        size_t n = (k->out_count * k->out_type->size) / k->spread->size;
+        rch_mpi_pack_n(k->tmp_out, n, k->spread, k->tmp_packed);
+        rch_mpi_unpack_n(k->tmp_packed, k->out_buf, k->out_count, k->out_type);
+    } else if (k->tmp_out && c->err == RDMACH_OK) {
+        rch_mpi_unpack_n(k->tmp_out, k->out_buf, k->out_count, k->out_type);
+    }
+    struct rch_dev_req *greq = k->greq;
+    rdmach_status_t err = c->err;   /* c is in k */
+    call_free(k);
+    if (greq) {
+        greq->err = err;
+        rch_dev_req_complete(greq);
+    }
 }
 
 struct job {
@@ -185,6 +214,7 @@ struct job {
     unsigned char *out;
     const struct rch_dev_rma_op *op;
     struct rch_dev_rma_cmpl *c;
+    size_t esize, espan;         /* spread: each esize bytes of data is an espan-byte run */
 };
 
 static rdmach_status_t run(struct job *j, uint64_t toff, size_t len, size_t doff)
@@ -272,7 +302,8 @@ static inline rdmach_status_t walker_add(struct walker *k, uint64_t off, size_t 
 }
 
 /* Every contiguous run of count elements of tt at base, in order (adjacent
- * blocks merged), with the offset of its data in the packed stream. */
+ * blocks merged), with the offset of its data in the packed stream; spread
+ * (j->espan): one run per predefined element, its whole span. */
 static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int count, int64_t base)
 {
     if (tt->size == 0)
@@ -285,7 +316,7 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
     r->bytes = 0;
     struct walker k = { .j = j, .r = r, .have = 0 };
     uint64_t run_off = 0;
-    size_t run_len = 0;
+    size_t run_len = 0, data = 0;
     rdmach_status_t st = RDMACH_OK;
     for (int i = 0; i < count && st == RDMACH_OK; i++) {
         int64_t elem = base + (int64_t)i * tt->extent;
@@ -295,6 +326,13 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
             size_t len = blk[b].len;
             if (len == 0)
                 continue;
+            if (j->espan) {
+                /* an element starts at each multiple of esize in the data */
+                for (size_t p = (j->esize - data % j->esize) % j->esize; p < len && st == RDMACH_OK; p += j->esize)
+                    st = walker_add(&k, o + p, j->espan);
+                data += len;
+                continue;
+            }
             if (run_len && run_off + run_len == o) {
                 run_len += len;
                 continue;
@@ -315,12 +353,31 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
     return st;
 }
 
+/* The data of count_in of t_in as `spread`'s elements lie in memory. */
+static void *spread_in(const void *in, size_t count_in, const struct rch_mpi_type *t_in,
+                       const struct rch_mpi_type *spread, size_t bytes)
+{
+    size_t n = bytes / spread->size;
+    void *pk = malloc(bytes ? bytes : 1), *sp = calloc(n ? n : 1, (size_t)spread->extent);
+    if (pk && sp) {
+        rch_mpi_pack_n(in, count_in, t_in, pk);
+        rch_mpi_unpack_n(pk, sp, n, spread);
+    } else {
+        free(sp);
+        sp = NULL;
+    }
+    free(pk);
+    return sp;
+}
+
 /* Issue an operation of any shape. `in` (count_in of t_in) is what goes to
- * the target; `out` (count_out of t_out) receives what comes back. */
+ * the target; `out` (count_out of t_out) receives what comes back. `spread`
+ * (an accumulate's predefined type, or NULL): the data travels as that
+ * type's elements lie in memory, padding included (see the top). */
 static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, const void *in, size_t count_in,
                    const struct rch_mpi_type *t_in, void *out, size_t count_out, const struct rch_mpi_type *t_out,
                    int64_t base, int tcount, const struct rch_mpi_type *tt, const struct rch_dev_rma_op *op,
-                   int own_in, MPI_Request *request)
+                   int own_in, const struct rch_mpi_type *spread, MPI_Request *request)
 {
     struct rma_call *k = calloc(1, sizeof(*k));
     if (!k) {
@@ -329,36 +386,49 @@ static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, 
         return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     if (own_in)
-        k->tmp_in = (void *)in;     /* contiguous, freed when the call completes */
+        k->tmp_in = (void *)in;     /* freed when the call completes */
     rch_dev_rma_cmpl_init(&k->cmpl, call_done);
     struct job j = { .dw = w->dw, .target = target, .kind = kind, .op = op, .c = &k->cmpl };
-    size_t bytes = (size_t)tcount * tt->size;
+    size_t bytes = (size_t)tcount * tt->size, tbytes = bytes;
+    if (spread) {
+        j.esize = spread->size;
+        j.espan = (size_t)spread->extent;
+        tbytes = bytes / j.esize * j.espan;
+    }
     if (in) {
-        if (t_in->contig) {
+        if (spread) {
+            void *sp = spread_in(in, count_in, t_in, spread, bytes);
+            free(k->tmp_in);
+            k->tmp_in = sp;
+            j.in = sp;
+        } else if (t_in->contig) {
             j.in = (const unsigned char *)in + t_in->true_lb;
         } else {
             k->tmp_in = malloc(bytes ? bytes : 1);
-            if (!k->tmp_in) {
-                free(k);
-                return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: no memory to pack %zu bytes", fn, bytes);
-            }
-            rch_mpi_pack_n(in, count_in, t_in, k->tmp_in);
+            if (k->tmp_in)
+                rch_mpi_pack_n(in, count_in, t_in, k->tmp_in);
             j.in = k->tmp_in;
+        }
+        if (!j.in) {
+            call_free(k);
+            return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: no memory to pack %zu bytes", fn, tbytes);
         }
     }
     if (out) {
-        if (t_out->contig) {
+        if (t_out->contig && !spread) {
             j.out = (unsigned char *)out + t_out->true_lb;
         } else {
-            k->tmp_out = malloc(bytes ? bytes : 1);
-            if (!k->tmp_out) {
-                free(k->tmp_in);
-                free(k);
-                return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: no memory for %zu bytes of results", fn, bytes);
+            k->tmp_out = malloc(tbytes ? tbytes : 1);
+            if (spread)
+                k->tmp_packed = malloc(bytes ? bytes : 1);
+            if (!k->tmp_out || (spread && !k->tmp_packed)) {
+                call_free(k);
+                return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: no memory for %zu bytes of results", fn, tbytes);
             }
             k->out_buf = out;
             k->out_count = count_out;
             k->out_type = (struct rch_mpi_type *)t_out;
+            k->spread = spread;
             rch_mpi_type_retain(k->out_type);
             j.out = k->tmp_out;
         }
@@ -370,11 +440,7 @@ static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, 
         if (h == MPI_REQUEST_NULL) {
             if (greq)
                 rch_dev_req_free(greq);
-            if (k->out_type)
-                rch_mpi_type_release(k->out_type);
-            free(k->tmp_in);
-            free(k->tmp_out);
-            free(k);
+            call_free(k);
             return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
         }
         k->greq = greq;
@@ -427,8 +493,8 @@ static int put_get(const char *fn, int kind, void *obuf, int ocount, MPI_Datatyp
         return rch_mpi_win_status(w, fn, st);
     }
     if (kind == RCH_DEV_RMA_PUT)
-        return general(w, fn, RCH_DEV_RMA_PUT, target, obuf, (size_t)ocount, ot, NULL, 0, NULL, base, tcount, tt, NULL, 0, request);
-    return general(w, fn, RCH_DEV_RMA_GET, target, NULL, 0, NULL, obuf, (size_t)ocount, ot, base, tcount, tt, NULL, 0, request);
+        return general(w, fn, RCH_DEV_RMA_PUT, target, obuf, (size_t)ocount, ot, NULL, 0, NULL, base, tcount, tt, NULL, 0, NULL, request);
+    return general(w, fn, RCH_DEV_RMA_GET, target, NULL, 0, NULL, obuf, (size_t)ocount, ot, base, tcount, tt, NULL, 0, NULL, request);
 }
 
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
@@ -533,6 +599,8 @@ static int accumulate(const char *fn, const void *obuf, int ocount, MPI_Datatype
             *request = RCH_MPI_REQ_DONE_SEND;
         return MPI_SUCCESS;
     }
+    /* the kernel's element is not the packed one: MPI_SHORT_INT (see the top) */
+    const struct rch_mpi_type *spread = dop.elem != rch_mpi_type_get(tt->basic)->size ? rch_mpi_type_get(tt->basic) : NULL;
     if (!ot) {
         /* MPI_NO_OP: an atomic read; the kernel reads nothing, the packet carries zeros. */
         void *zeros = calloc(1, bytes);
@@ -541,16 +609,16 @@ static int accumulate(const char *fn, const void *obuf, int ocount, MPI_Datatype
         struct rch_mpi_type *bt = rch_mpi_type_get(MPI_BYTE);
         /* the call owns zeros: packets may reference it until they complete */
         return general(w, fn, RCH_DEV_RMA_GACC, target, zeros, bytes, bt, rbuf, (size_t)rcount, rt, base, tcount, tt, &dop, 1,
-                       request);
+                       spread, request);
     }
-    if (RCH_LIKELY(ot->contig && tt->contig && (!rt || rt->contig) && !request)) {
+    if (RCH_LIKELY(ot->contig && tt->contig && (!rt || rt->contig) && !request && !spread)) {
         uint64_t toff = (uint64_t)(base + tt->true_lb);
         rdmach_status_t st = rch_dev_rma_acc(w->dw, target, (const char *)obuf + ot->true_lb,
                                              rt ? (char *)rbuf + rt->true_lb : NULL, bytes, toff, &dop, NULL);
         return rch_mpi_win_status(w, fn, st);
     }
     return general(w, fn, fetch ? RCH_DEV_RMA_GACC : RCH_DEV_RMA_ACC, target, obuf, (size_t)ocount, ot, rbuf, (size_t)rcount, rt, base,
-                   tcount, tt, &dop, 0, request);
+                   tcount, tt, &dop, 0, spread, request);
 }
 
 int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
@@ -633,9 +701,10 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
         return err;
     unsigned char zeros[RCH_DEV_RMA_ELEM_MAX] = { 0 };
     const void *src = op == MPI_NO_OP || !origin_addr ? (const void *)zeros : origin_addr;
-    if (t->size > sizeof(zeros) && src == zeros)
-        return rch_mpi_win_err(w, MPI_ERR_TYPE, "%s: datatype of %zu bytes is too large", fn, t->size);
-    return rch_mpi_win_status(w, fn, rch_dev_rma_acc(w->dw, target_rank, src, result_addr, t->size,
+    if (dop.elem > sizeof(zeros) && src == zeros)
+        return rch_mpi_win_err(w, MPI_ERR_TYPE, "%s: datatype of %u bytes is too large", fn, (unsigned)dop.elem);
+    /* one element as it lies in memory: dop.elem (MPI_SHORT_INT's 8, not its 6) */
+    return rch_mpi_win_status(w, fn, rch_dev_rma_acc(w->dw, target_rank, src, result_addr, dop.elem,
                                                      (uint64_t)(base + t->true_lb), &dop, NULL));
 }
 #pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op

@@ -84,8 +84,9 @@ int PMPI_Win_fence(int assert, MPI_Win win)
         return rch_mpi_win_err(w, MPI_ERR_RMA_SYNC, "%s: the window has an exposure epoch (MPI_Win_post without "
                                "MPI_Win_wait)", fn);
     rdmach_status_t st = rch_dev_rma_flush(w->dw, -1, 0);
-    /* Everyone's operations on my memory are complete once all are past this. */
-    int rc = PMPI_Barrier(w->c->handle);
+    /* Everyone's operations on my memory are complete once all are past this.
+     * (The barrier itself, not MPI_Barrier: its errors are the fence's.) */
+    rdmach_status_t bst = rch_coll_barrier(&w->c->coll);
     if (assert & MPI_MODE_NOSUCCEED) {
         w->access = RCH_WIN_ACC_NONE;
         w->all_ok = 0;
@@ -96,8 +97,8 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     w->fence_ops = 0;
     if (st != RDMACH_OK)
         return rch_mpi_win_status(w, fn, st);
-    if (rc != MPI_SUCCESS)
-        return rch_mpi_win_raise(w, rc);
+    if (bst != RDMACH_OK)
+        return rch_mpi_win_err(w, rch_mpi_class_of(bst), "%s: %s", fn, rdmach_last_error());
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_fence = PMPI_Win_fence

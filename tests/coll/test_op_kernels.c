@@ -94,6 +94,7 @@ static void fill(enum rch_coll_kind k, unsigned char *buf, size_t n)
             case RCH_COLL_K_F64_I32: { double x = small; memcpy(e, &x, 8); memcpy(e + 8, &idx, 4); break; }
             case RCH_COLL_K_I64_I32: { int64_t x = small; memcpy(e, &x, 8); memcpy(e + 8, &idx, 4); break; }
             case RCH_COLL_K_I16_I32: { int16_t x = (int16_t)small; memcpy(e, &x, 2); memcpy(e + 2, &idx, 4); break; }
+            case RCH_COLL_K_I16_X32: { int16_t x = (int16_t)small; memset(e, 0, 8); memcpy(e, &x, 2); memcpy(e + 4, &idx, 4); break; }
             case RCH_COLL_K_I32_I32: { int32_t x = small; memcpy(e, &x, 4); memcpy(e + 4, &idx, 4); break; }
             case RCH_COLL_K_FLD_I32: { long double x = small; memset(e, 0, 16); memcpy(e, &x, sizeof(x)); memcpy(e + 16, &idx, 4); break; }
             case RCH_COLL_K_F32_F32: { float x = (float)small, fi = (float)idx; memcpy(e, &x, 4); memcpy(e + 4, &fi, 4); break; }
@@ -165,6 +166,7 @@ static void ref_pair(enum rch_coll_opkind op, enum rch_coll_kind k, const unsign
     case RCH_COLL_K_F32_I32: vs = 4; is = 4; break;
     case RCH_COLL_K_F64_I32: case RCH_COLL_K_I64_I32: vs = 8; is = 4; break;
     case RCH_COLL_K_I16_I32: vs = 2; is = 4; break;
+    case RCH_COLL_K_I16_X32: vs = 4; is = 4; break;   /* the index after 2 bytes of padding */
     case RCH_COLL_K_I32_I32: vs = 4; is = 4; break;
     case RCH_COLL_K_FLD_I32: vs = 16; is = 4; break;
     case RCH_COLL_K_F32_F32: vs = 4; is = 4; break;
@@ -175,7 +177,7 @@ static void ref_pair(enum rch_coll_opkind op, enum rch_coll_kind k, const unsign
     case RCH_COLL_K_F32_I32: case RCH_COLL_K_F32_F32: LD(va, a, 1, float); LD(vb, b, 1, float); break;
     case RCH_COLL_K_F64_I32: case RCH_COLL_K_F64_F64: LD(va, a, 1, double); LD(vb, b, 1, double); break;
     case RCH_COLL_K_I64_I32: LD(va, a, 0, int64_t); LD(vb, b, 0, int64_t); break;
-    case RCH_COLL_K_I16_I32: LD(va, a, 0, int16_t); LD(vb, b, 0, int16_t); break;
+    case RCH_COLL_K_I16_I32: case RCH_COLL_K_I16_X32: LD(va, a, 0, int16_t); LD(vb, b, 0, int16_t); break;
     case RCH_COLL_K_I32_I32: LD(va, a, 0, int32_t); LD(vb, b, 0, int32_t); break;
     default: LD(va, a, 1, long double); LD(vb, b, 1, long double); break;
     }
@@ -270,6 +272,7 @@ Test(op_kernels, packed_sizes_match_mpi_types)
 {
     cr_assert_eq(rch_coll_kind_size(RCH_COLL_K_F64_I32), 12);   /* MPI_DOUBLE_INT size */
     cr_assert_eq(rch_coll_kind_size(RCH_COLL_K_I16_I32), 6);    /* MPI_SHORT_INT */
+    cr_assert_eq(rch_coll_kind_size(RCH_COLL_K_I16_X32), 8);    /* MPI_SHORT_INT's extent */
     cr_assert_eq(rch_coll_kind_size(RCH_COLL_K_FLD_I32), 20);   /* MPI_LONG_DOUBLE_INT */
     cr_assert_eq(rch_coll_kind_size(RCH_COLL_K_CLD), 32);
     cr_assert_eq(rch_coll_kind_size(RCH_COLL_K_MAX), 0);
