@@ -109,7 +109,7 @@ out:
     return st;
 }
 
-rdmach_status_t rch_pmi2_client_init(struct rch_pmi2_client *c, int fd, int rank, int size)
+rdmach_status_t rch_pmi2_client_init(struct rch_pmi2_client *c, int fd, int rank, int size, const char *env_jobid)
 {
     char frame[FRAME_MAX], num[16];
     size_t len;
@@ -127,7 +127,10 @@ rdmach_status_t rch_pmi2_client_init(struct rch_pmi2_client *c, int fd, int rank
     rdmach_status_t st = handshake(fd);
     snprintf(num, sizeof(num), "%d", rank);
     if (st == RDMACH_OK)
-        st = rch_pmi2_format(frame, sizeof(frame), &len, RCH_PMI2_FULLINIT, "pmirank", num, NULL);
+        st = env_jobid ? rch_pmi2_format(frame, sizeof(frame), &len, RCH_PMI2_FULLINIT, "pmijobid", env_jobid,
+                                         "pmirank", num, "threaded", "FALSE", NULL)
+                       : rch_pmi2_format(frame, sizeof(frame), &len, RCH_PMI2_FULLINIT, "pmirank", num,
+                                         "threaded", "FALSE", NULL);
     if (st == RDMACH_OK)
         st = transact(c, frame, len, RCH_PMI2_FULLINIT_RESPONSE, m, RCH_PMI_REPLY_TIMEOUT_MS);
     if (st == RDMACH_OK)

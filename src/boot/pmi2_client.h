@@ -19,8 +19,10 @@ struct rch_pmi2_client {
 };
 
 /* The PMI-1 init line asking for version 2, fullinit (checking rank and
- * size against the environment's), job-getid. */
-rdmach_status_t rch_pmi2_client_init(struct rch_pmi2_client *c, int fd, int rank, int size);
+ * size against the environment's), job-getid. `env_jobid`: PMI_JOBID as
+ * the launcher set it, or NULL. Slurm requires it back in fullinit
+ * (pmijobid) and a `threaded` field, as MPICH's client sends them. */
+rdmach_status_t rch_pmi2_client_init(struct rch_pmi2_client *c, int fd, int rank, int size, const char *env_jobid);
 /* A job (info-getjobattr) or node (info-getnodeattr, not waiting) attribute;
  * RDMACH_ERR_NOT_FOUND if the server has none of that name. */
 rdmach_status_t rch_pmi2_client_job_attr(struct rch_pmi2_client *c, const char *key, char *value, size_t len);

@@ -100,7 +100,7 @@ static rdmach_status_t pmi2_init(int *rank, int *size, char *jobid, size_t len)
     if (st == RDMACH_OK && singleton)
         st = rch_base_err(RDMACH_ERR_BOOT, "RDMACH_PMI=pmi2 but PMI_FD is not set: no PMI-2 launcher started this process");
     if (st == RDMACH_OK)
-        st = rch_pmi2_client_init(&pmi2, fd, *rank, *size);
+        st = rch_pmi2_client_init(&pmi2, fd, *rank, *size, getenv("PMI_JOBID"));
     return st == RDMACH_OK ? copy_jobid(pmi2.jobid, jobid, len) : st;
 }
 

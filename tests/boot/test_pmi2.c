@@ -230,7 +230,7 @@ static void finish(struct server *s, int fd)
 
 #define INIT2 { "cmd=init pmi_version=2 pmi_subversion=0\n", \
                 "cmd=response_to_init pmi_version=2 pmi_subversion=0 rc=0\n" }
-#define FULLINIT1 { "cmd=fullinit;pmirank=1;", "   113cmd=fullinit-response;pmi-version=2;pmi-subversion=0;" \
+#define FULLINIT1 { "cmd=fullinit;pmirank=1;threaded=FALSE;", "   113cmd=fullinit-response;pmi-version=2;pmi-subversion=0;" \
                     "rank=1;size=2;appnum=0;debugged=FALSE;pmiverbose=FALSE;rc=0;" }
 #define GETID { "cmd=job-getid;", "    60cmd=job-getid-response;jobid=kvs_13687_0_1733054477_vm;rc=0;" }
 
@@ -253,7 +253,7 @@ Test(pmi2_client, hydra_session)
     struct rch_pmi2_client c;
     char v[64];
     int fd = start(&s, steps, 10);
-    cr_assert_eq(rch_pmi2_client_init(&c, fd, 1, 2), RDMACH_OK, "%s", rdmach_last_error());
+    cr_assert_eq(rch_pmi2_client_init(&c, fd, 1, 2, NULL), RDMACH_OK, "%s", rdmach_last_error());
     cr_assert_str_eq(c.jobid, "kvs_13687_0_1733054477_vm");
     cr_assert_eq(rch_pmi2_client_job_attr(&c, "PMI_process_mapping", v, sizeof(v)), RDMACH_OK, "%s",
                  rdmach_last_error());
@@ -274,7 +274,7 @@ static rdmach_status_t init_against(const struct step *steps, int n)
     struct server s;
     struct rch_pmi2_client c;
     int fd = start(&s, steps, n);
-    rdmach_status_t st = rch_pmi2_client_init(&c, fd, 1, 2);
+    rdmach_status_t st = rch_pmi2_client_init(&c, fd, 1, 2, NULL);
     finish(&s, fd);
     return st;
 }
@@ -301,7 +301,7 @@ Test(pmi2_client, unexpected_reply_names_both)
 {
     static const struct step steps[] = { INIT2, { "cmd=fullinit", "    26cmd=kvs-put-response;rc=0;" } };
     EXPECT_ERR(init_against(steps, 2), RDMACH_ERR_BOOT_PROTOCOL,
-               "expected a fullinit-response reply to 'cmd=fullinit;pmirank=1;', got kvs-put-response");
+               "expected a fullinit-response reply to 'cmd=fullinit;pmirank=1;threaded=FALSE;', got kvs-put-response");
 }
 
 Test(pmi2_client, refusal_carries_the_servers_message)
@@ -334,7 +334,23 @@ Test(pmi2_client, put_refuses_a_semicolon)
     struct server s;
     struct rch_pmi2_client c;
     int fd = start(&s, steps, 3);
-    cr_assert_eq(rch_pmi2_client_init(&c, fd, 1, 2), RDMACH_OK, "%s", rdmach_last_error());
+    cr_assert_eq(rch_pmi2_client_init(&c, fd, 1, 2, NULL), RDMACH_OK, "%s", rdmach_last_error());
     EXPECT_ERR(rch_pmi2_client_put(&c, "k", "a;b"), RDMACH_ERR_INVALID_ARG, "containing ';'");
+    finish(&s, fd);
+}
+
+Test(pmi2_client, slurm_gets_its_jobid_back_in_fullinit)
+{
+    static const struct step steps[] = {
+        INIT2,
+        { "cmd=fullinit;pmijobid=7.0;pmirank=1;threaded=FALSE;", "    41cmd=fullinit-response;rank=1;size=2;rc=0;" },
+        { "cmd=job-getid;", "    38cmd=job-getid-response;jobid=7.0;rc=0;" },
+    };
+    struct server s;
+    struct rch_pmi2_client c;
+    int fd = start(&s, steps, 3);
+    cr_assert_eq(rch_pmi2_client_init(&c, fd, 1, 2, "7.0"), RDMACH_OK, "%s", rdmach_last_error());
+    cr_assert_str_eq(c.jobid, "7.0");
+    cr_assert_eq(c.appnum, 0);
     finish(&s, fd);
 }

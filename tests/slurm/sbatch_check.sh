@@ -1,0 +1,41 @@
+#!/bin/bash
+# Inside a cluster made by slurm_cluster.sh: sbatch a batch script that runs
+# an rdmach program with srun across the hosts, wait for it, and check what
+# Slurm says of the job. Accounting without slurmdbd is off
+# (AccountingStorageType=accounting_storage/none: sacct answers "Slurm
+# accounting storage is disabled"), so the job's end is read from
+# `scontrol show job` and from the job completion file
+# (JobCompType=jobcomp/filetxt, in the cluster's state directory).
+#
+#   sbatch_check.sh NODES TASKS EXPECT_REGEX -- COMMAND...
+# passes when the batch job exits 0, its output matches EXPECT_REGEX, and
+# both scontrol and the completion file say COMPLETED with exit code 0:0.
+set -u
+nodes=$1 tasks=$2 expect=$3
+shift 4
+dir=$(mktemp -d) || exit 2
+trap 'rm -rf "$dir"' EXIT
+{
+    echo "#!/bin/bash"
+    printf 'srun --mpi=pmi2'
+    printf ' %q' "$@"
+    echo
+} >"$dir/job.sh"
+fail() { echo "sbatch_check.sh: FAIL: $*"; exit 1; }
+
+out=$(sbatch --wait --parsable -N "$nodes" -n "$tasks" -o "$dir/out" "$dir/job.sh")
+rc=$?
+cat "$dir/out"
+id=${out%%;*}
+echo "sbatch_check.sh: job $id, sbatch --wait exit status $rc"
+[ "$rc" -eq 0 ] || fail "sbatch --wait exited $rc"
+grep -Eq -- "$expect" "$dir/out" || fail "the job's output has no line matching '$expect'"
+show=$(scontrol show job "$id")
+echo "$show" | grep -q "JobState=COMPLETED" || fail "scontrol: job $id is not COMPLETED: $show"
+echo "$show" | grep -Eq "(^| )ExitCode=0:0" || fail "scontrol: job $id exit code is not 0:0: $show"
+echo "$show" | grep -q "NumNodes=$nodes " || fail "scontrol: job $id did not run on $nodes nodes: $show"
+comp=$(grep "JobId=$id " "$RCH_SLURM_STATE/jobcomp")
+echo "jobcomp: $comp"
+echo "$comp" | grep -q "JobState=COMPLETED" || fail "job completion file: job $id not COMPLETED: $comp"
+echo "$comp" | grep -q "ExitCode=0:0" || fail "job completion file: exit code is not 0:0: $comp"
+echo "sbatch_check.sh: PASS (job $id COMPLETED, exit code 0:0, on $nodes nodes)"
