@@ -137,23 +137,19 @@ static rdmach_status_t exchange_hosts(int *node_of)
     return st;
 }
 
-/* The real node of every rank: from the launcher's mapping when it gives one. */
+/* The real node of every rank: from the launcher's layout when it gives one. */
 static rdmach_status_t real_layout(int *node_of)
 {
-    char map[RCH_PMI_VAL_MAX];
     rdmach_status_t st;
     if (rch_boot.singleton) {
         node_of[0] = 0;
         return RDMACH_OK;
     }
-    st = pmi->job_attr("PMI_process_mapping", map, sizeof(map));
-    if (st == RDMACH_OK) {
-        st = rch_boot_parse_mapping(map, rch_boot.size, node_of);
-        if (st == RDMACH_OK)
-            RCH_DEBUG("boot", "layout from PMI_process_mapping %s", map);
-    }
+    st = pmi->node_ids(node_of, rch_boot.size);
+    if (st == RDMACH_OK)
+        RCH_DEBUG("boot", "layout from the launcher (%s)", pmi->name);
     if (st == RDMACH_ERR_NOT_FOUND) {
-        RCH_DEBUG("boot", "no PMI_process_mapping: exchanging host identities");
+        RCH_DEBUG("boot", "the launcher gives no layout: exchanging host identities");
         st = exchange_hosts(node_of);
     }
     if (st == RDMACH_OK && rch_boot_renumber(node_of, rch_boot.size) < 0)

@@ -56,7 +56,9 @@ const char *rch_boot_pmi_name(void);
  * (rank, key) is "r<rank>.<key>", within Hydra's keylen_max of 64.
  * rch_boot_get of a key that was not put (or not yet fenced): RDMACH_ERR_NOT_FOUND. */
 /* A key put twice: the last value wins under PMI-1 and PMIx; under PMI-2
- * which one stays is the server's (Hydra keeps the first): put a key once. */
+ * which one stays is the server's (Hydra keeps the first): put a key once.
+ * Under PMIx a put may be seen as soon as the putter has fenced (the local
+ * server holds it), before the reader's own fence. */
 rdmach_status_t rch_boot_put(const char *key, const char *value);
 rdmach_status_t rch_boot_get(int rank, const char *key, char *value, size_t len);
 rdmach_status_t rch_boot_fence(void);

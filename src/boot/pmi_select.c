@@ -8,6 +8,7 @@
 #include <string.h>
 #include "base/base.h"
 #include "base/tunables.h"
+#include "boot/layout.h"
 #include "boot/pmi2_client.h"
 #include "boot/pmi_client.h"
 #include "boot/pmi_select.h"
@@ -57,10 +58,25 @@ static rdmach_status_t pmi1_get(int rank, const char *key, char *value, size_t l
     return st == RDMACH_OK ? rch_pmi_client_get(&pmi1, k, value, len) : st;
 }
 
-/* Hydra and rdmachrun put the job's attributes in the KVS under their names. */
-static rdmach_status_t pmi1_job_attr(const char *name, char *value, size_t len)
+/* Hydra, Slurm and rdmachrun give the layout as PMI_process_mapping: in the
+ * KVS under PMI-1, as a job attribute under PMI-2. */
+static rdmach_status_t node_ids_from(rdmach_status_t (*attr)(const char *, char *, size_t), int *node_of, int size)
+{
+    char map[RCH_PMI_VAL_MAX];
+    rdmach_status_t st = attr("PMI_process_mapping", map, sizeof(map));
+    if (st == RDMACH_OK)
+        st = rch_boot_parse_mapping(map, size, node_of);
+    return st;
+}
+
+static rdmach_status_t pmi1_mapping(const char *name, char *value, size_t len)
 {
     return rch_pmi_client_get(&pmi1, name, value, len);
+}
+
+static rdmach_status_t pmi1_node_ids(int *node_of, int size)
+{
+    return node_ids_from(pmi1_mapping, node_of, size);
 }
 
 static rdmach_status_t pmi1_fence(void)
@@ -81,7 +97,7 @@ static rdmach_status_t pmi1_finalize(void)
 static const struct rch_boot_pmi_ops pmi1_ops = {
     .name = "pmi1",
     .init = pmi1_init,
-    .job_attr = pmi1_job_attr,
+    .node_ids = pmi1_node_ids,
     .put = pmi1_put,
     .get = pmi1_get,
     .fence = pmi1_fence,
@@ -118,9 +134,14 @@ static rdmach_status_t pmi2_get(int rank, const char *key, char *value, size_t l
     return st == RDMACH_OK ? rch_pmi2_client_get(&pmi2, k, value, len) : st;
 }
 
-static rdmach_status_t pmi2_job_attr(const char *name, char *value, size_t len)
+static rdmach_status_t pmi2_mapping(const char *name, char *value, size_t len)
 {
     return rch_pmi2_client_job_attr(&pmi2, name, value, len);
+}
+
+static rdmach_status_t pmi2_node_ids(int *node_of, int size)
+{
+    return node_ids_from(pmi2_mapping, node_of, size);
 }
 
 static rdmach_status_t pmi2_fence(void)
@@ -143,7 +164,7 @@ static rdmach_status_t pmi2_finalize(void)
 static const struct rch_boot_pmi_ops pmi2_ops = {
     .name = "pmi2",
     .init = pmi2_init,
-    .job_attr = pmi2_job_attr,
+    .node_ids = pmi2_node_ids,
     .put = pmi2_put,
     .get = pmi2_get,
     .fence = pmi2_fence,
@@ -153,8 +174,7 @@ static const struct rch_boot_pmi_ops pmi2_ops = {
 
 /* ---- the choice ---- */
 
-#ifdef RDMACH_HAVE_PMIX
-extern const struct rch_boot_pmi_ops rch_boot_pmix_ops;   /* pmix.c */
+#if RDMACH_HAVE_PMIX
 int rch_boot_pmix_built(void)
 {
     return 1;
@@ -168,7 +188,7 @@ int rch_boot_pmix_built(void)
 
 static rdmach_status_t use_pmix(const struct rch_boot_pmi_ops **ops, const char *why_env)
 {
-#ifdef RDMACH_HAVE_PMIX
+#if RDMACH_HAVE_PMIX
     (void)why_env;
     *ops = &rch_boot_pmix_ops;
     return RDMACH_OK;

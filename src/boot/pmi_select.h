@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include "rdmach.h"
+#include "rdmach_config.h"
 
 /* Keys are the caller's (1..63 printable bytes without '=', ';', space);
  * each rank has its own key space: get(rank, key) reads what `rank` put. */
@@ -24,9 +25,9 @@ struct rch_boot_pmi_ops {
     const char *name;                  /* "pmi1", "pmi2", "pmix" */
     /* Connect; the job's rank, size and id (jobid_len bytes with the NUL). */
     rdmach_status_t (*init)(int *rank, int *size, char *jobid, size_t jobid_len);
-    /* An attribute of the job the launcher provides: "PMI_process_mapping".
-     * RDMACH_ERR_NOT_FOUND if it has none. */
-    rdmach_status_t (*job_attr)(const char *name, char *value, size_t len);
+    /* The node of every rank as the launcher knows it (ids in any order:
+     * the caller renumbers); RDMACH_ERR_NOT_FOUND if it does not say. */
+    rdmach_status_t (*node_ids)(int *node_of, int size);
     rdmach_status_t (*put)(const char *key, const char *value);
     rdmach_status_t (*get)(int rank, const char *key, char *value, size_t len);
     rdmach_status_t (*fence)(void);        /* makes every put visible to every get */
@@ -41,5 +42,9 @@ rdmach_status_t rch_boot_pmi_choose(int forced, const struct rch_boot_pmi_ops **
 
 /* Whether this build has the PMIx client (libpmix found by CMake). */
 int rch_boot_pmix_built(void);
+
+#if RDMACH_HAVE_PMIX
+extern const struct rch_boot_pmi_ops rch_boot_pmix_ops;   /* pmix.c */
+#endif
 
 #endif
