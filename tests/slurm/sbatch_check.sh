@@ -7,17 +7,18 @@
 # `scontrol show job` and from the job completion file
 # (JobCompType=jobcomp/filetxt, in the cluster's state directory).
 #
-#   sbatch_check.sh NODES TASKS EXPECT_REGEX -- COMMAND...
-# passes when the batch job exits 0, its output matches EXPECT_REGEX, and
+#   sbatch_check.sh MPI NODES TASKS EXPECT_REGEX -- COMMAND...
+# (MPI: srun's --mpi, pmi2 or pmix) passes when the batch job exits 0, its output matches EXPECT_REGEX, and
 # both scontrol and the completion file say COMPLETED with exit code 0:0.
 set -u
-nodes=$1 tasks=$2 expect=$3
-shift 4
-dir=$(mktemp -d) || exit 2
+mpi=$1 nodes=$2 tasks=$3 expect=$4
+shift 5
+# in the cluster's state: every host sees it (each has a /tmp of its own)
+dir=$(mktemp -d "$RCH_SLURM_STATE/sbatch.XXXXXX") || exit 2
 trap 'rm -rf "$dir"' EXIT
 {
     echo "#!/bin/bash"
-    printf 'srun --mpi=pmi2'
+    printf 'srun --mpi=%s' "$mpi"
     printf ' %q' "$@"
     echo
 } >"$dir/job.sh"

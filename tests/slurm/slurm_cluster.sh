@@ -9,7 +9,8 @@
 #   usage: slurm_cluster.sh [--hosts N] [--cpus C] [--timeout S] -- COMMAND...
 #
 # Needs root, Debian's slurmctld, slurmd, slurm-client and munge
-# (scripts/install-deps). Exit status: the command's, 124 if it timed out,
+# (scripts/install-deps). The run's state (config, logs, spool, munge key and
+# socket, RCH_SLURM_STATE in the command's environment) is /var/tmp/rchs<pid>. Exit status: the command's, 124 if it timed out,
 # 2 if the cluster could not be built.
 set -u
 
@@ -33,7 +34,8 @@ for cmd in ip munged slurmctld slurmd sinfo srun; do
 done
 
 P=rchs$$
-state=${TMPDIR:-/tmp}/$P
+# Not under /tmp: each host has a /tmp of its own (below).
+state=/var/tmp/$P
 namespaces=()
 pids=()
 
@@ -149,10 +151,13 @@ in_host ctl slurmctld -D -i -f "$conf" >"$state/log/slurmctld.out" 2>&1 &
 pids+=($!)
 for ((i = 1; i <= nhosts; i++)); do
     mkdir -p "$state/spool-h$i"
-    # /dev/shm of its own too: ranks of different hosts share no memory
+    # /dev/shm of its own too (ranks of different hosts share no memory), and
+    # /tmp: Slurm's pmix plugin makes /tmp/spmix_appdir_<uid>_<step> on every
+    # node, which collides on a shared /tmp
     unshare --uts --mount -- nsenter --net="/run/netns/$P-h$i" -- /bin/bash -c '
         hostname "$1" && mount --bind "$RCH_SLURM_STATE/hosts" /etc/hosts &&
-            mount -t tmpfs -o mode=1777 "shm-$1" /dev/shm || exit 2
+            mount -t tmpfs -o mode=1777 "shm-$1" /dev/shm &&
+            mount -t tmpfs -o mode=1777 "tmp-$1" /tmp || exit 2
         exec slurmd -D -N "$1" -f "$SLURM_CONF"' _ "h$i" >"$state/log/slurmd-h$i.out" 2>&1 &
     pids+=($!)
 done
