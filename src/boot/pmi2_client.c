@@ -236,7 +236,7 @@ rdmach_status_t rch_pmi2_client_abort(struct rch_pmi2_client *c, const char *why
 {
     char frame[FRAME_MAX];
     size_t flen;
-    rdmach_status_t st = rch_pmi2_format(frame, sizeof(frame), &flen, RCH_PMI2_ABORT, "isworldabort", "TRUE",
+    rdmach_status_t st = rch_pmi2_format(frame, sizeof(frame), &flen, RCH_PMI2_ABORT, "isworld", "TRUE",
                                          "msg", why ? why : "aborted", NULL);
     return st == RDMACH_OK ? rch_pmi_write(c->fd, frame, flen) : st;
 }

@@ -31,7 +31,8 @@ rdmach_status_t rch_pmi2_client_node_attr(struct rch_pmi2_client *c, const char 
 rdmach_status_t rch_pmi2_client_put(struct rch_pmi2_client *c, const char *key, const char *value);
 rdmach_status_t rch_pmi2_client_get(struct rch_pmi2_client *c, const char *key, char *value, size_t len);
 rdmach_status_t rch_pmi2_client_fence(struct rch_pmi2_client *c);
-/* abort;isworldabort=TRUE: the server sends no reply. */
+/* abort;isworld=TRUE (MPICH's ISWORLD_KEY, which Slurm reads to kill the
+ * step): the server sends no reply. */
 rdmach_status_t rch_pmi2_client_abort(struct rch_pmi2_client *c, const char *why);
 /* finalize / finalize-response, then closes the fd. */
 rdmach_status_t rch_pmi2_client_finalize(struct rch_pmi2_client *c);

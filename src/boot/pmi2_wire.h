@@ -24,7 +24,8 @@
  *   kvs-put;key=k;value=v          -> kvs-put-response;rc=0
  *   kvs-fence                      -> kvs-fence-response;rc=0
  *   kvs-get;jobid=J;srcid=-1;key=k -> kvs-get-response;found=TRUE;value=v;rc=0  (or found=FALSE;rc=0)
- *   abort;isworldabort=TRUE;msg=m  -> (no reply: the job ends)
+ *   abort;isworld=TRUE;msg=m       -> (no reply; Hydra 4.0.2: "Unrecognized PMI command: abort",
+ *                                     mpiexec exits 255; Slurm kills the step)
  *   finalize                       -> finalize-response;rc=0
  * Hydra stores a put value only up to its first ';' (it does not undo the
  * ";;" escape), so the client never puts a value containing ';'.

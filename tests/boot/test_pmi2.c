@@ -328,14 +328,16 @@ Test(pmi2_client, server_dies_mid_reply_or_before_it)
     EXPECT_ERR(init_against(no_init, 1), RDMACH_ERR_BOOT, "instead of answering init");
 }
 
-Test(pmi2_client, put_refuses_a_semicolon)
+/* and the abort Slurm acts on: isworld=TRUE (a misnamed key is ignored) */
+Test(pmi2_client, put_refuses_a_semicolon_then_abort)
 {
-    static const struct step steps[] = { INIT2, FULLINIT1, GETID };
+    static const struct step steps[] = { INIT2, FULLINIT1, GETID, { "cmd=abort;isworld=TRUE;msg=why;", NULL } };
     struct server s;
     struct rch_pmi2_client c;
-    int fd = start(&s, steps, 3);
+    int fd = start(&s, steps, 4);
     cr_assert_eq(rch_pmi2_client_init(&c, fd, 1, 2, NULL), RDMACH_OK, "%s", rdmach_last_error());
     EXPECT_ERR(rch_pmi2_client_put(&c, "k", "a;b"), RDMACH_ERR_INVALID_ARG, "containing ';'");
+    cr_assert_eq(rch_pmi2_client_abort(&c, "why"), RDMACH_OK, "%s", rdmach_last_error());
     finish(&s, fd);
 }
 
