@@ -10,7 +10,8 @@
 #
 # Needs root, Debian's slurmctld, slurmd, slurm-client and munge
 # (scripts/install-deps). The run's state (config, logs, spool, munge key and
-# socket, RCH_SLURM_STATE in the command's environment) is /var/tmp/rchs<pid>. Exit status: the command's, 124 if it timed out,
+# socket, RCH_SLURM_STATE in the command's environment) is /var/tmp/rchs<pid>;
+# the namespaces are RCH_SLURM_PREFIX-ctl, RCH_SLURM_PREFIX-h<i>. Exit status: the command's, 124 if it timed out,
 # 2 if the cluster could not be built.
 set -u
 
@@ -134,7 +135,7 @@ conf=$state/slurm.conf
     echo "$NET.254 ctl"
     for ((i = 1; i <= nhosts; i++)); do echo "$NET.$i h$i"; done
 } >"$state/hosts"
-export SLURM_CONF=$conf RCH_SLURM_STATE=$state
+export SLURM_CONF=$conf RCH_SLURM_STATE=$state RCH_SLURM_PREFIX=$P
 
 # Each daemon in its namespace, with its own hostname and /etc/hosts. Not
 # `ip netns exec`: it mounts a fresh /sys without /sys/fs/cgroup, which
