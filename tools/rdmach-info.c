@@ -1,6 +1,7 @@
 /*
  * rdmach-info: what this rdmach was built with and what it finds here —
- * version, build options, RDMA devices, libfabric providers, topology, the
+ * version, build options (with the registration cache's memory monitor,
+ * RDMACH_NET_MEM_MONITOR), RDMA devices, libfabric providers, topology, the
  * barrier backends and which apply, and every tunable with its current value (from RDMACH_* in the environment),
  * its default, what it accepts and its help. A malformed RDMACH_* value is
  * reported and the exit status is 1, as rdmach_init would fail.
@@ -26,6 +27,7 @@
 #include "boot/topo.h"
 #include "coll/barrier.h"
 #include "device/dev_impl.h"
+#include "rdma/net/net_rcache.h"
 #include "rdma/select.h"
 #if RDMACH_HAVE_VERBS
 #include <infiniband/verbs.h>
@@ -42,8 +44,11 @@ static void print_build(void)
     printf("  install prefix    %s\n", RDMACH_INSTALL_PREFIX);
     printf("  verbs channel     %s\n", RDMACH_HAVE_VERBS ? "yes (libibverbs, librdmacm)" : "no");
     printf("  libfabric channel %s\n", RDMACH_HAVE_OFI ? "yes" : "no");
+    printf("  memory monitor    %s\n", rch_net_memhook_describe());
 #if defined(__SANITIZE_ADDRESS__)
     printf("  sanitizers        address, undefined\n");
+#elif defined(__SANITIZE_THREAD__)
+    printf("  sanitizers        thread\n");
 #else
     printf("  sanitizers        none\n");
 #endif

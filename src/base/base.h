@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "rdmach.h"
 
 #define RCH_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -20,6 +21,15 @@ static inline void rch_cpu_relax(void)
     __builtin_ia32_pause();
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield" ::: "memory");
+/* Another process of this host (proc.c): 1 stopped (SIGSTOP; not a
+ * debugger's stop), 0 running or unknown, -1 gone (or a zombie). */
+int rch_base_proc_stopped(pid_t pid);
+/* "A process failed" alerts (SIGUSR1 from the launcher, RDMACH_SIGUSR1):
+ * install/uninstall the handler; the count of alerts so far (one load). */
+void rch_base_alert_install(void);
+void rch_base_alert_uninstall(void);
+unsigned rch_base_alerts(void);
+
 #endif
 }
 #define RCH_CACHELINE 64
@@ -35,5 +45,14 @@ rdmach_status_t rch_base_errno(int err, const char *what, ...) __attribute__((fo
 /* Monotonic time. */
 double   rch_base_wtime(void);        /* seconds */
 uint64_t rch_base_now_ns(void);
+
+/* Another process of this host (proc.c): 1 stopped (SIGSTOP; not a
+ * debugger's stop), 0 running or unknown, -1 gone (or a zombie). */
+int rch_base_proc_stopped(pid_t pid);
+/* "A process failed" alerts (SIGUSR1 from the launcher, RDMACH_SIGUSR1):
+ * install/uninstall the handler; the count of alerts so far (one load). */
+void rch_base_alert_install(void);
+void rch_base_alert_uninstall(void);
+unsigned rch_base_alerts(void);
 
 #endif

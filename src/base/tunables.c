@@ -19,6 +19,10 @@ struct rch_tunables rch_tun;
 static const struct rch_tun_row rows[] = {
     { "LOG", RCH_TUN_ENUM, OFF(log), "warn", 0, 0, "error|warn|info|debug|trace",
       "Log level; every line names the rank and the subsystem" },
+    { "LOG_INTERVAL", RCH_TUN_INT, OFF(log_interval), "10", 1, 86400, NULL,
+      "Seconds between two lines of a message outsiders can repeat (a refused connection request, a "
+      "silent connection reset): the occurrences in between are counted in the next line; the interval "
+      "doubles while they go on (up to 32 times this) and comes back after a quiet one" },
     { "BIND", RCH_TUN_ENUM, OFF(bind), "core", 0, 0, "none|core|numa",
       "Bind each rank round-robin to a core, to a NUMA node, or not at all" },
     { "PMI", RCH_TUN_ENUM, OFF(pmi), "auto", 0, 0, "auto|pmix|pmi2|pmi1|singleton",
@@ -79,6 +83,15 @@ static const struct rch_tun_row rows[] = {
     { "YIELD_COUNT_OVERSUB", RCH_TUN_INT, OFF(yield_count_oversub), "20", 0, INT_MAX, NULL,
       "sched_yield calls before a waiting rank blocks, when the node runs more ranks than it has cores: "
       "one that waits longer than a few hand-offs stops competing for its core" },
+    { "PEER_STOP_TIMEOUT", RCH_TUN_INT, OFF(peer_stop_timeout), "1000", 0, INT_MAX, NULL,
+      "Milliseconds a rank of this host may stay stopped (SIGSTOP, job control; not a debugger's stop) "
+      "while others wait for it before it counts as failed: their waits end with an error naming it "
+      "(0: never)" },
+    { "SIGUSR1", RCH_TUN_ENUM, OFF(sigusr1), "auto", 0, 0, "auto|on|off",
+      "Handle SIGUSR1, which MPICH's Hydra sends the other ranks when one fails (its default action "
+      "kills them): the handler counts it as \"a process failed\" (liveness is checked at once) and calls "
+      "the handler it replaced. auto: install only if the program has no handler of its own; on: always "
+      "(chained); off: never" },
     /* Collectives: forced algorithms (checked against src/coll's lists when the
      * collectives start; rdmach-tune --list names them), the network profile, tuning. */
     { "BCAST", RCH_TUN_STRING, OFF(coll_bcast), "auto", 0, 64, NULL,
@@ -160,8 +173,23 @@ static const struct rch_tun_row rows[] = {
       "Most registrations the network registration cache keeps (least recently used go first)" },
     { "NET_REG_CACHE_SIZE", RCH_TUN_SIZE, OFF(net_reg_cache_size), "1g", 0, 1024 * GiB, NULL,
       "Most bytes the network registration cache keeps registered" },
+    { "NET_MEM_MONITOR", RCH_TUN_ENUM, OFF(net_mem_monitor), "auto", 0, 0, "auto|reloc|off",
+      "How the network registration cache hears that memory was freed or unmapped: reloc rewrites the "
+      "relocations of loaded objects for free, realloc, munmap, mremap, madvise, brk, sbrk, shmdt (no "
+      "symbol of the C library is exported); off does not watch and does not cache (auto: reloc where "
+      "supported, ELF64 x86_64/aarch64)" },
     { "NET_CONNECT_TIMEOUT", RCH_TUN_INT, OFF(net_connect_timeout), "60", 1, 86400, NULL,
       "Seconds to establish a network connection before the peer is declared failed" },
+    { "NET_HANDSHAKE_TIMEOUT_MS", RCH_TUN_INT, OFF(net_handshake_timeout_ms), "2000", 10, 600000, NULL,
+      "Milliseconds a connection accepted by a rank's listener may stay silent (libfabric tcp: no "
+      "connection request read from it) before it is reset; a member's request arrives within a "
+      "round trip of the TCP handshake" },
+    { "NET_PENDING_MAX", RCH_TUN_INT, OFF(net_pending_max), "64", 2, 65536, NULL,
+      "Silent connections a rank's listener holds (libfabric tcp) before it resets the oldest, so that "
+      "strangers never hold more of the rank's descriptors" },
+    { "NET_FD_RESERVE", RCH_TUN_INT, OFF(net_fd_reserve), "4", 0, 64, NULL,
+      "Descriptors the network channel holds in reserve (libfabric tcp), released for its own connection "
+      "or for its listener's next accept when the process has none left" },
     { "ABI_CHECK", RCH_TUN_BOOL, OFF(abi_check), "on", 0, 0, "on|off",
       "At MPI_Init, end the job if the program (built against MPICH) uses an MPI function rdmach "
       "does not provide (off: it fails only if and when it calls it)" },
@@ -317,6 +345,7 @@ rdmach_status_t rch_base_tun_load(void)
             return st;
     }
     rch_log_level = rch_tun.log;
+    rch_log_interval = rch_tun.log_interval;
     /* A misspelt variable would otherwise be silently ignored. */
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "RDMACH_", 7) != 0)

@@ -32,9 +32,12 @@ enum { RCH_ZCOPY_AUTO, RCH_ZCOPY_ON, RCH_ZCOPY_OFF };
 enum { RCH_BARRIER_AUTO, RCH_BARRIER_DISSEMINATION, RCH_BARRIER_SHM, RCH_BARRIER_HIER,
        RCH_BARRIER_HWSIM, RCH_BARRIER_PPDEV, RCH_BARRIER_OFI };
 enum { RCH_RMA_PATH_AUTO, RCH_RMA_PATH_RDMA, RCH_RMA_PATH_AM };
+enum { RCH_SIGUSR1_AUTO, RCH_SIGUSR1_ON, RCH_SIGUSR1_OFF };
+enum { RCH_MEM_MONITOR_AUTO, RCH_MEM_MONITOR_RELOC, RCH_MEM_MONITOR_OFF };
 
 struct rch_tunables {
     int    log;              /* enum rch_log_level */
+    int    log_interval;     /* seconds between lines of a rate-limited message */
     int    bind;             /* RCH_BIND_* */
     int    pmi;              /* RCH_PMI_USE_*: the bootstrap protocol (src/boot/pmi_select.c) */
     int    vnode_size;       /* 0: real nodes */
@@ -56,6 +59,8 @@ struct rch_tunables {
     int    spin_count_oversub_peer; /* ... while the rank waited for runs on another core */
     int    yield_count;      /* yields before blocking on the channel's wait primitive */
     int    yield_count_oversub; /* the same when the node has more ranks than cores */
+    int    peer_stop_timeout; /* ms a local peer may stay stopped before it counts as failed (0: never) */
+    int    sigusr1;          /* RCH_SIGUSR1_*: the launcher's "a process failed" signal (base/proc.c) */
     /* collectives (src/coll): the forced algorithm of each ("" or "auto": the tuning
      * table), the network profile, a measured tuning file, a layout for the
      * node-aware algorithms only */
@@ -80,7 +85,11 @@ struct rch_tunables {
     int    net_reg_cache;    /* bool: keep rendezvous registrations cached */
     int    net_reg_cache_entries;
     size_t net_reg_cache_size;
+    int    net_mem_monitor;  /* RCH_MEM_MONITOR_*: how the registration cache hears of freed memory */
     int    net_connect_timeout;  /* seconds to establish a connection */
+    int    net_handshake_timeout_ms; /* a silent accepted connection is reset after this */
+    int    net_pending_max;  /* silent accepted connections a listener holds */
+    int    net_fd_reserve;   /* descriptors held back for the channel's own connections */
     int    abi_check;        /* bool: MPI_Init checks that every MPI symbol the program uses exists */
     int    barrier;          /* RCH_BARRIER_*: forced barrier backend (src/coll/barrier_*.c) */
     char   ppdev[256];       /* parallel port of the ppdev barrier backend ("": none) */

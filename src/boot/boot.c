@@ -170,7 +170,7 @@ static void set_kvsname(const char *name)
 
 rdmach_status_t rch_boot_init(void)
 {
-    int fd = -1, rank, size, singleton, *node_of = NULL, *real = NULL;
+    int fd = -1, rank, size, appnum = 0, singleton, *node_of = NULL, *real = NULL;
     rdmach_status_t st;
     char name[64], why[160];
 
@@ -195,13 +195,14 @@ rdmach_status_t rch_boot_init(void)
         set_kvsname(name);
     } else {
         char jobid[256];
-        if ((st = pmi->init(&rank, &size, jobid, sizeof(jobid))) != RDMACH_OK)
+        if ((st = pmi->init(&rank, &size, &appnum, jobid, sizeof(jobid))) != RDMACH_OK)
             return st;
         set_kvsname(jobid);
     }
     rch_boot.rank = rank;
     rch_boot.size = size;
     rch_boot.singleton = singleton;
+    rch_boot.appnum = appnum;
     rch_log_set_rank(rank);
     RCH_DEBUG("boot", "process manager interface %s: %s", pmi ? pmi->name : "singleton", why);
 

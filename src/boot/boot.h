@@ -28,6 +28,7 @@ struct rch_boot_info {
     int *node_of;          /* [size]: node id of every rank */
     int *local_ranks;      /* [local_size]: world ranks on my node, ascending */
     int singleton;         /* no process manager */
+    int appnum;            /* the launcher's application number (MPMD: 0, 1, ...), -1 if none */
     int bound_core;        /* hwloc logical index (0..cores-1) of the core this rank is
                               bound to, -1 if not bound to one core (RDMACH_BIND) */
     int bound_numa;        /* logical index of the NUMA node it runs in, -1 if unknown */

@@ -33,7 +33,7 @@ static rdmach_status_t copy_jobid(const char *id, char *out, size_t len)
 
 static struct rch_pmi_client pmi1;
 
-static rdmach_status_t pmi1_init(int *rank, int *size, char *jobid, size_t len)
+static rdmach_status_t pmi1_init(int *rank, int *size, int *appnum, char *jobid, size_t len)
 {
     int fd, singleton;
     rdmach_status_t st = rch_pmi_client_env(&fd, rank, size, &singleton);
@@ -41,6 +41,7 @@ static rdmach_status_t pmi1_init(int *rank, int *size, char *jobid, size_t len)
         st = rch_base_err(RDMACH_ERR_BOOT, "RDMACH_PMI=pmi1 but PMI_FD is not set: no PMI-1 launcher started this process");
     if (st == RDMACH_OK)
         st = rch_pmi_client_init(&pmi1, fd, *rank, *size);
+    *appnum = pmi1.appnum;
     return st == RDMACH_OK ? copy_jobid(pmi1.kvsname, jobid, len) : st;
 }
 
@@ -109,7 +110,7 @@ static const struct rch_boot_pmi_ops pmi1_ops = {
 
 static struct rch_pmi2_client pmi2;
 
-static rdmach_status_t pmi2_init(int *rank, int *size, char *jobid, size_t len)
+static rdmach_status_t pmi2_init(int *rank, int *size, int *appnum, char *jobid, size_t len)
 {
     int fd, singleton;
     rdmach_status_t st = rch_pmi_client_env(&fd, rank, size, &singleton);
@@ -117,6 +118,7 @@ static rdmach_status_t pmi2_init(int *rank, int *size, char *jobid, size_t len)
         st = rch_base_err(RDMACH_ERR_BOOT, "RDMACH_PMI=pmi2 but PMI_FD is not set: no PMI-2 launcher started this process");
     if (st == RDMACH_OK)
         st = rch_pmi2_client_init(&pmi2, fd, *rank, *size, getenv("PMI_JOBID"));
+    *appnum = pmi2.appnum;
     return st == RDMACH_OK ? copy_jobid(pmi2.jobid, jobid, len) : st;
 }
 

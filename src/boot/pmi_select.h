@@ -23,8 +23,9 @@
  * each rank has its own key space: get(rank, key) reads what `rank` put. */
 struct rch_boot_pmi_ops {
     const char *name;                  /* "pmi1", "pmi2", "pmix" */
-    /* Connect; the job's rank, size and id (jobid_len bytes with the NUL). */
-    rdmach_status_t (*init)(int *rank, int *size, char *jobid, size_t jobid_len);
+    /* Connect; the job's rank, size, application number (MPMD: 0, 1, ...;
+     * -1 if the launcher has none) and id (jobid_len bytes with the NUL). */
+    rdmach_status_t (*init)(int *rank, int *size, int *appnum, char *jobid, size_t jobid_len);
     /* The node of every rank as the launcher knows it (ids in any order:
      * the caller renumbers); RDMACH_ERR_NOT_FOUND if it does not say. */
     rdmach_status_t (*node_ids)(int *node_of, int size);

@@ -82,7 +82,7 @@ static rdmach_status_t get_string(pmix_rank_t rank, const char *key, char *out, 
     return st;
 }
 
-static rdmach_status_t px_init(int *rank, int *size, char *jobid, size_t len)
+static rdmach_status_t px_init(int *rank, int *size, int *appnum, char *jobid, size_t len)
 {
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
     if (rc != PMIX_SUCCESS)
@@ -100,6 +100,9 @@ static rdmach_status_t px_init(int *rank, int *size, char *jobid, size_t len)
     if (get_uint32(PMIX_RANK_WILDCARD, PMIX_UNIV_SIZE, &univ) == RDMACH_OK)
         RCH_DEBUG("pmi", "PMIx namespace %s: rank %u of %u, universe size %u", me.nspace, (unsigned)me.rank, n,
                   univ);
+    uint32_t app = 0;   /* a server that does not say has one application */
+    get_uint32(me.rank, PMIX_APPNUM, &app);
+    *appnum = (int)app;
     *rank = (int)me.rank;
     *size = (int)n;
     strcpy(jobid, me.nspace);

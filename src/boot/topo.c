@@ -120,3 +120,27 @@ out_free:
     hwloc_topology_destroy(t);
     return st;
 }
+
+rdmach_status_t rch_boot_topo_locate(int n, const char *const names[], int index[])
+{
+    hwloc_topology_t t;
+    hwloc_bitmap_t cur;
+    rdmach_status_t st = load(&t, &cur);
+    if (st != RDMACH_OK)
+        return st;
+    for (int i = 0; i < n; i++) {
+        hwloc_obj_type_t type;
+        index[i] = -1;
+        if (hwloc_type_sscanf(names[i], &type, NULL, 0) < 0)
+            continue;
+        hwloc_obj_t o = NULL;
+        while ((o = hwloc_get_next_obj_by_type(t, type, o)) != NULL)
+            if (o->cpuset && hwloc_bitmap_isincluded(cur, o->cpuset)) {
+                index[i] = (int)o->logical_index;
+                break;
+            }
+    }
+    hwloc_bitmap_free(cur);
+    hwloc_topology_destroy(t);
+    return RDMACH_OK;
+}

@@ -30,4 +30,12 @@ static inline int rch_boot_topo_pick(int local_rank, int n)
  * mode is CORE), *bound_numa that of the NUMA node (-1 if mode is NONE). */
 rdmach_status_t rch_boot_topo_bind(int mode, int local_rank, int *bound_core, int *bound_numa);
 
+/* Where this process runs, at n levels of the machine named by hwloc type
+ * names ("Machine", "Package", "NUMANode", "L3Cache", "Core", "PU", ...,
+ * case-insensitive): index[i] is the hwloc logical index of the object of
+ * type names[i] whose CPU set contains the whole of this process's binding,
+ * -1 if the name is no hwloc type or no single such object contains it
+ * (an unbound process is on no core). Loads the topology once per call. */
+rdmach_status_t rch_boot_topo_locate(int n, const char *const names[], int index[]);
+
 #endif

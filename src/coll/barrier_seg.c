@@ -388,17 +388,53 @@ static inline int ready(enum wait_mode m, uint32_t v, uint32_t ref)
     }
 }
 
+/* ---- a rank of the node fails while we wait for its store ----
+ * Its flag never changes: the device's wait ends when the device has heard
+ * of a new failure (one load per pass) and the failed rank is of our node;
+ * the caller then returns PEER_DEAD naming it. */
+
+struct failure_watch {
+    const struct rch_coll_bar_waiter *w;
+    unsigned failures;               /* rch_dev_failures() when the wait began */
+};
+
+/* The world rank of a failed rank of the node, or -1. */
+static int node_failed(const struct rch_coll_bar_waiter *w)
+{
+    for (int i = 0; i < w->nlocal; i++)
+        if (i != w->local && rch_dev_peer_is_dead(w->world[i]))
+            return w->world[i];
+    return -1;
+}
+
+static int watch_fired(const struct failure_watch *f)
+{
+    return rch_dev_failures() != f->failures && node_failed(f->w) >= 0;
+}
+
+/* After a wait that ended without its condition: the failure that ended it. */
+static rdmach_status_t failed_wait(const struct rch_coll_bar_waiter *w)
+{
+    return rch_base_err(RDMACH_ERR_PEER_DEAD, "barrier: rank %d of this node has failed", node_failed(w));
+}
+
 struct wait_cond {
     const uint32_t *word;
     uint32_t ref;
     enum wait_mode mode;
+    struct failure_watch fail;
 };
+
+static int cond_ready(const struct wait_cond *c)
+{
+    return ready(c->mode, __atomic_load_n(c->word, __ATOMIC_ACQUIRE), c->ref);
+}
 
 /* The device's done-function: also tested after its channels are armed. */
 static int cond_met(void *arg)
 {
     const struct wait_cond *c = arg;
-    return ready(c->mode, __atomic_load_n(c->word, __ATOMIC_ACQUIRE), c->ref);
+    return cond_ready(c) || watch_fired(&c->fail);
 }
 
 /* Wait until ready(mode, *word, ref): poll here (the fast path: a load and a
@@ -416,9 +452,10 @@ static rdmach_status_t wait_loop(const struct rch_coll_bar_waiter *w, const uint
     }
     if (ready(mode, v, ref))
         return RDMACH_OK;
-    struct wait_cond c = { .word = word, .ref = ref, .mode = mode };
+    struct wait_cond c = { .word = word, .ref = ref, .mode = mode, .fail = { w, rch_dev_failures() } };
     const struct rch_dev_wait_policy pol = { .spin = 0, .yield = w->yield, .block_ms = w->block_ms };
-    return rch_dev_wait_until_with(cond_met, &c, &pol);
+    rdmach_status_t st = rch_dev_wait_until_with(cond_met, &c, &pol);
+    return st == RDMACH_OK && !cond_ready(&c) ? failed_wait(w) : st;
 }
 
 rdmach_status_t rch_coll_bar_wait_change(const struct rch_coll_bar_waiter *w, const uint32_t *word,
@@ -492,18 +529,20 @@ struct all_cond {
     size_t stride;
     int n;
     uint32_t epoch;
+    struct failure_watch fail;
 };
 
 static int all_met(void *arg)
 {
     const struct all_cond *c = arg;
-    return all_arrived(c->epoch0, c->stride, c->n, c->epoch);
+    return all_arrived(c->epoch0, c->stride, c->n, c->epoch) || watch_fired(&c->fail);
 }
 
 rdmach_status_t rch_coll_bar_wait_all(const struct rch_coll_bar_waiter *w, const uint32_t *epoch0,
                                       const int32_t *core0, size_t stride, int n, uint32_t epoch)
 {
-    struct all_cond c = { .epoch0 = epoch0, .stride = stride, .n = n, .epoch = epoch };
+    struct all_cond c = { .epoch0 = epoch0, .stride = stride, .n = n, .epoch = epoch,
+                          .fail = { w, rch_dev_failures() } };
     /* at MPI_THREAD_MULTIPLE the device's wait hands the critical section
      * to the rank's other threads between polls; this loop would not */
     if (!rch_dev_cs_on) {
@@ -523,11 +562,14 @@ rdmach_status_t rch_coll_bar_wait_all(const struct rch_coll_bar_waiter *w, const
             yields++;
             spins = 0;
             rch_dev_progress();
-            if (all_met(&c))
+            if (all_arrived(epoch0, stride, n, epoch))
                 return RDMACH_OK;
+            if (watch_fired(&c.fail))
+                return failed_wait(w);
             sched_yield();
         }
     }
     const struct rch_dev_wait_policy pol = { .spin = 0, .yield = 0, .block_ms = w->block_ms };
-    return rch_dev_wait_until_with(all_met, &c, &pol);
+    rdmach_status_t st = rch_dev_wait_until_with(all_met, &c, &pol);
+    return st == RDMACH_OK && !all_arrived(epoch0, stride, n, epoch) ? failed_wait(w) : st;
 }

@@ -119,6 +119,11 @@ rdmach_status_t rch_dev_wait(struct rch_dev_req *req);
 
 /* The world rank of the channel peer that failed most recently (for messages). */
 int rch_dev_failed_peer(void);
+/* Peers failed so far (one load: a done-function may test it on every
+ * pass), and whether world rank w is one of them. A wait on memory another
+ * rank writes (a barrier's flag) ends when the writer failed this way. */
+unsigned rch_dev_failures(void);
+int rch_dev_peer_is_dead(int world);
 
 /*
  * Added by the device (additive, optional). Errors that concern the message or

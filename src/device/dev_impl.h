@@ -189,6 +189,7 @@ struct rch_dev_state_s {
     uint32_t n_unexp_slabs, unexp_slabs_cap;
     /* failures */
     int failed_peer;
+    unsigned failures;              /* peers failed so far (rch_dev_failures) */
     /* communicator maps (optional, rch_dev_ctx_map) */
     struct rch_dev_ctxmap *ctxmaps;
     uint32_t nctxmaps;
@@ -283,6 +284,11 @@ extern const struct rch_rdma_ops rch_dev_nochan_ops;
 /* rch_dev_init with another channel selection (tests: mock channels). */
 rdmach_status_t rch_dev_init_with(rch_dev_select_fn select);
 void rch_dev_peer_failed(int peer, rdmach_status_t status);
+/* live.c: the peers of this host that no channel watches (stopped, gone).
+ * publish before the init fence; check from a wait about to sleep. */
+rdmach_status_t rch_dev_live_publish(void);
+void rch_dev_live_check(void);
+void rch_dev_live_fini(void);
 /* World rank of comm rank `src` in context `ctx`, or -1 if unknown. */
 int rch_dev_ctx_world(uint32_t ctx, int src);
 

@@ -9,6 +9,7 @@
  *   4. per peer, from the channel's caps: eager limits, RMA, credits.
  * Every rank calls the fence, whether or not it opened a channel.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,6 +108,7 @@ static void close_chans(void)
 static void free_state(void)
 {
     close_chans();
+    rch_dev_live_fini();
     free(rch_dev.peers);
     rch_dev.peers = NULL;
     for (uint32_t i = 0; i < rch_dev.nctxmaps; i++)
@@ -165,6 +167,7 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
     rch_dev.rank = rch_boot.rank;
     rch_dev.size = rch_boot.size;
     rch_dev.failed_peer = -1;
+    rch_base_alert_install();   /* survive the launcher's "a process failed" (RDMACH_SIGUSR1) */
     rch_dev.dropped = 0;
     rch_dev.active = NULL;
     rch_match_posted_init(&rch_dev.posted);
@@ -214,6 +217,9 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
         if (st != RDMACH_OK)
             goto out_free;
     }
+    st = rch_dev_live_publish();
+    if (st != RDMACH_OK)
+        goto out_free;
     st = rch_boot_fence();
     if (st != RDMACH_OK)
         goto out_free;
@@ -251,6 +257,7 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
 out_free:
     free(sel);
     free_state();
+    rch_base_alert_uninstall();
     return st;
 }
 
@@ -281,6 +288,7 @@ rdmach_status_t rch_dev_finalize(void)
         RCH_DEBUG("dev", "finalize: %zu messages never received", rch_dev.unexp.count);
     rch_dev.initialized = 0;
     free_state();
+    rch_base_alert_uninstall();
     return RDMACH_OK;
 }
 
@@ -298,7 +306,8 @@ static void fail_posted(struct rch_match_entry *e, void *arg)
 }
 
 /*
- * A peer failed. Everything waiting on it completes with PEER_DEAD: queued
+ * A peer failed; its reporter has recorded why (rch_base_err), which the
+ * message keeps. Everything waiting on it completes with PEER_DEAD: queued
  * sends, sends and receives in a protocol exchange with it, posted receives
  * naming it (when the communicator's map is known, rch_dev_ctx_map), and —
  * to keep it simple — every posted ANY_SOURCE receive: another sender could
@@ -311,6 +320,9 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status)
     struct rch_dev_peer *p = &rch_dev.peers[peer];
     if (p->dead || peer == rch_dev.rank)
         return;
+    /* the reporter (a channel's progress, live.c) has just recorded why */
+    char why[200];
+    snprintf(why, sizeof(why), "%s", rdmach_last_error());
     RCH_WARN("dev", "rank %d failed (%s): its requests complete with an error", peer, rdmach_strerror(status));
     p->dead = 1;
     p->dead_status = RDMACH_ERR_PEER_DEAD;
@@ -318,7 +330,8 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status)
     p->chan = NULL;
     p->flow = 0;
     rch_dev.failed_peer = peer;
-    rch_base_err(RDMACH_ERR_PEER_DEAD, "rank %d has failed or disconnected", peer);
+    __atomic_store_n(&rch_dev.failures, rch_dev.failures + 1, __ATOMIC_RELEASE);
+    rch_base_err(RDMACH_ERR_PEER_DEAD, "rank %d has failed or disconnected%s%s", peer, why[0] ? ": " : "", why);
     rch_dev_sendq_fail(p, RDMACH_ERR_PEER_DEAD);
     while (!rch_dlist_empty(&p->pending)) {
         struct rch_dev_ireq *r = rch_container_of(p->pending.next, struct rch_dev_ireq, pending);
@@ -330,6 +343,19 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status)
 int rch_dev_failed_peer(void)
 {
     return rch_dev.failed_peer;
+}
+
+unsigned rch_dev_failures(void)
+{
+    return __atomic_load_n(&rch_dev.failures, __ATOMIC_ACQUIRE);
+}
+
+int rch_dev_peer_is_dead(int world)
+{
+    if (!rch_dev.initialized || world < 0 || world >= rch_dev.size)
+        return 0;
+    const struct rch_dev_peer *p = &rch_dev.peers[world];
+    return p->dead && p->dead_status == RDMACH_ERR_PEER_DEAD;
 }
 
 /* ---- communicator maps ---- */

@@ -39,11 +39,8 @@
 #include "device/dev_impl.h"
 #include "device/native_rma.h"
 
-#define MEM_MAGIC 0x4d454d52u   /* "RMEM" */
-
 /* A registration: the user's range and each channel's handle. */
-struct rdmach_mem {
-    uint32_t magic;
+struct rch_native_mem {
     unsigned access;                 /* RDMACH_MEM_REMOTE_* */
     void *addr;
     size_t len;
@@ -55,6 +52,66 @@ struct rdmach_mem {
     } regs[RCH_DEV_MAX_CHANS];
 };
 
+/*
+ * Registrations are named by handles, not by their addresses: a handle is
+ * (generation << 32 | slot + 1) dressed as an rdmach_mem_t (the user never
+ * dereferences it). A slot's generation moves on when its registration is
+ * released, so a handle released twice, or kept after its slot was reused,
+ * is told from a live one by reading only the table, never freed memory.
+ * The table is never shrunk nor freed (handles outlive rdmach_finalize:
+ * releasing after it is allowed). A handle repeats only after 2^32 reuses
+ * of one slot. Threading: as the device.
+ */
+struct mem_slot {
+    uint32_t gen;
+    int next_free;                   /* -1: end of the free list */
+    struct rch_native_mem *m;        /* NULL: free */
+};
+_Static_assert(sizeof(uintptr_t) >= 8, "a registration handle holds a 32-bit slot and generation");
+static struct mem_slot *mem_slots;
+static int mem_nslots, mem_free = -1;
+
+static rdmach_mem_t mem_handle(int slot)
+{
+    return (rdmach_mem_t)(uintptr_t)(((uint64_t)mem_slots[slot].gen << 32) | (uint32_t)(slot + 1));
+}
+
+/* The slot a handle names while it is live, or -1. */
+static int mem_slot_of(rdmach_mem_t mem)
+{
+    uint64_t h = (uint64_t)(uintptr_t)mem;
+    int64_t slot = (int64_t)(uint32_t)h - 1;
+    if (slot < 0 || slot >= mem_nslots || mem_slots[slot].m == NULL || mem_slots[slot].gen != (uint32_t)(h >> 32))
+        return -1;
+    return (int)slot;
+}
+
+static int mem_slot_take(struct rch_native_mem *m)
+{
+    if (mem_free < 0) {
+        int n = mem_nslots ? 2 * mem_nslots : 16;
+        struct mem_slot *t = realloc(mem_slots, (size_t)n * sizeof(*t));
+        if (t == NULL)
+            return -1;
+        for (int i = n - 1; i >= mem_nslots; i--)
+            t[i] = (struct mem_slot){ .gen = 1, .next_free = mem_free, .m = NULL }, mem_free = i;
+        mem_slots = t;
+        mem_nslots = n;
+    }
+    int s = mem_free;
+    mem_free = mem_slots[s].next_free;
+    mem_slots[s].m = m;
+    return s;
+}
+
+static void mem_slot_put(int s)
+{
+    mem_slots[s].m = NULL;
+    mem_slots[s].gen++;
+    mem_slots[s].next_free = mem_free;
+    mem_free = s;
+}
+
 /* The message of the latest failed operation (test/wait report it). */
 static char native_why[256];
 
@@ -65,14 +122,13 @@ static const char *kind_name(int kind)
 
 /* ---- registration and keys ---- */
 
-static void mem_release(struct rdmach_mem *m)
+static void mem_release(struct rch_native_mem *m)
 {
     /* After rdmach_finalize the channels are closed and took their
      * registrations with them: only the handle is left. */
     if (rch_dev.initialized)
         for (int i = 0; i < m->nregs; i++)
             m->regs[i].ops->mem_dereg(m->regs[i].chan, m->regs[i].mr);
-    m->magic = 0;
     free(m);
 }
 
@@ -89,10 +145,9 @@ RDMACH_API rdmach_status_t rdmach_mem_reg(void *addr, size_t len, unsigned acces
     if (access == 0 || (access & ~(unsigned)(RDMACH_MEM_REMOTE_READ | RDMACH_MEM_REMOTE_WRITE)))
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "rdmach_mem_reg: access 0x%x is not a non-empty set of "
                             "RDMACH_MEM_REMOTE_READ|RDMACH_MEM_REMOTE_WRITE", access);
-    struct rdmach_mem *m = calloc(1, sizeof(*m));
+    struct rch_native_mem *m = calloc(1, sizeof(*m));
     if (m == NULL)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "rdmach_mem_reg: no memory for a registration handle");
-    m->magic = MEM_MAGIC;
     m->access = access;
     m->addr = addr;
     m->len = len;
@@ -122,8 +177,13 @@ RDMACH_API rdmach_status_t rdmach_mem_reg(void *addr, size_t len, unsigned acces
         m->regs[m->nregs].mr = mr;
         m->nregs++;
     }
+    int slot = mem_slot_take(m);
+    if (slot < 0) {
+        mem_release(m);
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "rdmach_mem_reg: no memory for a registration handle");
+    }
     RCH_DEBUG("native", "registered %zu bytes at %p (access 0x%x) with %d channel(s)", len, addr, access, m->nregs);
-    *mem = m;
+    *mem = mem_handle(slot);
     return RDMACH_OK;
 }
 
@@ -131,10 +191,12 @@ RDMACH_API rdmach_status_t rdmach_mem_dereg(rdmach_mem_t mem)
 {
     if (mem == NULL)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "rdmach_mem_dereg: mem is NULL");
-    if (mem->magic != MEM_MAGIC)
+    int slot = mem_slot_of(mem);
+    if (slot < 0)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "rdmach_mem_dereg: mem is not a live registration "
                             "(released twice?)");
-    mem_release(mem);
+    mem_release(mem_slots[slot].m);
+    mem_slot_put(slot);
     return RDMACH_OK;
 }
 
@@ -144,25 +206,27 @@ RDMACH_API rdmach_status_t rdmach_mem_key(rdmach_mem_t mem, rdmach_key_t *key)
         return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "rdmach_mem_key: rdmach is not initialized");
     if (mem == NULL || key == NULL)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "rdmach_mem_key: %s is NULL", mem == NULL ? "mem" : "key");
-    if (mem->magic != MEM_MAGIC)
+    int slot = mem_slot_of(mem);
+    if (slot < 0)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "rdmach_mem_key: mem is not a live registration");
+    const struct rch_native_mem *m = mem_slots[slot].m;
     struct rch_native_key k;
     memset(&k, 0, sizeof(k));
     k.magic = RCH_NATIVE_KEY_MAGIC;
     k.version = RCH_NATIVE_KEY_VERSION;
-    k.access = (uint8_t)mem->access;
+    k.access = (uint8_t)m->access;
     k.owner = rch_dev.rank;
     k.job_size = (uint32_t)rch_dev.size;
-    k.base = (uint64_t)(uintptr_t)mem->addr;
-    k.len = mem->len;
-    for (int i = 0; i < mem->nregs && k.nchans < RCH_NATIVE_KEY_CHANS; i++) {
+    k.base = (uint64_t)(uintptr_t)m->addr;
+    k.len = m->len;
+    for (int i = 0; i < m->nregs && k.nchans < RCH_NATIVE_KEY_CHANS; i++) {
         struct rch_rdma_rkey rk;
-        rdmach_status_t st = mem->regs[i].ops->mem_rkey(mem->regs[i].chan, mem->regs[i].mr, &rk);
+        rdmach_status_t st = m->regs[i].ops->mem_rkey(m->regs[i].chan, m->regs[i].mr, &rk);
         if (st != RDMACH_OK || rk.len > RCH_RDMA_RKEY_MAX)
             return rch_base_err(st != RDMACH_OK ? st : RDMACH_ERR_OTHER, "rdmach_mem_key: the %s channel gave no "
-                                "remote key: %s", mem->regs[i].ops->name, rdmach_last_error());
+                                "remote key: %s", m->regs[i].ops->name, rdmach_last_error());
         struct rch_native_key_chan *e = &k.chans[k.nchans++];
-        memcpy(e->chan, mem->regs[i].ops->name, strlen(mem->regs[i].ops->name));   /* < 8: checked at reg */
+        memcpy(e->chan, m->regs[i].ops->name, strlen(m->regs[i].ops->name));   /* < 8: checked at reg */
         e->len = rk.len;
         memcpy(e->rkey, rk.bytes, rk.len);
     }

@@ -46,7 +46,12 @@
  * Blocking is bounded by a timeout (BLOCK_MS with one primitive, SHORT_MS when
  * several channels' primitives cannot be waited on together, or none exists,
  * or a channel that has one could not arm it) so a generalized request
- * completed by another thread is still seen.
+ * completed by another thread is still seen, and so a sleeper wakes to check
+ * that the peers it may wait for still live: each block() first runs the
+ * device's check of the peers no channel watches (live.c), and arming the
+ * shared-memory channel checks its own (rdma/shm/shm_live.c), both at most
+ * every few tens of ms and at once after the launcher's SIGUSR1; a failure
+ * found completes what waits on the peer, which ends the wait.
  *
  * rch_dev_wait_until_with() (dev.h) is the same wait with the caller's
  * phases. Every wait tests its condition once more after the channels are
@@ -134,9 +139,22 @@ static inline unsigned progress_once(void)
 /* At MPI_THREAD_MULTIPLE every caller of rch_dev_progress is between polls
  * (a Test, an Iprobe, a loop waiting for a flag, a lock word, a barrier):
  * a thread that waits for the critical section gets it here (cs.h). */
+/* Polling waits (a Test loop, MULTIPLE's wait_mt) never reach block():
+ * every LIVE_IDLE empty passes they check the peers no channel watches
+ * (live.c, itself rate-limited by time). */
+#define LIVE_IDLE 4096u
+static unsigned idle_passes;
+
+static inline void idle_pass(unsigned n)
+{
+    if (n == 0 && RCH_UNLIKELY(++idle_passes % LIVE_IDLE == 0))
+        rch_dev_live_check();
+}
+
 unsigned rch_dev_progress(void)
 {
     unsigned n = progress_once();
+    idle_pass(n);
     if (RCH_UNLIKELY(rch_dev_cs_on))
         rch_dev_cs_yield();
     return n;
@@ -207,6 +225,9 @@ static void block(const struct idle_policy *ip)
     struct rch_rdma_wait w[RCH_DEV_MAX_CHANS];
     int armed[RCH_DEV_MAX_CHANS];
     int narmed = 0, unarmed = 0;
+    rch_dev_live_check();     /* peers no channel watches (live.c); a failure ends the wait below */
+    if (ip->done && ip->done(ip->arg))
+        return;
     for (int i = 0; i < rch_dev.nchans; i++) {
         struct rch_dev_chan *dc = &rch_dev.chans[i];
         if (!dc->can_wait)
@@ -257,6 +278,7 @@ static __attribute__((noinline)) rdmach_status_t wait_mt(const struct idle_polic
         unsigned n = progress_once();
         if (ip->done(ip->arg))
             return RDMACH_OK;
+        idle_pass(n);
         rch_dev_cs_yield();
         if (n) {
             spins = 0;

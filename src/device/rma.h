@@ -11,6 +11,7 @@
  *   rma_am.c     the packets (rma_proto.h): sending, queueing, the target
  *                side, responses
  *   rma_sync.c   locks, flush, PSCW notifications
+ *   rma_vec.c    many blocks of a derived target datatype in one call/packet
  *   rma_proto.c  validation of received packets
  *
  * How an origin reaches a target's window memory (per target, chosen when the
@@ -272,6 +273,26 @@ rdmach_status_t rch_dev_rma_acc(struct rch_dev_win *w, int target, const void *s
 /* Compare-and-swap of one element of `elem` bytes. */
 rdmach_status_t rch_dev_rma_cas(struct rch_dev_win *w, int target, const void *cmp, const void *src,
                                 void *result, size_t elem, uint64_t toff, struct rch_dev_rma_cmpl *c);
+
+/* ---- many blocks (rma_vec.c) ----
+ * The target side of a derived datatype: `count` blocks of `blen` bytes at
+ * off, off + stride, ... (offsets as toff above). One call takes a batch of
+ * segments; the data (put, accumulate) and the results (get,
+ * get-accumulate) are packed in block order. Blocks reach the target by the
+ * path's memory access when mapped here or when they are large; small blocks
+ * to other ranks travel many to a packet (PUTV/GETV/ACCV/GACCV), so a
+ * vector of 16 M ints is a few thousand packets, not 16 M operations. */
+struct rch_dev_rma_seg {
+    uint64_t off;
+    int64_t stride;
+    uint64_t blen;
+    uint64_t count;
+};
+enum rch_dev_rma_kind { RCH_DEV_RMA_PUT, RCH_DEV_RMA_GET, RCH_DEV_RMA_ACC, RCH_DEV_RMA_GACC };
+/* op: the accumulate (ACC, GACC), else NULL. */
+rdmach_status_t rch_dev_rma_vec(struct rch_dev_win *w, int target, enum rch_dev_rma_kind kind, const void *src,
+                                void *dst, const struct rch_dev_rma_seg *segs, size_t nseg,
+                                const struct rch_dev_rma_op *op, struct rch_dev_rma_cmpl *c);
 
 /* ---- synchronisation (rma_sync.c); blocking calls progress while they wait ---- */
 rdmach_status_t rch_dev_rma_lock(struct rch_dev_win *w, int target, int exclusive);

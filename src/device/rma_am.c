@@ -286,7 +286,7 @@ void rch_dev_rma_apply_cas(struct rch_dev_win_ctrl *ctrl, void *dst, const void 
 static void *scratch;
 static size_t scratch_len;
 
-static void *scratch_get(size_t n)
+void *rch_dev_rma_scratch(size_t n)
 {
     if (n > scratch_len) {
         void *p = realloc(scratch, n);
@@ -298,7 +298,7 @@ static void *scratch_get(size_t n)
     return scratch;
 }
 
-static void answer_ack(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st)
+void rch_dev_rma_answer_ack(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st)
 {
     struct rch_rma_hdr a;
     rch_dev_rma_hdr(w, &a, RCH_RMA_ACK, 0, q->addr);
@@ -309,7 +309,7 @@ static void answer_ack(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmac
     rch_dev_rma_send(w, q->src, &a, NULL, 0, 0, NULL);
 }
 
-static void answer_rsp(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st, const void *data,
+void rch_dev_rma_answer_rsp(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st, const void *data,
                        size_t n, int copy)
 {
     struct rch_rma_hdr a;
@@ -324,11 +324,11 @@ static void on_put(struct rch_dev_win *w, const struct rch_rma_hdr *h, const uns
 {
     void *dst = rch_dev_rma_local_addr(w, h->addr, h->len);
     if (dst == NULL) {
-        answer_ack(w, h, RDMACH_ERR_INVALID_ARG);
+        rch_dev_rma_answer_ack(w, h, RDMACH_ERR_INVALID_ARG);
         return;
     }
     memcpy(dst, data, h->len);
-    answer_ack(w, h, RDMACH_OK);
+    rch_dev_rma_answer_ack(w, h, RDMACH_OK);
 }
 
 static void on_get(struct rch_dev_win *w, const struct rch_rma_hdr *h)
@@ -336,11 +336,11 @@ static void on_get(struct rch_dev_win *w, const struct rch_rma_hdr *h)
     void *src = rch_dev_rma_local_addr(w, h->addr, h->elem);
     size_t maxp = rch_dev_rma_max_payload(w, h->src);
     if (src == NULL || h->elem > maxp) {
-        answer_rsp(w, h, RDMACH_ERR_INVALID_ARG, NULL, 0, 0);
+        rch_dev_rma_answer_rsp(w, h, RDMACH_ERR_INVALID_ARG, NULL, 0, 0);
         return;
     }
     /* The window memory stays valid while the origin's epoch is open: no copy. */
-    answer_rsp(w, h, RDMACH_OK, src, h->elem, 0);
+    rch_dev_rma_answer_rsp(w, h, RDMACH_OK, src, h->elem, 0);
 }
 
 static void on_acc(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *data)
@@ -356,14 +356,14 @@ static void on_acc(struct rch_dev_win *w, const struct rch_rma_hdr *h, const uns
                           "not one this rank knows", h->src, h->aop, h->kind, h->elem);
     else if (dst == NULL)
         st = RDMACH_ERR_INVALID_ARG;
-    else if (fetch && (old = scratch_get(h->len ? h->len : 1)) == NULL)
+    else if (fetch && (old = rch_dev_rma_scratch(h->len ? h->len : 1)) == NULL)
         st = RDMACH_ERR_NO_MEMORY;
     if (st == RDMACH_OK)
         rch_dev_rma_apply_acc(w->my_ctrl, dst, data, old, h->len, fn, elem);
     if (fetch)
-        answer_rsp(w, h, st, old, h->len, 1);
+        rch_dev_rma_answer_rsp(w, h, st, old, h->len, 1);
     else
-        answer_ack(w, h, st);
+        rch_dev_rma_answer_ack(w, h, st);
 }
 
 static void on_cas(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *data)
@@ -371,11 +371,11 @@ static void on_cas(struct rch_dev_win *w, const struct rch_rma_hdr *h, const uns
     unsigned char old[RCH_RMA_ELEM_MAX];
     void *dst = rch_dev_rma_local_addr(w, h->addr, h->elem);
     if (dst == NULL) {
-        answer_rsp(w, h, RDMACH_ERR_INVALID_ARG, NULL, 0, 0);
+        rch_dev_rma_answer_rsp(w, h, RDMACH_ERR_INVALID_ARG, NULL, 0, 0);
         return;
     }
     rch_dev_rma_apply_cas(w->my_ctrl, dst, data, data + h->elem, old, h->elem);
-    answer_rsp(w, h, RDMACH_OK, old, h->elem, 1);
+    rch_dev_rma_answer_rsp(w, h, RDMACH_OK, old, h->elem, 1);
 }
 
 /* ---- answers, at the origin ---- */
@@ -458,6 +458,10 @@ void rch_dev_rma_on_pkt(struct rch_dev_peer *p, const void *pkt, size_t len)
     case RCH_RMA_GRANT:      w->t[h.src].lock_wait = 0; break;
     case RCH_RMA_UNLOCK_ACK: w->t[h.src].unlock_wait = 0; break;
     case RCH_RMA_KICK:       rch_dev_rma_grant_waiting(w); break;
+    case RCH_RMA_PUTV:
+    case RCH_RMA_GETV:
+    case RCH_RMA_ACCV:
+    case RCH_RMA_GACCV:      rch_dev_rma_on_vec(w, &h, data); break;
     default:
         rch_dev_bad_packet(p, len, RCH_PKT_RMA, "RMA packet with an opcode that has no handler");
         break;

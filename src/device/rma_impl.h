@@ -130,6 +130,26 @@ void rch_dev_rma_apply_acc(struct rch_dev_win_ctrl *ctrl, void *dst, const void 
 void rch_dev_rma_apply_cas(struct rch_dev_win_ctrl *ctrl, void *dst, const void *cmp, const void *src,
                            void *result, size_t elem);
 extern rch_dev_rma_resolve_fn rch_dev_rma_resolver;
+/* The target's answers to an operation packet q: ACK (status), RSP (status,
+ * n bytes of data; `copy`: the data is scratch, copy it if queued). */
+void rch_dev_rma_answer_ack(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st);
+void rch_dev_rma_answer_rsp(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st, const void *data,
+                            size_t n, int copy);
+/* The target side's scratch buffer (one packet is handled at a time), or NULL. */
+void *rch_dev_rma_scratch(size_t n);
+
+/* ---- rma_ops.c ---- */
+/* An origin's packet answered by an ACK: counted in pend_remote until then. */
+rdmach_status_t rch_dev_rma_send_acked(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
+                                       size_t plen, int copy, struct rch_dev_rma_cmpl *c);
+/* An origin's request-response packet (GET, GACC, CAS and V forms): rlen
+ * bytes come back into result. */
+rdmach_status_t rch_dev_rma_rsp_op(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
+                                   size_t plen, int copy, void *result, size_t rlen, struct rch_dev_rma_cmpl *c);
+
+/* ---- rma_vec.c ---- */
+/* Target side of PUTV, GETV, ACCV, GACCV (validated by rch_rma_check). */
+void rch_dev_rma_on_vec(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *payload);
 
 /* ---- rma_sync.c ---- */
 /* Try to take a lock word; 1 if taken. */

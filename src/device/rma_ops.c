@@ -151,9 +151,12 @@ static rdmach_status_t rmw_step(struct rch_dev_win *w, int target, void *laddr, 
  * memory is not mapped here (Win_create, dynamic): read, combine, write back
  * through the channel's single copy, holding the target's accumulate lock
  * (in the node segment) — the same lock every other applier takes, so this
- * is atomic with them, and the target does nothing: passive. AGAIN: the
- * channel has no single copy to that rank (known after a first 1-byte
- * read), use packets.
+ * is atomic with them, and the target does nothing: passive. Only while no
+ * packet of ours to that target is unanswered (pend_remote 0): an earlier
+ * accumulate still in a packet (rma_vec.c's ACCV) must apply first, and
+ * packets to one target apply in order (MPI's default accumulate_ordering).
+ * AGAIN: the channel has no single copy to that rank (known after a first
+ * 1-byte read), use packets.
  */
 static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, size_t len, const void *src,
                            void *result, const struct rch_dev_rma_op *op, const void *cmp)
@@ -204,31 +207,38 @@ static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, siz
 
 /* ---- AM ---- */
 
+rdmach_status_t rch_dev_rma_send_acked(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
+                                       size_t plen, int copy, struct rch_dev_rma_cmpl *c)
+{
+    struct rch_dev_win_target *t = &w->t[target];
+    t->pend_remote++;
+    w->npend_remote++;
+    rdmach_status_t st = rch_dev_rma_send_q(w, target, h, payload, plen, copy, NULL, RMA_RQ_LOCAL, c);
+    if (st != RDMACH_OK) {
+        t->pend_remote--;
+        w->npend_remote--;
+    }
+    return st;
+}
+
 static rdmach_status_t am_put(struct rch_dev_win *w, int target, const unsigned char *src, size_t len,
                               uint64_t toff, struct rch_dev_rma_cmpl *c)
 {
     size_t maxp = rch_dev_rma_max_payload(w, target);
     if (maxp == 0)
         return unreachable(w, target, "put");
-    struct rch_dev_win_target *t = &w->t[target];
     for (size_t off = 0; off < len; off += maxp) {
         size_t n = len - off < maxp ? len - off : maxp;
         struct rch_rma_hdr h;
         rch_dev_rma_hdr(w, &h, RCH_RMA_PUT, n, toff + off);
-        t->pend_remote++;
-        w->npend_remote++;
-        rdmach_status_t st = rch_dev_rma_send_q(w, target, &h, src + off, n, 0, NULL, RMA_RQ_LOCAL, c);
-        if (st != RDMACH_OK) {
-            t->pend_remote--;
-            w->npend_remote--;
+        rdmach_status_t st = rch_dev_rma_send_acked(w, target, &h, src + off, n, 0, c);
+        if (st != RDMACH_OK)
             return st;
-        }
     }
     return RDMACH_OK;
 }
 
-/* One request-response operation (GET, GACC, CAS): rlen bytes come back into result. */
-static rdmach_status_t am_rsp_op(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
+rdmach_status_t rch_dev_rma_rsp_op(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
                                  size_t plen, int copy, void *result, size_t rlen, struct rch_dev_rma_cmpl *c)
 {
     struct rch_dev_peer *p = &rch_dev.peers[w->t[target].world];
@@ -253,7 +263,7 @@ static rdmach_status_t am_get(struct rch_dev_win *w, int target, unsigned char *
         struct rch_rma_hdr h;
         rch_dev_rma_hdr(w, &h, RCH_RMA_GET, 0, toff + off);
         h.elem = (uint32_t)n;
-        rdmach_status_t st = am_rsp_op(w, target, &h, NULL, 0, 0, dst + off, n, c);
+        rdmach_status_t st = rch_dev_rma_rsp_op(w, target, &h, NULL, 0, 0, dst + off, n, c);
         if (st != RDMACH_OK)
             return st;
     }
@@ -267,7 +277,6 @@ static rdmach_status_t am_acc(struct rch_dev_win *w, int target, const unsigned 
     size_t step = op->elem ? maxp / op->elem * op->elem : 0;
     if (step == 0)
         return unreachable(w, target, "accumulate");
-    struct rch_dev_win_target *t = &w->t[target];
     for (size_t off = 0; off < len; off += step) {
         size_t n = len - off < step ? len - off : step;
         struct rch_rma_hdr h;
@@ -276,17 +285,10 @@ static rdmach_status_t am_acc(struct rch_dev_win *w, int target, const unsigned 
         h.kind = op->kind;
         h.elem = op->elem;
         rdmach_status_t st;
-        if (result) {
-            st = am_rsp_op(w, target, &h, src + off, n, 0, result + off, n, c);
-        } else {
-            t->pend_remote++;
-            w->npend_remote++;
-            st = rch_dev_rma_send_q(w, target, &h, src + off, n, 0, NULL, RMA_RQ_LOCAL, c);
-            if (st != RDMACH_OK) {
-                t->pend_remote--;
-                w->npend_remote--;
-            }
-        }
+        if (result)
+            st = rch_dev_rma_rsp_op(w, target, &h, src + off, n, 0, result + off, n, c);
+        else
+            st = rch_dev_rma_send_acked(w, target, &h, src + off, n, 0, c);
         if (st != RDMACH_OK)
             return st;
     }
@@ -352,7 +354,7 @@ rdmach_status_t rch_dev_rma_acc(struct rch_dev_win *w, int target, const void *s
         rch_dev_rma_apply_acc(t->ctrl, (void *)(t->mapped + (uintptr_t)toff), src, result, len, op->fn, op->elem);
         return RDMACH_OK;
     }
-    if (t->path == RCH_DEV_WIN_RDMA && t->ctrl) {
+    if (t->path == RCH_DEV_WIN_RDMA && t->ctrl && t->pend_remote == 0) {
         rdmach_status_t st = rmw(w, target, toff, len, src, result, op, NULL);
         if (st != RDMACH_AGAIN)
             return st;
@@ -372,7 +374,7 @@ rdmach_status_t rch_dev_rma_cas(struct rch_dev_win *w, int target, const void *c
         rch_dev_rma_apply_cas(t->ctrl, (void *)(t->mapped + (uintptr_t)toff), cmp, src, result, elem);
         return RDMACH_OK;
     }
-    if (t->path == RCH_DEV_WIN_RDMA && t->ctrl) {
+    if (t->path == RCH_DEV_WIN_RDMA && t->ctrl && t->pend_remote == 0) {
         rdmach_status_t st = rmw(w, target, toff, elem, src, result, NULL, cmp);
         if (st != RDMACH_AGAIN)
             return st;
@@ -386,5 +388,5 @@ rdmach_status_t rch_dev_rma_cas(struct rch_dev_win *w, int target, const void *c
     rch_dev_rma_hdr(w, &h, RCH_RMA_CAS, 2 * elem, toff);
     h.elem = (uint32_t)elem;
     /* pl is on this stack: a queued packet copies it. */
-    return am_rsp_op(w, target, &h, pl, 2 * elem, 1, result, elem, c);
+    return rch_dev_rma_rsp_op(w, target, &h, pl, 2 * elem, 1, result, elem, c);
 }

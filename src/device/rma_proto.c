@@ -11,12 +11,48 @@ const char *const rch_rma_op_name[RCH_RMA_OP_MAX] = {
     [RCH_RMA_ACK] = "ACK",           [RCH_RMA_RSP] = "RSP",
     [RCH_RMA_GRANT] = "GRANT",       [RCH_RMA_UNLOCK_ACK] = "UNLOCK_ACK",
     [RCH_RMA_KICK] = "KICK",
+    [RCH_RMA_PUTV] = "PUTV",         [RCH_RMA_GETV] = "GETV",
+    [RCH_RMA_ACCV] = "ACCV",         [RCH_RMA_GACCV] = "GACCV",
 };
 
 static rdmach_status_t bad(const char **why, const char *text)
 {
     *why = text;
     return RDMACH_ERR_PROTOCOL;
+}
+
+/* The V forms: the segments must fit the payload, every block be non-empty
+ * (whole elements for accumulates) and not wrap, and the blocks' bytes add
+ * up to the data that follows (GETV: to the bytes wanted). */
+static rdmach_status_t check_vec(const unsigned char *payload, const struct rch_rma_hdr *h, const char **why)
+{
+    struct rch_rma_vec v;
+    if (h->len < sizeof(v))
+        return bad(why, "RMA vector packet without its segment count");
+    memcpy(&v, payload, sizeof(v));
+    size_t desc = sizeof(v) + (size_t)v.nseg * sizeof(struct rch_rma_seg);
+    if (v.nseg == 0 || v.nseg > h->len / sizeof(struct rch_rma_seg) || desc > h->len)
+        return bad(why, "RMA vector packet whose segments do not fit its length");
+    int acc = h->rop == RCH_RMA_ACCV || h->rop == RCH_RMA_GACCV;
+    if (acc && (h->elem == 0 || h->elem > RCH_RMA_ELEM_MAX))
+        return bad(why, "RMA vector accumulate with a bad element size");
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < v.nseg; i++) {
+        struct rch_rma_seg s;
+        memcpy(&s, payload + sizeof(v) + (size_t)i * sizeof(s), sizeof(s));
+        if (s.blen == 0 || s.count == 0 || (acc && s.blen % h->elem != 0))
+            return bad(why, "RMA vector segment with an empty block or partial elements");
+        __int128 last = (__int128)s.addr + (__int128)s.stride * (s.count - 1);
+        if (last < 0 || last + s.blen > (__int128)UINT64_MAX)
+            return bad(why, "RMA vector segment wraps around");
+        total += (uint64_t)s.blen * s.count;
+        if (total > UINT32_MAX)
+            return bad(why, "RMA vector segments larger than a packet");
+    }
+    uint64_t want = h->rop == RCH_RMA_GETV ? h->elem : h->len - desc;
+    if (total != want)
+        return bad(why, "RMA vector segments do not add up to the data");
+    return RDMACH_OK;
 }
 
 rdmach_status_t rch_rma_check(const void *pkt, size_t len, struct rch_rma_hdr *h, const char **why)
@@ -48,6 +84,11 @@ rdmach_status_t rch_rma_check(const void *pkt, size_t len, struct rch_rma_hdr *h
     case RCH_RMA_PUT:
     case RCH_RMA_RSP:
         break;
+    case RCH_RMA_PUTV:
+    case RCH_RMA_GETV:
+    case RCH_RMA_ACCV:
+    case RCH_RMA_GACCV:
+        return check_vec((const unsigned char *)pkt + sizeof(*h), h, why);
     default:
         if (h->len != 0)
             return bad(why, "RMA control packet with a payload");

@@ -22,6 +22,16 @@
  *   UNLOCK flags EXCL                         UNLOCK_ACK
  *   COMPLETE (PSCW: origin's epoch ended)     POST (PSCW: exposure opened)
  *   KICK (a node-local peer released the lock word while lock requests wait)
+ *   PUTV  segs, payload                      ACK   count=1, status
+ *   ACCV  aop, kind, elem, segs, payload     ACK   count=1, status
+ *   GETV  segs, bytes wanted in `elem`, req  RSP   req, status, payload
+ *   GACCV aop, kind, elem, segs, payload,req RSP   req, status, old contents
+ *
+ * The V forms carry many small blocks of a derived target datatype in one
+ * packet. Their payload starts with struct rch_rma_vec (nseg), then nseg
+ * struct rch_rma_seg, each `count` blocks of `blen` bytes at addr,
+ * addr + stride, ...; then (PUTV, ACCV, GACCV) the blocks' data, packed in
+ * that order. `addr` of the header is the first block's (for messages).
  *
  * `addr` is a byte offset from the target's window base, or for a dynamic
  * window an absolute address in the target; the target checks it against its
@@ -33,6 +43,7 @@
  *
  * Version history
  *   1  PUT GET ACC GACC CAS LOCK UNLOCK POST COMPLETE ACK RSP GRANT UNLOCK_ACK KICK
+ *   2  PUTV GETV ACCV GACCV
  */
 #ifndef RCH_DEVICE_RMA_PROTO_H
 #define RCH_DEVICE_RMA_PROTO_H
@@ -58,6 +69,10 @@ enum rch_rma_op {
     RCH_RMA_GRANT,
     RCH_RMA_UNLOCK_ACK,
     RCH_RMA_KICK,
+    RCH_RMA_PUTV,
+    RCH_RMA_GETV,
+    RCH_RMA_ACCV,
+    RCH_RMA_GACCV,
     RCH_RMA_OP_MAX
 };
 
@@ -81,6 +96,19 @@ struct rch_rma_hdr {
 
 _Static_assert(sizeof(struct rch_rma_hdr) == 48, "RMA header is 48 bytes");
 _Static_assert(sizeof(struct rch_rma_hdr) <= RCH_PKT_CTL_MAX, "an RMA header fits a queued control packet");
+
+/* The V forms' payload: this, nseg segments, the data. */
+struct rch_rma_vec {
+    uint32_t nseg;
+    uint32_t pad;
+};
+struct rch_rma_seg {
+    uint64_t addr;               /* the first block (offset or, dynamic, address) */
+    int64_t stride;              /* from one block to the next, bytes */
+    uint32_t blen;               /* bytes per block (ACCV/GACCV: whole elements) */
+    uint32_t count;              /* blocks, at least 1 */
+};
+_Static_assert(sizeof(struct rch_rma_vec) == 8 && sizeof(struct rch_rma_seg) == 24, "vector descriptors are packed");
 
 /* Largest element of an atomic operation (long double _Complex). */
 #define RCH_RMA_ELEM_MAX 32

@@ -1,64 +1,48 @@
 /*
- * Communicator attributes: the predefined keys (MPI_TAG_UB, MPI_HOST, MPI_IO,
- * MPI_WTIME_IS_GLOBAL, MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE, MPI_APPNUM) and
- * user keyvals with their copy (on Comm_dup) and delete (on Comm_free,
- * Comm_delete_attr, Finalize for MPI_COMM_SELF) callbacks; MPI-1's Attr_* and
- * Keyval_* names map onto the same calls.
- *
- * A keyval slot is never reused, so a freed keyval that is still attached to
- * a communicator keeps its callbacks (MPI: freeing marks it for deletion).
+ * Communicator attributes, the binding (the lists and keyvals: attr_core.c):
+ * the predefined keys (MPI_TAG_UB, MPI_HOST, MPI_IO, MPI_WTIME_IS_GLOBAL,
+ * MPI_UNIVERSE_SIZE, MPI_LASTUSEDCODE, MPI_APPNUM), user keyvals with their
+ * copy (Comm_dup) and delete (Comm_free, Comm_delete_attr, Comm_set_attr of
+ * a new value, Finalize for MPI_COMM_SELF) callbacks; MPI-1's Attr_* and
+ * Keyval_* names map onto the same calls. A failing callback's code is the
+ * call's error, raised on the communicator.
  */
 #include <stdlib.h>
 #include "boot/boot.h"
 #include "mpi/mpi_impl.h"
 
-#define KEYVAL_USER(i) ((int)(0xa4400000u | (unsigned)(i)))   /* direct keyval, for comms */
-
-struct keyval {
-    MPI_Comm_copy_attr_function *copy_fn;
-    MPI_Comm_delete_attr_function *delete_fn;
-    void *extra_state;
-    int freed;
-};
-static struct keyval *keyvals;
-static int nkeyvals, capkeyvals;
-
-struct rch_mpi_attr {
-    int keyval_index;
-    void *value;
-    struct rch_mpi_attr *next;
-};
-
-/* Values of the predefined attributes (the C binding returns their addresses). */
+/* Values of the predefined attributes (the C binding returns their addresses).
+ * MPI_HOST: no host process. MPI_IO: every process can do I/O. */
 static int attr_tag_ub = RCH_MPI_TAG_UB;
 static int attr_host = MPI_PROC_NULL;
-static int attr_io;
+static int attr_io = MPI_ANY_SOURCE;
 static int attr_wtime_is_global = 0;
 static int attr_universe_size;
-static int attr_lastusedcode = MPI_T_ERR_NOT_SUPPORTED;
-static int attr_appnum = 0;
+static int attr_lastusedcode = MPI_ERR_LASTCODE;   /* no user error codes (MPI_Add_error_code) */
+static int attr_appnum;            /* the process manager's; none (-1): the attribute is not set */
+
+/* 1 if keyval is a predefined key: *flag whether it is set, *value its address. */
+static int predefined(int keyval, void **value, int *flag)
+{
+    *flag = 1;
+    switch (keyval) {
+    case MPI_TAG_UB:          *value = &attr_tag_ub; return 1;
+    case MPI_HOST:            *value = &attr_host; return 1;
+    case MPI_IO:              *value = &attr_io; return 1;
+    case MPI_WTIME_IS_GLOBAL: *value = &attr_wtime_is_global; return 1;
+    case MPI_UNIVERSE_SIZE:   *value = &attr_universe_size; return 1;
+    case MPI_LASTUSEDCODE:    *value = &attr_lastusedcode; return 1;
+    case MPI_APPNUM:          *value = &attr_appnum; *flag = attr_appnum >= 0; return 1;
+    }
+    return 0;
+}
 
 int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn, MPI_Comm_delete_attr_function *delete_fn,
                             int *comm_keyval, void *extra_state)
 {
     RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_create_keyval");
-    if (err)
-        return err;
-    if (!comm_keyval)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_create_keyval: argument comm_keyval is NULL");
-    if (nkeyvals == capkeyvals) {
-        int n = capkeyvals ? capkeyvals * 2 : 16;
-        struct keyval *p = realloc(keyvals, (size_t)n * sizeof(*p));
-        if (!p)
-            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_keyval: out of memory");
-        keyvals = p;
-        capkeyvals = n;
-    }
-    keyvals[nkeyvals] = (struct keyval){ copy_fn, delete_fn, extra_state, 0 };
-    *comm_keyval = KEYVAL_USER(nkeyvals);
-    nkeyvals++;
-    return MPI_SUCCESS;
+    return rch_mpi_keyval_create_call("MPI_Comm_create_keyval", "comm_keyval", RCH_MPI_OBJ_COMM,
+                                      copy_fn, delete_fn, extra_state, comm_keyval);
 }
 #pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
 
@@ -70,43 +54,10 @@ int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_f
 }
 #pragma weak MPI_Keyval_create = PMPI_Keyval_create
 
-/* Index of a user keyval, -1 if not one (predefined keys are not). */
-static int user_index(int keyval)
-{
-    if ((unsigned)keyval < 0xa4400000u || (unsigned)keyval >= 0xa4400000u + (unsigned)nkeyvals)
-        return -1;
-    return (int)((unsigned)keyval - 0xa4400000u);
-}
-
-static int predefined(int keyval, void **value)
-{
-    switch (keyval) {
-    case MPI_TAG_UB:          *value = &attr_tag_ub; return 1;
-    case MPI_HOST:            *value = &attr_host; return 1;
-    case MPI_IO:              *value = &attr_io; return 1;
-    case MPI_WTIME_IS_GLOBAL: *value = &attr_wtime_is_global; return 1;
-    case MPI_UNIVERSE_SIZE:   *value = &attr_universe_size; return 1;
-    case MPI_LASTUSEDCODE:    *value = &attr_lastusedcode; return 1;
-    case MPI_APPNUM:          *value = &attr_appnum; return 1;
-    }
-    return 0;
-}
-
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
     RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_free_keyval");
-    if (err)
-        return err;
-    if (!comm_keyval)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_free_keyval: argument comm_keyval is NULL");
-    int i = user_index(*comm_keyval);
-    if (i < 0 || keyvals[i].freed)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_KEYVAL,
-                           "MPI_Comm_free_keyval: invalid or predefined keyval 0x%x", (unsigned)*comm_keyval);
-    keyvals[i].freed = 1;
-    *comm_keyval = MPI_KEYVAL_INVALID;
-    return MPI_SUCCESS;
+    return rch_mpi_keyval_free_call("MPI_Comm_free_keyval", "comm_keyval", RCH_MPI_OBJ_COMM, comm_keyval);
 }
 #pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
 
@@ -117,50 +68,32 @@ int PMPI_Keyval_free(int *keyval)
 }
 #pragma weak MPI_Keyval_free = PMPI_Keyval_free
 
-static struct rch_mpi_attr **find(struct rch_mpi_comm *c, int index)
+static int bad_keyval(const char *fn, MPI_Comm comm, int keyval)
 {
-    struct rch_mpi_attr **pp = &c->attrs;
-    while (*pp && (*pp)->keyval_index != index)
-        pp = &(*pp)->next;
-    return pp;
+    return rch_mpi_err(comm, MPI_ERR_KEYVAL, "%s: 0x%x in argument comm_keyval is not a live user communicator "
+                       "keyval (predefined attributes cannot be changed)", fn, (unsigned)keyval);
 }
 
-/* Runs the delete callback of an attribute; returns its MPI code. */
-static int run_delete(struct rch_mpi_comm *c, struct rch_mpi_attr *a)
+/* A code from the attribute lists: the callback's own, or a class. */
+static int raise_code(const char *fn, MPI_Comm comm, int rc)
 {
-    struct keyval *k = &keyvals[a->keyval_index];
-    if (!k->delete_fn)
-        return MPI_SUCCESS;
-    return k->delete_fn(c->handle, KEYVAL_USER(a->keyval_index), a->value, k->extra_state);
+    if (rc == MPI_ERR_NO_MEM)
+        return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    return rch_mpi_err_raise(comm, rc);
 }
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
     RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_set_attr");
-    if (err)
-        return err;
-    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    const char *fn = "MPI_Comm_set_attr";
+    int err;
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
     if (!c)
-        return rch_mpi_comm_bad("MPI_Comm_set_attr", comm);
-    int i = user_index(comm_keyval);
-    if (i < 0 || keyvals[i].freed)
-        return rch_mpi_err(comm, MPI_ERR_KEYVAL, "MPI_Comm_set_attr: invalid or predefined keyval 0x%x",
-                           (unsigned)comm_keyval);
-    struct rch_mpi_attr **pp = find(c, i);
-    if (*pp) {
-        int rc = run_delete(c, *pp);
-        if (rc != MPI_SUCCESS)
-            return rch_mpi_err_raise(comm, rc);
-        (*pp)->value = attribute_val;
-        return MPI_SUCCESS;
-    }
-    struct rch_mpi_attr *a = malloc(sizeof(*a));
-    if (!a)
-        return rch_mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_set_attr: out of memory");
-    *a = (struct rch_mpi_attr){ i, attribute_val, NULL };
-    *pp = a;
-    return MPI_SUCCESS;
+        return err;
+    if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
+        return bad_keyval(fn, comm, comm_keyval);
+    int rc = rch_mpi_attr_set(&c->attrs, comm, RCH_MPI_OBJ_COMM, comm_keyval, attribute_val);
+    return rc ? raise_code(fn, comm, rc) : MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
 
@@ -174,28 +107,22 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_get_attr");
-    if (err)
-        return err;
-    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    const char *fn = "MPI_Comm_get_attr";
+    int err;
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
     if (!c)
-        return rch_mpi_comm_bad("MPI_Comm_get_attr", comm);
+        return err;
     if (!attribute_val || !flag)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_get_attr: argument %s is NULL",
-                           !attribute_val ? "attribute_val" : "flag");
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, !attribute_val ? "attribute_val" : "flag");
     void *v;
-    if (predefined(comm_keyval, &v)) {
-        *(void **)attribute_val = v;
-        *flag = 1;
+    if (predefined(comm_keyval, &v, flag)) {
+        if (*flag)
+            *(void **)attribute_val = v;
         return MPI_SUCCESS;
     }
-    int i = user_index(comm_keyval);
-    if (i < 0)
-        return rch_mpi_err(comm, MPI_ERR_KEYVAL, "MPI_Comm_get_attr: invalid keyval 0x%x", (unsigned)comm_keyval);
-    struct rch_mpi_attr *a = *find(c, i);
-    *flag = a != NULL;
-    if (a)
-        *(void **)attribute_val = a->value;
+    if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
+        return bad_keyval(fn, comm, comm_keyval);
+    *flag = rch_mpi_attr_get(c->attrs, RCH_MPI_OBJ_COMM, comm_keyval, attribute_val);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
@@ -210,24 +137,15 @@ int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_delete_attr");
-    if (err)
-        return err;
-    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    const char *fn = "MPI_Comm_delete_attr";
+    int err;
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
     if (!c)
-        return rch_mpi_comm_bad("MPI_Comm_delete_attr", comm);
-    int i = user_index(comm_keyval);
-    struct rch_mpi_attr **pp = i < 0 ? NULL : find(c, i);
-    if (!pp || !*pp)
-        return rch_mpi_err(comm, MPI_ERR_KEYVAL, "MPI_Comm_delete_attr: keyval 0x%x is not attached to the communicator",
-                           (unsigned)comm_keyval);
-    int rc = run_delete(c, *pp);
-    if (rc != MPI_SUCCESS)
-        return rch_mpi_err_raise(comm, rc);
-    struct rch_mpi_attr *a = *pp;
-    *pp = a->next;
-    free(a);
-    return MPI_SUCCESS;
+        return err;
+    if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
+        return bad_keyval(fn, comm, comm_keyval);
+    int rc = rch_mpi_attr_delete(&c->attrs, comm, RCH_MPI_OBJ_COMM, comm_keyval);
+    return rc ? raise_code(fn, comm, rc) : MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
 
@@ -238,51 +156,8 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 }
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
 
-void rch_mpi_attr_comm_free(struct rch_mpi_comm *c)
-{
-    while (c->attrs) {
-        struct rch_mpi_attr *a = c->attrs;
-        c->attrs = a->next;
-        run_delete(c, a);     /* a failing delete callback cannot stop the free */
-        free(a);
-    }
-}
-
-int rch_mpi_attr_comm_copy(struct rch_mpi_comm *from, struct rch_mpi_comm *to)
-{
-    struct rch_mpi_attr **tail = &to->attrs;
-    for (struct rch_mpi_attr *a = from->attrs; a; a = a->next) {
-        struct keyval *k = &keyvals[a->keyval_index];
-        if (!k->copy_fn)
-            continue;              /* MPI_COMM_NULL_COPY_FN */
-        void *out = NULL;
-        int flag = 0;
-        int rc = k->copy_fn(from->handle, KEYVAL_USER(a->keyval_index), k->extra_state, a->value, &out, &flag);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        if (!flag)
-            continue;
-        struct rch_mpi_attr *n = malloc(sizeof(*n));
-        if (!n)
-            return rch_mpi_err_code(MPI_ERR_NO_MEM, "MPI_Comm_dup: out of memory copying attributes");
-        *n = (struct rch_mpi_attr){ a->keyval_index, out, NULL };
-        *tail = n;
-        tail = &n->next;
-    }
-    return MPI_SUCCESS;
-}
-
 void rch_mpi_attr_init(void)
 {
-    attr_io = rch_boot.rank;
     attr_universe_size = rch_boot.size;
-}
-
-/* MPI_DUP_FN / MPI_COMM_DUP_FN: the attribute is shared by the copy. */
-int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
-                void *attribute_val_out, int *flag)
-{
-    *(void **)attribute_val_out = attribute_val_in;
-    *flag = 1;
-    return MPI_SUCCESS;
+    attr_appnum = rch_boot.appnum;
 }

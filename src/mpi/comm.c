@@ -1,6 +1,7 @@
 /*
  * Communicator objects: the handle table, MPI_COMM_WORLD and MPI_COMM_SELF,
- * and the local communicator calls (rank, size, compare, free, names).
+ * and the local communicator calls (rank, size, compare, free, names), with
+ * Comm_disconnect, Comm_get_parent and the remote-group queries.
  * Creating communicators collectively is in comm_create.c.
  *
  * Handles: world and self are MPICH's built-ins (0x44000000, 0x44000001);
@@ -37,6 +38,17 @@ int rch_mpi_comm_bad(const char *fn, MPI_Comm comm)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: argument comm is MPI_COMM_NULL", fn);
     return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: invalid communicator 0x%x in argument comm",
                        fn, (unsigned)comm);
+}
+
+struct rch_mpi_comm *rch_mpi_comm_arg(const char *fn, MPI_Comm comm, int *err)
+{
+    *err = rch_mpi_check_init(fn);
+    if (*err)
+        return NULL;
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    if (!c)
+        *err = rch_mpi_comm_bad(fn, comm);
+    return c;
 }
 
 /* The node layout of the members, dense node indices in order of first
@@ -92,6 +104,7 @@ static int init_object(struct rch_mpi_comm *c, int rank, int size, int *world_of
     c->is_inter = 0;
     c->topo = NULL;
     c->attrs = NULL;
+    c->hw_level = NULL;
     c->name[0] = '\0';
     if (fill_coll_view(c) != 0)
         return -1;
@@ -166,11 +179,22 @@ void rch_mpi_comm_init(void)
     strcpy(self.name, "MPI_COMM_SELF");
 }
 
+int rch_mpi_comm_finalize_self(void)
+{
+    /* MPI: MPI_Finalize first frees MPI_COMM_SELF, deleting its attributes in
+     * the reverse order of their setting, before any other part of MPI is
+     * affected; a failing callback's code is MPI_Finalize's error. */
+    return rch_mpi_attr_delete_all(&self.attrs, self.handle, 0);
+}
+
 void rch_mpi_comm_finalize(void)
 {
-    /* MPI: attributes of MPI_COMM_SELF are deleted first, at Finalize. */
-    rch_mpi_attr_comm_free(&self);
-    rch_mpi_attr_comm_free(&rch_mpi_comm_world);
+    /* MPI_COMM_SELF's attributes were deleted by rch_mpi_comm_finalize_self;
+     * world's delete callbacks run too (as MPICH), their errors unreported. */
+    rch_mpi_attr_delete_all(&rch_mpi_comm_world.attrs, MPI_COMM_WORLD, 0);
+    for (int i = 0; i < table_len; i++)
+        if (table[i])
+            rch_mpi_attr_drop(&table[i]->attrs);
     for (int i = 0; i < table_len; i++) {
         if (table[i]) {
             rch_mpi_topo_free(table[i]->topo);
@@ -270,28 +294,68 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 }
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
 
-int PMPI_Comm_free(MPI_Comm *comm)
+/* Comm_free and Comm_disconnect: argument checks, then (disconnect) the
+ * members' agreement, the attributes' delete callbacks and the object. */
+static int comm_release(const char *fn, MPI_Comm *comm, int collective)
 {
-    RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_free");
+    int err = rch_mpi_check_init(fn);
     if (err)
         return err;
     if (!comm)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_free: argument comm is NULL");
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument comm is NULL", fn);
     struct rch_mpi_comm *c = rch_mpi_comm_get(*comm);
     if (!c)
-        return rch_mpi_comm_bad("MPI_Comm_free", *comm);
+        return rch_mpi_comm_bad(fn, *comm);
     if (c == &rch_mpi_comm_world || c == &self)
-        return rch_mpi_err(*comm, MPI_ERR_COMM, "MPI_Comm_free: cannot free the predefined communicator %s",
+        return rch_mpi_err(*comm, MPI_ERR_COMM, "%s: cannot free the predefined communicator %s", fn,
                            c == &rch_mpi_comm_world ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+    if (collective) {
+        /* Disconnect returns once every member has called it: nothing is
+         * sent on the communicator after that. */
+        rdmach_status_t st = rch_mpi_exchange(c, NULL, 0, NULL, NULL);
+        if (st != RDMACH_OK)
+            return rch_mpi_err(*comm, rch_mpi_class_of(st), "%s: synchronizing with the other members failed: %s",
+                               fn, rdmach_last_error());
+    }
+    /* MPI: a failing delete callback makes the free fail (the communicator stays). */
+    int rc = rch_mpi_attr_delete_all(&c->attrs, c->handle, 1);
+    if (rc != MPI_SUCCESS)
+        return rch_mpi_err_raise(*comm, rc);
     /* Pending operations on the communicator complete normally: the device
      * requests hold the context id and world ranks they need. */
-    rch_mpi_attr_comm_free(c);
     rch_mpi_comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    RCH_MPI_CS();
+    return comm_release("MPI_Comm_free", comm, 0);
+}
 #pragma weak MPI_Comm_free = PMPI_Comm_free
+
+/* For intracommunicators (rdmach has no others): a collective free. */
+int PMPI_Comm_disconnect(MPI_Comm *comm)
+{
+    RCH_MPI_CS();
+    return comm_release("MPI_Comm_disconnect", comm, 1);
+}
+#pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
+
+/* No process was spawned (rdmach has no MPI_Comm_spawn): MPI_COMM_NULL. */
+int PMPI_Comm_get_parent(MPI_Comm *parent)
+{
+    RCH_MPI_CS();
+    int err = rch_mpi_check_init("MPI_Comm_get_parent");
+    if (err)
+        return err;
+    if (!parent)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_get_parent: argument parent is NULL");
+    *parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
@@ -345,3 +409,32 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+
+/* rdmach makes no intercommunicators, and these ask about the remote group
+ * of one: for any valid communicator the answer is MPI_ERR_COMM (MPI: comm
+ * must be an intercommunicator). */
+static int remote_query(const char *fn, MPI_Comm comm, const void *out, const char *arg)
+{
+    int err;
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
+    if (!c)
+        return err;
+    if (!out)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, arg);
+    return rch_mpi_err(comm, MPI_ERR_COMM, "%s: communicator 0x%x in argument comm is an intracommunicator (rdmach "
+                       "has no intercommunicators)", fn, (unsigned)comm);
+}
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    RCH_MPI_CS();
+    return remote_query("MPI_Comm_remote_size", comm, size, "size");
+}
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+
+int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+{
+    RCH_MPI_CS();
+    return remote_query("MPI_Comm_remote_group", comm, group, "group");
+}
+#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group

@@ -1,6 +1,7 @@
 /*
- * Collective communicator creation: Comm_dup, Comm_dup_with_info, Comm_split,
- * Comm_split_type (Comm_create and Comm_create_group: comm_group.c).
+ * Collective communicator creation: Comm_dup, Comm_dup_with_info, Comm_split
+ * (Comm_split_type: comm_split_type.c; Comm_create and Comm_create_group:
+ * comm_group.c).
  *
  * Each is one rch_mpi_exchange over the parent (ctxid.c): every member
  * contributes its (color, key) and its free context-id mask, everyone gets
@@ -99,10 +100,14 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
         }
     }
     if (is_dup) {
-        int err = rch_mpi_attr_comm_copy(p, c);
+        c->hw_level = p->hw_level;    /* MPI: a duplicate has the parent's hints */
+        int err = rch_mpi_attr_copy(p->attrs, p->handle, &c->attrs);
         if (err) {
-            rch_mpi_attr_comm_free(c);
+            /* MPI: the duplicate fails with the callback's code; the copies
+             * made so far are deleted as a free would delete them. */
+            rch_mpi_attr_delete_all(&c->attrs, c->handle, 0);
             rch_mpi_comm_destroy(c);
+            *newcomm = MPI_COMM_NULL;
             return rch_mpi_err_raise(p->handle, err);
         }
     }
@@ -110,17 +115,24 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
     return MPI_SUCCESS;
 }
 
+int rch_mpi_comm_maker_check(const char *fn, MPI_Comm comm, MPI_Comm *newcomm, struct rch_mpi_comm **pp)
+{
+    int err;
+    *pp = rch_mpi_comm_arg(fn, comm, &err);
+    if (!*pp)
+        return err;
+    if (!newcomm)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument newcomm is NULL", fn);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
     RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_dup");
+    struct rch_mpi_comm *p;
+    int err = rch_mpi_comm_maker_check("MPI_Comm_dup", comm, newcomm, &p);
     if (err)
         return err;
-    struct rch_mpi_comm *p = rch_mpi_comm_get(comm);
-    if (!p)
-        return rch_mpi_comm_bad("MPI_Comm_dup", comm);
-    if (!newcomm)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_dup: argument newcomm is NULL");
     return rch_mpi_comm_split_common("MPI_Comm_dup", p, 0, 0, newcomm, 1);
 }
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
@@ -128,14 +140,10 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_split");
+    struct rch_mpi_comm *p;
+    int err = rch_mpi_comm_maker_check("MPI_Comm_split", comm, newcomm, &p);
     if (err)
         return err;
-    struct rch_mpi_comm *p = rch_mpi_comm_get(comm);
-    if (!p)
-        return rch_mpi_comm_bad("MPI_Comm_split", comm);
-    if (!newcomm)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_split: argument newcomm is NULL");
     if (color < 0 && color != MPI_UNDEFINED)
         return rch_mpi_err(comm, MPI_ERR_ARG,
                            "MPI_Comm_split: invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
@@ -143,48 +151,44 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 }
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
-{
-    RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_split_type");
-    if (err)
-        return err;
-    struct rch_mpi_comm *p = rch_mpi_comm_get(comm);
-    if (!p)
-        return rch_mpi_comm_bad("MPI_Comm_split_type", comm);
-    if (!newcomm)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_split_type: argument newcomm is NULL");
-    err = rch_mpi_info_check(comm, "MPI_Comm_split_type", info);
-    if (err)
-        return err;
-    int color;
-    if (split_type == MPI_UNDEFINED)
-        color = MPI_UNDEFINED;
-    else if (split_type == MPI_COMM_TYPE_SHARED)
-        color = rch_boot.node_of[p->world_of[p->rank]];   /* ranks sharing memory: one node */
-    else
-        return rch_mpi_err(comm, MPI_ERR_ARG,
-                           "MPI_Comm_split_type: split_type %d is not supported (MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)",
-                           split_type);
-    return rch_mpi_comm_split_common("MPI_Comm_split_type", p, color, key, newcomm, 0);
-}
-#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
-
-/* No communicator hint changes what rdmach does, so the info is only checked. */
 int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
     RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_dup_with_info");
+    struct rch_mpi_comm *p;
+    int err = rch_mpi_comm_maker_check("MPI_Comm_dup_with_info", comm, newcomm, &p);
     if (err)
         return err;
-    struct rch_mpi_comm *p = rch_mpi_comm_get(comm);
-    if (!p)
-        return rch_mpi_comm_bad("MPI_Comm_dup_with_info", comm);
-    if (!newcomm)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_dup_with_info: argument newcomm is NULL");
     err = rch_mpi_info_check(comm, "MPI_Comm_dup_with_info", info);
     if (err)
         return err;
-    return rch_mpi_comm_split_common("MPI_Comm_dup_with_info", p, 0, 0, newcomm, 1);
+    err = rch_mpi_comm_split_common("MPI_Comm_dup_with_info", p, 0, 0, newcomm, 1);
+    /* MPI: the duplicate has info's hints instead of comm's, and rdmach
+     * acts on none of them. */
+    if (!err)
+        rch_mpi_comm_get(*newcomm)->hw_level = NULL;
+    return err;
 }
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+
+/* The duplicate is made before the call returns and the request is complete
+ * from the start. Correct for programs where every member reaches its
+ * Comm_idup without first waiting on another member's later operation;
+ * a program that orders a blocking receive before its Comm_idup against a
+ * send after the peer's Comm_idup would wait for ever (no nonblocking
+ * context-id agreement yet). */
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    RCH_MPI_CS();
+    const char *fn = "MPI_Comm_idup";
+    struct rch_mpi_comm *p;
+    int err = rch_mpi_comm_maker_check(fn, comm, newcomm, &p);
+    if (err)
+        return err;
+    if (!request)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument request is NULL", fn);
+    err = rch_mpi_comm_split_common(fn, p, 0, 0, newcomm, 1);
+    if (err == MPI_SUCCESS)
+        *request = RCH_MPI_REQ_DONE_NULL;
+    return err;
+}
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup

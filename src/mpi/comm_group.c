@@ -2,9 +2,11 @@
  * Communicators from groups: Comm_create (collective over the parent) and
  * Comm_create_group (collective over the group's members only).
  *
- * Comm_create is a split: members of the group take color 0 and their group
- * rank as key, everyone else MPI_UNDEFINED; the split's exchange agrees on
- * the context id over the whole parent.
+ * Comm_create is a split: members of a group take as color the parent rank
+ * of the group's first member and their group rank as key, everyone else
+ * MPI_UNDEFINED (so disjoint groups passed by different processes give one
+ * communicator each, as MPI-2.2 allows); the split's exchange agrees on the
+ * context id over the whole parent.
  *
  * Comm_create_group cannot involve the other members of the parent, so the
  * members run the same gather/AND/broadcast of context-id masks among
@@ -54,17 +56,13 @@ static int parent_ranks(const char *fn, struct rch_mpi_comm *p, const struct rch
 static int check_args(const char *fn, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm,
                       struct rch_mpi_comm **pp, struct rch_mpi_group **gp)
 {
-    int err = rch_mpi_check_init(fn);
+    struct rch_mpi_comm *p;
+    int err = rch_mpi_comm_maker_check(fn, comm, newcomm, &p);
     if (err)
         return err;
-    struct rch_mpi_comm *p = rch_mpi_comm_get(comm);
-    if (!p)
-        return rch_mpi_comm_bad(fn, comm);
     struct rch_mpi_group *g = rch_mpi_group_get(group);
     if (!g)
         return rch_mpi_err(comm, MPI_ERR_GROUP, "%s: invalid group 0x%x in argument group", fn, (unsigned)group);
-    if (!newcomm)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument newcomm is NULL", fn);
     *pp = p;
     *gp = g;
     return MPI_SUCCESS;
@@ -83,8 +81,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     err = parent_ranks(fn, p, g, &prank);
     if (err)
         return err;
+    /* MPI-2.2: the processes may pass different, disjoint groups and get one
+     * communicator per group. The parent rank of a group's first member
+     * names the group: disjoint groups have different first members. */
+    int color = g->rank == MPI_UNDEFINED ? MPI_UNDEFINED : prank[0];
     free(prank);
-    int color = g->rank == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
     return rch_mpi_comm_split_common(fn, p, color, g->rank, newcomm, 0);
 }
 #pragma weak MPI_Comm_create = PMPI_Comm_create

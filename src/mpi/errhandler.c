@@ -32,6 +32,7 @@ static unsigned err_seq;
 struct user_eh {
     MPI_Comm_errhandler_function *fn;
     int in_use;
+    int for_win;              /* made by MPI_Win_create_errhandler: not for communicators */
 };
 static struct user_eh *ueh;
 static int ueh_count;
@@ -244,6 +245,19 @@ static int eh_valid(MPI_Errhandler eh)
     return (int)i < ueh_count && ueh[i].in_use;
 }
 
+void rch_mpi_errhandler_mark_win(MPI_Errhandler eh)
+{
+    unsigned i = RCH_MPI_HINDEX(eh);
+    if (RCH_MPI_HKIND(eh) == 2 && (int)i < ueh_count && ueh[i].in_use)
+        ueh[i].for_win = 1;
+}
+
+int rch_mpi_errhandler_is_win(MPI_Errhandler eh)
+{
+    unsigned i = RCH_MPI_HINDEX(eh);
+    return RCH_MPI_HKIND(eh) == 2 && (int)i < ueh_count && ueh[i].in_use && ueh[i].for_win;
+}
+
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
     RCH_MPI_CS();
@@ -268,6 +282,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     }
     ueh[i].fn = fn;
     ueh[i].in_use = 1;
+    ueh[i].for_win = 0;
     *errhandler = RCH_MPI_HDIRECT(RCH_MPI_OBJ_ERRHANDLER, i);
     return MPI_SUCCESS;
 }
@@ -311,6 +326,9 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     if (!eh_valid(errhandler))
         return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler: invalid error handler 0x%x in argument errhandler",
                            (unsigned)errhandler);
+    if (rch_mpi_errhandler_is_win(errhandler))
+        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler: error handler 0x%x in argument errhandler "
+                           "was made by MPI_Win_create_errhandler (a window's)", (unsigned)errhandler);
     c->errhandler = errhandler;
     return MPI_SUCCESS;
 }

@@ -12,7 +12,8 @@
  * table whose slots are reused.
  *
  * rdmach acts on no communicator hint, so Comm_set_info only checks its
- * argument and Comm_get_info returns an empty info (the hints in use).
+ * argument and Comm_get_info returns the hints in use: none, but for the
+ * "mpi_hw_resource_type" of a MPI_COMM_TYPE_HW_UNGUIDED split.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -433,17 +434,23 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     RCH_MPI_CS();
     const char *fn = "MPI_Comm_get_info";
-    int err = rch_mpi_check_init(fn);
-    if (err)
+    int err;
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
+    if (!c)
         return err;
-    if (!rch_mpi_comm_get(comm))
-        return rch_mpi_comm_bad(fn, comm);
     if (!info_used)
         return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument info_used is NULL", fn);
     struct rch_mpi_info *o = info_new();
     if (!o)
         return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     *info_used = o->handle;
+    if (c->hw_level) {
+        err = PMPI_Info_set(o->handle, "mpi_hw_resource_type", c->hw_level);
+        if (err) {
+            PMPI_Info_free(info_used);
+            return err;
+        }
+    }
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info

@@ -128,6 +128,9 @@ int PMPI_Finalize(void)
     int err = rch_mpi_check_init("MPI_Finalize");
     if (err)
         return err;
+    int self_rc = rch_mpi_comm_finalize_self();
+    if (self_rc != MPI_SUCCESS)
+        self_rc = rch_mpi_err_raise(MPI_COMM_SELF, self_rc);
     /* MPI: buffered messages are delivered before Finalize returns. */
     rch_mpi_bsend_flush();
     /* Finalize is collective over world: no rank tears its channels down
@@ -143,13 +146,14 @@ int PMPI_Finalize(void)
     rch_mpi_mem_finalize();
     rch_mpi_req_finalize();
     rch_mpi_type_finalize();
+    rch_mpi_attr_finalize();
     st = rdmach_finalize();
     rch_mpi_state = RCH_MPI_FINALIZED;
     rch_dev_cs_disable();     /* the lock itself is released on return (RCH_MPI_CS) */
     if (st != RDMACH_OK)
         return rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(st), "MPI_Finalize: %s (%s)", rdmach_strerror(st),
                            rdmach_last_error());
-    return MPI_SUCCESS;
+    return self_rc;
 }
 #pragma weak MPI_Finalize = PMPI_Finalize
 

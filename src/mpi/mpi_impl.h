@@ -88,6 +88,10 @@ int rch_mpi_class_of(rdmach_status_t st);
 /* MPI_ERR_OTHER (via world's handler: fatal by default) if MPI is not
  * running; MPI_SUCCESS otherwise. */
 int rch_mpi_check_init(const char *fn);
+/* Error handler objects made by MPI_Win_create_errhandler are marked, so
+ * that communicators refuse them (MPI: a handler serves one kind of object). */
+void rch_mpi_errhandler_mark_win(MPI_Errhandler eh);
+int rch_mpi_errhandler_is_win(MPI_Errhandler eh);
 static inline int rch_mpi_running(void) { return rch_mpi_state == RCH_MPI_RUNNING; }
 
 /* ---- communicators (mpi/comm.c, comm_create.c, ctxid.c) ---- */
@@ -105,6 +109,9 @@ struct rch_mpi_comm {
     struct rch_coll_comm coll;
     int *coll_node_of;        /* [size], owned here; coll.node_of points at it */
     struct rch_mpi_attr *attrs;   /* user attributes (mpi/attr.c), a list */
+    /* The hardware level MPI_COMM_TYPE_HW_UNGUIDED split at (a static string),
+     * NULL if none: Comm_get_info's "mpi_hw_resource_type". */
+    const char *hw_level;
 };
 struct rch_mpi_topo;
 struct rch_mpi_comm *rch_mpi_comm_get(MPI_Comm comm);   /* NULL if invalid */
@@ -116,6 +123,9 @@ static inline struct rch_mpi_comm *rch_mpi_comm_get_fast(MPI_Comm comm)
         return RCH_LIKELY(rch_mpi_state == RCH_MPI_RUNNING) ? &rch_mpi_comm_world : NULL;
     return rch_mpi_comm_get(comm);
 }
+/* The communicator argument of call fn, MPI checked to be running: the
+ * object, or NULL with the error reported and its code in *err. */
+struct rch_mpi_comm *rch_mpi_comm_arg(const char *fn, MPI_Comm comm, int *err);
 /* Report an invalid communicator argument: MPI_ERR_COMM naming fn and the value. */
 int rch_mpi_comm_bad(const char *fn, MPI_Comm comm);
 /* Build a communicator of `size` members (world ranks in comm-rank order,
@@ -125,6 +135,14 @@ struct rch_mpi_comm *rch_mpi_comm_create(int rank, int size, int *world_of, uint
 void rch_mpi_comm_destroy(struct rch_mpi_comm *c);
 void rch_mpi_comm_init(void);         /* world and self */
 void rch_mpi_comm_finalize(void);
+/* MPI_Finalize's first step: delete MPI_COMM_SELF's attributes (newest
+ * first); the first failing delete callback's code, or MPI_SUCCESS. */
+int rch_mpi_comm_finalize_self(void);
+
+/* The checks every call making a communicator opens with: MPI is running,
+ * comm is valid (*pp its object) and newcomm is not NULL. An MPI error code,
+ * already reported, or MPI_SUCCESS. */
+int rch_mpi_comm_maker_check(const char *fn, MPI_Comm comm, MPI_Comm *newcomm, struct rch_mpi_comm **pp);
 
 /* The collective creation shared by Comm_dup, Comm_split, Comm_create and the
  * topology constructors (comm_create.c): every member of p contributes
@@ -337,10 +355,38 @@ void rch_mpi_bsend_flush(void);
 int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct rch_mpi_type *t, int dest,
                         int tag, struct rch_mpi_comm *c, struct rch_dev_req **owned);
 
-/* ---- attributes (mpi/attr.c) ---- */
-void rch_mpi_attr_comm_free(struct rch_mpi_comm *c);             /* delete callbacks */
-int rch_mpi_attr_comm_copy(struct rch_mpi_comm *from, struct rch_mpi_comm *to); /* copy callbacks */
-void rch_mpi_attr_init(void);
+/* ---- attributes (mpi/attr_core.c; bindings attr.c, win_obj.c) ----
+ * One keyval table for communicators and windows (obj: RCH_MPI_OBJ_COMM,
+ * _WIN; datatypes have their own, type_attr.c); an object holds a list head
+ * (NULL: no attributes). The callbacks of both kinds have the same shape
+ * (handles are ints). Codes returned are unreported: a callback's own code,
+ * or the class MPI_ERR_NO_MEM / MPI_ERR_KEYVAL; the binding reports them. */
+struct rch_mpi_attr;
+typedef int(rch_mpi_attr_copy_fn)(int handle, int keyval, void *extra_state, void *in, void *out, int *flag);
+typedef int(rch_mpi_attr_delete_fn)(int handle, int keyval, void *value, void *extra_state);
+int rch_mpi_keyval_create(int obj, rch_mpi_attr_copy_fn *copy_fn, rch_mpi_attr_delete_fn *delete_fn,
+                          void *extra_state, int *keyval);
+int rch_mpi_keyval_free(int obj, int *keyval);      /* MPI_ERR_KEYVAL: not one, or freed already */
+/* The whole of MPI_<Kind>_create_keyval / _free_keyval for kind obj: init
+ * and the pointer argument `arg` checked, errors reported as call fn. */
+int rch_mpi_keyval_create_call(const char *fn, const char *arg, int obj, rch_mpi_attr_copy_fn *copy_fn,
+                               rch_mpi_attr_delete_fn *delete_fn, void *extra_state, int *keyval);
+int rch_mpi_keyval_free_call(const char *fn, const char *arg, int obj, int *keyval);
+int rch_mpi_keyval_live(int obj, int keyval);       /* 1: a user keyval of kind obj, not freed */
+/* Set (the old value's delete callback runs first), get (returns the flag),
+ * delete one (nothing attached: MPI_SUCCESS); keyval must be live for set. */
+int rch_mpi_attr_set(struct rch_mpi_attr **list, int handle, int obj, int keyval, void *value);
+int rch_mpi_attr_get(struct rch_mpi_attr *list, int obj, int keyval, void **value);
+int rch_mpi_attr_delete(struct rch_mpi_attr **list, int handle, int obj, int keyval);
+/* Every delete callback, newest attribute first, removing each. With
+ * stop_on_error a failing one ends it and its code is returned (it and the
+ * older ones stay); without, all go and the first failure's code is returned. */
+int rch_mpi_attr_delete_all(struct rch_mpi_attr **list, int handle, int stop_on_error);
+void rch_mpi_attr_drop(struct rch_mpi_attr **list);   /* forget them, no callbacks */
+/* The copy callbacks into *to (empty), in order; stops at a failing one. */
+int rch_mpi_attr_copy(struct rch_mpi_attr *from, int from_handle, struct rch_mpi_attr **to);
+void rch_mpi_attr_finalize(void);
+void rch_mpi_attr_init(void);          /* the predefined communicator attributes */
 
 /* ---- datatypes (mpi/type_*.c) ----
  * A committed type is described by its size (bytes of data), its extent and

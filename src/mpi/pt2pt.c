@@ -372,15 +372,18 @@ static int sendrecv_core(const char *fn, const void *sendbuf, int sendcount, con
             return rch_mpi_dev_error(fn, comm, s);
         }
     }
+    /* The receive first: when both fail (a rendezvous each way), the side
+     * that receives knows why its data did not come, the sender only that
+     * the receiver failed. */
     int err = MPI_SUCCESS;
-    if (sr)
-        err = rch_mpi_wait_report(fn, comm, sr, MPI_STATUS_IGNORE);
-    if (rr) {
-        int e2 = rch_mpi_wait_report(fn, comm, rr, status);
+    if (rr)
+        err = rch_mpi_wait_report(fn, comm, rr, status);
+    else
+        rch_mpi_status_proc_null(status);
+    if (sr) {
+        int e2 = rch_mpi_wait_report(fn, comm, sr, MPI_STATUS_IGNORE);
         if (err == MPI_SUCCESS)
             err = e2;
-    } else {
-        rch_mpi_status_proc_null(status);
     }
     return err;
 }

@@ -320,14 +320,81 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 #pragma weak MPI_Cart_shift = PMPI_Cart_shift
 
 /* ---- Dims_create ----
- * The free (zero) entries get a factorization of nnodes / (product of the
- * fixed entries) that is as balanced as the greedy rule makes it: prime
- * factors, largest first, each to the currently smallest free entry; the
- * free entries are then written in non-increasing order, as MPI requires. */
-static int cmp_desc(const void *a, const void *b)
+ * MPI: the free (zero) entries get dimensions "as close to each other as
+ * possible", in non-increasing order. Closeness is the spread (largest
+ * minus smallest); among equal spreads the one with the larger dimensions
+ * wins (360 in 3-D: 10 x 6 x 6, not 9 x 8 x 5), as MPICH 4 decides.
+ * A greedy assignment of prime factors misses this (72 in 2-D: 12 x 6, not
+ * 9 x 8), so the factorizations are searched: factors are chosen in
+ * non-increasing order from the divisors of the number, the first being at
+ * least the k-th root of what is left, and a branch stops as soon as its
+ * spread cannot beat the best found. An int has at most 1536 divisors. */
+struct dims_search {
+    const int *div;          /* divisors of the number, ascending */
+    int ndiv, k;
+    int *cur, *best;         /* [k] */
+    long long best_spread;
+};
+
+/* Fills cur[i..k) with factors of rest, each <= cur[i-1]. */
+static void dims_dfs(struct dims_search *s, int i, long long rest)
+{
+    int left = s->k - i;
+    if (left == 1) {
+        if (i > 0 && rest > s->cur[i - 1])
+            return;
+        s->cur[i] = (int)rest;
+        long long spread = s->cur[0] - rest;
+        if (spread < s->best_spread ||
+            (spread == s->best_spread && s->cur[0] > s->best[0])) {
+            s->best_spread = spread;
+            memcpy(s->best, s->cur, (size_t)s->k * sizeof(int));
+        }
+        return;
+    }
+    for (int j = 0; j < s->ndiv; j++) {
+        long long f = s->div[j];
+        if (i > 0 && f > s->cur[i - 1])
+            break;
+        if (rest % f != 0)
+            continue;
+        long long p = 1;             /* f^left >= rest, else the later factors cannot reach it */
+        for (int m = 0; m < left && p < rest; m++)
+            p *= f;
+        if (p < rest)
+            continue;
+        /* the smallest factor is at most f: the spread is at least first - f */
+        if (i > 0 && s->cur[0] - f > s->best_spread)
+            continue;
+        s->cur[i] = (int)f;
+        dims_dfs(s, i + 1, rest / f);
+    }
+}
+
+static int cmp_int_asc(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
-    return (x < y) - (x > y);
+    return (x > y) - (x < y);
+}
+
+/* The most balanced k factors of n (k >= 1), non-increasing, into out; -1 if out of memory. */
+static int dims_balance(int n, int k, int *out)
+{
+    int div[1600], ndiv = 0;      /* 1600: the most divisors of any int */
+    for (long long f = 1; f * f <= n; f++)
+        if (n % f == 0) {
+            div[ndiv++] = (int)f;
+            if (f * f != n)
+                div[ndiv++] = (int)(n / f);
+        }
+    qsort(div, (size_t)ndiv, sizeof(int), cmp_int_asc);
+    int *cur = malloc(2 * (size_t)k * sizeof(int));
+    if (!cur)
+        return -1;
+    struct dims_search s = { div, ndiv, k, cur, out, (long long)n + 1 };
+    dims_dfs(&s, 0, n);
+    free(cur);
+    return 0;
 }
 
 int PMPI_Dims_create(int nnodes, int ndims, int dims[])
@@ -353,34 +420,20 @@ int PMPI_Dims_create(int nnodes, int ndims, int dims[])
         else if ((fixed *= dims[d]) > nnodes)
             break;
     }
-    if (fixed > nnodes || nnodes % fixed != 0 || (nfree == 0 && fixed != nnodes))
+    /* MPI: the error is nnodes not a multiple of the fixed entries' product.
+     * All entries fixed with a smaller product is not one (MPICH agrees): a
+     * program may ask for a grid over part of its processes. */
+    if (fixed > nnodes || nnodes % fixed != 0)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_DIMS,
                            "%s: nnodes %d is not a multiple of the product of the non-zero entries of dims", fn,
                            nnodes);
     if (nfree == 0)
         return MPI_SUCCESS;
     int *v = malloc((size_t)nfree * sizeof(int));
-    int primes[32], np = 0;           /* a 31-bit int has fewer than 32 prime factors */
-    if (!v)
+    if (!v || dims_balance((int)(nnodes / fixed), nfree, v) != 0) {
+        free(v);
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    int rest = (int)(nnodes / fixed);
-    for (int f = 2; (long long)f * f <= rest; f++)
-        while (rest % f == 0) {
-            primes[np++] = f;
-            rest /= f;
-        }
-    if (rest > 1)
-        primes[np++] = rest;
-    for (int i = 0; i < nfree; i++)
-        v[i] = 1;
-    for (int i = np - 1; i >= 0; i--) {   /* largest factor first */
-        int s = 0;
-        for (int j = 1; j < nfree; j++)
-            if (v[j] < v[s])
-                s = j;
-        v[s] *= primes[i];
     }
-    qsort(v, (size_t)nfree, sizeof(int), cmp_desc);
     for (int d = 0, j = 0; d < ndims; d++)
         if (dims[d] == 0)
             dims[d] = v[j++];

@@ -98,6 +98,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     o->t.committed = old->t.committed;     /* names are not copied (as MPICH) */
     if ((rc = rch_mpi_type_attr_copy(fn, old, o))) {
         rch_mpi_type_obj_destroy(o);
+        *newtype = MPI_DATATYPE_NULL;     /* as Comm_dup's MPI_COMM_NULL: no new type */
         return rc;
     }
     return rch_mpi_type_publish(fn, o, newtype, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype);

@@ -151,13 +151,14 @@ static int create(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_Ain
     }
 
     /* 4. the device */
-    const char *nc = info != MPI_INFO_NULL ? rch_mpi_info_lookup(rch_mpi_info_get(info), "alloc_shared_noncontig")
-                                           : NULL;
+    struct rch_mpi_win_hints hints;
+    rch_mpi_win_hints_init(&hints);
+    rch_mpi_win_hints_apply(&hints, info, 1);
     struct rch_dev_win_args a = {
         .id = pc->ctx, .rank = pc->rank, .size = pc->size, .world_of = pc->world_of,
         .flavor = flavor, .disp_unit = flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : disp_unit,
         .base = base, .bytes = flavor == MPI_WIN_FLAVOR_CREATE ? (size_t)size : 0, .sizes = sizes,
-        .noncontig = nc && strcmp(nc, "true") == 0,
+        .noncontig = flavor == MPI_WIN_FLAVOR_SHARED && hints.noncontig,
     };
     st = agree(pcomm, rch_dev_win_create(&a, &dw), c->rank, &who);
     if (st == RDMACH_OK)
@@ -213,6 +214,7 @@ static int create(const char *fn, MPI_Comm comm, int flavor, void *base, MPI_Ain
     w->rank = pc->rank;
     w->size = pc->size;
     w->flavor = flavor;
+    w->hints = hints;
     w->disp_unit = a.disp_unit;
     w->base = flavor == MPI_WIN_FLAVOR_CREATE ? base : flavor == MPI_WIN_FLAVOR_DYNAMIC ? MPI_BOTTOM : dw->base;
     w->size_attr = flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : size;
@@ -296,7 +298,7 @@ int PMPI_Win_free(MPI_Win *win)
     if (rc != MPI_SUCCESS)
         return rch_mpi_err_raise(MPI_COMM_NULL, rc);
     if (arc != MPI_SUCCESS)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: an attribute delete callback returned %d", fn, arc);
+        return rch_mpi_err_raise(MPI_COMM_NULL, arc);     /* the delete callback's code (MPI) */
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_free = PMPI_Win_free

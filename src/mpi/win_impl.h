@@ -32,7 +32,18 @@
 
 enum { RCH_WIN_ACC_NONE = 0, RCH_WIN_ACC_FENCE, RCH_WIN_ACC_LOCK, RCH_WIN_ACC_LOCK_ALL, RCH_WIN_ACC_PSCW };
 
-struct rch_mpi_win_attr;
+
+/* The hints of MPI-4.0 §12.2.1 in effect (MPI_Win_get_info returns them):
+ * the creation's info, updated by MPI_Win_set_info; a value the standard
+ * does not define leaves the previous one. None changes what the engine
+ * does (it keeps accumulates ordered and takes locks whatever they say),
+ * but the user's assertions are what the window runs under. */
+struct rch_mpi_win_hints {
+    unsigned char no_locks, same_size, same_disp_unit, noncontig;
+    unsigned char acc_ordering;      /* RCH_WIN_ORD_* bits; 0: "none" */
+    unsigned char acc_ops_no_op;     /* same_op_no_op (1) or same_op (0) */
+};
+enum { RCH_WIN_ORD_RAR = 1, RCH_WIN_ORD_RAW = 2, RCH_WIN_ORD_WAR = 4, RCH_WIN_ORD_WAW = 8 };
 
 struct rch_mpi_win {
     MPI_Win handle;
@@ -46,8 +57,9 @@ struct rch_mpi_win {
     int flavor;                      /* MPI_WIN_FLAVOR_* */
     int model;                       /* MPI_WIN_UNIFIED */
     MPI_Errhandler errhandler;
+    struct rch_mpi_win_hints hints;
     char name[MPI_MAX_OBJECT_NAME];
-    struct rch_mpi_win_attr *attrs;
+    struct rch_mpi_attr *attrs;
     /* epochs */
     int access;                      /* RCH_WIN_ACC_* */
     int fence_ops;                   /* operations since the last fence */
@@ -75,6 +87,10 @@ int rch_mpi_win_status(struct rch_mpi_win *w, const char *fn, rdmach_status_t st
 struct rch_mpi_win *rch_mpi_win_new(void);
 /* Forget the handle and free the object (attributes deleted first). */
 int rch_mpi_win_destroy(struct rch_mpi_win *w);
+/* The defaults, then what info (may be MPI_INFO_NULL) sets; `creating`:
+ * alloc_shared_noncontig too (it cannot change after creation). */
+void rch_mpi_win_hints_init(struct rch_mpi_win_hints *h);
+void rch_mpi_win_hints_apply(struct rch_mpi_win_hints *h, MPI_Info info, int creating);
 /* Window ranks of a group's members: ranks[] (n = group size). MPI_ERR_GROUP
  * (raised, naming fn) if the group is invalid or has a non-member. */
 int rch_mpi_win_group_ranks(struct rch_mpi_win *w, const char *fn, MPI_Group group, int **ranks, int *n);

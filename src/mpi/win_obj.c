@@ -13,7 +13,8 @@
  *
  * Attributes: the predefined MPI_WIN_BASE, _SIZE, _DISP_UNIT,
  * _CREATE_FLAVOR, _MODEL (their addresses, as the C binding returns them)
- * and user keyvals with delete callbacks (windows are never copied).
+ * and user keyvals with delete callbacks (windows are never copied); the
+ * lists and keyvals are attr_core.c's.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -152,7 +153,14 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, M
     err = PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)win_errhandler_fn, errhandler);
     if (err)
         return err;
-    whandlers[nwhandlers++] = (struct whandler){ *errhandler, win_errhandler_fn };
+    rch_mpi_errhandler_mark_win(*errhandler);
+    /* handle slots are reused after MPI_Errhandler_free: replace a stale entry */
+    int i = 0;
+    while (i < nwhandlers && whandlers[i].handle != *errhandler)
+        i++;
+    whandlers[i] = (struct whandler){ *errhandler, win_errhandler_fn };
+    if (i == nwhandlers)
+        nwhandlers++;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
@@ -164,7 +172,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
         return rch_mpi_win_bad(fn, win);
-    if (!predefined_eh(errhandler) && !whandler_fn(errhandler))
+    if (!predefined_eh(errhandler) && !rch_mpi_errhandler_is_win(errhandler))
         return rch_mpi_win_err(w, MPI_ERR_ARG,
                                "%s: 0x%x in argument errhandler is not a window error handler (predefined, or from "
                                "MPI_Win_create_errhandler)", fn, (unsigned)errhandler);
@@ -201,80 +209,34 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 
 /* ---- attributes ---- */
 
-#define KEYVAL_WIN(i) ((int)(0xa4000000u | ((unsigned)RCH_MPI_OBJ_WIN << 22) | (unsigned)(i)))
-#define KEYVAL_MASK   0xffc00000u
-
-struct keyval {
-    MPI_Win_copy_attr_function *copy_fn;
-    MPI_Win_delete_attr_function *delete_fn;
-    void *extra_state;
-};
-static struct keyval *keyvals;
-static int nkeyvals, capkeyvals;
-
-struct rch_mpi_win_attr {
-    int keyval;                      /* index */
-    void *value;
-    struct rch_mpi_win_attr *next;
-};
-
-static int keyval_index(int keyval)
-{
-    if (((unsigned)keyval & KEYVAL_MASK) != ((unsigned)KEYVAL_WIN(0) & KEYVAL_MASK))
-        return -1;
-    int i = (int)((unsigned)keyval & ~KEYVAL_MASK);
-    return i < nkeyvals ? i : -1;
-}
-
 int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                            MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state)
 {
     RCH_MPI_CS();
-    const char *fn = "MPI_Win_create_keyval";
-    int err = rch_mpi_check_init(fn);
-    if (err)
-        return err;
-    if (!win_keyval)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument win_keyval is NULL", fn);
-    if (nkeyvals == capkeyvals) {
-        int n = capkeyvals ? 2 * capkeyvals : 8;
-        struct keyval *p = realloc(keyvals, (size_t)n * sizeof(*p));
-        if (!p)
-            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-        keyvals = p;
-        capkeyvals = n;
-    }
-    keyvals[nkeyvals] = (struct keyval){ win_copy_attr_fn, win_delete_attr_fn, extra_state };
-    *win_keyval = KEYVAL_WIN(nkeyvals);
-    nkeyvals++;
-    return MPI_SUCCESS;
+    return rch_mpi_keyval_create_call("MPI_Win_create_keyval", "win_keyval", RCH_MPI_OBJ_WIN,
+                                      win_copy_attr_fn, win_delete_attr_fn, extra_state, win_keyval);
 }
 #pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
 
 int PMPI_Win_free_keyval(int *win_keyval)
 {
     RCH_MPI_CS();
-    const char *fn = "MPI_Win_free_keyval";
-    int err = rch_mpi_check_init(fn);
-    if (err)
-        return err;
-    if (!win_keyval)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument win_keyval is NULL", fn);
-    if (keyval_index(*win_keyval) < 0)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_KEYVAL, "%s: 0x%x is not a window keyval", fn,
-                           (unsigned)*win_keyval);
-    /* Slots are not reused: attributes still set keep their delete callback. */
-    *win_keyval = MPI_KEYVAL_INVALID;
-    return MPI_SUCCESS;
+    return rch_mpi_keyval_free_call("MPI_Win_free_keyval", "win_keyval", RCH_MPI_OBJ_WIN, win_keyval);
 }
 #pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
 
-static int delete_attr(struct rch_mpi_win *w, struct rch_mpi_win_attr *a)
+static int bad_keyval(struct rch_mpi_win *w, const char *fn, int keyval)
 {
-    const struct keyval *k = &keyvals[a->keyval];
-    if (k->delete_fn)
-        return k->delete_fn(w->handle, KEYVAL_WIN(a->keyval), a->value, k->extra_state);
-    return MPI_SUCCESS;
+    return rch_mpi_win_err(w, MPI_ERR_KEYVAL, "%s: 0x%x in argument win_keyval is not a live user window keyval "
+                           "(predefined attributes cannot be changed)", fn, (unsigned)keyval);
+}
+
+/* A code from the attribute lists: the callback's own, or a class. */
+static int raise_code(struct rch_mpi_win *w, const char *fn, int rc)
+{
+    if (rc == MPI_ERR_NO_MEM)
+        return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    return rch_mpi_win_raise(w, rc);
 }
 
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
@@ -284,28 +246,10 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
         return rch_mpi_win_bad(fn, win);
-    int i = keyval_index(win_keyval);
-    if (i < 0)
-        return rch_mpi_win_err(w, MPI_ERR_KEYVAL, "%s: 0x%x in argument win_keyval is not a user window keyval", fn,
-                               (unsigned)win_keyval);
-    for (struct rch_mpi_win_attr *a = w->attrs; a; a = a->next) {
-        if (a->keyval == i) {
-            int rc = delete_attr(w, a);
-            if (rc != MPI_SUCCESS)
-                return rch_mpi_win_err(w, MPI_ERR_OTHER, "%s: the delete callback of the old value returned %d", fn,
-                                       rc);
-            a->value = attribute_val;
-            return MPI_SUCCESS;
-        }
-    }
-    struct rch_mpi_win_attr *a = malloc(sizeof(*a));
-    if (!a)
-        return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    a->keyval = i;
-    a->value = attribute_val;
-    a->next = w->attrs;
-    w->attrs = a;
-    return MPI_SUCCESS;
+    if (!rch_mpi_keyval_live(RCH_MPI_OBJ_WIN, win_keyval))
+        return bad_keyval(w, fn, win_keyval);
+    int rc = rch_mpi_attr_set(&w->attrs, win, RCH_MPI_OBJ_WIN, win_keyval, attribute_val);
+    return rc ? raise_code(w, fn, rc) : MPI_SUCCESS;
 }
 #pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
 
@@ -328,19 +272,10 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
     case MPI_WIN_MODEL:         *out = &w->model; return MPI_SUCCESS;
     default: break;
     }
-    int i = keyval_index(win_keyval);
-    if (i < 0) {
-        *flag = 0;
-        return rch_mpi_win_err(w, MPI_ERR_KEYVAL, "%s: 0x%x in argument win_keyval is not a window keyval", fn,
-                               (unsigned)win_keyval);
-    }
-    for (struct rch_mpi_win_attr *a = w->attrs; a; a = a->next) {
-        if (a->keyval == i) {
-            *out = a->value;
-            return MPI_SUCCESS;
-        }
-    }
     *flag = 0;
+    if (!rch_mpi_keyval_live(RCH_MPI_OBJ_WIN, win_keyval))
+        return bad_keyval(w, fn, win_keyval);
+    *flag = rch_mpi_attr_get(w->attrs, RCH_MPI_OBJ_WIN, win_keyval, out);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
@@ -352,36 +287,17 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
         return rch_mpi_win_bad(fn, win);
-    int i = keyval_index(win_keyval);
-    if (i < 0)
-        return rch_mpi_win_err(w, MPI_ERR_KEYVAL, "%s: 0x%x in argument win_keyval is not a user window keyval", fn,
-                               (unsigned)win_keyval);
-    for (struct rch_mpi_win_attr **pp = &w->attrs; *pp; pp = &(*pp)->next) {
-        struct rch_mpi_win_attr *a = *pp;
-        if (a->keyval == i) {
-            int rc = delete_attr(w, a);
-            if (rc != MPI_SUCCESS)
-                return rch_mpi_win_err(w, MPI_ERR_OTHER, "%s: the delete callback returned %d", fn, rc);
-            *pp = a->next;
-            free(a);
-            return MPI_SUCCESS;
-        }
-    }
-    return MPI_SUCCESS;
+    if (!rch_mpi_keyval_live(RCH_MPI_OBJ_WIN, win_keyval))
+        return bad_keyval(w, fn, win_keyval);
+    int rc = rch_mpi_attr_delete(&w->attrs, win, RCH_MPI_OBJ_WIN, win_keyval);
+    return rc ? raise_code(w, fn, rc) : MPI_SUCCESS;
 }
 #pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
 
 int rch_mpi_win_destroy(struct rch_mpi_win *w)
 {
-    int rc = MPI_SUCCESS;
-    while (w->attrs) {
-        struct rch_mpi_win_attr *a = w->attrs;
-        w->attrs = a->next;
-        int r = delete_attr(w, a);
-        if (r != MPI_SUCCESS && rc == MPI_SUCCESS)
-            rc = r;
-        free(a);
-    }
+    /* every delete callback runs: the window goes whatever they return */
+    int rc = rch_mpi_attr_delete_all(&w->attrs, w->handle, 0);
     unsigned i = RCH_MPI_HINDEX(w->handle);
     if ((int)i < table_len && table[i] == w)
         table[i] = NULL;
@@ -423,6 +339,73 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 }
 #pragma weak MPI_Win_get_name = PMPI_Win_get_name
 
+/* ---- hints ---- */
+
+static const struct { const char *name; unsigned bit; } orderings[] = {
+    { "rar", RCH_WIN_ORD_RAR }, { "raw", RCH_WIN_ORD_RAW }, { "war", RCH_WIN_ORD_WAR }, { "waw", RCH_WIN_ORD_WAW },
+};
+
+void rch_mpi_win_hints_init(struct rch_mpi_win_hints *h)
+{
+    *h = (struct rch_mpi_win_hints){
+        .acc_ordering = RCH_WIN_ORD_RAR | RCH_WIN_ORD_RAW | RCH_WIN_ORD_WAR | RCH_WIN_ORD_WAW,
+        .acc_ops_no_op = 1,
+    };
+}
+
+/* "true"/"false" into *b; anything else leaves it. */
+static void hint_bool(const struct rch_mpi_info *in, const char *key, unsigned char *b)
+{
+    const char *v = rch_mpi_info_lookup(in, key);
+    if (v && strcmp(v, "true") == 0)
+        *b = 1;
+    else if (v && strcmp(v, "false") == 0)
+        *b = 0;
+}
+
+/* "none" or a comma-separated list of rar, raw, war, waw: the bits, or -1. */
+static int parse_ordering(const char *v)
+{
+    if (strcmp(v, "none") == 0)
+        return 0;
+    int bits = 0;
+    while (*v) {
+        size_t n = strcspn(v, ",");
+        unsigned k = 0;
+        while (k < sizeof(orderings) / sizeof(orderings[0]) &&
+               !(strlen(orderings[k].name) == n && strncmp(v, orderings[k].name, n) == 0))
+            k++;
+        if (k == sizeof(orderings) / sizeof(orderings[0]))
+            return -1;
+        bits |= (int)orderings[k].bit;
+        v += n;
+        if (*v == ',' && *++v == '\0')
+            return -1;
+    }
+    return bits ? bits : -1;
+}
+
+void rch_mpi_win_hints_apply(struct rch_mpi_win_hints *h, MPI_Info info, int creating)
+{
+    const struct rch_mpi_info *in = info != MPI_INFO_NULL ? rch_mpi_info_get(info) : NULL;
+    if (!in)
+        return;
+    hint_bool(in, "no_locks", &h->no_locks);
+    hint_bool(in, "same_size", &h->same_size);
+    hint_bool(in, "same_disp_unit", &h->same_disp_unit);
+    if (creating)
+        hint_bool(in, "alloc_shared_noncontig", &h->noncontig);
+    const char *v = rch_mpi_info_lookup(in, "accumulate_ordering");
+    int bits = v ? parse_ordering(v) : -1;
+    if (bits >= 0)
+        h->acc_ordering = (unsigned char)bits;
+    v = rch_mpi_info_lookup(in, "accumulate_ops");
+    if (v && strcmp(v, "same_op") == 0)
+        h->acc_ops_no_op = 0;
+    else if (v && strcmp(v, "same_op_no_op") == 0)
+        h->acc_ops_no_op = 1;
+}
+
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     RCH_MPI_CS();
@@ -432,7 +415,8 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
         return rch_mpi_win_bad(fn, win);
     if (info == MPI_INFO_NULL || !rch_mpi_info_get(info))
         return rch_mpi_win_err(w, MPI_ERR_INFO, "%s: invalid info 0x%x in argument info", fn, (unsigned)info);
-    return MPI_SUCCESS;     /* hints: none changes what this implementation does */
+    rch_mpi_win_hints_apply(&w->hints, info, 0);
+    return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_set_info = PMPI_Win_set_info
 
@@ -448,12 +432,18 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     int err = PMPI_Info_create(info_used);
     if (err)
         return rch_mpi_win_raise(w, err);
-    /* The hints in force: locks are used, accumulates are ordered, any op mixes. */
-    PMPI_Info_set(*info_used, "no_locks", "false");
-    PMPI_Info_set(*info_used, "accumulate_ordering", "rar,raw,war,waw");
-    PMPI_Info_set(*info_used, "accumulate_ops", "same_op_no_op");
-    PMPI_Info_set(*info_used, "same_size", "false");
-    PMPI_Info_set(*info_used, "same_disp_unit", "false");
+    const struct rch_mpi_win_hints *h = &w->hints;
+    char ord[32] = "";
+    for (unsigned k = 0; k < sizeof(orderings) / sizeof(orderings[0]); k++)
+        if (h->acc_ordering & orderings[k].bit)
+            snprintf(ord + strlen(ord), sizeof(ord) - strlen(ord), "%s%s", ord[0] ? "," : "", orderings[k].name);
+    PMPI_Info_set(*info_used, "no_locks", h->no_locks ? "true" : "false");
+    PMPI_Info_set(*info_used, "accumulate_ordering", ord[0] ? ord : "none");
+    PMPI_Info_set(*info_used, "accumulate_ops", h->acc_ops_no_op ? "same_op_no_op" : "same_op");
+    PMPI_Info_set(*info_used, "same_size", h->same_size ? "true" : "false");
+    PMPI_Info_set(*info_used, "same_disp_unit", h->same_disp_unit ? "true" : "false");
+    if (w->flavor == MPI_WIN_FLAVOR_SHARED)
+        PMPI_Info_set(*info_used, "alloc_shared_noncontig", h->noncontig ? "true" : "false");
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_get_info = PMPI_Win_get_info

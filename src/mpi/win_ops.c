@@ -10,8 +10,8 @@
  *     latency benchmarks: a memcpy into a mapped window);
  *   - otherwise a "call" object: the origin data packed into a temporary if
  *     its type is not contiguous, the target datatype walked as runs of
- *     contiguous bytes (adjacent blocks merged), one device operation per
- *     run, results gathered in a temporary and unpacked into the user's
+ *     contiguous bytes (adjacent blocks merged) handed to the device in
+ *     batches (rch_dev_rma_vec: many runs to a packet), results gathered in a temporary and unpacked into the user's
  *     buffer when the device says every run is locally complete; a request
  *     (R* forms) completes then.
  *
@@ -153,8 +153,6 @@ static int check_same_basic(struct rch_mpi_win *w, const char *fn, const struct 
 
 /* ---- the general path ---- */
 
-enum { K_PUT, K_GET, K_ACC, K_GACC };
-
 struct rma_call {
     struct rch_dev_rma_cmpl cmpl;    /* first: the device hands this pointer back */
     void *tmp_in, *tmp_out;
@@ -192,43 +190,129 @@ struct job {
 static rdmach_status_t run(struct job *j, uint64_t toff, size_t len, size_t doff)
 {
     switch (j->kind) {
-    case K_PUT: return rch_dev_rma_put(j->dw, j->target, j->in + doff, len, toff, j->c);
-    case K_GET: return rch_dev_rma_get(j->dw, j->target, j->out + doff, len, toff, j->c);
-    case K_ACC: return rch_dev_rma_acc(j->dw, j->target, j->in + doff, NULL, len, toff, j->op, j->c);
+    case RCH_DEV_RMA_PUT: return rch_dev_rma_put(j->dw, j->target, j->in + doff, len, toff, j->c);
+    case RCH_DEV_RMA_GET: return rch_dev_rma_get(j->dw, j->target, j->out + doff, len, toff, j->c);
+    case RCH_DEV_RMA_ACC: return rch_dev_rma_acc(j->dw, j->target, j->in + doff, NULL, len, toff, j->op, j->c);
     default:    return rch_dev_rma_acc(j->dw, j->target, j->in + doff, j->out + doff, len, toff, j->op, j->c);
     }
 }
 
-/* Every contiguous run of count elements of tt at base, in order, with the
- * offset of its data in the packed stream. */
+/* Runs of the target datatype on their way to the device: a batch of
+ * them goes in one call (rch_dev_rma_vec: many small blocks to a packet);
+ * a batch of one run is a plain operation. */
+#define RUN_BATCH 1024
+struct runs {
+    struct rch_dev_rma_seg s[RUN_BATCH];
+    size_t n;
+    size_t doff;                 /* the packed offset of the batch's first byte */
+    size_t bytes;
+};
+
+static rdmach_status_t runs_flush(struct job *j, struct runs *r)
+{
+    rdmach_status_t st = RDMACH_OK;
+    if (r->n == 1 && r->s[0].count == 1)
+        st = run(j, r->s[0].off, r->s[0].blen, r->doff);
+    else if (r->n > 0)
+        st = rch_dev_rma_vec(j->dw, j->target, (enum rch_dev_rma_kind)j->kind, j->in ? j->in + r->doff : NULL,
+                             j->out ? j->out + r->doff : NULL, r->s, r->n, j->op, j->c);
+    r->doff += r->bytes;
+    r->n = 0;
+    r->bytes = 0;
+    return st;
+}
+
+/* The walk's state: the segment being extended (equal runs at a constant
+ * stride, a vector's, become one), kept out of the batch until it ends. */
+struct walker {
+    struct job *j;
+    struct runs *r;
+    struct rch_dev_rma_seg cur;
+    uint64_t next;               /* where cur's next run would start (count > 1) */
+    int have;
+};
+
+static rdmach_status_t walker_push(struct walker *k)
+{
+    struct runs *r = k->r;
+    if (r->n == RUN_BATCH) {
+        rdmach_status_t st = runs_flush(k->j, r);
+        if (st != RDMACH_OK)
+            return st;
+    }
+    r->s[r->n++] = k->cur;
+    r->bytes += k->cur.blen * k->cur.count;
+    return RDMACH_OK;
+}
+
+static inline rdmach_status_t walker_add(struct walker *k, uint64_t off, size_t len)
+{
+    struct rch_dev_rma_seg *s = &k->cur;
+    if (RCH_LIKELY(k->have && s->blen == len)) {
+        if (s->count > 1 && off == k->next) {
+            s->count++;
+            k->next += (uint64_t)s->stride;
+            return RDMACH_OK;
+        }
+        if (s->count == 1 && off != s->off) {
+            s->stride = (int64_t)(off - s->off);
+            s->count = 2;
+            k->next = off + (uint64_t)s->stride;
+            return RDMACH_OK;
+        }
+    }
+    if (k->have) {
+        rdmach_status_t st = walker_push(k);
+        if (st != RDMACH_OK)
+            return st;
+    }
+    *s = (struct rch_dev_rma_seg){ .off = off, .stride = 0, .blen = len, .count = 1 };
+    k->have = 1;
+    return RDMACH_OK;
+}
+
+/* Every contiguous run of count elements of tt at base, in order (adjacent
+ * blocks merged), with the offset of its data in the packed stream. */
 static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int count, int64_t base)
 {
     if (tt->size == 0)
         return RDMACH_OK;
+    struct runs *r = malloc(sizeof(*r));
+    if (!r)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory to walk a datatype");
+    r->n = 0;
+    r->doff = 0;
+    r->bytes = 0;
+    struct walker k = { .j = j, .r = r, .have = 0 };
     uint64_t run_off = 0;
-    size_t run_len = 0, doff = 0;
-    for (int i = 0; i < count; i++) {
+    size_t run_len = 0;
+    rdmach_status_t st = RDMACH_OK;
+    for (int i = 0; i < count && st == RDMACH_OK; i++) {
         int64_t elem = base + (int64_t)i * tt->extent;
-        for (int b = 0; b < tt->nblocks; b++) {
-            uint64_t o = (uint64_t)(elem + tt->blocks[b].off);
-            size_t len = tt->blocks[b].len;
+        const struct rch_mpi_type_block *blk = tt->blocks;
+        for (int b = 0; b < tt->nblocks && st == RDMACH_OK; b++) {
+            uint64_t o = (uint64_t)(elem + blk[b].off);
+            size_t len = blk[b].len;
             if (len == 0)
                 continue;
             if (run_len && run_off + run_len == o) {
                 run_len += len;
                 continue;
             }
-            if (run_len) {
-                rdmach_status_t st = run(j, run_off, run_len, doff);
-                if (st != RDMACH_OK)
-                    return st;
-                doff += run_len;
-            }
+            if (run_len)
+                st = walker_add(&k, run_off, run_len);
             run_off = o;
             run_len = len;
         }
     }
-    return run_len ? run(j, run_off, run_len, doff) : RDMACH_OK;
+    if (st == RDMACH_OK && run_len)
+        st = walker_add(&k, run_off, run_len);
+    if (st == RDMACH_OK && k.have)
+        st = walker_push(&k);
+    if (st == RDMACH_OK)
+        st = runs_flush(j, r);
+    free(r);
+    return st;
 }
 
 /* Issue an operation of any shape. `in` (count_in of t_in) is what goes to
@@ -337,21 +421,21 @@ static int put_get(const char *fn, int kind, void *obuf, int ocount, MPI_Datatyp
         return err;
     if (RCH_LIKELY(ot->contig && tt->contig && !request)) {
         uint64_t toff = (uint64_t)(base + tt->true_lb);
-        rdmach_status_t st = kind == K_PUT
+        rdmach_status_t st = kind == RCH_DEV_RMA_PUT
                                  ? rch_dev_rma_put(w->dw, target, (char *)obuf + ot->true_lb, bytes, toff, NULL)
                                  : rch_dev_rma_get(w->dw, target, (char *)obuf + ot->true_lb, bytes, toff, NULL);
         return rch_mpi_win_status(w, fn, st);
     }
-    if (kind == K_PUT)
-        return general(w, fn, K_PUT, target, obuf, (size_t)ocount, ot, NULL, 0, NULL, base, tcount, tt, NULL, 0, request);
-    return general(w, fn, K_GET, target, NULL, 0, NULL, obuf, (size_t)ocount, ot, base, tcount, tt, NULL, 0, request);
+    if (kind == RCH_DEV_RMA_PUT)
+        return general(w, fn, RCH_DEV_RMA_PUT, target, obuf, (size_t)ocount, ot, NULL, 0, NULL, base, tcount, tt, NULL, 0, request);
+    return general(w, fn, RCH_DEV_RMA_GET, target, NULL, 0, NULL, obuf, (size_t)ocount, ot, base, tcount, tt, NULL, 0, request);
 }
 
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     RCH_MPI_CS();
-    return put_get("MPI_Put", K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return put_get("MPI_Put", RCH_DEV_RMA_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                    target_count, target_datatype, win, NULL);
 }
 #pragma weak MPI_Put = PMPI_Put
@@ -360,7 +444,7 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     RCH_MPI_CS();
-    return put_get("MPI_Get", K_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return put_get("MPI_Get", RCH_DEV_RMA_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                    target_count, target_datatype, win, NULL);
 }
 #pragma weak MPI_Get = PMPI_Get
@@ -375,7 +459,7 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
         return w ? rch_mpi_win_err(w, MPI_ERR_ARG, "MPI_Rput: argument request is NULL")
                  : rch_mpi_win_bad("MPI_Rput", win);
     }
-    return put_get("MPI_Rput", K_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return put_get("MPI_Rput", RCH_DEV_RMA_PUT, (void *)origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                    target_count, target_datatype, win, request);
 }
 #pragma weak MPI_Rput = PMPI_Rput
@@ -390,7 +474,7 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
         return w ? rch_mpi_win_err(w, MPI_ERR_ARG, "MPI_Rget: argument request is NULL")
                  : rch_mpi_win_bad("MPI_Rget", win);
     }
-    return put_get("MPI_Rget", K_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return put_get("MPI_Rget", RCH_DEV_RMA_GET, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                    target_count, target_datatype, win, request);
 }
 #pragma weak MPI_Rget = PMPI_Rget
@@ -456,7 +540,7 @@ static int accumulate(const char *fn, const void *obuf, int ocount, MPI_Datatype
             return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: out of memory", fn);
         struct rch_mpi_type *bt = rch_mpi_type_get(MPI_BYTE);
         /* the call owns zeros: packets may reference it until they complete */
-        return general(w, fn, K_GACC, target, zeros, bytes, bt, rbuf, (size_t)rcount, rt, base, tcount, tt, &dop, 1,
+        return general(w, fn, RCH_DEV_RMA_GACC, target, zeros, bytes, bt, rbuf, (size_t)rcount, rt, base, tcount, tt, &dop, 1,
                        request);
     }
     if (RCH_LIKELY(ot->contig && tt->contig && (!rt || rt->contig) && !request)) {
@@ -465,7 +549,7 @@ static int accumulate(const char *fn, const void *obuf, int ocount, MPI_Datatype
                                              rt ? (char *)rbuf + rt->true_lb : NULL, bytes, toff, &dop, NULL);
         return rch_mpi_win_status(w, fn, st);
     }
-    return general(w, fn, fetch ? K_GACC : K_ACC, target, obuf, (size_t)ocount, ot, rbuf, (size_t)rcount, rt, base,
+    return general(w, fn, fetch ? RCH_DEV_RMA_GACC : RCH_DEV_RMA_ACC, target, obuf, (size_t)ocount, ot, rbuf, (size_t)rcount, rt, base,
                    tcount, tt, &dop, 0, request);
 }
 

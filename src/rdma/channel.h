@@ -83,6 +83,12 @@ struct rch_rdma_caps {
     /* Added (additive): send_zc() takes packets whose payload is at least
      * this many bytes (and fits max_msg); 0: no send_zc on this channel. */
     size_t zc_min;
+    /* Added (additive): the channel itself notices a peer process of this
+     * host that died or stays stopped (RDMACH_PEER_STOP_TIMEOUT) and reports
+     * it through peer_failed even while the rank sleeps in wait_arm's
+     * primitive (shared memory: pidfds and /proc, shm_live.c). For the other
+     * channels' peers on this host the device watches (src/device/live.c). */
+    int watches_peers;
 };
 
 /* The blocking primitive a channel offers: a fd to poll for POLLIN, or a futex

@@ -3,4 +3,4 @@
 # with more threads than cores, and the choice of backend (included by
 # tests/coll/CMakeLists.txt).
 rdmach_unit_test(test_barrier_backends LAYERS rch_base rch_boot rch_coll
-                 SOURCES test_barrier_backends.c fake_dev.c LABELS coll)
+                 SOURCES test_barrier_backends.c fake_dev.c LABELS coll threads)

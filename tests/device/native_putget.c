@@ -18,7 +18,8 @@
  *       raddr/len outside the key, put to a key without remote write, get
  *       from one without remote read, an op still in flight (when the
  *       channel leaves one in flight: network), a never-started op,
- *       registration arguments, double deregistration, use after finalize.
+ *       registration arguments, double deregistration, a released handle
+ *       whose slot a new registration reuses, use after finalize.
  *   native_putget kill     2 ranks: rank 1's device runs in a child that is
  *                          killed (SIGKILL) while rank 0 streams 1 MiB puts
  *                          into it, 4 in flight: every put completes, the
@@ -439,6 +440,14 @@ static int run_check(void)
 
     ok(rdmach_mem_dereg(mw), "dereg w");
     expect(rdmach_mem_dereg(mw), RDMACH_ERR_INVALID_ARG, "not a live registration", "dereg twice");
+    /* a stale handle whose slot (and, with malloc, address) a new
+     * registration took over must not release the new one */
+    rdmach_mem_t again;
+    ok(rdmach_mem_reg(wonly, 4096, RDMACH_MEM_REMOTE_WRITE, &again), "reg w again");
+    expect(rdmach_mem_dereg(mw), RDMACH_ERR_INVALID_ARG, "not a live registration", "dereg a reused handle");
+    expect(rdmach_mem_key(mw, &k), RDMACH_ERR_INVALID_ARG, "not a live registration", "key of a released handle");
+    ok(rdmach_mem_key(again, &k), "key of the new registration");
+    ok(rdmach_mem_dereg(again), "dereg w again");
     ok(rdmach_mem_dereg(mr), "dereg r");
     barrier();                          /* nobody touches region any more */
     ok(rdmach_mem_dereg(mrw), "dereg rw");

@@ -77,3 +77,54 @@ Test(rma_proto, malformed_packets_are_rejected_with_a_reason)
     n = make(buf, RCH_RMA_UNLOCK, 4, 0, 0);
     expect_bad(buf, n, "control packet");
 }
+
+/* A V packet: nseg segments (addr, stride, blen, count) and their data. */
+static size_t make_vec(unsigned char *buf, unsigned rop, uint32_t elem, const struct rch_rma_seg *segs, uint32_t nseg,
+                       uint32_t data)
+{
+    struct rch_rma_vec v = { .nseg = nseg, .pad = 0 };
+    size_t plen = sizeof(v) + nseg * sizeof(*segs) + data;
+    size_t n = make(buf, rop, (uint32_t)plen, elem, segs[0].addr);
+    memcpy(buf + sizeof(struct rch_rma_hdr), &v, sizeof(v));
+    memcpy(buf + sizeof(struct rch_rma_hdr) + sizeof(v), segs, nseg * sizeof(*segs));
+    return n;
+}
+
+Test(rma_proto, vector_packets_add_up)
+{
+    unsigned char buf[512];
+    struct rch_pkt_base b;
+    const char *why;
+    struct rch_rma_seg s[2] = { { .addr = 64, .stride = 8, .blen = 4, .count = 10 },
+                                { .addr = 0, .stride = 0, .blen = 8, .count = 1 } };
+    size_t n = make_vec(buf, RCH_RMA_PUTV, 0, s, 2, 48);
+    cr_assert_eq(rch_pkt_check(buf, n, &b, &why), RDMACH_OK, "%s", why);
+    n = make_vec(buf, RCH_RMA_ACCV, 4, s, 2, 48);
+    cr_assert_eq(rch_pkt_check(buf, n, &b, &why), RDMACH_OK, "%s", why);
+    n = make_vec(buf, RCH_RMA_GETV, 48, s, 2, 0);
+    cr_assert_eq(rch_pkt_check(buf, n, &b, &why), RDMACH_OK, "%s", why);
+    s[0].addr = 72;
+    s[0].stride = -8;            /* descending blocks: 72, 64, ..., 0 */
+    n = make_vec(buf, RCH_RMA_PUTV, 0, s, 2, 48);
+    cr_assert_eq(rch_pkt_check(buf, n, &b, &why), RDMACH_OK, "%s", why);
+}
+
+Test(rma_proto, malformed_vector_packets_are_rejected)
+{
+    unsigned char buf[512];
+    struct rch_rma_seg s[2] = { { .addr = 64, .stride = 8, .blen = 4, .count = 10 },
+                                { .addr = 0, .stride = 0, .blen = 8, .count = 1 } };
+    expect_bad(buf, make_vec(buf, RCH_RMA_PUTV, 0, s, 2, 47), "add up");          /* a byte short */
+    expect_bad(buf, make_vec(buf, RCH_RMA_GETV, 40, s, 2, 0), "add up");          /* wants less */
+    expect_bad(buf, make_vec(buf, RCH_RMA_ACCV, 8, s, 2, 48), "partial elements"); /* 4-byte blocks of 8-byte elements */
+    expect_bad(buf, make_vec(buf, RCH_RMA_ACCV, 0, s, 2, 48), "element size");
+    size_t n = make_vec(buf, RCH_RMA_PUTV, 0, s, 2, 48);
+    struct rch_rma_vec v = { .nseg = 1000, .pad = 0 };
+    memcpy(buf + sizeof(struct rch_rma_hdr), &v, sizeof(v));
+    expect_bad(buf, n, "do not fit");
+    s[0].stride = -16;           /* 64 - 9 * 16 < 0 */
+    expect_bad(buf, make_vec(buf, RCH_RMA_PUTV, 0, s, 2, 48), "wraps");
+    s[0].stride = 8;
+    s[0].count = 0;
+    expect_bad(buf, make_vec(buf, RCH_RMA_PUTV, 0, s, 2, 8), "empty block");
+}

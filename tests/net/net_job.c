@@ -48,6 +48,13 @@
  *               to send, must repeat its NOOP (at least one repeat counted)
  *               for the connection to come up; without the repeat the
  *               server waits until its connect timeout and the job fails
+ *   stalled [server]  (RDMACH_NET_HANDSHAKE_TIMEOUT_MS small) rank 1 starts
+ *               its connection to rank 0 and then makes no progress for 2 s,
+ *               so its request never leaves: rank 0's listener resets the
+ *               silent connection (libfabric tcp); rank 1 must make it again
+ *               (at least one retry counted) and its packet arrive; without
+ *               the retry its connection fails. `server`: rank 0 does it with
+ *               its reverse request, which must be sent again
  *   pingpong [n] [bytes]  ranks 0 and 1: one-way latency of a packet (a benchmark)
  *   bw [n] [bytes]        rank 0 puts `bytes` into rank 1, n times, 8 in flight:
  *                         bandwidth of RDMA writes (a benchmark)
@@ -1149,6 +1156,43 @@ static int mode_nooplost(void)
     return 0;
 }
 
+/* The rank `who` (1: the client, 0: the server) starts the pair's
+ * connection (the client a CONNECT, the server a REVERSE request) and then
+ * makes no progress for 2 s, so its request never leaves; the other rank's
+ * listener resets it, and the staller must ask again. */
+static int mode_stalled(int who)
+{
+    unsigned char b[32];
+    int other = 1 - who;
+    if (me == who) {
+        struct jmsg m = { .kind = K_GO, .src = me };
+        struct iovec iov = { &m, sizeof(m) };
+        rdmach_status_t st = ops->send(ch, other, &iov, 1);   /* starts the connection: AGAIN, nothing sent */
+        if (st != RDMACH_AGAIN)
+            FAIL("the first send to rank %d gave %s, not AGAIN (connection under way)", other, rdmach_strerror(st));
+        double until = rch_base_wtime() + 2.0;   /* the stall under test: no progress at all */
+        while (rch_base_wtime() < until)
+            rch_cpu_relax();
+        if (send_data(other, 0, 32, b) != 0)
+            return -1;
+        struct rch_net_stats ns;
+        rch_net_stats(ch, &ns);
+        if (who == 1 && ns.connect_retries < 1)
+            FAIL("the connection came up without being made again: the listener did not reset it");
+        printf("net_job stalled: rank %d (the %s) made its request again; connections made again: %u\n", me,
+               who ? "client" : "server", ns.connect_retries);
+    } else if (me == other) {
+        double t0 = rch_base_wtime();
+        while (next_seq[who] < 1 && nfailed == 0 && rch_base_wtime() - t0 < DEADLINE)
+            if (ops->progress(ch, 64) == 0)
+                sched_yield();
+        if (next_seq[who] < 1)
+            FAIL("no packet from rank %d after its stall", who);
+    }
+    fence();
+    return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -1320,6 +1364,8 @@ int main(int argc, char **argv)
         rc = mode_trace();
     else if (!strcmp(mode, "nooplost"))
         rc = mode_nooplost();
+    else if (!strcmp(mode, "stalled"))
+        rc = mode_stalled(argc > 2 && !strcmp(argv[2], "server") ? 0 : 1);
     else if (!strcmp(mode, "pingpong"))
         rc = mode_pingpong(argc > 2 ? atoi(argv[2]) : 10000, argc > 3 ? (size_t)atol(argv[3]) : 8);
     else if (!strcmp(mode, "bw"))

@@ -1,12 +1,14 @@
 /*
  * The network registration cache with a counting fake provider: hits, LRU
  * bounds, the locked-memory retry, and invalidation by free()/munmap()
- * through the interposed functions (net_memhook.c).
+ * of this program, whose calls the memory monitor (net_memhook.c) redirects
+ * by rewriting its relocations; without a monitor, no cache.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "base/tunables.h"
 #include "rdma/net/net_rcache.h"
 
 struct fake {
@@ -137,6 +139,30 @@ Test(net_rcache, freed_memory_is_never_served_from_the_cache)
     teardown();
 }
 
+void rcache_other_lib_free(void *p);
+int rcache_other_lib_munmap(void *p, size_t len);
+
+Test(net_rcache, memory_released_by_another_library_is_seen)
+{
+    setup_n(16, 1 << 30);
+    size_t len = 4 << 20;
+    char *a = malloc(len);
+    char *m = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct rch_net_rcache_entry *e;
+    cr_assert_eq(rch_net_rcache_get(&rc, a, len, &e), RDMACH_OK);
+    rch_net_rcache_put(&rc, e);
+    cr_assert_eq(rch_net_rcache_get(&rc, m, 65536, &e), RDMACH_OK);
+    rch_net_rcache_put(&rc, e);
+    rcache_other_lib_free(a);
+    struct rch_net_rcache_stats st;
+    rch_net_rcache_stats(&rc, &st);
+    cr_assert_eq(st.invalidations, 1, "free() in another library did not reach the cache");
+    rcache_other_lib_munmap(m, 65536);
+    rch_net_rcache_stats(&rc, &st);
+    cr_assert_eq(st.invalidations, 2, "munmap() in another library did not reach the cache");
+    teardown();
+}
+
 Test(net_rcache, munmap_while_held_releases_on_the_last_put)
 {
     setup_n(16, 1 << 30);
@@ -190,5 +216,17 @@ Test(net_rcache, disabled_registers_every_time)
     cr_assert_eq(fk.regs, 3);
     cr_assert_eq(fk.deregs, 3);
     free(a);
+    rch_net_rcache_fini(&rc);
+}
+
+Test(net_rcache, without_a_memory_monitor_the_cache_is_refused)
+{
+    memset(&fk, 0, sizeof(fk));
+    cr_assert_eq(rch_net_rcache_init(&rc, 1, 16, 1 << 30, fake_reg, fake_dereg, &fk), RDMACH_OK);
+    rch_tun.net_mem_monitor = RCH_MEM_MONITOR_OFF;
+    cr_assert_eq(rch_net_memhook_add(&rc), RDMACH_ERR_UNSUPPORTED, "a cache nobody tells of freed memory");
+    cr_assert_str_eq(rch_net_memhook_describe(),
+                     "off (RDMACH_NET_MEM_MONITOR=off: the registration cache is not used)");
+    rch_tun.net_mem_monitor = RCH_MEM_MONITOR_AUTO;
     rch_net_rcache_fini(&rc);
 }

@@ -258,6 +258,8 @@ int main(int argc, char **argv)
         FAIL("final fence");
     ops->close(ch);
     rch_boot_finalize();
+    free(buf);
+    free(peers);
     if (failures)
         return 1;
     printf("shm_job: rank %d of %d (local %d of %d, %s): ok\n", me, b->size, li, nlocal,

@@ -23,6 +23,7 @@
 #ifndef RCH_RDMA_NET_H
 #define RCH_RDMA_NET_H
 
+#include "base/log.h"
 #include "rdma/channel.h"
 #include "rdma/net/net_prov.h"
 #include "rdma/net/net_proto.h"
@@ -36,6 +37,11 @@
 #define RCH_NET_BUSY_EVERY  8u      /* idle progress calls between pops->busy probes */
 #define RCH_NET_BUSY_MAX    4096u   /* busy reports in a row without a real event, then no more */
 #define RCH_NET_REVERSE_RETRY 1.0   /* seconds between reverse requests while waiting for the client */
+/* A client's connection reset by the server's listener before its request
+ * was read (the listener's guard, under a flood: ofi_guard.c) is made
+ * again after this, doubled on each retry up to 16 times this, within
+ * RDMACH_NET_CONNECT_TIMEOUT. */
+#define RCH_NET_RETRY_AFTER 0.05
 /* A client whose NOOP the server has not answered (NOOP_ACK) this long sends
  * it again, at most RCH_NET_NOOP_REPEATS times, each interval twice the last
  * (net_conn.c: Soft-iWARP can leave a first message that lands while the
@@ -136,6 +142,8 @@ struct rch_net_conn {
     unsigned char *fence_buf;                /* 8 bytes under local_mr: the fences' destination */
     double deadline;             /* REVERSE*, CONNECTING: give up after this */
     double next_reverse;         /* REVERSE_WAIT: ask again at */
+    double retry_at;             /* CONNECTING without an endpoint: connect again at */
+    unsigned retries;            /* client: connections made again after a reset */
     int have_rec;
     struct rch_net_kvs_rec rec;  /* the peer's published record */
     /* One allocation: [rx ring][tx staging][recv buffers][ctl send][credit word] */
@@ -175,6 +183,7 @@ struct rch_net_conn {
 struct rch_net_stats {
     unsigned ready, connecting, refused, failed;
     unsigned noop_repeats;       /* NOOPs this rank sent again, unanswered (client side) */
+    unsigned connect_retries;    /* connections made again after a reset (client side) */
     uint64_t sent, received, crdt_sent, tx_full;
     struct rch_net_rcache_stats rcache;
 };
@@ -212,11 +221,13 @@ struct rch_rdma_chan {
     double next_timer;
     int nfail_pending;           /* failed connections not yet reported upward */
     unsigned refused;
+    struct rch_log_limit refuse_log;   /* refused requests: a line per RDMACH_LOG_INTERVAL at most */
     struct rch_net_rma *rma_free;
     void **rma_slabs;
     int nrma_slabs;
     struct rch_net_rcache rcache;
-    int rcache_hooked;
+    int rcache_ready;        /* rcache initialized */
+    int rcache_watched;      /* ... and listening to the memory monitor (else not caching) */
     struct rch_rdma_caps caps;
     struct rch_net_cqe cqe[RCH_NET_CQ_BATCH];
 };

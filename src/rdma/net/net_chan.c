@@ -132,10 +132,10 @@ static void free_chan(struct rch_rdma_chan *ch)
             if (ch->conns[r].is_peer)
                 rch_net_conn_free(ch, &ch->conns[r]);
     }
-    if (ch->rcache_hooked) {
+    if (ch->rcache_watched)
         rch_net_memhook_remove(&ch->rcache);
+    if (ch->rcache_ready)
         rch_net_rcache_fini(&ch->rcache);
-    }
     rch_net_rma_fini(ch);
     if (ch->prov)
         ch->pops->close(ch->prov);
@@ -211,8 +211,15 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
         free_chan(ch);
         return st;
     }
-    rch_net_memhook_add(&ch->rcache);
-    ch->rcache_hooked = 1;
+    ch->rcache_ready = 1;
+    /* A cache nobody tells of freed memory could hand out a registration
+     * of pages that are gone: without the monitor, no caching. */
+    if (ch->rcache.enabled && rch_net_memhook_add(&ch->rcache) == RDMACH_OK)
+        ch->rcache_watched = 1;
+    else if (ch->rcache.enabled) {
+        RCH_DEBUG("net", "%s: registrations are not cached: %s", ops->name, rdmach_last_error());
+        ch->rcache.enabled = 0;
+    }
 
     for (int r = 0; r < b->size; r++) {
         struct rch_net_conn *c = &ch->conns[r];
@@ -268,6 +275,7 @@ void rch_net_close(struct rch_rdma_chan *ch)
     if (ch == NULL)
         return;
     rch_net_conn_close_all(ch);
+    rch_log_limit_flush(&ch->refuse_log, RCH_LOG_WARN, "net", "refused connection requests");
     free_chan(ch);
 }
 
@@ -370,6 +378,7 @@ void rch_net_stats(struct rch_rdma_chan *ch, struct rch_net_stats *st)
         st->crdt_sent += c->crdt_sent;
         st->tx_full += c->tx_full;
         st->noop_repeats += c->noop_repeats;
+        st->connect_retries += c->retries;
     }
     st->refused = ch->refused;
     rch_net_rcache_stats(&ch->rcache, &st->rcache);

@@ -305,11 +305,10 @@ static void set_peer_ring(struct rch_rdma_chan *ch, struct rch_net_conn *c, cons
 
 /* ---- starting ---- */
 
-static rdmach_status_t client_connect(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+/* Client: an endpoint, its receives, the CONNECT. */
+static rdmach_status_t client_send_connect(struct rch_rdma_chan *ch, struct rch_net_conn *c)
 {
-    rdmach_status_t st = conn_mem(ch, c);
-    if (st == RDMACH_OK)
-        st = ch->pops->ep_open(ch->prov, c->rec.addr, c->rec.addrlen, &c->ctx, &c->ep);
+    rdmach_status_t st = ch->pops->ep_open(ch->prov, c->rec.addr, c->rec.addrlen, &c->ctx, &c->ep);
     if (st == RDMACH_OK)
         st = post_recvs(ch, c);
     if (st == RDMACH_OK) {
@@ -317,12 +316,56 @@ static rdmach_status_t client_connect(struct rch_rdma_chan *ch, struct rch_net_c
         fill_priv(ch, c, RCH_NET_CM_CONNECT, c->rec.secret, &p);
         st = ch->pops->connect(ch->prov, c->ep, &p, sizeof(p));
     }
+    if (st == RDMACH_OK)
+        RCH_DEBUG("net", "client: connect request to rank %d sent (%u receives posted%s)", c->rank, c->nrecv,
+                  c->retries ? ", again" : "");
+    return st;
+}
+
+static rdmach_status_t client_connect(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    rdmach_status_t st = conn_mem(ch, c);
+    if (st == RDMACH_OK)
+        st = client_send_connect(ch, c);
     if (st != RDMACH_OK)
         return st;
     set_state(ch, c, RCH_NET_C_CONNECTING);
     c->deadline = rch_base_wtime() + ch->connect_timeout;
-    RCH_DEBUG("net", "client: connect request to rank %d sent (%u receives posted)", c->rank, c->nrecv);
     return RDMACH_OK;
+}
+
+/* Client: the connect reached the server's listener and was reset before an
+ * answer (its guard takes a request not yet read for a silent stranger when
+ * it holds too many: ofi_guard.c). Connect again later, within the
+ * deadline; 0 if this is final (nobody listens: refused; a timeout; no
+ * time left). */
+static int client_retry_later(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_cm_event *ev)
+{
+    if (c->server || c->state != RCH_NET_C_CONNECTING || c->ep == NULL || ev->status != RDMACH_ERR_PEER_DEAD)
+        return 0;
+    double now = rch_base_wtime();
+    double delay = RCH_NET_RETRY_AFTER * (double)(1u << (c->retries < 4 ? c->retries : 4));
+    if (now + delay >= c->deadline)
+        return 0;
+    RCH_DEBUG("net", "client: the connection to rank %d was reset before its answer (%s); connecting again in "
+              "%.0f ms", c->rank, rdmach_last_error(), delay * 1e3);
+    ch->pops->ep_close(ch->prov, c->ep);
+    c->ep = NULL;
+    c->retries++;
+    c->retry_at = now + delay;
+    return 1;
+}
+
+/* Client, when a retry is due: the old endpoint's flushed receives are
+ * taken first (they name receive contexts that the new endpoint reuses). */
+static void client_retry(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    rch_net_reap_cq(ch);
+    if (c->state != RCH_NET_C_CONNECTING || c->ep != NULL)
+        return;
+    rdmach_status_t st = client_send_connect(ch, c);
+    if (st != RDMACH_OK)
+        rch_net_conn_fail(ch, c, st, rdmach_last_error());
 }
 
 static rdmach_status_t server_reverse(struct rch_rdma_chan *ch, struct rch_net_conn *c)
@@ -404,7 +447,8 @@ static void refuse(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const 
     ch->pops->reject(ch->prov, ev->req, &p, sizeof(p));
     ev->req = NULL;
     ch->refused++;
-    RCH_WARN("net", "refused a connection request from %s: %s", ev->peer_name[0] ? ev->peer_name : "?", why);
+    rch_log_limited(&ch->refuse_log, RCH_LOG_WARN, "net", "refused a connection request from %s: %s",
+                    ev->peer_name[0] ? ev->peer_name : "?", why);
 }
 
 static void on_connect_req(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const struct rch_net_cm_priv *p)
@@ -691,6 +735,15 @@ static void on_reverse_event(struct rch_rdma_chan *ch, struct rch_net_conn *c, s
         rch_net_conn_fail(ch, c, RDMACH_ERR_CONN_REFUSED, "the peer refused to connect to this rank");
         return;
     }
+    if (ev->type == RCH_NET_EV_UNREACHABLE && ev->status == RDMACH_ERR_PEER_DEAD) {
+        /* It reached the client's listener and was reset before an answer
+         * (the listener's guard, under a flood): ask again in a second. */
+        RCH_DEBUG("net", "server: the reverse request to rank %d was reset (%s); asking again", c->rank,
+                  rdmach_last_error());
+        set_state(ch, c, RCH_NET_C_REVERSE_WAIT);
+        c->next_reverse = rch_base_wtime() + RCH_NET_REVERSE_RETRY;
+        return;
+    }
     if (ev->type == RCH_NET_EV_ESTABLISHED) {
         RCH_WARN("net", "rank %d accepted a reverse request (it should reject it); closed it, still waiting",
                  c->rank);
@@ -728,6 +781,8 @@ void rch_net_conn_event(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
         rch_net_conn_fail(ch, c, RDMACH_ERR_CONN_REFUSED, "the server refused the connection");
         break;
     case RCH_NET_EV_UNREACHABLE:
+        if (client_retry_later(ch, c, ev))
+            break;
         snprintf(why, sizeof(why), "cannot connect: %s", rdmach_last_error());
         rch_net_conn_fail(ch, c, RDMACH_ERR_PEER_DEAD, why);
         break;
@@ -763,6 +818,10 @@ void rch_net_conn_timers(struct rch_rdma_chan *ch, double now)
             snprintf(why, sizeof(why), "no connection after %.0f s (RDMACH_NET_CONNECT_TIMEOUT)",
                      ch->connect_timeout);
             rch_net_conn_fail(ch, c, RDMACH_ERR_TIMEOUT, why);
+            continue;
+        }
+        if (c->state == RCH_NET_C_CONNECTING && c->ep == NULL && now >= c->retry_at) {
+            client_retry(ch, c);
             continue;
         }
         if (c->state == RCH_NET_C_REVERSE_WAIT && c->rev_ep == NULL && now >= c->next_reverse) {

@@ -63,6 +63,11 @@ static void op_failed(struct rch_rdma_chan *ch, struct rch_net_conn *c, const ch
 {
     if (c->state == RCH_NET_C_FAILED || c->state == RCH_NET_C_CLOSED || ch->closing)
         return;
+    /* A client's receives flushed by a connect that failed: its connection
+     * event says whether it connects again (net_conn.c), the deadline
+     * bounds it. */
+    if (c->state == RCH_NET_C_CONNECTING)
+        return;
     /* A peer that closed its channel wrote BYE as its last slot before its
      * connection went down: take what is in the ring first (the flushed
      * operations may be reported before we polled it). */

@@ -9,7 +9,8 @@
  *
  * Invalidation: a cached registration must never outlive the memory it
  * describes. When memory is freed or unmapped — free(), realloc(), munmap(),
- * mremap(), madvise(DONTNEED/FREE/REMOVE) are intercepted (net_memhook.c) —
+ * mremap(), madvise(DONTNEED/FREE/REMOVE), brk/sbrk, shmdt calls are
+ * redirected to the memory monitor by relocation patching (net_memhook.c) —
  * every cached registration overlapping the range is invalidated: never found
  * again; deregistered at once if idle (later, outside the hook, from the
  * channel's own thread), or when its last holder lets go. A buffer freed and
@@ -83,8 +84,13 @@ void rch_net_rcache_invalidate(struct rch_net_rcache *rc, uintptr_t addr, size_t
 void rch_net_rcache_reap(struct rch_net_rcache *rc);
 void rch_net_rcache_stats(struct rch_net_rcache *rc, struct rch_net_rcache_stats *st);
 
-/* net_memhook.c: caches that want to hear about freed memory. */
-void rch_net_memhook_add(struct rch_net_rcache *rc);
+/* net_memhook.c: the memory monitor that tells caches of freed memory.
+ * add fails (the cache must then not be used) when the monitor is off or
+ * cannot be installed; mode is RCH_MEM_MONITOR_RELOC or _OFF; describe says
+ * which and why (rdmach-info). */
+rdmach_status_t rch_net_memhook_add(struct rch_net_rcache *rc);
 void rch_net_memhook_remove(struct rch_net_rcache *rc);
+int rch_net_memhook_mode(void);
+const char *rch_net_memhook_describe(void);
 
 #endif

@@ -5,6 +5,8 @@
  *   ofi_cm.c    endpoints, fi_connect/fi_accept/fi_reject, EQ events
  *   ofi_data.c  registration, fi_send/fi_recv/fi_write/fi_writedata/fi_read,
  *               CQ reaping
+ *   ofi_guard.c the listener's guard (silent connections reset, bounded)
+ *               and the descriptor reserve
  *   ofi_chan.c  the channel table rch_rdma_ofi_ops
  *
  * Progress: libfabric 1.17's tcp provider has no progress thread; it moves
@@ -40,6 +42,7 @@ struct rch_net_prov {
     uint64_t mr_mode;
     uint64_t next_key;             /* requested MR keys when the provider does not pick them */
     struct rch_net_prov_caps caps;
+    struct rch_ofi_guard *guard;   /* ofi_guard.c */
 };
 
 struct rch_net_ep {
@@ -66,6 +69,15 @@ rdmach_status_t rch_ofi_accept(struct rch_net_prov *p, struct rch_net_ep *ep, co
 void rch_ofi_reject(struct rch_net_prov *p, struct rch_net_conn_req *req, const void *priv, size_t len);
 void rch_ofi_ep_close(struct rch_net_prov *p, struct rch_net_ep *ep);
 unsigned rch_ofi_poll_cm(struct rch_net_prov *p, struct rch_net_cm_event *ev, unsigned max);
+
+/* ofi_guard.c: cm_epfd is the EQ's wait fd (-1: none, the guard is off). */
+rdmach_status_t rch_ofi_guard_open(struct rch_net_prov *p, int cm_epfd);
+void rch_ofi_guard_close(struct rch_net_prov *p);
+/* Before each fi_eq_read: count the accept it may make, scan when due.
+ * 1 if the listener is readable (the call will accept a connection). */
+int rch_ofi_guard_before_read(struct rch_net_prov *p);
+/* Give up one reserved descriptor (fi_endpoint found none): 1 if one was. */
+int rch_ofi_guard_release(struct rch_net_prov *p);
 
 /* ofi_data.c */
 rdmach_status_t rch_ofi_mr_reg(struct rch_net_prov *p, void *addr, size_t len, struct rch_net_mr *mr);

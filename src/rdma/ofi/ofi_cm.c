@@ -15,6 +15,7 @@
  * else (nobody listening, reset) -> UNREACHABLE.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,8 @@
 
 #if RDMACH_HAVE_OFI
 
+#define OFI_ACCEPTS_PER_POLL 64u
+
 static rdmach_status_t ep_setup(struct rch_net_prov *p, struct fi_info *info, void *conn_ctx,
                                 struct rch_net_ep **out)
 {
@@ -34,7 +37,12 @@ static rdmach_status_t ep_setup(struct rch_net_prov *p, struct fi_info *info, vo
     if (e == NULL)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "ofi: no memory for an endpoint");
     e->conn_ctx = conn_ctx;
-    int ret = fi_endpoint(p->domain, info, &e->ep, conn_ctx);
+    int ret;
+    /* Out of descriptors (strangers' connections, or ours): the guard's
+     * reserve gives them back one at a time. */
+    while ((ret = fi_endpoint(p->domain, info, &e->ep, conn_ctx)) == -EMFILE || ret == -ENFILE)
+        if (!rch_ofi_guard_release(p))
+            break;
     if (ret) {
         free(e);
         return rch_ofi_err(ret, "fi_endpoint");
@@ -176,9 +184,17 @@ unsigned rch_ofi_poll_cm(struct rch_net_prov *p, struct rch_net_cm_event *ev, un
         struct fi_eq_cm_entry e;
         uint8_t bytes[sizeof(struct fi_eq_cm_entry) + RCH_NET_EV_PRIV_MAX];
     } buf;
+    /* Each fi_eq_read accepts one connection at most: while the listener
+     * has more, read on (up to OFI_ACCEPTS_PER_POLL), so that a member's
+     * connection queued behind a stranger's is reached soon and the
+     * listen queue does not stay full. */
+    unsigned accepts = 0;
     while (n < max) {
         uint32_t event = 0;
+        int accepting = rch_ofi_guard_before_read(p);
         ssize_t r = fi_eq_read(p->eq, &event, &buf, sizeof(buf), 0);
+        if (r == -FI_EAGAIN && accepting && ++accepts < OFI_ACCEPTS_PER_POLL)
+            continue;
         if (r == -FI_EAGAIN)
             break;
         if (r == -FI_EAVAIL) {

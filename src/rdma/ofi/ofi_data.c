@@ -166,9 +166,20 @@ unsigned rch_ofi_poll_cq(struct rch_net_prov *p, struct rch_net_cqe *c, unsigned
         memset(&err, 0, sizeof(err));
         if (fi_cq_readerr(p->cq, &err, 0) < 0)
             return 0;
+        /* A flushed operation (FI_ECANCELED: its endpoint was shut down, the
+         * peer failed or closed) has no cause of its own: the provider's
+         * prov_errno is then whatever its socket last held (ENOENT, seen with
+         * tcp), so only the flush is named. Otherwise the provider's text
+         * says more than err.err. */
         char what[192];
-        const char *detail = err.prov_errno ? fi_cq_strerror(p->cq, err.prov_errno, err.err_data, NULL, 0) : NULL;
-        snprintf(what, sizeof(what), "a completion%s%s%s", detail ? " (" : "", detail ? detail : "", detail ? ")" : "");
+        int flushed = err.err == FI_ECANCELED;
+        const char *detail = err.prov_errno && !flushed ? fi_cq_strerror(p->cq, err.prov_errno, err.err_data, NULL, 0)
+                                                        : NULL;
+        if (flushed)
+            snprintf(what, sizeof(what), "an operation flushed as its connection was shut down");
+        else
+            snprintf(what, sizeof(what), "a completion%s%s%s", detail ? " (provider: " : "", detail ? detail : "",
+                     detail ? ")" : "");
         c[0].op = op_of(err.flags);
         c[0].ctx = (c[0].op == RCH_NET_CQ_REMOTE_DATA && !(err.flags & FI_RECV)) ? NULL : err.op_context;
         c[0].status = rch_ofi_err(err.err ? -err.err : -FI_EIO, what);

@@ -1,6 +1,7 @@
 /*
  * The shared-memory channel's private state, shared by its files:
- *   shm_chan.c  open/close, publish/connect, capabilities, peer liveness
+ *   shm_chan.c  open/close, publish/connect, capabilities
+ *   shm_live.c  peer liveness: gone (pidfd), stopped (/proc)
  *   shm_msg.c   send, progress over the rings, wait_arm/wait_disarm
  *   shm_rma.c   registration, rkeys, get/put by process_vm_readv/writev
  *   shm_coop.c  a large single copy shared with the peer (both copy chunks)
@@ -29,7 +30,7 @@
 #define RCH_SHM_KVS_KEY        "rdmach-shm"
 #define RCH_SHM_DEV_HDR_ROOM   64u      /* room for the device header above shm_eager_max */
 #define RCH_SHM_RX_BATCH       16u      /* records taken from one ring per pass (fairness) */
-#define RCH_SHM_LIVENESS_IDLE  (1u << 14) /* empty progress calls between liveness checks */
+#define RCH_SHM_LIVENESS_IDLE  (1u << 12) /* empty progress calls between liveness checks */
 #define RCH_SHM_LIVENESS_AGAIN 1024u    /* AGAINs of a send between liveness checks of that peer */
 
 enum rch_shm_peer_state { RCH_SHM_PEER_IDLE = 0, RCH_SHM_PEER_CONNECTED, RCH_SHM_PEER_DEAD };
@@ -109,6 +110,7 @@ struct rch_shm_peer {
     pid_t pid;                       /* in its pid namespace */
     int pid_local;                   /* ... which is ours: pid usable here */
     int pidfd;                       /* -1: liveness by kill(pid, 0) */
+    double stopped_since;            /* first seen stopped (rch_base_wtime), 0: running */
     int cma;                         /* single copy permitted to this peer */
     int fence;                       /* rch_shm_notify flags towards it: FENCE (our fast path needs
                                       * a full fence), PENDING (raise its pending flag) */
@@ -172,7 +174,9 @@ struct rch_rdma_chan {
     int32_t *peer_of;                /* [size]: index into peers, -1 */
     unsigned rr;                     /* round-robin start of the ring scan */
     unsigned idle;
-    unsigned live_rr;
+    double live_next, stop_next;     /* next liveness checks (rch_base_wtime), shm_live.c */
+    double stop_last;                /* the last check for stopped peers */
+    unsigned live_alerts;            /* rch_base_alerts() at the last check */
     int nbusy;                       /* peers with pipe or control-record work */
     int ndead_pending;               /* dead peers not yet reported / ops not yet failed */
     int armed;
@@ -192,11 +196,16 @@ static inline struct rch_shm_peer *rch_shm_peer_get(struct rch_rdma_chan *ch, in
     return __builtin_expect(i >= 0, 1) ? &ch->peers[i] : NULL;
 }
 
-/* shm_chan.c */
-rdmach_status_t rch_shm_connect_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
+/* shm_live.c */
 /* Is the peer's process gone? Marks it dead (reported from progress). */
 int rch_shm_peer_check_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
 void rch_shm_peer_mark_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rdmach_status_t why);
+/* Check every peer (gone, stopped too long) if a period has passed or an
+ * alert came; marks the failed ones dead. */
+void rch_shm_live_check(struct rch_rdma_chan *ch);
+
+/* shm_chan.c */
+rdmach_status_t rch_shm_connect_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
 void rch_shm_update_busy(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
 /* For tests and tools that have no KVS: this rank's address as a string
  * (what publish() puts), and connect with a peer's address. */

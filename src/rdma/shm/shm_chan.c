@@ -1,7 +1,8 @@
 /*
  * The shared-memory channel: open/close, publish/connect, capabilities and
- * peer liveness, and the ops table. The data paths are in shm_msg.c (eager
- * rings), shm_rma.c (single copy) and shm_pipe.c (two-copy fallback).
+ * the ops table. The data paths are in shm_msg.c (eager rings), shm_rma.c
+ * (single copy) and shm_pipe.c (two-copy fallback); peer liveness in
+ * shm_live.c.
  *
  * Start-up, per rank:
  *   open      validate the layout, one peer record per local peer
@@ -17,8 +18,6 @@
  * pipeline still works.
  */
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,39 +40,6 @@ void rch_shm_update_busy(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
         ch->nbusy += busy ? 1 : -1;
         p->busy = busy;
     }
-}
-
-/* ---- liveness ---- */
-
-void rch_shm_peer_mark_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rdmach_status_t why)
-{
-    if (p->state == RCH_SHM_PEER_DEAD)
-        return;
-    p->state = RCH_SHM_PEER_DEAD;
-    p->dead_status = why;
-    ch->ndead_pending++;
-    if (why == RDMACH_ERR_PEER_DEAD)
-        RCH_WARN("shm", "rank %d (pid %d) died", p->rank, (int)p->pid);
-    else
-        RCH_ERROR("shm", "rank %d: channel broken (%s)", p->rank, rdmach_strerror(why));
-}
-
-int rch_shm_peer_check_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
-{
-    if (p->state == RCH_SHM_PEER_DEAD)
-        return 1;
-    if (p->pid <= 0 || !p->pid_local || p->rank == ch->rank)
-        return 0;
-    int gone;
-    if (p->pidfd >= 0) {
-        struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
-        gone = poll(&pf, 1, 0) > 0 && (pf.revents & (POLLIN | POLLHUP | POLLERR));
-    } else {
-        gone = kill(p->pid, 0) != 0 && errno == ESRCH;
-    }
-    if (gone)
-        rch_shm_peer_mark_dead(ch, p, RDMACH_ERR_PEER_DEAD);
-    return gone;
 }
 
 /* ---- open / close ---- */
@@ -244,6 +210,7 @@ static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct 
     ch->caps.rma = 1;
     ch->caps.needs_credits = 0;
     ch->caps.onload = 1;
+    ch->caps.watches_peers = 1;
     *out = ch;
     return RDMACH_OK;
 

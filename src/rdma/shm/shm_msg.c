@@ -203,21 +203,13 @@ static unsigned report_dead(struct rch_rdma_chan *ch, unsigned max)
         p->dead_reported = 1;
         ch->ndead_pending--;
         rch_base_err(p->dead_status, "shm: rank %d (pid %d) %s", p->rank, (int)p->pid,
-                     p->dead_status == RDMACH_ERR_PEER_DEAD ? "died" : "sent corrupt data");
+                     p->dead_status != RDMACH_ERR_PEER_DEAD ? "sent corrupt data"
+                     : p->stopped_since > 0 ? "has been stopped for RDMACH_PEER_STOP_TIMEOUT or longer"
+                     : "has exited");
         ch->up.peer_failed(ch->up.ctx, p->rank, p->dead_status);
         n++;
     }
     return n;
-}
-
-static void liveness_tick(struct rch_rdma_chan *ch)
-{
-    if (ch->npeers == 0)
-        return;
-    ch->live_rr = (ch->live_rr + 1) % (unsigned)ch->npeers;
-    struct rch_shm_peer *p = &ch->peers[ch->live_rr];
-    if (p->state == RCH_SHM_PEER_CONNECTED)
-        rch_shm_peer_check_dead(ch, p);
 }
 
 static unsigned progress_full(struct rch_rdma_chan *ch, unsigned max);
@@ -334,7 +326,7 @@ static __attribute__((noinline)) unsigned progress_full(struct rch_rdma_chan *ch
         n += report_dead(ch, max - n);
     if (n == 0 && RCH_UNLIKELY(++ch->idle >= RCH_SHM_LIVENESS_IDLE)) {
         ch->idle = 0;
-        liveness_tick(ch);
+        rch_shm_live_check(ch);
     }
     ch->in_progress = 0;
     return n;
@@ -359,6 +351,7 @@ rdmach_status_t rch_shm_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait 
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm wait_arm: w is NULL");
     if (!ch->published)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm wait_arm: before publish");
+    rch_shm_live_check(ch);          /* a sleeper makes no progress calls to count */
     if (ch->ndead_pending > 0)
         return RDMACH_AGAIN;
     /* Publish head on every ring before sleeping: a producer short of room

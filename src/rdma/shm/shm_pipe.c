@@ -31,6 +31,11 @@
  * peer that does keeps the faster pipeline. The op completes when every byte
  * is in place, whoever copied it.
  *
+ * A source reserves its pipe buffers in the sink's segment at first use
+ * (rch_shm_seg_reserve_pipe). When /dev/shm has no room for them it answers
+ * a GET with GET_ERR(NO_MEMORY) and the sink copies the whole get by single
+ * copy if permitted, else fails naming the cause (get_refused).
+ *
  * Cost: two memcpy of n bytes, overlapped chunk by chunk: about
  * n / memcpy_bw + chunk / memcpy_bw. The copies are chunk-sized and the
  * buffers stay in cache, so on this kind of machine the pipeline outruns a
@@ -41,6 +46,7 @@
 #include <string.h>
 #include "base/base.h"
 #include "base/log.h"
+#include "base/tunables.h"
 #include "rdma/shm/shm.h"
 
 #define RCH_SHM_STEAL_AFTER 50e-6     /* seconds without a chunk before the sink steals */
@@ -289,6 +295,7 @@ rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *
     op->got = 0;
     op->op_ctx = op_ctx;
     op->bad = 0;
+    op->raddr = raddr;
     op->link.prev = op->link.next = -1;
     if (steal)
         steal_setup(ch, p, i, raddr);
@@ -360,6 +367,7 @@ void rch_shm_pipe_on_getreq(struct rch_rdma_chan *ch, struct rch_shm_peer *p, co
     x->gen = rq.gen;
     rdmach_status_t st = src_ready(ch, p);
     if (st != RDMACH_OK) {
+        RCH_WARN("shm", "cannot serve a get of rank %d through the pipe: %s", p->rank, rdmach_last_error());
         if (!p->segp) {
             RCH_ERROR("shm", "cannot answer a get of rank %d: %s", p->rank, rdmach_last_error());
             free(x);
@@ -497,6 +505,58 @@ static rdmach_status_t wire_status(int32_t s)
     }
 }
 
+/* The part of op nobody has copied: all of it, or with stealing what is
+ * between the claims (the source never claims after refusing); claim it. */
+static void claim_rest(struct rch_shm_peer *p, struct rch_shm_getop *op, uint64_t *lo, uint64_t *hi)
+{
+    *lo = 0;
+    *hi = op->got == 0 ? op->len : 0;
+    if (op->steal == RCH_SHM_STEAL_NONE)
+        return;
+    _Atomic uint64_t *w = &p->sink_pipe->steal[op->steal];
+    uint64_t v = atomic_load_explicit(w, memory_order_acquire);
+    *hi = 0;
+    while (CLAIM_GEN(v) == (op->sgen & 0xffffu) && CLAIM_HEAD(v) < CLAIM_TAIL(v)) {
+        if (atomic_compare_exchange_weak_explicit(w, &v, CLAIM(op->sgen, CLAIM_HEAD(v), CLAIM_HEAD(v)),
+                                                  memory_order_acq_rel, memory_order_acquire)) {
+            uint64_t end = (uint64_t)CLAIM_TAIL(v) * op->chunk;
+            *lo = (uint64_t)CLAIM_HEAD(v) * op->chunk;
+            *hi = end < op->len ? end : op->len;
+            return;
+        }
+    }
+}
+
+/* The source answered our get with an error. No room for its pipe buffers
+ * in /dev/shm (NO_MEMORY) is no reason to fail a get single copy can do:
+ * copy what nobody has copied ourselves. Else the error, with its cause. */
+static rdmach_status_t get_refused(struct rch_rdma_chan *ch, struct rch_shm_peer *p, struct rch_shm_getop *op,
+                                   rdmach_status_t st)
+{
+    if (st == RDMACH_ERR_NO_MEMORY && p->cma && !op->bad) {
+        uint64_t lo, hi;
+        claim_rest(p, op, &lo, &hi);
+        RCH_INFO("shm", "rank %d has no room in /dev/shm for its pipe buffers: %llu bytes of a get by single copy",
+                 p->rank, (unsigned long long)(hi - lo));
+        if (hi > lo && rch_shm_cma_rw(ch, p, op->laddr + lo, op->raddr + lo, (size_t)(hi - lo), 0) != RDMACH_OK)
+            return rch_base_err(RDMACH_ERR_NO_MEMORY, "shm get of %zu bytes from rank %d: it has no room in "
+                                "/dev/shm for its pipe buffers (the file system is full), and single copy "
+                                "failed: %s", op->len, p->rank, rdmach_last_error());
+        op->got += hi - lo;
+        if (op->got == op->len)
+            return RDMACH_OK;
+        return rch_base_err(RDMACH_ERR_PROTOCOL, "shm get of %zu bytes from rank %d: %zu bytes in place after "
+                            "it refused", op->len, p->rank, op->got);
+    }
+    if (st == RDMACH_ERR_NO_MEMORY)
+        return rch_base_err(st, "shm get of %zu bytes from rank %d: it has no room in /dev/shm for its pipe "
+                            "buffers (%llu bytes: the file system is full) and single copy is %s", op->len, p->rank,
+                            (unsigned long long)(RCH_SHM_PIPE_NBUF * ch->seg.hdr->pipe_chunk),
+                            ch->cma_mode == RCH_CMA_OFF ? "off (RDMACH_CMA=off)" : "not permitted with it");
+    return rch_base_err(st, "shm get of %zu bytes from rank %d: the owner refused (%s)", op->len, p->rank,
+                        rdmach_strerror(st));
+}
+
 static unsigned sink_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsigned max)
 {
     unsigned n = 0;
@@ -535,12 +595,9 @@ static unsigned sink_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsi
                 if (end || kind == RCH_SHM_PIPE_GET_ERR) {
                     rdmach_status_t st = RDMACH_OK;
                     if (kind == RCH_SHM_PIPE_GET_ERR)
-                        st = wire_status(status);
+                        st = get_refused(ch, p, op, wire_status(status));
                     else if (op->bad || op->got != op->len)
-                        st = RDMACH_ERR_PROTOCOL;
-                    if (st != RDMACH_OK)
-                        rch_base_err(st, "shm get from rank %d failed (%s)", p->rank,
-                                     kind == RCH_SHM_PIPE_GET_ERR ? "the owner refused" : "bad data");
+                        st = rch_base_err(RDMACH_ERR_PROTOCOL, "shm get from rank %d failed (bad data)", p->rank);
                     getop_done(ch, p, i, st);
                 }
             }

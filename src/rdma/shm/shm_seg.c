@@ -98,6 +98,13 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
     int err = posix_fallocate(fd, 0, (off_t)slot_off);
     for (uint32_t s = 0; s < geom->nslots && err == 0; s++)
         err = posix_fallocate(fd, (off_t)(slot_off + s * stride), (off_t)(ring + RCH_SHM_PAGE));
+    if (err == ENOSPC) {
+        st = rch_base_err(RDMACH_ERR_NO_MEMORY, "shm: /dev/shm is full: no room for the rings of /dev/shm%s "
+                          "(%llu bytes reserved of a %llu-byte segment)", name,
+                          (unsigned long long)(slot_off + geom->nslots * (ring + RCH_SHM_PAGE)),
+                          (unsigned long long)size);
+        goto out_unlink;
+    }
     if (err != 0) {
         st = rch_base_errno(err, "shm: reserving %llu bytes of /dev/shm%s", (unsigned long long)size, name);
         goto out_unlink;
@@ -232,9 +239,14 @@ rdmach_status_t rch_shm_seg_reserve_pipe(struct rch_shm_seg *seg, uint32_t slot)
 {
     const struct rch_shm_seg_hdr *h = seg->hdr;
     off_t off = (off_t)(h->slot_off + (uint64_t)slot * h->slot_stride + h->pipe_off + RCH_SHM_PAGE);
-    int err = posix_fallocate(seg->fd, off, (off_t)(RCH_SHM_PIPE_NBUF * h->pipe_chunk));
+    unsigned long long len = RCH_SHM_PIPE_NBUF * h->pipe_chunk;
+    int err = posix_fallocate(seg->fd, off, (off_t)len);
+    if (err == ENOSPC)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY,
+                            "shm: /dev/shm is full: no room for the %llu bytes of pipe buffers in /dev/shm%s",
+                            len, seg->name);
     if (err != 0)
-        return rch_base_errno(err, "shm: reserving the pipe buffers in /dev/shm%s", seg->name);
+        return rch_base_errno(err, "shm: reserving %llu bytes of pipe buffers in /dev/shm%s", len, seg->name);
     return RDMACH_OK;
 }
 

@@ -266,11 +266,14 @@ static int route_resolved(struct rch_net_prov *p, struct rch_net_ep *e, struct r
 
 static int connect_request(struct rch_net_prov *p, const struct cm_copy *c, struct rch_net_cm_event *ev)
 {
+    /* Requests come from anyone: a limited line, like the channel's
+     * refusals (a counter only; the channels run on one thread). */
+    static struct rch_log_limit nomem_log;
     struct rch_net_conn_req *req = malloc(sizeof(*req));
     if (req == NULL) {
         rdma_reject(c->id, NULL, 0);
         rdma_destroy_id(c->id);
-        RCH_WARN("verbs", "no memory for a connection request: rejected");
+        rch_log_limited(&nomem_log, RCH_LOG_WARN, "verbs", "no memory for a connection request: rejected");
         return 0;
     }
     c->id->context = NULL;

@@ -1,0 +1,147 @@
+/*
+ * Liveness of the peers of this host that no channel watches: ranks of
+ * other pretend nodes (RDMACH_VNODE_SIZE) or of this node with shared
+ * memory off, reached through the network channel. A dead one shows up as
+ * a broken connection, but a stopped one (SIGSTOP: a hang of the whole
+ * process) keeps its sockets open and its kernel answers for it: only the
+ * kernel's word on its state tells (base/proc.c). The shared-memory channel
+ * watches its own peers (caps.watches_peers, rdma/shm/shm_live.c).
+ *
+ * Each rank puts "<boot id>,<pid namespace>,<pid>" under LIVE_KEY at init
+ * (before the fence: one put). A waiter about to sleep (progress.c, block)
+ * runs rch_dev_live_check at most every PERIOD_S, or at once after the
+ * launcher's "a process failed" signal; the first check reads the key of
+ * every candidate peer (those on this node, and every other one when this
+ * host has pretend nodes) and keeps the pids of those that share our host
+ * and pid namespace. A peer gone, or stopped for RDMACH_PEER_STOP_TIMEOUT,
+ * fails like a peer a channel reports (rch_dev_peer_failed): everything
+ * waiting on it ends with PEER_DEAD; a late completion from its channel
+ * finds no live request and is dropped (req.c).
+ * Peers on other hosts: only their channel can tell (a stopped remote rank
+ * is not detected: that needs heartbeats over the network).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "base/log.h"
+#include "base/tunables.h"
+#include "device/dev_impl.h"
+
+#define LIVE_KEY "rdmach-live"
+#define PERIOD_S 0.2
+
+struct live_peer {
+    pid_t pid;                       /* 0: not watched here */
+    double stopped_since;            /* 0: running */
+};
+
+static struct {
+    struct live_peer *peers;         /* [size], after the first check */
+    int resolved;
+    int any;                         /* some peer is watched */
+    double next, last;               /* next check, last check (rch_base_wtime) */
+    unsigned alerts;
+    char me[320];                    /* our "<boot id or host name>,<pid namespace>" */
+} L;
+
+static void host_id(char *out, size_t len)
+{
+    char boot[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(boot, sizeof(boot), f))
+            boot[0] = '\0';
+        fclose(f);
+    }
+    boot[strcspn(boot, "\n")] = '\0';
+    struct stat sb;
+    unsigned long long ns = stat("/proc/self/ns/pid", &sb) == 0 ? (unsigned long long)sb.st_ino : 0;
+    snprintf(out, len, "%s,%llu", boot[0] ? boot : rch_boot.hostname, ns);
+}
+
+rdmach_status_t rch_dev_live_publish(void)
+{
+    char v[sizeof(L.me) + 16];
+    memset(&L, 0, sizeof(L));
+    host_id(L.me, sizeof(L.me));
+    snprintf(v, sizeof(v), "%s,%d", L.me, (int)getpid());
+    return rch_boot_put(LIVE_KEY, v);
+}
+
+void rch_dev_live_fini(void)
+{
+    free(L.peers);
+    memset(&L, 0, sizeof(L));
+}
+
+/* Could this peer share our host without a channel watching it? */
+static int candidate(int r)
+{
+    const struct rch_dev_peer *p = &rch_dev.peers[r];
+    if (r == rch_dev.rank || p->dead || !p->dchan || p->dchan->caps->watches_peers)
+        return 0;
+    return rch_boot.node_of[r] == rch_boot.node || rch_boot.host_size > rch_boot.local_size;
+}
+
+static void resolve(void)
+{
+    L.resolved = 1;
+    L.peers = calloc((size_t)rch_dev.size, sizeof(*L.peers));
+    if (!L.peers)
+        return;
+    size_t mlen = strlen(L.me);
+    for (int r = 0; r < rch_dev.size; r++) {
+        char v[RDMACH_KVS_VAL_MAX];
+        if (!candidate(r) || rch_boot_get(r, LIVE_KEY, v, sizeof(v)) != RDMACH_OK)
+            continue;
+        if (strncmp(v, L.me, mlen) == 0 && v[mlen] == ',') {
+            L.peers[r].pid = (pid_t)atol(v + mlen + 1);
+            L.any |= L.peers[r].pid > 0;
+        }
+    }
+    RCH_DEBUG("dev", "liveness: %s peer of this host without a watching channel", L.any ? "a" : "no");
+}
+
+static void fail(int r, const char *why)
+{
+    rch_base_err(RDMACH_ERR_PEER_DEAD, "its process (pid %d) %s", (int)L.peers[r].pid, why);
+    RCH_WARN("dev", "rank %d: %s", r, rdmach_last_error());
+    L.peers[r].pid = 0;
+    rch_dev_peer_failed(r, RDMACH_ERR_PEER_DEAD);
+}
+
+void rch_dev_live_check(void)
+{
+    double now = rch_base_wtime();
+    unsigned alerts = rch_base_alerts();
+    if (now < L.next && alerts == L.alerts)
+        return;
+    L.next = now + PERIOD_S;
+    L.alerts = alerts;
+    if (!L.resolved)
+        resolve();
+    if (!L.any)
+        return;
+    /* after a gap in our own checks a stop seen before says nothing (as in
+     * shm_live.c): the count starts again */
+    double limit = rch_tun.peer_stop_timeout / 1000.0;
+    int gap = now - L.last > limit / 2 + 2 * PERIOD_S;
+    L.last = now;
+    for (int r = 0; r < rch_dev.size; r++) {
+        struct live_peer *lp = &L.peers[r];
+        if (lp->pid <= 0 || rch_dev.peers[r].dead)
+            continue;
+        int s = rch_base_proc_stopped(lp->pid);
+        if (s < 0) {
+            fail(r, "is gone");
+        } else if (s == 0 || limit <= 0 || gap) {
+            lp->stopped_since = s == 0 || limit <= 0 ? 0 : now;
+        } else if (lp->stopped_since == 0) {
+            lp->stopped_since = now;
+        } else if (now - lp->stopped_since >= limit) {
+            fail(r, "has been stopped for RDMACH_PEER_STOP_TIMEOUT or longer");
+        }
+    }
+}
