@@ -7,8 +7,12 @@
 # `scontrol show job` and from the job completion file
 # (JobCompType=jobcomp/filetxt, in the cluster's state directory).
 #
-#   sbatch_check.sh MPI NODES TASKS EXPECT_REGEX -- COMMAND...
-# (MPI: srun's --mpi, pmi2 or pmix) passes when the batch job exits 0, its output matches EXPECT_REGEX, and
+#   sbatch_check.sh MPI NODES TASKS EXPECT_REGEX -- STEP...
+# Each STEP is one srun of the batch script: a string of srun arguments and
+# the program with its own (split at spaces), run as `srun --mpi=MPI STEP`,
+# in order; the script stops at the first that fails. MPI: pmi2 or pmix.
+# Passes when the batch job exits 0, its output has one line matching
+# EXPECT_REGEX per step, and
 # both scontrol and the completion file say COMPLETED with exit code 0:0.
 set -u
 mpi=$1 nodes=$2 tasks=$3 expect=$4
@@ -18,10 +22,11 @@ dir=$(mktemp -d "$RCH_SLURM_STATE/sbatch.XXXXXX") || exit 2
 trap 'rm -rf "$dir"' EXIT
 {
     echo "#!/bin/bash"
-    printf 'srun --mpi=%s' "$mpi"
-    printf ' %q' "$@"
-    echo
+    for step in "$@"; do
+        echo "srun --mpi=$mpi $step || exit \$?"
+    done
 } >"$dir/job.sh"
+cat "$dir/job.sh"
 fail() { echo "sbatch_check.sh: FAIL: $*"; exit 1; }
 
 out=$(sbatch --wait --parsable -N "$nodes" -n "$tasks" -o "$dir/out" "$dir/job.sh")
@@ -30,7 +35,8 @@ cat "$dir/out"
 id=${out%%;*}
 echo "sbatch_check.sh: job $id, sbatch --wait exit status $rc"
 [ "$rc" -eq 0 ] || fail "sbatch --wait exited $rc"
-grep -Eq -- "$expect" "$dir/out" || fail "the job's output has no line matching '$expect'"
+n=$(grep -Ec -- "$expect" "$dir/out")
+[ "$n" -eq $# ] || fail "the job's output has $n line(s) matching '$expect', expected $# (one per step)"
 show=$(scontrol show job "$id")
 echo "$show" | grep -q "JobState=COMPLETED" || fail "scontrol: job $id is not COMPLETED: $show"
 echo "$show" | grep -Eq "(^| )ExitCode=0:0" || fail "scontrol: job $id exit code is not 0:0: $show"
