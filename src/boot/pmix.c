@@ -8,7 +8,8 @@
  * every value: a get is local), get(rank) is PMIx_Get of (nspace, rank) with
  * PMIX_OPTIONAL, so a key never put is RDMACH_ERR_NOT_FOUND at once rather
  * than a request to the server that waits for it. The layout is each rank's
- * PMIX_NODEID (or PMIX_HOSTNAME), job data the server gives every client.
+ * PMIX_NODEID (or PMIX_HOSTNAME), job data the server gives every client,
+ * checked against PMIX_LOCAL_PEERS.
  */
 #include "rdmach_config.h"
 #if RDMACH_HAVE_PMIX
@@ -109,6 +110,35 @@ static rdmach_status_t px_init(int *rank, int *size, int *appnum, char *jobid, s
     return RDMACH_OK;
 }
 
+/* The server's PMIX_LOCAL_PEERS ("0,1,4": the ranks on my node) must be
+ * exactly the ranks that node_of puts on my node; a server without it is
+ * not checked. */
+static rdmach_status_t check_local_peers(const int *node_of, int size)
+{
+    char peers[4096], *p = peers, *end;
+    rdmach_status_t st = get_string(PMIX_RANK_WILDCARD, PMIX_LOCAL_PEERS, peers, sizeof(peers));
+    if (st == RDMACH_ERR_NOT_FOUND || st == RDMACH_ERR_TRUNCATE)
+        return RDMACH_OK;
+    if (st != RDMACH_OK)
+        return st;
+    int mine = node_of[me.rank], listed = 0, local = 0;
+    for (int r = 0; r < size; r++)
+        local += node_of[r] == mine;
+    while (*p) {
+        long r = strtol(p, &end, 10);
+        if (end == p || r < 0 || r >= size || node_of[r] != mine || (*end && *end != ','))
+            return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "PMIx: PMIX_LOCAL_PEERS '%.80s' disagrees with the "
+                                "node map at '%.20s' (rank %u is on node %d)", peers, p, (unsigned)me.rank, mine);
+        listed++;
+        p = *end ? end + 1 : end;
+    }
+    if (listed != local)
+        return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "PMIx: PMIX_LOCAL_PEERS '%.80s' lists %d ranks, the node map "
+                            "puts %d on this node", peers, listed, local);
+    RCH_DEBUG("pmi", "PMIx: local peers %s agree with the node map", peers);
+    return RDMACH_OK;
+}
+
 static rdmach_status_t px_node_ids(int *node_of, int size)
 {
     uint32_t id;
@@ -116,6 +146,10 @@ static rdmach_status_t px_node_ids(int *node_of, int size)
     for (int r = 0; r < size && st == RDMACH_OK; r++)
         if ((st = get_uint32((pmix_rank_t)r, PMIX_NODEID, &id)) == RDMACH_OK)
             node_of[r] = (int)id;
+    if (st == RDMACH_OK)
+        RCH_DEBUG("pmi", "PMIx: the layout from PMIX_NODEID");
+    if (st == RDMACH_OK)
+        return check_local_peers(node_of, size);
     if (st != RDMACH_ERR_NOT_FOUND)
         return st;
     /* no node ids: group the ranks by the host name the server gives */
@@ -133,7 +167,9 @@ static rdmach_status_t px_node_ids(int *node_of, int size)
     for (int r = 0; r < size; r++)
         free(names[r]);
     free(names);
-    return st;
+    if (st == RDMACH_OK)
+        RCH_DEBUG("pmi", "PMIx: the layout from PMIX_HOSTNAME");
+    return st == RDMACH_OK ? check_local_peers(node_of, size) : st;
 }
 
 static rdmach_status_t px_put(const char *key, const char *value)
