@@ -24,6 +24,7 @@
 #include "base/base.h"
 #include "base/tunables.h"
 #include "boot/boot.h"
+#include "boot/pmi_select.h"
 #include "boot/topo.h"
 #include "coll/barrier.h"
 #include "device/dev_impl.h"
@@ -82,6 +83,32 @@ static void print_build(void)
     printf("  sanitizers        none\n");
 #endif
     printf("  compiler          gcc %s\n", __VERSION__);
+}
+
+/* Which process-manager interface rch_boot_init would use here, and why. */
+static void print_pmi(void)
+{
+    static const char *const vars[] = { "PMIX_NAMESPACE", "PMIX_RANK", "PMI_FD", "PMI_RANK", "PMI_SIZE",
+                                        "PMI_JOBID", "SLURM_JOB_ID" };
+    const struct rch_boot_pmi_ops *ops;
+    char why[200];
+    printf("\nProcess manager interface (RDMACH_PMI=auto|pmix|pmi2|pmi1|singleton):\n");
+    rdmach_status_t st = rch_boot_pmi_choose(rch_tun.pmi, &ops, why, sizeof(why));
+    if (st == RDMACH_OK)
+        printf("  would use         %s: %s\n", ops ? ops->name : "singleton", why);
+    else
+        printf("  would use         none: %s\n", rdmach_last_error());
+    printf("  PMIx client       %s\n", rch_boot_pmix_built() ? "built (OpenPMIx)" : "not built (no libpmix-dev)");
+    printf("  environment      ");
+    int any = 0;
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v) {
+            printf(" %s=%.40s", vars[i], v);
+            any = 1;
+        }
+    }
+    printf("%s\n", any ? "" : " (no launcher variables)");
 }
 
 static void print_verbs(void)
@@ -471,6 +498,7 @@ int main(int argc, char **argv)
         return 0;
     }
     print_build();
+    print_pmi();
     print_verbs();
     print_ofi();
     print_topology();

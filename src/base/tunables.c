@@ -25,6 +25,9 @@ static const struct rch_tun_row rows[] = {
       "doubles while they go on (up to 32 times this) and comes back after a quiet one" },
     { "BIND", RCH_TUN_ENUM, OFF(bind), "core", 0, 0, "none|core|numa",
       "Bind each rank round-robin to a core, to a NUMA node, or not at all" },
+    { "PMI", RCH_TUN_ENUM, OFF(pmi), "auto", 0, 0, "auto|pmix|pmi2|pmi1|singleton",
+      "How the bootstrap talks to the launcher; auto: PMIx if PMIX_NAMESPACE is set, PMI-2 if PMI_FD and "
+      "PMI_JOBID are (Slurm's --mpi=pmi2), PMI-1 if PMI_FD alone is (Hydra, rdmachrun), else a singleton" },
     { "VNODE_SIZE", RCH_TUN_INT, OFF(vnode_size), "0", 0, 1 << 20, NULL,
       "Group consecutive ranks into pretend nodes of this many ranks (0: real nodes); "
       "ranks of different pretend nodes never share memory" },

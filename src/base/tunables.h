@@ -18,6 +18,7 @@ enum rch_tun_type { RCH_TUN_INT, RCH_TUN_SIZE, RCH_TUN_ENUM, RCH_TUN_BOOL, RCH_T
 
 /* Choices of the enum tunables, in the order of their `choices` strings. */
 enum { RCH_BIND_NONE, RCH_BIND_CORE, RCH_BIND_NUMA };
+enum { RCH_PMI_USE_AUTO, RCH_PMI_USE_PMIX, RCH_PMI_USE_PMI2, RCH_PMI_USE_PMI1, RCH_PMI_USE_SINGLETON };
 enum { RCH_CMA_AUTO, RCH_CMA_ON, RCH_CMA_OFF };
 enum { RCH_SHM_WAKE_AUTO, RCH_SHM_WAKE_MEMBARRIER, RCH_SHM_WAKE_FENCE };
 enum { RCH_SHM_GET_AUTO, RCH_SHM_GET_PIPE, RCH_SHM_GET_CMA };
@@ -38,6 +39,7 @@ struct rch_tunables {
     int    log;              /* enum rch_log_level */
     int    log_interval;     /* seconds between lines of a rate-limited message */
     int    bind;             /* RCH_BIND_* */
+    int    pmi;              /* RCH_PMI_USE_*: the bootstrap protocol (src/boot/pmi_select.c) */
     int    vnode_size;       /* 0: real nodes */
     int    shm;              /* bool: use shared memory within a node */
     size_t shm_ring_size;    /* bytes of each per-pair eager ring (at least) */

@@ -24,12 +24,13 @@
 #include "boot/boot.h"
 #include "boot/layout.h"
 #include "boot/pmi_client.h"
+#include "boot/pmi_select.h"
 #include "boot/topo.h"
 
 struct rch_boot_info rch_boot = { .bound_core = -1, .bound_numa = -1 };
 
 static int boot_up;                 /* between rch_boot_init and rch_boot_finalize */
-static struct rch_pmi_client pmi;   /* unless rch_boot.singleton */
+static const struct rch_boot_pmi_ops *pmi;   /* NULL: rch_boot.singleton */
 
 /* A singleton's store: its own keys only, visible at once. */
 struct local_kv {
@@ -39,11 +40,19 @@ struct local_kv {
 };
 static struct local_kv *local_kvs;
 
+/* The bootstrap's own key: '@' is not allowed in a caller's keys. */
+#define BOOT_HOST_KEY "@host"
+
 static void watch_exit(void);
 
 int rch_boot_is_up(void)
 {
     return boot_up;
+}
+
+const char *rch_boot_pmi_name(void)
+{
+    return pmi ? pmi->name : "singleton";
 }
 
 static int key_char(unsigned char c)
@@ -101,26 +110,24 @@ static void host_identity(char *out, size_t len)
 /* node_of[] by exchanging host identities through the KVS (one barrier). */
 static rdmach_status_t exchange_hosts(int *node_of)
 {
-    char id[320], hex[2 * sizeof(id) + 1], key[RCH_PMI_KEY_MAX];
+    char id[320], hex[2 * sizeof(id) + 1];
     int size = rch_boot.size;
     rdmach_status_t st;
     host_identity(id, sizeof(id));
     rch_boot_hex_encode(id, strlen(id), hex);
-    snprintf(key, sizeof(key), "b%d.host", rch_boot.rank);
-    if ((st = rch_pmi_client_put(&pmi, key, hex)) != RDMACH_OK)
+    if ((st = pmi->put(BOOT_HOST_KEY, hex)) != RDMACH_OK)
         return st;
-    if ((st = rch_pmi_client_barrier(&pmi)) != RDMACH_OK)
+    if ((st = pmi->fence()) != RDMACH_OK)
         return st;
     char **ids = calloc((size_t)size, sizeof(char *));
     if (ids == NULL)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "boot: out of memory for %d host ids", size);
     for (int r = 0; r < size && st == RDMACH_OK; r++) {
-        snprintf(key, sizeof(key), "b%d.host", r);
         ids[r] = malloc(RCH_PMI_VAL_MAX);
         if (ids[r] == NULL)
             st = rch_base_err(RDMACH_ERR_NO_MEMORY, "boot: out of memory for host ids");
         else
-            st = rch_pmi_client_get(&pmi, key, ids[r], RCH_PMI_VAL_MAX);
+            st = pmi->get(r, BOOT_HOST_KEY, ids[r], RCH_PMI_VAL_MAX);
     }
     if (st == RDMACH_OK)
         rch_boot_group_ids((const char *const *)ids, size, node_of);
@@ -130,23 +137,19 @@ static rdmach_status_t exchange_hosts(int *node_of)
     return st;
 }
 
-/* The real node of every rank: from the launcher's mapping when it gives one. */
+/* The real node of every rank: from the launcher's layout when it gives one. */
 static rdmach_status_t real_layout(int *node_of)
 {
-    char map[RCH_PMI_VAL_MAX];
     rdmach_status_t st;
     if (rch_boot.singleton) {
         node_of[0] = 0;
         return RDMACH_OK;
     }
-    st = rch_pmi_client_get(&pmi, "PMI_process_mapping", map, sizeof(map));
-    if (st == RDMACH_OK) {
-        st = rch_boot_parse_mapping(map, rch_boot.size, node_of);
-        if (st == RDMACH_OK)
-            RCH_DEBUG("boot", "layout from PMI_process_mapping %s", map);
-    }
+    st = pmi->node_ids(node_of, rch_boot.size);
+    if (st == RDMACH_OK)
+        RCH_DEBUG("boot", "layout from the launcher (%s)", pmi->name);
     if (st == RDMACH_ERR_NOT_FOUND) {
-        RCH_DEBUG("boot", "no PMI_process_mapping: exchanging host identities");
+        RCH_DEBUG("boot", "the launcher gives no layout: exchanging host identities");
         st = exchange_hosts(node_of);
     }
     if (st == RDMACH_OK && rch_boot_renumber(node_of, rch_boot.size) < 0)
@@ -167,9 +170,9 @@ static void set_kvsname(const char *name)
 
 rdmach_status_t rch_boot_init(void)
 {
-    int fd = -1, rank, size, singleton, *node_of = NULL, *real = NULL;
+    int fd = -1, rank, size, appnum = 0, singleton, *node_of = NULL, *real = NULL;
     rdmach_status_t st;
-    char name[64];
+    char name[64], why[160];
 
     if (boot_up)
         return RDMACH_OK;
@@ -178,21 +181,30 @@ rdmach_status_t rch_boot_init(void)
     if (gethostname(rch_boot.hostname, sizeof(rch_boot.hostname) - 1) < 0)
         strcpy(rch_boot.hostname, "localhost");
 
-    if ((st = rch_pmi_client_env(&fd, &rank, &size, &singleton)) != RDMACH_OK)
+    if ((st = rch_boot_pmi_choose(rch_tun.pmi, &pmi, why, sizeof(why))) != RDMACH_OK)
         return st;
-    rch_boot.rank = rank;
-    rch_boot.size = size;
-    rch_boot.singleton = singleton;
-    rch_log_set_rank(rank);
+    singleton = pmi == NULL;
     if (singleton) {
+        /* an inconsistent PMI environment is an error, not a singleton */
+        if (rch_tun.pmi != RCH_PMI_USE_SINGLETON && (st = rch_pmi_client_env(&fd, &rank, &size, &singleton)) != RDMACH_OK)
+            return st;
+        rank = 0;
+        size = 1;
+        singleton = 1;
         snprintf(name, sizeof(name), "single%d", (int)getpid());
         set_kvsname(name);
     } else {
-        if ((st = rch_pmi_client_init(&pmi, fd, rank, size)) != RDMACH_OK)
+        char jobid[256];
+        if ((st = pmi->init(&rank, &size, &appnum, jobid, sizeof(jobid))) != RDMACH_OK)
             return st;
-        set_kvsname(pmi.kvsname);
+        set_kvsname(jobid);
     }
-    rch_boot.appnum = singleton ? 0 : pmi.appnum;
+    rch_boot.rank = rank;
+    rch_boot.size = size;
+    rch_boot.singleton = singleton;
+    rch_boot.appnum = appnum;
+    rch_log_set_rank(rank);
+    RCH_DEBUG("boot", "process manager interface %s: %s", pmi ? pmi->name : "singleton", why);
 
     node_of = malloc(sizeof(int) * (size_t)size);
     real = malloc(sizeof(int) * (size_t)size);
@@ -234,10 +246,8 @@ out_free_layout:
 out_free:
     free(node_of);
     free(real);
-    if (!singleton) {
-        close(pmi.fd);
-        pmi.fd = -1;
-    }
+    if (!singleton)
+        pmi->finalize();
     return st;
 }
 
@@ -247,7 +257,7 @@ rdmach_status_t rch_boot_finalize(void)
     if (!boot_up)
         return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "boot: finalize without init");
     if (!rch_boot.singleton)
-        st = rch_pmi_client_finalize(&pmi);
+        st = pmi->finalize();
     while (local_kvs) {
         struct local_kv *n = local_kvs->next;
         free(local_kvs);
@@ -315,7 +325,7 @@ static void exit_hook(int code, void *arg)
     fflush(NULL);
     drain_pipe(1);
     drain_pipe(2);
-    rch_pmi_client_abort(&pmi, code, RCH_PMI_ABORT_EXIT);
+    pmi->abort(code, RCH_PMI_ABORT_EXIT);
 }
 
 static void watch_exit(void)
@@ -337,7 +347,7 @@ void rch_boot_abort(int code, const char *msg)
      * ordered stream), ends the job and reports the code. */
     drain_pipe(2);
     if (boot_up && !rch_boot.singleton)
-        rch_pmi_client_abort(&pmi, code, NULL);
+        pmi->abort(code, NULL);
     _exit(code);
 }
 
@@ -350,11 +360,8 @@ rdmach_status_t rch_boot_put(const char *key, const char *value)
         return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "kvs put: the bootstrap is not initialized");
     if ((st = check_key(key)) != RDMACH_OK || (st = check_value(key, value)) != RDMACH_OK)
         return st;
-    if (!rch_boot.singleton) {
-        char pkey[RCH_PMI_KEY_MAX];
-        snprintf(pkey, sizeof(pkey), "r%d.%s", rch_boot.rank, key);
-        return rch_pmi_client_put(&pmi, pkey, value);
-    }
+    if (!rch_boot.singleton)
+        return pmi->put(key, value);
     struct local_kv *kv;
     for (kv = local_kvs; kv; kv = kv->next)
         if (strcmp(kv->key, key) == 0)
@@ -383,9 +390,7 @@ rdmach_status_t rch_boot_get(int rank, const char *key, char *value, size_t len)
     if (value == NULL || len == 0)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "kvs get %s: no buffer for the value", key);
     if (!rch_boot.singleton) {
-        char pkey[RCH_PMI_KEY_MAX];
-        snprintf(pkey, sizeof(pkey), "r%d.%s", rank, key);
-        st = rch_pmi_client_get(&pmi, pkey, value, len);
+        st = pmi->get(rank, key, value, len);
         if (st == RDMACH_ERR_NOT_FOUND)
             return rch_base_err(st, "kvs get: rank %d has no key '%s' (not put, or not fenced yet)", rank, key);
         return st;
@@ -408,5 +413,5 @@ rdmach_status_t rch_boot_fence(void)
         return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "kvs fence: the bootstrap is not initialized");
     if (rch_boot.singleton)
         return RDMACH_OK;
-    return rch_pmi_client_barrier(&pmi);
+    return pmi->fence();
 }

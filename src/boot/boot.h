@@ -1,10 +1,11 @@
 /*
  * src/boot: how a process learns who it is and finds its peers.
  *
- * One bootstrap path: a PMI-1 wire-protocol client. The process manager is
- * MPICH's Hydra (mpiexec.mpich), Slurm's PMI-1 server, or rdmach's own
- * rdmachrun — all speak the same protocol over the socket in PMI_FD. With no
- * PMI_FD in the environment the process is a singleton (rank 0 of 1).
+ * The process manager is spoken to through one of the interfaces in
+ * pmi_select.h, chosen from the environment the launcher set (RDMACH_PMI
+ * forces one): PMI-2 over PMI_FD (srun --mpi=pmi2), PMI-1 over PMI_FD (MPICH's
+ * Hydra, rdmachrun), PMIx when built with it (Open MPI's mpirun, srun
+ * --mpi=pmix). With none of them the process is a singleton (rank 0 of 1).
  *
  * After rch_boot_init() the layout below is fixed for the job: node ids come
  * from PMI_process_mapping when the launcher gives it, otherwise from a host
@@ -47,12 +48,18 @@ rdmach_status_t rch_boot_init(void);       /* tunables must be loaded first */
 rdmach_status_t rch_boot_finalize(void);
 int rch_boot_is_up(void);                  /* between init and finalize */
 void rch_boot_abort(int code, const char *msg) __attribute__((noreturn));
+/* The process-manager interface in use: "pmi1", "pmi2", "pmix", "singleton". */
+const char *rch_boot_pmi_name(void);
 
 /* Key-value store, keys per rank (see rdmach.h). A key is 1..RDMACH_KVS_KEY_MAX-1
  * characters of [A-Za-z0-9_.:-]; a value at most RDMACH_KVS_VAL_MAX-1 printable
- * ASCII characters without spaces (hex-encode binary data). The PMI key of
+ * ASCII characters without spaces (hex-encode binary data). The PMI-1/PMI-2 key of
  * (rank, key) is "r<rank>.<key>", within Hydra's keylen_max of 64.
  * rch_boot_get of a key that was not put (or not yet fenced): RDMACH_ERR_NOT_FOUND. */
+/* A key put twice: the last value wins under PMI-1 and PMIx; under PMI-2
+ * which one stays is the server's (Hydra keeps the first): put a key once.
+ * Under PMIx a put may be seen as soon as the putter has fenced (the local
+ * server holds it), before the reader's own fence. */
 rdmach_status_t rch_boot_put(const char *key, const char *value);
 rdmach_status_t rch_boot_get(int rank, const char *key, char *value, size_t len);
 rdmach_status_t rch_boot_fence(void);

@@ -73,25 +73,13 @@ rdmach_status_t rch_pmi_client_env(int *fd, int *rank, int *size, int *singleton
 /* Wait for and parse the next line; timeout_ms < 0 waits forever. */
 static rdmach_status_t recv_msg(struct rch_pmi_client *c, struct rch_pmi_msg *m, int timeout_ms)
 {
-    double deadline = rch_base_wtime() + timeout_ms / 1000.0;
+    double deadline = timeout_ms < 0 ? -1 : rch_base_wtime() + timeout_ms / 1000.0;
     for (;;) {
         rdmach_status_t st = rch_pmi_reader_next(&c->rd, m);
         if (st != RDMACH_AGAIN)
             return st;
-        int wait = -1;
-        if (timeout_ms >= 0) {
-            double left = deadline - rch_base_wtime();
-            if (left <= 0)
-                return rch_base_err(RDMACH_ERR_TIMEOUT, "PMI: no reply from the process manager within %d ms",
-                                    timeout_ms);
-            wait = (int)(left * 1000) + 1;
-        }
-        struct pollfd p = { .fd = c->fd, .events = POLLIN };
-        int pr = poll(&p, 1, wait);
-        if (pr < 0 && errno != EINTR)
-            return rch_base_errno(errno, "PMI: poll PMI_FD=%d", c->fd);
-        if (pr <= 0)
-            continue;
+        if ((st = rch_pmi_wait_input(c->fd, deadline, "PMI")) != RDMACH_OK)
+            return st;
         st = rch_pmi_reader_fill(&c->rd);
         if (st == RDMACH_ERR_PEER_DEAD) {
             /* a partial line left in the buffer is reported as truncated */

@@ -62,7 +62,7 @@ int rch_pmi_valid_key(const char *s, size_t max)
 }
 
 /* Quote at most 40 bytes of the offending text, control characters escaped. */
-static const char *excerpt(const char *s, size_t len, char *out, size_t cap)
+const char *rch_pmi_excerpt(const char *s, size_t len, char *out, size_t cap)
 {
     size_t o = 0;
     for (size_t i = 0; i < len && o + 5 < cap; i++) {
@@ -95,13 +95,13 @@ rdmach_status_t rch_pmi_parse(const char *line, size_t len, struct rch_pmi_msg *
         return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "PMI: empty line");
     if (len >= RCH_PMI_LINE_MAX)
         return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "PMI: line of %zu bytes exceeds the maximum of %d: '%s'",
-                            len + 1, RCH_PMI_LINE_MAX, excerpt(line, len, ex, sizeof(ex)));
+                            len + 1, RCH_PMI_LINE_MAX, rch_pmi_excerpt(line, len, ex, sizeof(ex)));
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)line[i];
         if (c != ' ' && !token_char(c))
             return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL,
                                 "PMI: control or non-ASCII byte 0x%02x at offset %zu of line '%s'",
-                                c, i, excerpt(line, len, ex, sizeof(ex)));
+                                c, i, rch_pmi_excerpt(line, len, ex, sizeof(ex)));
     }
     memcpy(m->buf, line, len);
     m->buf[len] = '\0';
@@ -121,10 +121,10 @@ rdmach_status_t rch_pmi_parse(const char *line, size_t len, struct rch_pmi_msg *
         char *eq = memchr(tok, '=', (size_t)(p - tok));
         if (eq == NULL)
             return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "PMI: field '%s' has no '='",
-                                excerpt(tok, (size_t)(p - tok), ex, sizeof(ex)));
+                                rch_pmi_excerpt(tok, (size_t)(p - tok), ex, sizeof(ex)));
         if (eq == tok)
             return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "PMI: field '%s' has an empty key",
-                                excerpt(tok, (size_t)(p - tok), ex, sizeof(ex)));
+                                rch_pmi_excerpt(tok, (size_t)(p - tok), ex, sizeof(ex)));
         *eq = '\0';
         if (*p)
             *p++ = '\0';
@@ -133,7 +133,7 @@ rdmach_status_t rch_pmi_parse(const char *line, size_t len, struct rch_pmi_msg *
             if (strcmp(key, "cmd") != 0)
                 return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL,
                                     "PMI: line does not start with cmd= (starts with '%s=')",
-                                    excerpt(key, strlen(key), ex, sizeof(ex)));
+                                    rch_pmi_excerpt(key, strlen(key), ex, sizeof(ex)));
             cmdname = val;
             continue;
         }
@@ -142,7 +142,7 @@ rdmach_status_t rch_pmi_parse(const char *line, size_t len, struct rch_pmi_msg *
         for (int i = 0; i < m->nfields; i++)
             if (strcmp(m->key[i], key) == 0)
                 return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "PMI: duplicate field '%s' in a %s line",
-                                    excerpt(key, strlen(key), ex, sizeof(ex)), cmdname);
+                                    rch_pmi_excerpt(key, strlen(key), ex, sizeof(ex)), cmdname);
         if (m->nfields == RCH_PMI_FIELDS_MAX)
             return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "PMI: more than %d fields in a %s line",
                                 RCH_PMI_FIELDS_MAX, cmdname);
@@ -159,42 +159,55 @@ rdmach_status_t rch_pmi_parse(const char *line, size_t len, struct rch_pmi_msg *
         }
     }
     return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "PMI: unknown command '%s'",
-                        excerpt(cmdname, strlen(cmdname), ex, sizeof(ex)));
+                        rch_pmi_excerpt(cmdname, strlen(cmdname), ex, sizeof(ex)));
 }
 
-const char *rch_pmi_field(const struct rch_pmi_msg *m, const char *key)
+const char *rch_pmi_lookup(const char *const *keys, const char *const *vals, int n, const char *key)
 {
-    for (int i = 0; i < m->nfields; i++)
-        if (strcmp(m->key[i], key) == 0)
-            return m->val[i];
+    for (int i = 0; i < n; i++)
+        if (strcmp(keys[i], key) == 0)
+            return vals[i];
     return NULL;
 }
 
-rdmach_status_t rch_pmi_field_str(const struct rch_pmi_msg *m, const char *key, const char **out)
+rdmach_status_t rch_pmi_require(const char *proto, const char *cmd, const char *key, const char *v, const char **out)
 {
-    const char *v = rch_pmi_field(m, key);
     if (v == NULL)
-        return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "PMI: %s line has no field '%s'",
-                            rch_pmi_cmd_name(m->cmd), key);
+        return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "%s: %s line has no field '%s'", proto, cmd, key);
     *out = v;
     return RDMACH_OK;
 }
 
-rdmach_status_t rch_pmi_field_int(const struct rch_pmi_msg *m, const char *key,
-                                  long min, long max, int *out)
+rdmach_status_t rch_pmi_require_int(const char *proto, const char *cmd, const char *key, const char *v,
+                                    long min, long max, int *out)
 {
-    const char *v = NULL;
-    rdmach_status_t st = rch_pmi_field_str(m, key, &v);
+    rdmach_status_t st = rch_pmi_require(proto, cmd, key, v, &v);
     if (st != RDMACH_OK)
         return st;
     char *end;
     errno = 0;
     long x = strtol(v, &end, 10);
     if (errno || end == v || *end || x < min || x > max || x < INT_MIN || x > INT_MAX)
-        return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "PMI: %s line has %s='%s', expected an integer from %ld to %ld",
-                            rch_pmi_cmd_name(m->cmd), key, v, min, max);
+        return rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "%s: %s line has %s='%.40s', expected an integer from %ld to %ld",
+                            proto, cmd, key, v, min, max);
     *out = (int)x;
     return RDMACH_OK;
+}
+
+const char *rch_pmi_field(const struct rch_pmi_msg *m, const char *key)
+{
+    return rch_pmi_lookup(m->key, m->val, m->nfields, key);
+}
+
+rdmach_status_t rch_pmi_field_str(const struct rch_pmi_msg *m, const char *key, const char **out)
+{
+    return rch_pmi_require("PMI", rch_pmi_cmd_name(m->cmd), key, rch_pmi_field(m, key), out);
+}
+
+rdmach_status_t rch_pmi_field_int(const struct rch_pmi_msg *m, const char *key,
+                                  long min, long max, int *out)
+{
+    return rch_pmi_require_int("PMI", rch_pmi_cmd_name(m->cmd), key, rch_pmi_field(m, key), min, max, out);
 }
 
 rdmach_status_t rch_pmi_format(char *out, size_t cap, size_t *len, enum rch_pmi_cmd cmd, ...)
@@ -256,27 +269,52 @@ void rch_pmi_reader_init(struct rch_pmi_reader *r, int fd)
     r->len = 0;
 }
 
-rdmach_status_t rch_pmi_reader_fill(struct rch_pmi_reader *r)
+rdmach_status_t rch_pmi_read_some(int fd, char *buf, size_t *len, size_t cap, int *eof)
 {
-    if (r->eof)
+    if (*eof)
         return RDMACH_ERR_PEER_DEAD;
-    if (r->len == sizeof(r->buf))
-        return RDMACH_OK; /* full: reader_next reports the oversized line */
+    if (*len == cap)
+        return RDMACH_OK; /* full: the framing reports the oversized message */
     for (;;) {
-        ssize_t n = read(r->fd, r->buf + r->len, sizeof(r->buf) - r->len);
+        ssize_t n = read(fd, buf + *len, cap - *len);
         if (n > 0) {
-            r->len += (size_t)n;
+            *len += (size_t)n;
             return RDMACH_OK;
         }
         if (n == 0) {
-            r->eof = 1;
+            *eof = 1;
             return rch_base_err(RDMACH_ERR_PEER_DEAD, "PMI: connection closed by the peer");
         }
         if (errno == EINTR)
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return RDMACH_AGAIN;
-        return rch_base_errno(errno, "PMI: read from fd %d", r->fd);
+        return rch_base_errno(errno, "PMI: read from fd %d", fd);
+    }
+}
+
+rdmach_status_t rch_pmi_reader_fill(struct rch_pmi_reader *r)
+{
+    return rch_pmi_read_some(r->fd, r->buf, &r->len, sizeof(r->buf), &r->eof);
+}
+
+rdmach_status_t rch_pmi_wait_input(int fd, double deadline, const char *proto)
+{
+    for (;;) {
+        int wait = -1;
+        if (deadline >= 0) {
+            double left = deadline - rch_base_wtime();
+            if (left <= 0)
+                return rch_base_err(RDMACH_ERR_TIMEOUT, "%s: no reply from the process manager on fd %d in time",
+                                    proto, fd);
+            wait = (int)(left * 1000) + 1;
+        }
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        int pr = poll(&p, 1, wait);
+        if (pr < 0 && errno != EINTR)
+            return rch_base_errno(errno, "%s: poll fd %d", proto, fd);
+        if (pr > 0)
+            return RDMACH_OK;
     }
 }
 
@@ -288,7 +326,7 @@ rdmach_status_t rch_pmi_reader_next(struct rch_pmi_reader *r, struct rch_pmi_msg
         if (r->len == sizeof(r->buf)) {
             rdmach_status_t st = rch_base_err(RDMACH_ERR_BOOT_PROTOCOL,
                                               "PMI: oversized line (no newline within %d bytes): '%s'",
-                                              RCH_PMI_LINE_MAX, excerpt(r->buf, r->len, ex, sizeof(ex)));
+                                              RCH_PMI_LINE_MAX, rch_pmi_excerpt(r->buf, r->len, ex, sizeof(ex)));
             r->len = 0; /* the rest of the stream cannot be framed reliably */
             r->eof = 1;
             return st;
@@ -296,7 +334,7 @@ rdmach_status_t rch_pmi_reader_next(struct rch_pmi_reader *r, struct rch_pmi_msg
         if (r->eof && r->len > 0) {
             rdmach_status_t st = rch_base_err(RDMACH_ERR_BOOT_PROTOCOL,
                                               "PMI: truncated line (stream ended after '%s' without a newline)",
-                                              excerpt(r->buf, r->len, ex, sizeof(ex)));
+                                              rch_pmi_excerpt(r->buf, r->len, ex, sizeof(ex)));
             r->len = 0;
             return st;
         }

@@ -124,6 +124,23 @@ rdmach_status_t rch_pmi_reader_fill(struct rch_pmi_reader *r);
  * of a line (truncated). A malformed line is consumed, so the caller may go on. */
 rdmach_status_t rch_pmi_reader_next(struct rch_pmi_reader *r, struct rch_pmi_msg *m);
 
+/* Shared by the PMI-1 and PMI-2 framings: one read() into buf[*len..cap),
+ * as rch_pmi_reader_fill describes. */
+rdmach_status_t rch_pmi_read_some(int fd, char *buf, size_t *len, size_t cap, int *eof);
+/* Wait until fd is readable (or at its end), until `deadline` in
+ * rch_base_wtime() seconds (< 0: forever): RDMACH_OK, or RDMACH_ERR_TIMEOUT
+ * naming `proto` ("PMI", "PMI-2"). */
+rdmach_status_t rch_pmi_wait_input(int fd, double deadline, const char *proto);
+/* Field access shared by both dialects: the value of `key` among n pairs;
+ * that value required (RDMACH_ERR_BOOT_PROTOCOL naming proto, cmd and key if
+ * NULL); and required to be a decimal integer in [min, max]. */
+const char *rch_pmi_lookup(const char *const *keys, const char *const *vals, int n, const char *key);
+rdmach_status_t rch_pmi_require(const char *proto, const char *cmd, const char *key, const char *v, const char **out);
+rdmach_status_t rch_pmi_require_int(const char *proto, const char *cmd, const char *key, const char *v,
+                                    long min, long max, int *out);
+/* At most 40 bytes of s quoted for an error message, control bytes as \xNN. */
+const char *rch_pmi_excerpt(const char *s, size_t len, char *out, size_t cap);
+
 /* Write a whole line to a blocking or non-blocking stream socket (retries
  * EINTR/EAGAIN with poll; MSG_NOSIGNAL so a dead peer is an error, not SIGPIPE). */
 rdmach_status_t rch_pmi_write(int fd, const char *line, size_t len);
