@@ -95,8 +95,8 @@ class Function:
         self.params = []
         if not re.fullmatch(r'\d+\.\d+', version):
             raise DescriptionError(f'{where}: MPI version {version!r} is not N.M')
-        if self.fortran not in ('generated', 'special', 'none'):
-            raise DescriptionError(f'{where}: fortran= must be special or none')
+        if self.fortran not in ('generated', 'special', 'none', 'unbound'):
+            raise DescriptionError(f'{where}: fortran= must be special, none or unbound')
         if self.large not in ('poly', 'none'):
             raise DescriptionError(f'{where}: large= must be none')
 

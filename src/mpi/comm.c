@@ -343,19 +343,6 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
 }
 #pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 
-/* No process was spawned (rdmach has no MPI_Comm_spawn): MPI_COMM_NULL. */
-int PMPI_Comm_get_parent(MPI_Comm *parent)
-{
-    RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_get_parent");
-    if (err)
-        return err;
-    if (!parent)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_get_parent: argument parent is NULL");
-    *parent = MPI_COMM_NULL;
-    return MPI_SUCCESS;
-}
-#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {

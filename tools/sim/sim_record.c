@@ -442,6 +442,18 @@ int rch_dev_can_wake(int rank)
     return 0;
 }
 
+/* Simulated ranks never fail: no failure is ever counted or seen. */
+unsigned rch_dev_failures(void)
+{
+    return 0;
+}
+
+int rch_dev_peer_is_dead(int world)
+{
+    (void)world;
+    return 0;
+}
+
 /* ---- reductions: recorded as work on the received bytes ---- */
 
 static void record_reduce(const void *in, void *inout, size_t count, void *arg)
