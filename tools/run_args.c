@@ -3,7 +3,9 @@
  * (rdmachrun is also installed as mpiexec and mpirun). Those with a meaning
  * when every rank runs on this machine act: the environment options set the
  * variable before the ranks are started, --bind-to sets RDMACH_BIND, and
- * --oversubscribe / -genvall ask for what is already the default. Those that
+ * --oversubscribe / -genvall ask for what is already the default, and the
+ * ranks-per-node options (-ppn, --map-by ppr:N:node) are met by this one
+ * host, as Hydra meets them with a one-host list. Those that
  * place ranks on other nodes are refused with a message naming Hydra, which
  * runs rdmach programs across nodes (docs/ARCHITECTURE.md, src/boot), unless
  * every host they name is this machine (-hosts localhost, a hostfile of this
@@ -18,9 +20,12 @@
 #include "run.h"
 
 /* Options that take a value and only make sense across several nodes. */
-static const char *const multi_node[] = {
-    "-ppn", "-npernode", "--npernode", "--map-by", "-map-by", "-rankfile", "--rankfile",
-};
+static const char *const multi_node[] = { "-rankfile", "--rankfile" };
+/* Ranks per node: with this machine as the only host, every block of N
+ * ranks lands on it, as Hydra does with a one-host list; the value is still
+ * checked. (RDMACH_VNODE_SIZE=N lays the ranks out as pretend nodes of N.) */
+static const char *const per_node[] = { "-ppn", "-npernode", "--npernode" };
+static const char *const map_by[] = { "--map-by", "-map-by" };
 /* Host lists (MPICH's "a,b:2", Open MPI's "a,b") and host files (one host a
  * line, "host:slots" or "host slots=N", # comments). */
 static const char *const host_list[] = { "-hosts", "-host", "--host", "-H" };
@@ -138,6 +143,41 @@ static int set_env(const char *prog, const char *opt, const char *name, size_t l
     return 0;
 }
 
+static int check_per_node(const char *prog, const char *opt, const char *v, const char *n)
+{
+    char *end;
+    errno = 0;
+    long k = strtol(n, &end, 10);
+    if (errno || end == n || (*end != '\0' && *end != ':') || k < 1 || k > RUN_NP_MAX) {
+        fprintf(stderr, "%s: %s '%s': a number of ranks per node from 1 to %d\n", prog, opt, v, RUN_NP_MAX);
+        return -1;
+    }
+    return 0;
+}
+
+/* --map-by: Open MPI's ppr:N:node is ranks per node (above); slot, core,
+ * hwthread, numa, socket and package with their :modifiers ask for ranks in
+ * order on this machine's resources, which is what rdmachrun does (binding is
+ * --bind-to's). Anything else (node, dist, seq, rankfile) places ranks on
+ * other nodes or by a file. */
+static int check_map_by(const char *prog, const char *opt, const char *v)
+{
+    static const char *const local[] = { "slot", "core", "hwthread", "numa", "socket", "package", "l3cache" };
+    size_t len = strcspn(v, ":");
+    if (strncmp(v, "ppr:", 4) == 0) {
+        const char *unit = strchr(v + 4, ':');
+        if (unit != NULL && strcmp(unit + 1, "node") == 0)
+            return check_per_node(prog, opt, v, v + 4);
+        fprintf(stderr, "%s: %s '%s': accepted ppr form: ppr:N:node\n", prog, opt, v);
+        return -1;
+    }
+    for (size_t k = 0; k < sizeof(local) / sizeof(local[0]); k++)
+        if (strlen(local[k]) == len && strncmp(v, local[k], len) == 0)
+            return 0;
+    refuse_nodes(prog, opt, " with that mapping");
+    return -1;
+}
+
 int run_parse_option(int argc, char **argv, int *i, const char *prog)
 {
     const char *a = argv[*i];
@@ -146,7 +186,8 @@ int run_parse_option(int argc, char **argv, int *i, const char *prog)
     if (strcmp(a, "-genv") == 0 || strcmp(a, "-env") == 0)
         values = 2;
     else if (strcmp(a, "-x") == 0 || strcmp(a, "--bind-to") == 0 || strcmp(a, "-bind-to") == 0 ||
-             IS_ONE_OF(a, host_list) || IS_ONE_OF(a, host_file))
+             IS_ONE_OF(a, host_list) || IS_ONE_OF(a, host_file) || IS_ONE_OF(a, per_node) ||
+             IS_ONE_OF(a, map_by))
         values = 1;
     else if (strcmp(a, "-genvall") == 0 || strcmp(a, "--oversubscribe") == 0 ||
              strcmp(a, "-oversubscribe") == 0)
@@ -174,6 +215,10 @@ int run_parse_option(int argc, char **argv, int *i, const char *prog)
         return check_host_list(prog, a, v) < 0 ? -1 : 1;
     if (IS_ONE_OF(a, host_file))
         return check_host_file(prog, a, v) < 0 ? -1 : 1;
+    if (IS_ONE_OF(a, per_node))
+        return check_per_node(prog, a, v, v) < 0 ? -1 : 1;
+    if (IS_ONE_OF(a, map_by))
+        return check_map_by(prog, a, v) < 0 ? -1 : 1;
     const char *bind = bind_value(v);
     if (bind == NULL) {
         fprintf(stderr, "%s: %s '%s': accepted here: core, numa (socket, package), none\n", prog, a, v);
