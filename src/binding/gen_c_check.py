@@ -2,7 +2,8 @@
 
     gen_c_check.py <mpi_api.txt> <out.c> [<MPICH's mpi_proto.h>]
 
-For every described function, MPI_<name> and PMPI_<name> are assigned to
+For every described function, MPI_<name> and PMPI_<name> (and the _c
+variants of those marked large=defined) are assigned to
 pointers of the type the description implies; compiled against
 include/mpi.h with -Werror, any difference in a parameter's type, constness,
 count or the return type is an error naming the function.
@@ -30,6 +31,8 @@ def main(desc, out, mpich_proto=None):
     else:
         checks = [(fn, f'{prefix}{fn.name}', fn.c_params()) for fn in fns
                   for prefix in ('MPI_', 'PMPI_')]
+        checks += [(fn, f'{prefix}{fn.name}_c', fn.c_params(large=True)) for fn in fns
+                   if fn.large == 'defined' for prefix in ('MPI_', 'PMPI_')]
     for fn, name, params in checks:
         lines.append(f'{fn.c_return()} (*const check_{name})({", ".join(params)}) = {name};')
     lines += ['', 'int main(void) { return 0; }', '']

@@ -10,7 +10,10 @@ the mpi_ ones). Each calls PMPI_<Name>, converting by the parameter's kind:
 
   integers, logicals  passed by reference; LOGICAL in/out as gfortran's
                       convention (.TRUE. is 1, any non-zero reads as true)
-  handles             MPI_<Kind>_f2c / _c2f (MPI_Fint handles are C handles)
+  handles             MPI_<Kind>_f2c / _c2f (MPI_Fint handles are C handles;
+                      MPI_File, a pointer, goes through MPI_File_f2c's table)
+  AINT, XCOUNT, OFFSET, EXTENT  by reference, INTEGER(KIND=MPI_ADDRESS_KIND),
+                      (MPI_COUNT_KIND, MPI_OFFSET_KIND): the C types
   BUFFER              MPI_BOTTOM / MPI_IN_PLACE recognised by address
   STATUS              MPI_STATUS(ES)_IGNORE recognised by address, else the
                       INTEGER(MPI_STATUS_SIZE) array is an MPI_Status
@@ -155,7 +158,7 @@ def emit_param(e, p):
             e.args.append(f'(MPI_Aint)*{n}')
         else:
             e.local('MPI_Aint', n, f'*{n}', f'(MPI_Fint)c_{n}')
-    elif k in ('AINT', 'XCOUNT'):
+    elif k in ('AINT', 'XCOUNT', 'OFFSET', 'EXTENT'):
         ctype = mpi_api.SCALAR_C[k]
         e.formals.append(f'{ctype} *{n}')
         e.args.append(n if p.is_array or d != 'in' else f'*{n}')
