@@ -38,7 +38,8 @@ import sys
 
 import mpi_api
 
-# The predefined attribute callbacks (Fortran procedures, mpif.h EXTERNAL):
+# The predefined attribute callbacks and MPI_CONVERSION_FN_NULL (Fortran
+# procedures, mpif.h EXTERNAL):
 # name -> the function in fort_special.c that implements it.
 CALLBACKS = {
     'comm_null_copy_fn': 'comm_null_copy_fn', 'win_null_copy_fn': 'comm_null_copy_fn',
@@ -47,6 +48,7 @@ CALLBACKS = {
     'dup_fn': 'dup_fn',
     'comm_null_delete_fn': 'comm_null_delete_fn', 'win_null_delete_fn': 'comm_null_delete_fn',
     'type_null_delete_fn': 'comm_null_delete_fn', 'null_delete_fn': 'comm_null_delete_fn',
+    'conversion_fn_null': 'conversion_fn_null',
 }
 WEIGHTS = {'weights', 'sourceweights', 'destweights'}
 HANDLE_CONV = {k: v[len('MPI_'):] for k, v in mpi_api.HANDLE_KINDS.items()}

@@ -96,8 +96,8 @@ class Function:
         self.params = []
         if not re.fullmatch(r'\d+\.\d+', version):
             raise DescriptionError(f'{where}: MPI version {version!r} is not N.M')
-        if self.fortran not in ('generated', 'special', 'absent', 'none'):
-            raise DescriptionError(f'{where}: fortran= must be special, absent or none')
+        if self.fortran not in ('generated', 'special', 'none'):
+            raise DescriptionError(f'{where}: fortran= must be special or none')
         if self.large not in ('poly', 'none', 'defined'):
             raise DescriptionError(f'{where}: large= must be none or defined')
 

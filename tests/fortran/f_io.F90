@@ -8,14 +8,20 @@
 ! 1000 + r in rank order (MPI_FILE_WRITE_ORDERED). Every value read back is
 ! computed here from that layout, as are the sizes and positions; opening a
 ! missing file without MPI_MODE_CREATE returns MPI_ERR_NO_SUCH_FILE (files
-! default to MPI_ERRORS_RETURN).
+! default to MPI_ERRORS_RETURN). The hand-written bindings: a file error
+! handler written in Fortran gets the file's Fortran handle and the error; a
+! data representation registered from Fortran (its conversions negate
+! INTEGERs) writes negated values to the file and reads them back restored.
 #include "mpi_test.h"
 program f_io
   MPI_USE
   implicit none
   MPI_INCLUDE
-  integer :: ierr, rank, size, fh, vec, ftype, i, k, r, pid, amode, eclass, flag4
-  integer :: buf(4), all(100), status(MPI_STATUS_SIZE)
+  integer :: ierr, rank, size, fh, vec, ftype, i, k, r, pid, amode, eclass, flag4, eh
+  integer :: seen_fh, seen_class, nconv
+  common /f_io_seen/ seen_fh, seen_class, nconv
+  external :: on_file_error, neg_read, neg_write, integer_extent
+  integer :: buf(4), fbuf(100), status(MPI_STATUS_SIZE)
   integer(kind=MPI_OFFSET_KIND) :: off, pos, fsize, disp, nelem
   integer(kind=MPI_ADDRESS_KIND) :: lb, extent
   logical :: atomic
@@ -75,12 +81,12 @@ program f_io
   call MPI_File_get_size(fh, fsize, ierr)
   call check(ierr == MPI_SUCCESS .and. fsize == 32 * size, 'MPI_File_get_size')
   off = 0
-  all = -1
-  call MPI_File_read_at(fh, off, all, 8 * size, MPI_INTEGER, status, ierr)
+  fbuf = -1
+  call MPI_File_read_at(fh, off, fbuf, 8 * size, MPI_INTEGER, status, ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_File_read_at')
   do k = 0, 7
     do r = 0, size - 1
-      call check(all(k * size + r + 1) == 100 * r + k + 1, 'the interleaved contents')
+      call check(fbuf(k * size + r + 1) == 100 * r + k + 1, 'the interleaved contents')
     end do
   end do
 
@@ -100,14 +106,14 @@ program f_io
   call MPI_File_get_size(fh, fsize, ierr)
   call check(fsize == 4 * nelem, 'MPI_File_get_size after write_ordered')
   off = 8 * size
-  call MPI_File_read_at(fh, off, all, int(nelem) - 8 * size, MPI_INTEGER, status, ierr)
+  call MPI_File_read_at(fh, off, fbuf, int(nelem) - 8 * size, MPI_INTEGER, status, ierr)
   call MPI_Get_count(status, MPI_INTEGER, k, ierr)
   call check(ierr == MPI_SUCCESS .and. k == nelem - 8 * size, 'MPI_File_read_at count')
   i = 0
   do r = 0, size - 1
     do k = 0, r
       i = i + 1
-      call check(all(i) == 1000 + r, 'the write_ordered contents')
+      call check(fbuf(i) == 1000 + r, 'the write_ordered contents')
     end do
   end do
 
@@ -125,6 +131,50 @@ program f_io
   call check(pos == 6, 'MPI_File_get_position after read')
   call MPI_File_get_atomicity(fh, atomic, ierr)
   call check(ierr == MPI_SUCCESS .and. .not. atomic, 'MPI_File_get_atomicity')
+
+  ! a Fortran error handler: an invalid whence calls it with this file
+  call MPI_File_create_errhandler(on_file_error, eh, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_File_create_errhandler')
+  call MPI_File_set_errhandler(fh, eh, ierr)
+  seen_fh = MPI_FILE_NULL
+  seen_class = MPI_SUCCESS
+  off = 0
+  call MPI_File_seek(fh, off, 12345, ierr)
+  call check(ierr /= MPI_SUCCESS .and. seen_fh == fh .and. seen_class == MPI_ERR_ARG, &
+             'a Fortran file error handler sees the file and MPI_ERR_ARG')
+  call MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN, ierr)
+  call MPI_Errhandler_free(eh, ierr)
+
+  ! a Fortran data representation: rank r writes r + 1, -(r + 7) at element
+  ! 2r; the file holds them negated; read through it, they come back
+  lb = 42
+  call MPI_Register_datarep('f_io_neg', neg_read, neg_write, integer_extent, lb, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_Register_datarep')
+  call MPI_Register_datarep('f_io_neg', neg_read, neg_write, integer_extent, lb, ierr)
+  call MPI_Error_class(ierr, eclass, flag4)
+  call check(eclass == MPI_ERR_DUP_DATAREP, 'MPI_Register_datarep twice: MPI_ERR_DUP_DATAREP')
+  disp = 0
+  call MPI_File_set_view(fh, disp, MPI_INTEGER, MPI_INTEGER, 'f_io_neg', MPI_INFO_NULL, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_File_set_view with f_io_neg')
+  nconv = 0
+  off = 2 * rank
+  buf(1:2) = [rank + 1, -(rank + 7)]
+  call MPI_File_write_at(fh, off, buf, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+  call check(ierr == MPI_SUCCESS .and. nconv == 1 .and. all(buf(1:2) == [rank + 1, -(rank + 7)]), &
+             'MPI_File_write_at through f_io_neg (one conversion, the buffer unchanged)')
+  call MPI_File_sync(fh, ierr)
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  call MPI_File_sync(fh, ierr)
+  buf = 0
+  call MPI_File_read_at(fh, off, buf, 2, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+  call check(ierr == MPI_SUCCESS .and. nconv == 2 .and. all(buf(1:2) == [rank + 1, -(rank + 7)]), &
+             'MPI_File_read_at through f_io_neg')
+  call MPI_File_set_view(fh, disp, MPI_INTEGER, MPI_INTEGER, 'native', MPI_INFO_NULL, ierr)
+  off = 0
+  call MPI_File_read_at(fh, off, fbuf, 2 * size, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+  do r = 0, size - 1
+    call check(fbuf(2 * r + 1) == -(r + 1) .and. fbuf(2 * r + 2) == r + 7, 'the file holds negated values')
+  end do
 
   call MPI_File_close(fh, ierr)
   call check(ierr == MPI_SUCCESS .and. fh == MPI_FILE_NULL, 'MPI_File_close')
@@ -150,3 +200,56 @@ program f_io
 contains
 #include "check.inc"
 end program
+
+subroutine on_file_error(fh, code)
+  MPI_USE
+  implicit none
+  MPI_INCLUDE
+  integer :: fh, code, ierr
+  integer :: seen_fh, seen_class, nconv
+  common /f_io_seen/ seen_fh, seen_class, nconv
+  seen_fh = fh
+  call MPI_Error_class(code, seen_class, ierr)
+end subroutine
+
+! the conversions (POSITION and EXTRA_STATE: MPI_OFFSET_KIND and
+! MPI_ADDRESS_KIND, both 8)
+subroutine neg_write(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+  implicit none
+  integer :: userbuf(*), datatype, count, filebuf(*), ierror
+  integer(kind=8) :: position, extra_state
+  call negate(userbuf, filebuf, datatype, count, extra_state, ierror)
+end subroutine
+
+subroutine neg_read(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+  implicit none
+  integer :: userbuf(*), datatype, count, filebuf(*), ierror
+  integer(kind=8) :: position, extra_state
+  call negate(filebuf, userbuf, datatype, count, extra_state, ierror)
+end subroutine
+
+! to = -from, counted; EXTRA_STATE is the one given at registration (42)
+subroutine negate(from, to, datatype, count, extra_state, ierror)
+  MPI_USE
+  implicit none
+  MPI_INCLUDE
+  integer :: from(*), to(*), datatype, count, ierror
+  integer(kind=MPI_ADDRESS_KIND) :: extra_state
+  integer :: seen_fh, seen_class, nconv
+  common /f_io_seen/ seen_fh, seen_class, nconv
+  ierror = MPI_ERR_CONVERSION
+  if (datatype /= MPI_INTEGER .or. extra_state /= 42) return
+  to(1:count) = -from(1:count)
+  nconv = nconv + 1
+  ierror = MPI_SUCCESS
+end subroutine
+
+subroutine integer_extent(datatype, extent, extra_state, ierror)
+  MPI_USE
+  implicit none
+  MPI_INCLUDE
+  integer :: datatype, ierror
+  integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state
+  extent = 4
+  ierror = MPI_SUCCESS
+end subroutine
