@@ -3,8 +3,8 @@
     check_symbols.py <mpi_api.txt> <libmpich.so.12>
 
 Every function not marked missing must be defined as MPI_<name> and
-PMPI_<name>; every function the library defines as MPI_* must be described,
-and not marked missing. (Data symbols, MPI_UNWEIGHTED and the like, are not
+PMPI_<name>, and as MPI_<name>_c and PMPI_<name>_c where marked large=defined; every function the library defines as MPI_* must be described
+(an MPI_<name>_c as a large=defined <name>), and not marked missing. (Data symbols, MPI_UNWEIGHTED and the like, are not
 functions and are not checked here.)
 """
 import subprocess
@@ -24,22 +24,23 @@ def main(desc, lib):
     fns = mpi_api.load(desc)
     have = defined_functions(lib)
     errors = []
-    described = {f.c_name: f for f in fns}
+    described = {name for f in fns for name in f.c_names}
     for fn in fns:
-        for name in (fn.c_name, 'P' + fn.c_name):
+        for name in fn.c_names:
             if fn.missing and name in have:
                 errors.append(f'{name} is defined by {lib} but marked missing in {desc}')
             if not fn.missing and name not in have:
                 errors.append(f'{name} is described in {desc} but not defined by {lib}')
     for name in sorted(have):
         base = name[1:] if name.startswith('PMPI_') else name
-        if base.startswith('MPI_') and base not in described:
+        if base.startswith('MPI_') and name not in described:
             errors.append(f'{name} is defined by {lib} but not described in {desc}')
     for e in errors:
         print(e)
     n = sum(not f.missing for f in fns)
-    print(f'{n} functions defined as MPI_ and PMPI_, {len(fns) - n} described as missing, '
-          f'{len(errors)} mismatches')
+    large = sum(not f.missing and f.large == 'defined' for f in fns)
+    print(f'{n} functions defined as MPI_ and PMPI_ (and {large} as _c too), '
+          f'{len(fns) - n} described as missing, {len(errors)} mismatches')
     return 1 if errors else 0
 
 

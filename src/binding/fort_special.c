@@ -14,6 +14,12 @@
  *                stores it as the C void *, get returns it; the predefined
  *                keys (Fortran's value is C's + 1, mpif.h) return the value C
  *                points at, as the standard's language interoperability asks.
+ *   files        a C file error handler gets an MPI_File *, a pointer the
+ *                Fortran one cannot take, and no extra state: one C
+ *                trampoline serves every handler created from Fortran and
+ *                finds the Fortran procedure by the file's current handler.
+ *                User data representations' callbacks get a struct
+ *                f_datarep as extra_state, like the keyvals.
  *   MPI_PCONTROL has no IERROR argument.
  *   MPI_TYPE_CREATE_F90_* are special by the standard only for the module
  *   mpi_f08; their C glue is plain, kept here with the rest.
@@ -205,6 +211,129 @@ RCH_F_PUBLIC void pmpi_dup_fn_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *extra
     *out = *in;
     *flag = 1;
     *ierror = MPI_SUCCESS;
+}
+
+/* ---- files: error handlers and data representations ---- */
+
+/* FILE_ERRHANDLER_FUNCTION(FILE, ERROR_CODE) */
+typedef void f_file_eh_fn(MPI_Fint *, MPI_Fint *);
+
+/* The handlers created from Fortran, by C handle. Never freed: a freed
+ * handler stays in force on the files it is set on. */
+static struct f_file_eh {
+    MPI_Errhandler eh;
+    f_file_eh_fn *fn;
+} *f_file_ehs;
+static int n_file_ehs;
+
+static void file_eh_trampoline(MPI_File *fh, int *code, ...)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    if (PMPI_File_get_errhandler(*fh, &eh) != MPI_SUCCESS)
+        return;
+    for (int i = 0; i < n_file_ehs; i++)
+        if (f_file_ehs[i].eh == eh) {
+            MPI_Fint f = MPI_File_c2f(*fh), c = *code;
+            f_file_ehs[i].fn(&f, &c);
+            return;
+        }
+}
+
+RCH_F_PUBLIC void pmpi_file_create_errhandler_(f_file_eh_fn *fn, MPI_Fint *errhandler,
+                                               MPI_Fint *ierror)
+{
+    struct f_file_eh *p = realloc(f_file_ehs, (size_t)(n_file_ehs + 1) * sizeof(*p));
+    if (!p) {
+        *ierror = rch_f_nomem("MPI_File_create_errhandler");
+        return;
+    }
+    f_file_ehs = p;
+    MPI_Errhandler c_eh = MPI_ERRHANDLER_NULL;
+    *ierror = PMPI_File_create_errhandler(fn ? file_eh_trampoline : NULL, &c_eh);
+    if (*ierror != MPI_SUCCESS)
+        return;
+    int i = 0;
+    while (i < n_file_ehs && f_file_ehs[i].eh != c_eh)   /* a handle reused after a free */
+        i++;
+    f_file_ehs[i] = (struct f_file_eh){ c_eh, fn };
+    n_file_ehs += i == n_file_ehs;
+    *errhandler = MPI_Errhandler_c2f(c_eh);
+}
+
+/* READ/WRITE_CONVERSION_FUNCTION(USERBUF, DATATYPE, COUNT, FILEBUF, POSITION,
+ * EXTRA_STATE, IERROR) and DTYPE_FILE_EXTENT_FN(DATATYPE, EXTENT,
+ * EXTRA_STATE, IERROR). */
+typedef void f_conversion_fn(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Offset *, MPI_Aint *,
+                             MPI_Fint *);
+typedef void f_extent_fn(MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *);
+
+/* The C extra_state of a representation registered from Fortran. Never
+ * freed: a representation lasts until MPI_Finalize. */
+struct f_datarep {
+    f_conversion_fn *read, *write;
+    f_extent_fn *extent;
+    MPI_Aint extra;   /* the user's EXTRA_STATE */
+};
+
+/* MPI_CONVERSION_FN_NULL, a Fortran procedure recognised by its address. */
+RCH_F_PUBLIC void pmpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,
+                                           void *filebuf, MPI_Offset *position, MPI_Aint *extra,
+                                           MPI_Fint *ierror)
+{
+    *ierror = MPI_SUCCESS;
+}
+
+static int conversion_call(f_conversion_fn *fn, void *userbuf, MPI_Datatype datatype, int count,
+                           void *filebuf, MPI_Offset position, struct f_datarep *d)
+{
+    MPI_Fint type = MPI_Type_c2f(datatype), n = count, ierror = MPI_SUCCESS;
+    MPI_Aint extra = d->extra;
+    fn(userbuf, &type, &n, filebuf, &position, &extra, &ierror);
+    return ierror;
+}
+
+static int read_trampoline(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                           MPI_Offset position, void *extra_state)
+{
+    struct f_datarep *d = extra_state;
+    return conversion_call(d->read, userbuf, datatype, count, filebuf, position, d);
+}
+
+static int write_trampoline(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                            MPI_Offset position, void *extra_state)
+{
+    struct f_datarep *d = extra_state;
+    return conversion_call(d->write, userbuf, datatype, count, filebuf, position, d);
+}
+
+static int extent_trampoline(MPI_Datatype datatype, MPI_Aint *extent, void *extra_state)
+{
+    struct f_datarep *d = extra_state;
+    MPI_Fint type = MPI_Type_c2f(datatype), ierror = MPI_SUCCESS;
+    MPI_Aint extra = d->extra;
+    d->extent(&type, extent, &extra, &ierror);
+    return ierror;
+}
+
+RCH_F_PUBLIC void pmpi_register_datarep_(char *datarep, f_conversion_fn *read,
+                                         f_conversion_fn *write, f_extent_fn *extent,
+                                         MPI_Aint *extra_state, MPI_Fint *ierror,
+                                         size_t datarep_len)
+{
+    char *name = rch_f_string_in(datarep, datarep_len, 0);
+    struct f_datarep *d = malloc(sizeof(*d));
+    if (!name || !d) {
+        *ierror = rch_f_nomem("MPI_Register_datarep");
+    } else {
+        *d = (struct f_datarep){ read, write, extent, *extra_state };
+        *ierror = PMPI_Register_datarep(
+            name, read == pmpi_conversion_fn_null_ ? NULL : read_trampoline,
+            write == pmpi_conversion_fn_null_ ? NULL : write_trampoline,
+            extent ? extent_trampoline : NULL, d);
+    }
+    if (*ierror != MPI_SUCCESS)
+        free(d);
+    free(name);
 }
 
 /* ---- attribute values ---- */

@@ -10,7 +10,10 @@ the mpi_ ones). Each calls PMPI_<Name>, converting by the parameter's kind:
 
   integers, logicals  passed by reference; LOGICAL in/out as gfortran's
                       convention (.TRUE. is 1, any non-zero reads as true)
-  handles             MPI_<Kind>_f2c / _c2f (MPI_Fint handles are C handles)
+  handles             MPI_<Kind>_f2c / _c2f (MPI_Fint handles are C handles;
+                      MPI_File, a pointer, goes through MPI_File_f2c's table)
+  AINT, XCOUNT, OFFSET, EXTENT  by reference, INTEGER(KIND=MPI_ADDRESS_KIND),
+                      (MPI_COUNT_KIND, MPI_OFFSET_KIND): the C types
   BUFFER              MPI_BOTTOM / MPI_IN_PLACE recognised by address
   STATUS              MPI_STATUS(ES)_IGNORE recognised by address, else the
                       INTEGER(MPI_STATUS_SIZE) array is an MPI_Status
@@ -35,7 +38,8 @@ import sys
 
 import mpi_api
 
-# The predefined attribute callbacks (Fortran procedures, mpif.h EXTERNAL):
+# The predefined attribute callbacks and MPI_CONVERSION_FN_NULL (Fortran
+# procedures, mpif.h EXTERNAL):
 # name -> the function in fort_special.c that implements it.
 CALLBACKS = {
     'comm_null_copy_fn': 'comm_null_copy_fn', 'win_null_copy_fn': 'comm_null_copy_fn',
@@ -44,6 +48,7 @@ CALLBACKS = {
     'dup_fn': 'dup_fn',
     'comm_null_delete_fn': 'comm_null_delete_fn', 'win_null_delete_fn': 'comm_null_delete_fn',
     'type_null_delete_fn': 'comm_null_delete_fn', 'null_delete_fn': 'comm_null_delete_fn',
+    'conversion_fn_null': 'conversion_fn_null',
 }
 WEIGHTS = {'weights', 'sourceweights', 'destweights'}
 HANDLE_CONV = {k: v[len('MPI_'):] for k, v in mpi_api.HANDLE_KINDS.items()}
@@ -155,7 +160,7 @@ def emit_param(e, p):
             e.args.append(f'(MPI_Aint)*{n}')
         else:
             e.local('MPI_Aint', n, f'*{n}', f'(MPI_Fint)c_{n}')
-    elif k in ('AINT', 'XCOUNT'):
+    elif k in ('AINT', 'XCOUNT', 'OFFSET', 'EXTENT'):
         ctype = mpi_api.SCALAR_C[k]
         e.formals.append(f'{ctype} *{n}')
         e.args.append(n if p.is_array or d != 'in' else f'*{n}')

@@ -23,6 +23,7 @@ INTENT = {'in': 'intent(in)', 'out': 'intent(out)', 'inout': 'intent(inout)'}
 FTYPE = dict({k: 'integer' for k in mpi_api.INT_KINDS | set(mpi_api.HANDLE_KINDS)},
              LOGICAL='logical', AINT='integer(kind=MPI_ADDRESS_KIND)',
              XCOUNT='integer(kind=MPI_COUNT_KIND)', DOUBLE='double precision',
+             OFFSET='integer(kind=MPI_OFFSET_KIND)', EXTENT='integer(kind=MPI_ADDRESS_KIND)',
              C_PTR='integer(kind=MPI_ADDRESS_KIND)', STATUS='integer',
              ATTRVAL='integer(kind=MPI_ADDRESS_KIND)',
              EXTRA_STATE='integer(kind=MPI_ADDRESS_KIND)',
@@ -75,7 +76,7 @@ def interface(fn):
         head = f'subroutine MPI_{fn.name}({", ".join(names + ierror)})'
         end = 'end subroutine'
     lines = wrap(f'      {head}') + [
-             '        import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_STATUS_SIZE',
+             '        import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND, MPI_STATUS_SIZE',
              '        implicit none']
     for p in params:
         lines += declaration(p)
@@ -104,6 +105,20 @@ def callback_interface(name):
                                         if a in args.split(', ')),
         f'        {value} :: {values}']
     return lines + ([logicals] if logicals else []) + ['      end subroutine']
+
+
+def conversion_fn_null_interface():
+    """MPI_CONVERSION_FN_NULL: a procedure, like the attribute callbacks."""
+    return wrap('      subroutine MPI_CONVERSION_FN_NULL(userbuf, datatype, count, filebuf, '
+                'position, extra_state, ierror)') + [
+        '        import :: MPI_ADDRESS_KIND, MPI_OFFSET_KIND',
+        '        implicit none',
+        '!GCC$ ATTRIBUTES NO_ARG_CHECK :: userbuf, filebuf',
+        '        type(*), dimension(*) :: userbuf, filebuf',
+        '        integer :: datatype, count, ierror',
+        '        integer(kind=MPI_OFFSET_KIND) :: position',
+        '        integer(kind=MPI_ADDRESS_KIND) :: extra_state',
+        '      end subroutine']
 
 
 # MPI_Sizeof (Fortran only, not in mpi.h): a generic over every intrinsic
@@ -145,6 +160,7 @@ def main(desc, mpi_h, out):
         lines += interface(fn)
     for name in gen_mpif.CALLBACK_EXTERNALS:
         lines += callback_interface(name)
+    lines += conversion_fn_null_interface()
     lines.append('      end interface')
     lines += sizeof_generic()
     lines.append('contains')

@@ -119,7 +119,8 @@ def main(mpi_h, out):
     lines += declarations(mpi_h)
     for i in range(0, len(CALLBACK_EXTERNALS), 2):
         lines.append('       EXTERNAL ' + ', '.join(CALLBACK_EXTERNALS[i:i + 2]))
-    lines += ['       EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK',
+    lines += ['       EXTERNAL MPI_CONVERSION_FN_NULL',
+              '       EXTERNAL MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK',
               '       DOUBLE PRECISION MPI_WTIME, MPI_WTICK, PMPI_WTIME, PMPI_WTICK']
     too_long = [l for l in lines if len(l) > 72 and not l.startswith('!')]
     if too_long:

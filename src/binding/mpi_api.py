@@ -8,14 +8,15 @@ import sys
 HANDLE_KINDS = {
     'COMM': 'MPI_Comm', 'GROUP': 'MPI_Group', 'DATATYPE': 'MPI_Datatype', 'OP': 'MPI_Op',
     'INFO': 'MPI_Info', 'WIN': 'MPI_Win', 'REQUEST': 'MPI_Request',
-    'ERRHANDLER': 'MPI_Errhandler', 'MESSAGE': 'MPI_Message',
+    'ERRHANDLER': 'MPI_Errhandler', 'MESSAGE': 'MPI_Message', 'FILE': 'MPI_File',
 }
 # Kinds whose value is an int in C (and a default INTEGER in Fortran).
 INT_KINDS = {'COUNT', 'DISP', 'INT', 'RANK', 'TAG', 'KEYVAL', 'LOGICAL', 'INDEX'}
 SCALAR_C = dict({k: 'int' for k in INT_KINDS}, AINT='MPI_Aint', XCOUNT='MPI_Count',
-                DOUBLE='double', **HANDLE_KINDS)
+                DOUBLE='double', OFFSET='MPI_Offset', EXTENT='MPI_Aint', FINT='MPI_Fint',
+                **HANDLE_KINDS)
 # POLY kinds: the type they take in a large-count (_c) entry point.
-POLY_C = {'COUNT': 'MPI_Count', 'DISP': 'MPI_Aint'}
+POLY_C = {'COUNT': 'MPI_Count', 'DISP': 'MPI_Aint', 'EXTENT': 'MPI_Count'}
 KINDS = set(SCALAR_C) | {'BUFFER', 'STATUS', 'FINT_STATUS', 'STRING', 'C_PTR', 'ATTRVAL',
                          'EXTRA_STATE', 'CALLBACK', 'ARGC', 'ARGV', 'STRING_ARRAY',
                          'ARGV_ARRAY', 'VARARGS'}
@@ -97,12 +98,19 @@ class Function:
             raise DescriptionError(f'{where}: MPI version {version!r} is not N.M')
         if self.fortran not in ('generated', 'special', 'none', 'unbound'):
             raise DescriptionError(f'{where}: fortran= must be special, none or unbound')
-        if self.large not in ('poly', 'none'):
-            raise DescriptionError(f'{where}: large= must be none')
+        if self.large not in ('poly', 'none', 'defined'):
+            raise DescriptionError(f'{where}: large= must be none or defined')
 
     @property
     def c_name(self):
         return 'MPI_' + self.name
+
+    @property
+    def c_names(self):
+        """The C functions the library defines for it: MPI_<Name>, and
+        MPI_<Name>_c where large=defined (PMPI_ for each too)."""
+        names = [self.c_name] + ([self.c_name + '_c'] if self.large == 'defined' else [])
+        return names + ['P' + n for n in names]
 
     def c_return(self):
         return SCALAR_C[self.returns] if self.returns else 'int'

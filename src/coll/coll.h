@@ -89,6 +89,7 @@ enum rch_coll_kind {
     RCH_COLL_K_F32_F32, RCH_COLL_K_F64_F64,                  /* Fortran 2REAL, 2DOUBLE_PRECISION */
     RCH_COLL_K_I16_X32,  /* MPI_SHORT_INT as laid out in memory (int at offset 4, 8 bytes): one-sided
                           * accumulates combine in the target's memory, where its packed form is not */
+    RCH_COLL_K_F128, RCH_COLL_K_C128,   /* IEEE binary128 (gcc's _Float128): REAL(16), COMPLEX(16) */
     RCH_COLL_K_MAX
 };
 

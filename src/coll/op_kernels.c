@@ -67,9 +67,13 @@ INT_KERNELS(u64, uint64_t)
 FLOAT_KERNELS(f32, float)
 FLOAT_KERNELS(f64, double)
 FLOAT_KERNELS(fld, long double)
+/* Fortran's REAL(16) is IEEE binary128, not x86's 80-bit long double:
+ * gcc computes on _Float128 in software (libgcc). */
+FLOAT_KERNELS(f128, _Float128)
 COMPLEX_KERNELS(c32, float _Complex)
 COMPLEX_KERNELS(c64, double _Complex)
 COMPLEX_KERNELS(cld, long double _Complex)
+COMPLEX_KERNELS(c128, _Float128 _Complex)
 KERNEL(land_bool, bool, a[i] && b[i])
 KERNEL(lor_bool, bool, a[i] || b[i])
 KERNEL(lxor_bool, bool, a[i] != b[i])
@@ -179,8 +183,11 @@ static const struct {
     [RCH_COLL_K_F32_F32] = { "float,float", 8, replace_8 },
     [RCH_COLL_K_F64_F64] = { "double,double", 16, replace_16 },
     [RCH_COLL_K_I16_X32] = { "short,(pad),int", 8, replace_i16_x32 },
+    [RCH_COLL_K_F128] = { "binary128", sizeof(_Float128), replace_16 },
+    [RCH_COLL_K_C128] = { "binary128 complex", sizeof(_Float128 _Complex), replace_32 },
 };
 _Static_assert(sizeof(long double) == 16, "kinds[] assumes a 16-byte long double (x86-64)");
+_Static_assert(sizeof(_Float128) == 16, "kinds[] assumes a 16-byte _Float128");
 _Static_assert(sizeof(bool) == 1, "kinds[] assumes a 1-byte _Bool");
 
 static const char *const op_names[RCH_COLL_OPKIND_MAX] = {
@@ -214,10 +221,13 @@ static const rch_coll_op_fn table[RCH_COLL_OPKIND_MAX][RCH_COLL_K_MAX] = {
     [RCH_COLL_OP_SUM][RCH_COLL_K_F64] = sum_f64, [RCH_COLL_OP_PROD][RCH_COLL_K_F64] = prod_f64,
     [RCH_COLL_OP_MAX][RCH_COLL_K_FLD] = max_fld, [RCH_COLL_OP_MIN][RCH_COLL_K_FLD] = min_fld,
     [RCH_COLL_OP_SUM][RCH_COLL_K_FLD] = sum_fld, [RCH_COLL_OP_PROD][RCH_COLL_K_FLD] = prod_fld,
+    [RCH_COLL_OP_MAX][RCH_COLL_K_F128] = max_f128, [RCH_COLL_OP_MIN][RCH_COLL_K_F128] = min_f128,
+    [RCH_COLL_OP_SUM][RCH_COLL_K_F128] = sum_f128, [RCH_COLL_OP_PROD][RCH_COLL_K_F128] = prod_f128,
 
     [RCH_COLL_OP_SUM][RCH_COLL_K_C32] = sum_c32, [RCH_COLL_OP_PROD][RCH_COLL_K_C32] = prod_c32,
     [RCH_COLL_OP_SUM][RCH_COLL_K_C64] = sum_c64, [RCH_COLL_OP_PROD][RCH_COLL_K_C64] = prod_c64,
     [RCH_COLL_OP_SUM][RCH_COLL_K_CLD] = sum_cld, [RCH_COLL_OP_PROD][RCH_COLL_K_CLD] = prod_cld,
+    [RCH_COLL_OP_SUM][RCH_COLL_K_C128] = sum_c128, [RCH_COLL_OP_PROD][RCH_COLL_K_C128] = prod_c128,
 
     [RCH_COLL_OP_LAND][RCH_COLL_K_BOOL] = land_bool,
     [RCH_COLL_OP_LOR][RCH_COLL_K_BOOL] = lor_bool,

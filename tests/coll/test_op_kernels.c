@@ -22,9 +22,9 @@ static enum cat cat_of(enum rch_coll_kind k)
         return CAT_SINT;
     case RCH_COLL_K_U8: case RCH_COLL_K_U16: case RCH_COLL_K_U32: case RCH_COLL_K_U64:
         return CAT_UINT;
-    case RCH_COLL_K_F32: case RCH_COLL_K_F64: case RCH_COLL_K_FLD:
+    case RCH_COLL_K_F32: case RCH_COLL_K_F64: case RCH_COLL_K_FLD: case RCH_COLL_K_F128:
         return CAT_FLOAT;
-    case RCH_COLL_K_C32: case RCH_COLL_K_C64: case RCH_COLL_K_CLD:
+    case RCH_COLL_K_C32: case RCH_COLL_K_C64: case RCH_COLL_K_CLD: case RCH_COLL_K_C128:
         return CAT_COMPLEX;
     case RCH_COLL_K_BOOL:
         return CAT_BOOL;
@@ -86,6 +86,8 @@ static void fill(enum rch_coll_kind k, unsigned char *buf, size_t n)
         case RCH_COLL_K_C32: { float _Complex x = (float)small + (float)(rnd() % 5) * I; memcpy(e, &x, 8); break; }
         case RCH_COLL_K_C64: { double _Complex x = (double)small - (double)(rnd() % 5) * I; memcpy(e, &x, 16); break; }
         case RCH_COLL_K_CLD: { long double _Complex x = (long double)small + (long double)(rnd() % 3) * I; memset(e, 0, 32); memcpy(e, &x, sizeof(x)); break; }
+        case RCH_COLL_K_F128: { _Float128 x = (_Float128)small / 32; memcpy(e, &x, 16); break; }
+        case RCH_COLL_K_C128: { _Float128 _Complex x = (_Float128)small + (_Float128)(rnd() % 7) * I; memcpy(e, &x, 32); break; }
         case RCH_COLL_K_BOOL: { bool x = rnd() % 2; memcpy(e, &x, 1); break; }
         default: {   /* pairs: value then index, packed */
             int idx = (int)(rnd() % 5);
@@ -214,6 +216,7 @@ static void reference(enum rch_coll_opkind op, enum rch_coll_kind k, const unsig
         case CAT_FLOAT:
             if (k == RCH_COLL_K_F32) REF_ARITH(float, op, a, b);
             else if (k == RCH_COLL_K_F64) REF_ARITH(double, op, a, b);
+            else if (k == RCH_COLL_K_F128) REF_ARITH(_Float128, op, a, b);
             else REF_ARITH(long double, op, a, b);
             break;
         case CAT_COMPLEX:
@@ -223,6 +226,9 @@ static void reference(enum rch_coll_opkind op, enum rch_coll_kind k, const unsig
             } else if (k == RCH_COLL_K_C64) {
                 double _Complex x, y; memcpy(&x, a, 16); memcpy(&y, b, 16);
                 y = op == RCH_COLL_OP_SUM ? x + y : x * y; memcpy(b, &y, 16);
+            } else if (k == RCH_COLL_K_C128) {
+                _Float128 _Complex x, y; memcpy(&x, a, 32); memcpy(&y, b, 32);
+                y = op == RCH_COLL_OP_SUM ? x + y : x * y; memcpy(b, &y, 32);
             } else {
                 long double _Complex x, y; memcpy(&x, a, 32); memcpy(&y, b, 32);
                 y = op == RCH_COLL_OP_SUM ? x + y : x * y; memcpy(b, &y, 32);
@@ -275,6 +281,8 @@ Test(op_kernels, packed_sizes_match_mpi_types)
     cr_assert_eq(rch_coll_kind_size(RCH_COLL_K_I16_X32), 8);    /* MPI_SHORT_INT's extent */
     cr_assert_eq(rch_coll_kind_size(RCH_COLL_K_FLD_I32), 20);   /* MPI_LONG_DOUBLE_INT */
     cr_assert_eq(rch_coll_kind_size(RCH_COLL_K_CLD), 32);
+    cr_assert_eq(rch_coll_kind_size(RCH_COLL_K_F128), 16);   /* MPI_REAL16 */
+    cr_assert_eq(rch_coll_kind_size(RCH_COLL_K_C128), 32);   /* MPI_COMPLEX32 */
     cr_assert_eq(rch_coll_kind_size(RCH_COLL_K_MAX), 0);
 }
 
@@ -322,4 +330,17 @@ Test(op_kernels, maxloc_minloc_prefer_lower_index_on_ties)
     rch_coll_kernel(RCH_COLL_OP_MINLOC, RCH_COLL_K_F64_I32)(&a, &c, 1, NULL);
     cr_assert_eq(c.i, 7);
     cr_assert_eq(sizeof(a), 12);
+}
+
+/* binary128, not the x87 format that shares its size: 1 + 2^-100 survives a
+ * sum only with a 113-bit significand (long double has 64). */
+Test(op_kernels, binary128_is_ieee_quad)
+{
+    _Float128 a[3] = { 1.5, 1, 3 }, b[3] = { 2.5, 0x1p-100, -2 }, max[1] = { -0.5 };
+    rch_coll_kernel(RCH_COLL_OP_SUM, RCH_COLL_K_F128)(a, b, 3, NULL);
+    cr_assert(b[0] == 4 && b[1] == 1 + (_Float128)0x1p-100 && b[1] != 1 && b[2] == 1);
+    rch_coll_kernel(RCH_COLL_OP_PROD, RCH_COLL_K_F128)(a, b, 1, NULL);
+    cr_assert(b[0] == 6);
+    rch_coll_kernel(RCH_COLL_OP_MAX, RCH_COLL_K_F128)(a, max, 1, NULL);
+    cr_assert(max[0] == 1.5);
 }

@@ -3,8 +3,8 @@
     check_mpif.py <rdmach mpif.h> <MPICH mpif.h>
 
 Every name both define must have the same value (a Fortran binary carries
-these numbers). Names only MPICH defines are listed (MPI-IO, which rdmach
-does not implement); MPI_VERSION/MPI_SUBVERSION may differ (rdmach says 3.1).
+these numbers), and every name MPICH defines rdmach must define too (the
+MPI-IO ones included); MPI_VERSION/MPI_SUBVERSION may differ (rdmach says 3.1).
 """
 import re
 import sys
@@ -42,7 +42,7 @@ def main(ours, theirs):
             errors += 1
     only = sorted(set(b) - set(a))
     print(f'{len(set(a) & set(b))} names compared, {errors} differ; only in MPICH: {" ".join(only)}')
-    return 1 if errors else 0
+    return 1 if errors or only else 0
 
 
 if __name__ == '__main__':

@@ -110,7 +110,38 @@ contains
     call checkop(ierr == MPI_SUCCESS .and. all(do == e), 'MPI_DOUBLE_PRECISION', op)
     call MPI_Allreduce(d, do, 2, MPI_REAL8, op, MPI_COMM_WORLD, ierr)
     call checkop(ierr == MPI_SUCCESS .and. all(do == e), 'MPI_REAL8', op)
-    nchecked = nchecked + 4
+    call real16s(op)
+    nchecked = nchecked + 5
+  end subroutine
+
+  ! REAL(16) is IEEE binary128 (gfortran): rank r contributes r + 1.5 (1.5,
+  ! 2.5, 3.5: SUM 7.5 on 3 ranks) and 1 + (r + 1) 2**-100, which only a
+  ! 113-bit significand holds (the x87 long double of the same size has 64).
+  subroutine real16s(op)
+    integer, intent(in) :: op
+    real(kind=16) :: q(2), qo(2), e(2), a(2)
+    integer :: i
+    do i = 0, size - 1
+      a = [i + 1.5_16, 1 + (i + 1) * 2.0_16**(-100)]
+      if (i == 0) then
+        e = a
+      else
+        select case (op)
+        case (MPI_SUM); e = e + a
+        case (MPI_PROD); e = e * a
+        case (MPI_MAX); e = max(e, a)
+        case (MPI_MIN); e = min(e, a)
+        end select
+      end if
+    end do
+    q = [rank + 1.5_16, 1 + (rank + 1) * 2.0_16**(-100)]
+    call MPI_Allreduce(q, qo, 2, MPI_REAL16, op, MPI_COMM_WORLD, ierr)
+    ! PROD's second element rounds by the order the ranks are combined in
+    if (op == MPI_PROD) then
+      call checkop(ierr == MPI_SUCCESS .and. qo(1) == e(1) .and. qo(2) > 1, 'MPI_REAL16', op)
+    else
+      call checkop(ierr == MPI_SUCCESS .and. all(qo == e), 'MPI_REAL16', op)
+    end if
   end subroutine
 
   ! COMPLEX, DOUBLE COMPLEX, COMPLEX8, COMPLEX16: rank r contributes (r + 1, 1)
@@ -119,6 +150,7 @@ contains
     complex(kind=8) :: e, a
     complex :: c, co
     complex(kind=8) :: z, zo
+    complex(kind=16) :: x, xo
     e = (1d0, 1d0)
     do r = 1, size - 1
       a = cmplx(r + 1, 1, kind=8)
@@ -135,7 +167,11 @@ contains
     call checkop(ierr == MPI_SUCCESS .and. zo == e, 'MPI_DOUBLE_COMPLEX', op)
     call MPI_Allreduce(z, zo, 1, MPI_COMPLEX16, op, MPI_COMM_WORLD, ierr)
     call checkop(ierr == MPI_SUCCESS .and. zo == e, 'MPI_COMPLEX16', op)
-    nchecked = nchecked + 4
+    ! COMPLEX(16): two binary128 (small integers: exact in any order)
+    x = cmplx(rank + 1, 1, kind=16)
+    call MPI_Allreduce(x, xo, 1, MPI_COMPLEX32, op, MPI_COMM_WORLD, ierr)
+    call checkop(ierr == MPI_SUCCESS .and. xo == cmplx(e, kind=16), 'MPI_COMPLEX32', op)
+    nchecked = nchecked + 5
   end subroutine
 
   ! LOGICAL: rank r contributes r == 0, r odd, .true.

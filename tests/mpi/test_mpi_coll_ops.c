@@ -113,11 +113,13 @@ static void operand(const struct tdesc *d, int r, unsigned char *buf)
         case G_FLOAT:
             if (ext == 4) { float f = (float)v; memcpy(p, &f, 4); }
             else if (ext == 8) { double f = v; memcpy(p, &f, 8); }
+            else if (d->t == MPI_REAL16) { _Float128 f = v; memcpy(p, &f, 16); }
             else { long double f = v; memcpy(p, &f, sizeof(f)); }
             break;
         case G_COMPLEX:
             if (ext == 8) { float _Complex z = (float)v + (float)(e - 1) * I; memcpy(p, &z, 8); }
             else if (ext == 16) { double _Complex z = v + (double)(e - 1) * I; memcpy(p, &z, 16); }
+            else if (d->t == MPI_COMPLEX32) { _Float128 _Complex z = v + (_Float128)(e - 1) * I; memcpy(p, &z, 32); }
             else { long double _Complex z = v + (long double)(e - 1) * I; memcpy(p, &z, sizeof(z)); }
             break;
         case G_LOGICAL:
@@ -152,10 +154,9 @@ static void normalize(const struct tdesc *d, unsigned char *buf)
     MPI_Aint lb, ext;
     int nld = 0, stride = 16;
     MPI_Type_get_extent(d->t, &lb, &ext);
-    if (d->t == MPI_LONG_DOUBLE || d->t == MPI_REAL16)
+    if (d->t == MPI_LONG_DOUBLE)
         nld = 1;
-    else if (d->t == MPI_C_LONG_DOUBLE_COMPLEX || d->t == MPI_COMPLEX32 ||
-             d->t == MPI_CXX_LONG_DOUBLE_COMPLEX)
+    else if (d->t == MPI_C_LONG_DOUBLE_COMPLEX || d->t == MPI_CXX_LONG_DOUBLE_COMPLEX)
         nld = 2;
     else if (d->t == MPI_LONG_DOUBLE_INT) {
         nld = 1;
@@ -173,6 +174,9 @@ static void normalize(const struct tdesc *d, unsigned char *buf)
             unsigned char *p = buf + off;
             if (part == 4) { float f; memcpy(&f, p, 4); if (f == 0) memset(p, 0, 4); }
             else if (part == 8) { double f; memcpy(&f, p, 8); if (f == 0) memset(p, 0, 8); }
+            else if (d->t == MPI_REAL16 || d->t == MPI_COMPLEX32) {
+                _Float128 f; memcpy(&f, p, 16); if (f == 0) memset(p, 0, 16);
+            }
             else { long double f = 0; memcpy(&f, p, 10); if (f == 0) memset(p, 0, 10); }
         }
     }
@@ -285,6 +289,17 @@ int main(int argc, char **argv)
     CHECK(mt_class(rc) == MPI_ERR_OP, "SUM on a struct of int and double gave %d", rc);
     MPI_OK(MPI_Type_free(&vec));
     MPI_OK(MPI_Type_free(&mixed));
+
+    /* MPI_REAL16 / MPI_COMPLEX32 are Fortran's REAL(16) / COMPLEX(16), IEEE
+     * binary128 with gfortran, not the x87 long double of the same size:
+     * 1 + 2^-100 is exact only in binary128. */
+    _Float128 q[2] = { 1.5, 1 }, qs[2] = { 2.5, 0x1p-100 };
+    MPI_OK(MPI_Reduce_local(q, qs, 2, MPI_REAL16, MPI_SUM));
+    CHECK(qs[0] == 4 && qs[1] == 1 + (_Float128)0x1p-100 && qs[1] != 1,
+          "MPI_REAL16 SUM is not binary128 arithmetic");
+    _Float128 _Complex zq = 2 + 3 * I, zp = 0.5 - 1 * I;   /* (2+3i)(0.5-i) = 4-0.5i */
+    MPI_OK(MPI_Reduce_local(&zq, &zp, 1, MPI_COMPLEX32, MPI_PROD));
+    CHECK(__real__ zp == 4 && __imag__ zp == -0.5, "MPI_COMPLEX32 PROD is not binary128");
 
     if (mt_rank == 0)
         printf("coll ops: %d (op, type) pairs reduce correctly, %d refused with MPI_ERR_OP, %d ranks\n",
