@@ -154,11 +154,21 @@ for ((i = 1; i <= nhosts; i++)); do
     mkdir -p "$state/spool-h$i"
     # /dev/shm of its own too (ranks of different hosts share no memory), and
     # /tmp: Slurm's pmix plugin makes /tmp/spmix_appdir_<uid>_<step> on every
-    # node, which collides on a shared /tmp
+    # node, which collides on a shared /tmp. What /tmp held when the cluster
+    # started (a source or build tree under /tmp, say) stays visible: each
+    # directory of the shared /tmp is bound into the host's own.
+    mkdir -p "$state/shared-tmp-h$i"
     unshare --uts --mount -- nsenter --net="/run/netns/$P-h$i" -- /bin/bash -c '
+        old=$RCH_SLURM_STATE/shared-tmp-$1
         hostname "$1" && mount --bind "$RCH_SLURM_STATE/hosts" /etc/hosts &&
             mount -t tmpfs -o mode=1777 "shm-$1" /dev/shm &&
+            mount --bind /tmp "$old" &&
             mount -t tmpfs -o mode=1777 "tmp-$1" /tmp || exit 2
+        for d in "$old"/*/; do
+            d=${d%/}; n=${d##*/}
+            case $n in spmix_appdir_*) continue ;; esac
+            mkdir -p "/tmp/$n" && mount --bind "$d" "/tmp/$n" || exit 2
+        done
         exec slurmd -D -N "$1" -f "$SLURM_CONF"' _ "h$i" >"$state/log/slurmd-h$i.out" 2>&1 &
     pids+=($!)
 done
