@@ -287,6 +287,7 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status);
 /* live.c: the peers of this host that no channel watches (stopped, gone).
  * publish before the init fence; check from a wait about to sleep. */
 rdmach_status_t rch_dev_live_publish(void);
+void rch_dev_live_resolve(void);   /* after init's fence: the peers to watch */
 void rch_dev_live_check(void);
 void rch_dev_live_fini(void);
 /* World rank of comm rank `src` in context `ctx`, or -1 if unknown. */

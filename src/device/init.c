@@ -223,6 +223,7 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
     st = rch_boot_fence();
     if (st != RDMACH_OK)
         goto out_free;
+    rch_dev_live_resolve();
     for (int i = 0; i < rch_dev.nchans; i++) {
         struct rch_dev_chan *dc = &rch_dev.chans[i];
         for (int k = 0; k < dc->npeers; k++) {

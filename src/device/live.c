@@ -10,10 +10,12 @@
  * Each rank puts "<boot id>,<pid namespace>,<pid>" under LIVE_KEY at init
  * (before the fence: one put). A waiter about to sleep (progress.c, block)
  * runs rch_dev_live_check at most every PERIOD_S, or at once after the
- * launcher's "a process failed" signal; the first check reads the key of
- * every candidate peer (those on this node, and every other one when this
- * host has pretend nodes) and keeps the pids of those that share our host
- * and pid namespace. A peer gone, or stopped for RDMACH_PEER_STOP_TIMEOUT,
+ * launcher's "a process failed" signal. Right after init's fence,
+ * rch_dev_live_resolve reads the key of every candidate peer (those on this
+ * node, and every other one when this host has pretend nodes) and keeps the
+ * pids of those that share our host and pid namespace: never from progress,
+ * which must make no PMI round trip (a blocking exchange with the launcher,
+ * and in a forked child of a rank one whose reply the parent would read). A peer gone, or stopped for RDMACH_PEER_STOP_TIMEOUT,
  * fails like a peer a channel reports (rch_dev_peer_failed): everything
  * waiting on it ends with PEER_DEAD; a late completion from its channel
  * finds no live request and is dropped (req.c).
@@ -85,7 +87,7 @@ static int candidate(int r)
     return rch_boot.node_of[r] == rch_boot.node || rch_boot.host_size > rch_boot.local_size;
 }
 
-static void resolve(void)
+void rch_dev_live_resolve(void)
 {
     L.resolved = 1;
     L.peers = calloc((size_t)rch_dev.size, sizeof(*L.peers));
@@ -120,8 +122,6 @@ void rch_dev_live_check(void)
         return;
     L.next = now + PERIOD_S;
     L.alerts = alerts;
-    if (!L.resolved)
-        resolve();
     if (!L.any)
         return;
     /* after a gap in our own checks a stop seen before says nothing (as in
