@@ -58,7 +58,7 @@ contains
     integer :: i4(2), o4(2)
     integer(kind=1) :: i1(2), o1(2)
     integer(kind=2) :: i2(2), o2(2)
-    integer(kind=8) :: i8(2), o8(2)
+    integer(kind=8) :: i8(2), o8(2), s8
     a = [(r + 3, r = 0, size - 1)]
     b = [(-(2 * r + 1), r = 0, size - 1)]
     ea = ifold(k, a)
@@ -74,9 +74,14 @@ contains
     i2 = int([a(rank), b(rank)], 2)
     call MPI_Allreduce(i2, o2, 2, MPI_INTEGER2, int_ops(k), MPI_COMM_WORLD, ierr)
     call checkop(ierr == MPI_SUCCESS .and. all(o2 == int([ea, eb], 2)), 'MPI_INTEGER2', int_ops(k))
-    i8 = [a(rank), b(rank)] * 2_8**40
+    ! 64-bit values: beyond 32 bits, and for MPI_PROD scaled so that the
+    ! product of all ranks' values stays below 2**63 (3*4*5*6 * 2**52 at 4
+    ! ranks): an overflowing product has no defined value
+    s8 = 2_8**40
+    if (int_ops(k) == MPI_PROD) s8 = 2_8**(52 / size)
+    i8 = [a(rank), b(rank)] * s8
     call MPI_Allreduce(i8, o8, 2, MPI_INTEGER8, int_ops(k), MPI_COMM_WORLD, ierr)
-    call checkop(ierr == MPI_SUCCESS .and. all(o8 == [ifold(k, a * 2_8**40), ifold(k, b * 2_8**40)]), &
+    call checkop(ierr == MPI_SUCCESS .and. all(o8 == [ifold(k, a * s8), ifold(k, b * s8)]), &
                'MPI_INTEGER8', int_ops(k))
     nchecked = nchecked + 5
   end subroutine
