@@ -192,6 +192,11 @@ int sim_noise_load_trace(const char *path, struct sim_noise *n, char *err, size_
     if (rc == 0) {
         n->kind = 2;
         n->span = last * 1.0001 + 1000;   /* the trace repeats after its last detour */
+    } else {
+        free(n->tstart);
+        free(n->tlen);
+        n->tstart = n->tlen = NULL;
+        n->tn = 0;
     }
     return rc;
 }
