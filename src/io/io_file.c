@@ -582,6 +582,17 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
 
 /* ---- error handlers ---- */
 
+/* The error-handler calls take MPI_FILE_NULL too (the handler of files not
+ * yet opened): *f is then NULL. */
+static int file_or_null(const char *fn, MPI_File fh, struct ADIOI_FileD **f)
+{
+    int err = rch_mpi_check_init(fn);
+    *f = NULL;
+    if (!err && fh != MPI_FILE_NULL)
+        *f = rch_io_file_arg(fn, fh, &err);
+    return err;
+}
+
 int PMPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler)
 {
     RCH_MPI_CS();
@@ -609,11 +620,9 @@ int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     RCH_MPI_CS();
     const char *fn = "MPI_File_set_errhandler";
-    int err = rch_mpi_check_init(fn);
+    struct ADIOI_FileD *f;
+    int err = file_or_null(fn, file, &f);
     if (err)
-        return err;
-    struct ADIOI_FileD *f = NULL;
-    if (file != MPI_FILE_NULL && !(f = rch_io_file_arg(fn, file, &err)))
         return err;
     if (!predefined_eh(errhandler) && !fhandler_fn(errhandler))
         return rch_io_err(f, MPI_ERR_ARG,
@@ -631,11 +640,9 @@ int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
     RCH_MPI_CS();
     const char *fn = "MPI_File_get_errhandler";
-    int err = rch_mpi_check_init(fn);
+    struct ADIOI_FileD *f;
+    int err = file_or_null(fn, file, &f);
     if (err)
-        return err;
-    struct ADIOI_FileD *f = NULL;
-    if (file != MPI_FILE_NULL && !(f = rch_io_file_arg(fn, file, &err)))
         return err;
     if (!errhandler)
         return rch_io_err(f, MPI_ERR_ARG, "%s: argument errhandler is NULL", fn);
@@ -648,11 +655,9 @@ int PMPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
     RCH_MPI_CS();
     const char *fn = "MPI_File_call_errhandler";
-    int err = rch_mpi_check_init(fn);
+    struct ADIOI_FileD *f;
+    int err = file_or_null(fn, fh, &f);
     if (err)
-        return err;
-    struct ADIOI_FileD *f = NULL;
-    if (fh != MPI_FILE_NULL && !(f = rch_io_file_arg(fn, fh, &err)))
         return err;
     rch_io_raise(f, errorcode);
     return MPI_SUCCESS;
