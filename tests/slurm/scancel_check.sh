@@ -28,12 +28,18 @@ host_shm() {
 count_init() {
     cat "$dir/out" 2>/dev/null | grep -c "boot: info: rank [0-9]* of $tasks on h"
 }
-count_procs() {
-    local n=0 p
-    for p in /proc/[0-9]*; do
-        [ "$(readlink "$p/exe" 2>/dev/null)" = "$prog" ] && n=$((n + 1))
+# The program's processes on this cluster's hosts only: other tests (other
+# clusters) may run the same program at the same time (ctest -j).
+prog_pids() {
+    local h p
+    for ((h = 1; h <= nhosts; h++)); do
+        for p in $(ip netns pids "$RCH_SLURM_PREFIX-h$h" 2>/dev/null); do
+            [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$prog" ] && echo "$p"
+        done
     done
-    echo $n
+}
+count_procs() {
+    prog_pids | wc -l
 }
 
 printf -v cmd ' %q' "$@"
@@ -51,8 +57,8 @@ done
 # "(deleted)"): without any, the check after scancel would prove nothing.
 mapped_segments() {
     local p
-    for p in /proc/[0-9]*; do
-        [ "$(readlink "$p/exe" 2>/dev/null)" = "$prog" ] && grep -o '/dev/shm/rdmach-[^ ]*' "$p/maps" 2>/dev/null
+    for p in $(prog_pids); do
+        grep -o '/dev/shm/rdmach-[^ ]*' "/proc/$p/maps" 2>/dev/null
     done | sort -u | tr '\n' ' '
 }
 # (the ranks create them after the bootstrap's log line)
