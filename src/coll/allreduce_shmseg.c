@@ -50,8 +50,7 @@ static rdmach_status_t allreduce_shmseg(const struct rch_coll_comm *c, const str
     struct rch_coll_nodeseg *s;
 
     if (p == 1) {
-        if (sbuf != rbuf && count)
-            memcpy(rbuf, sbuf, count * es);
+        rch_coll_allreduce_copy(a);
         return RDMACH_OK;
     }
     rdmach_status_t st = rch_coll_nodeseg_get(c, &s);

@@ -12,7 +12,8 @@ static const struct rch_coll_algo *const bcast_algos[] = {
 static const struct rch_coll_algo *const reduce_algos[] = {
     &rch_coll_reduce_binomial, NULL };
 static const struct rch_coll_algo *const allreduce_algos[] = {
-    &rch_coll_allreduce_recdbl, &rch_coll_allreduce_reduce_bcast, &rch_coll_allreduce_shmseg, NULL };
+    &rch_coll_allreduce_recdbl, &rch_coll_allreduce_reduce_bcast, &rch_coll_allreduce_shmseg,
+    &rch_coll_allreduce_shmrsag, NULL };
 static const struct rch_coll_algo *const gather_algos[] = {
     &rch_coll_gather_binomial, &rch_coll_gather_linear, NULL };
 static const struct rch_coll_algo *const gatherv_algos[] = {

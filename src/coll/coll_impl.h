@@ -47,6 +47,7 @@ extern const struct rch_coll_algo rch_coll_reduce_binomial;
 extern const struct rch_coll_algo rch_coll_allreduce_recdbl;
 extern const struct rch_coll_algo rch_coll_allreduce_reduce_bcast;
 extern const struct rch_coll_algo rch_coll_allreduce_shmseg;
+extern const struct rch_coll_algo rch_coll_allreduce_shmrsag;
 extern const struct rch_coll_algo rch_coll_gather_binomial;
 extern const struct rch_coll_algo rch_coll_gather_linear;
 extern const struct rch_coll_algo rch_coll_gatherv_linear;
@@ -171,6 +172,7 @@ const char *rch_coll_tag_name(int tag);
 /* malloc that reports RDMACH_ERR_NO_MEMORY naming the collective; *out is
  * NULL for 0 bytes (nothing to free). */
 rdmach_status_t rch_coll_alloc(void **out, size_t bytes, const char *what);
+void rch_coll_allreduce_copy(const struct rch_coll_args *a);
 
 /* acc = in op acc: `in` comes first in rank order. */
 static inline void rch_coll_op_before(const struct rch_coll_op *op, const void *in, void *acc,

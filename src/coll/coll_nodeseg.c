@@ -134,6 +134,62 @@ rdmach_status_t rch_coll_nodeseg_get(const struct rch_coll_comm *c, struct rch_c
     return RDMACH_OK;
 }
 
+size_t rch_coll_nodeseg_arow_size(int p)
+{
+    size_t pp = (size_t)(p > 0 ? p : 1);
+    size_t a = RCH_NODESEG_BIG_BUDGET / (2 * (pp + 1));
+    a &= ~(size_t)(RCH_CACHELINE - 1);
+    if (a > RCH_NODESEG_AROW_MAX)
+        a = RCH_NODESEG_AROW_MAX;
+    size_t row = pp * rch_coll_nodeseg_slot(p);
+    return a < row ? row : a;
+}
+
+/* Map (or create) the large area; local status, agreed on by the caller. */
+static rdmach_status_t setup_big(struct rch_coll_nodeseg *s, const struct rch_coll_comm *c)
+{
+    struct rch_coll_bar_nodes n;
+    rdmach_status_t st = rch_coll_bar_nodes_init(&n, c);
+    if (st != RDMACH_OK)
+        return st;
+    st = rch_coll_bar_seg_setup(&s->bigseg, c, &n, 2 * (size_t)(s->p + 1) * s->arow, "shmseg-big");
+    rch_coll_bar_nodes_free(&n);
+    if (st == RDMACH_OK)
+        s->big = s->bigseg.base;
+    return st;
+}
+
+rdmach_status_t rch_coll_nodeseg_big(const struct rch_coll_comm *c, struct rch_coll_nodeseg *s, int *ok)
+{
+    *ok = s->big_state > 0;
+    if (s->big_state)
+        return RDMACH_OK;
+    s->arow = rch_coll_nodeseg_arow_size(s->p);
+    rdmach_status_t mine = setup_big(s, c);
+    char cause[256];
+    snprintf(cause, sizeof(cause), "%s", mine != RDMACH_OK ? rdmach_last_error() : "");
+    int32_t all = RDMACH_OK;
+    rdmach_status_t st = rch_coll_agree_min(c, mine, &all);
+    if (st == RDMACH_OK && all == RDMACH_OK) {
+        s->big_state = 1;
+        *ok = 1;
+        RCH_DEBUG("coll", "shmseg: large area of %d ranks (ctx %u), %zu bytes per row", c->size,
+                  (unsigned)c->ctx, s->arow);
+        return RDMACH_OK;
+    }
+    if (mine == RDMACH_OK) {
+        rch_coll_bar_seg_release(&s->bigseg);
+        s->big = NULL;
+    }
+    if (st != RDMACH_OK)
+        return st;
+    if (mine != RDMACH_OK)
+        RCH_WARN("coll", "shmseg: no large area (%s); this communicator's large allreduces use "
+                 "the message-based algorithms", cause);
+    s->big_state = -1;
+    return RDMACH_OK;
+}
+
 rdmach_status_t rch_coll_nodeseg_sync(struct rch_coll_nodeseg *s)
 {
     uint32_t next = s->phase + 1;
@@ -186,6 +242,8 @@ void rch_coll_nodeseg_free(struct rch_coll_nodeseg *s)
     if (!s)
         return;
     if (!s->failed) {
+        if (s->big_state > 0)
+            rch_coll_bar_seg_release(&s->bigseg);
         rch_coll_bar_seg_release(&s->seg);
         rch_coll_bar_waiter_free(&s->waiter);
     }

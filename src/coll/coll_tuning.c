@@ -20,7 +20,8 @@
  * keep a call within one slot of the segment (one synchronisation: 4 KiB up
  * to 4 ranks, 1 KiB up to 11, 256 B up to 64; bench/alltoall-algos on
  * 2 cores: ahead up to there, behind linear from 32 KiB, and at 4 KiB with
- * 8 ranks, where a block takes two slots); allreduce up to 4 KiB, one row.
+ * 8 ranks, where a block takes two slots); allreduce up to 4 KiB, one row,
+ * and above by reduce-scatter + allgather in the large area (shmrsag).
  *
  * The built-in alltoall rows follow the published results of the node-aware
  * algorithms (leader-based vs core-parallel alltoall on onload and offload
@@ -52,6 +53,9 @@ static struct rch_coll_tuning_row rows[] = {
     /* one node, small vectors: through the node segment (one synchronisation
      * instead of lg p message rounds; every rank reduces in rank order) */
     { RCH_COLL_ALLREDUCE,      NIC_ANY, ONE,     ANY_,    ANY_, UPTO(4 * KiB), "shmseg" },
+    /* one node, larger vectors: reduce-scatter + allgather through the
+     * segment's large area (each rank reduces 1/p, one phase per chunk) */
+    { RCH_COLL_ALLREDUCE,      NIC_ANY, ONE,     ANY_,    ANY_, ANY_,        "shmrsag" },
     { RCH_COLL_ALLREDUCE,      NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "recdbl" },
     { RCH_COLL_GATHER,         NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(16 * KiB), "binomial" },
     { RCH_COLL_GATHER,         NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "linear" },

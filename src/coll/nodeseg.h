@@ -58,6 +58,12 @@
 #define RCH_NODESEG_SLOT_MIN 64u
 #define RCH_NODESEG_SLOT_MAX (16u * 1024u)
 
+/* The large area (allreduce_shmrsag.c), a second segment made at the first
+ * call that needs it: [2][p + 1] rows of `arow` bytes (p deposit rows and
+ * one result row per parity), about this many bytes in all. */
+#define RCH_NODESEG_BIG_BUDGET (2u * 1024u * 1024u)
+#define RCH_NODESEG_AROW_MAX   (256u * 1024u)
+
 /* What a rank writes in its header line each phase; every rank compares
  * all headers of the first phase of a call with its own, so a call that
  * differs between ranks is an error on every rank. */
@@ -86,6 +92,11 @@ struct rch_coll_nodeseg {
     struct rch_coll_bar_waiter waiter;
     struct rch_coll_nodeseg_hdr *hdr;          /* [2][p] */
     unsigned char *data;                       /* [2][p][row] */
+    /* the large area: 0 not made yet, 1 made, -1 failed somewhere (agreed) */
+    int big_state;
+    size_t arow;                               /* bytes per large row */
+    struct rch_coll_bar_seg bigseg;
+    unsigned char *big;                        /* [2][p + 1][arow] */
 };
 
 /* Bytes of a rank pair's slot for p ranks (same on every rank). */
@@ -116,6 +127,22 @@ static inline unsigned char *rch_coll_nodeseg_row(const struct rch_coll_nodeseg 
                                                   int rank)
 {
     return s->data + ((size_t)parity * (size_t)s->p + (size_t)rank) * s->row;
+}
+
+/* Bytes of a large row for p ranks (same on every rank). */
+size_t rch_coll_nodeseg_arow_size(int p);
+
+/* The large area, made now if this is the first call that asks (collective
+ * over c, like rch_coll_nodeseg_get). 0 and RDMACH_OK when it could not be
+ * made on some rank: the caller runs another algorithm. */
+rdmach_status_t rch_coll_nodeseg_big(const struct rch_coll_comm *c, struct rch_coll_nodeseg *s,
+                                     int *ok);
+
+/* Row r (0..p-1 deposits, p the result row) of parity b in the large area. */
+static inline unsigned char *rch_coll_nodeseg_arow(const struct rch_coll_nodeseg *s, int parity,
+                                                   int r)
+{
+    return s->big + ((size_t)parity * (size_t)(s->p + 1) + (size_t)r) * s->arow;
 }
 
 /* Arrive at the current phase's synchronisation and wait for every rank

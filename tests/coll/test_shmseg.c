@@ -37,6 +37,7 @@ struct run {
     size_t count;              /* allreduce elements */
     int in_place;
     int calls;                 /* consecutive calls */
+    int alt;                   /* allreduce: every other call of 3 elements */
     int jitter;                /* ranks stop at random points */
     int nnodes;                /* 0: one node; else node_of = rank % nnodes */
     int no_state;              /* a view without collective state */
@@ -276,8 +277,10 @@ static void ar_body(int me, void *arg)
     struct rch_coll_op dsum = { rch_coll_kernel(RCH_COLL_OP_SUM, RCH_COLL_K_F64), NULL, 8, 1 };
     size_t n = t->count;
     uint32_t *s = malloc(2 * n * 4 + 8), *r = malloc(2 * n * 4 + 8);
+    size_t count = n;
     for (int call = 0; call < t->calls && !t->err[me][0]; call++) {
         uint32_t *src = t->in_place ? r : s;
+        n = t->alt && call % 2 ? 3 : count;
         for (size_t i = 0; i < n; i++)
             elem(me, i, call, src + 2 * i);
         if (t->jitter)
@@ -350,6 +353,44 @@ Test(shmseg, allreduce_many_calls_with_late_ranks)
     for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
         struct run t = { .p = ps[k], .count = 3, .calls = 2000, .jitter = 1, .in_place = (int)(k % 2) };
         run_ar(&t);
+    }
+}
+
+/* shmrsag (allreduce_shmrsag.c): reduce-scatter + allgather through the
+ * large area, one chunk per phase; the same rank order and identical bits.
+ * Counts around the slices (fewer elements than ranks) and the chunks. */
+Test(shmseg, shmrsag_in_rank_order_identical_bits_every_size)
+{
+    cr_assert_eq(rch_coll_force(RCH_COLL_ALLREDUCE, "shmrsag"), RDMACH_OK);
+    for (int p = 1; p <= MAXP; p++) {
+        size_t arow = rch_coll_nodeseg_arow_size(p) / 8;          /* elements of 8 bytes */
+        size_t counts[] = { 0, 1, (size_t)p - 1, (size_t)p + 1, 1000, arow - 1, arow, arow + 1,
+                            2 * arow + (size_t)p + 3 };
+        for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+            for (int ip = 0; ip < 2; ip++) {
+                struct run t = { .p = p, .count = counts[k], .in_place = ip, .calls = 2 };
+                run_ar(&t);
+                for (int r = 0; r < p; r++) {
+                    cr_assert_str_eq(t.ran[r], "shmrsag", "p=%d: ran %s", p, t.ran[r]);
+                    cr_assert(memcmp(&t.fsum[r], &t.fsum[0], sizeof(double)) == 0,
+                              "p=%d: rank %d's floating-point sum differs from rank 0's", p, r);
+                }
+            }
+    }
+}
+
+/* The table's choice alternating between shmseg (3 elements) and shmrsag
+ * (two chunks) on one communicator: both follow the same phase parity, so
+ * a fast rank never overwrites what a late one still reads. */
+Test(shmseg, shmrsag_alternating_with_shmseg_with_late_ranks)
+{
+    int ps[] = { 2, 3, 5 };
+    for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+        size_t arow = rch_coll_nodeseg_arow_size(ps[k]) / 8;
+        struct run t = { .p = ps[k], .count = arow + 7, .calls = 300, .jitter = 1, .alt = 1,
+                         .in_place = (int)(k % 2) };
+        run_ar(&t);
+        cr_assert_str_eq(t.ran[0], "shmseg", "the last call (3 elements) ran %s", t.ran[0]);
     }
 }
 
