@@ -319,6 +319,79 @@ static void print_selection(void)
     print_probes();
 }
 
+/* One tunable's value in words and where it came from. */
+static const char *origin_of(const char *name, char *value, size_t len)
+{
+    const char *why = "";
+    for (size_t i = 0; i < rch_base_tun_count(); i++)
+        if (strcmp(rch_base_tun_row(i)->name, name) == 0) {
+            rch_base_tun_format(rch_base_tun_row(i), value, len);
+            rch_base_tun_origin(i, &why);
+        }
+    return why;
+}
+
+static void human_bytes(size_t b, char *buf, size_t len)
+{
+    if (b >= (1u << 30) && b % (1u << 30) == 0)
+        snprintf(buf, len, "%zu GiB", b >> 30);
+    else if (b >= (1u << 20) && b % (1u << 20) == 0)
+        snprintf(buf, len, "%zu MiB", b >> 20);
+    else if (b >= 1024 && b % 1024 == 0)
+        snprintf(buf, len, "%zu KiB", b >> 10);
+    else
+        snprintf(buf, len, "%zu B", b);
+}
+
+/* How a message between two ranks of this node moves, per size range
+ * (src/rdma/shm: ring, pipeline, single copy), and where each threshold
+ * comes from (default, machine, tuning file, environment). */
+static void print_large(void)
+{
+    struct rch_boot_machine m;
+    char v[64], a[32], b[32], c[72];
+    const char *why;
+    rch_boot_machine_caches(&m);
+    human_bytes(m.l2, a, sizeof(a));
+    human_bytes(m.llc, b, sizeof(b));
+    printf("\nMessages within a node (shared memory; this machine: L2 %s, L%d %s, %d cpus):\n", a,
+           m.llc_level, b, m.cpus);
+    size_t eager = rch_tun.shm_eager_max, from = rch_tun.shm_cma_from, nt = rch_tun.shm_nt_from;
+    int cma_ok = rch_tun.cma != RCH_CMA_OFF;
+    human_bytes(eager, a, sizeof(a));
+    why = origin_of("SHM_EAGER_MAX", v, sizeof(v));
+    printf("  up to %-22s eager, through the per-pair ring  [SHM_EAGER_MAX: %s]\n", a, why);
+    if (rch_tun.shm_get == RCH_SHM_GET_CMA && cma_ok) {
+        printf("  above %-22s rendezvous, single copy (process_vm_readv)  [SHM_GET=cma]\n", a);
+    } else if (rch_tun.shm_get == RCH_SHM_GET_PIPE || !cma_ok || from > (size_t)1 << 40 || from <= eager) {
+        const char *how = from <= eager && rch_tun.shm_get == RCH_SHM_GET_AUTO && cma_ok
+                              ? "rendezvous, single copy (process_vm_readv)" : "rendezvous, two-copy pipeline";
+        printf("  above %-22s %s  [%s]\n", a, how, !cma_ok ? "CMA=off" :
+               rch_tun.shm_get == RCH_SHM_GET_PIPE ? "SHM_GET=pipe" : origin_of("SHM_CMA_FROM", v, sizeof(v)));
+    } else {
+        human_bytes(from, b, sizeof(b));
+        snprintf(c, sizeof(c), "%s .. %s", a, b);
+        printf("  %-28s rendezvous, two-copy pipeline\n", c);
+        why = origin_of("SHM_CMA_FROM", v, sizeof(v));
+        printf("  from %-23s rendezvous, single copy (process_vm_readv)  [SHM_CMA_FROM: %s]\n", b, why);
+    }
+    why = origin_of("SHM_PIPE_CHUNK", v, sizeof(v));
+    human_bytes(rch_tun.shm_pipe_chunk, a, sizeof(a));
+    printf("  pipeline chunk %s  [SHM_PIPE_CHUNK: %s]\n", a, why);
+    why = origin_of("SHM_NT_FROM", v, sizeof(v));
+    if (nt) {
+        human_bytes(nt, a, sizeof(a));
+        printf("  pipeline copies of messages from %s with streaming stores  [SHM_NT_FROM: %s]\n", a, why);
+    } else {
+        printf("  no streaming stores  [SHM_NT_FROM: %s]\n", why);
+    }
+    if (rch_tun.shm_cma_split) {
+        human_bytes(rch_tun.shm_cma_split, a, sizeof(a));
+        printf("  single copies from %s shared with the peer's progress  [SHM_CMA_SPLIT: %s]\n", a,
+               origin_of("SHM_CMA_SPLIT", v, sizeof(v)));
+    }
+}
+
 /* The KVS carries one decision per (rank, peer) as hex text. */
 #define PAIR_SEP '\x1f'
 
@@ -447,8 +520,15 @@ static void print_tunables(void)
         }
         char var[96];
         snprintf(var, sizeof(var), "RDMACH_%s", row->name);
+        const char *why;
+        enum rch_tun_origin from = rch_base_tun_origin(i, &why);
+        char whence[192] = "";
+        if (from == RCH_TUN_FROM_ENV)
+            snprintf(whence, sizeof(whence), "  (set in the environment)");
+        else if (from != RCH_TUN_FROM_DEFAULT)
+            snprintf(whence, sizeof(whence), "  (from %s)", why);
         printf("  %s=%s  [%s%s; %s]%s\n", var, value, row->def[0] ? "" : "empty", row->def, accepts,
-               getenv(var) ? "  (set in the environment)" : "");
+               whence);
         printf("      %s\n", row->help);
     }
 }
@@ -497,12 +577,19 @@ int main(int argc, char **argv)
         print_tunables();
         return 0;
     }
+    /* the values a job of two ranks on this node would derive (rch_boot_init) */
+    st = rch_boot_machine_tunables(2);
+    if (st != RDMACH_OK) {
+        fprintf(stderr, "rdmach-info: %s: %s\n", rdmach_strerror(st), rdmach_last_error());
+        return 1;
+    }
     print_build();
     print_pmi();
     print_verbs();
     print_ofi();
     print_topology();
     print_selection();
+    print_large();
     print_barriers();
     print_tunables();
     return 0;

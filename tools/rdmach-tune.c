@@ -6,6 +6,7 @@
  *   rdmachrun -n 8 rdmach-tune -o tuning.txt          # all collectives with a choice
  *   RDMACH_VNODE_SIZE=4 rdmachrun -n 8 rdmach-tune --colls alltoall,alltoallv
  *   rdmach-tune --list                                # collectives and their algorithms
+ *   rdmachrun -n 2 rdmach-tune --p2p -o p2p.txt       # large messages within a node (tune_p2p.c)
  *
  * For every collective that has more than one algorithm, every message size
  * and every algorithm (forced with rch_coll_force, the same order on every
@@ -30,6 +31,7 @@
 #include <time.h>
 #include "coll/coll_impl.h"
 #include "mpi/mpi_impl.h"
+#include "tune_p2p.h"
 
 #define MAX_SIZES 32
 #define MAX_ALGOS 16
@@ -42,6 +44,8 @@ struct opts {
     long iters;                        /* 0: by size */
     int reps;
     int list;
+    int p2p;                           /* --p2p: the shared-memory thresholds instead */
+    int sizes_given;
 };
 
 /* ---- what one call of each measured collective does ---- */
@@ -146,11 +150,15 @@ static int parse_size(const char *s, long *out)
 static const char usage[] =
     "usage: rdmachrun -n N rdmach-tune [-o FILE] [--sizes a,b,..] [--colls c1,c2,..]\n"
     "                                  [--iters N] [--reps N]\n"
+    "       rdmachrun -n 2 rdmach-tune --p2p [-o FILE] [--sizes a,b,..] [--reps N]\n"
     "       rdmach-tune --list\n"
     "  Measures every algorithm of every collective that has a choice (or those of\n"
     "  --colls) at each size (default 1,8,64,256,1K,4K,16K,64K bytes; k/m suffixes)\n"
     "  on this allocation, prints the table and writes the tuning file FILE (default\n"
-    "  rdmach-tuning.txt) for RDMACH_TUNING_FILE. Format: docs/TUNING.md.\n";
+    "  rdmach-tuning.txt) for RDMACH_TUNING_FILE. Format: docs/TUNING.md.\n"
+    "  --p2p: measures how large messages between ranks 0 and 1 of one node move\n"
+    "  best (two-copy pipeline, with streaming stores, single copy) at each size\n"
+    "  (default 64K,256K,1M,4M,16M,64M) and writes the thresholds as tunable lines.\n";
 
 static int parse_args(int argc, char **argv, int rank, struct opts *o)
 {
@@ -166,6 +174,10 @@ static int parse_args(int argc, char **argv, int rank, struct opts *o)
         int bad = 0;
         if (!strcmp(a, "--list")) {
             o->list = 1;
+            continue;
+        }
+        if (!strcmp(a, "--p2p")) {
+            o->p2p = 1;
             continue;
         }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -197,8 +209,10 @@ static int parse_args(int argc, char **argv, int rank, struct opts *o)
         } else {
             char tmp[512];
             snprintf(tmp, sizeof(tmp), "%s", v);
-            if (!strcmp(a, "--sizes"))
+            if (!strcmp(a, "--sizes")) {
                 o->nsizes = 0;
+                o->sizes_given = 1;
+            }
             for (char *t = strtok(tmp, ","); t && !bad; t = strtok(NULL, ",")) {
                 if (!strcmp(a, "--sizes")) {
                     bad = o->nsizes == MAX_SIZES || parse_size(t, &o->sizes[o->nsizes++]) ||
@@ -384,6 +398,16 @@ int main(int argc, char **argv)
             list_algorithms();
         MPI_Finalize();
         return pr < 0 ? 2 : 0;
+    }
+    if (o.p2p) {
+        static const long p2p_sizes[] = { 64L << 10, 256L << 10, 1L << 20, 4L << 20, 16L << 20, 64L << 20 };
+        if (!o.sizes_given) {
+            o.nsizes = (int)(sizeof(p2p_sizes) / sizeof(p2p_sizes[0]));
+            memcpy(o.sizes, p2p_sizes, sizeof(p2p_sizes));
+        }
+        rc = rch_tune_p2p(o.sizes, o.nsizes, o.reps, o.out, rank, p);
+        MPI_Finalize();
+        return rc;
     }
     rch_coll_shape(&rch_mpi_comm_get(MPI_COMM_WORLD)->coll, &nodes, &ppn);
     enum rch_coll_nic nic = rch_coll_nic();

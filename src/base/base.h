@@ -21,15 +21,6 @@ static inline void rch_cpu_relax(void)
     __builtin_ia32_pause();
 #elif defined(__aarch64__)
     __asm__ __volatile__("yield" ::: "memory");
-/* Another process of this host (proc.c): 1 stopped (SIGSTOP; not a
- * debugger's stop), 0 running or unknown, -1 gone (or a zombie). */
-int rch_base_proc_stopped(pid_t pid);
-/* "A process failed" alerts (SIGUSR1 from the launcher, RDMACH_SIGUSR1):
- * install/uninstall the handler; the count of alerts so far (one load). */
-void rch_base_alert_install(void);
-void rch_base_alert_uninstall(void);
-unsigned rch_base_alerts(void);
-
 #endif
 }
 #define RCH_CACHELINE 64
@@ -54,5 +45,8 @@ int rch_base_proc_stopped(pid_t pid);
 void rch_base_alert_install(void);
 void rch_base_alert_uninstall(void);
 unsigned rch_base_alerts(void);
+
+/* memcpy with non-temporal stores (copy.c): for large copies not read again soon. */
+void rch_base_copy_nt(void *dst, const void *src, size_t len);
 
 #endif

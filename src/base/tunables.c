@@ -54,6 +54,14 @@ static const struct rch_tun_row rows[] = {
     { "SHM_CMA_SPLIT", RCH_TUN_SIZE, OFF(shm_cma_split), "256k", 0, 1 * GiB, NULL,
       "Single-copy get/put of at least this size are cut into chunks that the peer's progress helps "
       "copy, each side with its own process_vm_readv/writev (0: never; the initiator alone)" },
+    { "SHM_CMA_FROM", RCH_TUN_SIZE, OFF(shm_cma_from), "1g", 0, 1 * GiB, NULL,
+      "SHM_GET=auto: rendezvous gets of at least this many bytes move by single copy "
+      "(process_vm_readv, see SHM_CMA_SPLIT) instead of the two-copy pipeline (default: derived from "
+      "the machine's last-level cache at start-up; rdmach-tune --p2p measures it)" },
+    { "SHM_NT_FROM", RCH_TUN_SIZE, OFF(shm_nt_from), "0", 0, 1 * GiB, NULL,
+      "The pipeline's copy into the receiver's buffer uses non-temporal (streaming) stores for messages "
+      "of at least this many bytes, which then bypass the caches (0: never; rdmach-tune --p2p "
+      "measures it)" },
     { "SHM_GET", RCH_TUN_ENUM, OFF(shm_get), "auto", 0, 0, "auto|pipe|cma",
       "How a shared-memory get (the rendezvous data of a large message) moves: pipe (the two-copy "
       "pipeline, both processes copying chunks that stay in cache; the reader copies the rest itself "
@@ -331,10 +339,56 @@ rdmach_status_t rch_base_tun_parse(const struct rch_tun_row *row, const char *te
     return rch_base_err(RDMACH_ERR_OTHER, "RDMACH_%s: unknown tunable type", row->name);
 }
 
+static unsigned char origin[RCH_ARRAY_SIZE(rows)];
+static char origin_why[RCH_ARRAY_SIZE(rows)][128];
+
+enum rch_tun_origin rch_base_tun_origin(size_t i, const char **why)
+{
+    static const char *const words[] = { "default", "machine", "tuning file", "environment" };
+    if (i >= RCH_ARRAY_SIZE(rows)) {
+        *why = "";
+        return RCH_TUN_FROM_DEFAULT;
+    }
+    *why = origin_why[i][0] ? origin_why[i] : words[origin[i]];
+    return (enum rch_tun_origin)origin[i];
+}
+
+/* Set row i from text if `from` is stronger than where its value came from. */
+static rdmach_status_t tun_set(size_t i, const char *text, enum rch_tun_origin from, const char *why)
+{
+    if (origin[i] > from)
+        return RDMACH_OK;
+    rdmach_status_t st = rch_base_tun_parse(&rows[i], text, (char *)&rch_tun + rows[i].offset);
+    if (st != RDMACH_OK)
+        return st;
+    origin[i] = (unsigned char)from;
+    snprintf(origin_why[i], sizeof(origin_why[i]), "%s", why ? why : "");
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_base_tun_set(const char *name, const char *text, enum rch_tun_origin from,
+                                 const char *why)
+{
+    for (size_t i = 0; i < RCH_ARRAY_SIZE(rows); i++)
+        if (strcmp(rows[i].name, name) == 0)
+            return tun_set(i, text, from, why);
+    return rch_base_err(RDMACH_ERR_CONFIG, "'%s' is not a tunable of this rdmach (see rdmach-info)",
+                        name);
+}
+
+rdmach_status_t rch_base_tun_machine(const char *name, const char *text, const char *why)
+{
+    char w[128];
+    snprintf(w, sizeof(w), "machine: %s", why);
+    return rch_base_tun_set(name, text, RCH_TUN_FROM_MACHINE, w);
+}
+
 rdmach_status_t rch_base_tun_load(void)
 {
     extern char **environ;
     for (size_t i = 0; i < RCH_ARRAY_SIZE(rows); i++) {
+        origin[i] = RCH_TUN_FROM_DEFAULT;
+        origin_why[i][0] = 0;
         rdmach_status_t st = rch_base_tun_parse(&rows[i], rows[i].def, (char *)&rch_tun + rows[i].offset);
         if (st != RDMACH_OK)
             return st;
@@ -345,7 +399,12 @@ rdmach_status_t rch_base_tun_load(void)
         const char *v = getenv(var);
         if (!v)
             continue;
-        rdmach_status_t st = rch_base_tun_parse(&rows[i], v, (char *)&rch_tun + rows[i].offset);
+        rdmach_status_t st = tun_set(i, v, RCH_TUN_FROM_ENV, NULL);
+        if (st != RDMACH_OK)
+            return st;
+    }
+    if (rch_tun.tuning_file[0]) {
+        rdmach_status_t st = rch_base_tun_file(rch_tun.tuning_file);
         if (st != RDMACH_OK)
             return st;
     }

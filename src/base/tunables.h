@@ -49,6 +49,8 @@ struct rch_tunables {
     size_t shm_pipe_chunk;   /* chunk of the two-copy pipeline (no CMA) */
     int    shm_wake;         /* RCH_SHM_WAKE_*: how senders and sleepers agree (shm) */
     size_t shm_cma_split;    /* single copies from this size are shared with the peer (0: never) */
+    size_t shm_cma_from;     /* rendezvous gets of at least this size by single copy, not the pipeline */
+    size_t shm_nt_from;      /* pipeline copies of messages of at least this size use streaming stores (0: never) */
     int    shm_get;          /* RCH_SHM_GET_*: how a shared-memory get moves its data */
     size_t rndv_threshold;   /* 0: use the channel's eager maximum */
     int    rndv_mode;        /* RCH_RNDV_* */
@@ -113,9 +115,38 @@ struct rch_tun_row {
     const char *help;
 };
 
+/* Where a tunable's value came from, weakest first: a later source only
+ * replaces an earlier one. */
+enum rch_tun_origin {
+    RCH_TUN_FROM_DEFAULT,    /* the table's default */
+    RCH_TUN_FROM_MACHINE,    /* derived from this machine at start-up (rch_base_tun_machine) */
+    RCH_TUN_FROM_FILE,       /* a `tunable NAME VALUE` line of RDMACH_TUNING_FILE */
+    RCH_TUN_FROM_ENV,        /* the environment variable RDMACH_<NAME> */
+};
+
 /* Parse all RDMACH_* variables (defaults first). RDMACH_ERR_CONFIG with a
  * message naming the variable and the accepted values if one is malformed. */
 rdmach_status_t rch_base_tun_load(void);
+
+/* Where row i's value came from, and in words ("default", "environment",
+ * "tuning file t.txt:4", "machine: <why>"). */
+enum rch_tun_origin rch_base_tun_origin(size_t i, const char **why);
+
+/* Set a tunable by name from `from` (no effect if its value came from a
+ * stronger source); `why` is kept for rch_base_tun_origin (NULL: the
+ * source's name). */
+rdmach_status_t rch_base_tun_set(const char *name, const char *text, enum rch_tun_origin from,
+                                 const char *why);
+
+/* A value derived from this machine (cache sizes, cores: src/boot), taken
+ * only while the tunable still has its default; `why` says from what. */
+rdmach_status_t rch_base_tun_machine(const char *name, const char *text, const char *why);
+
+/* The `tunable NAME VALUE` lines of a tuning file (docs/TUNING.md): applied
+ * to every tunable the environment does not set; a malformed line is an
+ * error naming path:line (rch_base_tun_load calls it for
+ * RDMACH_TUNING_FILE; the collective rows of the file are src/coll's). */
+rdmach_status_t rch_base_tun_file(const char *path);
 /* Parse one value for a row into `dst` (used by load and by the unit tests). */
 rdmach_status_t rch_base_tun_parse(const struct rch_tun_row *row, const char *text, void *dst);
 size_t rch_base_tun_count(void);

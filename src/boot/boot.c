@@ -227,6 +227,8 @@ rdmach_status_t rch_boot_init(void)
     int real_local, real_local_size;
     rch_boot_local_index(real, size, rank, &real_local, &real_local_size);
     rch_boot.host_size = real_local_size;
+    if ((st = rch_boot_machine_tunables(real_local_size)) != RDMACH_OK)
+        goto out_free_layout;
     st = rch_boot_topo_bind(rch_tun.bind, real_local, &rch_boot.bound_core, &rch_boot.bound_numa);
     if (st != RDMACH_OK)
         RCH_WARN("topo", "not bound (%s): %s", rdmach_strerror(st), rdmach_last_error());

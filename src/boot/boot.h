@@ -45,6 +45,17 @@ struct rch_boot_info {
 extern struct rch_boot_info rch_boot;
 
 rdmach_status_t rch_boot_init(void);       /* tunables must be loaded first */
+
+/* This machine's caches (machine.c; sizes in bytes, 0 if unknown). */
+struct rch_boot_machine {
+    size_t l2, llc;       /* the L2 and the last-level cache of cpu 0 */
+    int llc_level;
+    int cpus;             /* online */
+};
+void rch_boot_machine_caches(struct rch_boot_machine *m);
+/* Tunables derived from the machine (rch_base_tun_machine), for a node of
+ * local_size ranks; called by rch_boot_init once the layout is known. */
+rdmach_status_t rch_boot_machine_tunables(int local_size);
 rdmach_status_t rch_boot_finalize(void);
 int rch_boot_is_up(void);                  /* between init and finalize */
 void rch_boot_abort(int code, const char *msg) __attribute__((noreturn));

@@ -312,6 +312,8 @@ rdmach_status_t rch_coll_load_tuning(const char *path)
             header = 1;
             continue;
         }
+        if (strcmp(f[0], "tunable") == 0)
+            continue;     /* a tunable's value: src/base (tunefile.c) */
         if (nf != FIELDS) {
             st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: expected %d fields "
                               "(collective nic nodes ppn size bytes algorithm), found %s%d", path,

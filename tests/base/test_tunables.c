@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "base/base.h"
 #include "base/tunables.h"
 
@@ -154,4 +155,71 @@ Test(tunables, load_fails_on_a_malformed_variable_naming_it)
     cr_assert_eq(rch_base_tun_load(), RDMACH_ERR_CONFIG);
     cr_assert(strstr(rdmach_last_error(), "RDMACH_BIND: 'cores' is not valid; accepted: none|core|numa"), "%s",
               rdmach_last_error());
+}
+
+/* ---- where a value comes from: default < machine < tuning file < environment ---- */
+
+static size_t row_index(const char *name)
+{
+    for (size_t i = 0; i < rch_base_tun_count(); i++)
+        if (strcmp(rch_base_tun_row(i)->name, name) == 0)
+            return i;
+    return (size_t)-1;
+}
+
+static char *tuning_file(const char *text)
+{
+    static char path[64];
+    snprintf(path, sizeof(path), "/tmp/rdmach-tunefile-XXXXXX");
+    int fd = mkstemp(path);
+    cr_assert(fd >= 0);
+    cr_assert_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+Test(tunables, file_lines_apply_below_the_environment_and_above_the_machine)
+{
+    const char *path = tuning_file("rdmach-tuning 1\n# measured\nalltoall any * * * * linear\n"
+                                   "tunable SHM_CMA_FROM 4m\ntunable SHM_NT_FROM 8m\n");
+    setenv("RDMACH_TUNING_FILE", path, 1);
+    setenv("RDMACH_SHM_NT_FROM", "1m", 1);
+    cr_assert_eq(rch_base_tun_load(), RDMACH_OK, "%s", rdmach_last_error());
+    cr_assert_eq(rch_tun.shm_cma_from, 4u << 20);      /* the file's */
+    cr_assert_eq(rch_tun.shm_nt_from, 1u << 20);       /* the environment's */
+    const char *why;
+    cr_assert_eq(rch_base_tun_origin(row_index("SHM_CMA_FROM"), &why), RCH_TUN_FROM_FILE);
+    cr_assert(strstr(why, ":4"), "names the line: %s", why);
+    cr_assert_eq(rch_base_tun_origin(row_index("SHM_NT_FROM"), &why), RCH_TUN_FROM_ENV);
+    /* the machine does not override either, but does a default */
+    cr_assert_eq(rch_base_tun_machine("SHM_CMA_FROM", "1k", "test"), RDMACH_OK);
+    cr_assert_eq(rch_tun.shm_cma_from, 4u << 20);
+    cr_assert_eq(rch_base_tun_machine("SHM_PIPE_CHUNK", "128k", "a test rule"), RDMACH_OK);
+    cr_assert_eq(rch_tun.shm_pipe_chunk, 128u << 10);
+    cr_assert_eq(rch_base_tun_origin(row_index("SHM_PIPE_CHUNK"), &why), RCH_TUN_FROM_MACHINE);
+    cr_assert_str_eq(why, "machine: a test rule");
+    cr_assert_eq(rch_base_tun_origin(row_index("SHM_RING_SIZE"), &why), RCH_TUN_FROM_DEFAULT);
+    cr_assert_str_eq(why, "default");
+    unsetenv("RDMACH_TUNING_FILE");
+    unsetenv("RDMACH_SHM_NT_FROM");
+    unlink(path);
+}
+
+Test(tunables, malformed_tunable_lines_are_refused_naming_the_line)
+{
+    static const struct { const char *text, *want; } cases[] = {
+        { "rdmach-tuning 1\ntunable SHM_NOPE 3\n", ":2: 'SHM_NOPE' is not a tunable" },
+        { "rdmach-tuning 1\n\ntunable SHM_NT_FROM 3q\n", ":3: RDMACH_SHM_NT_FROM: '3q' is not valid" },
+        { "rdmach-tuning 1\ntunable SHM_NT_FROM\n", ":2: expected 'tunable NAME VALUE', found 2" },
+        { "rdmach-tuning 1\ntunable SHM_NT_FROM 1 2\n", ":2: expected 'tunable NAME VALUE', found more" },
+        { "tunable SHM_NT_FROM 1\n", ":1: expected the header 'rdmach-tuning 1'" },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *path = tuning_file(cases[i].text);
+        setenv("RDMACH_TUNING_FILE", path, 1);
+        cr_assert_eq(rch_base_tun_load(), RDMACH_ERR_CONFIG, "case %zu loaded", i);
+        cr_assert(strstr(rdmach_last_error(), cases[i].want), "case %zu: %s", i, rdmach_last_error());
+        unlink(path);
+    }
+    unsetenv("RDMACH_TUNING_FILE");
 }

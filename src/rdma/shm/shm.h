@@ -58,6 +58,7 @@ struct rch_shm_getop {
     unsigned char *laddr;
     size_t len, got;                 /* got: bytes in place, through the pipe or stolen */
     int bad;                         /* a chunk was rejected */
+    int nt;                          /* copy out with streaming stores (RDMACH_SHM_NT_FROM) */
     void *op_ctx;
     int next_free;
     uint32_t steal;                  /* claim slot with the peer, or RCH_SHM_STEAL_NONE */

@@ -295,6 +295,7 @@ rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *
     op->got = 0;
     op->op_ctx = op_ctx;
     op->bad = 0;
+    op->nt = rch_tun.shm_nt_from && len >= rch_tun.shm_nt_from;
     op->raddr = raddr;
     op->link.prev = op->link.next = -1;
     if (steal)
@@ -586,6 +587,8 @@ static unsigned sink_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsi
                 if (kind == RCH_SHM_PIPE_GET_DATA) {
                     if (reject || dst < lo || dst + len < dst || dst + len > lo + op->len)
                         op->bad = 1;
+                    else if (op->nt)
+                        rch_base_copy_nt((void *)(uintptr_t)dst, buf, len);
                     else
                         memcpy((void *)(uintptr_t)dst, buf, len);
                     op->got += len;
