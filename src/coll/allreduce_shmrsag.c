@@ -59,18 +59,15 @@ static rdmach_status_t allreduce_shmrsag(const struct rch_coll_comm *c, const st
     unsigned char *rbuf = a->rbuf;
     const unsigned char *sbuf = a->sbuf == RCH_COLL_IN_PLACE ? rbuf : a->sbuf;
     struct rch_coll_nodeseg *s;
-    int ok;
 
     if (p == 1) {
         rch_coll_allreduce_copy(a);
         return RDMACH_OK;
     }
-    rdmach_status_t st = rch_coll_nodeseg_get(c, &s);
-    if (st == RDMACH_OK && s)
-        st = rch_coll_nodeseg_big(c, s, &ok);
+    rdmach_status_t st = rch_coll_nodeseg_big_get(c, &s);
     if (st != RDMACH_OK)
         return st;
-    if (!s || !ok)    /* no segment (agreed): the message-based way */
+    if (!s)    /* no segment (agreed): the message-based way */
         return rch_coll_allreduce_recdbl.run(c, a);
 
     size_t chunk = s->arow / es;                                /* elements per phase */
@@ -79,16 +76,10 @@ static rdmach_status_t allreduce_shmrsag(const struct rch_coll_comm *c, const st
         int b = rch_coll_nodeseg_parity(s);
         if (k < chunks) {
             size_t first = k * chunk, n = count - first < chunk ? count - first : chunk;
-            struct rch_coll_nodeseg_hdr *h = rch_coll_nodeseg_hdr(s, b, me);
-            h->coll = RCH_COLL_ALLREDUCE;
-            h->elem = (uint32_t)es;
-            h->size = count;
             if (n)
                 memcpy(rch_coll_nodeseg_arow(s, b, me), sbuf + first * es, n * es);
         }
-        st = rch_coll_nodeseg_sync(s);
-        if (st == RDMACH_OK && k == 0)
-            st = rch_coll_nodeseg_check(s, b, "allreduce");
+        st = rch_coll_nodeseg_phase(s, RCH_COLL_ALLREDUCE, (uint32_t)es, count, k == 0, "allreduce");
         if (st != RDMACH_OK)
             return st;
         if (k < chunks) {     /* reduce my slice of chunk k into the other parity's result row */

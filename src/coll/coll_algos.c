@@ -8,7 +8,7 @@
 static const struct rch_coll_algo *const barrier_algos[] = {
     &rch_coll_barrier_dissemination, NULL };
 static const struct rch_coll_algo *const bcast_algos[] = {
-    &rch_coll_bcast_binomial, NULL };
+    &rch_coll_bcast_binomial, &rch_coll_bcast_shmseg, NULL };
 static const struct rch_coll_algo *const reduce_algos[] = {
     &rch_coll_reduce_binomial, NULL };
 static const struct rch_coll_algo *const allreduce_algos[] = {
@@ -23,7 +23,7 @@ static const struct rch_coll_algo *const scatter_algos[] = {
 static const struct rch_coll_algo *const scatterv_algos[] = {
     &rch_coll_scatterv_linear, NULL };
 static const struct rch_coll_algo *const allgather_algos[] = {
-    &rch_coll_allgather_recdbl, &rch_coll_allgather_ring, NULL };
+    &rch_coll_allgather_recdbl, &rch_coll_allgather_ring, &rch_coll_allgather_shmseg, NULL };
 static const struct rch_coll_algo *const allgatherv_algos[] = {
     &rch_coll_allgatherv_ring, NULL };
 static const struct rch_coll_algo *const alltoall_algos[] = {

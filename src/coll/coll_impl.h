@@ -43,6 +43,7 @@ int rch_coll_always(const struct rch_coll_comm *c, const struct rch_coll_args *a
 /* The algorithms, one per file (coll_algos.c lists them per collective). */
 extern const struct rch_coll_algo rch_coll_barrier_dissemination;
 extern const struct rch_coll_algo rch_coll_bcast_binomial;
+extern const struct rch_coll_algo rch_coll_bcast_shmseg;
 extern const struct rch_coll_algo rch_coll_reduce_binomial;
 extern const struct rch_coll_algo rch_coll_allreduce_recdbl;
 extern const struct rch_coll_algo rch_coll_allreduce_reduce_bcast;
@@ -56,6 +57,7 @@ extern const struct rch_coll_algo rch_coll_scatter_linear;
 extern const struct rch_coll_algo rch_coll_scatterv_linear;
 extern const struct rch_coll_algo rch_coll_allgather_recdbl;
 extern const struct rch_coll_algo rch_coll_allgather_ring;
+extern const struct rch_coll_algo rch_coll_allgather_shmseg;
 extern const struct rch_coll_algo rch_coll_allgatherv_ring;
 extern const struct rch_coll_algo rch_coll_alltoall_pairwise;
 extern const struct rch_coll_algo rch_coll_alltoallv_pairwise;

@@ -190,6 +190,19 @@ rdmach_status_t rch_coll_nodeseg_big(const struct rch_coll_comm *c, struct rch_c
     return RDMACH_OK;
 }
 
+/* The segment and its large area, or NULL when they could not be made on
+ * some rank (agreed: then the message-based algorithm runs). */
+rdmach_status_t rch_coll_nodeseg_big_get(const struct rch_coll_comm *c, struct rch_coll_nodeseg **out)
+{
+    int ok = 0;
+    rdmach_status_t st = rch_coll_nodeseg_get(c, out);
+    if (st == RDMACH_OK && *out)
+        st = rch_coll_nodeseg_big(c, *out, &ok);
+    if (st != RDMACH_OK || !ok)
+        *out = NULL;
+    return st;
+}
+
 rdmach_status_t rch_coll_nodeseg_sync(struct rch_coll_nodeseg *s)
 {
     uint32_t next = s->phase + 1;
@@ -211,6 +224,20 @@ rdmach_status_t rch_coll_nodeseg_sync(struct rch_coll_nodeseg *s)
             return st;
     }
     return RDMACH_OK;
+}
+
+rdmach_status_t rch_coll_nodeseg_phase(struct rch_coll_nodeseg *s, enum rch_coll_id coll, uint32_t elem,
+                                       uint64_t size, int first, const char *what)
+{
+    int b = rch_coll_nodeseg_parity(s);
+    struct rch_coll_nodeseg_hdr *h = rch_coll_nodeseg_hdr(s, b, s->me);
+    h->coll = coll;
+    h->elem = elem;
+    h->size = size;
+    rdmach_status_t st = rch_coll_nodeseg_sync(s);
+    if (st == RDMACH_OK && first)
+        st = rch_coll_nodeseg_check(s, b, what);
+    return st;
 }
 
 rdmach_status_t rch_coll_nodeseg_check(const struct rch_coll_nodeseg *s, int parity, const char *what)

@@ -57,6 +57,10 @@ static struct rch_coll_tuning_row rows[] = {
      * segment's large area (each rank reduces 1/p, one phase per chunk) */
     { RCH_COLL_ALLREDUCE,      NIC_ANY, ONE,     ANY_,    ANY_, ANY_,        "shmrsag" },
     { RCH_COLL_ALLREDUCE,      NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "recdbl" },
+    /* one node, from the rendezvous sizes: through the segment's large
+     * area (one synchronisation per chunk instead of message rounds) */
+    { RCH_COLL_BCAST,          NIC_ANY, ONE,     ANY_,    ANY_, FROM(16 * KiB), "shmseg" },
+    { RCH_COLL_ALLGATHER,      NIC_ANY, ONE,     ANY_,    ANY_, FROM(16 * KiB), "shmseg" },
     { RCH_COLL_GATHER,         NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(16 * KiB), "binomial" },
     { RCH_COLL_GATHER,         NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "linear" },
     { RCH_COLL_SCATTER,        NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(16 * KiB), "binomial" },

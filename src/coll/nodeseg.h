@@ -138,6 +138,10 @@ size_t rch_coll_nodeseg_arow_size(int p);
 rdmach_status_t rch_coll_nodeseg_big(const struct rch_coll_comm *c, struct rch_coll_nodeseg *s,
                                      int *ok);
 
+/* Both at once: the segment with its large area, or *out = NULL when
+ * either could not be made on some rank (agreed: run another algorithm). */
+rdmach_status_t rch_coll_nodeseg_big_get(const struct rch_coll_comm *c, struct rch_coll_nodeseg **out);
+
 /* Row r (0..p-1 deposits, p the result row) of parity b in the large area. */
 static inline unsigned char *rch_coll_nodeseg_arow(const struct rch_coll_nodeseg *s, int parity,
                                                    int r)
@@ -148,6 +152,12 @@ static inline unsigned char *rch_coll_nodeseg_arow(const struct rch_coll_nodeseg
 /* Arrive at the current phase's synchronisation and wait for every rank
  * of the node; the phase advances. Errors only if the device fails. */
 rdmach_status_t rch_coll_nodeseg_sync(struct rch_coll_nodeseg *s);
+
+/* A phase's end for a call of collective `coll` (elem, size: what every
+ * rank must agree on): write my header of the current parity, sync, and on
+ * the call's first phase check every header against mine. */
+rdmach_status_t rch_coll_nodeseg_phase(struct rch_coll_nodeseg *s, enum rch_coll_id coll, uint32_t elem,
+                                       uint64_t size, int first, const char *what);
 
 /* After a sync: does every rank's header of `parity` equal mine? If not, an
  * error naming the first rank that differs (`what` names the collective). */

@@ -404,3 +404,87 @@ Test(shmseg, allreduce_selected_on_one_node_refused_on_several)
     run_ar(&two);
     cr_assert_str_neq(two.ran[0], "shmseg");
 }
+
+/* ---- bcast and allgather through the large area (bcast_shmseg.c,
+ * allgather_shmseg.c): sizes around the chunk (the whole area for bcast, a
+ * row for allgather), every root, in place, late ranks ---- */
+
+static void bg_body(int me, void *arg)
+{
+    struct run *t = arg;
+    struct rch_coll_comm c;
+    int node_of[MAXP], p = t->p;
+    unsigned seed = 77u + (unsigned)me;
+    make_view(t, me, &c, node_of);
+    if (rch_coll_comm_init(&c) != RDMACH_OK) {
+        snprintf(t->err[me], sizeof(t->err[me]), "comm init: %s", rdmach_last_error());
+        return;
+    }
+    size_t n = t->bytes[0];
+    unsigned char *s = malloc(n + 1), *r = malloc((size_t)p * n + 1);
+    for (int call = 0; call < t->calls && !t->err[me][0]; call++) {
+        int root = call % p;
+        if (t->jitter)
+            jitter(&seed);
+        /* bcast from root: every byte */
+        for (size_t i = 0; i < n; i++)
+            s[i] = me == root ? pat(root, 0, i, call) : 0xee;
+        rdmach_status_t st = rch_coll_bcast(&c, s, n, root);
+        t->ran[me] = rch_coll_last_algo(RCH_COLL_BCAST);
+        for (size_t i = 0; i < n && st == RDMACH_OK; i++)
+            if (s[i] != pat(root, 0, i, call)) {
+                snprintf(t->err[me], sizeof(t->err[me]), "call %d: bcast byte %zu is %02x, expected "
+                         "%02x", call, i, s[i], pat(root, 0, i, call));
+                break;
+            }
+        if (st != RDMACH_OK || t->err[me][0]) {
+            if (!t->err[me][0])
+                snprintf(t->err[me], sizeof(t->err[me]), "call %d: bcast: %s", call, rdmach_last_error());
+            break;
+        }
+        /* allgather (in place on odd calls when asked) */
+        int ip = t->in_place && call % 2;
+        memset(r, 0xee, (size_t)p * n);
+        unsigned char *mine = ip ? r + (size_t)me * n : s;
+        for (size_t i = 0; i < n; i++)
+            mine[i] = pat(me, 1, i, call);
+        st = rch_coll_allgather(&c, ip ? RCH_COLL_IN_PLACE : s, r, n);
+        t->ran[me] = rch_coll_last_algo(RCH_COLL_ALLGATHER);
+        if (st != RDMACH_OK) {
+            snprintf(t->err[me], sizeof(t->err[me]), "call %d: allgather: %s", call, rdmach_last_error());
+            break;
+        }
+        for (int q = 0; q < p && !t->err[me][0]; q++)
+            for (size_t i = 0; i < n; i++)
+                if (r[(size_t)q * n + i] != pat(q, 1, i, call)) {
+                    snprintf(t->err[me], sizeof(t->err[me]), "call %d: allgather byte %zu of rank %d "
+                             "is %02x, expected %02x", call, i, q, r[(size_t)q * n + i], pat(q, 1, i, call));
+                    break;
+                }
+    }
+    free(s);
+    free(r);
+    rch_coll_comm_free(&c);
+}
+
+Test(shmseg, bcast_and_allgather_every_root_size_and_in_place)
+{
+    cr_assert_eq(rch_coll_force(RCH_COLL_BCAST, "shmseg"), RDMACH_OK);
+    cr_assert_eq(rch_coll_force(RCH_COLL_ALLGATHER, "shmseg"), RDMACH_OK);
+    for (int p = 1; p <= 5; p++) {
+        size_t arow = rch_coll_nodeseg_arow_size(p), area = (size_t)(p + 1) * arow;
+        size_t sizes[] = { 0, 1, 4097, arow - 1, arow + 3, area + 1 };
+        for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+            struct run t = { .p = p, .bytes = { sizes[k] }, .calls = p + 1, .in_place = 1,
+                             .jitter = 1 };
+            int rc = fake_dev_run(p, 4096, bg_body, &t);
+            cr_assert_eq(rc, 0, "p=%d: deadlock", p);
+            for (int r = 0; r < p; r++) {
+                cr_assert_eq(t.err[r][0], 0, "p=%d %zu bytes rank %d: %s", p, sizes[k], r, t.err[r]);
+                cr_assert_str_eq(t.ran[r], "shmseg", "p=%d: ran %s", p, t.ran[r]);
+            }
+        }
+    }
+    rch_coll_force(RCH_COLL_BCAST, "auto");
+    rch_coll_force(RCH_COLL_ALLGATHER, "auto");
+}
