@@ -33,7 +33,8 @@ static const struct rch_coll_algo *const alltoallv_algos[] = {
     &rch_coll_alltoallv_pairwise, &rch_coll_alltoallv_linear, &rch_coll_alltoallv_leader,
     &rch_coll_alltoallv_coreparallel, NULL };
 static const struct rch_coll_algo *const reduce_scatter_algos[] = {
-    &rch_coll_reduce_scatter_pairwise, &rch_coll_reduce_scatter_reduce_scatterv, NULL };
+    &rch_coll_reduce_scatter_pairwise, &rch_coll_reduce_scatter_reduce_scatterv,
+    &rch_coll_reduce_scatter_shmseg, NULL };
 static const struct rch_coll_algo *const scan_algos[] = {
     &rch_coll_scan_recdbl, NULL };
 static const struct rch_coll_algo *const exscan_algos[] = {

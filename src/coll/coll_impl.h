@@ -71,6 +71,7 @@ extern const struct rch_coll_algo rch_coll_alltoallv_coreparallel;
 extern const struct rch_coll_algo rch_coll_alltoall_shmseg;
 extern const struct rch_coll_algo rch_coll_reduce_scatter_pairwise;
 extern const struct rch_coll_algo rch_coll_reduce_scatter_reduce_scatterv;
+extern const struct rch_coll_algo rch_coll_reduce_scatter_shmseg;
 extern const struct rch_coll_algo rch_coll_scan_recdbl;
 extern const struct rch_coll_algo rch_coll_exscan_recdbl;
 

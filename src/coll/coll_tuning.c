@@ -67,6 +67,7 @@ static struct rch_coll_tuning_row rows[] = {
     { RCH_COLL_SCATTER,        NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "linear" },
     { RCH_COLL_ALLGATHER,      NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(64 * KiB), "recdbl" },
     { RCH_COLL_ALLGATHER,      NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "ring" },
+    { RCH_COLL_REDUCE_SCATTER, NIC_ANY, ONE,     ANY_,    ANY_, FROM(16 * KiB), "shmseg" },
     { RCH_COLL_REDUCE_SCATTER, NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "pairwise" },
 
     /* one node, small blocks: through the node segment (one synchronisation

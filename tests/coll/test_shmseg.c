@@ -488,3 +488,75 @@ Test(shmseg, bcast_and_allgather_every_root_size_and_in_place)
     rch_coll_force(RCH_COLL_BCAST, "auto");
     rch_coll_force(RCH_COLL_ALLGATHER, "auto");
 }
+
+/* ---- reduce_scatter through the large area (reduce_scatter_shmseg.c):
+ * uneven blocks (one empty), chunks that split blocks, in place, rank order
+ * (a non-commutative op) ---- */
+
+static void rs_body(int me, void *arg)
+{
+    struct run *t = arg;
+    struct rch_coll_comm c;
+    int node_of[MAXP], p = t->p;
+    size_t counts[MAXP], total = 0, lo = 0;
+    make_view(t, me, &c, node_of);
+    if (rch_coll_comm_init(&c) != RDMACH_OK) {
+        snprintf(t->err[me], sizeof(t->err[me]), "comm init: %s", rdmach_last_error());
+        return;
+    }
+    for (int r = 0; r < p; r++) {
+        counts[r] = r == 1 ? 0 : t->count + (size_t)r * 7;     /* rank 1's block is empty */
+        if (r == me)
+            lo = total;
+        total += counts[r];
+    }
+    struct rch_coll_op affine = { fake_affine_op, NULL, 8, 0 };
+    uint32_t *s = malloc(total * 8 + 8), *r = malloc(total * 8 + 8);
+    for (int call = 0; call < t->calls && !t->err[me][0]; call++) {
+        int ip = t->in_place && call % 2;
+        uint32_t *src = ip ? r : s;
+        for (size_t i = 0; i < total; i++)
+            elem(me, i, call, src + 2 * i);
+        rdmach_status_t st = rch_coll_reduce_scatter(&c, ip ? RCH_COLL_IN_PLACE : s, r, counts, &affine);
+        t->ran[me] = rch_coll_last_algo(RCH_COLL_REDUCE_SCATTER);
+        if (st != RDMACH_OK) {
+            snprintf(t->err[me], sizeof(t->err[me]), "call %d: %s", call, rdmach_last_error());
+            break;
+        }
+        for (size_t i = 0; i < counts[me]; i++) {
+            uint32_t want[2], x[2];
+            elem(p - 1, lo + i, call, want);
+            for (int q = p - 2; q >= 0; q--) {
+                elem(q, lo + i, call, x);
+                fake_affine_op(x, want, 1, NULL);
+            }
+            if (r[2 * i] != want[0] || r[2 * i + 1] != want[1]) {
+                snprintf(t->err[me], sizeof(t->err[me]), "call %d: element %zu of my block is (%u, %u), "
+                         "expected (%u, %u)", call, i, r[2 * i], r[2 * i + 1], want[0], want[1]);
+                break;
+            }
+        }
+    }
+    free(s);
+    free(r);
+    rch_coll_comm_free(&c);
+}
+
+Test(shmseg, reduce_scatter_uneven_blocks_in_rank_order)
+{
+    cr_assert_eq(rch_coll_force(RCH_COLL_REDUCE_SCATTER, "shmseg"), RDMACH_OK);
+    for (int p = 1; p <= 5; p++) {
+        size_t arow = rch_coll_nodeseg_arow_size(p) / 8;
+        size_t per[] = { 0, 3, arow / 3 + 1, arow + 5 };
+        for (size_t k = 0; k < sizeof(per) / sizeof(per[0]); k++) {
+            struct run t = { .p = p, .count = per[k], .calls = 3, .in_place = 1 };
+            int rc = fake_dev_run(p, 4096, rs_body, &t);
+            cr_assert_eq(rc, 0, "p=%d: deadlock", p);
+            for (int q = 0; q < p; q++) {
+                cr_assert_eq(t.err[q][0], 0, "p=%d block %zu rank %d: %s", p, per[k], q, t.err[q]);
+                cr_assert_str_eq(t.ran[q], "shmseg", "p=%d: ran %s", p, t.ran[q]);
+            }
+        }
+    }
+    rch_coll_force(RCH_COLL_REDUCE_SCATTER, "auto");
+}
