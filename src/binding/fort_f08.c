@@ -184,10 +184,13 @@ RCH_F_PUBLIC int rch_f08_pair(const CFI_cdesc_t *a, const CFI_cdesc_t *b, const 
                                       "(or one be MPI_IN_PLACE)");
 }
 
-RCH_F_PUBLIC int rch_f08_address(const CFI_cdesc_t *buf, void **addr)
+/* A buffer without a (count, datatype) of its own: its address, which
+ * must start contiguous memory when the call reads or writes its contents
+ * (contents: not MPI_Get_address's or MPI_Free_mem's). */
+RCH_F_PUBLIC int rch_f08_address(const CFI_cdesc_t *buf, int contents, void **addr)
 {
     *addr = buf->base_addr;
-    if (f08_contiguous(buf))
+    if (!contents || f08_contiguous(buf))
         return MPI_SUCCESS;
     return f08_refuse(MPI_ERR_BUFFER, "a buffer without a datatype of its own (counts per rank, "
                                       "bytes) must be contiguous");

@@ -159,7 +159,9 @@ def type_module(mpi_h):
         ['      end interface']
     lines += abstract_interfaces()
     lines += c_helpers()
+    lines += gen_f90.sizeof_generic()
     lines.append('contains')
+    lines += gen_f90.sizeof_procedures(optional_ierror=True)
     for op, t in ops:
         rel = '==' if op == 'eq' else '/='
         lines += [f'      elemental logical function rch_f08_{t[4:].lower()}_{op}(a, b)',
@@ -191,9 +193,11 @@ def c_helpers():
         '        type(MPI_Datatype) :: datatype, datatype_c',
         '        type(c_ptr) :: addr_a, addr_b',
         '      end function',
-        "      integer(c_int) function rch_f08_address(buf, addr) bind(C, name='rch_f08_address')",
+        "      integer(c_int) function rch_f08_address(buf, contents, addr) &",
+        "          bind(C, name='rch_f08_address')",
         '        import :: c_int, c_ptr',
         '        type(*), dimension(..) :: buf',
+        '        integer(c_int), value :: contents',
         '        type(c_ptr) :: addr',
         '      end function',
         "      subroutine rch_f08_type_free(datatype) bind(C, name='rch_f08_type_free')",
@@ -285,6 +289,13 @@ def whole(fn):
     return 0 if re.search(r'gather|scatter|alltoall', fn.name, flags=re.I) else 1
 
 
+def contents(fn):
+    """0 where only a buffer's address matters (MPI_Get_address, MPI_Free_mem,
+    a split collective's end): any section will do, not only a contiguous one."""
+    return 0 if fn.name in ('Get_address', 'Free_mem', 'Win_detach') or \
+        re.fullmatch(r'File_\w+_end', fn.name) else 1
+
+
 def head(fn, name):
     args = [p.name for p in visible(fn)]
     if fn.returns:
@@ -353,7 +364,7 @@ def pmpi_body(fn):
             lines.append(f'      type(c_ptr) :: {p.name}_c')
             args.append(f'{p.name}_c')
             if i not in paired:
-                conv.append(f'rch_f08_address({p.name}, {p.name}_c)')
+                conv.append(f'rch_f08_address({p.name}, {contents(fn)}, {p.name}_c)')
         else:
             args.append(f'{p.name}_c' if any(i in k for k in pairs) else p.name)
     if gen_f90.no_ierror(fn):
@@ -408,6 +419,31 @@ def mpi_body(fn):
     return lines + gen_f90.wrap(f'      call PMPI_{fn.name}_f08({", ".join(args)})') + [end]
 
 
+def sync_reg_interfaces():
+    """MPI_F_sync_reg (Fortran only, MPI-3.1 17.1.7): an external procedure
+    that may touch its argument, so the compiler keeps the buffer in memory
+    across it. It does nothing."""
+    lines = []
+    for prefix in ('MPI', 'PMPI'):
+        lines += [f'      interface {prefix}_F_sync_reg',
+                  f'      subroutine {prefix}_F_sync_reg_f08(buf)',
+                  '        type(*), dimension(..), asynchronous :: buf',
+                  '      end subroutine',
+                  '      end interface']
+    return lines
+
+
+def sync_reg_procedures():
+    return ['', 'subroutine PMPI_F_sync_reg_f08(buf)',
+            '      type(*), dimension(..), asynchronous :: buf',
+            'end subroutine', '',
+            'subroutine MPI_F_sync_reg_f08(buf)',
+            '      use mpi_f08, only: PMPI_F_sync_reg_f08',
+            '      type(*), dimension(..), asynchronous :: buf',
+            '      call PMPI_F_sync_reg_f08(buf)',
+            'end subroutine']
+
+
 def main(desc, mpi_h, out):
     fns = [f for f in mpi_api.load(desc) if bound(f)]
     lines = ['! module mpi_f08: rdmach\'s `use mpi_f08`.',
@@ -421,7 +457,9 @@ def main(desc, mpi_h, out):
             lines.append(f'      interface {prefix}_{fn.name}')
             lines += specific_interface(fn, f'{prefix}_{fn.name}_f08')
             lines.append('      end interface')
+    lines += sync_reg_interfaces()
     lines.append('end module mpi_f08')
+    lines += sync_reg_procedures()
     for fn in fns:
         fchoice = any(p.fchoice for p in fn.params)
         lines += [''] + (fchoice_body(fn) if fchoice else pmpi_body(fn))

@@ -45,7 +45,8 @@ program f08_coll
   type(MPI_Group) :: world_group, one_group
   type(MPI_Errhandler) :: eh
   type(MPI_Status) :: status
-  integer :: res
+  integer :: res, sz, counts(64), displs(64)
+  integer(kind=MPI_ADDRESS_KIND) :: addr1, addr2
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -163,6 +164,24 @@ program f08_coll
   call check(handler_calls == 2 .and. handler_code == MPI_ERR_OTHER, 'MPI_Comm_call_errhandler')
   call MPI_Errhandler_free(eh)
   call MPI_Comm_free(dup)
+  ! a section where counts are per rank in an array (no datatype built):
+  ! MPI_ERR_BUFFER, not data in the wrong places
+  counts = n
+  displs = [(i * n, i = 0, 63)]
+  call MPI_Gatherv(x, n, MPI_INTEGER, strided(1:2 * n * nproc:2), counts, displs, MPI_INTEGER, 0, &
+                   MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_ERR_BUFFER, 'Gatherv into a strided section: MPI_ERR_BUFFER')
+
+  ! Fortran-only procedures: MPI_Sizeof, MPI_F_sync_reg; MPI_Get_address of
+  ! a section is its first element's
+  call MPI_Sizeof(1.0d0, sz)
+  call check(sz == 8, 'MPI_Sizeof(double precision)')
+  call MPI_Sizeof(x, sz, ierr)
+  call check(sz == 4 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof(integer array)')
+  call MPI_F_sync_reg(x)
+  call MPI_Get_address(v(3:2 * n:2), addr1)
+  call MPI_Get_address(v(3), addr2)
+  call check(addr1 == addr2 .and. MPI_Aint_diff(addr1, addr2) == 0, 'MPI_Get_address of a section')
 
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(a, i0, a)', 'f08_coll: ok on ', nproc, ' ranks'
