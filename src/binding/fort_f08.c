@@ -18,8 +18,9 @@
 
 #include "binding/fort_runtime.h"
 
-/* Why a section could not be given to C (the binding's IERROR): printed, as
- * the C library's own messages are not reachable from here. */
+/* Why a section could not be given to C: printed (the C library's own
+ * messages are not reachable from here); the code goes to the call's
+ * error handler (rch_f08_raise) and IERROR. */
 static int f08_refuse(int err, const char *why)
 {
     fprintf(stderr, "rdmach: mpi_f08: %s\n", why);
@@ -194,6 +195,19 @@ RCH_F_PUBLIC int rch_f08_address(const CFI_cdesc_t *buf, int contents, void **ad
         return MPI_SUCCESS;
     return f08_refuse(MPI_ERR_BUFFER, "a buffer without a datatype of its own (counts per rank, "
                                       "bytes) must be contiguous");
+}
+
+/* A refused buffer's error, through the error handler of the call's
+ * communicator (kind 1), window (2) or file (3), as the C library raises its
+ * own: MPI_ERRORS_ARE_FATAL aborts, a user handler is called. */
+RCH_F_PUBLIC void rch_f08_raise(int kind, const MPI_Fint *handle, const MPI_Fint *err)
+{
+    if (kind == 1)
+        PMPI_Comm_call_errhandler(MPI_Comm_f2c(*handle), *err);
+    else if (kind == 2)
+        PMPI_Win_call_errhandler(MPI_Win_f2c(*handle), *err);
+    else
+        PMPI_File_call_errhandler(MPI_File_f2c(*handle), *err);
 }
 
 /* A datatype rch_f08_buffer made, once the call has it (a pending

@@ -162,15 +162,19 @@ program f08_coll
              'user error handler called with the code')
   call MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER)
   call check(handler_calls == 2 .and. handler_code == MPI_ERR_OTHER, 'MPI_Comm_call_errhandler')
-  call MPI_Errhandler_free(eh)
-  call MPI_Comm_free(dup)
   ! a section where counts are per rank in an array (no datatype built):
-  ! MPI_ERR_BUFFER, not data in the wrong places
+  ! MPI_ERR_BUFFER, not data in the wrong places, through the error handler
   counts = n
   displs = [(i * n, i = 0, 63)]
   call MPI_Gatherv(x, n, MPI_INTEGER, strided(1:2 * n * nproc:2), counts, displs, MPI_INTEGER, 0, &
                    MPI_COMM_WORLD, ierr)
   call check(ierr == MPI_ERR_BUFFER, 'Gatherv into a strided section: MPI_ERR_BUFFER')
+  call MPI_Gatherv(x, n, MPI_INTEGER, strided(1:2 * n * nproc:2), counts, displs, MPI_INTEGER, 0, &
+                   dup, ierr)
+  call check(ierr == MPI_ERR_BUFFER .and. handler_calls == 3 .and. handler_code == MPI_ERR_BUFFER, &
+             'a refused section calls the error handler')
+  call MPI_Errhandler_free(eh)
+  call MPI_Comm_free(dup)
 
   ! Fortran-only procedures: MPI_Sizeof, MPI_F_sync_reg; MPI_Get_address of
   ! a section is its first element's
