@@ -1,9 +1,10 @@
 ! f08_coll: collectives, datatypes, communicators, user operations and
 ! error handlers through `use mpi_f08` — MPI_IN_PLACE, strided sections in
 ! collectives (a gather's per-rank blocks among them), a derived datatype,
-! MPI_Comm_split / groups, a user reduction taking TYPE(MPI_Datatype), an
-! error handler, and IERROR present or omitted (a bad communicator gives
-! MPI_ERR_COMM under MPI_ERRORS_RETURN). Any number of ranks.
+! MPI_Comm_split / groups, attribute callbacks, a user reduction taking
+! TYPE(MPI_Datatype), an error handler, and IERROR present or omitted (a bad
+! communicator gives MPI_ERR_COMM under MPI_ERRORS_RETURN). Any number of
+! ranks.
 module f08_coll_ops
   use mpi_f08
   implicit none
@@ -20,6 +21,17 @@ contains
     call c_f_pointer(invec, x, [len])
     call c_f_pointer(inoutvec, y, [len])
     y = max(abs(x), abs(y))
+  end subroutine
+
+  ! the copy is the value plus the extra state plus 1
+  subroutine add_one(oldcomm, keyval, extra_state, value_in, value_out, flag, ierror)
+    type(MPI_Comm) :: oldcomm
+    integer :: keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, value_in, value_out
+    logical :: flag
+    value_out = value_in + extra_state + 1
+    flag = oldcomm /= MPI_COMM_NULL
+    ierror = MPI_SUCCESS
   end subroutine
 
   subroutine on_error(comm, code)
@@ -138,6 +150,12 @@ program f08_coll
   call MPI_Group_free(world_group)
   call check(world_group == MPI_GROUP_NULL, 'MPI_Group_free nulls the handle')
   call MPI_Comm_free(dup)
+  ! attributes: keyvals with an f08 copy callback (add_one: value + extra
+  ! state + 1) and with the predefined MPI_COMM_DUP_FN
+  call check_attr_copy(sub, add_one, 5_MPI_ADDRESS_KIND, 40_MPI_ADDRESS_KIND, 46_MPI_ADDRESS_KIND, &
+                       'attribute copied by an f08 copy callback')
+  call check_attr_copy(sub, MPI_COMM_DUP_FN, 0_MPI_ADDRESS_KIND, 7_MPI_ADDRESS_KIND, &
+                       7_MPI_ADDRESS_KIND, 'MPI_COMM_DUP_FN')
   call MPI_Comm_free(sub)
   call check(sub == MPI_COMM_NULL, 'MPI_Comm_free nulls the handle')
 
@@ -192,5 +210,23 @@ program f08_coll
   call MPI_Finalize()
 
 contains
+  ! A keyval with copy_fn: value set on comm, expect read on a dup of it.
+  subroutine check_attr_copy(comm, copy_fn, extra, value, expect, what)
+    type(MPI_Comm), intent(in) :: comm
+    procedure(MPI_Comm_copy_attr_function) :: copy_fn
+    integer(kind=MPI_ADDRESS_KIND), intent(in) :: extra, value, expect
+    character(len=*), intent(in) :: what
+    integer :: keyval
+    type(MPI_Comm) :: dup
+    integer(kind=MPI_ADDRESS_KIND) :: val
+    logical :: found
+    call MPI_Comm_create_keyval(copy_fn, MPI_COMM_NULL_DELETE_FN, keyval, extra)
+    call MPI_Comm_set_attr(comm, keyval, value)
+    call MPI_Comm_dup(comm, dup)
+    call MPI_Comm_get_attr(dup, keyval, val, found)
+    call check(found .and. val == expect, what)
+    call MPI_Comm_free(dup)
+    call MPI_Comm_free_keyval(keyval)
+  end subroutine
 #include "check.inc"
 end program

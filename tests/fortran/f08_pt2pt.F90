@@ -2,11 +2,15 @@
 ! blocking, non-blocking, persistent, probe and matched probe, and
 ! non-contiguous array sections as buffers (MPI_SUBARRAYS_SUPPORTED): a
 ! strided section a(1:2n:2), a reversed one, a 2-D section, a count below
-! the section's size, sent and received in place both ways. A ring: any
-! number of ranks.
+! the section's size, a section of a derived-type array (struct datatype),
+! sent and received in place both ways. A ring: any number of ranks.
 program f08_pt2pt
   use mpi_f08
   implicit none
+  type :: point
+    integer :: id
+    double precision :: x
+  end type
   integer, parameter :: n = 50
   integer :: ierr, rank, nproc, right, left, i, j, cnt
   integer :: a(2 * n), b(2 * n), c(n), m(4, 6), r(6), expect(2 * n)
@@ -15,6 +19,9 @@ program f08_pt2pt
   type(MPI_Request) :: reqs(2)
   type(MPI_Message) :: msg
   logical :: flag
+  type(point) :: pts(8), got(4)
+  type(MPI_Datatype) :: struct_type, point_type
+  integer(kind=MPI_ADDRESS_KIND) :: base, disps(2)
 
   call MPI_Init(ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_Init ierror')
@@ -72,6 +79,11 @@ program f08_pt2pt
   call MPI_Waitall(2, reqs, statuses)
   call check(all(r == [(( left * 100 + (j - 1) * 4 + i, i = 2, 3), j = 1, 6, 2)]), '2-D section data')
   call check(statuses(1)%MPI_SOURCE == left .and. statuses(1)%MPI_TAG == 4, 'Waitall statuses')
+  r = -1
+  call MPI_Sendrecv(m(2:3, 1:6:2), 4, MPI_INTEGER, right, 6, r, 4, MPI_INTEGER, left, 6, &
+                    MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+  call check(all(r(1:4) == [left * 100 + 2, left * 100 + 3, left * 100 + 10, left * 100 + 11]) &
+             .and. all(r(5:6) == -1), '2-D section, count below its size')
   c = -1
   call MPI_Irecv(c(1:n:4), 3, MPI_INTEGER, left, 5, MPI_COMM_WORLD, reqs(1))
   call MPI_Isend(m(1, 2:6), 3, MPI_INTEGER, right, 5, MPI_COMM_WORLD, reqs(2))
@@ -119,6 +131,25 @@ program f08_pt2pt
   call MPI_Wait(reqs(1), MPI_STATUS_IGNORE)
   call check(all(b(2 * n:1:-2) == [(left * 1000 + i, i = 1, n)]) .and. all(b(1:2 * n:2) == -1), &
              'Mrecv strided data')
+
+  ! a section of a derived-type array: a struct datatype resized to the
+  ! element (its extent must be the element's), every other point sent
+  call MPI_Get_address(pts(1), base)
+  call MPI_Get_address(pts(1)%id, disps(1))
+  call MPI_Get_address(pts(1)%x, disps(2))
+  disps = disps - base
+  call MPI_Type_create_struct(2, [1, 1], disps, [MPI_INTEGER, MPI_DOUBLE_PRECISION], struct_type)
+  call MPI_Type_create_resized(struct_type, 0_MPI_ADDRESS_KIND, &
+                               int(storage_size(pts(1)) / 8, MPI_ADDRESS_KIND), point_type)
+  call MPI_Type_commit(point_type)
+  pts = [(point(rank * 10 + i, rank + i / 4d0), i = 1, 8)]
+  got = point(-1, -1d0)
+  call MPI_Sendrecv(pts(2:8:2), 4, point_type, right, 13, got, 4, point_type, left, 13, &
+                    MPI_COMM_WORLD, status)
+  call check(all(got%id == [(left * 10 + i, i = 2, 8, 2)]) .and. &
+             all(got%x == [(left + i / 4d0, i = 2, 8, 2)]), 'derived-type array section')
+  call MPI_Type_free(struct_type)
+  call MPI_Type_free(point_type)
 
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(a, i0, a)', 'f08_pt2pt: ok on ', nproc, ' ranks'
