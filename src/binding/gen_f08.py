@@ -246,7 +246,10 @@ FTYPE = dict(gen_f90.FTYPE, C_PTR='type(c_ptr)')
 
 
 def dims(p):
-    if not p.is_array:
+    """A STRING's len= is its C buffer's size: a scalar CHARACTER(LEN=*) in
+    Fortran (module mpi's CHARACTER array dummy accepts one by sequence
+    association, which a generic's resolution does not do)."""
+    if not p.is_array or p.kind == 'STRING':
         return ''
     return f'({p.shape}, *)' if p.shape else '(*)'
 

@@ -59,6 +59,9 @@ program f08_coll
   type(MPI_Status) :: status
   integer :: res, sz, counts(64), displs(64)
   integer(kind=MPI_ADDRESS_KIND) :: addr1, addr2
+  character(len=MPI_MAX_OBJECT_NAME) :: name
+  integer :: name_len, dims(1), coords(1)
+  type(MPI_Comm) :: cart
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -158,6 +161,19 @@ program f08_coll
                        7_MPI_ADDRESS_KIND, 'MPI_COMM_DUP_FN')
   call MPI_Comm_free(sub)
   call check(sub == MPI_COMM_NULL, 'MPI_Comm_free nulls the handle')
+
+  ! strings and logicals through the mpif.h glue: a communicator's name, a
+  ! periodic ring (MPI_Cart_create) whose shift wraps around
+  call MPI_Comm_set_name(MPI_COMM_WORLD, '  f08 world  ')
+  call MPI_Comm_get_name(MPI_COMM_WORLD, name, name_len)
+  call check(name == '  f08 world' .and. name_len == 11, 'MPI_Comm_get_name')
+  dims(1) = nproc
+  call MPI_Cart_create(MPI_COMM_WORLD, 1, dims, [.true.], .false., cart)
+  call MPI_Cart_shift(cart, 0, 1, i, r)
+  call check(i == mod(rank + nproc - 1, nproc) .and. r == mod(rank + 1, nproc), 'periodic Cart_shift')
+  call MPI_Cart_coords(cart, rank, 1, coords)
+  call check(coords(1) == rank, 'MPI_Cart_coords')
+  call MPI_Comm_free(cart)
 
   ! errors: a bad communicator returns MPI_ERR_COMM in IERROR under
   ! MPI_ERRORS_RETURN; a user handler sees the code

@@ -71,6 +71,16 @@ program f08_pt2pt
   end do
   call check(count_nonzero(e) == n, 'Irecv touched only its section')
 
+  ! MPI_Waitany counts from 1; MPI_Testall's flag is a LOGICAL
+  call MPI_Irecv(c, 1, MPI_INTEGER, left, 8, MPI_COMM_WORLD, reqs(1))
+  call MPI_Isend(rank, 1, MPI_INTEGER, right, 8, MPI_COMM_WORLD, reqs(2))
+  call MPI_Waitany(2, reqs, i, status)
+  call check(i == 1 .and. status%MPI_SOURCE == left .or. i == 2, 'MPI_Waitany index')
+  call MPI_Waitany(2, reqs, j, MPI_STATUS_IGNORE)
+  call check(i + j == 3 .and. c(1) == left, 'MPI_Waitany both')
+  call MPI_Testall(2, reqs, flag, MPI_STATUSES_IGNORE)
+  call check(flag, 'MPI_Testall of null requests: .true.')
+
   ! a 2-D section m(2:3, 1:6:2) (6 elements, column order) into a vector;
   ! then 3 elements of a strided section (a count below its size)
   m = reshape([(rank * 100 + i, i = 1, 24)], [4, 6])
