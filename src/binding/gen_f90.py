@@ -135,14 +135,20 @@ def sizeof_generic():
     return ['      interface MPI_Sizeof'] + head + ['      end interface']
 
 
-def sizeof_procedures():
+def sizeof_procedures(optional_ierror=False):
+    """optional_ierror: module mpi_f08's, whose IERROR is OPTIONAL."""
     lines = []
     for t, k in SIZEOF_TYPES:
         lines += [f'      subroutine rdmach_sizeof_{t}{k}(x, size, ierror)',
                   f'        {t}(kind={k}), dimension(..), intent(in) :: x',
-                  '        integer, intent(out) :: size, ierror',
-                  '        size = storage_size(x) / 8',
-                  '        ierror = MPI_SUCCESS',
+                  '        integer, intent(out) :: size']
+        if optional_ierror:
+            lines += ['        integer, optional, intent(out) :: ierror',
+                      '        if (present(ierror)) ierror = MPI_SUCCESS']
+        else:
+            lines += ['        integer, intent(out) :: ierror',
+                      '        ierror = MPI_SUCCESS']
+        lines += ['        size = storage_size(x) / 8',
                   '      end subroutine']
     return lines
 

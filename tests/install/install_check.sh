@@ -3,8 +3,9 @@
 # as a user installs it, then moved, then used as users use an MPI.
 #   setup       cmake --install into <work>/staging, moved to <work>/moved; no
 #               file of the moved tree may name the staging prefix
-#   wrappers    mpicc / mpif90 from the moved tree build hello, which
-#               mpiexec / mpirun run; the -showme answers name the moved tree
+#   wrappers    mpicc / mpif90 from the moved tree build hello (in Fortran
+#               with `use mpi` and `use mpi_f08`), which mpiexec / mpirun
+#               run; the -showme answers name the moved tree
 #   pkgconfig   cc $(pkg-config --cflags --libs rdmach)
 #   findmpi-path, findmpi-compiler   CMake's FindMPI with the moved wrappers
 #               first on PATH (C and Fortran) / mpicc named by MPI_C_COMPILER
@@ -89,6 +90,8 @@ wrappers)
     expect "$(hello_re 2)" "$bin/mpirun" -np 2 ./hello_cxx
     "$bin/mpif90" -o hello_f "$src/hello.f90"
     expect "$(hello_re 3)" "$bin/mpirun" -np 3 ./hello_f
+    "$bin/mpif90" -o hello_f08 "$src/hello_f08.f90"
+    expect "$(hello_re 2)" "$bin/mpirun" -np 2 ./hello_f08
     ;;
 pkgconfig)
     scratch

@@ -1,0 +1,53 @@
+/*
+ * f08_latency_c.c: the C half of bench/f08_latency.f90 — the same 8-byte
+ * MPI_Send/MPI_Recv ping-pong as the Fortran one, so that both run in one
+ * job on the same pair of cores, and the CPU model for the report.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+/* One-way latency in microseconds over iters round trips (rank 0's). */
+double bench_c_pingpong(int iters)
+{
+    char buf[8] = {0};
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        if (rank == 0) {
+            MPI_Send(buf, 8, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+            MPI_Recv(buf, 8, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            MPI_Recv(buf, 8, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, 8, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        }
+    }
+    return (MPI_Wtime() - t0) * 1e6 / (2.0 * iters);
+}
+
+/* Nanoseconds per MPI_Send to MPI_PROC_NULL: the binding's own cost, which
+ * the noise of a shared machine hides less than it hides a round trip's. */
+double bench_c_send_null(int iters)
+{
+    char buf[8] = {0};
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++)
+        MPI_Send(buf, 8, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD);
+    return (MPI_Wtime() - t0) * 1e9 / iters;
+}
+
+/* The "model name" line of /proc/cpuinfo, printed as "# cpu: ...". */
+void bench_print_cpu_model(void)
+{
+    char line[256] = "";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof(line), f))
+        if (strncmp(line, "model name", 10) == 0)
+            break;
+    if (f)
+        fclose(f);
+    const char *colon = strchr(line, ':');
+    printf("# cpu: %s", colon ? colon + 2 : "unknown\n");
+}
