@@ -82,7 +82,17 @@ int rch_mpi_err(MPI_Comm comm, int errclass, const char *fmt, ...) __attribute__
 int rch_mpi_err_code(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Invoke comm's error handler on an existing code; returns the code. */
 int rch_mpi_err_raise(MPI_Comm comm, int code);
-#define RCH_MPI_ERR_CLASS(code) ((code) & 0x7f)
+/* User classes and codes (MPI_Add_error_class/_code) carry this bit, above
+ * MPI_ERR_LASTCODE like MPICH's, so that MPI_LASTUSEDCODE, the largest class
+ * or code in use, can grow past it; a user class is the bit | its number
+ * (after the predefined classes) in the class bits. */
+#define RCH_MPI_ERR_USER 0x40000000
+static inline int rch_mpi_err_class_of(int code)
+{
+    int low = code & 0x7f;
+    return low > MPI_T_ERR_NOT_SUPPORTED ? (code & RCH_MPI_ERR_USER) | low : low;
+}
+#define RCH_MPI_ERR_CLASS(code) rch_mpi_err_class_of(code)
 /* A device status to an MPI error class. */
 int rch_mpi_class_of(rdmach_status_t st);
 /* MPI_ERR_OTHER (via world's handler: fatal by default) if MPI is not
@@ -399,6 +409,7 @@ void rch_mpi_attr_drop(struct rch_mpi_attr **list);   /* forget them, no callbac
 int rch_mpi_attr_copy(struct rch_mpi_attr *from, int from_handle, struct rch_mpi_attr **to);
 void rch_mpi_attr_finalize(void);
 void rch_mpi_attr_init(void);          /* the predefined communicator attributes */
+void rch_mpi_attr_lastusedcode(int code);   /* MPI_LASTUSEDCODE: at least code from now on */
 
 /* ---- datatypes (mpi/type_*.c) ----
  * A committed type is described by its size (bytes of data), its extent and
