@@ -353,6 +353,44 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
     return st;
 }
 
+/* A target whose window memory is mapped here (device DIRECT path): the
+ * datatype engine moves the whole target datatype in one pass, as a local
+ * MPI_Unpack into (put) or MPI_Pack out of (get) that memory, instead of one
+ * device segment per block; an accumulate packs the target's elements, applies
+ * the operation to them in one call and unpacks them back, all under the
+ * target's accumulate lock (atomic like the other paths). RDMACH_AGAIN: the
+ * target is not mapped here (or no memory for an accumulate's copy): walk. */
+static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt, int tcount, int64_t base,
+                                    size_t bytes)
+{
+    int acc = j->kind == RCH_DEV_RMA_ACC || j->kind == RCH_DEV_RMA_GACC;
+    unsigned char *tmp = NULL;
+    if (acc && (!j->op || !j->op->fn || !j->op->elem))
+        return RDMACH_AGAIN;     /* the device's checks report it */
+    if (acc && !(tmp = malloc(bytes ? bytes : 1)))
+        return RDMACH_AGAIN;
+    unsigned char *mem = rch_dev_rma_direct_begin(j->dw, j->target, acc);
+    if (!mem) {
+        free(tmp);
+        return RDMACH_AGAIN;
+    }
+    mem += base;
+    if (j->kind == RCH_DEV_RMA_PUT) {
+        rch_mpi_unpack_n(j->in, mem, (size_t)tcount, tt);
+    } else if (j->kind == RCH_DEV_RMA_GET) {
+        rch_mpi_pack_n(mem, (size_t)tcount, tt, j->out);
+    } else {
+        rch_mpi_pack_n(mem, (size_t)tcount, tt, tmp);
+        if (j->kind == RCH_DEV_RMA_GACC)
+            memcpy(j->out, tmp, bytes);
+        j->op->fn(j->in, tmp, bytes / j->op->elem, NULL);
+        rch_mpi_unpack_n(tmp, mem, (size_t)tcount, tt);
+    }
+    rch_dev_rma_direct_end(j->dw, j->target, acc);
+    free(tmp);
+    return RDMACH_OK;
+}
+
 /* The data of count_in of t_in as `spread`'s elements lie in memory. */
 static void *spread_in(const void *in, size_t count_in, const struct rch_mpi_type *t_in,
                        const struct rch_mpi_type *spread, size_t bytes)
@@ -446,7 +484,9 @@ static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, 
         k->greq = greq;
         *request = h;
     }
-    rdmach_status_t st = walk(&j, tt, tcount, base);
+    rdmach_status_t st = spread ? RDMACH_AGAIN : typed_direct(&j, tt, tcount, base, bytes);
+    if (st == RDMACH_AGAIN)
+        st = walk(&j, tt, tcount, base);
     rch_dev_rma_cmpl_release(&k->cmpl, st);   /* k may be gone from here on */
     return rch_mpi_win_status(w, fn, st);
 }
