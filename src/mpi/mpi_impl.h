@@ -122,6 +122,7 @@ struct rch_mpi_comm {
     /* The hardware level MPI_COMM_TYPE_HW_UNGUIDED split at (a static string),
      * NULL if none: Comm_get_info's "mpi_hw_resource_type". */
     const char *hw_level;
+    unsigned idup_seq;        /* MPI_Comm_idup calls on it so far: the tag of the next one's messages */
 };
 struct rch_mpi_topo;
 struct rch_mpi_comm *rch_mpi_comm_get(MPI_Comm comm);   /* NULL if invalid */
@@ -171,8 +172,17 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
 struct rch_mpi_ctxmask { uint64_t w[RCH_MPI_CTX_PAIRS / 64]; };
 void rch_mpi_ctx_init(void);
 void rch_mpi_ctx_mine(struct rch_mpi_ctxmask *m);            /* my free pairs */
-/* Lowest pair free in m (after ANDing everyone's): its ctx, or UINT32_MAX if none. */
+/* Pairs from RCH_MPI_CTX_NB_FIRST up are MPI_Comm_idup's (comm_idup.c): its
+ * agreement runs in progress, interleaved with any blocking creation, so the
+ * two kinds never choose from the same pairs. */
+#define RCH_MPI_CTX_NB_FIRST (RCH_MPI_CTX_PAIRS * 3 / 4)
+/* Lowest blocking-creation pair free in m (after ANDing everyone's): its ctx,
+ * or UINT32_MAX if none. */
 uint32_t rch_mpi_ctx_pick(const struct rch_mpi_ctxmask *m);
+/* The first idup pair free in m from the start'th on (cyclically), or UINT32_MAX. */
+uint32_t rch_mpi_ctx_pick_nb(const struct rch_mpi_ctxmask *m, unsigned start);
+/* Take ctx if it is free here: 1, else 0. */
+int rch_mpi_ctx_try_take(uint32_t ctx);
 void rch_mpi_ctx_take(uint32_t ctx);
 void rch_mpi_ctx_release(uint32_t ctx);
 /* Internal tags on a parent's collective context (ctx + 1), well away from
