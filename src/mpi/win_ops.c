@@ -176,12 +176,21 @@ struct rma_call {
     const struct rch_mpi_type *spread; /* predefined: tmp_out holds its elements as in memory */
     void *tmp_packed;                /* tmp_out packed again before it is unpacked (spread) */
     struct rch_dev_req *greq;        /* R* forms */
+    /* span_get: the target's span, packed into span_dest at completion as
+     * span_count of span_type (retained) laid out from span - span_shift */
+    unsigned char *span, *span_dest;
+    struct rch_mpi_type *span_type;
+    size_t span_count;
+    int64_t span_shift;
 };
 
 static void call_free(struct rma_call *k)
 {
     if (k->out_type)
         rch_mpi_type_release(k->out_type);
+    if (k->span_type)
+        rch_mpi_type_release(k->span_type);
+    free(k->span);
     free(k->tmp_in);
     free(k->tmp_out);
     free(k->tmp_packed);
@@ -191,6 +200,8 @@ static void call_free(struct rma_call *k)
 static void call_done(struct rch_dev_rma_cmpl *c)
 {
     struct rma_call *k = (struct rma_call *)c;
+    if (k->span && c->err == RDMACH_OK)
+        rch_mpi_pack_n(k->span - k->span_shift, k->span_count, k->span_type, k->span_dest);
     if (k->tmp_out && c->err == RDMACH_OK && k->spread) {
         size_t n = (k->out_count * k->out_type->size) / k->spread->size;
         rch_mpi_pack_n(k->tmp_out, n, k->spread, k->tmp_packed);
@@ -391,6 +402,30 @@ static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt
     return RDMACH_OK;
 }
 
+/* A get of a derived target datatype whose blocks cover at least
+ * 1 / SPAN_DENSITY of its span: one contiguous get of the whole span (reading
+ * the holes is harmless), the type's bytes packed out of it at completion,
+ * instead of one device segment per block (packets or a read per block).
+ * Not for dynamic windows (the span may cross memory nobody attached).
+ * RDMACH_AGAIN: not applicable (or no memory): walk. */
+#define SPAN_DENSITY 4
+static rdmach_status_t span_get(struct rma_call *k, struct job *j, const struct rch_mpi_type *tt, int tcount,
+                                int64_t base, size_t bytes)
+{
+    if (tt->extent < 0 || tcount <= 0 || bytes == 0)
+        return RDMACH_AGAIN;
+    int64_t lo = base + tt->true_lb, hi = base + (int64_t)(tcount - 1) * tt->extent + tt->true_ub;
+    size_t span = (size_t)(hi - lo);
+    if (hi <= lo || span / SPAN_DENSITY > bytes || !(k->span = malloc(span)))
+        return RDMACH_AGAIN;
+    k->span_dest = j->out;
+    k->span_type = (struct rch_mpi_type *)tt;
+    rch_mpi_type_retain(k->span_type);
+    k->span_count = (size_t)tcount;
+    k->span_shift = lo - base;
+    return rch_dev_rma_get(j->dw, j->target, k->span, span, (uint64_t)lo, j->c);
+}
+
 /* The data of count_in of t_in as `spread`'s elements lie in memory. */
 static void *spread_in(const void *in, size_t count_in, const struct rch_mpi_type *t_in,
                        const struct rch_mpi_type *spread, size_t bytes)
@@ -485,6 +520,8 @@ static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, 
         *request = h;
     }
     rdmach_status_t st = spread ? RDMACH_AGAIN : typed_direct(&j, tt, tcount, base, bytes);
+    if (st == RDMACH_AGAIN && kind == RCH_DEV_RMA_GET && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        st = span_get(k, &j, tt, tcount, base, bytes);
     if (st == RDMACH_AGAIN)
         st = walk(&j, tt, tcount, base);
     rch_dev_rma_cmpl_release(&k->cmpl, st);   /* k may be gone from here on */
