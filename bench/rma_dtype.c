@@ -28,7 +28,7 @@
  *
  * Plain MPI-3 C: builds with any mpicc (rdmach, MPICH, Open MPI).
  */
-#define _POSIX_C_SOURCE 200112L
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
