@@ -95,6 +95,10 @@ static const struct rch_tun_row rows[] = {
       "Milliseconds a rank of this host may stay stopped (SIGSTOP, job control; not a debugger's stop) "
       "while others wait for it before it counts as failed: their waits end with an error naming it "
       "(0: never)" },
+    { "SHM_REAPER", RCH_TUN_BOOL, OFF(shm_reaper), "on", 0, 0, "on|off",
+      "Under a launcher that does not clean /dev/shm itself (Hydra; not rdmachrun, which does, nor Slurm), "
+      "the first rank of each host leaves a small detached process that waits for every rank of the job "
+      "on that host to end and then removes the job's /dev/shm/rdmach-<job>-* files (device/reaper.c)" },
     { "SIGUSR1", RCH_TUN_ENUM, OFF(sigusr1), "auto", 0, 0, "auto|on|off",
       "Handle SIGUSR1, which MPICH's Hydra sends the other ranks when one fails (its default action "
       "kills them): the handler counts it as \"a process failed\" (liveness is checked at once) and calls "

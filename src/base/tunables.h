@@ -63,6 +63,7 @@ struct rch_tunables {
     int    yield_count_oversub; /* the same when the node has more ranks than cores */
     int    peer_stop_timeout; /* ms a local peer may stay stopped before it counts as failed (0: never) */
     int    sigusr1;          /* RCH_SIGUSR1_*: the launcher's "a process failed" signal (base/proc.c) */
+    int    shm_reaper;       /* bool: a per-host process removes the job's /dev/shm files once its ranks end */
     /* collectives (src/coll): the forced algorithm of each ("" or "auto": the tuning
      * table), the network profile, a measured tuning file, a layout for the
      * node-aware algorithms only */

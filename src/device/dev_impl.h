@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 #include "base/base.h"
 #include "boot/boot.h"
 #include "device/dev.h"
@@ -290,6 +291,12 @@ rdmach_status_t rch_dev_live_publish(void);
 void rch_dev_live_resolve(void);   /* after init's fence: the peers to watch */
 void rch_dev_live_check(void);
 void rch_dev_live_fini(void);
+/* Rank r's pid if it runs on this host in our pid namespace, else 0 (a PMI
+ * get: after init's fence, never from progress). */
+pid_t rch_dev_live_host_pid(int r);
+/* After init's fence (reaper.c): leave the per-host process that removes the
+ * job's /dev/shm files once every rank of this host has ended. */
+void rch_dev_reaper_start(void);
 /* World rank of comm rank `src` in context `ctx`, or -1 if unknown. */
 int rch_dev_ctx_world(uint32_t ctx, int src);
 

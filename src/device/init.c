@@ -224,6 +224,7 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
     if (st != RDMACH_OK)
         goto out_free;
     rch_dev_live_resolve();
+    rch_dev_reaper_start();
     for (int i = 0; i < rch_dev.nchans; i++) {
         struct rch_dev_chan *dc = &rch_dev.chans[i];
         for (int k = 0; k < dc->npeers; k++) {

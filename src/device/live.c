@@ -106,6 +106,18 @@ void rch_dev_live_resolve(void)
     RCH_DEBUG("dev", "liveness: %s peer of this host without a watching channel", L.any ? "a" : "no");
 }
 
+pid_t rch_dev_live_host_pid(int r)
+{
+    char v[RDMACH_KVS_VAL_MAX];
+    size_t mlen = strlen(L.me);
+    if (r == rch_dev.rank)
+        return getpid();
+    if (!L.me[0] || rch_boot_get(r, LIVE_KEY, v, sizeof(v)) != RDMACH_OK || strncmp(v, L.me, mlen) != 0 ||
+        v[mlen] != ',')
+        return 0;
+    return (pid_t)atol(v + mlen + 1);
+}
+
 static void fail(int r, const char *why)
 {
     rch_base_err(RDMACH_ERR_PEER_DEAD, "its process (pid %d) %s", (int)L.peers[r].pid, why);

@@ -294,6 +294,15 @@ rdmach_status_t rch_dev_rma_vec(struct rch_dev_win *w, int target, enum rch_dev_
                                 void *dst, const struct rch_dev_rma_seg *segs, size_t nseg,
                                 const struct rch_dev_rma_op *op, struct rch_dev_rma_cmpl *c);
 
+/* The target's window memory when it is mapped here (the DIRECT path, not
+ * my own dynamic window): the address of its byte 0, else NULL (use the
+ * calls above). Between this and rch_dev_rma_direct_end the caller reads or
+ * writes that memory itself (a derived datatype in one pass of the datatype
+ * engine instead of one block at a time); atomic: under the target's
+ * accumulate lock, for accumulates. The caller has checked the bounds. */
+unsigned char *rch_dev_rma_direct_begin(struct rch_dev_win *w, int target, int atomic);
+void rch_dev_rma_direct_end(struct rch_dev_win *w, int target, int atomic);
+
 /* ---- synchronisation (rma_sync.c); blocking calls progress while they wait ---- */
 rdmach_status_t rch_dev_rma_lock(struct rch_dev_win *w, int target, int exclusive);
 rdmach_status_t rch_dev_rma_unlock(struct rch_dev_win *w, int target);

@@ -197,6 +197,22 @@ static rdmach_status_t direct(struct rch_dev_win *w, int target, enum rch_dev_rm
     return RDMACH_OK;
 }
 
+unsigned char *rch_dev_rma_direct_begin(struct rch_dev_win *w, int target, int atomic)
+{
+    struct rch_dev_win_target *t = &w->t[target];
+    if (t->path != RCH_DEV_WIN_DIRECT || t->mapped == 0)
+        return NULL;
+    if (atomic)
+        rch_dev_rma_acc_lock(t->ctrl);
+    return (unsigned char *)t->mapped;
+}
+
+void rch_dev_rma_direct_end(struct rch_dev_win *w, int target, int atomic)
+{
+    if (atomic)
+        rch_dev_rma_acc_unlock(w->t[target].ctrl);
+}
+
 rdmach_status_t rch_dev_rma_vec(struct rch_dev_win *w, int target, enum rch_dev_rma_kind kind, const void *src,
                                 void *dst, const struct rch_dev_rma_seg *segs, size_t nseg,
                                 const struct rch_dev_rma_op *op, struct rch_dev_rma_cmpl *c)

@@ -18,7 +18,7 @@ static int attr_host = MPI_PROC_NULL;
 static int attr_io = MPI_ANY_SOURCE;
 static int attr_wtime_is_global = 0;
 static int attr_universe_size;
-static int attr_lastusedcode = MPI_ERR_LASTCODE;   /* no user error codes (MPI_Add_error_code) */
+static int attr_lastusedcode = MPI_ERR_LASTCODE;   /* grows with MPI_Add_error_class/_code */
 static int attr_appnum;            /* the process manager's; none (-1): the attribute is not set */
 
 /* 1 if keyval is a predefined key: *flag whether it is set, *value its address. */
@@ -155,6 +155,12 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
     return PMPI_Comm_delete_attr(comm, keyval);
 }
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
+
+void rch_mpi_attr_lastusedcode(int code)
+{
+    if (code > attr_lastusedcode)
+        attr_lastusedcode = code;
+}
 
 void rch_mpi_attr_init(void)
 {

@@ -52,7 +52,7 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
         free(all);
         return rch_mpi_err(p->handle, MPI_ERR_INTERN,
                            "%s: no context id is free at every member (%d communicators exist)", fn,
-                           RCH_MPI_CTX_PAIRS);
+                           RCH_MPI_CTX_NB_FIRST);
     }
     if (color == MPI_UNDEFINED) {
         free(all);
@@ -169,26 +169,3 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return err;
 }
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
-
-/* The duplicate is made before the call returns and the request is complete
- * from the start. Correct for programs where every member reaches its
- * Comm_idup without first waiting on another member's later operation;
- * a program that orders a blocking receive before its Comm_idup against a
- * send after the peer's Comm_idup would wait for ever (no nonblocking
- * context-id agreement yet). */
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
-{
-    RCH_MPI_CS();
-    const char *fn = "MPI_Comm_idup";
-    struct rch_mpi_comm *p;
-    int err = rch_mpi_comm_maker_check(fn, comm, newcomm, &p);
-    if (err)
-        return err;
-    if (!request)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument request is NULL", fn);
-    err = rch_mpi_comm_split_common(fn, p, 0, 0, newcomm, 1);
-    if (err == MPI_SUCCESS)
-        *request = RCH_MPI_REQ_DONE_NULL;
-    return err;
-}
-#pragma weak MPI_Comm_idup = PMPI_Comm_idup

@@ -174,7 +174,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     uint32_t ctx = rch_mpi_ctx_pick(&mask);
     if (ctx == UINT32_MAX)
         return rch_mpi_err(comm, MPI_ERR_INTERN, "%s: no context id is free at every member (%d communicators exist)",
-                           fn, RCH_MPI_CTX_PAIRS);
+                           fn, RCH_MPI_CTX_NB_FIRST);
     int *world_of = malloc((size_t)g->size * sizeof(int));
     if (!world_of)
         return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);

@@ -35,10 +35,30 @@ void rch_mpi_ctx_mine(struct rch_mpi_ctxmask *m)
 
 uint32_t rch_mpi_ctx_pick(const struct rch_mpi_ctxmask *m)
 {
-    for (unsigned i = 0; i < RCH_ARRAY_SIZE(m->w); i++)
+    for (unsigned i = 0; i < RCH_MPI_CTX_NB_FIRST / 64; i++)
         if (m->w[i])
             return 2u * (i * 64u + (unsigned)__builtin_ctzll(m->w[i]));
     return UINT32_MAX;
+}
+
+uint32_t rch_mpi_ctx_pick_nb(const struct rch_mpi_ctxmask *m, unsigned start)
+{
+    unsigned n = RCH_MPI_CTX_PAIRS - RCH_MPI_CTX_NB_FIRST;
+    for (unsigned k = 0; k < n; k++) {
+        unsigned pair = RCH_MPI_CTX_NB_FIRST + (start + k) % n;
+        if (m->w[pair / 64] & ((uint64_t)1 << (pair % 64)))
+            return 2u * pair;
+    }
+    return UINT32_MAX;
+}
+
+int rch_mpi_ctx_try_take(uint32_t ctx)
+{
+    uint32_t pair = ctx / 2;
+    if (!(freemask.w[pair / 64] & ((uint64_t)1 << (pair % 64))))
+        return 0;
+    rch_mpi_ctx_take(ctx);
+    return 1;
 }
 
 void rch_mpi_ctx_take(uint32_t ctx)

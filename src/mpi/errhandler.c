@@ -121,11 +121,12 @@ static const char *const class_text[] = {
 };
 #define LAST_CLASS MPI_T_ERR_NOT_SUPPORTED
 
-/* User error classes and codes (MPI_Add_error_*): a class takes the next
- * number after LAST_CLASS (the class bits hold up to 127); a code is
- * class | (n << SEQ_SHIFT) with slot 0, so it never matches a ring code
- * (slots 1..RING) and its class reads like any code's. Each has an optional
- * string (MPI_Add_error_string), "" until one is set. */
+/* User error classes and codes (MPI_Add_error_*): a class is RCH_MPI_ERR_USER
+ * | the next number after LAST_CLASS (the class bits hold up to 127); a code
+ * is RCH_MPI_ERR_USER | class | (n << SEQ_SHIFT) with slot 0, so it never
+ * matches a ring code (slots 1..RING) and its class reads like any code's.
+ * Both are above MPI_ERR_LASTCODE (MPI_LASTUSEDCODE follows them). Each has
+ * an optional string (MPI_Add_error_string), "" until one is set. */
 #define USER_CLASS_LAST 0x7f
 #define USER_CODES_MAX 4096
 struct user_err {
@@ -137,7 +138,16 @@ static int uerr_count, user_classes, user_codes;
 
 static int class_valid(int cls)
 {
-    return cls >= 0 && cls <= LAST_CLASS + user_classes && cls != 54;
+    if (cls & RCH_MPI_ERR_USER) {
+        cls &= ~RCH_MPI_ERR_USER;
+        return cls > LAST_CLASS && cls <= LAST_CLASS + user_classes;
+    }
+    return cls >= 0 && cls <= LAST_CLASS && cls != 54;
+}
+
+static const char *class_name(int cls)
+{
+    return cls & RCH_MPI_ERR_USER ? "user-defined error class" : class_text[cls];
 }
 
 static struct user_err *user_err_find(int code)
@@ -208,7 +218,7 @@ static void fatal(MPI_Comm comm, int code)
     const char *msg = code_msg(code);
     char text[MPI_MAX_ERROR_STRING + 64];
     snprintf(text, sizeof(text), "MPI error (class %d, %s): %s", RCH_MPI_ERR_CLASS(code),
-             class_valid(RCH_MPI_ERR_CLASS(code)) ? class_text[RCH_MPI_ERR_CLASS(code)] : "?",
+             class_valid(RCH_MPI_ERR_CLASS(code)) ? class_name(RCH_MPI_ERR_CLASS(code)) : "?",
              msg ? msg : "no detail");
     if (rch_mpi_state == RCH_MPI_RUNNING) {
         rch_boot_abort(1, text);     /* prints the message with the rank, ends the job */
@@ -406,7 +416,7 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 {
     RCH_MPI_CS();
     int cls = RCH_MPI_ERR_CLASS(errorcode);
-    if (errorcode < 0 || !class_valid(cls))
+    if (errorcode < 0 || !class_valid(cls) || ((errorcode & RCH_MPI_ERR_USER) && !user_err_find(errorcode)))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class: invalid error code %d", errorcode);
     if (!errorclass)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class: argument errorclass is NULL");
@@ -419,8 +429,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     RCH_MPI_CS();
     int cls = RCH_MPI_ERR_CLASS(errorcode);
-    if (errorcode < 0 || !class_valid(cls) ||
-        (cls > LAST_CLASS && ((unsigned)errorcode >> 7) != 0 && !user_err_find(errorcode)))
+    if (errorcode < 0 || !class_valid(cls) || ((errorcode & RCH_MPI_ERR_USER) && !user_err_find(errorcode)))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string: invalid error code %d", errorcode);
     if (!string || !resultlen)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string: argument %s is NULL",
@@ -431,9 +440,9 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     if (u)
         n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", u->text ? u->text : "");
     else if (msg)
-        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", class_text[cls], msg);
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", class_name(cls), msg);
     else
-        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", class_text[cls]);
+        n = snprintf(string, MPI_MAX_ERROR_STRING, "%s", class_name(cls));
     *resultlen = n < MPI_MAX_ERROR_STRING ? n : MPI_MAX_ERROR_STRING - 1;
     return MPI_SUCCESS;
 }
@@ -448,6 +457,7 @@ static int user_err_add(const char *fn, int code)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     uerr = n;
     uerr[uerr_count++] = (struct user_err){ .code = code, .text = NULL };
+    rch_mpi_attr_lastusedcode(code);
     return MPI_SUCCESS;
 }
 
@@ -464,6 +474,7 @@ int PMPI_Add_error_class(int *errorclass)
     if (cls > USER_CLASS_LAST)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: no more error classes (%d user classes made)", fn,
                            user_classes);
+    cls |= RCH_MPI_ERR_USER;
     if ((err = user_err_add(fn, cls)))
         return err;
     user_classes++;
@@ -486,7 +497,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument errorcode is NULL", fn);
     if (user_codes == USER_CODES_MAX)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: no more error codes (%d made)", fn, user_codes);
-    int code = errorclass | ((user_codes + 1) << SEQ_SHIFT);
+    int code = RCH_MPI_ERR_USER | errorclass | ((user_codes + 1) << SEQ_SHIFT);
     if ((err = user_err_add(fn, code)))
         return err;
     user_codes++;

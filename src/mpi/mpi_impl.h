@@ -82,7 +82,17 @@ int rch_mpi_err(MPI_Comm comm, int errclass, const char *fmt, ...) __attribute__
 int rch_mpi_err_code(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Invoke comm's error handler on an existing code; returns the code. */
 int rch_mpi_err_raise(MPI_Comm comm, int code);
-#define RCH_MPI_ERR_CLASS(code) ((code) & 0x7f)
+/* User classes and codes (MPI_Add_error_class/_code) carry this bit, above
+ * MPI_ERR_LASTCODE like MPICH's, so that MPI_LASTUSEDCODE, the largest class
+ * or code in use, can grow past it; a user class is the bit | its number
+ * (after the predefined classes) in the class bits. */
+#define RCH_MPI_ERR_USER 0x40000000
+static inline int rch_mpi_err_class_of(int code)
+{
+    int low = code & 0x7f;
+    return low > MPI_T_ERR_NOT_SUPPORTED ? (code & RCH_MPI_ERR_USER) | low : low;
+}
+#define RCH_MPI_ERR_CLASS(code) rch_mpi_err_class_of(code)
 /* A device status to an MPI error class. */
 int rch_mpi_class_of(rdmach_status_t st);
 /* MPI_ERR_OTHER (via world's handler: fatal by default) if MPI is not
@@ -112,6 +122,7 @@ struct rch_mpi_comm {
     /* The hardware level MPI_COMM_TYPE_HW_UNGUIDED split at (a static string),
      * NULL if none: Comm_get_info's "mpi_hw_resource_type". */
     const char *hw_level;
+    unsigned idup_seq;        /* MPI_Comm_idup calls on it so far: the tag of the next one's messages */
 };
 struct rch_mpi_topo;
 struct rch_mpi_comm *rch_mpi_comm_get(MPI_Comm comm);   /* NULL if invalid */
@@ -161,8 +172,17 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
 struct rch_mpi_ctxmask { uint64_t w[RCH_MPI_CTX_PAIRS / 64]; };
 void rch_mpi_ctx_init(void);
 void rch_mpi_ctx_mine(struct rch_mpi_ctxmask *m);            /* my free pairs */
-/* Lowest pair free in m (after ANDing everyone's): its ctx, or UINT32_MAX if none. */
+/* Pairs from RCH_MPI_CTX_NB_FIRST up are MPI_Comm_idup's (comm_idup.c): its
+ * agreement runs in progress, interleaved with any blocking creation, so the
+ * two kinds never choose from the same pairs. */
+#define RCH_MPI_CTX_NB_FIRST (RCH_MPI_CTX_PAIRS * 3 / 4)
+/* Lowest blocking-creation pair free in m (after ANDing everyone's): its ctx,
+ * or UINT32_MAX if none. */
 uint32_t rch_mpi_ctx_pick(const struct rch_mpi_ctxmask *m);
+/* The first idup pair free in m from the start'th on (cyclically), or UINT32_MAX. */
+uint32_t rch_mpi_ctx_pick_nb(const struct rch_mpi_ctxmask *m, unsigned start);
+/* Take ctx if it is free here: 1, else 0. */
+int rch_mpi_ctx_try_take(uint32_t ctx);
 void rch_mpi_ctx_take(uint32_t ctx);
 void rch_mpi_ctx_release(uint32_t ctx);
 /* Internal tags on a parent's collective context (ctx + 1), well away from
@@ -399,6 +419,7 @@ void rch_mpi_attr_drop(struct rch_mpi_attr **list);   /* forget them, no callbac
 int rch_mpi_attr_copy(struct rch_mpi_attr *from, int from_handle, struct rch_mpi_attr **to);
 void rch_mpi_attr_finalize(void);
 void rch_mpi_attr_init(void);          /* the predefined communicator attributes */
+void rch_mpi_attr_lastusedcode(int code);   /* MPI_LASTUSEDCODE: at least code from now on */
 
 /* ---- datatypes (mpi/type_*.c) ----
  * A committed type is described by its size (bytes of data), its extent and

@@ -176,12 +176,21 @@ struct rma_call {
     const struct rch_mpi_type *spread; /* predefined: tmp_out holds its elements as in memory */
     void *tmp_packed;                /* tmp_out packed again before it is unpacked (spread) */
     struct rch_dev_req *greq;        /* R* forms */
+    /* span_get: the target's span, packed into span_dest at completion as
+     * span_count of span_type (retained) laid out from span - span_shift */
+    unsigned char *span, *span_dest;
+    struct rch_mpi_type *span_type;
+    size_t span_count;
+    int64_t span_shift;
 };
 
 static void call_free(struct rma_call *k)
 {
     if (k->out_type)
         rch_mpi_type_release(k->out_type);
+    if (k->span_type)
+        rch_mpi_type_release(k->span_type);
+    free(k->span);
     free(k->tmp_in);
     free(k->tmp_out);
     free(k->tmp_packed);
@@ -191,6 +200,8 @@ static void call_free(struct rma_call *k)
 static void call_done(struct rch_dev_rma_cmpl *c)
 {
     struct rma_call *k = (struct rma_call *)c;
+    if (k->span && c->err == RDMACH_OK)
+        rch_mpi_pack_n(k->span - k->span_shift, k->span_count, k->span_type, k->span_dest);
     if (k->tmp_out && c->err == RDMACH_OK && k->spread) {
         size_t n = (k->out_count * k->out_type->size) / k->spread->size;
         rch_mpi_pack_n(k->tmp_out, n, k->spread, k->tmp_packed);
@@ -353,6 +364,68 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
     return st;
 }
 
+/* A target whose window memory is mapped here (device DIRECT path): the
+ * datatype engine moves the whole target datatype in one pass, as a local
+ * MPI_Unpack into (put) or MPI_Pack out of (get) that memory, instead of one
+ * device segment per block; an accumulate packs the target's elements, applies
+ * the operation to them in one call and unpacks them back, all under the
+ * target's accumulate lock (atomic like the other paths). RDMACH_AGAIN: the
+ * target is not mapped here (or no memory for an accumulate's copy): walk. */
+static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt, int tcount, int64_t base,
+                                    size_t bytes)
+{
+    int acc = j->kind == RCH_DEV_RMA_ACC || j->kind == RCH_DEV_RMA_GACC;
+    unsigned char *tmp = NULL;
+    if (acc && (!j->op || !j->op->fn || !j->op->elem))
+        return RDMACH_AGAIN;     /* the device's checks report it */
+    if (acc && !(tmp = malloc(bytes ? bytes : 1)))
+        return RDMACH_AGAIN;
+    unsigned char *mem = rch_dev_rma_direct_begin(j->dw, j->target, acc);
+    if (!mem) {
+        free(tmp);
+        return RDMACH_AGAIN;
+    }
+    mem += base;
+    if (j->kind == RCH_DEV_RMA_PUT) {
+        rch_mpi_unpack_n(j->in, mem, (size_t)tcount, tt);
+    } else if (j->kind == RCH_DEV_RMA_GET) {
+        rch_mpi_pack_n(mem, (size_t)tcount, tt, j->out);
+    } else {
+        rch_mpi_pack_n(mem, (size_t)tcount, tt, tmp);
+        if (j->kind == RCH_DEV_RMA_GACC)
+            memcpy(j->out, tmp, bytes);
+        j->op->fn(j->in, tmp, bytes / j->op->elem, NULL);
+        rch_mpi_unpack_n(tmp, mem, (size_t)tcount, tt);
+    }
+    rch_dev_rma_direct_end(j->dw, j->target, acc);
+    free(tmp);
+    return RDMACH_OK;
+}
+
+/* A get of a derived target datatype whose blocks cover at least
+ * 1 / SPAN_DENSITY of its span: one contiguous get of the whole span (reading
+ * the holes is harmless), the type's bytes packed out of it at completion,
+ * instead of one device segment per block (packets or a read per block).
+ * Not for dynamic windows (the span may cross memory nobody attached).
+ * RDMACH_AGAIN: not applicable (or no memory): walk. */
+#define SPAN_DENSITY 4
+static rdmach_status_t span_get(struct rma_call *k, struct job *j, const struct rch_mpi_type *tt, int tcount,
+                                int64_t base, size_t bytes)
+{
+    if (tt->extent < 0 || tcount <= 0 || bytes == 0)
+        return RDMACH_AGAIN;
+    int64_t lo = base + tt->true_lb, hi = base + (int64_t)(tcount - 1) * tt->extent + tt->true_ub;
+    size_t span = (size_t)(hi - lo);
+    if (hi <= lo || span / SPAN_DENSITY > bytes || !(k->span = malloc(span)))
+        return RDMACH_AGAIN;
+    k->span_dest = j->out;
+    k->span_type = (struct rch_mpi_type *)tt;
+    rch_mpi_type_retain(k->span_type);
+    k->span_count = (size_t)tcount;
+    k->span_shift = lo - base;
+    return rch_dev_rma_get(j->dw, j->target, k->span, span, (uint64_t)lo, j->c);
+}
+
 /* The data of count_in of t_in as `spread`'s elements lie in memory. */
 static void *spread_in(const void *in, size_t count_in, const struct rch_mpi_type *t_in,
                        const struct rch_mpi_type *spread, size_t bytes)
@@ -446,7 +519,11 @@ static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, 
         k->greq = greq;
         *request = h;
     }
-    rdmach_status_t st = walk(&j, tt, tcount, base);
+    rdmach_status_t st = spread ? RDMACH_AGAIN : typed_direct(&j, tt, tcount, base, bytes);
+    if (st == RDMACH_AGAIN && kind == RCH_DEV_RMA_GET && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
+        st = span_get(k, &j, tt, tcount, base, bytes);
+    if (st == RDMACH_AGAIN)
+        st = walk(&j, tt, tcount, base);
     rch_dev_rma_cmpl_release(&k->cmpl, st);   /* k may be gone from here on */
     return rch_mpi_win_status(w, fn, st);
 }

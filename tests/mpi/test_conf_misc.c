@@ -6,8 +6,10 @@
  *     MPI_ERR_LASTCODE; an invalid code is MPI_ERR_ARG;
  *   - MPI_Add_error_class / code / string: new classes above the predefined
  *     ones, codes whose class is theirs, strings set and replaced (""
- *     before), the predefined codes refused a string, MPI_LASTUSEDCODE at
- *     least the last predefined class;
+ *     before), the predefined codes refused a string; MPI_LASTUSEDCODE
+ *     (MPI-4.1 §9.5: "the current maximum error class including the
+ *     user-defined ones", never below MPI_ERR_LASTCODE) follows every new
+ *     class and code;
  *   - error handlers on communicators and windows: create, set, get (the
  *     handler set, inherited by Comm_dup), free while in use (still called),
  *     call_errhandler (the user function sees the object and the code),
@@ -94,15 +96,25 @@ static void error_classes(void)
     int *last, flag, c1, c2, code1, code2, code3;
     MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
     CHECK(flag && *last >= maxc, "MPI_LASTUSEDCODE %d below the last predefined class %d", flag ? *last : -1, maxc);
+    CHECK(flag && *last >= MPI_ERR_LASTCODE, "MPI_LASTUSEDCODE %d below MPI_ERR_LASTCODE", flag ? *last : -1);
     MPI_OK(MPI_Add_error_class(&c1));
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    CHECK(flag && *last == c1, "MPI_LASTUSEDCODE %d after Add_error_class gave %d (the maximum class)",
+          flag ? *last : -1, c1);
     MPI_OK(MPI_Add_error_class(&c2));
-    CHECK(c1 > maxc && c2 > maxc && c1 != c2 && c1 <= MPI_ERR_LASTCODE && c2 <= MPI_ERR_LASTCODE,
-          "Add_error_class gave %d and %d (predefined up to %d)", c1, c2, maxc);
+    CHECK(c1 > maxc && c2 > maxc && c1 != c2, "Add_error_class gave %d and %d (predefined up to %d)", c1, c2, maxc);
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    CHECK(flag && *last == (c1 > c2 ? c1 : c2) && *last >= MPI_ERR_LASTCODE,
+          "MPI_LASTUSEDCODE %d after classes %d and %d (MPI_ERR_LASTCODE %d)", flag ? *last : -1, c1, c2,
+          MPI_ERR_LASTCODE);
     MPI_OK(MPI_Add_error_code(c1, &code1));
     MPI_OK(MPI_Add_error_code(c1, &code2));
     MPI_OK(MPI_Add_error_code(MPI_ERR_OTHER, &code3));
-    CHECK(code1 != code2 && code1 != c1 && code1 <= MPI_ERR_LASTCODE && code3 <= MPI_ERR_LASTCODE,
-          "Add_error_code gave %d, %d", code1, code2);
+    CHECK(code1 != code2 && code1 != c1 && code1 >= MPI_ERR_LASTCODE && code3 >= MPI_ERR_LASTCODE,
+          "Add_error_code gave %d, %d, %d (at least MPI_ERR_LASTCODE)", code1, code2, code3);
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    CHECK(flag && *last >= code1 && *last >= code2 && *last >= code3 && *last >= c2,
+          "MPI_LASTUSEDCODE %d below a code in use (%d, %d, %d)", flag ? *last : -1, code1, code2, code3);
     MPI_OK(MPI_Error_class(code1, &cls));
     CHECK(cls == c1, "the class of a user code is %d, expected %d", cls, c1);
     MPI_OK(MPI_Error_class(code3, &cls));
