@@ -164,6 +164,13 @@ struct leader_msg {
     int size;
     int world_of[];           /* [size]: the sender's group */
 };
+/* How the leaders reach each other: remote_leader is a rank of peer_comm; the
+ * user's tag on its point-to-point context, or (internal) an internal tag on
+ * its collective context. */
+struct via {
+    MPI_Comm peer_comm;
+    int remote_leader, tag, internal;
+};
 /* What a leader broadcasts to its group: status (an MPI error class, 0 if
  * fine), the context id and the remote group's size; the remote group follows. */
 struct leader_hdr {
@@ -173,14 +180,15 @@ struct leader_hdr {
 };
 
 /* The leader's side: swap groups and masks with the remote leader over peer. */
-static int leader_part(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_comm *local, MPI_Comm peer_comm,
-                       int remote_leader, int tag, const struct rch_mpi_ctxmask *mask, struct leader_hdr *h,
-                       int **rworld)
+static int leader_part(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_comm *local, const struct via *v,
+                       const struct rch_mpi_ctxmask *mask, struct leader_hdr *h, int **rworld)
 {
     int err;
-    struct rch_mpi_comm *peer = rch_mpi_comm_arg(fn, peer_comm, &err);
+    struct rch_mpi_comm *peer = rch_mpi_comm_arg(fn, v->peer_comm, &err);
     if (!peer)
         return err;
+    int remote_leader = v->remote_leader, tag = v->tag;
+    uint32_t ctx = peer->ctx + (v->internal ? 1 : 0);
     if (remote_leader < 0 || remote_leader >= peer->peer_size)
         return rch_mpi_err(lc->handle, MPI_ERR_RANK, "%s: invalid rank %d in argument remote_leader (peer_comm "
                            "size %d)", fn, remote_leader, peer->peer_size);
@@ -195,10 +203,10 @@ static int leader_part(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_c
     out->size = local->size;
     memcpy(out->world_of, local->world_of, (size_t)local->size * sizeof(int));
     struct rch_dev_req *s = NULL, *r = NULL;
-    rdmach_status_t st = rch_dev_irecv(in, maxlen, remote_leader, tag, peer->ctx, &r);
+    rdmach_status_t st = rch_dev_irecv(in, maxlen, remote_leader, tag, ctx, &r);
     if (st == RDMACH_OK)
         st = rch_dev_isend(out, sizeof(*out) + (size_t)local->size * sizeof(int), peer->peer_world_of[remote_leader],
-                           peer->rank, tag, peer->ctx, RCH_DEV_SEND_STD, &s);
+                           peer->rank, tag, ctx, RCH_DEV_SEND_STD, &s);
     rdmach_status_t s1 = rch_mpi_wait_free(s), s2 = rch_mpi_wait_free(r);
     st = st != RDMACH_OK ? st : s1 != RDMACH_OK ? s1 : s2;
     free(out);
@@ -241,7 +249,7 @@ static int leader_part(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_c
 /* Everyone's part after the local duplicate: the local AND of the masks, the
  * leader's swap, the leader's broadcast of the outcome, the object. */
 static int create_inter(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_comm *local, int local_leader,
-                        MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
+                        const struct via *v, MPI_Comm *newintercomm)
 {
     struct rch_mpi_ctxmask mask;
     rch_mpi_ctx_mine(&mask);
@@ -251,7 +259,7 @@ static int create_inter(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_
     struct leader_hdr h = { 0, 0, 0 };
     int *rworld = NULL, err = MPI_SUCCESS;
     if (local->rank == local_leader) {
-        err = leader_part(fn, lc, local, peer_comm, remote_leader, tag, &mask, &h, &rworld);
+        err = leader_part(fn, lc, local, v, &mask, &h, &rworld);
         h.errclass = RCH_MPI_ERR_CLASS(err);
     }
     /* The leader's error reaches everyone, so no member waits for a group
@@ -281,6 +289,7 @@ static int create_inter(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_
     struct rch_mpi_comm *c = rch_mpi_inter_create(local->rank, local->size, lworld, h.rsize, rworld, h.ctx, local);
     if (!c) {
         free(rworld);
+        free(lworld);
         return rch_mpi_err(lc->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     rch_mpi_ctx_take(h.ctx);
@@ -308,12 +317,86 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     err = hidden_dup(fn, lc, 0, lc->rank, &local);
     if (err)
         return rch_mpi_err_raise(local_comm, err);
-    err = create_inter(fn, lc, local, local_leader, peer_comm, remote_leader, tag, newintercomm);
+    struct via v = { peer_comm, remote_leader, tag, 0 };
+    err = create_inter(fn, lc, local, local_leader, &v, newintercomm);
     if (err)
         rch_mpi_comm_destroy(local);
     return err;
 }
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
+
+/* ---- MPI_Intercomm_create_from_groups (MPI-4.0) ----
+ * rdmach has no sessions: every group is one of MPI_COMM_WORLD's processes,
+ * so the local group becomes a communicator as Comm_create_group over world
+ * would make it, and the leaders meet over world's collective context, on a
+ * tag hashed from stringtag into a range no collective uses (both groups
+ * pass the same stringtag; MPI makes distinct concurrent calls use distinct
+ * ones). Argument errors are raised on MPI_COMM_SELF (there is no
+ * communicator yet), later ones with the errhandler argument. */
+#define TAG_FROM_GROUPS_BASE 0x7e000000
+#define TAG_FROM_GROUPS_SPAN 0x00ffffff
+
+static int stringtag_hash(const char *s)
+{
+    uint32_t h = 2166136261u;              /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return TAG_FROM_GROUPS_BASE + (int)(h % TAG_FROM_GROUPS_SPAN);
+}
+
+static int check_group_arg(const char *fn, MPI_Group group, int leader, const char *garg, const char *larg,
+                           struct rch_mpi_group **gp)
+{
+    struct rch_mpi_group *g = rch_mpi_group_get(group);
+    if (!g)
+        return rch_mpi_err(MPI_COMM_SELF, MPI_ERR_GROUP, "%s: invalid group 0x%x in argument %s", fn,
+                           (unsigned)group, garg);
+    if (leader < 0 || leader >= g->size)
+        return rch_mpi_err(MPI_COMM_SELF, MPI_ERR_RANK, "%s: invalid rank %d in argument %s (%s size %d)", fn, leader,
+                           larg, garg, g->size);
+    *gp = g;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                      int remote_leader, const char *stringtag, MPI_Info info,
+                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+{
+    RCH_MPI_CS();
+    static const char fn[] = "MPI_Intercomm_create_from_groups";
+    struct rch_mpi_group *lg, *rg;
+    int err = rch_mpi_check_init(fn);
+    if (err || (err = check_group_arg(fn, local_group, local_leader, "local_group", "local_leader", &lg)) ||
+        (err = check_group_arg(fn, remote_group, remote_leader, "remote_group", "remote_leader", &rg)) ||
+        (err = rch_mpi_info_check(MPI_COMM_SELF, fn, info)))
+        return err;
+    if (!stringtag || !newintercomm)
+        return rch_mpi_err(MPI_COMM_SELF, MPI_ERR_ARG, "%s: argument %s is NULL", fn,
+                           !stringtag ? "stringtag" : "newintercomm");
+    if (!rch_mpi_errhandler_valid(errhandler))
+        return rch_mpi_err(MPI_COMM_SELF, MPI_ERR_ARG, "%s: invalid error handler 0x%x in argument errhandler", fn,
+                           (unsigned)errhandler);
+    if (lg->rank == MPI_UNDEFINED)
+        return rch_mpi_err(MPI_COMM_SELF, MPI_ERR_GROUP, "%s: the calling process is not in argument local_group",
+                           fn);
+    *newintercomm = MPI_COMM_NULL;
+    MPI_Comm lh = MPI_COMM_NULL;
+    err = PMPI_Comm_create_group(MPI_COMM_WORLD, local_group, 0, &lh);
+    if (err)
+        return err;
+    struct rch_mpi_comm *local = rch_mpi_comm_get(lh);
+    local->errhandler = errhandler;    /* errors from here on are the new communicator's */
+    struct via v = { MPI_COMM_WORLD, rg->world_of[remote_leader], stringtag_hash(stringtag), 1 };
+    err = create_inter(fn, local, local, local_leader, &v, newintercomm);
+    local->errhandler = MPI_ERRORS_RETURN;
+    if (err) {
+        rch_mpi_comm_destroy(local);
+        return err;
+    }
+    rch_mpi_comm_get(*newintercomm)->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
 
 /* ---- MPI_Intercomm_merge ---- */
 

@@ -92,6 +92,8 @@ int rch_mpi_check_init(const char *fn);
  * that communicators refuse them (MPI: a handler serves one kind of object). */
 void rch_mpi_errhandler_mark_win(MPI_Errhandler eh);
 int rch_mpi_errhandler_is_win(MPI_Errhandler eh);
+/* A handler a communicator may take (valid, not a window's). */
+int rch_mpi_errhandler_valid(MPI_Errhandler eh);
 static inline int rch_mpi_running(void) { return rch_mpi_state == RCH_MPI_RUNNING; }
 
 /* ---- communicators (mpi/comm.c, comm_create.c, ctxid.c) ---- */
