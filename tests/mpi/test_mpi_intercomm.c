@@ -337,6 +337,15 @@ static void test_derived(MPI_Comm ic)
     }
     MPI_OK(MPI_Comm_disconnect(&d));
     CHECK(d == MPI_COMM_NULL, "disconnect left the handle");
+    MPI_Request q;
+    MPI_OK(MPI_Comm_idup(ic, &d, &q));
+    MPI_OK(MPI_Wait(&q, MPI_STATUS_IGNORE));
+    CHECK(copied == 2, "idup ran the copy callback %d times in all", copied);
+    test_queries(d);
+    int isum = -1;
+    MPI_OK(MPI_Allreduce(&wrank, &isum, 1, MPI_INT, MPI_SUM, d));
+    CHECK(isum == sum_world(1 - color, rsize), "allreduce on the idup: %d", isum);
+    MPI_OK(MPI_Comm_free(&d));
     MPI_OK(MPI_Comm_free_keyval(&key));
 
     /* Split by parity of the local rank, keys reversing the order: the remote
