@@ -110,7 +110,7 @@ static void *at(const void *buf, MPI_Aint off)
     return (char *)buf + off;
 }
 
-/* The root argument: RCH_ROOT_SELF (MPI_ROOT), RCH_ROOT_NONE (MPI_PROC_NULL)
+/* The root argument: ROOT_SELF (MPI_ROOT), ROOT_NONE (MPI_PROC_NULL)
  * or a remote rank; anything else is MPI_ERR_ROOT. */
 enum { ROOT_SELF = -1, ROOT_NONE = -2 };
 static int check_root(const char *fn, struct rch_mpi_comm *c, int root, int *kind)
