@@ -708,6 +708,9 @@ RDMACH_MPI_FN(int, Comm_test_inter, (MPI_Comm comm, int *flag))
 RDMACH_MPI_FN(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                                       int remote_leader, int tag, MPI_Comm *newintercomm))
 RDMACH_MPI_FN(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
+RDMACH_MPI_FN(int, Intercomm_create_from_groups, (MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                                  int remote_leader, const char *stringtag, MPI_Info info,
+                                                  MPI_Errhandler errhandler, MPI_Comm *newintercomm))
 RDMACH_MPI_FN(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *comm_errhandler_fn,
                                             MPI_Errhandler *errhandler))
 

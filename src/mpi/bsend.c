@@ -182,7 +182,7 @@ int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct
     else
         rch_mpi_type_pack(buf, count, t, data);
     struct rch_dev_req *r;
-    rdmach_status_t st = rch_dev_isend(data, bytes, c->world_of[dest], c->rank, tag, c->ctx, RCH_DEV_SEND_STD, &r);
+    rdmach_status_t st = rch_dev_isend(data, bytes, c->peer_world_of[dest], c->rank, tag, c->ctx, RCH_DEV_SEND_STD, &r);
     if (st != RDMACH_OK) {
         seg_unlink(s);
         return rch_mpi_dev_error(fn, comm, st);
@@ -210,7 +210,7 @@ static int bsend(const char *fn, const void *buf, int count, MPI_Datatype dataty
     const struct rch_mpi_type *t = rch_mpi_check_buf(comm, fn, buf, count, datatype, &err);
     if (!t)
         return err;
-    *world = dest == MPI_PROC_NULL ? -1 : c->world_of[dest];
+    *world = dest == MPI_PROC_NULL ? -1 : c->peer_world_of[dest];
     if (dest == MPI_PROC_NULL)
         return MPI_SUCCESS;
     return rch_mpi_bsend_start(fn, buf, count, t, dest, tag, c, owned);

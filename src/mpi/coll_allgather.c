@@ -5,11 +5,15 @@
  * rank a root; shared with MPI_Iallgather(v)).
  */
 #include "mpi/coll_bind.h"
+#include "mpi/intercoll.h"
 
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_allgather(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype);
     static const char fn[] = "MPI_Allgather";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -32,6 +36,9 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_allgather(ic, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype);
     static const char fn[] = "MPI_Allgatherv";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;

@@ -8,11 +8,16 @@
  */
 #include <stdlib.h>
 #include "mpi/coll_bind.h"
+#include "mpi/intercoll.h"
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_alltoallx("MPI_Alltoall", ic, sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf,
+                                       recvcount, NULL, NULL, recvtype, NULL);
     static const char fn[] = "MPI_Alltoall";
     struct rch_mpi_comm *c;
     const struct rch_mpi_type *st_ = NULL, *rt = NULL;
@@ -154,6 +159,10 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_alltoallx("MPI_Alltoallv", ic, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0,
+                                       recvcounts, rdispls, recvtype, NULL);
     return alltoallvw("MPI_Alltoallv", sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf,
                       recvcounts, rdispls, recvtype, NULL, comm);
 }
@@ -164,6 +173,10 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_alltoallx("MPI_Alltoallw", ic, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL,
+                                       sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes);
     static const char fn[] = "MPI_Alltoallw";
     if (!recvtypes || (sendbuf != MPI_IN_PLACE && !sendtypes)) {
         struct rch_mpi_comm *c;

@@ -1,9 +1,13 @@
 /* MPI_Bcast: the binding of rch_coll_bcast. */
 #include "mpi/coll_bind.h"
+#include "mpi/intercoll.h"
 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_bcast(ic, buffer, count, datatype, root);
     static const char fn[] = "MPI_Bcast";
     struct rch_mpi_comm *c;
     const struct rch_mpi_type *t;

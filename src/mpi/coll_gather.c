@@ -5,11 +5,15 @@
  * staging: coll_shape.c (shared with MPI_Igather(v)).
  */
 #include "mpi/coll_bind.h"
+#include "mpi/intercoll.h"
 
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_gather(ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL, recvtype, root);
     static const char fn[] = "MPI_Gather";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -33,6 +37,9 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_gather(ic, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root);
     static const char fn[] = "MPI_Gatherv";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;

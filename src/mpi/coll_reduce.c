@@ -6,6 +6,7 @@
  * (shared with the non-blocking forms, coll_nb_red.c).
  */
 #include "mpi/coll_bind.h"
+#include "mpi/intercoll.h"
 
 enum red_kind { RED_ALLREDUCE, RED_SCAN, RED_EXSCAN };
 
@@ -13,6 +14,9 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
                 int root, MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_reduce(ic, sendbuf, recvbuf, count, datatype, op, root);
     static const char fn[] = "MPI_Reduce";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -66,6 +70,9 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_allreduce(ic, sendbuf, recvbuf, count, datatype, op);
     return all_red("MPI_Allreduce", RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm);
 }
 #pragma weak MPI_Allreduce = PMPI_Allreduce

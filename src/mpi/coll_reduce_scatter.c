@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include "mpi/coll_bind.h"
+#include "mpi/intercoll.h"
 
 /* recvcounts == NULL: every block has `block` elements (the _block variant). */
 static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, const int *recvcounts,
@@ -45,6 +46,9 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_reduce_scatter(ic, sendbuf, recvbuf, 0, recvcounts, datatype, op);
     static const char fn[] = "MPI_Reduce_scatter";
     if (!recvcounts) {
         struct rch_mpi_comm *c;
@@ -59,6 +63,9 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_reduce_scatter(ic, sendbuf, recvbuf, recvcount, NULL, datatype, op);
     return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL, recvcount, datatype,
                           op, comm);
 }

@@ -5,11 +5,15 @@
  * coll_shape.c (shared with MPI_Iscatter(v)).
  */
 #include "mpi/coll_bind.h"
+#include "mpi/intercoll.h"
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_scatter(ic, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount, recvtype, root);
     static const char fn[] = "MPI_Scatter";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
@@ -32,6 +36,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   int root, MPI_Comm comm)
 {
     RCH_MPI_CS();
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_scatter(ic, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root);
     static const char fn[] = "MPI_Scatterv";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;

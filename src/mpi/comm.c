@@ -1,7 +1,7 @@
 /*
  * Communicator objects: the handle table, MPI_COMM_WORLD and MPI_COMM_SELF,
  * and the local communicator calls (rank, size, compare, free, names), with
- * Comm_disconnect, Comm_get_parent and the remote-group queries.
+ * Comm_disconnect and the remote-group queries.
  * Creating communicators collectively is in comm_create.c.
  *
  * Handles: world and self are MPICH's built-ins (0x44000000, 0x44000001);
@@ -101,7 +101,10 @@ static int init_object(struct rch_mpi_comm *c, int rank, int size, int *world_of
     c->world_of = world_of;
     c->ctx = ctx;
     c->errhandler = MPI_ERRORS_ARE_FATAL;
+    c->peer_size = size;
+    c->peer_world_of = world_of;
     c->is_inter = 0;
+    c->local = NULL;
     c->topo = NULL;
     c->attrs = NULL;
     c->hw_level = NULL;
@@ -155,6 +158,10 @@ void rch_mpi_comm_destroy(struct rch_mpi_comm *c)
     rch_mpi_ctx_release(c->ctx);
     rch_mpi_topo_free(c->topo);
     rch_coll_comm_free(&c->coll);
+    if (c->is_inter) {
+        free(c->peer_world_of);
+        rch_mpi_comm_destroy(c->local);
+    }
     free(c->world_of);
     free(c->coll_node_of);
     free(c);
@@ -199,6 +206,8 @@ void rch_mpi_comm_finalize(void)
         if (table[i]) {
             rch_mpi_topo_free(table[i]->topo);
             rch_coll_comm_free(&table[i]->coll);
+            if (table[i]->is_inter)
+                free(table[i]->peer_world_of);    /* ->local is in the table too */
             free(table[i]->world_of);
             free(table[i]->coll_node_of);
             free(table[i]);
@@ -253,6 +262,27 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Two groups of world ranks: MPI_CONGRUENT (same order), MPI_SIMILAR (same
+ * members), MPI_UNEQUAL, or -1 out of memory. */
+static int group_cmp(int n, const int *a, int m, const int *b)
+{
+    if (n != m)
+        return MPI_UNEQUAL;
+    if (memcmp(a, b, (size_t)n * sizeof(int)) == 0)
+        return MPI_CONGRUENT;
+    int *x = malloc(2 * (size_t)n * sizeof(int));
+    if (!x)
+        return -1;
+    int *y = x + n;
+    memcpy(x, a, (size_t)n * sizeof(int));
+    memcpy(y, b, (size_t)n * sizeof(int));
+    qsort(x, (size_t)n, sizeof(int), cmp_int);
+    qsort(y, (size_t)n, sizeof(int), cmp_int);
+    int r = memcmp(x, y, (size_t)n * sizeof(int)) == 0 ? MPI_SIMILAR : MPI_UNEQUAL;
+    free(x);
+    return r;
+}
+
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     RCH_MPI_CS();
@@ -272,24 +302,20 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    if (a->size != b->size) {
+    if (a->is_inter != b->is_inter) {
         *result = MPI_UNEQUAL;
         return MPI_SUCCESS;
     }
-    if (memcmp(a->world_of, b->world_of, (size_t)a->size * sizeof(int)) == 0) {
-        *result = MPI_CONGRUENT;
-        return MPI_SUCCESS;
+    /* MPI: intercommunicators compare by both groups; the weaker answer wins
+     * (MPI_CONGRUENT < MPI_SIMILAR < MPI_UNEQUAL). */
+    int r = group_cmp(a->size, a->world_of, b->size, b->world_of);
+    if (r != -1 && r != MPI_UNEQUAL && a->is_inter) {
+        int q = group_cmp(a->peer_size, a->peer_world_of, b->peer_size, b->peer_world_of);
+        r = q == -1 || q > r ? q : r;
     }
-    int *x = malloc(2 * (size_t)a->size * sizeof(int));
-    if (!x)
+    if (r == -1)
         return rch_mpi_err(comm1, MPI_ERR_NO_MEM, "MPI_Comm_compare: out of memory");
-    int *y = x + a->size;
-    memcpy(x, a->world_of, (size_t)a->size * sizeof(int));
-    memcpy(y, b->world_of, (size_t)a->size * sizeof(int));
-    qsort(x, (size_t)a->size, sizeof(int), cmp_int);
-    qsort(y, (size_t)a->size, sizeof(int), cmp_int);
-    *result = memcmp(x, y, (size_t)a->size * sizeof(int)) == 0 ? MPI_SIMILAR : MPI_UNEQUAL;
-    free(x);
+    *result = r;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
@@ -312,7 +338,7 @@ static int comm_release(const char *fn, MPI_Comm *comm, int collective)
     if (collective) {
         /* Disconnect returns once every member has called it: nothing is
          * sent on the communicator after that. */
-        rdmach_status_t st = rch_mpi_exchange(c, NULL, 0, NULL, NULL);
+        rdmach_status_t st = c->is_inter ? rch_mpi_inter_sync(c) : rch_mpi_exchange(c, NULL, 0, NULL, NULL);
         if (st != RDMACH_OK)
             return rch_mpi_err(*comm, rch_mpi_class_of(st), "%s: synchronizing with the other members failed: %s",
                                fn, rdmach_last_error());
@@ -335,7 +361,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
 }
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 
-/* For intracommunicators (rdmach has no others): a collective free. */
+/* A collective free (both groups of an intercommunicator). */
 int PMPI_Comm_disconnect(MPI_Comm *comm)
 {
     RCH_MPI_CS();
@@ -397,31 +423,44 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 }
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
 
-/* rdmach makes no intercommunicators, and these ask about the remote group
- * of one: for any valid communicator the answer is MPI_ERR_COMM (MPI: comm
- * must be an intercommunicator). */
-static int remote_query(const char *fn, MPI_Comm comm, const void *out, const char *arg)
+/* The remote group of an intercommunicator: MPI_ERR_COMM for an
+ * intracommunicator (MPI: comm must be an intercommunicator). */
+static struct rch_mpi_comm *remote_query(const char *fn, MPI_Comm comm, const void *out, const char *arg, int *err)
 {
-    int err;
-    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, err);
     if (!c)
-        return err;
-    if (!out)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, arg);
-    return rch_mpi_err(comm, MPI_ERR_COMM, "%s: communicator 0x%x in argument comm is an intracommunicator (rdmach "
-                       "has no intercommunicators)", fn, (unsigned)comm);
+        return NULL;
+    if (!out) {
+        *err = rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, arg);
+        return NULL;
+    }
+    if (!c->is_inter) {
+        *err = rch_mpi_err(comm, MPI_ERR_COMM, "%s: communicator 0x%x in argument comm is an intracommunicator (an "
+                           "intercommunicator is required)", fn, (unsigned)comm);
+        return NULL;
+    }
+    return c;
 }
 
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
     RCH_MPI_CS();
-    return remote_query("MPI_Comm_remote_size", comm, size, "size");
+    int err;
+    struct rch_mpi_comm *c = remote_query("MPI_Comm_remote_size", comm, size, "size", &err);
+    if (!c)
+        return err;
+    *size = c->peer_size;
+    return MPI_SUCCESS;
 }
 #pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     RCH_MPI_CS();
-    return remote_query("MPI_Comm_remote_group", comm, group, "group");
+    int err;
+    struct rch_mpi_comm *c = remote_query("MPI_Comm_remote_group", comm, group, "group", &err);
+    if (!c)
+        return err;
+    return rch_mpi_group_of_ranks("MPI_Comm_remote_group", comm, c->peer_size, c->peer_world_of, group);
 }
 #pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group

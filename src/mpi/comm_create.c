@@ -18,16 +18,26 @@ struct split_entry {
     int color, key;
 };
 
-struct member {
-    int key, prank;
-};
-
-static int cmp_member(const void *a, const void *b)
+int rch_mpi_member_cmp(const void *a, const void *b)
 {
-    const struct member *x = a, *y = b;
+    const struct rch_mpi_member *x = a, *y = b;
     if (x->key != y->key)
         return (x->key > y->key) - (x->key < y->key);
     return (x->prank > y->prank) - (x->prank < y->prank);
+}
+
+int rch_mpi_comm_child(const char *fn, struct rch_mpi_comm *p, int rank, int size, int *world_of, uint32_t ctx,
+                       struct rch_mpi_comm **out)
+{
+    struct rch_mpi_comm *c = rch_mpi_comm_create(rank, size, world_of, ctx);
+    if (!c) {
+        free(world_of);
+        return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    rch_mpi_ctx_take(ctx);
+    c->errhandler = p->errhandler;
+    *out = c;
+    return MPI_SUCCESS;
 }
 
 /* The common part: exchange, agree on a context id, build my communicator
@@ -35,6 +45,8 @@ static int cmp_member(const void *a, const void *b)
 int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color, int key, MPI_Comm *newcomm,
                               int is_dup)
 {
+    if (p->is_inter)
+        return rch_mpi_inter_split(fn, p, color, key, newcomm, is_dup);
     struct split_entry mine = { color, key };
     struct split_entry *all = malloc((size_t)p->size * sizeof(*all));
     if (!all)
@@ -61,17 +73,17 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
     }
 
     int n = 0;
-    struct member *mem = malloc((size_t)p->size * sizeof(*mem));
+    struct rch_mpi_member *mem = malloc((size_t)p->size * sizeof(*mem));
     if (!mem) {
         free(all);
         return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     for (int r = 0; r < p->size; r++)
         if (all[r].color == color)
-            mem[n++] = (struct member){ all[r].key, r };
+            mem[n++] = (struct rch_mpi_member){ all[r].key, r };
     free(all);
     if (!is_dup)
-        qsort(mem, (size_t)n, sizeof(*mem), cmp_member);
+        qsort(mem, (size_t)n, sizeof(*mem), rch_mpi_member_cmp);
     int *world_of = malloc((size_t)n * sizeof(int));
     if (!world_of) {
         free(mem);
@@ -84,32 +96,35 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
             myrank = i;
     }
     free(mem);
-    struct rch_mpi_comm *c = rch_mpi_comm_create(myrank, n, world_of, ctx);
-    if (!c) {
-        free(world_of);
-        return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    }
-    rch_mpi_ctx_take(ctx);
-    c->errhandler = p->errhandler;
-    if (is_dup && p->topo) {
+    struct rch_mpi_comm *c = NULL;
+    int err = rch_mpi_comm_child(fn, p, myrank, n, world_of, ctx, &c);
+    if (err)
+        return err;
+    if (is_dup)
+        return rch_mpi_comm_dup_extras(p, c, newcomm);
+    *newcomm = c->handle;
+    return MPI_SUCCESS;
+}
+
+int rch_mpi_comm_dup_extras(struct rch_mpi_comm *p, struct rch_mpi_comm *c, MPI_Comm *newcomm)
+{
+    if (p->topo) {
         /* MPI: a duplicate has the same topology. */
         c->topo = rch_mpi_topo_dup(p->topo);
         if (!c->topo) {
             rch_mpi_comm_destroy(c);
-            return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+            return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "MPI_Comm_dup: out of memory");
         }
     }
-    if (is_dup) {
-        c->hw_level = p->hw_level;    /* MPI: a duplicate has the parent's hints */
-        int err = rch_mpi_attr_copy(p->attrs, p->handle, &c->attrs);
-        if (err) {
-            /* MPI: the duplicate fails with the callback's code; the copies
-             * made so far are deleted as a free would delete them. */
-            rch_mpi_attr_delete_all(&c->attrs, c->handle, 0);
-            rch_mpi_comm_destroy(c);
-            *newcomm = MPI_COMM_NULL;
-            return rch_mpi_err_raise(p->handle, err);
-        }
+    c->hw_level = p->hw_level;    /* MPI: a duplicate has the parent's hints */
+    int err = rch_mpi_attr_copy(p->attrs, p->handle, &c->attrs);
+    if (err) {
+        /* MPI: the duplicate fails with the callback's code; the copies
+         * made so far are deleted as a free would delete them. */
+        rch_mpi_attr_delete_all(&c->attrs, c->handle, 0);
+        rch_mpi_comm_destroy(c);
+        *newcomm = MPI_COMM_NULL;
+        return rch_mpi_err_raise(p->handle, err);
     }
     *newcomm = c->handle;
     return MPI_SUCCESS;

@@ -83,8 +83,10 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         return err;
     /* MPI-2.2: the processes may pass different, disjoint groups and get one
      * communicator per group. The parent rank of a group's first member
-     * names the group: disjoint groups have different first members. */
-    int color = g->rank == MPI_UNDEFINED ? MPI_UNDEFINED : prank[0];
+     * names the group: disjoint groups have different first members. On an
+     * intercommunicator each group passes one subgroup of its own, and the
+     * two halves meet under one color (rch_mpi_inter_split). */
+    int color = g->rank == MPI_UNDEFINED ? MPI_UNDEFINED : p->is_inter ? 0 : prank[0];
     free(prank);
     return rch_mpi_comm_split_common(fn, p, color, g->rank, newcomm, 0);
 }
@@ -152,7 +154,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     struct rch_mpi_comm *p = NULL;
     struct rch_mpi_group *g = NULL;
     int err = check_args(fn, comm, group, newcomm, &p, &g);
-    if (err)
+    if (err || (err = rch_mpi_intra_only(fn, p, "comm")))
         return err;
     if (tag < 0 || tag > RCH_MPI_TAG_UB)
         return rch_mpi_err(comm, MPI_ERR_TAG, "%s: invalid tag %d in argument tag (0 .. MPI_TAG_UB)", fn, tag);
@@ -179,14 +181,10 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     if (!world_of)
         return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     memcpy(world_of, g->world_of, (size_t)g->size * sizeof(int));
-    struct rch_mpi_comm *c = rch_mpi_comm_create(g->rank, g->size, world_of, ctx);
-    if (!c) {
-        free(world_of);
-        return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    }
-    rch_mpi_ctx_take(ctx);
-    c->errhandler = p->errhandler;
-    *newcomm = c->handle;
-    return MPI_SUCCESS;
+    struct rch_mpi_comm *c = NULL;
+    err = rch_mpi_comm_child(fn, p, g->rank, g->size, world_of, ctx, &c);
+    if (!err)
+        *newcomm = c->handle;
+    return err;
 }
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group

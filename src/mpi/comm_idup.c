@@ -242,6 +242,14 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
         return err;
     if (!request)
         return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument request is NULL", fn);
+    if (p->is_inter) {
+        /* Both groups agree through their leaders (intercomm.c): made at
+         * once, the request complete from the start. */
+        err = rch_mpi_comm_split_common(fn, p, 0, 0, newcomm, 1);
+        if (err == MPI_SUCCESS)
+            *request = RCH_MPI_REQ_DONE_NULL;
+        return err;
+    }
     if (!hooked) {
         if (rch_dev_progress_hook_add(hook, NULL) != RDMACH_OK)
             return rch_mpi_err(comm, MPI_ERR_INTERN, "%s: %s", fn, rdmach_last_error());

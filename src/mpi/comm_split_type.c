@@ -163,7 +163,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     const char *fn = "MPI_Comm_split_type";
     struct rch_mpi_comm *p;
     int err = rch_mpi_comm_maker_check(fn, comm, newcomm, &p);
-    if (err)
+    if (err || (err = rch_mpi_intra_only(fn, p, "comm")))
         return err;
     err = rch_mpi_info_check(comm, fn, info);
     if (err)

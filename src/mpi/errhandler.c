@@ -347,6 +347,11 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 }
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 
+int rch_mpi_errhandler_valid(MPI_Errhandler eh)
+{
+    return eh_valid(eh) && !rch_mpi_errhandler_is_win(eh);
+}
+
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     RCH_MPI_CS();

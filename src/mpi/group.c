@@ -151,6 +151,15 @@ static int give(const char *fn, int size, int *world_of, MPI_Group *newgroup)
     return MPI_SUCCESS;
 }
 
+int rch_mpi_group_of_ranks(const char *fn, MPI_Comm comm, int n, const int *world_of, MPI_Group *group)
+{
+    int *w = malloc((size_t)(n ? n : 1) * sizeof(int));
+    if (!w)
+        return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    memcpy(w, world_of, (size_t)n * sizeof(int));
+    return give(fn, n, w, group);
+}
+
 /* pos[w] = index of world rank w in g, or -1 (an array of world size). NULL: out of memory. */
 static int *inverse_map(const struct rch_mpi_group *g)
 {
@@ -177,11 +186,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
         return rch_mpi_comm_bad("MPI_Comm_group", comm);
     if (!group)
         return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_group: argument group is NULL");
-    int *w = malloc((size_t)c->size * sizeof(int));
-    if (!w)
-        return rch_mpi_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_group: out of memory");
-    memcpy(w, c->world_of, (size_t)c->size * sizeof(int));
-    return give("MPI_Comm_group", c->size, w, group);
+    return rch_mpi_group_of_ranks("MPI_Comm_group", comm, c->size, c->world_of, group);
 }
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 

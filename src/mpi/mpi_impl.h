@@ -102,6 +102,8 @@ int rch_mpi_check_init(const char *fn);
  * that communicators refuse them (MPI: a handler serves one kind of object). */
 void rch_mpi_errhandler_mark_win(MPI_Errhandler eh);
 int rch_mpi_errhandler_is_win(MPI_Errhandler eh);
+/* A handler a communicator may take (valid, not a window's). */
+int rch_mpi_errhandler_valid(MPI_Errhandler eh);
 static inline int rch_mpi_running(void) { return rch_mpi_state == RCH_MPI_RUNNING; }
 
 /* ---- communicators (mpi/comm.c, comm_create.c, ctxid.c) ---- */
@@ -111,7 +113,16 @@ struct rch_mpi_comm {
     int *world_of;            /* [size]: world rank of each comm rank */
     uint32_t ctx;             /* point-to-point context id; ctx+1 is for collectives */
     MPI_Errhandler errhandler;
-    int is_inter;             /* reserved */
+    /* The group point-to-point ranks name: the communicator's own group
+     * (peer_size = size, peer_world_of = world_of) for an intracommunicator,
+     * the remote group for an intercommunicator (mpi/intercomm.c). */
+    int peer_size;
+    int *peer_world_of;
+    int is_inter;
+    /* An intercommunicator's local group as a hidden intracommunicator of
+     * its own context pair (the local phases of its collectives); NULL for
+     * an intracommunicator. Owned. */
+    struct rch_mpi_comm *local;
     struct rch_mpi_topo *topo;    /* process topology (mpi/topo.c), NULL if none; Comm_dup copies it */
     char name[MPI_MAX_OBJECT_NAME];
     /* The collectives' view of this communicator (coll.h), filled at
@@ -163,6 +174,36 @@ int rch_mpi_comm_maker_check(const char *fn, MPI_Comm comm, MPI_Comm *newcomm, s
  * error code, already reported on p. */
 int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color, int key, MPI_Comm *newcomm,
                               int is_dup);
+/* A split's member: its key and parent rank, ordered by (key, parent rank). */
+struct rch_mpi_member {
+    int key, prank;
+};
+int rch_mpi_member_cmp(const void *a, const void *b);
+/* The new communicator of a collective creation over parent p: the object
+ * (rch_mpi_comm_create, world_of taken over even on failure), context pair
+ * ctx taken, p's error handler; MPI_ERR_NO_MEM reported on p as fn. */
+int rch_mpi_comm_child(const char *fn, struct rch_mpi_comm *p, int rank, int size, int *world_of, uint32_t ctx,
+                       struct rch_mpi_comm **out);
+/* What a duplicate c of p inherits (topology, hints, attributes through their
+ * copy callbacks); sets *newcomm, or destroys c and reports on p. */
+int rch_mpi_comm_dup_extras(struct rch_mpi_comm *p, struct rch_mpi_comm *c, MPI_Comm *newcomm);
+
+/* ---- intercommunicators (mpi/intercomm.c) ----
+ * An intercommunicator object: size, rank and world_of describe the local
+ * group; peer_size and peer_world_of the remote group; ctx (point-to-point)
+ * and ctx + 1 (the collectives' messages between the groups) are mapped to
+ * the remote group; `local` is a hidden duplicate of the local group. */
+/* Make one (world_of and rworld_of taken over, local too). NULL: out of memory. */
+struct rch_mpi_comm *rch_mpi_inter_create(int rank, int size, int *world_of, int rsize, int *rworld_of,
+                                          uint32_t ctx, struct rch_mpi_comm *local);
+/* Comm_split (and Comm_dup with is_dup, Comm_create) of intercommunicator p:
+ * as rch_mpi_comm_split_common. */
+int rch_mpi_inter_split(const char *fn, struct rch_mpi_comm *p, int color, int key, MPI_Comm *newcomm, int is_dup);
+/* Return once every member of both groups has called it. */
+rdmach_status_t rch_mpi_inter_sync(struct rch_mpi_comm *c);
+/* MPI_ERR_COMM, reported as call fn, if c is an intercommunicator (argument
+ * `arg`); MPI_SUCCESS otherwise. */
+int rch_mpi_intra_only(const char *fn, struct rch_mpi_comm *c, const char *arg);
 
 /* Context ids come in pairs (ctx for point-to-point, ctx + 1 for collectives):
  * world is 0/1, self 2/3. A new pair is agreed by the members of the parent:
@@ -500,6 +541,9 @@ struct rch_mpi_group *rch_mpi_group_new(int size, int *world_of);
 void rch_mpi_group_retain(struct rch_mpi_group *g);
 void rch_mpi_group_release(struct rch_mpi_group *g);   /* frees it at zero */
 void rch_mpi_group_finalize(void);
+/* A new group (handle in *group) of a copy of the n world ranks: MPI_Comm_group
+ * and MPI_Comm_remote_group as call fn on comm. */
+int rch_mpi_group_of_ranks(const char *fn, MPI_Comm comm, int n, const int *world_of, MPI_Group *group);
 
 /* ---- process topologies (mpi/topo.c, topo_cart.c, topo_graph.c) ----
  * Whatever the kind, the neighbour lists the neighbourhood collectives use

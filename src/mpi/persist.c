@@ -114,7 +114,7 @@ static int start_one(const char *fn, MPI_Request h, struct rch_mpi_req *e)
     e->pstate = r ? RCH_MPI_PS_ACTIVE : RCH_MPI_PS_DONE_SEND;
     if (!r) {
         /* Left at once: its number, so that MPI_Cancel can still withdraw it. */
-        e->sent_to = c->world_of[p->peer];
+        e->sent_to = c->peer_world_of[p->peer];
         e->sent_seq = rch_dev_send_seq(e->sent_to);
     }
     return MPI_SUCCESS;

@@ -38,9 +38,9 @@ int rch_mpi_check_peer(const char *fn, MPI_Comm comm, int rank, int tag, int is_
         return rch_mpi_comm_bad(fn, comm);
     *cp = c;
     const char *rarg = is_recv ? "source" : "dest";
-    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= c->size) && !(is_recv && rank == MPI_ANY_SOURCE))
-        return rch_mpi_err(comm, MPI_ERR_RANK, "%s: invalid rank %d in argument %s (communicator size %d)", fn,
-                           rank, rarg, c->size);
+    if (rank != MPI_PROC_NULL && (rank < 0 || rank >= c->peer_size) && !(is_recv && rank == MPI_ANY_SOURCE))
+        return rch_mpi_err(comm, MPI_ERR_RANK, "%s: invalid rank %d in argument %s (%s size %d)", fn,
+                           rank, rarg, c->is_inter ? "remote group" : "communicator", c->peer_size);
     if ((tag < 0 || tag > RCH_MPI_TAG_UB) && !(is_recv && tag == MPI_ANY_TAG))
         return rch_mpi_err(comm, MPI_ERR_TAG, "%s: invalid tag %d in argument tag (0 .. MPI_TAG_UB = %d%s)", fn,
                            tag, RCH_MPI_TAG_UB, is_recv ? ", or MPI_ANY_TAG" : "");
@@ -71,13 +71,13 @@ rdmach_status_t rch_mpi_post_send(const void *buf, int count, const struct rch_m
 {
     size_t bytes = (size_t)count * t->size;
     if (t->contig || bytes == 0)
-        return rch_dev_isend((const char *)buf + (t->contig ? t->true_lb : 0), bytes, c->world_of[dest],
+        return rch_dev_isend((const char *)buf + (t->contig ? t->true_lb : 0), bytes, c->peer_world_of[dest],
                              c->rank, tag, c->ctx, mode, dreq);
     void *tmp = malloc(bytes);
     if (!tmp)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "packing %zu bytes of a non-contiguous datatype", bytes);
     rch_mpi_type_pack(buf, count, t, tmp);
-    rdmach_status_t st = rch_dev_isend(tmp, bytes, c->world_of[dest], c->rank, tag, c->ctx, mode, dreq);
+    rdmach_status_t st = rch_dev_isend(tmp, bytes, c->peer_world_of[dest], c->rank, tag, c->ctx, mode, dreq);
     if (st != RDMACH_OK || !*dreq || rch_mpi_dreq_done(*dreq)) {
         free(tmp);                 /* the device no longer needs it */
     } else {
@@ -158,7 +158,7 @@ __attribute__((noinline, cold)) int rch_mpi_wait_failed(const char *fn, MPI_Comm
 
 /* The fast test of a send's arguments: everything valid and ordinary. */
 #define SEND_ARGS_OK(c, t, buf, count, dest, tag) \
-    ((c) && (t) && (t)->committed && (count) >= 0 && (unsigned)(dest) < (unsigned)(c)->size && \
+    ((c) && (t) && (t)->committed && (count) >= 0 && (unsigned)(dest) < (unsigned)(c)->peer_size && \
      (unsigned)(tag) <= (unsigned)RCH_MPI_TAG_UB && ((buf) || (count) == 0))
 
 static inline int send_mode(const char *fn, const void *buf, int count, MPI_Datatype datatype, int dest,
@@ -174,7 +174,7 @@ static inline int send_mode(const char *fn, const void *buf, int count, MPI_Data
     struct rch_dev_req *r;
     rdmach_status_t st;
     if (RCH_LIKELY(t->contig))
-        st = rch_dev_isend((const char *)buf + t->true_lb, (size_t)count * t->size, c->world_of[dest], c->rank,
+        st = rch_dev_isend((const char *)buf + t->true_lb, (size_t)count * t->size, c->peer_world_of[dest], c->rank,
                            tag, c->ctx, mode, &r);
     else
         st = rch_mpi_post_send(buf, count, t, dest, tag, c, mode, &r);
@@ -230,7 +230,7 @@ static int isend_mode(const char *fn, const void *buf, int count, MPI_Datatype d
     /* A send the device finished at once still gets a request: it may be
      * cancelled (its message's number names it), and a copy of its handle
      * must go stale when it completes. */
-    MPI_Request h = rch_mpi_req_new_send(r, c->world_of[dest], comm);
+    MPI_Request h = rch_mpi_req_new_send(r, c->peer_world_of[dest], comm);
     if (RCH_UNLIKELY(h == MPI_REQUEST_NULL)) {
         if (r)
             rch_dev_req_free(r);     /* detached: the send still completes */
@@ -267,7 +267,7 @@ int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
 /* The fast test of a receive's arguments. */
 #define RECV_ARGS_OK(c, t, buf, count, source, tag) \
     ((c) && (t) && (t)->committed && (count) >= 0 && \
-     ((unsigned)(source) < (unsigned)(c)->size || (source) == MPI_ANY_SOURCE) && \
+     ((unsigned)(source) < (unsigned)(c)->peer_size || (source) == MPI_ANY_SOURCE) && \
      ((unsigned)(tag) <= (unsigned)RCH_MPI_TAG_UB || (tag) == MPI_ANY_TAG) && ((buf) || (count) == 0))
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
@@ -293,7 +293,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
         if (RCH_LIKELY(source >= 0)) {
             int rs, rt;
             size_t rb;
-            if (rch_dev_recv_direct((char *)buf + t->true_lb, (size_t)count * t->size, c->world_of[source], source,
+            if (rch_dev_recv_direct((char *)buf + t->true_lb, (size_t)count * t->size, c->peer_world_of[source], source,
                                     tag, c->ctx, &rs, &rt, &rb) == RDMACH_OK) {
                 if (status != MPI_STATUS_IGNORE)
                     rch_mpi_status_set(status, rs, rt, rb, 0);
@@ -363,7 +363,7 @@ static int sendrecv_core(const char *fn, const void *sendbuf, int sendcount, con
         if (st_)
             s = rch_mpi_post_send(sendbuf, sendcount, st_, dest, sendtag, c, RCH_DEV_SEND_STD, &sr);
         else
-            s = rch_dev_isend(sendbuf, raw, c->world_of[dest], c->rank, sendtag, c->ctx, RCH_DEV_SEND_STD, &sr);
+            s = rch_dev_isend(sendbuf, raw, c->peer_world_of[dest], c->rank, sendtag, c->ctx, RCH_DEV_SEND_STD, &sr);
         if (s != RDMACH_OK) {
             if (rr) {
                 rch_dev_cancel(rr);

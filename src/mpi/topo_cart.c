@@ -128,6 +128,8 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     struct rch_mpi_comm *p = rch_mpi_comm_get(comm_old);
     if (!p)
         return rch_mpi_comm_bad(fn, comm_old);
+    if ((err = rch_mpi_intra_only(fn, p, "comm_old")))
+        return err;
     if (!comm_cart)
         return rch_mpi_err(comm_old, MPI_ERR_ARG, "%s: argument comm_cart is NULL", fn);
     int n;

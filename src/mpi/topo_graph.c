@@ -51,6 +51,8 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int indx[], const int
     struct rch_mpi_comm *p = rch_mpi_comm_get(comm_old);
     if (!p)
         return rch_mpi_comm_bad(fn, comm_old);
+    if ((err = rch_mpi_intra_only(fn, p, "comm_old")))
+        return err;
     if (!comm_graph)
         return rch_mpi_err(comm_old, MPI_ERR_ARG, "%s: argument comm_graph is NULL", fn);
     if (nnodes < 0)
@@ -275,6 +277,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     struct rch_mpi_comm *p = rch_mpi_comm_get(comm_old);
     if (!p)
         return rch_mpi_comm_bad(fn, comm_old);
+    if ((err = rch_mpi_intra_only(fn, p, "comm_old")))
+        return err;
     if (!comm_dist_graph)
         return rch_mpi_err(comm_old, MPI_ERR_ARG, "%s: argument comm_dist_graph is NULL", fn);
     if (indegree < 0 || outdegree < 0)
@@ -314,6 +318,8 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     struct rch_mpi_comm *p = rch_mpi_comm_get(comm_old);
     if (!p)
         return rch_mpi_comm_bad(fn, comm_old);
+    if ((err = rch_mpi_intra_only(fn, p, "comm_old")))
+        return err;
     if (!comm_dist_graph)
         return rch_mpi_err(comm_old, MPI_ERR_ARG, "%s: argument comm_dist_graph is NULL", fn);
     if (n < 0)

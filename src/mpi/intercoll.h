@@ -1,0 +1,44 @@
+/*
+ * The blocking collectives on intercommunicators (mpi/intercoll.c), called by
+ * the MPI bindings of the collectives when comm is an intercommunicator. Each
+ * checks its arguments as the intracommunicator binding does, with MPI's
+ * rooted semantics (MPI_ROOT / MPI_PROC_NULL in the root's group, the root's
+ * rank in the other), and returns an MPI error code, already reported on c.
+ * A NULL counts array selects the non-v form.
+ */
+#ifndef RCH_MPI_INTERCOLL_H
+#define RCH_MPI_INTERCOLL_H
+
+#include "mpi/mpi_impl.h"
+
+/* The intercommunicator comm names, NULL if comm is not one (or is invalid:
+ * the intracommunicator path reports that). */
+static inline struct rch_mpi_comm *rch_mpi_inter_get(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_WORLD || !rch_mpi_running())
+        return NULL;
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    return c && c->is_inter ? c : NULL;
+}
+
+int rch_mpi_inter_barrier(struct rch_mpi_comm *c);
+int rch_mpi_inter_bcast(struct rch_mpi_comm *c, void *buf, int count, MPI_Datatype dt, int root);
+int rch_mpi_inter_gather(struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                         int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype, int root);
+int rch_mpi_inter_scatter(struct rch_mpi_comm *c, const void *sbuf, int scount, const int *scounts,
+                          const int *displs, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root);
+int rch_mpi_inter_allgather(struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype);
+/* Alltoall (counts NULL), Alltoallv, Alltoallw (types non-NULL, byte displacements). */
+int rch_mpi_inter_alltoallx(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
+                            const int *scounts, const int *sdispls, MPI_Datatype stype, const MPI_Datatype *stypes,
+                            void *rbuf, int rcount, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
+                            const MPI_Datatype *rtypes);
+int rch_mpi_inter_reduce(struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                         int root);
+int rch_mpi_inter_allreduce(struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                            MPI_Op op);
+int rch_mpi_inter_reduce_scatter(struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int rcount,
+                                 const int *rcounts, MPI_Datatype dt, MPI_Op op);
+
+#endif
