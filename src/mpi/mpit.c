@@ -59,12 +59,15 @@ int PMPI_T_init_thread(int required, int *provided)
 }
 #pragma weak MPI_T_init_thread = PMPI_T_init_thread
 
+static void cvar_handles_drop(void);
+
 int PMPI_T_finalize(void)
 {
     RCH_MPI_CS();
     if (rch_mpit_refs == 0)
         return MPI_T_ERR_NOT_INITIALIZED;
     if (--rch_mpit_refs == 0) {
+        cvar_handles_drop();
         rch_mpit_pvar_fini();
         rch_mpit_event_fini();
     }
@@ -271,6 +274,16 @@ struct MPIR_T_cvar_handle_s {
     const struct rch_tun_row *row;
 };
 static struct MPIR_T_cvar_handle_s *cvar_handles;
+
+/* The last MPI_T_finalize: every handle goes. */
+static void cvar_handles_drop(void)
+{
+    while (cvar_handles) {
+        struct MPIR_T_cvar_handle_s *h = cvar_handles;
+        cvar_handles = h->next;
+        free(h);
+    }
+}
 
 static struct MPIR_T_cvar_handle_s **cvar_handle_find(MPI_T_cvar_handle h)
 {

@@ -469,12 +469,14 @@ int main(int argc, char **argv)
     T_OK(MPI_T_pvar_session_create(&ses));
     MPI_T_pvar_handle sent = pvar("shm_msgs_sent", MPI_T_PVAR_CLASS_COUNTER);
     (void)rd(sent);
+    MPI_T_cvar_handle kept = cvar_handle("RDMACH_EAGER_CREDITS", MPI_INT, 1);
     T_OK(MPI_T_cvar_get_num(&n));
     T_OK(MPI_T_finalize());
     T_ERR(MPI_T_cvar_get_num(&n), MPI_T_ERR_NOT_INITIALIZED);
     T_ERR(MPI_T_pvar_read(ses, sent, &v), MPI_T_ERR_NOT_INITIALIZED);
     T_OK(MPI_T_init_thread(MPI_THREAD_MULTIPLE, &provided));
     T_ERR(MPI_T_pvar_read(ses, sent, &v), MPI_T_ERR_INVALID_SESSION);   /* the last finalize freed it */
+    T_ERR(MPI_T_cvar_read(kept, &v), MPI_T_ERR_INVALID_HANDLE);
     T_OK(MPI_T_finalize());
     if (mt_rank == 0)
         printf("mpit: %d cvars checked; counters, watermark, rendezvous, events and errors as expected\n", n);
