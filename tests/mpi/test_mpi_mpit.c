@@ -1,7 +1,9 @@
 /*
  * The MPI tool information interface (MPI-4.1 chapter 15) on two ranks,
  * run with RDMACH_SHM_EAGER_MAX=4096 RDMACH_EAGER_CREDITS=17 RDMACH_CMA=off
- * RDMACH_LOG_INTERVAL=7 in the environment (mpit.cmake):
+ * RDMACH_LOG_INTERVAL=7 in the environment (mpit.cmake); the argument names
+ * the channel between the two ranks (default shm; ofi when every rank is a
+ * node of its own):
  *   - before MPI_Init: MPI_T refuses calls until MPI_T_init_thread, which
  *     nests; every cvar is enumerated (names unique, get_index inverts
  *     get_info); the environment's values are read back with the types the
@@ -214,13 +216,21 @@ static unsigned long long rd(MPI_T_pvar_handle h)
 
 enum { N_MSGS = 5, N_UNEXP = 7, INTS = 25 };
 
-static void pvars(int rank)
+/* The pvar <chan>_<what> (the channel between the two ranks). */
+static MPI_T_pvar_handle chan_pvar(const char *chan, const char *what)
+{
+    char name[64];
+    snprintf(name, sizeof(name), "%s_%s", chan, what);
+    return pvar(name, MPI_T_PVAR_CLASS_COUNTER);
+}
+
+static void pvars(int rank, const char *chan)
 {
     T_OK(MPI_T_pvar_session_create(&ses));
-    MPI_T_pvar_handle sent = pvar("shm_msgs_sent", MPI_T_PVAR_CLASS_COUNTER);
-    MPI_T_pvar_handle sbytes = pvar("shm_bytes_sent", MPI_T_PVAR_CLASS_COUNTER);
-    MPI_T_pvar_handle recvd = pvar("shm_msgs_recv", MPI_T_PVAR_CLASS_COUNTER);
-    MPI_T_pvar_handle rbytes = pvar("shm_bytes_recv", MPI_T_PVAR_CLASS_COUNTER);
+    MPI_T_pvar_handle sent = chan_pvar(chan, "msgs_sent");
+    MPI_T_pvar_handle sbytes = chan_pvar(chan, "bytes_sent");
+    MPI_T_pvar_handle recvd = chan_pvar(chan, "msgs_recv");
+    MPI_T_pvar_handle rbytes = chan_pvar(chan, "bytes_recv");
     MPI_T_pvar_handle level = pvar("unexpected_queue_length", MPI_T_PVAR_CLASS_LEVEL);
     MPI_T_pvar_handle hwm = pvar("unexpected_queue_hwm", MPI_T_PVAR_CLASS_HIGHWATERMARK);
     MPI_T_pvar_handle arrived = pvar("unexpected_arrived", MPI_T_PVAR_CLASS_COUNTER);
@@ -264,7 +274,13 @@ static void pvars(int rank)
         CHECK(rd(level) == 0 && rd(hwm) == want_hwm, "level %llu, hwm %llu", rd(level), rd(hwm));
     }
 
-    /* one rendezvous (64 KiB > RDMACH_SHM_EAGER_MAX), counted once in all */
+    /* over the network: the connection to the other rank is up */
+    if (strcmp(chan, "shm") != 0) {
+        MPI_T_pvar_handle conns = pvar("net_connections", MPI_T_PVAR_CLASS_LEVEL);
+        CHECK(rd(conns) >= 1, "%llu network connections", rd(conns));
+    }
+
+    /* one rendezvous (64 KiB, above the eager limits mpit.cmake sets), counted once in all */
     const char *rv[] = { "rndv_get", "rndv_put", "rndv_pipeline" };
     unsigned long long before = 0, after = 0;
     MPI_T_pvar_handle rh[3];
@@ -292,7 +308,7 @@ static void pvars(int rank)
     CHECK(rd(self) - s0 == 1, "self messages %llu", rd(self) - s0);
 
     /* reset, write, readreset: per handle */
-    MPI_T_pvar_handle sent2 = pvar("shm_msgs_sent", MPI_T_PVAR_CLASS_COUNTER);
+    MPI_T_pvar_handle sent2 = chan_pvar(chan, "msgs_sent");
     T_OK(MPI_T_pvar_reset(ses, sent));
     CHECK(rd(sent) == 0, "reset counter reads %llu", rd(sent));
     unsigned long long w = 1000, got = 0;
@@ -459,7 +475,7 @@ int main(int argc, char **argv)
     CHECK(cvar_int("RDMACH_LOG_INTERVAL") == 9, "RDMACH_LOG_INTERVAL after writes");
     T_OK(MPI_T_cvar_handle_free(&h));
 
-    pvars(mt_rank);
+    pvars(mt_rank, argc > 1 ? argv[1] : "shm");
     events(mt_rank);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     MPI_OK(MPI_Finalize());
