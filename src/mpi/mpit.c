@@ -16,6 +16,7 @@
  * environment: MPI_T_ERR_CVAR_SET_NOT_NOW). A written value is checked as
  * the environment's is (range, choices): MPI_T_ERR_INVALID if it is not one.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,8 +95,9 @@ static MPI_T_enum enum_of(const struct rch_tun_row *row, size_t i)
 
 static const struct rch_tun_row *enum_row(MPI_T_enum e)
 {
-    size_t n = rch_base_tun_count();
-    if (enums == NULL || e < enums || e >= enums + n || e->row == NULL)
+    /* an address inside the array, at an element's start (compared as integers: e may be anything) */
+    uintptr_t a = (uintptr_t)e, lo = (uintptr_t)enums;
+    if (enums == NULL || a < lo || a >= lo + rch_base_tun_count() * sizeof(*enums) || (a - lo) % sizeof(*enums))
         return NULL;
     return e->row;
 }

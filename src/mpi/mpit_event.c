@@ -55,9 +55,13 @@ static const struct {
 enum { EV_UNEXP, EV_MAX };
 #define NLEVELS 4   /* MPI_T_cb_safety values */
 
+/* A callback may free registrations (its own or others) or call
+ * MPI_T_finalize: while callbacks run (`delivering`), a freed registration
+ * stays on the list marked `dead`, skipped, and goes when the delivery ends. */
 struct MPIR_T_event_registration_s {
     struct MPIR_T_event_registration_s *next;   /* live registrations */
     int event;
+    int dead;
     MPI_T_event_cb_function *cb[NLEVELS];
     void *user_data[NLEVELS];
     MPI_T_event_dropped_cb_function *dropped;
@@ -72,6 +76,7 @@ struct MPIR_T_event_instance_s {
 
 static struct MPIR_T_event_registration_s *regs;
 static MPI_T_event_instance live_instance;
+static int delivering;
 
 int rch_mpit_event_count(void)
 {
@@ -220,7 +225,7 @@ int PMPI_T_event_get_index(const char *name, int *event_index)
 static struct MPIR_T_event_registration_s **reg_find(MPI_T_event_registration r)
 {
     for (struct MPIR_T_event_registration_s **p = &regs; *p; p = &(*p)->next)
-        if (*p == r && r != NULL)
+        if (*p == r && r != NULL && !r->dead)
             return p;
     return NULL;
 }
@@ -235,20 +240,44 @@ static MPI_T_event_cb_function *callback_for(const struct MPIR_T_event_registrat
     return NULL;
 }
 
+/* Free the registrations marked dead (none is while callbacks run). */
+static void reap(void)
+{
+    for (struct MPIR_T_event_registration_s **p = &regs; *p;) {
+        struct MPIR_T_event_registration_s *r = *p;
+        if (r->dead) {
+            *p = r->next;
+            free(r);
+        } else {
+            p = &r->next;
+        }
+    }
+}
+
+/* Take a registration out of service: freed now, or by reap after the delivery. */
+static void reg_drop(struct MPIR_T_event_registration_s *r)
+{
+    r->dead = 1;
+    if (!delivering)
+        reap();
+}
+
 static void on_unexpected(int peer, int src, int tag, uint32_t ctx, uint64_t size)
 {
     struct unexp_data d = { peer, src, tag, ctx, (MPI_Count)size };
     struct MPIR_T_event_instance_s inst = { EV_UNEXP, now_ns(), &d };
     MPI_T_event_instance outer = live_instance;   /* a callback's MPI_T call cannot progress, but be safe */
     live_instance = &inst;
-    for (struct MPIR_T_event_registration_s *r = regs, *next; r; r = next) {
-        next = r->next;   /* the callback may free its registration */
+    delivering++;
+    for (struct MPIR_T_event_registration_s *r = regs; r; r = r->next) {
         int level;
-        MPI_T_event_cb_function *cb = r->event == EV_UNEXP ? callback_for(r, &level) : NULL;
+        MPI_T_event_cb_function *cb = r->event == EV_UNEXP && !r->dead ? callback_for(r, &level) : NULL;
         if (cb)
             cb(&inst, r, (MPI_T_cb_safety)level, r->user_data[level]);
     }
     live_instance = outer;
+    if (--delivering == 0)
+        reap();
 }
 
 /* The device's hook is set while a registration has a callback it can call. */
@@ -256,7 +285,7 @@ static void hook_update(void)
 {
     int level;
     for (struct MPIR_T_event_registration_s *r = regs; r; r = r->next)
-        if (r->event == EV_UNEXP && callback_for(r, &level)) {
+        if (r->event == EV_UNEXP && !r->dead && callback_for(r, &level)) {
             rch_dev_unexp_hook = on_unexpected;
             return;
         }
@@ -265,11 +294,10 @@ static void hook_update(void)
 
 void rch_mpit_event_fini(void)
 {
-    while (regs) {
-        struct MPIR_T_event_registration_s *r = regs;
-        regs = r->next;
-        free(r);
-    }
+    for (struct MPIR_T_event_registration_s *r = regs; r; r = r->next)
+        r->dead = 1;
+    if (!delivering)
+        reap();
     hook_update();
 }
 
@@ -377,16 +405,14 @@ int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *
     RCH_MPI_CS();
     if (!rch_mpit_ready())
         return MPI_T_ERR_NOT_INITIALIZED;
-    struct MPIR_T_event_registration_s **p = reg_find(event_registration);
-    if (p == NULL)
+    if (reg_find(event_registration) == NULL)
         return MPI_T_ERR_INVALID_HANDLE;
-    struct MPIR_T_event_registration_s *r = *p;
-    *p = r->next;
-    hook_update();
     /* Nothing is buffered or in flight: the registration can go at once. */
+    event_registration->dead = 1;
+    hook_update();
     if (free_cb_function)
-        free_cb_function(r, MPI_T_CB_REQUIRE_MPI_RESTRICTED, user_data);
-    free(r);
+        free_cb_function(event_registration, MPI_T_CB_REQUIRE_MPI_RESTRICTED, user_data);
+    reg_drop(event_registration);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free

@@ -258,6 +258,8 @@ static void pvars(int rank, const char *chan)
         for (int k = 0; k < N_UNEXP; k++)
             MPI_OK(MPI_Send(buf, k, MPI_INT, peer, 3, MPI_COMM_WORLD));
         MPI_OK(MPI_Send(NULL, 0, MPI_INT, peer, 4, MPI_COMM_WORLD));
+        /* nothing more until the receiver has counted: it would be unexpected too */
+        MPI_OK(MPI_Recv(NULL, 0, MPI_INT, peer, 10, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     } else {
         unsigned long long l0 = rd(level), h0 = rd(hwm), a0 = rd(arrived);
         CHECK(l0 == 0, "unexpected queue holds %llu", l0);
@@ -272,6 +274,7 @@ static void pvars(int rank, const char *chan)
         for (int k = 0; k < N_UNEXP; k++)
             MPI_OK(MPI_Recv(buf, INTS, MPI_INT, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK(rd(level) == 0 && rd(hwm) == want_hwm, "level %llu, hwm %llu", rd(level), rd(hwm));
+        MPI_OK(MPI_Send(NULL, 0, MPI_INT, peer, 10, MPI_COMM_WORLD));
     }
 
     /* over the network: the connection to the other rank is up */
@@ -350,8 +353,11 @@ static void pvars(int rank, const char *chan)
 
 /* ---- events ---- */
 
+/* The events of the tag-7 messages (others, such as a collective's message
+ * arriving early from a rank already past this test, are not counted). */
 struct seen {
     int n, peer[8], tag[8];
+    unsigned ctx[8];
     long long size[8];
     MPI_Count last_ts;
     int ts_backwards, bad_calls;
@@ -365,9 +371,13 @@ static void on_unexp(MPI_T_event_instance ev, MPI_T_event_registration reg, MPI_
     if (s->n >= 8 || safety != MPI_T_CB_REQUIRE_MPI_RESTRICTED)
         return;
     int peer, tag, src;
+    unsigned ctx;
     MPI_Count size, ts;
-    MPI_T_event_read(ev, 0, &peer);
     MPI_T_event_read(ev, 2, &tag);
+    if (tag != 7)
+        return;
+    MPI_T_event_read(ev, 0, &peer);
+    MPI_T_event_read(ev, 3, &ctx);
     MPI_T_event_read(ev, 4, &size);
     MPI_T_event_get_timestamp(ev, &ts);
     if (MPI_T_event_get_source(ev, &src) != MPI_SUCCESS || src != 0 ||
@@ -377,6 +387,7 @@ static void on_unexp(MPI_T_event_instance ev, MPI_T_event_registration reg, MPI_
     s->last_ts = ts;
     s->peer[s->n] = peer;
     s->tag[s->n] = tag;
+    s->ctx[s->n] = ctx;
     s->size[s->n] = size;
     s->kept = ev;
     s->n++;
@@ -386,6 +397,15 @@ static void on_unexp_none(MPI_T_event_instance ev, MPI_T_event_registration reg,
 {
     (void)ev, (void)reg, (void)safety;
     ++*(int *)ud;
+}
+
+/* Frees its own registration at its first event: called once. */
+static int once_calls;
+static void on_unexp_once(MPI_T_event_instance ev, MPI_T_event_registration reg, MPI_T_cb_safety safety, void *ud)
+{
+    (void)ev, (void)safety, (void)ud;
+    once_calls++;
+    MPI_T_event_handle_free(reg, NULL, NULL);
 }
 
 static int freed;
@@ -417,6 +437,10 @@ static void events(int rank)
     if (rank == 1) {
         T_OK(MPI_T_event_handle_alloc(ev, NULL, MPI_INFO_NULL, &reg));
         T_OK(MPI_T_event_register_callback(reg, MPI_T_CB_REQUIRE_MPI_RESTRICTED, MPI_INFO_NULL, &s, on_unexp));
+        MPI_T_event_registration reg_once;
+        T_OK(MPI_T_event_handle_alloc(ev, NULL, MPI_INFO_NULL, &reg_once));
+        T_OK(MPI_T_event_register_callback(reg_once, MPI_T_CB_REQUIRE_THREAD_SAFE, MPI_INFO_NULL, NULL,
+                                           on_unexp_once));
         T_OK(MPI_T_event_handle_alloc(ev, NULL, MPI_INFO_NULL, &reg_none));
         T_OK(MPI_T_event_register_callback(reg_none, MPI_T_CB_REQUIRE_NONE, MPI_INFO_NULL, &none_calls,
                                            on_unexp_none));
@@ -429,9 +453,11 @@ static void events(int rank)
             MPI_OK(MPI_Recv(buf, sizeof(buf), MPI_CHAR, peer, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK(s.n == 3 && s.bad_calls == 0 && s.ts_backwards == 0, "%d events, %d bad calls", s.n, s.bad_calls);
         for (int k = 0; k < 3; k++)
-            CHECK(s.peer[k] == 0 && s.tag[k] == 7 && s.size[k] == 4 * (k + 1), "event %d: peer %d tag %d size %lld",
-                  k, s.peer[k], s.tag[k], s.size[k]);
+            CHECK(s.peer[k] == 0 && s.tag[k] == 7 && s.size[k] == 4 * (k + 1) && s.ctx[k] == s.ctx[0],
+                  "event %d: peer %d tag %d size %lld context %u", k, s.peer[k], s.tag[k], s.size[k], s.ctx[k]);
         CHECK(none_calls == 0, "a callback registered only for MPI_T_CB_REQUIRE_NONE ran in progress");
+        CHECK(once_calls == 1, "a callback that freed its registration ran %d times", once_calls);
+        T_ERR(MPI_T_event_handle_free(reg_once, NULL, NULL), MPI_T_ERR_INVALID_HANDLE);
         int x;
         T_ERR(MPI_T_event_read(s.kept, 0, &x), MPI_T_ERR_INVALID_HANDLE);   /* outside its callback */
         T_OK(MPI_T_event_handle_free(reg, &freed, on_free));
