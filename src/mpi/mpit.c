@@ -54,8 +54,9 @@ int PMPI_T_init_thread(int required, int *provided)
         return MPI_T_ERR_CANNOT_INIT;
     }
     rch_mpit_refs++;
-    /* Every entry point runs under the critical section MPI_Init_thread(MULTIPLE) turns on. */
-    *provided = required;
+    /* Concurrent calls are safe under the critical section that
+     * MPI_Init_thread(MPI_THREAD_MULTIPLE) turns on, not before. */
+    *provided = required <= MPI_THREAD_SERIALIZED || rch_dev_cs_on ? required : MPI_THREAD_SERIALIZED;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_T_init_thread = PMPI_T_init_thread
