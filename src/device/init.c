@@ -341,6 +341,8 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status)
         rch_dev_ireq_finish(r, RDMACH_ERR_PEER_DEAD);
     }
     rch_match_posted_foreach(&rch_dev.posted, fail_posted, &peer);
+    if (rch_dev_fail_hook)
+        rch_dev_fail_hook(peer);
 }
 
 int rch_dev_failed_peer(void)

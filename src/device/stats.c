@@ -5,6 +5,7 @@
 
 struct rch_dev_stat_s rch_dev_stat;
 rch_dev_unexp_hook_fn rch_dev_unexp_hook;
+rch_dev_fail_hook_fn rch_dev_fail_hook;
 
 void rch_dev_stats_chan(const char *name, struct rch_dev_chan_stat *out)
 {

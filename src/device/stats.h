@@ -52,4 +52,9 @@ struct rch_rdma_chan *rch_dev_stats_chan_open(const char *name);
 typedef void (*rch_dev_unexp_hook_fn)(int peer, int src, int tag, uint32_t ctx, uint64_t size);
 extern rch_dev_unexp_hook_fn rch_dev_unexp_hook;
 
+/* The event of a peer's failure: called, when set, once per failed peer,
+ * after its requests have been completed with the error. */
+typedef void (*rch_dev_fail_hook_fn)(int peer);
+extern rch_dev_fail_hook_fn rch_dev_fail_hook;
+
 #endif

@@ -1,12 +1,13 @@
 /*
  * MPI_T events (MPI-4.1 15.3.8) and their one source.
  *
- * One event type, "unexpected_message": a message arrived before the
- * receive that takes it was posted (device/stats.h's hook, set only while
- * some registration has a callback, so the device pays nothing otherwise).
- * Its elements are the sender's world rank, the source rank and tag in the
- * communicator, the communicator's context id and the message's size
- * (struct unexp_data below, which MPI_T_event_copy writes as is).
+ * Two event types, raised by hooks of the device (device/stats.h) that are
+ * set only while some registration has a callback, so the device pays
+ * nothing otherwise: "unexpected_message", a message arrived before the
+ * receive that takes it was posted (the sender's world rank, the source
+ * rank and tag in the communicator, the communicator's context id, the
+ * size: struct unexp_data below, which MPI_T_event_copy writes as is), and
+ * "peer_failed", a peer was declared failed (its world rank).
  *
  * The callback runs inside the progress engine, where it may not call MPI
  * (only MPI_T_event_read/copy/get_timestamp/get_source on its instance and
@@ -35,9 +36,14 @@ struct unexp_data {
     MPI_Count size;
 };
 
+struct fail_data {
+    int peer;
+};
+
 static const struct {
     const char *name, *desc;
     int cat;
+    size_t size;         /* bytes MPI_T_event_copy writes */
     int nelem;
     MPI_Datatype types[5];
     MPI_Aint displs[5];
@@ -46,13 +52,17 @@ static const struct {
       "A message arrived before its receive was posted: elements peer (sender's rank in MPI_COMM_WORLD), "
       "source and tag (its envelope in its communicator), context (the communicator's context id), size "
       "(bytes)",
-      RCH_MPIT_CAT_DEVICE, 5,
+      RCH_MPIT_CAT_DEVICE, sizeof(struct unexp_data), 5,
       { MPI_INT, MPI_INT, MPI_INT, MPI_UNSIGNED, MPI_COUNT },
       { offsetof(struct unexp_data, peer), offsetof(struct unexp_data, source),
         offsetof(struct unexp_data, tag), offsetof(struct unexp_data, context),
         offsetof(struct unexp_data, size) } },
+    { "peer_failed",
+      "A peer was found dead, disconnected or stopped for longer than RDMACH_PEER_STOP_TIMEOUT: its requests "
+      "complete with MPI_ERR_PROC_ABORTED from now on; element peer (its rank in MPI_COMM_WORLD)",
+      RCH_MPIT_CAT_DEVICE, sizeof(struct fail_data), 1, { MPI_INT }, { offsetof(struct fail_data, peer) } },
 };
-enum { EV_UNEXP, EV_MAX };
+enum { EV_UNEXP, EV_FAIL, EV_MAX };
 #define NLEVELS 4   /* MPI_T_cb_safety values */
 
 /* A callback may free registrations (its own or others) or call
@@ -262,16 +272,16 @@ static void reg_drop(struct MPIR_T_event_registration_s *r)
         reap();
 }
 
-static void on_unexpected(int peer, int src, int tag, uint32_t ctx, uint64_t size)
+/* Run the callbacks of every registration for event `ev`. */
+static void deliver(int ev, const void *data)
 {
-    struct unexp_data d = { peer, src, tag, ctx, (MPI_Count)size };
-    struct MPIR_T_event_instance_s inst = { EV_UNEXP, now_ns(), &d };
+    struct MPIR_T_event_instance_s inst = { ev, now_ns(), data };
     MPI_T_event_instance outer = live_instance;   /* a callback's MPI_T call cannot progress, but be safe */
     live_instance = &inst;
     delivering++;
     for (struct MPIR_T_event_registration_s *r = regs; r; r = r->next) {
         int level;
-        MPI_T_event_cb_function *cb = r->event == EV_UNEXP && !r->dead ? callback_for(r, &level) : NULL;
+        MPI_T_event_cb_function *cb = r->event == ev && !r->dead ? callback_for(r, &level) : NULL;
         if (cb)
             cb(&inst, r, (MPI_T_cb_safety)level, r->user_data[level]);
     }
@@ -280,16 +290,32 @@ static void on_unexpected(int peer, int src, int tag, uint32_t ctx, uint64_t siz
         reap();
 }
 
-/* The device's hook is set while a registration has a callback it can call. */
-static void hook_update(void)
+static void on_unexpected(int peer, int src, int tag, uint32_t ctx, uint64_t size)
+{
+    struct unexp_data d = { peer, src, tag, ctx, (MPI_Count)size };
+    deliver(EV_UNEXP, &d);
+}
+
+static void on_peer_failed(int peer)
+{
+    struct fail_data d = { peer };
+    deliver(EV_FAIL, &d);
+}
+
+static int wanted(int ev)
 {
     int level;
     for (struct MPIR_T_event_registration_s *r = regs; r; r = r->next)
-        if (r->event == EV_UNEXP && !r->dead && callback_for(r, &level)) {
-            rch_dev_unexp_hook = on_unexpected;
-            return;
-        }
-    rch_dev_unexp_hook = NULL;
+        if (r->event == ev && !r->dead && callback_for(r, &level))
+            return 1;
+    return 0;
+}
+
+/* The device's hooks are set while a registration has a callback they can call. */
+static void hook_update(void)
+{
+    rch_dev_unexp_hook = wanted(EV_UNEXP) ? on_unexpected : NULL;
+    rch_dev_fail_hook = wanted(EV_FAIL) ? on_peer_failed : NULL;
 }
 
 void rch_mpit_event_fini(void)
@@ -462,7 +488,7 @@ int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
     int err = instance_check(event_instance, buffer);
     if (err != MPI_SUCCESS)
         return err;
-    memcpy(buffer, event_instance->data, sizeof(struct unexp_data));
+    memcpy(buffer, event_instance->data, events[event_instance->event].size);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_T_event_copy = PMPI_T_event_copy
