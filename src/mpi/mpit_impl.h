@@ -3,7 +3,8 @@
  * concern: mpit.c (init/finalize, strings, enumerations, control
  * variables over the tunables table), mpit_cat.c (categories),
  * mpit_pvar.c (performance variables over the device's counters,
- * device/stats.h), mpit_event.c (events and their source).
+ * device/stats.h), mpit_event.c (the events unexpected_message and
+ * peer_failed, and their source). docs/MPIT.md lists what tools see.
  *
  * MPI_T calls never invoke error handlers: they return an MPI_T_ERR_*
  * class (or MPI_SUCCESS). They work before MPI_Init and after
@@ -32,9 +33,10 @@ static inline int rch_mpit_ready(void) { return rch_mpit_refs > 0; }
 void rch_mpit_str(char *buf, int *len, const char *src);
 /* Stores v where p points unless p is NULL (an output the caller ignores). */
 #define RCH_MPIT_SET(p, v) do { if (p) *(p) = (v); } while (0)
-/* The number of control variables, and the category (mpit_cat.c index) of cvar i. */
+/* The number of control variables, and the name of cvar i's tunables row
+ * (without RDMACH_; NULL if there is none): mpit_cat.c files it by name. */
 int rch_mpit_cvar_count(void);
-const char *rch_mpit_cvar_tunable(int i);   /* the tunables row's name, without RDMACH_ */
+const char *rch_mpit_cvar_tunable(int i);
 
 /* ---- mpit_cat.c ---- */
 int rch_mpit_cat_of_cvar(int cvar);         /* -1: none (a tunable no category claims) */
@@ -50,7 +52,7 @@ int rch_mpit_event_count(void);
 int rch_mpit_event_cat(int event);
 void rch_mpit_event_fini(void);
 
-/* Index of the category named, for the tables above (mpit_cat.c). */
+/* The categories (mpit_cat.c), by which the tables above file their entries. */
 enum { RCH_MPIT_CAT_ROOT, RCH_MPIT_CAT_BASE, RCH_MPIT_CAT_BOOT, RCH_MPIT_CAT_SHM, RCH_MPIT_CAT_DEVICE,
        RCH_MPIT_CAT_NET, RCH_MPIT_CAT_COLL, RCH_MPIT_CAT_SELF, RCH_MPIT_CAT_MAX };
 

@@ -15,7 +15,9 @@
  *     and bytes sent and received; the unexpected-queue level and
  *     high-water mark after N messages nobody waited for; one rendezvous is
  *     counted once (by its sender or its receiver); the unexpected-message
- *     event's callback sees each message's envelope and size, in order;
+ *     event's callback sees each message's envelope and size, in order (a
+ *     callback that frees its own registration runs once; one registered
+ *     only for MPI_T_CB_REQUIRE_NONE never runs inside progress);
  *   - invalid indices, handles, sessions and names give the MPI_T_ERR_*
  *     classes MPI-4.1 names;
  *   - after MPI_Finalize: MPI_T still answers until its last finalize.
