@@ -14,7 +14,10 @@ void rch_dev_stats_chan(const char *name, struct rch_dev_chan_stat *out)
         return;
     for (int i = 0; i < rch_dev.size; i++) {
         const struct rch_dev_peer *p = &rch_dev.peers[i];
-        if (p->ops == NULL || strcmp(p->ops->name, name) != 0)
+        /* by the channel it was set up with: a failed peer's ops become
+         * "none", but what it sent and received stays with its channel */
+        const struct rch_rdma_ops *ops = p->dchan ? p->dchan->ops : p->ops;
+        if (ops == NULL || strcmp(ops->name, name) != 0)
             continue;
         out->peers++;
         out->msgs_sent += p->tx_seq;
