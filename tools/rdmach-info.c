@@ -30,6 +30,7 @@
 #include "device/dev_impl.h"
 #include "rdma/net/net_rcache.h"
 #include "rdma/select.h"
+#include "info_mpit.h"
 #if RDMACH_HAVE_VERBS
 #include <infiniband/verbs.h>
 #endif
@@ -535,14 +536,16 @@ static void print_tunables(void)
 
 static int usage(FILE *f)
 {
-    fprintf(f, "usage: rdmach-info [--pairs | --tunables]\n"
+    fprintf(f, "usage: rdmach-info [--pairs | --tunables | --mpit]\n"
                "  Prints the version, build options, RDMA devices, libfabric providers,\n"
                "  topology, the channel a peer on this node and on another node would use,\n"
                "  and every RDMACH_* tunable with its current value and help.\n"
                "  --pairs  run under a launcher (rdmachrun -n 4 rdmach-info --pairs, or\n"
                "           mpiexec.mpich -n 4 ...): rank 0 prints, for every pair of ranks,\n"
                "           the channel, the rendezvous mode and why.\n"
-               "  --tunables  only the tunables (the rdmach(7) man page is made from them).\n");
+               "  --tunables  only the tunables (the rdmach(7) man page is made from them).\n"
+               "  --mpit   what tools see through MPI_T: the control variables (the tunables)\n"
+               "           with their values, the performance variables, categories and events.\n");
     return f == stdout ? 0 : 2;
 }
 
@@ -556,6 +559,8 @@ int main(int argc, char **argv)
             only_tunables = 1;
             continue;
         }
+        if (strcmp(argv[i], "--mpit") == 0 && argc == 2)
+            return rch_info_print_mpit();
         if (strcmp(argv[i], "--pairs") == 0 && !pairs) {
             pairs = 1;
             continue;

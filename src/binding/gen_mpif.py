@@ -4,7 +4,8 @@
 
 The constants are include/mpi.h's: every MPI_ name defined there with an
 integer value (a literal, a handle cast, an enum member, or another such
-name) becomes an INTEGER PARAMETER, so C and Fortran cannot disagree. The
+name) but MPI_T's (C only; its MPI_T_ERR_* classes excepted) becomes an
+INTEGER PARAMETER, so C and Fortran cannot disagree. The
 standard makes a few differ in Fortran, as MPICH does: the predefined
 attribute keys are the C value + 1 and the MPI_MAX_* string lengths one less
 (Fortran strings carry no NUL). Names that only Fortran has are in
@@ -63,6 +64,9 @@ def c_constants(mpi_h):
     for body in re.findall(r'\benum\b[^{]*\{(.*?)\}', text, flags=re.S):
         for m in re.finditer(r'(MPI_\w+)\s*=\s*(-?\w+)', body):
             raw[m.group(1)] = m.group(2)
+    # MPI_T has no Fortran binding: its handles and enumerations stay C-only
+    # (its error classes are error classes, and stay).
+    raw = {k: v for k, v in raw.items() if not k.startswith('MPI_T_') or k.startswith('MPI_T_ERR_')}
     values = {}
 
     def value(name, depth=0):

@@ -19,7 +19,7 @@ SCALAR_C = dict({k: 'int' for k in INT_KINDS}, AINT='MPI_Aint', XCOUNT='MPI_Coun
 POLY_C = {'COUNT': 'MPI_Count', 'DISP': 'MPI_Aint', 'EXTENT': 'MPI_Count'}
 KINDS = set(SCALAR_C) | {'BUFFER', 'STATUS', 'FINT_STATUS', 'STRING', 'C_PTR', 'ATTRVAL',
                          'EXTRA_STATE', 'CALLBACK', 'ARGC', 'ARGV', 'STRING_ARRAY',
-                         'ARGV_ARRAY', 'VARARGS'}
+                         'ARGV_ARRAY', 'VARARGS', 'TYPED'}
 DIRECTIONS = {'in', 'out', 'inout'}
 FLAGS = {'nonconst', 'fint'}
 
@@ -44,8 +44,8 @@ class Param:
             raise DescriptionError(f'{where}: unknown kind {kind}')
         if kind != 'VARARGS' and direction not in DIRECTIONS:
             raise DescriptionError(f'{where}: direction must be in, out or inout, not {direction}')
-        if kind == 'CALLBACK' and not self.type:
-            raise DescriptionError(f'{where}: a CALLBACK needs type=')
+        if kind in ('CALLBACK', 'TYPED') and not self.type:
+            raise DescriptionError(f'{where}: a {kind} needs type=')
 
     @property
     def is_array(self):
@@ -77,7 +77,7 @@ class Param:
             return 'char **'
         if k == 'ARGV_ARRAY':
             return 'char ***'
-        base = POLY_C[k] if large and k in POLY_C else SCALAR_C[k]
+        base = self.type if k == 'TYPED' else POLY_C[k] if large and k in POLY_C else SCALAR_C[k]
         if self.is_array:
             if self.shape:
                 return f'{const}{base} (*)[{self.shape}]'

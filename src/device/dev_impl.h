@@ -133,6 +133,7 @@ struct rch_dev_peer {
     int owed;                       /* credited packets received, not yet returned */
     int rank;
     uint64_t tx_seq, rx_seq;        /* EAGER/RNDV_REQ packets sent to / received from it (pkt.h CANCEL_REQ) */
+    uint64_t tx_bytes, rx_bytes;    /* their message bytes (stats.h; updated with the numbers) */
     /* --- colder --- */
     struct rch_dev_chan *dchan;     /* NULL: unreachable / self loopback has its own */
     size_t eager_max_sync;          /* largest eager payload with the SYNC header */
@@ -350,6 +351,10 @@ int rch_dev_rndv_fin_early(const struct rch_rdma_caps *c);
 void rch_dev_rma_on_pkt(struct rch_dev_peer *p, const void *pkt, size_t len);   /* RCH_PKT_RMA arrived */
 void rch_dev_rma_sent(struct rch_dev_ireq *r);                      /* a queued RCH_DEV_Q_RMA packet left */
 void rch_dev_rma_rdma_done(struct rch_dev_ireq *r, rdmach_status_t st);  /* rma_done of an RCH_DEV_S_RMA request */
+
+/* ---- stats.c ---- */
+/* A message was just queued as unexpected: high-water mark, event hook. */
+void rch_dev_stats_unexp_queued(const struct rch_dev_unexp *u);
 
 /* ---- native_rma.c (native rdmach_put/get) ---- */
 void rch_dev_native_rma_done(struct rch_dev_ireq *r, rdmach_status_t st);   /* rma_done of an RCH_DEV_S_NATIVE request */

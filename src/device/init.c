@@ -16,6 +16,7 @@
 #include "base/log.h"
 #include "base/tunables.h"
 #include "device/dev_impl.h"
+#include "device/stats.h"
 
 struct rch_dev_state_s rch_dev = { .failed_peer = -1 };
 static struct rch_dev_chan loop_dchan;
@@ -169,6 +170,7 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
     rch_dev.failed_peer = -1;
     rch_base_alert_install();   /* survive the launcher's "a process failed" (RDMACH_SIGUSR1) */
     rch_dev.dropped = 0;
+    memset(&rch_dev_stat, 0, sizeof(rch_dev_stat));
     rch_dev.active = NULL;
     rch_match_posted_init(&rch_dev.posted);
     rch_match_unexp_init(&rch_dev.unexp);
@@ -340,6 +342,8 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status)
         rch_dev_ireq_finish(r, RDMACH_ERR_PEER_DEAD);
     }
     rch_match_posted_foreach(&rch_dev.posted, fail_posted, &peer);
+    if (rch_dev_fail_hook)
+        rch_dev_fail_hook(peer);
 }
 
 int rch_dev_failed_peer(void)

@@ -77,6 +77,7 @@
 #include "base/log.h"
 #include "device/cs.h"
 #include "device/dev_impl.h"
+#include "device/stats.h"
 
 #define POLL_MAX 64     /* completions per channel per pass */
 #define DRAIN_MAX 64    /* queued packets per pass */
@@ -244,8 +245,12 @@ static void block(const struct idle_policy *ip)
         else
             unarmed++;
     }
-    if (!ip->done || !ip->done(ip->arg))
+    if (!ip->done || !ip->done(ip->arg)) {
+        double t0 = rch_base_wtime();
         sleep_on(w, narmed, unarmed ? SHORT_MS : ip->block_ms);
+        rch_dev_stat.blocks++;
+        rch_dev_stat.blocked_seconds += rch_base_wtime() - t0;
+    }
     for (int k = 0; k < narmed; k++)
         rch_dev.chans[armed[k]].ops->wait_disarm(rch_dev.chans[armed[k]].chan);
 }

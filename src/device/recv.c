@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "device/cs.h"
 #include "device/dev_impl.h"
+#include "device/stats.h"
 
 #define DROP_WARN_MAX 10   /* warnings per peer; then counted silently */
 
@@ -107,6 +108,7 @@ static inline __attribute__((always_inline)) void eager_arrived(struct rch_dev_p
                                                                 uint64_t sreq)
 {
     p->rx_seq++;   /* its number (pkt.h CANCEL_REQ) */
+    p->rx_bytes += e->len;
     struct rch_match_entry *me = rch_match_take_posted(&rch_dev.posted, e->ctx, e->src, e->tag);
     if (RCH_LIKELY(me != NULL)) {
         struct rch_dev_ireq *r = rch_container_of(me, struct rch_dev_ireq, me);
@@ -148,6 +150,7 @@ static void eager_unexpected(struct rch_dev_peer *p, const struct rch_pkt_eager 
     if (e->len)
         copy_payload(u->data, data, e->len);
     rch_match_add_unexp(&rch_dev.unexp, &u->me);
+    rch_dev_stats_unexp_queued(u);
 }
 
 static void on_eager(struct rch_dev_peer *p, const void *pkt, size_t len, const struct rch_pkt_base *b)
@@ -320,6 +323,7 @@ rdmach_status_t rch_dev_recv_direct(void *buf, size_t len, int world, int src, i
                 return RDMACH_AGAIN;
             copy_payload(buf, (const char *)pkt + sizeof(e), e.len);
             p->rx_seq++;
+            p->rx_bytes += e.len;
             flow_arrived(p, e.b.credits, 1);
             p->ops->recv_done(p->chan, world);
             flow_return(p);

@@ -39,6 +39,7 @@
 #include "base/log.h"
 #include "base/tunables.h"
 #include "device/dev_impl.h"
+#include "device/stats.h"
 
 static inline void *id_ctx(const struct rch_dev_ireq *r)
 {
@@ -170,6 +171,7 @@ void rch_dev_rndv_on_rsp(struct rch_dev_peer *p, const void *pkt, size_t len)
         if (r->mr == NULL)
             st = reg(p, r, r->len, RCH_RDMA_ACCESS_LOCAL);
         r->state = RCH_DEV_S_SEND_PUT;
+        rch_dev_stat.rndv_put++;
         if (st == RDMACH_OK) {
             struct rch_rdma_rkey rk = { .len = s.rkey.len };
             memcpy(rk.bytes, s.rkey.bytes, sizeof(rk.bytes));
@@ -186,6 +188,7 @@ void rch_dev_rndv_on_rsp(struct rch_dev_peer *p, const void *pkt, size_t len)
         return;
     }
     /* No RMA: stream the data through the send queue. */
+    rch_dev_stat.rndv_pipeline++;
     r->state = RCH_DEV_S_SEND_DATA;
     r->qop = RCH_DEV_Q_DATA;
     r->offset = 0;
@@ -231,6 +234,7 @@ void rch_dev_rndv_matched(struct rch_dev_ireq *r, struct rch_dev_peer *p, const 
     }
     if ((q->b.flags & RCH_PKT_F_RKEY) && want_get(p)) {
         r->state = RCH_DEV_S_RECV_GET;
+        rch_dev_stat.rndv_get++;
         rdmach_status_t st = p->ops->mem_reg(p->chan, r->buf, r->xfer, RCH_RDMA_ACCESS_LOCAL, &r->mr);
         if (st != RDMACH_OK) {
             r->mr = NULL;
@@ -271,6 +275,7 @@ void rch_dev_rndv_on_req(struct rch_dev_peer *p, const void *pkt, size_t len)
     struct rch_pkt_rndv_req q;
     memcpy(&q, pkt, sizeof(q));
     p->rx_seq++;   /* its number (pkt.h CANCEL_REQ) */
+    p->rx_bytes += q.size;
     struct rch_match_entry *me = rch_match_take_posted(&rch_dev.posted, q.ctx, q.src, q.tag);
     if (me) {
         rch_dev_rndv_matched(rch_container_of(me, struct rch_dev_ireq, me), p, &q);
@@ -294,6 +299,7 @@ void rch_dev_rndv_on_req(struct rch_dev_peer *p, const void *pkt, size_t len)
     u->rkey.len = q.rkey.len;
     memcpy(u->rkey.bytes, q.rkey.bytes, sizeof(u->rkey.bytes));
     rch_match_add_unexp(&rch_dev.unexp, &u->me);
+    rch_dev_stats_unexp_queued(u);
 }
 
 void rch_dev_rndv_on_data(struct rch_dev_peer *p, const void *pkt, size_t len)

@@ -31,6 +31,7 @@
 #include "base/log.h"
 #include "base/tunables.h"
 #include "device/dev_impl.h"
+#include "device/stats.h"
 
 static inline uint16_t owed_now(const struct rch_dev_peer *p)
 {
@@ -179,16 +180,20 @@ static rdmach_status_t send_one(struct rch_dev_peer *p, struct rch_dev_ireq *r, 
 
     uint16_t give = 0;
     if (p->flow) {
-        if (credited && p->credits <= 0)
+        if (credited && p->credits <= 0) {
+            rch_dev_stat.credit_stalls++;
             return RDMACH_AGAIN;
+        }
         give = owed_now(p);
         memcpy((char *)iov[0].iov_base + offsetof(struct rch_pkt_base, credits), &give, sizeof(give));
     }
     /* A message (EAGER, RNDV_REQ) gets its number before it leaves: the
      * loopback delivers it inside send(). */
     int numbered = r->qop == RCH_DEV_Q_EAGER || r->qop == RCH_DEV_Q_RNDV_REQ;
-    if (numbered)
+    if (numbered) {
         r->seq = ++p->tx_seq;
+        p->tx_bytes += r->len;
+    }
     uint8_t prev = r->state;
     int was_pending = r->on_pending;
     if (wait_state) {
@@ -201,6 +206,7 @@ static rdmach_status_t send_one(struct rch_dev_peer *p, struct rch_dev_ireq *r, 
     if (st != RDMACH_OK) {
         if (numbered) {
             p->tx_seq--;
+            p->tx_bytes -= r->len;
             r->seq = 0;
         }
         if (wait_state && r->state == wait_state) {
@@ -438,6 +444,7 @@ struct fast_send {
 static __attribute__((noinline)) rdmach_status_t isend_refused(const struct fast_send *f, rdmach_status_t st)
 {
     rch_dev.peers[f->dest].tx_seq--;   /* the message did not leave: its number is not used */
+    rch_dev.peers[f->dest].tx_bytes -= f->h.len;
     if (st == RDMACH_AGAIN)
         return isend_slow(f->iov[1].iov_base, f->h.len, f->dest, f->h.src, f->h.tag, f->h.ctx, f->mode, f->req);
     struct rch_dev_ireq *r = rch_dev_ireq_alloc(RCH_DEV_REQ_SEND);
@@ -497,6 +504,7 @@ rdmach_status_t rch_dev_isend(const void *buf, size_t len, int dest, int src, in
         f.iov[1].iov_len = len;
         *req = NULL;
         p->tx_seq++;   /* its number (pkt.h CANCEL_REQ); rch_dev_send_seq tells it */
+        p->tx_bytes += len;
         rdmach_status_t st = p->ops->send(p->chan, dest, f.iov, len ? 2 : 1);
         if (RCH_UNLIKELY(st != RDMACH_OK))
             return isend_refused(&f, st);

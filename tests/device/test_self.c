@@ -6,22 +6,9 @@
 #include "base/tunables.h"
 #include "boot/boot.h"
 #include "device/dev_impl.h"
+#include "self_init.h"
 
-static void setup(void)
-{
-    setenv("RDMACH_BIND", "none", 1);
-    cr_assert_eq(rch_base_tun_load(), RDMACH_OK, "%s", rdmach_last_error());
-    cr_assert_eq(rch_boot_init(), RDMACH_OK, "%s", rdmach_last_error());
-    cr_assert_eq(rch_dev_init(), RDMACH_OK, "%s", rdmach_last_error());
-}
-
-static void teardown(void)
-{
-    cr_assert_eq(rch_dev_finalize(), RDMACH_OK);
-    rch_boot_finalize();
-}
-
-TestSuite(self, .init = setup, .fini = teardown);
+TestSuite(self, .init = self_init, .fini = self_fini);
 
 #define BIG (256 * 1024)
 
