@@ -33,15 +33,23 @@
 #define RCH_MPI_HDIRECT(obj, i) ((int)(0x80000000u | ((unsigned)(obj) << 26) | (unsigned)(i)))
 enum { RCH_MPI_OBJ_COMM = 1, RCH_MPI_OBJ_GROUP = 2, RCH_MPI_OBJ_DATATYPE = 3,
        RCH_MPI_OBJ_ERRHANDLER = 5, RCH_MPI_OBJ_OP = 6, RCH_MPI_OBJ_INFO = 7,
-       RCH_MPI_OBJ_WIN = 8, RCH_MPI_OBJ_KEYVAL = 9, RCH_MPI_OBJ_REQUEST = 0xb };
+       RCH_MPI_OBJ_WIN = 8, RCH_MPI_OBJ_KEYVAL = 9, RCH_MPI_OBJ_REQUEST = 0xb, RCH_MPI_OBJ_SESSION = 0xe };
 
 /* The largest tag (MPI_TAG_UB): tags are int32 on the wire. */
 #define RCH_MPI_TAG_UB 0x7fffffff
 
 /* ---- state (mpi/init.c) ---- */
 enum { RCH_MPI_NEVER = 0, RCH_MPI_RUNNING = 1, RCH_MPI_FINALIZED = 2 };
-extern int rch_mpi_state;
-extern int rch_mpi_thread_level;      /* the level Init_thread provided */
+extern int rch_mpi_state;             /* the library's (init.c) */
+extern int rch_mpi_world_state;       /* the world model's: MPI_Init .. MPI_Finalize */
+extern int rch_mpi_thread_level;      /* the level provided (Init_thread, sessions' thread_level) */
+/* Start the library if it is not running (the first MPI_Init or
+ * MPI_Session_init); raise the thread level to required. An MPI error code,
+ * reported on MPI_COMM_NULL, or MPI_SUCCESS. */
+int rch_mpi_lib_start(const char *fn, int *argc, char ***argv, int required);
+void rch_mpi_thread_raise(int required);
+void rch_mpi_session_opened(void);    /* the count of open sessions (init.c) */
+void rch_mpi_session_closed(void);
 
 /* ---- the critical section of MPI_THREAD_MULTIPLE (device/cs.h) ----
  * RCH_MPI_CS(); as the first statement of an entry point takes the lock if
@@ -82,6 +90,9 @@ int rch_mpi_err(MPI_Comm comm, int errclass, const char *fmt, ...) __attribute__
 int rch_mpi_err_code(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Invoke comm's error handler on an existing code; returns the code. */
 int rch_mpi_err_raise(MPI_Comm comm, int code);
+/* Invoke handler eh on code for the object `handle` (a session's: the
+ * user function gets &handle); returns the code. */
+int rch_mpi_err_raise_on(MPI_Errhandler eh, int handle, int code);
 #define RCH_MPI_ERR_CLASS(code) ((code) & 0x7f)
 /* A device status to an MPI error class. */
 int rch_mpi_class_of(rdmach_status_t st);
@@ -92,6 +103,13 @@ int rch_mpi_check_init(const char *fn);
  * that communicators refuse them (MPI: a handler serves one kind of object). */
 void rch_mpi_errhandler_mark_win(MPI_Errhandler eh);
 int rch_mpi_errhandler_is_win(MPI_Errhandler eh);
+/* MPI_Session_create_errhandler's handlers serve sessions only. */
+int rch_mpi_errhandler_is_session(MPI_Errhandler eh);
+int rch_mpi_errhandler_valid(MPI_Errhandler eh);   /* predefined or a user one */
+/* A new user handler (no MPI_Init check: Session_create_errhandler may come
+ * before any session); errors reported as call fn_name. */
+int rch_mpi_errhandler_new(const char *fn_name, MPI_Comm_errhandler_function *fn, int for_session,
+                           MPI_Errhandler *errhandler);
 static inline int rch_mpi_running(void) { return rch_mpi_state == RCH_MPI_RUNNING; }
 
 /* ---- communicators (mpi/comm.c, comm_create.c, ctxid.c) ---- */
@@ -172,6 +190,18 @@ void rch_mpi_ctx_release(uint32_t ctx);
 /* MPI_Comm_create_group: the same exchange among the group's members only. */
 #define RCH_MPI_TAG_GRPX_UP   0x7ffffff2
 #define RCH_MPI_TAG_GRPX_DOWN 0x7ffffff3
+/* MPI_Comm_create_from_group: the same over world's collective context, on a
+ * pair of tags from the string tag's hash (session.c), so calls with
+ * different string tags never match each other. Below the tags above. */
+#define RCH_MPI_TAG_FROMG_BASE 0x7ff00000
+#define RCH_MPI_TAG_FROMG_MASK 0x000ffffe
+struct rch_mpi_group;
+/* The members' part of Comm_create_group (comm_group.c): g's members (the
+ * caller one of them, all in p) agree on a context id among themselves on
+ * p's collective context with tags tag_up/tag_down and get *newcomm, with
+ * error handler eh. MPI error code, reported on p. */
+int rch_mpi_comm_from_members(const char *fn, struct rch_mpi_comm *p, const struct rch_mpi_group *g, int tag_up,
+                              int tag_down, MPI_Errhandler eh, MPI_Comm *newcomm);
 /* Every member contributes `bytes` of `mine`; all[] (size * bytes) receives
  * every member's block in rank order, at every member; with a ctxmask `m`
  * (may be NULL) the masks are ANDed into m at every member as well. One
