@@ -110,9 +110,10 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
 {
     RCH_MPI_CS();
     const char *fn = "MPI_Session_init";
-    if (!rch_mpi_errhandler_valid(errhandler) || rch_mpi_errhandler_is_win(errhandler))
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: invalid error handler 0x%x in argument errhandler", fn,
-                           (unsigned)errhandler);
+    if (!rch_mpi_errhandler_valid(errhandler) ||
+        (RCH_MPI_HKIND(errhandler) == 2 && !rch_mpi_errhandler_is_session(errhandler)))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: invalid error handler 0x%x in argument errhandler "
+                           "(a predefined one or one from MPI_Session_create_errhandler)", fn, (unsigned)errhandler);
     if (!session)
         return rch_mpi_err_raise_on(errhandler, MPI_SESSION_NULL,
                                     rch_mpi_err_code(MPI_ERR_ARG, "%s: argument session is NULL", fn));

@@ -10,6 +10,12 @@
 #undef MT_FAIL
 #define MT_FAIL() MPI_Abort(MPI_COMM_SELF, 1)
 
+static void comm_handler(MPI_Comm *c, int *code, ...)
+{
+    (void)c;
+    (void)code;
+}
+
 static void never_called(MPI_Session *s, int *code, ...)
 {
     (void)s;
@@ -82,6 +88,12 @@ int main(int argc, char **argv)
     rc = MPI_Comm_set_errhandler(MPI_COMM_WORLD, seh);
     CHECK(mt_class(rc) == MPI_ERR_ARG, "a session's error handler on a communicator: class %d", mt_class(rc));
     MPI_OK(MPI_Errhandler_free(&seh));
+    MPI_Errhandler ceh;
+    MPI_Session bad;
+    MPI_OK(MPI_Comm_create_errhandler(comm_handler, &ceh));
+    rc = MPI_Session_init(MPI_INFO_NULL, ceh, &bad);
+    CHECK(mt_class(rc) == MPI_ERR_ARG, "a communicator's error handler for a session: class %d", mt_class(rc));
+    MPI_OK(MPI_Errhandler_free(&ceh));
 
     MPI_OK(MPI_Group_free(&wg));
     MPI_OK(MPI_Group_free(&sg));
