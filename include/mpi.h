@@ -331,6 +331,8 @@ enum MPIR_Combiner_enum {
  * library, as in MPICH, so binaries refer to these exported symbols. */
 #define MPI_BOTTOM          ((void *)0)
 #define MPI_IN_PLACE        ((void *)-1)
+/* MPI-4.1 (not in MPICH 4.0.2): the library allocates buffered sends' space */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
 #define MPI_STATUS_IGNORE   ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)1)
 #define MPI_ERRCODES_IGNORE ((int *)0)
@@ -1203,6 +1205,16 @@ RDMACH_MPI_FN(int, Status_set_error, (MPI_Status *status, int error))
 RDMACH_MPI_FN(int, Get_hw_resource_info, (MPI_Info *hw_info))
 RDMACH_MPI_FN(int, Type_get_value_index, (MPI_Datatype value_type, MPI_Datatype index_type,
                                           MPI_Datatype *pair_type))
+RDMACH_MPI_FN(int, Buffer_flush, (void))
+RDMACH_MPI_FN(int, Buffer_iflush, (MPI_Request *request))
+RDMACH_MPI_FN(int, Comm_attach_buffer, (MPI_Comm comm, void *buffer, int size))
+RDMACH_MPI_FN(int, Comm_detach_buffer, (MPI_Comm comm, void *buffer_addr, int *size))
+RDMACH_MPI_FN(int, Comm_flush_buffer, (MPI_Comm comm))
+RDMACH_MPI_FN(int, Comm_iflush_buffer, (MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Session_attach_buffer, (MPI_Session session, void *buffer, int size))
+RDMACH_MPI_FN(int, Session_detach_buffer, (MPI_Session session, void *buffer_addr, int *size))
+RDMACH_MPI_FN(int, Session_flush_buffer, (MPI_Session session))
+RDMACH_MPI_FN(int, Session_iflush_buffer, (MPI_Session session, MPI_Request *request))
 
 #undef RDMACH_MPI_FN
 

@@ -91,6 +91,7 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
     }
     rch_mpi_ctx_take(ctx);
     c->errhandler = p->errhandler;
+    c->session = p->session;
     if (is_dup && p->topo) {
         /* MPI: a duplicate has the same topology. */
         c->topo = rch_mpi_topo_dup(p->topo);

@@ -193,6 +193,7 @@ int rch_mpi_comm_from_members(const char *fn, struct rch_mpi_comm *p, const stru
     }
     rch_mpi_ctx_take(ctx);
     c->errhandler = eh;
+    c->session = g->session ? g->session : p->session;
     *newcomm = c->handle;
     return MPI_SUCCESS;
 }

@@ -130,6 +130,8 @@ struct rch_mpi_comm {
     /* The hardware level MPI_COMM_TYPE_HW_UNGUIDED split at (a static string),
      * NULL if none: Comm_get_info's "mpi_hw_resource_type". */
     const char *hw_level;
+    struct rch_mpi_bpool *bpool;  /* MPI_Comm_attach_buffer's, NULL if none (bsend.c) */
+    MPI_Session session;          /* the session it derives from (MPI_SESSION_NULL/0: none) */
 };
 struct rch_mpi_topo;
 struct rch_mpi_comm *rch_mpi_comm_get(MPI_Comm comm);   /* NULL if invalid */
@@ -386,9 +388,25 @@ static inline __attribute__((always_inline)) int rch_mpi_wait_report(const char 
  * request's status (internal exchanges: ctxid.c, comm_group.c). */
 rdmach_status_t rch_mpi_wait_free(struct rch_dev_req *r);
 
-/* ---- buffered sends (mpi/bsend.c) ---- */
-/* Wait until every buffered message has left (Buffer_detach, Finalize). */
+/* ---- buffered sends (mpi/bsend.c) ----
+ * An attached buffer is a pool; the process, each communicator and each
+ * session may have one (a slot pointer, NULL if none). A buffered send on a
+ * communicator uses its pool, else its session's, else the process's. */
+struct rch_mpi_bpool;
+/* Wait until every buffered message of every pool has left (Finalize). */
 void rch_mpi_bsend_flush(void);
+/* Attach (buffer may be MPI_BUFFER_AUTOMATIC) / detach (waits for its
+ * messages) the pool in *slot, errors reported on comm as call fn. */
+int rch_mpi_bpool_attach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer, int size);
+int rch_mpi_bpool_detach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer_addr, int *size);
+/* Wait until p's messages have left (p NULL: nothing); MPI_SUCCESS. The
+ * nonblocking flush does the same and returns a complete request. */
+int rch_mpi_bpool_flush(struct rch_mpi_bpool *p);
+int rch_mpi_bpool_iflush(const char *fn, MPI_Comm comm, struct rch_mpi_bpool *p, MPI_Request *request);
+/* Flush and free the pool in *slot (a freed communicator, a finalized session). */
+void rch_mpi_bpool_drop(struct rch_mpi_bpool **slot);
+/* The pool attached to a session (session.c), NULL if none or not a live session. */
+struct rch_mpi_bpool *rch_mpi_session_bpool(MPI_Session session);
 /* Copies (buf, count, t) into the attached buffer and starts sending it
  * (arguments already checked; dest is not MPI_PROC_NULL). MPI error code.
  * owned NULL: the buffer keeps the send's device request; else the caller
@@ -501,6 +519,7 @@ struct rch_mpi_group {
     int rank;                 /* my index in the group, MPI_UNDEFINED if not a member */
     int *world_of;            /* [size] */
     int refcount;
+    MPI_Session session;      /* Group_from_session_pset's session, else 0 */
 };
 struct rch_mpi_group *rch_mpi_group_get(MPI_Group g);   /* NULL if invalid (MPI_GROUP_NULL too) */
 /* A new group of `size` world ranks (world_of taken over; NULL if size is 0),

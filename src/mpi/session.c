@@ -19,6 +19,11 @@
  * Each has the info key "mpi_size" (its number of processes, as the standard
  * requires). Names are matched exactly (MPI: case-sensitive).
  *
+ * A session's attached buffer (Session_attach_buffer) serves the buffered
+ * sends on communicators made by Comm_create_from_group from a group that
+ * Group_from_session_pset returned, and on their duplicates and splits
+ * (groups made from such a group by the group calls do not carry it).
+ *
  * Session_finalize does not synchronize: rdmach keeps no state per session
  * that a peer could still be using (communicators made from a session's
  * groups are freed by the user, who must have completed their operations);
@@ -35,6 +40,7 @@ struct session {
     int in_use;
     MPI_Errhandler errhandler;
     int thread_level;          /* the level this session was given */
+    struct rch_mpi_bpool *bpool;   /* MPI_Session_attach_buffer's, NULL if none */
 };
 static struct session *sessions;
 static int nsessions;
@@ -167,6 +173,7 @@ int PMPI_Session_finalize(MPI_Session *session)
     struct session *s = session_arg(fn, *session, &err);
     if (!s)
         return err;
+    rch_mpi_bpool_drop(&s->bpool);     /* its buffered messages leave first */
     s->in_use = 0;
     rch_mpi_session_closed();
     *session = MPI_SESSION_NULL;
@@ -301,6 +308,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
     struct rch_mpi_group *g = rch_mpi_group_new(size, w);
     if (!g)
         return session_err(session, s, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    g->session = session;      /* communicators made from it use the session's buffer */
     *newgroup = g->handle;
     return MPI_SUCCESS;
 }
@@ -420,3 +428,49 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     return rch_mpi_comm_from_members(fn, &rch_mpi_comm_world, g, tag, tag + 1, errhandler, newcomm);
 }
 #pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
+
+/* ---- the session's attached buffer (MPI-4.1 3.6.1) ---- */
+
+struct rch_mpi_bpool *rch_mpi_session_bpool(MPI_Session h)
+{
+    struct session *s = session_get(h);
+    return s ? s->bpool : NULL;
+}
+
+/* The buffer calls' argument errors are raised as for a call without an
+ * object (world's handler), not on the session's. */
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    RCH_MPI_CS();
+    int err;
+    struct session *s = session_arg("MPI_Session_attach_buffer", session, &err);
+    return s ? rch_mpi_bpool_attach("MPI_Session_attach_buffer", MPI_COMM_NULL, &s->bpool, buffer, size) : err;
+}
+#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
+
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    RCH_MPI_CS();
+    int err;
+    struct session *s = session_arg("MPI_Session_detach_buffer", session, &err);
+    return s ? rch_mpi_bpool_detach("MPI_Session_detach_buffer", MPI_COMM_NULL, &s->bpool, buffer_addr, size) : err;
+}
+#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
+
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    RCH_MPI_CS();
+    int err;
+    struct session *s = session_arg("MPI_Session_flush_buffer", session, &err);
+    return s ? rch_mpi_bpool_flush(s->bpool) : err;
+}
+#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
+
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    RCH_MPI_CS();
+    int err;
+    struct session *s = session_arg("MPI_Session_iflush_buffer", session, &err);
+    return s ? rch_mpi_bpool_iflush("MPI_Session_iflush_buffer", MPI_COMM_NULL, s->bpool, request) : err;
+}
+#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer

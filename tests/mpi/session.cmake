@@ -28,3 +28,6 @@ set_tests_properties(test_mpi_session_np1 test_mpi_session_np2 test_mpi_session_
                      test_mpi_session_vnode1 test_mpi_session_mixed_np1 test_mpi_session_mixed_np3
                      test_mpi_session_mixed_np4
                      PROPERTIES FAIL_REGULAR_EXPRESSION "without calling MPI_Finalize")
+
+# Buffers attached to communicators and sessions, MPI_BUFFER_AUTOMATIC, the flushes.
+rdmach_mpi_test(test_mpi_bsend_attach NP 2 TIMEOUT 60)
