@@ -42,7 +42,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 {
     RCH_MPI_CS();
     const char *fn = "MPI_Info_get_string";
-    int err = rch_mpi_check_init(fn);
+    int err = rch_mpi_info_usable(fn);
     if (err)
         return err;
     const struct rch_mpi_info *o = rch_mpi_info_get(info);
@@ -72,13 +72,14 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 #pragma weak MPI_Info_get_string = PMPI_Info_get_string
 
 /* MPI-4.1 10.4: MPI_INFO_ENV's contents, with "command" and "argv" from the
- * arguments given (argc 0: the process's own, as in MPI_INFO_ENV). rdmach
- * needs the library running for it (an info object lives in it). */
+ * arguments given (argc 0: the process's own, as in MPI_INFO_ENV). Before
+ * the library starts MPI_INFO_ENV is not filled yet: the info then holds
+ * only "command" and "argv". */
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
     RCH_MPI_CS();
     const char *fn = "MPI_Info_create_env";
-    int err = rch_mpi_check_init(fn);
+    int err = rch_mpi_info_usable(fn);
     if (err)
         return err;
     if (argc < 0)
@@ -90,7 +91,7 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
             return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argv[%d] is NULL (argc %d)", fn, i, argc);
     if (!info)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument info is NULL", fn);
-    if ((err = PMPI_Info_dup(MPI_INFO_ENV, info)))
+    if ((err = rch_mpi_running() ? PMPI_Info_dup(MPI_INFO_ENV, info) : PMPI_Info_create(info)))
         return err;
     if (argc == 0)
         return MPI_SUCCESS;
@@ -99,7 +100,8 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
     args[0] = '\0';
     for (int i = 1; i < argc && n < sizeof(args); i++)
         n += (size_t)snprintf(args + n, sizeof(args) - n, "%s%s", i > 1 ? " " : "", argv[i]);
-    PMPI_Info_delete(*info, "argv");      /* absent if the process had no arguments */
+    if (rch_mpi_info_lookup(rch_mpi_info_get(*info), "argv"))    /* the process's own */
+        PMPI_Info_delete(*info, "argv");
     if (argv[0][0] && (err = PMPI_Info_set(*info, "command", argv[0])) == MPI_SUCCESS && args[0])
         err = PMPI_Info_set(*info, "argv", args);
     if (err)

@@ -567,6 +567,9 @@ struct rch_mpi_info;
 struct rch_mpi_info *rch_mpi_info_get(MPI_Info info);   /* NULL if invalid (MPI_INFO_NULL too) */
 /* The value of key in info (NULL if absent); info may be NULL. */
 const char *rch_mpi_info_lookup(const struct rch_mpi_info *info, const char *key);
+/* The info calls need no running library, only one not yet closed:
+ * MPI_SUCCESS or the reported error (check_init's). */
+int rch_mpi_info_usable(const char *fn);
 /* Checks an info argument that may be MPI_INFO_NULL: MPI_SUCCESS or the reported error. */
 int rch_mpi_info_check(MPI_Comm comm, const char *fn, MPI_Info info);
 void rch_mpi_info_init(void);

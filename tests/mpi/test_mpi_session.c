@@ -130,8 +130,24 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Initialized(&flag));
     CHECK(!flag, "MPI_Initialized is true before anything");
 
+    /* MPI-4.1 11.4.1: info objects before anything else, for Session_init. */
     MPI_Session s, s2;
-    MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+    MPI_Info first;
+    char v[MPI_MAX_INFO_VAL];
+    char *args[] = { "/bin/prog", "x", NULL };
+    MPI_OK(MPI_Info_create_env(2, args, &first));
+    MPI_OK(MPI_Info_get(first, "command", MPI_MAX_INFO_VAL - 1, v, &flag));
+    CHECK(flag && strcmp(v, "/bin/prog") == 0, "Info_create_env before init: command \"%s\"", flag ? v : "");
+    MPI_OK(MPI_Info_free(&first));
+    MPI_OK(MPI_Info_create(&first));
+    MPI_OK(MPI_Info_set(first, "thread_level", "MPI_THREAD_SERIALIZED"));
+    MPI_OK(MPI_Session_init(first, MPI_ERRORS_RETURN, &s));
+    MPI_OK(MPI_Info_free(&first));
+    MPI_OK(MPI_Session_get_info(s, &first));
+    MPI_OK(MPI_Info_get(first, "thread_level", MPI_MAX_INFO_VAL - 1, v, &flag));
+    CHECK(flag && strcmp(v, "MPI_THREAD_SERIALIZED") == 0, "first session: thread_level \"%s\", expected "
+          "MPI_THREAD_SERIALIZED", flag ? v : "(none)");
+    MPI_OK(MPI_Info_free(&first));
     CHECK(s != MPI_SESSION_NULL, "Session_init gave MPI_SESSION_NULL");
     CHECK(MPI_Session_f2c(MPI_Session_c2f(s)) == s, "Session_c2f/f2c do not round-trip");
     MPI_OK(MPI_Initialized(&flag));
@@ -148,7 +164,6 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Session_init(want, MPI_ERRORS_RETURN, &s2));
     MPI_OK(MPI_Info_free(&want));
     MPI_Info used;
-    char v[MPI_MAX_INFO_VAL];
     MPI_OK(MPI_Session_get_info(s2, &used));
     MPI_OK(MPI_Info_get(used, "thread_level", MPI_MAX_INFO_VAL - 1, v, &flag));
     CHECK(flag && strcmp(v, "MPI_THREAD_MULTIPLE") == 0, "Session_get_info thread_level \"%s\", expected "
