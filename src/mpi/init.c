@@ -28,6 +28,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "boot/boot.h"
 #include "mpi/mpi_impl.h"
 
@@ -36,6 +37,7 @@ int rch_mpi_world_state = RCH_MPI_NEVER;
 int rch_mpi_thread_level = MPI_THREAD_SINGLE;
 static pthread_t main_thread;
 static int sessions_open;         /* MPI_Session_init's not yet finalized */
+static pid_t lib_pid;             /* the process that started the library (not a forked child) */
 
 static void exit_teardown(int code, void *arg);
 
@@ -74,6 +76,7 @@ int rch_mpi_lib_start(const char *fn, int *argc, char ***argv, int required)
     main_thread = pthread_self();
     rch_mpi_thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
     rch_mpi_info_init();
+    lib_pid = getpid();
     on_exit(exit_teardown, NULL);
     /* Last: from here on other threads may call in. */
     if (rch_mpi_thread_level == MPI_THREAD_MULTIPLE)
@@ -126,14 +129,14 @@ void rch_mpi_session_closed(void)
 /* The device outlives the last MPI_Session_finalize (a session may be
  * initialized again, and rdmach cannot restart the device once closed), and
  * MPI_Finalize while a session is open: it is closed here, at a normal exit
- * (code 0) of a process with no session open and the world model not
- * running. A failing exit leaves it to the boot layer's exit hook, which
+ * (code 0) of the process that started it (not a forked child) with no
+ * session open and the world model not running. A failing exit leaves it to the boot layer's exit hook, which
  * ends the job. */
 static void exit_teardown(int code, void *arg)
 {
     (void)arg;
     if (code != 0 || rch_mpi_state != RCH_MPI_RUNNING || rch_mpi_world_state == RCH_MPI_RUNNING ||
-        sessions_open != 0 || !pthread_equal(main_thread, pthread_self()))
+        sessions_open != 0 || getpid() != lib_pid || !pthread_equal(main_thread, pthread_self()))
         return;
     if (lib_quiesce("exit") == MPI_SUCCESS)
         lib_teardown("exit");

@@ -12,6 +12,10 @@ endforeach()
 rdmach_mpi_test(test_mpi_session NP 3 TEST test_mpi_session_vnode1 TIMEOUT 60 ARGS 3 1)
 set_tests_properties(test_mpi_session_vnode1 PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=1")
 
+# A child forked after the last Session_finalize exits normally before its
+# parent: the device's closing exchange at exit is the parent's alone.
+rdmach_mpi_test(test_mpi_session NP 2 TEST test_mpi_session_fork_child TIMEOUT 60 ARGS 2 2 fork)
+
 # Sessions beside the world model, and after MPI_Finalize.
 foreach(np 1 3 4)
   rdmach_mpi_test(test_mpi_session_mixed NP ${np} TEST test_mpi_session_mixed_np${np} TIMEOUT 60)
@@ -25,7 +29,7 @@ rdmach_mpi_test(test_mpi_mpi4_misc NP 2 TIMEOUT 60)
 # (init.c, exit_teardown): without that close, rdmachrun warns that the
 # ranks exited without PMI finalize.
 set_tests_properties(test_mpi_session_np1 test_mpi_session_np2 test_mpi_session_np3 test_mpi_session_np4
-                     test_mpi_session_vnode1 test_mpi_session_mixed_np1 test_mpi_session_mixed_np3
+                     test_mpi_session_vnode1 test_mpi_session_fork_child test_mpi_session_mixed_np1 test_mpi_session_mixed_np3
                      test_mpi_session_mixed_np4
                      PROPERTIES FAIL_REGULAR_EXPRESSION "without calling MPI_Finalize")
 

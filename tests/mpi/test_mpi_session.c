@@ -8,6 +8,8 @@
  * size of mpix://SHARED (the ranks of this node: np on one machine, 1 with
  * RDMACH_VNODE_SIZE=1).
  */
+#include <sys/wait.h>
+#include <unistd.h>
 #include "mpi_test.h"
 
 /* MPI_Abort needs a communicator; the library is running while a session is. */
@@ -123,7 +125,7 @@ static void check_errors(MPI_Session s)
 
 int main(int argc, char **argv)
 {
-    CHECK(argc == 3, "usage: test_mpi_session np shared_np");
+    CHECK(argc == 3 || argc == 4, "usage: test_mpi_session np shared_np [fork]");
     np = atoi(argv[1]);
     shared_np = atoi(argv[2]);
     int flag = 1;
@@ -188,6 +190,17 @@ int main(int argc, char **argv)
 
     MPI_OK(MPI_Finalized(&flag));
     CHECK(!flag, "MPI_Finalized is true without MPI_Init/MPI_Finalize");
+    if (argc == 4) {
+        /* A forked child's normal exit leaves the device to its parent: it
+         * must not run the closing exchange with the other ranks. */
+        fflush(stdout);
+        pid_t pid = fork();
+        CHECK(pid >= 0, "fork failed");
+        if (pid == 0)
+            exit(0);
+        int st = -1;
+        CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child ended with 0x%x", st);
+    }
     printf("session np %d: psets, comms, errhandlers, re-init ok\n", np);
     return 0;
 }
