@@ -20,6 +20,8 @@ rdmach_mpi_test(test_mpi_session NP 2 TEST test_mpi_session_fork_child TIMEOUT 6
 foreach(np 1 3 4)
   rdmach_mpi_test(test_mpi_session_mixed NP ${np} TEST test_mpi_session_mixed_np${np} TIMEOUT 60)
 endforeach()
+rdmach_mpi_test(test_mpi_session_mixed NP 3 TEST test_mpi_session_mixed_vnode1 TIMEOUT 60)
+set_tests_properties(test_mpi_session_mixed_vnode1 PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=1")
 
 # Remove_error_*, Status_get/set_*, Info_get_string, Info_create_env,
 # Type_get_value_index, Comm_idup_with_info, Get_hw_resource_info.
@@ -30,7 +32,7 @@ rdmach_mpi_test(test_mpi_mpi4_misc NP 2 TIMEOUT 60)
 # ranks exited without PMI finalize.
 set_tests_properties(test_mpi_session_np1 test_mpi_session_np2 test_mpi_session_np3 test_mpi_session_np4
                      test_mpi_session_vnode1 test_mpi_session_fork_child test_mpi_session_mixed_np1 test_mpi_session_mixed_np3
-                     test_mpi_session_mixed_np4
+                     test_mpi_session_mixed_np4 test_mpi_session_mixed_vnode1
                      PROPERTIES FAIL_REGULAR_EXPRESSION "without calling MPI_Finalize")
 
 # Buffers attached to communicators and sessions, MPI_BUFFER_AUTOMATIC, the flushes.
