@@ -130,8 +130,8 @@ void rch_mpi_session_closed(void)
  * initialized again, and rdmach cannot restart the device once closed), and
  * MPI_Finalize while a session is open: it is closed here, at a normal exit
  * (code 0) of the process that started it (not a forked child) with no
- * session open and the world model not running. A failing exit leaves it to the boot layer's exit hook, which
- * ends the job. */
+ * session open and the world model not running. A failing exit leaves it
+ * to the boot layer's exit hook, which ends the job. */
 static void exit_teardown(int code, void *arg)
 {
     (void)arg;

@@ -43,7 +43,7 @@ struct session {
     struct rch_mpi_bpool *bpool;   /* MPI_Session_attach_buffer's, NULL if none */
 };
 static struct session *sessions;
-static int nsessions;
+static int nsessions, nsessions_made;   /* slots allocated, slots used */
 
 static const char *const pset_names[] = { "mpi://WORLD", "mpi://SELF", "mpix://SHARED" };
 enum { PSET_WORLD, PSET_SELF, PSET_SHARED, PSET_COUNT };
@@ -142,9 +142,12 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
                                     rch_mpi_err_code(MPI_ERR_INFO_VALUE, "%s: info key \"thread_level\" of argument "
                                                      "info has the value \"%s\" (MPI_THREAD_SINGLE, _FUNNELED, "
                                                      "_SERIALIZED or _MULTIPLE)", fn, tl));
-    int i;
-    for (i = 0; i < nsessions && sessions[i].in_use; i++)
-        ;
+    /* Slots are not reused: a finalized session's handle stays invalid (a
+     * communicator derived from it never finds another session's buffer). */
+    int i = nsessions_made;
+    if (i == (int)RCH_MPI_HINDEX(~0u))
+        return rch_mpi_err_raise_on(errhandler, MPI_SESSION_NULL,
+                                    rch_mpi_err_code(MPI_ERR_OTHER, "%s: %d sessions were made, no more handles", fn, i));
     if (i == nsessions) {
         int n = nsessions ? 2 * nsessions : 4;
         struct session *p = realloc(sessions, (size_t)n * sizeof(*p));
@@ -156,6 +159,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
         nsessions = n;
     }
     sessions[i] = (struct session){ .in_use = 1, .errhandler = errhandler, .thread_level = level };
+    nsessions_made++;
     rch_mpi_session_opened();
     rch_mpi_thread_raise(level);
     *session = RCH_MPI_HDIRECT(RCH_MPI_OBJ_SESSION, i);

@@ -106,10 +106,14 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Sendrecv(&rank, 1, MPI_INT, right, 3, &got, 1, MPI_INT, left, 3, cs, MPI_STATUS_IGNORE));
     CHECK(got == left, "after MPI_Finalize: received %d, expected %d", got, left);
     MPI_OK(MPI_Comm_free(&cs));
+    MPI_Session old = s;
     MPI_OK(MPI_Session_finalize(&s));
 
     /* A session after MPI_Finalize (the device stayed up for the first). */
     MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
+    CHECK(s != old, "a new session has the finalized one's handle 0x%x", (unsigned)old);
+    rc = MPI_Session_get_num_psets(old, MPI_INFO_NULL, &flag);
+    CHECK(mt_class(rc) == MPI_ERR_SESSION, "a finalized session's handle: class %d", mt_class(rc));
     MPI_OK(MPI_Group_from_session_pset(s, "mpi://WORLD", &sg));
     MPI_OK(MPI_Comm_create_from_group(sg, "org.rdmach.test.after", MPI_INFO_NULL, MPI_ERRORS_RETURN, &cs));
     long one = 1, n = 0;
