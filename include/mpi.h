@@ -48,6 +48,7 @@ typedef int MPI_Op;
 typedef int MPI_Errhandler;
 typedef int MPI_Request;
 typedef int MPI_Message;
+typedef int MPI_Session;
 typedef int MPI_Info;
 typedef int MPIX_Grequest_class;
 #define MPI_FILE_DEFINED
@@ -84,6 +85,7 @@ typedef struct {
 #define MPI_WIN_NULL        ((MPI_Win)0x20000000)
 #define MPI_REQUEST_NULL    ((MPI_Request)0x2c000000)
 #define MPI_MESSAGE_NULL    ((MPI_Message)0x2c000000)
+#define MPI_SESSION_NULL    ((MPI_Session)0x38000000)
 #define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c000000)
 #define MPI_FILE_NULL       ((MPI_File)0)
 #define MPI_KEYVAL_INVALID  0x24000000
@@ -236,6 +238,8 @@ typedef struct {
 #define MPI_MAX_INFO_KEY               255
 #define MPI_MAX_INFO_VAL               1024
 #define MPI_MAX_DATAREP_STRING         128
+#define MPI_MAX_STRINGTAG_LEN          256
+#define MPI_MAX_PSET_NAME_LEN          256
 
 #define MPI_BSEND_OVERHEAD 96   /* upper bound of the per-message overhead in a Bsend buffer */
 
@@ -327,6 +331,8 @@ enum MPIR_Combiner_enum {
  * library, as in MPICH, so binaries refer to these exported symbols. */
 #define MPI_BOTTOM          ((void *)0)
 #define MPI_IN_PLACE        ((void *)-1)
+/* MPI-4.1 (not in MPICH 4.0.2): the library allocates buffered sends' space */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
 #define MPI_STATUS_IGNORE   ((MPI_Status *)1)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)1)
 #define MPI_ERRCODES_IGNORE ((int *)0)
@@ -441,6 +447,8 @@ typedef void (MPI_Win_errhandler_function)(MPI_Win *, int *, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
 typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+typedef void (MPI_Session_errhandler_function)(MPI_Session *, int *, ...);
+typedef MPI_Session_errhandler_function MPI_Session_errhandler_fn;
 
 typedef int (MPI_Comm_copy_attr_function)(MPI_Comm, int, void *, void *, void *, int *);
 typedef int (MPI_Comm_delete_attr_function)(MPI_Comm, int, void *, void *);
@@ -502,6 +510,8 @@ RDMACH_MPI_PUBLIC int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_stat
 #define MPI_Win_f2c(h)         ((MPI_Win)(h))
 #define MPI_Message_c2f(h)     ((MPI_Fint)(h))
 #define MPI_Message_f2c(h)     ((MPI_Message)(h))
+#define MPI_Session_c2f(h)     ((MPI_Fint)(h))
+#define MPI_Session_f2c(h)     ((MPI_Session)(h))
 #define PMPI_Comm_c2f(h)       ((MPI_Fint)(h))
 #define PMPI_Comm_f2c(h)       ((MPI_Comm)(h))
 #define PMPI_Type_c2f(h)       ((MPI_Fint)(h))
@@ -520,6 +530,8 @@ RDMACH_MPI_PUBLIC int MPIR_Dup_fn(MPI_Comm oldcomm, int keyval, void *extra_stat
 #define PMPI_Win_f2c(h)        ((MPI_Win)(h))
 #define PMPI_Message_c2f(h)    ((MPI_Fint)(h))
 #define PMPI_Message_f2c(h)    ((MPI_Message)(h))
+#define PMPI_Session_c2f(h)    ((MPI_Fint)(h))
+#define PMPI_Session_f2c(h)    ((MPI_Session)(h))
 
 /* ---- functions ----
  * RDMACH_MPI_FN(ret, name, params) declares MPI_<name> and PMPI_<name>.
@@ -1338,6 +1350,50 @@ RDMACH_MPI_FN(int, T_event_read, (MPI_T_event_instance event_instance, int eleme
 RDMACH_MPI_FN(int, T_event_copy, (MPI_T_event_instance event_instance, void *buffer))
 RDMACH_MPI_FN(int, T_event_get_timestamp, (MPI_T_event_instance event_instance, MPI_Count *event_timestamp))
 RDMACH_MPI_FN(int, T_event_get_source, (MPI_T_event_instance event_instance, int *source_index))
+
+/* ---- MPI-4.0 sessions (src/mpi/session.c) and the MPI-4.0/4.1 additions of
+ * the communicator, info and error chapters (src/mpi/mpi4_misc.c) ---- */
+RDMACH_MPI_FN(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session))
+RDMACH_MPI_FN(int, Session_finalize, (MPI_Session *session))
+RDMACH_MPI_FN(int, Session_get_info, (MPI_Session session, MPI_Info *info_used))
+RDMACH_MPI_FN(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names))
+RDMACH_MPI_FN(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len,
+                                          char *pset_name))
+RDMACH_MPI_FN(int, Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info))
+RDMACH_MPI_FN(int, Session_create_errhandler, (MPI_Session_errhandler_function *session_errhandler_fn,
+                                               MPI_Errhandler *errhandler))
+RDMACH_MPI_FN(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler))
+RDMACH_MPI_FN(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler))
+RDMACH_MPI_FN(int, Session_call_errhandler, (MPI_Session session, int errorcode))
+RDMACH_MPI_FN(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup))
+RDMACH_MPI_FN(int, Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info,
+                                            MPI_Errhandler errhandler, MPI_Comm *newcomm))
+RDMACH_MPI_FN(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request))
+RDMACH_MPI_FN(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag))
+RDMACH_MPI_FN(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
+/* MPI-4.1 (no prototype in MPICH 4.0.2: the standard's C binding) */
+RDMACH_MPI_FN(int, Remove_error_class, (int errorclass))
+RDMACH_MPI_FN(int, Remove_error_code, (int errorcode))
+RDMACH_MPI_FN(int, Remove_error_string, (int errorcode))
+RDMACH_MPI_FN(int, Status_get_source, (MPI_Status *status, int *source))
+RDMACH_MPI_FN(int, Status_set_source, (MPI_Status *status, int source))
+RDMACH_MPI_FN(int, Status_get_tag, (MPI_Status *status, int *tag))
+RDMACH_MPI_FN(int, Status_set_tag, (MPI_Status *status, int tag))
+RDMACH_MPI_FN(int, Status_get_error, (MPI_Status *status, int *error))
+RDMACH_MPI_FN(int, Status_set_error, (MPI_Status *status, int error))
+RDMACH_MPI_FN(int, Get_hw_resource_info, (MPI_Info *hw_info))
+RDMACH_MPI_FN(int, Type_get_value_index, (MPI_Datatype value_type, MPI_Datatype index_type,
+                                          MPI_Datatype *pair_type))
+RDMACH_MPI_FN(int, Buffer_flush, (void))
+RDMACH_MPI_FN(int, Buffer_iflush, (MPI_Request *request))
+RDMACH_MPI_FN(int, Comm_attach_buffer, (MPI_Comm comm, void *buffer, int size))
+RDMACH_MPI_FN(int, Comm_detach_buffer, (MPI_Comm comm, void *buffer_addr, int *size))
+RDMACH_MPI_FN(int, Comm_flush_buffer, (MPI_Comm comm))
+RDMACH_MPI_FN(int, Comm_iflush_buffer, (MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Session_attach_buffer, (MPI_Session session, void *buffer, int size))
+RDMACH_MPI_FN(int, Session_detach_buffer, (MPI_Session session, void *buffer_addr, int *size))
+RDMACH_MPI_FN(int, Session_flush_buffer, (MPI_Session session))
+RDMACH_MPI_FN(int, Session_iflush_buffer, (MPI_Session session, MPI_Request *request))
 
 #undef RDMACH_MPI_FN
 

@@ -411,23 +411,32 @@ def pmpi_body(fn):
 
 
 def fchoice_body(fn):
-    """MPI_Buffer_detach: its f08 BUFFER_ADDR is a TYPE(C_PTR) C sets (the
-    mpif.h binding drops it), so it calls C directly."""
+    """MPI_Buffer_detach and the MPI-4.1 Comm_/Session_detach_buffer: the f08
+    BUFFER_ADDR is a TYPE(C_PTR) C sets (the mpif.h binding drops it), so
+    they call C directly: handles by value, the rest by reference."""
     name = f'PMPI_{fn.name}_f08'
     first, end = head(fn, name)
-    out = [p for p in visible(fn) if not p.fchoice]
+    decls, args = [], []
+    for p in visible(fn):
+        if p.fchoice:
+            decls.append(f'        type(c_ptr) :: {p.name}')
+            args.append(p.name)
+        elif p.kind in mpi_api.HANDLE_KINDS or p.kind == 'SESSION':
+            decls.append(f'        integer(c_int), value :: {p.name}')
+            args.append(f'{p.name}%MPI_VAL')
+        else:
+            decls.append(f'        integer(c_int) :: {p.name}')
+            args.append(p.name)
     return gen_f90.wrap(first) + ['      use mpi_f08_types', '      implicit none'] + \
         public_declarations(fn) + [
         '      interface',
-        f"      integer(c_int) function c_{fn.name.lower()}(addr, {', '.join(p.name for p in out)}) &",
+        f"      integer(c_int) function c_{fn.name.lower()}({', '.join(p.name for p in visible(fn))}) &",
         f"          bind(C, name='PMPI_{fn.name}')",
-        '        import :: c_ptr, c_int',
-        '        type(c_ptr) :: addr',
-        '        integer(c_int) :: ' + ', '.join(p.name for p in out),
+        '        import :: c_ptr, c_int'] + decls + [
         '      end function',
         '      end interface',
-        '      integer :: ierror_c',
-        f"      ierror_c = c_{fn.name.lower()}({', '.join(p.name for p in visible(fn))})",
+        '      integer :: ierror_c'] + \
+        gen_f90.wrap(f"      ierror_c = c_{fn.name.lower()}({', '.join(args)})") + [
         '      if (present(ierror)) ierror = ierror_c', end]
 
 

@@ -116,7 +116,7 @@ def emit_param(e, p):
         if p.is_array:
             e.args.append(f'rch_f_statuses({n})')
         elif d == 'in':
-            e.args.append(f'(const MPI_Status *){n}')
+            e.args.append(f'({"" if p.nonconst else "const "}MPI_Status *){n}')
         else:
             e.args.append(f'rch_f_status({n})')
     elif k in mpi_api.HANDLE_KINDS:

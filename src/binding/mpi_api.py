@@ -9,6 +9,7 @@ HANDLE_KINDS = {
     'COMM': 'MPI_Comm', 'GROUP': 'MPI_Group', 'DATATYPE': 'MPI_Datatype', 'OP': 'MPI_Op',
     'INFO': 'MPI_Info', 'WIN': 'MPI_Win', 'REQUEST': 'MPI_Request',
     'ERRHANDLER': 'MPI_Errhandler', 'MESSAGE': 'MPI_Message', 'FILE': 'MPI_File',
+    'SESSION': 'MPI_Session',
 }
 # Kinds whose value is an int in C (and a default INTEGER in Fortran).
 INT_KINDS = {'COUNT', 'DISP', 'INT', 'RANK', 'TAG', 'KEYVAL', 'LOGICAL', 'INDEX'}

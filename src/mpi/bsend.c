@@ -1,5 +1,7 @@
 /*
- * Buffered sends: Buffer_attach, Buffer_detach, Bsend, Ibsend.
+ * Buffered sends: Buffer_attach, Buffer_detach, Buffer_flush, Buffer_iflush,
+ * Bsend, Ibsend, Comm_attach/detach_buffer, Comm_flush/iflush_buffer (a
+ * session's buffer calls are in session.c, over the same pools).
  *
  * The attached buffer holds one segment per message still in flight: a
  * header (what the segment spans and its device request) followed by the
@@ -18,7 +20,7 @@
 #include "mpi/mpi_impl.h"
 
 struct bseg {
-    struct bseg *next;          /* next segment by address */
+    struct bseg *next;          /* next segment by address (any order in an automatic pool) */
     size_t total;               /* header + data, rounded */
     struct rch_dev_req *req;    /* the send's device request, when the buffer owns it */
     uint64_t id;                /* else its id: an MPI request owns it (Ibsend, Bsend_init) */
@@ -26,9 +28,19 @@ struct bseg {
 #define HDR ((sizeof(struct bseg) + 15) & ~(size_t)15)
 _Static_assert(HDR + 15 <= MPI_BSEND_OVERHEAD, "Bsend overhead exceeds MPI_BSEND_OVERHEAD");
 
-static char *bbuf;              /* the attached buffer, NULL if none */
-static size_t bsize;
-static struct bseg *segs;       /* in flight, by address */
+/* One attached buffer: the process's (MPI_Buffer_attach), a communicator's
+ * or a session's (MPI-4.1 3.6.1). An automatic one (MPI_BUFFER_AUTOMATIC)
+ * has no user memory: each segment is allocated for its message and freed
+ * once sent. Every pool is on one list, so MPI_Finalize flushes them all. */
+struct rch_mpi_bpool {
+    char *buf;                  /* the user's buffer (automatic: NULL) */
+    size_t size;
+    int automatic;
+    struct bseg *segs;          /* in flight, by address */
+    struct rch_mpi_bpool *next, **prevp;   /* the list of pools */
+};
+static struct rch_mpi_bpool *process_pool;
+static struct rch_mpi_bpool *pools;
 
 static inline char *align16(char *p)
 {
@@ -41,11 +53,19 @@ static int seg_done(const struct bseg *s)
     return s->req ? rch_mpi_dreq_done(s->req) : !rch_dev_req_id_busy(s->id);
 }
 
+static void seg_drop(struct rch_mpi_bpool *p, struct bseg **pp)
+{
+    struct bseg *s = *pp;
+    *pp = s->next;
+    if (p->automatic)
+        free(s);
+}
+
 /* Drops every segment whose send has completed. A failure of a send the
  * buffer owns is reported here; an MPI request reports its own. */
-static void reclaim(void)
+static void reclaim(struct rch_mpi_bpool *p)
 {
-    struct bseg **pp = &segs;
+    struct bseg **pp = &p->segs;
     while (*pp) {
         struct bseg *s = *pp;
         if (seg_done(s)) {
@@ -54,30 +74,37 @@ static void reclaim(void)
                             rdmach_strerror(s->req->err));
             if (s->req)
                 rch_dev_req_free(s->req);
-            *pp = s->next;
+            seg_drop(p, pp);
         } else {
             pp = &s->next;
         }
     }
 }
 
-/* First gap of `need` bytes; the new segment linked in. NULL if none. */
-static struct bseg *seg_alloc(size_t need)
+static struct bseg *seg_link(struct bseg *s, struct bseg **pp, size_t need)
 {
-    char *end = bbuf + bsize;
-    char *pos = align16(bbuf);
-    struct bseg **pp = &segs;
+    s->next = *pp;
+    s->total = need;
+    s->req = NULL;
+    s->id = 0;
+    *pp = s;
+    return s;
+}
+
+/* First gap of `need` bytes; the new segment linked in. NULL if none. */
+static struct bseg *seg_alloc(struct rch_mpi_bpool *p, size_t need)
+{
+    if (p->automatic) {
+        struct bseg *s = aligned_alloc(16, need);
+        return s ? seg_link(s, &p->segs, need) : NULL;
+    }
+    char *end = p->buf + p->size;
+    char *pos = align16(p->buf);
+    struct bseg **pp = &p->segs;
     for (;;) {
         char *limit = *pp ? (char *)*pp : end;
-        if (pos <= limit && (size_t)(limit - pos) >= need) {
-            struct bseg *s = (struct bseg *)pos;
-            s->next = *pp;
-            s->total = need;
-            s->req = NULL;
-            s->id = 0;
-            *pp = s;
-            return s;
-        }
+        if (pos <= limit && (size_t)(limit - pos) >= need)
+            return seg_link((struct bseg *)pos, pp, need);
         if (!*pp)
             return NULL;
         pos = align16((char *)*pp + (*pp)->total);
@@ -85,12 +112,12 @@ static struct bseg *seg_alloc(size_t need)
     }
 }
 
-static void seg_unlink(struct bseg *s)
+static void seg_unlink(struct rch_mpi_bpool *p, struct bseg *s)
 {
-    struct bseg **pp = &segs;
+    struct bseg **pp = &p->segs;
     while (*pp != s)
         pp = &(*pp)->next;
-    *pp = s->next;
+    seg_drop(p, pp);
 }
 
 /* The first segment's send has finished, or no segment is left. Looked up
@@ -98,35 +125,92 @@ static void seg_unlink(struct bseg *s)
  * the lock over, and another thread's reclaim may drop segments meanwhile. */
 static int head_done(void *arg)
 {
-    (void)arg;
-    return !segs || seg_done(segs);
+    struct rch_mpi_bpool *p = arg;
+    return !p->segs || seg_done(p->segs);
+}
+
+static void pool_flush(struct rch_mpi_bpool *p)
+{
+    while (p->segs) {
+        rch_dev_wait_until(head_done, p);
+        reclaim(p);
+    }
 }
 
 void rch_mpi_bsend_flush(void)
 {
-    while (segs) {
-        rch_dev_wait_until(head_done, NULL);
-        reclaim();
+    for (struct rch_mpi_bpool *p = pools; p; p = p->next)
+        pool_flush(p);
+}
+
+int rch_mpi_bpool_flush(struct rch_mpi_bpool *p)
+{
+    if (p)
+        pool_flush(p);
+    return MPI_SUCCESS;
+}
+
+int rch_mpi_bpool_attach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer, int size)
+{
+    int automatic = buffer == MPI_BUFFER_AUTOMATIC;
+    if (!automatic && size < 0)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: invalid size %d in argument size", fn, size);
+    if (!automatic && !buffer && size > 0)
+        return rch_mpi_err(comm, MPI_ERR_BUFFER, "%s: argument buffer is NULL", fn);
+    if (*slot)
+        return rch_mpi_err(comm, MPI_ERR_BUFFER, "%s: a buffer (%s) is already attached; detach it first", fn,
+                           (*slot)->automatic ? "MPI_BUFFER_AUTOMATIC" : "user memory");
+    struct rch_mpi_bpool *p = calloc(1, sizeof(*p));
+    if (!p)
+        return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    p->automatic = automatic;
+    p->buf = automatic ? NULL : buffer ? buffer : (char *)p;   /* a zero-size attach is still an attach */
+    p->size = automatic ? 0 : (size_t)size;
+    p->next = pools;
+    p->prevp = &pools;
+    if (pools)
+        pools->prevp = &p->next;
+    pools = p;
+    *slot = p;
+    return MPI_SUCCESS;
+}
+
+/* MPI: blocks until every message buffered in it has left. */
+int rch_mpi_bpool_detach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer_addr, int *size)
+{
+    if (!buffer_addr || !size)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, !buffer_addr ? "buffer_addr" : "size");
+    struct rch_mpi_bpool *p = *slot;
+    if (!p) {
+        *(void **)buffer_addr = NULL;
+        *size = 0;
+        return MPI_SUCCESS;
     }
+    pool_flush(p);
+    *(void **)buffer_addr = p->automatic ? MPI_BUFFER_AUTOMATIC : p->buf == (char *)p ? NULL : p->buf;
+    *size = (int)p->size;
+    rch_mpi_bpool_drop(slot);
+    return MPI_SUCCESS;
+}
+
+void rch_mpi_bpool_drop(struct rch_mpi_bpool **slot)
+{
+    struct rch_mpi_bpool *p = *slot;
+    if (!p)
+        return;
+    pool_flush(p);
+    *p->prevp = p->next;
+    if (p->next)
+        p->next->prevp = p->prevp;
+    free(p);
+    *slot = NULL;
 }
 
 int PMPI_Buffer_attach(void *buffer, int size)
 {
     RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Buffer_attach");
-    if (err)
-        return err;
-    if (size < 0)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Buffer_attach: invalid size %d", size);
-    if (!buffer && size > 0)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach: argument buffer is NULL");
-    if (bbuf)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_BUFFER,
-                           "MPI_Buffer_attach: a buffer (%zu bytes) is already attached; detach it first", bsize);
-    bbuf = buffer ? buffer : (char *)&bbuf;   /* a zero-size attach is still an attach */
-    bsize = (size_t)size;
-    segs = NULL;
-    return MPI_SUCCESS;
+    return err ? err : rch_mpi_bpool_attach("MPI_Buffer_attach", MPI_COMM_NULL, &process_pool, buffer, size);
 }
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 
@@ -134,47 +218,70 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     RCH_MPI_CS();
     int err = rch_mpi_check_init("MPI_Buffer_detach");
-    if (err)
-        return err;
-    if (!buffer_addr || !size)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Buffer_detach: argument %s is NULL",
-                           !buffer_addr ? "buffer_addr" : "size");
-    if (!bbuf) {
-        *(void **)buffer_addr = NULL;
-        *size = 0;
-        return MPI_SUCCESS;
-    }
-    rch_mpi_bsend_flush();       /* MPI: blocks until every buffered message has left */
-    *(void **)buffer_addr = bbuf == (char *)&bbuf ? NULL : bbuf;
-    *size = (int)bsize;
-    bbuf = NULL;
-    bsize = 0;
-    return MPI_SUCCESS;
+    return err ? err : rch_mpi_bpool_detach("MPI_Buffer_detach", MPI_COMM_NULL, &process_pool, buffer_addr, size);
 }
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+
+int PMPI_Buffer_flush(void)
+{
+    RCH_MPI_CS();
+    int err = rch_mpi_check_init("MPI_Buffer_flush");
+    return err ? err : rch_mpi_bpool_flush(process_pool);
+}
+#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
+
+int rch_mpi_bpool_iflush(const char *fn, MPI_Comm comm, struct rch_mpi_bpool *p, MPI_Request *request)
+{
+    if (!request)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument request is NULL", fn);
+    rch_mpi_bpool_flush(p);
+    *request = RCH_MPI_REQ_DONE_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    RCH_MPI_CS();
+    int err = rch_mpi_check_init("MPI_Buffer_iflush");
+    return err ? err : rch_mpi_bpool_iflush("MPI_Buffer_iflush", MPI_COMM_NULL, process_pool, request);
+}
+#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
+
+/* MPI-4.1 3.6.1: a communicator's buffer, else its session's, else the process's. */
+static struct rch_mpi_bpool *pool_of(const struct rch_mpi_comm *c)
+{
+    if (c->bpool)
+        return c->bpool;
+    struct rch_mpi_bpool *p = rch_mpi_session_bpool(c->session);
+    return p ? p : process_pool;
+}
 
 int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct rch_mpi_type *t, int dest,
                         int tag, struct rch_mpi_comm *c, struct rch_dev_req **owned)
 {
     MPI_Comm comm = c->handle;
-    if (!bbuf)
+    struct rch_mpi_bpool *pool = pool_of(c);
+    if (!pool)
         return rch_mpi_err(comm, MPI_ERR_BUFFER, "%s: no buffer is attached (MPI_Buffer_attach)", fn);
     size_t bytes = (size_t)count * t->size;
     size_t need = HDR + ((bytes + 15) & ~(size_t)15);
-    reclaim();
-    struct bseg *s = seg_alloc(need);
-    if (!s) {
+    reclaim(pool);
+    struct bseg *s = seg_alloc(pool, need);
+    if (!s && !pool->automatic) {
         rch_dev_progress();
-        reclaim();
-        s = seg_alloc(need);
+        reclaim(pool);
+        s = seg_alloc(pool, need);
     }
+    if (!s && pool->automatic)
+        return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for a message of %zu bytes (MPI_BUFFER_AUTOMATIC)",
+                           fn, bytes);
     if (!s) {
         int n = 0;
-        for (struct bseg *p = segs; p; p = p->next)
+        for (struct bseg *p = pool->segs; p; p = p->next)
             n++;
         return rch_mpi_err(comm, MPI_ERR_BUFFER,
                            "%s: a message of %zu bytes does not fit in the attached buffer of %zu bytes (%d messages still in flight)",
-                           fn, bytes, bsize, n);
+                           fn, bytes, pool->size, n);
     }
     char *data = (char *)s + HDR;
     if (t->contig)
@@ -184,13 +291,13 @@ int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct
     struct rch_dev_req *r;
     rdmach_status_t st = rch_dev_isend(data, bytes, c->peer_world_of[dest], c->rank, tag, c->ctx, RCH_DEV_SEND_STD, &r);
     if (st != RDMACH_OK) {
-        seg_unlink(s);
+        seg_unlink(pool, s);
         return rch_mpi_dev_error(fn, comm, st);
     }
     if (owned)
         *owned = r;
     if (!r)
-        seg_unlink(s);            /* sent at once: the space is free again */
+        seg_unlink(pool, s);      /* sent at once: the space is free again */
     else if (owned)
         s->id = rch_dev_req_id(r);
     else
@@ -253,3 +360,47 @@ int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Ibsend = PMPI_Ibsend
+
+/* ---- a communicator's buffer (MPI-4.1 3.6.1) ---- */
+
+static struct rch_mpi_comm *buffer_comm(const char *fn, MPI_Comm comm, int *err)
+{
+    *err = rch_mpi_check_init(fn);
+    return *err ? NULL : rch_mpi_comm_arg(fn, comm, err);
+}
+
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+{
+    RCH_MPI_CS();
+    int err;
+    struct rch_mpi_comm *c = buffer_comm("MPI_Comm_attach_buffer", comm, &err);
+    return c ? rch_mpi_bpool_attach("MPI_Comm_attach_buffer", comm, &c->bpool, buffer, size) : err;
+}
+#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
+
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    RCH_MPI_CS();
+    int err;
+    struct rch_mpi_comm *c = buffer_comm("MPI_Comm_detach_buffer", comm, &err);
+    return c ? rch_mpi_bpool_detach("MPI_Comm_detach_buffer", comm, &c->bpool, buffer_addr, size) : err;
+}
+#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
+
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    RCH_MPI_CS();
+    int err;
+    struct rch_mpi_comm *c = buffer_comm("MPI_Comm_flush_buffer", comm, &err);
+    return c ? rch_mpi_bpool_flush(c->bpool) : err;
+}
+#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
+
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+{
+    RCH_MPI_CS();
+    int err;
+    struct rch_mpi_comm *c = buffer_comm("MPI_Comm_iflush_buffer", comm, &err);
+    return c ? rch_mpi_bpool_iflush("MPI_Comm_iflush_buffer", comm, c->bpool, request) : err;
+}
+#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer

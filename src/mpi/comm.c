@@ -153,6 +153,7 @@ void rch_mpi_comm_destroy(struct rch_mpi_comm *c)
     unsigned i = RCH_MPI_HINDEX(c->handle);
     if ((int)i < table_len && table[i] == c)
         table[i] = NULL;
+    rch_mpi_bpool_drop(&c->bpool);    /* its buffered messages leave first */
     rch_dev_ctx_unmap(c->ctx);
     rch_dev_ctx_unmap(c->ctx + 1);
     rch_mpi_ctx_release(c->ctx);
@@ -202,8 +203,11 @@ void rch_mpi_comm_finalize(void)
     for (int i = 0; i < table_len; i++)
         if (table[i])
             rch_mpi_attr_drop(&table[i]->attrs);
+    rch_mpi_bpool_drop(&rch_mpi_comm_world.bpool);
+    rch_mpi_bpool_drop(&self.bpool);
     for (int i = 0; i < table_len; i++) {
         if (table[i]) {
+            rch_mpi_bpool_drop(&table[i]->bpool);
             rch_mpi_topo_free(table[i]->topo);
             rch_coll_comm_free(&table[i]->coll);
             if (table[i]->is_inter)

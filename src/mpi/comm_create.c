@@ -36,6 +36,7 @@ int rch_mpi_comm_child(const char *fn, struct rch_mpi_comm *p, int rank, int siz
     }
     rch_mpi_ctx_take(ctx);
     c->errhandler = p->errhandler;
+    c->session = p->session;
     *out = c;
     return MPI_SUCCESS;
 }

@@ -95,7 +95,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 /* The members' context-id agreement: on return *m is the AND of every
  * member's mask, at every member. me is my group rank. */
 static rdmach_status_t group_mask_exchange(struct rch_mpi_comm *p, int n, const int *prank, int me,
-                                           struct rch_mpi_ctxmask *m)
+                                           struct rch_mpi_ctxmask *m, int tag_up, int tag_down)
 {
     uint32_t ctx = p->ctx + 1;
     rdmach_status_t st = RDMACH_OK;
@@ -103,13 +103,12 @@ static rdmach_status_t group_mask_exchange(struct rch_mpi_comm *p, int n, const 
         return RDMACH_OK;
     if (me != 0) {
         struct rch_dev_req *r = NULL;
-        st = rch_dev_isend(m, sizeof(*m), p->world_of[prank[0]], p->rank, RCH_MPI_TAG_GRPX_UP, ctx,
-                           RCH_DEV_SEND_STD, &r);
+        st = rch_dev_isend(m, sizeof(*m), p->world_of[prank[0]], p->rank, tag_up, ctx, RCH_DEV_SEND_STD, &r);
         if (st == RDMACH_OK)
             st = rch_mpi_wait_free(r);
         r = NULL;
         if (st == RDMACH_OK)
-            st = rch_dev_irecv(m, sizeof(*m), prank[0], RCH_MPI_TAG_GRPX_DOWN, ctx, &r);
+            st = rch_dev_irecv(m, sizeof(*m), prank[0], tag_down, ctx, &r);
         if (st == RDMACH_OK)
             st = rch_mpi_wait_free(r);
         return st;
@@ -122,7 +121,7 @@ static rdmach_status_t group_mask_exchange(struct rch_mpi_comm *p, int n, const 
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "MPI_Comm_create_group: out of memory");
     }
     for (int i = 1; i < n && st == RDMACH_OK; i++)
-        st = rch_dev_irecv(&in[i - 1], sizeof(*in), prank[i], RCH_MPI_TAG_GRPX_UP, ctx, &reqs[i - 1]);
+        st = rch_dev_irecv(&in[i - 1], sizeof(*in), prank[i], tag_up, ctx, &reqs[i - 1]);
     for (int i = 0; i < n - 1; i++) {
         rdmach_status_t s2 = rch_mpi_wait_free(reqs[i]);
         if (st == RDMACH_OK)
@@ -134,8 +133,8 @@ static rdmach_status_t group_mask_exchange(struct rch_mpi_comm *p, int n, const 
             for (unsigned w = 0; w < RCH_ARRAY_SIZE(m->w); w++)
                 m->w[w] &= in[i].w[w];
         for (int i = 1; i < n && st == RDMACH_OK; i++)
-            st = rch_dev_isend(m, sizeof(*m), p->world_of[prank[i]], p->rank, RCH_MPI_TAG_GRPX_DOWN, ctx,
-                               RCH_DEV_SEND_STD, &reqs[i - 1]);
+            st = rch_dev_isend(m, sizeof(*m), p->world_of[prank[i]], p->rank, tag_down, ctx, RCH_DEV_SEND_STD,
+                               &reqs[i - 1]);
         for (int i = 0; i < n - 1; i++) {
             rdmach_status_t s2 = rch_mpi_wait_free(reqs[i]);
             if (st == RDMACH_OK)
@@ -162,13 +161,21 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
+    return rch_mpi_comm_from_members(fn, p, g, RCH_MPI_TAG_GRPX_UP, RCH_MPI_TAG_GRPX_DOWN, p->errhandler, newcomm);
+}
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+
+int rch_mpi_comm_from_members(const char *fn, struct rch_mpi_comm *p, const struct rch_mpi_group *g, int tag_up,
+                              int tag_down, MPI_Errhandler eh, MPI_Comm *newcomm)
+{
+    MPI_Comm comm = p->handle;
     int *prank;
-    err = parent_ranks(fn, p, g, &prank);
+    int err = parent_ranks(fn, p, g, &prank);
     if (err)
         return err;
     struct rch_mpi_ctxmask mask;
     rch_mpi_ctx_mine(&mask);
-    rdmach_status_t st = group_mask_exchange(p, g->size, prank, g->rank, &mask);
+    rdmach_status_t st = group_mask_exchange(p, g->size, prank, g->rank, &mask, tag_up, tag_down);
     free(prank);
     if (st != RDMACH_OK)
         return rch_mpi_err(comm, rch_mpi_class_of(st), "%s: exchange with the other members failed: %s", fn,
@@ -183,8 +190,10 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     memcpy(world_of, g->world_of, (size_t)g->size * sizeof(int));
     struct rch_mpi_comm *c = NULL;
     err = rch_mpi_comm_child(fn, p, g->rank, g->size, world_of, ctx, &c);
-    if (!err)
-        *newcomm = c->handle;
-    return err;
+    if (err)
+        return err;
+    c->errhandler = eh;
+    c->session = g->session ? g->session : p->session;
+    *newcomm = c->handle;
+    return MPI_SUCCESS;
 }
-#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group

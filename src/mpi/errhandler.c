@@ -2,7 +2,7 @@
  * Error reporting: error codes, the error handlers and their functions
  * (Comm_set/get_errhandler, Comm_create_errhandler, Errhandler_free,
  * Comm_call_errhandler, Error_string, Error_class, Add_error_class/code/
- * string).
+ * string, Remove_error_class/code/string).
  *
  * An error code is class | (slot << 7): slot 0 is the bare class; slots
  * 1..RING name a detailed message kept in a ring of recent errors, tagged
@@ -34,6 +34,7 @@ struct user_eh {
     MPI_Comm_errhandler_function *fn;
     int in_use;
     int for_win;              /* made by MPI_Win_create_errhandler: not for communicators */
+    int for_session;          /* made by MPI_Session_create_errhandler: for sessions only */
 };
 static struct user_eh *ueh;
 static int ueh_count;
@@ -136,15 +137,6 @@ struct user_err {
 static struct user_err *uerr;
 static int uerr_count, user_classes, user_codes;
 
-static int class_valid(int cls)
-{
-    if (cls & RCH_MPI_ERR_USER) {
-        cls &= ~RCH_MPI_ERR_USER;
-        return cls > LAST_CLASS && cls <= LAST_CLASS + user_classes;
-    }
-    return cls >= 0 && cls <= LAST_CLASS && cls != 54;
-}
-
 static const char *class_name(int cls)
 {
     return cls & RCH_MPI_ERR_USER ? "user-defined error class" : class_text[cls];
@@ -156,6 +148,17 @@ static struct user_err *user_err_find(int code)
         if (uerr[i].code == code)
             return &uerr[i];
     return NULL;
+}
+
+/* A user class stays valid until MPI_Remove_error_class; its number is not
+ * given out again (user_classes only grows). */
+static int class_valid(int cls)
+{
+    if (cls & RCH_MPI_ERR_USER) {
+        int n = cls & ~RCH_MPI_ERR_USER;
+        return n > LAST_CLASS && n <= LAST_CLASS + user_classes && user_err_find(cls) != NULL;
+    }
+    return cls >= 0 && cls <= LAST_CLASS && cls != 54;
 }
 
 int rch_mpi_class_of(rdmach_status_t st)
@@ -228,22 +231,25 @@ static void fatal(MPI_Comm comm, int code)
     exit(1);
 }
 
-int rch_mpi_err_raise(MPI_Comm comm, int code)
+int rch_mpi_err_raise_on(MPI_Errhandler eh, int handle, int code)
 {
-    MPI_Errhandler eh = handler_of(comm);
     if (eh == MPI_ERRORS_RETURN || eh == MPIR_ERRORS_THROW_EXCEPTIONS)
         return code;
     if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
-        fatal(comm, code);
+        fatal(MPI_COMM_NULL, code);
     unsigned i = RCH_MPI_HINDEX(eh);
-    if ((int)i < ueh_count && ueh[i].in_use && ueh[i].fn) {
-        MPI_Comm cm = comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm;
-        int c2 = code;
-        ueh[i].fn(&cm, &c2);
+    if (RCH_MPI_HKIND(eh) == 2 && (int)i < ueh_count && ueh[i].in_use && ueh[i].fn) {
+        int h = handle, c2 = code;
+        ueh[i].fn(&h, &c2);
         return code;
     }
-    fatal(comm, code);
+    fatal(MPI_COMM_NULL, code);
     return code;
+}
+
+int rch_mpi_err_raise(MPI_Comm comm, int code)
+{
+    return rch_mpi_err_raise_on(handler_of(comm), comm == MPI_COMM_NULL ? MPI_COMM_WORLD : comm, code);
 }
 
 int rch_mpi_err(MPI_Comm comm, int errclass, const char *fmt, ...)
@@ -291,16 +297,24 @@ int rch_mpi_errhandler_is_win(MPI_Errhandler eh)
     return RCH_MPI_HKIND(eh) == 2 && (int)i < ueh_count && ueh[i].in_use && ueh[i].for_win;
 }
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+int rch_mpi_errhandler_is_session(MPI_Errhandler eh)
 {
-    RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_create_errhandler");
-    if (err)
-        return err;
+    unsigned i = RCH_MPI_HINDEX(eh);
+    return RCH_MPI_HKIND(eh) == 2 && (int)i < ueh_count && ueh[i].in_use && ueh[i].for_session;
+}
+
+int rch_mpi_errhandler_exists(MPI_Errhandler eh)
+{
+    return eh_valid(eh);
+}
+
+int rch_mpi_errhandler_new(const char *fn_name, MPI_Comm_errhandler_function *fn, int for_session,
+                           MPI_Errhandler *errhandler)
+{
     if (!fn)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler: argument function is NULL");
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument function is NULL", fn_name);
     if (!errhandler)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler: argument errhandler is NULL");
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument errhandler is NULL", fn_name);
     int i;
     for (i = 0; i < ueh_count && ueh[i].in_use; i++)
         ;
@@ -308,7 +322,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
         int n = ueh_count ? ueh_count * 2 : 8;
         struct user_eh *p = realloc(ueh, (size_t)n * sizeof(*p));
         if (!p)
-            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler: out of memory");
+            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn_name);
         memset(p + ueh_count, 0, (size_t)(n - ueh_count) * sizeof(*p));
         ueh = p;
         ueh_count = n;
@@ -316,8 +330,18 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     ueh[i].fn = fn;
     ueh[i].in_use = 1;
     ueh[i].for_win = 0;
+    ueh[i].for_session = for_session;
     *errhandler = RCH_MPI_HDIRECT(RCH_MPI_OBJ_ERRHANDLER, i);
     return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    RCH_MPI_CS();
+    int err = rch_mpi_check_init("MPI_Comm_create_errhandler");
+    if (err)
+        return err;
+    return rch_mpi_errhandler_new("MPI_Comm_create_errhandler", fn, 0, errhandler);
 }
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 
@@ -364,9 +388,10 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     if (!eh_valid(errhandler))
         return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler: invalid error handler 0x%x in argument errhandler",
                            (unsigned)errhandler);
-    if (rch_mpi_errhandler_is_win(errhandler))
+    if (rch_mpi_errhandler_is_win(errhandler) || rch_mpi_errhandler_is_session(errhandler))
         return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler: error handler 0x%x in argument errhandler "
-                           "was made by MPI_Win_create_errhandler (a window's)", (unsigned)errhandler);
+                           "was made by MPI_%s_create_errhandler", (unsigned)errhandler,
+                           rch_mpi_errhandler_is_win(errhandler) ? "Win" : "Session");
     c->errhandler = errhandler;
     return MPI_SUCCESS;
 }
@@ -536,3 +561,58 @@ int PMPI_Add_error_string(int errorcode, const char *string)
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Add_error_string = PMPI_Add_error_string
+
+/* MPI-4.1 9.5: a class goes after its codes, a code or class after its
+ * string; each must have been added by the user. */
+static int user_err_remove(const char *fn, const char *arg, int code, int want_class)
+{
+    struct user_err *u = user_err_find(code);
+    int n = code & ~RCH_MPI_ERR_USER;
+    int is_class = (code & RCH_MPI_ERR_USER) && n > LAST_CLASS && n <= USER_CLASS_LAST;
+    if (!u || is_class != want_class)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %d in argument %s is not an error %s made by MPI_Add_error_%s",
+                           fn, code, arg, want_class ? "class" : "code", want_class ? "class" : "code");
+    if (u->text)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: error %s %d in argument %s still has a string "
+                           "(MPI_Remove_error_string first)", fn, want_class ? "class" : "code", code, arg);
+    if (want_class)
+        for (int i = 0; i < uerr_count; i++)
+            if (uerr[i].code != code && RCH_MPI_ERR_CLASS(uerr[i].code) == code)
+                return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: error class %d in argument %s still has error "
+                                   "code %d (MPI_Remove_error_code first)", fn, code, arg, uerr[i].code);
+    *u = uerr[--uerr_count];
+    return MPI_SUCCESS;
+}
+
+int PMPI_Remove_error_class(int errorclass)
+{
+    RCH_MPI_CS();
+    int err = rch_mpi_check_init("MPI_Remove_error_class");
+    return err ? err : user_err_remove("MPI_Remove_error_class", "errorclass", errorclass, 1);
+}
+#pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
+
+int PMPI_Remove_error_code(int errorcode)
+{
+    RCH_MPI_CS();
+    int err = rch_mpi_check_init("MPI_Remove_error_code");
+    return err ? err : user_err_remove("MPI_Remove_error_code", "errorcode", errorcode, 0);
+}
+#pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
+
+int PMPI_Remove_error_string(int errorcode)
+{
+    RCH_MPI_CS();
+    const char *fn = "MPI_Remove_error_string";
+    int err = rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    struct user_err *u = user_err_find(errorcode);
+    if (!u || !u->text)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: error code %d in argument errorcode has no string set by "
+                           "MPI_Add_error_string", fn, errorcode);
+    free(u->text);
+    u->text = NULL;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Remove_error_string = PMPI_Remove_error_string

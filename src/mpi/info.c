@@ -7,6 +7,9 @@
  * Keys are 1 .. MPI_MAX_INFO_KEY - 1 characters, values 1 .. MPI_MAX_INFO_VAL - 1
  * (the C strings then fit buffers of the MAX size, as MPICH does).
  *
+ * The info calls work before MPI_Init or MPI_Session_init (MPI-4.1 11.4.1);
+ * MPI_INFO_ENV is valid from then on.
+ *
  * Handles: MPI_INFO_ENV is MPICH's built-in 0x5c000001, filled at MPI_Init
  * and read-only; user infos are direct handles (0x9c000000 | index) into a
  * table whose slots are reused.
@@ -233,9 +236,16 @@ void rch_mpi_info_finalize(void)
 
 /* ---- argument checks ---- */
 
+/* MPI-4.1 11.4.1: the info calls work before the library starts (an info
+ * may carry the first MPI_Session_init's hints); not after it was closed. */
+int rch_mpi_info_usable(const char *fn)
+{
+    return rch_mpi_state == RCH_MPI_FINALIZED ? rch_mpi_check_init(fn) : MPI_SUCCESS;
+}
+
 static struct rch_mpi_info *check_info(const char *fn, MPI_Info info, int *err)
 {
-    *err = rch_mpi_check_init(fn);
+    *err = rch_mpi_info_usable(fn);
     if (*err)
         return NULL;
     struct rch_mpi_info *o = rch_mpi_info_get(info);
@@ -267,7 +277,7 @@ static int check_writable(const char *fn, const struct rch_mpi_info *o)
 int PMPI_Info_create(MPI_Info *info)
 {
     RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Info_create");
+    int err = rch_mpi_info_usable("MPI_Info_create");
     if (err)
         return err;
     if (!info)
@@ -431,7 +441,7 @@ int PMPI_Info_free(MPI_Info *info)
 {
     RCH_MPI_CS();
     const char *fn = "MPI_Info_free";
-    int err = rch_mpi_check_init(fn);
+    int err = rch_mpi_info_usable(fn);
     if (err)
         return err;
     if (!info)

@@ -1,6 +1,16 @@
 /*
  * Start and end: Init, Init_thread, Initialized, Finalize, Finalized, Abort,
- * Query_thread, Is_thread_main.
+ * Query_thread, Is_thread_main; the library's own start and end, shared
+ * with the sessions (session.c).
+ *
+ * Two states: the library's (rch_mpi_state: device, tables, world and self
+ * objects; RUNNING while the world model or any session needs it) and the
+ * world model's (rch_mpi_world_state: MPI_Init to MPI_Finalize, what
+ * MPI_Initialized and MPI_Finalized report). The first of MPI_Init and
+ * MPI_Session_init starts the library. MPI_Finalize closes it when no
+ * session is open; otherwise, and after the last MPI_Session_finalize, it
+ * stays up (sessions may be initialized again at any time, and the device
+ * cannot be restarted) until the process exits normally (exit_teardown).
  *
  * Thread support: Init_thread provides the level required, up to
  * MPI_THREAD_MULTIPLE. Up to SERIALIZED nothing is locked: the progress
@@ -18,18 +28,37 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "boot/boot.h"
 #include "mpi/mpi_impl.h"
 
 int rch_mpi_state = RCH_MPI_NEVER;
+int rch_mpi_world_state = RCH_MPI_NEVER;
 int rch_mpi_thread_level = MPI_THREAD_SINGLE;
 static pthread_t main_thread;
+static int sessions_open;         /* MPI_Session_init's not yet finalized */
+static pid_t lib_pid;             /* the process that started the library (not a forked child) */
 
-static int init_common(const char *fn, int *argc, char ***argv, int required)
+static void exit_teardown(int code, void *arg);
+
+void rch_mpi_thread_raise(int required)
 {
-    if (rch_mpi_state != RCH_MPI_NEVER)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: MPI was already %s", fn,
-                           rch_mpi_state == RCH_MPI_RUNNING ? "initialized" : "finalized (it cannot be restarted)");
+    if (required <= rch_mpi_thread_level)
+        return;
+    rch_mpi_thread_level = required;
+    if (required == MPI_THREAD_MULTIPLE)
+        rch_dev_cs_enable();
+}
+
+int rch_mpi_lib_start(const char *fn, int *argc, char ***argv, int required)
+{
+    if (rch_mpi_state == RCH_MPI_RUNNING) {
+        rch_mpi_thread_raise(required);
+        return MPI_SUCCESS;
+    }
+    if (rch_mpi_state == RCH_MPI_FINALIZED)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER,
+                           "%s: MPI_Finalize has shut the device down and rdmach cannot restart it", fn);
     rdmach_status_t st = rdmach_init(argc, argv);
     if (st != RDMACH_OK)
         return rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(st), "%s: start-up failed: %s (%s)", fn,
@@ -47,9 +76,82 @@ static int init_common(const char *fn, int *argc, char ***argv, int required)
     main_thread = pthread_self();
     rch_mpi_thread_level = required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
     rch_mpi_info_init();
+    lib_pid = getpid();
+    on_exit(exit_teardown, NULL);
     /* Last: from here on other threads may call in. */
     if (rch_mpi_thread_level == MPI_THREAD_MULTIPLE)
         rch_dev_cs_enable();
+    return MPI_SUCCESS;
+}
+
+/* Every rank's last use of the device is over (the caller's world
+ * exchange): free everything and close the device for good. */
+static int lib_teardown(const char *fn)
+{
+    rch_mpi_comm_finalize();
+    rch_mpi_group_finalize();
+    rch_mpi_info_finalize();
+    rch_mpi_mem_finalize();
+    rch_mpi_req_finalize();
+    rch_mpi_type_finalize();
+    rch_mpi_attr_finalize();
+    rdmach_status_t st = rdmach_finalize();
+    rch_mpi_state = RCH_MPI_FINALIZED;
+    rch_dev_cs_disable();     /* the lock itself is released on return (RCH_MPI_CS) */
+    if (st != RDMACH_OK)
+        return rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(st), "%s: %s (%s)", fn, rdmach_strerror(st),
+                           rdmach_last_error());
+    return MPI_SUCCESS;
+}
+
+/* No rank tears its channels down while another may still be sending to it:
+ * buffered messages leave, then every rank of the job meets. */
+static int lib_quiesce(const char *fn)
+{
+    rch_mpi_bsend_flush();
+    rdmach_status_t st = rch_mpi_exchange(&rch_mpi_comm_world, NULL, 0, NULL, NULL);
+    if (st != RDMACH_OK)
+        return rch_mpi_err(MPI_COMM_WORLD, rch_mpi_class_of(st), "%s: synchronizing with the other ranks failed: %s",
+                           fn, rdmach_last_error());
+    return MPI_SUCCESS;
+}
+
+void rch_mpi_session_opened(void)
+{
+    sessions_open++;
+}
+
+void rch_mpi_session_closed(void)
+{
+    sessions_open--;
+}
+
+/* The device outlives the last MPI_Session_finalize (a session may be
+ * initialized again, and rdmach cannot restart the device once closed), and
+ * MPI_Finalize while a session is open: it is closed here, at a normal exit
+ * (code 0) of the process that started it (not a forked child) with no
+ * session open and the world model not running. A failing exit leaves it
+ * to the boot layer's exit hook, which ends the job. */
+static void exit_teardown(int code, void *arg)
+{
+    (void)arg;
+    if (code != 0 || rch_mpi_state != RCH_MPI_RUNNING || rch_mpi_world_state == RCH_MPI_RUNNING ||
+        sessions_open != 0 || getpid() != lib_pid || !pthread_equal(main_thread, pthread_self()))
+        return;
+    if (lib_quiesce("exit") == MPI_SUCCESS)
+        lib_teardown("exit");
+}
+
+static int init_common(const char *fn, int *argc, char ***argv, int required)
+{
+    if (rch_mpi_world_state != RCH_MPI_NEVER)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: MPI was already %s", fn,
+                           rch_mpi_world_state == RCH_MPI_RUNNING ? "initialized"
+                                                                  : "finalized (it cannot be restarted)");
+    int err = rch_mpi_lib_start(fn, argc, argv, required);
+    if (err)
+        return err;
+    rch_mpi_world_state = RCH_MPI_RUNNING;
     return MPI_SUCCESS;
 }
 
@@ -81,7 +183,7 @@ int PMPI_Initialized(int *flag)
     RCH_MPI_CS();
     if (!flag)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Initialized: argument flag is NULL");
-    *flag = rch_mpi_state != RCH_MPI_NEVER;    /* MPI: stays true after Finalize */
+    *flag = rch_mpi_world_state != RCH_MPI_NEVER;    /* MPI: the world model's; stays true after Finalize */
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Initialized = PMPI_Initialized
@@ -91,7 +193,7 @@ int PMPI_Finalized(int *flag)
     RCH_MPI_CS();
     if (!flag)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Finalized: argument flag is NULL");
-    *flag = rch_mpi_state == RCH_MPI_FINALIZED;
+    *flag = rch_mpi_world_state == RCH_MPI_FINALIZED;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Finalized = PMPI_Finalized
@@ -125,34 +227,21 @@ int PMPI_Is_thread_main(int *flag)
 int PMPI_Finalize(void)
 {
     RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Finalize");
-    if (err)
-        return err;
+    if (rch_mpi_world_state != RCH_MPI_RUNNING)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "MPI_Finalize: called %s", rch_mpi_world_state == RCH_MPI_NEVER
+                           ? "before MPI_Init" : "after MPI_Finalize");
     int self_rc = rch_mpi_comm_finalize_self();
     if (self_rc != MPI_SUCCESS)
         self_rc = rch_mpi_err_raise(MPI_COMM_SELF, self_rc);
-    /* MPI: buffered messages are delivered before Finalize returns. */
-    rch_mpi_bsend_flush();
-    /* Finalize is collective over world: no rank tears its channels down
-     * while another may still be sending to it. */
-    struct rch_mpi_comm *w = rch_mpi_comm_get(MPI_COMM_WORLD);
-    rdmach_status_t st = rch_mpi_exchange(w, NULL, 0, NULL, NULL);
-    if (st != RDMACH_OK)
-        return rch_mpi_err(MPI_COMM_WORLD, rch_mpi_class_of(st), "MPI_Finalize: synchronizing with the other ranks failed: %s",
-                           rdmach_last_error());
-    rch_mpi_comm_finalize();
-    rch_mpi_group_finalize();
-    rch_mpi_info_finalize();
-    rch_mpi_mem_finalize();
-    rch_mpi_req_finalize();
-    rch_mpi_type_finalize();
-    rch_mpi_attr_finalize();
-    st = rdmach_finalize();
-    rch_mpi_state = RCH_MPI_FINALIZED;
-    rch_dev_cs_disable();     /* the lock itself is released on return (RCH_MPI_CS) */
-    if (st != RDMACH_OK)
-        return rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(st), "MPI_Finalize: %s (%s)", rdmach_strerror(st),
-                           rdmach_last_error());
+    /* MPI: buffered messages are delivered before Finalize returns;
+     * Finalize is collective over world. */
+    int err = lib_quiesce("MPI_Finalize");
+    if (err)
+        return err;
+    rch_mpi_world_state = RCH_MPI_FINALIZED;
+    /* An open session keeps the device (closed at exit, exit_teardown). */
+    if (sessions_open == 0 && (err = lib_teardown("MPI_Finalize")))
+        return err;
     return self_rc;
 }
 #pragma weak MPI_Finalize = PMPI_Finalize

@@ -33,15 +33,23 @@
 #define RCH_MPI_HDIRECT(obj, i) ((int)(0x80000000u | ((unsigned)(obj) << 26) | (unsigned)(i)))
 enum { RCH_MPI_OBJ_COMM = 1, RCH_MPI_OBJ_GROUP = 2, RCH_MPI_OBJ_DATATYPE = 3,
        RCH_MPI_OBJ_ERRHANDLER = 5, RCH_MPI_OBJ_OP = 6, RCH_MPI_OBJ_INFO = 7,
-       RCH_MPI_OBJ_WIN = 8, RCH_MPI_OBJ_KEYVAL = 9, RCH_MPI_OBJ_REQUEST = 0xb };
+       RCH_MPI_OBJ_WIN = 8, RCH_MPI_OBJ_KEYVAL = 9, RCH_MPI_OBJ_REQUEST = 0xb, RCH_MPI_OBJ_SESSION = 0xe };
 
 /* The largest tag (MPI_TAG_UB): tags are int32 on the wire. */
 #define RCH_MPI_TAG_UB 0x7fffffff
 
 /* ---- state (mpi/init.c) ---- */
 enum { RCH_MPI_NEVER = 0, RCH_MPI_RUNNING = 1, RCH_MPI_FINALIZED = 2 };
-extern int rch_mpi_state;
-extern int rch_mpi_thread_level;      /* the level Init_thread provided */
+extern int rch_mpi_state;             /* the library's (init.c) */
+extern int rch_mpi_world_state;       /* the world model's: MPI_Init .. MPI_Finalize */
+extern int rch_mpi_thread_level;      /* the level provided (Init_thread, sessions' thread_level) */
+/* Start the library if it is not running (the first MPI_Init or
+ * MPI_Session_init); raise the thread level to required. An MPI error code,
+ * reported on MPI_COMM_NULL, or MPI_SUCCESS. */
+int rch_mpi_lib_start(const char *fn, int *argc, char ***argv, int required);
+void rch_mpi_thread_raise(int required);
+void rch_mpi_session_opened(void);    /* the count of open sessions (init.c) */
+void rch_mpi_session_closed(void);
 
 /* ---- the critical section of MPI_THREAD_MULTIPLE (device/cs.h) ----
  * RCH_MPI_CS(); as the first statement of an entry point takes the lock if
@@ -93,6 +101,9 @@ static inline int rch_mpi_err_class_of(int code)
     return low > MPI_T_ERR_NOT_SUPPORTED ? (code & RCH_MPI_ERR_USER) | low : low;
 }
 #define RCH_MPI_ERR_CLASS(code) rch_mpi_err_class_of(code)
+/* Invoke handler eh on code for the object `handle` (a session's: the
+ * user function gets &handle); returns the code. */
+int rch_mpi_err_raise_on(MPI_Errhandler eh, int handle, int code);
 /* A device status to an MPI error class. */
 int rch_mpi_class_of(rdmach_status_t st);
 /* MPI_ERR_OTHER (via world's handler: fatal by default) if MPI is not
@@ -104,6 +115,14 @@ void rch_mpi_errhandler_mark_win(MPI_Errhandler eh);
 int rch_mpi_errhandler_is_win(MPI_Errhandler eh);
 /* A handler a communicator may take (valid, not a window's). */
 int rch_mpi_errhandler_valid(MPI_Errhandler eh);
+/* A predefined handler or a live user one, of any kind. */
+int rch_mpi_errhandler_exists(MPI_Errhandler eh);
+/* MPI_Session_create_errhandler's handlers serve sessions only. */
+int rch_mpi_errhandler_is_session(MPI_Errhandler eh);
+/* A new user handler (no MPI_Init check: Session_create_errhandler may come
+ * before any session); errors reported as call fn_name. */
+int rch_mpi_errhandler_new(const char *fn_name, MPI_Comm_errhandler_function *fn, int for_session,
+                           MPI_Errhandler *errhandler);
 static inline int rch_mpi_running(void) { return rch_mpi_state == RCH_MPI_RUNNING; }
 
 /* ---- communicators (mpi/comm.c, comm_create.c, ctxid.c) ---- */
@@ -134,6 +153,8 @@ struct rch_mpi_comm {
      * NULL if none: Comm_get_info's "mpi_hw_resource_type". */
     const char *hw_level;
     unsigned idup_seq;        /* MPI_Comm_idup calls on it so far: the tag of the next one's messages */
+    struct rch_mpi_bpool *bpool;  /* MPI_Comm_attach_buffer's, NULL if none (bsend.c) */
+    MPI_Session session;          /* the session it derives from (MPI_SESSION_NULL/0: none) */
 };
 struct rch_mpi_topo;
 struct rch_mpi_comm *rch_mpi_comm_get(MPI_Comm comm);   /* NULL if invalid */
@@ -233,6 +254,18 @@ void rch_mpi_ctx_release(uint32_t ctx);
 /* MPI_Comm_create_group: the same exchange among the group's members only. */
 #define RCH_MPI_TAG_GRPX_UP   0x7ffffff2
 #define RCH_MPI_TAG_GRPX_DOWN 0x7ffffff3
+/* MPI_Comm_create_from_group: the same over world's collective context, on a
+ * pair of tags from the string tag's hash (session.c), so calls with
+ * different string tags never match each other. Below the tags above. */
+#define RCH_MPI_TAG_FROMG_BASE 0x7ff00000
+#define RCH_MPI_TAG_FROMG_MASK 0x000ffffe
+struct rch_mpi_group;
+/* The members' part of Comm_create_group (comm_group.c): g's members (the
+ * caller one of them, all in p) agree on a context id among themselves on
+ * p's collective context with tags tag_up/tag_down and get *newcomm, with
+ * error handler eh. MPI error code, reported on p. */
+int rch_mpi_comm_from_members(const char *fn, struct rch_mpi_comm *p, const struct rch_mpi_group *g, int tag_up,
+                              int tag_down, MPI_Errhandler eh, MPI_Comm *newcomm);
 /* Every member contributes `bytes` of `mine`; all[] (size * bytes) receives
  * every member's block in rank order, at every member; with a ctxmask `m`
  * (may be NULL) the masks are ANDed into m at every member as well. One
@@ -417,9 +450,25 @@ static inline __attribute__((always_inline)) int rch_mpi_wait_report(const char 
  * request's status (internal exchanges: ctxid.c, comm_group.c). */
 rdmach_status_t rch_mpi_wait_free(struct rch_dev_req *r);
 
-/* ---- buffered sends (mpi/bsend.c) ---- */
-/* Wait until every buffered message has left (Buffer_detach, Finalize). */
+/* ---- buffered sends (mpi/bsend.c) ----
+ * An attached buffer is a pool; the process, each communicator and each
+ * session may have one (a slot pointer, NULL if none). A buffered send on a
+ * communicator uses its pool, else its session's, else the process's. */
+struct rch_mpi_bpool;
+/* Wait until every buffered message of every pool has left (Finalize). */
 void rch_mpi_bsend_flush(void);
+/* Attach (buffer may be MPI_BUFFER_AUTOMATIC) / detach (waits for its
+ * messages) the pool in *slot, errors reported on comm as call fn. */
+int rch_mpi_bpool_attach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer, int size);
+int rch_mpi_bpool_detach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer_addr, int *size);
+/* Wait until p's messages have left (p NULL: nothing); MPI_SUCCESS. The
+ * nonblocking flush does the same and returns a complete request. */
+int rch_mpi_bpool_flush(struct rch_mpi_bpool *p);
+int rch_mpi_bpool_iflush(const char *fn, MPI_Comm comm, struct rch_mpi_bpool *p, MPI_Request *request);
+/* Flush and free the pool in *slot (a freed communicator, a finalized session). */
+void rch_mpi_bpool_drop(struct rch_mpi_bpool **slot);
+/* The pool attached to a session (session.c), NULL if none or not a live session. */
+struct rch_mpi_bpool *rch_mpi_session_bpool(MPI_Session session);
 /* Copies (buf, count, t) into the attached buffer and starts sending it
  * (arguments already checked; dest is not MPI_PROC_NULL). MPI error code.
  * owned NULL: the buffer keeps the send's device request; else the caller
@@ -533,6 +582,7 @@ struct rch_mpi_group {
     int rank;                 /* my index in the group, MPI_UNDEFINED if not a member */
     int *world_of;            /* [size] */
     int refcount;
+    MPI_Session session;      /* Group_from_session_pset's session, else 0 */
 };
 struct rch_mpi_group *rch_mpi_group_get(MPI_Group g);   /* NULL if invalid (MPI_GROUP_NULL too) */
 /* A new group of `size` world ranks (world_of taken over; NULL if size is 0),
@@ -583,6 +633,9 @@ struct rch_mpi_info;
 struct rch_mpi_info *rch_mpi_info_get(MPI_Info info);   /* NULL if invalid (MPI_INFO_NULL too) */
 /* The value of key in info (NULL if absent); info may be NULL. */
 const char *rch_mpi_info_lookup(const struct rch_mpi_info *info, const char *key);
+/* The info calls need no running library, only one not yet closed:
+ * MPI_SUCCESS or the reported error (check_init's). */
+int rch_mpi_info_usable(const char *fn);
 /* Checks an info argument that may be MPI_INFO_NULL: MPI_SUCCESS or the reported error. */
 int rch_mpi_info_check(MPI_Comm comm, const char *fn, MPI_Info info);
 void rch_mpi_info_init(void);
