@@ -97,4 +97,23 @@ rdmach_status_t rch_coll_neighbor_alltoallv(const struct rch_coll_comm *c, const
                                             const size_t *rcounts, const size_t *rdispls,
                                             struct rch_dev_req *req);
 
+/*
+ * Persistent collectives (MPI 4.0 MPI_<collective>_init): a schedule built
+ * once and run again by every start. Between capture_begin and capture_end,
+ * the next rch_coll_i* call above builds its schedule and hands it over
+ * instead of starting it (its req is not touched); capture_end returns it
+ * (NULL if the call failed before building one). The schedule keeps the tag
+ * it got when it was built: every start of it on every rank is the same
+ * collective, and the messages of consecutive starts between two ranks match
+ * in order. rch_coll_persist_start runs it once more, completing req (a
+ * GREQ) at its end as rch_coll_i* does; it must not be running. The buffers
+ * given when it was built must stay valid until rch_coll_persist_free, which
+ * may be called while it runs (it is freed when that run ends).
+ */
+struct rch_nbc_sched;
+void rch_coll_persist_capture_begin(void);
+struct rch_nbc_sched *rch_coll_persist_capture_end(void);
+rdmach_status_t rch_coll_persist_start(struct rch_nbc_sched *s, struct rch_dev_req *req);
+void rch_coll_persist_free(struct rch_nbc_sched *s);
+
 #endif

@@ -108,7 +108,10 @@ struct rch_mpi_req *rch_mpi_req_get(MPI_Request h)
 static void req_release(MPI_Request h, struct rch_mpi_req *e)
 {
     if (e->persist) {
-        rch_mpi_type_release(e->persist->type);
+        if (e->persist->op == RCH_MPI_PERSIST_OBJ)
+            e->persist->ops->release(e->persist->obj);
+        else
+            rch_mpi_type_release(e->persist->type);
         free(e->persist);
         e->persist = NULL;
     }
