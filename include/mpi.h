@@ -986,6 +986,12 @@ RDMACH_MPI_FN(int, Send, (const void *buf, int count, MPI_Datatype datatype, int
                           MPI_Comm comm))
 RDMACH_MPI_FN(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                                MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                               int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                               int source, int recvtag, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest,
+                                       int sendtag, int source, int recvtag, MPI_Comm comm,
+                                       MPI_Request *request))
 RDMACH_MPI_FN(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                               int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                               int source, int recvtag, MPI_Comm comm, MPI_Status *status))

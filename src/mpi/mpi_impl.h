@@ -239,6 +239,10 @@ struct rch_mpi_greq {
     void *extra;
     int user_freed;
 };
+/* user_word[0] of a GREQ that carries a receive's outcome (source, tag,
+ * bytes, msg_bytes, cancelled, err): MPI_Isendrecv's (isendrecv.c); the
+ * completion calls report it as a receive. */
+#define RCH_MPI_DREQ_RECV_STATUS 0x49535256u
 /* A new handle for a device request (takes ownership of dreq). On exhaustion
  * of memory returns MPI_REQUEST_NULL. */
 MPI_Request rch_mpi_req_new(struct rch_dev_req *dreq, MPI_Comm comm);
