@@ -986,6 +986,16 @@ RDMACH_MPI_FN(int, Send, (const void *buf, int count, MPI_Datatype datatype, int
                           MPI_Comm comm))
 RDMACH_MPI_FN(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                                MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Parrived, (MPI_Request request, int partition, int *flag))
+RDMACH_MPI_FN(int, Precv_init, (void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                                int source, int tag, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request))
+RDMACH_MPI_FN(int, Pready, (int partition, MPI_Request request))
+RDMACH_MPI_FN(int, Pready_list, (int length, const int array_of_partitions[], MPI_Request request))
+RDMACH_MPI_FN(int, Pready_range, (int partition_low, int partition_high, MPI_Request request))
+RDMACH_MPI_FN(int, Psend_init, (const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                                int dest, int tag, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request))
 RDMACH_MPI_FN(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                                int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                                int source, int recvtag, MPI_Comm comm, MPI_Request *request))
