@@ -26,7 +26,8 @@
 #include "mpi/coll_nb.h"
 
 struct pcoll {
-    struct rch_nbc_sched *sched;
+    struct rch_nbc_sched *sched;       /* NULL when shm runs it */
+    struct rch_coll_pshm *shm;         /* an allreduce through the node segment */
     struct rch_mpi_nb *nb;
     int active;    /* started and not yet at its end */
     int orphan;    /* the request was freed while active */
@@ -86,7 +87,7 @@ static int pcoll_start(const char *fn, void *obj, MPI_Request h, struct rch_mpi_
     pc->active = 1;   /* before the start: a run may end inside it */
     e->dreq = greq;
     e->pstate = RCH_MPI_PS_ACTIVE;
-    rdmach_status_t st = rch_coll_persist_start(pc->sched, greq);
+    rdmach_status_t st = pc->shm ? rch_coll_pshm_start(pc->shm, greq) : rch_coll_persist_start(pc->sched, greq);
     if (st != RDMACH_OK) {
         pc->active = 0;
         greq->on_complete = NULL;
@@ -105,6 +106,7 @@ static void pcoll_release(void *obj)
 {
     struct pcoll *pc = obj;
     rch_coll_persist_free(pc->sched);
+    rch_coll_pshm_free(pc->shm);
     if (pc->active)
         pc->orphan = 1;   /* pcoll_done frees it */
     else
@@ -184,6 +186,29 @@ static int end(const char *fn, MPI_Comm comm, int err, MPI_Request *request)
     *p = (struct rch_mpi_persist){ .op = RCH_MPI_PERSIST_OBJ, .ops = &pcoll_ops, .obj = pc };
     e->persist = p;
     e->pstate = RCH_MPI_PS_INACTIVE;
+    return MPI_SUCCESS;
+}
+
+/* On one node, a small allreduce runs through the node segment as the
+ * blocking one does (src/coll/allreduce_shmseg_persist.c) when it can: the
+ * schedule built by init is then not needed. */
+static int allreduce_shm(const char *fn, MPI_Comm comm, int in_place, int count, MPI_Request *request)
+{
+    struct rch_mpi_req *e = rch_mpi_req_get(*request);
+    struct pcoll *pc = e->persist->obj;
+    struct rch_mpi_nb *nb = pc->nb;
+    struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    rdmach_status_t st = rch_coll_pshm_allreduce_init(&c->coll, in_place ? RCH_COLL_IN_PLACE : nb->s.ptr,
+                                                      nb->r.ptr, (size_t)count * nb->red.per_elem,
+                                                      &nb->red.cop, &pc->shm);
+    if (st != RDMACH_OK) {
+        PMPI_Request_free(request);
+        return rch_mpi_coll_fail(fn, c, st);
+    }
+    if (pc->shm) {
+        rch_coll_persist_free(pc->sched);
+        pc->sched = NULL;
+    }
     return MPI_SUCCESS;
 }
 
@@ -358,7 +383,8 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     int err = begin(fn, comm, info, request);
     if (!err)
         err = rch_mpi_iallreduce(fn, sendbuf, recvbuf, count, datatype, op, comm, request);
-    return end(fn, comm, err, request);
+    err = end(fn, comm, err, request);
+    return err ? err : allreduce_shm(fn, comm, sendbuf == MPI_IN_PLACE, count, request);
 }
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
 

@@ -23,6 +23,7 @@ static int val(int r, int i, int it)
 }
 
 /* Buffers of every collective (sized for MAXP ranks). */
+static int ar2_r[N];
 static int bc[2 * N], rd_s[N], rd_r[N], ar_s[N], ar_r[N], ip[N], sc_s[N], sc_r[N], ex_s[N], ex_r[N];
 static int ga_s[N], ga_r[MAXP * N], gv_s[N], gv_r[MAXP * N], st_s[MAXP * N], st_r[N];
 static int sv_s[MAXP * N], sv_r[N], ag_s[N], ag_r[MAXP * N], agv_r[MAXP * N];
@@ -47,6 +48,7 @@ static void fill(int it)
         bc[2 * i + 1] = -7;
         rd_s[i] = ar_s[i] = sc_s[i] = ex_s[i] = ga_s[i] = gv_s[i] = ag_s[i] = na_s[i] = val(me, i, it);
         ip[i] = val(me, i, it);
+        ar2_r[i] = -1;
         rd_r[i] = ar_r[i] = sc_r[i] = ex_r[i] = st_r[i] = sv_r[i] = -1;
     }
     for (int k = 0; k < MAXP * N; k++) {
@@ -84,6 +86,7 @@ static void check(int it)
             CHECK(rd_r[i] == sum_upto(0, p, i, it), "reduce it %d [%d] = %d", it, i, rd_r[i]);
         CHECK(ar_r[i] == val(p - 1, i, it), "allreduce(max) it %d [%d] = %d", it, i, ar_r[i]);
         CHECK(ip[i] == sum_upto(0, p, i, it), "allreduce in place it %d [%d] = %d", it, i, ip[i]);
+        CHECK(ar2_r[i] == val(0, i, it), "allreduce(min), built first, it %d [%d] = %d", it, i, ar2_r[i]);
         CHECK(sc_r[i] == sum_upto(0, me + 1, i, it), "scan it %d [%d] = %d", it, i, sc_r[i]);
         if (me > 0)
             CHECK(ex_r[i] == sum_upto(0, me, i, it), "exscan it %d [%d] = %d", it, i, ex_r[i]);
@@ -220,13 +223,20 @@ int main(int argc, char **argv)
     MPI_Datatype vec;
     MPI_OK(MPI_Type_vector(N, 1, 2, MPI_INT, &vec));
     MPI_OK(MPI_Type_commit(&vec));
-    MPI_Request rq[NCOLL + 1];
+    MPI_Request rq[NCOLL + 2];
+    /* built before any blocking collective, then after one: on one node
+     * the blocking allreduce makes the node segment, which the later small
+     * allreduce_inits run through (src/coll/allreduce_shmseg_persist.c);
+     * the first one runs its message schedule */
+    MPI_OK(MPI_Allreduce_init(ar_s, ar2_r, N, MPI_INT, MPI_MIN, MPI_COMM_WORLD, MPI_INFO_NULL, &rq[NCOLL + 1]));
+    int one = 1, all = 0;
+    MPI_OK(MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     init_all(ring, vec, rq);
     /* the request holds the datatype: freeing it here is allowed */
     MPI_OK(MPI_Type_free(&vec));
     MPI_OK(MPI_Neighbor_alltoallw_init(nt_s, ncnt, nwd, nwt, ntw_r, ncnt, nwd, nwt, ring, MPI_INFO_NULL,
                                        &rq[NCOLL]));
-    int nreq = NCOLL + 1;
+    int nreq = NCOLL + 2;
     for (int it = 0; it < iters; it++) {
         fill(it);
         if (it % 2 == 0) {
