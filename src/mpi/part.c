@@ -65,6 +65,7 @@ struct part {
     int nready, ngot;
     int posted;                   /* receiver: this cycle's receives are posted */
     rdmach_status_t err;          /* this cycle's first error */
+    rdmach_status_t setup_err;    /* receiver: the hello was wrong (every cycle fails) */
     struct rch_dev_req *greq;     /* the active cycle's request, NULL when inactive */
     int orphan;                   /* freed while active: the hook frees it */
     struct part *next;            /* on the active list */
@@ -109,12 +110,12 @@ static void take_hello(struct part *q)
     q->have_hello = 1;
     uint64_t total = q->hi.partitions * q->hi.part_bytes, mine = (uint64_t)q->partitions * q->pbytes;
     if (st != RDMACH_OK || got != sizeof(q->hi) || q->hi.magic != PART_HELLO_MAGIC) {
-        q->err = st != RDMACH_OK ? st : rch_base_err(RDMACH_ERR_INVALID_ARG, "partitioned receive: "
-                                                     "malformed set-up message from rank %d", q->peer);
+        q->setup_err = st != RDMACH_OK ? st : rch_base_err(RDMACH_ERR_INVALID_ARG, "partitioned receive: "
+                                                           "malformed set-up message from rank %d", q->peer);
         return;
     }
     if (total != mine) {
-        q->err = rch_base_err(total > mine ? RDMACH_ERR_TRUNCATE : RDMACH_ERR_INVALID_ARG,
+        q->setup_err = rch_base_err(total > mine ? RDMACH_ERR_TRUNCATE : RDMACH_ERR_INVALID_ARG,
                               "partitioned receive: rank %d sends %llu bytes (%llu partitions), this receive "
                               "takes %llu (%d partitions)", q->peer, (unsigned long long)total,
                               (unsigned long long)q->hi.partitions, (unsigned long long)mine, q->partitions);
@@ -124,7 +125,8 @@ static void take_hello(struct part *q)
     q->req = calloc((size_t)q->nsp, sizeof(*q->req));
     q->got = calloc((size_t)q->nsp, 1);
     if (!q->req || !q->got)
-        q->err = rch_base_err(RDMACH_ERR_NO_MEMORY, "partitioned receive: no memory for %d partitions", q->nsp);
+        q->setup_err = rch_base_err(RDMACH_ERR_NO_MEMORY, "partitioned receive: no memory for %d partitions",
+                                    q->nsp);
 }
 
 static void post_recvs(struct part *q)
@@ -198,6 +200,8 @@ static int advance(struct part *q)
     }
     if (!q->have_hello && q->hello && rch_mpi_dreq_done(q->hello))
         take_hello(q);
+    if (q->setup_err != RDMACH_OK && q->err == RDMACH_OK)
+        q->err = q->setup_err;
     if (q->err != RDMACH_OK)
         return 1;
     if (!q->have_hello)
@@ -515,7 +519,8 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
         return MPI_SUCCESS;
     }
     rch_dev_progress();
-    *flag = q->greq == NULL || (q->have_hello && q->err == RDMACH_OK && q->got && recv_part_arrived(q, partition));
+    *flag = q->greq == NULL || (q->have_hello && q->err == RDMACH_OK && q->setup_err == RDMACH_OK && q->got &&
+                                recv_part_arrived(q, partition));
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Parrived = PMPI_Parrived

@@ -190,6 +190,38 @@ static void same_tag(void)
     }
 }
 
+/* The sides disagree on the size: the receive fails with MPI_ERR_TRUNCATE
+ * (more sent than it takes), every cycle. */
+static void mismatch(void)
+{
+    int sb[6] = { 1, 2, 3, 4, 5, 6 }, rb[4];
+    MPI_Request s = MPI_REQUEST_NULL, r = MPI_REQUEST_NULL;
+    int sender = me <= partner, receiver = me >= partner;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (sender)
+        MPI_OK(MPI_Psend_init(sb, 2, 3, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+    if (receiver)
+        MPI_OK(MPI_Precv_init(rb, 2, 2, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+    for (int cycle = 0; cycle < 2; cycle++) {
+        if (receiver)
+            MPI_OK(MPI_Start(&r));
+        if (sender) {
+            MPI_OK(MPI_Start(&s));
+            MPI_OK(MPI_Pready_range(0, 1, s));
+            MPI_OK(MPI_Wait(&s, MPI_STATUS_IGNORE));
+        }
+        if (receiver) {
+            int rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+            CHECK(mt_class(rc) == MPI_ERR_TRUNCATE, "6 ints into 4, cycle %d: class %d", cycle, mt_class(rc));
+        }
+    }
+    if (sender)
+        MPI_OK(MPI_Request_free(&s));
+    if (receiver)
+        MPI_OK(MPI_Request_free(&r));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 static void errors(void)
 {
     char msg[MPI_MAX_ERROR_STRING];
@@ -264,6 +296,7 @@ int main(int argc, char **argv)
     channel(3, 4, 6, 4, 6, 2);          /* receive datatype: every other int */
     channel(4, 2, 40000, 4, 20000, 1);  /* partitions past the eager limit */
     same_tag();
+    mismatch();
     errors();
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0)
