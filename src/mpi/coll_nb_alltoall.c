@@ -40,7 +40,8 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_ialltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return rch_mpi_ialltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, comm, request);
 }
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
 
@@ -115,7 +116,8 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_ialltoallv("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    return rch_mpi_ialltoallv("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                              recvcounts, rdispls, recvtype, comm, request);
 }
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
 
@@ -140,6 +142,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_ialltoallw("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    return rch_mpi_ialltoallw("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                              recvcounts, rdispls, recvtypes, comm, request);
 }
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw

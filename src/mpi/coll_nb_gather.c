@@ -38,7 +38,8 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_igather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return rch_mpi_igather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, root, comm, request);
 }
 #pragma weak MPI_Igather = PMPI_Igather
 
@@ -79,7 +80,8 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_igatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
+    return rch_mpi_igatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                            displs, recvtype, root, comm, request);
 }
 #pragma weak MPI_Igatherv = PMPI_Igatherv
 
@@ -115,7 +117,8 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_iscatter("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return rch_mpi_iscatter("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root, comm, request);
 }
 #pragma weak MPI_Iscatter = PMPI_Iscatter
 
@@ -152,7 +155,8 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    int root, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_iscatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+    return rch_mpi_iscatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf,
+                             recvcount, recvtype, root, comm, request);
 }
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
 
@@ -186,7 +190,8 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_iallgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return rch_mpi_iallgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                              recvtype, comm, request);
 }
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 
@@ -225,6 +230,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_iallgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    return rch_mpi_iallgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                               displs, recvtype, comm, request);
 }
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv

@@ -41,7 +41,8 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                  int root, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_ireduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request);
+    return rch_mpi_ireduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm,
+                           request);
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 
@@ -91,7 +92,8 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_iallreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rch_mpi_iallreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm,
+                              request);
 }
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
 
@@ -172,7 +174,8 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_ireduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    return rch_mpi_ireduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype,
+                                   op, comm, request);
 }
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
 
@@ -189,6 +192,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_ireduce_scatter_block("MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+    return rch_mpi_ireduce_scatter_block("MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount,
+                                         datatype, op, comm, request);
 }
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block

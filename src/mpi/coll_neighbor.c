@@ -233,7 +233,8 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
                              MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_ineighbor_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return rch_mpi_ineighbor_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype,
+                                       recvbuf, recvcount, recvtype, comm, request);
 }
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
 
@@ -263,7 +264,8 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_ineighbor_allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+    return rch_mpi_ineighbor_allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype,
+                                        recvbuf, recvcounts, displs, recvtype, comm, request);
 }
 #pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
 
@@ -289,7 +291,8 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_ineighbor_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return rch_mpi_ineighbor_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype,
+                                      recvbuf, recvcount, recvtype, comm, request);
 }
 #pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
 
@@ -320,7 +323,9 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
                              MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_ineighbor_alltoallv("MPI_Ineighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
+    return rch_mpi_ineighbor_alltoallv("MPI_Ineighbor_alltoallv", sendbuf, sendcounts, sdispls,
+                                       sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                                       request);
 }
 #pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
 
@@ -351,6 +356,8 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
                              MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_ineighbor_alltoallw("MPI_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
+    return rch_mpi_ineighbor_alltoallw("MPI_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls,
+                                       sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                                       request);
 }
 #pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw

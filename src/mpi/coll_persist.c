@@ -87,7 +87,8 @@ static int pcoll_start(const char *fn, void *obj, MPI_Request h, struct rch_mpi_
     pc->active = 1;   /* before the start: a run may end inside it */
     e->dreq = greq;
     e->pstate = RCH_MPI_PS_ACTIVE;
-    rdmach_status_t st = pc->shm ? rch_coll_pshm_start(pc->shm, greq) : rch_coll_persist_start(pc->sched, greq);
+    rdmach_status_t st = pc->shm ? rch_coll_pshm_start(pc->shm, greq)
+                                 : rch_coll_persist_start(pc->sched, greq);
     if (st != RDMACH_OK) {
         pc->active = 0;
         greq->on_complete = NULL;
