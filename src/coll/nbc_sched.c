@@ -477,7 +477,11 @@ rdmach_status_t rch_nbc_start_wait(struct rch_nbc_sched *s)
     }
     req->on_complete = waitee_done;
     req->user = &w;
+    /* a blocking schedule is never captured for a persistent request */
+    struct rch_nbc_sched **cap = capture;
+    capture = NULL;
     rdmach_status_t st = rch_nbc_start(s, req);
+    capture = cap;
     if (st == RDMACH_OK)
         st = rch_dev_wait_until(waitee_check, &w);
     if (st != RDMACH_OK) {
