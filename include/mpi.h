@@ -696,6 +696,86 @@ RDMACH_MPI_FN(int, Scatterv, (const void *sendbuf, const int sendcounts[], const
                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
                               MPI_Datatype recvtype, int root, MPI_Comm comm))
 
+/* ---- persistent collectives (MPI 4.0) ---- */
+RDMACH_MPI_FN(int, Allgather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                    MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Allgatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, const int recvcounts[], const int displs[],
+                                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                     MPI_Request *request))
+RDMACH_MPI_FN(int, Allreduce_init, (const void *sendbuf, void *recvbuf, int count,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request))
+RDMACH_MPI_FN(int, Alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Alltoallv_init, (const void *sendbuf, const int sendcounts[],
+                                    const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                    const int recvcounts[], const int rdispls[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request))
+RDMACH_MPI_FN(int, Alltoallw_init, (const void *sendbuf, const int sendcounts[],
+                                    const int sdispls[], const MPI_Datatype sendtypes[],
+                                    void *recvbuf, const int recvcounts[], const int rdispls[],
+                                    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request))
+RDMACH_MPI_FN(int, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Bcast_init, (void *buffer, int count, MPI_Datatype datatype, int root,
+                                MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Exscan_init, (const void *sendbuf, void *recvbuf, int count,
+                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request))
+RDMACH_MPI_FN(int, Gather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Gatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_allgather_init, (const void *sendbuf, int sendcount,
+                                             MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                             MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_allgatherv_init, (const void *sendbuf, int sendcount,
+                                              MPI_Datatype sendtype, void *recvbuf,
+                                              const int recvcounts[], const int displs[],
+                                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                              MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_alltoall_init, (const void *sendbuf, int sendcount,
+                                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_alltoallv_init, (const void *sendbuf, const int sendcounts[],
+                                             const int sdispls[], MPI_Datatype sendtype,
+                                             void *recvbuf, const int recvcounts[],
+                                             const int rdispls[], MPI_Datatype recvtype,
+                                             MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_alltoallw_init, (const void *sendbuf, const int sendcounts[],
+                                             const MPI_Aint sdispls[],
+                                             const MPI_Datatype sendtypes[], void *recvbuf,
+                                             const int recvcounts[], const MPI_Aint rdispls[],
+                                             const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                             MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Reduce_init, (const void *sendbuf, void *recvbuf, int count,
+                                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                                 MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Reduce_scatter_init, (const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                         MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Reduce_scatter_block_init, (const void *sendbuf, void *recvbuf, int recvcount,
+                                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                               MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Scan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Scatter_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Scatterv_init, (const void *sendbuf, const int sendcounts[], const int displs[],
+                                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request))
+
 /* ---- communicators and intercommunicators ---- */
 RDMACH_MPI_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
 RDMACH_MPI_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
@@ -921,6 +1001,22 @@ RDMACH_MPI_FN(int, Send, (const void *buf, int count, MPI_Datatype datatype, int
                           MPI_Comm comm))
 RDMACH_MPI_FN(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                                MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Parrived, (MPI_Request request, int partition, int *flag))
+RDMACH_MPI_FN(int, Precv_init, (void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                                int source, int tag, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request))
+RDMACH_MPI_FN(int, Pready, (int partition, MPI_Request request))
+RDMACH_MPI_FN(int, Pready_list, (int length, const int array_of_partitions[], MPI_Request request))
+RDMACH_MPI_FN(int, Pready_range, (int partition_low, int partition_high, MPI_Request request))
+RDMACH_MPI_FN(int, Psend_init, (const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                                int dest, int tag, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request))
+RDMACH_MPI_FN(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                               int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                               int source, int recvtag, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest,
+                                       int sendtag, int source, int recvtag, MPI_Comm comm,
+                                       MPI_Request *request))
 RDMACH_MPI_FN(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                               int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                               int source, int recvtag, MPI_Comm comm, MPI_Status *status))

@@ -86,7 +86,8 @@ rdmach_status_t rch_coll_nodeseg_get(const struct rch_coll_comm *c, struct rch_c
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "shmseg: the communicator view has no state");
     if (RCH_LIKELY(cs->nodeseg)) {
         *out = cs->nodeseg->failed ? NULL : cs->nodeseg;
-        return RDMACH_OK;
+        /* queued persistent runs take their phases first */
+        return *out && RCH_UNLIKELY((*out)->pq_head != NULL) ? rch_coll_pshm_drain(*out) : RDMACH_OK;
     }
     struct rch_coll_nodeseg *s = calloc(1, sizeof(*s));
     if (!s)

@@ -97,4 +97,40 @@ rdmach_status_t rch_coll_neighbor_alltoallv(const struct rch_coll_comm *c, const
                                             const size_t *rcounts, const size_t *rdispls,
                                             struct rch_dev_req *req);
 
+/*
+ * Persistent collectives (MPI 4.0 MPI_<collective>_init): a schedule built
+ * once and run again by every start. Between capture_begin and capture_end,
+ * the next rch_coll_i* call above builds its schedule and hands it over
+ * instead of starting it (its req is not touched); capture_end returns it
+ * (NULL if the call failed before building one). The schedule keeps the tag
+ * it got when it was built: every start of it on every rank is the same
+ * collective, and the messages of consecutive starts between two ranks match
+ * in order. rch_coll_persist_start runs it once more, completing req (a
+ * GREQ) at its end as rch_coll_i* does; it must not be running. The buffers
+ * given when it was built must stay valid until rch_coll_persist_free, which
+ * may be called while it runs (it is freed when that run ends).
+ */
+struct rch_nbc_sched;
+void rch_coll_persist_capture_begin(void);
+struct rch_nbc_sched *rch_coll_persist_capture_end(void);
+rdmach_status_t rch_coll_persist_start(struct rch_nbc_sched *s, struct rch_dev_req *req);
+void rch_coll_persist_free(struct rch_nbc_sched *s);
+
+/*
+ * A persistent allreduce through the node segment (allreduce_shmseg_persist.c):
+ * *out is NULL when it does not apply (more than one node, the segment not
+ * made yet on this communicator, more than RCH_NODESEG_INLINE bytes: use a
+ * captured schedule then); the same answer on every rank when called at the
+ * same point of the communicator's collective order. Start queues one run
+ * that completes req (a GREQ) as a schedule does; it must not be running.
+ * Free may come while it runs (it is freed at that run's end). Buffers as
+ * for rch_coll_iallreduce, valid until free.
+ */
+struct rch_coll_pshm;
+rdmach_status_t rch_coll_pshm_allreduce_init(const struct rch_coll_comm *c, const void *sbuf, void *rbuf,
+                                             size_t count, const struct rch_coll_op *op,
+                                             struct rch_coll_pshm **out);
+rdmach_status_t rch_coll_pshm_start(struct rch_coll_pshm *q, struct rch_dev_req *req);
+void rch_coll_pshm_free(struct rch_coll_pshm *q);
+
 #endif

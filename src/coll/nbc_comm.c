@@ -7,6 +7,7 @@
 #include <string.h>
 #include "base/base.h"
 #include "coll/nbc_impl.h"
+#include "coll/nodeseg.h"
 
 rdmach_status_t rch_coll_comm_init(struct rch_coll_comm *c)
 {
@@ -53,6 +54,8 @@ void rch_coll_comm_free(struct rch_coll_comm *c)
         cs->bar = NULL;
         cs->bar_state = NULL;
     }
+    if (cs->nodeseg && !cs->nodeseg->failed && cs->nodeseg->pq_head)
+        rch_coll_pshm_drain(cs->nodeseg);   /* runs started before the free end first */
     rch_coll_nodeseg_free(cs->nodeseg);
     cs->nodeseg = NULL;
     c->state = NULL;

@@ -60,6 +60,9 @@ struct rch_nbc_sched {
     void **tmps;
     int ntmps, tcap;
     struct rch_dev_req *req;           /* completed at the end (may be NULL) */
+    int persistent;                    /* kept and reset at the end (rch_coll_persist_*) */
+    int running;                       /* persistent: on the active list */
+    int orphan;                        /* persistent: freed by its owner while running */
     int finished;
     rdmach_status_t err;
     struct rch_nbc_sched *next;
@@ -68,6 +71,10 @@ struct rch_nbc_sched {
 static struct rch_nbc_sched *active;
 static int nactive, hooked;
 static int busy;               /* advancing: a nested progress call leaves the list alone */
+/* Between rch_coll_persist_capture_begin and _end: where rch_nbc_start puts
+ * the schedule it was given instead of starting it. */
+static struct rch_nbc_sched **capture;
+static struct rch_nbc_sched *captured;
 
 /* ---- building ---- */
 
@@ -341,17 +348,21 @@ static unsigned advance(struct rch_nbc_sched *s)
     return n;
 }
 
-/* The end: complete the request and let go of everything. */
+/* The end: complete the request and let go of everything (a persistent
+ * schedule is kept for its next start unless its owner let go of it). */
 static void retire(struct rch_nbc_sched *s)
 {
     struct rch_dev_req *req = s->req;
     if (s->err != RDMACH_OK)
         RCH_DEBUG("coll", "%s failed: %s", s->name, rdmach_last_error());
+    s->req = NULL;
+    s->running = 0;
     if (req) {
         req->err = s->err;
         rch_dev_req_complete(req);
     }
-    rch_nbc_free(s);
+    if (!s->persistent || s->orphan)
+        rch_nbc_free(s);
 }
 
 static unsigned hook(void *arg);
@@ -390,19 +401,40 @@ static unsigned hook(void *arg)
     return n;
 }
 
+/* Put s on the active list and run what can run now. */
+static rdmach_status_t launch(struct rch_nbc_sched *s, struct rch_dev_req *req);
+
 rdmach_status_t rch_nbc_start(struct rch_nbc_sched *s, struct rch_dev_req *req)
 {
     rdmach_status_t st = rch_nbc_round(s);   /* close the last round */
-    if (st == RDMACH_OK && !hooked) {
-        st = rch_dev_progress_hook_add(hook, NULL);
-        hooked = st == RDMACH_OK;
+    if (st == RDMACH_OK && capture) {
+        s->persistent = 1;
+        *capture = s;
+        capture = NULL;
+        return RDMACH_OK;
     }
     if (st != RDMACH_OK) {
         rch_nbc_free(s);
         return st;
     }
+    return launch(s, req);
+}
+
+static rdmach_status_t launch(struct rch_nbc_sched *s, struct rch_dev_req *req)
+{
+    rdmach_status_t st = RDMACH_OK;
+    if (!hooked) {
+        st = rch_dev_progress_hook_add(hook, NULL);
+        hooked = st == RDMACH_OK;
+    }
+    if (st != RDMACH_OK) {
+        if (!s->persistent)
+            rch_nbc_free(s);
+        return st;
+    }
     /* From here on, errors are the schedule's and come back through req. */
     s->req = req;
+    s->running = 1;
     s->next = active;
     active = s;
     nactive++;
@@ -445,7 +477,11 @@ rdmach_status_t rch_nbc_start_wait(struct rch_nbc_sched *s)
     }
     req->on_complete = waitee_done;
     req->user = &w;
+    /* a blocking schedule is never captured for a persistent request */
+    struct rch_nbc_sched **cap = capture;
+    capture = NULL;
     rdmach_status_t st = rch_nbc_start(s, req);
+    capture = cap;
     if (st == RDMACH_OK)
         st = rch_dev_wait_until(waitee_check, &w);
     if (st != RDMACH_OK) {
@@ -457,4 +493,42 @@ rdmach_status_t rch_nbc_start_wait(struct rch_nbc_sched *s)
     }
     rch_dev_req_free(req);
     return w.st;
+}
+
+/* ---- persistent schedules (nbc.h) ---- */
+
+void rch_coll_persist_capture_begin(void)
+{
+    captured = NULL;
+    capture = &captured;
+}
+
+struct rch_nbc_sched *rch_coll_persist_capture_end(void)
+{
+    struct rch_nbc_sched *s = captured;
+    capture = NULL;
+    captured = NULL;
+    return s;
+}
+
+rdmach_status_t rch_coll_persist_start(struct rch_nbc_sched *s, struct rch_dev_req *req)
+{
+    if (s->running)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s: the persistent schedule is still running", s->name);
+    s->round = 0;
+    s->posted = 0;
+    s->npend = 0;
+    s->finished = 0;
+    s->err = RDMACH_OK;
+    return launch(s, req);
+}
+
+void rch_coll_persist_free(struct rch_nbc_sched *s)
+{
+    if (!s)
+        return;
+    if (s->running)
+        s->orphan = 1;   /* retire frees it */
+    else
+        rch_nbc_free(s);
 }

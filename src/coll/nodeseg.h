@@ -97,6 +97,12 @@ struct rch_coll_nodeseg {
     size_t arow;                               /* bytes per large row */
     struct rch_coll_bar_seg bigseg;
     unsigned char *big;                        /* [2][p + 1][arow] */
+    /* Started persistent allreduce runs, in start order
+     * (allreduce_shmseg_persist.c); busy: on that file's list of segments
+     * with runs queued. */
+    struct rch_coll_pshm *pq_head, *pq_tail;
+    int busy;
+    struct rch_coll_nodeseg *busy_next;
 };
 
 /* Bytes of a rank pair's slot for p ranks (same on every rank). */
@@ -163,6 +169,10 @@ rdmach_status_t rch_coll_nodeseg_phase(struct rch_coll_nodeseg *s, enum rch_coll
  * error naming the first rank that differs (`what` names the collective). */
 rdmach_status_t rch_coll_nodeseg_check(const struct rch_coll_nodeseg *s, int parity,
                                        const char *what);
+
+/* Finish the segment's queued persistent runs (waits for the other ranks'
+ * arrivals): before any other use of the segment, and before it is freed. */
+rdmach_status_t rch_coll_pshm_drain(struct rch_coll_nodeseg *s);
 
 /* Release the communicator's segment (rch_coll_comm_free). */
 void rch_coll_nodeseg_free(struct rch_coll_nodeseg *s);

@@ -156,7 +156,7 @@ int rch_dev_net_onload(void);
  * rch_dev_progress calls on every pass after polling the channels, so
  * schedules advance whenever anything progresses the device (a wait, a test,
  * a blocking call). A hook returns the events it handled (0 when idle), never
- * blocks and never calls rch_dev_progress or a wait. At most 4 hooks;
+ * blocks and never calls rch_dev_progress or a wait. At most 8 hooks;
  * RDMACH_ERR_BUSY when they are taken.
  */
 typedef unsigned (*rch_dev_progress_fn)(void *arg);

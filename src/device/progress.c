@@ -89,7 +89,7 @@
  * after the channels on every pass. A hook never blocks and never calls back
  * into progress; `running` keeps a hook that posts sends (which may deliver
  * to self at once) from being re-entered. */
-#define HOOK_MAX 4
+#define HOOK_MAX 8
 static struct { rch_dev_progress_fn fn; void *arg; } hooks[HOOK_MAX];
 static int nhooks, running;
 

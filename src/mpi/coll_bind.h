@@ -145,6 +145,11 @@ int rch_mpi_coll_check_reduce_scatter(const char *fn, struct rch_mpi_comm *c, co
 struct rch_mpi_stage {
     void *ptr;
     void *tmp;
+    /* staged in with tmp: what was packed (a persistent collective packs it
+     * again at every start) */
+    const void *src;
+    size_t count;
+    const struct rch_mpi_type *t;
 };
 /* Data to send (and, for inout, also to receive): packed if needed. */
 int rch_mpi_stage_in(const char *fn, struct rch_mpi_comm *c, const void *buf, size_t count,

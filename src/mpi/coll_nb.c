@@ -165,10 +165,8 @@ int rch_mpi_nb_begin(const char *fn, MPI_Comm comm, MPI_Request *request, struct
     return err ? err : rch_mpi_nb_check_request(fn, *cp, request);
 }
 
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+int rch_mpi_ibarrier(const char *fn, MPI_Comm comm, MPI_Request *request)
 {
-    RCH_MPI_CS();
-    static const char fn[] = "MPI_Ibarrier";
     struct rch_mpi_comm *c;
     struct rch_mpi_nb *nb;
     struct rch_dev_req *greq;
@@ -181,13 +179,17 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
         return rch_mpi_nb_fail(nb, err);
     return rch_mpi_nb_started(fn, c, nb, greq, rch_coll_ibarrier(&c->coll, greq), request);
 }
-#pragma weak MPI_Ibarrier = PMPI_Ibarrier
 
-int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
-                MPI_Request *request)
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Ibcast";
+    return rch_mpi_ibarrier("MPI_Ibarrier", comm, request);
+}
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+
+int rch_mpi_ibcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root,
+                   MPI_Comm comm, MPI_Request *request)
+{
     struct rch_mpi_comm *c;
     const struct rch_mpi_type *t;
     struct rch_mpi_nb *nb;
@@ -209,5 +211,12 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     nb->unpack_r = !is_root;   /* the root's buffer is what it sent */
     rdmach_status_t st = rch_coll_ibcast(&c->coll, nb->r.ptr, (size_t)count * t->size, root, greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
+}
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *request)
+{
+    RCH_MPI_CS();
+    return rch_mpi_ibcast("MPI_Ibcast", buffer, count, datatype, root, comm, request);
 }
 #pragma weak MPI_Ibcast = PMPI_Ibcast

@@ -67,4 +67,74 @@ int rch_mpi_nb_started(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb
 /* MPI_ERR_ARG if request is NULL. */
 int rch_mpi_nb_check_request(const char *fn, struct rch_mpi_comm *c, const MPI_Request *request);
 
+/* The non-blocking collectives without the critical section, with the name
+ * their errors give (MPI_I<coll>, or MPI_<coll>_init when a persistent
+ * collective is built from them: coll_persist.c). */
+int rch_mpi_ibarrier(const char *fn, MPI_Comm comm, MPI_Request *request);
+int rch_mpi_ibcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root,
+                   MPI_Comm comm, MPI_Request *request);
+int rch_mpi_ialltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request);
+int rch_mpi_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[],
+                       const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Request *request);
+int rch_mpi_ialltoallw(const char *fn, const void *sendbuf, const int sendcounts[],
+                       const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                       const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                       MPI_Comm comm, MPI_Request *request);
+int rch_mpi_igather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request *request);
+int rch_mpi_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int rch_mpi_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Request *request);
+int rch_mpi_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[],
+                      const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+int rch_mpi_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request *request);
+int rch_mpi_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int rch_mpi_ireduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                    MPI_Request *request);
+int rch_mpi_iallreduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int rch_mpi_iscan(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int rch_mpi_iexscan(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int rch_mpi_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
+                            const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                            MPI_Request *request);
+int rch_mpi_ireduce_scatter_block(const char *fn, const void *sendbuf, void *recvbuf, int recvcount,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                  MPI_Request *request);
+int rch_mpi_ineighbor_allgather(const char *fn, const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int rch_mpi_ineighbor_allgatherv(const char *fn, const void *sendbuf, int sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                 const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Request *request);
+int rch_mpi_ineighbor_alltoall(const char *fn, const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int rch_mpi_ineighbor_alltoallv(const char *fn, const void *sendbuf, const int sendcounts[],
+                                const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Request *request);
+int rch_mpi_ineighbor_alltoallw(const char *fn, const void *sendbuf, const int sendcounts[],
+                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                MPI_Request *request);
+
 #endif

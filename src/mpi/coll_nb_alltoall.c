@@ -8,11 +8,10 @@
  */
 #include "mpi/coll_nb.h"
 
-int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int rch_mpi_ialltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
 {
-    RCH_MPI_CS();
-    static const char fn[] = "MPI_Ialltoall";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -35,6 +34,14 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     rdmach_status_t st = rch_coll_ialltoall(&c->coll, a.in_place ? RCH_COLL_IN_PLACE : nb->s.ptr,
                                             nb->r.ptr, a.block, greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
+}
+
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    RCH_MPI_CS();
+    return rch_mpi_ialltoall("MPI_Ialltoall", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             recvtype, comm, request);
 }
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
 
@@ -95,23 +102,30 @@ static int ialltoallvw(const char *fn, const void *sendbuf, const int *sendcount
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
 }
 
+int rch_mpi_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts[],
+                       const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, MPI_Request *request)
+{
+    return ialltoallvw(fn, sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf,
+                       recvcounts, rdispls, recvtype, NULL, comm, request);
+}
+
 int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return ialltoallvw("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf,
-                       recvcounts, rdispls, recvtype, NULL, comm, request);
+    return rch_mpi_ialltoallv("MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                              recvcounts, rdispls, recvtype, comm, request);
 }
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
 
-int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                    MPI_Request *request)
+int rch_mpi_ialltoallw(const char *fn, const void *sendbuf, const int sendcounts[],
+                       const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                       const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                       MPI_Comm comm, MPI_Request *request)
 {
-    RCH_MPI_CS();
-    static const char fn[] = "MPI_Ialltoallw";
     if (!recvtypes || (sendbuf != MPI_IN_PLACE && !sendtypes)) {
         struct rch_mpi_comm *c;
         int err = rch_mpi_coll_begin(fn, comm, &c);
@@ -120,5 +134,15 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
     }
     return ialltoallvw(fn, sendbuf, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf,
                        recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, request);
+}
+
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request)
+{
+    RCH_MPI_CS();
+    return rch_mpi_ialltoallw("MPI_Ialltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                              recvcounts, rdispls, recvtypes, comm, request);
 }
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw

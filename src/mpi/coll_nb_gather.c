@@ -6,11 +6,10 @@
  */
 #include "mpi/coll_nb.h"
 
-int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+int rch_mpi_igather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                    MPI_Request *request)
 {
-    RCH_MPI_CS();
-    static const char fn[] = "MPI_Igather";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -34,14 +33,20 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                                           nb->r.ptr, a.block, root, greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
 }
-#pragma weak MPI_Igather = PMPI_Igather
 
-int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                  MPI_Comm comm, MPI_Request *request)
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Igatherv";
+    return rch_mpi_igather("MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, root, comm, request);
+}
+#pragma weak MPI_Igather = PMPI_Igather
+
+int rch_mpi_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -69,13 +74,21 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                                            greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
 }
-#pragma weak MPI_Igatherv = PMPI_Igatherv
 
-int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Iscatter";
+    return rch_mpi_igatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                            displs, recvtype, root, comm, request);
+}
+#pragma weak MPI_Igatherv = PMPI_Igatherv
+
+int rch_mpi_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Request *request)
+{
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -99,14 +112,20 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                                            greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
 }
-#pragma weak MPI_Iscatter = PMPI_Iscatter
 
-int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                   int root, MPI_Comm comm, MPI_Request *request)
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Iscatterv";
+    return rch_mpi_iscatter("MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                            recvtype, root, comm, request);
+}
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+
+int rch_mpi_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[],
+                      const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -130,13 +149,21 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                                             greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
 }
-#pragma weak MPI_Iscatterv = PMPI_Iscatterv
 
-int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Iallgather";
+    return rch_mpi_iscatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf,
+                             recvcount, recvtype, root, comm, request);
+}
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+
+int rch_mpi_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request *request)
+{
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -158,14 +185,20 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                                              nb->r.ptr, a.block, greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
 }
-#pragma weak MPI_Iallgather = PMPI_Iallgather
 
-int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                     MPI_Request *request)
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Iallgatherv";
+    return rch_mpi_iallgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                              recvtype, comm, request);
+}
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+
+int rch_mpi_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -190,5 +223,14 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     rdmach_status_t st = rch_coll_iallgatherv(&c->coll, a.in_place ? RCH_COLL_IN_PLACE : nb->s.ptr,
                                               nb->rv.base, nb->rv.counts, nb->rv.offs, greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
+}
+
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    RCH_MPI_CS();
+    return rch_mpi_iallgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                               displs, recvtype, comm, request);
 }
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv

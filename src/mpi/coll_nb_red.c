@@ -7,11 +7,9 @@
  */
 #include "mpi/coll_nb.h"
 
-int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                 int root, MPI_Comm comm, MPI_Request *request)
+int rch_mpi_ireduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    RCH_MPI_CS();
-    static const char fn[] = "MPI_Ireduce";
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -37,6 +35,14 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                                           nb->r.ptr, (size_t)count * nb->red.per_elem, &nb->red.cop,
                                           root, greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
+}
+
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, MPI_Request *request)
+{
+    RCH_MPI_CS();
+    return rch_mpi_ireduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm,
+                           request);
 }
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 
@@ -75,28 +81,47 @@ static int all_red(const char *fn, enum red_kind kind, const void *sendbuf, void
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
 }
 
+int rch_mpi_iallreduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return all_red(fn, RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
+                   request);
+}
+
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return all_red("MPI_Iallreduce", RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
-                   request);
+    return rch_mpi_iallreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm,
+                              request);
 }
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
+
+int rch_mpi_iscan(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return all_red(fn, RED_SCAN, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
 
 int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return all_red("MPI_Iscan", RED_SCAN, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rch_mpi_iscan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 #pragma weak MPI_Iscan = PMPI_Iscan
+
+int rch_mpi_iexscan(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return all_red(fn, RED_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, request);
+}
 
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                  MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return all_red("MPI_Iexscan", RED_EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, request);
+    return rch_mpi_iexscan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, request);
 }
 #pragma weak MPI_Iexscan = PMPI_Iexscan
 
@@ -133,11 +158,10 @@ static int ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, c
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
 }
 
-int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+int rch_mpi_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
+                            const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                            MPI_Request *request)
 {
-    RCH_MPI_CS();
-    static const char fn[] = "MPI_Ireduce_scatter";
     if (!recvcounts) {
         struct rch_mpi_comm *c;
         int err = rch_mpi_coll_begin(fn, comm, &c);
@@ -145,14 +169,30 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
     }
     return ireduce_scatter(fn, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request);
 }
+
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    RCH_MPI_CS();
+    return rch_mpi_ireduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype,
+                                   op, comm, request);
+}
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+
+int rch_mpi_ireduce_scatter_block(const char *fn, const void *sendbuf, void *recvbuf, int recvcount,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                  MPI_Request *request)
+{
+    return ireduce_scatter(fn, sendbuf, recvbuf, NULL, recvcount, datatype,
+                           op, comm, request);
+}
 
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                MPI_Request *request)
 {
     RCH_MPI_CS();
-    return ireduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL, recvcount, datatype,
-                           op, comm, request);
+    return rch_mpi_ireduce_scatter_block("MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount,
+                                         datatype, op, comm, request);
 }
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block

@@ -219,15 +219,22 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 }
 #pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
 
+int rch_mpi_ineighbor_allgather(const char *fn, const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    if (!request)
+        return neighbor_null_request(fn, comm);
+    return allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Ineighbor_allgather";
-    if (!request)
-        return neighbor_null_request(fn, comm);
-    return allgather(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return rch_mpi_ineighbor_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype,
+                                       recvbuf, recvcount, recvtype, comm, request);
 }
 #pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
 
@@ -241,16 +248,24 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 }
 #pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
 
+int rch_mpi_ineighbor_allgatherv(const char *fn, const void *sendbuf, int sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                 const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Request *request)
+{
+    if (!request)
+        return neighbor_null_request(fn, comm);
+    return allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                      request);
+}
+
 int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                               void *recvbuf, const int recvcounts[], const int displs[],
                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Ineighbor_allgatherv";
-    if (!request)
-        return neighbor_null_request(fn, comm);
-    return allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                      request);
+    return rch_mpi_ineighbor_allgatherv("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype,
+                                        recvbuf, recvcounts, displs, recvtype, comm, request);
 }
 #pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
 
@@ -263,14 +278,21 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 }
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
 
+int rch_mpi_ineighbor_alltoall(const char *fn, const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    if (!request)
+        return neighbor_null_request(fn, comm);
+    return alltoall(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+}
+
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Ineighbor_alltoall";
-    if (!request)
-        return neighbor_null_request(fn, comm);
-    return alltoall(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+    return rch_mpi_ineighbor_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, sendtype,
+                                      recvbuf, recvcount, recvtype, comm, request);
 }
 #pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
 
@@ -284,17 +306,26 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 }
 #pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
 
+int rch_mpi_ineighbor_alltoallv(const char *fn, const void *sendbuf, const int sendcounts[],
+                                const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Request *request)
+{
+    if (!request)
+        return neighbor_null_request(fn, comm);
+    return alltoallv(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                     recvtype, comm, request);
+}
+
 int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Ineighbor_alltoallv";
-    if (!request)
-        return neighbor_null_request(fn, comm);
-    return alltoallv(fn, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                     recvtype, comm, request);
+    return rch_mpi_ineighbor_alltoallv("MPI_Ineighbor_alltoallv", sendbuf, sendcounts, sdispls,
+                                       sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                                       request);
 }
 #pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
 
@@ -308,16 +339,25 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 }
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
 
+int rch_mpi_ineighbor_alltoallw(const char *fn, const void *sendbuf, const int sendcounts[],
+                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+    if (!request)
+        return neighbor_null_request(fn, comm);
+    return alltoallw(fn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                     recvtypes, comm, request);
+}
+
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                              MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Ineighbor_alltoallw";
-    if (!request)
-        return neighbor_null_request(fn, comm);
-    return alltoallw(fn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                     recvtypes, comm, request);
+    return rch_mpi_ineighbor_alltoallw("MPI_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls,
+                                       sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                                       request);
 }
 #pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw

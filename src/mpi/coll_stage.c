@@ -37,7 +37,7 @@ int rch_mpi_stage_out(const char *fn, struct rch_mpi_comm *c, void *buf, size_t 
                       const struct rch_mpi_type *t, struct rch_mpi_stage *s)
 {
     size_t bytes = count * t->size;
-    s->tmp = NULL;
+    *s = (struct rch_mpi_stage){ 0 };
     if (bytes == 0) {
         s->ptr = buf;
         return MPI_SUCCESS;
@@ -57,8 +57,12 @@ int rch_mpi_stage_in(const char *fn, struct rch_mpi_comm *c, const void *buf, si
                      const struct rch_mpi_type *t, struct rch_mpi_stage *s)
 {
     int err = rch_mpi_stage_out(fn, c, (void *)buf, count, t, s);
-    if (err == MPI_SUCCESS && s->tmp)
+    if (err == MPI_SUCCESS && s->tmp) {
         rch_mpi_pack_n(buf, count, t, s->tmp);
+        s->src = buf;
+        s->count = count;
+        s->t = t;
+    }
     return err;
 }
 
@@ -72,8 +76,7 @@ void rch_mpi_stage_done(struct rch_mpi_stage *s, void *buf, size_t count, const 
 void rch_mpi_stage_free(struct rch_mpi_stage *s)
 {
     free(s->tmp);
-    s->tmp = NULL;
-    s->ptr = NULL;
+    *s = (struct rch_mpi_stage){ 0 };
 }
 
 /* ---- blocks of the v and w variants ---- */

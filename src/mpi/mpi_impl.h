@@ -283,9 +283,22 @@ rdmach_status_t rch_mpi_exchange(struct rch_mpi_comm *c, const void *mine, size_
 #define RCH_MPI_REQ_DONE_SEND  RCH_MPI_HDIRECT(RCH_MPI_OBJ_REQUEST, 0)
 #define RCH_MPI_REQ_DONE_NULL  RCH_MPI_HDIRECT(RCH_MPI_OBJ_REQUEST, 1)
 /* A persistent request's arguments (MPI_Send_init & co.), replayed by MPI_Start. */
-enum { RCH_MPI_PERSIST_SEND = 1, RCH_MPI_PERSIST_BSEND, RCH_MPI_PERSIST_RECV };
+enum { RCH_MPI_PERSIST_SEND = 1, RCH_MPI_PERSIST_BSEND, RCH_MPI_PERSIST_RECV, RCH_MPI_PERSIST_OBJ };
+struct rch_mpi_req;
+/* RCH_MPI_PERSIST_OBJ: an operation with state of its own (a persistent
+ * collective, a partitioned send or receive). start makes e active (e->dreq
+ * a device request completed at the end: the Wait/Test families finish it
+ * as any other); release lets go of obj when the request is freed, possibly
+ * while it is active (obj then lives until its operation ends). */
+struct rch_mpi_persist_ops {
+    const char *name;
+    int (*start)(const char *fn, void *obj, MPI_Request h, struct rch_mpi_req *e);
+    void (*release)(void *obj);
+};
 struct rch_mpi_persist {
     int op;                       /* RCH_MPI_PERSIST_* */
+    const struct rch_mpi_persist_ops *ops;   /* OBJ */
+    void *obj;                    /* OBJ */
     int mode;                     /* device send mode (SEND) */
     void *buf;
     int count;
@@ -320,6 +333,10 @@ struct rch_mpi_greq {
     void *extra;
     int user_freed;
 };
+/* user_word[0] of a GREQ that carries a receive's outcome (source, tag,
+ * bytes, msg_bytes, cancelled, err): MPI_Isendrecv's (isendrecv.c); the
+ * completion calls report it as a receive. */
+#define RCH_MPI_DREQ_RECV_STATUS 0x49535256u
 /* A new handle for a device request (takes ownership of dreq). On exhaustion
  * of memory returns MPI_REQUEST_NULL. */
 MPI_Request rch_mpi_req_new(struct rch_dev_req *dreq, MPI_Comm comm);

@@ -28,7 +28,8 @@ static int make(const char *fn, int op, int mode, const void *buf, int count, MP
     struct rch_mpi_persist *p = malloc(sizeof(*p));
     if (!p)
         return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    *p = (struct rch_mpi_persist){ op, mode, (void *)buf, count, (struct rch_mpi_type *)t, peer, tag };
+    *p = (struct rch_mpi_persist){ .op = op, .mode = mode, .buf = (void *)buf, .count = count,
+                                   .type = (struct rch_mpi_type *)t, .peer = peer, .tag = tag };
     MPI_Request h = rch_mpi_req_new_persistent(p, comm);
     if (h == MPI_REQUEST_NULL) {
         free(p);
@@ -93,6 +94,8 @@ static int start_one(const char *fn, MPI_Request h, struct rch_mpi_req *e)
                            "%s: the communicator 0x%x of request 0x%x has been freed", fn, (unsigned)e->comm,
                            (unsigned)h);
     e->sent_to = -1;
+    if (p->op == RCH_MPI_PERSIST_OBJ)
+        return p->ops->start(fn, p->obj, h, e);
     if (p->peer == MPI_PROC_NULL) {
         e->pstate = p->op == RCH_MPI_PERSIST_RECV ? RCH_MPI_PS_DONE_NULL : RCH_MPI_PS_DONE_SEND;
         return MPI_SUCCESS;

@@ -108,7 +108,10 @@ struct rch_mpi_req *rch_mpi_req_get(MPI_Request h)
 static void req_release(MPI_Request h, struct rch_mpi_req *e)
 {
     if (e->persist) {
-        rch_mpi_type_release(e->persist->type);
+        if (e->persist->op == RCH_MPI_PERSIST_OBJ)
+            e->persist->ops->release(e->persist->obj);
+        else
+            rch_mpi_type_release(e->persist->type);
         free(e->persist);
         e->persist = NULL;
     }
@@ -134,7 +137,8 @@ void rch_mpi_req_finalize(void)
 static int req_status(struct rch_dev_req *r, MPI_Status *status, const char *fn)
 {
     int code = MPI_SUCCESS;
-    if (r->kind == RCH_DEV_REQ_RECV) {
+    if (r->kind == RCH_DEV_REQ_RECV ||
+        (r->kind == RCH_DEV_REQ_GREQ && r->user_word[0] == RCH_MPI_DREQ_RECV_STATUS)) {
         if (status != MPI_STATUS_IGNORE)
             rch_mpi_status_set(status, r->source, r->tag, r->bytes, r->cancelled);
         if (RCH_UNLIKELY(r->err != RDMACH_OK) && !(r->cancelled && r->err == RDMACH_ERR_CANCELED)) {
