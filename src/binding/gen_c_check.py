@@ -3,7 +3,7 @@
     gen_c_check.py <mpi_api.txt> <out.c> [<MPICH's mpi_proto.h> [<MPICH's mpio.h>]]
 
 For every described function, MPI_<name> and PMPI_<name> (and the _c
-variants of those marked large=defined) are assigned to
+variants of those marked large=defined or generated) are assigned to
 pointers of the type the description implies; compiled against
 include/mpi.h with -Werror, any difference in a parameter's type, constness,
 count or the return type is an error naming the function.
@@ -33,7 +33,7 @@ def main(desc, out, *mpich_protos):
         checks = [(fn, f'{prefix}{fn.name}', fn.c_params()) for fn in fns
                   for prefix in ('MPI_', 'PMPI_')]
         checks += [(fn, f'{prefix}{fn.name}_c', fn.c_params(large=True)) for fn in fns
-                   if fn.large == 'defined' for prefix in ('MPI_', 'PMPI_')]
+                   if fn.defines_large for prefix in ('MPI_', 'PMPI_')]
     for fn, name, params in checks:
         lines.append(f'{fn.c_return()} (*const check_{name})({", ".join(params)}) = {name};')
     lines += ['', 'int main(void) { return 0; }', '']

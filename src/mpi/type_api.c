@@ -119,17 +119,29 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 }
 #pragma weak MPI_Type_size = PMPI_Type_size
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+static int size_of(const char *fn, MPI_Datatype datatype, MPI_Count *size)
 {
-    RCH_MPI_CS();
     int rc;
-    struct rch_mpi_type_obj *o = query("MPI_Type_size_x", datatype, &rc, size, "size", NULL, NULL);
+    struct rch_mpi_type_obj *o = query(fn, datatype, &rc, size, "size", NULL, NULL);
     if (!o)
         return rc;
     *size = (MPI_Count)o->t.size;
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    RCH_MPI_CS();
+    return size_of("MPI_Type_size_x", datatype, size);
+}
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    RCH_MPI_CS();
+    return size_of("MPI_Type_size_c", datatype, size);
+}
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {

@@ -1,0 +1,16 @@
+# The MPI-4 large-count (_c) functions (src/mpi/large.c, the wrappers
+# src/binding/gen_large.py generates from mpi_api.txt).
+#   test_mpi_bigcount_p2p   2^31 + 4096 bytes through MPI_Send_c/MPI_Recv_c
+#                           over shared memory (4 GiB of buffers)
+#   test_mpi_bigcount_coll  MPI_Bcast_c and MPI_Allreduce_c of 2^31 + 8
+#                           elements (2 GiB buffers, in place)
+#   test_mpi_bigcount_api   the _c forms with small counts, types and statuses
+#                           over 2^31, error classes
+# The large ones hold several GiB: RESOURCE_LOCK keeps ctest -j from running
+# them together.
+rdmach_mpi_test(test_mpi_bigcount NP 2 TEST test_mpi_bigcount_p2p TIMEOUT 120 ARGS p2p)
+rdmach_mpi_test(test_mpi_bigcount NP 2 TEST test_mpi_bigcount_coll TIMEOUT 120 ARGS coll)
+set_tests_properties(test_mpi_bigcount_p2p test_mpi_bigcount_coll PROPERTIES RESOURCE_LOCK bigcount_memory)
+foreach(np 1 2 3)
+  rdmach_mpi_test(test_mpi_bigcount NP ${np} TEST test_mpi_bigcount_api_np${np} TIMEOUT 60 ARGS api)
+endforeach()

@@ -1,0 +1,420 @@
+/*
+ * The MPI-4 large-count (_c) functions (src/mpi/large.c, the wrappers
+ * src/binding/gen_large.py generates). Modes:
+ *   p2p   2 ranks: one message of 2^31 + 4096 bytes through MPI_Send_c /
+ *         MPI_Recv_c, every byte checked, MPI_Get_count_c/_elements_c of it;
+ *   coll  2 ranks: MPI_Bcast_c of 2^31 + 8 bytes and MPI_Allreduce_c of
+ *         2^31 + 8 MPI_UINT8_T elements (counts over INT_MAX);
+ *   api   any ranks: small counts through the _c forms (point-to-point,
+ *         v-collectives with MPI_Aint displacements, one-sided, type
+ *         constructors, Op_create_c), types over 2^31 bytes, statuses holding
+ *         counts over 2^31, and the error classes of counts that are wrong.
+ * Expected values come from the standard's definitions, not from the int forms.
+ */
+#include <limits.h>
+#include <sys/mman.h>
+#include "mpi_test.h"
+
+#define BIG ((MPI_Count)1 << 31)
+
+/* Word w of a large message: distinct everywhere (its index, scrambled). */
+static inline uint64_t word(uint64_t w)
+{
+    return (w + 1) * 0x9e3779b97f4a7c15ull;
+}
+
+/* Huge pages where the kernel has them: touching 2 GiB page by page is most
+ * of these tests' time. */
+static unsigned char *big_buffer(MPI_Count n)
+{
+    void *p = mmap(NULL, (size_t)n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(p != MAP_FAILED, "no memory for %lld bytes", (long long)n);
+    madvise(p, (size_t)n, MADV_HUGEPAGE);
+    return p;
+}
+
+static void fill_words(unsigned char *p, MPI_Count n)
+{
+    for (MPI_Count i = 0; i + 8 <= n; i += 8) {
+        uint64_t v = word((uint64_t)i / 8);
+        memcpy(p + i, &v, 8);
+    }
+    for (MPI_Count i = n & ~(MPI_Count)7; i < n; i++)
+        p[i] = (unsigned char)i;
+}
+
+static void check_words(const unsigned char *p, MPI_Count n)
+{
+    for (MPI_Count i = 0; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, p + i, 8);
+        CHECK(v == word((uint64_t)i / 8), "bytes %lld..%lld are wrong", (long long)i, (long long)i + 7);
+    }
+    for (MPI_Count i = n & ~(MPI_Count)7; i < n; i++)
+        CHECK(p[i] == (unsigned char)i, "byte %lld is wrong", (long long)i);
+}
+
+static void p2p(int rank)
+{
+    const MPI_Count n = BIG + 4096;
+    unsigned char *buf = big_buffer(n);
+    if (rank == 0) {
+        fill_words(buf, n);
+        MPI_OK(MPI_Send_c(buf, n, MPI_BYTE, 1, 7, MPI_COMM_WORLD));
+    } else if (rank == 1) {
+        MPI_Status st;
+        MPI_Count count = -1, elems = -1, ints = -1;
+        int icount = 0;   /* buf is fresh zero pages, which the pattern has none of */
+        MPI_OK(MPI_Recv_c(buf, n, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &st));
+        MPI_OK(MPI_Get_count_c(&st, MPI_BYTE, &count));
+        MPI_OK(MPI_Get_elements_c(&st, MPI_BYTE, &elems));
+        MPI_OK(MPI_Get_count_c(&st, MPI_INT, &ints));
+        MPI_OK(MPI_Get_count(&st, MPI_BYTE, &icount));
+        CHECK(count == n, "MPI_Get_count_c gave %lld, not %lld", (long long)count, (long long)n);
+        CHECK(elems == n, "MPI_Get_elements_c gave %lld, not %lld", (long long)elems, (long long)n);
+        CHECK(ints == n / 4, "MPI_Get_count_c(MPI_INT) gave %lld, not %lld", (long long)ints, (long long)n / 4);
+        CHECK(icount == MPI_UNDEFINED, "MPI_Get_count of %lld bytes gave %d, not MPI_UNDEFINED",
+              (long long)n, icount);
+        CHECK(st.MPI_SOURCE == 0 && st.MPI_TAG == 7, "status source %d tag %d", st.MPI_SOURCE, st.MPI_TAG);
+        check_words(buf, n);
+        printf("p2p: %lld bytes received intact, MPI_Get_count_c %lld\n", (long long)n, (long long)count);
+    }
+    munmap(buf, (size_t)n);
+}
+
+static void coll(int rank)
+{
+    const MPI_Count n = BIG + 8;
+    unsigned char *buf = big_buffer(n);
+    if (rank == 0)
+        fill_words(buf, n);   /* the others' buffers are fresh zero pages */
+    MPI_OK(MPI_Bcast_c(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD));
+    check_words(buf, n);
+
+    /* element i of rank r: (i + r) mod 251; their sum over 2 ranks mod 256 */
+    for (MPI_Count i = 0, v = rank; i < n; i++, v = v == 250 ? 0 : v + 1)
+        buf[i] = (unsigned char)v;
+    MPI_OK(MPI_Allreduce_c(MPI_IN_PLACE, buf, n, MPI_UINT8_T, MPI_SUM, MPI_COMM_WORLD));
+    for (MPI_Count i = 0, v = 0; i < n; i++, v = v == 250 ? 0 : v + 1) {
+        unsigned char want = (unsigned char)(v + (v == 250 ? 0 : v + 1));
+        if (buf[i] != want)
+            CHECK(buf[i] == want, "MPI_Allreduce_c element %lld is %u, not %u", (long long)i, buf[i], want);
+    }
+    if (rank == 0)
+        printf("coll: MPI_Bcast_c and MPI_Allreduce_c of %lld elements correct\n", (long long)n);
+    munmap(buf, (size_t)n);
+}
+
+/* ---- api: small counts through the _c forms ---- */
+
+static MPI_Count user_len = -1;
+
+static void user_sum_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    user_len = *len;
+    for (MPI_Count i = 0; i < *len; i++)
+        ((long *)inout)[i] += ((long *)in)[i] * 10;
+}
+
+static void pt2pt_small(int rank, int size)
+{
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int out[5], in[5];
+    MPI_Request rq[2];
+    MPI_Status st;
+    MPI_Count n = 0;
+    for (int i = 0; i < 5; i++)
+        out[i] = rank * 100 + i;
+    MPI_OK(MPI_Irecv_c(in, 5, MPI_INT, left, 1, MPI_COMM_WORLD, &rq[0]));
+    MPI_OK(MPI_Isend_c(out, 5, MPI_INT, right, 1, MPI_COMM_WORLD, &rq[1]));
+    MPI_OK(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < 5; i++)
+        CHECK(in[i] == left * 100 + i, "Isend_c/Irecv_c in[%d] = %d", i, in[i]);
+    MPI_OK(MPI_Sendrecv_c(out, 3, MPI_INT, right, 2, in, 5, MPI_INT, left, 2, MPI_COMM_WORLD, &st));
+    MPI_OK(MPI_Get_count_c(&st, MPI_INT, &n));
+    CHECK(n == 3, "Sendrecv_c: Get_count_c %lld, not 3", (long long)n);
+}
+
+static void v_colls(int rank, int size)
+{
+    /* rank r contributes r + 1 ints valued 1000 r + j; they land in reverse
+     * rank order, one int apart, at MPI_Aint displacements */
+    MPI_Count *counts = malloc((size_t)size * sizeof(*counts));
+    MPI_Aint *displs = malloc((size_t)size * sizeof(*displs));
+    int total = 0, mine[64], *all;
+    for (int r = size - 1; r >= 0; r--) {
+        counts[r] = r + 1;
+        displs[r] = total;
+        total += r + 2;
+    }
+    all = malloc((size_t)total * sizeof(int));
+    for (int j = 0; j <= rank; j++)
+        mine[j] = 1000 * rank + j;
+    for (int i = 0; i < total; i++)
+        all[i] = -1;
+    MPI_OK(MPI_Allgatherv_c(mine, rank + 1, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD));
+    for (int r = 0; r < size; r++) {
+        for (int j = 0; j <= r; j++)
+            CHECK(all[displs[r] + j] == 1000 * r + j, "Allgatherv_c: block %d[%d] = %d", r, j,
+                  all[displs[r] + j]);
+        CHECK(all[displs[r] + r + 1] == -1, "Allgatherv_c wrote the gap after block %d", r);
+    }
+    for (int i = 0; i < total; i++)
+        all[i] = -1;
+    MPI_OK(MPI_Gatherv_c(mine, rank + 1, MPI_INT, all, counts, displs, MPI_INT, size - 1, MPI_COMM_WORLD));
+    if (rank == size - 1)
+        for (int r = 0; r < size; r++)
+            CHECK(all[displs[r]] == 1000 * r, "Gatherv_c: block %d = %d", r, all[displs[r]]);
+
+    /* alltoallv: rank r sends 1 int valued 100 r + d to rank d */
+    int *sb = malloc((size_t)size * sizeof(int)), *rb = malloc((size_t)size * 2 * sizeof(int));
+    MPI_Count *one = malloc((size_t)size * sizeof(*one));
+    MPI_Aint *sd = malloc((size_t)size * sizeof(*sd)), *rd = malloc((size_t)size * sizeof(*rd));
+    for (int d = 0; d < size; d++) {
+        sb[d] = 100 * rank + d;
+        one[d] = 1;
+        sd[d] = d;
+        rd[d] = 2 * (size - 1 - d);
+        rb[2 * d] = rb[2 * d + 1] = -1;
+    }
+    MPI_OK(MPI_Alltoallv_c(sb, one, sd, MPI_INT, rb, one, rd, MPI_INT, MPI_COMM_WORLD));
+    for (int s = 0; s < size; s++)
+        CHECK(rb[2 * (size - 1 - s)] == 100 * s + rank, "Alltoallv_c: from %d got %d", s,
+              rb[2 * (size - 1 - s)]);
+    /* alltoallw: the same in bytes */
+    MPI_Datatype *types = malloc((size_t)size * sizeof(*types));
+    for (int d = 0; d < size; d++) {
+        types[d] = MPI_INT;
+        sd[d] = (MPI_Aint)(d * sizeof(int));
+        rd[d] = (MPI_Aint)(2 * (size - 1 - d) * sizeof(int));
+        rb[2 * d] = -1;
+    }
+    MPI_OK(MPI_Alltoallw_c(sb, one, sd, types, rb, one, rd, types, MPI_COMM_WORLD));
+    for (int s = 0; s < size; s++)
+        CHECK(rb[2 * (size - 1 - s)] == 100 * s + rank, "Alltoallw_c: from %d got %d", s,
+              rb[2 * (size - 1 - s)]);
+    free(types);
+    free(sb);
+    free(rb);
+    free(one);
+    free(sd);
+    free(rd);
+    free(counts);
+    free(displs);
+    free(all);
+}
+
+static void reductions(int rank, int size)
+{
+    long v[3] = { rank, 2 * rank, 3 }, r[3];
+    MPI_OK(MPI_Allreduce_c(v, r, 3, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+    long s = (long)size * (size - 1) / 2;
+    CHECK(r[0] == s && r[1] == 2 * s && r[2] == 3L * size, "Allreduce_c: %ld %ld %ld", r[0], r[1], r[2]);
+
+    MPI_Op op;
+    MPI_OK(MPI_Op_create_c(user_sum_c, 1, &op));
+    long a[4] = { 1, 2, 3, 4 }, b[4] = { 5, 6, 7, 8 };
+    MPI_OK(MPI_Reduce_local_c(a, b, 4, MPI_LONG, op));
+    CHECK(user_len == 4, "MPI_User_function_c got len %lld, not 4", (long long)user_len);
+    for (int i = 0; i < 4; i++)
+        CHECK(b[i] == (i + 5) + 10 * (i + 1), "Reduce_local_c with Op_create_c: b[%d] = %ld", i, b[i]);
+    MPI_OK(MPI_Op_free(&op));
+}
+
+static void rma(int rank, int size)
+{
+    long *base;
+    MPI_Win win;
+    MPI_OK(MPI_Win_allocate_c((MPI_Aint)(size * sizeof(long)), (MPI_Aint)sizeof(long), MPI_INFO_NULL,
+                              MPI_COMM_WORLD, &base, &win));
+    for (int i = 0; i < size; i++)
+        base[i] = -1;
+    MPI_OK(MPI_Win_fence(0, win));
+    long mine = 10 * rank + 1, got = 0;
+    MPI_OK(MPI_Put_c(&mine, 1, MPI_LONG, (rank + 1) % size, rank, 1, MPI_LONG, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    int left = (rank + size - 1) % size;
+    CHECK(base[left] == 10 * left + 1, "Put_c: base[%d] = %ld", left, base[left]);
+    MPI_OK(MPI_Get_c(&got, 1, MPI_LONG, (rank + 1) % size, rank, 1, MPI_LONG, win));   /* what we put */
+    MPI_OK(MPI_Win_fence(0, win));
+    CHECK(got == mine, "Get_c gave %ld, not %ld", got, mine);
+    MPI_OK(MPI_Accumulate_c(&mine, 1, MPI_LONG, 0, size - 1, 1, MPI_LONG, MPI_SUM, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    if (rank == 0) {
+        /* rank size-1's put, then every rank's 10 r + 1 */
+        long want = 10L * (size - 1) + 1 + 10L * size * (size - 1) / 2 + size;
+        CHECK(base[size - 1] == want, "Accumulate_c: %ld, not %ld", base[size - 1], want);
+    }
+    MPI_OK(MPI_Win_free(&win));
+
+    MPI_Comm node;
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_OK(MPI_Win_allocate_shared_c(24, 8, MPI_INFO_NULL, node, &base, &win));
+    MPI_Aint qsize = 0, unit = 0;
+    long *qbase = NULL;
+    MPI_OK(MPI_Win_shared_query_c(win, 0, &qsize, &unit, &qbase));
+    CHECK(qsize == 24 && unit == 8 && qbase != NULL, "Win_shared_query_c: size %ld unit %ld", (long)qsize,
+          (long)unit);
+    MPI_OK(MPI_Win_free(&win));
+    MPI_OK(MPI_Comm_free(&node));
+}
+
+static void types(void)
+{
+    MPI_Datatype t, u;
+    MPI_Count size = 0, lb = -1, extent = 0;
+    int isize = 0;
+
+    /* more than INT_MAX elements: a type of 2^31 + 5 bytes */
+    MPI_OK(MPI_Type_contiguous_c(BIG + 5, MPI_BYTE, &t));
+    MPI_OK(MPI_Type_size_c(t, &size));
+    MPI_OK(MPI_Type_get_extent_c(t, &lb, &extent));
+    MPI_OK(MPI_Type_size(t, &isize));
+    CHECK(size == BIG + 5 && lb == 0 && extent == BIG + 5, "contiguous_c(2^31+5 bytes): size %lld lb %lld "
+          "extent %lld", (long long)size, (long long)lb, (long long)extent);
+    CHECK(isize == MPI_UNDEFINED, "MPI_Type_size of a 2^31+5 byte type gave %d", isize);
+    /* 2^32 ints (16 GiB, never allocated): counts multiply */
+    MPI_OK(MPI_Type_contiguous_c((MPI_Count)1 << 32, MPI_INT, &u));
+    MPI_OK(MPI_Type_size_c(u, &size));
+    MPI_OK(MPI_Type_get_true_extent_c(u, &lb, &extent));
+    CHECK(size == (MPI_Count)1 << 34 && lb == 0 && extent == (MPI_Count)1 << 34,
+          "contiguous_c(2^32 MPI_INT): size %lld true extent %lld", (long long)size, (long long)extent);
+    MPI_OK(MPI_Pack_size_c(3, u, MPI_COMM_WORLD, &size));
+    CHECK(size == 3 * ((MPI_Count)1 << 34), "Pack_size_c of 3 such: %lld", (long long)size);
+    MPI_OK(MPI_Type_free(&u));
+    MPI_OK(MPI_Type_free(&t));
+
+    /* small counts through the other constructors: size and extent from
+     * their definitions (MPI-4.1 5.1.2-5.1.5) */
+    MPI_OK(MPI_Type_vector_c(3, 2, 5, MPI_INT, &t));
+    MPI_OK(MPI_Type_size_c(t, &size));
+    MPI_OK(MPI_Type_get_extent_c(t, &lb, &extent));
+    CHECK(size == 24 && extent == (2 * 5 + 2) * 4, "vector_c: size %lld extent %lld", (long long)size,
+          (long long)extent);
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_create_hvector_c(2, 3, 100, MPI_DOUBLE, &t));
+    MPI_OK(MPI_Type_get_extent_c(t, &lb, &extent));
+    CHECK(extent == 100 + 24, "hvector_c extent %lld", (long long)extent);
+    MPI_OK(MPI_Type_free(&t));
+    MPI_Count bl[2] = { 2, 1 };
+    MPI_Count idisp[2] = { 4, 0 };
+    MPI_Aint adisp[2] = { 16, 40 };
+    MPI_Datatype tys[2] = { MPI_INT, MPI_DOUBLE };
+    MPI_OK(MPI_Type_indexed_c(2, bl, idisp, MPI_INT, &t));
+    MPI_OK(MPI_Type_size_c(t, &size));
+    MPI_OK(MPI_Type_get_extent_c(t, &lb, &extent));
+    CHECK(size == 12 && lb == 0 && extent == 24, "indexed_c: size %lld lb %lld extent %lld", (long long)size,
+          (long long)lb, (long long)extent);
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_create_hindexed_c(2, bl, adisp, MPI_INT, &t));
+    MPI_OK(MPI_Type_get_true_extent_c(t, &lb, &extent));
+    CHECK(lb == 16 && extent == 40 + 4 - 16, "hindexed_c: true lb %lld extent %lld", (long long)lb,
+          (long long)extent);
+    MPI_OK(MPI_Type_free(&t));
+    MPI_OK(MPI_Type_create_struct_c(2, bl, adisp, tys, &t));
+    MPI_OK(MPI_Type_size_c(t, &size));
+    MPI_OK(MPI_Type_get_extent_c(t, &lb, &extent));
+    CHECK(size == 16 && lb == 16 && extent == 32, "struct_c: size %lld lb %lld extent %lld", (long long)size,
+          (long long)lb, (long long)extent);
+    MPI_OK(MPI_Type_create_resized_c(t, 0, 64, &u));
+    MPI_OK(MPI_Type_get_extent_c(u, &lb, &extent));
+    CHECK(lb == 0 && extent == 64, "resized_c: lb %lld extent %lld", (long long)lb, (long long)extent);
+    MPI_OK(MPI_Type_free(&u));
+    MPI_OK(MPI_Type_free(&t));
+
+    /* pack / unpack through the _c forms */
+    int in[4] = { 1, 2, 3, 4 }, back[4] = { 0 };
+    char packed[64];
+    MPI_Count pos = 0;
+    MPI_OK(MPI_Pack_c(in, 4, MPI_INT, packed, sizeof(packed), &pos, MPI_COMM_WORLD));
+    CHECK(pos == 16, "Pack_c position %lld", (long long)pos);
+    pos = 0;
+    MPI_OK(MPI_Unpack_c(packed, 16, &pos, back, 4, MPI_INT, MPI_COMM_WORLD));
+    CHECK(pos == 16 && memcmp(in, back, sizeof(in)) == 0, "Unpack_c position %lld", (long long)pos);
+}
+
+static void statuses(void)
+{
+    MPI_Status st;
+    MPI_Count n = 0, e = 0;
+    int in = 0;
+    memset(&st, 0, sizeof(st));
+    /* 2^31 + 3 ints: 2^33 + 12 bytes, beyond 32 bits */
+    MPI_OK(MPI_Status_set_elements_c(&st, MPI_INT, BIG + 3));
+    MPI_OK(MPI_Get_count_c(&st, MPI_INT, &n));
+    MPI_OK(MPI_Get_elements_c(&st, MPI_INT, &e));
+    MPI_OK(MPI_Get_count(&st, MPI_INT, &in));
+    CHECK(n == BIG + 3 && e == BIG + 3, "status of 2^31+3 ints: count %lld elements %lld", (long long)n,
+          (long long)e);
+    CHECK(in == MPI_UNDEFINED, "MPI_Get_count of 2^31+3 ints gave %d", in);
+    MPI_OK(MPI_Get_count_c(&st, MPI_SHORT, &n));
+    CHECK(n == 2 * (BIG + 3), "the same bytes as shorts: %lld", (long long)n);
+    MPI_OK(MPI_Get_count_c(&st, MPI_DOUBLE, &n));
+    CHECK(n == MPI_UNDEFINED, "2^33+12 bytes as doubles: %lld, not MPI_UNDEFINED", (long long)n);
+}
+
+static void errors(int rank)
+{
+    int buf[4] = { 0 };
+    MPI_Datatype t;
+    MPI_Status st;
+    MPI_Request rq;
+    int rc;
+    rc = MPI_Send_c(buf, -1, MPI_INT, rank, 0, MPI_COMM_WORLD);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Send_c count -1: class %d", mt_class(rc));
+    rc = MPI_Recv_c(buf, (MPI_Count)INT_MIN - 5, MPI_INT, rank, 0, MPI_COMM_WORLD, &st);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Recv_c count INT_MIN-5: class %d", mt_class(rc));
+    rc = MPI_Irecv_c(buf, -3, MPI_INT, rank, 0, MPI_COMM_WORLD, &rq);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Irecv_c count -3: class %d", mt_class(rc));
+    rc = MPI_Bcast_c(buf, -2, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Bcast_c count -2: class %d", mt_class(rc));
+    rc = MPI_Type_contiguous_c(-1, MPI_INT, &t);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Type_contiguous_c count -1: class %d", mt_class(rc));
+    rc = MPI_Type_contiguous_c(BIG, MPI_DATATYPE_NULL, &t);
+    CHECK(mt_class(rc) == MPI_ERR_TYPE, "Type_contiguous_c of MPI_DATATYPE_NULL: class %d", mt_class(rc));
+    rc = MPI_Type_contiguous_c((MPI_Count)1 << 62, MPI_DOUBLE, &t);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Type_contiguous_c 2^62 doubles (2^65 bytes): class %d", mt_class(rc));
+    rc = MPI_Status_set_elements_c(&st, MPI_INT, -1);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Status_set_elements_c -1: class %d", mt_class(rc));
+    rc = MPI_Pack_size_c(-4, MPI_INT, MPI_COMM_WORLD, &(MPI_Count){ 0 });
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Pack_size_c -4: class %d", mt_class(rc));
+    MPI_Count neg[64];
+    MPI_Aint d[64] = { 0 };
+    for (int i = 0; i < 64; i++)
+        neg[i] = -1;
+    rc = MPI_Alltoallv_c(buf, neg, d, MPI_INT, buf, neg, d, MPI_INT, MPI_COMM_WORLD);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Alltoallv_c counts -1: class %d", mt_class(rc));
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mt_rank = rank;
+    const char *mode = argc > 1 ? argv[1] : "api";
+    if (!strcmp(mode, "p2p")) {
+        CHECK(size == 2, "p2p runs on 2 ranks");
+        p2p(rank);
+    } else if (!strcmp(mode, "coll")) {
+        CHECK(size == 2, "coll runs on 2 ranks");
+        coll(rank);
+    } else {
+        CHECK(size <= 64, "api runs on at most 64 ranks");
+        pt2pt_small(rank, size);
+        v_colls(rank, size);
+        reductions(rank, size);
+        rma(rank, size);
+        types();
+        statuses();
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+        errors(rank);
+        if (rank == 0)
+            printf("api: the _c forms agree with the standard on %d ranks\n", size);
+    }
+    MPI_Finalize();
+    return 0;
+}
