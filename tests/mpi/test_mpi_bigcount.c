@@ -212,6 +212,80 @@ static void v_colls(int rank, int size)
     free(all);
 }
 
+/* Displacements beyond INT_MAX (the large form of the v-collectives,
+ * src/mpi/large_vcoll.c): peer r's 16-byte block lands 2^31 + 64 r bytes
+ * into a buffer of which only those pages are ever touched. */
+#define FAR(r) (BIG + 64 * (MPI_Aint)(r))
+
+static unsigned char blockbyte(int from, int to, int j)
+{
+    return (unsigned char)(1 + from * 16 + to * 4 + j);
+}
+
+static void check_far(const char *what, const unsigned char *buf, int from, int to)
+{
+    for (int j = 0; j < 16; j++)
+        CHECK(buf[FAR(from) + j] == blockbyte(from, to, j), "%s: byte %d of block from %d is %u", what, j, from,
+              buf[FAR(from) + j]);
+    CHECK(buf[FAR(from) - 1] == 0 && buf[FAR(from) + 16] == 0, "%s: wrote around block %d", what, from);
+}
+
+static void v_colls_far(int rank, int size)
+{
+    const MPI_Count len = FAR(size) + 64;
+    unsigned char *buf = big_buffer(len), mine[16 * 64];
+    MPI_Count *counts = malloc((size_t)size * sizeof(*counts));
+    MPI_Aint *far = malloc((size_t)size * sizeof(*far)), *near = malloc((size_t)size * sizeof(*near));
+    MPI_Datatype *bytes = malloc((size_t)size * sizeof(*bytes));
+    for (int r = 0; r < size; r++) {
+        counts[r] = 16;
+        far[r] = FAR(r);
+        near[r] = 16 * r;
+        bytes[r] = MPI_BYTE;
+        for (int j = 0; j < 16; j++)
+            mine[16 * r + j] = blockbyte(rank, r, j);   /* what this rank sends to r */
+    }
+    MPI_OK(MPI_Allgatherv_c(mine, 16, MPI_BYTE, buf, counts, far, MPI_BYTE, MPI_COMM_WORLD));
+    for (int r = 0; r < size; r++) {
+        for (int j = 0; j < 16; j++)   /* allgatherv: everyone got the block rank r sends to 0 */
+            CHECK(buf[FAR(r) + j] == blockbyte(r, 0, j), "Allgatherv_c: byte %d of block %d", j, r);
+        memset(buf + FAR(r), 0, 16);
+    }
+    MPI_OK(MPI_Alltoallv_c(mine, counts, near, MPI_BYTE, buf, counts, far, MPI_BYTE, MPI_COMM_WORLD));
+    for (int r = 0; r < size; r++)
+        check_far("Alltoallv_c", buf, r, rank);
+    for (int r = 0; r < size; r++)
+        memset(buf + FAR(r), 0, 16);
+    MPI_OK(MPI_Alltoallw_c(mine, counts, near, bytes, buf, counts, far, bytes, MPI_COMM_WORLD));
+    for (int r = 0; r < size; r++)
+        check_far("Alltoallw_c", buf, r, rank);
+    for (int r = 0; r < size; r++)
+        memset(buf + FAR(r), 0, 16);
+    int root = size - 1;
+    MPI_OK(MPI_Gatherv_c(mine + 16 * root, 16, MPI_BYTE, buf, counts, far, MPI_BYTE, root, MPI_COMM_WORLD));
+    if (rank == root)
+        for (int r = 0; r < size; r++)
+            check_far("Gatherv_c", buf, r, root);
+    /* scatterv from those blocks back: rank r gets the block r sent */
+    unsigned char got[16] = { 0 };
+    MPI_OK(MPI_Scatterv_c(buf, counts, far, MPI_BYTE, got, 16, MPI_BYTE, root, MPI_COMM_WORLD));
+    for (int j = 0; j < 16; j++)
+        CHECK(got[j] == blockbyte(rank, root, j), "Scatterv_c: byte %d is %u", j, got[j]);
+    /* in place: this rank's own block is already there */
+    for (int r = 0; r < size; r++)
+        memset(buf + FAR(r), 0, 16);
+    memcpy(buf + FAR(rank), mine, 16);
+    MPI_OK(MPI_Allgatherv_c(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, counts, far, MPI_BYTE, MPI_COMM_WORLD));
+    for (int r = 0; r < size; r++)
+        for (int j = 0; j < 16; j++)
+            CHECK(buf[FAR(r) + j] == blockbyte(r, 0, j), "Allgatherv_c in place: byte %d of block %d", j, r);
+    free(counts);
+    free(far);
+    free(near);
+    free(bytes);
+    munmap(buf, (size_t)len);
+}
+
 static void reductions(int rank, int size)
 {
     long v[3] = { rank, 2 * rank, 3 }, r[3];
@@ -412,6 +486,7 @@ int main(int argc, char **argv)
         CHECK(size <= 64, "api runs on at most 64 ranks");
         pt2pt_small(rank, size);
         v_colls(rank, size);
+        v_colls_far(rank, size);
         reductions(rank, size);
         rma(rank, size);
         types();
