@@ -413,6 +413,25 @@ static void types(void)
     pos = 0;
     MPI_OK(MPI_Unpack_c(packed, 16, &pos, back, 4, MPI_INT, MPI_COMM_WORLD));
     CHECK(pos == 16 && memcmp(in, back, sizeof(in)) == 0, "Unpack_c position %lld", (long long)pos);
+    /* positions beyond INT_MAX in a (sparse) buffer of 2^31 + 64 bytes */
+    unsigned char *far = big_buffer(BIG + 64);
+    pos = BIG + 8;
+    MPI_OK(MPI_Pack_c(in, 4, MPI_INT, far, BIG + 64, &pos, MPI_COMM_WORLD));
+    CHECK(pos == BIG + 24 && memcmp(far + BIG + 8, in, sizeof(in)) == 0, "Pack_c at 2^31+8: position %lld",
+          (long long)pos);
+    memset(back, 0, sizeof(back));
+    pos = BIG + 8;
+    MPI_OK(MPI_Unpack_c(far, BIG + 64, &pos, back, 4, MPI_INT, MPI_COMM_WORLD));
+    CHECK(pos == BIG + 24 && memcmp(in, back, sizeof(in)) == 0, "Unpack_c at 2^31+8: position %lld",
+          (long long)pos);
+    pos = BIG + 56;   /* 16 bytes do not fit in the 8 left */
+    MPI_Errhandler eh;
+    MPI_OK(MPI_Comm_get_errhandler(MPI_COMM_WORLD, &eh));
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    int rc = MPI_Pack_c(in, 4, MPI_INT, far, BIG + 64, &pos, MPI_COMM_WORLD);
+    CHECK(rc != MPI_SUCCESS && pos == BIG + 56, "Pack_c past the end: rc %d position %lld", rc, (long long)pos);
+    MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh));
+    munmap(far, (size_t)BIG + 64);
 }
 
 static void statuses(void)
