@@ -23,21 +23,40 @@ static int window(const struct rch_mpi_large_ctx *x, const char *size_arg, MPI_C
     return MPI_SUCCESS;
 }
 
+/* The int form's arguments: the window of the buffer (base, room), the
+ * position in it (pos) and the data as (n, *t). */
+struct packing {
+    MPI_Count base;
+    int room, pos, n;
+};
+
+static int prepare(const struct rch_mpi_large_ctx *x, const char *size_arg, MPI_Count size,
+                   const MPI_Count *position, const char *count_arg, MPI_Count count, MPI_Datatype dt,
+                   struct packing *p, MPI_Datatype *t)
+{
+    int err;
+    p->pos = 0;
+    *t = dt;
+    if ((err = window(x, size_arg, size, position, &p->base, &p->room)) ||
+        (position && !p->base && (err = rch_mpi_large_int(x, "position", 0, *position, &p->pos))))
+        return err;
+    return rch_mpi_large_buf(x, count_arg, count, dt, &p->n, t);
+}
+
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
                 MPI_Count *position, MPI_Comm comm)
 {
     struct rch_mpi_large_ctx x = { "MPI_Pack_c", comm, MPI_WIN_NULL };
-    MPI_Count base;
-    int n, room, pos = 0, err;
-    MPI_Datatype t = datatype;
-    if ((err = window(&x, "outsize", outsize, position, &base, &room)) ||
-        (position && !base && (err = rch_mpi_large_int(&x, "position", 0, *position, &pos))) ||
-        (err = rch_mpi_large_buf(&x, "incount", incount, datatype, &n, &t)))
+    struct packing p;
+    MPI_Datatype t;
+    int err = prepare(&x, "outsize", outsize, position, "incount", incount, datatype, &p, &t);
+    if (err)
         return err;
-    err = PMPI_Pack(inbuf, n, t, outbuf ? (char *)outbuf + base : NULL, room, position ? &pos : NULL, comm);
+    err = PMPI_Pack(inbuf, p.n, t, outbuf ? (char *)outbuf + p.base : NULL, p.room, position ? &p.pos : NULL,
+                    comm);
     rch_mpi_large_buf_done(t, datatype);
     if (!err)
-        *position = base + pos;
+        *position = p.base + p.pos;
     return err;
 }
 #pragma weak MPI_Pack_c = PMPI_Pack_c
@@ -46,18 +65,16 @@ int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void
                   MPI_Datatype datatype, MPI_Comm comm)
 {
     struct rch_mpi_large_ctx x = { "MPI_Unpack_c", comm, MPI_WIN_NULL };
-    MPI_Count base;
-    int n, room, pos = 0, err;
-    MPI_Datatype t = datatype;
-    if ((err = window(&x, "insize", insize, position, &base, &room)) ||
-        (position && !base && (err = rch_mpi_large_int(&x, "position", 0, *position, &pos))) ||
-        (err = rch_mpi_large_buf(&x, "outcount", outcount, datatype, &n, &t)))
+    struct packing p;
+    MPI_Datatype t;
+    int err = prepare(&x, "insize", insize, position, "outcount", outcount, datatype, &p, &t);
+    if (err)
         return err;
-    err = PMPI_Unpack(inbuf ? (const char *)inbuf + base : NULL, room, position ? &pos : NULL, outbuf, n, t,
-                      comm);
+    err = PMPI_Unpack(inbuf ? (const char *)inbuf + p.base : NULL, p.room, position ? &p.pos : NULL, outbuf, p.n,
+                      t, comm);
     rch_mpi_large_buf_done(t, datatype);
     if (!err)
-        *position = base + pos;
+        *position = p.base + p.pos;
     return err;
 }
 #pragma weak MPI_Unpack_c = PMPI_Unpack_c
