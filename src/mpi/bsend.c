@@ -1,5 +1,5 @@
 /*
- * Buffered sends: Buffer_attach, Buffer_detach, Bsend, Ibsend.
+ * Buffered sends: Buffer_attach(_c), Buffer_detach(_c), Bsend, Ibsend.
  *
  * The attached buffer holds one segment per message still in flight: a
  * header (what the segment spans and its device request) followed by the
@@ -13,6 +13,7 @@
  * Overhead per message: the header rounded up to 16 bytes plus up to 15
  * bytes of alignment, well under MPI_BSEND_OVERHEAD (96).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpi/mpi_impl.h"
@@ -110,48 +111,83 @@ void rch_mpi_bsend_flush(void)
     }
 }
 
-int PMPI_Buffer_attach(void *buffer, int size)
+/* MPI_Buffer_attach(_c): the buffer's size is an MPI_Count in the _c form. */
+static int attach(const char *fn, void *buffer, MPI_Count size)
 {
-    RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Buffer_attach");
+    int err = rch_mpi_check_init(fn);
     if (err)
         return err;
     if (size < 0)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Buffer_attach: invalid size %d", size);
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: invalid size %lld", fn, (long long)size);
     if (!buffer && size > 0)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_BUFFER, "MPI_Buffer_attach: argument buffer is NULL");
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_BUFFER, "%s: argument buffer is NULL", fn);
     if (bbuf)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_BUFFER,
-                           "MPI_Buffer_attach: a buffer (%zu bytes) is already attached; detach it first", bsize);
+                           "%s: a buffer (%zu bytes) is already attached; detach it first", fn, bsize);
     bbuf = buffer ? buffer : (char *)&bbuf;   /* a zero-size attach is still an attach */
     bsize = (size_t)size;
     segs = NULL;
     return MPI_SUCCESS;
 }
-#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
+int PMPI_Buffer_attach(void *buffer, int size)
 {
     RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Buffer_detach");
+    return attach("MPI_Buffer_attach", buffer, size);
+}
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    RCH_MPI_CS();
+    return attach("MPI_Buffer_attach_c", buffer, size);
+}
+#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+
+/* MPI_Buffer_detach(_c); max: the largest size the caller's type holds (a
+ * larger buffer stays attached: MPI_ERR_VALUE_TOO_LARGE, MPI-4.1's class for
+ * an output an int cannot hold). */
+static int detach(const char *fn, void *buffer_addr, MPI_Count *size, MPI_Count max)
+{
+    int err = rch_mpi_check_init(fn);
     if (err)
         return err;
     if (!buffer_addr || !size)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Buffer_detach: argument %s is NULL",
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument %s is NULL", fn,
                            !buffer_addr ? "buffer_addr" : "size");
     if (!bbuf) {
         *(void **)buffer_addr = NULL;
         *size = 0;
         return MPI_SUCCESS;
     }
+    if ((MPI_Count)bsize > max)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_VALUE_TOO_LARGE,
+                           "%s: the attached buffer's %zu bytes do not fit an int (MPI_Buffer_detach_c)", fn, bsize);
     rch_mpi_bsend_flush();       /* MPI: blocks until every buffered message has left */
     *(void **)buffer_addr = bbuf == (char *)&bbuf ? NULL : bbuf;
-    *size = (int)bsize;
+    *size = (MPI_Count)bsize;
     bbuf = NULL;
     bsize = 0;
     return MPI_SUCCESS;
 }
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    RCH_MPI_CS();
+    MPI_Count n = 0;
+    int err = detach("MPI_Buffer_detach", buffer_addr, size ? &n : NULL, INT_MAX);
+    if (!err)
+        *size = (int)n;
+    return err;
+}
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    RCH_MPI_CS();
+    return detach("MPI_Buffer_detach_c", buffer_addr, size, INT64_MAX);
+}
+#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 
 int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct rch_mpi_type *t, int dest,
                         int tag, struct rch_mpi_comm *c, struct rch_dev_req **owned)

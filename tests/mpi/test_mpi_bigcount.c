@@ -286,6 +286,28 @@ static void v_colls_far(int rank, int size)
     munmap(buf, (size_t)len);
 }
 
+/* An attached buffer of 2^31 + 4096 bytes (sparse: a buffered send touches
+ * only what it uses): MPI_Buffer_detach cannot say its size in an int. */
+static void buffered(int rank, int size)
+{
+    const MPI_Count len = BIG + 4096;
+    unsigned char *b = big_buffer(len);
+    void *addr = NULL;
+    MPI_Count got = 0;
+    int isize = 0, v = 40 + rank, r = -1;
+    MPI_OK(MPI_Buffer_attach_c(b, len));
+    MPI_OK(MPI_Bsend_c(&v, 1, MPI_INT, (rank + 1) % size, 3, MPI_COMM_WORLD));
+    MPI_OK(MPI_Recv_c(&r, 1, MPI_INT, (rank + size - 1) % size, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(r == 40 + (rank + size - 1) % size, "Bsend_c through a 2^31+4096-byte buffer: got %d", r);
+    int rc = MPI_Buffer_detach(&addr, &isize);
+    CHECK(mt_class(rc) == MPI_ERR_VALUE_TOO_LARGE, "MPI_Buffer_detach of 2^31+4096 bytes: class %d",
+          mt_class(rc));
+    MPI_OK(MPI_Buffer_detach_c(&addr, &got));
+    CHECK(addr == b && got == len, "Buffer_detach_c: %p %lld, not %p %lld", addr, (long long)got, (void *)b,
+          (long long)len);
+    munmap(b, (size_t)len);
+}
+
 static void reductions(int rank, int size)
 {
     long v[3] = { rank, 2 * rank, 3 }, r[3];
@@ -513,6 +535,7 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
         MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
         errors(rank);
+        buffered(rank, size);
         if (rank == 0)
             printf("api: the _c forms agree with the standard on %d ranks\n", size);
     }
