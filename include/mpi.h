@@ -1318,6 +1318,14 @@ RDMACH_MPI_FN(int, Type_create_subarray_c, (int ndims, const MPI_Count array_of_
                                             const MPI_Count array_of_subsizes[],
                                             const MPI_Count array_of_starts[], int order,
                                             MPI_Datatype oldtype, MPI_Datatype *newtype))
+RDMACH_MPI_FN(int, Type_get_contents_c, (MPI_Datatype datatype, MPI_Count max_integers,
+                                         MPI_Count max_addresses, MPI_Count max_large_counts,
+                                         MPI_Count max_datatypes, int array_of_integers[],
+                                         MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                                         MPI_Datatype array_of_datatypes[]))
+RDMACH_MPI_FN(int, Type_get_envelope_c, (MPI_Datatype datatype, MPI_Count *num_integers,
+                                         MPI_Count *num_addresses, MPI_Count *num_large_counts,
+                                         MPI_Count *num_datatypes, int *combiner))
 RDMACH_MPI_FN(int, Type_get_extent_c, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
 RDMACH_MPI_FN(int, Type_get_true_extent_c, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent))
 RDMACH_MPI_FN(int, Type_indexed_c, (MPI_Count count, const MPI_Count array_of_blocklengths[],

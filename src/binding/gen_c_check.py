@@ -10,7 +10,8 @@ count or the return type is an error naming the function.
 
 Given MPICH's mpi_proto.h (and mpio.h, ROMIO's I/O chapter), the file checks the large-count functions
 instead: for every MPI_<name>_c MPICH declares and the description derives
-(large= not none), MPI_<name>_c against the POLY substitution (compiled
+(large= not none), MPI_<name>_c against the POLY substitution, and those
+described as <name>_c themselves (MPI_Type_get_envelope_c) as they are (compiled
 against MPICH's mpi.h). MPI_Aint and MPI_Count are both long there, so the
 check cannot tell them apart; everything else it can.
 """
@@ -29,6 +30,9 @@ def main(desc, out, *mpich_protos):
                  for name in re.findall(r'^int MPI_(\w+)_c\(', open(proto).read(), flags=re.M)}
         checks = [(fn, f'MPI_{fn.name}_c', fn.c_params(large=True)) for fn in fns
                   if fn.name in large and fn.large != 'none']
+        # the _c functions described on their own (more parameters than the int form)
+        checks += [(fn, f'MPI_{fn.name}', fn.c_params()) for fn in fns
+                   if fn.name.endswith('_c') and fn.name[:-2] in large]
     else:
         checks = [(fn, f'{prefix}{fn.name}', fn.c_params()) for fn in fns
                   for prefix in ('MPI_', 'PMPI_')]

@@ -294,36 +294,66 @@ int PMPI_Address(void *location, MPI_Aint *address)
 
 /* ---- decoding (envelope and contents) ---- */
 
+static struct rch_mpi_type_obj *envelope(const char *fn, MPI_Datatype datatype, const void *num_integers,
+                                          const void *num_addresses, const void *num_datatypes,
+                                          int *combiner, int *rc)
+{
+    struct rch_mpi_type_obj *o = query(fn, datatype, rc, num_integers, "num_integers",
+                                       num_addresses, "num_addresses");
+    if (!o)
+        return NULL;
+    if (!num_datatypes || !combiner) {
+        *rc = null_arg(fn, !num_datatypes ? "num_datatypes" : "combiner");
+        return NULL;
+    }
+    *combiner = o->t.predefined ? MPI_COMBINER_NAMED : o->combiner;
+    return o;
+}
+
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Type_get_envelope";
     int rc;
-    struct rch_mpi_type_obj *o = query(fn, datatype, &rc, num_integers, "num_integers",
-                                       num_addresses, "num_addresses");
+    struct rch_mpi_type_obj *o = envelope("MPI_Type_get_envelope", datatype, num_integers, num_addresses,
+                                          num_datatypes, combiner, &rc);
     if (!o)
         return rc;
-    if (!num_datatypes)
-        return null_arg(fn, "num_datatypes");
-    if (!combiner)
-        return null_arg(fn, "combiner");
     *num_integers = o->nints;
     *num_addresses = o->naints;
     *num_datatypes = o->ntypes;
-    *combiner = o->t.predefined ? MPI_COMBINER_NAMED : o->combiner;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
 
-/* The derived types returned are references the caller frees with
- * MPI_Type_free (MPI-3.1 4.1.13); predefined ones are returned as they are. */
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
-                           int array_of_integers[], MPI_Aint array_of_addresses[],
-                           MPI_Datatype array_of_datatypes[])
+/* A type's construction record holds ints: its _c constructors call the int
+ * ones, a count over INT_MAX as one element of a contiguous type
+ * (src/mpi/large.c). So no type has large counts. */
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
+                             MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Type_get_contents";
+    static const char fn[] = "MPI_Type_get_envelope_c";
+    int rc;
+    struct rch_mpi_type_obj *o = envelope(fn, datatype, num_integers, num_addresses, num_datatypes, combiner, &rc);
+    if (!o)
+        return rc;
+    if (!num_large_counts)
+        return null_arg(fn, "num_large_counts");
+    *num_integers = o->nints;
+    *num_addresses = o->naints;
+    *num_large_counts = 0;
+    *num_datatypes = o->ntypes;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
+
+/* The derived types returned are references the caller frees with
+ * MPI_Type_free (MPI-3.1 4.1.13); predefined ones are returned as they are. */
+static int contents(const char *fn, MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                    MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                    MPI_Datatype array_of_datatypes[])
+{
     int rc;
     struct rch_mpi_type_obj *o = query(fn, datatype, &rc, NULL, NULL, NULL, NULL);
     if (!o)
@@ -334,9 +364,10 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
                            fn, o->t.name[0] ? o->t.name : "(unnamed)");
     if (max_integers < o->nints || max_addresses < o->naints || max_datatypes < o->ntypes)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                           "%s: arrays too small: max_integers %d, max_addresses %d, max_datatypes %d "
-                           "but the type needs %d, %d, %d (see MPI_Type_get_envelope)",
-                           fn, max_integers, max_addresses, max_datatypes, o->nints, o->naints, o->ntypes);
+                           "%s: arrays too small: max_integers %lld, max_addresses %lld, max_datatypes %lld "
+                           "but the type needs %d, %d, %d (see MPI_Type_get_envelope)", fn,
+                           (long long)max_integers, (long long)max_addresses, (long long)max_datatypes, o->nints,
+                           o->naints, o->ntypes);
     if ((o->nints && !array_of_integers) || (o->naints && !array_of_addresses) ||
         (o->ntypes && !array_of_datatypes))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: NULL output array", fn);
@@ -352,7 +383,31 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     }
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                           int array_of_integers[], MPI_Aint array_of_addresses[],
+                           MPI_Datatype array_of_datatypes[])
+{
+    RCH_MPI_CS();
+    return contents("MPI_Type_get_contents", datatype, max_integers, max_addresses, max_datatypes,
+                    array_of_integers, array_of_addresses, array_of_datatypes);
+}
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+
+/* No large counts (MPI_Type_get_envelope_c): max_large_counts and
+ * array_of_large_counts are not used. */
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
+                             MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                             MPI_Datatype array_of_datatypes[])
+{
+    RCH_MPI_CS();
+    (void)max_large_counts;
+    (void)array_of_large_counts;
+    return contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses, max_datatypes,
+                    array_of_integers, array_of_addresses, array_of_datatypes);
+}
+#pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
 
 /* ---- Fortran size-specific types ---- */
 
