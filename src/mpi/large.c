@@ -108,9 +108,23 @@ static int contiguous(const struct rch_mpi_large_ctx *x, const char *arg, MPI_Co
     PMPI_Type_free(&parts);
     if (!err && (err = PMPI_Type_commit(&big)))
         PMPI_Type_free(&big);
-    if (!err)
+    if (!err) {
+        struct rch_mpi_type_obj *o = rch_mpi_type_lookup(big);
+        o->large_base = dt;
+        o->large_n = count;
         *out = big;
+    }
     return err;
+}
+
+int rch_mpi_large_origin(const struct rch_mpi_type *t, MPI_Datatype *base, MPI_Count *n)
+{
+    const struct rch_mpi_type_obj *o = rch_mpi_type_obj_of(t);
+    if (t->predefined || o->large_n == 0)
+        return 0;
+    *base = o->large_base;
+    *n = o->large_n;
+    return 1;
 }
 
 int rch_mpi_large_buf(const struct rch_mpi_large_ctx *x, const char *arg, MPI_Count count, MPI_Datatype dt,

@@ -32,6 +32,9 @@ int rch_mpi_large_ints(const struct rch_mpi_large_ctx *x, const char *arg, int d
 int rch_mpi_large_buf(const struct rch_mpi_large_ctx *x, const char *arg, MPI_Count count, MPI_Datatype dt,
                       int *count_i, MPI_Datatype *dt_i);
 void rch_mpi_large_buf_done(MPI_Datatype dt_i, MPI_Datatype dt);
+/* Whether t is such a contiguous type: then *base and *n are what it holds
+ * (a user reduction is given them, not the library's type: op_bind.c). */
+int rch_mpi_large_origin(const struct rch_mpi_type *t, MPI_Datatype *base, MPI_Count *n);
 /* Lengths of the v-collectives' arrays: comm's size and its topology's
  * in (out = 0) or out-degree; 0 for an invalid communicator (the int
  * function reports it). */

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "mpi/coll_bind.h"
+#include "mpi/large.h"
 
 enum group { G_NONE, G_CINT, G_FINT, G_MULTI, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_PAIR, G_CHAR };
 
@@ -223,9 +224,18 @@ int rch_mpi_red_bind(const char *fn, struct rch_mpi_comm *c, MPI_Op op, MPI_Data
     r->dt = dt;
     r->t = t;
     if (o->kind < 0) {
+        MPI_Datatype base;
+        MPI_Count n = 1;
+        /* a _c call's count over INT_MAX (large.c): the function gets the
+         * caller's datatype and a count of its elements, not the 1 element
+         * of the library's type */
+        if (rch_mpi_large_origin(t, &base, &n)) {
+            r->dt = dt = base;
+            r->t = t = rch_mpi_type_get(base);
+        }
         r->user_fn = o->fn;
         r->user_fn_c = o->fn_c;
-        r->per_elem = 1;
+        r->per_elem = (size_t)n;
         r->cop = (struct rch_coll_op){
             .fn = t->contig ? user_contig : user_noncontig,
             .arg = r,
@@ -245,7 +255,6 @@ int rch_mpi_red_bind(const char *fn, struct rch_mpi_comm *c, MPI_Op op, MPI_Data
          * combine, whatever the type was built from, so any predefined
          * operation applies, as to a zero count. */
         r->user_fn = NULL;
-    r->user_fn_c = NULL;
         r->user_fn_c = NULL;
         r->per_elem = 0;
         r->cop = (struct rch_coll_op){

@@ -79,6 +79,10 @@ struct rch_mpi_type_obj {
     int *ints;
     MPI_Aint *aints;
     MPI_Datatype *types;
+    /* A large-count buffer's type (src/mpi/large.c): large_n elements of
+     * large_base, 0 for every other type. */
+    MPI_Datatype large_base;
+    MPI_Count large_n;
     /* Storage of a predefined type's map (derived types allocate theirs). */
     struct rch_mpi_type_block one_block;
     struct rch_mpi_type_run one_run;

@@ -5,6 +5,7 @@
  *         MPI_Recv_c, every byte checked, MPI_Get_count_c/_elements_c of it;
  *   coll  2 ranks: MPI_Bcast_c of 2^31 + 8 bytes and MPI_Allreduce_c of
  *         2^31 + 8 MPI_UINT8_T elements (counts over INT_MAX);
+ *   userop  the same MPI_Allreduce_c with an MPI_Op_create_c operation;
  *   api   any ranks: small counts through the _c forms (point-to-point,
  *         v-collectives with MPI_Aint displacements, one-sided, type
  *         constructors, Op_create_c), types over 2^31 bytes, statuses holding
@@ -89,26 +90,76 @@ static void p2p(int rank)
     munmap(buf, (size_t)n);
 }
 
-static void coll(int rank)
+static MPI_Count u8_len;
+static int u8_wrong_type;
+
+static void add_u8_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *dt)
+{
+    u8_wrong_type |= *dt != MPI_UINT8_T;
+    u8_len += *len;
+    for (MPI_Count i = 0; i < *len; i++)
+        ((unsigned char *)inout)[i] += ((unsigned char *)in)[i];
+}
+
+/* A 256-byte period: byte i is (a i + b) mod 256, whatever n is. */
+static void period(unsigned char pat[256], unsigned a, unsigned b)
+{
+    for (unsigned i = 0; i < 256; i++)
+        pat[i] = (unsigned char)(a * i + b);
+}
+
+static void fill_period(unsigned char *p, MPI_Count n, const unsigned char pat[256])
+{
+    MPI_Count have = n < 256 ? n : 256;
+    memcpy(p, pat, (size_t)have);
+    for (; have < n; have *= 2)   /* doubling: each copy a multiple of 256 long */
+        memcpy(p + have, p, (size_t)(n - have < have ? n - have : have));
+}
+
+static void check_period(const char *what, const unsigned char *p, MPI_Count n, const unsigned char pat[256])
+{
+    for (MPI_Count i = 0; i < n; i += 256) {
+        size_t len = (size_t)(n - i < 256 ? n - i : 256);
+        if (memcmp(p + i, pat, len) != 0)
+            for (size_t j = 0; j < len; j++)
+                CHECK(p[i + j] == pat[j], "%s: element %lld is %u, not %u", what, (long long)(i + j), p[i + j],
+                      pat[j]);
+    }
+}
+
+/* MPI_Bcast_c and MPI_Allreduce_c of n > INT_MAX elements (op: MPI_SUM, or
+ * a user operation from MPI_Op_create_c). Element i of rank r is i + r mod
+ * 256; the sum over 2 ranks is 2 i + 1 mod 256. */
+static void coll(int rank, int user)
 {
     const MPI_Count n = BIG + 8;
-    unsigned char *buf = big_buffer(n);
-    if (rank == 0)
-        fill_words(buf, n);   /* the others' buffers are fresh zero pages */
-    MPI_OK(MPI_Bcast_c(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD));
-    check_words(buf, n);
-
-    /* element i of rank r: (i + r) mod 251; their sum over 2 ranks mod 256 */
-    for (MPI_Count i = 0, v = rank; i < n; i++, v = v == 250 ? 0 : v + 1)
-        buf[i] = (unsigned char)v;
-    MPI_OK(MPI_Allreduce_c(MPI_IN_PLACE, buf, n, MPI_UINT8_T, MPI_SUM, MPI_COMM_WORLD));
-    for (MPI_Count i = 0, v = 0; i < n; i++, v = v == 250 ? 0 : v + 1) {
-        unsigned char want = (unsigned char)(v + (v == 250 ? 0 : v + 1));
-        if (buf[i] != want)
-            CHECK(buf[i] == want, "MPI_Allreduce_c element %lld is %u, not %u", (long long)i, buf[i], want);
+    unsigned char *buf = big_buffer(n), pat[256];
+    MPI_Op op = MPI_SUM;
+    if (!user) {
+        if (rank == 0)
+            fill_words(buf, n);   /* the others' buffers are fresh zero pages */
+        MPI_OK(MPI_Bcast_c(buf, n, MPI_BYTE, 0, MPI_COMM_WORLD));
+        check_words(buf, n);
+    } else {
+        MPI_OK(MPI_Op_create_c(add_u8_c, 1, &op));
+    }
+    period(pat, 1, (unsigned)rank);
+    fill_period(buf, n, pat);
+    MPI_OK(MPI_Allreduce_c(MPI_IN_PLACE, buf, n, MPI_UINT8_T, op, MPI_COMM_WORLD));
+    period(pat, 2, 1);
+    check_period("MPI_Allreduce_c", buf, n, pat);
+    if (user) {
+        /* the user function sees MPI_UINT8_T and the elements counted in it,
+         * whatever the library makes of 2^31 + 8 of them */
+        MPI_OK(MPI_Op_free(&op));
+        CHECK(u8_wrong_type == 0, "the user function got a datatype other than MPI_UINT8_T");
+        CHECK(u8_len >= n, "the user function was given %lld elements in all, fewer than %lld",
+              (long long)u8_len, (long long)n);
     }
     if (rank == 0)
-        printf("coll: MPI_Bcast_c and MPI_Allreduce_c of %lld elements correct\n", (long long)n);
+        printf("coll: %s of %lld elements correct\n",
+               user ? "MPI_Allreduce_c with an MPI_Op_create_c operation" : "MPI_Bcast_c and MPI_Allreduce_c",
+               (long long)n);
     munmap(buf, (size_t)n);
 }
 
@@ -531,9 +582,9 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "p2p")) {
         CHECK(size == 2, "p2p runs on 2 ranks");
         p2p(rank);
-    } else if (!strcmp(mode, "coll")) {
-        CHECK(size == 2, "coll runs on 2 ranks");
-        coll(rank);
+    } else if (!strcmp(mode, "coll") || !strcmp(mode, "userop")) {
+        CHECK(size == 2, "%s runs on 2 ranks", mode);
+        coll(rank, !strcmp(mode, "userop"));
     } else {
         CHECK(size <= 64, "api runs on at most 64 ranks");
         pt2pt_small(rank, size);
