@@ -15,8 +15,9 @@ DISP -> MPI_Aint) and call PMPI_<Name>:
     fails with MPI_ERR_COUNT (MPI_ERR_ARG for a displacement) naming it;
   - out and inout counts go through an int and are widened on success.
 The helpers are src/mpi/large.c's. Functions whose _c form needs more than
-this (counts the library computes, MPI_User_function_c) are marked
-large=defined and written by hand (docs/ARCHITECTURE.md, "src/binding").
+this (results an int cannot hold, MPI_User_function_c, blocklengths and
+v-collective arrays beyond an int) are marked large=defined and written by
+hand in src/mpi (docs/ARCHITECTURE.md, "src/binding and Fortran").
 """
 import sys
 

@@ -1,9 +1,8 @@
 /*
  * Conversions of the large-count (_c) entry points to their int forms
  * (large.h). A buffer of more than INT_MAX elements is passed as one element
- * of a contiguous type of them, built as MPICH built such types before it
- * counted in MPI_Count: a vector of CHUNK-element blocks and the remainder,
- * resized to count extents. Its type map is that of count elements, so the
+ * of a contiguous type of them (type_large.c, which records the datatype and
+ * count it was made of). Its type map is that of count elements, so the
  * int function moves, packs and reduces it (a reduction's type stays
  * homogeneous) as any derived type, and MPI_Get_count_c on the status
  * counts in the user's datatype since a status holds bytes.
@@ -15,8 +14,6 @@
 #include "mpi/large.h"
 #include "mpi/type_impl.h"
 #include "mpi/win_impl.h"
-
-#define CHUNK ((MPI_Count)1 << 30)
 
 int rch_mpi_large_err(const struct rch_mpi_large_ctx *x, int errclass, const char *fmt, ...)
 {
@@ -72,59 +69,20 @@ int rch_mpi_large_ints(const struct rch_mpi_large_ctx *x, const char *arg, int d
 static int contiguous(const struct rch_mpi_large_ctx *x, const char *arg, MPI_Count count, MPI_Datatype dt,
                       MPI_Datatype *out)
 {
-    MPI_Count q = count / CHUNK, r = count % CHUNK;
-    MPI_Aint lb, ext, tail, whole;
-    MPI_Datatype v, rem, parts, big;
+    MPI_Aint lb, ext, whole;
     char d[96];
 
     if (!rch_mpi_type_get(dt))
         return rch_mpi_large_err(x, MPI_ERR_TYPE, "invalid datatype %s for the count in argument %s",
                                  rch_mpi_type_describe(dt, d, sizeof(d)), arg);
     PMPI_Type_get_extent(dt, &lb, &ext);
-    if (q > INT_MAX || __builtin_mul_overflow(q * CHUNK, ext, &tail) || __builtin_mul_overflow(count, ext, &whole))
+    if (__builtin_mul_overflow(count, ext, &whole))
         return rch_mpi_large_err(x, MPI_ERR_COUNT, "count %lld in argument %s: %lld extents of %ld bytes "
                                  "overflow an address", (long long)count, arg, (long long)count, (long)ext);
-    int err = PMPI_Type_vector((int)q, (int)CHUNK, (int)CHUNK, dt, &v);
-    if (err)
-        return err;
-    if (r == 0) {
-        parts = v;
-    } else {
-        if ((err = PMPI_Type_contiguous((int)r, dt, &rem))) {
-            PMPI_Type_free(&v);
-            return err;
-        }
-        int lens[2] = { 1, 1 };
-        MPI_Aint disps[2] = { 0, tail };
-        MPI_Datatype types[2] = { v, rem };
-        err = PMPI_Type_create_struct(2, lens, disps, types, &parts);
-        PMPI_Type_free(&v);
-        PMPI_Type_free(&rem);
-        if (err)
-            return err;
-    }
-    /* a struct's extent is padded to its alignment: count extents exactly */
-    err = PMPI_Type_create_resized(parts, lb, whole, &big);
-    PMPI_Type_free(&parts);
-    if (!err && (err = PMPI_Type_commit(&big)))
-        PMPI_Type_free(&big);
-    if (!err) {
-        struct rch_mpi_type_obj *o = rch_mpi_type_lookup(big);
-        o->large_base = dt;
-        o->large_n = count;
-        *out = big;
-    }
+    int err = rch_mpi_type_contiguous_large(x->fn, count, dt, 1, out);
+    if (!err && (err = PMPI_Type_commit(out)))
+        PMPI_Type_free(out);
     return err;
-}
-
-int rch_mpi_large_origin(const struct rch_mpi_type *t, MPI_Datatype *base, MPI_Count *n)
-{
-    const struct rch_mpi_type_obj *o = rch_mpi_type_obj_of(t);
-    if (t->predefined || o->large_n == 0)
-        return 0;
-    *base = o->large_base;
-    *n = o->large_n;
-    return 1;
 }
 
 int rch_mpi_large_buf(const struct rch_mpi_large_ctx *x, const char *arg, MPI_Count count, MPI_Datatype dt,

@@ -35,6 +35,10 @@ void rch_mpi_large_buf_done(MPI_Datatype dt_i, MPI_Datatype dt);
 /* Whether t is such a contiguous type: then *base and *n are what it holds
  * (a user reduction is given them, not the library's type: op_bind.c). */
 int rch_mpi_large_origin(const struct rch_mpi_type *t, MPI_Datatype *base, MPI_Count *n);
+/* A contiguous type of count (> INT_MAX) oldtype, uncommitted (type_large.c);
+ * internal: for a _c call's buffer (rch_mpi_large_origin knows it). */
+int rch_mpi_type_contiguous_large(const char *fn, MPI_Count count, MPI_Datatype oldtype, int internal,
+                                  MPI_Datatype *newtype);
 /* Lengths of the v-collectives' arrays: comm's size and its topology's
  * in (out = 0) or out-degree; 0 for an invalid communicator (the int
  * function reports it). */

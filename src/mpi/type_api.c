@@ -310,6 +310,14 @@ static struct rch_mpi_type_obj *envelope(const char *fn, MPI_Datatype datatype, 
     return o;
 }
 
+/* MPI_Type_get_envelope/contents (int) of a type whose record has a count
+ * over INT_MAX (MPI_Type_contiguous_c, type_large.c). */
+static int too_large(const char *fn, const struct rch_mpi_type_obj *o)
+{
+    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_VALUE_TOO_LARGE, "%s: the datatype was made of %lld elements, "
+                       "more than an int holds: use %s_c", fn, (long long)o->large_n, fn);
+}
+
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
 {
@@ -319,6 +327,8 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
                                           num_datatypes, combiner, &rc);
     if (!o)
         return rc;
+    if (o->large_n)
+        return too_large("MPI_Type_get_envelope", o);
     *num_integers = o->nints;
     *num_addresses = o->naints;
     *num_datatypes = o->ntypes;
@@ -326,9 +336,9 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 }
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
 
-/* A type's construction record holds ints: its _c constructors call the int
- * ones, a count over INT_MAX as one element of a contiguous type
- * (src/mpi/large.c). So no type has large counts. */
+/* A type's construction record holds ints (the _c constructors call the int
+ * ones, src/mpi/large_type.c), but for a contiguous type of more than
+ * INT_MAX elements: its count is the one large count. */
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
                              MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
@@ -342,7 +352,7 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI
         return null_arg(fn, "num_large_counts");
     *num_integers = o->nints;
     *num_addresses = o->naints;
-    *num_large_counts = 0;
+    *num_large_counts = o->large_n ? 1 : 0;
     *num_datatypes = o->ntypes;
     return MPI_SUCCESS;
 }
@@ -350,9 +360,10 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI
 
 /* The derived types returned are references the caller frees with
  * MPI_Type_free (MPI-3.1 4.1.13); predefined ones are returned as they are. */
+/* is_c: the _c form, with max_large_counts and its array. */
 static int contents(const char *fn, MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
                     MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
-                    MPI_Datatype array_of_datatypes[])
+                    MPI_Datatype array_of_datatypes[], int is_c, MPI_Count max_large_counts, MPI_Count *large)
 {
     int rc;
     struct rch_mpi_type_obj *o = query(fn, datatype, &rc, NULL, NULL, NULL, NULL);
@@ -371,6 +382,13 @@ static int contents(const char *fn, MPI_Datatype datatype, MPI_Count max_integer
     if ((o->nints && !array_of_integers) || (o->naints && !array_of_addresses) ||
         (o->ntypes && !array_of_datatypes))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: NULL output array", fn);
+    if (o->large_n && !is_c)
+        return too_large("MPI_Type_get_contents", o);
+    if (o->large_n && (max_large_counts < 1 || !large))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: the type has 1 large count: max_large_counts is %lld "
+                           "or array_of_large_counts NULL", fn, (long long)max_large_counts);
+    if (o->large_n)
+        large[0] = o->large_n;
     if (o->nints)
         memcpy(array_of_integers, o->ints, (size_t)o->nints * sizeof(int));
     if (o->naints)
@@ -390,22 +408,19 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
 {
     RCH_MPI_CS();
     return contents("MPI_Type_get_contents", datatype, max_integers, max_addresses, max_datatypes,
-                    array_of_integers, array_of_addresses, array_of_datatypes);
+                    array_of_integers, array_of_addresses, array_of_datatypes, 0, 0, NULL);
 }
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
 
-/* No large counts (MPI_Type_get_envelope_c): max_large_counts and
- * array_of_large_counts are not used. */
 int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
                              MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
                              MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
                              MPI_Datatype array_of_datatypes[])
 {
     RCH_MPI_CS();
-    (void)max_large_counts;
-    (void)array_of_large_counts;
     return contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses, max_datatypes,
-                    array_of_integers, array_of_addresses, array_of_datatypes);
+                    array_of_integers, array_of_addresses, array_of_datatypes, 1, max_large_counts,
+                    array_of_large_counts);
 }
 #pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
 

@@ -428,6 +428,23 @@ static void types(void)
     CHECK(size == BIG + 5 && lb == 0 && extent == BIG + 5, "contiguous_c(2^31+5 bytes): size %lld lb %lld "
           "extent %lld", (long long)size, (long long)lb, (long long)extent);
     CHECK(isize == MPI_UNDEFINED, "MPI_Type_size of a 2^31+5 byte type gave %d", isize);
+    {   /* its record: MPI_COMBINER_CONTIGUOUS with one large count */
+        MPI_Count ni = -1, na = -1, nl = -1, nd = -1, lc[1] = { 0 };
+        int comb = -1, ii, ia, id, rc;
+        MPI_Datatype inner = MPI_DATATYPE_NULL;
+        MPI_OK(MPI_Type_get_envelope_c(t, &ni, &na, &nl, &nd, &comb));
+        CHECK(comb == MPI_COMBINER_CONTIGUOUS && ni == 0 && na == 0 && nl == 1 && nd == 1,
+              "envelope_c of contiguous_c(2^31+5): combiner %d, %lld %lld %lld %lld", comb, (long long)ni,
+              (long long)na, (long long)nl, (long long)nd);
+        MPI_OK(MPI_Type_get_contents_c(t, 0, 0, 1, 1, NULL, NULL, lc, &inner));
+        CHECK(lc[0] == BIG + 5 && inner == MPI_BYTE, "contents_c of contiguous_c(2^31+5): %lld",
+              (long long)lc[0]);
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        rc = MPI_Type_get_envelope(t, &ii, &ia, &id, &comb);
+        CHECK(mt_class(rc) == MPI_ERR_VALUE_TOO_LARGE, "int MPI_Type_get_envelope of it: class %d", mt_class(rc));
+        MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    }
     /* 2^32 ints (16 GiB, never allocated): counts multiply */
     MPI_OK(MPI_Type_contiguous_c((MPI_Count)1 << 32, MPI_INT, &u));
     MPI_OK(MPI_Type_size_c(u, &size));
@@ -438,6 +455,36 @@ static void types(void)
     CHECK(size == 3 * ((MPI_Count)1 << 34), "Pack_size_c of 3 such: %lld", (long long)size);
     MPI_OK(MPI_Type_free(&u));
     MPI_OK(MPI_Type_free(&t));
+
+    /* blocklengths and strides beyond INT_MAX (never allocated): size and
+     * extent from the constructors' definitions */
+    struct {
+        const char *what;
+        MPI_Count size, lb, extent;
+    } want[5] = {
+        { "vector_c(2, 2^31+1, 2^31+8, MPI_BYTE)", 2 * (BIG + 1), 0, (BIG + 8) + (BIG + 1) },
+        { "vector_c(3, 2, 2^31, MPI_INT)", 24, 0, (2 * BIG + 2) * 4 },
+        { "hvector_c(2, 2^31, 2^34, MPI_CHAR)", 2 * BIG, 0, 8 * BIG + BIG },
+        { "indexed_block_c(2, 2^31+3, {0, 2^31+10}, MPI_BYTE)", 2 * (BIG + 3), 0, (BIG + 10) + (BIG + 3) },
+        { "struct_c(2, {2^31+5, 1}, {0, 3 2^31}, {MPI_BYTE, MPI_DOUBLE})", BIG + 5 + 8, 0, 3 * BIG + 8 },
+    };
+    MPI_Datatype big[5];
+    MPI_Count ibd[2] = { 0, BIG + 10 }, sbl[2] = { BIG + 5, 1 };
+    MPI_Aint sdisp[2] = { 0, 3 * BIG };
+    MPI_Datatype sty[2] = { MPI_BYTE, MPI_DOUBLE };
+    MPI_OK(MPI_Type_vector_c(2, BIG + 1, BIG + 8, MPI_BYTE, &big[0]));
+    MPI_OK(MPI_Type_vector_c(3, 2, BIG, MPI_INT, &big[1]));
+    MPI_OK(MPI_Type_create_hvector_c(2, BIG, 8 * BIG, MPI_CHAR, &big[2]));
+    MPI_OK(MPI_Type_create_indexed_block_c(2, BIG + 3, ibd, MPI_BYTE, &big[3]));
+    MPI_OK(MPI_Type_create_struct_c(2, sbl, sdisp, sty, &big[4]));
+    for (int i = 0; i < 5; i++) {
+        MPI_OK(MPI_Type_size_c(big[i], &size));
+        MPI_OK(MPI_Type_get_extent_c(big[i], &lb, &extent));
+        CHECK(size == want[i].size && lb == want[i].lb && extent == want[i].extent,
+              "%s: size %lld lb %lld extent %lld, not %lld %lld %lld", want[i].what, (long long)size, (long long)lb,
+              (long long)extent, (long long)want[i].size, (long long)want[i].lb, (long long)want[i].extent);
+        MPI_OK(MPI_Type_free(&big[i]));
+    }
 
     /* small counts through the other constructors: size and extent from
      * their definitions (MPI-4.1 5.1.2-5.1.5) */
@@ -557,6 +604,10 @@ static void errors(int rank)
     CHECK(mt_class(rc) == MPI_ERR_COUNT, "Type_contiguous_c count -1: class %d", mt_class(rc));
     rc = MPI_Type_contiguous_c(BIG, MPI_DATATYPE_NULL, &t);
     CHECK(mt_class(rc) == MPI_ERR_TYPE, "Type_contiguous_c of MPI_DATATYPE_NULL: class %d", mt_class(rc));
+    rc = MPI_Type_vector_c(BIG, 1, 2, MPI_INT, &t);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Type_vector_c of 2^31 blocks: class %d", mt_class(rc));
+    rc = MPI_Type_vector_c(2, (MPI_Count)INT_MIN - 1, 2, MPI_INT, &t);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Type_vector_c blocklength INT_MIN-1: class %d", mt_class(rc));
     rc = MPI_Type_contiguous_c((MPI_Count)1 << 62, MPI_DOUBLE, &t);
     CHECK(mt_class(rc) == MPI_ERR_COUNT, "Type_contiguous_c 2^62 doubles (2^65 bytes): class %d", mt_class(rc));
     rc = STATUS_SET_ELEMENTS(&st, MPI_INT, -1);
