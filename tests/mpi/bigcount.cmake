@@ -8,7 +8,7 @@
 #                           operation: it sees MPI_UINT8_T, not the library's
 #                           type of 2^31 + 8 of them
 #   test_mpi_bigcount_api   the _c forms with small counts, types and statuses
-#                           over 2^31, error classes
+#                           over 2^31, error classes (also over tcp)
 # The large ones hold several GiB: RESOURCE_LOCK keeps ctest -j from running
 # them together.
 rdmach_mpi_test(test_mpi_bigcount NP 2 TEST test_mpi_bigcount_p2p TIMEOUT 180 ARGS p2p)
@@ -18,4 +18,9 @@ set_tests_properties(test_mpi_bigcount_p2p test_mpi_bigcount_coll test_mpi_bigco
                      RESOURCE_LOCK bigcount_memory)
 foreach(np 1 2 3)
   rdmach_mpi_test(test_mpi_bigcount NP ${np} TEST test_mpi_bigcount_api_np${np} TIMEOUT 60 ARGS api)
+endforeach()
+# The same over tcp (every pair a tcp pair).
+foreach(np 2 3)
+  rdmach_mpi_test(test_mpi_bigcount NP ${np} TEST test_mpi_bigcount_api_tcp_np${np} TIMEOUT 60 ARGS api)
+  set_tests_properties(test_mpi_bigcount_api_tcp_np${np} PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=1")
 endforeach()
