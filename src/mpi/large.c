@@ -72,8 +72,12 @@ static int contiguous(const struct rch_mpi_large_ctx *x, const char *arg, MPI_Co
     MPI_Aint lb, ext, whole;
     char d[96];
 
-    if (!rch_mpi_type_get(dt))
+    const struct rch_mpi_type *t = rch_mpi_type_get(dt);
+    if (!t)
         return rch_mpi_large_err(x, MPI_ERR_TYPE, "invalid datatype %s for the count in argument %s",
+                                 rch_mpi_type_describe(dt, d, sizeof(d)), arg);
+    if (!t->committed && !x->constructor)   /* the int form sees only the library's committed type */
+        return rch_mpi_large_err(x, MPI_ERR_TYPE, "datatype %s for the count in argument %s is not committed",
                                  rch_mpi_type_describe(dt, d, sizeof(d)), arg);
     PMPI_Type_get_extent(dt, &lb, &ext);
     if (__builtin_mul_overflow(count, ext, &whole))

@@ -17,6 +17,7 @@ struct rch_mpi_large_ctx {
     const char *fn;
     MPI_Comm comm;
     MPI_Win win;
+    int constructor;          /* a datatype constructor's: its types need not be committed */
 };
 
 int rch_mpi_large_err(const struct rch_mpi_large_ctx *x, int errclass, const char *fmt, ...)

@@ -89,7 +89,7 @@ static int hindexed_block(const struct rch_mpi_large_ctx *x, MPI_Count count, MP
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
                        MPI_Datatype *newtype)
 {
-    struct rch_mpi_large_ctx x = { "MPI_Type_vector_c", MPI_COMM_NULL, MPI_WIN_NULL };
+    struct rch_mpi_large_ctx x = { "MPI_Type_vector_c", MPI_COMM_NULL, MPI_WIN_NULL, 1 };
     if (fits(count) && fits(blocklength) && fits(stride))
         return PMPI_Type_vector((int)count, (int)blocklength, (int)stride, oldtype, newtype);
     return hvector(&x, count, blocklength, stride, 1, oldtype, newtype);
@@ -99,7 +99,7 @@ int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                                MPI_Datatype *newtype)
 {
-    struct rch_mpi_large_ctx x = { "MPI_Type_create_hvector_c", MPI_COMM_NULL, MPI_WIN_NULL };
+    struct rch_mpi_large_ctx x = { "MPI_Type_create_hvector_c", MPI_COMM_NULL, MPI_WIN_NULL, 1 };
     if (fits(count) && fits(blocklength))
         return PMPI_Type_create_hvector((int)count, (int)blocklength, stride, oldtype, newtype);
     return hvector(&x, count, blocklength, stride, 0, oldtype, newtype);
@@ -110,7 +110,7 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
                                      const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                      MPI_Datatype *newtype)
 {
-    struct rch_mpi_large_ctx x = { "MPI_Type_create_indexed_block_c", MPI_COMM_NULL, MPI_WIN_NULL };
+    struct rch_mpi_large_ctx x = { "MPI_Type_create_indexed_block_c", MPI_COMM_NULL, MPI_WIN_NULL, 1 };
     int all = fits(count) && fits(blocklength), *d = NULL, err;
     for (MPI_Count i = 0; all && array_of_displacements && i < count; i++)
         all = fits(array_of_displacements[i]);
@@ -127,7 +127,7 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                       const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                       MPI_Datatype *newtype)
 {
-    struct rch_mpi_large_ctx x = { "MPI_Type_create_hindexed_block_c", MPI_COMM_NULL, MPI_WIN_NULL };
+    struct rch_mpi_large_ctx x = { "MPI_Type_create_hindexed_block_c", MPI_COMM_NULL, MPI_WIN_NULL, 1 };
     if (fits(count) && fits(blocklength))
         return PMPI_Type_create_hindexed_block((int)count, (int)blocklength, array_of_displacements, oldtype,
                                                newtype);
@@ -139,7 +139,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
                               const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
                               MPI_Datatype *newtype)
 {
-    struct rch_mpi_large_ctx x = { "MPI_Type_create_struct_c", MPI_COMM_NULL, MPI_WIN_NULL };
+    struct rch_mpi_large_ctx x = { "MPI_Type_create_struct_c", MPI_COMM_NULL, MPI_WIN_NULL, 1 };
     int n = 0, err, *bl = NULL;
     MPI_Datatype *types = NULL;
     if ((err = blocks(&x, count, &n)))
@@ -170,7 +170,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char fn[] = "MPI_Type_contiguous_c";
-    struct rch_mpi_large_ctx x = { fn, MPI_COMM_NULL, MPI_WIN_NULL };
+    struct rch_mpi_large_ctx x = { fn, MPI_COMM_NULL, MPI_WIN_NULL, 1 };
     if (fits(count))
         return PMPI_Type_contiguous((int)count, oldtype, newtype);
     RCH_MPI_CS();

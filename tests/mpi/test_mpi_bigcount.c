@@ -604,6 +604,13 @@ static void errors(int rank)
     CHECK(mt_class(rc) == MPI_ERR_COUNT, "Type_contiguous_c count -1: class %d", mt_class(rc));
     rc = MPI_Type_contiguous_c(BIG, MPI_DATATYPE_NULL, &t);
     CHECK(mt_class(rc) == MPI_ERR_TYPE, "Type_contiguous_c of MPI_DATATYPE_NULL: class %d", mt_class(rc));
+    MPI_OK(MPI_Type_contiguous(2, MPI_BYTE, &t));   /* not committed */
+    rc = MPI_Send_c(buf, BIG, t, rank, 0, MPI_COMM_WORLD);
+    CHECK(mt_class(rc) == MPI_ERR_TYPE, "Send_c of 2^31 uncommitted types: class %d", mt_class(rc));
+    MPI_Datatype u;
+    MPI_OK(MPI_Type_vector_c(2, BIG, BIG + 8, t, &u));   /* constructors take uncommitted types */
+    MPI_OK(MPI_Type_free(&u));
+    MPI_OK(MPI_Type_free(&t));
     rc = MPI_Type_vector_c(BIG, 1, 2, MPI_INT, &t);
     CHECK(mt_class(rc) == MPI_ERR_COUNT, "Type_vector_c of 2^31 blocks: class %d", mt_class(rc));
     rc = MPI_Type_vector_c(2, (MPI_Count)INT_MIN - 1, 2, MPI_INT, &t);
