@@ -72,7 +72,10 @@ static void p2p(int rank)
     } else if (rank == 1) {
         MPI_Status st;
         MPI_Count count = -1, elems = -1, ints = -1;
-        int icount = 0;   /* buf is fresh zero pages, which the pattern has none of */
+        int icount = 0;
+        /* zeros, which the pattern has none of; touched now, while rank 0
+         * fills, since faulting pages in during the copy takes far longer */
+        memset(buf, 0, (size_t)n);
         MPI_OK(MPI_Recv_c(buf, n, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &st));
         MPI_OK(MPI_Get_count_c(&st, MPI_BYTE, &count));
         MPI_OK(MPI_Get_elements_c(&st, MPI_BYTE, &elems));
