@@ -7,10 +7,10 @@ take the POLY substitution of MPI_<Name>'s parameters (COUNT -> MPI_Count,
 DISP -> MPI_Aint) and call PMPI_<Name>:
   - a count that fits an int is passed as one; the int function validates
     it (a negative count gets its MPI_ERR_COUNT, naming the argument);
-  - a <...>count followed by a datatype (a buffer's count, MPI_Type_contiguous's
-    count of oldtype) that does not fit becomes 1 element of a contiguous
-    type of that many (rch_mpi_large_buf): the library moves and reduces it
-    as any derived type, so nothing over INT_MAX elements is refused;
+  - a <...>count followed by its datatype (a buffer's count) that does not
+    fit becomes 1 element of a contiguous type of that many
+    (rch_mpi_large_buf): the library moves and reduces it as any derived
+    type, so no buffer of more than INT_MAX elements is refused;
   - any other count or displacement (scalar or array) that does not fit
     fails with MPI_ERR_COUNT (MPI_ERR_ARG for a displacement) naming it;
   - out and inout counts go through an int and are widened on success.
