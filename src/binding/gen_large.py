@@ -51,6 +51,7 @@ def wrapper(fn):
                for p, t in zip(fn.params, fn.c_params(large=True))]
     pre, args, post, cleanup = [], [], [], []
     replaced = set()   # datatypes a buffer's large count replaces (rch_mpi_large_buf)
+    names = {p.name for p in fn.params}
     ctx = f'struct rch_mpi_large_ctx ctx = {{ "MPI_{fn.name}_c", {comm}, {win} }};'
     for i, p in enumerate(fn.params):
         n = p.name
@@ -61,8 +62,11 @@ def wrapper(fn):
         if p.is_array:
             if p.dir != 'in':
                 raise mpi_api.DescriptionError(f'{fn.name}: an output array {n} in a _c form')
+            # a rooted collective's arrays mean something at the root only,
+            # where they are read (elsewhere they may be anything)
+            at_root = ' && rch_mpi_large_at_root(comm, root)' if 'root' in names else ''
             pre.append(f'int *{n}_i = NULL;')
-            pre.append(f'if (!err) err = rch_mpi_large_ints(&ctx, "{n}", {disp}, {n}, '
+            pre.append(f'if (!err{at_root}) err = rch_mpi_large_ints(&ctx, "{n}", {disp}, {n}, '
                        f'{length(p.len, fn)}, &{n}_i);')
             args.append(f'{n}_i')
             cleanup.append(f'free({n}_i);')

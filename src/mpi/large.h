@@ -44,6 +44,9 @@ int rch_mpi_type_contiguous_large(const char *fn, MPI_Count count, MPI_Datatype 
  * in (out = 0) or out-degree; 0 for an invalid communicator (the int
  * function reports it). */
 MPI_Count rch_mpi_large_nprocs(MPI_Comm comm);
+/* Whether this process is root in comm (1 too for an invalid comm: the int
+ * function reports it). */
+int rch_mpi_large_at_root(MPI_Comm comm, int root);
 MPI_Count rch_mpi_large_degree(MPI_Comm comm, int out);
 
 #endif

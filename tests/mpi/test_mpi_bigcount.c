@@ -362,6 +362,45 @@ static void buffered(int rank, int size)
     munmap(b, (size_t)len);
 }
 
+/* Arrays the standard gives fewer entries than the communicator's size, or
+ * none away from the root: the _c forms must read no further (each is
+ * followed by, or is, a value no int holds). */
+static void array_lengths(int rank, int size)
+{
+    MPI_Comm ring;
+    int dims[1] = { size }, periods[1] = { 1 }, mine[2] = { 10 * rank, 10 * rank + 1 }, got[4] = { 0 };
+    MPI_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    int r, left, right;
+    MPI_OK(MPI_Comm_rank(ring, &r));
+    MPI_OK(MPI_Cart_shift(ring, 0, 1, &left, &right));
+    /* indegree 2: {left, right}; then a value no int holds */
+    MPI_Count counts[3] = { 2, 2, BIG };
+    MPI_Aint displs[3] = { 0, 2, BIG };
+    MPI_OK(MPI_Neighbor_allgatherv_c(mine, 2, MPI_INT, got, counts, displs, MPI_INT, ring));
+    CHECK(got[0] == 10 * left && got[1] == 10 * left + 1 && got[2] == 10 * right && got[3] == 10 * right + 1,
+          "Neighbor_allgatherv_c: %d %d %d %d", got[0], got[1], got[2], got[3]);
+    MPI_OK(MPI_Comm_free(&ring));
+
+    /* away from the root, MPI_Igatherv_c's arrays are anything */
+    int root = 0, *all = malloc((size_t)size * sizeof(int));
+    MPI_Count *rc = malloc((size_t)size * sizeof(*rc)), junk[1] = { -BIG * 4 };
+    MPI_Aint *rd = malloc((size_t)size * sizeof(*rd));
+    for (int i = 0; i < size; i++) {
+        rc[i] = 1;
+        rd[i] = size - 1 - i;
+    }
+    MPI_Request rq;
+    MPI_OK(MPI_Igatherv_c(&mine[0], 1, MPI_INT, all, rank == root ? rc : junk, rank == root ? rd : junk, MPI_INT,
+                          root, MPI_COMM_WORLD, &rq));
+    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    if (rank == root)
+        for (int i = 0; i < size; i++)
+            CHECK(all[size - 1 - i] == 10 * i, "Igatherv_c: from %d got %d", i, all[size - 1 - i]);
+    free(all);
+    free(rc);
+    free(rd);
+}
+
 static void reductions(int rank, int size)
 {
     long v[3] = { rank, 2 * rank, 3 }, r[3];
@@ -651,6 +690,7 @@ int main(int argc, char **argv)
         pt2pt_small(rank, size);
         v_colls(rank, size);
         v_colls_far(rank, size);
+        array_lengths(rank, size);
         reductions(rank, size);
         rma(rank, size);
         types();
