@@ -65,6 +65,9 @@ def wrapper(fn):
             # a rooted collective's arrays mean something at the root only,
             # where they are read (elsewhere they may be anything)
             at_root = ' && rch_mpi_large_at_root(comm, root)' if 'root' in names else ''
+            # and the send side's arrays are ignored with MPI_IN_PLACE
+            if n in ('sendcounts', 'sdispls') and 'sendbuf' in names:
+                at_root += ' && sendbuf != MPI_IN_PLACE'
             pre.append(f'int *{n}_i = NULL;')
             pre.append(f'if (!err{at_root}) err = rch_mpi_large_ints(&ctx, "{n}", {disp}, {n}, '
                        f'{length(p.len, fn)}, &{n}_i);')

@@ -147,7 +147,7 @@ static int alltoallvw(const struct rch_mpi_large_ctx *x, const void *sendbuf, co
     if (large)
         return as_alltoallw(x, sendbuf, in_place ? NULL : send, recvbuf, recv, n);
     int *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
-    if (!(err = ints(x, send, n, &sc, &sd)) && !(err = ints(x, recv, n, &rc, &rd)))
+    if (!(err = in_place ? MPI_SUCCESS : ints(x, send, n, &sc, &sd)) && !(err = ints(x, recv, n, &rc, &rd)))
         err = send->bytes ? PMPI_Alltoallw(sendbuf, sc, sd, send->types, recvbuf, rc, rd, recv->types, x->comm)
                           : PMPI_Alltoallv(sendbuf, sc, sd, send->type, recvbuf, rc, rd, recv->type, x->comm);
     free(sc);

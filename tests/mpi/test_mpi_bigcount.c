@@ -396,6 +396,24 @@ static void array_lengths(int rank, int size)
     if (rank == root)
         for (int i = 0; i < size; i++)
             CHECK(all[size - 1 - i] == 10 * i, "Igatherv_c: from %d got %d", i, all[size - 1 - i]);
+    /* in place, the send arrays are ignored: here values no int holds */
+    MPI_Count *big = malloc((size_t)size * sizeof(*big));
+    MPI_Aint *bigd = malloc((size_t)size * sizeof(*bigd));
+    for (int i = 0; i < size; i++) {
+        big[i] = BIG;
+        bigd[i] = BIG;
+        all[i] = 100 * rank + i;   /* block i goes to rank i, and comes back from it */
+        rd[i] = i;
+    }
+    MPI_OK(MPI_Alltoallv_c(MPI_IN_PLACE, big, bigd, MPI_INT, all, rc, rd, MPI_INT, MPI_COMM_WORLD));
+    for (int i = 0; i < size; i++)
+        CHECK(all[i] == 100 * i + rank, "Alltoallv_c in place: from %d got %d", i, all[i]);
+    MPI_OK(MPI_Ialltoallv_c(MPI_IN_PLACE, big, bigd, MPI_INT, all, rc, rd, MPI_INT, MPI_COMM_WORLD, &rq));
+    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    for (int i = 0; i < size; i++)
+        CHECK(all[i] == 100 * rank + i, "Ialltoallv_c in place, back: from %d got %d", i, all[i]);
+    free(big);
+    free(bigd);
     free(all);
     free(rc);
     free(rd);
