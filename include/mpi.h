@@ -460,6 +460,7 @@ typedef int (MPI_Copy_function)(MPI_Comm, int, void *, void *, void *, int *);
 typedef int (MPI_Delete_function)(MPI_Comm, int, void *, void *);
 
 typedef void (MPI_User_function)(void *, void *, int *, MPI_Datatype *);
+typedef void (MPI_User_function_c)(void *, void *, MPI_Count *, MPI_Datatype *);
 
 typedef int (MPI_Grequest_cancel_function)(void *, int);
 typedef int (MPI_Grequest_free_function)(void *);
@@ -1490,6 +1491,267 @@ RDMACH_MPI_FN(int, Session_attach_buffer, (MPI_Session session, void *buffer, in
 RDMACH_MPI_FN(int, Session_detach_buffer, (MPI_Session session, void *buffer_addr, int *size))
 RDMACH_MPI_FN(int, Session_flush_buffer, (MPI_Session session))
 RDMACH_MPI_FN(int, Session_iflush_buffer, (MPI_Session session, MPI_Request *request))
+
+/* ---- large counts (MPI-4): the _c forms, MPI_Count counts and MPI_Aint
+ * displacements (src/binding/mpi_api.txt derives them; the I/O ones are above) ---- */
+RDMACH_MPI_FN(int, Allgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+RDMACH_MPI_FN(int, Allgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm))
+RDMACH_MPI_FN(int, Allreduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm))
+RDMACH_MPI_FN(int, Alltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+RDMACH_MPI_FN(int, Alltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                 MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+RDMACH_MPI_FN(int, Alltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                 const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+RDMACH_MPI_FN(int, Bcast_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm))
+RDMACH_MPI_FN(int, Exscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm))
+RDMACH_MPI_FN(int, Gather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+RDMACH_MPI_FN(int, Gatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                               int root, MPI_Comm comm))
+RDMACH_MPI_FN(int, Iallgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Request *request))
+RDMACH_MPI_FN(int, Iallgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Iallreduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Ialltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                 MPI_Request *request))
+RDMACH_MPI_FN(int, Ialltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Request *request))
+RDMACH_MPI_FN(int, Ialltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                  const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                  MPI_Request *request))
+RDMACH_MPI_FN(int, Ibcast_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                              MPI_Request *request))
+RDMACH_MPI_FN(int, Iexscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Igather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                               MPI_Request *request))
+RDMACH_MPI_FN(int, Igatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Ineighbor_allgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                           MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Ineighbor_allgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                            void *recvbuf, const MPI_Count recvcounts[],
+                                            const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                            MPI_Request *request))
+RDMACH_MPI_FN(int, Ineighbor_alltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                          MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Ineighbor_alltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                           const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                           const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Ineighbor_alltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                           const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                           void *recvbuf, const MPI_Count recvcounts[],
+                                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                           MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Ireduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                               MPI_Op op, int root, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Ireduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Ireduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                             MPI_Request *request))
+RDMACH_MPI_FN(int, Iscan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Iscatter_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                                MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Iscatterv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                 MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_allgather_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                          MPI_Comm comm))
+RDMACH_MPI_FN(int, Neighbor_allgatherv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                           void *recvbuf, const MPI_Count recvcounts[],
+                                           const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm))
+RDMACH_MPI_FN(int, Neighbor_alltoall_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                         MPI_Comm comm))
+RDMACH_MPI_FN(int, Neighbor_alltoallv_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                          const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                          MPI_Datatype recvtype, MPI_Comm comm))
+RDMACH_MPI_FN(int, Neighbor_alltoallw_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                          void *recvbuf, const MPI_Count recvcounts[],
+                                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                          MPI_Comm comm))
+RDMACH_MPI_FN(int, Reduce_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Op op, int root, MPI_Comm comm))
+RDMACH_MPI_FN(int, Reduce_local_c, (const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                                    MPI_Op op))
+RDMACH_MPI_FN(int, Reduce_scatter_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+RDMACH_MPI_FN(int, Reduce_scatter_block_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+RDMACH_MPI_FN(int, Scan_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm))
+RDMACH_MPI_FN(int, Scatter_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+RDMACH_MPI_FN(int, Scatterv_c, (const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                MPI_Datatype recvtype, int root, MPI_Comm comm))
+RDMACH_MPI_FN(int, Get_count_c, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count))
+RDMACH_MPI_FN(int, Get_elements_c, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count))
+RDMACH_MPI_FN(int, Pack_c, (const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf,
+                            MPI_Count outsize, MPI_Count *position, MPI_Comm comm))
+RDMACH_MPI_FN(int, Pack_external_c, (const char *datarep, const void *inbuf, MPI_Count incount,
+                                     MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+                                     MPI_Aint *position))
+RDMACH_MPI_FN(int, Pack_external_size_c, (const char *datarep, MPI_Count incount, MPI_Datatype datatype,
+                                          MPI_Aint *size))
+RDMACH_MPI_FN(int, Pack_size_c, (MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size))
+RDMACH_MPI_FN(int, Status_set_elements_c, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count))
+RDMACH_MPI_FN(int, Type_contiguous_c, (MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype))
+RDMACH_MPI_FN(int, Type_create_darray_c, (int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                                          const int array_of_distribs[], const int array_of_dargs[],
+                                          const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                                          MPI_Datatype *newtype))
+RDMACH_MPI_FN(int, Type_create_hindexed_c, (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                            const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                            MPI_Datatype *newtype))
+RDMACH_MPI_FN(int, Type_create_hindexed_block_c, (MPI_Count count, MPI_Count blocklength,
+                                                  const MPI_Aint array_of_displacements[],
+                                                  MPI_Datatype oldtype, MPI_Datatype *newtype))
+RDMACH_MPI_FN(int, Type_create_hvector_c, (MPI_Count count, MPI_Count blocklength, MPI_Aint stride,
+                                           MPI_Datatype oldtype, MPI_Datatype *newtype))
+RDMACH_MPI_FN(int, Type_create_indexed_block_c, (MPI_Count count, MPI_Count blocklength,
+                                                 const MPI_Aint array_of_displacements[],
+                                                 MPI_Datatype oldtype, MPI_Datatype *newtype))
+RDMACH_MPI_FN(int, Type_create_resized_c, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                                           MPI_Datatype *newtype))
+RDMACH_MPI_FN(int, Type_create_struct_c, (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                          const MPI_Aint array_of_displacements[],
+                                          const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+RDMACH_MPI_FN(int, Type_create_subarray_c, (int ndims, const MPI_Count array_of_sizes[],
+                                            const MPI_Count array_of_subsizes[],
+                                            const MPI_Count array_of_starts[], int order,
+                                            MPI_Datatype oldtype, MPI_Datatype *newtype))
+RDMACH_MPI_FN(int, Type_get_contents_c, (MPI_Datatype datatype, MPI_Count max_integers,
+                                         MPI_Count max_addresses, MPI_Count max_large_counts,
+                                         MPI_Count max_datatypes, int array_of_integers[],
+                                         MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                                         MPI_Datatype array_of_datatypes[]))
+RDMACH_MPI_FN(int, Type_get_envelope_c, (MPI_Datatype datatype, MPI_Count *num_integers,
+                                         MPI_Count *num_addresses, MPI_Count *num_large_counts,
+                                         MPI_Count *num_datatypes, int *combiner))
+RDMACH_MPI_FN(int, Type_get_extent_c, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+RDMACH_MPI_FN(int, Type_get_true_extent_c, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent))
+RDMACH_MPI_FN(int, Type_indexed_c, (MPI_Count count, const MPI_Count array_of_blocklengths[],
+                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype))
+RDMACH_MPI_FN(int, Type_size_c, (MPI_Datatype datatype, MPI_Count *size))
+RDMACH_MPI_FN(int, Type_vector_c, (MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype))
+RDMACH_MPI_FN(int, Unpack_c, (const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf,
+                              MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm))
+RDMACH_MPI_FN(int, Unpack_external_c, (const char *datarep, const void *inbuf, MPI_Aint insize,
+                                       MPI_Aint *position, void *outbuf, MPI_Count outcount,
+                                       MPI_Datatype datatype))
+RDMACH_MPI_FN(int, Op_create_c, (MPI_User_function_c *user_fn, int commute, MPI_Op *op))
+RDMACH_MPI_FN(int, Bsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                             MPI_Comm comm))
+RDMACH_MPI_FN(int, Bsend_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                  MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Buffer_attach_c, (void *buffer, MPI_Count size))
+RDMACH_MPI_FN(int, Buffer_detach_c, (void *buffer_addr, MPI_Count *size))
+RDMACH_MPI_FN(int, Ibsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Imrecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                              MPI_Request *request))
+RDMACH_MPI_FN(int, Irecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                             MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Irsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Isend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                             MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Issend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Mrecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Message *message,
+                             MPI_Status *status))
+RDMACH_MPI_FN(int, Recv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                            MPI_Comm comm, MPI_Status *status))
+RDMACH_MPI_FN(int, Recv_init_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                                 MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Rsend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                             MPI_Comm comm))
+RDMACH_MPI_FN(int, Rsend_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                  MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Send_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                            MPI_Comm comm))
+RDMACH_MPI_FN(int, Send_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                 MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Sendrecv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                                int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+RDMACH_MPI_FN(int, Sendrecv_replace_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                                        int sendtag, int source, int recvtag, MPI_Comm comm,
+                                        MPI_Status *status))
+RDMACH_MPI_FN(int, Ssend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                             MPI_Comm comm))
+RDMACH_MPI_FN(int, Ssend_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                                  MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Accumulate_c, (const void *origin_addr, MPI_Count origin_count,
+                                  MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                                  MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                  MPI_Win win))
+RDMACH_MPI_FN(int, Get_c, (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                           int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                           MPI_Datatype target_datatype, MPI_Win win))
+RDMACH_MPI_FN(int, Get_accumulate_c, (const void *origin_addr, MPI_Count origin_count,
+                                      MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                                      MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                                      MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                      MPI_Win win))
+RDMACH_MPI_FN(int, Put_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                           int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                           MPI_Datatype target_datatype, MPI_Win win))
+RDMACH_MPI_FN(int, Raccumulate_c, (const void *origin_addr, MPI_Count origin_count,
+                                   MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                                   MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                   MPI_Win win, MPI_Request *request))
+RDMACH_MPI_FN(int, Rget_c, (void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                            MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+RDMACH_MPI_FN(int, Rget_accumulate_c, (const void *origin_addr, MPI_Count origin_count,
+                                       MPI_Datatype origin_datatype, void *result_addr,
+                                       MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
+                                       MPI_Aint target_disp, MPI_Count target_count,
+                                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                       MPI_Request *request))
+RDMACH_MPI_FN(int, Rput_c, (const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                            MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+RDMACH_MPI_FN(int, Win_allocate_c, (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                                    void *baseptr, MPI_Win *win))
+RDMACH_MPI_FN(int, Win_allocate_shared_c, (MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                                           void *baseptr, MPI_Win *win))
+RDMACH_MPI_FN(int, Win_create_c, (void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                                  MPI_Win *win))
+RDMACH_MPI_FN(int, Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit,
+                                        void *baseptr))
 
 #undef RDMACH_MPI_FN
 

@@ -3,8 +3,9 @@
     check_symbols.py <mpi_api.txt> <libmpich.so.12>
 
 Every function not marked missing must be defined as MPI_<name> and
-PMPI_<name>, and as MPI_<name>_c and PMPI_<name>_c where marked large=defined; every function the library defines as MPI_* must be described
-(an MPI_<name>_c as a large=defined <name>), and not marked missing. (Data symbols, MPI_UNWEIGHTED and the like, are not
+PMPI_<name>, and as MPI_<name>_c and PMPI_<name>_c where marked large=defined or
+generated; every function the library defines as MPI_* must be described
+(an MPI_<name>_c as such a <name>), and not marked missing. (Data symbols, MPI_UNWEIGHTED and the like, are not
 functions and are not checked here.)
 """
 import subprocess
@@ -38,7 +39,7 @@ def main(desc, lib):
     for e in errors:
         print(e)
     n = sum(not f.missing for f in fns)
-    large = sum(not f.missing and f.large == 'defined' for f in fns)
+    large = sum(not f.missing and f.defines_large for f in fns)
     print(f'{n} functions defined as MPI_ and PMPI_ (and {large} as _c too), '
           f'{len(fns) - n} described as missing, {len(errors)} mismatches')
     return 1 if errors else 0

@@ -3,14 +3,15 @@
     gen_c_check.py <mpi_api.txt> <out.c> [<MPICH's mpi_proto.h> [<MPICH's mpio.h>]]
 
 For every described function, MPI_<name> and PMPI_<name> (and the _c
-variants of those marked large=defined) are assigned to
+variants of those marked large=defined or generated) are assigned to
 pointers of the type the description implies; compiled against
 include/mpi.h with -Werror, any difference in a parameter's type, constness,
 count or the return type is an error naming the function.
 
 Given MPICH's mpi_proto.h (and mpio.h, ROMIO's I/O chapter), the file checks the large-count functions
 instead: for every MPI_<name>_c MPICH declares and the description derives
-(large= not none), MPI_<name>_c against the POLY substitution (compiled
+(large= not none), MPI_<name>_c against the POLY substitution, and those
+described as <name>_c themselves (MPI_Type_get_envelope_c) as they are (compiled
 against MPICH's mpi.h). MPI_Aint and MPI_Count are both long there, so the
 check cannot tell them apart; everything else it can.
 """
@@ -29,11 +30,14 @@ def main(desc, out, *mpich_protos):
                  for name in re.findall(r'^int MPI_(\w+)_c\(', open(proto).read(), flags=re.M)}
         checks = [(fn, f'MPI_{fn.name}_c', fn.c_params(large=True)) for fn in fns
                   if fn.name in large and fn.large != 'none']
+        # the _c functions described on their own (more parameters than the int form)
+        checks += [(fn, f'MPI_{fn.name}', fn.c_params()) for fn in fns
+                   if fn.name.endswith('_c') and fn.name[:-2] in large]
     else:
         checks = [(fn, f'{prefix}{fn.name}', fn.c_params()) for fn in fns
                   for prefix in ('MPI_', 'PMPI_')]
         checks += [(fn, f'{prefix}{fn.name}_c', fn.c_params(large=True)) for fn in fns
-                   if fn.large == 'defined' for prefix in ('MPI_', 'PMPI_')]
+                   if fn.defines_large for prefix in ('MPI_', 'PMPI_')]
     for fn, name, params in checks:
         lines.append(f'{fn.c_return()} (*const check_{name})({", ".join(params)}) = {name};')
     lines += ['', 'int main(void) { return 0; }', '']

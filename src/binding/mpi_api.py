@@ -99,8 +99,8 @@ class Function:
             raise DescriptionError(f'{where}: MPI version {version!r} is not N.M')
         if self.fortran not in ('generated', 'special', 'none', 'unbound'):
             raise DescriptionError(f'{where}: fortran= must be special, none or unbound')
-        if self.large not in ('poly', 'none', 'defined'):
-            raise DescriptionError(f'{where}: large= must be none or defined')
+        if self.large not in ('poly', 'none', 'defined', 'generated'):
+            raise DescriptionError(f'{where}: large= must be none, defined or generated')
 
     @property
     def c_name(self):
@@ -109,9 +109,13 @@ class Function:
     @property
     def c_names(self):
         """The C functions the library defines for it: MPI_<Name>, and
-        MPI_<Name>_c where large=defined (PMPI_ for each too)."""
-        names = [self.c_name] + ([self.c_name + '_c'] if self.large == 'defined' else [])
+        MPI_<Name>_c where large=defined or generated (PMPI_ for each too)."""
+        names = [self.c_name] + ([self.c_name + '_c'] if self.defines_large else [])
         return names + ['P' + n for n in names]
+
+    @property
+    def defines_large(self):
+        return self.large in ('defined', 'generated')
 
     def c_return(self):
         return SCALAR_C[self.returns] if self.returns else 'int'

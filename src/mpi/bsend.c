@@ -1,5 +1,5 @@
 /*
- * Buffered sends: Buffer_attach, Buffer_detach, Buffer_flush, Buffer_iflush,
+ * Buffered sends: Buffer_attach(_c), Buffer_detach(_c), Buffer_flush, Buffer_iflush,
  * Bsend, Ibsend, Comm_attach/detach_buffer, Comm_flush/iflush_buffer (a
  * session's buffer calls are in session.c, over the same pools).
  *
@@ -15,6 +15,7 @@
  * Overhead per message: the header rounded up to 16 bytes plus up to 15
  * bytes of alignment, well under MPI_BSEND_OVERHEAD (96).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpi/mpi_impl.h"
@@ -150,11 +151,11 @@ int rch_mpi_bpool_flush(struct rch_mpi_bpool *p)
     return MPI_SUCCESS;
 }
 
-int rch_mpi_bpool_attach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer, int size)
+int rch_mpi_bpool_attach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer, MPI_Count size)
 {
     int automatic = buffer == MPI_BUFFER_AUTOMATIC;
     if (!automatic && size < 0)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: invalid size %d in argument size", fn, size);
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: invalid size %lld in argument size", fn, (long long)size);
     if (!automatic && !buffer && size > 0)
         return rch_mpi_err(comm, MPI_ERR_BUFFER, "%s: argument buffer is NULL", fn);
     if (*slot)
@@ -175,8 +176,11 @@ int rch_mpi_bpool_attach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **s
     return MPI_SUCCESS;
 }
 
-/* MPI: blocks until every message buffered in it has left. */
-int rch_mpi_bpool_detach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer_addr, int *size)
+/* MPI: blocks until every message buffered in it has left. max: the largest
+ * size the caller's type holds (a larger buffer stays attached:
+ * MPI_ERR_VALUE_TOO_LARGE, MPI-4.1's class for an output an int cannot hold). */
+int rch_mpi_bpool_detach_c(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer_addr,
+                           MPI_Count *size, MPI_Count max)
 {
     if (!buffer_addr || !size)
         return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn, !buffer_addr ? "buffer_addr" : "size");
@@ -186,11 +190,23 @@ int rch_mpi_bpool_detach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **s
         *size = 0;
         return MPI_SUCCESS;
     }
+    if ((MPI_Count)p->size > max)
+        return rch_mpi_err(comm, MPI_ERR_VALUE_TOO_LARGE, "%s: the attached buffer has %zu bytes, more than "
+                           "argument size can hold (use %s_c); it stays attached", fn, p->size, fn);
     pool_flush(p);
     *(void **)buffer_addr = p->automatic ? MPI_BUFFER_AUTOMATIC : p->buf == (char *)p ? NULL : p->buf;
-    *size = (int)p->size;
+    *size = (MPI_Count)p->size;
     rch_mpi_bpool_drop(slot);
     return MPI_SUCCESS;
+}
+
+int rch_mpi_bpool_detach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer_addr, int *size)
+{
+    MPI_Count n = 0;
+    int err = rch_mpi_bpool_detach_c(fn, comm, slot, buffer_addr, size ? &n : NULL, INT_MAX);
+    if (!err)
+        *size = (int)n;
+    return err;
 }
 
 void rch_mpi_bpool_drop(struct rch_mpi_bpool **slot)
@@ -221,6 +237,23 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     return err ? err : rch_mpi_bpool_detach("MPI_Buffer_detach", MPI_COMM_NULL, &process_pool, buffer_addr, size);
 }
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+
+int PMPI_Buffer_attach_c(void *buffer, MPI_Count size)
+{
+    RCH_MPI_CS();
+    int err = rch_mpi_check_init("MPI_Buffer_attach_c");
+    return err ? err : rch_mpi_bpool_attach("MPI_Buffer_attach_c", MPI_COMM_NULL, &process_pool, buffer, size);
+}
+#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    RCH_MPI_CS();
+    int err = rch_mpi_check_init("MPI_Buffer_detach_c");
+    return err ? err : rch_mpi_bpool_detach_c("MPI_Buffer_detach_c", MPI_COMM_NULL, &process_pool, buffer_addr,
+                                              size, INT64_MAX);
+}
+#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
 
 int PMPI_Buffer_flush(void)
 {

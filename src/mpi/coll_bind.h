@@ -243,6 +243,7 @@ struct rch_mpi_red {
     size_t per_elem;
     /* user functions: the trampoline's state (cop.arg points here) */
     MPI_User_function *user_fn;
+    MPI_User_function_c *user_fn_c;
     MPI_Datatype dt;
     const struct rch_mpi_type *t;
 };
@@ -262,6 +263,7 @@ struct rch_mpi_op {
     int kind;                     /* enum rch_coll_opkind, or -1 for a user op */
     MPI_User_function *fn;
     int commute;
+    MPI_User_function_c *fn_c;    /* made by MPI_Op_create_c (then fn is NULL) */
 };
 const struct rch_mpi_op *rch_mpi_op_get(MPI_Op op);   /* NULL if invalid (MPI_OP_NULL too) */
 /* "MPI_SUM", "user operation 0x98000002", "0x1234": for messages. */

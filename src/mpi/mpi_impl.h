@@ -476,7 +476,9 @@ struct rch_mpi_bpool;
 void rch_mpi_bsend_flush(void);
 /* Attach (buffer may be MPI_BUFFER_AUTOMATIC) / detach (waits for its
  * messages) the pool in *slot, errors reported on comm as call fn. */
-int rch_mpi_bpool_attach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer, int size);
+int rch_mpi_bpool_attach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer, MPI_Count size);
+int rch_mpi_bpool_detach_c(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer_addr,
+                           MPI_Count *size, MPI_Count max);
 int rch_mpi_bpool_detach(const char *fn, MPI_Comm comm, struct rch_mpi_bpool **slot, void *buffer_addr, int *size);
 /* Wait until p's messages have left (p NULL: nothing); MPI_SUCCESS. The
  * nonblocking flush does the same and returns a complete request. */

@@ -2,7 +2,7 @@
  * MPI_Op objects: the predefined operations (MPICH's built-in handles
  * 0x58000001 .. 0x5800000e) and user operations from MPI_Op_create, which get
  * MPICH-style "direct" handles (kind 2, object 6: 0x98000000 | index).
- * MPI_Op_create, MPI_Op_free, MPI_Op_commutative and MPI_Reduce_local.
+ * MPI_Op_create(_c), MPI_Op_free, MPI_Op_commutative and MPI_Reduce_local.
  *
  * User operations live in a table that grows by doubling; a freed slot is
  * reused. Threading: MPI_THREAD_SERIALIZED at most (as the rest of src/mpi).
@@ -73,14 +73,14 @@ const char *rch_mpi_op_name(MPI_Op op, char *buf, size_t len)
     return buf;
 }
 
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+/* MPI_Op_create(_c): exactly one of user_fn and user_fn_c is the function. */
+static int create(const char *fn, MPI_User_function *user_fn, MPI_User_function_c *user_fn_c, int commute,
+                  MPI_Op *op)
 {
-    RCH_MPI_CS();
-    static const char fn[] = "MPI_Op_create";
     int err = rch_mpi_check_init(fn);
     if (err)
         return err;
-    if (!user_fn)
+    if (!user_fn && !user_fn_c)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: NULL pointer in argument user_fn", fn);
     if (!op)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: NULL pointer in argument op", fn);
@@ -100,12 +100,25 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
         }
         n_user++;
     }
-    user_ops[i].op = (struct rch_mpi_op){ -1, user_fn, commute ? 1 : 0 };
+    user_ops[i].op = (struct rch_mpi_op){ -1, user_fn, commute ? 1 : 0, user_fn_c };
     user_ops[i].in_use = 1;
     *op = RCH_MPI_HDIRECT(RCH_MPI_OBJ_OP, i);
     return MPI_SUCCESS;
 }
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    RCH_MPI_CS();
+    return create("MPI_Op_create", user_fn, NULL, commute, op);
+}
 #pragma weak MPI_Op_create = PMPI_Op_create
+
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    RCH_MPI_CS();
+    return create("MPI_Op_create_c", NULL, user_fn, commute, op);
+}
+#pragma weak MPI_Op_create_c = PMPI_Op_create_c
 
 int PMPI_Op_free(MPI_Op *op)
 {

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "mpi/coll_bind.h"
+#include "mpi/large.h"
 
 enum group { G_NONE, G_CINT, G_FINT, G_MULTI, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_PAIR, G_CHAR };
 
@@ -157,10 +158,16 @@ static const char *type_name(MPI_Datatype dt, const struct rch_mpi_type *t, char
 /* ---- the user-function trampoline ---- */
 
 /* Call the user's function on `count` elements in the datatype's layout,
- * at most INT_MAX at a time (its length argument is an int). */
+ * at most INT_MAX at a time (its length argument is an int), or at once if
+ * it is an MPI_User_function_c (MPI_Count length). */
 static void call_user(struct rch_mpi_red *r, void *in, void *inout, size_t count)
 {
     MPI_Datatype dt = r->dt;
+    if (r->user_fn_c) {
+        MPI_Count n = (MPI_Count)count;
+        r->user_fn_c(in, inout, &n, &dt);
+        return;
+    }
     while (count > 0) {
         int n = count > (size_t)INT_MAX ? INT_MAX : (int)count;
         r->user_fn(in, inout, &n, &dt);
@@ -217,8 +224,18 @@ int rch_mpi_red_bind(const char *fn, struct rch_mpi_comm *c, MPI_Op op, MPI_Data
     r->dt = dt;
     r->t = t;
     if (o->kind < 0) {
+        MPI_Datatype base;
+        MPI_Count n = 1;
+        /* a _c call's count over INT_MAX (large.c): the function gets the
+         * caller's datatype and a count of its elements, not the 1 element
+         * of the library's type */
+        if (rch_mpi_large_origin(t, &base, &n)) {
+            r->dt = dt = base;
+            r->t = t = rch_mpi_type_get(base);
+        }
         r->user_fn = o->fn;
-        r->per_elem = 1;
+        r->user_fn_c = o->fn_c;
+        r->per_elem = (size_t)n;
         r->cop = (struct rch_coll_op){
             .fn = t->contig ? user_contig : user_noncontig,
             .arg = r,
@@ -238,6 +255,7 @@ int rch_mpi_red_bind(const char *fn, struct rch_mpi_comm *c, MPI_Op op, MPI_Data
          * combine, whatever the type was built from, so any predefined
          * operation applies, as to a zero count. */
         r->user_fn = NULL;
+        r->user_fn_c = NULL;
         r->per_elem = 0;
         r->cop = (struct rch_coll_op){
             .fn = rch_coll_kernel(RCH_COLL_OP_NO_OP, RCH_COLL_K_U8),
@@ -270,6 +288,7 @@ int rch_mpi_red_bind(const char *fn, struct rch_mpi_comm *c, MPI_Op op, MPI_Data
                            "per element", fn, type_name(dt, t, tn, sizeof(tn)), t->size,
                            rch_coll_kind_name(b->kind), esize);
     r->user_fn = NULL;
+    r->user_fn_c = NULL;
     r->per_elem = t->basic_count;
     r->cop = (struct rch_coll_op){
         .fn = rch_coll_kernel(o->kind, b->kind),

@@ -1,6 +1,6 @@
 /*
- * What a status says: Get_count, Get_elements, Get_elements_x (and
- * Status_set_elements(_x), Status_set_cancelled to write one). The count in
+ * What a status says: Get_count(_c), Get_elements, Get_elements_x/_c (and
+ * Status_set_elements(_x, _c), Status_set_cancelled to write one). The count in
  * a status is in bytes (mpi_impl.h rch_mpi_status_set); these divide it by
  * the datatype.
  */
@@ -35,6 +35,15 @@ static const struct rch_mpi_type *status_type(const char *fn, const MPI_Status *
     return t;
 }
 
+/* Whole elements of t in the status, MPI_UNDEFINED if it does not end on one. */
+static MPI_Count count_of(const MPI_Status *status, const struct rch_mpi_type *t)
+{
+    MPI_Count bytes = rch_mpi_status_bytes(status);
+    if (t->size == 0)
+        return 0;              /* MPI: a zero-size type gives a count of 0 */
+    return bytes % (MPI_Count)t->size != 0 ? MPI_UNDEFINED : bytes / (MPI_Count)t->size;
+}
+
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     RCH_MPI_CS();
@@ -42,28 +51,47 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     const struct rch_mpi_type *t = status_type("MPI_Get_count", status, datatype, count, &err);
     if (!t)
         return err;
-    MPI_Count bytes = rch_mpi_status_bytes(status);
-    if (t->size == 0) {
-        *count = 0;            /* MPI: a zero-size type gives a count of 0 */
-        return MPI_SUCCESS;
-    }
-    MPI_Count n = bytes / (MPI_Count)t->size;
-    *count = (bytes % (MPI_Count)t->size != 0 || n > INT_MAX) ? MPI_UNDEFINED : (int)n;
+    MPI_Count n = count_of(status, t);
+    *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Get_count = PMPI_Get_count
 
-int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     RCH_MPI_CS();
     int err;
-    const struct rch_mpi_type *t = status_type("MPI_Get_elements_x", status, datatype, count, &err);
+    const struct rch_mpi_type *t = status_type("MPI_Get_count_c", status, datatype, count, &err);
+    if (!t)
+        return err;
+    *count = count_of(status, t);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_count_c = PMPI_Get_count_c
+
+static int elements(const char *fn, const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    int err;
+    const struct rch_mpi_type *t = status_type(fn, status, datatype, count, &err);
     if (!t)
         return err;
     *count = rch_mpi_type_elements(t, (size_t)rch_mpi_status_bytes(status));
     return MPI_SUCCESS;
 }
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    RCH_MPI_CS();
+    return elements("MPI_Get_elements_x", status, datatype, count);
+}
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    RCH_MPI_CS();
+    return elements("MPI_Get_elements_c", status, datatype, count);
+}
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
@@ -127,6 +155,13 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
     return set_elements("MPI_Status_set_elements_x", status, datatype, count);
 }
 #pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    RCH_MPI_CS();
+    return set_elements("MPI_Status_set_elements_c", status, datatype, count);
+}
+#pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
 
 /* The Fortran status is the same five integers in the same order (MPICH). */
 int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)

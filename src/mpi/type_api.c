@@ -119,17 +119,29 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 }
 #pragma weak MPI_Type_size = PMPI_Type_size
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+static int size_of(const char *fn, MPI_Datatype datatype, MPI_Count *size)
 {
-    RCH_MPI_CS();
     int rc;
-    struct rch_mpi_type_obj *o = query("MPI_Type_size_x", datatype, &rc, size, "size", NULL, NULL);
+    struct rch_mpi_type_obj *o = query(fn, datatype, &rc, size, "size", NULL, NULL);
     if (!o)
         return rc;
     *size = (MPI_Count)o->t.size;
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    RCH_MPI_CS();
+    return size_of("MPI_Type_size_x", datatype, size);
+}
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    RCH_MPI_CS();
+    return size_of("MPI_Type_size_c", datatype, size);
+}
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
@@ -282,36 +294,77 @@ int PMPI_Address(void *location, MPI_Aint *address)
 
 /* ---- decoding (envelope and contents) ---- */
 
+static struct rch_mpi_type_obj *envelope(const char *fn, MPI_Datatype datatype, const void *num_integers,
+                                          const void *num_addresses, const void *num_datatypes,
+                                          int *combiner, int *rc)
+{
+    struct rch_mpi_type_obj *o = query(fn, datatype, rc, num_integers, "num_integers",
+                                       num_addresses, "num_addresses");
+    if (!o)
+        return NULL;
+    if (!num_datatypes || !combiner) {
+        *rc = null_arg(fn, !num_datatypes ? "num_datatypes" : "combiner");
+        return NULL;
+    }
+    *combiner = o->t.predefined ? MPI_COMBINER_NAMED : o->combiner;
+    return o;
+}
+
+/* MPI_Type_get_envelope/contents (int) of a type whose record has a count
+ * over INT_MAX (MPI_Type_contiguous_c, type_large.c). */
+static int too_large(const char *fn, const struct rch_mpi_type_obj *o)
+{
+    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_VALUE_TOO_LARGE, "%s: the datatype was made of %lld elements, "
+                       "more than an int holds: use %s_c", fn, (long long)o->large_n, fn);
+}
+
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Type_get_envelope";
     int rc;
-    struct rch_mpi_type_obj *o = query(fn, datatype, &rc, num_integers, "num_integers",
-                                       num_addresses, "num_addresses");
+    struct rch_mpi_type_obj *o = envelope("MPI_Type_get_envelope", datatype, num_integers, num_addresses,
+                                          num_datatypes, combiner, &rc);
     if (!o)
         return rc;
-    if (!num_datatypes)
-        return null_arg(fn, "num_datatypes");
-    if (!combiner)
-        return null_arg(fn, "combiner");
+    if (o->large_n)
+        return too_large("MPI_Type_get_envelope", o);
     *num_integers = o->nints;
     *num_addresses = o->naints;
     *num_datatypes = o->ntypes;
-    *combiner = o->t.predefined ? MPI_COMBINER_NAMED : o->combiner;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
 
-/* The derived types returned are references the caller frees with
- * MPI_Type_free (MPI-3.1 4.1.13); predefined ones are returned as they are. */
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
-                           int array_of_integers[], MPI_Aint array_of_addresses[],
-                           MPI_Datatype array_of_datatypes[])
+/* A type's construction record holds ints (the _c constructors call the int
+ * ones, src/mpi/large_type.c), but for a contiguous type of more than
+ * INT_MAX elements: its count is the one large count. */
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
+                             MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Type_get_contents";
+    static const char fn[] = "MPI_Type_get_envelope_c";
+    int rc;
+    struct rch_mpi_type_obj *o = envelope(fn, datatype, num_integers, num_addresses, num_datatypes, combiner, &rc);
+    if (!o)
+        return rc;
+    if (!num_large_counts)
+        return null_arg(fn, "num_large_counts");
+    *num_integers = o->nints;
+    *num_addresses = o->naints;
+    *num_large_counts = o->large_n ? 1 : 0;
+    *num_datatypes = o->ntypes;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
+
+/* The derived types returned are references the caller frees with
+ * MPI_Type_free (MPI-3.1 4.1.13); predefined ones are returned as they are. */
+/* is_c: the _c form, with max_large_counts and its array. */
+static int contents(const char *fn, MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                    MPI_Count max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                    MPI_Datatype array_of_datatypes[], int is_c, MPI_Count max_large_counts, MPI_Count *large)
+{
     int rc;
     struct rch_mpi_type_obj *o = query(fn, datatype, &rc, NULL, NULL, NULL, NULL);
     if (!o)
@@ -322,12 +375,20 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
                            fn, o->t.name[0] ? o->t.name : "(unnamed)");
     if (max_integers < o->nints || max_addresses < o->naints || max_datatypes < o->ntypes)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                           "%s: arrays too small: max_integers %d, max_addresses %d, max_datatypes %d "
-                           "but the type needs %d, %d, %d (see MPI_Type_get_envelope)",
-                           fn, max_integers, max_addresses, max_datatypes, o->nints, o->naints, o->ntypes);
+                           "%s: arrays too small: max_integers %lld, max_addresses %lld, max_datatypes %lld "
+                           "but the type needs %d, %d, %d (see MPI_Type_get_envelope)", fn,
+                           (long long)max_integers, (long long)max_addresses, (long long)max_datatypes, o->nints,
+                           o->naints, o->ntypes);
     if ((o->nints && !array_of_integers) || (o->naints && !array_of_addresses) ||
         (o->ntypes && !array_of_datatypes))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: NULL output array", fn);
+    if (o->large_n && !is_c)
+        return too_large("MPI_Type_get_contents", o);
+    if (o->large_n && (max_large_counts < 1 || !large))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: the type has 1 large count: max_large_counts is %lld "
+                           "or array_of_large_counts NULL", fn, (long long)max_large_counts);
+    if (o->large_n)
+        large[0] = o->large_n;
     if (o->nints)
         memcpy(array_of_integers, o->ints, (size_t)o->nints * sizeof(int));
     if (o->naints)
@@ -340,7 +401,28 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     }
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                           int array_of_integers[], MPI_Aint array_of_addresses[],
+                           MPI_Datatype array_of_datatypes[])
+{
+    RCH_MPI_CS();
+    return contents("MPI_Type_get_contents", datatype, max_integers, max_addresses, max_datatypes,
+                    array_of_integers, array_of_addresses, array_of_datatypes, 0, 0, NULL);
+}
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
+                             MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                             MPI_Datatype array_of_datatypes[])
+{
+    RCH_MPI_CS();
+    return contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses, max_datatypes,
+                    array_of_integers, array_of_addresses, array_of_datatypes, 1, max_large_counts,
+                    array_of_large_counts);
+}
+#pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
 
 /* ---- Fortran size-specific types ---- */
 

@@ -82,6 +82,8 @@ struct rch_mpi_type_obj *rch_mpi_type_obj_copy(const struct rch_mpi_type_obj *sr
     o->t.refcount = 0;
     o->t.name[0] = '\0';
     o->combiner = MPI_COMBINER_NAMED;
+    o->large_n = 0;
+    o->large_internal = 0;
     o->nints = o->naints = o->ntypes = 0;
     o->ints = NULL;
     o->aints = NULL;

@@ -79,6 +79,12 @@ struct rch_mpi_type_obj {
     int *ints;
     MPI_Aint *aints;
     MPI_Datatype *types;
+    /* A contiguous type of large_n > INT_MAX elements of large_base
+     * (type_large.c), large_n 0 for every other type; large_internal: made
+     * by the library for a _c call's buffer, not by the user. */
+    MPI_Datatype large_base;
+    MPI_Count large_n;
+    int large_internal;
     /* Storage of a predefined type's map (derived types allocate theirs). */
     struct rch_mpi_type_block one_block;
     struct rch_mpi_type_run one_run;

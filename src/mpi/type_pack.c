@@ -391,29 +391,49 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
 }
 #pragma weak MPI_Unpack = PMPI_Unpack
 
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+/* MPI_Pack_size(_c): *size, at most max, or an error; size_given: the
+ * caller's size pointer is not NULL. */
+static int pack_size(const char *fn, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, int size_given,
+                     MPI_Count max, MPI_Count *size)
 {
-    RCH_MPI_CS();
-    static const char fn[] = "MPI_Pack_size";
     const struct rch_mpi_type *t;
     char d[96];
-    size_t need;
+    MPI_Count need;
     int rc;
 
     if ((rc = rch_mpi_check_init(fn)) || (rc = check_comm(fn, comm)))
         return rc;
     if (incount < 0)
-        return rch_mpi_err(comm, MPI_ERR_COUNT, "%s: negative count %d in argument incount", fn, incount);
+        return rch_mpi_err(comm, MPI_ERR_COUNT, "%s: negative count %lld in argument incount", fn,
+                           (long long)incount);
     if (!(t = rch_mpi_type_get(datatype)))
         return rch_mpi_err(comm, MPI_ERR_TYPE, "%s: invalid datatype %s in argument datatype", fn,
                            rch_mpi_type_describe(datatype, d, sizeof(d)));
-    if (!size)
+    if (!size_given)
         return rch_mpi_err(comm, MPI_ERR_ARG, "%s: NULL pointer in argument size", fn);
-    need = (size_t)incount * t->size;
-    if (need > INT32_MAX)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: %d elements of %s pack to %zu bytes, more than an int holds",
-                           fn, incount, rch_mpi_type_describe(datatype, d, sizeof(d)), need);
-    *size = (int)need;
+    if (__builtin_mul_overflow(incount, (MPI_Count)t->size, &need) || need > max)
+        return rch_mpi_err(comm, max == INT32_MAX ? MPI_ERR_ARG : MPI_ERR_COUNT,
+                           "%s: %lld elements of %s pack to more than %s bytes", fn, (long long)incount,
+                           rch_mpi_type_describe(datatype, d, sizeof(d)),
+                           max == INT32_MAX ? "an int holds" : "an MPI_Count holds");
+    *size = need;
     return MPI_SUCCESS;
 }
+
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+{
+    RCH_MPI_CS();
+    MPI_Count n;
+    int rc = pack_size("MPI_Pack_size", incount, datatype, comm, size != NULL, INT32_MAX, &n);
+    if (!rc)
+        *size = (int)n;
+    return rc;
+}
 #pragma weak MPI_Pack_size = PMPI_Pack_size
+
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
+{
+    RCH_MPI_CS();
+    return pack_size("MPI_Pack_size_c", incount, datatype, comm, size != NULL, INT64_MAX, size);
+}
+#pragma weak MPI_Pack_size_c = PMPI_Pack_size_c

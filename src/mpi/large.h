@@ -1,0 +1,52 @@
+/*
+ * The large-count (_c) entry points' conversions (large.c), used by the
+ * wrappers src/binding/gen_large.py generates and by the hand-written ones
+ * (large_*.c). A _c function calls its int form: counts that fit an int are
+ * passed as they are; a buffer's count that does not becomes one element of
+ * a contiguous type of that many; anything else that does not fit is an
+ * error naming the argument.
+ */
+#ifndef RCH_MPI_LARGE_H
+#define RCH_MPI_LARGE_H
+
+#include "mpi/mpi_impl.h"
+
+/* Who reports a failure: the window's error handler if win is one, else the
+ * communicator's (MPI_COMM_NULL: the default handler). */
+struct rch_mpi_large_ctx {
+    const char *fn;
+    MPI_Comm comm;
+    MPI_Win win;
+    int constructor;          /* a datatype constructor's: its types need not be committed */
+};
+
+int rch_mpi_large_err(const struct rch_mpi_large_ctx *x, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* v as an int in *out; MPI_ERR_COUNT (MPI_ERR_ARG if disp) naming arg if it does not fit. */
+int rch_mpi_large_int(const struct rch_mpi_large_ctx *x, const char *arg, int disp, MPI_Count v, int *out);
+/* The n values of a as a malloc'ed int array (NULL if a is NULL). */
+int rch_mpi_large_ints(const struct rch_mpi_large_ctx *x, const char *arg, int disp, const MPI_Count *a,
+                       MPI_Count n, int **out);
+/* (count, dt) as an int count of a datatype: (count, dt) itself if count
+ * fits, else (1, a committed contiguous type of count dt) that the caller
+ * releases with rch_mpi_large_buf_done. A negative count is MPI_ERR_COUNT. */
+int rch_mpi_large_buf(const struct rch_mpi_large_ctx *x, const char *arg, MPI_Count count, MPI_Datatype dt,
+                      int *count_i, MPI_Datatype *dt_i);
+void rch_mpi_large_buf_done(MPI_Datatype dt_i, MPI_Datatype dt);
+/* Whether t is such a contiguous type: then *base and *n are what it holds
+ * (a user reduction is given them, not the library's type: op_bind.c). */
+int rch_mpi_large_origin(const struct rch_mpi_type *t, MPI_Datatype *base, MPI_Count *n);
+/* A contiguous type of count (> INT_MAX) oldtype, uncommitted (type_large.c);
+ * internal: for a _c call's buffer (rch_mpi_large_origin knows it). */
+int rch_mpi_type_contiguous_large(const char *fn, MPI_Count count, MPI_Datatype oldtype, int internal,
+                                  MPI_Datatype *newtype);
+/* Lengths of the v-collectives' arrays: comm's size and its topology's
+ * in (out = 0) or out-degree; 0 for an invalid communicator (the int
+ * function reports it). */
+MPI_Count rch_mpi_large_nprocs(MPI_Comm comm);
+/* Whether this process is root in comm (1 too for an invalid comm: the int
+ * function reports it). */
+int rch_mpi_large_at_root(MPI_Comm comm, int root);
+MPI_Count rch_mpi_large_degree(MPI_Comm comm, int out);
+
+#endif
