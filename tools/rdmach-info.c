@@ -364,11 +364,14 @@ static void print_large(void)
     printf("  up to %-22s eager, through the per-pair ring  [SHM_EAGER_MAX: %s]\n", a, why);
     if (rch_tun.shm_get == RCH_SHM_GET_CMA && cma_ok) {
         printf("  above %-22s rendezvous, single copy (process_vm_readv)  [SHM_GET=cma]\n", a);
-    } else if (rch_tun.shm_get == RCH_SHM_GET_PIPE || !cma_ok || from > (size_t)1 << 40 || from <= eager) {
+    } else if (rch_tun.shm_get == RCH_SHM_GET_PIPE || !cma_ok || from >= (size_t)1 << 30 || from <= eager) {
         const char *how = from <= eager && rch_tun.shm_get == RCH_SHM_GET_AUTO && cma_ok
                               ? "rendezvous, single copy (process_vm_readv)" : "rendezvous, two-copy pipeline";
-        printf("  above %-22s %s  [%s]\n", a, how, !cma_ok ? "CMA=off" :
-               rch_tun.shm_get == RCH_SHM_GET_PIPE ? "SHM_GET=pipe" : origin_of("SHM_CMA_FROM", v, sizeof(v)));
+        const char *w = !cma_ok ? "CMA=off" : rch_tun.shm_get == RCH_SHM_GET_PIPE ? "SHM_GET=pipe" : NULL;
+        if (w)
+            printf("  above %-22s %s  [%s]\n", a, how, w);
+        else
+            printf("  above %-22s %s  [SHM_CMA_FROM: %s]\n", a, how, origin_of("SHM_CMA_FROM", v, sizeof(v)));
     } else {
         human_bytes(from, b, sizeof(b));
         snprintf(c, sizeof(c), "%s .. %s", a, b);

@@ -56,12 +56,12 @@ static const struct rch_tun_row rows[] = {
       "copy, each side with its own process_vm_readv/writev (0: never; the initiator alone)" },
     { "SHM_CMA_FROM", RCH_TUN_SIZE, OFF(shm_cma_from), "1g", 0, 1 * GiB, NULL,
       "SHM_GET=auto: rendezvous gets of at least this many bytes move by single copy "
-      "(process_vm_readv, see SHM_CMA_SPLIT) instead of the two-copy pipeline (default: derived from "
-      "the machine's last-level cache at start-up; rdmach-tune --p2p measures it)" },
+      "(process_vm_readv, see SHM_CMA_SPLIT) instead of the two-copy pipeline (default 1g: never, the "
+      "pipeline having been faster at every size measured; rdmach-tune --p2p measures it here)" },
     { "SHM_NT_FROM", RCH_TUN_SIZE, OFF(shm_nt_from), "0", 0, 1 * GiB, NULL,
       "The pipeline's copy into the receiver's buffer uses non-temporal (streaming) stores for messages "
-      "of at least this many bytes, which then bypass the caches (0: never; rdmach-tune --p2p "
-      "measures it)" },
+      "of at least this many bytes, which then bypass the caches (0: never; set at start-up to half the "
+      "machine's last-level cache; rdmach-tune --p2p measures it)" },
     { "SHM_GET", RCH_TUN_ENUM, OFF(shm_get), "auto", 0, 0, "auto|pipe|cma",
       "How a shared-memory get (the rendezvous data of a large message) moves: pipe (the two-copy "
       "pipeline, both processes copying chunks that stay in cache; the reader copies the rest itself "

@@ -205,9 +205,9 @@ rdmach_status_t rch_shm_get(struct rch_rdma_chan *ch, int peer, void *laddr,
      * is in MPI (it sent the request and waits for it), so the pipeline,
      * which is about twice as fast as one process_vm_readv for data in cache
      * (bench/compare bw), is the default; stealing covers an owner that is
-     * not progressing, up to RDMACH_SHM_CMA_FROM (the machine's last-level
-     * cache unless measured: boot/machine.c). One-sided gets (no lmr) keep
-     * single copy. */
+     * not progressing, up to RDMACH_SHM_CMA_FROM (never unless a tuning
+     * file or the environment says so). One-sided gets (no lmr) keep single
+     * copy. */
     int pipe = ch->get_mode == RCH_SHM_GET_PIPE ||
                (ch->get_mode == RCH_SHM_GET_AUTO && lmr != NULL && len < rch_tun.shm_cma_from);
     if (p->cma && !pipe) {
