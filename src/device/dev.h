@@ -111,7 +111,10 @@ rdmach_status_t rch_dev_cancel_sent(int dest, uint64_t seq, struct rch_dev_req *
 unsigned rch_dev_progress(void);
 /* Progress until done(arg) returns non-zero, with the adaptive wait policy:
  * spin RDMACH_SPIN_COUNT empty polls, then yield RDMACH_YIELD_COUNT times,
- * then block on the channels' wait primitives. Errors only if the job fails. */
+ * then block on the channels' wait primitives. Errors only if the job fails.
+ * The wait returns as soon as done(arg) returns non-zero and never calls it
+ * again: a done-function may take what it found (MPI_Mprobe's takes the
+ * message off the unexpected queue; asked again, it would lose it). */
 typedef int (*rch_dev_done_fn)(void *arg);
 rdmach_status_t rch_dev_wait_until(rch_dev_done_fn done, void *arg);
 /* Shorthand: wait for one request. */

@@ -59,6 +59,9 @@
  * shared memory before calling rch_dev_wake(us) (wake.c) is never slept
  * through: either the waker sees the `sleeping` flag our channel raised in
  * wait_arm and bumps the futex we are about to wait on, or we see its store.
+ * Whichever test finds the condition true ends the wait there: a condition
+ * is never tested again once it held (dev.h), since testing may consume
+ * what it found (MPI_Mprobe's test takes the message it matches).
  *
  * MPI_THREAD_MULTIPLE (cs.h, rch_dev_cs_on): callers hold the global
  * critical section. Every wait then runs wait_mt — poll, hand the lock to a
@@ -220,15 +223,17 @@ static void sleep_on(const struct rch_rdma_wait *w, int narmed, int ms)
 
 /* Phase 3: sleep until a channel signals (or a timeout). A channel that has a
  * primitive but could not arm it (an error, not AGAIN) is polled every
- * SHORT_MS instead of being left unwatched for a whole BLOCK_MS. */
-static void block(const struct idle_policy *ip)
+ * SHORT_MS instead of being left unwatched for a whole BLOCK_MS. 1 if
+ * ip->done held (tested here, before and after arming): the wait is over,
+ * and done must not be asked again (dev.h: it may take what it found). */
+static int block(const struct idle_policy *ip)
 {
     struct rch_rdma_wait w[RCH_DEV_MAX_CHANS];
     int armed[RCH_DEV_MAX_CHANS];
-    int narmed = 0, unarmed = 0;
+    int narmed = 0, unarmed = 0, done = 0;
     rch_dev_live_check();     /* peers no channel watches (live.c); a failure ends the wait below */
     if (ip->done && ip->done(ip->arg))
-        return;
+        return 1;
     for (int i = 0; i < rch_dev.nchans; i++) {
         struct rch_dev_chan *dc = &rch_dev.chans[i];
         if (!dc->can_wait)
@@ -238,14 +243,16 @@ static void block(const struct idle_policy *ip)
         if (st == RDMACH_AGAIN) {
             for (int k = 0; k < narmed; k++)
                 rch_dev.chans[armed[k]].ops->wait_disarm(rch_dev.chans[armed[k]].chan);
-            return;   /* something arrived meanwhile */
+            return 0;   /* something arrived meanwhile */
         }
         if (st == RDMACH_OK)
             armed[narmed++] = i;
         else
             unarmed++;
     }
-    if (!ip->done || !ip->done(ip->arg)) {
+    if (ip->done)
+        done = ip->done(ip->arg);
+    if (!done) {
         double t0 = rch_base_wtime();
         sleep_on(w, narmed, unarmed ? SHORT_MS : ip->block_ms);
         rch_dev_stat.blocks++;
@@ -253,10 +260,12 @@ static void block(const struct idle_policy *ip)
     }
     for (int k = 0; k < narmed; k++)
         rch_dev.chans[armed[k]].ops->wait_disarm(rch_dev.chans[armed[k]].chan);
+    return done;
 }
 
-/* The phases after the spin (yield, then block); `spins` counts empty polls. */
-static __attribute__((noinline)) void idle_step(int *spins, int *yields, const struct idle_policy *ip)
+/* The phases after the spin (yield, then block); `spins` counts empty polls.
+ * 1 if block() found ip->done holding (the caller returns at once). */
+static __attribute__((noinline)) int idle_step(int *spins, int *yields, const struct idle_policy *ip)
 {
     if (*spins < ip->spin) {
         ++*spins;
@@ -265,8 +274,9 @@ static __attribute__((noinline)) void idle_step(int *spins, int *yields, const s
         ++*yields;
         sched_yield();
     } else {
-        block(ip);
+        return block(ip);
     }
+    return 0;
 }
 
 /* idle_step of rch_dev_wait, whose policy is only built once it stops spinning. */
@@ -311,8 +321,8 @@ static rdmach_status_t wait_with(const struct idle_policy *ip)
             return RDMACH_OK;
         if (n)
             spins = yields = 0;
-        else
-            idle_step(&spins, &yields, ip);
+        else if (idle_step(&spins, &yields, ip))
+            return RDMACH_OK;
     }
 }
 
