@@ -24,13 +24,17 @@ static int mt_rank = -1;
 #define MT_FAIL() MPI_Abort(MPI_COMM_WORLD, 1)
 #endif
 
+/* The failure line is written whole (one write): stderr is unbuffered, and
+ * the pieces of several ranks' lines would interleave under a launcher. */
 #define CHECK(cond, ...)                                                                  \
     do {                                                                                  \
         if (!(cond)) {                                                                    \
-            fprintf(stderr, "[rank %d] %s:%d: check failed: %s: ", mt_rank, __FILE__,     \
-                    __LINE__, #cond);                                                     \
-            fprintf(stderr, __VA_ARGS__);                                                 \
-            fprintf(stderr, "\n");                                                        \
+            char mt_line[16384];                                                          \
+            int mt_n = snprintf(mt_line, sizeof(mt_line), "[rank %d] %s:%d: check failed: %s: ", \
+                                mt_rank, __FILE__, __LINE__, #cond);                      \
+            if (mt_n > 0 && (size_t)mt_n < sizeof(mt_line))                               \
+                snprintf(mt_line + mt_n, sizeof(mt_line) - (size_t)mt_n, __VA_ARGS__);    \
+            fprintf(stderr, "%s\n", mt_line);                                             \
             fflush(stderr);                                                               \
             MT_FAIL();                                                                    \
         }                                                                                 \
