@@ -12,7 +12,8 @@ line `machine:` of a run); its section in the file is
     |---|---|---|---|---|
     | 8 B latency | 0.258 | 0.356 | us | 0.72 |
 
-The guard compares ratios (rdmach / best peer of the same run), not
+The guard compares ratios (rdmach / best peer of the same run, best of at
+least 3 runs: a --quick run is not compared nor recorded), not
 absolute figures: the peers run interleaved with rdmach, so load on the
 machine moves both. A target row whose ratio is more than 10% worse than
 the recorded one is reported as a loss; --record replaces this machine's
@@ -101,8 +102,17 @@ def guard(report: Dict, path: str, record: bool, log: Callable[[str], None]) -> 
     if not mine:
         out.append("  no figures recorded for this machine: nothing to compare "
                    "(bench/compare --record adds them)")
+    quick = report.get("quick") or report.get("repeat", 3) < 3
+    if mine and quick:
+        # a figure of one run against a best of three says more about the
+        # load than about the change
+        out.append("  not compared: this run keeps fewer than 3 runs per figure (--quick or --repeat); "
+                   "the recorded figures are best of 3")
+        mine_cmp = {}
+    else:
+        mine_cmp = mine
     for t in report["targets"]:
-        old = mine.get(t["what"])
+        old = mine_cmp.get(t["what"])
         if not old or t["measured"] is None or not old["ratio"]:
             continue
         result["compared"] += 1
@@ -113,12 +123,14 @@ def guard(report: Dict, path: str, record: bool, log: Callable[[str], None]) -> 
                                      "measured": t["measured"], "loss": worse})
             out.append(f"  LOSS {t['what']}: rdmach/best {t['measured']:.2f}, recorded "
                        f"{old['ratio']:.2f} ({worse * 100:.0f}% worse)")
-    if mine:
+    if mine_cmp:
         out.append(f"  {result['compared']} target rows compared with the figures recorded "
                    f"{result['recorded']}: " +
                    (f"{len(result['losses'])} lost more than {LOSS * 100:.0f}%"
                     if result["losses"] else f"none lost more than {LOSS * 100:.0f}%"))
-    if record:
+    if record and quick:
+        out.append("  not recorded: the recorded figures are best of 3 runs (run without --quick, --repeat 3 or more)")
+    elif record:
         rows = dict(mine)
         rows[""] = {"recorded": datetime.date.today().isoformat()}
         for t in report["targets"]:
