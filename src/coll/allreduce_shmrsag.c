@@ -87,10 +87,7 @@ static rdmach_status_t allreduce_shmrsag(const struct rch_coll_comm *c, const st
             size_t off, len;
             slice(n, p, me, &off, &len);
             if (len) {
-                unsigned char *acc = rch_coll_nodeseg_arow(s, !b, p) + off * es;
-                memcpy(acc, rch_coll_nodeseg_arow(s, b, p - 1) + off * es, len * es);
-                for (int r = p - 2; r >= 0; r--)
-                    op->fn(rch_coll_nodeseg_arow(s, b, r) + off * es, acc, len, op->arg);
+                rch_coll_nodeseg_reduce_rows(s, b, off * es, len, rch_coll_nodeseg_arow(s, !b, p) + off * es, op);
             }
         }
         if (k > 0) {          /* chunk k - 1 is reduced (its result row has parity b) */

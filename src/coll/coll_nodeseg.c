@@ -204,6 +204,14 @@ rdmach_status_t rch_coll_nodeseg_big_get(const struct rch_coll_comm *c, struct r
     return st;
 }
 
+void rch_coll_nodeseg_reduce_rows(const struct rch_coll_nodeseg *s, int parity, size_t off, size_t n,
+                                  void *acc, const struct rch_coll_op *op)
+{
+    memcpy(acc, rch_coll_nodeseg_arow(s, parity, s->p - 1) + off, n * op->elem_size);
+    for (int r = s->p - 2; r >= 0; r--)
+        op->fn(rch_coll_nodeseg_arow(s, parity, r) + off, acc, n, op->arg);
+}
+
 rdmach_status_t rch_coll_nodeseg_sync(struct rch_coll_nodeseg *s)
 {
     uint32_t next = s->phase + 1;

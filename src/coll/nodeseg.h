@@ -155,6 +155,12 @@ static inline unsigned char *rch_coll_nodeseg_arow(const struct rch_coll_nodeseg
     return s->big + ((size_t)parity * (size_t)(s->p + 1) + (size_t)r) * s->arow;
 }
 
+/* acc = row[0] op (row[1] op (... op row[p-1])) over the bytes at `off` of
+ * the large area's deposit rows of `parity`, n elements: the rank order
+ * every shmseg reduction keeps (the same bits on every rank). */
+void rch_coll_nodeseg_reduce_rows(const struct rch_coll_nodeseg *s, int parity, size_t off, size_t n,
+                                  void *acc, const struct rch_coll_op *op);
+
 /* Arrive at the current phase's synchronisation and wait for every rank
  * of the node; the phase advances. Errors only if the device fails. */
 rdmach_status_t rch_coll_nodeseg_sync(struct rch_coll_nodeseg *s);

@@ -69,10 +69,7 @@ static rdmach_status_t reduce_scatter_shmseg(const struct rch_coll_comm *c, cons
         if (from >= to)
             continue;
         size_t off = (from - first) * es, len = to - from;
-        unsigned char *acc = rbuf + (from - lo) * es;
-        memcpy(acc, rch_coll_nodeseg_arow(s, b, p - 1) + off, len * es);
-        for (int r = p - 2; r >= 0; r--)
-            op->fn(rch_coll_nodeseg_arow(s, b, r) + off, acc, len, op->arg);
+        rch_coll_nodeseg_reduce_rows(s, b, off, len, rbuf + (from - lo) * es, op);
     }
     return RDMACH_OK;
 }

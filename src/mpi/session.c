@@ -112,12 +112,18 @@ static int thread_level_of(const char *v)
     return -1;
 }
 
+/* A handler a session may take: a predefined one or one from
+ * MPI_Session_create_errhandler (not a communicator's or a window's). */
+static int session_handler_ok(MPI_Errhandler eh)
+{
+    return rch_mpi_errhandler_exists(eh) && (RCH_MPI_HKIND(eh) != 2 || rch_mpi_errhandler_is_session(eh));
+}
+
 int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
     RCH_MPI_CS();
     const char *fn = "MPI_Session_init";
-    if (!rch_mpi_errhandler_exists(errhandler) ||
-        (RCH_MPI_HKIND(errhandler) == 2 && !rch_mpi_errhandler_is_session(errhandler)))
+    if (!session_handler_ok(errhandler))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: invalid error handler 0x%x in argument errhandler "
                            "(a predefined one or one from MPI_Session_create_errhandler)", fn, (unsigned)errhandler);
     if (!session)
@@ -350,12 +356,9 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
     struct session *s = session_arg(fn, session, &err);
     if (!s)
         return err;
-    if (!rch_mpi_errhandler_exists(errhandler))
-        return session_err(session, s, MPI_ERR_ARG, "%s: invalid error handler 0x%x in argument errhandler", fn,
-                           (unsigned)errhandler);
-    if (RCH_MPI_HKIND(errhandler) == 2 && !rch_mpi_errhandler_is_session(errhandler))
-        return session_err(session, s, MPI_ERR_ARG, "%s: error handler 0x%x in argument errhandler was not made by "
-                           "MPI_Session_create_errhandler", fn, (unsigned)errhandler);
+    if (!session_handler_ok(errhandler))
+        return session_err(session, s, MPI_ERR_ARG, "%s: invalid error handler 0x%x in argument errhandler "
+                           "(a predefined one or one from MPI_Session_create_errhandler)", fn, (unsigned)errhandler);
     s->errhandler = errhandler;
     return MPI_SUCCESS;
 }
@@ -418,8 +421,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
                            "(%d) characters", fn, MPI_MAX_STRINGTAG_LEN - 1);
     if ((err = rch_mpi_info_check(MPI_COMM_NULL, fn, info)))
         return err;
-    if (!rch_mpi_errhandler_exists(errhandler) || rch_mpi_errhandler_is_win(errhandler) ||
-        rch_mpi_errhandler_is_session(errhandler))
+    if (!rch_mpi_errhandler_valid(errhandler) || rch_mpi_errhandler_is_session(errhandler))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: invalid error handler 0x%x in argument errhandler "
                            "(a predefined one or one from MPI_Comm_create_errhandler)", fn, (unsigned)errhandler);
     if (!newcomm)
