@@ -148,6 +148,15 @@ rdmach_status_t rch_base_tun_machine(const char *name, const char *text, const c
  * error naming path:line (rch_base_tun_load calls it for
  * RDMACH_TUNING_FILE; the collective rows of the file are src/coll's). */
 rdmach_status_t rch_base_tun_file(const char *path);
+
+/* The one reader of tuning files (tunefile.c): checks the header, cuts
+ * comments, splits lines into at most RCH_TUNE_FILE_FIELDS fields (a longer
+ * line arrives with RCH_TUNE_FILE_FIELDS + 1), applies `tunable` lines when
+ * apply_tunables is set and passes every other row to `row` (if not NULL),
+ * which returns an error naming path:line or RDMACH_OK. */
+#define RCH_TUNE_FILE_FIELDS 16
+typedef rdmach_status_t (*rch_tune_row_fn)(void *ctx, const char *path, int lineno, char **f, int nf);
+rdmach_status_t rch_base_tune_file_read(const char *path, int apply_tunables, rch_tune_row_fn row, void *ctx);
 /* Parse one value for a row into `dst` (used by load and by the unit tests). */
 rdmach_status_t rch_base_tun_parse(const struct rch_tun_row *row, const char *text, void *dst);
 size_t rch_base_tun_count(void);

@@ -32,11 +32,11 @@
  * large blocks and the leader-based one on offload NICs. rdmach-tune
  * replaces the thresholds with measurements of the allocation at hand.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/base.h"
+#include "base/tunables.h"
 #include "coll/coll_impl.h"
 
 #define KiB 1024ULL
@@ -265,95 +265,51 @@ static rdmach_status_t parse_row(const char *path, int lineno, char **f,
     return RDMACH_OK;
 }
 
-/* Split a line at blanks, after cutting any comment; *n = fields found (up
- * to max + 1, so "too many" is detectable). */
-static void split(char *line, char **f, int max, int *n)
+/* The rows being read (rch_coll_load_tuning). */
+struct load {
+    struct rch_coll_tuning_row *rows;
+    size_t n, cap;
+};
+
+/* A collective row of the file (the reader in src/base hands over every
+ * line but the header and the `tunable` lines). */
+static rdmach_status_t load_row(void *ctx, const char *path, int lineno, char **f, int nf)
 {
-    char *hash = strchr(line, '#');
-    if (hash)
-        *hash = 0;
-    *n = 0;
-    for (char *tok = strtok(line, " \t\r\n"); tok && *n <= max; tok = strtok(NULL, " \t\r\n"))
-        f[(*n)++] = tok;
+    struct load *l = ctx;
+    if (nf != FIELDS)
+        return rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: expected %d fields "
+                            "(collective nic nodes ppn size bytes algorithm), found %s%d", path,
+                            lineno, FIELDS, nf > FIELDS ? "more than " : "", nf > FIELDS ? FIELDS : nf);
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? 2 * l->cap : 16;
+        struct rch_coll_tuning_row *g = realloc(l->rows, ncap * sizeof(*g));
+        if (!g)
+            return rch_base_err(RDMACH_ERR_NO_MEMORY, "tuning file %s: no memory for %zu rows", path, ncap);
+        l->rows = g;
+        l->cap = ncap;
+    }
+    rdmach_status_t st = parse_row(path, lineno, f, &l->rows[l->n]);
+    if (st == RDMACH_OK)
+        l->n++;
+    return st;
 }
 
 rdmach_status_t rch_coll_load_tuning(const char *path)
 {
-    struct rch_coll_tuning_row *nrows = NULL;
-    size_t n = 0, cap = 0;
-    char line[1024], *f[FIELDS + 1];
-    int lineno = 0, header = 0, nf;
-    rdmach_status_t st = RDMACH_OK;
-
     if (!path || !path[0]) {
         free(file_rows);
         file_rows = NULL;
         n_file_rows = 0;
         return RDMACH_OK;
     }
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s: cannot open it: %s", path,
-                            strerror(errno));
-    while (st == RDMACH_OK && fgets(line, sizeof(line), fp)) {
-        lineno++;
-        size_t len = strlen(line);
-        if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(fp)) {
-            st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: line longer than %zu "
-                              "characters", path, lineno, sizeof(line) - 2);
-            break;
-        }
-        split(line, f, FIELDS, &nf);
-        if (nf == 0)
-            continue;
-        if (!header) {
-            if (nf != 2 || strcmp(f[0], "rdmach-tuning") != 0)
-                st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: expected the header "
-                                  "'rdmach-tuning 1' before any row", path, lineno);
-            else if (strcmp(f[1], "1") != 0)
-                st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: format version '%s' is "
-                                  "not supported (this rdmach reads version 1)", path, lineno,
-                                  f[1]);
-            header = 1;
-            continue;
-        }
-        if (strcmp(f[0], "tunable") == 0)
-            continue;     /* a tunable's value: src/base (tunefile.c) */
-        if (nf != FIELDS) {
-            st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: expected %d fields "
-                              "(collective nic nodes ppn size bytes algorithm), found %s%d", path,
-                              lineno, FIELDS, nf > FIELDS ? "more than " : "",
-                              nf > FIELDS ? FIELDS : nf);
-            break;
-        }
-        if (n == cap) {
-            size_t ncap = cap ? 2 * cap : 16;
-            struct rch_coll_tuning_row *g = realloc(nrows, ncap * sizeof(*g));
-            if (!g) {
-                st = rch_base_err(RDMACH_ERR_NO_MEMORY, "tuning file %s: no memory for %zu rows",
-                                  path, ncap);
-                break;
-            }
-            nrows = g;
-            cap = ncap;
-        }
-        st = parse_row(path, lineno, f, &nrows[n]);
-        if (st == RDMACH_OK)
-            n++;
-    }
-    if (st == RDMACH_OK && ferror(fp))
-        st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s: read error after line %d", path,
-                          lineno);
-    if (st == RDMACH_OK && !header)
-        st = rch_base_err(RDMACH_ERR_CONFIG, "tuning file %s:%d: no 'rdmach-tuning 1' header "
-                          "(the file is empty)", path, lineno);
-    fclose(fp);
+    struct load l = { 0 };
+    rdmach_status_t st = rch_base_tune_file_read(path, 0, load_row, &l);
     if (st != RDMACH_OK) {
-        free(nrows);
+        free(l.rows);
         return st;
     }
     free(file_rows);
-    file_rows = nrows;
-    n_file_rows = n;
+    file_rows = l.rows;
+    n_file_rows = l.n;
     return RDMACH_OK;
 }
