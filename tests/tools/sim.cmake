@@ -59,7 +59,9 @@ tool_test(sim_calibrate_writes_params COMMAND ${EXPECT} 0
   "^shm: L [0-9]+ ns, o [0-9]+ ns, g [0-9]+ ns, G [0-9.]+ ns/B, O [0-9.]+ ns/B, S 16384 B$"
   "^net: L [0-9]+ ns, o [0-9]+ ns, g [0-9]+ ns, G [0-9.]+ ns/B, O [0-9.]+ ns/B, S 65536 B$"
   "^pingpong +pingpong +2 +2 +1 +0 +[0-9]+\\.[0-9]+ "
-  -- bash -c "${SIM} calibrate -o ${CMAKE_CURRENT_BINARY_DIR}/calibrated.params && ${SIM} pingpong --size 0 --params ${CMAKE_CURRENT_BINARY_DIR}/calibrated.params")
+  -- bash -c "${SIM} calibrate --runs 1 -o ${CMAKE_CURRENT_BINARY_DIR}/calibrated.params && ${SIM} pingpong --size 0 --params ${CMAKE_CURRENT_BINARY_DIR}/calibrated.params")
+tool_test(sim_calibrate_bad_runs COMMAND ${EXPECT} 2 "^rdmach-sim calibrate: --runs '0': expected 1 to 64$"
+  -- ${SIM} calibrate --runs 0)
 # a noise trace as rdmach-noise writes it, on every rank at the same instants
 tool_test(sim_noise_trace_sync COMMAND ${EXPECT} 0 "^barrier +dissemination +8 +8 +1 +8 +121\\.000 "
   -- ${SIM} barrier --ranks 8 --algos dissemination --noise-trace ${SIMDATA}/trace.csv,sync ${LOGGP})

@@ -126,8 +126,9 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
 
 /* ---- commands (sim_main.c, sim_calib.c) ---- */
 /* One collective (by name; algorithm by name, "auto", "hier" or "hw") on p
- * ranks of ppn per node, no noise, once: the predicted time. 0 or -1 (err). */
-int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, const struct sim_params *prm,
+ * ranks of ppn per node, no noise, iters calls back to back: the predicted
+ * time per call. 0 or -1 (err). */
+int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, int iters, const struct sim_params *prm,
                 double *t_ns, char *err, size_t len);
 int sim_calibrate(int argc, char **argv);
 int sim_validate(int argc, char **argv);

@@ -210,8 +210,8 @@ static struct sim_progs *record(const struct job *j, double compute, const char 
     return t;
 }
 
-/* One collective on p ranks, no noise, once: its predicted time (sim.h). */
-int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, const struct sim_params *prm,
+/* One collective on p ranks, no noise, iters calls back to back: its predicted time per call (sim.h). */
+int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, int iters, const struct sim_params *prm,
                 double *t_ns, char *err, size_t len)
 {
     struct job j = { .id = rch_coll_id_of(coll), .algo = algo, .p = p, .ppn = ppn, .size = size };
@@ -234,8 +234,8 @@ int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, c
     struct sim_progs *t = record(&j, 0, &chosen, err, len);
     struct sim_layout lay = { p, ppn };
     struct sim_result res;
-    if (t && sim_run(t, &lay, prm, &quiet, 1, &res, err, len) == 0) {
-        *t_ns = res.time;
+    if (t && sim_run(t, &lay, prm, &quiet, iters, &res, err, len) == 0) {
+        *t_ns = res.time / iters;
         rc = 0;
     }
     sim_progs_free(t);
