@@ -7,7 +7,7 @@
  * each figure the median over the runs; then fit each channel's LogGOPS
  * parameters by inverting the engine's own ping-pong:
  *   o = the cost of posting a send;  g = the per-message time of a stream
- *   of empty messages (at least o);  a line through half the eager round
+ *   of empty messages (at least o, at most half the empty round trip);  a line through half the eager round
  *   trips (sizes to 64 KiB, the validated range): intercept 2o + L, slope
  *   G + 2O;  the rendezvous sizes' slope G + O;  S = the library's eager
  *   limit;  gamma = MPI_Reduce_local of 64 KiB of doubles.
@@ -130,9 +130,12 @@ static void fit(const struct probe *pr, struct sim_loggops *c)
 {
     c->S = pr->eager;
     c->o = pr->post;
-    c->g = pr->stream0 > c->o ? pr->stream0 : c->o;
     double be, ae, br, ar;
     half_rtt_line(pr, 0, c->S < 65536 ? c->S : 65536, &be, &ae);
+    /* a stream needs both ranks on a CPU for its whole window; one longer
+     * per message than half a round trip was cut by the scheduler */
+    c->g = pr->stream0 < ae ? pr->stream0 : ae;
+    c->g = c->g > c->o ? c->g : c->o;
     c->L = ae - 2 * c->o > 0 ? ae - 2 * c->o : 0;
     be = be > 0 ? be : 0;
     if (half_rtt_line(pr, c->S + 1, 1 << 20, &br, &ar) >= 2 && br > 0) {
