@@ -29,6 +29,15 @@ tool_test(sim_barrier_hier_loggp COMMAND ${EXPECT} 0 "^barrier +hier +8 +4 +2 +8
 # recursive doubling of one double: 3 rounds of L + 2o + 8G + 8 gamma
 tool_test(sim_allreduce_recdbl_loggp COMMAND ${EXPECT} 0 "^allreduce +recdbl +8 +8 +1 +8 +21\\.036 "
   -- ${SIM} allreduce --ranks 8 --algos recdbl ${LOGGP})
+# the non-blocking collectives' schedules (nbc): the barrier's rounds are
+# dissemination's; iallreduce is a binomial reduce whose round reduces after
+# all its receives (rank 4 has 6's partial sum at 2(L + 2o + 8G) + 8 gamma,
+# reduces twice, 0 gets it at 21.036 and reduces three times) then a
+# binomial broadcast, 3 (L + 2o + 8G)
+tool_test(sim_nbc_barrier_loggp COMMAND ${EXPECT} 0 "^barrier +nbc +5 +5 +1 +8 +21\\.000 "
+  -- ${SIM} barrier --ranks 5 --algos nbc ${LOGGP})
+tool_test(sim_nbc_allreduce_loggp COMMAND ${EXPECT} 0 "^allreduce +nbc +8 +8 +1 +8 +42\\.072 "
+  -- ${SIM} allreduce --ranks 8 --algos nbc ${LOGGP})
 # synchronised noise: every rank starts inside a 100 us detour
 tool_test(sim_noise_delays_the_start COMMAND ${EXPECT} 0 "^barrier +dissemination +8 +8 +1 +8 +121\\.000 "
   -- ${SIM} barrier --ranks 8 --algos dissemination --noise 1ms,100us ${LOGGP})
@@ -72,6 +81,7 @@ tool_test(sim_validate_reports COMMAND ${EXPECT} 0
   "^ +2 shm +barrier +dissemination +0 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
   "^ +2 net +allreduce +recdbl +65536 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
   "^ +2 net +alltoall +bruck +8 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 shm +allreduce +nbc +1024 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
   "^2 ranks net bcast binomial +median \\|error\\| over sizes"
   "^validation: [0-9]+ of [0-9]+ algorithm groups within 20% \\(median over sizes\\)$"
   -- ${SIM} validate --ranks 2 ${LOGGP})

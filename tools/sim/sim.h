@@ -78,6 +78,13 @@ int sim_rec_end(char *err, size_t len);
 struct rch_coll_op;
 const struct rch_coll_op *sim_rec_reduce_op(void);
 
+/* The library's non-blocking collective (sim_nbc.c) for the view's rank,
+ * recorded round by round; sim_nbc_has: which collectives have one here. */
+struct rch_coll_comm;
+struct rch_coll_args;
+int sim_nbc_has(int coll_id);
+int sim_nbc_run(int coll_id, const struct rch_coll_comm *view, const struct rch_coll_args *a);
+
 /* ---- parameters (sim_params.c) ---- */
 enum sim_chan { SIM_SHM, SIM_NET, SIM_CHAN_MAX };
 struct sim_loggops {

@@ -12,7 +12,8 @@
  *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
- *                    allreduce, bcast and alltoall (forced): blocks of CALLS
+ *                    allreduce, bcast and alltoall (forced) and the
+ *                    non-blocking one (ALGO nbc, waited for at once): blocks of CALLS
  *                    calls back to back, the slowest rank's time per call,
  *                    minimum and median over 15 blocks
  * which `rdmach-sim validate` compares with its predictions.
@@ -87,22 +88,33 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void one_call(enum rch_coll_id id, char *s, char *r, int bytes, int p)
+/* One call; nbc: the non-blocking collective, waited for at once. */
+static void one_call(enum rch_coll_id id, int nbc, char *s, char *r, int bytes)
 {
+    MPI_Request rq = MPI_REQUEST_NULL;
     switch (id) {
-    case RCH_COLL_BARRIER: MPI_Barrier(MPI_COMM_WORLD); break;
-    case RCH_COLL_BCAST: MPI_Bcast(s, bytes, MPI_BYTE, 0, MPI_COMM_WORLD); break;
-    case RCH_COLL_ALLREDUCE: MPI_Allreduce(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
-    default: MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD); break;
+    case RCH_COLL_BARRIER: nbc ? MPI_Ibarrier(MPI_COMM_WORLD, &rq) : MPI_Barrier(MPI_COMM_WORLD); break;
+    case RCH_COLL_BCAST:
+        nbc ? MPI_Ibcast(s, bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &rq) : MPI_Bcast(s, bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+        break;
+    case RCH_COLL_ALLREDUCE:
+        nbc ? MPI_Iallreduce(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq)
+            : MPI_Allreduce(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    default:
+        nbc ? MPI_Ialltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD, &rq)
+            : MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD);
+        break;
     }
-    (void)p;
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
 }
 
 /* One case of --coll: a collective, an algorithm the library applies to
  * it here, a size; its blocks' per-call times. */
 struct coll_case {
     enum rch_coll_id id;
-    const char *name;
+    const char *name;          /* "nbc": the non-blocking collective */
+    int nbc;
     int bytes;
     double t[32];
 };
@@ -111,7 +123,7 @@ struct coll_case {
  * selection runs it here. */
 static int coll_force(struct coll_case *k)
 {
-    if (k->id == RCH_COLL_BARRIER)
+    if (k->id == RCH_COLL_BARRIER || k->nbc)
         return 1;
     rch_coll_force(k->id, NULL);
     return rch_coll_force(k->id, k->name) == RDMACH_OK;
@@ -134,16 +146,17 @@ static int coll_mode(int me, int p)
     for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
         enum rch_coll_id id = ids[k];
         int nalgo = id == RCH_COLL_BARRIER ? 1 : rch_coll_algo_count(id);
-        for (int a = 0; a < nalgo; a++) {
-            const char *name = id == RCH_COLL_BARRIER ? "dissemination" : rch_coll_algo_name(id, a);
+        for (int a = 0; a <= nalgo; a++) {     /* the last: the non-blocking one */
+            int nbc = a == nalgo;
+            const char *name = nbc ? "nbc" : id == RCH_COLL_BARRIER ? "dissemination" : rch_coll_algo_name(id, a);
             for (size_t z = 0; z < (id == RCH_COLL_BARRIER ? 1 : sizeof(sizes) / sizeof(sizes[0])) && n < MAXCASES; z++) {
                 struct coll_case *c = &cs[n];
-                *c = (struct coll_case){ .id = id, .name = name, .bytes = id == RCH_COLL_BARRIER ? 0 : sizes[z] };
+                *c = (struct coll_case){ .id = id, .name = name, .nbc = nbc, .bytes = id == RCH_COLL_BARRIER ? 0 : sizes[z] };
                 if (strstr(name, "shmseg") || !coll_force(c))
                     break;
                 for (int w = 0; w < 3; w++)
-                    one_call(id, s, r, c->bytes, p);
-                if (id != RCH_COLL_BARRIER && strcmp(rch_coll_last_algo(id), name) != 0)
+                    one_call(id, nbc, s, r, c->bytes);
+                if (!nbc && id != RCH_COLL_BARRIER && strcmp(rch_coll_last_algo(id), name) != 0)
                     break;           /* it does not apply here: the selection ran another */
                 n++;
             }
@@ -155,11 +168,11 @@ static int coll_mode(int me, int p)
         for (int k = 0; k < n; k++) {
             struct coll_case *c = &cs[k];
             coll_force(c);
-            one_call(c->id, s, r, c->bytes, p);
+            one_call(c->id, c->nbc, s, r, c->bytes);
             MPI_Barrier(MPI_COMM_WORLD);
             double t0 = MPI_Wtime();
             for (int i = 0; i < CALLS; i++)
-                one_call(c->id, s, r, c->bytes, p);
+                one_call(c->id, c->nbc, s, r, c->bytes);
             double mine = (MPI_Wtime() - t0) / CALLS;
             MPI_Allreduce(&mine, &c->t[b], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
             if (c->id != RCH_COLL_BARRIER)
