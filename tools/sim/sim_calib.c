@@ -4,7 +4,8 @@
  * calibrate: measure this machine with rdmach-sim-probe on 2
  * ranks over shared memory and over the network channel
  * (RDMACH_VNODE_SIZE=1), --runs times each, the channels' runs interleaved,
- * each figure the median over the runs; then fit each channel's LogGOPS
+ * each figure the median over the runs (less those the scheduler spoiled
+ * whole, probe_median); then fit each channel's LogGOPS
  * parameters by inverting the engine's own ping-pong:
  *   o = the cost of posting a send;  g = the per-message time of a stream
  *   of empty messages (at least o, at most half the empty round trip);  a line through half the eager round
@@ -91,20 +92,29 @@ static double median_of(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Each figure's median over the runs (each run's figure is already its
- * minimum over repetitions: the median then discards the runs that a burst
- * of the machine's load spoiled whole). */
-static void probe_median(const struct probe *runs, int n, struct probe *m)
+/* Each figure's median over the runs whose empty round trip is within
+ * twice the fastest run's: each run's figure is already its minimum over
+ * repetitions, and a run in which the scheduler kept the two ranks off the
+ * CPUs together (on a loaded machine, round trips of a time slice) is
+ * dropped whole rather than let it shift the median. The runs kept. */
+static int probe_median(const struct probe *runs, int n, struct probe *m)
 {
-    double v[64];
-    *m = runs[0];
-#define MED(field) do { for (int r = 0; r < n; r++) v[r] = runs[r].field; m->field = median_of(v, n); } while (0)
+    double v[64], best = runs[0].pp_ns[0];
+    int keep[64] = { 0 }, k = 0;
+    for (int r = 1; r < n; r++)
+        best = runs[r].pp_ns[0] < best ? runs[r].pp_ns[0] : best;
+    for (int r = 0; r < n; r++)
+        if (runs[r].pp_ns[0] <= 2 * best)
+            keep[k++] = r;
+    *m = runs[keep[0]];
+#define MED(field) do { for (int r = 0; r < k; r++) v[r] = runs[keep[r]].field; m->field = median_of(v, k); } while (0)
     MED(post);
     MED(stream0);
     MED(reduce_ns);
     for (int i = 0; i < m->npp; i++)
         MED(pp_ns[i]);
 #undef MED
+    return k;
 }
 
 /* Least-squares line through the half round trips of the sizes in [lo, hi]:
@@ -192,7 +202,9 @@ int sim_calibrate(int argc, char **argv)
             }
         }
     for (int c = 0; c < SIM_CHAN_MAX; c++) {
-        probe_median(&runs[c * nruns], nruns, &pr[c]);
+        int kept = probe_median(&runs[c * nruns], nruns, &pr[c]);
+        printf("%s: the median of %d of %d runs (those with an empty round trip within twice the fastest)\n",
+               c == SIM_SHM ? "shm" : "net", kept, nruns);
         fit(&pr[c], &p.ch[c]);
     }
     free(runs);
@@ -200,7 +212,8 @@ int sim_calibrate(int argc, char **argv)
     p.onload = 1;   /* the software network channels here (tcp) run on the host CPU */
     char comment[256];
     snprintf(comment, sizeof(comment),
-             "# measured by rdmach-sim calibrate (rdmach-sim-probe: each figure the median over %d runs of its minimum)\n",
+             "# measured by rdmach-sim calibrate (rdmach-sim-probe: each figure its minimum in a run, the median over "
+             "the runs kept of %d)\n",
              nruns);
     if (sim_params_save(out, &p, comment) != 0) {
         fprintf(stderr, "rdmach-sim calibrate: cannot write %s\n", out);
