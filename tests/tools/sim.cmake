@@ -85,3 +85,8 @@ tool_test(sim_validate_reports COMMAND ${EXPECT} 0
   "^2 ranks net bcast binomial +median \\|error\\| over sizes"
   "^validation: [0-9]+ of [0-9]+ algorithm groups within 20% \\(median over sizes\\)$"
   -- ${SIM} validate --ranks 2 ${LOGGP})
+# --algos all: the algorithms that work through the node segment (shmseg,
+# shmrsag) are left out, not printed as failing to apply
+tool_test(sim_all_leaves_out_node_segment COMMAND ${EXPECT} 0 "^allreduce +recdbl +8 " "^allreduce +nbc +8 "
+  -- ${SIM} allreduce --ranks 8 --ppn 8 --algos all ${LOGGP})
+set_tests_properties(sim_all_leaves_out_node_segment PROPERTIES FAIL_REGULAR_EXPRESSION "shmrsag|shmseg")

@@ -303,7 +303,7 @@ static int algo_names(const struct opts *o, enum rch_coll_id id, const char **na
     }
     for (int i = 0; i < rch_coll_algo_count(id) && n < max; i++) {
         const char *a = rch_coll_algo_name(id, i);
-        if (!strstr(a, "shmseg"))
+        if (strncmp(a, "shm", 3) != 0)      /* shmseg, shmrsag: through the node segment */
             names[n++] = a;
     }
     if (id == RCH_COLL_BARRIER && n + 2 <= max) {
