@@ -83,6 +83,7 @@ tool_test(sim_validate_reports COMMAND ${EXPECT} 0
   "^ +2 net +alltoall +bruck +8 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
   "^ +2 shm +allreduce +nbc +1024 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
   "^2 ranks net bcast binomial +median \\|error\\| over sizes"
+  "^ +2 shm +[0-9]+ of 13 +[0-9.]+% - [0-9.]+%$" "^ +2 net +[0-9]+ of 13 +[0-9.]+% - [0-9.]+%$"
   "^validation: [0-9]+ of [0-9]+ algorithm groups within 20% \\(median over sizes\\)$"
   -- ${SIM} validate --ranks 2 ${LOGGP})
 # --algos all: the algorithms that work through the node segment (shmseg,

@@ -226,16 +226,25 @@ int sim_calibrate(int argc, char **argv)
     return 0;
 }
 
+/* The groups of one rank count and channel: how many are within 20%, and
+ * the range of their median errors. */
+struct tally {
+    int groups, good;
+    double lo, hi;
+};
+
 /* The rows of one (ranks, channel, collective, algorithm) group so far. */
-static void group_summary(const char *what, double *err, int n, int *groups, int *good)
+static void group_summary(const char *what, double *err, int n, struct tally *t)
 {
     if (n == 0)
         return;
     qsort(err, (size_t)n, sizeof(double), cmp_double);
     double med = err[(n - 1) / 2];
     printf("%-44s median |error| over sizes %6.1f%% %s\n", what, med * 100, med <= 0.2 ? "(within 20%)" : "");
-    (*groups)++;
-    *good += med <= 0.2;
+    t->lo = t->groups == 0 || med < t->lo ? med : t->lo;
+    t->hi = t->groups == 0 || med > t->hi ? med : t->hi;
+    t->groups++;
+    t->good += med <= 0.2;
 }
 
 int sim_validate(int argc, char **argv)
@@ -270,7 +279,7 @@ int sim_validate(int argc, char **argv)
         fprintf(stderr, "rdmach-sim validate: cannot find the program's directory\n");
         return 1;
     }
-    int groups = 0, good = 0;
+    struct tally tl[16][2] = { { { 0 } } };
     printf("%5s %-4s %-10s %-14s %6s %12s %12s %12s %8s\n", "ranks", "chan", "coll", "algo", "bytes", "meas_min_us",
            "meas_med_us", "predict_us", "pred/med");
     for (int ri = 0; ri < nranks; ri++)
@@ -297,7 +306,7 @@ int sim_validate(int argc, char **argv)
                 char g[160];
                 snprintf(g, sizeof(g), "%d ranks %s %s %s", ranks[ri], net ? "net" : "shm", coll, algo);
                 if (strcmp(g, group) != 0) {
-                    group_summary(group, errs, nerr, &groups, &good);
+                    group_summary(group, errs, nerr, &tl[ri][net]);
                     snprintf(group, sizeof(group), "%s", g);
                     nerr = 0;
                 }
@@ -311,11 +320,21 @@ int sim_validate(int argc, char **argv)
                 if (nerr < 16)
                     errs[nerr++] = fabs(pred / tmed - 1);
             }
-            group_summary(group, errs, nerr, &groups, &good);
+            group_summary(group, errs, nerr, &tl[ri][net]);
             if (pclose(f) != 0) {
                 fprintf(stderr, "rdmach-sim validate: %s failed\n", cmd);
                 return 1;
             }
+        }
+    int groups = 0, good = 0;
+    printf("%5s %-4s %14s  %s\n", "ranks", "chan", "within 20%", "median |error| of the groups");
+    for (int ri = 0; ri < nranks; ri++)
+        for (int net = 0; net < 2; net++) {
+            const struct tally *t = &tl[ri][net];
+            printf("%5d %-4s %6d of %-4d  %.1f%% - %.1f%%\n", ranks[ri], net ? "net" : "shm", t->good, t->groups,
+                   t->lo * 100, t->hi * 100);
+            groups += t->groups;
+            good += t->good;
         }
     printf("validation: %d of %d algorithm groups within 20%% (median over sizes)\n", good, groups);
     return 0;
