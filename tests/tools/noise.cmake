@@ -32,6 +32,11 @@ tool_test(noise_injected_detours_found ENV RDMACH_NOISE=1ms,50us COMMAND ${EXPEC
 tool_test(noise_injected_on_listed_ranks_only ENV RDMACH_NOISE=2ms,100us,unsync,1 COMMAND ${EXPECT} 0
   "^expect rank 0: no noise injected on it" "^expect rank 1: .*: ok$"
   -- ${RUN} -n 2 ${NOISE} --time 2 --expect 2ms,100us --no-csv)
+# with the injector on and no --expect, the tool judges its detours against
+# the injected signature by itself (the exit status stays --expect's)
+tool_test(noise_injector_judged_without_expect ENV RDMACH_NOISE=1ms,50us COMMAND ${EXPECT} 0
+  "^expect rank 0: .*: ok$" "^expect rank 1: .*: ok$"
+  -- ${RUN} -n 2 ${NOISE} --time 2 --no-csv)
 # without the injector the same check fails: it is not met by any noise
 tool_test(noise_no_injection_not_found COMMAND ${EXPECT} 1 "^expect rank 0: .*NOT FOUND$"
   -- ${RUN} -n 2 ${NOISE} --time 1 --expect 1ms,50us --no-csv)

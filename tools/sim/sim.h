@@ -78,6 +78,13 @@ int sim_rec_end(char *err, size_t len);
 struct rch_coll_op;
 const struct rch_coll_op *sim_rec_reduce_op(void);
 
+/* The library's non-blocking collective (sim_nbc.c) for the view's rank,
+ * recorded round by round; sim_nbc_has: which collectives have one here. */
+struct rch_coll_comm;
+struct rch_coll_args;
+int sim_nbc_has(int coll_id);
+int sim_nbc_run(int coll_id, const struct rch_coll_comm *view, const struct rch_coll_args *a);
+
 /* ---- parameters (sim_params.c) ---- */
 enum sim_chan { SIM_SHM, SIM_NET, SIM_CHAN_MAX };
 struct sim_loggops {
@@ -126,8 +133,9 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
 
 /* ---- commands (sim_main.c, sim_calib.c) ---- */
 /* One collective (by name; algorithm by name, "auto", "hier" or "hw") on p
- * ranks of ppn per node, no noise, once: the predicted time. 0 or -1 (err). */
-int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, const struct sim_params *prm,
+ * ranks of ppn per node, no noise, iters calls back to back: the predicted
+ * time per call. 0 or -1 (err). */
+int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, int iters, const struct sim_params *prm,
                 double *t_ns, char *err, size_t len);
 int sim_calibrate(int argc, char **argv);
 int sim_validate(int argc, char **argv);

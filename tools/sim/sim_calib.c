@@ -2,13 +2,16 @@
  * rdmach-sim calibrate and validate.
  *
  * calibrate: measure this machine with rdmach-sim-probe on 2
- * ranks, once over shared memory and once over the network channel
- * (RDMACH_VNODE_SIZE=1), and fit each channel's LogGOPS parameters:
+ * ranks over shared memory and over the network channel
+ * (RDMACH_VNODE_SIZE=1), --runs times each, the channels' runs interleaved,
+ * each figure the median over the runs (less those the scheduler spoiled
+ * whole, probe_median); then fit each channel's LogGOPS
+ * parameters by inverting the engine's own ping-pong:
  *   o = the cost of posting a send;  g = the per-message time of a stream
- *   of empty messages (at least o);  L = half the empty round trip less 2o;
- *   G = the per-byte time of a stream of 1 MiB messages;  O = the per-byte
- *   growth of half the round trip over eager sizes, less G (at least 0);
- *   S = the library's eager limit;  gamma = MPI_Reduce_local of doubles.
+ *   of empty messages (at least o, at most half the empty round trip);  a line through half the eager round
+ *   trips (sizes to 64 KiB, the validated range): intercept 2o + L, slope
+ *   G + 2O;  the rendezvous sizes' slope G + O;  S = the library's eager
+ *   limit;  gamma = MPI_Reduce_local of 64 KiB of doubles.
  * The programs are looked for beside rdmach-sim (build tree or install).
  *
  * validate: rdmach-sim-probe --coll on 2, 4, ... ranks, all on one node
@@ -26,9 +29,12 @@
 #include <unistd.h>
 #include "sim.h"
 
+/* The figures of one probe run (ns); sizes as rdmach-sim-probe prints them. */
+enum { PMAX = 16 };
 struct probe {
-    double post, s0, s1m, pp[2][2], reduce_b, reduce_ns, eager;   /* pp: {bytes, ns} at 0 and ~eager */
-    int have;
+    double post, stream0, reduce_b, reduce_ns, eager;
+    int npp;
+    double pp_b[PMAX], pp_ns[PMAX];     /* ping-pong round trips */
 };
 
 static int dir_of_exe(char *dir, size_t len)
@@ -52,49 +58,121 @@ static int run_probe(const char *dir, int net, struct probe *pr, char *err, size
         return -1;
     }
     memset(pr, 0, sizeof(*pr));
-    double pp_eager_b = -1;
+    int have = 0;
     while (fgets(line, sizeof(line), f)) {
         double a, b;
         fputs("    ", stdout);
         fputs(line, stdout);
-        if (sscanf(line, "post %lf", &a) == 1) pr->post = a, pr->have |= 1;
+        if (sscanf(line, "post %lf", &a) == 1) pr->post = a, have |= 1;
         else if (sscanf(line, "stream %lf %lf", &a, &b) == 2) {
-            if (a == 0) pr->s0 = b, pr->have |= 2;
-            if (a == 1048576) pr->s1m = b, pr->have |= 4;
+            if (a == 0) pr->stream0 = b, have |= 2;
         } else if (sscanf(line, "pingpong %lf %lf", &a, &b) == 2) {
-            if (a == 0) pr->pp[0][0] = 0, pr->pp[0][1] = b, pr->have |= 8;
-            else if (a <= 4096 && a > pp_eager_b) pp_eager_b = a, pr->pp[1][0] = a, pr->pp[1][1] = b, pr->have |= 16;
-        } else if (sscanf(line, "reduce %lf %lf", &a, &b) == 2) pr->reduce_b = a, pr->reduce_ns = b, pr->have |= 32;
-        else if (sscanf(line, "eager %lf", &a) == 1) pr->eager = a, pr->have |= 64;
+            if (pr->npp < PMAX)
+                pr->pp_b[pr->npp] = a, pr->pp_ns[pr->npp++] = b, have |= 4;
+        } else if (sscanf(line, "reduce %lf %lf", &a, &b) == 2) pr->reduce_b = a, pr->reduce_ns = b, have |= 8;
+        else if (sscanf(line, "eager %lf", &a) == 1) pr->eager = a, have |= 16;
     }
     int st = pclose(f);
-    if (st != 0 || pr->have != 127) {
+    if (st != 0 || have != 31) {
         snprintf(err, len, "%s did not finish with every figure (status %d)", cmd, st);
         return -1;
     }
     return 0;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Each figure's median over the runs whose empty round trip is within
+ * twice the fastest run's: each run's figure is already its minimum over
+ * repetitions, and a run in which the scheduler kept the two ranks off the
+ * CPUs together (on a loaded machine, round trips of a time slice) is
+ * dropped whole rather than let it shift the median. The runs kept. */
+static int probe_median(const struct probe *runs, int n, struct probe *m)
+{
+    double v[64], best = runs[0].pp_ns[0];
+    int keep[64] = { 0 }, k = 0;
+    for (int r = 1; r < n; r++)
+        best = runs[r].pp_ns[0] < best ? runs[r].pp_ns[0] : best;
+    for (int r = 0; r < n; r++)
+        if (runs[r].pp_ns[0] <= 2 * best)
+            keep[k++] = r;
+    *m = runs[keep[0]];
+#define MED(field) do { for (int r = 0; r < k; r++) v[r] = runs[keep[r]].field; m->field = median_of(v, k); } while (0)
+    MED(post);
+    MED(stream0);
+    MED(reduce_ns);
+    for (int i = 0; i < m->npp; i++)
+        MED(pp_ns[i]);
+#undef MED
+    return k;
+}
+
+/* Least-squares line through the half round trips of the sizes in [lo, hi]:
+ * its slope (ns/B) and intercept; the number of points. */
+static int half_rtt_line(const struct probe *pr, double lo, double hi, double *slope, double *icpt)
+{
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < pr->npp; i++)
+        if (pr->pp_b[i] >= lo && pr->pp_b[i] <= hi) {
+            double x = pr->pp_b[i], y = pr->pp_ns[i] / 2;
+            n++, sx += x, sy += y, sxx += x * x, sxy += x * y;
+        }
+    double d = n * sxx - sx * sx;
+    *slope = n >= 2 && d > 0 ? (n * sxy - sx * sy) / d : 0;
+    *icpt = n > 0 ? (sy - *slope * sx) / n : 0;
+    return (int)n;
+}
+
+/* The engine's ping-pong, inverted (sim_engine.c): half an eager round trip
+ * is o + L + o + s(O + G + O), a rendezvous one grows by s(G + O) (the
+ * receiver's copy only). */
 static void fit(const struct probe *pr, struct sim_loggops *c)
 {
-    c->o = pr->post;
-    c->g = pr->s0 > c->o ? pr->s0 : c->o;
-    double half0 = pr->pp[0][1] / 2;
-    c->L = half0 - 2 * c->o > 0 ? half0 - 2 * c->o : 0;
-    c->G = pr->s1m / 1048576.0;
-    double slope = (pr->pp[1][1] - pr->pp[0][1]) / 2 / pr->pp[1][0];
-    c->O = slope - c->G > 0 ? slope - c->G : 0;
     c->S = pr->eager;
+    c->o = pr->post;
+    double be, ae, br, ar;
+    half_rtt_line(pr, 0, c->S < 65536 ? c->S : 65536, &be, &ae);
+    /* a stream needs both ranks on a CPU for its whole window; one longer
+     * per message than half a round trip was cut by the scheduler */
+    c->g = pr->stream0 < ae ? pr->stream0 : ae;
+    c->g = c->g > c->o ? c->g : c->o;
+    c->L = ae - 2 * c->o > 0 ? ae - 2 * c->o : 0;
+    be = be > 0 ? be : 0;
+    if (half_rtt_line(pr, c->S + 1, 1 << 20, &br, &ar) >= 2 && br > 0) {
+        double O = be - br;
+        c->O = O < 0 ? 0 : O > be / 2 ? be / 2 : O;
+    } else {
+        c->O = 0;
+    }
+    c->G = be - 2 * c->O;
 }
 
 int sim_calibrate(int argc, char **argv)
 {
     const char *out = "rdmach-sim.params";
+    int nruns = 3;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-o") && i + 1 < argc)
+        if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
-        else {
-            fprintf(stderr, "rdmach-sim calibrate: unknown argument '%s' (usage: rdmach-sim calibrate [-o FILE])\n", argv[i]);
+        } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
+            nruns = atoi(argv[++i]);
+            if (nruns < 1 || nruns > 64) {
+                fprintf(stderr, "rdmach-sim calibrate: --runs '%s': expected 1 to 64\n", argv[i]);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "rdmach-sim calibrate: unknown argument '%s' (usage: rdmach-sim calibrate [-o FILE] [--runs N])\n",
+                    argv[i]);
             return 2;
         }
     }
@@ -105,21 +183,38 @@ int sim_calibrate(int argc, char **argv)
     }
     struct sim_params p;
     sim_params_default(&p);
-    struct probe pr[SIM_CHAN_MAX];
-    for (int c = 0; c < SIM_CHAN_MAX; c++) {
-        printf("measuring %s (rdmach-sim-probe on 2 ranks%s):\n", c == SIM_SHM ? "shm" : "net",
-               c == SIM_NET ? ", RDMACH_VNODE_SIZE=1" : "");
-        fflush(stdout);
-        if (run_probe(dir, c == SIM_NET, &pr[c], err, sizeof(err)) != 0) {
-            fprintf(stderr, "rdmach-sim calibrate: %s\n", err);
-            return 1;
+    struct probe *runs = calloc((size_t)nruns * SIM_CHAN_MAX, sizeof(*runs)), pr[SIM_CHAN_MAX];
+    if (!runs) {
+        fprintf(stderr, "rdmach-sim calibrate: no memory\n");
+        return 1;
+    }
+    /* the channels' runs interleaved, so that the machine's load of the
+     * moment falls on both */
+    for (int r = 0; r < nruns; r++)
+        for (int c = 0; c < SIM_CHAN_MAX; c++) {
+            printf("measuring %s, run %d of %d (rdmach-sim-probe on 2 ranks%s):\n", c == SIM_SHM ? "shm" : "net", r + 1,
+                   nruns, c == SIM_NET ? ", RDMACH_VNODE_SIZE=1" : "");
+            fflush(stdout);
+            if (run_probe(dir, c == SIM_NET, &runs[c * nruns + r], err, sizeof(err)) != 0) {
+                fprintf(stderr, "rdmach-sim calibrate: %s\n", err);
+                free(runs);
+                return 1;
+            }
         }
+    for (int c = 0; c < SIM_CHAN_MAX; c++) {
+        int kept = probe_median(&runs[c * nruns], nruns, &pr[c]);
+        printf("%s: the median of %d of %d runs (those with an empty round trip within twice the fastest)\n",
+               c == SIM_SHM ? "shm" : "net", kept, nruns);
         fit(&pr[c], &p.ch[c]);
     }
+    free(runs);
     p.gamma = pr[SIM_SHM].reduce_ns / pr[SIM_SHM].reduce_b;
     p.onload = 1;   /* the software network channels here (tcp) run on the host CPU */
     char comment[256];
-    snprintf(comment, sizeof(comment), "# measured by rdmach-sim calibrate (rdmach-sim-probe, minimum of %d repetitions)\n", 15);
+    snprintf(comment, sizeof(comment),
+             "# measured by rdmach-sim calibrate (rdmach-sim-probe: each figure its minimum in a run, the median over "
+             "the runs kept of %d)\n",
+             nruns);
     if (sim_params_save(out, &p, comment) != 0) {
         fprintf(stderr, "rdmach-sim calibrate: cannot write %s\n", out);
         return 1;
@@ -131,22 +226,25 @@ int sim_calibrate(int argc, char **argv)
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
+/* The groups of one rank count and channel: how many are within 20%, and
+ * the range of their median errors. */
+struct tally {
+    int groups, good;
+    double lo, hi;
+};
 
 /* The rows of one (ranks, channel, collective, algorithm) group so far. */
-static void group_summary(const char *what, double *err, int n, int *groups, int *good)
+static void group_summary(const char *what, double *err, int n, struct tally *t)
 {
     if (n == 0)
         return;
     qsort(err, (size_t)n, sizeof(double), cmp_double);
     double med = err[(n - 1) / 2];
     printf("%-44s median |error| over sizes %6.1f%% %s\n", what, med * 100, med <= 0.2 ? "(within 20%)" : "");
-    (*groups)++;
-    *good += med <= 0.2;
+    t->lo = t->groups == 0 || med < t->lo ? med : t->lo;
+    t->hi = t->groups == 0 || med > t->hi ? med : t->hi;
+    t->groups++;
+    t->good += med <= 0.2;
 }
 
 int sim_validate(int argc, char **argv)
@@ -181,7 +279,7 @@ int sim_validate(int argc, char **argv)
         fprintf(stderr, "rdmach-sim validate: cannot find the program's directory\n");
         return 1;
     }
-    int groups = 0, good = 0;
+    struct tally tl[16][2] = { { { 0 } } };
     printf("%5s %-4s %-10s %-14s %6s %12s %12s %12s %8s\n", "ranks", "chan", "coll", "algo", "bytes", "meas_min_us",
            "meas_med_us", "predict_us", "pred/med");
     for (int ri = 0; ri < nranks; ri++)
@@ -200,18 +298,19 @@ int sim_validate(int argc, char **argv)
                 char coll[32], algo[64];
                 long bytes;
                 double tmin, tmed, pred;
-                if (sscanf(line, "coll %31s %63s %ld %lf %lf", coll, algo, &bytes, &tmin, &tmed) != 5) {
+                int calls = 1;
+                if (sscanf(line, "coll %31s %63s %ld %lf %lf %d", coll, algo, &bytes, &tmin, &tmed, &calls) < 5) {
                     fputs(line, stdout);
                     continue;
                 }
                 char g[160];
                 snprintf(g, sizeof(g), "%d ranks %s %s %s", ranks[ri], net ? "net" : "shm", coll, algo);
                 if (strcmp(g, group) != 0) {
-                    group_summary(group, errs, nerr, &groups, &good);
+                    group_summary(group, errs, nerr, &tl[ri][net]);
                     snprintf(group, sizeof(group), "%s", g);
                     nerr = 0;
                 }
-                if (sim_predict(coll, algo, ranks[ri], net ? 1 : ranks[ri], bytes, &prm, &pred, err, sizeof(err)) != 0) {
+                if (sim_predict(coll, algo, ranks[ri], net ? 1 : ranks[ri], bytes, calls, &prm, &pred, err, sizeof(err)) != 0) {
                     printf("%5d %-4s %-10s %-14s %6ld %12.2f %12.2f  not simulated: %s\n", ranks[ri], net ? "net" : "shm",
                            coll, algo, bytes, tmin * 1e-3, tmed * 1e-3, err);
                     continue;
@@ -221,11 +320,21 @@ int sim_validate(int argc, char **argv)
                 if (nerr < 16)
                     errs[nerr++] = fabs(pred / tmed - 1);
             }
-            group_summary(group, errs, nerr, &groups, &good);
+            group_summary(group, errs, nerr, &tl[ri][net]);
             if (pclose(f) != 0) {
                 fprintf(stderr, "rdmach-sim validate: %s failed\n", cmd);
                 return 1;
             }
+        }
+    int groups = 0, good = 0;
+    printf("%5s %-4s %14s  %s\n", "ranks", "chan", "within 20%", "median |error| of the groups");
+    for (int ri = 0; ri < nranks; ri++)
+        for (int net = 0; net < 2; net++) {
+            const struct tally *t = &tl[ri][net];
+            printf("%5d %-4s %6d of %-4d  %.1f%% - %.1f%%\n", ranks[ri], net ? "net" : "shm", t->good, t->groups,
+                   t->lo * 100, t->hi * 100);
+            groups += t->groups;
+            good += t->good;
         }
     printf("validation: %d of %d algorithm groups within 20%% (median over sizes)\n", good, groups);
     return 0;

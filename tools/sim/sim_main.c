@@ -12,7 +12,8 @@
  *
  * For each size, algorithm and rank count: every rank's program is recorded
  * by running the library's algorithm (src/coll, by name from its lists, or
- * "auto": the library's own selection) against the recording device, then
+ * "auto": the library's own selection, or "nbc": its non-blocking collective's
+ * schedule, sim_nbc.c) against the recording device, then
  * simulated; the table gives the time of the slowest rank, the events and
  * their rate, the distinct programs and the memory.
  */
@@ -157,6 +158,14 @@ static rdmach_status_t run_one(const struct job *j, int rank, const struct rch_c
         return hier_barrier(j, rank);
     if (!strcmp(j->algo, "pingpong"))
         return pingpong(j, rank);
+    if (!strcmp(j->algo, "nbc")) {
+        struct rch_coll_comm c;
+        view_of(j, rank, &c);
+        sim_rec_view(j->world_of);
+        struct rch_coll_args a = { .sbuf = j->sbuf, .rbuf = j->rbuf, .bytes = (size_t)j->size,
+                                   .count = (size_t)j->size / sizeof(double), .op = sim_rec_reduce_op() };
+        return (rdmach_status_t)sim_nbc_run(j->id, &c, &a);
+    }
     struct rch_coll_comm c;
     view_of(j, rank, &c);
     sim_rec_view(j->world_of);
@@ -169,7 +178,8 @@ static rdmach_status_t run_one(const struct job *j, int rank, const struct rch_c
 static struct sim_progs *record(const struct job *j, double compute, const char **chosen, char *err, size_t len)
 {
     const struct rch_coll_algo *algo = NULL;
-    if (strcmp(j->algo, "auto") && strcmp(j->algo, "hier") && strcmp(j->algo, "hw") && strcmp(j->algo, "pingpong")) {
+    if (strcmp(j->algo, "auto") && strcmp(j->algo, "hier") && strcmp(j->algo, "hw") && strcmp(j->algo, "pingpong") &&
+        strcmp(j->algo, "nbc")) {
         algo = rch_coll_find_algo(j->id, j->algo);
         if (!algo) {
             snprintf(err, len, "%s has no algorithm '%s'", rch_coll_name(j->id), j->algo);
@@ -210,8 +220,8 @@ static struct sim_progs *record(const struct job *j, double compute, const char 
     return t;
 }
 
-/* One collective on p ranks, no noise, once: its predicted time (sim.h). */
-int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, const struct sim_params *prm,
+/* One collective on p ranks, no noise, iters calls back to back: its predicted time per call (sim.h). */
+int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, int iters, const struct sim_params *prm,
                 double *t_ns, char *err, size_t len)
 {
     struct job j = { .id = rch_coll_id_of(coll), .algo = algo, .p = p, .ppn = ppn, .size = size };
@@ -234,8 +244,8 @@ int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, c
     struct sim_progs *t = record(&j, 0, &chosen, err, len);
     struct sim_layout lay = { p, ppn };
     struct sim_result res;
-    if (t && sim_run(t, &lay, prm, &quiet, 1, &res, err, len) == 0) {
-        *t_ns = res.time;
+    if (t && sim_run(t, &lay, prm, &quiet, iters, &res, err, len) == 0) {
+        *t_ns = res.time / iters;
         rc = 0;
     }
     sim_progs_free(t);
@@ -265,7 +275,8 @@ static long peak_rss_mb(void)
 
 /* The algorithms to run: the library's list of the collective (less those
  * that work in node-shared memory, which has no messages to simulate), plus
- * the barrier's hierarchical and hardware ones. */
+ * the barrier's hierarchical and hardware ones and the non-blocking
+ * collective's schedule. */
 static int algo_names(const struct opts *o, enum rch_coll_id id, const char **names, int max)
 {
     int n = 0;
@@ -277,12 +288,13 @@ static int algo_names(const struct opts *o, enum rch_coll_id id, const char **na
         static char buf[512];
         snprintf(buf, sizeof(buf), "%s", o->algos);
         for (char *save, *w = strtok_r(buf, ",", &save); w && n < max; w = strtok_r(NULL, ",", &save)) {
-            int special = !strcmp(w, "auto") || (id == RCH_COLL_BARRIER && (!strcmp(w, "hier") || !strcmp(w, "hw")));
+            int special = !strcmp(w, "auto") || (id == RCH_COLL_BARRIER && (!strcmp(w, "hier") || !strcmp(w, "hw"))) ||
+                          (sim_nbc_has(id) && !strcmp(w, "nbc"));
             if (!special && !rch_coll_find_algo(id, w)) {
                 fprintf(stderr, "rdmach-sim: %s has no algorithm '%s'; it has:", o->coll, w);
                 for (int i = 0; i < rch_coll_algo_count(id); i++)
                     fprintf(stderr, " %s", rch_coll_algo_name(id, i));
-                fprintf(stderr, "%s auto\n", id == RCH_COLL_BARRIER ? " hier hw" : "");
+                fprintf(stderr, "%s%s auto\n", id == RCH_COLL_BARRIER ? " hier hw" : "", sim_nbc_has(id) ? " nbc" : "");
                 return -1;
             }
             names[n++] = w;
@@ -291,13 +303,15 @@ static int algo_names(const struct opts *o, enum rch_coll_id id, const char **na
     }
     for (int i = 0; i < rch_coll_algo_count(id) && n < max; i++) {
         const char *a = rch_coll_algo_name(id, i);
-        if (!strstr(a, "shmseg"))
+        if (strncmp(a, "shm", 3) != 0)      /* shmseg, shmrsag: through the node segment */
             names[n++] = a;
     }
     if (id == RCH_COLL_BARRIER && n + 2 <= max) {
         names[n++] = "hier";
         names[n++] = "hw";
     }
+    if (sim_nbc_has(id) && n < max)
+        names[n++] = "nbc";
     if (id != RCH_COLL_BARRIER && n < max)
         names[n++] = "auto";        /* what the library's selection picks here */
     return n;

@@ -6,14 +6,16 @@
  * machine's own noise only ever adds):
  *   post NS          one MPI_Isend of 0 bytes, posting only        -> o
  *   stream B NS      per message of B bytes in a window of 64      -> g (B = 0), G (large B)
- *   pingpong B NS    round trip of B bytes (the fastest single one) -> L, O
+ *   pingpong B NS    round trip of B bytes (the fastest single one) -> L, G, O
  *   reduce B NS      MPI_Reduce_local of B bytes of doubles (SUM)  -> gamma
  *   eager B          the largest message sent eagerly to rank 1
  *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
- *   coll COLL ALGO B MIN_NS MEDIAN_NS   one call of every algorithm of
- *                    barrier, allreduce, bcast and alltoall (forced), the
- *                    slowest rank's time, over 30 calls each after a barrier
+ *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
+ *                    allreduce, bcast and alltoall (forced) and the
+ *                    non-blocking one (ALGO nbc, waited for at once): blocks of CALLS
+ *                    calls back to back, the slowest rank's time per call,
+ *                    minimum and median over 15 blocks
  * which `rdmach-sim validate` compares with its predictions.
  */
 #include <stdio.h>
@@ -25,25 +27,30 @@
 
 enum { WINDOW = 64, REPS = 15 };
 
-/* Each round trip timed alone: on a shared machine the minimum is the
- * channel's, a mean would be the scheduler's. */
-static double pingpong(int me, char *buf, int bytes, int iters)
+/* Each round trip timed alone (on a shared machine the minimum is the
+ * channel's, a mean would be the scheduler's), the sizes interleaved
+ * round by round so that a burst of load falls on all of them alike and the
+ * fitted slopes are not bent by it; the sizes above 64 KiB in one round of 10. */
+static void pingpong(int me, char *buf, const int *sizes, int n, double *best)
 {
-    double best = 1e30;
+    for (int i = 0; i < n; i++)
+        best[i] = 1e30;
     MPI_Barrier(MPI_COMM_WORLD);
-    for (int i = 0; i < iters * REPS; i++) {
-        double t0 = MPI_Wtime();
-        if (me == 0) {
-            MPI_Send(buf, bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-            MPI_Recv(buf, bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
-            MPI_Recv(buf, bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(buf, bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+    for (int rep = 0; rep < 20 * REPS; rep++)
+        for (int i = 0; i < n; i++) {
+            if (sizes[i] > 65536 && rep % 10)
+                continue;
+            double t0 = MPI_Wtime();
+            if (me == 0) {
+                MPI_Send(buf, sizes[i], MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+                MPI_Recv(buf, sizes[i], MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            } else {
+                MPI_Recv(buf, sizes[i], MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Send(buf, sizes[i], MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+            }
+            double t = (MPI_Wtime() - t0) * 1e9;
+            best[i] = t < best[i] ? t : best[i];
         }
-        double t = MPI_Wtime() - t0;
-        best = t < best ? t : best;
-    }
-    return best * 1e9;
 }
 
 /* Rank 0 streams a window of messages, rank 1 acknowledges the window. */
@@ -81,55 +88,103 @@ static int cmp_d(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void one_call(enum rch_coll_id id, char *s, char *r, int bytes, int p)
+/* One call; nbc: the non-blocking collective, waited for at once. */
+static void one_call(enum rch_coll_id id, int nbc, char *s, char *r, int bytes)
 {
+    MPI_Request rq = MPI_REQUEST_NULL;
     switch (id) {
-    case RCH_COLL_BARRIER: MPI_Barrier(MPI_COMM_WORLD); break;
-    case RCH_COLL_BCAST: MPI_Bcast(s, bytes, MPI_BYTE, 0, MPI_COMM_WORLD); break;
-    case RCH_COLL_ALLREDUCE: MPI_Allreduce(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); break;
-    default: MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD); break;
+    case RCH_COLL_BARRIER: nbc ? MPI_Ibarrier(MPI_COMM_WORLD, &rq) : MPI_Barrier(MPI_COMM_WORLD); break;
+    case RCH_COLL_BCAST:
+        nbc ? MPI_Ibcast(s, bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &rq) : MPI_Bcast(s, bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+        break;
+    case RCH_COLL_ALLREDUCE:
+        nbc ? MPI_Iallreduce(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq)
+            : MPI_Allreduce(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    default:
+        nbc ? MPI_Ialltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD, &rq)
+            : MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD);
+        break;
     }
-    (void)p;
+    MPI_Wait(&rq, MPI_STATUS_IGNORE);
 }
 
+/* One case of --coll: a collective, an algorithm the library applies to
+ * it here, a size; its blocks' per-call times. */
+struct coll_case {
+    enum rch_coll_id id;
+    const char *name;          /* "nbc": the non-blocking collective */
+    int nbc;
+    int bytes;
+    double t[32];
+};
+
+/* Force the case's algorithm (barrier: RDMACH_BARRIER chose it); 0 if the
+ * selection runs it here. */
+static int coll_force(struct coll_case *k)
+{
+    if (k->id == RCH_COLL_BARRIER || k->nbc)
+        return 1;
+    rch_coll_force(k->id, NULL);
+    return rch_coll_force(k->id, k->name) == RDMACH_OK;
+}
+
+/* Blocks of CALLS back-to-back calls, the cases interleaved block by block
+ * so that the machine's load falls on all of them alike; a block's figure
+ * is the slowest rank's time per call, so the skew of the barrier before
+ * it is spread over the calls (rdmach-sim predicts the same loop). */
 static int coll_mode(int me, int p)
 {
     static const enum rch_coll_id ids[] = { RCH_COLL_BARRIER, RCH_COLL_ALLREDUCE, RCH_COLL_BCAST, RCH_COLL_ALLTOALL };
     static const int sizes[] = { 8, 1024, 65536 };
-    enum { CALLS = 30 };
+    enum { CALLS = 20, BLOCKS = 15, MAXCASES = 64 };
     char *s = calloc(1, (size_t)p * 65536), *r = calloc(1, (size_t)p * 65536);
-    if (!s || !r)
+    struct coll_case *cs = calloc(MAXCASES, sizeof(*cs));
+    int n = 0;
+    if (!s || !r || !cs)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
         enum rch_coll_id id = ids[k];
         int nalgo = id == RCH_COLL_BARRIER ? 1 : rch_coll_algo_count(id);
-        for (int a = 0; a < nalgo; a++) {
-            const char *name = id == RCH_COLL_BARRIER ? "dissemination" : rch_coll_algo_name(id, a);
-            if (strstr(name, "shmseg") || (id != RCH_COLL_BARRIER && rch_coll_force(id, name) != RDMACH_OK))
-                continue;
-            for (size_t z = 0; z < (id == RCH_COLL_BARRIER ? 1 : sizeof(sizes) / sizeof(sizes[0])); z++) {
-                double t[CALLS];
+        for (int a = 0; a <= nalgo; a++) {     /* the last: the non-blocking one */
+            int nbc = a == nalgo;
+            const char *name = nbc ? "nbc" : id == RCH_COLL_BARRIER ? "dissemination" : rch_coll_algo_name(id, a);
+            for (size_t z = 0; z < (id == RCH_COLL_BARRIER ? 1 : sizeof(sizes) / sizeof(sizes[0])) && n < MAXCASES; z++) {
+                struct coll_case *c = &cs[n];
+                *c = (struct coll_case){ .id = id, .name = name, .nbc = nbc, .bytes = id == RCH_COLL_BARRIER ? 0 : sizes[z] };
+                if (strstr(name, "shmseg") || !coll_force(c))
+                    break;
                 for (int w = 0; w < 3; w++)
-                    one_call(id, s, r, sizes[z], p);
-                if (id != RCH_COLL_BARRIER && strcmp(rch_coll_last_algo(id), name) != 0)
+                    one_call(id, nbc, s, r, c->bytes);
+                if (!nbc && id != RCH_COLL_BARRIER && strcmp(rch_coll_last_algo(id), name) != 0)
                     break;           /* it does not apply here: the selection ran another */
-                for (int c = 0; c < CALLS; c++) {
-                    MPI_Barrier(MPI_COMM_WORLD);
-                    double t0 = MPI_Wtime();
-                    one_call(id, s, r, sizes[z], p);
-                    double mine = MPI_Wtime() - t0;
-                    MPI_Allreduce(&mine, &t[c], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-                }
-                qsort(t, CALLS, sizeof(double), cmp_d);
-                if (me == 0)
-                    printf("coll %s %s %d %.0f %.0f\n", rch_coll_name(id), name, id == RCH_COLL_BARRIER ? 0 : sizes[z],
-                           t[0] * 1e9, t[CALLS / 2] * 1e9);
+                n++;
             }
             if (id != RCH_COLL_BARRIER)
                 rch_coll_force(id, NULL);
         }
     }
+    for (int b = 0; b < BLOCKS; b++)
+        for (int k = 0; k < n; k++) {
+            struct coll_case *c = &cs[k];
+            coll_force(c);
+            one_call(c->id, c->nbc, s, r, c->bytes);
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < CALLS; i++)
+                one_call(c->id, c->nbc, s, r, c->bytes);
+            double mine = (MPI_Wtime() - t0) / CALLS;
+            MPI_Allreduce(&mine, &c->t[b], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            if (c->id != RCH_COLL_BARRIER)
+                rch_coll_force(c->id, NULL);
+        }
+    for (int k = 0; k < n && me == 0; k++) {
+        qsort(cs[k].t, BLOCKS, sizeof(double), cmp_d);
+        printf("coll %s %s %d %.0f %.0f %d\n", rch_coll_name(cs[k].id), cs[k].name, cs[k].bytes, cs[k].t[0] * 1e9,
+               cs[k].t[BLOCKS / 2] * 1e9, CALLS);
+    }
     fflush(stdout);
+    free(cs);
     free(s);
     free(r);
     return 0;
@@ -152,28 +207,27 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    static const int sizes[] = { 0, 64, 1024, 4096, 16384, 65536, 262144, 1048576 };
+    static const int sizes[] = { 0, 8, 64, 1024, 4096, 16384, 65536, 262144, 1048576 };
+    enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]) };
     size_t big = (size_t)WINDOW * 1048576;
     char *buf = calloc(1, big);
     if (!buf)
         MPI_Abort(MPI_COMM_WORLD, 1);
-    double post;
+    double post, best[NSIZES];
     stream(me, buf, 0, &post);                     /* warm-up: connections */
     double s0 = stream(me, buf, 0, &post);
     if (me == 0)
         printf("post %.1f\nstream 0 %.1f\n", post, s0);
-    for (size_t i = 1; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+    for (int i = 1; i < NSIZES; i++) {
         double s = stream(me, buf, sizes[i], NULL);
         if (me == 0)
             printf("stream %d %.1f\n", sizes[i], s);
     }
-    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-        double t = pingpong(me, buf, sizes[i], sizes[i] >= 262144 ? 5 : 50);
-        if (me == 0)
-            printf("pingpong %d %.1f\n", sizes[i], t);
-    }
+    pingpong(me, buf, sizes, NSIZES, best);
+    for (int i = 0; i < NSIZES && me == 0; i++)
+        printf("pingpong %d %.1f\n", sizes[i], best[i]);
     if (me == 0) {
-        int n = 1 << 17;
+        int n = 8192;              /* 64 KiB: the sizes validated */
         double *a = (double *)buf, *b = a + n, best = 1e30;
         for (int r = 0; r < REPS; r++) {
             double t0 = MPI_Wtime();

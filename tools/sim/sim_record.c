@@ -6,6 +6,12 @@
  * depend on what they receive); every wait is an op, so the simulator knows
  * what the rank waits for and in which order.
  *
+ * Progress (rch_dev_progress, and rch_dev_wait_until while its condition
+ * does not hold) waits for every send and receive outstanding, then runs the
+ * progress hooks: the non-blocking collectives' schedules go on round by
+ * round as in the library. A wait on shared memory that no message can end
+ * is not simulated (the recording fails with a message).
+ *
  * Request slots: a send or receive takes the most recently freed slot (or
  * a new one), a FREE op gives it back; the engine replays the same rule, so
  * a WAIT's slot names the same request there.
@@ -168,9 +174,11 @@ static int insert(struct sim_progs *t, const sim_op *ops, uint32_t n, uint32_t s
 
 struct rreq {
     struct rch_dev_req pub;    /* first: the device hands out &pub */
-    uint32_t slot;
+    uint32_t slot;             /* NO_SLOT: a generalized request (no op of its own) */
     struct rreq *next_free;
 };
+#define NO_SLOT UINT32_MAX
+enum { MAX_HOOKS = 8 };
 
 static struct {
     struct sim_progs *t;
@@ -182,6 +190,12 @@ static struct {
     int failed;
     char why[200];
     struct rreq *pool;         /* released requests, reused */
+    /* sends and receives posted and not yet waited for: what a progress
+     * call waits for (the non-blocking collectives' rounds) */
+    struct rreq **out;
+    uint32_t nout, out_cap;
+    struct { rch_dev_progress_fn fn; void *arg; } hooks[MAX_HOOKS];
+    int nhooks;
 } rec;
 
 void sim_rec_begin(struct sim_progs *t, int rank)
@@ -193,6 +207,7 @@ void sim_rec_begin(struct sim_progs *t, int rank)
     rec.nfree = 0;
     rec.slots = 0;
     rec.failed = 0;
+    rec.nout = 0;
 }
 
 void sim_rec_view(const int *world_of)
@@ -236,8 +251,20 @@ static int new_slot(uint32_t *slot)
     return 0;
 }
 
+/* A send or receive takes a slot and is outstanding until waited for; a
+ * generalized request (a non-blocking collective's) takes neither: the
+ * engine sees only the messages. */
 static struct rreq *new_req(int kind)
 {
+    int msg = kind == RCH_DEV_REQ_SEND || kind == RCH_DEV_REQ_RECV;
+    if (msg && rec.nout == rec.out_cap) {
+        uint32_t cap = rec.out_cap ? rec.out_cap * 2 : 64;
+        struct rreq **o = realloc(rec.out, cap * sizeof(*o));
+        if (!o)
+            return NULL;
+        rec.out = o;
+        rec.out_cap = cap;
+    }
     struct rreq *r = rec.pool;
     if (r)
         rec.pool = r->next_free;
@@ -245,11 +272,23 @@ static struct rreq *new_req(int kind)
         return NULL;
     memset(r, 0, sizeof(*r));
     r->pub.kind = kind;
-    if (new_slot(&r->slot) != 0) {
+    r->slot = NO_SLOT;
+    if (msg && new_slot(&r->slot) != 0) {
         free(r);
         return NULL;
     }
+    if (msg)
+        rec.out[rec.nout++] = r;
     return r;
+}
+
+static void forget_outstanding(struct rreq *r)
+{
+    for (uint32_t i = rec.nout; i-- > 0;)
+        if (rec.out[i] == r) {
+            rec.out[i] = rec.out[--rec.nout];
+            return;
+        }
 }
 
 /* Three forms of the recorded program; the first found is shared. */
@@ -354,12 +393,20 @@ rdmach_status_t rch_dev_irecv(void *buf, size_t len, int src, int tag, uint32_t 
     return RDMACH_OK;
 }
 
+static int greq_done(void *arg)
+{
+    return ((struct rch_dev_req *)arg)->done;
+}
+
 rdmach_status_t rch_dev_wait(struct rch_dev_req *req)
 {
     struct rreq *r = (struct rreq *)req;
+    if (r->slot == NO_SLOT)
+        return rch_dev_wait_until(greq_done, req);
     if (!r->pub.done) {
         sim_rec_op(SIM_WAIT, (int)r->slot, 0);
         r->pub.done = 1;
+        forget_outstanding(r);
     }
     return RDMACH_OK;
 }
@@ -367,8 +414,12 @@ rdmach_status_t rch_dev_wait(struct rch_dev_req *req)
 void rch_dev_req_free(struct rch_dev_req *req)
 {
     struct rreq *r = (struct rreq *)req;
-    sim_rec_op(SIM_FREE, (int)r->slot, 0);
-    rec.free_slots[rec.nfree++] = r->slot;
+    if (r->slot != NO_SLOT) {
+        if (!r->pub.done)
+            forget_outstanding(r);      /* a detached send */
+        sim_rec_op(SIM_FREE, (int)r->slot, 0);
+        rec.free_slots[rec.nfree++] = r->slot;
+    }
     r->next_free = rec.pool;
     rec.pool = r;
 }
@@ -392,21 +443,40 @@ void rch_dev_req_complete(struct rch_dev_req *req)
     req->done = 1;
 }
 
-/* The non-blocking collectives' engine is not simulated: it has no hooks here. */
+/* The non-blocking collectives' engine (src/coll/nbc_sched.c) advances its
+ * schedules from a progress hook, a round once all its requests are done. */
 rdmach_status_t rch_dev_progress_hook_add(rch_dev_progress_fn fn, void *arg)
 {
-    (void)fn, (void)arg;
-    return rch_base_err(RDMACH_ERR_UNSUPPORTED, "rdmach-sim: non-blocking collectives are not simulated");
+    if (rec.nhooks == MAX_HOOKS)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "rdmach-sim: more than %d progress hooks", MAX_HOOKS);
+    rec.hooks[rec.nhooks].fn = fn;
+    rec.hooks[rec.nhooks++].arg = arg;
+    return RDMACH_OK;
 }
 
 void rch_dev_progress_hook_remove(rch_dev_progress_fn fn, void *arg)
 {
-    (void)fn, (void)arg;
+    for (int i = 0; i < rec.nhooks; i++)
+        if (rec.hooks[i].fn == fn && rec.hooks[i].arg == arg) {
+            rec.hooks[i] = rec.hooks[--rec.nhooks];
+            return;
+        }
 }
 
+/* Progress: every send and receive outstanding is waited for (a WAIT op
+ * each, in posting order: the rank's program blocks until all of them are
+ * done, as a schedule's round does), then the hooks run. */
 unsigned rch_dev_progress(void)
 {
-    return 0;
+    unsigned n = rec.nout;
+    for (uint32_t i = 0; i < rec.nout; i++) {
+        sim_rec_op(SIM_WAIT, (int)rec.out[i]->slot, 0);
+        rec.out[i]->pub.done = 1;
+    }
+    rec.nout = 0;
+    for (int i = 0; i < rec.nhooks; i++)
+        n += rec.hooks[i].fn(rec.hooks[i].arg);
+    return n + rec.nout;         /* a round posted: more to wait for */
 }
 
 /* The simulated NIC's profile is sim_params.onload, told to the selection by
@@ -418,6 +488,9 @@ int rch_dev_net_onload(void)
 
 rdmach_status_t rch_dev_wait_until(rch_dev_done_fn done, void *arg)
 {
+    while (!done(arg))
+        if (rch_dev_progress() == 0)
+            break;              /* nothing left that messages could finish */
     if (done(arg))
         return RDMACH_OK;
     rec.failed = 1;
