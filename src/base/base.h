@@ -48,5 +48,9 @@ unsigned rch_base_alerts(void);
 
 /* memcpy with non-temporal stores (copy.c): for large copies not read again soon. */
 void rch_base_copy_nt(void *dst, const void *src, size_t len);
+/* n blocks of len bytes from src, src + sstride, ... to dst, dst + dstride,
+ * ... (copy.c): the datatype engine's inner loop. Source and destination
+ * do not overlap. */
+void rch_base_copy2d(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride, size_t n, size_t len);
 
 #endif

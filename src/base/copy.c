@@ -1,10 +1,15 @@
 /*
- * Copies with non-temporal (streaming) stores: for data the caller will not
- * read again soon and that is larger than the caches, the stores go to
- * memory in whole lines without first reading the destination lines in
- * (no read-for-ownership) and without evicting what is cached. Used by the
- * shared-memory pipeline's copy into a large receive buffer
- * (RDMACH_SHM_NT_FROM). x86-64 has SSE2 everywhere; elsewhere memcpy.
+ * Copies the generic memcpy does not do well:
+ *  - rch_base_copy_nt, with non-temporal (streaming) stores: for data the
+ *    caller will not read again soon and that is larger than the caches, the
+ *    stores go to memory in whole lines without first reading the
+ *    destination lines in (no read-for-ownership) and without evicting what
+ *    is cached. Used by the shared-memory pipeline's copy into a large
+ *    receive buffer (RDMACH_SHM_NT_FROM). x86-64 has SSE2 everywhere;
+ *    elsewhere memcpy.
+ *  - rch_base_copy2d, many small blocks at constant strides: the inner loop
+ *    of the datatype engine (src/mpi/type_pack.c) and of the one-sided
+ *    blocks a device moves itself (src/device/rma_vec.c).
  */
 #include <stdint.h>
 #include <string.h>
@@ -45,4 +50,45 @@ void rch_base_copy_nt(void *dst, const void *src, size_t len)
 #else
     memcpy(dst, src, len);
 #endif
+}
+
+/* n blocks of a constant len: unrolled 4 times, addresses stepped by
+ * pointer. Always inlined, so each constant len below is a loop of plain
+ * loads and stores; the loop with an index times the stride ran 1.5-3 times
+ * slower for 4- to 16-byte blocks (AMD EPYC, Zen 5: two stores a cycle
+ * instead of one). */
+static inline __attribute__((always_inline)) void copy2d_len(unsigned char *dst, ptrdiff_t ds,
+                                                             const unsigned char *src, ptrdiff_t ss, size_t n,
+                                                             size_t len)
+{
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4, dst += 4 * ds, src += 4 * ss) {
+        memcpy(dst, src, len);
+        memcpy(dst + ds, src + ss, len);
+        memcpy(dst + 2 * ds, src + 2 * ss, len);
+        memcpy(dst + 3 * ds, src + 3 * ss, len);
+    }
+    for (; k < n; k++, dst += ds, src += ss)
+        memcpy(dst, src, len);
+}
+
+void rch_base_copy2d(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride, size_t n, size_t len)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    switch (len) {
+    case 1: copy2d_len(d, dstride, s, sstride, n, 1); break;
+    case 2: copy2d_len(d, dstride, s, sstride, n, 2); break;
+    case 4: copy2d_len(d, dstride, s, sstride, n, 4); break;
+    case 8: copy2d_len(d, dstride, s, sstride, n, 8); break;
+    case 12: copy2d_len(d, dstride, s, sstride, n, 12); break;
+    case 16: copy2d_len(d, dstride, s, sstride, n, 16); break;
+    case 24: copy2d_len(d, dstride, s, sstride, n, 24); break;
+    case 32: copy2d_len(d, dstride, s, sstride, n, 32); break;
+    case 64: copy2d_len(d, dstride, s, sstride, n, 64); break;
+    default:
+        for (size_t k = 0; k < n; k++, d += dstride, s += sstride)
+            memmove(d, s, len);
+        break;
+    }
 }

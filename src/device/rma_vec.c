@@ -3,9 +3,9 @@
  * (rch_dev_rma_vec, rma.h), and the V packets that carry them (rma_proto.h).
  *
  * By the target's path:
- *   DIRECT  every block copied (4- and 8-byte blocks as such, not by a
- *           memcpy call) or combined under one hold of the target's
- *           accumulate lock: no device call per block.
+ *   DIRECT  every block copied (rch_base_copy2d: the common block lengths
+ *           as such, not by a memcpy call) or combined under one hold of
+ *           the target's accumulate lock: no device call per block.
  *   other   blocks of at least VEC_BLOCK_MIN bytes one by one through the
  *           single-block calls (RDMA, or their own packets); shorter ones
  *           many to a packet. The caller's segments (the MPI layer merges
@@ -132,24 +132,28 @@ static rdmach_status_t one(struct rch_dev_win *w, int target, enum rch_dev_rma_k
     }
 }
 
-/* count blocks of blen bytes from src (stride ss) to dst (stride ds): the
- * element sizes of the common types copied as such, not by a memcpy call. */
-static void copy_blocks(unsigned char *dst, int64_t ds, const unsigned char *src, int64_t ss, uint64_t blen,
-                        uint64_t count)
+/* Accumulate count blocks of blen bytes, packed at src, into p, p + stride,
+ * ...: short blocks that do not overlap are gathered ACC_GATHER bytes at a
+ * time, combined by one kernel call and scattered back (a call per 4-byte
+ * block cost several times the arithmetic); others by a call per block.
+ * The caller holds the target's accumulate lock. */
+#define ACC_GATHER 4096
+static void acc_blocks(rch_dev_rma_kernel_fn fn, size_t elem, unsigned char *p, int64_t stride,
+                       const unsigned char *src, uint64_t blen, uint64_t count)
 {
-    switch (blen) {
-    case 4:
-        for (uint64_t k = 0; k < count; k++, dst += ds, src += ss)
-            memcpy(dst, src, 4);
-        break;
-    case 8:
-        for (uint64_t k = 0; k < count; k++, dst += ds, src += ss)
-            memcpy(dst, src, 8);
-        break;
-    default:
-        for (uint64_t k = 0; k < count; k++, dst += ds, src += ss)
-            memmove(dst, src, blen);
-        break;
+    uint64_t per = ACC_GATHER / blen;
+    if (per < 2 || count < 2 || (uint64_t)(stride < 0 ? -stride : stride) < blen) {
+        for (uint64_t k = 0; k < count; k++, p += stride, src += blen)
+            fn(src, p, blen / elem, NULL);
+        return;
+    }
+    _Alignas(64) unsigned char tmp[ACC_GATHER];
+    for (uint64_t k = 0; k < count; k += per) {
+        uint64_t m = count - k < per ? count - k : per;
+        unsigned char *pk = p + (int64_t)k * stride;
+        rch_base_copy2d(tmp, (int64_t)blen, pk, stride, m, blen);
+        fn(src + k * blen, tmp, m * blen / elem, NULL);
+        rch_base_copy2d(pk, stride, tmp, (int64_t)blen, m, blen);
     }
 }
 
@@ -179,17 +183,17 @@ static rdmach_status_t direct(struct rch_dev_win *w, int target, enum rch_dev_rm
         unsigned char *p = (unsigned char *)(t->mapped + (uintptr_t)s->off);
         uint64_t n = s->blen * s->count;
         if (kind == RCH_DEV_RMA_PUT) {
-            copy_blocks(p, s->stride, src, (int64_t)s->blen, s->blen, s->count);
+            rch_base_copy2d(p, s->stride, src, (int64_t)s->blen, s->count, s->blen);
             src += n;
             continue;
         }
         if (kind != RCH_DEV_RMA_ACC) {      /* get, and get-accumulate's old contents */
-            copy_blocks(dst, (int64_t)s->blen, p, s->stride, s->blen, s->count);
+            rch_base_copy2d(dst, (int64_t)s->blen, p, s->stride, s->count, s->blen);
             dst += n;
         }
         if (acc) {
-            for (uint64_t k = 0; k < s->count; k++, p += s->stride, src += s->blen)
-                op->fn(src, p, s->blen / op->elem, NULL);
+            acc_blocks(op->fn, op->elem, p, s->stride, src, s->blen, s->count);
+            src += n;
         }
     }
     if (acc)
@@ -319,13 +323,13 @@ void rch_dev_rma_on_vec(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
             unsigned char *p = seg_mem(w, &s);
             size_t n = (size_t)s.blen * s.count;
             if (rsp) {
-                copy_blocks(o, s.blen, p, s.stride, s.blen, s.count);
+                rch_base_copy2d(o, s.blen, p, s.stride, s.count, s.blen);
                 o += n;
             }
             if (h->rop == RCH_RMA_PUTV)
-                copy_blocks(p, s.stride, data, s.blen, s.blen, s.count);
-            for (uint32_t k = 0; acc && k < s.count; k++, p += s.stride)
-                fn(data + (size_t)k * s.blen, p, s.blen / h->elem, NULL);
+                rch_base_copy2d(p, s.stride, data, s.blen, s.count, s.blen);
+            if (acc)
+                acc_blocks(fn, h->elem, p, s.stride, data, s.blen, s.count);
             data += h->rop == RCH_RMA_GETV ? 0 : n;
         }
         if (acc)

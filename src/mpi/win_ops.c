@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi/coll_bind.h"
+#include "mpi/type_impl.h"
 #include "mpi/win_impl.h"
 
 /* ---- the target's kernel lookup ---- */
@@ -312,9 +313,35 @@ static inline rdmach_status_t walker_add(struct walker *k, uint64_t off, size_t 
     return RDMACH_OK;
 }
 
+/* n blocks of len bytes at off, off + stride, ... after the current
+ * segment: it grows if they continue it. */
+static rdmach_status_t walker_seg(struct walker *k, uint64_t off, int64_t stride, size_t len, uint64_t n)
+{
+    struct rch_dev_rma_seg *s = &k->cur;
+    if (k->have && s->blen == len &&
+        ((s->count > 1 && s->stride == stride && k->next == off) ||
+         (s->count == 1 && s->off + (uint64_t)stride == off))) {
+        s->stride = stride;
+        s->count += n;
+        k->next = s->off + (uint64_t)(stride * (int64_t)s->count);
+        return RDMACH_OK;
+    }
+    if (k->have) {
+        rdmach_status_t st = walker_push(k);
+        if (st != RDMACH_OK)
+            return st;
+    }
+    *s = (struct rch_dev_rma_seg){ .off = off, .stride = n > 1 ? stride : 0, .blen = len, .count = n };
+    k->next = off + (uint64_t)(stride * (int64_t)n);
+    k->have = 1;
+    return RDMACH_OK;
+}
+
 /* Every contiguous run of count elements of tt at base, in order (adjacent
  * blocks merged), with the offset of its data in the packed stream; spread
- * (j->espan): one run per predefined element, its whole span. */
+ * (j->espan): one run per predefined element, its whole span. A regular
+ * map's equal blocks after the first go as one segment, without reading
+ * them (a vector of 16 M ints: one step, not 16 M). */
 static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int count, int64_t base)
 {
     if (tt->size == 0)
@@ -329,12 +356,27 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
     uint64_t run_off = 0;
     size_t run_len = 0, data = 0;
     rdmach_status_t st = RDMACH_OK;
+    const struct rch_mpi_type_obj *ob = rch_mpi_type_obj_of(tt);
+    int reg_first = -1, reg_end = -1;       /* blocks (reg_first, reg_end) go as one segment */
+    if (ob->regular && !j->espan && tt->blocks[ob->rhead].len > 0) {
+        reg_first = ob->rhead;
+        reg_end = tt->nblocks - ob->rtail;
+    }
     for (int i = 0; i < count && st == RDMACH_OK; i++) {
         int64_t elem = base + (int64_t)i * tt->extent;
         const struct rch_mpi_type_block *blk = tt->blocks;
         for (int b = 0; b < tt->nblocks && st == RDMACH_OK; b++) {
             uint64_t o = (uint64_t)(elem + blk[b].off);
             size_t len = blk[b].len;
+            if (b == reg_first + 1 && b < reg_end) {
+                if (run_len)
+                    st = walker_add(&k, run_off, run_len);
+                if (st == RDMACH_OK)
+                    st = walker_seg(&k, o, (int64_t)ob->rstride, len, (uint64_t)(reg_end - b));
+                run_len = 0;
+                b = reg_end - 1;
+                continue;
+            }
             if (len == 0)
                 continue;
             if (j->espan) {

@@ -11,6 +11,10 @@
  *  - MPI_Win_get_info reports alloc_shared_noncontig as in effect.
  * Rank r asks for r % 3 == 0 ? 0 : 1000 + 24 r bytes with disp_unit r + 1,
  * so sizes are neither equal nor page multiples.
+ * The windows are made on MPI_COMM_TYPE_SHARED's communicator (the standard
+ * leaves it to the user that comm's processes can share memory); when the
+ * world spans several nodes (RDMACH_VNODE_SIZE), MPI_Win_allocate_shared on
+ * MPI_COMM_WORLD fails on every rank with MPI_ERR_RMA_SHARED.
  */
 #include "mpi_test.h"
 
@@ -19,8 +23,11 @@ static MPI_Aint size_of(int r)
     return r % 3 == 0 ? 0 : 1000 + 24 * (MPI_Aint)r;
 }
 
-static void run(int noncontig, int me, int np)
+static void run(int noncontig, MPI_Comm comm)
 {
+    int me, np;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &np);
     MPI_Info info = MPI_INFO_NULL;
     if (noncontig) {
         MPI_Info_create(&info);
@@ -28,7 +35,7 @@ static void run(int noncontig, int me, int np)
     }
     unsigned char *mine = NULL;
     MPI_Win win;
-    MPI_OK(MPI_Win_allocate_shared(size_of(me), me + 1, info, MPI_COMM_WORLD, &mine, &win));
+    MPI_OK(MPI_Win_allocate_shared(size_of(me), me + 1, info, comm, &mine, &win));
     if (info != MPI_INFO_NULL)
         MPI_Info_free(&info);
     CHECK(size_of(me) == 0 || mine != NULL, "baseptr NULL for %ld bytes", (long)size_of(me));
@@ -46,7 +53,7 @@ static void run(int noncontig, int me, int np)
     for (MPI_Aint i = 0; i < size_of(me); i++)
         mine[i] = (unsigned char)(me * 31 + i);
     MPI_OK(MPI_Win_sync(win));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Barrier(comm));
     MPI_OK(MPI_Win_sync(win));
 
     unsigned char *first = NULL;
@@ -90,7 +97,7 @@ static void run(int noncontig, int me, int np)
     /* RMA into the shared window too: rank me puts 8 bytes at the end of
      * the next rank's memory (target_disp in its disp_unit), adds 1 to its
      * first int; afterwards every rank sees them by load. */
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));     /* everyone has read the first pattern */
+    MPI_OK(MPI_Barrier(comm));     /* everyone has read the first pattern */
     int t = (me + 1) % np;
     MPI_Aint tsz = size_of(t);
     unsigned char pb[8];
@@ -104,7 +111,7 @@ static void run(int noncontig, int me, int np)
         MPI_OK(MPI_Win_flush(t, win));
     }
     MPI_OK(MPI_Win_sync(win));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Barrier(comm));
     MPI_OK(MPI_Win_sync(win));
     int from = (me + np - 1) % np;
     if (size_of(me) > 0) {
@@ -121,7 +128,7 @@ static void run(int noncontig, int me, int np)
         CHECK(v0 == expect + 1, "first int %d, expected %d + 1 from rank %d", v0, expect, from);
     }
     MPI_OK(MPI_Win_unlock_all(win));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_OK(MPI_Barrier(comm));
     MPI_OK(MPI_Win_free(&win));
     CHECK(win == MPI_WIN_NULL, "MPI_Win_free did not set MPI_WIN_NULL");
 }
@@ -133,10 +140,29 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     mt_rank = me;
-    run(0, me, np);
-    run(1, me, np);
+    MPI_Comm node;
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    int nnode;
+    MPI_Comm_size(node, &nnode);
+    run(0, node);
+    run(1, node);
+    int all_one_node = 0, one_node = nnode == np;
+    MPI_OK(MPI_Allreduce(&one_node, &all_one_node, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));
+    if (!all_one_node) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        void *base = NULL;
+        MPI_Win win = MPI_WIN_NULL;
+        int rc = MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win), cls = -1;
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_RMA_SHARED && win == MPI_WIN_NULL,
+              "MPI_Win_allocate_shared over %d ranks on several nodes: class %d, MPI_ERR_RMA_SHARED expected", np,
+              cls);
+        if (win != MPI_WIN_NULL)
+            MPI_Win_free(&win);
+    }
+    MPI_Comm_free(&node);
     if (me == 0)
-        printf("conf_rma_shared: %d ranks, contiguous and alloc_shared_noncontig: ok\n", np);
+        printf("conf_rma_shared: %d ranks (%d on my node), contiguous and alloc_shared_noncontig: ok\n", np, nnode);
     MPI_Finalize();
     return 0;
 }
