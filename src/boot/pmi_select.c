@@ -106,6 +106,42 @@ static const struct rch_boot_pmi_ops pmi1_ops = {
     .finalize = pmi1_finalize,
 };
 
+/* Dynamic processes (boot.h): PMI-1 only. */
+static rdmach_status_t need_pmi1(const char *what)
+{
+    if (strcmp(rch_boot_pmi_name(), "pmi1") == 0)
+        return RDMACH_OK;
+    return rch_base_err(RDMACH_ERR_UNSUPPORTED, "%s needs a PMI-1 launcher (Hydra's mpiexec, rdmachrun); this "
+                        "process runs under %s", what, rch_boot_pmi_name());
+}
+
+rdmach_status_t rch_boot_spawn(int count, const struct rch_boot_spawn *cmds, const char *preput_key,
+                               const char *preput_val, int *errcodes)
+{
+    rdmach_status_t st = need_pmi1("spawning processes");
+    return st == RDMACH_OK ? rch_pmi_client_spawn(&pmi1, count, cmds, preput_key, preput_val, errcodes) : st;
+}
+
+rdmach_status_t rch_boot_job_get(const char *key, char *value, size_t len)
+{
+    rdmach_status_t st = need_pmi1("a key of the job");
+    return st == RDMACH_OK ? rch_pmi_client_get(&pmi1, key, value, len) : st;
+}
+
+int rch_boot_spawned(void)
+{
+    const char *s = getenv("PMI_SPAWNED");
+    return s && strcmp(s, "1") == 0 && strcmp(rch_boot_pmi_name(), "pmi1") == 0;
+}
+
+int rch_boot_universe_size(void)
+{
+    int n;
+    if (strcmp(rch_boot_pmi_name(), "pmi1") != 0 || rch_pmi_client_universe(&pmi1, &n) != RDMACH_OK)
+        return -1;
+    return n;
+}
+
 /* ---- PMI-2 ---- */
 
 static struct rch_pmi2_client pmi2;
