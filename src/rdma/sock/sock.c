@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <fcntl.h>
 #include "base/base.h"
@@ -103,7 +104,8 @@ static void conn_close(struct rch_rdma_chan *ch, struct sock_conn *c)
 static int flush_out(struct sock_conn *c)
 {
     while (c->out.head < c->out.len) {
-        ssize_t n = write(c->fd, c->out.p + c->out.head, c->out.len - c->out.head);
+        /* MSG_NOSIGNAL: a peer gone is a failure to report, not our SIGPIPE */
+        ssize_t n = send(c->fd, c->out.p + c->out.head, c->out.len - c->out.head, MSG_NOSIGNAL);
         if (n < 0)
             return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
         c->out.head += (size_t)n;
