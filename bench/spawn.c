@@ -25,23 +25,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void cpu_model(char *out, size_t len)
-{
-    snprintf(out, len, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[256];
-    while (f && fgets(line, sizeof(line), f)) {
-        char *v = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && v) {
-            snprintf(out, len, "%s", v + 2);
-            out[strcspn(out, "\n")] = '\0';
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
-}
-
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -84,7 +67,7 @@ int main(int argc, char **argv)
         int len;
         MPI_Get_library_version(lib, &len);
         lib[strcspn(lib, "\n")] = '\0';
-        cpu_model(cpu, sizeof(cpu));
+        bench_cpu_model(cpu, sizeof(cpu));
         double mn = t[0];
         for (int r = 1; r < rounds; r++)
             mn = t[r] < mn ? t[r] : mn;
