@@ -76,11 +76,12 @@ rdmach_status_t rch_boot_get(int rank, const char *key, char *value, size_t len)
 rdmach_status_t rch_boot_fence(void);
 
 /*
- * Dynamic processes (MPI_Comm_spawn; PMI-1 only: Hydra, rdmachrun).
+ * Dynamic processes (MPI_Comm_spawn; PMI-1: Hydra, rdmachrun; PMIx:
+ * PMIx_Spawn, the preput key in the apps' environment as RCH_<key>).
  * rch_boot_spawn starts the commands as one new job whose processes find
  * preput_key = preput_val in their KVS (rch_boot_job_get); errcodes gets
  * one code per process (0: started), in command order. Errors: UNSUPPORTED
- * under another interface, BOOT with the launcher's reason.
+ * under another interface (PMI-2, singleton), BOOT with the launcher's reason.
  * rch_boot_spawned: this process was started by a spawn (PMI_SPAWNED=1).
  * rch_boot_universe_size: the launcher's universe size, or -1 if unknown.
  */

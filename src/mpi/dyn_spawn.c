@@ -4,8 +4,9 @@
  * The root checks the commands and their info, resolves each executable
  * itself (so a missing one is an error here, not children that never come),
  * opens a port of its own and asks the launcher (PMI-1 spawn: Hydra,
- * rdmachrun) for one new job whose KVS holds the port under
- * PARENT_ROOT_PORT_NAME (MPICH's key). It broadcasts the outcome and the
+ * rdmachrun; PMIx_Spawn: Open MPI's mpirun) for one new job whose KVS holds
+ * the port under PARENT_ROOT_PORT_NAME (MPICH's key; under PMIx the apps'
+ * environment, src/boot/pmix.c). It broadcasts the outcome and the
  * error codes; the parents then accept on the port (dyn.h) while the
  * children, in MPI_Init, connect to it with their MPI_COMM_WORLD.
  *

@@ -33,3 +33,17 @@ if(DYN_MPIEXEC_MPICH)
   set_tests_properties(test_mpi_dyn_connect_accept_hydra PROPERTIES TIMEOUT 60 LABELS "mp"
                        PASS_REGULAR_EXPRESSION "dyn client: ok")
 endif()
+
+# Under PMIx (a build with libpmix-dev): Open MPI's mpirun.openmpi serves
+# PMIx_Spawn (src/boot/pmix.c). ompi_watch.sh: see tests/boot.
+find_program(DYN_MPIRUN_OPENMPI mpirun.openmpi)
+if(RDMACH_HAVE_PMIX AND DYN_MPIRUN_OPENMPI)
+  foreach(mode spawn multiple)
+    add_test(NAME test_mpi_dyn_${mode}_pmix
+             COMMAND ${CMAKE_SOURCE_DIR}/tests/boot/ompi_watch.sh ${DYN_MPIRUN_OPENMPI} --oversubscribe -n 2
+                     $<TARGET_FILE:test_mpi_dyn> ${mode})
+    set_tests_properties(test_mpi_dyn_${mode}_pmix PROPERTIES TIMEOUT 60 LABELS "mp"
+                         ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+                         PASS_REGULAR_EXPRESSION "dyn ${mode}: ok")
+  endforeach()
+endif()
