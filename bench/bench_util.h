@@ -337,4 +337,23 @@ static inline int bench_pair_start(int *argc, char ***argv, const char *name, co
     return rank;
 }
 
+/* The CPU model from /proc/cpuinfo ("unknown" if none), for the header of
+ * a benchmark whose figures are compared across runs. */
+static inline void bench_cpu_model(char *out, size_t len)
+{
+    snprintf(out, len, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof(line), f)) {
+        char *v = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && v) {
+            snprintf(out, len, "%s", v + 2);
+            out[strcspn(out, "\n")] = '\0';
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
 #endif /* RDMACH_BENCH_UTIL_H */

@@ -19,23 +19,6 @@
 static const char *usage = "[--quick] [--iters N]\n"
                            "  default 21 rounds of 2000 operations per form (--quick: 5 of 200)";
 
-static void cpu_model(char *out, size_t len)
-{
-    snprintf(out, len, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[256];
-    while (f && fgets(line, sizeof(line), f)) {
-        char *v = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && v) {
-            snprintf(out, len, "%s", v + 2);
-            out[strcspn(out, "\n")] = '\0';
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
-}
-
 /* us per operation of `iters` operations, the slowest rank's. */
 static double round_us(MPI_Request *req, long iters)
 {
@@ -94,7 +77,7 @@ int main(int argc, char **argv)
     qsort(per, (size_t)rounds, sizeof(double), cmp_double);
     if (rank == 0) {
         char cpu[128], lib[256];
-        cpu_model(cpu, sizeof(cpu));
+        bench_cpu_model(cpu, sizeof(cpu));
         bench_library(lib, sizeof(lib));
         printf("# persist: MPI_Allreduce vs MPI_Allreduce_init + MPI_Start/MPI_Wait, 1 double, MPI_SUM\n");
         printf("# library: %s\n# cpu: %s\n# ranks: %d\n", lib, cpu, nranks);

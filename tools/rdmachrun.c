@@ -66,6 +66,20 @@ struct run_state {
     double unfinalized_deadline; /* the others must have ended by then */
     pid_t launcher;            /* our pid, for the ranks to check their parent */
     int code_after_finalize;   /* first non-zero exit code of a rank that finalized, else 0 */
+    /* The commands (MPMD: -n a prog1 args : -n b prog2 args), in rank order. */
+    struct run_app {
+        int np;
+        char path[PATH_MAX];
+        char **argv;           /* NULL-terminated, argv[0] the program as given */
+        const char *wdir;      /* -wdir: where its ranks start (NULL: here) */
+    } *apps;
+    int napps;
+    const char *preput;        /* --preput KEY=VALUE: in the KVS from the start (a spawned job's) */
+    /* Jobs this one spawned (MPI_Comm_spawn): rdmachruns of their own,
+     * waited for before we exit; signals reach them too. */
+    pid_t spawned[64];
+    int nspawned;
+    int spawn_code;            /* the first spawned job's non-zero exit code */
 };
 static struct run_state S;
 
@@ -84,6 +98,9 @@ static void usage(FILE *f)
             "  -ppn N, --map-by ppr:N:node|slot|core|...   accepted: this machine is the one host\n"
             "                     (RDMACH_VNODE_SIZE=N lays ranks out as pretend nodes of N)\n"
             "  -rankfile, --map-by node, hosts other than this one   refused: use Hydra\n"
+            "  -n a prog1 args : -n b prog2 args   several commands in one job (MPMD: appnum 0, 1, ...);\n"
+            "                     a command may start with -wdir DIR (its ranks' working directory)\n"
+            "  MPI_Comm_spawn starts another rdmachrun for the new processes (a job of its own)\n"
             "  -h, --help         this text\n"
             "  --version          rdmach version\n"
             "The exit status is 0 if every rank exited 0, else the first failure's code\n"
@@ -96,6 +113,9 @@ static void kill_survivors(int sig)
     for (int i = 0; i < S.job.size; i++)
         if (S.job.ranks[i].pid > 0)
             kill(S.job.ranks[i].pid, sig);
+    for (int k = 0; k < S.nspawned; k++)
+        if (S.spawned[k] > 0)
+            kill(S.spawned[k], sig);
 }
 
 static void start_ending(void)
@@ -211,8 +231,10 @@ static int check_fd_limit(int np)
 /* ---- starting the ranks ---- */
 
 /* In the child: become rank `i` and exec; never returns. */
-static void exec_rank(int i, int fd, const char *path, char **argv)
+static void exec_rank(int i, int fd, const struct run_app *app)
 {
+    const char *path = app->path;
+    char **argv = app->argv;
     char num[16];
     /* die with rdmachrun even if it is SIGKILLed; if it died before the
      * prctl, our parent is no longer rdmachrun. (Not "getppid() == 1": as
@@ -240,16 +262,23 @@ static void exec_rank(int i, int fd, const char *path, char **argv)
             close(nul);
         }
     }
+    if (app->wdir && chdir(app->wdir) != 0) {
+        fprintf(stderr, "%s: rank %d: cannot enter directory '%s': %s\n", prog_name, i, app->wdir, strerror(errno));
+        _exit(127);
+    }
     execv(path, argv);
     fprintf(stderr, "%s: rank %d: cannot execute '%s': %s\n", prog_name, i, path, strerror(errno));
     _exit(127);
 }
 
-static int start_ranks(const char *path, char **argv)
+static int start_ranks(void)
 {
     struct run_job *job = &S.job;
     S.launcher = getpid();
-    for (int i = 0; i < job->size; i++) {
+    for (int i = 0, app = 0, first = 0; i < job->size; i++) {
+        while (i >= first + S.apps[app].np)
+            first += S.apps[app++].np;
+        job->ranks[i].app = app;
         int sv[2];
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
             fprintf(stderr, "%s: socketpair for rank %d: %s\n", prog_name, i, strerror(errno));
@@ -268,7 +297,7 @@ static int start_ranks(const char *path, char **argv)
             return -1;
         }
         if (pid == 0)
-            exec_rank(i, sv[1], path, argv);
+            exec_rank(i, sv[1], &S.apps[app]);
         close(sv[1]);
         job->ranks[i].pid = pid;
         S.alive++;
@@ -344,6 +373,86 @@ static void check_unfinalized(void)
              r->rank, (int)r->unfinalized_pid, S.alive, RUN_UNFINALIZED_GRACE_S);
 }
 
+/* A job we spawned has ended: its code is ours if nothing else failed. */
+static void spawned_exited(pid_t pid, int status)
+{
+    for (int k = 0; k < S.nspawned; k++) {
+        if (S.spawned[k] != pid)
+            continue;
+        S.spawned[k] = 0;
+        S.alive--;
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (code != 0 && S.spawn_code == 0) {
+            S.spawn_code = code;
+            fprintf(stderr, "%s: a job spawned by MPI_Comm_spawn (pid %d) ended with code %d\n", prog_name, (int)pid,
+                    code);
+        }
+    }
+}
+
+/* ---- MPI_Comm_spawn: another rdmachrun for the new job ---- */
+
+int run_spawn_launch(const struct run_spawn *sp, char *why, size_t len)
+{
+    if (S.nspawned == (int)(sizeof(S.spawned) / sizeof(S.spawned[0]))) {
+        snprintf(why, len, "more than %d spawned jobs", S.nspawned);
+        return -1;
+    }
+    int n = 4;
+    for (int k = 0; k < sp->total; k++)
+        n += 6 + sp->cmd[k].argc;
+    char **argv = calloc((size_t)n, sizeof(char *)), *pre = NULL, (*nps)[16] = calloc((size_t)sp->total, 16);
+    if (!argv || !nps || (sp->preput_key && asprintf(&pre, "%s=%s", sp->preput_key,
+                                                      sp->preput_val ? sp->preput_val : "") < 0)) {
+        free(argv);
+        free(nps);
+        snprintf(why, len, "out of memory");
+        return -1;
+    }
+    int a = 0;
+    argv[a++] = (char *)"rdmachrun";
+    if (pre) {
+        argv[a++] = (char *)"--preput";
+        argv[a++] = pre;
+    }
+    for (int k = 0; k < sp->total; k++) {
+        const struct run_spawn_cmd *c = &sp->cmd[k];
+        if (k > 0)
+            argv[a++] = (char *)":";
+        snprintf(nps[k], 16, "%d", c->nprocs);
+        argv[a++] = (char *)"-n";
+        argv[a++] = nps[k];
+        if (c->wdir) {
+            argv[a++] = (char *)"-wdir";
+            argv[a++] = c->wdir;
+        }
+        argv[a++] = c->exec;
+        for (int i = 0; i < c->argc; i++)
+            argv[a++] = c->argv[i];
+    }
+    argv[a] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &S.orig_mask, NULL);
+        setenv("PMI_SPAWNED", "1", 1);
+        execv("/proc/self/exe", argv);
+        fprintf(stderr, "%s: spawn: cannot execute /proc/self/exe: %s\n", prog_name, strerror(errno));
+        _exit(127);
+    }
+    int e = errno;
+    free(argv);
+    free(pre);
+    free(nps);
+    if (pid < 0) {
+        snprintf(why, len, "fork: %s", strerror(e));
+        return -1;
+    }
+    S.spawned[S.nspawned++] = pid;
+    S.alive++;
+    return 0;
+}
+
 /* Every child that has exited, ranks or not: as the first process of a PID
  * namespace (a container's init) rdmachrun also inherits the namespace's
  * orphans, and waiting for any pid reaps them too. Ranks killed by a signal
@@ -357,6 +466,7 @@ static void reap(void)
         int n = 0, status;
         pid_t pid;
         while (n < (int)(sizeof(dead) / sizeof(dead[0])) && (pid = waitpid(-1, &status, WNOHANG)) > 0) {
+            spawned_exited(pid, status);
             for (int i = 0; i < S.job.size; i++) {
                 if (S.job.ranks[i].pid == pid) {
                     dead[n].r = &S.job.ranks[i];
@@ -531,41 +641,44 @@ static void clean_shm(void)
     closedir(d);
 }
 
-int main(int argc, char **argv)
+/* One command of the command line: [-n N] [-wdir DIR] program args, up to
+ * ":" or the end; argv's ":" becomes the NULL that ends its arguments. A
+ * status for main (2 for usage errors), or 0. */
+static int parse_app(int argc, char **argv, int *i, int first, struct run_app *app)
 {
-    int np = 1, i;
-    char path[PATH_MAX];
-
-    /* installed also as mpiexec and mpirun: speak under the name it was run by */
-    if (argc > 0 && argv[0][0] != '\0')
-        prog_name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
+    app->np = 1;
+    for (; *i < argc; (*i)++) {
+        const char *a = argv[*i];
         if (strcmp(a, "--") == 0) {
-            i++;
+            (*i)++;
             break;
         }
         if (a[0] != '-')
             break;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        if (first && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
             usage(stdout);
-            return 0;
+            exit(0);
         }
-        if (strcmp(a, "--version") == 0) {
+        if (first && strcmp(a, "--version") == 0) {
             printf("rdmachrun (rdmach) %s\n", RDMACH_VERSION_STRING);
-            return 0;
+            exit(0);
         }
-        if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "%s: option %s needs a number of processes\n", prog_name, a);
+        if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0 || strcmp(a, "-wdir") == 0 ||
+            (first && strcmp(a, "--preput") == 0)) {
+            if (*i + 1 >= argc) {
+                fprintf(stderr, "%s: option %s needs a value\n", prog_name, a);
                 return 2;
             }
-            if (parse_np(argv[++i], &np) < 0)
+            const char *v = argv[++*i];
+            if (a[1] == 'n' && parse_np(v, &app->np) < 0)
                 return 2;
+            if (strcmp(a, "-wdir") == 0)
+                app->wdir = v;
+            if (strcmp(a, "--preput") == 0)
+                S.preput = v;
             continue;
         }
-        int known = run_parse_option(argc, argv, &i, prog_name);
+        int known = first ? run_parse_option(argc, argv, i, prog_name) : 0;
         if (known < 0)
             return 2;
         if (known > 0)
@@ -573,17 +686,45 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: unknown option '%s' (see %s --help)\n", prog_name, a, prog_name);
         return 2;
     }
-    if (i >= argc) {
+    if (*i >= argc || strcmp(argv[*i], ":") == 0) {
         fprintf(stderr, "%s: no program to run\n", prog_name);
         usage(stderr);
         return 2;
     }
-    int rc = resolve_program(argv[i], path, sizeof(path));
+    int rc = resolve_program(argv[*i], app->path, sizeof(app->path));
     if (rc != 0)
         return rc;
+    app->argv = argv + *i;
+    while (*i < argc && strcmp(argv[*i], ":") != 0)
+        (*i)++;
+    if (*i < argc)
+        argv[(*i)++] = NULL;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int np = 0, i = 1;
+
+    /* installed also as mpiexec and mpirun: speak under the name it was run by */
+    if (argc > 0 && argv[0][0] != '\0')
+        prog_name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+
+    S.apps = calloc((size_t)argc, sizeof(*S.apps));
+    if (S.apps == NULL)
+        return 1;
+    do {
+        int rc = parse_app(argc, argv, &i, S.napps == 0, &S.apps[S.napps]);
+        if (rc != 0)
+            return rc;
+        np += S.apps[S.napps++].np;
+    } while (i < argc);
+    if (np > RUN_NP_MAX) {
+        fprintf(stderr, "%s: %d ranks in all, more than %d\n", prog_name, np, RUN_NP_MAX);
+        return 2;
+    }
     if (check_fd_limit(np) < 0)
         return 1;
-
     S.job.size = np;
     /* unique per job: the pid, and the time against a recycled pid */
     snprintf(S.job.kvsname, sizeof(S.job.kvsname), "run%dx%llx", (int)getpid(),
@@ -610,10 +751,10 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    if (start_ranks(path, argv + i) < 0) {
+    if (start_ranks() < 0) {
         run_fail(&S.job, 1, "could not start all %d ranks", np);
     }
-    if (run_pmi_init(&S.job) < 0)
+    if (run_pmi_init(&S.job, S.preput) < 0)
         run_fail(&S.job, 1, "out of memory for the PMI key-value store");
     run_loop();
     clean_shm();
@@ -622,6 +763,7 @@ int main(int argc, char **argv)
         if (S.job.ranks[r].fd >= 0)
             close(S.job.ranks[r].fd);
     free(S.job.ranks);
+    free(S.apps);
     close(S.sfd);
-    return S.job.failed ? S.job.exit_code : S.code_after_finalize;
+    return S.job.failed ? S.job.exit_code : S.code_after_finalize ? S.code_after_finalize : S.spawn_code;
 }

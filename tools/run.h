@@ -23,7 +23,26 @@ struct run_rank {
     int in_barrier;         /* sent barrier_in, waits for barrier_out */
     int aborted;            /* sent cmd=abort */
     pid_t unfinalized_pid;  /* exited 0 after init without finalize: its pid (else 0) */
+    int app;                /* its command (MPMD: -n a prog1 : -n b prog2): the PMI appnum */
+    struct run_spawn *spawn;/* an mcmd=spawn request being read (run_pmi.c), NULL if none */
     struct rch_pmi_reader rd;
+};
+
+/* A spawn request (MPI_Comm_spawn[_multiple]): its commands, read from the
+ * rank's mcmd=spawn blocks (one per command, MPICH's simple PMI form). */
+#define RUN_SPAWN_CMDS_MAX 64
+#define RUN_SPAWN_ARGS_MAX 256
+struct run_spawn_cmd {
+    int nprocs;
+    char *exec, *wdir;
+    int argc;
+    char *argv[RUN_SPAWN_ARGS_MAX];
+};
+struct run_spawn {
+    int total, done;        /* totspawns; blocks complete so far */
+    int in_block;
+    char *preput_key, *preput_val;
+    struct run_spawn_cmd cmd[RUN_SPAWN_CMDS_MAX];
 };
 
 /* The KVS: committed entries are what get sees; a put is pending until the
@@ -54,8 +73,14 @@ struct run_job {
 void run_fail(struct run_job *job, int exit_code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Provided by rdmachrun.c: start the commands of sp as a job of their own
+ * (another rdmachrun, with sp's preput key in its KVS and PMI_SPAWNED=1 in
+ * its ranks' environment). 0, or -1 with the reason in why. */
+int run_spawn_launch(const struct run_spawn *sp, char *why, size_t len);
+
 /* run_pmi.c */
-int  run_pmi_init(struct run_job *job);    /* -1 on out of memory */
+/* preput: NULL, or KEY=VALUE put in the KVS from the start. -1 on out of memory. */
+int  run_pmi_init(struct run_job *job, const char *preput);
 void run_pmi_fini(struct run_job *job);
 /* The rank's socket is readable (or the rank died): read what is there,
  * answer every complete request. Bounded by one buffer of input. */

@@ -127,11 +127,14 @@ static void send_line(struct run_rank *r, const char *line, size_t len)
             send_line((r), line_, len_);                                        \
     } while (0)
 
+static void spawn_free(struct run_rank *r);
+
 static void close_rank(struct run_rank *r)
 {
     if (r->fd >= 0)
         close(r->fd);
     r->fd = -1;
+    spawn_free(r);
 }
 
 static void protocol_error(struct run_job *job, struct run_rank *r, const char *what)
@@ -174,13 +177,17 @@ static void on_get_maxes(struct run_job *job, struct run_rank *r, const struct r
 
 static void on_get_appnum(struct run_job *job, struct run_rank *r, const struct rch_pmi_msg *m)
 {
-    REPLY(r, RCH_PMI_APPNUM, "appnum", "0");
+    char num[16];
+    snprintf(num, sizeof(num), "%d", r->app);
+    REPLY(r, RCH_PMI_APPNUM, "appnum", num);
 }
 
+/* The job, or this machine's processors if more: room for MPI_Comm_spawn. */
 static void on_get_universe_size(struct run_job *job, struct run_rank *r, const struct rch_pmi_msg *m)
 {
     char size[16];
-    snprintf(size, sizeof(size), "%d", job->size);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(size, sizeof(size), "%d", cpus > job->size ? (int)cpus : job->size);
     REPLY(r, RCH_PMI_UNIVERSE_SIZE, "size", size);
 }
 
@@ -352,6 +359,144 @@ static void dispatch(struct run_job *job, struct run_rank *r, const struct rch_p
     handlers[m->cmd](job, r, m);
 }
 
+/* ---- spawn: mcmd=spawn blocks, one per command ----
+ *   mcmd=spawn / nprocs= / execname= / totspawns= / spawnssofar= / argcnt= /
+ *   arg1=.. / preput_num= / preput_key_0= / preput_val_0= / info_num= /
+ *   info_key_i= / info_val_i= / endcmd
+ * a line each, a value up to its newline (it may hold spaces); after the
+ * last block the reply is cmd=spawn_result rc=0 (or rc=-1 msg=...). */
+
+static void spawn_free(struct run_rank *r)
+{
+    struct run_spawn *sp = r->spawn;
+    if (!sp)
+        return;
+    for (int k = 0; k < RUN_SPAWN_CMDS_MAX; k++) {
+        struct run_spawn_cmd *c = &sp->cmd[k];
+        free(c->exec);
+        free(c->wdir);
+        for (int i = 0; i < c->argc; i++)
+            free(c->argv[i]);
+    }
+    free(sp->preput_key);
+    free(sp->preput_val);
+    free(sp);
+    r->spawn = NULL;
+}
+
+static int spawn_int(const char *v, int min, int max, int *out)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (end == v || *end || x < min || x > max)
+        return -1;
+    *out = (int)x;
+    return 0;
+}
+
+/* One key=value line of the current block: 0, or -1 (malformed). The
+ * info keys honoured are wdir (the rest is the library's: it resolves the
+ * command and checks host before asking). */
+static int spawn_field(struct run_spawn *sp, const char *key, const char *val)
+{
+    struct run_spawn_cmd *c = &sp->cmd[sp->done];
+    static char info_key[64];
+    int n;
+    if (strcmp(key, "nprocs") == 0)
+        return spawn_int(val, 1, RUN_NP_MAX, &c->nprocs);
+    if (strcmp(key, "execname") == 0)
+        return (c->exec = strdup(val)) ? 0 : -1;
+    if (strcmp(key, "totspawns") == 0)
+        return spawn_int(val, 1, RUN_SPAWN_CMDS_MAX, &sp->total);
+    if (strcmp(key, "preput_key_0") == 0 && !sp->preput_key)
+        return (sp->preput_key = strdup(val)) ? 0 : -1;
+    if (strcmp(key, "preput_val_0") == 0 && !sp->preput_val)
+        return (sp->preput_val = strdup(val)) ? 0 : -1;
+    if (strncmp(key, "arg", 3) == 0 && spawn_int(key + 3, 1, RUN_SPAWN_ARGS_MAX - 1, &n) == 0) {
+        if (n != c->argc + 1)
+            return -1;
+        return (c->argv[c->argc++] = strdup(val)) ? 0 : -1;
+    }
+    if (strncmp(key, "info_key_", 9) == 0) {
+        snprintf(info_key, sizeof(info_key), "%s", val);
+        return 0;
+    }
+    if (strncmp(key, "info_val_", 9) == 0 && strcmp(info_key, "wdir") == 0)
+        return (c->wdir = strdup(val)) ? 0 : -1;
+    return 0;   /* spawnssofar, argcnt, preput_num, info_num, other info: known from the rest */
+}
+
+static void spawn_reply(struct run_job *job, struct run_rank *r)
+{
+    char why[200];
+    int rc = run_spawn_launch(r->spawn, why, sizeof(why));
+    spawn_free(r);
+    if (rc == 0) {
+        REPLY(r, RCH_PMI_SPAWN_RESULT, "rc", "0");
+        return;
+    }
+    for (char *p = why; *p; p++)   /* a PMI value has no spaces */
+        if (*p == ' ')
+            *p = '_';
+    REPLY(r, RCH_PMI_SPAWN_RESULT, "rc", "-1", "msg", why);
+}
+
+/* A line of a spawn request: 0, or -1 after a protocol error. */
+static int spawn_line(struct run_job *job, struct run_rank *r, char *line)
+{
+    struct run_spawn *sp = r->spawn;
+    if (strcmp(line, "mcmd=spawn") == 0) {
+        if (!sp && !(sp = r->spawn = calloc(1, sizeof(*sp))))
+            return protocol_error(job, r, "out of memory for a spawn"), -1;
+        if (sp->in_block || sp->done >= RUN_SPAWN_CMDS_MAX)
+            return protocol_error(job, r, "mcmd=spawn inside a spawn block, or too many commands"), -1;
+        sp->in_block = 1;
+        return 0;
+    }
+    if (!sp || !sp->in_block)
+        return protocol_error(job, r, "a spawn line outside an mcmd=spawn block"), -1;
+    if (strcmp(line, "endcmd") == 0) {
+        sp->in_block = 0;
+        if (!sp->cmd[sp->done].exec || sp->cmd[sp->done].nprocs < 1 || sp->total < 1)
+            return protocol_error(job, r, "a spawn block without nprocs, execname or totspawns"), -1;
+        if (++sp->done == sp->total)
+            spawn_reply(job, r);
+        return 0;
+    }
+    char *eq = strchr(line, '=');
+    if (!eq || eq == line)
+        return protocol_error(job, r, "a spawn line that is not key=value"), -1;
+    *eq = '\0';
+    if (spawn_field(sp, line, eq + 1) != 0) {
+        char what[160];
+        snprintf(what, sizeof(what), "spawn field %.40s=%.80s is malformed", line, eq + 1);
+        return protocol_error(job, r, what), -1;
+    }
+    return 0;
+}
+
+/* Is the next line of r part of a spawn request? Then take it: 1 (taken),
+ * 0 (not one), -1 (incomplete: wait; or the connection was closed). */
+static int take_spawn_line(struct run_job *job, struct run_rank *r)
+{
+    struct rch_pmi_reader *rd = &r->rd;
+    if (!r->spawn && !(rd->len >= 5 && memcmp(rd->buf, "mcmd=", 5) == 0))
+        return 0;
+    char *nl = memchr(rd->buf, '\n', rd->len);
+    if (!nl) {
+        if (rd->len == sizeof(rd->buf))
+            protocol_error(job, r, "an oversized spawn line");
+        return -1;
+    }
+    char line[RCH_PMI_LINE_MAX];
+    size_t n = (size_t)(nl - rd->buf);
+    memcpy(line, rd->buf, n);
+    line[n] = '\0';
+    memmove(rd->buf, nl + 1, rd->len - n - 1);
+    rd->len -= n + 1;
+    return spawn_line(job, r, line) == 0 ? 1 : -1;
+}
+
 /* Answer every complete line in the buffer; returns -1 once the rank's
  * connection was closed (EOF or a protocol error). */
 static int process_lines(struct run_job *job, struct run_rank *r, struct rch_pmi_msg *m)
@@ -359,6 +504,12 @@ static int process_lines(struct run_job *job, struct run_rank *r, struct rch_pmi
     for (;;) {
         if (r->fd < 0)
             return -1;
+        int sp = take_spawn_line(job, r);
+        if (sp != 0) {
+            if (sp < 0)
+                return r->fd < 0 ? -1 : 0;
+            continue;
+        }
         rdmach_status_t st = rch_pmi_reader_next(&r->rd, m);
         if (st == RDMACH_AGAIN)
             return 0;
@@ -399,13 +550,23 @@ void run_pmi_drain(struct run_job *job, struct run_rank *r)
     close_rank(r);
 }
 
-int run_pmi_init(struct run_job *job)
+int run_pmi_init(struct run_job *job, const char *preput)
 {
     char mapping[64];
     snprintf(mapping, sizeof(mapping), "(vector,(0,1,%d))", job->size);
     memset(&job->kvs, 0, sizeof(job->kvs));
     /* the launcher's own keys are visible from the start */
-    if (run_kvs_put(&job->kvs, "PMI_process_mapping", mapping) < 0 || run_kvs_commit(&job->kvs) < 0)
+    if (run_kvs_put(&job->kvs, "PMI_process_mapping", mapping) < 0)
+        return -1;
+    if (preput) {
+        char key[RCH_PMI_KEY_MAX];
+        const char *eq = strchr(preput, '=');
+        size_t kl = eq ? (size_t)(eq - preput) : strlen(preput);
+        snprintf(key, sizeof(key), "%.*s", (int)(kl < sizeof(key) ? kl : sizeof(key) - 1), preput);
+        if (run_kvs_put(&job->kvs, key, eq ? eq + 1 : "") < 0)
+            return -1;
+    }
+    if (run_kvs_commit(&job->kvs) < 0)
         return -1;
     for (int i = 0; i < job->size; i++)
         rch_pmi_reader_init(&job->ranks[i].rd, job->ranks[i].fd);

@@ -210,6 +210,9 @@ static const struct rch_tun_row rows[] = {
       "auto|dissemination|shm|hier|hwsim|ppdev|ofi",
       "Barrier backend (auto: the highest-priority backend that applies to the communicator; a "
       "forced one that does not apply falls back to that choice)" },
+    { "NAMESERV_DIR", RCH_TUN_STRING, OFF(nameserv_dir), "", 0, 1024, NULL,
+      "Directory of MPI_Publish_name's names, one file per service, shared by the jobs that look them up "
+      "(\"\": /tmp/rdmach-names-<uid>)" },
     { "PPDEV", RCH_TUN_STRING, OFF(ppdev), "", 0, 256, NULL,
       "Parallel port (e.g. /dev/parport0) wired to a hardware AND/OR barrier, for "
       "RDMACH_BARRIER=ppdev (empty: none)" },

@@ -75,6 +75,29 @@ rdmach_status_t rch_boot_put(const char *key, const char *value);
 rdmach_status_t rch_boot_get(int rank, const char *key, char *value, size_t len);
 rdmach_status_t rch_boot_fence(void);
 
+/*
+ * Dynamic processes (MPI_Comm_spawn; PMI-1: Hydra, rdmachrun; PMIx:
+ * PMIx_Spawn, the preput key in the apps' environment as RCH_<key>).
+ * rch_boot_spawn starts the commands as one new job whose processes find
+ * preput_key = preput_val in their KVS (rch_boot_job_get); errcodes gets
+ * one code per process (0: started), in command order. Errors: UNSUPPORTED
+ * under another interface (PMI-2, singleton), BOOT with the launcher's reason.
+ * rch_boot_spawned: this process was started by a spawn (PMI_SPAWNED=1).
+ * rch_boot_universe_size: the launcher's universe size, or -1 if unknown.
+ */
+struct rch_boot_spawn {
+    const char *exec;
+    char *const *argv;            /* NULL-terminated, without argv[0]; NULL: none */
+    int nprocs;
+    int ninfo;
+    const char *const *info_key, *const *info_val;
+};
+rdmach_status_t rch_boot_spawn(int count, const struct rch_boot_spawn *cmds, const char *preput_key,
+                               const char *preput_val, int *errcodes);
+rdmach_status_t rch_boot_job_get(const char *key, char *value, size_t len);
+int rch_boot_spawned(void);
+int rch_boot_universe_size(void);
+
 /* Binary values (channel addresses) as hex text: 2*len+1 bytes of out. */
 void rch_boot_hex_encode(const void *bin, size_t len, char *out);
 rdmach_status_t rch_boot_hex_decode(const char *text, void *bin, size_t len);

@@ -280,3 +280,97 @@ rdmach_status_t rch_pmi_client_finalize(struct rch_pmi_client *c)
     c->fd = -1;
     return st;
 }
+
+/* One "key=value\n" line of an mcmd block; the value must not hold a newline. */
+static rdmach_status_t mline(FILE *f, const char *key, int idx, const char *val)
+{
+    if (strchr(val, '\n'))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "PMI spawn: %s holds a newline", key);
+    if (idx >= 0)
+        fprintf(f, "%s%d=%s\n", key, idx, val);
+    else
+        fprintf(f, "%s=%s\n", key, val);
+    return RDMACH_OK;
+}
+
+/* One mcmd=spawn block (MPICH's simple PMI-1 form, which Hydra parses):
+ * nprocs, execname, totspawns, spawnssofar, argcnt and arg1.., preput_num
+ * and preput_key_i/preput_val_i, info_num and info_key_i/info_val_i, endcmd. */
+static rdmach_status_t spawn_block(FILE *f, int count, int k, const struct rch_boot_spawn *s, const char *pk,
+                                   const char *pv)
+{
+    fprintf(f, "mcmd=spawn\nnprocs=%d\n", s->nprocs);
+    rdmach_status_t st = mline(f, "execname", -1, s->exec);
+    fprintf(f, "totspawns=%d\nspawnssofar=%d\n", count, k + 1);
+    int argc = 0;
+    while (s->argv && s->argv[argc])
+        argc++;
+    fprintf(f, "argcnt=%d\n", argc);
+    for (int i = 0; st == RDMACH_OK && i < argc; i++)
+        st = mline(f, "arg", i + 1, s->argv[i]);
+    fprintf(f, "preput_num=%d\n", pk ? 1 : 0);
+    if (pk && st == RDMACH_OK)
+        st = mline(f, "preput_key_", 0, pk);
+    if (pk && st == RDMACH_OK)
+        st = mline(f, "preput_val_", 0, pv);
+    fprintf(f, "info_num=%d\n", s->ninfo);
+    for (int i = 0; st == RDMACH_OK && i < s->ninfo; i++) {
+        st = mline(f, "info_key_", i, s->info_key[i]);
+        if (st == RDMACH_OK)
+            st = mline(f, "info_val_", i, s->info_val[i]);
+    }
+    fprintf(f, "endcmd\n");
+    return st;
+}
+
+rdmach_status_t rch_pmi_client_spawn(struct rch_pmi_client *c, int count, const struct rch_boot_spawn *cmds,
+                                     const char *preput_key, const char *preput_val, int *errcodes)
+{
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    if (!f)
+        return rch_base_errno(errno, "PMI spawn: open_memstream");
+    rdmach_status_t st = RDMACH_OK;
+    int total = 0;
+    for (int k = 0; k < count && st == RDMACH_OK; k++) {
+        st = spawn_block(f, count, k, &cmds[k], preput_key, preput_val);
+        total += cmds[k].nprocs;
+    }
+    fclose(f);
+    RCH_DEBUG("pmi", "send spawn of %d command(s), %d process(es)", count, total);
+    if (st == RDMACH_OK)
+        st = rch_pmi_write(c->fd, text, tlen);
+    free(text);
+    struct rch_pmi_msg m;
+    if (st == RDMACH_OK)
+        st = recv_msg(c, &m, RCH_PMI_REPLY_TIMEOUT_MS);
+    if (st == RDMACH_OK && m.cmd != RCH_PMI_SPAWN_RESULT)
+        st = rch_base_err(RDMACH_ERR_BOOT_PROTOCOL, "PMI: expected a spawn_result reply, got %s",
+                          rch_pmi_cmd_name(m.cmd));
+    if (st == RDMACH_OK)
+        st = check_rc(&m, "spawn", RDMACH_ERR_BOOT);
+    if (st != RDMACH_OK)
+        return st;
+    /* errcodes=a,b,... when the server gives them (gforker does not: all 0) */
+    const char *e = rch_pmi_field(&m, "errcodes");
+    for (int i = 0; i < total; i++) {
+        errcodes[i] = e && *e ? (int)strtol(e, NULL, 10) : 0;
+        e = e ? strchr(e, ',') : NULL;
+        e = e ? e + 1 : NULL;
+    }
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_pmi_client_universe(struct rch_pmi_client *c, int *size)
+{
+    char line[RCH_PMI_LINE_MAX];
+    size_t len;
+    struct rch_pmi_msg m;
+    rdmach_status_t st = rch_pmi_format(line, sizeof(line), &len, RCH_PMI_GET_UNIVERSE_SIZE, NULL);
+    if (st == RDMACH_OK)
+        st = transact(c, line, len, RCH_PMI_UNIVERSE_SIZE, &m, RCH_PMI_REPLY_TIMEOUT_MS);
+    if (st == RDMACH_OK)
+        st = rch_pmi_field_int(&m, "size", 1, INT_MAX, size);
+    return st;
+}

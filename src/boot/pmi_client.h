@@ -6,6 +6,7 @@
 #ifndef RCH_BOOT_PMI_CLIENT_H
 #define RCH_BOOT_PMI_CLIENT_H
 
+#include "boot/boot.h"
 #include "boot/pmi_wire.h"
 
 /* How long a reply other than barrier_out may take before it is an error. */
@@ -35,6 +36,11 @@ rdmach_status_t rch_pmi_client_barrier(struct rch_pmi_client *c);
 /* Sends cmd=abort; does not wait for an answer (Hydra sends none). `why`
  * (NULL: none) is sent as error_msg, a PMI token: no space. */
 rdmach_status_t rch_pmi_client_abort(struct rch_pmi_client *c, int code, const char *why);
+/* The spawn of count commands as one job (boot.h); errcodes[total]. */
+rdmach_status_t rch_pmi_client_spawn(struct rch_pmi_client *c, int count, const struct rch_boot_spawn *cmds,
+                                     const char *preput_key, const char *preput_val, int *errcodes);
+/* get_universe_size: *size, or an error. */
+rdmach_status_t rch_pmi_client_universe(struct rch_pmi_client *c, int *size);
 /* finalize / finalize_ack, then closes the fd. */
 rdmach_status_t rch_pmi_client_finalize(struct rch_pmi_client *c);
 

@@ -106,6 +106,55 @@ static const struct rch_boot_pmi_ops pmi1_ops = {
     .finalize = pmi1_finalize,
 };
 
+/* Dynamic processes (boot.h): PMI-1 (Hydra, rdmachrun) and PMIx (pmix.c). */
+static int is_pmix(void)
+{
+    return strcmp(rch_boot_pmi_name(), "pmix") == 0;
+}
+
+static rdmach_status_t need_pmi1(const char *what)
+{
+    if (strcmp(rch_boot_pmi_name(), "pmi1") == 0)
+        return RDMACH_OK;
+    return rch_base_err(RDMACH_ERR_UNSUPPORTED, "%s needs a PMI-1 (Hydra's mpiexec, rdmachrun) or PMIx launcher; "
+                        "this process runs under %s", what, rch_boot_pmi_name());
+}
+
+rdmach_status_t rch_boot_spawn(int count, const struct rch_boot_spawn *cmds, const char *preput_key,
+                               const char *preput_val, int *errcodes)
+{
+#if RDMACH_HAVE_PMIX
+    if (is_pmix())
+        return rch_boot_pmix_spawn(count, cmds, preput_key, preput_val, errcodes);
+#endif
+    rdmach_status_t st = need_pmi1("spawning processes");
+    return st == RDMACH_OK ? rch_pmi_client_spawn(&pmi1, count, cmds, preput_key, preput_val, errcodes) : st;
+}
+
+rdmach_status_t rch_boot_job_get(const char *key, char *value, size_t len)
+{
+#if RDMACH_HAVE_PMIX
+    if (is_pmix())
+        return rch_boot_pmix_job_get(key, value, len);
+#endif
+    rdmach_status_t st = need_pmi1("a key of the job");
+    return st == RDMACH_OK ? rch_pmi_client_get(&pmi1, key, value, len) : st;
+}
+
+int rch_boot_spawned(void)
+{
+    const char *s = getenv("PMI_SPAWNED");
+    return s && strcmp(s, "1") == 0 && (strcmp(rch_boot_pmi_name(), "pmi1") == 0 || is_pmix());
+}
+
+int rch_boot_universe_size(void)
+{
+    int n;
+    if (strcmp(rch_boot_pmi_name(), "pmi1") != 0 || rch_pmi_client_universe(&pmi1, &n) != RDMACH_OK)
+        return -1;
+    return n;
+}
+
 /* ---- PMI-2 ---- */
 
 static struct rch_pmi2_client pmi2;

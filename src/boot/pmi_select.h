@@ -46,6 +46,11 @@ int rch_boot_pmix_built(void);
 
 #if RDMACH_HAVE_PMIX
 extern const struct rch_boot_pmi_ops rch_boot_pmix_ops;   /* pmix.c */
+/* MPI_Comm_spawn under PMIx (pmix.c; boot.h's rch_boot_spawn, job_get). */
+struct rch_boot_spawn;
+rdmach_status_t rch_boot_pmix_spawn(int count, const struct rch_boot_spawn *cmds, const char *key,
+                                    const char *val, int *errcodes);
+rdmach_status_t rch_boot_pmix_job_get(const char *key, char *value, size_t len);
 #endif
 
 #endif

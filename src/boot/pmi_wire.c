@@ -34,6 +34,7 @@ static const char *const cmd_names[RCH_PMI_CMD_MAX] = {
     [RCH_PMI_ABORT] = "abort",
     [RCH_PMI_FINALIZE] = "finalize",
     [RCH_PMI_FINALIZE_ACK] = "finalize_ack",
+    [RCH_PMI_SPAWN_RESULT] = "spawn_result",
 };
 
 const char *rch_pmi_cmd_name(enum rch_pmi_cmd cmd)

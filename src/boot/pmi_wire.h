@@ -59,6 +59,7 @@ enum rch_pmi_cmd {
     RCH_PMI_GET, RCH_PMI_GET_RESULT,
     RCH_PMI_ABORT,
     RCH_PMI_FINALIZE, RCH_PMI_FINALIZE_ACK,
+    RCH_PMI_SPAWN_RESULT,   /* the reply to a spawn (an mcmd=spawn block per command, pmi_client.c) */
     RCH_PMI_CMD_MAX
 };
 

@@ -211,6 +211,69 @@ static rdmach_status_t px_finalize(void)
     return rc == PMIX_SUCCESS ? RDMACH_OK : pmix_err(RDMACH_ERR_BOOT, rc, "PMIx_Finalize");
 }
 
+/* MPI_Comm_spawn (boot.h): PMIx_Spawn of one app per command, the preput
+ * key in each app's environment as RCH_<key> (PMIx has no preput into the
+ * new namespace's KVS that every server honours); the children read it back
+ * with rch_boot_pmix_job_get. The working directory is the info's wdir,
+ * else ours. */
+rdmach_status_t rch_boot_pmix_spawn(int count, const struct rch_boot_spawn *cmds, const char *key,
+                                    const char *val, int *errcodes)
+{
+    pmix_app_t *apps;
+    PMIX_APP_CREATE(apps, count);
+    char cwd[4096], *env = NULL;
+    if (!getcwd(cwd, sizeof(cwd)))
+        snprintf(cwd, sizeof(cwd), "/");
+    if (key && asprintf(&env, "RCH_%s=%s", key, val) < 0)
+        env = NULL;
+    int total = 0;
+    for (int k = 0; k < count; k++) {
+        const struct rch_boot_spawn *c = &cmds[k];
+        int argc = 0;
+        while (c->argv && c->argv[argc])
+            argc++;
+        apps[k].cmd = strdup(c->exec);
+        apps[k].argv = calloc((size_t)argc + 2, sizeof(char *));
+        apps[k].env = calloc(3, sizeof(char *));
+        if (apps[k].argv) {
+            apps[k].argv[0] = strdup(c->exec);
+            for (int i = 0; i < argc; i++)
+                apps[k].argv[i + 1] = strdup(c->argv[i]);
+        }
+        if (apps[k].env) {
+            apps[k].env[0] = strdup("PMI_SPAWNED=1");
+            apps[k].env[1] = env ? strdup(env) : NULL;
+        }
+        const char *wdir = cwd;
+        for (int i = 0; i < c->ninfo; i++)
+            if (strcmp(c->info_key[i], "wdir") == 0)
+                wdir = c->info_val[i];
+        apps[k].cwd = strdup(wdir);
+        apps[k].maxprocs = c->nprocs;
+        total += c->nprocs;
+    }
+    free(env);
+    char nspace[PMIX_MAX_NSLEN + 1];
+    pmix_status_t rc = PMIx_Spawn(NULL, 0, apps, (size_t)count, nspace);
+    PMIX_APP_FREE(apps, (size_t)count);
+    for (int i = 0; i < total; i++)
+        errcodes[i] = rc == PMIX_SUCCESS ? 0 : 1;
+    return rc == PMIX_SUCCESS ? RDMACH_OK : pmix_err(RDMACH_ERR_BOOT, rc, "PMIx_Spawn");
+}
+
+rdmach_status_t rch_boot_pmix_job_get(const char *key, char *value, size_t len)
+{
+    char name[96];
+    snprintf(name, sizeof(name), "RCH_%s", key);
+    const char *v = getenv(name);
+    if (!v)
+        return rch_base_err(RDMACH_ERR_NOT_FOUND, "PMIx: no %s in the environment (not a spawned process)", name);
+    if (strlen(v) >= len)
+        return rch_base_err(RDMACH_ERR_TRUNCATE, "PMIx: %s is longer than %zu bytes", name, len - 1);
+    strcpy(value, v);
+    return RDMACH_OK;
+}
+
 const struct rch_boot_pmi_ops rch_boot_pmix_ops = {
     .name = "pmix",
     .init = px_init,

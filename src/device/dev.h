@@ -214,4 +214,17 @@ rdmach_status_t rch_dev_improbe(int src, int tag, uint32_t ctx, struct rch_dev_m
                                 int *out_tag, size_t *out_bytes);
 rdmach_status_t rch_dev_imrecv(void *buf, size_t len, struct rch_dev_msg *msg, struct rch_dev_req **req);
 
+/*
+ * Added for MPI's dynamic processes (additive; dyn.c). A process of another
+ * job becomes a peer with the next free index after the job's ranks (the
+ * indices of the layers above: rch_boot.size, +1, ...; each process numbers
+ * the peers it adds in its own order). rch_dev_dyn_attach takes a connected
+ * stream socket to it, already authenticated by the caller (the device owns
+ * fd from then on, on success and on failure); from then on it is a peer
+ * like any other, over the sock channel. rch_dev_nprocs: the job's ranks
+ * plus the peers added so far.
+ */
+rdmach_status_t rch_dev_dyn_attach(int fd, int *world);
+int rch_dev_nprocs(void);
+
 #endif

@@ -286,6 +286,14 @@ extern const struct rch_rdma_ops rch_dev_nochan_ops;
 /* rch_dev_init with another channel selection (tests: mock channels). */
 rdmach_status_t rch_dev_init_with(rch_dev_select_fn select);
 void rch_dev_peer_failed(int peer, rdmach_status_t status);
+/* Open channel ops into dc with its peers (dc owns the array). */
+rdmach_status_t rch_dev_open_chan(struct rch_dev_chan *dc, const struct rch_rdma_ops *ops, int *peers,
+                                  int npeers);
+/* A peer's limits from its channel's caps (the peer then uses that channel). */
+rdmach_status_t rch_dev_peer_setup(struct rch_dev_peer *p, struct rch_dev_chan *dc);
+/* Peers beyond the job's own ranks that dyn.c may add (processes of other
+ * jobs); the peer table is allocated with room for them at init. */
+#define RCH_DEV_DYN_MAX 1024
 /* live.c: the peers of this host that no channel watches (stopped, gone).
  * publish before the init fence; check from a wait about to sleep. */
 rdmach_status_t rch_dev_live_publish(void);

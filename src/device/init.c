@@ -45,7 +45,7 @@ size_t rch_dev_eager_max(const struct rch_rdma_caps *c)
 }
 
 /* Per-peer limits from the channel's capabilities and the tunables. */
-static rdmach_status_t peer_setup(struct rch_dev_peer *p, struct rch_dev_chan *dc)
+rdmach_status_t rch_dev_peer_setup(struct rch_dev_peer *p, struct rch_dev_chan *dc)
 {
     const struct rch_rdma_caps *c = dc->caps;
     if (c->max_msg < RCH_PKT_CTL_MAX + 64)
@@ -68,7 +68,7 @@ static rdmach_status_t peer_setup(struct rch_dev_peer *p, struct rch_dev_chan *d
     return RDMACH_OK;
 }
 
-static rdmach_status_t open_chan(struct rch_dev_chan *dc, const struct rch_rdma_ops *ops, int *peers,
+rdmach_status_t rch_dev_open_chan(struct rch_dev_chan *dc, const struct rch_rdma_ops *ops, int *peers,
                                  int npeers)
 {
     dc->ops = ops;
@@ -144,12 +144,12 @@ static rdmach_status_t open_selected(const struct rch_rdma_ops **sel)
             }
         }
         struct rch_dev_chan *dc = &rch_dev.chans[rch_dev.nchans++];
-        rdmach_status_t st = open_chan(dc, ops, peers, n);
+        rdmach_status_t st = rch_dev_open_chan(dc, ops, peers, n);
         if (st != RDMACH_OK)
             return st;
         dc->can_wait = 1;
         for (int i = 0; i < n; i++) {
-            st = peer_setup(&rch_dev.peers[peers[i]], dc);
+            st = rch_dev_peer_setup(&rch_dev.peers[peers[i]], dc);
             if (st != RDMACH_OK)
                 return st;
         }
@@ -174,7 +174,9 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
     rch_dev.active = NULL;
     rch_match_posted_init(&rch_dev.posted);
     rch_match_unexp_init(&rch_dev.unexp);
-    rch_dev.peers = calloc((size_t)rch_dev.size, sizeof(*rch_dev.peers));
+    /* room for the processes of other jobs dyn.c may add: a peer's address
+     * never changes (its pending list is linked through it) */
+    rch_dev.peers = calloc((size_t)rch_dev.size + RCH_DEV_DYN_MAX, sizeof(*rch_dev.peers));
     const struct rch_rdma_ops **sel = calloc((size_t)rch_dev.size, sizeof(*sel));
     if (rch_dev.peers == NULL || sel == NULL) {
         st = rch_base_err(RDMACH_ERR_NO_MEMORY, "device: no memory for %d peers", rch_dev.size);
@@ -201,9 +203,9 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
         goto out_free;
     }
     *self = rch_dev.rank;
-    st = open_chan(&loop_dchan, &rch_dev_loop_ops, self, 1);
+    st = rch_dev_open_chan(&loop_dchan, &rch_dev_loop_ops, self, 1);
     if (st == RDMACH_OK)
-        st = peer_setup(&rch_dev.peers[rch_dev.rank], &loop_dchan);
+        st = rch_dev_peer_setup(&rch_dev.peers[rch_dev.rank], &loop_dchan);
     if (st != RDMACH_OK)
         goto out_free;
 

@@ -40,7 +40,8 @@ struct live_peer {
 };
 
 static struct {
-    struct live_peer *peers;         /* [size], after the first check */
+    struct live_peer *peers;         /* [npeers], after the first check */
+    int npeers;                      /* the job's own ranks (not dyn.c's later peers) */
     int resolved;
     int any;                         /* some peer is watched */
     double next, last;               /* next check, last check (rch_base_wtime) */
@@ -93,6 +94,7 @@ void rch_dev_live_resolve(void)
     L.peers = calloc((size_t)rch_dev.size, sizeof(*L.peers));
     if (!L.peers)
         return;
+    L.npeers = rch_dev.size;   /* the job's own: dyn.c's later peers are the sock channel's to watch */
     size_t mlen = strlen(L.me);
     for (int r = 0; r < rch_dev.size; r++) {
         char v[RDMACH_KVS_VAL_MAX];
@@ -141,7 +143,7 @@ void rch_dev_live_check(void)
     double limit = rch_tun.peer_stop_timeout / 1000.0;
     int gap = now - L.last > limit / 2 + 2 * PERIOD_S;
     L.last = now;
-    for (int r = 0; r < rch_dev.size; r++) {
+    for (int r = 0; r < L.npeers; r++) {
         struct live_peer *lp = &L.peers[r];
         if (lp->pid <= 0 || rch_dev.peers[r].dead)
             continue;

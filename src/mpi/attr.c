@@ -164,6 +164,8 @@ void rch_mpi_attr_lastusedcode(int code)
 
 void rch_mpi_attr_init(void)
 {
-    attr_universe_size = rch_boot.size;
+    /* the launcher's universe (PMI-1 get_universe_size), at least the job */
+    int u = rch_boot_universe_size();
+    attr_universe_size = u > rch_boot.size ? u : rch_boot.size;
     attr_appnum = rch_boot.appnum;
 }

@@ -55,9 +55,12 @@ struct rch_mpi_comm *rch_mpi_comm_arg(const char *fn, MPI_Comm comm, int *err)
  * appearance, for the collectives' view. */
 static int fill_coll_view(struct rch_mpi_comm *c)
 {
+    /* a process of another job (device/dyn.c) counts as a node of its own:
+     * nothing of this node's shared memory reaches it */
+    int nodes = rch_boot.num_nodes + (rch_dev_nprocs() - rch_boot.size);
     c->coll_node_of = malloc((size_t)c->size * sizeof(int));
-    int *seen = malloc((size_t)rch_boot.num_nodes * sizeof(int));
-    int *ppn = calloc((size_t)rch_boot.num_nodes, sizeof(int));
+    int *seen = malloc((size_t)nodes * sizeof(int));
+    int *ppn = calloc((size_t)nodes, sizeof(int));
     if (!c->coll_node_of || !seen || !ppn) {
         free(seen);
         free(ppn);
@@ -65,11 +68,12 @@ static int fill_coll_view(struct rch_mpi_comm *c)
         c->coll_node_of = NULL;
         return -1;
     }
-    for (int n = 0; n < rch_boot.num_nodes; n++)
+    for (int n = 0; n < nodes; n++)
         seen[n] = -1;
     int nnodes = 0, max_ppn = 0;
     for (int r = 0; r < c->size; r++) {
-        int wn = rch_boot.node_of[c->world_of[r]];
+        int w = c->world_of[r];
+        int wn = w < rch_boot.size ? rch_boot.node_of[w] : rch_boot.num_nodes + (w - rch_boot.size);
         if (seen[wn] < 0)
             seen[wn] = nnodes++;
         c->coll_node_of[r] = seen[wn];

@@ -27,14 +27,14 @@
  * in the parent. */
 static int parent_ranks(const char *fn, struct rch_mpi_comm *p, const struct rch_mpi_group *g, int **out)
 {
-    int *pos = malloc((size_t)rch_boot.size * sizeof(int));
+    int *pos = malloc((size_t)rch_dev_nprocs() * sizeof(int));
     int *prank = malloc(((size_t)g->size + 1) * sizeof(int));
     if (!pos || !prank) {
         free(pos);
         free(prank);
         return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
-    for (int w = 0; w < rch_boot.size; w++)
+    for (int w = 0; w < rch_dev_nprocs(); w++)
         pos[w] = -1;
     for (int r = 0; r < p->size; r++)
         pos[p->world_of[r]] = r;

@@ -163,10 +163,11 @@ int rch_mpi_group_of_ranks(const char *fn, MPI_Comm comm, int n, const int *worl
 /* pos[w] = index of world rank w in g, or -1 (an array of world size). NULL: out of memory. */
 static int *inverse_map(const struct rch_mpi_group *g)
 {
-    int *pos = malloc((size_t)rch_boot.size * sizeof(int));
+    /* world ranks include other jobs' processes (device/dyn.c) */
+    int *pos = malloc((size_t)rch_dev_nprocs() * sizeof(int));
     if (!pos)
         return NULL;
-    for (int w = 0; w < rch_boot.size; w++)
+    for (int w = 0; w < rch_dev_nprocs(); w++)
         pos[w] = -1;
     for (int i = 0; i < g->size; i++)
         pos[g->world_of[i]] = i;
@@ -523,7 +524,7 @@ static int set_op(const char *fn, MPI_Group group1, MPI_Group group2, MPI_Group 
     }
     if (op == SET_UNION) {
         int *in_a = in_b;                 /* reuse as group1's map */
-        for (int x = 0; x < rch_boot.size; x++)
+        for (int x = 0; x < rch_dev_nprocs(); x++)
             in_a[x] = -1;
         for (int i = 0; i < a->size; i++)
             in_a[a->world_of[i]] = i;

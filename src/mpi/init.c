@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "boot/boot.h"
+#include "mpi/dyn.h"
 #include "mpi/mpi_impl.h"
 
 int rch_mpi_state = RCH_MPI_NEVER;
@@ -88,6 +89,7 @@ int rch_mpi_lib_start(const char *fn, int *argc, char ***argv, int required)
  * exchange): free everything and close the device for good. */
 static int lib_teardown(const char *fn)
 {
+    rch_dyn_finalize();
     rch_mpi_comm_finalize();
     rch_mpi_group_finalize();
     rch_mpi_info_finalize();
@@ -152,7 +154,8 @@ static int init_common(const char *fn, int *argc, char ***argv, int required)
     if (err)
         return err;
     rch_mpi_world_state = RCH_MPI_RUNNING;
-    return MPI_SUCCESS;
+    /* a spawned process connects to its parents (dyn_spawn.c) */
+    return rch_dyn_init_child();
 }
 
 int PMPI_Init(int *argc, char ***argv)

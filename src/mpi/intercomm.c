@@ -143,7 +143,7 @@ static int no_ctx(const char *fn, MPI_Comm comm)
 
 /* A hidden duplicate of intracommunicator p (errors returned, not raised:
  * the caller reports them on the communicator the user named). */
-static int hidden_dup(const char *fn, struct rch_mpi_comm *p, int color, int key, struct rch_mpi_comm **out)
+int rch_mpi_comm_hidden_dup(const char *fn, struct rch_mpi_comm *p, int color, int key, struct rch_mpi_comm **out)
 {
     MPI_Errhandler eh = p->errhandler;
     MPI_Comm h = MPI_COMM_NULL;
@@ -314,7 +314,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         return rch_mpi_err(local_comm, MPI_ERR_TAG, "%s: invalid tag %d in argument tag (0 .. MPI_TAG_UB)", fn, tag);
     *newintercomm = MPI_COMM_NULL;
     struct rch_mpi_comm *local;
-    err = hidden_dup(fn, lc, 0, lc->rank, &local);
+    err = rch_mpi_comm_hidden_dup(fn, lc, 0, lc->rank, &local);
     if (err)
         return rch_mpi_err_raise(local_comm, err);
     struct via v = { peer_comm, remote_leader, tag, 0 };
@@ -430,7 +430,10 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         free(world_of);
         return st != RDMACH_OK ? exchange_failed(fn, intercomm, st) : no_ctx(fn, intercomm);
     }
-    int local_first = lhigh != rhigh ? !lhigh : c->world_of[0] < c->peer_world_of[0];
+    /* world ranks of other jobs' processes are numbered by each process
+     * for itself (dyn_connect.c): there the acceptor's group is first */
+    int local_first = lhigh != rhigh ? !lhigh
+                      : c->dyn_first ? c->dyn_first > 0 : c->world_of[0] < c->peer_world_of[0];
     int *lo = world_of + (local_first ? 0 : c->peer_size), *ro = world_of + (local_first ? c->size : 0);
     memcpy(lo, c->world_of, (size_t)c->size * sizeof(int));
     memcpy(ro, c->peer_world_of, (size_t)c->peer_size * sizeof(int));
@@ -479,7 +482,7 @@ int rch_mpi_inter_split(const char *fn, struct rch_mpi_comm *p, int color, int k
     /* The new local group first: its context pair is then taken at every
      * member before the masks for the intercommunicator's pair are read. */
     struct rch_mpi_comm *local;
-    int err = hidden_dup(fn, p->local, color, key, &local);
+    int err = rch_mpi_comm_hidden_dup(fn, p->local, color, key, &local);
     if (err)
         return rch_mpi_err_raise(p->handle, err);
     struct split_rec mine = { color, key }, *rem = malloc((size_t)p->peer_size * sizeof(*rem));

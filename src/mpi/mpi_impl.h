@@ -155,6 +155,10 @@ struct rch_mpi_comm {
     unsigned idup_seq;        /* MPI_Comm_idup calls on it so far: the tag of the next one's messages */
     struct rch_mpi_bpool *bpool;  /* MPI_Comm_attach_buffer's, NULL if none (bsend.c) */
     MPI_Session session;          /* the session it derives from (MPI_SESSION_NULL/0: none) */
+    /* An intercommunicator to another job (dyn_connect.c): 1 if the local
+     * group comes first in Intercomm_merge when both pass the same high,
+     * -1 if the remote one; 0 for the others (ordered by world rank). */
+    int dyn_first;
 };
 struct rch_mpi_topo;
 struct rch_mpi_comm *rch_mpi_comm_get(MPI_Comm comm);   /* NULL if invalid */
@@ -220,6 +224,8 @@ struct rch_mpi_comm *rch_mpi_inter_create(int rank, int size, int *world_of, int
 /* Comm_split (and Comm_dup with is_dup, Comm_create) of intercommunicator p:
  * as rch_mpi_comm_split_common. */
 int rch_mpi_inter_split(const char *fn, struct rch_mpi_comm *p, int color, int key, MPI_Comm *newcomm, int is_dup);
+/* A hidden duplicate of intracommunicator p (errors returned, not raised). */
+int rch_mpi_comm_hidden_dup(const char *fn, struct rch_mpi_comm *p, int color, int key, struct rch_mpi_comm **out);
 /* Return once every member of both groups has called it. */
 rdmach_status_t rch_mpi_inter_sync(struct rch_mpi_comm *c);
 /* MPI_ERR_COMM, reported as call fn, if c is an intercommunicator (argument

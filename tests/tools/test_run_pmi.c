@@ -25,6 +25,21 @@ void run_fail(struct run_job *job, int exit_code, const char *fmt, ...)
     va_end(ap);
 }
 
+/* rdmachrun.c's launcher of spawned jobs: records what it was asked. */
+static struct run_spawn launched;
+static int launches, launch_fails;
+
+int run_spawn_launch(const struct run_spawn *sp, char *why, size_t len)
+{
+    launches++;
+    launched.total = sp->total;
+    launched.cmd[0].nprocs = sp->cmd[0].nprocs;
+    launched.cmd[1].nprocs = sp->cmd[1].nprocs;
+    launched.cmd[1].argc = sp->cmd[1].argc;
+    snprintf(why, len, "no room here");
+    return launch_fails ? -1 : 0;
+}
+
 static struct run_job job;
 static int client[4];
 
@@ -43,7 +58,7 @@ static void setup_job(int n)
         job.ranks[i].fd = sv[0];
         client[i] = sv[1];
     }
-    cr_assert_eq(run_pmi_init(&job), 0);
+    cr_assert_eq(run_pmi_init(&job, NULL), 0);
 }
 
 /* Rank i sends `req`; the server handles it. */
@@ -92,8 +107,11 @@ Test(run_pmi, answers_like_hydra)
     expect_reply(0, "cmd=appnum appnum=0\n");
     send_req(1, "cmd=get_my_kvsname\n");
     expect_reply(1, "cmd=my_kvsname kvsname=runTEST\n");
+    char usize[64];   /* the job, or this machine's processors if more (room to spawn) */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(usize, sizeof(usize), "cmd=universe_size size=%ld\n", cpus > 2 ? cpus : 2);
     send_req(1, "cmd=get_universe_size\n");
-    expect_reply(1, "cmd=universe_size size=2\n");
+    expect_reply(1, usize);
     send_req(0, "cmd=get kvsname=runTEST key=PMI_process_mapping\n");
     expect_reply(0, "cmd=get_result rc=0 msg=success value=(vector,(0,1,2))\n");
     send_req(0, "cmd=finalize\n");
@@ -228,4 +246,40 @@ Test(run_kvs, grows_and_overwrites)
     }
     cr_assert_eq(kvs.count, 1000);
     run_kvs_free(&kvs);
+}
+
+/* MPI_Comm_spawn_multiple's request: one mcmd=spawn block per command, a
+ * reply only after the last (MPICH's simple PMI-1 form, as Hydra parses it). */
+Test(run_pmi, spawn_blocks_launch_once_after_the_last)
+{
+    setup_job(1);
+    init_all(1);
+    launches = launch_fails = 0;
+    send_req(0, "mcmd=spawn\nnprocs=1\nexecname=/bin/a\ntotspawns=2\nspawnssofar=1\nargcnt=0\n"
+                "preput_num=1\npreput_key_0=PARENT_ROOT_PORT_NAME\npreput_val_0=p q\ninfo_num=0\nendcmd\n");
+    no_reply(0);
+    cr_assert_eq(launches, 0);
+    send_req(0, "mcmd=spawn\nnprocs=2\nexecname=/bin/b\ntotspawns=2\nspawnssofar=2\nargcnt=2\narg1=x y\n"
+                "arg2=z\npreput_num=1\npreput_key_0=PARENT_ROOT_PORT_NAME\npreput_val_0=p q\ninfo_num=1\n"
+                "info_key_0=wdir\ninfo_val_0=/tmp\nendcmd\n");
+    expect_reply(0, "cmd=spawn_result rc=0\n");
+    cr_assert_eq(launches, 1);
+    cr_assert(launched.total == 2 && launched.cmd[0].nprocs == 1 && launched.cmd[1].nprocs == 2 &&
+              launched.cmd[1].argc == 2);
+    /* a launch that fails is answered rc=-1, the job goes on */
+    launch_fails = 1;
+    send_req(0, "mcmd=spawn\nnprocs=1\nexecname=/bin/a\ntotspawns=1\nspawnssofar=1\nargcnt=0\nendcmd\n");
+    expect_reply(0, "cmd=spawn_result rc=-1 msg=no_room_here\n");
+    send_req(0, "cmd=get_appnum\n");
+    expect_reply(0, "cmd=appnum appnum=0\n");
+    cr_assert_eq(job.failed, 0, "%s", failure);
+}
+
+Test(run_pmi, spawn_block_without_execname_is_a_protocol_error)
+{
+    setup_job(1);
+    init_all(1);
+    send_req(0, "mcmd=spawn\nnprocs=1\ntotspawns=1\nendcmd\n");
+    cr_assert_eq(job.failed, 1);
+    cr_assert(strstr(failure, "without nprocs, execname or totspawns"), "%s", failure);
 }

@@ -527,6 +527,19 @@ int rch_dev_peer_is_dead(int world)
     return 0;
 }
 
+/* The simulation has no other jobs: nothing to attach. */
+rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
+{
+    (void)fd;
+    (void)world;
+    return rch_base_err(RDMACH_ERR_UNSUPPORTED, "rdmach-sim: no processes of other jobs");
+}
+
+int rch_dev_nprocs(void)
+{
+    return rec.t ? rec.t->nranks : 0;
+}
+
 /* ---- reductions: recorded as work on the received bytes ---- */
 
 static void record_reduce(const void *in, void *inout, size_t count, void *arg)

@@ -1,0 +1,66 @@
+/*
+ * Peers of other jobs (dev.h, rch_dev_dyn_attach): the sock channel is
+ * opened on the first one and takes each connection; the peer record is the
+ * next slot after the job's ranks in the table init allocated with room for
+ * RCH_DEV_DYN_MAX of them. Connections close with the channel at finalize
+ * (a BYE behind the last packet, so the other side sees no failure).
+ */
+#include <unistd.h>
+#include "base/base.h"
+#include "device/dev_impl.h"
+#include "rdma/sock/sock.h"
+
+static struct rch_dev_chan *sock_dchan(rdmach_status_t *st)
+{
+    for (int i = 0; i < rch_dev.nchans; i++)
+        if (rch_dev.chans[i].ops == &rch_rdma_sock_ops)
+            return &rch_dev.chans[i];
+    if (rch_dev.nchans == RCH_DEV_MAX_CHANS) {
+        *st = rch_base_err(RDMACH_ERR_UNSUPPORTED, "device: no room for the sock channel (%d channels open)",
+                           RCH_DEV_MAX_CHANS);
+        return NULL;
+    }
+    struct rch_dev_chan *dc = &rch_dev.chans[rch_dev.nchans];
+    *st = rch_dev_open_chan(dc, &rch_rdma_sock_ops, NULL, 0);
+    if (*st != RDMACH_OK)
+        return NULL;
+    dc->can_wait = 1;
+    rch_dev.nchans++;
+    return dc;
+}
+
+rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
+{
+    rdmach_status_t st = RDMACH_OK;
+    if (!rch_dev.initialized)
+        st = rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "device: not initialized");
+    else if (rch_dev.size >= rch_boot.size + RCH_DEV_DYN_MAX)
+        st = rch_base_err(RDMACH_ERR_UNSUPPORTED, "device: more than %d processes of other jobs connected",
+                          RCH_DEV_DYN_MAX);
+    struct rch_dev_chan *dc = st == RDMACH_OK ? sock_dchan(&st) : NULL;
+    if (!dc) {
+        close(fd);
+        return st;
+    }
+    int w = rch_dev.size;
+    struct rch_dev_peer *p = &rch_dev.peers[w];
+    p->rank = w;
+    rch_dlist_init(&p->pending);
+    st = rch_rdma_sock_attach(dc->chan, w, fd);
+    if (st != RDMACH_OK) {
+        close(fd);
+        return st;
+    }
+    st = rch_dev_peer_setup(p, dc);
+    if (st != RDMACH_OK)
+        return st;
+    /* published last: isend's range check admits the peer only now */
+    rch_dev.size = w + 1;
+    *world = w;
+    return RDMACH_OK;
+}
+
+int rch_dev_nprocs(void)
+{
+    return rch_dev.size;
+}

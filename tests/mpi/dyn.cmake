@@ -1,0 +1,49 @@
+# Dynamic processes (src/mpi/dyn_*.c, the sock channel src/rdma/sock): see
+# test_mpi_dyn.c for what each mode checks.
+rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_errors TIMEOUT 60 ARGS errors)
+rdmach_mpi_test(test_mpi_dyn NP 3 TEST test_mpi_dyn_join TIMEOUT 60 ARGS join)
+rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn TIMEOUT 60 ARGS spawn)
+rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn_multiple TIMEOUT 60 ARGS multiple)
+set_tests_properties(test_mpi_dyn_spawn test_mpi_dyn_spawn_multiple PROPERTIES
+                     PASS_REGULAR_EXPRESSION "dyn (spawn|multiple): ok")
+# Two rdmachrun jobs started one after the other: accept/connect, the name
+# published by one and looked up by the other, a stranger refused.
+add_test(NAME test_mpi_dyn_connect_accept
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dyn_pair.sh $<TARGET_FILE:test_mpi_dyn> ${RDMACH_RUN})
+set_tests_properties(test_mpi_dyn_connect_accept PROPERTIES TIMEOUT 60 LABELS "mp"
+                     PASS_REGULAR_EXPRESSION "dyn client: ok")
+# The parents' and the children's own ranks over the network channel (a tcp
+# pair each): the other job's processes are still reached over the sock channel.
+rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn_net TIMEOUT 60 ARGS spawn)
+add_test(NAME test_mpi_dyn_connect_accept_net
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dyn_pair.sh $<TARGET_FILE:test_mpi_dyn> ${RDMACH_RUN})
+set_tests_properties(test_mpi_dyn_spawn_net test_mpi_dyn_connect_accept_net PROPERTIES
+                     ENVIRONMENT "RDMACH_VNODE_SIZE=1" PASS_REGULAR_EXPRESSION "dyn (spawn|client): ok")
+
+# The same under Hydra, whose PMI-1 server implements spawn.
+find_program(DYN_MPIEXEC_MPICH mpiexec.mpich)
+if(DYN_MPIEXEC_MPICH)
+  foreach(mode spawn multiple)
+    add_test(NAME test_mpi_dyn_${mode}_hydra COMMAND ${DYN_MPIEXEC_MPICH} -n 2 $<TARGET_FILE:test_mpi_dyn> ${mode})
+    set_tests_properties(test_mpi_dyn_${mode}_hydra PROPERTIES TIMEOUT 60 LABELS "mp"
+                         PASS_REGULAR_EXPRESSION "dyn ${mode}: ok")
+  endforeach()
+  add_test(NAME test_mpi_dyn_connect_accept_hydra
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dyn_pair.sh $<TARGET_FILE:test_mpi_dyn> ${DYN_MPIEXEC_MPICH})
+  set_tests_properties(test_mpi_dyn_connect_accept_hydra PROPERTIES TIMEOUT 60 LABELS "mp"
+                       PASS_REGULAR_EXPRESSION "dyn client: ok")
+endif()
+
+# Under PMIx (a build with libpmix-dev): Open MPI's mpirun.openmpi serves
+# PMIx_Spawn (src/boot/pmix.c). ompi_watch.sh: see tests/boot.
+find_program(DYN_MPIRUN_OPENMPI mpirun.openmpi)
+if(RDMACH_HAVE_PMIX AND DYN_MPIRUN_OPENMPI)
+  foreach(mode spawn multiple)
+    add_test(NAME test_mpi_dyn_${mode}_pmix
+             COMMAND ${CMAKE_SOURCE_DIR}/tests/boot/ompi_watch.sh ${DYN_MPIRUN_OPENMPI} --oversubscribe -n 2
+                     $<TARGET_FILE:test_mpi_dyn> ${mode})
+    set_tests_properties(test_mpi_dyn_${mode}_pmix PROPERTIES TIMEOUT 60 LABELS "mp"
+                         ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+                         PASS_REGULAR_EXPRESSION "dyn ${mode}: ok")
+  endforeach()
+endif()
