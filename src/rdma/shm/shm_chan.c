@@ -417,16 +417,52 @@ static rdmach_status_t activate(struct rch_rdma_chan *ch, struct rch_shm_peer *p
         return st;
     prefault_ring(rch_shm_seg_ring(p->segp, ch->my_slot), p->segp->hdr->ring_cells);
     p->state = RCH_SHM_PEER_CONNECTED;
+    RCH_DEBUG("shm", "reserved our ring in rank %d's segment (%llu bytes)", p->rank,
+              (unsigned long long)(p->segp->hdr->pipe_off + RCH_SHM_PAGE));
+    return RDMACH_OK;
+}
+
+static rdmach_status_t parse_addr(int peer, const char *addr, char *name, size_t len, pid_t *pid,
+                                  unsigned long long *ns)
+{
+    /* "<name>,<pid>,<pid namespace>" */
+    const char *comma = addr ? strchr(addr, ',') : NULL;
+    char *end = NULL;
+    long v = comma ? strtol(comma + 1, &end, 10) : 0;
+    *ns = 0;
+    if (end && *end == ',')
+        *ns = strtoull(end + 1, &end, 10);
+    else
+        end = NULL;
+    if (!comma || (size_t)(comma - addr) >= len || comma == addr || addr[0] != '/' || !end || *end || v <= 0)
+        return rch_base_err(RDMACH_ERR_PROTOCOL, "shm connect: rank %d's address '%.80s' is malformed",
+                            peer, addr ? addr : "(null)");
+    memcpy(name, addr, (size_t)(comma - addr));
+    name[comma - addr] = '\0';
+    *pid = (pid_t)v;
     return RDMACH_OK;
 }
 
 /* Map p's segment by its name, which every rank of the job derives from the
- * job's name: no key-value lookup per peer. */
+ * job's name: no key-value lookup per peer. Not there yet: the launcher's
+ * fence did not wait for every rank (Hydra's PMI-2 fence returns early, its
+ * get waits for the key), so ask the KVS for the address the peer put once
+ * its segment existed. */
 static rdmach_status_t map_by_name(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
 {
-    char name[RCH_SHM_NAME_MAX + 1];
+    char name[RCH_SHM_NAME_MAX + 1], addr[RDMACH_KVS_VAL_MAX];
     rdmach_status_t st = rch_shm_seg_name(name, sizeof(name), ch->kvsname, p->rank);
-    return st != RDMACH_OK ? st : map_peer(ch, p, name, 0, 0);
+    if (st == RDMACH_OK)
+        st = map_peer(ch, p, name, 0, 0);
+    if (st != RDMACH_ERR_CONN_REFUSED)
+        return st;
+    RCH_DEBUG("shm", "rank %d's segment is not there yet: asking the key-value store", p->rank);
+    pid_t pid;
+    unsigned long long ns;
+    st = rch_boot_get(p->rank, RCH_SHM_KVS_KEY, addr, sizeof(addr));
+    if (st == RDMACH_OK)
+        st = parse_addr(p->rank, addr, name, sizeof(name), &pid, &ns);
+    return st != RDMACH_OK ? st : map_peer(ch, p, name, pid, ns);
 }
 
 static rdmach_status_t check_connectable(struct rch_rdma_chan *ch, struct rch_shm_peer *p, int peer)
@@ -453,23 +489,12 @@ rdmach_status_t rch_shm_connect_addr(struct rch_rdma_chan *ch, int peer, const c
     if (p->state == RCH_SHM_PEER_MAPPED)
         return activate(ch, p);
 
-    /* "<name>,<pid>,<pid namespace>" */
     char name[RCH_SHM_NAME_MAX + 1];
-    const char *comma = addr ? strchr(addr, ',') : NULL;
-    char *end = NULL;
-    long pid = comma ? strtol(comma + 1, &end, 10) : 0;
-    unsigned long long ns = 0;
-    if (end && *end == ',')
-        ns = strtoull(end + 1, &end, 10);
-    else
-        end = NULL;
-    if (!comma || (size_t)(comma - addr) >= sizeof(name) || comma == addr || addr[0] != '/' ||
-        !end || *end || pid <= 0)
-        return rch_base_err(RDMACH_ERR_PROTOCOL, "shm connect: rank %d's address '%.80s' is malformed",
-                            peer, addr ? addr : "(null)");
-    memcpy(name, addr, (size_t)(comma - addr));
-    name[comma - addr] = '\0';
-    st = map_peer(ch, p, name, (pid_t)pid, ns);
+    pid_t pid;
+    unsigned long long ns;
+    if ((st = parse_addr(peer, addr, name, sizeof(name), &pid, &ns)) != RDMACH_OK)
+        return st;
+    st = map_peer(ch, p, name, pid, ns);
     return st != RDMACH_OK ? st : activate(ch, p);
 }
 

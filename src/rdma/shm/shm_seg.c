@@ -172,9 +172,10 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
             return st;
         }
     }
-    RCH_DEBUG("shm", "created /dev/shm%s: %llu bytes, %u slots of %llu, ring %llu cells",
+    RCH_DEBUG("shm", "created /dev/shm%s: %llu bytes, %u slots of %llu, ring %llu cells; %llu bytes reserved",
               name, (unsigned long long)size, geom->nslots, (unsigned long long)stride,
-              (unsigned long long)geom->ring_cells);
+              (unsigned long long)geom->ring_cells,
+              (unsigned long long)(slot_off + geom->nslots * RCH_SHM_PAGE));
     if (maps_expected == 1)
         rch_shm_seg_unlink(seg);
     return RDMACH_OK;
