@@ -3,15 +3,14 @@
  * needs (Comm_dup, Comm_split), independent of src/coll.
  *
  * A context id pair (ctx, ctx + 1) is free here if its bit is set in `freemask`.
- * Creating a communicator from a parent: every parent member sends its mask
- * (and, for split, its color and key) to parent rank 0, which ANDs the masks,
- * and sends the result and the table of contributions back to everyone; each
- * member then takes the lowest pair free everywhere. Cost: 2 (p - 1) messages
- * through rank 0, 2 message latencies; fine for the sizes this is for.
+ * Creating a communicator from a parent: every parent member contributes its
+ * mask (and, for split, its color and key); the masks are ANDed and the table
+ * of contributions gathered to parent rank 0 along a binomial tree, and sent
+ * back down the same tree; each member then takes the lowest pair free
+ * everywhere. Cost: 2 (p - 1) messages, 2 log2(p) message latencies, each
+ * rank talking to at most log2(p) + 1 others.
  *
- *      r1 ──up──┐               ┌──down──> r1
- *      r2 ──up──┼──> r0 (AND) ──┼──down──> r2
- *      r3 ──up──┘               └──down──> r3
+ *      r1 ──up──> r0 <──up── r2 <──up── r3      (down: the same edges back)
  *
  * The messages travel on the parent's collective context with tags no
  * collective algorithm uses, so they never match user or collective traffic.
@@ -85,97 +84,99 @@ rdmach_status_t rch_mpi_wait_free(struct rch_dev_req *r)
     return st;
 }
 
+static void mask_and(struct rch_mpi_ctxmask *acc, const char *p)
+{
+    struct rch_mpi_ctxmask o;
+    memcpy(&o, p, sizeof(o));
+    for (unsigned w = 0; w < RCH_ARRAY_SIZE(acc->w); w++)
+        acc->w[w] &= o.w[w];
+}
+
+static rdmach_status_t exch_send(struct rch_mpi_comm *c, const void *buf, size_t len, int to, int tag, uint32_t ctx)
+{
+    struct rch_dev_req *r = NULL;
+    rdmach_status_t st = rch_dev_isend(buf, len, c->world_of[to], c->rank, tag, ctx, RCH_DEV_SEND_STD, &r);
+    return st == RDMACH_OK ? rch_mpi_wait_free(r) : st;
+}
+
+static rdmach_status_t exch_recv(void *buf, size_t len, int from, int tag, uint32_t ctx)
+{
+    struct rch_dev_req *r = NULL;
+    rdmach_status_t st = rch_dev_irecv(buf, len, from, tag, ctx, &r);
+    return st == RDMACH_OK ? rch_mpi_wait_free(r) : st;
+}
+
+/*
+ * Gather every rank's `bytes` (and AND the masks) to rank 0, then broadcast
+ * the lot, along a binomial tree: rank r gathers the block of ranks
+ * [r, r + lowbit(r)) from its children r + 1, r + 2, r + 4, ... and sends it
+ * to r - lowbit(r); the result comes back down the same edges. Each rank
+ * talks to O(log size) others (a flat gather had rank 0 exchange with every
+ * rank, in series: 255 rings and messages at 256 ranks, at MPI_Finalize).
+ */
 rdmach_status_t rch_mpi_exchange(struct rch_mpi_comm *c, const void *mine, size_t bytes, void *all,
                                  struct rch_mpi_ctxmask *m)
 {
     size_t mbytes = m ? sizeof(*m) : 0;
-    size_t up = bytes + mbytes, down = (size_t)c->size * bytes + mbytes;
+    int size = c->size, rank = c->rank;
+    size_t down = (size_t)size * bytes + mbytes;
     uint32_t ctx = c->ctx + 1;
     rdmach_status_t st = RDMACH_OK;
 
-    if (c->size == 1) {
+    if (size == 1) {
         if (bytes)
             memcpy(all, mine, bytes);
         return RDMACH_OK;
     }
-    if (c->rank != 0) {
-        char *buf = malloc(up > down ? up : down);
-        if (!buf)
-            return rch_base_err(RDMACH_ERR_NO_MEMORY, "communicator creation: out of memory");
-        if (bytes)
-            memcpy(buf, mine, bytes);
-        if (m)
-            memcpy(buf + bytes, m, mbytes);
-        struct rch_dev_req *s = NULL, *r = NULL;
-        st = rch_dev_isend(buf, up, c->world_of[0], c->rank, RCH_MPI_TAG_EXCH_UP, ctx,
-                           RCH_DEV_SEND_STD, &s);
-        if (st == RDMACH_OK)
-            st = rch_mpi_wait_free(s);
-        if (st == RDMACH_OK)
-            st = rch_dev_irecv(buf, down, 0, RCH_MPI_TAG_EXCH_DOWN, ctx, &r);
-        if (st == RDMACH_OK)
-            st = rch_mpi_wait_free(r);
-        if (st == RDMACH_OK) {
-            if (bytes)
-                memcpy(all, buf, (size_t)c->size * bytes);
-            if (m)
-                memcpy(m, buf + (size_t)c->size * bytes, mbytes);
-        }
-        free(buf);
-        return st;
-    }
-
-    /* Rank 0: gather, AND, broadcast. */
-    int n = c->size - 1;
-    char *in = malloc((size_t)n * up + down);
-    struct rch_dev_req **reqs = calloc((size_t)n, sizeof(*reqs));
-    if (!in || !reqs) {
-        free(in);
-        free(reqs);
+    /* out: every rank's block at its place, then the mask; in: a child's part */
+    char *out = malloc(2 * down);
+    if (!out)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "communicator creation: out of memory");
+    char *in = out + down;
+    struct rch_mpi_ctxmask acc;
+    if (m)
+        acc = *m;
+    if (bytes)
+        memcpy(out + (size_t)rank * bytes, mine, bytes);
+
+    int bit = 1;
+    for (; bit < size && st == RDMACH_OK && !(rank & bit); bit <<= 1) {
+        if (rank + bit >= size)
+            continue;
+        int hi = rank + 2 * bit < size ? rank + 2 * bit : size;   /* the child's block: [rank + bit, hi) */
+        size_t blk = (size_t)(hi - rank - bit) * bytes;
+        st = exch_recv(in, blk + mbytes, rank + bit, RCH_MPI_TAG_EXCH_UP, ctx);
+        if (st == RDMACH_OK) {
+            memcpy(out + (size_t)(rank + bit) * bytes, in, blk);
+            if (m)
+                mask_and(&acc, in + blk);
+        }
     }
-    char *out = in + (size_t)n * up;
-    for (int i = 0; i < n && st == RDMACH_OK; i++)
-        st = rch_dev_irecv(in + (size_t)i * up, up, i + 1, RCH_MPI_TAG_EXCH_UP, ctx, &reqs[i]);
-    for (int i = 0; i < n; i++) {
-        rdmach_status_t s2 = rch_mpi_wait_free(reqs[i]);   /* NULL (not posted) is fine */
+    if (st == RDMACH_OK && rank != 0) {
+        /* our block [rank, rank + bit) and the mask, to the parent; then the whole */
+        int hi = rank + bit < size ? rank + bit : size;
+        size_t blk = (size_t)(hi - rank) * bytes;
+        memcpy(in, out + (size_t)rank * bytes, blk);
+        if (m)
+            memcpy(in + blk, &acc, mbytes);
+        st = exch_send(c, in, blk + mbytes, rank - bit, RCH_MPI_TAG_EXCH_UP, ctx);
         if (st == RDMACH_OK)
-            st = s2;
-        reqs[i] = NULL;
+            st = exch_recv(out, down, rank - bit, RCH_MPI_TAG_EXCH_DOWN, ctx);
+        if (st == RDMACH_OK && m)
+            memcpy(&acc, out + (size_t)size * bytes, mbytes);
+    } else if (st == RDMACH_OK && m) {
+        memcpy(out + (size_t)size * bytes, &acc, mbytes);
     }
+    /* down to our children, farthest first (they have the largest subtrees) */
+    for (bit >>= 1; bit >= 1 && st == RDMACH_OK; bit >>= 1)
+        if (rank + bit < size)
+            st = exch_send(c, out, down, rank + bit, RCH_MPI_TAG_EXCH_DOWN, ctx);
     if (st == RDMACH_OK) {
         if (bytes)
-            memcpy(out, mine, bytes);
-        struct rch_mpi_ctxmask acc;
+            memcpy(all, out, (size_t)size * bytes);
         if (m)
-            acc = *m;
-        for (int i = 0; i < n; i++) {
-            const char *p = in + (size_t)i * up;
-            if (bytes)
-                memcpy(out + (size_t)(i + 1) * bytes, p, bytes);
-            if (m) {
-                struct rch_mpi_ctxmask o;
-                memcpy(&o, p + bytes, sizeof(o));
-                for (unsigned w = 0; w < RCH_ARRAY_SIZE(acc.w); w++)
-                    acc.w[w] &= o.w[w];
-            }
-        }
-        if (m) {
-            memcpy(out + (size_t)c->size * bytes, &acc, sizeof(acc));
             *m = acc;
-        }
-        for (int i = 0; i < n && st == RDMACH_OK; i++)
-            st = rch_dev_isend(out, down, c->world_of[i + 1], 0, RCH_MPI_TAG_EXCH_DOWN, ctx,
-                               RCH_DEV_SEND_STD, &reqs[i]);
-        for (int i = 0; i < n; i++) {
-            rdmach_status_t s2 = rch_mpi_wait_free(reqs[i]);
-            if (st == RDMACH_OK)
-                st = s2;
-        }
-        if (st == RDMACH_OK && bytes)
-            memcpy(all, out, (size_t)c->size * bytes);
     }
-    free(reqs);
-    free(in);
+    free(out);
     return st;
 }

@@ -274,8 +274,9 @@ int rch_mpi_comm_from_members(const char *fn, struct rch_mpi_comm *p, const stru
                               int tag_down, MPI_Errhandler eh, MPI_Comm *newcomm);
 /* Every member contributes `bytes` of `mine`; all[] (size * bytes) receives
  * every member's block in rank order, at every member; with a ctxmask `m`
- * (may be NULL) the masks are ANDed into m at every member as well. One
- * gather to rank 0 and one broadcast, on the collective context. */
+ * (may be NULL) the masks are ANDed into m at every member as well. A
+ * gather to rank 0 and a broadcast along a binomial tree, on the collective
+ * context. */
 rdmach_status_t rch_mpi_exchange(struct rch_mpi_comm *c, const void *mine, size_t bytes, void *all,
                                  struct rch_mpi_ctxmask *m);
 

@@ -33,7 +33,11 @@
 #define RCH_SHM_LIVENESS_IDLE  (1u << 12) /* empty progress calls between liveness checks */
 #define RCH_SHM_LIVENESS_AGAIN 1024u    /* AGAINs of a send between liveness checks of that peer */
 
-enum rch_shm_peer_state { RCH_SHM_PEER_IDLE = 0, RCH_SHM_PEER_CONNECTED, RCH_SHM_PEER_DEAD };
+/* IDLE: nothing mapped. MAPPED: its segment is mapped and the peer watched
+ * (start-up maps every local peer), but our ring in it is neither reserved
+ * nor faulted in: that happens at the first send to it (CONNECTED), so a
+ * pair that never talks costs no ring memory. */
+enum rch_shm_peer_state { RCH_SHM_PEER_IDLE = 0, RCH_SHM_PEER_CONNECTED, RCH_SHM_PEER_DEAD, RCH_SHM_PEER_MAPPED };
 
 /* An outgoing pipe transfer (we are the source): a PUT of ours, a GET we
  * serve, or the error answer to a GET. */
@@ -197,6 +201,13 @@ static inline struct rch_shm_peer *rch_shm_peer_get(struct rch_rdma_chan *ch, in
     return __builtin_expect(i >= 0, 1) ? &ch->peers[i] : NULL;
 }
 
+/* Is p's segment mapped (its wake word and header readable), whether or not
+ * we have sent to it yet? */
+static inline int rch_shm_peer_mapped(const struct rch_shm_peer *p)
+{
+    return p->state == RCH_SHM_PEER_CONNECTED || p->state == RCH_SHM_PEER_MAPPED;
+}
+
 /* shm_live.c */
 /* Is the peer's process gone? Marks it dead (reported from progress). */
 int rch_shm_peer_check_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
@@ -206,6 +217,8 @@ void rch_shm_peer_mark_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rd
 void rch_shm_live_check(struct rch_rdma_chan *ch);
 
 /* shm_chan.c */
+/* Make p ready to send to: map its segment if start-up did not, and reserve
+ * and fault in our ring there (MAPPED -> CONNECTED). */
 rdmach_status_t rch_shm_connect_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
 void rch_shm_update_busy(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
 /* For tests and tools that have no KVS: this rank's address as a string

@@ -9,9 +9,13 @@
  *   publish   create our segment (one ring + pipe per local sender) and put
  *             "<name>,<pid>,<pid namespace inode>" under RCH_SHM_KVS_KEY
  *   (fence)
- *   connect   map the peer's segment, find our ring in it, probe single copy
- *             (process_vm_readv of the peer's segment magic); the last of the
- *             expected mappers removes the segment's name
+ *   connect   map the peer's segment (its name follows from the job's name
+ *             and its rank: no key-value lookup per peer; its header names its
+ *             process), probe single copy (process_vm_readv of the peer's
+ *             segment magic) and watch the process; the last of the expected
+ *             mappers removes the segment's name
+ *   first send  reserve and fault in our ring in the peer's segment: only the
+ *             pairs that talk cost ring memory (MAPPED -> CONNECTED)
  *
  * A peer in another pid namespace (containers sharing /dev/shm) has a pid
  * that means nothing here: no single copy and no liveness check for it, the
@@ -277,7 +281,6 @@ rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size
             st = rch_shm_ring_rx_init(&p->rx, rch_shm_seg_ring(&ch->seg, p->slot), ch->geom.ring_cells);
             if (st != RDMACH_OK)
                 return st;
-            prefault_ring(rch_shm_seg_ring(&ch->seg, p->slot), ch->geom.ring_cells);
             rch_shm_ring_rx_set_max_record(&p->rx, ch->caps.max_msg);   /* and control records: smaller */
             p->rx.fence = 1;        /* until connect tells us the producer's barrier */
             p->sink_pipe = rch_shm_seg_pipe(&ch->seg, p->slot);
@@ -359,53 +362,30 @@ static rdmach_status_t connect_self(struct rch_rdma_chan *ch, struct rch_shm_pee
     return RDMACH_OK;
 }
 
-rdmach_status_t rch_shm_connect_addr(struct rch_rdma_chan *ch, int peer, const char *addr)
+/* Map p's segment `name` and watch its process; our ring in it stays
+ * untouched until the first send (activate). pid 0: the segment's header
+ * names its owner (the segment of rank r of this job has a known name). */
+static rdmach_status_t map_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const char *name, pid_t pid,
+                                unsigned long long ns)
 {
-    rdmach_status_t st;
-    struct rch_shm_peer *p = rch_shm_peer_get(ch, peer);
-    if (!p)
-        return rch_base_err(RDMACH_ERR_UNREACHABLE, "shm connect: rank %d is not a peer of this channel", peer);
-    if (p->state == RCH_SHM_PEER_CONNECTED)
-        return RDMACH_OK;
-    if (p->state == RCH_SHM_PEER_DEAD)
-        return rch_base_err(p->dead_status, "shm connect: rank %d has failed", peer);
-    if (!ch->published)
-        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm connect: rank %d before publish", peer);
-    if (peer == ch->rank)
-        return connect_self(ch, p);
-
-    /* "<name>,<pid>,<pid namespace>" */
-    char name[RCH_SHM_NAME_MAX + 1];
-    const char *comma = addr ? strchr(addr, ',') : NULL;
-    char *end = NULL;
-    long pid = comma ? strtol(comma + 1, &end, 10) : 0;
-    unsigned long long ns = 0;
-    if (end && *end == ',')
-        ns = strtoull(end + 1, &end, 10);
-    else
-        end = NULL;
-    if (!comma || (size_t)(comma - addr) >= sizeof(name) || comma == addr || addr[0] != '/' ||
-        !end || *end || pid <= 0)
-        return rch_base_err(RDMACH_ERR_PROTOCOL, "shm connect: rank %d's address '%.80s' is malformed",
-                            peer, addr ? addr : "(null)");
-    memcpy(name, addr, (size_t)(comma - addr));
-    name[comma - addr] = '\0';
-
-    st = rch_shm_seg_attach(&p->seg, name, peer, (pid_t)pid);
+    rdmach_status_t st = rch_shm_seg_attach(&p->seg, name, p->rank, pid);
     if (st != RDMACH_OK)
         return st;
     const struct rch_shm_seg_hdr *h = p->seg.hdr;
+    if (pid == 0) {
+        pid = (pid_t)h->owner_pid;
+        ns = h->owner_pidns;
+    }
     if (ch->my_slot >= h->nslots) {
         st = rch_base_err(RDMACH_ERR_PROTOCOL, "shm connect: rank %d's segment has %u slots, we are local rank %u",
-                          peer, h->nslots, ch->my_slot);
+                          p->rank, h->nslots, ch->my_slot);
         goto out_detach;
     }
     st = rch_shm_ring_tx_init(&p->tx, rch_shm_seg_ring(&p->seg, ch->my_slot), h->ring_cells);
     if (st != RDMACH_OK)
         goto out_detach;
-    prefault_ring(rch_shm_seg_ring(&p->seg, ch->my_slot), h->ring_cells);
     p->segp = &p->seg;
-    p->pid = (pid_t)pid;
+    p->pid = pid;
     unsigned long long my_ns = rch_shm_pid_namespace();
     p->pid_local = ns == 0 || my_ns == 0 || ns == my_ns;
     p->fence = (ch->self_fence || (h->flags & RCH_SHM_SEG_F_FENCE) ? RCH_SHM_NOTIFY_FENCE : 0) |
@@ -415,9 +395,9 @@ rdmach_status_t rch_shm_connect_addr(struct rch_rdma_chan *ch, int peer, const c
     st = probe_cma(ch, p);
     if (st != RDMACH_OK)
         goto out_detach;
-    p->pidfd = p->pid_local ? (int)syscall(SYS_pidfd_open, (pid_t)pid, 0) : -1;
-    p->state = RCH_SHM_PEER_CONNECTED;
-    RCH_DEBUG("shm", "connected to rank %d (pid %ld, %s)", peer, pid, p->cma ? "single copy" : "pipeline");
+    p->pidfd = p->pid_local ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+    p->state = RCH_SHM_PEER_MAPPED;
+    RCH_DEBUG("shm", "mapped rank %d's segment (pid %d, %s)", p->rank, (int)pid, p->cma ? "single copy" : "pipeline");
     return RDMACH_OK;
 
 out_detach:
@@ -427,26 +407,120 @@ out_detach:
     return st;
 }
 
-rdmach_status_t rch_shm_connect_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+/* Before the first record to p: reserve our ring in its segment (a full
+ * /dev/shm is an error here, not a SIGBUS later) and fault it in (a fresh
+ * ring otherwise takes its page faults inside the first messages). */
+static rdmach_status_t activate(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
 {
-    char addr[RDMACH_KVS_VAL_MAX];
-    if (p->state == RCH_SHM_PEER_CONNECTED)
-        return RDMACH_OK;
-    if (p->rank != ch->rank && p->state != RCH_SHM_PEER_DEAD) {
-        rdmach_status_t st = rch_boot_get(p->rank, RCH_SHM_KVS_KEY, addr, sizeof(addr));
-        if (st != RDMACH_OK)
-            return st;
-        return rch_shm_connect_addr(ch, p->rank, addr);
-    }
-    return rch_shm_connect_addr(ch, p->rank, "");
+    rdmach_status_t st = rch_shm_seg_reserve_ring(p->segp, ch->my_slot);
+    if (st != RDMACH_OK)
+        return st;
+    prefault_ring(rch_shm_seg_ring(p->segp, ch->my_slot), p->segp->hdr->ring_cells);
+    p->state = RCH_SHM_PEER_CONNECTED;
+    RCH_DEBUG("shm", "reserved our ring in rank %d's segment (%llu bytes)", p->rank,
+              (unsigned long long)(p->segp->hdr->pipe_off + RCH_SHM_PAGE));
+    return RDMACH_OK;
 }
 
+static rdmach_status_t parse_addr(int peer, const char *addr, char *name, size_t len, pid_t *pid,
+                                  unsigned long long *ns)
+{
+    /* "<name>,<pid>,<pid namespace>" */
+    const char *comma = addr ? strchr(addr, ',') : NULL;
+    char *end = NULL;
+    long v = comma ? strtol(comma + 1, &end, 10) : 0;
+    *ns = 0;
+    if (end && *end == ',')
+        *ns = strtoull(end + 1, &end, 10);
+    else
+        end = NULL;
+    if (!comma || (size_t)(comma - addr) >= len || comma == addr || addr[0] != '/' || !end || *end || v <= 0)
+        return rch_base_err(RDMACH_ERR_PROTOCOL, "shm connect: rank %d's address '%.80s' is malformed",
+                            peer, addr ? addr : "(null)");
+    memcpy(name, addr, (size_t)(comma - addr));
+    name[comma - addr] = '\0';
+    *pid = (pid_t)v;
+    return RDMACH_OK;
+}
+
+/* Map p's segment by its name, which every rank of the job derives from the
+ * job's name: no key-value lookup per peer. Not there yet: the launcher's
+ * fence did not wait for every rank (Hydra's PMI-2 fence returns early, its
+ * get waits for the key), so ask the KVS for the address the peer put once
+ * its segment existed. */
+static rdmach_status_t map_by_name(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+{
+    char name[RCH_SHM_NAME_MAX + 1], addr[RDMACH_KVS_VAL_MAX];
+    rdmach_status_t st = rch_shm_seg_name(name, sizeof(name), ch->kvsname, p->rank);
+    if (st == RDMACH_OK)
+        st = map_peer(ch, p, name, 0, 0);
+    if (st != RDMACH_ERR_CONN_REFUSED)
+        return st;
+    RCH_DEBUG("shm", "rank %d's segment is not there yet: asking the key-value store", p->rank);
+    pid_t pid;
+    unsigned long long ns;
+    st = rch_boot_get(p->rank, RCH_SHM_KVS_KEY, addr, sizeof(addr));
+    if (st == RDMACH_OK)
+        st = parse_addr(p->rank, addr, name, sizeof(name), &pid, &ns);
+    return st != RDMACH_OK ? st : map_peer(ch, p, name, pid, ns);
+}
+
+static rdmach_status_t check_connectable(struct rch_rdma_chan *ch, struct rch_shm_peer *p, int peer)
+{
+    if (!p)
+        return rch_base_err(RDMACH_ERR_UNREACHABLE, "shm connect: rank %d is not a peer of this channel", peer);
+    if (p->state == RCH_SHM_PEER_DEAD)
+        return rch_base_err(p->dead_status, "shm connect: rank %d has failed", peer);
+    if (!ch->published)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm connect: rank %d before publish", peer);
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_shm_connect_addr(struct rch_rdma_chan *ch, int peer, const char *addr)
+{
+    rdmach_status_t st;
+    struct rch_shm_peer *p = rch_shm_peer_get(ch, peer);
+    if (p && p->state == RCH_SHM_PEER_CONNECTED)
+        return RDMACH_OK;
+    if ((st = check_connectable(ch, p, peer)) != RDMACH_OK)
+        return st;
+    if (peer == ch->rank)
+        return connect_self(ch, p);
+    if (p->state == RCH_SHM_PEER_MAPPED)
+        return activate(ch, p);
+
+    char name[RCH_SHM_NAME_MAX + 1];
+    pid_t pid;
+    unsigned long long ns;
+    if ((st = parse_addr(peer, addr, name, sizeof(name), &pid, &ns)) != RDMACH_OK)
+        return st;
+    st = map_peer(ch, p, name, pid, ns);
+    return st != RDMACH_OK ? st : activate(ch, p);
+}
+
+rdmach_status_t rch_shm_connect_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+{
+    if (p->state == RCH_SHM_PEER_CONNECTED)
+        return RDMACH_OK;
+    if (p->rank == ch->rank || p->state == RCH_SHM_PEER_DEAD)
+        return rch_shm_connect_addr(ch, p->rank, "");
+    rdmach_status_t st = check_connectable(ch, p, p->rank);
+    if (st == RDMACH_OK && p->state == RCH_SHM_PEER_IDLE)
+        st = map_by_name(ch, p);
+    return st != RDMACH_OK ? st : activate(ch, p);
+}
+
+/* Start-up: map every local peer's segment (so each is watched from the
+ * start), but reserve and fault in a ring only where we send. */
 static rdmach_status_t shm_connect(struct rch_rdma_chan *ch, int peer)
 {
     struct rch_shm_peer *p = rch_shm_peer_get(ch, peer);
-    if (!p)
-        return rch_base_err(RDMACH_ERR_UNREACHABLE, "shm connect: rank %d is not a peer of this channel", peer);
-    return rch_shm_connect_peer(ch, p);
+    rdmach_status_t st = check_connectable(ch, p, peer);
+    if (st != RDMACH_OK || p->state != RCH_SHM_PEER_IDLE)
+        return st;
+    if (peer == ch->rank)
+        return connect_self(ch, p);
+    return map_by_name(ch, p);
 }
 
 int rch_shm_peer_cma(struct rch_rdma_chan *ch, int peer)

@@ -53,7 +53,7 @@ void rch_shm_peer_mark_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rd
 
 static int watched(const struct rch_rdma_chan *ch, const struct rch_shm_peer *p)
 {
-    return p->state == RCH_SHM_PEER_CONNECTED && p->pid > 0 && p->pid_local && p->rank != ch->rank;
+    return rch_shm_peer_mapped(p) && p->pid > 0 && p->pid_local && p->rank != ch->rank;
 }
 
 int rch_shm_peer_check_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p)

@@ -133,11 +133,11 @@ static unsigned flush_ctl(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
 /* The producer of p's ring asked to be woken when we free room. */
 static void wake_producer(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
 {
-    if (p->state != RCH_SHM_PEER_CONNECTED && rch_shm_connect_peer(ch, p) != RDMACH_OK) {
+    if (!rch_shm_peer_mapped(p) && rch_shm_connect_peer(ch, p) != RDMACH_OK) {
         RCH_WARN("shm", "cannot wake rank %d (blocked on a full ring): %s", p->rank, rdmach_last_error());
         return;
     }
-    if (p->state == RCH_SHM_PEER_CONNECTED)
+    if (rch_shm_peer_mapped(p))
         rch_shm_wake(p->segp->wake);
 }
 
@@ -259,7 +259,7 @@ static int mates_pending(const struct rch_rdma_chan *ch)
 {
     for (int k = 0; k < ch->nmates; k++) {
         const struct rch_shm_peer *p = &ch->peers[ch->mates[k]];
-        if (p->state == RCH_SHM_PEER_CONNECTED && atomic_load_explicit(&p->segp->wake->pending, memory_order_relaxed))
+        if (rch_shm_peer_mapped(p) && atomic_load_explicit(&p->segp->wake->pending, memory_order_relaxed))
             return 1;
     }
     return 0;
@@ -409,7 +409,7 @@ rdmach_status_t rch_shm_wake_peer(struct rch_rdma_chan *ch, int peer)
     struct rch_shm_peer *p = rch_shm_peer_get(ch, peer);
     if (!p)
         return rch_base_err(RDMACH_ERR_UNREACHABLE, "shm wake: rank %d is not a peer of this channel", peer);
-    if (p->state == RCH_SHM_PEER_CONNECTED && p->rank != ch->rank)
+    if (rch_shm_peer_mapped(p) && p->rank != ch->rank)
         rch_shm_notify(p->segp->wake, p->fence);
     return RDMACH_OK;
 }

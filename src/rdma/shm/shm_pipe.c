@@ -621,7 +621,7 @@ static unsigned sink_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsi
         n++;                         /* a chunk (with its completion, if it was the last) */
         p->sink_seen = 0;            /* the source is serving: no stealing for a while */
         atomic_store_explicit(&pc->drained, p->sink_seq, memory_order_release);
-        if (p->state == RCH_SHM_PEER_CONNECTED || rch_shm_connect_peer(ch, p) == RDMACH_OK)
+        if (rch_shm_peer_mapped(p) || rch_shm_connect_peer(ch, p) == RDMACH_OK)
             rch_shm_notify(p->segp->wake, p->fence);
     }
     return n;

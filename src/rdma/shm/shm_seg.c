@@ -118,17 +118,19 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
         st = rch_base_errno(errno, "shm: ftruncate(/dev/shm%s, %llu)", name, (unsigned long long)size);
         goto out_unlink;
     }
-    /* Reserve the pages every message will touch (header and rings), so a full
-     * /dev/shm is an error now and not a SIGBUS later. Pipe buffers are only
-     * reserved by a source that uses them (rch_shm_seg_reserve_pipe). */
+    /* Reserve the pages we touch whoever sends (the header, and the first
+     * page of each ring, which our progress polls), so a full /dev/shm is an
+     * error now and not a SIGBUS later. The rest of a ring is reserved by its
+     * sender before its first record (rch_shm_seg_reserve_ring), pipe buffers
+     * by a source that uses them (rch_shm_seg_reserve_pipe): memory grows
+     * with the pairs that talk, not with the square of the local ranks. */
     int err = posix_fallocate(fd, 0, (off_t)slot_off);
     for (uint32_t s = 0; s < geom->nslots && err == 0; s++)
-        err = posix_fallocate(fd, (off_t)(slot_off + s * stride), (off_t)(ring + RCH_SHM_PAGE));
+        err = posix_fallocate(fd, (off_t)(slot_off + s * stride), RCH_SHM_PAGE);
     if (err == ENOSPC) {
-        st = rch_base_err(RDMACH_ERR_NO_MEMORY, "shm: /dev/shm is full: no room for the rings of /dev/shm%s "
-                          "(%llu bytes reserved of a %llu-byte segment)", name,
-                          (unsigned long long)(slot_off + geom->nslots * (ring + RCH_SHM_PAGE)),
-                          (unsigned long long)size);
+        st = rch_base_err(RDMACH_ERR_NO_MEMORY, "shm: /dev/shm is full: no room for the header and ring "
+                          "heads of /dev/shm%s (%llu bytes)", name,
+                          (unsigned long long)(slot_off + geom->nslots * RCH_SHM_PAGE));
         goto out_unlink;
     }
     if (err != 0) {
@@ -170,9 +172,10 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
             return st;
         }
     }
-    RCH_DEBUG("shm", "created /dev/shm%s: %llu bytes, %u slots of %llu, ring %llu cells",
+    RCH_DEBUG("shm", "created /dev/shm%s: %llu bytes, %u slots of %llu, ring %llu cells; %llu bytes reserved",
               name, (unsigned long long)size, geom->nslots, (unsigned long long)stride,
-              (unsigned long long)geom->ring_cells);
+              (unsigned long long)geom->ring_cells,
+              (unsigned long long)(slot_off + geom->nslots * RCH_SHM_PAGE));
     if (maps_expected == 1)
         rch_shm_seg_unlink(seg);
     return RDMACH_OK;
@@ -271,19 +274,29 @@ void rch_shm_seg_unlink(struct rch_shm_seg *seg)
     }
 }
 
+static rdmach_status_t reserve(const struct rch_shm_seg *seg, off_t off, unsigned long long len, const char *what)
+{
+    int err = posix_fallocate(seg->fd, off, (off_t)len);
+    if (err == ENOSPC)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "shm: /dev/shm is full: no room for the %llu bytes of %s in "
+                            "/dev/shm%s", len, what, seg->name);
+    if (err != 0)
+        return rch_base_errno(err, "shm: reserving %llu bytes of %s in /dev/shm%s", len, what, seg->name);
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_shm_seg_reserve_ring(struct rch_shm_seg *seg, uint32_t slot)
+{
+    const struct rch_shm_seg_hdr *h = seg->hdr;
+    return reserve(seg, (off_t)(h->slot_off + (uint64_t)slot * h->slot_stride), h->pipe_off + RCH_SHM_PAGE,
+                   "a ring");
+}
+
 rdmach_status_t rch_shm_seg_reserve_pipe(struct rch_shm_seg *seg, uint32_t slot)
 {
     const struct rch_shm_seg_hdr *h = seg->hdr;
     off_t off = (off_t)(h->slot_off + (uint64_t)slot * h->slot_stride + h->pipe_off + RCH_SHM_PAGE);
-    unsigned long long len = RCH_SHM_PIPE_NBUF * h->pipe_chunk;
-    int err = posix_fallocate(seg->fd, off, (off_t)len);
-    if (err == ENOSPC)
-        return rch_base_err(RDMACH_ERR_NO_MEMORY,
-                            "shm: /dev/shm is full: no room for the %llu bytes of pipe buffers in /dev/shm%s",
-                            len, seg->name);
-    if (err != 0)
-        return rch_base_errno(err, "shm: reserving %llu bytes of pipe buffers in /dev/shm%s", len, seg->name);
-    return RDMACH_OK;
+    return reserve(seg, off, RCH_SHM_PIPE_NBUF * h->pipe_chunk, "pipe buffers");
 }
 
 unsigned long long rch_shm_pid_namespace(void)

@@ -50,6 +50,9 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
 /* Map a peer's segment and check it is the one of (rank, pid); counts this
  * mapping and removes the name if we are the last expected mapper. */
 rdmach_status_t rch_shm_seg_attach(struct rch_shm_seg *seg, const char *name, int rank, pid_t pid);
+/* Reserve (allocate) the ring of `slot` and the page after it (pipe
+ * control), for its sender's first record. */
+rdmach_status_t rch_shm_seg_reserve_ring(struct rch_shm_seg *seg, uint32_t slot);
 /* Reserve (allocate) the pipe buffers of `slot`, so a full /dev/shm is an
  * error rather than a SIGBUS. */
 rdmach_status_t rch_shm_seg_reserve_pipe(struct rch_shm_seg *seg, uint32_t slot);
