@@ -93,6 +93,23 @@ def abstract_interfaces():
     for obj, t in ATTR_HANDLE.items():
         lines += attr_copy_lines(f'MPI_{obj}_copy_attr_function', t) + \
             attr_delete_lines(f'MPI_{obj}_delete_attr_function', t)
+    lines += ['      subroutine MPI_Grequest_query_function(extra_state, status, ierror)',
+              '        import :: MPI_Status, MPI_ADDRESS_KIND',
+              '        integer(kind=MPI_ADDRESS_KIND) :: extra_state',
+              '        type(MPI_Status) :: status',
+              '        integer :: ierror',
+              '      end subroutine',
+              '      subroutine MPI_Grequest_free_function(extra_state, ierror)',
+              '        import :: MPI_ADDRESS_KIND',
+              '        integer(kind=MPI_ADDRESS_KIND) :: extra_state',
+              '        integer :: ierror',
+              '      end subroutine',
+              '      subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)',
+              '        import :: MPI_ADDRESS_KIND',
+              '        integer(kind=MPI_ADDRESS_KIND) :: extra_state',
+              '        logical :: complete',
+              '        integer :: ierror',
+              '      end subroutine']
     return lines + ['      end interface']
 
 
@@ -266,7 +283,8 @@ def bound(fn):
 def callback_interface(p):
     t = p.type
     if t in ('MPI_User_function', 'MPI_Comm_errhandler_function', 'MPI_Win_errhandler_function',
-             'MPI_File_errhandler_function'):
+             'MPI_File_errhandler_function', 'MPI_Grequest_query_function',
+             'MPI_Grequest_free_function', 'MPI_Grequest_cancel_function'):
         return t
     m = re.fullmatch(r'MPI_(Comm|Type|Win)_(copy|delete)_attr_function', t)
     return t if m else None
