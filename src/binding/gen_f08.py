@@ -55,7 +55,8 @@ import mpi_api
 
 HANDLE_TYPES = sorted(set(mpi_api.HANDLE_KINDS.values()) | {'MPI_Session'})
 ASYNC_FUNCTIONS = {'Put', 'Get', 'Accumulate', 'Get_accumulate', 'Fetch_and_op',
-                   'Compare_and_swap', 'Win_create', 'Win_attach', 'Buffer_attach'}
+                   'Compare_and_swap', 'Win_create', 'Win_attach', 'Buffer_attach',
+                   'Comm_attach_buffer', 'Session_attach_buffer'}
 # Fortran-only names module mpi_f08 leaves out: the status is a type with
 # these components, not an array they index.
 F77_ONLY = {'MPI_SOURCE', 'MPI_TAG', 'MPI_ERROR'}

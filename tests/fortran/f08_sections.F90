@@ -13,8 +13,8 @@
 !     (byte displacements), MPI_Reduce_scatter, MPI_Allreduce from and into
 !     sections of different strides; MPI_Iallgatherv into a strided section;
 !   - one-sided: MPI_Put from and MPI_Get into sections;
-!   - refused, as the standard allows or requires: a window's base that is
-!     not simply contiguous, MPI_Ialltoallw and MPI_Iallreduce with sections
+!   - refused, as the standard allows or requires: a window's base or an
+!     attached buffer (MPI_Comm_attach_buffer) that is not simply contiguous, MPI_Ialltoallw and MPI_Iallreduce with sections
 !     (MPI_ERR_BUFFER under MPI_ERRORS_RETURN).
 program f08_sections
   use mpi_f08
@@ -208,6 +208,12 @@ program f08_sections
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
   call MPI_Win_create(winmem(1:n * 4:2), winsize / 2, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win, ierr)
   call check(ierr == MPI_ERR_BUFFER, 'a window must be simply contiguous: MPI_ERR_BUFFER')
+#ifndef RDMACH_MPICH_MODULE
+  ! an attached buffer outlives the call: not a copy, so contiguous only
+  ! (MPI-4.1: not in MPICH 4.0.2's module, which the ABI build uses)
+  call MPI_Comm_attach_buffer(MPI_COMM_WORLD, sc(1:2 * big:2), 4 * big, ierr)
+  call check(ierr == MPI_ERR_BUFFER, 'an attached buffer must be simply contiguous: MPI_ERR_BUFFER')
+#endif
   call MPI_Ialltoallw(ta(1:2 * n * nproc:2), rcounts, rdispls, types, tb(1:n * nproc), rcounts, &
                       rdispls, types, MPI_COMM_WORLD, req, ierr)
   call check(ierr == MPI_ERR_BUFFER, 'Ialltoallw with a section: MPI_ERR_BUFFER')
