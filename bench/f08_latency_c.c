@@ -50,4 +50,18 @@ void bench_print_cpu_model(void)
         fclose(f);
     const char *colon = strchr(line, ':');
     printf("# cpu: %s", colon ? colon + 2 : "unknown\n");
+    fflush(stdout);
+}
+
+/* /proc/loadavg's three figures, printed as "# load average: ...": the
+ * figures of a shared machine are read against it. */
+void bench_print_loadavg(void)
+{
+    double l1 = 0, l5 = 0, l15 = 0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f && fscanf(f, "%lf %lf %lf", &l1, &l5, &l15) == 3)
+        printf("# load average: %.2f %.2f %.2f\n", l1, l5, l15);
+    if (f)
+        fclose(f);
+    fflush(stdout);
 }

@@ -4,17 +4,21 @@
  * A TYPE(*), DIMENSION(..) dummy reaches C as a descriptor (TS 29113,
  * ISO_Fortran_binding.h). A contiguous one is its base address: the mpif.h
  * binding then recognises MPI_BOTTOM and MPI_IN_PLACE (common-block members
- * in mpi_f08 as in mpif.h) by it. A non-contiguous array section becomes, in
- * place of (count, datatype), one element of a datatype that picks the
- * section's elements out of memory by the descriptor's strides, which is
- * what MPI_SUBARRAYS_SUPPORTED = .TRUE. promises: the buffer is used in
- * place, so a nonblocking call needs no copy to outlive. The datatype's
- * extent must be the array element's (MPI_INTEGER for INTEGER, a derived
- * datatype describing one element of a derived-type array, ...). Part of
- * librdmachfort.so only (mpif90.mpich programs have MPICH's own mpi_f08).
+ * in mpi_f08 as in mpif.h, or MPICH's MPIR_F08_*) by it. A non-contiguous
+ * array section (MPI_SUBARRAYS_SUPPORTED = .TRUE.) is the buffer "as if
+ * contiguous": a call done with its buffers when it returns works on a
+ * contiguous copy (rch_f08_copy_in/out); a call that keeps them
+ * (nonblocking, persistent, one-sided) uses the section in place, through
+ * a datatype that picks the section's elements out of memory by the
+ * descriptor's strides in place of (count, datatype), so no copy has to
+ * outlive the call. That datatype's extent must be the array element's
+ * (MPI_INTEGER for INTEGER, a derived datatype describing one element of a
+ * derived-type array, ...). Part of librdmachfort.so and of the ABI's
+ * libmpichfort.so.12 (MPICH's mpi_f08 calls the same procedures).
  */
 #include <ISO_Fortran_binding.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "binding/fort_runtime.h"
 
@@ -185,16 +189,53 @@ RCH_F_PUBLIC int rch_f08_pair(const CFI_cdesc_t *a, const CFI_cdesc_t *b, const 
                                       "(or one be MPI_IN_PLACE)");
 }
 
-/* A buffer without a (count, datatype) of its own: its address, which
- * must start contiguous memory when the call reads or writes its contents
- * (contents: not MPI_Get_address's or MPI_Free_mem's). */
+/* A buffer without a (count, datatype) of its own of a call that keeps it
+ * (gen_f08.copied: the others are copied): its address, which must start
+ * contiguous memory when the call reads or writes its contents (contents:
+ * not MPI_Get_address's or MPI_Free_mem's). MPI requires a window's base
+ * and an attached buffer to be simply contiguous anyway. */
 RCH_F_PUBLIC int rch_f08_address(const CFI_cdesc_t *buf, int contents, void **addr)
 {
     *addr = buf->base_addr;
     if (!contents || f08_contiguous(buf))
         return MPI_SUCCESS;
-    return f08_refuse(MPI_ERR_BUFFER, "a buffer without a datatype of its own (counts per rank, "
-                                      "bytes) must be contiguous");
+    return f08_refuse(MPI_ERR_BUFFER, "a buffer that the call keeps past its return and that has no "
+                                      "datatype of its own (a window's, an attached buffer, "
+                                      "MPI_Ialltoallw's) must be contiguous");
+}
+
+/* A call that is done with its buffers when it returns (gen_f08.copied)
+ * works on a contiguous copy of a non-contiguous section's elements: the
+ * section "as if contiguous" (MPI-4.1 19.1.12), so that any count,
+ * datatype, counts and displacements per rank (in units of the datatype's
+ * extent, or bytes) and two buffers laid out differently (MPI_Reduce's,
+ * MPI_Sendrecv's) apply unchanged. *tmp is the copy (NULL: none needed),
+ * which rch_f08_copy_out writes back (back: the call may have written to
+ * the buffer) and frees. */
+RCH_F_PUBLIC int rch_f08_copy_in(const CFI_cdesc_t *buf, void **addr, void **tmp)
+{
+    *tmp = NULL;
+    *addr = buf->base_addr;
+    if (f08_contiguous(buf))
+        return MPI_SUCCESS;
+    MPI_Aint n = f08_elements(buf), len = (MPI_Aint)buf->elem_len;
+    char *copy = malloc((size_t)(n * len));
+    if (!copy)
+        return rch_f_nomem("mpi_f08 (array section)");
+    for (MPI_Aint k = 0; k < n; k++)
+        memcpy(copy + k * len, (char *)buf->base_addr + f08_offset(buf, k), (size_t)len);
+    *tmp = *addr = copy;
+    return MPI_SUCCESS;
+}
+
+RCH_F_PUBLIC void rch_f08_copy_out(const CFI_cdesc_t *buf, void **tmp, int back)
+{
+    MPI_Aint n = f08_elements(buf), len = (MPI_Aint)buf->elem_len;
+    const char *copy = *tmp;
+    for (MPI_Aint k = 0; back && k < n; k++)
+        memcpy((char *)buf->base_addr + f08_offset(buf, k), copy + k * len, (size_t)len);
+    free(*tmp);
+    *tmp = NULL;
 }
 
 /* A refused buffer's error, through the error handler of the call's

@@ -27,6 +27,13 @@ RCH_F_COMMON struct rch_f_priv2 mpipriv2_;
 RCH_F_COMMON struct rch_f_privc mpiprivc_;
 RCH_F_COMMON MPI_Fint mpifcmb5_;
 RCH_F_COMMON MPI_Fint mpifcmb9_;
+/* MPICH's module mpi_f08_link_constants (fort_runtime.h); MPI_ERRCODES_IGNORE
+ * and MPI_ARGV(S)_NULL only so that its programs link (spawn's glue
+ * recognises them). */
+MPI_Fint rch_f08_unweighted, rch_f08_weights_empty;
+RCH_F_PUBLIC MPI_Fint rch_f08_errcodes_ignore __asm__("__mpi_f08_link_constants_MOD_mpi_errcodes_ignore");
+RCH_F_PUBLIC char rch_f08_argv_null __asm__("__mpi_f08_link_constants_MOD_mpi_argv_null");
+RCH_F_PUBLIC char rch_f08_argvs_null __asm__("__mpi_f08_link_constants_MOD_mpi_argvs_null");
 
 char *rch_f_string_in(const char *s, size_t len, int strip)
 {

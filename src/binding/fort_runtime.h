@@ -37,13 +37,20 @@ extern RCH_F_PUBLIC struct rch_f_priv2 mpipriv2_;
 extern RCH_F_PUBLIC struct rch_f_privc mpiprivc_;
 extern RCH_F_PUBLIC MPI_Fint mpifcmb5_;   /* MPI_UNWEIGHTED */
 extern RCH_F_PUBLIC MPI_Fint mpifcmb9_;   /* MPI_WEIGHTS_EMPTY */
+/* MPICH's mpi_f08 has sentinels of its own: MPIR_F08_MPI_BOTTOM and the
+ * like (include/mpi.h, defined by the C library as MPICH's libmpich does)
+ * and the variables of its module mpi_f08_link_constants, whose link
+ * names these are (defined in fort_runtime.c); programs built with
+ * mpif90.mpich's `use mpi_f08` pass their addresses. */
+extern RCH_F_PUBLIC MPI_Fint rch_f08_unweighted __asm__("__mpi_f08_link_constants_MOD_mpi_unweighted");
+extern RCH_F_PUBLIC MPI_Fint rch_f08_weights_empty __asm__("__mpi_f08_link_constants_MOD_mpi_weights_empty");
 
 /* MPI_BOTTOM and MPI_IN_PLACE passed as a choice buffer become C's. */
 static inline void *rch_f_buffer(void *buf)
 {
-    if (buf == &mpipriv1_.bottom)
+    if (buf == &mpipriv1_.bottom || buf == &MPIR_F08_MPI_BOTTOM)
         return MPI_BOTTOM;
-    if (buf == &mpipriv1_.in_place)
+    if (buf == &mpipriv1_.in_place || buf == &MPIR_F08_MPI_IN_PLACE)
         return MPI_IN_PLACE;
     return buf;
 }
@@ -52,21 +59,25 @@ static inline void *rch_f_buffer(void *buf)
  * MPI_Status (fort_runtime.c asserts it); the IGNORE arrays become C's. */
 static inline MPI_Status *rch_f_status(MPI_Fint *status)
 {
-    return status == mpipriv1_.status_ignore ? MPI_STATUS_IGNORE : (MPI_Status *)status;
+    if (status == mpipriv1_.status_ignore || status == (MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ)
+        return MPI_STATUS_IGNORE;
+    return (MPI_Status *)status;
 }
 
 static inline MPI_Status *rch_f_statuses(MPI_Fint *statuses)
 {
-    if (statuses == mpipriv2_.statuses_ignore || statuses == mpipriv1_.status_ignore)
+    if (statuses == mpipriv2_.statuses_ignore || statuses == mpipriv1_.status_ignore ||
+        statuses == (MPI_Fint *)MPIR_F08_MPI_STATUSES_IGNORE_OBJ ||
+        statuses == (MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ)
         return MPI_STATUSES_IGNORE;
     return (MPI_Status *)statuses;
 }
 
 static inline int *rch_f_weights(MPI_Fint *weights)
 {
-    if (weights == &mpifcmb5_)
+    if (weights == &mpifcmb5_ || weights == &rch_f08_unweighted)
         return MPI_UNWEIGHTED;
-    if (weights == &mpifcmb9_)
+    if (weights == &mpifcmb9_ || weights == &rch_f08_weights_empty)
         return MPI_WEIGHTS_EMPTY;
     return weights;
 }

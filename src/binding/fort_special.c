@@ -20,6 +20,10 @@
  *                finds the Fortran procedure by the file's current handler.
  *                User data representations' callbacks get a struct
  *                f_datarep as extra_state, like the keyvals.
+ *   generalized requests  the Fortran query, free and cancel callbacks take
+ *                EXTRA_STATE as INTEGER(KIND=MPI_ADDRESS_KIND) by reference,
+ *                COMPLETE as a LOGICAL and an IERROR: C calls trampolines
+ *                with a struct f_greq as extra_state.
  *   MPI_PCONTROL has no IERROR argument.
  *   MPI_TYPE_CREATE_F90_* are special by the standard only for the module
  *   mpi_f08; their C glue is plain, kept here with the rest.
@@ -179,6 +183,69 @@ RCH_F_PUBLIC void pmpi_keyval_create_(f_copy_fn *copy, f_delete_fn *del, MPI_Fin
 {
     keyval_create((create_keyval_fn)PMPI_Keyval_create, copy, del, keyval, *extra_state, 1, ierror,
                   "MPI_Keyval_create");
+}
+
+/* ---- generalized requests with Fortran callbacks ---- */
+
+/* QUERY_FN(EXTRA_STATE, STATUS, IERROR), FREE_FN(EXTRA_STATE, IERROR),
+ * CANCEL_FN(EXTRA_STATE, COMPLETE, IERROR); in mpi_f08 the same with
+ * TYPE(MPI_Status), which is C's MPI_Status as STATUS(MPI_STATUS_SIZE) is. */
+typedef void f_greq_query_fn(MPI_Aint *, MPI_Fint *, MPI_Fint *);
+typedef void f_greq_free_fn(MPI_Aint *, MPI_Fint *);
+typedef void f_greq_cancel_fn(MPI_Aint *, MPI_Fint *, MPI_Fint *);
+
+/* The C extra_state of a generalized request started from Fortran; freed
+ * after FREE_FN, which MPI calls exactly once per request. */
+struct f_greq {
+    f_greq_query_fn *query;
+    f_greq_free_fn *free_fn;
+    f_greq_cancel_fn *cancel;
+    MPI_Aint extra;   /* the user's EXTRA_STATE */
+};
+
+static int greq_query_trampoline(void *extra_state, MPI_Status *status)
+{
+    struct f_greq *g = extra_state;
+    MPI_Fint ierror = MPI_SUCCESS;
+    g->query(&g->extra, (MPI_Fint *)status, &ierror);
+    return ierror;
+}
+
+static int greq_free_trampoline(void *extra_state)
+{
+    struct f_greq *g = extra_state;
+    MPI_Fint ierror = MPI_SUCCESS;
+    g->free_fn(&g->extra, &ierror);
+    free(g);
+    return ierror;
+}
+
+static int greq_cancel_trampoline(void *extra_state, int complete)
+{
+    struct f_greq *g = extra_state;
+    MPI_Fint c = complete ? 1 : 0, ierror = MPI_SUCCESS;   /* gfortran's .TRUE. is 1 */
+    g->cancel(&g->extra, &c, &ierror);
+    return ierror;
+}
+
+RCH_F_PUBLIC void pmpi_grequest_start_(f_greq_query_fn *query, f_greq_free_fn *free_fn,
+                                       f_greq_cancel_fn *cancel, MPI_Aint *extra_state,
+                                       MPI_Fint *request, MPI_Fint *ierror)
+{
+    struct f_greq *g = malloc(sizeof(*g));
+    if (!g) {
+        *ierror = rch_f_nomem("MPI_Grequest_start");
+        return;
+    }
+    *g = (struct f_greq){ .query = query, .free_fn = free_fn, .cancel = cancel,
+                          .extra = *extra_state };
+    MPI_Request c_req = MPI_REQUEST_NULL;
+    *ierror = PMPI_Grequest_start(greq_query_trampoline, greq_free_trampoline,
+                                  greq_cancel_trampoline, g, &c_req);
+    if (*ierror == MPI_SUCCESS)
+        *request = MPI_Request_c2f(c_req);
+    else
+        free(g);
 }
 
 /* The predefined callbacks, as Fortran procedures (MPI_COMM_DUP_FN, ...):

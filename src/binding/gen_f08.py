@@ -13,7 +13,8 @@ One Fortran file with two modules and the procedures:
                  interfaces, and the C helpers of fort_f08.c.
   mpi_f08        uses mpi_f08_types and declares, for every function, the
                  generic MPI_<Name> and PMPI_<Name> with the specific external
-                 procedures MPI_<Name>_f08 and PMPI_<Name>_f08.
+                 procedures MPI_<Name>_f08 and PMPI_<Name>_f08 (_f08ts
+                 with a choice buffer: specific()).
   PMPI_<Name>_f08  external procedures calling the mpif.h binding of
                  gen_f77.py (pmpi_<name>_, the C glue of librdmachfort.so):
                  a TYPE(MPI_Comm) is passed by reference as the INTEGER it
@@ -24,11 +25,25 @@ One Fortran file with two modules and the procedures:
 
 Choice buffers are TYPE(*), DIMENSION(..) (TS 29113): the compiler passes a
 C descriptor, and fort_f08.c gives the binding its address. A non-contiguous
-array section whose buffer has a count and datatype of its own (MPI_Send's,
-MPI_Gather's sendbuf and recvbuf, ...) is sent through a datatype built from
-the descriptor's strides, so MPI_SUBARRAYS_SUPPORTED is .TRUE.; buffers
-without one (MPI_Alltoallv's, MPI_Reduce's pair, which share one datatype)
-must be contiguous (MPI_ERR_BUFFER otherwise, docs/ARCHITECTURE.md).
+array section (MPI_SUBARRAYS_SUPPORTED is .TRUE.) is "as if contiguous":
+  - a call done with its buffers when it returns (copied()) works on a
+    contiguous copy of the section, copied back after it when it writes
+    there: any count, datatype, counts and displacements per rank, and two
+    buffers of different layouts sharing one datatype;
+  - a call that keeps its buffers (nonblocking, persistent, one-sided, a
+    split collective's begin) uses the section in place, through a datatype
+    built from the descriptor's strides for a buffer with a count and
+    datatype of its own (buffer_pairs(): MPI_Isend's, MPI_Igatherv's
+    recvbuf with its counts per rank); a section it cannot describe so (an
+    MPI_Ialltoallw buffer, two buffers of different layouts sharing a
+    datatype, a v-collective's irregular section) is refused with
+    MPI_ERR_BUFFER, as is any non-contiguous window or attached buffer,
+    which MPI requires to be simply contiguous.
+MPICH's libmpichfort.so.12 has the same procedures under the same link
+names (mpi_send_f08ts_, __mpi_f08_types_MOD_mpi_comm_eq,
+__mpi_f08_types_MOD_mpi_sizeof_xint32), both being compiled by gfortran:
+rdmach's libmpichfort.so.12 has this module's object, so programs built with
+mpif90.mpich's `use mpi_f08` run on it.
 """
 import re
 import sys
@@ -40,7 +55,8 @@ import mpi_api
 
 HANDLE_TYPES = sorted(set(mpi_api.HANDLE_KINDS.values()) | {'MPI_Session'})
 ASYNC_FUNCTIONS = {'Put', 'Get', 'Accumulate', 'Get_accumulate', 'Fetch_and_op',
-                   'Compare_and_swap', 'Win_create', 'Win_attach', 'Buffer_attach'}
+                   'Compare_and_swap', 'Win_create', 'Win_attach', 'Buffer_attach',
+                   'Comm_attach_buffer', 'Session_attach_buffer'}
 # Fortran-only names module mpi_f08 leaves out: the status is a type with
 # these components, not an array they index.
 F77_ONLY = {'MPI_SOURCE', 'MPI_TAG', 'MPI_ERROR'}
@@ -48,6 +64,17 @@ F77_ONLY = {'MPI_SOURCE', 'MPI_TAG', 'MPI_ERROR'}
 # argument by reference, as the mpif.h one (fort_special.c), a handle being
 # its INTEGER and TYPE(C_PTR), VALUE a C pointer.
 ATTR_HANDLE = {'Comm': 'MPI_Comm', 'Type': 'MPI_Datatype', 'Win': 'MPI_Win'}
+
+
+def sizeof_name(t, k):
+    """MPI_Sizeof's specific procedures, named as MPICH's mpi_f08_types
+    names them (its programs call __mpi_f08_types_MOD_mpi_sizeof_xint32)."""
+    if t == 'logical':
+        return 'MPI_Sizeof_logical' if k == 4 else f'rdmach_sizeof_logical{k}'
+    return f'MPI_Sizeof_x{"int" if t == "integer" else t}{8 * k}'
+
+
+SIZEOF_NAME = sizeof_name
 
 
 def abstract_interfaces():
@@ -67,6 +94,23 @@ def abstract_interfaces():
     for obj, t in ATTR_HANDLE.items():
         lines += attr_copy_lines(f'MPI_{obj}_copy_attr_function', t) + \
             attr_delete_lines(f'MPI_{obj}_delete_attr_function', t)
+    lines += ['      subroutine MPI_Grequest_query_function(extra_state, status, ierror)',
+              '        import :: MPI_Status, MPI_ADDRESS_KIND',
+              '        integer(kind=MPI_ADDRESS_KIND) :: extra_state',
+              '        type(MPI_Status) :: status',
+              '        integer :: ierror',
+              '      end subroutine',
+              '      subroutine MPI_Grequest_free_function(extra_state, ierror)',
+              '        import :: MPI_ADDRESS_KIND',
+              '        integer(kind=MPI_ADDRESS_KIND) :: extra_state',
+              '        integer :: ierror',
+              '      end subroutine',
+              '      subroutine MPI_Grequest_cancel_function(extra_state, complete, ierror)',
+              '        import :: MPI_ADDRESS_KIND',
+              '        integer(kind=MPI_ADDRESS_KIND) :: extra_state',
+              '        logical :: complete',
+              '        integer :: ierror',
+              '      end subroutine']
     return lines + ['      end interface']
 
 
@@ -151,22 +195,24 @@ def type_module(mpi_h):
               '      common /MPIPRIV2/ MPI_STATUSES_IGNORE, MPI_ERRCODES_IGNORE',
               '      common /MPIPRIVC/ MPI_ARGVS_NULL, MPI_ARGV_NULL',
               '      save /MPIFCMB5/, /MPIFCMB9/, /MPIPRIV1/, /MPIPRIV2/, /MPIPRIVC/']
-    ops = [(op, t) for t in HANDLE_TYPES for op in ('eq', 'ne')]
+    # Named as MPICH's (__mpi_f08_types_MOD_mpi_comm_eq, ...), which its
+    # programs call for == and /=.
+    ops = [(op, t) for t in HANDLE_TYPES for op in ('eq', 'neq')]
     lines += ['      interface operator(==)'] + \
-        [f'        module procedure rch_f08_{t[4:].lower()}_eq' for t in HANDLE_TYPES] + \
+        [f'        module procedure {t}_eq' for t in HANDLE_TYPES] + \
         ['      end interface', '      interface operator(/=)'] + \
-        [f'        module procedure rch_f08_{t[4:].lower()}_ne' for t in HANDLE_TYPES] + \
+        [f'        module procedure {t}_neq' for t in HANDLE_TYPES] + \
         ['      end interface']
     lines += abstract_interfaces()
     lines += c_helpers()
-    lines += gen_f90.sizeof_generic()
+    lines += gen_f90.sizeof_generic(SIZEOF_NAME)
     lines.append('contains')
-    lines += gen_f90.sizeof_procedures(optional_ierror=True)
+    lines += gen_f90.sizeof_procedures(SIZEOF_NAME, optional_ierror=True)
     for op, t in ops:
         rel = '==' if op == 'eq' else '/='
-        lines += [f'      elemental logical function rch_f08_{t[4:].lower()}_{op}(a, b)',
+        lines += [f'      elemental logical function {t}_{op}(a, b)',
                   f'        type({t}), intent(in) :: a, b',
-                  f'        rch_f08_{t[4:].lower()}_{op} = a%MPI_VAL {rel} b%MPI_VAL',
+                  f'        {t}_{op} = a%MPI_VAL {rel} b%MPI_VAL',
                   '      end function']
     return lines + ['end module mpi_f08_types']
 
@@ -200,6 +246,17 @@ def c_helpers():
         '        integer(c_int), value :: contents',
         '        type(c_ptr) :: addr',
         '      end function',
+        "      integer(c_int) function rch_f08_copy_in(buf, addr, tmp) bind(C, name='rch_f08_copy_in')",
+        '        import :: c_int, c_ptr',
+        '        type(*), dimension(..) :: buf',
+        '        type(c_ptr) :: addr, tmp',
+        '      end function',
+        "      subroutine rch_f08_copy_out(buf, tmp, back) bind(C, name='rch_f08_copy_out')",
+        '        import :: c_int, c_ptr',
+        '        type(*), dimension(..) :: buf',
+        '        type(c_ptr) :: tmp',
+        '        integer(c_int), value :: back',
+        '      end subroutine',
         "      subroutine rch_f08_raise(kind, handle, err) bind(C, name='rch_f08_raise')",
         '        import :: c_int',
         '        integer(c_int), value :: kind',
@@ -227,10 +284,19 @@ def bound(fn):
 def callback_interface(p):
     t = p.type
     if t in ('MPI_User_function', 'MPI_Comm_errhandler_function', 'MPI_Win_errhandler_function',
-             'MPI_File_errhandler_function'):
+             'MPI_File_errhandler_function', 'MPI_Grequest_query_function',
+             'MPI_Grequest_free_function', 'MPI_Grequest_cancel_function'):
         return t
     m = re.fullmatch(r'MPI_(Comm|Type|Win)_(copy|delete)_attr_function', t)
     return t if m else None
+
+
+def specific(fn):
+    """The specific procedure's name after MPI_/PMPI_: <Name>_f08ts for a
+    function with a choice buffer, as MPI-3.1 17.1.5 names them when
+    MPI_SUBARRAYS_SUPPORTED is .TRUE. (and MPICH's libmpichfort exports
+    them: mpi_send_f08ts_), else <Name>_f08."""
+    return f'{fn.name}_f08ts' if any(p.kind == 'BUFFER' for p in fn.params) else f'{fn.name}_f08'
 
 
 def visible(fn):
@@ -275,7 +341,9 @@ def declaration(fn, p):
 def buffer_pairs(fn):
     """{(count index, datatype index): [buffer indices]} for the buffers that
     have a count and datatype: the first non-buffer parameters after them
-    (MPI_Reduce's sendbuf and recvbuf share one)."""
+    (MPI_Reduce's sendbuf and recvbuf share one). The count index is None
+    for a v-collective's buffer: counts (and displacements) per rank, then
+    one datatype (MPI_Igatherv's recvbuf, MPI_Ireduce_scatter's pair)."""
     ps, pairs = fn.params, {}
     for i, p in enumerate(ps):
         if p.kind != 'BUFFER':
@@ -286,9 +354,24 @@ def buffer_pairs(fn):
         if j + 1 < len(ps) and ps[j].kind == 'COUNT' and not ps[j].is_array and \
                 ps[j + 1].kind == 'DATATYPE' and not ps[j + 1].is_array:
             pairs.setdefault((j, j + 1), []).append(i)
+            continue
+        k = j
+        while k < len(ps) and ps[k].kind in ('COUNT', 'DISP') and ps[k].is_array:
+            k += 1
+        if k > j and k < len(ps) and ps[k].kind == 'DATATYPE' and not ps[k].is_array:
+            pairs.setdefault((None, k), []).append(i)
     if any(len(b) > 2 for b in pairs.values()):
         raise mpi_api.DescriptionError(f'{fn.name}: more than two buffers share a datatype')
     return pairs
+
+
+def copied(fn):
+    """Whether a non-contiguous section passed to it is copied to a
+    contiguous buffer for the call (and back after it): a call that is done
+    with its buffers when it returns. Not one that keeps them (a
+    nonblocking or persistent operation, a window, a split collective's
+    begin), nor one for which only the address counts (contents())."""
+    return not is_async(fn) and not re.fullmatch(r'File_\w+_begin', fn.name) and contents(fn)
 
 
 def whole(fn):
@@ -355,7 +438,7 @@ def binding_interface(fn):
 
 def pmpi_body(fn):
     """PMPI_<Name>_f08: the buffers' addresses, then the mpif.h binding."""
-    name = f'PMPI_{fn.name}_f08'
+    name = f'PMPI_{specific(fn)}'
     first, end = head(fn, name)
     lines = gen_f90.wrap(f'{first}') + ['      use mpi_f08_types', '      implicit none']
     lines += public_declarations(fn)
@@ -366,33 +449,48 @@ def pmpi_body(fn):
     if fn.returns:
         lines.append(f'      {name} = pmpi_{fn.name.lower()}({", ".join(p.name for p in visible(fn))})')
         return lines + [end]
-    pairs = buffer_pairs(fn)
+    copy = copied(fn)
+    pairs = {} if copy else buffer_pairs(fn)
     paired = {i for b in pairs.values() for i in b}
-    conv, done = [], []
+    conv, done, init = [], [], []
     for (c, d), bufs in pairs.items():
-        c, d = fn.params[c].name, fn.params[d].name
+        d = fn.params[d].name
         names = [fn.params[i].name for i in bufs]
-        lines += [f'      integer :: {c}_c', f'      type(MPI_Datatype) :: {d}_c']
+        # A v-collective's counts stay: its section must be a regular one,
+        # whose stride the datatype takes (fort_f08.c, whole 0).
+        n, w = (f'{fn.params[c].name}_c', whole(fn)) if c is not None else (f'{d}_n', 0)
+        lines += [f'      integer :: {n}', f'      type(MPI_Datatype) :: {d}_c']
+        init += ([f'      {n} = {fn.params[c].name}'] if c is not None else []) + [f'      {d}_c = {d}']
         helper = 'rch_f08_buffer' if len(bufs) == 1 else 'rch_f08_pair'
-        conv.append(f'{helper}({", ".join(names)}, {c}, {d}, {whole(fn)}, '
-                    f'{", ".join(n + "_c" for n in names)}, {c}_c, {d}_c)')
+        count = fn.params[c].name if c is not None else '1'
+        conv.append(f'{helper}({", ".join(names)}, {count}, {d}, {w}, '
+                    f'{", ".join(n + "_c" for n in names)}, {n}, {d}_c)')
         done.append(f'      if ({d}_c%MPI_VAL /= {d}%MPI_VAL) call rch_f08_type_free({d}_c)')
+    converted = {i for k in pairs for i in k if i is not None}
     for i, p in enumerate(fn.params):
         if p.kind in ('ARGC', 'ARGV', 'VARARGS'):
             continue
         if p.kind == 'BUFFER':
             lines.append(f'      type(c_ptr) :: {p.name}_c')
             args.append(f'{p.name}_c')
-            if i not in paired:
+            if copy:
+                lines.append(f'      type(c_ptr) :: {p.name}_t')
+                init.append(f'      {p.name}_t = c_null_ptr')
+                conv.append(f'rch_f08_copy_in({p.name}, {p.name}_c, {p.name}_t)')
+                back = 0 if p.dir == 'in' else 1
+                done += gen_f90.wrap(f'      if (c_associated({p.name}_t)) '
+                                     f'call rch_f08_copy_out({p.name}, {p.name}_t, {back})')
+            elif i not in paired:
                 conv.append(f'rch_f08_address({p.name}, {contents(fn)}, {p.name}_c)')
         else:
-            args.append(f'{p.name}_c' if any(i in k for k in pairs) else p.name)
+            args.append(f'{p.name}_c' if i in converted else p.name)
+    if copy and conv:
+        lines.insert(lines.index('      use mpi_f08_types') + 1,
+                     '      use, intrinsic :: iso_c_binding, only: c_associated, c_null_ptr')
     if gen_f90.no_ierror(fn):
         return lines + [f'      call pmpi_{fn.name.lower()}({", ".join(args)})', end]
     lines.append('      integer :: ierror_c')
-    for c, d in pairs:
-        c, d = fn.params[c].name, fn.params[d].name
-        lines += [f'      {c}_c = {c}', f'      {d}_c = {d}']
+    lines += init
     lines.append('      ierror_c = MPI_SUCCESS')
     for c in conv:
         lines += gen_f90.wrap(f'      if (ierror_c == MPI_SUCCESS) ierror_c = {c}')
@@ -414,7 +512,7 @@ def fchoice_body(fn):
     """MPI_Buffer_detach and the MPI-4.1 Comm_/Session_detach_buffer: the f08
     BUFFER_ADDR is a TYPE(C_PTR) C sets (the mpif.h binding drops it), so
     they call C directly: handles by value, the rest by reference."""
-    name = f'PMPI_{fn.name}_f08'
+    name = f'PMPI_{specific(fn)}'
     first, end = head(fn, name)
     decls, args = [], []
     for p in visible(fn):
@@ -442,18 +540,18 @@ def fchoice_body(fn):
 
 def mpi_body(fn):
     """MPI_<Name>_f08: the profiling entry point calls PMPI_<Name>_f08."""
-    name = f'MPI_{fn.name}_f08'
+    name = f'MPI_{specific(fn)}'
     first, end = head(fn, name)
     lines = gen_f90.wrap(first) + ['      use mpi_f08_types',
-                                   f'      use mpi_f08, only: PMPI_{fn.name}_f08',
+                                   f'      use mpi_f08, only: PMPI_{specific(fn)}',
                                    '      implicit none']
     lines += public_declarations(fn)
     args = [p.name for p in visible(fn)]
     if fn.returns:
-        return lines + [f'      {name} = PMPI_{fn.name}_f08({", ".join(args)})', end]
+        return lines + [f'      {name} = PMPI_{specific(fn)}({", ".join(args)})', end]
     if not gen_f90.no_ierror(fn):
         args.append('ierror')
-    return lines + gen_f90.wrap(f'      call PMPI_{fn.name}_f08({", ".join(args)})') + [end]
+    return lines + gen_f90.wrap(f'      call PMPI_{specific(fn)}({", ".join(args)})') + [end]
 
 
 def sync_reg_interfaces():
@@ -463,7 +561,7 @@ def sync_reg_interfaces():
     lines = []
     for prefix in ('MPI', 'PMPI'):
         lines += [f'      interface {prefix}_F_sync_reg',
-                  f'      subroutine {prefix}_F_sync_reg_f08(buf)',
+                  f'      subroutine {prefix}_F_sync_reg_f08ts(buf)',
                   '        type(*), dimension(..), asynchronous :: buf',
                   '      end subroutine',
                   '      end interface']
@@ -471,13 +569,13 @@ def sync_reg_interfaces():
 
 
 def sync_reg_procedures():
-    return ['', 'subroutine PMPI_F_sync_reg_f08(buf)',
+    return ['', 'subroutine PMPI_F_sync_reg_f08ts(buf)',
             '      type(*), dimension(..), asynchronous :: buf',
             'end subroutine', '',
-            'subroutine MPI_F_sync_reg_f08(buf)',
-            '      use mpi_f08, only: PMPI_F_sync_reg_f08',
+            'subroutine MPI_F_sync_reg_f08ts(buf)',
+            '      use mpi_f08, only: PMPI_F_sync_reg_f08ts',
             '      type(*), dimension(..), asynchronous :: buf',
-            '      call PMPI_F_sync_reg_f08(buf)',
+            '      call PMPI_F_sync_reg_f08ts(buf)',
             'end subroutine']
 
 
@@ -487,12 +585,13 @@ def main(desc, mpi_h, out):
              '! Generated by src/binding/gen_f08.py from mpi_api.txt and include/mpi.h. Do not edit.']
     lines += type_module(mpi_h)
     lines += ['module mpi_f08', '      use mpi_f08_types', '      implicit none',
-              '      private :: rch_f08_buffer, rch_f08_pair, rch_f08_address, rch_f08_raise, rch_f08_type_free']
+              '      private :: rch_f08_buffer, rch_f08_pair, rch_f08_address, rch_f08_raise, rch_f08_type_free',
+             '      private :: rch_f08_copy_in, rch_f08_copy_out']
     lines += predefined_callbacks()
     for fn in fns:
         for prefix in ('MPI', 'PMPI'):
             lines.append(f'      interface {prefix}_{fn.name}')
-            lines += specific_interface(fn, f'{prefix}_{fn.name}_f08')
+            lines += specific_interface(fn, f'{prefix}_{specific(fn)}')
             lines.append('      end interface')
     lines += sync_reg_interfaces()
     lines.append('end module mpi_f08')

@@ -194,6 +194,12 @@ def special_aliases(fns):
             lines += aliases(fn.name, fn.name.lower())
     for name, target in CALLBACKS.items():
         lines += aliases(name, target)
+        if name[:4] in ('comm', 'type', 'win_', 'conv'):
+            # MPICH's mpi_f08 has them as procedures of its module
+            # mpi_f08_callbacks, with the arguments of the mpif.h ones.
+            lines.append(f'RCH_F_PUBLIC extern __typeof__(pmpi_{target}_) rch_f08_alias_{name} '
+                         f'__asm__("__mpi_f08_callbacks_MOD_mpi_{name}") '
+                         f'__attribute__((weak, alias("pmpi_{target}_")));')
     return '\n'.join(lines) + '\n'
 
 

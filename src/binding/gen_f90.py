@@ -129,17 +129,21 @@ SIZEOF_TYPES = [('integer', k) for k in (1, 2, 4, 8)] + [('real', k) for k in (4
     [('complex', k) for k in (4, 8, 16)] + [('logical', k) for k in (1, 2, 4, 8)]
 
 
-def sizeof_generic():
-    names = [f'rdmach_sizeof_{t}{k}' for t, k in SIZEOF_TYPES]
+def sizeof_name(t, k):
+    return f'rdmach_sizeof_{t}{k}'
+
+
+def sizeof_generic(name=sizeof_name):
+    names = [name(t, k) for t, k in SIZEOF_TYPES]
     head = wrap('        module procedure ' + ', '.join(names))
     return ['      interface MPI_Sizeof'] + head + ['      end interface']
 
 
-def sizeof_procedures(optional_ierror=False):
+def sizeof_procedures(name=sizeof_name, optional_ierror=False):
     """optional_ierror: module mpi_f08's, whose IERROR is OPTIONAL."""
     lines = []
     for t, k in SIZEOF_TYPES:
-        lines += [f'      subroutine rdmach_sizeof_{t}{k}(x, size, ierror)',
+        lines += [f'      subroutine {name(t, k)}(x, size, ierror)',
                   f'        {t}(kind={k}), dimension(..), intent(in) :: x',
                   '        integer, intent(out) :: size']
         if optional_ierror:

@@ -45,7 +45,9 @@ struct scan {
 /* C names, the Fortran bindings' link names (mpi_send_, pmpi_send_,
  * MPI_SEND: gfortran's lower case with a trailing underscore, or upper case)
  * and gfortran's names for the procedures of MPICH's modules
- * (__mpi_sizeofs_MOD_mpi_sizeof_i, __mpi_f08_...), which rdmach lacks. */
+ * (__mpi_sizeofs_MOD_mpi_sizeof_i, __mpi_f08_types_MOD_mpi_status_f2f08),
+ * of which rdmach's libmpichfort.so.12 has only some (mpi_f08's, named as
+ * MPICH names them: src/binding/gen_f08.py). */
 static int is_mpi_name(const char *n)
 {
     size_t len = strlen(n);

@@ -62,6 +62,8 @@ program f08_coll
   character(len=MPI_MAX_OBJECT_NAME) :: name
   integer :: name_len, dims(1), coords(1)
   type(MPI_Comm) :: cart
+  integer :: m2(3, 16)
+  type(MPI_Request) :: req
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -196,15 +198,17 @@ program f08_coll
              'user error handler called with the code')
   call MPI_Comm_call_errhandler(dup, MPI_ERR_OTHER)
   call check(handler_calls == 2 .and. handler_code == MPI_ERR_OTHER, 'MPI_Comm_call_errhandler')
-  ! a section where counts are per rank in an array (no datatype built):
-  ! MPI_ERR_BUFFER, not data in the wrong places, through the error handler
+  ! a section a nonblocking v-collective cannot use in place (two
+  ! dimensions, no single stride, and counts per rank: no datatype serves
+  ! it): MPI_ERR_BUFFER, not data in the wrong places, through the error
+  ! handler (blocking, the same section is copied: f08_sections)
   counts = n
   displs = [(i * n, i = 0, 63)]
-  call MPI_Gatherv(x, n, MPI_INTEGER, strided(1:2 * n * nproc:2), counts, displs, MPI_INTEGER, 0, &
-                   MPI_COMM_WORLD, ierr)
-  call check(ierr == MPI_ERR_BUFFER, 'Gatherv into a strided section: MPI_ERR_BUFFER')
-  call MPI_Gatherv(x, n, MPI_INTEGER, strided(1:2 * n * nproc:2), counts, displs, MPI_INTEGER, 0, &
-                   dup, ierr)
+  call MPI_Igatherv(x, n, MPI_INTEGER, m2(1:2, 1:4 * nproc), counts, displs, MPI_INTEGER, 0, &
+                    MPI_COMM_WORLD, req, ierr)
+  call check(ierr == MPI_ERR_BUFFER, 'Igatherv into a 2-d section: MPI_ERR_BUFFER')
+  call MPI_Igatherv(x, n, MPI_INTEGER, m2(1:2, 1:4 * nproc), counts, displs, MPI_INTEGER, 0, &
+                    dup, req, ierr)
   call check(ierr == MPI_ERR_BUFFER .and. handler_calls == 3 .and. handler_code == MPI_ERR_BUFFER, &
              'a refused section calls the error handler')
   call MPI_Errhandler_free(eh)

@@ -1,13 +1,15 @@
 ! f08_profile: the profiling interface of `use mpi_f08` (MPI-3.1 14.2): a
-! tool defines MPI_Send_f08 itself, counts the calls and forwards them to
-! PMPI_Send_f08; the program's MPI_Send (the generic) reaches the tool's,
+! tool defines MPI_Send_f08ts itself (the specific name MPI-3.1 17.1.5
+! gives a choice-buffer procedure when MPI_SUBARRAYS_SUPPORTED is .TRUE.),
+! counts the calls and forwards them to
+! PMPI_Send_f08ts; the program's MPI_Send (the generic) reaches the tool's,
 ! and the message its PMPI_ call sends arrives. Two ranks or more.
 module f08_profile_tool
   implicit none
   integer :: sends = 0
 end module
 
-subroutine MPI_Send_f08(buf, count, datatype, dest, tag, comm, ierror)
+subroutine MPI_Send_f08ts(buf, count, datatype, dest, tag, comm, ierror)
   use mpi_f08, only: MPI_Datatype, MPI_Comm, PMPI_Send
   use f08_profile_tool, only: sends
   implicit none

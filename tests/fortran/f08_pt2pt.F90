@@ -23,6 +23,9 @@ program f08_pt2pt
   type(MPI_Datatype) :: struct_type, point_type
   integer(kind=MPI_ADDRESS_KIND) :: base, disps(2)
 
+  character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: lib
+  integer :: lib_len
+
   call MPI_Init(ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_Init ierror')
   call check(MPI_SUBARRAYS_SUPPORTED .and. MPI_ASYNC_PROTECTS_NONBLOCKING, 'f08 feature constants')
@@ -162,7 +165,11 @@ program f08_pt2pt
   call MPI_Type_free(point_type)
 
   call MPI_Barrier(MPI_COMM_WORLD)
-  if (rank == 0) print '(a, i0, a)', 'f08_pt2pt: ok on ', nproc, ' ranks'
+  ! the library that answered (the ABI tests, built with MPICH's own
+  ! mpi_f08, check it is rdmach)
+  call MPI_Get_library_version(lib, lib_len)
+  if (rank == 0) print '(a, i0, 2a)', 'f08_pt2pt: ok on ', nproc, ' ranks, library ', &
+                       lib(1:index(lib, ' ') - 1)
   call MPI_Finalize(ierr)
 
 contains
