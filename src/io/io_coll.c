@@ -203,9 +203,9 @@ static int agg_write(const struct ADIOI_FileD *f, const MPI_Offset *meta, int np
         at += meta[2 * i + 1];
     }
     if (!e && whole)
-        e = rch_io_pwrite(f->fd, wbuf + (lo - wlo), (size_t)(hi - lo), lo);
+        e = rch_io_write(f, wbuf + (lo - wlo), (size_t)(hi - lo), lo);
     for (int i = 0; !e && !whole && i < ncover; i++)
-        e = rch_io_pwrite(f->fd, wbuf + (cover[i].off - wlo), (size_t)cover[i].len, cover[i].off);
+        e = rch_io_write(f, wbuf + (cover[i].off - wlo), (size_t)cover[i].len, cover[i].off);
     if (locked)
         rch_io_lock(f->fd, F_UNLCK, lo, hi - lo);
     free(cover);

@@ -50,6 +50,18 @@ int rch_io_pwrite(int fd, const void *buf, size_t len, MPI_Offset off)
     return 0;
 }
 
+int rch_io_write(const struct ADIOI_FileD *f, const void *buf, size_t len, MPI_Offset off)
+{
+    int e = rch_io_pwrite(f->fd, buf, len, off);
+#ifdef SYNC_FILE_RANGE_WRITE
+    /* asynchronous: only queues the range's dirty pages for writing (a file
+     * system without it, or a pipe, fails harmlessly) */
+    if (!e && f->hints.write_behind > 0 && (MPI_Offset)len >= f->hints.write_behind)
+        sync_file_range(f->fd, off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+#endif
+    return e;
+}
+
 int rch_io_lock(int fd, int type, MPI_Offset off, MPI_Offset len)
 {
     struct flock fl = { .l_type = (short)type, .l_whence = SEEK_SET, .l_start = off, .l_len = len };
@@ -130,7 +142,7 @@ static int sieve(const struct ADIOI_FileD *f, int is_write, const struct rch_io_
                 data += p[k].len;
             }
             if (is_write)
-                e = rch_io_pwrite(f->fd, w, (size_t)span, lo);
+                e = rch_io_write(f, w, (size_t)span, lo);
         }
         if (is_write && lock)
             rch_io_lock(f->fd, F_UNLCK, lo, span);
@@ -181,7 +193,7 @@ static int piecewise(const struct ADIOI_FileD *f, int is_write, const struct rch
     for (int i = 0; i < n; i++) {
         int e;
         if (is_write) {
-            if ((e = rch_io_pwrite(f->fd, buf + data, (size_t)p[i].len, p[i].off)) != 0)
+            if ((e = rch_io_write(f, buf + data, (size_t)p[i].len, p[i].off)) != 0)
                 return e;
         } else {
             size_t have = 0;
