@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include "io/io_impl.h"
 
 int rch_io_coll_aggregators(struct ADIOI_FileD *f)
@@ -197,8 +198,49 @@ static void displs(const int *cnt, int *dsp, int P, size_t *total)
     *total = t;
 }
 
-/* The aggregator's part of a write round: the received pieces into the
- * window, holes filled from the file when it can be read, one write. */
+/* A received piece and where its data is. */
+struct src_piece {
+    MPI_Offset off, len, at;
+};
+
+static int cmp_src(const void *a, const void *b)
+{
+    const struct src_piece *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* When the received pieces tile their range exactly (no hole, no
+ * overlap), they go to the file straight from the received data in one
+ * gather write, not through the window buffer. EAGAIN when they do not. */
+static int gather_write(const struct ADIOI_FileD *f, const MPI_Offset *meta, int npieces, const char *data)
+{
+    struct src_piece *s = malloc((size_t)npieces * sizeof(*s));
+    struct iovec *iov = malloc((size_t)npieces * sizeof(*iov));
+    int e = 0;
+    if (!s || !iov)
+        e = EAGAIN;
+    MPI_Offset at = 0;
+    for (int i = 0; !e && i < npieces; i++) {
+        s[i] = (struct src_piece){ meta[2 * i], meta[2 * i + 1], at };
+        at += meta[2 * i + 1];
+    }
+    if (!e)
+        qsort(s, (size_t)npieces, sizeof(*s), cmp_src);
+    for (int i = 0; !e && i < npieces; i++) {
+        if (i && s[i].off != s[i - 1].off + s[i - 1].len)
+            e = EAGAIN;
+        iov[i] = (struct iovec){ (char *)data + s[i].at, (size_t)s[i].len };
+    }
+    if (!e)
+        e = rch_io_writev(f, iov, npieces, s[0].off);
+    free(s);
+    free(iov);
+    return e;
+}
+
+/* The aggregator's part of a write round: a gather write when the pieces
+ * tile their range, else the received pieces into the window, holes filled
+ * from the file when it can be read, one write. */
 static int agg_write(const struct ADIOI_FileD *f, const MPI_Offset *meta, int npieces, const char *data,
                      char *wbuf, MPI_Offset wlo)
 {
@@ -206,6 +248,8 @@ static int agg_write(const struct ADIOI_FileD *f, const MPI_Offset *meta, int np
     int ncover, e;
     if (npieces == 0)
         return 0;
+    if ((e = gather_write(f, meta, npieces, data)) != EAGAIN)
+        return e;
     if ((e = coverage((const struct rch_io_piece *)meta, npieces, &cover, &ncover)) != 0)
         return e;
     MPI_Offset lo = cover[0].off, hi = cover[ncover - 1].off + cover[ncover - 1].len;

@@ -123,6 +123,10 @@ int rch_io_pwrite(int fd, const void *buf, size_t len, MPI_Offset off);
  * device works while the next data is produced, and a later
  * MPI_File_sync finds less to wait for). 0 or an errno. */
 int rch_io_write(const struct ADIOI_FileD *f, const void *buf, size_t len, MPI_Offset off);
+/* The same for n buffers that are consecutive bytes of the file from off
+ * (a gather write; iov is consumed). 0 or an errno. */
+struct iovec;
+int rch_io_writev(const struct ADIOI_FileD *f, struct iovec *iov, int n, MPI_Offset off);
 /* Byte-range lock of [off, off + len) (len 0: to the end), waiting: type
  * F_RDLCK, F_WRLCK or F_UNLCK. 0 or an errno. */
 int rch_io_lock(int fd, int type, MPI_Offset off, MPI_Offset len);
