@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include "io/io_impl.h"
 
 int rch_io_coll_aggregators(struct ADIOI_FileD *f)
@@ -113,6 +114,7 @@ static void window(const struct ADIOI_FileD *f, const struct plan *pl, int a, in
 struct round {
     int *scnt, *sdsp, *rcnt, *rdsp;          /* metadata (longs) */
     int *sbytes, *sbdsp, *rbytes, *rbdsp;    /* data (bytes) */
+    int *udsp;                               /* data (bytes) in place in the user's data */
     MPI_Offset *smeta, *rmeta;
     MPI_Offset *spos;                        /* [pieces sent]: their place in the packed data */
     char *sdata, *rdata;
@@ -164,6 +166,28 @@ static int cut(const struct ADIOI_FileD *f, const struct plan *pl, int r, const 
     return 0;
 }
 
+/* Are the pieces sent to each rank one run of the packed data (the pieces
+ * of a monotonic view, cut by windows, are)? Then that data is exchanged
+ * in place, from or into data at rd->udsp, instead of through sdata. */
+static int in_place(const struct round *rd, int P, int nsent)
+{
+    int k = 0;
+    for (int d = 0; d < P; d++) {
+        int m = rd->scnt[d] / 2;
+        rd->udsp[d] = 0;
+        if (!m)
+            continue;
+        if (rd->spos[k] > INT_MAX - rd->sbytes[d])
+            return 0;
+        rd->udsp[d] = (int)rd->spos[k];
+        for (int j = k + 1; j < k + m; j++)
+            if (rd->spos[j] != rd->spos[j - 1] + rd->smeta[2 * j - 1])
+                return 0;
+        k += m;
+    }
+    return k == nsent;
+}
+
 static void displs(const int *cnt, int *dsp, int P, size_t *total)
 {
     size_t t = 0;
@@ -174,8 +198,49 @@ static void displs(const int *cnt, int *dsp, int P, size_t *total)
     *total = t;
 }
 
-/* The aggregator's part of a write round: the received pieces into the
- * window, holes filled from the file when it can be read, one write. */
+/* A received piece and where its data is. */
+struct src_piece {
+    MPI_Offset off, len, at;
+};
+
+static int cmp_src(const void *a, const void *b)
+{
+    const struct src_piece *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* When the received pieces tile their range exactly (no hole, no
+ * overlap), they go to the file straight from the received data in one
+ * gather write, not through the window buffer. EAGAIN when they do not. */
+static int gather_write(const struct ADIOI_FileD *f, const MPI_Offset *meta, int npieces, const char *data)
+{
+    struct src_piece *s = malloc((size_t)npieces * sizeof(*s));
+    struct iovec *iov = malloc((size_t)npieces * sizeof(*iov));
+    int e = 0;
+    if (!s || !iov)
+        e = EAGAIN;
+    MPI_Offset at = 0;
+    for (int i = 0; !e && i < npieces; i++) {
+        s[i] = (struct src_piece){ meta[2 * i], meta[2 * i + 1], at };
+        at += meta[2 * i + 1];
+    }
+    if (!e)
+        qsort(s, (size_t)npieces, sizeof(*s), cmp_src);
+    for (int i = 0; !e && i < npieces; i++) {
+        if (i && s[i].off != s[i - 1].off + s[i - 1].len)
+            e = EAGAIN;
+        iov[i] = (struct iovec){ (char *)data + s[i].at, (size_t)s[i].len };
+    }
+    if (!e)
+        e = rch_io_writev(f, iov, npieces, s[0].off);
+    free(s);
+    free(iov);
+    return e;
+}
+
+/* The aggregator's part of a write round: a gather write when the pieces
+ * tile their range, else the received pieces into the window, holes filled
+ * from the file when it can be read, one write. */
 static int agg_write(const struct ADIOI_FileD *f, const MPI_Offset *meta, int npieces, const char *data,
                      char *wbuf, MPI_Offset wlo)
 {
@@ -183,6 +248,8 @@ static int agg_write(const struct ADIOI_FileD *f, const MPI_Offset *meta, int np
     int ncover, e;
     if (npieces == 0)
         return 0;
+    if ((e = gather_write(f, meta, npieces, data)) != EAGAIN)
+        return e;
     if ((e = coverage((const struct rch_io_piece *)meta, npieces, &cover, &ncover)) != 0)
         return e;
     MPI_Offset lo = cover[0].off, hi = cover[ncover - 1].off + cover[ncover - 1].len;
@@ -203,9 +270,9 @@ static int agg_write(const struct ADIOI_FileD *f, const MPI_Offset *meta, int np
         at += meta[2 * i + 1];
     }
     if (!e && whole)
-        e = rch_io_pwrite(f->fd, wbuf + (lo - wlo), (size_t)(hi - lo), lo);
+        e = rch_io_write(f, wbuf + (lo - wlo), (size_t)(hi - lo), lo);
     for (int i = 0; !e && !whole && i < ncover; i++)
-        e = rch_io_pwrite(f->fd, wbuf + (cover[i].off - wlo), (size_t)cover[i].len, cover[i].off);
+        e = rch_io_write(f, wbuf + (cover[i].off - wlo), (size_t)cover[i].len, cover[i].off);
     if (locked)
         rch_io_lock(f->fd, F_UNLCK, lo, hi - lo);
     free(cover);
@@ -289,25 +356,27 @@ static int one_round(struct ADIOI_FileD *f, const struct plan *pl, int r, int is
     MPI_Offset wlo = 0, whi = 0;
     if (my_ai >= 0)
         window(f, pl, my_ai, r, &wlo, &whi);
-    if (grow((void **)&rd->sdata, &rd->sdata_cap, sbytes_n + 1) || grow((void **)&rd->rdata, &rd->rdata_cap, rbytes_n + 1))
+    int direct = in_place(rd, P, nsent);
+    if (grow((void **)&rd->sdata, &rd->sdata_cap, direct ? 0 : sbytes_n + 1) ||
+        grow((void **)&rd->rdata, &rd->rdata_cap, rbytes_n + 1))
         return ENOMEM;
     if (is_write) {
         MPI_Offset at = 0;
-        for (int k = 0; k < nsent; k++) {
+        for (int k = 0; !direct && k < nsent; k++) {
             memcpy(rd->sdata + at, data + rd->spos[k], (size_t)rd->smeta[2 * k + 1]);
             at += rd->smeta[2 * k + 1];
         }
-        PMPI_Alltoallv(rd->sdata, rd->sbytes, rd->sbdsp, MPI_BYTE, rd->rdata, rd->rbytes, rd->rbdsp, MPI_BYTE,
-                       f->comm);
+        PMPI_Alltoallv(direct ? data : rd->sdata, rd->sbytes, direct ? rd->udsp : rd->sbdsp, MPI_BYTE, rd->rdata,
+                       rd->rbytes, rd->rbdsp, MPI_BYTE, f->comm);
         if (!e && my_ai >= 0)
             e = agg_write(f, rd->rmeta, (int)(rmeta_n / 2), rd->rdata, wbuf, wlo);
     } else {
         if (!e && my_ai >= 0)
             e = agg_read(f, rd->rmeta, (int)(rmeta_n / 2), rd->rdata, wbuf, wlo);
-        PMPI_Alltoallv(rd->rdata, rd->rbytes, rd->rbdsp, MPI_BYTE, rd->sdata, rd->sbytes, rd->sbdsp, MPI_BYTE,
-                       f->comm);
+        PMPI_Alltoallv(rd->rdata, rd->rbytes, rd->rbdsp, MPI_BYTE, direct ? data : rd->sdata, rd->sbytes,
+                       direct ? rd->udsp : rd->sbdsp, MPI_BYTE, f->comm);
         MPI_Offset at = 0;
-        for (int k = 0; k < nsent; k++) {
+        for (int k = 0; !direct && k < nsent; k++) {
             memcpy(data + rd->spos[k], rd->sdata + at, (size_t)rd->smeta[2 * k + 1]);
             at += rd->smeta[2 * k + 1];
         }
@@ -403,7 +472,7 @@ int rch_io_coll(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data,
         pl.rounds = (int)((pl.dsize + pl.cb - 1) / pl.cb);
         int P = f->size;
         struct round rd = { 0 };
-        int *ints = calloc((size_t)P * 8, sizeof(int));
+        int *ints = calloc((size_t)P * 9, sizeof(int));
         MPI_Offset wcap = pl.cb < pl.dsize ? pl.cb : pl.dsize;
         char *wbuf = malloc((size_t)wcap + 1);
         if (!ints || !wbuf) {
@@ -417,6 +486,7 @@ int rch_io_coll(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data,
         }
         rd.scnt = ints, rd.sdsp = ints + P, rd.rcnt = ints + 2 * P, rd.rdsp = ints + 3 * P;
         rd.sbytes = ints + 4 * P, rd.sbdsp = ints + 5 * P, rd.rbytes = ints + 6 * P, rd.rbdsp = ints + 7 * P;
+        rd.udsp = ints + 8 * P;
         for (int r = 0; r < pl.rounds; r++)
             e = one_round(f, &pl, r, is_write, p, ppos, n, data, &rd, wbuf, e);
         round_free(&rd);

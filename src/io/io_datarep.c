@@ -7,10 +7,12 @@
  * function reports it, is the native size; anything else is
  * MPI_ERR_UNSUPPORTED_DATAREP. The conversion functions are called once per
  * access over the whole user buffer (position 0, the user's count and
- * datatype), between the memory side and the packed file data;
+ * datatype; an int-count function in pieces of INT_MAX items), between the
+ * memory side and the packed file data;
  * MPI_CONVERSION_FN_NULL means the bytes are moved unchanged.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "io/io_impl.h"
@@ -48,16 +50,21 @@ int rch_io_datarep_fits(const struct rch_io_datarep *d, MPI_Datatype dt)
 int rch_io_datarep_convert(const struct rch_io_datarep *d, int to_file, void *userbuf, MPI_Datatype dt,
                            MPI_Count count, void *filebuf)
 {
-    int rc = MPI_SUCCESS;
-    if (to_file && d->wr)
-        rc = d->wr(userbuf, dt, (int)count, filebuf, 0, d->extra);
-    else if (to_file && d->wr_c)
-        rc = d->wr_c(userbuf, dt, count, filebuf, 0, d->extra);
-    else if (!to_file && d->rd)
-        rc = d->rd(userbuf, dt, (int)count, filebuf, 0, d->extra);
-    else if (!to_file && d->rd_c)
-        rc = d->rd_c(userbuf, dt, count, filebuf, 0, d->extra);
-    return rc == MPI_SUCCESS ? 0 : EILSEQ;
+    MPI_Datarep_conversion_function *fn = to_file ? d->wr : d->rd;
+    MPI_Datarep_conversion_function_c *fn_c = to_file ? d->wr_c : d->rd_c;
+    if (fn_c)
+        return fn_c(userbuf, dt, count, filebuf, 0, d->extra) == MPI_SUCCESS ? 0 : EILSEQ;
+    /* an int-count function over more than INT_MAX items: in pieces, each
+     * its items' place in filebuf and position in userbuf (MPI-4.1 14.5.3) */
+    int size = 0;
+    PMPI_Type_size(dt, &size);
+    for (MPI_Count done = 0; done < count;) {
+        int n = count - done > INT_MAX ? INT_MAX : (int)(count - done);
+        if (fn(userbuf, dt, n, (char *)filebuf + done * size, done, d->extra) != MPI_SUCCESS)
+            return EILSEQ;
+        done += n;
+    }
+    return 0;
 }
 
 int rch_io_datarep_converts(const struct rch_io_datarep *d, int to_file)

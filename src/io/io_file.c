@@ -163,17 +163,24 @@ static void hints_default(struct rch_io_hints *h)
     h->ind_rd_buffer_size = 4 << 20;
     h->ind_wr_buffer_size = 512 << 10;
     h->striping_unit = 0;
+    h->write_behind = 1 << 20;
 }
 
-static void hint_size(const struct rch_mpi_info *in, const char *key, MPI_Offset *v)
+/* A size hint of at least min (malformed values are ignored). */
+static void hint_size_min(const struct rch_mpi_info *in, const char *key, MPI_Offset *v, long long min)
 {
     const char *s = rch_mpi_info_lookup(in, key);
     char *end;
     if (!s)
         return;
     long long x = strtoll(s, &end, 10);
-    if (end != s && *end == '\0' && x > 0)
+    if (end != s && *end == '\0' && x >= min)
         *v = x;
+}
+
+static void hint_size(const struct rch_mpi_info *in, const char *key, MPI_Offset *v)
+{
+    hint_size_min(in, key, v, 1);
 }
 
 static void hint_switch(const struct rch_mpi_info *in, const char *key, int *v)
@@ -205,6 +212,7 @@ void rch_io_hints_parse(struct rch_io_hints *h, MPI_Info info)
     hint_size(in, "ind_rd_buffer_size", &h->ind_rd_buffer_size);
     hint_size(in, "ind_wr_buffer_size", &h->ind_wr_buffer_size);
     hint_size(in, "striping_unit", &h->striping_unit);
+    hint_size_min(in, "rdmach_write_behind", &h->write_behind, 0);
 }
 
 static const char *switch_name(int v)
@@ -574,6 +582,7 @@ int PMPI_File_get_info(MPI_File fh, MPI_Info *info_used)
     SETN("ind_wr_buffer_size", f->hints.ind_wr_buffer_size);
     if (f->hints.striping_unit)
         SETN("striping_unit", f->hints.striping_unit);
+    SETN("rdmach_write_behind", f->hints.write_behind);
 #undef SETN
     *info_used = in;
     return MPI_SUCCESS;

@@ -33,6 +33,8 @@ struct rch_io_hints {
     MPI_Offset ind_rd_buffer_size; /* data sieving windows */
     MPI_Offset ind_wr_buffer_size;
     MPI_Offset striping_unit;      /* aggregator domains are aligned to it (0: none) */
+    MPI_Offset write_behind;       /* rdmach_write_behind: writes of at least this many bytes
+                                    * start their write-back at once (0: never) */
 };
 
 /* One contiguous range of the file. */
@@ -116,6 +118,15 @@ MPI_Offset rch_io_view_data_before(const struct ADIOI_FileD *f, MPI_Offset off);
  * file: *done is the bytes transferred. 0 or an errno. */
 int rch_io_pread(int fd, void *buf, size_t len, MPI_Offset off, size_t *done);
 int rch_io_pwrite(int fd, const void *buf, size_t len, MPI_Offset off);
+/* rch_io_pwrite to f's data file, then, for a write of at least
+ * hints.write_behind bytes, the start of its write-back (write-behind: the
+ * device works while the next data is produced, and a later
+ * MPI_File_sync finds less to wait for). 0 or an errno. */
+int rch_io_write(const struct ADIOI_FileD *f, const void *buf, size_t len, MPI_Offset off);
+/* The same for n buffers that are consecutive bytes of the file from off
+ * (a gather write; iov is consumed). 0 or an errno. */
+struct iovec;
+int rch_io_writev(const struct ADIOI_FileD *f, struct iovec *iov, int n, MPI_Offset off);
 /* Byte-range lock of [off, off + len) (len 0: to the end), waiting: type
  * F_RDLCK, F_WRLCK or F_UNLCK. 0 or an errno. */
 int rch_io_lock(int fd, int type, MPI_Offset off, MPI_Offset len);

@@ -9,8 +9,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 #include "io/io_impl.h"
 
@@ -33,11 +35,16 @@ int rch_io_pread(int fd, void *buf, size_t len, MPI_Offset off, size_t *done)
     return 0;
 }
 
-int rch_io_pwrite(int fd, const void *buf, size_t len, MPI_Offset off)
+/* Whole gather write of n buffers to the consecutive file bytes from off,
+ * retrying short transfers (iov is consumed). 0 or an errno. */
+static int pwritev_all(int fd, struct iovec *iov, int n, MPI_Offset off)
 {
-    size_t put = 0;
-    while (put < len) {
-        ssize_t r = pwrite(fd, (const char *)buf + put, len - put, off + (MPI_Offset)put);
+    while (n > 0) {
+        if (iov->iov_len == 0) {
+            iov++, n--;
+            continue;
+        }
+        ssize_t r = pwritev(fd, iov, n < IOV_MAX ? n : IOV_MAX, off);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -45,9 +52,49 @@ int rch_io_pwrite(int fd, const void *buf, size_t len, MPI_Offset off)
         }
         if (r == 0)
             return ENOSPC;
-        put += (size_t)r;
+        off += r;
+        /* past the buffers written whole, into a partly written one */
+        for (; n > 0 && (size_t)r >= iov->iov_len; iov++, n--)
+            r -= (ssize_t)iov->iov_len;
+        if (n > 0) {
+            iov->iov_base = (char *)iov->iov_base + r;
+            iov->iov_len -= (size_t)r;
+        }
     }
     return 0;
+}
+
+int rch_io_pwrite(int fd, const void *buf, size_t len, MPI_Offset off)
+{
+    struct iovec v = { (void *)buf, len };
+    return pwritev_all(fd, &v, 1, off);
+}
+
+static void write_behind(const struct ADIOI_FileD *f, MPI_Offset off, MPI_Offset len)
+{
+#ifdef SYNC_FILE_RANGE_WRITE
+    /* asynchronous: only queues the range's dirty pages for writing (a file
+     * system without it, or a pipe, fails harmlessly) */
+    if (f->hints.write_behind > 0 && len >= f->hints.write_behind)
+        sync_file_range(f->fd, off, (off_t)len, SYNC_FILE_RANGE_WRITE);
+#endif
+}
+
+int rch_io_write(const struct ADIOI_FileD *f, const void *buf, size_t len, MPI_Offset off)
+{
+    struct iovec v = { (void *)buf, len };
+    return rch_io_writev(f, &v, 1, off);
+}
+
+int rch_io_writev(const struct ADIOI_FileD *f, struct iovec *iov, int n, MPI_Offset off)
+{
+    MPI_Offset len = 0;
+    for (int i = 0; i < n; i++)
+        len += (MPI_Offset)iov[i].iov_len;
+    int e = pwritev_all(f->fd, iov, n, off);
+    if (!e)
+        write_behind(f, off, len);
+    return e;
 }
 
 int rch_io_lock(int fd, int type, MPI_Offset off, MPI_Offset len)
@@ -130,7 +177,7 @@ static int sieve(const struct ADIOI_FileD *f, int is_write, const struct rch_io_
                 data += p[k].len;
             }
             if (is_write)
-                e = rch_io_pwrite(f->fd, w, (size_t)span, lo);
+                e = rch_io_write(f, w, (size_t)span, lo);
         }
         if (is_write && lock)
             rch_io_lock(f->fd, F_UNLCK, lo, span);
@@ -181,7 +228,7 @@ static int piecewise(const struct ADIOI_FileD *f, int is_write, const struct rch
     for (int i = 0; i < n; i++) {
         int e;
         if (is_write) {
-            if ((e = rch_io_pwrite(f->fd, buf + data, (size_t)p[i].len, p[i].off)) != 0)
+            if ((e = rch_io_write(f, buf + data, (size_t)p[i].len, p[i].off)) != 0)
                 return e;
         } else {
             size_t have = 0;

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "io/io_impl.h"
@@ -17,12 +18,15 @@ int rch_io_check(struct rch_io_op *op)
     const char *fn = op->fn;
     if (op->count < 0)
         return rch_io_err(f, MPI_ERR_COUNT, "%s: negative count %lld", fn, (long long)op->count);
-    if (op->count > INT_MAX)
-        return rch_io_err(f, MPI_ERR_COUNT, "%s: count %lld is above what this implementation moves in one call",
-                          fn, (long long)op->count);
     struct rch_mpi_type *t = rch_mpi_type_get(op->dt);
     if (!t)
         return rch_io_err(f, MPI_ERR_TYPE, "%s: invalid datatype 0x%x in argument datatype", fn, (unsigned)op->dt);
+    /* the bytes and the buffer's span must be file offsets and addresses */
+    MPI_Offset ext = t->extent < 0 ? -(MPI_Offset)t->extent : (MPI_Offset)t->extent;
+    MPI_Offset span = (MPI_Offset)t->size > ext ? (MPI_Offset)t->size : ext;
+    if (span > 0 && op->count > (MPI_Count)(PTRDIFF_MAX / span))
+        return rch_io_err(f, MPI_ERR_COUNT, "%s: count %lld of a %lld-byte datatype is beyond the address space",
+                          fn, (long long)op->count, (long long)span);
     if (!t->committed && !t->predefined)
         return rch_io_err(f, MPI_ERR_TYPE, "%s: datatype in argument datatype is not committed", fn);
     if (!op->buf && op->count > 0 && t->size > 0)
@@ -80,13 +84,41 @@ int rch_io_indep(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data
     return e;
 }
 
+/* The packers take int counts: a count over INT_MAX goes in pieces of at
+ * most INT_MAX items, item k at buf + k * extent and packed at k * size.
+ * to_file: user buffer to data, else back (got: the packed bytes there are).
+ * 0 or an errno. */
+static int convert(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
+                   int to_file, char *data, MPI_Offset got)
+{
+    if (f->urep && rch_io_datarep_converts(f->urep, to_file))
+        return rch_io_datarep_convert(f->urep, to_file, op->buf, op->dt, op->count, data);
+    for (MPI_Count done = 0; done < op->count;) {
+        int n = op->count - done > INT_MAX ? INT_MAX : (int)(op->count - done);
+        char *user = (char *)op->buf + done * t->extent, *packed = data + done * (MPI_Offset)t->size;
+        MPI_Offset bytes = (MPI_Offset)n * (MPI_Offset)t->size, have = got - done * (MPI_Offset)t->size;
+        MPI_Aint pos = 0;
+        if (f->external32 && to_file) {
+            if (PMPI_Pack_external("external32", user, n, op->dt, packed, bytes, &pos))
+                return EINVAL;
+        } else if (f->external32)
+            PMPI_Unpack_external("external32", packed, bytes, &pos, user, n, op->dt);
+        else if (to_file)
+            rch_mpi_type_pack(user, n, t, packed);
+        else if (have > 0)
+            rch_mpi_type_unpack(packed, (size_t)(have < bytes ? have : bytes), user, n, t);
+        done += n;
+    }
+    return 0;
+}
+
 /* The memory side: data is op->buf itself when it is contiguous native
  * data, else a packed copy. */
 static int pack_in(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
                    MPI_Offset nbytes, char **data)
 {
-    int convert = f->urep && rch_io_datarep_converts(f->urep, op->is_write);
-    if (t->contig && !f->external32 && !convert) {
+    int conv = f->urep && rch_io_datarep_converts(f->urep, op->is_write);
+    if (t->contig && !f->external32 && !conv) {
         *data = (char *)op->buf + t->true_lb;
         return 0;
     }
@@ -94,14 +126,7 @@ static int pack_in(const struct ADIOI_FileD *f, const struct rch_io_op *op, cons
         return ENOMEM;
     if (!op->is_write)
         return 0;
-    if (convert)
-        return rch_io_datarep_convert(f->urep, 1, op->buf, op->dt, op->count, *data);
-    if (f->external32) {
-        MPI_Aint pos = 0;
-        return PMPI_Pack_external("external32", op->buf, (int)op->count, op->dt, *data, nbytes, &pos) ? EINVAL : 0;
-    }
-    rch_mpi_type_pack(op->buf, (int)op->count, t, *data);
-    return 0;
+    return convert(f, op, t, 1, *data, nbytes);
 }
 
 /* 0 or an errno (a failed conversion). */
@@ -111,15 +136,8 @@ static int unpack_out(const struct ADIOI_FileD *f, const struct rch_io_op *op, c
     int e = 0;
     if (data == (char *)op->buf + t->true_lb)
         return 0;
-    if (!op->is_write) {
-        if (f->urep && rch_io_datarep_converts(f->urep, 0))
-            e = rch_io_datarep_convert(f->urep, 0, op->buf, op->dt, op->count, data);
-        else if (f->external32) {
-            MPI_Aint pos = 0;
-            PMPI_Unpack_external("external32", data, nbytes, &pos, op->buf, (int)op->count, op->dt);
-        } else
-            rch_mpi_type_unpack(data, (size_t)got, op->buf, (int)op->count, t);
-    }
+    if (!op->is_write)
+        e = convert(f, op, t, 0, data, f->external32 ? nbytes : got);
     free(data);
     return e;
 }

@@ -206,6 +206,7 @@ static void test_whole_file(void)
     MPI_OK(MPI_Info_set(info, "cb_buffer_size", "4096"));
     MPI_OK(MPI_Info_set(info, "romio_ds_write", "disable"));
     MPI_OK(MPI_Info_set(info, "no_such_hint", "whatever"));
+    MPI_OK(MPI_Info_set(info, "rdmach_write_behind", "0"));
     MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE |
                          MPI_MODE_UNIQUE_OPEN, info, &fh));
     MPI_Info_free(&info);
@@ -221,6 +222,8 @@ static void test_whole_file(void)
     CHECK(flag && !strcmp(v, "4096"), "cb_buffer_size in effect: %s", flag ? v : "(none)");
     MPI_OK(MPI_Info_get(used, "romio_ds_write", MPI_MAX_INFO_VAL, v, &flag));
     CHECK(flag && !strcmp(v, "disable"), "romio_ds_write in effect: %s", flag ? v : "(none)");
+    MPI_OK(MPI_Info_get(used, "rdmach_write_behind", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && !strcmp(v, "0"), "rdmach_write_behind in effect: %s", flag ? v : "(none)");
     MPI_OK(MPI_Info_get(used, "no_such_hint", MPI_MAX_INFO_VAL, v, &flag));
     CHECK(!flag, "an unknown hint is reported as in effect");
     MPI_OK(MPI_Info_get(used, "cb_nodes", MPI_MAX_INFO_VAL, v, &flag));
