@@ -33,3 +33,16 @@ foreach(chan shm tcp)
                        PASS_REGULAR_EXPRESSION "drills_death: PASS: rank 0 got the message"
                        FAIL_REGULAR_EXPRESSION "FAIL|failed")
 endforeach()
+
+# The same between two hosts of tests/cluster (network namespaces: own
+# address, /dev/shm and hostname; label "cluster", needs root): one rank per
+# host, so the heartbeats cross the hosts' bridge.
+foreach(wait recv any wait waitany barrier bcast fence test mt)
+  set(t drills_death_cluster_hang_${wait})
+  add_test(NAME ${t} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_death.sh --
+                             ${CMAKE_SOURCE_DIR}/tests/cluster/cluster.sh --hosts 2 --timeout 90 --
+                             -hosts h1:1,h2:1 -n 2 -disable-auto-cleanup -genv RDMACH_BIND none
+                             -genv RDMACH_HEARTBEAT all -genv RDMACH_PEER_STOP_TIMEOUT 0
+                             $<TARGET_FILE:drills_keep> $<TARGET_FILE:drills_death> ${wait} stop)
+  set_tests_properties(${t} PROPERTIES TIMEOUT 120 LABELS "cluster;drills")
+endforeach()
