@@ -96,7 +96,7 @@ static const struct rch_tun_row rows[] = {
       "while others wait for it before it counts as failed: their waits end with an error naming it "
       "(0: never)" },
     { "SHM_REAPER", RCH_TUN_BOOL, OFF(shm_reaper), "on", 0, 0, "on|off",
-      "Under a launcher that does not clean /dev/shm itself (Hydra; not rdmachrun, which does, nor Slurm), "
+      "Under a launcher that does not clean /dev/shm itself (Hydra, Slurm's srun; not rdmachrun, which does), "
       "the first rank of each host leaves a small detached process that waits for every rank of the job "
       "on that host to end and then removes the job's /dev/shm/rdmach-<job>-* files (device/reaper.c)" },
     { "HEARTBEAT", RCH_TUN_ENUM, OFF(heartbeat), "auto", 0, 0, "auto|all|off",
