@@ -121,7 +121,9 @@ rdmach_status_t rch_dev_hb_publish(void)
 {
     H.fd = -1;
     H.stopfd = -1;
-    if (!wanted() || rch_dev.size < 2)
+    /* auto with the whole job on this host: nothing to watch, nothing to pay */
+    if (!wanted() || rch_dev.size < 2 ||
+        (rch_tun.heartbeat == RCH_HEARTBEAT_AUTO && rch_boot.host_size >= rch_dev.size))
         return RDMACH_OK;
     while (getrandom(&H.key, sizeof(H.key), 0) != (ssize_t)sizeof(H.key) || H.key == 0)
         ;
@@ -250,10 +252,15 @@ static void release(void)
 }
 
 /* Which peers to watch: every other rank (RDMACH_HEARTBEAT=all), or those
- * this host's kernel cannot tell about (auto). */
+ * this host's kernel cannot tell about (auto): of another node, or with
+ * pretend nodes of another host or pid namespace (a PMI get each: tests). */
 static int watch(int r)
 {
-    return r != rch_dev.rank && (rch_tun.heartbeat == RCH_HEARTBEAT_ALL || rch_dev_live_host_pid(r) == 0);
+    if (r == rch_dev.rank || rch_tun.heartbeat == RCH_HEARTBEAT_ALL)
+        return r != rch_dev.rank;
+    if (rch_boot.host_size == rch_boot.local_size)
+        return rch_boot.node_of[r] != rch_boot.node;
+    return rch_dev_live_host_pid(r) == 0;
 }
 
 void rch_dev_hb_resolve(void)

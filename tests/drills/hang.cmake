@@ -46,3 +46,12 @@ foreach(wait recv any wait waitany barrier bcast fence test mt)
                              $<TARGET_FILE:drills_keep> $<TARGET_FILE:drills_death> ${wait} stop)
   set_tests_properties(${t} PROPERTIES TIMEOUT 120 LABELS "cluster;drills")
 endforeach()
+# With the default RDMACH_HEARTBEAT=auto: ranks 0 and 1 on h1 watch rank 2
+# on h2 (another node) by heartbeats, and each other through the kernel.
+add_test(NAME drills_death_cluster_hang_auto_any
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_death.sh --
+                 ${CMAKE_SOURCE_DIR}/tests/cluster/cluster.sh --hosts 2 --timeout 90 --
+                 -hosts h1:2,h2:1 -n 3 -disable-auto-cleanup -genv RDMACH_BIND none
+                 -genv RDMACH_PEER_STOP_TIMEOUT 0
+                 $<TARGET_FILE:drills_keep> $<TARGET_FILE:drills_death> any stop)
+set_tests_properties(drills_death_cluster_hang_auto_any PROPERTIES TIMEOUT 120 LABELS "cluster;drills")
