@@ -102,8 +102,8 @@ static const struct rch_tun_row rows[] = {
     { "HEARTBEAT", RCH_TUN_ENUM, OFF(heartbeat), "auto", 0, 0, "auto|all|off",
       "Heartbeats between ranks whose hang (SIGSTOP, a frozen host) no kernel here can see: a helper thread "
       "per rank sends each watched peer a datagram every HEARTBEAT_INTERVAL ms, and a peer silent for "
-      "HEARTBEAT_TIMEOUT ms counts as failed (its waiters get an error naming it). auto: ranks on other hosts "
-      "or in other pid namespaces (this host's ranks are watched through the kernel); all: every other rank; "
+      "HEARTBEAT_TIMEOUT ms counts as failed (its waiters get an error naming it). auto: ranks of other nodes "
+      "(this node's ranks are watched through the kernel); all: every other rank; "
       "off: none (device/heartbeat.c, docs/NETWORK.md)" },
     { "HEARTBEAT_INTERVAL", RCH_TUN_INT, OFF(heartbeat_interval), "200", 10, 60000, NULL,
       "Milliseconds between two heartbeats a rank sends each watched peer (HEARTBEAT)" },

@@ -1,6 +1,7 @@
 /*
  * Heartbeats: the liveness of peers that no kernel here can vouch for (a
- * rank on another host, or in another pid namespace). A rank that dies
+ * rank of another node; with pretend nodes, of another host or pid
+ * namespace). A rank that dies
  * there breaks its connections, and its channel reports it; a rank that
  * hangs as a whole (SIGSTOP, a frozen node, a partition) keeps them open
  * and says nothing, so only its silence tells.
