@@ -96,9 +96,20 @@ static const struct rch_tun_row rows[] = {
       "while others wait for it before it counts as failed: their waits end with an error naming it "
       "(0: never)" },
     { "SHM_REAPER", RCH_TUN_BOOL, OFF(shm_reaper), "on", 0, 0, "on|off",
-      "Under a launcher that does not clean /dev/shm itself (Hydra; not rdmachrun, which does, nor Slurm), "
+      "Under a launcher that does not clean /dev/shm itself (Hydra, Slurm's srun; not rdmachrun, which does), "
       "the first rank of each host leaves a small detached process that waits for every rank of the job "
       "on that host to end and then removes the job's /dev/shm/rdmach-<job>-* files (device/reaper.c)" },
+    { "HEARTBEAT", RCH_TUN_ENUM, OFF(heartbeat), "auto", 0, 0, "auto|all|off",
+      "Heartbeats between ranks whose hang (SIGSTOP, a frozen host) no kernel here can see: a helper thread "
+      "per rank sends each watched peer a datagram every HEARTBEAT_INTERVAL ms, and a peer silent for "
+      "HEARTBEAT_TIMEOUT ms counts as failed (its waiters get an error naming it). auto: ranks of other nodes "
+      "(this node's ranks are watched through the kernel); all: every other rank; "
+      "off: none (device/heartbeat.c, docs/NETWORK.md)" },
+    { "HEARTBEAT_INTERVAL", RCH_TUN_INT, OFF(heartbeat_interval), "200", 10, 60000, NULL,
+      "Milliseconds between two heartbeats a rank sends each watched peer (HEARTBEAT)" },
+    { "HEARTBEAT_TIMEOUT", RCH_TUN_INT, OFF(heartbeat_timeout), "1500", 100, 3600000, NULL,
+      "Milliseconds without a heartbeat after which a watched peer counts as failed (HEARTBEAT): with the "
+      "waiters' 0.2 s checks a hang is reported within this and 0.2 s; keep it several intervals long" },
     { "SIGUSR1", RCH_TUN_ENUM, OFF(sigusr1), "auto", 0, 0, "auto|on|off",
       "Handle SIGUSR1, which MPICH's Hydra sends the other ranks when one fails (its default action "
       "kills them): the handler counts it as \"a process failed\" (liveness is checked at once) and calls "

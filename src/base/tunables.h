@@ -33,6 +33,7 @@ enum { RCH_BARRIER_AUTO, RCH_BARRIER_DISSEMINATION, RCH_BARRIER_SHM, RCH_BARRIER
        RCH_BARRIER_HWSIM, RCH_BARRIER_PPDEV, RCH_BARRIER_OFI };
 enum { RCH_RMA_PATH_AUTO, RCH_RMA_PATH_RDMA, RCH_RMA_PATH_AM };
 enum { RCH_SIGUSR1_AUTO, RCH_SIGUSR1_ON, RCH_SIGUSR1_OFF };
+enum { RCH_HEARTBEAT_AUTO, RCH_HEARTBEAT_ALL, RCH_HEARTBEAT_OFF };
 enum { RCH_MEM_MONITOR_AUTO, RCH_MEM_MONITOR_RELOC, RCH_MEM_MONITOR_OFF };
 
 struct rch_tunables {
@@ -64,6 +65,9 @@ struct rch_tunables {
     int    peer_stop_timeout; /* ms a local peer may stay stopped before it counts as failed (0: never) */
     int    sigusr1;          /* RCH_SIGUSR1_*: the launcher's "a process failed" signal (base/proc.c) */
     int    shm_reaper;       /* bool: a per-host process removes the job's /dev/shm files once its ranks end */
+    int    heartbeat;        /* RCH_HEARTBEAT_*: which peers a helper thread's datagrams watch (device/heartbeat.c) */
+    int    heartbeat_interval; /* ms between two heartbeats to a peer */
+    int    heartbeat_timeout;  /* ms of silence after which a watched peer counts as failed */
     /* collectives (src/coll): the forced algorithm of each ("" or "auto": the tuning
      * table), the network profile, a measured tuning file, a layout for the
      * node-aware algorithms only */

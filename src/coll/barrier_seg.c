@@ -139,7 +139,7 @@ struct seg_offer {
 
 static void seg_name(char *out, size_t len, const struct rch_coll_comm *c)
 {
-    static unsigned serial;    /* segments this process has created */
+    static unsigned serial;    /* atomic: segments this process has created (threads may create at once) */
     char kvs[128];
     size_t i = 0;
     const char *k = rch_boot_is_up() ? rch_boot.kvsname : "";
@@ -149,7 +149,8 @@ static void seg_name(char *out, size_t len, const struct rch_coll_comm *c)
     kvs[i] = '\0';
     if (!kvs[0])
         snprintf(kvs, sizeof(kvs), "pid%ld", (long)getpid());
-    snprintf(out, len, "/rdmach-%s-b%u-%d-%u", kvs, (unsigned)c->ctx, c->world_of[c->rank], serial++);
+    snprintf(out, len, "/rdmach-%s-b%u-%d-%u", kvs, (unsigned)c->ctx, c->world_of[c->rank],
+             __atomic_fetch_add(&serial, 1u, __ATOMIC_RELAXED));
 }
 
 static rdmach_status_t seg_create(struct rch_coll_bar_seg *s, const char *name, size_t size,
@@ -313,13 +314,15 @@ void rch_coll_bar_seg_release(struct rch_coll_bar_seg *s)
 
 int rch_coll_bar_oversubscribed(void)
 {
-    static int cached = -1;
-    if (cached < 0) {
+    static int cached = -1;   /* atomic: the same answer in every thread */
+    int over = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (over < 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         int local = rch_boot_is_up() ? rch_boot.local_size : 1;
-        cached = local > (cores > 0 ? cores : 1);
+        over = local > (cores > 0 ? cores : 1);
+        __atomic_store_n(&cached, over, __ATOMIC_RELAXED);
     }
-    return cached;
+    return over;
 }
 
 void rch_coll_bar_waiter_init(struct rch_coll_bar_waiter *w)

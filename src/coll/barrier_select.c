@@ -34,7 +34,7 @@ static const struct rch_coll_barrier_ops *const backends[] = {
     NULL,
 };
 
-static const char *last = "";
+static const char *last = "";   /* atomic: threads may enter barriers at once */
 
 const struct rch_coll_barrier_ops *const *rch_coll_barrier_backends(void)
 {
@@ -51,12 +51,12 @@ const struct rch_coll_barrier_ops *rch_coll_barrier_find(const char *name)
 
 const char *rch_coll_barrier_last(void)
 {
-    return last;
+    return __atomic_load_n(&last, __ATOMIC_RELAXED);
 }
 
 RDMACH_API const char *rdmach_barrier_backend(void)
 {
-    return last;
+    return rch_coll_barrier_last();
 }
 
 /* The backend RDMACH_BARRIER names, NULL for auto. */
@@ -176,7 +176,7 @@ rdmach_status_t rch_coll_barrier_run(const struct rch_coll_comm *c)
 {
     struct rch_coll_cstate *cs = c->state;
     if (!cs) {
-        last = rch_coll_barrier_dissemination_ops.name;
+        __atomic_store_n(&last, rch_coll_barrier_dissemination_ops.name, __ATOMIC_RELAXED);
         return rch_coll_barrier_dissem_run(c, RCH_COLL_TAG_BARRIER);
     }
     if (RCH_UNLIKELY(!cs->bar)) {
@@ -184,7 +184,7 @@ rdmach_status_t rch_coll_barrier_run(const struct rch_coll_comm *c)
         if (st != RDMACH_OK)
             return st;
     }
-    last = cs->bar->name;
+    __atomic_store_n(&last, cs->bar->name, __ATOMIC_RELAXED);
     rdmach_status_t st = cs->bar->enter(cs->bar_state);
     return st != RDMACH_OK ? st : cs->bar->wait(cs->bar_state);
 }

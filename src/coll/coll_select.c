@@ -22,11 +22,14 @@
 #include "base/tunables.h"
 #include "coll/coll_impl.h"
 
+/* atomic: a failed rch_coll_init is tried again by each thread's collective */
 static const struct rch_coll_algo *forced[RCH_COLL_ID_MAX];
-static const char *last_algo[RCH_COLL_ID_MAX];
+static const char *last_algo[RCH_COLL_ID_MAX];   /* atomic: threads may run collectives at once */
 static int configured;
 static enum rch_coll_nic nic_override;    /* rch_coll_set_nic; ANY: none */
-static enum rch_coll_nic nic_resolved;    /* from the tunable / device; ANY: not yet */
+/* from the tunable / device; ANY: not yet. Atomic: the first collective of
+ * any thread resolves it */
+static enum rch_coll_nic nic_resolved;
 
 const struct rch_coll_algo *rch_coll_find_algo(enum rch_coll_id id, const char *name)
 {
@@ -56,12 +59,12 @@ static rdmach_status_t force(enum rch_coll_id id, const char *algo)
     if (!l)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "rch_coll_force: no collective %d", (int)id);
     if (!algo || !algo[0] || strcmp(algo, "auto") == 0) {
-        forced[id] = NULL;
+        __atomic_store_n(&forced[id], NULL, __ATOMIC_RELAXED);
         return RDMACH_OK;
     }
     const struct rch_coll_algo *a = rch_coll_find_algo(id, algo);
     if (a) {
-        forced[id] = a;
+        __atomic_store_n(&forced[id], a, __ATOMIC_RELAXED);
         return RDMACH_OK;
     }
     names[0] = 0;
@@ -118,9 +121,8 @@ rdmach_status_t rch_coll_init(void)
 
 const char *rch_coll_last_algo(enum rch_coll_id id)
 {
-    if ((unsigned)id >= RCH_COLL_ID_MAX || !last_algo[id])
-        return "";
-    return last_algo[id];
+    const char *name = (unsigned)id < RCH_COLL_ID_MAX ? __atomic_load_n(&last_algo[id], __ATOMIC_RELAXED) : NULL;
+    return name ? name : "";
 }
 
 /* ---- the network profile ---- */
@@ -143,21 +145,23 @@ enum rch_coll_nic rch_coll_nic(void)
 {
     if (nic_override != RCH_COLL_NIC_ANY)
         return nic_override;
-    if (nic_resolved == RCH_COLL_NIC_ANY) {
+    enum rch_coll_nic nic = __atomic_load_n(&nic_resolved, __ATOMIC_RELAXED);
+    if (nic == RCH_COLL_NIC_ANY) {
         int dev = -1;
         if (rch_tun.nic_profile == RCH_NIC_ONLOAD) {
-            nic_resolved = RCH_COLL_NIC_ONLOAD;
+            nic = RCH_COLL_NIC_ONLOAD;
         } else if (rch_tun.nic_profile == RCH_NIC_OFFLOAD) {
-            nic_resolved = RCH_COLL_NIC_OFFLOAD;
+            nic = RCH_COLL_NIC_OFFLOAD;
         } else {
             dev = rch_dev_net_onload();
-            nic_resolved = dev == 0 ? RCH_COLL_NIC_OFFLOAD : RCH_COLL_NIC_ONLOAD;
+            nic = dev == 0 ? RCH_COLL_NIC_OFFLOAD : RCH_COLL_NIC_ONLOAD;
         }
-        RCH_DEBUG("coll", "network profile %s (%s)", rch_coll_nic_name(nic_resolved),
+        RCH_DEBUG("coll", "network profile %s (%s)", rch_coll_nic_name(nic),
                   rch_tun.nic_profile != RCH_NIC_AUTO ? "RDMACH_NIC_PROFILE"
                   : dev < 0 ? "no channel reaches another node" : "the network channel's caps");
+        __atomic_store_n(&nic_resolved, nic, __ATOMIC_RELAXED);   /* the same in every thread */
     }
-    return nic_resolved;
+    return nic;
 }
 
 /* ---- the layout the collectives see ---- */
@@ -283,11 +287,12 @@ static const struct rch_coll_algo *select_algo(enum rch_coll_id id, const struct
     const struct rch_coll_algo *algo;
     size_t nrows;
 
-    if (forced[id]) {
-        if (forced[id]->applies(c, a))
-            return forced[id];
+    const struct rch_coll_algo *f = __atomic_load_n(&forced[id], __ATOMIC_RELAXED);
+    if (f) {
+        if (f->applies(c, a))
+            return f;
         RCH_DEBUG("coll", "%s: forced algorithm %s does not apply here; selecting", l->coll,
-                  forced[id]->name);
+                  f->name);
     }
     struct rch_coll_key k = {
         .nodes = c->nnodes > 0 && c->node_of ? c->nnodes : 1,
@@ -316,7 +321,7 @@ rdmach_status_t rch_coll_run(enum rch_coll_id id, const struct rch_coll_comm *c,
     if (st != RDMACH_OK)
         return st;
     const struct rch_coll_algo *algo = select_algo(id, &view, a);
-    last_algo[id] = algo->name;
+    __atomic_store_n(&last_algo[id], algo->name, __ATOMIC_RELAXED);
     st = algo->run(&view, a);
     free(mem);
     return st;

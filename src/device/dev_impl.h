@@ -303,6 +303,13 @@ void rch_dev_live_fini(void);
 /* Rank r's pid if it runs on this host in our pid namespace, else 0 (a PMI
  * get: after init's fence, never from progress). */
 pid_t rch_dev_live_host_pid(int r);
+/* heartbeat.c: the peers no kernel here watches (other hosts): publish
+ * before init's fence, resolve after it (starts the helper thread), check
+ * from live_check, fini at finalize (says goodbye, stops the helper). */
+rdmach_status_t rch_dev_hb_publish(void);
+void rch_dev_hb_resolve(void);
+void rch_dev_hb_check(void);
+void rch_dev_hb_fini(void);
 /* After init's fence (reaper.c): leave the per-host process that removes the
  * job's /dev/shm files once every rank of this host has ended. */
 void rch_dev_reaper_start(void);

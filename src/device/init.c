@@ -109,6 +109,7 @@ static void close_chans(void)
 static void free_state(void)
 {
     close_chans();
+    rch_dev_hb_fini();
     rch_dev_live_fini();
     free(rch_dev.peers);
     rch_dev.peers = NULL;
@@ -222,6 +223,8 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
             goto out_free;
     }
     st = rch_dev_live_publish();
+    if (st == RDMACH_OK)
+        st = rch_dev_hb_publish();
     if (st != RDMACH_OK)
         goto out_free;
     st = rch_boot_fence();
@@ -229,6 +232,7 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
         goto out_free;
     rch_dev_live_resolve();
     rch_dev_reaper_start();
+    rch_dev_hb_resolve();      /* after the reaper's fork: the helper thread is not forked */
     for (int i = 0; i < rch_dev.nchans; i++) {
         struct rch_dev_chan *dc = &rch_dev.chans[i];
         for (int k = 0; k < dc->npeers; k++) {

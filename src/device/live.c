@@ -19,8 +19,8 @@
  * fails like a peer a channel reports (rch_dev_peer_failed): everything
  * waiting on it ends with PEER_DEAD; a late completion from its channel
  * finds no live request and is dropped (req.c).
- * Peers on other hosts: only their channel can tell (a stopped remote rank
- * is not detected: that needs heartbeats over the network).
+ * Peers on other hosts: their channel tells of a death, their heartbeats
+ * (heartbeat.c) of a hang.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +136,7 @@ void rch_dev_live_check(void)
         return;
     L.next = now + PERIOD_S;
     L.alerts = alerts;
+    rch_dev_hb_check();        /* the peers of other hosts (heartbeat.c) */
     if (!L.any)
         return;
     /* after a gap in our own checks a stop seen before says nothing (as in

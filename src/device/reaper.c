@@ -18,9 +18,16 @@
  * environment and arguments are blanked and its name is "rdmach-reaper", so
  * tools that look for the program's ranks by their environment do not
  * count it. Not started under rdmachrun (which removes the job's files
- * itself when it ends), under Slurm (its step's cgroup and /dev/shm are
- * cleaned by slurmd, and tools count the program's processes there), for a
- * singleton, or where pidfd_open is missing (the sweep still applies).
+ * itself when it ends), for a singleton, or where pidfd_open is missing
+ * (the sweep still applies).
+ *
+ * Under Slurm (srun with PMI-2 or PMIx) too: slurmd leaves /dev/shm alone
+ * (unless a job_container plugin gives each job its own). With
+ * proctrack/linuxproc or pgid the reaper, in its own session and
+ * re-parented, outlives the step; with proctrack/cgroup it stays in the
+ * step's cgroup, which slurmstepd kills once the step's tasks have all
+ * ended: the reaper wakes on the same exits and is usually done first, but
+ * may not be, and then the next start-up's sweep reclaims what it can.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -116,7 +123,7 @@ void rch_dev_reaper_start(void)
 {
     const struct rch_boot_info *b = &rch_boot;
     int pretend = b->host_size > b->local_size;
-    if (!rch_tun.shm_reaper || b->singleton || has_prefix(b->kvsname, "run") || getenv("SLURM_STEP_ID") ||
+    if (!rch_tun.shm_reaper || b->singleton || has_prefix(b->kvsname, "run") ||
         (pretend ? b->rank != 0 : b->local_rank != 0))
         return;
     int cand = pretend ? b->size : b->local_size, n = 0;

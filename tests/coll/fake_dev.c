@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/base.h"
+#include "coll/coll.h"
 #include "device/dev.h"
 #include "fake_dev.h"
 
@@ -388,6 +389,10 @@ int fake_dev_run(int n, size_t eager, void (*fn)(int, void *), void *arg)
     nranks = nlive = n;
     deadlock = 0;
     eager_max = eager;
+    /* as MPI_Init does, once, before any collective: the pretend ranks share
+     * this process's configuration (rch_coll_init writes it); a test of a bad
+     * setting hears of it again from its collectives */
+    (void)rch_coll_init();
     for (int i = 0; i < n; i++) {
         t[i] = (struct thr){ i, fn, arg };
         if (pthread_create(&tid[i], NULL, thread_main, &t[i]) != 0)

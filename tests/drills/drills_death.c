@@ -16,6 +16,11 @@
  *   DIE   kill     raise(SIGKILL)
  *         exit     _exit(0), no MPI_Finalize
  *         stop     raise(SIGSTOP): a hang (the first survivor SIGKILLs it when done)
+ *         compute  no death: the victim computes COMPUTE_S without calling
+ *                  MPI (longer than any liveness timeout), then sends each
+ *                  survivor COMPUTE_VALUE, tag 0; the survivors (WAIT recv
+ *                  only) must receive it, not an error: a rank that
+ *                  computes is not a hung one
  *   usr1  the program handles SIGUSR1 itself (installed before MPI_Init):
  *         under Hydra the survivors must see it called (the library keeps
  *         it, RDMACH_SIGUSR1=auto, or chains to it, =on), and with auto
@@ -50,6 +55,8 @@
 #define AHEAD_S 0.5
 #define LIMIT_S 10.0
 #define NO_ERROR_S 20
+#define COMPUTE_S 3.5               /* over twice RDMACH_HEARTBEAT_TIMEOUT's default 1.5 s */
+#define COMPUTE_VALUE 4242
 
 static int rank, victim;
 static pid_t victim_pid;
@@ -90,6 +97,37 @@ static void on_alarm(int sig)
     if (victim_pid > 0)
         kill(victim_pid, SIGKILL);
     _exit(1);
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* compute mode: the victim computes (no MPI call), then sends; a survivor
+ * must receive the value. Both finalize. */
+static int compute(double t_die, int size)
+{
+    if (rank == victim) {
+        volatile double x = 1.0;
+        while (mono_s() < t_die + COMPUTE_S)
+            x = x * 1.0000001 + 1e-9;
+        int v = COMPUTE_VALUE;
+        for (int r = 0; r < size - 1; r++)
+            MPI_Send(&v, 1, MPI_INT, r, 0, MPI_COMM_WORLD);
+        MPI_Finalize();
+        return 0;
+    }
+    int v = 0;
+    int rc = MPI_Recv(&v, 1, MPI_INT, victim, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    double t = MPI_Wtime() - t_die;
+    int ok = rc == MPI_SUCCESS && v == COMPUTE_VALUE && t >= COMPUTE_S - 0.01;
+    say("drills_death: %s: rank %d %s %d after %.3f s (rc %d; the victim computed %.1f s without MPI)\n",
+        ok ? "PASS" : "FAIL", rank, ok ? "got the message" : "did not get", COMPUTE_VALUE, t, rc, COMPUTE_S);
+    MPI_Finalize();
+    return ok ? 0 : 1;
 }
 
 static void die(const char *how)
@@ -145,8 +183,11 @@ int main(int argc, char **argv)
 {
     int own_usr1 = argc == 4 && strcmp(argv[3], "usr1") == 0;
     if ((argc != 3 && !own_usr1) ||
-        (strcmp(argv[2], "kill") && strcmp(argv[2], "exit") && strcmp(argv[2], "stop"))) {
-        fprintf(stderr, "usage: drills_death recv|any|wait|waitany|barrier|bcast|fence|test|mt kill|exit|stop [usr1]\n");
+        (strcmp(argv[2], "kill") && strcmp(argv[2], "exit") && strcmp(argv[2], "stop") &&
+         strcmp(argv[2], "compute")) ||
+        (strcmp(argv[2], "compute") == 0 && strcmp(argv[1], "recv") != 0)) {
+        fprintf(stderr, "usage: drills_death recv|any|wait|waitany|barrier|bcast|fence|test|mt kill|exit|stop [usr1]\n"
+                        "       drills_death recv compute\n");
         return 2;
     }
     if (own_usr1)
@@ -187,6 +228,8 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     double t_die = MPI_Wtime() + AHEAD_S;
     MPI_Bcast(&t_die, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (strcmp(die_name, "compute") == 0)
+        return compute(t_die, size);
 
     if (rank == victim) {
         double left = t_die - MPI_Wtime();
