@@ -6,8 +6,8 @@
  * MPI_Test/Wait or blocking call of this rank, and the request completes when
  * the duplicate exists (*newcomm is written then).
  *
- * The agreement runs in rounds through the parent's rank 0, like
- * rch_mpi_exchange (ctxid.c) but with messages of its own: each member sends
+ * The agreement runs in rounds through the parent's rank 0 (a flat gather,
+ * unlike rch_mpi_exchange's tree in ctxid.c), with messages of its own: each member sends
  * { ok, mask }, rank 0 ANDs them and sends the result back. ok says "I hold
  * the candidate" (the pair the previous result named, which each member took
  * if it was still free here); mask is the pairs free here, the candidate
