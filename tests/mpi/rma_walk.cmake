@@ -1,5 +1,6 @@
-# A regular target datatype with a different first and last block to
-# Win_create memory, whose walk sends the equal blocks as one segment
+# A regular target datatype with a different first and last block, and a
+# struct put and accumulated, to Win_create memory, whose walk sends the
+# equal blocks, and each block of the struct, as one segment
 # (src/mpi/win_ops.c): over shared memory (V packets), the RMA and AM paths,
 # and tcp between pretend nodes.
 rdmach_mpi_test(test_rma_walk_regular NP 2 TIMEOUT 60)
