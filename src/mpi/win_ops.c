@@ -495,6 +495,10 @@ static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt
     unsigned char *tmp = NULL;
     if (acc && (!j->op || !j->op->fn || !j->op->elem))
         return RDMACH_AGAIN;     /* the device's checks report it */
+    /* a large accumulate to a regular map: the walk's few segments, combined
+     * by the device 4 KiB at a time in cache, instead of a buffer of it all */
+    if (j->kind == RCH_DEV_RMA_ACC && bytes > ACC_KEEP && rch_mpi_type_obj_of(tt)->regular)
+        return RDMACH_AGAIN;
     if (acc && !(tmp = acc_scratch(bytes ? bytes : 1)))
         return RDMACH_AGAIN;
     unsigned char *mem = rch_dev_rma_direct_begin(j->dw, j->target, acc);
