@@ -406,6 +406,53 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
     return st;
 }
 
+/* A put or accumulate of a map of a few blocks (a struct: 2..
+ * RCH_MPI_TYPE_PERIOD_MAX, sorted and disjoint, elements disjoint too) to
+ * memory the device cannot map: the data is rearranged a column at a time
+ * (block k of every element, then block k + 1) into *col, so each block of
+ * the map becomes one segment at the type's extent, instead of one segment
+ * per block per element (a 1 M-int {int; int[2]} struct: 2 segments, not
+ * 700 K, whose descriptions outweighed the data 4 to 1). Where the blocks
+ * land does not depend on the order they are written in, as no two overlap.
+ * RDMACH_AGAIN: not such a map. */
+#define COLUMN_MIN_COUNT 64
+static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt, int count, int64_t base, void **col)
+{
+    int nb = tt->nblocks;
+    const struct rch_mpi_type_block *b = tt->blocks;
+    if (count < COLUMN_MIN_COUNT || nb < 2 || nb > RCH_MPI_TYPE_PERIOD_MAX || j->espan ||
+        (j->kind != RCH_DEV_RMA_PUT && j->kind != RCH_DEV_RMA_ACC) || tt->extent <= 0)
+        return RDMACH_AGAIN;
+    for (int i = 0; i < nb; i++)
+        if (b[i].len == 0 || (i > 0 && b[i - 1].off + (MPI_Aint)b[i - 1].len > b[i].off))
+            return RDMACH_AGAIN;
+    if (b[nb - 1].off + (MPI_Aint)b[nb - 1].len - b[0].off > tt->extent)
+        return RDMACH_AGAIN;
+    size_t bytes = (size_t)count * tt->size;
+    unsigned char *c = malloc(bytes);
+    struct runs *r = malloc(sizeof(*r));
+    if (!c || !r) {
+        free(c);
+        free(r);
+        return RDMACH_AGAIN;
+    }
+    *r = (struct runs){ .n = 0 };
+    size_t poff = 0, coff = 0;
+    for (int i = 0; i < nb; i++) {
+        rch_base_copy2d(c + coff, (ptrdiff_t)b[i].len, j->in + poff, (ptrdiff_t)tt->size, (size_t)count, b[i].len);
+        r->s[r->n++] = (struct rch_dev_rma_seg){ .off = (uint64_t)(base + b[i].off), .stride = tt->extent,
+                                                 .blen = b[i].len, .count = (uint64_t)count };
+        r->bytes += (size_t)count * b[i].len;
+        poff += b[i].len;
+        coff += (size_t)count * b[i].len;
+    }
+    j->in = c;
+    *col = c;
+    rdmach_status_t st = runs_flush(j, r);
+    free(r);
+    return st;
+}
+
 /* A target whose window memory is mapped here (device DIRECT path): the
  * datatype engine moves the whole target datatype in one pass, as a local
  * MPI_Unpack into (put) or MPI_Pack out of (get) that memory, instead of one
@@ -413,6 +460,34 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
  * the operation to them in one call and unpacks them back, all under the
  * target's accumulate lock (atomic like the other paths). RDMACH_AGAIN: the
  * target is not mapped here (or no memory for an accumulate's copy): walk. */
+/* The packed target elements of a direct accumulate: kept between calls up
+ * to ACC_KEEP bytes (a buffer malloc'd and freed each time was mapped and
+ * faulted in again by every call: a third of a 4 MiB accumulate's time).
+ * Calls are serialised by the binding's critical section. */
+#define ACC_KEEP (16u << 20)
+static unsigned char *acc_buf;
+static size_t acc_len;
+
+static unsigned char *acc_scratch(size_t n)
+{
+    if (n <= acc_len)
+        return acc_buf;
+    if (n > ACC_KEEP)
+        return malloc(n);
+    unsigned char *p = realloc(acc_buf, n);
+    if (p) {
+        acc_buf = p;
+        acc_len = n;
+    }
+    return p;
+}
+
+static void acc_scratch_done(unsigned char *p)
+{
+    if (p != acc_buf)
+        free(p);
+}
+
 static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt, int tcount, int64_t base,
                                     size_t bytes)
 {
@@ -420,11 +495,16 @@ static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt
     unsigned char *tmp = NULL;
     if (acc && (!j->op || !j->op->fn || !j->op->elem))
         return RDMACH_AGAIN;     /* the device's checks report it */
-    if (acc && !(tmp = malloc(bytes ? bytes : 1)))
+    /* a large accumulate to a regular map: the walk's few segments, combined
+     * by the device 4 KiB at a time in cache, instead of a buffer of it all */
+    if (j->kind == RCH_DEV_RMA_ACC && bytes > ACC_KEEP && rch_mpi_type_obj_of(tt)->regular)
+        return RDMACH_AGAIN;
+    if (acc && !(tmp = acc_scratch(bytes ? bytes : 1)))
         return RDMACH_AGAIN;
     unsigned char *mem = rch_dev_rma_direct_begin(j->dw, j->target, acc);
     if (!mem) {
-        free(tmp);
+        if (tmp)
+            acc_scratch_done(tmp);
         return RDMACH_AGAIN;
     }
     mem += base;
@@ -440,7 +520,8 @@ static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt
         rch_mpi_unpack_n(tmp, mem, (size_t)tcount, tt);
     }
     rch_dev_rma_direct_end(j->dw, j->target, acc);
-    free(tmp);
+    if (tmp)
+        acc_scratch_done(tmp);
     return RDMACH_OK;
 }
 
@@ -564,6 +645,14 @@ static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, 
     rdmach_status_t st = spread ? RDMACH_AGAIN : typed_direct(&j, tt, tcount, base, bytes);
     if (st == RDMACH_AGAIN && kind == RCH_DEV_RMA_GET && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
         st = span_get(k, &j, tt, tcount, base, bytes);
+    if (st == RDMACH_AGAIN) {
+        void *col = NULL;
+        st = column_walk(&j, tt, tcount, base, &col);
+        if (col) {              /* the data in its column order, until the call completes */
+            free(k->tmp_in);
+            k->tmp_in = col;
+        }
+    }
     if (st == RDMACH_AGAIN)
         st = walk(&j, tt, tcount, base);
     rch_dev_rma_cmpl_release(&k->cmpl, st);   /* k may be gone from here on */

@@ -8,12 +8,55 @@
  * the blocks around that segment: an 8-byte head, K 4-byte blocks at a
  * stride of 12, a 2-byte tail, three elements of it back to back.
  *
+ * And a put then an accumulate (MPI_SUM) of 300 structs {int at 0; int[2]
+ * at 12}, extent 24, whose data the walk rearranges a column at a time so
+ * each of the two blocks is one segment (column_walk): every int lands
+ * where the map puts it, plus the sum; the holes keep their contents.
+ *
  * Rank r puts into rank (r + 1) % np, then gets it back. Usage:
  * test_rma_walk_regular [K].
  */
 #include "mpi_test.h"
 
 enum { HEAD = 8, BLK = 4, STRIDE = 12, TAIL = 2, COUNT = 3 };
+
+enum { NS = 300, EXT_INTS = 6 };
+
+static void structs(int me, int np)
+{
+    int bl[2] = { 1, 2 };
+    MPI_Aint off[2] = { 0, 12 };
+    MPI_Datatype ty[2] = { MPI_INT, MPI_INT }, s, t;
+    MPI_OK(MPI_Type_create_struct(2, bl, off, ty, &s));
+    MPI_OK(MPI_Type_create_resized(s, 0, EXT_INTS * 4, &t));
+    MPI_OK(MPI_Type_commit(&t));
+    int *mem = malloc(sizeof(int) * NS * EXT_INTS), src[3 * NS];
+    for (int i = 0; i < NS * EXT_INTS; i++)
+        mem[i] = -1;
+    for (int i = 0; i < 3 * NS; i++)
+        src[i] = me * 100000 + i;
+    MPI_Win win;
+    MPI_OK(MPI_Win_create(mem, (MPI_Aint)sizeof(int) * NS * EXT_INTS, 4, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    int to = (me + 1) % np, from = (me + np - 1) % np;
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Put(src, 3 * NS, MPI_INT, to, 0, NS, t, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    MPI_OK(MPI_Accumulate(src, 3 * NS, MPI_INT, to, 0, NS, t, MPI_SUM, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    int bad = 0;
+    for (int e = 0; e < NS && bad < 5; e++)
+        for (int i = 0; i < EXT_INTS; i++) {
+            int k = i == 0 ? 0 : i == 3 ? 1 : i == 4 ? 2 : -1;   /* the map: ints 0, 3, 4 of each 6 */
+            int want = k < 0 ? -1 : 2 * (from * 100000 + 3 * e + k);
+            if (mem[e * EXT_INTS + i] != want && bad++ < 5)
+                CHECK(0, "struct %d int %d: %d, put + accumulate from rank %d give %d", e, i,
+                      mem[e * EXT_INTS + i], from, want);
+        }
+    MPI_OK(MPI_Win_free(&win));
+    MPI_Type_free(&s);
+    MPI_Type_free(&t);
+    free(mem);
+}
 
 int main(int argc, char **argv)
 {
@@ -75,10 +118,12 @@ int main(int argc, char **argv)
     CHECK(memcmp(back, src, bytes) == 0, "get of what I put to rank %d differs", to);
 
     MPI_OK(MPI_Win_free(&win));
+    structs(me, np);
     MPI_Type_free(&h);
     MPI_Type_free(&t);
     if (me == 0)
-        printf("rma_walk_regular: %d ranks, %d-block regular map with head and tail, put and get: ok\n", np, nb);
+        printf("rma_walk_regular: %d ranks, %d-block regular map with head and tail (put, get), %d structs "
+               "(put, accumulate): ok\n", np, nb, NS);
     free(want);
     free(win_mem);
     free(src);
