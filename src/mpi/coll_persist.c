@@ -27,7 +27,8 @@
 
 struct pcoll {
     struct rch_nbc_sched *sched;       /* NULL when shm runs it */
-    struct rch_coll_pshm *shm;         /* an allreduce through the node segment */
+    struct rch_coll_pshm *shm;         /* an allreduce through the node segment,
+                                        * once it is made (sched NULL then) */
     struct rch_mpi_nb *nb;
     int active;    /* started and not yet at its end */
     int orphan;    /* the request was freed while active */
@@ -87,8 +88,12 @@ static int pcoll_start(const char *fn, void *obj, MPI_Request h, struct rch_mpi_
     pc->active = 1;   /* before the start: a run may end inside it */
     e->dreq = greq;
     e->pstate = RCH_MPI_PS_ACTIVE;
-    rdmach_status_t st = pc->shm ? rch_coll_pshm_start(pc->shm, greq)
-                                 : rch_coll_persist_start(pc->sched, greq);
+    if (pc->shm && pc->sched && rch_coll_pshm_ready(pc->shm)) {
+        rch_coll_persist_free(pc->sched);   /* the segment stays: never needed again */
+        pc->sched = NULL;
+    }
+    rdmach_status_t st = pc->sched ? rch_coll_persist_start(pc->sched, greq)
+                                   : rch_coll_pshm_start(pc->shm, greq);
     if (st != RDMACH_OK) {
         pc->active = 0;
         greq->on_complete = NULL;
@@ -192,7 +197,9 @@ static int end(const char *fn, MPI_Comm comm, int err, MPI_Request *request)
 
 /* On one node, a small allreduce runs through the node segment as the
  * blocking one does (src/coll/allreduce_shmseg_persist.c) when it can: the
- * schedule built by init is then not needed. */
+ * schedule built by init is then not needed. The segment is made by the
+ * communicator's first blocking shmseg collective, which may come after
+ * this call: the schedule runs the starts until then (pcoll_start). */
 static int allreduce_shm(const char *fn, MPI_Comm comm, int in_place, int count, MPI_Request *request)
 {
     struct rch_mpi_req *e = rch_mpi_req_get(*request);
@@ -206,7 +213,7 @@ static int allreduce_shm(const char *fn, MPI_Comm comm, int in_place, int count,
         PMPI_Request_free(request);
         return rch_mpi_coll_fail(fn, c, st);
     }
-    if (pc->shm) {
+    if (pc->shm && rch_coll_pshm_ready(pc->shm)) {
         rch_coll_persist_free(pc->sched);
         pc->sched = NULL;
     }
