@@ -24,6 +24,7 @@
  */
 #include <stdlib.h>
 #include "mpi/coll_nb.h"
+#include "mpi/intercoll.h"
 
 struct pcoll {
     struct rch_nbc_sched *sched;       /* NULL when shm runs it */
@@ -129,6 +130,13 @@ static const struct rch_mpi_persist_ops pcoll_ops = {
 static int begin(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     struct rch_mpi_comm *c;
+    if (rch_mpi_inter_get(comm)) {
+        /* the non-blocking form makes the persistent request itself
+         * (intercoll_nb.c); end() has nothing to capture */
+        int err = rch_mpi_info_check(comm, fn, info);
+        rch_mpi_inter_persistent = !err;
+        return err;
+    }
     int err = rch_mpi_nb_begin(fn, comm, request, &c);
     if (!err)
         err = rch_mpi_info_check(comm, fn, info);
@@ -157,6 +165,12 @@ static int hold_inputs(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb
  * started) into an inactive persistent one. */
 static int end(const char *fn, MPI_Comm comm, int err, MPI_Request *request)
 {
+    if (rch_mpi_inter_persistent) {
+        rch_mpi_inter_persistent = 0;
+        return err;
+    }
+    if (rch_mpi_inter_get(comm))
+        return err;   /* begin() failed */
     struct rch_nbc_sched *sched = rch_coll_persist_capture_end();
     if (err) {
         rch_coll_persist_free(sched);
@@ -392,7 +406,9 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     if (!err)
         err = rch_mpi_iallreduce(fn, sendbuf, recvbuf, count, datatype, op, comm, request);
     err = end(fn, comm, err, request);
-    return err ? err : allreduce_shm(fn, comm, sendbuf == MPI_IN_PLACE, count, request);
+    if (err || rch_mpi_inter_get(comm))
+        return err;
+    return allreduce_shm(fn, comm, sendbuf == MPI_IN_PLACE, count, request);
 }
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
 
