@@ -1713,6 +1713,86 @@ RDMACH_MPI_FN(int, Ssend_c, (const void *buf, MPI_Count count, MPI_Datatype data
                              MPI_Comm comm))
 RDMACH_MPI_FN(int, Ssend_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                                   MPI_Comm comm, MPI_Request *request))
+/* MPI-4.0 persistent collectives and MPI_Isendrecv(_replace), large counts */
+RDMACH_MPI_FN(int, Allgather_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                      MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Allgatherv_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                       MPI_Request *request))
+RDMACH_MPI_FN(int, Allreduce_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count,
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request *request))
+RDMACH_MPI_FN(int, Alltoall_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Alltoallv_init_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                      const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                      const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request *request))
+RDMACH_MPI_FN(int, Alltoallw_init_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                      const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                                      const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                      const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                      MPI_Request *request))
+RDMACH_MPI_FN(int, Bcast_init_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Exscan_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Gather_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Gatherv_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_allgather_init_c, (const void *sendbuf, MPI_Count sendcount,
+                                               MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                               MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_allgatherv_init_c, (const void *sendbuf, MPI_Count sendcount,
+                                                MPI_Datatype sendtype, void *recvbuf,
+                                                const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                                MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_alltoall_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                              MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_alltoallv_init_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                               const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                               const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                               MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_alltoallw_init_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                               void *recvbuf, const MPI_Count recvcounts[],
+                                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                               MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Reduce_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                   MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Reduce_scatter_init_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                           MPI_Request *request))
+RDMACH_MPI_FN(int, Reduce_scatter_block_init_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                                 MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Scan_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Scatter_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                                    MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Scatterv_init_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                     const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                                     MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Isendrecv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                                 int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                 int source, int recvtag, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Isendrecv_replace_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                                         int sendtag, int source, int recvtag, MPI_Comm comm,
+                                         MPI_Request *request))
 RDMACH_MPI_FN(int, Accumulate_c, (const void *origin_addr, MPI_Count origin_count,
                                   MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                                   MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
