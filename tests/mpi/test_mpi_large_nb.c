@@ -5,8 +5,12 @@
  * on an intercommunicator, whose per-peer arrays have the remote group's
  * length and are read at MPI_ROOT only (MPI-4.1 6.2.2). Values are computed
  * from the definitions; each persistent request is started twice. Then the
- * errors: a negative count, an array entry an int cannot hold.
+ * errors: a negative count, an array entry an int cannot hold. Last the
+ * non-blocking and persistent alltoallv/w _c forms with displacements beyond
+ * INT_MAX (a sparse buffer: only the blocks' pages are touched), on world
+ * and on the intercommunicator, with the blocking Gatherv_c there.
  */
+#include <sys/mman.h>
 #include "mpi_test.h"
 
 #define MAXP 16
@@ -163,10 +167,14 @@ static void persistent(void)
     MPI_OK(MPI_Comm_free(&ring));
     /* errors */
     expect_class(MPI_Bcast_init_c(b, -1, MPI_INT, 0, w, MPI_INFO_NULL, &r), MPI_ERR_COUNT, "Bcast_init_c count -1");
-    cnt[p - 1] = BIG;
+    cnt[p - 1] = -1;
     expect_class(MPI_Alltoallv_init_c(sb, cnt, sd, MPI_INT, all, cnt, dsp, MPI_INT, w, MPI_INFO_NULL, &r),
-                 MPI_ERR_COUNT, "Alltoallv_init_c sendcounts[p-1] = 2^31");
+                 MPI_ERR_COUNT, "Alltoallv_init_c sendcounts[p-1] = -1");
+    cnt[p - 1] = -BIG - 5;
+    expect_class(MPI_Ialltoallv_c(sb, cnt, sd, MPI_INT, all, cnt, dsp, MPI_INT, w, &r), MPI_ERR_COUNT,
+                 "Ialltoallv_c sendcounts[p-1] = -2^31 - 5");
     cnt[p - 1] = 1;
+
     dsp[0] = -BIG - 1;
     expect_class(MPI_Allgatherv_init_c(&v[0], 1, MPI_INT, all, cnt, dsp, MPI_INT, w, MPI_INFO_NULL, &r),
                  MPI_ERR_ARG, "Allgatherv_init_c displs[0] = -2^31 - 1");
@@ -225,6 +233,118 @@ static void inter(void)
     MPI_OK(MPI_Comm_free(&local));
 }
 
+/* Peer r's 16-byte block lands 2^31 + 64 r bytes into buf. */
+#define FAR(r) (BIG + 64 * (MPI_Aint)(r))
+
+static unsigned char blockbyte(int from, int to, int j)
+{
+    return (unsigned char)(1 + from * 16 + to * 4 + j);
+}
+
+/* Received: the block world rank from[r] sent to `to`, at FAR(r), r < n. */
+static void check_far(const char *what, unsigned char *buf, int n, const int *from, int to)
+{
+    for (int r = 0; r < n; r++) {
+        for (int j = 0; j < 16; j++)
+            CHECK(buf[FAR(r) + j] == blockbyte(from[r], to, j), "%s: byte %d of block %d is %u", what, j, r,
+                  buf[FAR(r) + j]);
+        CHECK(buf[FAR(r) - 1] == 0 && buf[FAR(r) + 16] == 0, "%s: wrote around block %d", what, r);
+        memset(buf + FAR(r), 0, 16);
+    }
+}
+
+/* The alltoall family on comm (n peers, peer r is world rank from[r], this
+ * process is `to` for them): each form once, the persistent one started
+ * twice. */
+static void far_alltoall(MPI_Comm comm, int n, const int *from, int to, unsigned char *buf)
+{
+    unsigned char mine[16 * MAXP];
+    MPI_Count counts[MAXP];
+    MPI_Aint far[MAXP], near[MAXP];
+    MPI_Datatype bytes[MAXP];
+    for (int r = 0; r < n; r++) {
+        counts[r] = 16;
+        far[r] = FAR(r);
+        near[r] = 16 * r;
+        bytes[r] = MPI_BYTE;
+        for (int j = 0; j < 16; j++)
+            mine[16 * r + j] = blockbyte(me, r, j);   /* what this process sends to peer r */
+    }
+    MPI_Request rq;
+    MPI_OK(MPI_Ialltoallv_c(mine, counts, near, MPI_BYTE, buf, counts, far, MPI_BYTE, comm, &rq));
+    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    check_far("Ialltoallv_c", buf, n, from, to);
+    MPI_OK(MPI_Ialltoallw_c(mine, counts, near, bytes, buf, counts, far, bytes, comm, &rq));
+    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    check_far("Ialltoallw_c", buf, n, from, to);
+    MPI_Request pr[2];
+    MPI_OK(MPI_Alltoallv_init_c(mine, counts, near, MPI_BYTE, buf, counts, far, MPI_BYTE, comm, MPI_INFO_NULL,
+                                &pr[0]));
+    MPI_OK(MPI_Alltoallw_init_c(mine, counts, near, bytes, buf, counts, far, bytes, comm, MPI_INFO_NULL, &pr[1]));
+    for (int i = 0; i < 4; i++) {   /* each started twice */
+        MPI_OK(MPI_Start(&pr[i % 2]));
+        MPI_OK(MPI_Wait(&pr[i % 2], MPI_STATUS_IGNORE));
+        check_far(i % 2 ? "Alltoallw_init_c" : "Alltoallv_init_c", buf, n, from, to);
+    }
+    MPI_OK(MPI_Request_free(&pr[0]));
+    MPI_OK(MPI_Request_free(&pr[1]));
+    /* only this process's arrays are beyond an int when it is rank 0: the
+     * others run the int form against it */
+    MPI_Aint *rd = me == 0 ? far : near;
+    MPI_OK(MPI_Ialltoallv_c(mine, counts, near, MPI_BYTE, buf, counts, rd, MPI_BYTE, comm, &rq));
+    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    if (me == 0) {
+        check_far("Ialltoallv_c, only rank 0 far", buf, n, from, to);
+    } else {
+        for (int r = 0; r < n; r++)
+            for (int j = 0; j < 16; j++)
+                CHECK(buf[16 * r + j] == blockbyte(from[r], to, j), "Ialltoallv_c near: byte %d of block %d", j, r);
+        memset(buf, 0, 16 * (size_t)n);
+    }
+}
+
+static void far(void)
+{
+    const size_t len = (size_t)FAR(MAXP) + 64;
+    unsigned char *buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    CHECK(buf != MAP_FAILED, "no address space for %zu bytes", len);
+    int from[MAXP];
+    for (int r = 0; r < p; r++)
+        from[r] = r;
+    far_alltoall(MPI_COMM_WORLD, p, from, me, buf);
+    if (p > 1) {
+        int color = me % 2, nA = (p + 1) / 2, nB = p / 2, rsize = color ? nA : nB;
+        MPI_Comm local, ic;
+        MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, color, me, &local));
+        MPI_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, 1 - color, 80, &ic));
+        for (int r = 0; r < rsize; r++)
+            from[r] = 2 * r + 1 - color;
+        far_alltoall(ic, rsize, from, me / 2, buf);
+        /* blocking Gatherv_c to the even group's rank 0: arrays of the
+         * remote size, read at MPI_ROOT; beyond an int, then within */
+        int root = color == 0 ? (me == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+        MPI_Count counts[MAXP];
+        MPI_Aint displs[MAXP];
+        unsigned char mine[16];
+        for (int j = 0; j < 16; j++)
+            mine[j] = blockbyte(me, 0, j);
+        for (int near = 0; near < 2; near++) {
+            for (int r = 0; r < rsize; r++) {
+                counts[r] = 16;
+                displs[r] = near ? 16 * r : FAR(r);
+            }
+            MPI_OK(MPI_Gatherv_c(mine, 16, MPI_BYTE, buf, counts, displs, MPI_BYTE, root, ic));
+            for (int r = 0; root == MPI_ROOT && r < rsize; r++)
+                for (int j = 0; j < 16; j++)
+                    CHECK(buf[displs[r] + j] == blockbyte(from[r], 0, j), "inter Gatherv_c (%s): byte %d of "
+                          "block %d", near ? "near" : "far", j, r);
+        }
+        MPI_OK(MPI_Comm_free(&ic));
+        MPI_OK(MPI_Comm_free(&local));
+    }
+    munmap(buf, len);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -237,6 +357,7 @@ int main(int argc, char **argv)
     persistent();
     if (p > 1)
         inter();
+    far();
     MPI_Finalize();
     if (me == 0)
         printf("large_nb: %d ranks ok\n", p);
