@@ -1491,6 +1491,10 @@ RDMACH_MPI_FN(int, Session_attach_buffer, (MPI_Session session, void *buffer, in
 RDMACH_MPI_FN(int, Session_detach_buffer, (MPI_Session session, void *buffer_addr, int *size))
 RDMACH_MPI_FN(int, Session_flush_buffer, (MPI_Session session))
 RDMACH_MPI_FN(int, Session_iflush_buffer, (MPI_Session session, MPI_Request *request))
+RDMACH_MPI_FN(int, Comm_attach_buffer_c, (MPI_Comm comm, void *buffer, MPI_Count size))
+RDMACH_MPI_FN(int, Comm_detach_buffer_c, (MPI_Comm comm, void *buffer_addr, MPI_Count *size))
+RDMACH_MPI_FN(int, Session_attach_buffer_c, (MPI_Session session, void *buffer, MPI_Count size))
+RDMACH_MPI_FN(int, Session_detach_buffer_c, (MPI_Session session, void *buffer_addr, MPI_Count *size))
 
 /* ---- large counts (MPI-4): the _c forms, MPI_Count counts and MPI_Aint
  * displacements (src/binding/mpi_api.txt derives them; the I/O ones are above) ---- */

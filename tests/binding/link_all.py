@@ -45,7 +45,6 @@ Request_get_status_all Request_get_status_any Request_get_status_some
 
 # Reference functions rdmach does not define yet (the report of this test).
 KNOWN_GAPS = set('''
-Comm_attach_buffer_c Comm_detach_buffer_c Session_attach_buffer_c Session_detach_buffer_c
 Request_get_status_all Request_get_status_any Request_get_status_some
 Status_c2f08 Status_f082c Status_f082f Status_f2f08
 '''.split())

@@ -8,7 +8,8 @@
  * errors: a negative count, an array entry an int cannot hold. Last the
  * non-blocking and persistent alltoallv/w _c forms with displacements beyond
  * INT_MAX (a sparse buffer: only the blocks' pages are touched), on world
- * and on the intercommunicator, with the blocking Gatherv_c there.
+ * and on the intercommunicator, with the blocking Gatherv_c there; and the
+ * _c forms of the communicator's and session's attached buffers (MPI 4.1).
  */
 #include <sys/mman.h>
 #include "mpi_test.h"
@@ -345,6 +346,44 @@ static void far(void)
     munmap(buf, len);
 }
 
+/* The _c forms of MPI-4.1's attached buffers: a communicator's and a
+ * session's buffer of 2^31 + 4096 bytes (sparse), which only the _c detach
+ * can report. */
+static void attached(void)
+{
+    const MPI_Count len = BIG + 4096;
+    unsigned char *b = mmap(NULL, (size_t)len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                            -1, 0);
+    CHECK(b != MAP_FAILED, "no address space for %lld bytes", (long long)len);
+    void *addr = NULL;
+    MPI_Count got = 0;
+    int isize = 0, v = 50 + me, r = -1;
+    MPI_OK(MPI_Comm_attach_buffer_c(MPI_COMM_WORLD, b, len));
+    MPI_OK(MPI_Bsend(&v, 1, MPI_INT, (me + 1) % p, 4, MPI_COMM_WORLD));
+    MPI_OK(MPI_Recv(&r, 1, MPI_INT, (me + p - 1) % p, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CHECK(r == 50 + (me + p - 1) % p, "Bsend through Comm_attach_buffer_c's buffer: %d", r);
+    expect_class(MPI_Comm_detach_buffer(MPI_COMM_WORLD, &addr, &isize), MPI_ERR_VALUE_TOO_LARGE,
+                 "Comm_detach_buffer of 2^31 + 4096 bytes");
+    MPI_OK(MPI_Comm_detach_buffer_c(MPI_COMM_WORLD, &addr, &got));
+    CHECK(addr == b && got == len, "Comm_detach_buffer_c: %p %lld", addr, (long long)got);
+    MPI_Session ses;
+    MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &ses));
+    MPI_OK(MPI_Session_attach_buffer_c(ses, b, len));
+    addr = NULL;
+    got = 0;
+    MPI_OK(MPI_Session_detach_buffer_c(ses, &addr, &got));
+    CHECK(addr == b && got == len, "Session_detach_buffer_c: %p %lld", addr, (long long)got);
+    MPI_OK(MPI_Session_finalize(&ses));
+    expect_class(MPI_Comm_attach_buffer_c(MPI_COMM_NULL, b, 64), MPI_ERR_COMM, "Comm_attach_buffer_c(COMM_NULL)");
+    expect_class(MPI_Comm_detach_buffer_c(MPI_COMM_NULL, &addr, &got), MPI_ERR_COMM,
+                 "Comm_detach_buffer_c(COMM_NULL)");
+    expect_class(MPI_Session_attach_buffer_c(MPI_SESSION_NULL, b, 64), MPI_ERR_SESSION,
+                 "Session_attach_buffer_c(SESSION_NULL)");
+    expect_class(MPI_Session_detach_buffer_c(MPI_SESSION_NULL, &addr, &got), MPI_ERR_SESSION,
+                 "Session_detach_buffer_c(SESSION_NULL)");
+    munmap(b, (size_t)len);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -358,6 +397,7 @@ int main(int argc, char **argv)
     if (p > 1)
         inter();
     far();
+    attached();
     MPI_Finalize();
     if (me == 0)
         printf("large_nb: %d ranks ok\n", p);
