@@ -1472,6 +1472,12 @@ RDMACH_MPI_FN(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
 RDMACH_MPI_FN(int, Remove_error_class, (int errorclass))
 RDMACH_MPI_FN(int, Remove_error_code, (int errorcode))
 RDMACH_MPI_FN(int, Remove_error_string, (int errorcode))
+RDMACH_MPI_FN(int, Request_get_status_all, (int count, const MPI_Request array_of_requests[], int *flag,
+                                            MPI_Status *array_of_statuses))
+RDMACH_MPI_FN(int, Request_get_status_any, (int count, const MPI_Request array_of_requests[], int *index,
+                                            int *flag, MPI_Status *status))
+RDMACH_MPI_FN(int, Request_get_status_some, (int incount, const MPI_Request array_of_requests[], int *outcount,
+                                             int array_of_indices[], MPI_Status *array_of_statuses))
 RDMACH_MPI_FN(int, Status_get_source, (MPI_Status *status, int *source))
 RDMACH_MPI_FN(int, Status_set_source, (MPI_Status *status, int source))
 RDMACH_MPI_FN(int, Status_get_tag, (MPI_Status *status, int *tag))
