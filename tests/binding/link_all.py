@@ -40,6 +40,7 @@ Buffer_flush Buffer_iflush
 Comm_attach_buffer Comm_detach_buffer Comm_flush_buffer Comm_iflush_buffer
 Session_attach_buffer Session_detach_buffer Session_flush_buffer Session_iflush_buffer
 Comm_attach_buffer_c Comm_detach_buffer_c Session_attach_buffer_c Session_detach_buffer_c
+Request_get_status_all Request_get_status_any Request_get_status_some
 '''.split()
 
 # Reference functions rdmach does not define yet (the report of this test).
