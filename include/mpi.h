@@ -1472,6 +1472,12 @@ RDMACH_MPI_FN(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
 RDMACH_MPI_FN(int, Remove_error_class, (int errorclass))
 RDMACH_MPI_FN(int, Remove_error_code, (int errorcode))
 RDMACH_MPI_FN(int, Remove_error_string, (int errorcode))
+RDMACH_MPI_FN(int, Request_get_status_all, (int count, const MPI_Request array_of_requests[], int *flag,
+                                            MPI_Status *array_of_statuses))
+RDMACH_MPI_FN(int, Request_get_status_any, (int count, const MPI_Request array_of_requests[], int *index,
+                                            int *flag, MPI_Status *status))
+RDMACH_MPI_FN(int, Request_get_status_some, (int incount, const MPI_Request array_of_requests[], int *outcount,
+                                             int array_of_indices[], MPI_Status *array_of_statuses))
 RDMACH_MPI_FN(int, Status_get_source, (MPI_Status *status, int *source))
 RDMACH_MPI_FN(int, Status_set_source, (MPI_Status *status, int source))
 RDMACH_MPI_FN(int, Status_get_tag, (MPI_Status *status, int *tag))
@@ -1491,6 +1497,10 @@ RDMACH_MPI_FN(int, Session_attach_buffer, (MPI_Session session, void *buffer, in
 RDMACH_MPI_FN(int, Session_detach_buffer, (MPI_Session session, void *buffer_addr, int *size))
 RDMACH_MPI_FN(int, Session_flush_buffer, (MPI_Session session))
 RDMACH_MPI_FN(int, Session_iflush_buffer, (MPI_Session session, MPI_Request *request))
+RDMACH_MPI_FN(int, Comm_attach_buffer_c, (MPI_Comm comm, void *buffer, MPI_Count size))
+RDMACH_MPI_FN(int, Comm_detach_buffer_c, (MPI_Comm comm, void *buffer_addr, MPI_Count *size))
+RDMACH_MPI_FN(int, Session_attach_buffer_c, (MPI_Session session, void *buffer, MPI_Count size))
+RDMACH_MPI_FN(int, Session_detach_buffer_c, (MPI_Session session, void *buffer_addr, MPI_Count *size))
 
 /* ---- large counts (MPI-4): the _c forms, MPI_Count counts and MPI_Aint
  * displacements (src/binding/mpi_api.txt derives them; the I/O ones are above) ---- */
@@ -1713,6 +1723,86 @@ RDMACH_MPI_FN(int, Ssend_c, (const void *buf, MPI_Count count, MPI_Datatype data
                              MPI_Comm comm))
 RDMACH_MPI_FN(int, Ssend_init_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                                   MPI_Comm comm, MPI_Request *request))
+/* MPI-4.0 persistent collectives and MPI_Isendrecv(_replace), large counts */
+RDMACH_MPI_FN(int, Allgather_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                      MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Allgatherv_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                       MPI_Request *request))
+RDMACH_MPI_FN(int, Allreduce_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count,
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request *request))
+RDMACH_MPI_FN(int, Alltoall_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Alltoallv_init_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                      const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                      const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request *request))
+RDMACH_MPI_FN(int, Alltoallw_init_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                      const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                                      const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                      const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                      MPI_Request *request))
+RDMACH_MPI_FN(int, Bcast_init_c, (void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Exscan_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Gather_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                                   MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Gatherv_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_allgather_init_c, (const void *sendbuf, MPI_Count sendcount,
+                                               MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                               MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_allgatherv_init_c, (const void *sendbuf, MPI_Count sendcount,
+                                                MPI_Datatype sendtype, void *recvbuf,
+                                                const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                                MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_alltoall_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                              MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_alltoallv_init_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                               const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                               const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                               MPI_Request *request))
+RDMACH_MPI_FN(int, Neighbor_alltoallw_init_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                               const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                               void *recvbuf, const MPI_Count recvcounts[],
+                                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                               MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Reduce_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                   MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Reduce_scatter_init_c, (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                           MPI_Request *request))
+RDMACH_MPI_FN(int, Reduce_scatter_block_init_c, (const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                                 MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Scan_init_c, (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                 MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Scatter_init_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                                    MPI_Comm comm, MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Scatterv_init_c, (const void *sendbuf, const MPI_Count sendcounts[],
+                                     const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                                     MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request *request))
+RDMACH_MPI_FN(int, Isendrecv_c, (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                                 int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                 int source, int recvtag, MPI_Comm comm, MPI_Request *request))
+RDMACH_MPI_FN(int, Isendrecv_replace_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                                         int sendtag, int source, int recvtag, MPI_Comm comm,
+                                         MPI_Request *request))
 RDMACH_MPI_FN(int, Accumulate_c, (const void *origin_addr, MPI_Count origin_count,
                                   MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                                   MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,

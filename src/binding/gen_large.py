@@ -29,6 +29,7 @@ POLY = ('COUNT', 'DISP')
 def length(expr, fn):
     """A len= expression as C in the wrapper, over the _c parameters."""
     for f, c in (('comm_size', 'rch_mpi_large_nprocs({})'),
+                 ('remote_size', 'rch_mpi_large_remote_size({})'),
                  ('indegree', 'rch_mpi_large_degree({}, 0)'),
                  ('outdegree', 'rch_mpi_large_degree({}, 1)')):
         if expr.startswith(f + '('):

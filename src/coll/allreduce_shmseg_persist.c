@@ -20,10 +20,14 @@
  * entered that collective, so the wait needs nothing more from anyone). The
  * runs of different communicators' segments do not wait for each other.
  *
- * It applies only when the segment was already made when the request was
- * built: making it is a collective set-up, which neither an init call nor a
- * start may wait for; whether it exists is the same on every rank at the same
- * point of the communicator's collective order, so every rank chooses alike.
+ * Making the segment is a collective set-up, which neither an init call nor
+ * a start may wait for: the first blocking shmseg collective on the
+ * communicator makes it. A request built before that is made all the same
+ * and asks, at each start, whether the segment exists yet
+ * (rch_coll_pshm_ready); until it does the caller runs its message
+ * schedule. Whether it exists is the same on every rank at the same point
+ * of the communicator's collective order (a start is in that order), so
+ * every rank chooses alike, start by start.
  *
  * Cost per run: one node-wide synchronisation, as the blocking form.
  */
@@ -176,7 +180,7 @@ rdmach_status_t rch_coll_pshm_allreduce_init(const struct rch_coll_comm *c, cons
     struct rch_coll_cstate *cs = c->state;
     *out = NULL;
     size_t len = count * op->elem_size;
-    if (!cs || c->size < 2 || !cs->nodeseg || cs->nodeseg->failed || !rch_coll_nodeseg_usable(c) ||
+    if (!cs || c->size < 2 || !rch_coll_nodeseg_usable(c) ||
         len > RCH_NODESEG_INLINE || op->elem_size > UINT32_MAX)
         return RDMACH_OK;   /* does not apply */
     struct rch_coll_pshm *q = calloc(1, sizeof(*q));
@@ -190,6 +194,11 @@ rdmach_status_t rch_coll_pshm_allreduce_init(const struct rch_coll_comm *c, cons
     q->op = *op;
     *out = q;
     return RDMACH_OK;
+}
+
+int rch_coll_pshm_ready(const struct rch_coll_pshm *q)
+{
+    return q->cs->nodeseg && !q->cs->nodeseg->failed;
 }
 
 rdmach_status_t rch_coll_pshm_start(struct rch_coll_pshm *q, struct rch_dev_req *req)

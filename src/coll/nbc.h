@@ -118,10 +118,13 @@ void rch_coll_persist_free(struct rch_nbc_sched *s);
 
 /*
  * A persistent allreduce through the node segment (allreduce_shmseg_persist.c):
- * *out is NULL when it does not apply (more than one node, the segment not
- * made yet on this communicator, more than RCH_NODESEG_INLINE bytes: use a
- * captured schedule then); the same answer on every rank when called at the
- * same point of the communicator's collective order. Start queues one run
+ * *out is NULL when it does not apply (more than one node, a failed segment,
+ * more than RCH_NODESEG_INLINE bytes: use a captured schedule then); the same
+ * answer on every rank when called at the same point of the communicator's
+ * collective order. Ready says whether the segment is made (by the first
+ * blocking shmseg collective): until then a start must run the captured
+ * schedule instead; the same answer on every rank at the same start. Start
+ * (only when ready) queues one run
  * that completes req (a GREQ) as a schedule does; it must not be running.
  * Free may come while it runs (it is freed at that run's end). Buffers as
  * for rch_coll_iallreduce, valid until free.
@@ -130,6 +133,7 @@ struct rch_coll_pshm;
 rdmach_status_t rch_coll_pshm_allreduce_init(const struct rch_coll_comm *c, const void *sbuf, void *rbuf,
                                              size_t count, const struct rch_coll_op *op,
                                              struct rch_coll_pshm **out);
+int rch_coll_pshm_ready(const struct rch_coll_pshm *q);
 rdmach_status_t rch_coll_pshm_start(struct rch_coll_pshm *q, struct rch_dev_req *req);
 void rch_coll_pshm_free(struct rch_coll_pshm *q);
 

@@ -420,6 +420,25 @@ int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 }
 #pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
 
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    RCH_MPI_CS();
+    int err;
+    struct rch_mpi_comm *c = buffer_comm("MPI_Comm_attach_buffer_c", comm, &err);
+    return c ? rch_mpi_bpool_attach("MPI_Comm_attach_buffer_c", comm, &c->bpool, buffer, size) : err;
+}
+#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
+
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    RCH_MPI_CS();
+    int err;
+    struct rch_mpi_comm *c = buffer_comm("MPI_Comm_detach_buffer_c", comm, &err);
+    return c ? rch_mpi_bpool_detach_c("MPI_Comm_detach_buffer_c", comm, &c->bpool, buffer_addr, size, INT64_MAX)
+             : err;
+}
+#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
+
 int PMPI_Comm_flush_buffer(MPI_Comm comm)
 {
     RCH_MPI_CS();

@@ -38,9 +38,8 @@ int rch_mpi_coll_begin(const char *fn, MPI_Comm comm, struct rch_mpi_comm **cp)
     if (!c)
         return rch_mpi_comm_bad(fn, comm);
     if (c->is_inter)
-        return rch_mpi_err(comm, MPI_ERR_COMM, "%s: argument comm is an intercommunicator (this call takes an "
-                           "intracommunicator here: rdmach has the blocking collectives on intercommunicators, "
-                           "not yet their non-blocking or persistent forms)", fn);
+        return rch_mpi_err(comm, MPI_ERR_COMM, "%s: argument comm is an intercommunicator (this call is defined "
+                           "on intracommunicators only)", fn);
     *cp = c;
     return MPI_SUCCESS;
 }

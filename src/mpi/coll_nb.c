@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi/coll_nb.h"
+#include "mpi/intercoll.h"
 
 struct rch_mpi_nb *rch_mpi_nb_new(const char *fn, struct rch_mpi_comm *c, int *err)
 {
@@ -167,6 +168,9 @@ int rch_mpi_nb_begin(const char *fn, MPI_Comm comm, MPI_Request *request, struct
 
 int rch_mpi_ibarrier(const char *fn, MPI_Comm comm, MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_ibarrier(fn, ic, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_nb *nb;
     struct rch_dev_req *greq;
@@ -190,6 +194,9 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 int rch_mpi_ibcast(const char *fn, void *buffer, int count, MPI_Datatype datatype, int root,
                    MPI_Comm comm, MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_ibcast(fn, ic, buffer, count, datatype, root, request);
     struct rch_mpi_comm *c;
     const struct rch_mpi_type *t;
     struct rch_mpi_nb *nb;

@@ -7,11 +7,16 @@
  * completes.
  */
 #include "mpi/coll_nb.h"
+#include "mpi/intercoll.h"
 
 int rch_mpi_ialltoall(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                       MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_ialltoallx(fn, ic, sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf,
+                                        recvcount, NULL, NULL, recvtype, NULL, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -107,6 +112,10 @@ int rch_mpi_ialltoallv(const char *fn, const void *sendbuf, const int sendcounts
                        const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                        MPI_Comm comm, MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_ialltoallx(fn, ic, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0,
+                                        recvcounts, rdispls, recvtype, NULL, request);
     return ialltoallvw(fn, sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf,
                        recvcounts, rdispls, recvtype, NULL, comm, request);
 }
@@ -126,6 +135,14 @@ int rch_mpi_ialltoallw(const char *fn, const void *sendbuf, const int sendcounts
                        const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
                        MPI_Comm comm, MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic && (!sendtypes || !recvtypes))
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: NULL pointer in argument %s", fn,
+                           sendtypes ? "recvtypes" : "sendtypes");
+    if (ic)
+        return rch_mpi_inter_ialltoallx(fn, ic, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes,
+                                        recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes,
+                                        request);
     if (!recvtypes || (sendbuf != MPI_IN_PLACE && !sendtypes)) {
         struct rch_mpi_comm *c;
         int err = rch_mpi_coll_begin(fn, comm, &c);

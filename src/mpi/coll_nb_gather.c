@@ -5,11 +5,16 @@
  * is unpacked when the request completes.
  */
 #include "mpi/coll_nb.h"
+#include "mpi/intercoll.h"
 
 int rch_mpi_igather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                     MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_igather(fn, ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
+                                     recvtype, root, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -47,6 +52,10 @@ int rch_mpi_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Dat
                      void *recvbuf, const int recvcounts[], const int displs[],
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_igather(fn, ic, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs,
+                                     recvtype, root, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -89,6 +98,10 @@ int rch_mpi_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Dat
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                      MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_iscatter(fn, ic, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
+                                      recvtype, root, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -126,6 +139,10 @@ int rch_mpi_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[
                       const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_iscatter(fn, ic, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                      recvtype, root, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -164,6 +181,10 @@ int rch_mpi_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_D
                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                        MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_iallgather(fn, ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
+                                        recvtype, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -199,6 +220,10 @@ int rch_mpi_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_
                         void *recvbuf, const int recvcounts[], const int displs[],
                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_iallgather(fn, ic, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs,
+                                        recvtype, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;

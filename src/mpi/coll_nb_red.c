@@ -6,10 +6,14 @@
  * call's state, since the schedule applies it later.
  */
 #include "mpi/coll_nb.h"
+#include "mpi/intercoll.h"
 
 int rch_mpi_ireduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_ireduce(fn, ic, sendbuf, recvbuf, count, datatype, op, root, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -84,6 +88,9 @@ static int all_red(const char *fn, enum red_kind kind, const void *sendbuf, void
 int rch_mpi_iallreduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_iallreduce(fn, ic, sendbuf, recvbuf, count, datatype, op, request);
     return all_red(fn, RED_ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
                    request);
 }
@@ -162,6 +169,11 @@ int rch_mpi_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                             const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                             MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return recvcounts ? rch_mpi_inter_ireduce_scatter(fn, ic, sendbuf, recvbuf, 0, recvcounts, datatype, op,
+                                                          request)
+                          : rch_mpi_coll_check_array(fn, ic, recvcounts, ic->size, "recvcounts", 1);
     if (!recvcounts) {
         struct rch_mpi_comm *c;
         int err = rch_mpi_coll_begin(fn, comm, &c);
@@ -183,6 +195,10 @@ int rch_mpi_ireduce_scatter_block(const char *fn, const void *sendbuf, void *rec
                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                   MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_ireduce_scatter(fn, ic, sendbuf, recvbuf, recvcount, NULL, datatype, op,
+                                             request);
     return ireduce_scatter(fn, sendbuf, recvbuf, NULL, recvcount, datatype,
                            op, comm, request);
 }

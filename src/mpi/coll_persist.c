@@ -24,10 +24,12 @@
  */
 #include <stdlib.h>
 #include "mpi/coll_nb.h"
+#include "mpi/intercoll.h"
 
 struct pcoll {
     struct rch_nbc_sched *sched;       /* NULL when shm runs it */
-    struct rch_coll_pshm *shm;         /* an allreduce through the node segment */
+    struct rch_coll_pshm *shm;         /* an allreduce through the node segment,
+                                        * once it is made (sched NULL then) */
     struct rch_mpi_nb *nb;
     int active;    /* started and not yet at its end */
     int orphan;    /* the request was freed while active */
@@ -87,8 +89,12 @@ static int pcoll_start(const char *fn, void *obj, MPI_Request h, struct rch_mpi_
     pc->active = 1;   /* before the start: a run may end inside it */
     e->dreq = greq;
     e->pstate = RCH_MPI_PS_ACTIVE;
-    rdmach_status_t st = pc->shm ? rch_coll_pshm_start(pc->shm, greq)
-                                 : rch_coll_persist_start(pc->sched, greq);
+    if (pc->shm && pc->sched && rch_coll_pshm_ready(pc->shm)) {
+        rch_coll_persist_free(pc->sched);   /* the segment stays: never needed again */
+        pc->sched = NULL;
+    }
+    rdmach_status_t st = pc->sched ? rch_coll_persist_start(pc->sched, greq)
+                                   : rch_coll_pshm_start(pc->shm, greq);
     if (st != RDMACH_OK) {
         pc->active = 0;
         greq->on_complete = NULL;
@@ -124,6 +130,13 @@ static const struct rch_mpi_persist_ops pcoll_ops = {
 static int begin(const char *fn, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     struct rch_mpi_comm *c;
+    if (rch_mpi_inter_get(comm)) {
+        /* the non-blocking form makes the persistent request itself
+         * (intercoll_nb.c); end() has nothing to capture */
+        int err = rch_mpi_info_check(comm, fn, info);
+        rch_mpi_inter_persistent = !err;
+        return err;
+    }
     int err = rch_mpi_nb_begin(fn, comm, request, &c);
     if (!err)
         err = rch_mpi_info_check(comm, fn, info);
@@ -152,6 +165,12 @@ static int hold_inputs(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb
  * started) into an inactive persistent one. */
 static int end(const char *fn, MPI_Comm comm, int err, MPI_Request *request)
 {
+    if (rch_mpi_inter_persistent) {
+        rch_mpi_inter_persistent = 0;
+        return err;
+    }
+    if (rch_mpi_inter_get(comm))
+        return err;   /* begin() failed */
     struct rch_nbc_sched *sched = rch_coll_persist_capture_end();
     if (err) {
         rch_coll_persist_free(sched);
@@ -192,7 +211,9 @@ static int end(const char *fn, MPI_Comm comm, int err, MPI_Request *request)
 
 /* On one node, a small allreduce runs through the node segment as the
  * blocking one does (src/coll/allreduce_shmseg_persist.c) when it can: the
- * schedule built by init is then not needed. */
+ * schedule built by init is then not needed. The segment is made by the
+ * communicator's first blocking shmseg collective, which may come after
+ * this call: the schedule runs the starts until then (pcoll_start). */
 static int allreduce_shm(const char *fn, MPI_Comm comm, int in_place, int count, MPI_Request *request)
 {
     struct rch_mpi_req *e = rch_mpi_req_get(*request);
@@ -206,7 +227,7 @@ static int allreduce_shm(const char *fn, MPI_Comm comm, int in_place, int count,
         PMPI_Request_free(request);
         return rch_mpi_coll_fail(fn, c, st);
     }
-    if (pc->shm) {
+    if (pc->shm && rch_coll_pshm_ready(pc->shm)) {
         rch_coll_persist_free(pc->sched);
         pc->sched = NULL;
     }
@@ -385,7 +406,9 @@ int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datat
     if (!err)
         err = rch_mpi_iallreduce(fn, sendbuf, recvbuf, count, datatype, op, comm, request);
     err = end(fn, comm, err, request);
-    return err ? err : allreduce_shm(fn, comm, sendbuf == MPI_IN_PLACE, count, request);
+    if (err || rch_mpi_inter_get(comm))
+        return err;
+    return allreduce_shm(fn, comm, sendbuf == MPI_IN_PLACE, count, request);
 }
 #pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
 

@@ -29,25 +29,15 @@
 #include <string.h>
 #include "mpi/coll_bind.h"
 #include "mpi/intercoll.h"
+#include "mpi/intercoll_impl.h"
 
 #define TAG_COLL 1
 
-/* One message of a call: `count` elements of t at buf, to or from remote rank peer. */
-struct xfer {
-    void *buf;
-    int count;
-    const struct rch_mpi_type *t;
-    int peer;
-    int is_send;
-    void *tmp;                /* packed bytes of a non-contiguous type */
-    struct rch_dev_req *req;
-};
-
-static rdmach_status_t xfer_post(struct rch_mpi_comm *c, struct xfer *x)
+rdmach_status_t rch_mpi_xfer_post(struct rch_mpi_comm *c, struct rch_mpi_xfer *x)
 {
     size_t bytes = (size_t)x->count * x->t->size;
-    char *p = (char *)x->buf + x->t->true_lb;
-    if (!x->t->contig && bytes > 0) {
+    char *p = x->raw ? x->buf : (char *)x->buf + x->t->true_lb;
+    if (!x->raw && !x->t->contig && bytes > 0) {
         if (!(x->tmp = malloc(bytes)))
             return rch_base_err(RDMACH_ERR_NO_MEMORY, "no memory for %zu bytes of a non-contiguous datatype", bytes);
         if (x->is_send)
@@ -60,9 +50,26 @@ static rdmach_status_t xfer_post(struct rch_mpi_comm *c, struct xfer *x)
     return rch_dev_irecv(p, bytes, x->peer, TAG_COLL, c->ctx + 1, &x->req);
 }
 
+rdmach_status_t rch_mpi_xfer_end(struct rch_mpi_xfer *x, rdmach_status_t st)
+{
+    size_t got = 0;
+    if (x->req) {
+        if (st == RDMACH_OK)
+            st = x->req->err;
+        got = x->req->bytes;
+        rch_dev_req_free(x->req);
+        x->req = NULL;
+    }
+    if (st == RDMACH_OK && x->tmp && !x->is_send)
+        rch_mpi_type_unpack(x->tmp, got, x->buf, x->count, x->t);
+    free(x->tmp);
+    x->tmp = NULL;
+    return st;
+}
+
 /* Post every transfer, wait for all (even after a failure: no request is
  * left behind), unpack what arrived packed. */
-static rdmach_status_t xfer_run(struct rch_mpi_comm *c, struct xfer *x, int n)
+static rdmach_status_t xfer_run(struct rch_mpi_comm *c, struct rch_mpi_xfer *x, int n)
 {
     rdmach_status_t st = RDMACH_OK;
     for (int i = 0; i < n; i++) {
@@ -70,35 +77,27 @@ static rdmach_status_t xfer_run(struct rch_mpi_comm *c, struct xfer *x, int n)
         x[i].req = NULL;
     }
     for (int i = 0; i < n && st == RDMACH_OK; i++)
-        st = xfer_post(c, &x[i]);
+        st = rch_mpi_xfer_post(c, &x[i]);
     for (int i = 0; i < n; i++) {
-        size_t got = 0;
-        rdmach_status_t s = RDMACH_OK;
         if (x[i].req) {
-            s = rch_dev_wait(x[i].req);
-            if (s == RDMACH_OK)
-                s = x[i].req->err;
-            got = x[i].req->bytes;
-            rch_dev_req_free(x[i].req);
+            rdmach_status_t s = rch_dev_wait(x[i].req);
+            if (st == RDMACH_OK)
+                st = s;
         }
-        if (st == RDMACH_OK)
-            st = s;
-        if (st == RDMACH_OK && x[i].tmp && !x[i].is_send)
-            rch_mpi_type_unpack(x[i].tmp, got, x[i].buf, x[i].count, x[i].t);
-        free(x[i].tmp);
+        st = rch_mpi_xfer_end(&x[i], st);
     }
     return st;
 }
 
 /* A call's transfers, one per remote rank at most; freed by finish(). */
-static struct xfer *xfers(const char *fn, struct rch_mpi_comm *c, int n, int *err)
+static struct rch_mpi_xfer *xfers(const char *fn, struct rch_mpi_comm *c, int n, int *err)
 {
-    struct xfer *x = calloc((size_t)(n ? n : 1), sizeof(*x));
+    struct rch_mpi_xfer *x = calloc((size_t)(n ? n : 1), sizeof(*x));
     *err = x ? MPI_SUCCESS : rch_mpi_coll_nomem(fn, c, (size_t)n * sizeof(*x));
     return x;
 }
 
-static int finish(const char *fn, struct rch_mpi_comm *c, struct xfer *x, int n)
+static int finish(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_xfer *x, int n)
 {
     rdmach_status_t st = xfer_run(c, x, n);
     free(x);
@@ -110,15 +109,12 @@ static void *at(const void *buf, MPI_Aint off)
     return (char *)buf + off;
 }
 
-/* The root argument: ROOT_SELF (MPI_ROOT), ROOT_NONE (MPI_PROC_NULL)
- * or a remote rank; anything else is MPI_ERR_ROOT. */
-enum { ROOT_SELF = -1, ROOT_NONE = -2 };
-static int check_root(const char *fn, struct rch_mpi_comm *c, int root, int *kind)
+int rch_mpi_inter_check_root(const char *fn, struct rch_mpi_comm *c, int root, int *kind)
 {
     if (root == MPI_ROOT)
-        *kind = ROOT_SELF;
+        *kind = RCH_MPI_ROOT_SELF;
     else if (root == MPI_PROC_NULL)
-        *kind = ROOT_NONE;
+        *kind = RCH_MPI_ROOT_NONE;
     else if (root >= 0 && root < c->peer_size)
         *kind = root;
     else
@@ -140,17 +136,17 @@ int rch_mpi_inter_bcast(struct rch_mpi_comm *c, void *buf, int count, MPI_Dataty
     static const char fn[] = "MPI_Bcast";
     const struct rch_mpi_type *t;
     int kind, err;
-    if ((err = check_root(fn, c, root, &kind)) || kind == ROOT_NONE ||
+    if ((err = rch_mpi_inter_check_root(fn, c, root, &kind)) || kind == RCH_MPI_ROOT_NONE ||
         (err = rch_mpi_coll_check_buf(fn, c, buf, count, dt, "buffer", "count", "datatype", &t)))
         return err;
     /* The root sends to the remote rank 0, which broadcasts in its group. */
-    if (kind == ROOT_SELF || c->rank == 0) {
-        struct xfer x = { buf, count, t, kind == ROOT_SELF ? 0 : kind, kind == ROOT_SELF, NULL, NULL };
+    if (kind == RCH_MPI_ROOT_SELF || c->rank == 0) {
+        struct rch_mpi_xfer x = { buf, count, t, kind == RCH_MPI_ROOT_SELF ? 0 : kind, kind == RCH_MPI_ROOT_SELF, NULL, NULL, 0 };
         rdmach_status_t st = xfer_run(c, &x, 1);
         if (st != RDMACH_OK)
             return rch_mpi_coll_fail(fn, c, st);
     }
-    if (kind == ROOT_SELF)
+    if (kind == RCH_MPI_ROOT_SELF)
         return MPI_SUCCESS;
     err = PMPI_Bcast(buf, count, dt, 0, c->local->handle);
     return err ? rch_mpi_err_raise(c->handle, err) : MPI_SUCCESS;
@@ -158,25 +154,29 @@ int rch_mpi_inter_bcast(struct rch_mpi_comm *c, void *buf, int count, MPI_Dataty
 
 /* Gather(v) (gather = 1) and Scatter(v): the root's side has counts (one per
  * remote rank) and displacements in elements of its type; the other side one block. */
-static int rooted(const char *fn, struct rch_mpi_comm *c, int gather, int root, const void *rootbuf, int rootcount,
-                  const int *rootcounts, const int *displs, MPI_Datatype roottype, const void *buf, int count,
-                  MPI_Datatype dt)
+int rch_mpi_inter_plan_rooted(const char *fn, struct rch_mpi_comm *c, int gather, int root, const void *rootbuf,
+                              int rootcount, const int *rootcounts, const int *displs, MPI_Datatype roottype,
+                              const void *buf, int count, MPI_Datatype dt, struct rch_mpi_xfer **xp, int *np)
 {
     const char *rb = gather ? "recvbuf" : "sendbuf", *rc = gather ? "recvcount" : "sendcount";
     const char *rt = gather ? "recvtype" : "sendtype";
     const struct rch_mpi_type *t;
     int kind, err, n = 1;
-    if ((err = check_root(fn, c, root, &kind)) || kind == ROOT_NONE)
+    *xp = NULL;
+    *np = 0;
+    if ((err = rch_mpi_inter_check_root(fn, c, root, &kind)) || kind == RCH_MPI_ROOT_NONE)
         return err;
-    if (kind != ROOT_SELF) {
+    if (kind != RCH_MPI_ROOT_SELF) {
         if ((err = rch_mpi_coll_check_buf(fn, c, buf, count, dt, gather ? "sendbuf" : "recvbuf",
                                           gather ? "sendcount" : "recvcount", gather ? "sendtype" : "recvtype", &t)))
             return err;
-        struct xfer *x = xfers(fn, c, 1, &err);
+        struct rch_mpi_xfer *x = xfers(fn, c, 1, &err);
         if (!x)
             return err;
-        *x = (struct xfer){ (void *)buf, count, t, kind, gather, NULL, NULL };
-        return finish(fn, c, x, 1);
+        *x = (struct rch_mpi_xfer){ (void *)buf, count, t, kind, gather, NULL, NULL, 0 };
+        *xp = x;
+        *np = 1;
+        return MPI_SUCCESS;
     }
     n = c->peer_size;
     if (rootcounts) {
@@ -188,14 +188,33 @@ static int rooted(const char *fn, struct rch_mpi_comm *c, int gather, int root, 
     }
     if (err)
         return err;
-    struct xfer *x = xfers(fn, c, n, &err);
+    struct rch_mpi_xfer *x = xfers(fn, c, n, &err);
     if (!x)
         return err;
     for (int i = 0; i < n; i++) {
         MPI_Aint off = (MPI_Aint)(rootcounts ? displs[i] : i * rootcount) * t->extent;
-        x[i] = (struct xfer){ at(rootbuf, off), rootcounts ? rootcounts[i] : rootcount, t, i, !gather, NULL, NULL };
+        x[i] = (struct rch_mpi_xfer){ at(rootbuf, off), rootcounts ? rootcounts[i] : rootcount, t, i, !gather,
+                                      NULL, NULL, 0 };
     }
-    return finish(fn, c, x, n);
+    *xp = x;
+    *np = n;
+    return MPI_SUCCESS;
+}
+
+/* Run a plan: the blocking calls. */
+static int run(const char *fn, struct rch_mpi_comm *c, int err, struct rch_mpi_xfer *x, int n)
+{
+    return err || !x ? err : finish(fn, c, x, n);
+}
+
+static int rooted(const char *fn, struct rch_mpi_comm *c, int gather, int root, const void *rootbuf, int rootcount,
+                  const int *rootcounts, const int *displs, MPI_Datatype roottype, const void *buf, int count,
+                  MPI_Datatype dt)
+{
+    struct rch_mpi_xfer *x;
+    int n, err = rch_mpi_inter_plan_rooted(fn, c, gather, root, rootbuf, rootcount, rootcounts, displs, roottype,
+                                           buf, count, dt, &x, &n);
+    return run(fn, c, err, x, n);
 }
 
 int rch_mpi_inter_gather(struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
@@ -240,7 +259,7 @@ static int side_check(const char *fn, struct rch_mpi_comm *c, const struct side 
                                      s->typearg, t, tv);
 }
 
-static struct xfer side_block(const struct side *s, const struct rch_mpi_type *t, const struct rch_mpi_type **tv,
+static struct rch_mpi_xfer side_block(const struct side *s, const struct rch_mpi_type *t, const struct rch_mpi_type **tv,
                               int j, int is_send)
 {
     const struct rch_mpi_type *bt = s->types ? tv[j] : t;
@@ -248,13 +267,16 @@ static struct xfer side_block(const struct side *s, const struct rch_mpi_type *t
     MPI_Aint off = s->same ? 0
                    : s->displs ? (MPI_Aint)s->displs[j] * (s->bytedispl ? 1 : bt->extent)
                                : (MPI_Aint)j * count * bt->extent;
-    return (struct xfer){ at(s->buf, off), count, bt, j, is_send, NULL, NULL };
+    return (struct rch_mpi_xfer){ at(s->buf, off), count, bt, j, is_send, NULL, NULL, 0 };
 }
 
-static int alltoall(const char *fn, struct rch_mpi_comm *c, const struct side *snd, const struct side *rcv)
+static int plan_alltoall(const char *fn, struct rch_mpi_comm *c, const struct side *snd, const struct side *rcv,
+                         struct rch_mpi_xfer **xp, int *np)
 {
     int n = c->peer_size, err;
     const struct rch_mpi_type *st = NULL, *rt = NULL;
+    *xp = NULL;
+    *np = 0;
     const struct rch_mpi_type **tv = calloc(2 * (size_t)n + 1, sizeof(*tv));
     if (!tv)
         return rch_mpi_coll_nomem(fn, c, 2 * (size_t)n * sizeof(*tv));
@@ -262,7 +284,7 @@ static int alltoall(const char *fn, struct rch_mpi_comm *c, const struct side *s
         free(tv);
         return err;
     }
-    struct xfer *x = xfers(fn, c, 2 * n, &err);
+    struct rch_mpi_xfer *x = xfers(fn, c, 2 * n, &err);
     if (!x) {
         free(tv);
         return err;
@@ -272,16 +294,43 @@ static int alltoall(const char *fn, struct rch_mpi_comm *c, const struct side *s
         x[2 * j + 1] = side_block(snd, st, tv, j, 1);
     }
     free(tv);
-    return finish(fn, c, x, 2 * n);
+    *xp = x;
+    *np = 2 * n;
+    return MPI_SUCCESS;
+}
+
+int rch_mpi_inter_plan_allgather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
+                                 MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts, const int *displs,
+                                 MPI_Datatype rtype, struct rch_mpi_xfer **x, int *n)
+{
+    struct side s = { sbuf, scount, NULL, NULL, stype, NULL, 0, 1, "sendbuf", "sendcount", NULL, "sendtype" };
+    struct side r = { rbuf, rcount, rcounts, displs, rtype, NULL, 0, 0, "recvbuf", rcounts ? "recvcounts" : "recvcount",
+                      "displs", "recvtype" };
+    return plan_alltoall(fn, c, &s, &r, x, n);
 }
 
 int rch_mpi_inter_allgather(struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                             int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype)
 {
-    struct side s = { sbuf, scount, NULL, NULL, stype, NULL, 0, 1, "sendbuf", "sendcount", NULL, "sendtype" };
-    struct side r = { rbuf, rcount, rcounts, displs, rtype, NULL, 0, 0, "recvbuf", rcounts ? "recvcounts" : "recvcount",
-                      "displs", "recvtype" };
-    return alltoall(rcounts ? "MPI_Allgatherv" : "MPI_Allgather", c, &s, &r);
+    const char *fn = rcounts ? "MPI_Allgatherv" : "MPI_Allgather";
+    struct rch_mpi_xfer *x;
+    int n, err = rch_mpi_inter_plan_allgather(fn, c, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, &x,
+                                              &n);
+    return run(fn, c, err, x, n);
+}
+
+int rch_mpi_inter_plan_alltoallx(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
+                                 const int *scounts, const int *sdispls, MPI_Datatype stype,
+                                 const MPI_Datatype *stypes, void *rbuf, int rcount, const int *rcounts,
+                                 const int *rdispls, MPI_Datatype rtype, const MPI_Datatype *rtypes,
+                                 struct rch_mpi_xfer **x, int *n)
+{
+    int w = stypes != NULL;
+    struct side s = { sbuf, scount, scounts, sdispls, stype, stypes, w, 0, "sendbuf",
+                      scounts ? "sendcounts" : "sendcount", "sdispls", w ? "sendtypes" : "sendtype" };
+    struct side r = { rbuf, rcount, rcounts, rdispls, rtype, rtypes, w, 0, "recvbuf",
+                      rcounts ? "recvcounts" : "recvcount", "rdispls", w ? "recvtypes" : "recvtype" };
+    return plan_alltoall(fn, c, &s, &r, x, n);
 }
 
 int rch_mpi_inter_alltoallx(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
@@ -289,12 +338,10 @@ int rch_mpi_inter_alltoallx(const char *fn, struct rch_mpi_comm *c, const void *
                             void *rbuf, int rcount, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
                             const MPI_Datatype *rtypes)
 {
-    int w = stypes != NULL;
-    struct side s = { sbuf, scount, scounts, sdispls, stype, stypes, w, 0, "sendbuf",
-                      scounts ? "sendcounts" : "sendcount", "sdispls", w ? "sendtypes" : "sendtype" };
-    struct side r = { rbuf, rcount, rcounts, rdispls, rtype, rtypes, w, 0, "recvbuf",
-                      rcounts ? "recvcounts" : "recvcount", "rdispls", w ? "recvtypes" : "recvtype" };
-    return alltoall(fn, c, &s, &r);
+    struct rch_mpi_xfer *x;
+    int n, err = rch_mpi_inter_plan_alltoallx(fn, c, sbuf, scount, scounts, sdispls, stype, stypes, rbuf, rcount,
+                                              rcounts, rdispls, rtype, rtypes, &x, &n);
+    return run(fn, c, err, x, n);
 }
 
 /* ---- reductions: reduce in the group, swap between the rank 0s ---- */
@@ -327,7 +374,7 @@ static int reduce_swap(const char *fn, struct rch_mpi_comm *c, const void *sbuf,
         return rch_mpi_err_raise(c->handle, err);
     }
     if (c->rank == 0) {
-        struct xfer x[2] = { { rbuf, count, t, 0, 0, NULL, NULL }, { tmp, count, t, 0, 1, NULL, NULL } };
+        struct rch_mpi_xfer x[2] = { { rbuf, count, t, 0, 0, NULL, NULL, 0 }, { tmp, count, t, 0, 1, NULL, NULL, 0 } };
         rdmach_status_t st = xfer_run(c, x, 2);
         if (st != RDMACH_OK)
             err = rch_mpi_coll_fail(fn, c, st);
@@ -342,12 +389,12 @@ int rch_mpi_inter_reduce(struct rch_mpi_comm *c, const void *sbuf, void *rbuf, i
     static const char fn[] = "MPI_Reduce";
     const struct rch_mpi_type *t;
     int kind, err;
-    if ((err = check_root(fn, c, root, &kind)) || kind == ROOT_NONE)
+    if ((err = rch_mpi_inter_check_root(fn, c, root, &kind)) || kind == RCH_MPI_ROOT_NONE)
         return err;
-    if (kind == ROOT_SELF) {   /* the remote group's rank 0 sends its group's result */
+    if (kind == RCH_MPI_ROOT_SELF) {   /* the remote group's rank 0 sends its group's result */
         if ((err = rch_mpi_coll_check_buf(fn, c, rbuf, count, dt, "recvbuf", "count", "datatype", &t)))
             return err;
-        struct xfer x = { rbuf, count, t, 0, 0, NULL, NULL };
+        struct rch_mpi_xfer x = { rbuf, count, t, 0, 0, NULL, NULL, 0 };
         rdmach_status_t st = xfer_run(c, &x, 1);
         return st == RDMACH_OK ? MPI_SUCCESS : rch_mpi_coll_fail(fn, c, st);
     }
@@ -360,7 +407,7 @@ int rch_mpi_inter_reduce(struct rch_mpi_comm *c, const void *sbuf, void *rbuf, i
     if (err)
         err = rch_mpi_err_raise(c->handle, err);
     else if (c->rank == 0) {
-        struct xfer x = { tmp, count, t, kind, 1, NULL, NULL };
+        struct rch_mpi_xfer x = { tmp, count, t, kind, 1, NULL, NULL, 0 };
         rdmach_status_t st = xfer_run(c, &x, 1);
         if (st != RDMACH_OK)
             err = rch_mpi_coll_fail(fn, c, st);

@@ -41,4 +41,33 @@ int rch_mpi_inter_allreduce(struct rch_mpi_comm *c, const void *sbuf, void *rbuf
 int rch_mpi_inter_reduce_scatter(struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int rcount,
                                  const int *rcounts, MPI_Datatype dt, MPI_Op op);
 
+/* The non-blocking forms (intercoll_nb.c), with the name their errors give;
+ * between rch_mpi_inter_persistent = 1 and = 0 (an MPI_<collective>_init
+ * call, coll_persist.c) each makes an inactive persistent request instead. */
+extern int rch_mpi_inter_persistent;
+int rch_mpi_inter_ibarrier(const char *fn, struct rch_mpi_comm *c, MPI_Request *request);
+int rch_mpi_inter_ibcast(const char *fn, struct rch_mpi_comm *c, void *buf, int count, MPI_Datatype dt, int root,
+                         MPI_Request *request);
+int rch_mpi_inter_igather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype,
+                          void *rbuf, int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
+                          MPI_Request *request);
+int rch_mpi_inter_iscatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, const int *scounts,
+                           const int *displs, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                           MPI_Request *request);
+int rch_mpi_inter_iallgather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
+                             MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts, const int *displs,
+                             MPI_Datatype rtype, MPI_Request *request);
+int rch_mpi_inter_ialltoallx(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
+                             const int *scounts, const int *sdispls, MPI_Datatype stype,
+                             const MPI_Datatype *stypes, void *rbuf, int rcount, const int *rcounts,
+                             const int *rdispls, MPI_Datatype rtype, const MPI_Datatype *rtypes,
+                             MPI_Request *request);
+int rch_mpi_inter_ireduce(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int count,
+                          MPI_Datatype dt, MPI_Op op, int root, MPI_Request *request);
+int rch_mpi_inter_iallreduce(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int count,
+                             MPI_Datatype dt, MPI_Op op, MPI_Request *request);
+/* Reduce_scatter (rcounts) and Reduce_scatter_block (rcount). */
+int rch_mpi_inter_ireduce_scatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int rcount,
+                                  const int *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Request *request);
+
 #endif

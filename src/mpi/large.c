@@ -119,10 +119,16 @@ MPI_Count rch_mpi_large_nprocs(MPI_Comm comm)
     return c ? c->size : 0;
 }
 
+MPI_Count rch_mpi_large_remote_size(MPI_Comm comm)
+{
+    const struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    return c ? c->peer_size : 0;
+}
+
 int rch_mpi_large_at_root(MPI_Comm comm, int root)
 {
     const struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
-    return !c || c->rank == root;
+    return !c || (c->is_inter ? root == MPI_ROOT : c->rank == root);
 }
 
 MPI_Count rch_mpi_large_degree(MPI_Comm comm, int out)

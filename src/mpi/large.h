@@ -44,7 +44,11 @@ int rch_mpi_type_contiguous_large(const char *fn, MPI_Count count, MPI_Datatype 
  * in (out = 0) or out-degree; 0 for an invalid communicator (the int
  * function reports it). */
 MPI_Count rch_mpi_large_nprocs(MPI_Comm comm);
-/* Whether this process is root in comm (1 too for an invalid comm: the int
+/* The remote group's size on an intercommunicator (the length of the
+ * v-collectives' per-peer arrays there), comm's size otherwise. */
+MPI_Count rch_mpi_large_remote_size(MPI_Comm comm);
+/* Whether this process is root in comm: rank root, or on an
+ * intercommunicator root == MPI_ROOT (1 too for an invalid comm: the int
  * function reports it). */
 int rch_mpi_large_at_root(MPI_Comm comm, int root);
 MPI_Count rch_mpi_large_degree(MPI_Comm comm, int out);

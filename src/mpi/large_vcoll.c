@@ -12,6 +12,12 @@
  * others', so the choice is collective: one MPI_Allreduce of "my arguments
  * need the large form" per call, which is what these _c calls cost over the
  * int ones.
+ *
+ * MPI_Ialltoallv_c, MPI_Ialltoallw_c and their _init_c forms need no such
+ * choice: the non-blocking and persistent alltoallv and alltoallw are one
+ * protocol (blocks of bytes between every pair, coll_nb_alltoall.c and
+ * intercoll_nb.c), so a process whose arrays do not fit an int runs its side
+ * as an alltoallw of such types while the others run theirs as they came.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -46,8 +52,16 @@ static int fits(const struct vside *s, int n)
     return fits_all(s->counts, n) && fits_all(s->displs, n);
 }
 
+static int is_inter(MPI_Comm comm)
+{
+    const struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
+    return c && c->is_inter;
+}
+
 /* Whether any process needs the large form: MPI_SUCCESS or the error. An
- * invalid communicator takes the int form, which reports it. */
+ * invalid communicator takes the int form, which reports it. On an
+ * intercommunicator an allreduce gives each group the other's maximum: a
+ * second one of (mine | the other's) gives both the maximum of all. */
 static int decide(const struct rch_mpi_large_ctx *x, int local, int *large)
 {
     *large = 0;
@@ -55,7 +69,13 @@ static int decide(const struct rch_mpi_large_ctx *x, int local, int *large)
     if (err || !rch_mpi_comm_get(x->comm))
         return err;
     *large = local;
-    return PMPI_Allreduce(MPI_IN_PLACE, large, 1, MPI_INT, MPI_MAX, x->comm);
+    if (!is_inter(x->comm))
+        return PMPI_Allreduce(MPI_IN_PLACE, large, 1, MPI_INT, MPI_MAX, x->comm);
+    int remote = 0, both;
+    if ((err = PMPI_Allreduce(&local, &remote, 1, MPI_INT, MPI_MAX, x->comm)))
+        return err;
+    both = local | remote;
+    return PMPI_Allreduce(&both, large, 1, MPI_INT, MPI_MAX, x->comm);
 }
 
 /* Peer i's block of s as (*cnt, *type): (0, MPI_BYTE) if it has none, else
@@ -89,9 +109,30 @@ static int block(const struct rch_mpi_large_ctx *x, const struct vside *s, int i
     return err;
 }
 
-/* The call as an MPI_Alltoallw over n peers (send NULL: MPI_IN_PLACE). */
+/* How an alltoallw runs: blocking, non-blocking (request) or persistent
+ * (info, request). */
+struct wcall {
+    enum { W_BLOCKING, W_NONBLOCKING, W_PERSISTENT } kind;
+    MPI_Info info;
+    MPI_Request *request;
+};
+
+static const struct wcall blocking = { W_BLOCKING, MPI_INFO_NULL, NULL };
+
+static int run_w(const struct wcall *k, const void *sendbuf, const int *sc, const int *sd, const MPI_Datatype *st,
+                 void *recvbuf, const int *rc, const int *rd, const MPI_Datatype *rt, MPI_Comm comm)
+{
+    if (k->kind == W_NONBLOCKING)
+        return PMPI_Ialltoallw(sendbuf, sc, sd, st, recvbuf, rc, rd, rt, comm, k->request);
+    if (k->kind == W_PERSISTENT)
+        return PMPI_Alltoallw_init(sendbuf, sc, sd, st, recvbuf, rc, rd, rt, comm, k->info, k->request);
+    return PMPI_Alltoallw(sendbuf, sc, sd, st, recvbuf, rc, rd, rt, comm);
+}
+
+/* The call as an alltoallw over n peers (send NULL: MPI_IN_PLACE), run as
+ * k says. */
 static int as_alltoallw(const struct rch_mpi_large_ctx *x, const void *sendbuf, const struct vside *send,
-                        void *recvbuf, const struct vside *recv, int n)
+                        void *recvbuf, const struct vside *recv, int n, const struct wcall *k)
 {
     int *sc = calloc((size_t)n * 3, sizeof(int)), err = MPI_SUCCESS;
     MPI_Datatype *st = malloc((size_t)n * 2 * sizeof(MPI_Datatype));
@@ -108,7 +149,7 @@ static int as_alltoallw(const struct rch_mpi_large_ctx *x, const void *sendbuf, 
         if (!(err = send ? block(x, send, i, &sc[i], &st[i]) : MPI_SUCCESS))
             err = block(x, recv, i, &rc[i], &rt[i]);
     if (!err)
-        err = PMPI_Alltoallw(send ? sendbuf : MPI_IN_PLACE, sc, zero, st, recvbuf, rc, zero, rt, x->comm);
+        err = run_w(k, send ? sendbuf : MPI_IN_PLACE, sc, zero, st, recvbuf, rc, zero, rt, x->comm);
     for (int i = 0; i < n; i++) {
         if (sc[i])
             PMPI_Type_free(&st[i]);
@@ -140,12 +181,12 @@ static int comm_rank(MPI_Comm comm)
 static int alltoallvw(const struct rch_mpi_large_ctx *x, const void *sendbuf, const struct vside *send,
                       void *recvbuf, const struct vside *recv)
 {
-    int n = (int)rch_mpi_large_nprocs(x->comm), large, err;
+    int n = (int)rch_mpi_large_remote_size(x->comm), large, err;
     int in_place = sendbuf == MPI_IN_PLACE;
     if ((err = decide(x, !(in_place || fits(send, n)) || !fits(recv, n), &large)))
         return err;
     if (large)
-        return as_alltoallw(x, sendbuf, in_place ? NULL : send, recvbuf, recv, n);
+        return as_alltoallw(x, sendbuf, in_place ? NULL : send, recvbuf, recv, n, &blocking);
     int *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
     if (!(err = in_place ? MPI_SUCCESS : ints(x, send, n, &sc, &sd)) && !(err = ints(x, recv, n, &rc, &rd)))
         err = send->bytes ? PMPI_Alltoallw(sendbuf, sc, sd, send->types, recvbuf, rc, rd, recv->types, x->comm)
@@ -157,35 +198,11 @@ static int alltoallvw(const struct rch_mpi_large_ctx *x, const void *sendbuf, co
     return err;
 }
 
-int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                     MPI_Datatype recvtype, MPI_Comm comm)
-{
-    struct rch_mpi_large_ctx x = { "MPI_Alltoallv_c", comm, MPI_WIN_NULL };
-    struct vside s = { sendcounts, 0, sdispls, 0, NULL, sendtype, 0, -1, -1, "sendcounts", "sdispls" };
-    struct vside r = { recvcounts, 0, rdispls, 0, NULL, recvtype, 0, -1, -1, "recvcounts", "rdispls" };
-    return alltoallvw(&x, sendbuf, &s, recvbuf, &r);
-}
-#pragma weak MPI_Alltoallv_c = PMPI_Alltoallv_c
-
-int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
-                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
-                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    struct rch_mpi_large_ctx x = { "MPI_Alltoallw_c", comm, MPI_WIN_NULL };
-    struct vside s = { sendcounts, 0, sdispls, 0, sendtypes, MPI_DATATYPE_NULL, 1, -1, -1, "sendcounts",
-                       "sdispls" };
-    struct vside r = { recvcounts, 0, rdispls, 0, recvtypes, MPI_DATATYPE_NULL, 1, -1, -1, "recvcounts",
-                       "rdispls" };
-    return alltoallvw(&x, sendbuf, &s, recvbuf, &r);
-}
-#pragma weak MPI_Alltoallw_c = PMPI_Alltoallw_c
-
 int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     struct rch_mpi_large_ctx x = { "MPI_Allgatherv_c", comm, MPI_WIN_NULL };
-    int n = (int)rch_mpi_large_nprocs(comm), me = comm_rank(comm), large, err;
+    int n = (int)rch_mpi_large_remote_size(comm), me = comm_rank(comm), large, err;
     struct vside r = { recvcounts, 0, displs, 0, NULL, recvtype, 0, -1, -1, "recvcounts", "displs" };
     if ((err = decide(&x, !fits(&r, n), &large)))
         return err;
@@ -205,7 +222,7 @@ int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
             r.skip = me;
             sendbuf = MPI_BOTTOM;
         }
-        return as_alltoallw(&x, sendbuf, &s, recvbuf, &r, n);
+        return as_alltoallw(&x, sendbuf, &s, recvbuf, &r, n, &blocking);
     }
     int *rc = NULL, *rd = NULL, sc = 0;
     MPI_Datatype st = sendtype;
@@ -224,24 +241,29 @@ int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
 static int rooted(const struct rch_mpi_large_ctx *x, int gather, const void *sendbuf, void *recvbuf,
                   struct vside *v, MPI_Count count, MPI_Datatype type, int root)
 {
-    int n = (int)rch_mpi_large_nprocs(x->comm), me = comm_rank(x->comm), large, err;
-    int at_root = me == root;
+    int n = (int)rch_mpi_large_remote_size(x->comm), large, err, inter = is_inter(x->comm);
+    int at_root = rch_mpi_large_at_root(x->comm, root);
+    /* on an intercommunicator MPI_ROOT and MPI_PROC_NULL exchange no block
+     * with one remote rank; the other group's ranks exchange theirs with root */
+    int named = !(inter && (root == MPI_ROOT || root == MPI_PROC_NULL));
     if ((err = decide(x, at_root && !fits(v, n), &large)))
         return err;
     const void *own = gather ? sendbuf : recvbuf;   /* MPI_IN_PLACE at the root */
     if (large) {
-        struct vside one = { NULL, count, NULL, 0, NULL, type, 0, root, -1, gather ? "sendcount" : "recvcount",
-                             "displs" };
+        struct vside one = { NULL, count, NULL, 0, NULL, type, 0, named ? root : -2, -1,
+                             gather ? "sendcount" : "recvcount", "displs" };
         if (!at_root)
             v->only = -2;                          /* nothing but the one block */
         if (at_root && own == MPI_IN_PLACE)
             one.only = -2, v->skip = root;
-        if (root < 0 || root >= n)
+        if (named && (root < 0 || root >= n))
             return rch_mpi_large_err(x, MPI_ERR_ROOT, "invalid root %d in argument root (communicator size %d)",
                                      root, n);
         /* the root's own block stays where it is: nothing sent from MPI_BOTTOM */
-        return gather ? as_alltoallw(x, sendbuf == MPI_IN_PLACE ? MPI_BOTTOM : sendbuf, &one, recvbuf, v, n)
-                      : as_alltoallw(x, sendbuf, v, recvbuf == MPI_IN_PLACE ? MPI_BOTTOM : recvbuf, &one, n);
+        return gather ? as_alltoallw(x, sendbuf == MPI_IN_PLACE ? MPI_BOTTOM : sendbuf, &one, recvbuf, v, n,
+                                     &blocking)
+                      : as_alltoallw(x, sendbuf, v, recvbuf == MPI_IN_PLACE ? MPI_BOTTOM : recvbuf, &one, n,
+                                     &blocking);
     }
     int *c = NULL, *d = NULL, k = 0;
     MPI_Datatype t = type;
@@ -275,3 +297,117 @@ int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
     return rooted(&x, 0, sendbuf, recvbuf, &v, recvcount, recvtype, root);
 }
 #pragma weak MPI_Scatterv_c = PMPI_Scatterv_c
+
+/* The non-blocking (request) and persistent (info, request) alltoallv and
+ * alltoallw _c forms (vform, wform: all three kinds): the int form while this process's arrays fit, else
+ * its side as an alltoallw of one-block types (see the top). The arrays
+ * have the remote group's length on an intercommunicator. */
+static int ialltoallvw(const struct rch_mpi_large_ctx *x, const struct wcall *k, const void *sendbuf,
+                       const struct vside *send, void *recvbuf, const struct vside *recv)
+{
+    int n = (int)rch_mpi_large_remote_size(x->comm), in_place = sendbuf == MPI_IN_PLACE, err;
+    if ((err = rch_mpi_check_init(x->fn)))
+        return err;
+    if (!(in_place || fits(send, n)) || !fits(recv, n))
+        return as_alltoallw(x, sendbuf, in_place ? NULL : send, recvbuf, recv, n, k);
+    int *sc = NULL, *sd = NULL, *rc = NULL, *rd = NULL;
+    if (!(err = in_place ? MPI_SUCCESS : ints(x, send, n, &sc, &sd)) && !(err = ints(x, recv, n, &rc, &rd))) {
+        if (send->bytes)
+            err = run_w(k, sendbuf, sc, sd, send->types, recvbuf, rc, rd, recv->types, x->comm);
+        else if (k->kind == W_PERSISTENT)
+            err = PMPI_Alltoallv_init(sendbuf, sc, sd, send->type, recvbuf, rc, rd, recv->type, x->comm, k->info,
+                                      k->request);
+        else
+            err = PMPI_Ialltoallv(sendbuf, sc, sd, send->type, recvbuf, rc, rd, recv->type, x->comm, k->request);
+    }
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+    return err;
+}
+
+static int vform(const char *fn, const struct wcall *k, const void *sendbuf, const MPI_Count sendcounts[],
+                 const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                 const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL };
+    struct vside s = { sendcounts, 0, sdispls, 0, NULL, sendtype, 0, -1, -1, "sendcounts", "sdispls" };
+    struct vside r = { recvcounts, 0, rdispls, 0, NULL, recvtype, 0, -1, -1, "recvcounts", "rdispls" };
+    return k->kind == W_BLOCKING ? alltoallvw(&x, sendbuf, &s, recvbuf, &r)
+                                 : ialltoallvw(&x, k, sendbuf, &s, recvbuf, &r);
+}
+
+static int wform(const char *fn, const struct wcall *k, const void *sendbuf, const MPI_Count sendcounts[],
+                 const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                 const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                 MPI_Comm comm)
+{
+    struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL };
+    struct vside s = { sendcounts, 0, sdispls, 0, sendtypes, MPI_DATATYPE_NULL, 1, -1, -1, "sendcounts",
+                       "sdispls" };
+    struct vside r = { recvcounts, 0, rdispls, 0, recvtypes, MPI_DATATYPE_NULL, 1, -1, -1, "recvcounts",
+                       "rdispls" };
+    return k->kind == W_BLOCKING ? alltoallvw(&x, sendbuf, &s, recvbuf, &r)
+                                 : ialltoallvw(&x, k, sendbuf, &s, recvbuf, &r);
+}
+
+int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                     MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return vform("MPI_Alltoallv_c", &blocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                 recvtype, comm);
+}
+#pragma weak MPI_Alltoallv_c = PMPI_Alltoallv_c
+
+int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                     const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return wform("MPI_Alltoallw_c", &blocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                 rdispls, recvtypes, comm);
+}
+#pragma weak MPI_Alltoallw_c = PMPI_Alltoallw_c
+
+int PMPI_Ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    struct wcall k = { W_NONBLOCKING, MPI_INFO_NULL, request };
+    return vform("MPI_Ialltoallv_c", &k, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                 recvtype, comm);
+}
+#pragma weak MPI_Ialltoallv_c = PMPI_Ialltoallv_c
+
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                          MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    struct wcall k = { W_PERSISTENT, info, request };
+    return vform("MPI_Alltoallv_init_c", &k, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                 recvtype, comm);
+}
+#pragma weak MPI_Alltoallv_init_c = PMPI_Alltoallv_init_c
+
+int PMPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                      const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+    struct wcall k = { W_NONBLOCKING, MPI_INFO_NULL, request };
+    return wform("MPI_Ialltoallw_c", &k, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                 recvtypes, comm);
+}
+#pragma weak MPI_Ialltoallw_c = PMPI_Ialltoallw_c
+
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request)
+{
+    struct wcall k = { W_PERSISTENT, info, request };
+    return wform("MPI_Alltoallw_init_c", &k, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                 rdispls, recvtypes, comm);
+}
+#pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c

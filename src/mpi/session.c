@@ -463,6 +463,26 @@ int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size
 }
 #pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
 
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    RCH_MPI_CS();
+    int err;
+    struct session *s = session_arg("MPI_Session_attach_buffer_c", session, &err);
+    return s ? rch_mpi_bpool_attach("MPI_Session_attach_buffer_c", MPI_COMM_NULL, &s->bpool, buffer, size) : err;
+}
+#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
+
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    RCH_MPI_CS();
+    int err;
+    struct session *s = session_arg("MPI_Session_detach_buffer_c", session, &err);
+    return s ? rch_mpi_bpool_detach_c("MPI_Session_detach_buffer_c", MPI_COMM_NULL, &s->bpool, buffer_addr, size,
+                                      INT64_MAX)
+             : err;
+}
+#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
+
 int PMPI_Session_flush_buffer(MPI_Session session)
 {
     RCH_MPI_CS();

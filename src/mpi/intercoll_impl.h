@@ -1,0 +1,54 @@
+/*
+ * Inside the collectives on intercommunicators (intercoll.c: blocking,
+ * intercoll_nb.c: non-blocking and persistent): a call is a list of
+ * transfers between this rank and remote ranks (struct rch_mpi_xfer), each
+ * one message on the intercommunicator's ctx + 1 with one tag; the plans
+ * below check a call's arguments and build its list.
+ */
+#ifndef RCH_MPI_INTERCOLL_IMPL_H
+#define RCH_MPI_INTERCOLL_IMPL_H
+
+#include "mpi/mpi_impl.h"
+
+/* One message of a call: `count` elements of t at buf, to or from remote
+ * rank peer. raw: buf holds count * t->size packed bytes (no packing either
+ * way: a reduction's operand). */
+struct rch_mpi_xfer {
+    void *buf;
+    int count;
+    const struct rch_mpi_type *t;
+    int peer;
+    int is_send;
+    void *tmp;                /* packed bytes of a non-contiguous type */
+    struct rch_dev_req *req;
+    int raw;
+};
+
+/* Post x (tmp and req must be NULL): a send packs its data now. */
+rdmach_status_t rch_mpi_xfer_post(struct rch_mpi_comm *c, struct rch_mpi_xfer *x);
+/* After x's request is done (or was never posted): free it, unpack what
+ * arrived packed when st (the call's status so far) is OK; the new status. */
+rdmach_status_t rch_mpi_xfer_end(struct rch_mpi_xfer *x, rdmach_status_t st);
+
+/* The root argument: RCH_MPI_ROOT_SELF (MPI_ROOT), RCH_MPI_ROOT_NONE
+ * (MPI_PROC_NULL) or a remote rank; anything else is MPI_ERR_ROOT. */
+enum { RCH_MPI_ROOT_SELF = -1, RCH_MPI_ROOT_NONE = -2 };
+int rch_mpi_inter_check_root(const char *fn, struct rch_mpi_comm *c, int root, int *kind);
+
+/* The plans: MPI_SUCCESS with *x (calloc'ed, *n entries; NULL and 0 when
+ * this rank has nothing to move) or the reported error. The buffers are
+ * the caller's; the plans of Gather(v)/Scatter(v) move data between the
+ * root and every remote rank directly. */
+int rch_mpi_inter_plan_rooted(const char *fn, struct rch_mpi_comm *c, int gather, int root, const void *rootbuf,
+                              int rootcount, const int *rootcounts, const int *displs, MPI_Datatype roottype,
+                              const void *buf, int count, MPI_Datatype dt, struct rch_mpi_xfer **x, int *n);
+int rch_mpi_inter_plan_allgather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
+                                 MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts, const int *displs,
+                                 MPI_Datatype rtype, struct rch_mpi_xfer **x, int *n);
+int rch_mpi_inter_plan_alltoallx(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
+                                 const int *scounts, const int *sdispls, MPI_Datatype stype,
+                                 const MPI_Datatype *stypes, void *rbuf, int rcount, const int *rcounts,
+                                 const int *rdispls, MPI_Datatype rtype, const MPI_Datatype *rtypes,
+                                 struct rch_mpi_xfer **x, int *n);
+
+#endif

@@ -1,0 +1,524 @@
+/*
+ * The non-blocking and persistent collectives on intercommunicators
+ * (MPI-4.1 6.12, 6.13): MPI_Ibarrier ... MPI_Ireduce_scatter_block and their
+ * MPI_<collective>_init forms, with the rooted semantics of the blocking
+ * ones (intercoll.c: MPI_ROOT / MPI_PROC_NULL in the root's group, the
+ * root's rank in the other).
+ *
+ * A call is one list of transfers (intercoll_impl.h), all posted at once on
+ * the intercommunicator's ctx + 1 and completed by a progress hook that
+ * completes the call's generalized device request (the MPI_Request) once
+ * every transfer is done. No step waits for another, so the calls are flat
+ * where the blocking ones go through the local group:
+ *
+ *   Barrier:            a message each way between every pair (p * q)
+ *   Bcast:              the root sends to every remote rank (q)
+ *   Gather(v)/Scatter(v), the all-to-all family: as the blocking plans
+ *   Reduce:             every member of the non-root group sends its vector
+ *                       to the root, which reduces the q operands
+ *   Allreduce:          every pair exchanges vectors; each rank reduces the
+ *                       q operands it received
+ *   Reduce_scatter_block: remote rank r sends to local rank j its block j
+ *                       (total / q elements: the groups' totals are equal);
+ *                       j reduces the q blocks
+ *   Reduce_scatter:     the remote group does not know this group's
+ *                       recvcounts, so every pair exchanges whole vectors and
+ *                       each rank reduces its own slice of them
+ *
+ * The operands of a reduction arrive packed (raw transfers) and are reduced
+ * in the remote group's rank order, v0 op (v1 op (... op v(q-1))), the order
+ * the standard asks of a non-commutative operation; the result is unpacked
+ * into recvbuf.
+ *
+ * A persistent request keeps its list: every MPI_Start posts it again (a
+ * send packs the user's data at that moment). The calls and starts of one
+ * intercommunicator come in the same order on every member and each pair
+ * exchanges at most one message per direction per call, so matching in
+ * order pairs them up, with the blocking calls' messages too (a blocking and
+ * a non-blocking collective never match each other: MPI-4.1 6.12).
+ *
+ * Datatypes are retained until the request is freed (the user may free
+ * them meanwhile).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpi/coll_nb.h"
+#include "mpi/intercoll.h"
+#include "mpi/intercoll_impl.h"
+
+struct iop {
+    struct rch_mpi_comm *c;
+    struct rch_mpi_xfer *x;
+    int n;
+    struct rch_mpi_nb *nb;             /* retained datatypes */
+    /* a reduction's last step (reduces == 0: none): the operands are
+     * vec + r * vbytes, r < nops; this rank's result is the elements
+     * [off, off + len) of their reduction, unpacked into rbuf as len
+     * elements of rt */
+    int reduces;
+    struct rch_mpi_red red;            /* red.cop.arg may point here */
+    unsigned char *vec;
+    int nops;
+    size_t vbytes, off, len;
+    void *rbuf;
+    const struct rch_mpi_type *rt;
+    struct rch_dev_req *greq;          /* the running call's; NULL when idle */
+    int persistent, orphan;            /* orphan: freed by the user while running */
+    struct iop *next;                  /* in `running` */
+};
+
+static struct iop *running;
+static int hooked;
+
+/* Set by coll_persist.c around an MPI_<collective>_init call. */
+int rch_mpi_inter_persistent;
+
+static void iop_free(struct iop *o)
+{
+    for (int i = 0; o->x && i < o->n; i++)
+        rch_mpi_xfer_end(&o->x[i], RDMACH_ERR_INVALID_ARG);   /* frees, unpacks nothing */
+    free(o->x);
+    free(o->vec);
+    rch_mpi_nb_free(o->nb);
+    free(o);
+}
+
+static int iop_done(const struct iop *o)
+{
+    for (int i = 0; i < o->n; i++)
+        if (o->x[i].req && !rch_mpi_dreq_done(o->x[i].req))
+            return 0;
+    return 1;
+}
+
+/* The reduction of the operands, into the last one. */
+static void reduce(struct iop *o)
+{
+    if (!o->len)
+        return;
+    size_t elems = o->len / o->rt->size * o->red.per_elem;
+    unsigned char *acc = o->vec + (size_t)(o->nops - 1) * o->vbytes + o->off;
+    for (int r = o->nops - 2; r >= 0; r--)
+        o->red.cop.fn(o->vec + (size_t)r * o->vbytes + o->off, acc, elems, o->red.cop.arg);
+    rch_mpi_unpack_n(acc, o->rbuf, o->len / o->rt->size, o->rt);
+}
+
+/* Every transfer is done: deliver and complete the request. */
+static void iop_finish(struct iop *o)
+{
+    rdmach_status_t st = RDMACH_OK;
+    for (int i = 0; i < o->n; i++)
+        st = rch_mpi_xfer_end(&o->x[i], st);
+    if (st == RDMACH_OK && o->reduces && !o->orphan)
+        reduce(o);
+    struct rch_dev_req *g = o->greq;
+    o->greq = NULL;
+    g->err = st;
+    if (!o->persistent || o->orphan)
+        iop_free(o);
+    rch_dev_req_complete(g);
+}
+
+static unsigned hook(void *arg)
+{
+    (void)arg;
+    unsigned done = 0;
+    for (struct iop **pp = &running; *pp;) {
+        struct iop *o = *pp;
+        if (!iop_done(o)) {
+            pp = &o->next;
+            continue;
+        }
+        *pp = o->next;
+        iop_finish(o);
+        done++;
+    }
+    if (!running && hooked) {
+        rch_dev_progress_hook_remove(hook, NULL);
+        hooked = 0;
+    }
+    return done;
+}
+
+/* Post o's transfers under the new GREQ g: RDMACH_OK (o runs, or has
+ * already finished) or the failure (nothing is left posted). */
+static rdmach_status_t iop_run(struct iop *o, struct rch_dev_req *g)
+{
+    rdmach_status_t st = RDMACH_OK;
+    if (!hooked) {
+        st = rch_dev_progress_hook_add(hook, NULL);
+        if (st != RDMACH_OK)
+            return st;
+        hooked = 1;
+    }
+    for (int i = 0; i < o->n && st == RDMACH_OK; i++)
+        st = rch_mpi_xfer_post(o->c, &o->x[i]);
+    if (st != RDMACH_OK) {
+        for (int i = 0; i < o->n; i++) {
+            if (o->x[i].req && !o->x[i].is_send)
+                rch_dev_cancel(o->x[i].req);
+            if (o->x[i].req && !rch_mpi_dreq_done(o->x[i].req)) {
+                rch_dev_req_free(o->x[i].req);   /* detached: the device finishes it */
+                o->x[i].req = NULL;
+            }
+            rch_mpi_xfer_end(&o->x[i], st);
+        }
+        return st;
+    }
+    o->greq = g;
+    if (iop_done(o)) {
+        iop_finish(o);
+    } else {
+        o->next = running;
+        running = o;
+    }
+    return RDMACH_OK;
+}
+
+/* ---- persistent requests ---- */
+
+static int pstart(const char *fn, void *obj, MPI_Request h, struct rch_mpi_req *e)
+{
+    struct iop *o = obj;
+    struct rch_dev_req *g = rch_dev_req_alloc(RCH_DEV_REQ_GREQ);
+    if (!g)
+        return rch_mpi_err(e->comm, MPI_ERR_NO_MEM, "%s: out of memory for the run of request 0x%x", fn,
+                           (unsigned)h);
+    e->dreq = g;
+    e->pstate = RCH_MPI_PS_ACTIVE;
+    rdmach_status_t st = iop_run(o, g);
+    if (st != RDMACH_OK) {
+        g->err = st;
+        rch_dev_req_complete(g);
+        rch_dev_req_free(g);
+        e->dreq = NULL;
+        e->pstate = RCH_MPI_PS_INACTIVE;
+        return rch_mpi_coll_fail(fn, o->c, st);
+    }
+    return MPI_SUCCESS;
+}
+
+static void prelease(void *obj)
+{
+    struct iop *o = obj;
+    if (o->greq)
+        o->orphan = 1;   /* iop_finish frees it */
+    else
+        iop_free(o);
+}
+
+static const struct rch_mpi_persist_ops inter_persist_ops = {
+    .name = "persistent collective on an intercommunicator",
+    .start = pstart,
+    .release = prelease,
+};
+
+/* ---- building a call ---- */
+
+static struct iop *iop_new(const char *fn, struct rch_mpi_comm *c, int *err)
+{
+    struct iop *o = calloc(1, sizeof(*o));
+    if (!o) {
+        *err = rch_mpi_coll_nomem(fn, c, sizeof(*o));
+        return NULL;
+    }
+    o->c = c;
+    if (!(o->nb = rch_mpi_nb_new(fn, c, err))) {
+        free(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Retain the datatypes of o's transfers and result. */
+static int hold_types(const char *fn, struct iop *o)
+{
+    const struct rch_mpi_type *last = NULL;
+    int err = MPI_SUCCESS;
+    for (int i = 0; !err && i < o->n; i++)
+        if (o->x[i].t != last)
+            err = rch_mpi_nb_hold(fn, o->c, o->nb, last = o->x[i].t);
+    if (!err && o->reduces && o->rt != last)
+        err = rch_mpi_nb_hold(fn, o->c, o->nb, o->rt);
+    return err;
+}
+
+/* The call is built (err == MPI_SUCCESS) or failed: start it, or make it
+ * an inactive persistent request (rch_mpi_inter_persistent), as *request. */
+static int iop_launch(const char *fn, struct iop *o, int err, MPI_Request *request)
+{
+    struct rch_mpi_comm *c = o->c;
+    if (!err)
+        err = hold_types(fn, o);
+    if (err) {
+        iop_free(o);
+        return err;
+    }
+    if (rch_mpi_inter_persistent) {
+        struct rch_mpi_persist *p = calloc(1, sizeof(*p));
+        MPI_Request h = p ? rch_mpi_req_new_persistent(p, c->handle) : MPI_REQUEST_NULL;
+        if (h == MPI_REQUEST_NULL) {
+            free(p);
+            iop_free(o);
+            return rch_mpi_coll_nomem(fn, c, sizeof(*p));
+        }
+        *p = (struct rch_mpi_persist){ .op = RCH_MPI_PERSIST_OBJ, .ops = &inter_persist_ops, .obj = o };
+        o->persistent = 1;
+        *request = h;
+        return MPI_SUCCESS;
+    }
+    struct rch_dev_req *g = rch_dev_req_alloc(RCH_DEV_REQ_GREQ);
+    MPI_Request h = g ? rch_mpi_req_new(g, c->handle) : MPI_REQUEST_NULL;
+    if (h == MPI_REQUEST_NULL) {
+        if (g) {
+            rch_dev_req_complete(g);
+            rch_dev_req_free(g);
+        }
+        iop_free(o);
+        return rch_mpi_coll_nomem(fn, c, sizeof(*g));
+    }
+    rdmach_status_t st = iop_run(o, g);
+    if (st != RDMACH_OK) {
+        iop_free(o);
+        g->err = st;
+        rch_dev_req_complete(g);
+        PMPI_Request_free(&h);
+        return rch_mpi_coll_fail(fn, c, st);
+    }
+    *request = h;
+    return MPI_SUCCESS;
+}
+
+static int begin(const char *fn, struct rch_mpi_comm *c, const MPI_Request *request, struct iop **o)
+{
+    int err = rch_mpi_nb_check_request(fn, c, request);
+    if (!err)
+        *o = iop_new(fn, c, &err);
+    return err;
+}
+
+/* ---- the calls ---- */
+
+int rch_mpi_inter_ibarrier(const char *fn, struct rch_mpi_comm *c, MPI_Request *request)
+{
+    struct iop *o;
+    int err = begin(fn, c, request, &o), q = c->peer_size;
+    if (err)
+        return err;
+    const struct rch_mpi_type *t = rch_mpi_type_get(MPI_BYTE);
+    if ((o->x = calloc(2 * (size_t)q, sizeof(*o->x)))) {
+        o->n = 2 * q;
+        for (int j = 0; j < q; j++) {
+            o->x[2 * j] = (struct rch_mpi_xfer){ .t = t, .peer = j };
+            o->x[2 * j + 1] = (struct rch_mpi_xfer){ .t = t, .peer = j, .is_send = 1 };
+        }
+    } else {
+        err = rch_mpi_coll_nomem(fn, c, 2 * (size_t)q * sizeof(*o->x));
+    }
+    return iop_launch(fn, o, err, request);
+}
+
+int rch_mpi_inter_ibcast(const char *fn, struct rch_mpi_comm *c, void *buf, int count, MPI_Datatype dt, int root,
+                         MPI_Request *request)
+{
+    struct iop *o;
+    const struct rch_mpi_type *t;
+    int kind, err = begin(fn, c, request, &o);
+    if (err)
+        return err;
+    if ((err = rch_mpi_inter_check_root(fn, c, root, &kind)) || kind == RCH_MPI_ROOT_NONE ||
+        (err = rch_mpi_coll_check_buf(fn, c, buf, count, dt, "buffer", "count", "datatype", &t)))
+        return iop_launch(fn, o, err, request);
+    int n = kind == RCH_MPI_ROOT_SELF ? c->peer_size : 1;
+    if (!(o->x = calloc((size_t)n, sizeof(*o->x))))
+        return iop_launch(fn, o, rch_mpi_coll_nomem(fn, c, (size_t)n * sizeof(*o->x)), request);
+    o->n = n;
+    for (int j = 0; j < n; j++)
+        o->x[j] = (struct rch_mpi_xfer){ .buf = buf, .count = count, .t = t,
+                                         .peer = kind == RCH_MPI_ROOT_SELF ? j : kind,
+                                         .is_send = kind == RCH_MPI_ROOT_SELF };
+    return iop_launch(fn, o, MPI_SUCCESS, request);
+}
+
+int rch_mpi_inter_igather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype,
+                          void *rbuf, int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
+                          MPI_Request *request)
+{
+    struct iop *o;
+    int err = begin(fn, c, request, &o);
+    if (err)
+        return err;
+    err = rch_mpi_inter_plan_rooted(fn, c, 1, root, rbuf, rcount, rcounts, displs, rtype, sbuf, scount, stype, &o->x,
+                                    &o->n);
+    return iop_launch(fn, o, err, request);
+}
+
+int rch_mpi_inter_iscatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, const int *scounts,
+                           const int *displs, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                           MPI_Request *request)
+{
+    struct iop *o;
+    int err = begin(fn, c, request, &o);
+    if (err)
+        return err;
+    err = rch_mpi_inter_plan_rooted(fn, c, 0, root, sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype, &o->x,
+                                    &o->n);
+    return iop_launch(fn, o, err, request);
+}
+
+int rch_mpi_inter_iallgather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
+                             MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts, const int *displs,
+                             MPI_Datatype rtype, MPI_Request *request)
+{
+    struct iop *o;
+    int err = begin(fn, c, request, &o);
+    if (err)
+        return err;
+    err = rch_mpi_inter_plan_allgather(fn, c, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, &o->x,
+                                       &o->n);
+    return iop_launch(fn, o, err, request);
+}
+
+int rch_mpi_inter_ialltoallx(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
+                             const int *scounts, const int *sdispls, MPI_Datatype stype,
+                             const MPI_Datatype *stypes, void *rbuf, int rcount, const int *rcounts,
+                             const int *rdispls, MPI_Datatype rtype, const MPI_Datatype *rtypes,
+                             MPI_Request *request)
+{
+    struct iop *o;
+    int err = begin(fn, c, request, &o);
+    if (err)
+        return err;
+    err = rch_mpi_inter_plan_alltoallx(fn, c, sbuf, scount, scounts, sdispls, stype, stypes, rbuf, rcount, rcounts,
+                                       rdispls, rtype, rtypes, &o->x, &o->n);
+    return iop_launch(fn, o, err, request);
+}
+
+/* ---- reductions ---- */
+
+/* Room for nops operands of vbytes, the transfers: nops raw receives of
+ * `rcount` elements of t at (r * vbytes) (and, unless nsend is 0, nsend
+ * sends, set by the caller at x[nops ..]). */
+static int red_plan(const char *fn, struct iop *o, const struct rch_mpi_type *t, int nops, size_t rcount,
+                    int nsend)
+{
+    struct rch_mpi_comm *c = o->c;
+    o->reduces = 1;
+    o->nops = nops;
+    o->vbytes = rcount * t->size;
+    o->rt = t;
+    if (rcount > INT32_MAX)
+        return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: %zu elements per operand exceed an int", fn, rcount);
+    if (!(o->vec = malloc(o->vbytes * (size_t)nops + 1)) ||
+        !(o->x = calloc((size_t)(nops + nsend), sizeof(*o->x))))
+        return rch_mpi_coll_nomem(fn, c, o->vbytes * (size_t)nops);
+    o->n = nops + nsend;
+    for (int r = 0; r < nops; r++)
+        o->x[r] = (struct rch_mpi_xfer){ .buf = o->vec + (size_t)r * o->vbytes, .count = (int)rcount, .t = t,
+                                         .peer = r, .raw = 1 };
+    return MPI_SUCCESS;
+}
+
+int rch_mpi_inter_ireduce(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int count,
+                          MPI_Datatype dt, MPI_Op op, int root, MPI_Request *request)
+{
+    struct iop *o;
+    const struct rch_mpi_type *t;
+    int kind, err = begin(fn, c, request, &o);
+    if (err)
+        return err;
+    if ((err = rch_mpi_inter_check_root(fn, c, root, &kind)) || kind == RCH_MPI_ROOT_NONE)
+        return iop_launch(fn, o, err, request);
+    int self = kind == RCH_MPI_ROOT_SELF;
+    if ((err = rch_mpi_coll_check_buf(fn, c, self ? rbuf : sbuf, count, dt, self ? "recvbuf" : "sendbuf", "count",
+                                      "datatype", &t)) ||
+        (err = rch_mpi_red_bind(fn, c, op, dt, t, 0, &o->red)))
+        return iop_launch(fn, o, err, request);
+    if (!self) {   /* my vector to the root */
+        if (!(o->x = calloc(1, sizeof(*o->x))))
+            return iop_launch(fn, o, rch_mpi_coll_nomem(fn, c, sizeof(*o->x)), request);
+        o->n = 1;
+        o->x[0] = (struct rch_mpi_xfer){ .buf = (void *)sbuf, .count = count, .t = t, .peer = kind, .is_send = 1 };
+        return iop_launch(fn, o, MPI_SUCCESS, request);
+    }
+    err = red_plan(fn, o, t, c->peer_size, (size_t)count, 0);
+    o->len = o->vbytes;
+    o->rbuf = rbuf;
+    return iop_launch(fn, o, err, request);
+}
+
+/* Allreduce (rcounts NULL, block 0), Reduce_scatter (rcounts) and
+ * Reduce_scatter_block (block). */
+static int all_red(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int count,
+                   const int *rcounts, int block, MPI_Datatype dt, MPI_Op op, int scatter, MPI_Request *request)
+{
+    struct iop *o;
+    const struct rch_mpi_type *t;
+    int err = begin(fn, c, request, &o), q = c->peer_size, p = c->size;
+    if (err)
+        return err;
+    size_t total = (size_t)count, mine = total, off = 0, sblock = total, rblock = total;
+    int split = scatter && !rcounts;   /* each remote rank gets its own block */
+    if (scatter) {
+        if ((err = rcounts ? rch_mpi_coll_check_array(fn, c, rcounts, p, "recvcounts", 1)
+                           : rch_mpi_coll_check_count(fn, c, block, "recvcount")) ||
+            (err = rch_mpi_coll_check_type(fn, c, dt, "datatype", &t)))
+            return iop_launch(fn, o, err, request);
+        total = 0;
+        for (int i = 0; i < p; i++) {
+            size_t ci = rcounts ? (size_t)rcounts[i] : (size_t)block;
+            if (i == c->rank) {
+                off = total;
+                mine = ci;
+            }
+            total += ci;
+        }
+        if (split) {   /* block j of the vector to remote rank j */
+            if (total % (size_t)q)
+                return iop_launch(fn, o, rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: the send buffer's %zu "
+                                                     "elements (%d x recvcount %d) are not %d equal blocks, one "
+                                                     "per remote rank (both groups' totals must be equal)",
+                                                     fn, total, p, block, q), request);
+            sblock = total / (size_t)q;
+            rblock = mine;
+            off = 0;
+        } else {
+            sblock = rblock = total;
+        }
+        if (total > INT32_MAX)
+            return iop_launch(fn, o, rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: %zu elements exceed an int", fn,
+                                                 total), request);
+        if ((err = rch_mpi_coll_check_buf(fn, c, sbuf, (int)total, dt, "sendbuf", rcounts ? "recvcounts" :
+                                          "recvcount", "datatype", NULL)) ||
+            (err = rch_mpi_coll_check_buf(fn, c, rbuf, (int)mine, dt, "recvbuf", rcounts ? "recvcounts" :
+                                          "recvcount", "datatype", NULL)))
+            return iop_launch(fn, o, err, request);
+    } else if ((err = rch_mpi_coll_check_buf(fn, c, sbuf, count, dt, "sendbuf", "count", "datatype", &t)) ||
+               (err = rch_mpi_coll_check_buf(fn, c, rbuf, count, dt, "recvbuf", "count", "datatype", NULL))) {
+        return iop_launch(fn, o, err, request);
+    }
+    if ((err = rch_mpi_red_bind(fn, c, op, dt, t, 0, &o->red)) || (err = red_plan(fn, o, t, q, rblock, q)))
+        return iop_launch(fn, o, err, request);
+    for (int j = 0; j < q; j++) {
+        MPI_Aint at = split ? (MPI_Aint)((size_t)j * sblock) * t->extent : 0;
+        o->x[q + j] = (struct rch_mpi_xfer){ .buf = (char *)sbuf + at, .count = (int)sblock, .t = t, .peer = j,
+                                             .is_send = 1 };
+    }
+    o->off = off * t->size;
+    o->len = mine * t->size;
+    o->rbuf = rbuf;
+    return iop_launch(fn, o, MPI_SUCCESS, request);
+}
+
+int rch_mpi_inter_iallreduce(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int count,
+                             MPI_Datatype dt, MPI_Op op, MPI_Request *request)
+{
+    return all_red(fn, c, sbuf, rbuf, count, NULL, 0, dt, op, 0, request);
+}
+
+int rch_mpi_inter_ireduce_scatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int rcount,
+                                  const int *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Request *request)
+{
+    return all_red(fn, c, sbuf, rbuf, 0, rcounts, rcount, dt, op, 1, request);
+}

@@ -1,0 +1,77 @@
+/*
+ * A small MPI_Allreduce_init built before the communicator's first blocking
+ * collective runs through the node segment once a blocking allreduce has
+ * made it (src/coll/allreduce_shmseg_persist.c), not through its message
+ * schedule for ever: on one node, its starts after that send no packets over
+ * shared memory (the MPI_T counter shm_msgs_sent stays below one per start,
+ * where the schedule sends at least one per start on every rank). The sums
+ * are checked against p(p+1)/2 + p * iteration at every start, before and
+ * after the switch, and with the request started again after it.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "mpi_test.h"
+
+enum { ITERS = 50 };
+
+static unsigned long long shm_sent(MPI_T_pvar_session ses, MPI_T_pvar_handle h)
+{
+    unsigned long long v = 0;
+    MPI_OK(MPI_T_pvar_read(ses, h, &v));
+    return v;
+}
+
+static void run(MPI_Request *rq, double *in, const double *out, int me, int p, int base)
+{
+    for (int it = 0; it < ITERS; it++) {
+        *in = me + 1 + it + base;
+        MPI_OK(MPI_Start(rq));
+        MPI_OK(MPI_Wait(rq, MPI_STATUS_IGNORE));
+        double want = (double)p * (p + 1) / 2 + (double)p * (it + base);
+        CHECK(*out == want, "start %d: sum %g, want %g", base + it, *out, want);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int me, p, provided;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    mt_rank = me;
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    MPI_T_pvar_session ses;
+    MPI_OK(MPI_T_pvar_session_create(&ses));
+    int idx = -1, count = 0;
+    MPI_OK(MPI_T_pvar_get_index("shm_msgs_sent", MPI_T_PVAR_CLASS_COUNTER, &idx));
+    MPI_T_pvar_handle h;
+    MPI_OK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h, &count));
+
+    double in = 0.0, out = -1.0;
+    MPI_Request rq;
+    MPI_OK(MPI_Allreduce_init(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
+    run(&rq, &in, &out, me, p, 0);   /* before any blocking collective: the schedule */
+    int one = 1, all = 0;
+    MPI_OK(MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(all == p, "blocking allreduce: %d, want %d", all, p);
+    unsigned long long before = shm_sent(ses, h);
+    run(&rq, &in, &out, me, p, ITERS);
+    unsigned long long sent = shm_sent(ses, h) - before;
+    /* One node and more than one rank: the blocking allreduce made the
+     * segment (RDMACH_VNODE_SIZE=1 makes every rank a node: no segment, the
+     * schedule's packets go over the network channel, not shm). */
+    int one_node = getenv("RDMACH_VNODE_SIZE") == NULL;
+    if (p > 1 && one_node)
+        CHECK(sent < ITERS, "%llu shm packets for %d starts after the segment was made: "
+              "the request still runs its message schedule", sent, ITERS);
+    MPI_OK(MPI_Request_free(&rq));
+    MPI_OK(MPI_T_pvar_handle_free(ses, &h));
+    MPI_OK(MPI_T_pvar_session_free(&ses));
+    MPI_OK(MPI_T_finalize());
+    if (me == 0)
+        printf("persist_early: %d ranks, %llu shm packets sent by rank 0 in %d starts after the first "
+               "blocking allreduce\n", p, sent, ITERS);
+    MPI_Finalize();
+    return 0;
+}
