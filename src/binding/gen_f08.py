@@ -21,6 +21,9 @@ One Fortran file with two modules and the procedures:
                  holds, a TYPE(MPI_Status) is the C MPI_Status, so every
                  argument but the choice buffers goes through unchanged.
                  IERROR is OPTIONAL.
+                 The direct path (direct_call) skips that binding: when every
+                 argument goes to C unchanged and every buffer is contiguous,
+                 C's PMPI_<Name> through a BIND(C) interface.
   MPI_<Name>_f08   call PMPI_<Name>_f08 (a profiler defines its own).
 
 Choice buffers are TYPE(*), DIMENSION(..) (TS 29113): the compiler passes a
@@ -164,7 +167,8 @@ def handle_constants(mpi_h):
 def type_module(mpi_h):
     handles = handle_constants(mpi_h)
     lines = ['module mpi_f08_types',
-             '      use, intrinsic :: iso_c_binding, only: c_ptr, c_int',
+             '      use, intrinsic :: iso_c_binding, only: c_ptr, c_int, c_loc, c_associated, c_null_ptr, &',
+             '          c_intptr_t',
              '      implicit none']
     for t in HANDLE_TYPES:
         lines += [f'      type, bind(C) :: {t}', '        integer :: MPI_VAL', '      end type']
@@ -185,9 +189,11 @@ def type_module(mpi_h):
         else:
             lines.append(f'      integer, parameter :: {name} = {value}')
     # The sentinels, in the common blocks of mpif.h (gen_mpif.COMMONS).
-    lines += ['      integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1), MPI_BOTTOM, MPI_IN_PLACE',
+    lines += ['      integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)',
+              '      integer, target :: MPI_BOTTOM, MPI_IN_PLACE',
               '      integer :: MPI_ERRCODES_IGNORE(1)',
-              '      type(MPI_Status) :: MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE(1)',
+              '      type(MPI_Status), target :: MPI_STATUS_IGNORE',
+              '      type(MPI_Status) :: MPI_STATUSES_IGNORE(1)',
               '      character(len=1) :: MPI_ARGVS_NULL(1, 1), MPI_ARGV_NULL(1)',
               '      common /MPIFCMB5/ MPI_UNWEIGHTED',
               '      common /MPIFCMB9/ MPI_WEIGHTS_EMPTY',
@@ -205,9 +211,11 @@ def type_module(mpi_h):
         ['      end interface']
     lines += abstract_interfaces()
     lines += c_helpers()
+    lines += direct_sentinels()
     lines += gen_f90.sizeof_generic(SIZEOF_NAME)
     lines.append('contains')
     lines += gen_f90.sizeof_procedures(SIZEOF_NAME, optional_ierror=True)
+    lines += direct_helpers()
     for op, t in ops:
         rel = '==' if op == 'eq' else '/='
         lines += [f'      elemental logical function {t}_{op}(a, b)',
@@ -215,6 +223,37 @@ def type_module(mpi_h):
                   f'        {t}_{op} = a%MPI_VAL {rel} b%MPI_VAL',
                   '      end function']
     return lines + ['end module mpi_f08_types']
+
+
+def direct_sentinels():
+    """MPICH's mpi_f08 sentinels (include/mpi.h's MPIR_F08_*) as addresses,
+    which fort_f08.c sets when the library loads: the module's own
+    variables, so that no Fortran definition competes with the C
+    library's."""
+    return ['      private :: c_loc, c_associated, c_null_ptr, c_intptr_t',
+            '      type(c_ptr) :: rch_f08_mpich_bottom, rch_f08_mpich_in_place, rch_f08_mpich_status_ignore']
+
+
+def direct_helpers():
+    """What the direct path (direct_call) passes to C for a choice buffer
+    and a status: the sentinels become C's, as rch_f_buffer and
+    rch_f_status do for the mpif.h binding."""
+    return ['      type(c_ptr) function rch_f08_choice(p)',
+            '        type(c_ptr), value :: p',
+            '        rch_f08_choice = p',
+            '        if (c_associated(p, c_loc(MPI_BOTTOM)) .or. c_associated(p, rch_f08_mpich_bottom)) then',
+            '          rch_f08_choice = c_null_ptr',
+            '        else if (c_associated(p, c_loc(MPI_IN_PLACE)) .or. &',
+            '            c_associated(p, rch_f08_mpich_in_place)) then',
+            '          rch_f08_choice = transfer(-1_c_intptr_t, p)',
+            '        end if',
+            '      end function',
+            '      type(c_ptr) function rch_f08_status(p)',
+            '        type(c_ptr), value :: p',
+            '        rch_f08_status = p',
+            '        if (c_associated(p, c_loc(MPI_STATUS_IGNORE)) .or. &',
+            '            c_associated(p, rch_f08_mpich_status_ignore)) rch_f08_status = transfer(1_c_intptr_t, p)',
+            '      end function']
 
 
 def c_helpers():
@@ -327,12 +366,12 @@ def declaration(fn, p):
         return f'        procedure({callback_interface(p)}) :: {p.name}'
     if p.kind == 'BUFFER':
         attrs = ['type(*)', 'dimension(..)'] + (['intent(in)'] if p.dir == 'in' else []) + \
-            (['asynchronous'] if is_async(fn) else [])
+            (['asynchronous'] if is_async(fn) else []) + ['target']
         return f'        {", ".join(attrs)} :: {p.name}'
     if p.kind in mpi_api.HANDLE_KINDS:
         ftype = f'type({mpi_api.HANDLE_KINDS[p.kind]})'
     elif p.kind == 'STATUS':
-        ftype = 'type(MPI_Status)'
+        ftype = 'type(MPI_Status)' + ('' if p.is_array else ', target')
     else:
         ftype = FTYPE[p.kind]
     return f'        {ftype}, {intent} :: {p.name}{dims(p)}'
@@ -436,12 +475,68 @@ def binding_interface(fn):
     return ['      interface'] + lines + [f'      {end}', '      end interface']
 
 
+def direct_param(p):
+    """(declaration in the C function's interface, actual argument) of a
+    parameter the direct path passes to C as it is: a handle is its C
+    handle (MPICH's ABI: an int, as MPI_VAL), a TYPE(MPI_Status) C's
+    MPI_Status; None for any other (arrays, strings, logicals, indices,
+    address-sized integers, MPI_File: a pointer in C), left to the mpif.h
+    binding."""
+    if p.is_array or p.kind == 'FILE':
+        return None
+    if p.kind == 'BUFFER':
+        return (f'        type(c_ptr), value :: {p.name}', f'rch_f08_choice(c_loc({p.name}))')
+    if p.kind == 'STATUS' and p.dir == 'out':
+        return (f'        type(c_ptr), value :: {p.name}', f'rch_f08_status(c_loc({p.name}))')
+    if p.kind in mpi_api.HANDLE_KINDS:
+        if p.dir == 'in':
+            return (f'        integer(c_int), value :: {p.name}', f'{p.name}%MPI_VAL')
+        return (f'        type({mpi_api.HANDLE_KINDS[p.kind]}) :: {p.name}', p.name)
+    if p.kind in mpi_api.INT_KINDS and p.kind not in ('LOGICAL', 'INDEX'):
+        value = ', value' if p.dir == 'in' else ''
+        return (f'        integer(c_int){value} :: {p.name}', p.name)
+    return None
+
+
+def direct_call(fn):
+    """The direct path of PMPI_<Name>_f08(ts): C's PMPI_<Name> called
+    through a BIND(C) interface, without the mpif.h binding, when every
+    argument goes to C as it is (direct_param) and every choice buffer is
+    contiguous (the other sections take the path below it). None when the
+    function has none."""
+    if fn.returns or gen_f90.no_ierror(fn) or fn.fortran == 'special' or \
+            any(p.kind in ('ARGC', 'ARGV', 'VARARGS') for p in fn.params):
+        return None
+    params = [(p, direct_param(p)) for p in visible(fn)]
+    if any(d is None for _, d in params):
+        return None
+    names = ', '.join(p.name for p, _ in params)
+    decls = ['      interface'] + gen_f90.wrap(
+        f"      integer(c_int) function c_{fn.name.lower()}({names}) bind(C, name='PMPI_{fn.name}')") + \
+        ['        import'] + [d for _, (d, _) in params] + ['      end function', '      end interface']
+    call = gen_f90.wrap(f"      ierror_c = c_{fn.name.lower()}({', '.join(a for _, (_, a) in params)})")
+    done = ['      if (present(ierror)) ierror = ierror_c']
+    bufs = [p.name for p, _ in params if p.kind == 'BUFFER']
+    if not bufs:
+        return decls, call + done
+    test = ' .and. '.join(f'is_contiguous({b})' for b in bufs)
+    return decls, gen_f90.wrap(f'      if ({test}) then') + ['  ' + c for c in call] + \
+        ['  ' + c for c in done] + ['        return', '      end if']
+
+
 def pmpi_body(fn):
     """PMPI_<Name>_f08: the buffers' addresses, then the mpif.h binding."""
     name = f'PMPI_{specific(fn)}'
     first, end = head(fn, name)
     lines = gen_f90.wrap(f'{first}') + ['      use mpi_f08_types', '      implicit none']
     lines += public_declarations(fn)
+    direct = direct_call(fn)
+    if direct:
+        lines.insert(lines.index('      use mpi_f08_types') + 1,
+                     '      use, intrinsic :: iso_c_binding, only: c_loc')
+        lines += direct[0]
+        if not any(p.kind == 'BUFFER' for p in fn.params):
+            return lines + ['      integer :: ierror_c'] + direct[1] + [end]
     lines += binding_interface(fn)
     if fn.fortran == 'special' and any(p.fchoice for p in fn.params):
         raise mpi_api.DescriptionError(f'{fn.name}: fchoice handled by fchoice_body only')
@@ -490,6 +585,7 @@ def pmpi_body(fn):
     if gen_f90.no_ierror(fn):
         return lines + [f'      call pmpi_{fn.name.lower()}({", ".join(args)})', end]
     lines.append('      integer :: ierror_c')
+    lines += direct[1] if direct else []
     lines += init
     lines.append('      ierror_c = MPI_SUCCESS')
     for c in conv:
@@ -586,7 +682,8 @@ def main(desc, mpi_h, out):
     lines += type_module(mpi_h)
     lines += ['module mpi_f08', '      use mpi_f08_types', '      implicit none',
               '      private :: rch_f08_buffer, rch_f08_pair, rch_f08_address, rch_f08_raise, rch_f08_type_free',
-             '      private :: rch_f08_copy_in, rch_f08_copy_out']
+             '      private :: rch_f08_copy_in, rch_f08_copy_out, rch_f08_choice, rch_f08_status',
+             '      private :: rch_f08_mpich_bottom, rch_f08_mpich_in_place, rch_f08_mpich_status_ignore']
     lines += predefined_callbacks()
     for fn in fns:
         for prefix in ('MPI', 'PMPI'):

@@ -3,7 +3,8 @@
 ! non-contiguous array sections as buffers (MPI_SUBARRAYS_SUPPORTED): a
 ! strided section a(1:2n:2), a reversed one, a 2-D section, a count below
 ! the section's size, a section of a derived-type array (struct datatype),
-! sent and received in place both ways. A ring: any number of ranks.
+! sent and received in place both ways; MPI_BOTTOM with absolute
+! addresses. A ring: any number of ranks.
 program f08_pt2pt
   use mpi_f08
   implicit none
@@ -20,7 +21,8 @@ program f08_pt2pt
   type(MPI_Message) :: msg
   logical :: flag
   type(point) :: pts(8), got(4)
-  type(MPI_Datatype) :: struct_type, point_type
+  type(MPI_Datatype) :: struct_type, point_type, abs_send, abs_recv
+  integer :: sent(n), recvd(n)
   integer(kind=MPI_ADDRESS_KIND) :: base, disps(2)
 
   character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: lib
@@ -163,6 +165,24 @@ program f08_pt2pt
              all(got%x == [(left + i / 4d0, i = 2, 8, 2)]), 'derived-type array section')
   call MPI_Type_free(struct_type)
   call MPI_Type_free(point_type)
+
+  ! MPI_BOTTOM with datatypes of absolute addresses, as both buffers: C
+  ! must get its MPI_BOTTOM (NULL), not the sentinel's address
+  sent = [(rank * 100 + i, i = 1, n)]
+  recvd = -1
+  call MPI_Get_address(sent, base)
+  call MPI_Type_create_struct(1, [n], [base], [MPI_INTEGER], abs_send)
+  call MPI_Get_address(recvd, base)
+  call MPI_Type_create_struct(1, [n], [base], [MPI_INTEGER], abs_recv)
+  call MPI_Type_commit(abs_send)
+  call MPI_Type_commit(abs_recv)
+  call MPI_Sendrecv(MPI_BOTTOM, 1, abs_send, right, 14, MPI_BOTTOM, 1, abs_recv, left, 14, &
+                    MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+  call MPI_F_sync_reg(recvd)
+  call check(ierr == MPI_SUCCESS .and. all(recvd == [(left * 100 + i, i = 1, n)]), &
+             'MPI_BOTTOM with absolute addresses')
+  call MPI_Type_free(abs_send)
+  call MPI_Type_free(abs_recv)
 
   call MPI_Barrier(MPI_COMM_WORLD)
   ! the library that answered (the ABI tests, built with MPICH's own
