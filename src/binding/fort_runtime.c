@@ -28,14 +28,20 @@ RCH_F_COMMON struct rch_f_privc mpiprivc_;
 RCH_F_COMMON MPI_Fint mpifcmb5_;
 RCH_F_COMMON MPI_Fint mpifcmb9_;
 
+size_t rch_f_string_len(const char *s, size_t len)
+{
+    while (len > 0 && s[len - 1] == ' ')
+        len--;
+    return len;
+}
+
 char *rch_f_string_in(const char *s, size_t len, int strip)
 {
     while (strip && len > 0 && s[0] == ' ') {
         s++;
         len--;
     }
-    while (len > 0 && s[len - 1] == ' ')
-        len--;
+    len = rch_f_string_len(s, len);
     char *c = malloc(len + 1);
     if (!c)
         return NULL;
