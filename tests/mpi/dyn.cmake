@@ -47,3 +47,7 @@ if(RDMACH_HAVE_PMIX AND DYN_MPIRUN_OPENMPI)
                          PASS_REGULAR_EXPRESSION "dyn ${mode}: ok")
   endforeach()
 endif()
+
+# MPI_Comm_disconnect closes the connections no other communicator uses.
+rdmach_mpi_test(test_mpi_dyn_close NP 2 TIMEOUT 60)
+set_tests_properties(test_mpi_dyn_close PROPERTIES PASS_REGULAR_EXPRESSION "dyn close: ok")
