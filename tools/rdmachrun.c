@@ -78,6 +78,7 @@ struct run_state {
     /* Jobs this one spawned (MPI_Comm_spawn): rdmachruns of their own,
      * waited for before we exit; signals reach them too. */
     pid_t spawned[64];
+    char *spawned_port[64];    /* the port its root waits on (the preput value), NULL if none */
     int nspawned;
     int spawn_code;            /* the first spawned job's non-zero exit code */
 };
@@ -382,6 +383,10 @@ static void spawned_exited(pid_t pid, int status)
         S.spawned[k] = 0;
         S.alive--;
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (S.spawned_port[k])
+            run_spawn_exited(S.spawned_port[k], code);
+        free(S.spawned_port[k]);
+        S.spawned_port[k] = NULL;
         if (code != 0 && S.spawn_code == 0) {
             S.spawn_code = code;
             fprintf(stderr, "%s: a job spawned by MPI_Comm_spawn (pid %d) ended with code %d\n", prog_name, (int)pid,
@@ -448,6 +453,7 @@ int run_spawn_launch(const struct run_spawn *sp, char *why, size_t len)
         snprintf(why, len, "fork: %s", strerror(e));
         return -1;
     }
+    S.spawned_port[S.nspawned] = sp->preput_val ? strdup(sp->preput_val) : NULL;
     S.spawned[S.nspawned++] = pid;
     S.alive++;
     return 0;

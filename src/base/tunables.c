@@ -224,6 +224,10 @@ static const struct rch_tun_row rows[] = {
     { "NAMESERV_DIR", RCH_TUN_STRING, OFF(nameserv_dir), "", 0, 1024, NULL,
       "Directory of MPI_Publish_name's names, one file per service, shared by the jobs that look them up "
       "(\"\": /tmp/rdmach-names-<uid>)" },
+    { "DYN_TIMEOUT_MS", RCH_TUN_INT, OFF(dyn_timeout_ms), "60000", 100, INT_MAX, NULL,
+      "Milliseconds a step of dynamic processes may wait for another process (a spawned job's first "
+      "process to connect, the other side of a connect/accept to answer); a spawned job that ends "
+      "first under rdmachrun fails the spawn at once. The accept of a user's port waits for ever" },
     { "PPDEV", RCH_TUN_STRING, OFF(ppdev), "", 0, 256, NULL,
       "Parallel port (e.g. /dev/parport0) wired to a hardware AND/OR barrier, for "
       "RDMACH_BARRIER=ppdev (empty: none)" },

@@ -35,14 +35,20 @@ RCH_F_PUBLIC MPI_Fint rch_f08_errcodes_ignore __asm__("__mpi_f08_link_constants_
 RCH_F_PUBLIC char rch_f08_argv_null __asm__("__mpi_f08_link_constants_MOD_mpi_argv_null");
 RCH_F_PUBLIC char rch_f08_argvs_null __asm__("__mpi_f08_link_constants_MOD_mpi_argvs_null");
 
+size_t rch_f_string_len(const char *s, size_t len)
+{
+    while (len > 0 && s[len - 1] == ' ')
+        len--;
+    return len;
+}
+
 char *rch_f_string_in(const char *s, size_t len, int strip)
 {
     while (strip && len > 0 && s[0] == ' ') {
         s++;
         len--;
     }
-    while (len > 0 && s[len - 1] == ' ')
-        len--;
+    len = rch_f_string_len(s, len);
     char *c = malloc(len + 1);
     if (!c)
         return NULL;

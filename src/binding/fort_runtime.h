@@ -91,6 +91,8 @@ static inline void rch_f_indices_to_fortran(MPI_Fint *indices, int n)
             indices[i]++;
 }
 
+/* A Fortran string's length without its trailing blanks. */
+size_t rch_f_string_len(const char *s, size_t len);
 /* A Fortran string argument (characters and hidden length) as a C string:
  * a malloc'ed copy without the trailing blanks (and the leading ones when
  * strip is set); NULL when out of memory. */

@@ -24,6 +24,11 @@
  *                EXTRA_STATE as INTEGER(KIND=MPI_ADDRESS_KIND) by reference,
  *                COMPLETE as a LOGICAL and an IERROR: C calls trampolines
  *                with a struct f_greq as extra_state.
+ *   spawn        MPI_COMM_SPAWN's ARGV and MPI_COMM_SPAWN_MULTIPLE's
+ *                ARRAY_OF_ARGV(COUNT, *) are CHARACTER arrays of blank-padded
+ *                entries, each list ended by a blank one, with the sentinels
+ *                MPI_ARGV_NULL / MPI_ARGVS_NULL (recognised by address, as
+ *                MPI_ERRCODES_IGNORE): C gets NULL-terminated argv copies.
  *   MPI_PCONTROL has no IERROR argument.
  *   MPI_TYPE_CREATE_F90_* are special by the standard only for the module
  *   mpi_f08; their C glue is plain, kept here with the rest.
@@ -522,6 +527,119 @@ RCH_F_PUBLIC void pmpi_type_create_f90_complex_(MPI_Fint *p, MPI_Fint *r, MPI_Fi
     *ierror = PMPI_Type_create_f90_complex(*p, *r, &t);
     if (*ierror == MPI_SUCCESS)
         *newtype = MPI_Type_c2f(t);
+}
+
+/* ---- MPI_COMM_SPAWN(_MULTIPLE): argv as Fortran CHARACTER arrays ---- */
+
+static void argv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* The entries of a Fortran argv, each len characters and blank-padded, the
+ * next stride characters after the one before, up to the first blank entry
+ * (MPI-4.1 11.8.2): a NULL-terminated C argv without the trailing blanks;
+ * NULL when out of memory. */
+static char **argv_in(const char *a, size_t len, size_t stride)
+{
+    size_t n = 0;
+    while (len > 0 && rch_f_string_len(a + n * stride, len) > 0)
+        n++;
+    char **v = calloc(n + 1, sizeof(*v));
+    for (size_t i = 0; v && i < n; i++)
+        if (!(v[i] = rch_f_string_in(a + i * stride, len, 0))) {
+            argv_free(v);
+            return NULL;
+        }
+    return v;
+}
+
+/* Only the root's command, argv, maxprocs and info are significant: the
+ * others' arrays may hold anything (no blank entry to stop at). */
+static int spawn_root(MPI_Fint comm, MPI_Fint root)
+{
+    int rank = -1;
+    return PMPI_Comm_rank(MPI_Comm_f2c(comm), &rank) != MPI_SUCCESS || rank == root;
+}
+
+static int *f_errcodes(MPI_Fint *errcodes)
+{
+    return errcodes == mpipriv2_.errcodes_ignore ? MPI_ERRCODES_IGNORE : errcodes;
+}
+
+RCH_F_PUBLIC void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info,
+                                   MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
+                                   MPI_Fint *errcodes, MPI_Fint *ierror, size_t command_len,
+                                   size_t argv_len)
+{
+    char *c_command = NULL, **c_argv = MPI_ARGV_NULL;
+    int at_root = spawn_root(*comm, *root);
+    if (at_root) {
+        c_command = rch_f_string_in(command, command_len, 1);
+        if (argv != mpiprivc_.argv_null)
+            c_argv = argv_in(argv, argv_len, argv_len);
+        if (!c_command || (argv != mpiprivc_.argv_null && !c_argv)) {
+            free(c_command);
+            argv_free(c_argv);
+            *ierror = rch_f_nomem("MPI_COMM_SPAWN");
+            return;
+        }
+    }
+    MPI_Comm c_inter = MPI_COMM_NULL;
+    *ierror = PMPI_Comm_spawn(c_command, c_argv, *maxprocs, MPI_Info_f2c(*info), *root,
+                              MPI_Comm_f2c(*comm), &c_inter, f_errcodes(errcodes));
+    if (*ierror == MPI_SUCCESS)
+        *intercomm = MPI_Comm_c2f(c_inter);
+    free(c_command);
+    argv_free(c_argv);
+}
+
+static void spawn_multiple_free(int count, char **commands, char ***argvs)
+{
+    for (int i = 0; i < count; i++) {
+        if (commands)
+            free(commands[i]);
+        if (argvs)
+            argv_free(argvs[i]);
+    }
+    free(commands);
+    free(argvs);
+}
+
+/* ARRAY_OF_ARGV(COUNT, *): command i's arguments are row i, its entry j at
+ * (j * COUNT + i) * len; MPI_ARGVS_NULL gives none to any command. */
+RCH_F_PUBLIC void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, char *argvs,
+                                            MPI_Fint *maxprocs, MPI_Fint *infos, MPI_Fint *root,
+                                            MPI_Fint *comm, MPI_Fint *intercomm,
+                                            MPI_Fint *errcodes, MPI_Fint *ierror,
+                                            size_t commands_len, size_t argvs_len)
+{
+    int n = *count > 0 && spawn_root(*comm, *root) ? *count : 0;
+    int no_argv = argvs == mpiprivc_.argvs_null;
+    char **c_commands = n ? calloc((size_t)n, sizeof(*c_commands)) : NULL;
+    char ***c_argvs = n && !no_argv ? calloc((size_t)n, sizeof(*c_argvs)) : NULL;
+    int ok = !n || (c_commands && (no_argv || c_argvs));
+    for (int i = 0; ok && i < n; i++) {
+        ok = (c_commands[i] = rch_f_string_in(commands + (size_t)i * commands_len, commands_len, 1)) != NULL;
+        if (ok && !no_argv)
+            ok = (c_argvs[i] = argv_in(argvs + (size_t)i * argvs_len, argvs_len,
+                                      (size_t)n * argvs_len)) != NULL;
+    }
+    if (!ok) {
+        spawn_multiple_free(n, c_commands, c_argvs);
+        *ierror = rch_f_nomem("MPI_COMM_SPAWN_MULTIPLE");
+        return;
+    }
+    MPI_Comm c_inter = MPI_COMM_NULL;
+    /* a Fortran info handle is the C one (both int) */
+    *ierror = PMPI_Comm_spawn_multiple(*count, c_commands, n && no_argv ? MPI_ARGVS_NULL : c_argvs,
+                                       maxprocs, (MPI_Info *)infos, *root, MPI_Comm_f2c(*comm),
+                                       &c_inter, f_errcodes(errcodes));
+    if (*ierror == MPI_SUCCESS)
+        *intercomm = MPI_Comm_c2f(c_inter);
+    spawn_multiple_free(n, c_commands, c_argvs);
 }
 
 #include "fort_special_aliases.h"

@@ -356,7 +356,7 @@ def dims(p):
     association, which a generic's resolution does not do)."""
     if not p.is_array or p.kind == 'STRING':
         return ''
-    return f'({p.shape}, *)' if p.shape else '(*)'
+    return gen_f90.array_dims(p)
 
 
 def declaration(fn, p):

@@ -27,7 +27,17 @@ FTYPE = dict({k: 'integer' for k in mpi_api.INT_KINDS | set(mpi_api.HANDLE_KINDS
              C_PTR='integer(kind=MPI_ADDRESS_KIND)', STATUS='integer',
              ATTRVAL='integer(kind=MPI_ADDRESS_KIND)',
              EXTRA_STATE='integer(kind=MPI_ADDRESS_KIND)',
-             STRING='character(len=*)')
+             STRING='character(len=*)', STRING_ARRAY='character(len=*)',
+             ARGV_ARRAY='character(len=*)')
+
+
+def array_dims(p):
+    """An array dummy's dimensions: MPI_COMM_SPAWN_MULTIPLE's
+    ARRAY_OF_ARGV is (COUNT, *), a list of arguments per command (MPI-4.1
+    11.8.3), the [][3] of MPI_Group_range_incl (3, *)."""
+    if p.kind == 'ARGV_ARRAY':
+        return f'({p.len}, *)'
+    return f'({p.shape}, *)' if p.shape else '(*)'
 
 
 def no_ierror(fn):
@@ -51,7 +61,7 @@ def declaration(p):
     if p.kind == 'STATUS':
         dims = '(MPI_STATUS_SIZE, *)' if p.is_array else '(MPI_STATUS_SIZE)'
     elif p.is_array:
-        dims = f'({p.shape}, *)' if p.shape else '(*)'
+        dims = array_dims(p)
     return [f'        {ftype}, {INTENT[p.dir]} :: {p.name}{dims}']
 
 

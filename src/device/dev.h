@@ -222,9 +222,12 @@ rdmach_status_t rch_dev_imrecv(void *buf, size_t len, struct rch_dev_msg *msg, s
  * stream socket to it, already authenticated by the caller (the device owns
  * fd from then on, on success and on failure); from then on it is a peer
  * like any other, over the sock channel. rch_dev_nprocs: the job's ranks
- * plus the peers added so far.
+ * plus the peers added so far. rch_dev_dyn_detach closes the connection to
+ * such a peer (an orderly end the other side does not report as a failure);
+ * sends to it fail from then on, and its index is not given again.
  */
 rdmach_status_t rch_dev_dyn_attach(int fd, int *world);
+void rch_dev_dyn_detach(int world);
 int rch_dev_nprocs(void);
 
 #endif

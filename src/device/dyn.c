@@ -2,8 +2,10 @@
  * Peers of other jobs (dev.h, rch_dev_dyn_attach): the sock channel is
  * opened on the first one and takes each connection; the peer record is the
  * next slot after the job's ranks in the table init allocated with room for
- * RCH_DEV_DYN_MAX of them. Connections close with the channel at finalize
- * (a BYE behind the last packet, so the other side sees no failure).
+ * RCH_DEV_DYN_MAX of them. A connection closes when the layer above
+ * detaches its peer (MPI_Comm_disconnect), or with the channel at finalize
+ * (a BYE behind the last packet, so the other side sees no failure); a
+ * detached peer's slot is not reused (requests may still name it).
  */
 #include <unistd.h>
 #include "base/base.h"
@@ -58,6 +60,15 @@ rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
     rch_dev.size = w + 1;
     *world = w;
     return RDMACH_OK;
+}
+
+void rch_dev_dyn_detach(int world)
+{
+    if (!rch_dev.initialized || world < rch_boot.size || world >= rch_dev.size)
+        return;
+    for (int i = 0; i < rch_dev.nchans; i++)
+        if (rch_dev.chans[i].ops == &rch_rdma_sock_ops)
+            rch_rdma_sock_detach(rch_dev.chans[i].chan, world);
 }
 
 int rch_dev_nprocs(void)

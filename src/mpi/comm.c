@@ -328,6 +328,47 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 }
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
 
+static int names_world(const int *world_of, int n, int w)
+{
+    for (int i = 0; i < n; i++)
+        if (world_of[i] == w)
+            return 1;
+    return 0;
+}
+
+/* The processes of other jobs c names (world ranks from rch_boot.size on,
+ * dev.h), each once; NULL when none (or out of memory: their connections
+ * then stay until MPI_Finalize). */
+static int *other_jobs(const struct rch_mpi_comm *c, int *n)
+{
+    int *w = malloc((size_t)(c->size + c->peer_size) * sizeof(int));
+    *n = 0;
+    for (int i = 0; w && i < c->size + c->peer_size; i++) {
+        int r = i < c->size ? c->world_of[i] : c->peer_world_of[i - c->size];
+        if (r >= rch_boot.size && !names_world(w, *n, r))
+            w[(*n)++] = r;
+    }
+    return w;
+}
+
+/* After Comm_disconnect: the connections to the processes of other jobs
+ * that no communicator names any more close (MPI-4.1 11.10.4: disconnected
+ * processes are no longer connected). The other side does the same in its
+ * own Comm_disconnect, every communicator being named on both sides. */
+static void close_unused(const int *worlds, int n)
+{
+    for (int k = 0; k < n; k++) {
+        int used = 0;
+        for (int i = 0; i < table_len && !used; i++) {
+            const struct rch_mpi_comm *c = table[i];
+            used = c && (names_world(c->world_of, c->size, worlds[k]) ||
+                         names_world(c->peer_world_of, c->peer_size, worlds[k]));
+        }
+        if (!used)
+            rch_dev_dyn_detach(worlds[k]);
+    }
+}
+
 /* Comm_free and Comm_disconnect: argument checks, then (disconnect) the
  * members' agreement, the attributes' delete callbacks and the object. */
 static int comm_release(const char *fn, MPI_Comm *comm, int collective)
@@ -355,10 +396,13 @@ static int comm_release(const char *fn, MPI_Comm *comm, int collective)
     int rc = rch_mpi_attr_delete_all(&c->attrs, c->handle, 1);
     if (rc != MPI_SUCCESS)
         return rch_mpi_err_raise(*comm, rc);
+    int nothers = 0, *others = collective ? other_jobs(c, &nothers) : NULL;
     /* Pending operations on the communicator complete normally: the device
      * requests hold the context id and world ranks they need. */
     rch_mpi_comm_destroy(c);
     *comm = MPI_COMM_NULL;
+    close_unused(others, nothers);
+    free(others);
     return MPI_SUCCESS;
 }
 

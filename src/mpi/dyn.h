@@ -32,12 +32,13 @@
 #define RCH_MPI_DYN_H
 
 #include <stdint.h>
+#include "base/tunables.h"
 #include "mpi/mpi_impl.h"
 
 #define RCH_DYN_MAGIC 0x5244594eu      /* "RDYN" */
 /* How long a step that waits for another process may take (the accept of a
- * user's port waits for ever). */
-#define RCH_DYN_TIMEOUT_MS 60000
+ * user's port waits for ever): RDMACH_DYN_TIMEOUT_MS. */
+#define RCH_DYN_TIMEOUT_MS (rch_tun.dyn_timeout_ms)
 
 /* A listener: what a peer needs to connect and prove it may. */
 struct rch_dyn_contact {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/random.h>
 #include "base/log.h"
+#include "boot/boot.h"
 #include "mpi/dyn.h"
 
 struct port {
@@ -22,7 +23,7 @@ struct port {
 static struct port *ports;
 
 struct port_hello {
-    uint32_t magic, pad;
+    uint32_t magic, pad;      /* pad: the exit code in the launcher's RCH_BOOT_SPAWN_EXITED */
     uint64_t secret;
 };
 
@@ -91,8 +92,14 @@ int rch_dyn_port_link(const char *name, int timeout_ms, int *link)
         if (st != RDMACH_OK)
             return rch_mpi_class_of(st);
         struct port_hello h;
-        if (rch_dyn_read(fd, &h, sizeof(h), HELLO_MS) == RDMACH_OK && h.magic == RCH_DYN_MAGIC &&
-            h.secret == p->l.c.secret) {
+        int said = rch_dyn_read(fd, &h, sizeof(h), HELLO_MS) == RDMACH_OK && h.secret == p->l.c.secret;
+        if (said && h.magic == RCH_BOOT_SPAWN_EXITED) {
+            close(fd);
+            rch_base_err(RDMACH_ERR_PEER_DEAD, "the spawned job ended with exit code %d before its processes "
+                         "connected (the launcher's report)", (int)h.pad);
+            return MPI_ERR_SPAWN;
+        }
+        if (said && h.magic == RCH_DYN_MAGIC) {
             char yes = 1;
             if (rch_dyn_write(fd, &yes, 1) == RDMACH_OK) {
                 *link = fd;

@@ -47,3 +47,14 @@ if(RDMACH_HAVE_PMIX AND DYN_MPIRUN_OPENMPI)
                          PASS_REGULAR_EXPRESSION "dyn ${mode}: ok")
   endforeach()
 endif()
+
+# MPI_Comm_disconnect closes the connections no other communicator uses.
+rdmach_mpi_test(test_mpi_dyn_close NP 2 TIMEOUT 60)
+set_tests_properties(test_mpi_dyn_close PROPERTIES PASS_REGULAR_EXPRESSION "dyn close: ok")
+
+# A spawned job that ends before connecting fails the spawn at once.
+rdmach_mpi_test(test_mpi_dyn_exit NP 2 TIMEOUT 90)
+set_tests_properties(test_mpi_dyn_exit PROPERTIES PASS_REGULAR_EXPRESSION "dyn exit: ok")
+rdmach_mpi_test(test_mpi_dyn_exit NP 2 TEST test_mpi_dyn_timeout TIMEOUT 90 ARGS timeout)
+set_tests_properties(test_mpi_dyn_timeout PROPERTIES ENVIRONMENT "RDMACH_DYN_TIMEOUT_MS=1000"
+                     PASS_REGULAR_EXPRESSION "dyn timeout: ok")

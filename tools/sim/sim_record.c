@@ -535,6 +535,11 @@ rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
     return rch_base_err(RDMACH_ERR_UNSUPPORTED, "rdmach-sim: no processes of other jobs");
 }
 
+void rch_dev_dyn_detach(int world)
+{
+    (void)world;
+}
+
 int rch_dev_nprocs(void)
 {
     return rec.t ? rec.t->nranks : 0;

@@ -113,27 +113,29 @@ static int flush_out(struct sock_conn *c)
     return 0;
 }
 
-/* At close every connection says BYE behind what it still has to send,
- * then gets up to 5 s to write it (the peer may be busy, not reading). */
-static void sock_close(struct rch_rdma_chan *ch)
+/* A connection closing says BYE behind what it still has to send, then
+ * gets up to 5 s to write it (the peer may be busy, not reading). */
+static void conn_end(struct rch_rdma_chan *ch, struct sock_conn *c)
 {
     uint32_t bye = htonl(RCH_SOCK_BYE);
-    for (int i = 0; i < ch->nconn; i++) {
-        struct sock_conn *c = ch->conn[i];
-        if (!c)
-            continue;
-        if (!c->gone && buf_append(&c->out, &bye, sizeof(bye)) == RDMACH_OK) {
-            int fl = fcntl(c->fd, F_GETFL);
-            struct timeval tv = { .tv_sec = 5 };
-            fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
-            setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-            flush_out(c);
-        }
-        conn_close(ch, c);
-        free(c->out.p);
-        free(c->in.p);
-        free(c);
+    if (!c->gone && buf_append(&c->out, &bye, sizeof(bye)) == RDMACH_OK) {
+        int fl = fcntl(c->fd, F_GETFL);
+        struct timeval tv = { .tv_sec = 5 };
+        fcntl(c->fd, F_SETFL, fl & ~O_NONBLOCK);
+        setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+        flush_out(c);
     }
+    conn_close(ch, c);
+    free(c->out.p);
+    free(c->in.p);
+    free(c);
+}
+
+static void sock_close(struct rch_rdma_chan *ch)
+{
+    for (int i = 0; i < ch->nconn; i++)
+        if (ch->conn[i])
+            conn_end(ch, ch->conn[i]);
     free(ch->conn);
     close(ch->epfd);
     free(ch);
@@ -177,6 +179,15 @@ rdmach_status_t rch_rdma_sock_attach(struct rch_rdma_chan *ch, int peer, int fd)
 static struct sock_conn *conn_of(struct rch_rdma_chan *ch, int peer)
 {
     return peer >= 0 && peer < ch->nconn ? ch->conn[peer] : NULL;
+}
+
+void rch_rdma_sock_detach(struct rch_rdma_chan *ch, int peer)
+{
+    struct sock_conn *c = conn_of(ch, peer);
+    if (c) {
+        ch->conn[peer] = NULL;
+        conn_end(ch, c);
+    }
 }
 
 static rdmach_status_t sock_send(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt)

@@ -22,5 +22,8 @@ extern const struct rch_rdma_ops rch_rdma_sock_ops;
 /* Take connected socket fd (the channel owns it from now) as world index
  * `peer`. */
 rdmach_status_t rch_rdma_sock_attach(struct rch_rdma_chan *ch, int peer, int fd);
+/* Closes the connection to peer (BYE behind what is queued): the peer sees
+ * an orderly end, and sends to it fail from then on. */
+void rch_rdma_sock_detach(struct rch_rdma_chan *ch, int peer);
 
 #endif
