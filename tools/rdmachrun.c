@@ -672,7 +672,8 @@ static int parse_app(int argc, char **argv, int *i, int first, struct run_app *a
         if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0 || strcmp(a, "-wdir") == 0 ||
             (first && strcmp(a, "--preput") == 0)) {
             if (*i + 1 >= argc) {
-                fprintf(stderr, "%s: option %s needs a value\n", prog_name, a);
+                fprintf(stderr, "%s: option %s needs %s\n", prog_name, a,
+                        a[1] == 'n' ? "a number of processes" : "a value");
                 return 2;
             }
             const char *v = argv[++*i];
