@@ -264,7 +264,7 @@ static int spawn_common(const char *fn, int count, char *commands[], char **argv
         st = RDMACH_ERR_NO_MEMORY;
     if (st == RDMACH_OK)
         st = rch_coll_bcast(&c->coll, codes, (size_t)nerr * sizeof(int), root);
-    if (st == RDMACH_OK && errcodes != MPI_ERRCODES_IGNORE)
+    if (st == RDMACH_OK && errcodes != MPI_ERRCODES_IGNORE && nerr > 0)
         memcpy(errcodes, codes, (size_t)nerr * sizeof(int));
     free(codes);
     if (st != RDMACH_OK) {
