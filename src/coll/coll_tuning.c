@@ -32,6 +32,7 @@
  * large blocks and the leader-based one on offload NICs. rdmach-tune
  * replaces the thresholds with measurements of the allocation at hand.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,21 +100,25 @@ static struct rch_coll_tuning_row rows[] = {
     { RCH_COLL_ALLTOALLV,      ONLOAD,  FROM(2), FROM(2), ANY_, ANY_,        "coreparallel" },
 };
 
+/* Every row names its algorithm by the algorithm's own name pointer, as file
+ * rows do, so selection finds it without strcmp (rch_coll_find_algo compares
+ * pointers first). */
+static void canonicalize(void)
+{
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        const struct rch_coll_algo *a = rch_coll_find_algo(rows[i].coll, rows[i].algo);
+        if (a)
+            rows[i].algo = a->name;
+    }
+}
+
 const struct rch_coll_tuning_row *rch_coll_tuning(size_t *nrows)
 {
-    static int canonical;
+    /* once per process: ranks that are threads of one process (the fake
+     * device of tests/coll) may select their first algorithm together */
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, canonicalize);
     *nrows = sizeof(rows) / sizeof(rows[0]);
-    /* Once: every row names its algorithm by the algorithm's own name
-     * pointer, as file rows do, so selection finds it without strcmp
-     * (rch_coll_find_algo compares pointers first). Idempotent. */
-    if (!__atomic_load_n(&canonical, __ATOMIC_ACQUIRE)) {
-        for (size_t i = 0; i < *nrows; i++) {
-            const struct rch_coll_algo *a = rch_coll_find_algo(rows[i].coll, rows[i].algo);
-            if (a)
-                rows[i].algo = a->name;
-        }
-        __atomic_store_n(&canonical, 1, __ATOMIC_RELEASE);
-    }
     return rows;
 }
 
