@@ -120,13 +120,10 @@ rdmach_status_t rch_coll_agree_min(const struct rch_coll_comm *c, int32_t mine, 
 /* One warning per backend and process (every communicator would repeat it). */
 static int warned_once(const struct rch_coll_barrier_ops *b)
 {
-    static unsigned warned;
+    static unsigned warned;    /* atomic: ranks may be threads of one process */
     for (unsigned i = 0; backends[i]; i++)
-        if (backends[i] == b) {
-            int was = (warned >> i) & 1u;
-            warned |= 1u << i;
-            return was;
-        }
+        if (backends[i] == b)
+            return (__atomic_fetch_or(&warned, 1u << i, __ATOMIC_RELAXED) >> i) & 1u;
     return 0;
 }
 
