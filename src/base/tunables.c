@@ -97,8 +97,9 @@ static const struct rch_tun_row rows[] = {
       "(0: never)" },
     { "SHM_REAPER", RCH_TUN_BOOL, OFF(shm_reaper), "on", 0, 0, "on|off",
       "Under a launcher that does not clean /dev/shm itself (Hydra, Slurm's srun; not rdmachrun, which does), "
-      "the first rank of each host leaves a small detached process that waits for every rank of the job "
-      "on that host to end and then removes the job's /dev/shm/rdmach-<job>-* files (device/reaper.c)" },
+      "every rank registers, before it makes a file, with a small detached process per host (started by the "
+      "first rank there) that waits for every registered rank to end and then removes the job's "
+      "/dev/shm/rdmach-<job>-* files (device/reaper.c)" },
     { "HEARTBEAT", RCH_TUN_ENUM, OFF(heartbeat), "auto", 0, 0, "auto|all|off",
       "Heartbeats between ranks whose hang (SIGSTOP, a frozen host) no kernel here can see: a helper thread "
       "per rank sends each watched peer a datagram every HEARTBEAT_INTERVAL ms, and a peer silent for "

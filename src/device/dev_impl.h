@@ -310,8 +310,9 @@ rdmach_status_t rch_dev_hb_publish(void);
 void rch_dev_hb_resolve(void);
 void rch_dev_hb_check(void);
 void rch_dev_hb_fini(void);
-/* After init's fence (reaper.c): leave the per-host process that removes the
- * job's /dev/shm files once every rank of this host has ended. */
+/* Before the first /dev/shm file (reaper.c): register with this host's
+ * process that removes the job's files once every registered rank has
+ * ended, starting it if there is none. */
 void rch_dev_reaper_start(void);
 /* World rank of comm rank `src` in context `ctx`, or -1 if unknown. */
 int rch_dev_ctx_world(uint32_t ctx, int src);

@@ -210,7 +210,9 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
     if (st != RDMACH_OK)
         goto out_free;
 
-    /* 2. open */
+    /* 2. open: the channels' first /dev/shm files, so first the reaper
+     * that removes them if the job dies */
+    rch_dev_reaper_start();
     st = open_selected(sel);
     if (st != RDMACH_OK)
         goto out_free;
@@ -231,8 +233,7 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
     if (st != RDMACH_OK)
         goto out_free;
     rch_dev_live_resolve();
-    rch_dev_reaper_start();
-    rch_dev_hb_resolve();      /* after the reaper's fork: the helper thread is not forked */
+    rch_dev_hb_resolve();
     for (int i = 0; i < rch_dev.nchans; i++) {
         struct rch_dev_chan *dc = &rch_dev.chans[i];
         for (int k = 0; k < dc->npeers; k++) {

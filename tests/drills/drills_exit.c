@@ -11,6 +11,10 @@
  *                  must name rank R, not a survivor
  *   initkill=R:0   rank R raises SIGKILL as soon as MPI_Init returns, while
  *                  others may still be in theirs; the same verdict is due
+ *   timedkill=R:U  rank R (by the launcher's rank variable) gets SIGKILL
+ *                  from a timer U microseconds after it starts, before
+ *                  MPI_Init: at that moment, wherever it is (most often
+ *                  inside MPI_Init when U is below its duration)
  *   ok             every rank returns 0
  *
  * Every rank first checks a ring exchange (so the channels are up), and
@@ -18,6 +22,7 @@
  */
 #include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
@@ -34,6 +39,29 @@ static void ring(void)
     }
 }
 
+/* This process's rank as its launcher told it, before MPI_Init: Hydra and
+ * rdmachrun set PMI_RANK, srun SLURM_PROCID, PMIx launchers PMIX_RANK. */
+static int launcher_rank(void)
+{
+    const char *vars[] = { "PMI_RANK", "SLURM_PROCID", "PMIX_RANK" };
+    for (size_t i = 0; i < sizeof(vars) / sizeof(*vars); i++)
+        if (getenv(vars[i]))
+            return atoi(getenv(vars[i]));
+    return -1;
+}
+
+/* SIGKILL from the kernel us microseconds from now, whatever we do then. */
+static void arm_kill(long us)
+{
+    struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGKILL };
+    struct itimerspec at = { .it_value = { .tv_sec = us / 1000000, .tv_nsec = us % 1000000 * 1000 + 1 } };
+    timer_t t;
+    if (timer_create(CLOCK_MONOTONIC, &sev, &t) != 0 || timer_settime(t, 0, &at, NULL) != 0) {
+        perror("drills_exit: timer for SIGKILL");
+        exit(2);
+    }
+}
+
 static void leave(int code, int by_exit)
 {
     printf("drills_exit: rank %d leaves with %d\n", rank, code);
@@ -47,9 +75,12 @@ int main(int argc, char **argv)
     int who = 0, code = 0;
     char mode[16] = "ok";
     if (argc > 1 && sscanf(argv[1], "%15[a-z]=%d:%d", mode, &who, &code) != 3 && strcmp(argv[1], "ok") != 0) {
-        fprintf(stderr, "usage: drills_exit ret=R:C | exit=R:C | early=R:C | kill=R:0 | initkill=R:0 | ok\n");
+        fprintf(stderr, "usage: drills_exit ret=R:C | exit=R:C | early=R:C | kill=R:0 | initkill=R:0 | "
+                        "timedkill=R:U | ok\n");
         return 2;
     }
+    if (strcmp(mode, "timedkill") == 0 && launcher_rank() == who)
+        arm_kill(code);
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -73,7 +104,7 @@ int main(int argc, char **argv)
         return 98;
     }
     MPI_Finalize();
-    if (!mine || strcmp(mode, "ok") == 0) {
+    if (!mine || strcmp(mode, "ok") == 0 || strcmp(mode, "timedkill") == 0) {
         leave(0, 0);
         return 0;
     }

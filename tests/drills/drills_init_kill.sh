@@ -2,15 +2,17 @@
 # drills_init_kill.sh rdmachrun|hydra LAUNCHER RUNS NP PROGRAM
 #
 # RUNS jobs of PROGRAM (drills_exit: MPI_Init, a ring, MPI_Finalize) on NP
-# ranks; in each, as soon as the ranks exist, one chosen at random is killed
-# with SIGKILL after a random 0 to 60 ms, most often inside MPI_Init (the
-# whole job takes ~0.2 s here). Then one healthy job.
-# Passes if every job ends (30 s at most) and, after the healthy job's
-# start-up, no /dev/shm file of any of the killed jobs is left: what a job
-# leaves when it dies before every rank mapped the segments is reclaimed by
-# the next start-up's sweep (rch_shm_seg_sweep), whatever the launcher;
-# rdmachrun also removes its own job's files when it ends.
-# Prints per run the files its job left at its end, and the totals.
+# ranks; in each, one rank chosen at random is SIGKILLed by a timer of its
+# own a random 0 to 100 ms after it starts (drills_exit timedkill=R:U): most
+# often inside MPI_Init (8 ranks start in about 0.1 s here; the later the
+# init, the earlier in it the kill). Then one healthy job.
+# Passes if every job ends (30 s at most) and leaves no /dev/shm file once
+# its end has been cleaned up (5 s allowed): rdmachrun removes its job's
+# files itself; under Hydra the /dev/shm reaper every rank registers with
+# before it makes a file (src/device/reaper.c) removes them once the host's
+# ranks have all ended. After the healthy job's start-up (whose sweep,
+# rch_shm_seg_sweep, would hide a leak) nothing may be left either.
+# Prints per run the files its job left, and the totals.
 set -u
 kind=$1 launcher=$2 runs=$3 np=$4 prog=$5
 prog=$(readlink -f "$prog")
@@ -26,31 +28,13 @@ job_glob() {
 }
 count_files() { local n=0 f; for f in $(job_glob "$1"); do [ -e "$f" ] && n=$((n + 1)); done; echo $n; }
 
-# the ranks of this job: processes running PROGRAM with DRILL_JOB=<tag> in
-# their environment (both launchers pass it on)
-ranks_of() {
-    local p
-    for p in $(find /proc -maxdepth 2 -path '/proc/[0-9]*/exe' -lname "$prog" 2>/dev/null | cut -d/ -f3); do
-        grep -qz "^DRILL_JOB=$1\$" /proc/"$p"/environ 2>/dev/null && echo "$p"
-    done
-}
-
 pids=()
 killed=0 late=0 left_max=0 left_total=0
 for ((i = 1; i <= runs; i++)); do
-    DRILL_JOB=$$.$i "$launcher" -n "$np" "$prog" ok >/tmp/drills_init_kill.$$ 2>&1 &
+    victim=$((RANDOM % np)) delay=$(((RANDOM * 32768 + RANDOM) % 100000))
+    "$launcher" -n "$np" "$prog" "timedkill=$victim:$delay" >/tmp/drills_init_kill.$$ 2>&1 &
     lp=$!
     pids+=("$lp")
-    t0=$(date +%s.%N)
-    victims=()
-    until [ ${#victims[@]} -gt 0 ] || ! kill -0 "$lp" 2>/dev/null; do victims=($(ranks_of "$$.$i")); done
-    # not a synchronisation: the kill lands at a random moment by design
-    sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.3f", rand() * 0.06 }')"
-    delay=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
-    if [ ${#victims[@]} -gt 0 ]; then
-        v=${victims[$((RANDOM % ${#victims[@]}))]}
-        kill -KILL "$v" 2>/dev/null && killed=$((killed + 1))
-    fi
     end=$(($(date +%s) + 30))
     while kill -0 "$lp" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do sleep 0.05; done
     if kill -0 "$lp" 2>/dev/null; then
@@ -60,11 +44,15 @@ for ((i = 1; i <= runs; i++)); do
     fi
     wait "$lp"
     rc=$?
-    [ "$rc" -eq 0 ] && late=$((late + 1))
-    n=$(count_files "$lp")
+    if [ "$rc" -eq 0 ]; then late=$((late + 1)); else killed=$((killed + 1)); fi
+    for ((t = 0; t < 100; t++)); do
+        n=$(count_files "$lp")
+        [ "$n" -eq 0 ] && break
+        sleep 0.05
+    done
     left_total=$((left_total + n))
     [ "$n" -gt "$left_max" ] && left_max=$n
-    echo "run $i: killed at ${delay} s, exit status $rc, files left by its job: $n"
+    echo "run $i: rank $victim killed at $((delay / 1000)) ms, exit status $rc, files left by its job: $n"
 done
 rm -f /tmp/drills_init_kill.$$
 
@@ -76,8 +64,10 @@ for lp in "${pids[@]}"; do
         [ -e "$f" ] && { echo "left: $f"; still=$((still + 1)); }
     done
 done
-echo "drills_init_kill.sh: $kind: $runs runs, $killed ranks killed ($late jobs exited 0: the kill came too late or after MPI_Finalize);" \
+echo "drills_init_kill.sh: $kind: $runs runs, $killed jobs lost a rank ($late exited 0: the kill came after the rank had left);" \
      "files left at a job's end: $left_total in all, at most $left_max;" \
      "after the next start-up: $still"
+[ "$killed" -gt 0 ] || fail "no job lost a rank: the drill proved nothing"
+[ "$left_total" -eq 0 ] || fail "$left_total file(s) of killed jobs were left in /dev/shm after their end"
 [ "$still" -eq 0 ] || fail "$still file(s) of killed jobs are still in /dev/shm"
 echo "drills_init_kill.sh: PASS"

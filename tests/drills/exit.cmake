@@ -63,8 +63,8 @@ foreach(net shm vnode1)
   endforeach()
 endforeach()
 
-# Ranks killed during MPI_Init: the jobs end, and no /dev/shm file of theirs
-# outlives the next start-up (drills_init_kill.sh; 10 runs of 8 ranks per
+# Ranks killed during MPI_Init: the jobs end, and none leaves a /dev/shm
+# file once it has been cleaned up (drills_init_kill.sh; 10 runs of 8 ranks per
 # launcher here, `drills_init_kill.sh <kind> <launcher> 50 8 drills_exit` by
 # hand for the 50-run figure).
 drills_test(drills_init_kill_rdmachrun COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/drills_init_kill.sh

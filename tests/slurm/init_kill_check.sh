@@ -5,14 +5,13 @@
 # it Slurm lets the other ranks wait in the start-up fence for ever), in each of which one rank, chosen at random as soon as
 # the ranks exist, is SIGKILLed after a random 0 to 60 ms: most often inside
 # MPI_Init; then one healthy step. Passes if every step ends, and after the
-# healthy step no /dev/shm/rdmach-* file is left on any host (each has its
-# own /dev/shm, seen through /proc/<pid of its slurmd>/root). What a killed
-# step had not unlinked yet is removed by the /dev/shm reaper its first rank
-# of each host left right after the start-up fence (device/reaper.c), once
-# the host's ranks have all ended; a step killed before that fence has no
-# reaper, and its channel segments go with the next start-up's sweep
-# (rch_shm_seg_sweep). Prints per run the kill's delay and the files left
-# when the reaper is done (5 s allowed), then the totals.
+# step no /dev/shm/rdmach-* file is left on any host (each has its own
+# /dev/shm, seen through /proc/<pid of its slurmd>/root), within 5 s of the
+# step's end. What a killed step had not unlinked yet is removed by the
+# /dev/shm reaper of its host, which every rank registers with before it
+# makes a file (device/reaper.c), once the host's ranks have all ended,
+# whenever in MPI_Init the kill came. Prints per run the kill's delay and
+# the files left when the reaper is done, then the totals.
 #
 # With --self the script kills nothing: PROGRAM is drills_reaper kill, whose
 # rank 0 leaves a file of the job in /dev/shm on purpose ("LEFTOVER path")
@@ -102,9 +101,8 @@ for ((i = 1; i <= runs; i++)); do
 done
 echo "init_kill_check.sh: $runs steps, $killed $( ((self)) && echo "left a file on purpose" || echo "ranks killed"), $left_runs steps left files in /dev/shm when their reapers were done"
 [ "$killed" -gt 0 ] || fail "no rank was killed, or no file left on purpose (the check would prove nothing)"
-if ((self)); then
-    [ "$left_runs" -eq 0 ] || fail "$left_runs of $runs killed steps left files in /dev/shm"
-else
+[ "$left_runs" -eq 0 ] || fail "$left_runs of $runs killed steps left files in /dev/shm"
+if ! ((self)); then
     srun --kill-on-bad-exit=1 --mpi="$mpi" -N "$nhosts" -n "$tasks" "$prog" ok >"$RCH_SLURM_STATE/init_kill.out" 2>&1 ||
         { cat "$RCH_SLURM_STATE/init_kill.out"; fail "the healthy step failed"; }
     left=$(hosts_shm)
