@@ -10,7 +10,9 @@
  * more ranks than cores that is what counts: one wake-up per rank and call,
  * where point-to-point algorithms risk a sleep and a wake-up per message.
  * Blocks larger than a slot (the segment's bytes per rank pair) are cut in
- * chunks of a slot, one phase each; in place works because a phase reads
+ * chunks: the first a slot, the rest, where the node segment's large area
+ * can be made, a p-th of a large row each (about 50 KiB at 4 ranks, 14 KiB
+ * at 8, where a slot is at most 16 KiB), one phase per chunk; in place works because a phase reads
  * the chunk of every send block into the segment before it writes the same
  * chunk of the receive blocks.
  *
@@ -65,34 +67,50 @@ static rdmach_status_t alltoall_shmseg(const struct rch_coll_comm *c, const stru
     if (!s)    /* the segment could not be made (agreed): the point-to-point way */
         return rch_coll_alltoall_linear.run(c, a);
 
-    size_t slot = s->slot;
-    size_t phases = n ? (n + slot - 1) / slot : 1;   /* a 0-byte call still checks sizes */
-    for (size_t ph = 0; ph < phases; ph++) {
-        size_t off = ph * slot, len = n - off < slot ? n - off : slot;
+    size_t slot = s->slot, off = 0;
+    int big = 0;
+    /* a small row travels in the header line (the same choice on every
+     * rank: n is, or the first phase's check fails before anything is read) */
+    int inl = n <= slot && (size_t)p * n <= RCH_NODESEG_INLINE;
+    for (int first = 1; first || off < n; first = 0) {   /* a 0-byte call still checks sizes */
+        size_t len = n - off < slot ? n - off : slot;
         int b = rch_coll_nodeseg_parity(s);
         struct rch_coll_nodeseg_hdr *h = rch_coll_nodeseg_hdr(s, b, me);
         h->coll = RCH_COLL_ALLTOALL;
         h->elem = 0;
         h->size = n;
-        /* a small row travels in the header line (the same choice on every
-         * rank: n is, or the check below fails before anything is read) */
-        int inl = phases == 1 && (size_t)p * n <= RCH_NODESEG_INLINE;
         size_t stride = inl ? n : slot;
-        unsigned char *row = inl ? h->inl : rch_coll_nodeseg_row(s, b, me);
+        unsigned char *row = inl   ? h->inl
+                             : big ? rch_coll_nodeseg_arow(s, b, me)
+                                   : rch_coll_nodeseg_row(s, b, me);
         for (int q = 0; q < p; q++)
             if (q != me)
                 copy(row + (size_t)q * stride, sbuf + (size_t)q * n + off, len);
         st = rch_coll_nodeseg_sync(s);
-        if (st == RDMACH_OK && ph == 0)
+        if (st == RDMACH_OK && first)
             st = rch_coll_nodeseg_check(s, b, "alltoall");
         if (st != RDMACH_OK)
             return st;
         for (int q = 0; q < p; q++) {
             if (q == me)
                 continue;
-            const unsigned char *from = inl ? rch_coll_nodeseg_hdr(s, b, q)->inl
-                                            : rch_coll_nodeseg_row(s, b, q);
+            const unsigned char *from = inl   ? rch_coll_nodeseg_hdr(s, b, q)->inl
+                                        : big ? rch_coll_nodeseg_arow(s, b, q)
+                                              : rch_coll_nodeseg_row(s, b, q);
             copy(rbuf + (size_t)q * n + off, from + (size_t)me * stride, len);
+        }
+        off += len;
+        /* More to go after the first phase, whose check made every rank
+         * agree on n: the large area's rows (p sub-slots each) take chunks
+         * several times a slot, so the rest needs fewer phases. Whether the
+         * area exists is agreed too (a collective call, made by every rank
+         * at the same point). */
+        if (first && off < n) {
+            st = rch_coll_nodeseg_big(c, s, &big);
+            if (st != RDMACH_OK)
+                return st;
+            if (big)
+                slot = s->arow / (size_t)p / RCH_CACHELINE * RCH_CACHELINE;
         }
     }
     return RDMACH_OK;

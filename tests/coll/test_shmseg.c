@@ -159,7 +159,10 @@ Test(shmseg, alltoall_matches_reference_every_size_and_in_place)
     cr_assert_eq(rch_coll_force(RCH_COLL_ALLTOALL, "shmseg"), RDMACH_OK);
     for (int p = 1; p <= MAXP; p++) {
         size_t slot = rch_coll_nodeseg_slot(p);
-        size_t sizes[] = { 0, 1, 8, 13, slot - 1, slot, slot + 5, 3 * slot + 7 };
+        /* after the first phase (a slot) the large area's chunks */
+        size_t big = rch_coll_nodeseg_arow_size(p) / (size_t)p / 64 * 64;
+        size_t sizes[] = { 0, 1, 8, 13, slot - 1, slot, slot + 5, 3 * slot + 7, slot + big,
+                           slot + 2 * big + 9 };
         for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
             for (int ip = 0; ip < 2; ip++) {
                 struct run t = { .p = p, .in_place = ip, .calls = 3 };
@@ -181,6 +184,13 @@ Test(shmseg, alltoall_double_buffer_holds_over_many_calls_with_late_ranks)
                          .in_place = (int)(k % 2) };
         for (int r = 0; r < t.p; r++)
             t.bytes[r] = 8 + k;
+        run_a2a(&t);
+    }
+    /* blocks that go on through the large area: both areas' parities */
+    for (int p = 2; p <= 3; p++) {
+        struct run t = { .p = p, .calls = 200, .jitter = 1, .in_place = p == 3 };
+        for (int r = 0; r < p; r++)
+            t.bytes[r] = 3 * rch_coll_nodeseg_slot(p) + 7;
         run_a2a(&t);
     }
 }
