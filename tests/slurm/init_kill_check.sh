@@ -1,16 +1,18 @@
 #!/bin/bash
 # Inside a cluster made by slurm_cluster.sh: RUNS steps of
-# `srun --kill-on-bad-exit=1 --mpi=MPI -N HOSTS -n TASKS PROGRAM ok`
+# `srun --kill-on-bad-exit=1 --mpi=MPI -N HOSTS -n TASKS PROGRAM timedkill=R:U`
 # (drills_exit: MPI_Init, a ring, MPI_Finalize; -K as sites run MPI: without
-# it Slurm lets the other ranks wait in the start-up fence for ever), in each of which one rank, chosen at random as soon as
-# the ranks exist, is SIGKILLed after a random 0 to 60 ms: most often inside
+# it Slurm lets the other ranks wait in the start-up fence for ever), in each
+# of which rank R, chosen at random, is SIGKILLed by a timer of its own a
+# random U of 0 to 100 ms after it starts (no pid taken from outside, which
+# the machine may have given to another process by then): most often inside
 # MPI_Init; then one healthy step. Passes if every step ends, and after the
 # step no /dev/shm/rdmach-* file is left on any host (each has its own
 # /dev/shm, seen through /proc/<pid of its slurmd>/root), within 5 s of the
 # step's end. What a killed step had not unlinked yet is removed by the
 # /dev/shm reaper of its host, which every rank registers with before it
 # makes a file (device/reaper.c), once the host's ranks have all ended,
-# whenever in MPI_Init the kill came. Prints per run the kill's delay and
+# whenever in MPI_Init the kill came. Prints per run the kill's timer and
 # the files left when the reaper is done, then the totals.
 #
 # With --self the script kills nothing: PROGRAM is drills_reaper kill, whose
@@ -28,7 +30,6 @@ shift 5
 prog=$1
 shift
 args=("$@")
-((self)) || args=(ok)
 fail() { echo "init_kill_check.sh: FAIL: $*"; exit 1; }
 
 # each host's root, seen through its slurmd
@@ -63,17 +64,9 @@ ranks() {
 [ -z "$(hosts_shm)" ] || fail "files in the hosts' /dev/shm before the first run: $(hosts_shm)"
 left_runs=0 killed=0
 for ((i = 1; i <= runs; i++)); do
+    ((self)) || args=("timedkill=$((RANDOM % tasks)):$(((RANDOM * 32768 + RANDOM) % 100000))")
     srun --kill-on-bad-exit=1 --mpi="$mpi" -N "$nhosts" -n "$tasks" "$prog" "${args[@]}" >"$RCH_SLURM_STATE/init_kill.out" 2>&1 &
     sp=$!
-    t0=$(date +%s.%N)
-    victims=()
-    until ((self)) || [ ${#victims[@]} -gt 0 ] || ! kill -0 "$sp" 2>/dev/null; do victims=($(ranks)); done
-    # not a synchronisation: the kill lands at a random moment by design
-    ((self)) || sleep "$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.3f", rand() * 0.06 }')"
-    delay=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
-    if [ ${#victims[@]} -gt 0 ]; then
-        kill -KILL "${victims[$((RANDOM % ${#victims[@]}))]}" 2>/dev/null && killed=$((killed + 1))
-    fi
     end=$(($(date +%s) + 30))
     while kill -0 "$sp" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do sleep 0.05; done
     if kill -0 "$sp" 2>/dev/null; then
@@ -83,7 +76,11 @@ for ((i = 1; i <= runs; i++)); do
     fi
     wait "$sp"
     rc=$?
-    ((self)) && grep -q '^LEFTOVER ' "$RCH_SLURM_STATE/init_kill.out" && killed=$((killed + 1))
+    if ((self)); then
+        grep -q '^LEFTOVER ' "$RCH_SLURM_STATE/init_kill.out" && killed=$((killed + 1))
+    elif [ "$rc" -ne 0 ]; then
+        killed=$((killed + 1))    # else the timer came after the rank had left
+    fi
     # the step's ranks have ended; their hosts' reapers finish on their own
     t1=$(date +%s.%N)
     for ((t = 0; t < 100; t++)); do
@@ -92,7 +89,7 @@ for ((i = 1; i <= runs; i++)); do
         sleep 0.05
     done
     took=$(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
-    echo "init_kill_check.sh: run $i: kill after ${delay} s, srun status $rc, files left: ${left:-none} (after ${took} s)"
+    echo "init_kill_check.sh: run $i: ${args[*]}, srun status $rc, files left: ${left:-none} (after ${took} s)"
     if [ -n "$left" ]; then
         left_runs=$((left_runs + 1))
         # the --self file has no header for the sweep: only the reaper removes it
