@@ -34,13 +34,6 @@
 #include "coll/coll_impl.h"
 #include "coll/nodeseg.h"
 
-/* memcpy that accepts an empty chunk (a 0-byte call has no buffers). */
-static inline void copy(void *dst, const void *src, size_t len)
-{
-    if (len)
-        memcpy(dst, src, len);
-}
-
 static int shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
     (void)a;
@@ -81,7 +74,7 @@ static rdmach_status_t alltoall_shmseg(const struct rch_coll_comm *c, const stru
         unsigned char *row = inl ? h->inl : rch_coll_nodeseg_row(s, b, me);
         for (int q = 0; q < p; q++)
             if (q != me)
-                copy(row + (size_t)q * stride, sbuf + (size_t)q * n + off, len);
+                rch_coll_nodeseg_copy(s, row + (size_t)q * stride, sbuf + (size_t)q * n + off, len);
         st = rch_coll_nodeseg_sync(s);
         if (st == RDMACH_OK && ph == 0)
             st = rch_coll_nodeseg_check(s, b, "alltoall");
@@ -92,7 +85,7 @@ static rdmach_status_t alltoall_shmseg(const struct rch_coll_comm *c, const stru
                 continue;
             const unsigned char *from = inl ? rch_coll_nodeseg_hdr(s, b, q)->inl
                                             : rch_coll_nodeseg_row(s, b, q);
-            copy(rbuf + (size_t)q * n + off, from + (size_t)me * stride, len);
+            rch_coll_nodeseg_copy(s, rbuf + (size_t)q * n + off, from + (size_t)me * stride, len);
         }
     }
     return RDMACH_OK;

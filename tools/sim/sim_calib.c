@@ -11,7 +11,11 @@
  *   of empty messages (at least o, at most half the empty round trip);  a line through half the eager round
  *   trips (sizes to 64 KiB, the validated range): intercept 2o + L, slope
  *   G + 2O;  the rendezvous sizes' slope G + O;  S = the library's eager
- *   limit;  gamma = MPI_Reduce_local of 64 KiB of doubles.
+ *   limit;  gamma = MPI_Reduce_local of 64 KiB of doubles;  the host's
+ *   cores (online now) and the switch, a rank's way back to a core after a
+ *   wait when ranks outnumber cores: the empty round trip of 2 ranks on one
+ *   core (taskset), waiting as an oversubscribed rank does (no spin), is
+ *   2(o + L + switch + o) in the engine.
  * The programs are looked for beside rdmach-sim (build tree or install).
  *
  * validate: rdmach-sim-probe --coll on 2, 4, ... ranks, all on one node
@@ -32,7 +36,7 @@
 /* The figures of one probe run (ns); sizes as rdmach-sim-probe prints them. */
 enum { PMAX = 16 };
 struct probe {
-    double post, stream0, reduce_b, reduce_ns, eager;
+    double post, stream0, reduce_b, reduce_ns, eager, copy_b, copy_ns;
     int npp;
     double pp_b[PMAX], pp_ns[PMAX];     /* ping-pong round trips */
 };
@@ -71,6 +75,7 @@ static int run_probe(const char *dir, int net, struct probe *pr, char *err, size
                 pr->pp_b[pr->npp] = a, pr->pp_ns[pr->npp++] = b, have |= 4;
         } else if (sscanf(line, "reduce %lf %lf", &a, &b) == 2) pr->reduce_b = a, pr->reduce_ns = b, have |= 8;
         else if (sscanf(line, "eager %lf", &a) == 1) pr->eager = a, have |= 16;
+        else if (sscanf(line, "copy %lf %lf", &a, &b) == 2) pr->copy_b = a, pr->copy_ns = b;
     }
     int st = pclose(f);
     if (st != 0 || have != 31) {
@@ -111,6 +116,7 @@ static int probe_median(const struct probe *runs, int n, struct probe *m)
     MED(post);
     MED(stream0);
     MED(reduce_ns);
+    MED(copy_ns);
     for (int i = 0; i < m->npp; i++)
         MED(pp_ns[i]);
 #undef MED
@@ -155,6 +161,26 @@ static void fit(const struct probe *pr, struct sim_loggops *c)
         c->O = 0;
     }
     c->G = be - 2 * c->O;
+}
+
+/* The empty round trip of 2 ranks sharing core 0 (ns), or -1. */
+static double handoff_rtt(const char *dir)
+{
+    char cmd[3 * PATH_MAX], line[256];
+    double rtt = -1, v;
+    snprintf(cmd, sizeof(cmd),
+             "RDMACH_BIND=none RDMACH_SPIN_COUNT=0 RDMACH_SPIN_COUNT_OVERSUB_PEER=0 taskset -c 0 '%s/rdmachrun' -n 2 "
+             "'%s/rdmach-sim-probe' --handoff 2>&1", dir, dir);
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f)) {
+        fputs("    ", stdout);
+        fputs(line, stdout);
+        if (sscanf(line, "pingpong 0 %lf", &v) == 1)
+            rtt = v;
+    }
+    return pclose(f) == 0 ? rtt : -1;
 }
 
 int sim_calibrate(int argc, char **argv)
@@ -208,7 +234,27 @@ int sim_calibrate(int argc, char **argv)
         fit(&pr[c], &p.ch[c]);
     }
     free(runs);
+    double hv[64];
+    int nh = 0;
+    for (int r = 0; r < nruns; r++) {
+        printf("measuring the hand-off, run %d of %d (rdmach-sim-probe --handoff on 2 ranks of one core):\n", r + 1, nruns);
+        fflush(stdout);
+        double v = handoff_rtt(dir);
+        if (v > 0)
+            hv[nh++] = v;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    p.cores = cores > 0 ? (double)cores : 1;
+    if (nh) {
+        const struct sim_loggops *s = &p.ch[SIM_SHM];
+        double sw = median_of(hv, nh) / 2 - 2 * s->o - s->L;
+        p.sw = sw > 0 ? sw : 0;
+    } else {
+        printf("no hand-off measured (taskset missing?): switch left at %.0f ns\n", p.sw);
+    }
     p.gamma = pr[SIM_SHM].reduce_ns / pr[SIM_SHM].reduce_b;
+    if (pr[SIM_SHM].copy_b > 0)
+        p.beta = pr[SIM_SHM].copy_ns / pr[SIM_SHM].copy_b;
     p.onload = 1;   /* the software network channels here (tcp) run on the host CPU */
     char comment[256];
     snprintf(comment, sizeof(comment),
@@ -222,7 +268,7 @@ int sim_calibrate(int argc, char **argv)
     for (int c = 0; c < SIM_CHAN_MAX; c++)
         printf("%s: L %.0f ns, o %.0f ns, g %.0f ns, G %.4f ns/B, O %.4f ns/B, S %.0f B\n", c == SIM_SHM ? "shm" : "net",
                p.ch[c].L, p.ch[c].o, p.ch[c].g, p.ch[c].G, p.ch[c].O, p.ch[c].S);
-    printf("gamma %.3f ns/B; written to %s\n", p.gamma, out);
+    printf("gamma %.3f ns/B, copy %.3f ns/B; host %.0f cores, switch %.0f ns; written to %s\n", p.gamma, p.beta, p.cores, p.sw, out);
     return 0;
 }
 
@@ -310,7 +356,7 @@ int sim_validate(int argc, char **argv)
                     snprintf(group, sizeof(group), "%s", g);
                     nerr = 0;
                 }
-                if (sim_predict(coll, algo, ranks[ri], net ? 1 : ranks[ri], bytes, calls, &prm, &pred, err, sizeof(err)) != 0) {
+                if (sim_predict(coll, algo, ranks[ri], net ? 1 : ranks[ri], ranks[ri], bytes, calls, &prm, &pred, err, sizeof(err)) != 0) {
                     printf("%5d %-4s %-10s %-14s %6ld %12.2f %12.2f  not simulated: %s\n", ranks[ri], net ? "net" : "shm",
                            coll, algo, bytes, tmin * 1e-3, tmed * 1e-3, err);
                     continue;
