@@ -36,6 +36,7 @@ struct opts {
     const char *coll, *params, *csv, *trace, *algos, *noise_text;
     long ranks[MAX_LIST], sizes[MAX_LIST];
     int nranks, nsizes, ppn, by_nodes, iters, noise_nodes;
+    double cores;                      /* --cores: of a node (-1: not given, a core per rank) */
     double compute;                    /* ns of work before each collective (0: none) */
 };
 
@@ -463,7 +464,7 @@ static int usage(void)
             "         [--ranks LIST | --nodes LIST [--ppn N]]\n"
             "         [--algos all|auto|NAME,...] [--size LIST] [--params FILE] [--iters N] [--compute DURATION]\n"
             "         [--noise PERIOD,DURATION[,sync|unsync] | --noise-trace DETOURS.csv[,sync]] [--noise-nodes N]\n"
-            "         [--csv FILE]\n"
+            "         [--cores N] [--csv FILE]\n"
             "       rdmach-sim calibrate [-o FILE]\n"
             "       rdmach-sim validate [--params FILE] [--ranks LIST]\n"
             "  LIST: a..b (powers of two) or a,b,c\n");
@@ -496,7 +497,7 @@ int main(int argc, char **argv)
         return sim_calibrate(argc - 1, argv + 1);
     if (!strcmp(argv[1], "validate"))
         return sim_validate(argc - 1, argv + 1);
-    struct opts o = { .coll = argv[1], .algos = "all", .ppn = 1, .iters = 1 };
+    struct opts o = { .coll = argv[1], .algos = "all", .ppn = 1, .iters = 1, .cores = -1 };
     struct sim_params prm;
     struct sim_noise noise = { 0 };
     char err[512];
@@ -523,6 +524,10 @@ int main(int argc, char **argv)
             o.ppn = atoi(v);
             if (o.ppn < 1 || o.ppn > 1024)
                 return fail("--ppn '%s': expected 1 to 1024", v);
+        } else if (!strcmp(a, "--cores")) {
+            o.cores = atoi(v);
+            if (o.cores < 0 || o.cores > 1024)
+                return fail("--cores '%s': expected 0 (a core per rank) to 1024", v);
         } else if (!strcmp(a, "--size")) {
             if (parse_list(v, o.sizes, &o.nsizes, 0, 1L << 30) != 0)
                 return fail("bad size list '%s'", v);
@@ -564,12 +569,19 @@ int main(int argc, char **argv)
             return fail("unknown option '%s'", a);
         }
     }
+    /* A study's nodes are the machine being studied: a core per rank unless
+     * --cores says otherwise (the parameter file's host line is the
+     * calibrated machine's, which validate uses). */
+    double calibrated_cores = prm.cores;
+    prm.cores = o.cores >= 0 ? o.cores : 0;
     if (rch_base_tun_load() != RDMACH_OK)
         return fail("%s", rdmach_last_error());
     rch_coll_set_nic(prm.onload ? RCH_COLL_NIC_ONLOAD : RCH_COLL_NIC_OFFLOAD);
     char hostinfo[96] = "";
     if (prm.cores >= 1)
         snprintf(hostinfo, sizeof(hostinfo), "; %.0f cores per node (more ranks: switch %.0f ns)", prm.cores, prm.sw);
+    else if (calibrated_cores >= 1)
+        snprintf(hostinfo, sizeof(hostinfo), "; a core per rank (calibrated on %.0f cores: --cores)", calibrated_cores);
     printf("rdmach-sim %s: shm L %.0f o %.0f g %.0f G %.3f O %.3f S %.0f | net L %.0f o %.0f g %.0f G %.3f O %.3f S %.0f | "
            "nic %s, gamma %.2f ns/B, copy %.2f ns/B%s%s%s%s\n", o.coll, prm.ch[0].L, prm.ch[0].o, prm.ch[0].g, prm.ch[0].G, prm.ch[0].O,
            prm.ch[0].S, prm.ch[1].L, prm.ch[1].o, prm.ch[1].g, prm.ch[1].G, prm.ch[1].O, prm.ch[1].S,
