@@ -137,3 +137,7 @@ tool_test(sim_core_per_rank_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2
   -- ${SIM} pingpong --ppn 2 --size 0 --params ${SIMDATA}/one_core.txt)
 tool_test(sim_params_bad_host COMMAND ${EXPECT} 2 "one_core_bad\\.txt:1: unknown parameter 'threads' \\(expected cores, switch\\)$"
   -- ${SIM} barrier --params ${SIMDATA}/one_core_bad.txt)
+# the library's own path per call (call 1000) comes before the collective's
+# messages: 1 us + the dissemination barrier's 14 us on 4 ranks
+tool_test(sim_call_overhead_loggp COMMAND ${EXPECT} 0 "^barrier +dissemination +4 +4 +1 +8 +15\\.000 "
+  -- ${SIM} barrier --ranks 4 --algos dissemination --params ${SIMDATA}/loggp_call.txt)

@@ -108,6 +108,7 @@ struct sim_params {
     int onload;                /* the NIC's protocol runs on the host CPU */
     double gamma;              /* ns per byte reduced */
     double beta;               /* ns per byte copied into or out of the node segment */
+    double call;               /* ns of the library's own path per collective call (binding, checks, selection) */
     double hw_ow, hw_op, hw_oplg, hw_or;   /* hardware barrier: o_w, o_p(P) = op + oplg * lg P, o_r */
     /* The host the ranks run on: its cores (0: a core per rank) and, where
      * ranks outnumber them, the CPU a rank spends to get a core back after

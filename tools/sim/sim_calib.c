@@ -11,7 +11,9 @@
  *   of empty messages (at least o, at most half the empty round trip);  a line through half the eager round
  *   trips (sizes to 64 KiB, the validated range): intercept 2o + L, slope
  *   G + 2O;  the rendezvous sizes' slope G + O;  S = the library's eager
- *   limit;  gamma = MPI_Reduce_local of 64 KiB of doubles;  the host's
+ *   limit;  gamma = MPI_Reduce_local of 64 KiB of doubles;  copy = a
+ *   memcpy of 64 KiB;  call = an MPI_Allreduce on MPI_COMM_SELF (the
+ *   library's path of a call, no message);  the host's
  *   cores (online now) and the switch, a rank's way back to a core after a
  *   wait when ranks outnumber cores: the empty round trip of 2 ranks on one
  *   core (taskset), waiting as an oversubscribed rank does (no spin), is
@@ -36,7 +38,7 @@
 /* The figures of one probe run (ns); sizes as rdmach-sim-probe prints them. */
 enum { PMAX = 16 };
 struct probe {
-    double post, stream0, reduce_b, reduce_ns, eager, copy_b, copy_ns;
+    double post, stream0, reduce_b, reduce_ns, eager, copy_b, copy_ns, call;
     int npp;
     double pp_b[PMAX], pp_ns[PMAX];     /* ping-pong round trips */
 };
@@ -76,6 +78,7 @@ static int run_probe(const char *dir, int net, struct probe *pr, char *err, size
         } else if (sscanf(line, "reduce %lf %lf", &a, &b) == 2) pr->reduce_b = a, pr->reduce_ns = b, have |= 8;
         else if (sscanf(line, "eager %lf", &a) == 1) pr->eager = a, have |= 16;
         else if (sscanf(line, "copy %lf %lf", &a, &b) == 2) pr->copy_b = a, pr->copy_ns = b;
+        else if (sscanf(line, "call %lf", &a) == 1) pr->call = a;
     }
     int st = pclose(f);
     if (st != 0 || have != 31) {
@@ -117,6 +120,7 @@ static int probe_median(const struct probe *runs, int n, struct probe *m)
     MED(stream0);
     MED(reduce_ns);
     MED(copy_ns);
+    MED(call);
     for (int i = 0; i < m->npp; i++)
         MED(pp_ns[i]);
 #undef MED
@@ -255,6 +259,7 @@ int sim_calibrate(int argc, char **argv)
     p.gamma = pr[SIM_SHM].reduce_ns / pr[SIM_SHM].reduce_b;
     if (pr[SIM_SHM].copy_b > 0)
         p.beta = pr[SIM_SHM].copy_ns / pr[SIM_SHM].copy_b;
+    p.call = pr[SIM_SHM].call;
     p.onload = 1;   /* the software network channels here (tcp) run on the host CPU */
     char comment[256];
     snprintf(comment, sizeof(comment),
@@ -268,7 +273,7 @@ int sim_calibrate(int argc, char **argv)
     for (int c = 0; c < SIM_CHAN_MAX; c++)
         printf("%s: L %.0f ns, o %.0f ns, g %.0f ns, G %.4f ns/B, O %.4f ns/B, S %.0f B\n", c == SIM_SHM ? "shm" : "net",
                p.ch[c].L, p.ch[c].o, p.ch[c].g, p.ch[c].G, p.ch[c].O, p.ch[c].S);
-    printf("gamma %.3f ns/B, copy %.3f ns/B; host %.0f cores, switch %.0f ns; written to %s\n", p.gamma, p.beta, p.cores, p.sw, out);
+    printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns; host %.0f cores, switch %.0f ns; written to %s\n", p.gamma, p.beta, p.call, p.cores, p.sw, out);
     return 0;
 }
 

@@ -7,6 +7,7 @@
  *   nic offload                 # or onload
  *   gamma 0.3                   # ns per byte reduced
  *   copy 0.1                    # ns per byte copied through the node segment
+ *   call 60                     # ns of the library's path per collective call
  *   hw ow 200 op 400 oplg 0 or 200   # hardware barrier
  *   host cores 2 switch 2500    # the cores ranks share; a rank's way back to one
  *
@@ -102,10 +103,12 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             static const char *const keys[] = { "cores", "switch" };
             double *const fields[] = { &p->cores, &p->sw };
             rc = pairs(save, keys, fields, 2, path, line, err, len);
-        } else if (!strcmp(w, "gamma") || !strcmp(w, "copy")) {
+        } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call")) {
             char *v = strtok_r(NULL, " \t\r\n", &save);
-            if (number(v, w[0] == 'g' ? &p->gamma : &p->beta) != 0 || strtok_r(NULL, " \t\r\n", &save)) {
-                snprintf(err, len, "%s:%d: %s needs one non-negative number (ns per byte)", path, line, w);
+            double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : &p->call;
+            if (number(v, f) != 0 || strtok_r(NULL, " \t\r\n", &save)) {
+                snprintf(err, len, "%s:%d: %s needs one non-negative number (%s)", path, line, w,
+                         f == &p->call ? "ns" : "ns per byte");
                 rc = -1;
             }
         } else if (!strcmp(w, "nic")) {
@@ -119,7 +122,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -144,7 +147,7 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
     }
     fprintf(f, "nic %s\ngamma %.4f\ncopy %.4f\nhw ow %.1f op %.1f oplg %.1f or %.1f\n", p->onload ? "onload" : "offload",
             p->gamma, p->beta, p->hw_ow, p->hw_op, p->hw_oplg, p->hw_or);
-    fprintf(f, "host cores %.0f switch %.1f\n", p->cores, p->sw);
+    fprintf(f, "call %.1f\nhost cores %.0f switch %.1f\n", p->call, p->cores, p->sw);
     return fclose(f);
 }
 

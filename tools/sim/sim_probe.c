@@ -9,6 +9,7 @@
  *   pingpong B NS    round trip of B bytes (the fastest single one) -> L, G, O
  *   reduce B NS      MPI_Reduce_local of B bytes of doubles (SUM)  -> gamma
  *   copy B NS        memcpy of B bytes                               -> copy (beta)
+ *   call NS          MPI_Allreduce of one double on MPI_COMM_SELF    -> call
  *   eager B          the largest message sent eagerly to rank 1
  *
  * With --handoff (2 ranks; calibrate runs it with both on one core): only
@@ -259,6 +260,18 @@ int main(int argc, char **argv)
             best = t < best ? t : best;
         }
         printf("copy %zu %.1f\n", (size_t)n * sizeof(double), best * 1e9);
+        /* the library's path of a collective call with no message: the
+         * binding, its checks and the dispatch (a mean over a run of calls,
+         * the best of REPS runs) */
+        best = 1e30;
+        for (int r = 0; r < REPS; r++) {
+            double x = 1, y, t0 = MPI_Wtime();
+            for (int i = 0; i < 1000; i++)
+                MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF);
+            double t = (MPI_Wtime() - t0) / 1000;
+            best = t < best ? t : best;
+        }
+        printf("call %.1f\n", best * 1e9);
         /* the library's eager limit towards rank 1 (shm: its tunable; the
          * network channel's 64 KiB slots over tcp, docs of RDMACH_NET_SLOT_SIZE) */
         printf("eager %zu\n", rch_tun.vnode_size == 1 ? (size_t)65536 : rch_tun.shm_eager_max);
