@@ -48,13 +48,13 @@ static rdmach_status_t allgather_shmseg(const struct rch_coll_comm *c, const str
         int b = rch_coll_nodeseg_parity(s);
         size_t first = k * chunk, n = bytes - first < chunk ? bytes - first : chunk;
         if (n)
-            memcpy(rch_coll_nodeseg_arow(s, b, me), mine + first, n);
+            rch_coll_nodeseg_copy(s, rch_coll_nodeseg_arow(s, b, me), mine + first, n);
         st = rch_coll_nodeseg_phase(s, RCH_COLL_ALLGATHER, 0, bytes, k == 0, "allgather");
         if (st != RDMACH_OK)
             return st;
         for (int r = 0; r < p && n; r++)
             if (r != me || a->sbuf != RCH_COLL_IN_PLACE)
-                memcpy(rbuf + (size_t)r * bytes + first, rch_coll_nodeseg_arow(s, b, r), n);
+                rch_coll_nodeseg_copy(s, rbuf + (size_t)r * bytes + first, rch_coll_nodeseg_arow(s, b, r), n);
     }
     return RDMACH_OK;
 }

@@ -77,7 +77,7 @@ static rdmach_status_t allreduce_shmrsag(const struct rch_coll_comm *c, const st
         if (k < chunks) {
             size_t first = k * chunk, n = count - first < chunk ? count - first : chunk;
             if (n)
-                memcpy(rch_coll_nodeseg_arow(s, b, me), sbuf + first * es, n * es);
+                rch_coll_nodeseg_copy(s, rch_coll_nodeseg_arow(s, b, me), sbuf + first * es, n * es);
         }
         st = rch_coll_nodeseg_phase(s, RCH_COLL_ALLREDUCE, (uint32_t)es, count, k == 0, "allreduce");
         if (st != RDMACH_OK)
@@ -93,7 +93,7 @@ static rdmach_status_t allreduce_shmrsag(const struct rch_coll_comm *c, const st
         if (k > 0) {          /* chunk k - 1 is reduced (its result row has parity b) */
             size_t first = (k - 1) * chunk, n = count - first < chunk ? count - first : chunk;
             if (n)
-                memcpy(rbuf + first * es, rch_coll_nodeseg_arow(s, b, p), n * es);
+                rch_coll_nodeseg_copy(s, rbuf + first * es, rch_coll_nodeseg_arow(s, b, p), n * es);
         }
     }
     return RDMACH_OK;

@@ -72,8 +72,7 @@ static rdmach_status_t allreduce_shmseg(const struct rch_coll_comm *c, const str
         /* a small vector travels in the header line (same choice everywhere,
          * or the check below fails before anything is read) */
         int inl = phases == 1 && len <= RCH_NODESEG_INLINE;
-        if (len)
-            memcpy(inl ? h->inl : rch_coll_nodeseg_row(s, b, me), sbuf + first * es, len);
+        rch_coll_nodeseg_copy(s, inl ? h->inl : rch_coll_nodeseg_row(s, b, me), sbuf + first * es, len);
         st = rch_coll_nodeseg_sync(s);
         if (st == RDMACH_OK && ph == 0)
             st = rch_coll_nodeseg_check(s, b, "allreduce");
@@ -82,8 +81,8 @@ static rdmach_status_t allreduce_shmseg(const struct rch_coll_comm *c, const str
         if (!len)
             continue;
         unsigned char *acc = rbuf + first * es;
-        memcpy(acc, inl ? rch_coll_nodeseg_hdr(s, b, p - 1)->inl : rch_coll_nodeseg_row(s, b, p - 1),
-               len);
+        rch_coll_nodeseg_copy(s, acc, inl ? rch_coll_nodeseg_hdr(s, b, p - 1)->inl : rch_coll_nodeseg_row(s, b, p - 1),
+                              len);
         for (int r = p - 2; r >= 0; r--)
             op->fn(inl ? rch_coll_nodeseg_hdr(s, b, r)->inl : rch_coll_nodeseg_row(s, b, r), acc, n,
                    op->arg);

@@ -36,13 +36,6 @@
 #include "coll/coll_impl.h"
 #include "coll/nodeseg.h"
 
-/* memcpy that accepts an empty chunk (a 0-byte call has no buffers). */
-static inline void copy(void *dst, const void *src, size_t len)
-{
-    if (len)
-        memcpy(dst, src, len);
-}
-
 static int shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
     (void)a;
@@ -85,7 +78,7 @@ static rdmach_status_t alltoall_shmseg(const struct rch_coll_comm *c, const stru
                                    : rch_coll_nodeseg_row(s, b, me);
         for (int q = 0; q < p; q++)
             if (q != me)
-                copy(row + (size_t)q * stride, sbuf + (size_t)q * n + off, len);
+                rch_coll_nodeseg_copy(s, row + (size_t)q * stride, sbuf + (size_t)q * n + off, len);
         st = rch_coll_nodeseg_sync(s);
         if (st == RDMACH_OK && first)
             st = rch_coll_nodeseg_check(s, b, "alltoall");
@@ -97,7 +90,7 @@ static rdmach_status_t alltoall_shmseg(const struct rch_coll_comm *c, const stru
             const unsigned char *from = inl   ? rch_coll_nodeseg_hdr(s, b, q)->inl
                                         : big ? rch_coll_nodeseg_arow(s, b, q)
                                               : rch_coll_nodeseg_row(s, b, q);
-            copy(rbuf + (size_t)q * n + off, from + (size_t)me * stride, len);
+            rch_coll_nodeseg_copy(s, rbuf + (size_t)q * n + off, from + (size_t)me * stride, len);
         }
         off += len;
         /* More to go after the first phase, whose check made every rank

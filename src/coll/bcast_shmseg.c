@@ -44,12 +44,12 @@ static rdmach_status_t bcast_shmseg(const struct rch_coll_comm *c, const struct 
         int b = rch_coll_nodeseg_parity(s);
         size_t first = k * chunk, n = bytes - first < chunk ? bytes - first : chunk;
         if (me == a->root && n)
-            memcpy(rch_coll_nodeseg_arow(s, b, 0), buf + first, n);
+            rch_coll_nodeseg_copy(s, rch_coll_nodeseg_arow(s, b, 0), buf + first, n);
         st = rch_coll_nodeseg_phase(s, RCH_COLL_BCAST, 0, bytes, k == 0, "bcast");
         if (st != RDMACH_OK)
             return st;
         if (me != a->root && n)
-            memcpy(buf + first, rch_coll_nodeseg_arow(s, b, 0), n);
+            rch_coll_nodeseg_copy(s, buf + first, rch_coll_nodeseg_arow(s, b, 0), n);
     }
     return RDMACH_OK;
 }

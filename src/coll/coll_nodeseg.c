@@ -207,7 +207,7 @@ rdmach_status_t rch_coll_nodeseg_big_get(const struct rch_coll_comm *c, struct r
 void rch_coll_nodeseg_reduce_rows(const struct rch_coll_nodeseg *s, int parity, size_t off, size_t n,
                                   void *acc, const struct rch_coll_op *op)
 {
-    memcpy(acc, rch_coll_nodeseg_arow(s, parity, s->p - 1) + off, n * op->elem_size);
+    rch_coll_nodeseg_copy(s, acc, rch_coll_nodeseg_arow(s, parity, s->p - 1) + off, n * op->elem_size);
     for (int r = s->p - 2; r >= 0; r--)
         op->fn(rch_coll_nodeseg_arow(s, parity, r) + off, acc, n, op->arg);
 }
@@ -219,6 +219,10 @@ rdmach_status_t rch_coll_nodeseg_sync(struct rch_coll_nodeseg *s)
     struct rch_coll_nodeseg_hdr *h = rch_coll_nodeseg_hdr(s, b, s->me);
     struct rch_coll_nodeseg_hdr *h0 = rch_coll_nodeseg_hdr(s, b, 0);
     s->phase = next;
+    if (RCH_UNLIKELY(s->rec != NULL)) {
+        s->rec->sync();
+        return RDMACH_OK;
+    }
     if (s->all) {
         /* seq_cst: my row and header (written before) go with my arrival */
         rch_coll_bar_arrive_all(&s->waiter, &h->epoch, &h0->epoch, sizeof(*h), s->p, next);
@@ -252,6 +256,8 @@ rdmach_status_t rch_coll_nodeseg_phase(struct rch_coll_nodeseg *s, enum rch_coll
 rdmach_status_t rch_coll_nodeseg_check(const struct rch_coll_nodeseg *s, int parity, const char *what)
 {
     const struct rch_coll_nodeseg_hdr *mine = rch_coll_nodeseg_hdr(s, parity, s->me);
+    if (s->rec)    /* recorded one rank at a time: the others' headers are not written */
+        return RDMACH_OK;
     for (int r = 0; r < s->p; r++) {
         const struct rch_coll_nodeseg_hdr *h = rch_coll_nodeseg_hdr(s, parity, r);
         if (h->coll == mine->coll && h->elem == mine->elem && h->size == mine->size)

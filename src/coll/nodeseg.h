@@ -47,6 +47,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "base/base.h"
 #include "coll/barrier.h"
 #include "coll/coll_impl.h"
@@ -82,7 +83,18 @@ struct rch_coll_nodeseg_hdr {
 _Static_assert(sizeof(struct rch_coll_nodeseg_hdr) == RCH_CACHELINE,
                "a header is one cache line");
 
+/* A recorder of a rank's work on the segment (rdmach-sim, tools/sim/
+ * sim_seg.c): with one, the copies into and out of the segment and the
+ * synchronisations are reported to it instead of done, and the headers are
+ * not compared, so that the simulator replays these algorithms themselves
+ * (one rank at a time, on memory of its own) with no copy of them. */
+struct rch_coll_nodeseg_rec {
+    void (*copy)(size_t bytes);
+    void (*sync)(void);
+};
+
 struct rch_coll_nodeseg {
+    const struct rch_coll_nodeseg_rec *rec;    /* NULL in the library */
     int failed;                /* set-up failed somewhere: never used again */
     int all;                   /* 1: wait for all at once (oversubscribed), 0: one by one */
     int p, me;
@@ -133,6 +145,16 @@ static inline unsigned char *rch_coll_nodeseg_row(const struct rch_coll_nodeseg 
                                                   int rank)
 {
     return s->data + ((size_t)parity * (size_t)s->p + (size_t)rank) * s->row;
+}
+
+/* A copy into or out of the segment (n may be 0: a 0-byte call has no
+ * buffers); what the recorder sees of the data movement. */
+static inline void rch_coll_nodeseg_copy(const struct rch_coll_nodeseg *s, void *dst, const void *src, size_t n)
+{
+    if (RCH_UNLIKELY(s->rec != NULL))
+        s->rec->copy(n);
+    else if (n)
+        memcpy(dst, src, n);
 }
 
 /* Bytes of a large row for p ranks (same on every rank). */

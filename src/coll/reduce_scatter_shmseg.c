@@ -60,7 +60,7 @@ static rdmach_status_t reduce_scatter_shmseg(const struct rch_coll_comm *c, cons
         int b = rch_coll_nodeseg_parity(s);
         size_t first = k * chunk, n = total - first < chunk ? total - first : chunk;
         if (n)
-            memcpy(rch_coll_nodeseg_arow(s, b, me), in + first * es, n * es);
+            rch_coll_nodeseg_copy(s, rch_coll_nodeseg_arow(s, b, me), in + first * es, n * es);
         st = rch_coll_nodeseg_phase(s, RCH_COLL_REDUCE_SCATTER, (uint32_t)es, total, k == 0,
                                     "reduce_scatter");
         if (st != RDMACH_OK)

@@ -28,10 +28,12 @@
 #include <stdio.h>
 
 /* ---- programs (sim_record.c) ---- */
-enum sim_op_kind { SIM_ISEND, SIM_IRECV, SIM_WAIT, SIM_FREE, SIM_COMPUTE, SIM_HWBAR };
+enum sim_op_kind { SIM_ISEND, SIM_IRECV, SIM_WAIT, SIM_FREE, SIM_COMPUTE, SIM_HWBAR, SIM_SEGSYNC };
 /* One op: kind (3 bits) | arg (24 bits: peer in the program's form, or the
  * request slot of a WAIT or FREE) | bytes (37 bits; COMPUTE: bytes reduced
- * if arg is 0, nanoseconds of work if it is 1). ISEND and IRECV take a
+ * if arg is 0, nanoseconds of work if it is 1, bytes copied through the
+ * node segment if it is 2). SEGSYNC: the node segment's synchronisation of
+ * every rank of the node (sim_seg.c). ISEND and IRECV take a
  * request slot as sim_record.c's rule gives it. */
 typedef uint64_t sim_op;
 #define SIM_OP(kind, arg, bytes) ((uint64_t)(kind) | ((uint64_t)(arg) & 0xffffff) << 3 | (uint64_t)(bytes) << 27)
@@ -85,6 +87,16 @@ struct rch_coll_args;
 int sim_nbc_has(int coll_id);
 int sim_nbc_run(int coll_id, const struct rch_coll_comm *view, const struct rch_coll_args *a);
 
+/* The node segment's algorithms (shmseg, shmrsag: src/coll/nodeseg.h) for
+ * the view's rank: gives view c, which must be one node, the communicator
+ * state whose segment records (its copies and synchronisations become ops).
+ * 0, or -1 when there is no memory for the segment. */
+int sim_seg_attach(struct rch_coll_comm *c);
+static inline int sim_seg_algo(const char *name)
+{
+    return name[0] == 's' && name[1] == 'h' && name[2] == 'm';
+}
+
 /* ---- parameters (sim_params.c) ---- */
 enum sim_chan { SIM_SHM, SIM_NET, SIM_CHAN_MAX };
 struct sim_loggops {
@@ -95,7 +107,13 @@ struct sim_params {
     struct sim_loggops ch[SIM_CHAN_MAX];
     int onload;                /* the NIC's protocol runs on the host CPU */
     double gamma;              /* ns per byte reduced */
+    double beta;               /* ns per byte copied into or out of the node segment */
+    double call;               /* ns of the library's own path per collective call (binding, checks, selection) */
     double hw_ow, hw_op, hw_oplg, hw_or;   /* hardware barrier: o_w, o_p(P) = op + oplg * lg P, o_r */
+    /* The host the ranks run on: its cores (0: a core per rank) and, where
+     * ranks outnumber them, the CPU a rank spends to get a core back after
+     * it waited (the progress engine yields or sleeps while it waits). */
+    double cores, sw;
 };
 void sim_params_default(struct sim_params *p);
 /* 0, or -1 with "file:line: what" in err. */
@@ -118,6 +136,8 @@ int sim_noise_load_trace(const char *path, struct sim_noise *n, char *err, size_
 /* ---- the engine (sim_engine.c) ---- */
 struct sim_layout {
     int nranks, ppn;           /* node of rank r: r / ppn */
+    int host;                  /* ranks per host sharing its cores (0: ppn); validation: all
+                                  ranks of a job on this machine, whatever their virtual nodes */
 };
 struct sim_result {
     double time;               /* last rank's end */
@@ -135,8 +155,8 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
 /* One collective (by name; algorithm by name, "auto", "hier" or "hw") on p
  * ranks of ppn per node, no noise, iters calls back to back: the predicted
  * time per call. 0 or -1 (err). */
-int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, int iters, const struct sim_params *prm,
-                double *t_ns, char *err, size_t len);
+int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, long size, int iters,
+                const struct sim_params *prm, double *t_ns, char *err, size_t len);
 int sim_calibrate(int argc, char **argv);
 int sim_validate(int argc, char **argv);
 

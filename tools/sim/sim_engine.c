@@ -14,13 +14,22 @@
  *     receiver spends o and asks for the data (L); an onload NIC needs the
  *     sender's CPU for o to serve it; the data then flows as an eager
  *     message's; the sender completes when it has left.
- *   compute: reductions cost gamma ns per byte; work ops their length.
+ *   compute: reductions cost gamma ns per byte; work ops their length;
+ *     copies through the node segment beta ns per byte.
+ *   the node segment's synchronisation (SEGSYNC): a rank arrives after o
+ *     (shm: storing its epoch), and every rank of the node goes on L (shm:
+ *     the last arrival's line reaching the readers) after the last arrival.
  *   noise: CPU work (o, O, compute) is stretched by the detours that fall
  *     in it; detours while a rank waits cost nothing.
+ *   oversubscription (a host of more ranks than its `cores`): the host's
+ *     CPU work runs on its cores, each piece on the core free first (time
+ *     slicing at the grain of the ops), and a rank that waited has yielded
+ *     its core (the progress engine's yield and sleep phases): going on
+ *     costs it `switch` ns of a core first. A waiting rank takes no core.
  * A rank runs its ops in order until a WAIT whose request is not complete
  * (one event wakes it when it is) or an op that took CPU time (it goes on
  * at its new time, so that the NICs are used in the order of time). Events: a rank's run, a message's arrival,
- * the release of the hardware barrier.
+ * the release of the hardware barrier or of a node segment's synchronisation.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -28,7 +37,7 @@
 #include <time.h>
 #include "sim.h"
 
-enum { EV_RUN, EV_ARRIVE, EV_HWREL };
+enum { EV_RUN, EV_ARRIVE, EV_HWREL, EV_SEGREL };
 #define NONE UINT32_MAX
 #define PENDING (-1.0)
 
@@ -52,7 +61,7 @@ struct srank {
     uint32_t wait_slot;        /* NONE: not waiting */
     uint32_t slot_base, next_slot, free_top;
     uint32_t posted, posted_tail, unexp, unexp_tail;
-    uint8_t done;
+    uint8_t done, blocked;     /* blocked: it waited, and has given up its core */
 };
 
 #define BUCKET_NS 50.0
@@ -82,6 +91,10 @@ struct sim {
     uint64_t events;
     int hw_count;
     double hw_max;
+    int host, cores;           /* ranks per host; cores of a host, 0: not oversubscribed */
+    double *core_free;         /* [hosts][cores]: when each core is next free */
+    int *seg_count;            /* per node: ranks arrived at its segment's synchronisation (made at the first) */
+    double *seg_max;
     int alloc_failed;
 };
 
@@ -393,8 +406,8 @@ static double phase_of(const struct sim *s, uint32_t rank)
     return (double)(h % 1000003) / 1000003.0 * span;
 }
 
-/* End of `work` ns of CPU started at t on rank. */
-static double cpu(const struct sim *s, uint32_t rank, double t, double work)
+/* End of `work` ns of CPU started at t on rank, with the noise. */
+static double cpu_noise(const struct sim *s, uint32_t rank, double t, double work)
 {
     const struct sim_noise *n = s->noise;
     if (n->kind == 0 || (n->on && !n->on[rank]))
@@ -439,6 +452,22 @@ static double cpu(const struct sim *s, uint32_t rank, double t, double work)
         rem -= free_ns;
         t += free_ns + n->tlen[lo];
     }
+}
+
+/* End of `work` ns of CPU started at t on rank: on an oversubscribed host,
+ * on the core that is free first. */
+static double cpu(const struct sim *s, uint32_t rank, double t, double work)
+{
+    if (!s->cores || work <= 0)
+        return cpu_noise(s, rank, t, work);
+    double *cf = &s->core_free[(size_t)(rank / (uint32_t)s->host) * (size_t)s->cores];
+    int best = 0;
+    for (int i = 1; i < s->cores; i++)
+        if (cf[i] < cf[best])
+            best = i;
+    double end = cpu_noise(s, rank, t > cf[best] ? t : cf[best], work);
+    cf[best] = end;
+    return end;
 }
 
 /* ---- requests ---- */
@@ -576,6 +605,33 @@ static void on_arrive(struct sim *s, uint32_t mi)
     match(s, &m, rslot, posted);
 }
 
+/* Rank arrives at its node's segment synchronisation; the last arrival
+ * schedules the node's release. */
+static void seg_arrive(struct sim *s, uint32_t rank)
+{
+    int node = node_of(s, rank), ppn = s->lay->ppn, n = s->lay->nranks;
+    int members = n - node * ppn < ppn ? n - node * ppn : ppn;
+    if (!s->seg_count) {
+        s->seg_count = calloc((size_t)s->nnodes, sizeof(int));
+        s->seg_max = calloc((size_t)s->nnodes, sizeof(double));
+        if (!s->seg_count || !s->seg_max) {
+            s->alloc_failed = 1;
+            return;
+        }
+    }
+    struct srank *r = &s->r[rank];
+    double arrive = cpu(s, rank, r->t, s->p->ch[SIM_SHM].o);
+    if (arrive > s->seg_max[node])
+        s->seg_max[node] = arrive;
+    r->wait_slot = NONE - 1;                   /* waiting for the release */
+    r->blocked = 1;
+    if (++s->seg_count[node] == members) {
+        push(s, s->seg_max[node] + s->p->ch[SIM_SHM].L, EV_SEGREL, (uint32_t)node, 0);
+        s->seg_count[node] = 0;
+        s->seg_max[node] = 0;
+    }
+}
+
 /* Run rank's ops from its pc until it must wait or its program ends. */
 static void run_rank(struct sim *s, uint32_t rank)
 {
@@ -615,6 +671,7 @@ static void run_rank(struct sim *s, uint32_t rank)
             double d = s->slot_done[r->slot_base + a];
             if (d == PENDING) {
                 r->wait_slot = a;
+                r->blocked = 1;
                 return;
             }
             if (d > r->t)
@@ -625,13 +682,14 @@ static void run_rank(struct sim *s, uint32_t rank)
             s->slot_free[r->slot_base + r->free_top++] = a;
             break;
         case SIM_COMPUTE:
-            r->t = cpu(s, rank, r->t, a ? (double)b : (double)b * s->p->gamma);
+            r->t = cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * (a ? s->p->beta : s->p->gamma));
             break;
         case SIM_HWBAR: {
             double arrive = cpu(s, rank, r->t, s->p->hw_ow);
             if (arrive > s->hw_max)
                 s->hw_max = arrive;
             r->wait_slot = NONE - 1;           /* waiting for the release */
+            r->blocked = 1;
             if (++s->hw_count == n) {
                 double lg = n > 1 ? log2((double)n) : 0;
                 push(s, s->hw_max + s->p->hw_op + s->p->hw_oplg * lg, EV_HWREL, 0, 0);
@@ -640,6 +698,9 @@ static void run_rank(struct sim *s, uint32_t rank)
             }
             return;
         }
+        case SIM_SEGSYNC:
+            seg_arrive(s, rank);
+            return;
         }
     }
 }
@@ -653,6 +714,10 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
     int rc = -1;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &w0);
     s.nnodes = (n + lay->ppn - 1) / lay->ppn;
+    s.host = lay->host > 0 ? lay->host : lay->ppn;
+    s.cores = p->cores >= 1 && s.host > (int)p->cores ? (int)p->cores : 0;
+    if (s.cores)
+        s.core_free = calloc((size_t)((n + s.host - 1) / s.host) * (size_t)s.cores, sizeof(double));
     s.r = calloc((size_t)n, sizeof(*s.r));
     s.nic_tx = calloc((size_t)s.nnodes, sizeof(double));
     s.nic_rx = calloc((size_t)s.nnodes, sizeof(double));
@@ -673,7 +738,8 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
     s.ring = calloc(NB, sizeof(*s.ring));
     s.slot_done = malloc((nslots ? nslots : 1) * sizeof(double));
     s.slot_free = malloc((nslots ? nslots : 1) * sizeof(uint32_t));
-    if (!s.r || !s.nic_tx || !s.nic_rx || !s.shm_tx || !s.ring || !s.slot_done || !s.slot_free) {
+    if (!s.r || !s.nic_tx || !s.nic_rx || !s.shm_tx || !s.ring || !s.slot_done || !s.slot_free ||
+        (s.cores && !s.core_free)) {
         snprintf(err, len, "no memory for %d ranks (%zu request slots)", n, nslots);
         goto out_free;
     }
@@ -690,6 +756,11 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
         case EV_RUN:
             if (e.t > s.r[rank].t)
                 s.r[rank].t = e.t;
+            if (s.r[rank].blocked) {           /* back from a wait: get a core again */
+                s.r[rank].blocked = 0;
+                if (s.cores)
+                    s.r[rank].t = cpu(&s, rank, s.r[rank].t, p->sw);
+            }
             run_rank(&s, rank);
             break;
         case EV_ARRIVE:
@@ -700,6 +771,13 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
                 s.r[i].wait_slot = NONE;
                 s.r[i].t = cpu(&s, (uint32_t)i, e.t, p->hw_or);
                 push(&s, s.r[i].t, EV_RUN, (uint32_t)i, 0);
+            }
+            break;
+        case EV_SEGREL:     /* rank: the node */
+            for (int i = (int)rank * lay->ppn; i < n && i < ((int)rank + 1) * lay->ppn; i++) {
+                s.r[i].wait_slot = NONE;
+                s.r[i].t = e.t;
+                push(&s, e.t, EV_RUN, (uint32_t)i, 0);
             }
             break;
         }
@@ -727,7 +805,7 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
     res->seconds = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) * 1e-9;
     res->engine_bytes = (size_t)n * (sizeof(struct srank) + sizeof(double)) + (size_t)s.nnodes * 2 * sizeof(double) +
                         nslots * (sizeof(double) + sizeof(uint32_t)) + queue_bytes(&s) +
-                        peak_pool * sizeof(struct ment);
+                        peak_pool * sizeof(struct ment) + (s.seg_count ? (size_t)s.nnodes * (sizeof(int) + sizeof(double)) : 0);
     (void)peak_heap;
     rc = 0;
 
@@ -736,6 +814,9 @@ out_free:
     free(s.nic_tx);
     free(s.nic_rx);
     free(s.shm_tx);
+    free(s.core_free);
+    free(s.seg_count);
+    free(s.seg_max);
     free(s.slot_done);
     free(s.slot_free);
     free_queue(&s);

@@ -13,7 +13,8 @@
  * For each size, algorithm and rank count: every rank's program is recorded
  * by running the library's algorithm (src/coll, by name from its lists, or
  * "auto": the library's own selection, or "nbc": its non-blocking collective's
- * schedule, sim_nbc.c) against the recording device, then
+ * schedule, sim_nbc.c; the node segment's shmseg and shmrsag on one node,
+ * sim_seg.c) against the recording device, then
  * simulated; the table gives the time of the slowest rank, the events and
  * their rate, the distinct programs and the memory.
  */
@@ -35,6 +36,7 @@ struct opts {
     const char *coll, *params, *csv, *trace, *algos, *noise_text;
     long ranks[MAX_LIST], sizes[MAX_LIST];
     int nranks, nsizes, ppn, by_nodes, iters, noise_nodes;
+    double cores;                      /* --cores: of a node (-1: not given, a core per rank) */
     double compute;                    /* ns of work before each collective (0: none) */
 };
 
@@ -81,14 +83,58 @@ struct job {
     int p, ppn;
     long size;
     int *world_of, *node_of;
+    size_t *counts;                    /* reduce_scatter: elements per rank */
     void *sbuf, *rbuf;
 };
+
+/* The job's rank maps and buffers (size: bytes per rank's block; allgather
+ * receives, reduce_scatter sends and alltoall both, p blocks); 0 or -1. */
+static int job_alloc(struct job *j)
+{
+    int p = j->p;
+    size_t blk = (size_t)j->size, all = (size_t)p * blk;
+    int many_in = j->id == RCH_COLL_ALLTOALL || j->id == RCH_COLL_REDUCE_SCATTER;
+    int many_out = j->id == RCH_COLL_ALLTOALL || j->id == RCH_COLL_ALLGATHER;
+    j->world_of = malloc((size_t)p * sizeof(int));
+    j->node_of = malloc((size_t)p * sizeof(int));
+    j->counts = malloc((size_t)p * sizeof(size_t));
+    j->sbuf = calloc(1, (many_in ? all : blk) + 64);
+    j->rbuf = calloc(1, (many_out ? all : blk) + 64);
+    if (!j->world_of || !j->node_of || !j->counts || !j->sbuf || !j->rbuf)
+        return -1;
+    for (int r = 0; r < p; r++) {
+        j->world_of[r] = r;
+        j->node_of[r] = r / j->ppn;
+        j->counts[r] = blk / sizeof(double);
+    }
+    return 0;
+}
+
+static void job_free(struct job *j)
+{
+    free(j->world_of);
+    free(j->node_of);
+    free(j->counts);
+    free(j->sbuf);
+    free(j->rbuf);
+}
 
 static void view_of(const struct job *j, int rank, struct rch_coll_comm *c)
 {
     *c = (struct rch_coll_comm){ .rank = rank, .size = j->p, .world_of = j->world_of, .ctx = 1,
                                  .nnodes = (j->p + j->ppn - 1) / j->ppn, .max_ppn = j->ppn,
                                  .node_of = j->node_of };
+    /* one node: the node segment, for its algorithms and for the library's
+     * selection (which picks them there); no memory: no state, they do not apply */
+    if ((sim_seg_algo(j->algo) || (!strcmp(j->algo, "auto") && j->id != RCH_COLL_BARRIER)) && c->nnodes == 1)
+        sim_seg_attach(c);
+}
+
+static struct rch_coll_args args_of(const struct job *j)
+{
+    return (struct rch_coll_args){ .sbuf = j->sbuf, .rbuf = j->rbuf, .bytes = (size_t)j->size,
+                                   .count = (size_t)j->size / sizeof(double), .counts = j->counts,
+                                   .op = sim_rec_reduce_op(), .root = 0 };
 }
 
 /* The hierarchical barrier as rdmach runs it (barrier_hier.c): the ranks of
@@ -162,15 +208,13 @@ static rdmach_status_t run_one(const struct job *j, int rank, const struct rch_c
         struct rch_coll_comm c;
         view_of(j, rank, &c);
         sim_rec_view(j->world_of);
-        struct rch_coll_args a = { .sbuf = j->sbuf, .rbuf = j->rbuf, .bytes = (size_t)j->size,
-                                   .count = (size_t)j->size / sizeof(double), .op = sim_rec_reduce_op() };
+        struct rch_coll_args a = args_of(j);
         return (rdmach_status_t)sim_nbc_run(j->id, &c, &a);
     }
     struct rch_coll_comm c;
     view_of(j, rank, &c);
     sim_rec_view(j->world_of);
-    struct rch_coll_args a = { .sbuf = j->sbuf, .rbuf = j->rbuf, .bytes = (size_t)j->size,
-                               .count = (size_t)j->size / sizeof(double), .op = sim_rec_reduce_op(), .root = 0 };
+    struct rch_coll_args a = args_of(j);
     return algo ? algo->run(&c, &a) : rch_coll_run(j->id, &c, &a);
 }
 
@@ -195,9 +239,10 @@ static struct sim_progs *record(const struct job *j, double compute, const char 
     for (int r = 0; r < j->p; r++) {
         struct rch_coll_comm c;
         view_of(j, r, &c);
-        if (algo && !algo->applies(&c, &(struct rch_coll_args){ .op = sim_rec_reduce_op(), .bytes = (size_t)j->size,
-                                                                  .count = (size_t)j->size / sizeof(double) })) {
-            snprintf(err, len, "%s does not apply here", j->algo);
+        struct rch_coll_args a = args_of(j);
+        if (algo && !algo->applies(&c, &a)) {
+            snprintf(err, len, "%s does not apply here%s", j->algo,
+                     sim_seg_algo(j->algo) && c.nnodes > 1 ? " (the node segment's: one node only)" : "");
             sim_progs_free(t);
             return NULL;
         }
@@ -221,28 +266,19 @@ static struct sim_progs *record(const struct job *j, double compute, const char 
 }
 
 /* One collective on p ranks, no noise, iters calls back to back: its predicted time per call (sim.h). */
-int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, int iters, const struct sim_params *prm,
-                double *t_ns, char *err, size_t len)
+int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, long size, int iters,
+                const struct sim_params *prm, double *t_ns, char *err, size_t len)
 {
     struct job j = { .id = rch_coll_id_of(coll), .algo = algo, .p = p, .ppn = ppn, .size = size };
-    size_t buf = j.id == RCH_COLL_ALLTOALL ? (size_t)p * (size_t)size : (size_t)size;
     struct sim_noise quiet = { 0 };
     int rc = -1;
-    j.world_of = malloc((size_t)p * sizeof(int));
-    j.node_of = malloc((size_t)p * sizeof(int));
-    j.sbuf = calloc(1, buf + 64);
-    j.rbuf = calloc(1, buf + 64);
-    if (!j.world_of || !j.node_of || !j.sbuf || !j.rbuf) {
+    if (job_alloc(&j) != 0) {
         snprintf(err, len, "no memory");
         goto out;
     }
-    for (int r = 0; r < p; r++) {
-        j.world_of[r] = r;
-        j.node_of[r] = r / ppn;
-    }
     const char *chosen;
-    struct sim_progs *t = record(&j, 0, &chosen, err, len);
-    struct sim_layout lay = { p, ppn };
+    struct sim_progs *t = record(&j, prm->call, &chosen, err, len);
+    struct sim_layout lay = { p, ppn, host };
     struct sim_result res;
     if (t && sim_run(t, &lay, prm, &quiet, iters, &res, err, len) == 0) {
         *t_ns = res.time / iters;
@@ -250,10 +286,7 @@ int sim_predict(const char *coll, const char *algo, int p, int ppn, long size, i
     }
     sim_progs_free(t);
 out:
-    free(j.world_of);
-    free(j.node_of);
-    free(j.sbuf);
-    free(j.rbuf);
+    job_free(&j);
     return rc;
 }
 
@@ -273,11 +306,11 @@ static long peak_rss_mb(void)
     return u.ru_maxrss / 1024;
 }
 
-/* The algorithms to run: the library's list of the collective (less those
- * that work in node-shared memory, which has no messages to simulate), plus
+/* The algorithms to run: the library's list of the collective (those that
+ * work in the node segment only where the job is one node), plus
  * the barrier's hierarchical and hardware ones and the non-blocking
  * collective's schedule. */
-static int algo_names(const struct opts *o, enum rch_coll_id id, const char **names, int max)
+static int algo_names(const struct opts *o, enum rch_coll_id id, int one_node, const char **names, int max)
 {
     int n = 0;
     if (!strcmp(o->coll, "pingpong")) {
@@ -303,7 +336,7 @@ static int algo_names(const struct opts *o, enum rch_coll_id id, const char **na
     }
     for (int i = 0; i < rch_coll_algo_count(id) && n < max; i++) {
         const char *a = rch_coll_algo_name(id, i);
-        if (strncmp(a, "shm", 3) != 0)      /* shmseg, shmrsag: through the node segment */
+        if (one_node || !sim_seg_algo(a))   /* shmseg, shmrsag: through the node segment */
             names[n++] = a;
     }
     if (id == RCH_COLL_BARRIER && n + 2 <= max) {
@@ -333,7 +366,10 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
 {
     enum rch_coll_id id = !strcmp(o->coll, "pingpong") ? RCH_COLL_BCAST : rch_coll_id_of(o->coll);
     const char *names[32];
-    int nalgos = algo_names(o, id, names, 32), rc = 0;
+    int one_node = 1, rc = 0;
+    for (int ri = 0; ri < o->nranks; ri++)
+        one_node &= o->by_nodes ? o->ranks[ri] == 1 : o->ranks[ri] <= o->ppn;
+    int nalgos = algo_names(o, id, one_node, names, 32);
     FILE *csv = NULL;
     if (nalgos < 0)
         return 2;
@@ -356,23 +392,16 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
                 if (ppn > p)
                     ppn = p;
                 struct job j = { .id = id, .algo = names[ai], .p = p, .ppn = ppn, .size = o->sizes[si] };
-                size_t buf = id == RCH_COLL_ALLTOALL ? (size_t)p * (size_t)j.size : (size_t)j.size;
+                size_t buf = id == RCH_COLL_ALLTOALL || id == RCH_COLL_ALLGATHER || id == RCH_COLL_REDUCE_SCATTER
+                                 ? (size_t)p * (size_t)j.size : (size_t)j.size;
                 if (buf > ((size_t)1 << 30)) {
                     printf("%-10s %-14s %8d: %zu bytes of buffers per rank: not simulated\n", o->coll, j.algo, p, buf);
                     continue;
                 }
-                j.world_of = malloc((size_t)p * sizeof(int));
-                j.node_of = malloc((size_t)p * sizeof(int));
-                j.sbuf = calloc(1, buf + 64);
-                j.rbuf = calloc(1, buf + 64);
                 uint8_t *on = o->noise_nodes ? malloc((size_t)p) : NULL;
-                if (!j.world_of || !j.node_of || !j.sbuf || !j.rbuf || (o->noise_nodes && !on)) {
+                if (job_alloc(&j) != 0 || (o->noise_nodes && !on)) {
                     fprintf(stderr, "rdmach-sim: no memory for %d ranks\n", p);
                     return 1;
-                }
-                for (int r = 0; r < p; r++) {
-                    j.world_of[r] = r;
-                    j.node_of[r] = r / ppn;
                 }
                 if (on)
                     mark_noisy_nodes(on, p, ppn, o->noise_nodes);
@@ -380,7 +409,7 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
                 char err[512];
                 const char *chosen = j.algo;
                 double t0 = now_s();
-                struct sim_progs *t = record(&j, o->compute, &chosen, err, sizeof(err));
+                struct sim_progs *t = record(&j, o->compute + prm->call, &chosen, err, sizeof(err));
                 double trec = now_s() - t0;
                 struct sim_result res;
                 struct sim_layout lay = { p, ppn };
@@ -414,10 +443,7 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
                 sim_progs_free(t);
                 free(on);
                 noise->on = NULL;
-                free(j.world_of);
-                free(j.node_of);
-                free(j.sbuf);
-                free(j.rbuf);
+                job_free(&j);
             }
             if (best && auto_pick[0])
                 printf("%-10s fastest: %s %.3f us; auto picks %s (%+.1f%%)\n", "", best, best_t * 1e-3, auto_pick,
@@ -434,10 +460,11 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: rdmach-sim barrier|allreduce|bcast|alltoall|pingpong [--ranks LIST | --nodes LIST [--ppn N]]\n"
+            "usage: rdmach-sim barrier|allreduce|bcast|alltoall|allgather|reduce_scatter|pingpong\n"
+            "         [--ranks LIST | --nodes LIST [--ppn N]]\n"
             "         [--algos all|auto|NAME,...] [--size LIST] [--params FILE] [--iters N] [--compute DURATION]\n"
             "         [--noise PERIOD,DURATION[,sync|unsync] | --noise-trace DETOURS.csv[,sync]] [--noise-nodes N]\n"
-            "         [--csv FILE]\n"
+            "         [--cores N] [--csv FILE]\n"
             "       rdmach-sim calibrate [-o FILE]\n"
             "       rdmach-sim validate [--params FILE] [--ranks LIST]\n"
             "  LIST: a..b (powers of two) or a,b,c\n");
@@ -470,14 +497,16 @@ int main(int argc, char **argv)
         return sim_calibrate(argc - 1, argv + 1);
     if (!strcmp(argv[1], "validate"))
         return sim_validate(argc - 1, argv + 1);
-    struct opts o = { .coll = argv[1], .algos = "all", .ppn = 1, .iters = 1 };
+    struct opts o = { .coll = argv[1], .algos = "all", .ppn = 1, .iters = 1, .cores = -1 };
     struct sim_params prm;
     struct sim_noise noise = { 0 };
     char err[512];
     sim_params_default(&prm);
     if (strcmp(o.coll, "pingpong") && (rch_coll_id_of(o.coll) == RCH_COLL_ID_MAX ||
-        (strcmp(o.coll, "barrier") && strcmp(o.coll, "allreduce") && strcmp(o.coll, "bcast") && strcmp(o.coll, "alltoall"))))
-        return fail("unknown collective '%s' (barrier, allreduce, bcast, alltoall, pingpong, calibrate)", o.coll);
+        (strcmp(o.coll, "barrier") && strcmp(o.coll, "allreduce") && strcmp(o.coll, "bcast") && strcmp(o.coll, "alltoall") &&
+         strcmp(o.coll, "allgather") && strcmp(o.coll, "reduce_scatter"))))
+        return fail("unknown collective '%s' (barrier, allreduce, bcast, alltoall, allgather, reduce_scatter, pingpong, "
+                    "calibrate, validate)", o.coll);
     o.ranks[0] = 16;
     o.nranks = 1;
     o.sizes[0] = 8;
@@ -495,6 +524,10 @@ int main(int argc, char **argv)
             o.ppn = atoi(v);
             if (o.ppn < 1 || o.ppn > 1024)
                 return fail("--ppn '%s': expected 1 to 1024", v);
+        } else if (!strcmp(a, "--cores")) {
+            o.cores = atoi(v);
+            if (o.cores < 0 || o.cores > 1024)
+                return fail("--cores '%s': expected 0 (a core per rank) to 1024", v);
         } else if (!strcmp(a, "--size")) {
             if (parse_list(v, o.sizes, &o.nsizes, 0, 1L << 30) != 0)
                 return fail("bad size list '%s'", v);
@@ -536,13 +569,23 @@ int main(int argc, char **argv)
             return fail("unknown option '%s'", a);
         }
     }
+    /* A study's nodes are the machine being studied: a core per rank unless
+     * --cores says otherwise (the parameter file's host line is the
+     * calibrated machine's, which validate uses). */
+    double calibrated_cores = prm.cores;
+    prm.cores = o.cores >= 0 ? o.cores : 0;
     if (rch_base_tun_load() != RDMACH_OK)
         return fail("%s", rdmach_last_error());
     rch_coll_set_nic(prm.onload ? RCH_COLL_NIC_ONLOAD : RCH_COLL_NIC_OFFLOAD);
+    char hostinfo[96] = "";
+    if (prm.cores >= 1)
+        snprintf(hostinfo, sizeof(hostinfo), "; %.0f cores per node (more ranks: switch %.0f ns)", prm.cores, prm.sw);
+    else if (calibrated_cores >= 1)
+        snprintf(hostinfo, sizeof(hostinfo), "; a core per rank (calibrated on %.0f cores: --cores)", calibrated_cores);
     printf("rdmach-sim %s: shm L %.0f o %.0f g %.0f G %.3f O %.3f S %.0f | net L %.0f o %.0f g %.0f G %.3f O %.3f S %.0f | "
-           "nic %s, gamma %.2f ns/B%s%s%s\n", o.coll, prm.ch[0].L, prm.ch[0].o, prm.ch[0].g, prm.ch[0].G, prm.ch[0].O,
+           "nic %s, gamma %.2f ns/B, copy %.2f ns/B%s%s%s%s\n", o.coll, prm.ch[0].L, prm.ch[0].o, prm.ch[0].g, prm.ch[0].G, prm.ch[0].O,
            prm.ch[0].S, prm.ch[1].L, prm.ch[1].o, prm.ch[1].g, prm.ch[1].G, prm.ch[1].O, prm.ch[1].S,
-           prm.onload ? "onload" : "offload", prm.gamma, o.noise_text ? "; noise " : "", o.noise_text ? o.noise_text : "",
+           prm.onload ? "onload" : "offload", prm.gamma, prm.beta, hostinfo, o.noise_text ? "; noise " : "", o.noise_text ? o.noise_text : "",
            o.compute > 0 ? "; compute before each call" : "");
     int rc = study(&o, &prm, &noise);
     free(noise.tstart);

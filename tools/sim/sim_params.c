@@ -6,7 +6,10 @@
  *   net L 9000 o 3000 g 1500 G 0.8 O 0 S 65536
  *   nic offload                 # or onload
  *   gamma 0.3                   # ns per byte reduced
+ *   copy 0.1                    # ns per byte copied through the node segment
+ *   call 60                     # ns of the library's path per collective call
  *   hw ow 200 op 400 oplg 0 or 200   # hardware barrier
+ *   host cores 2 switch 2500    # the cores ranks share; a rank's way back to one
  *
  * Times in ns, G and O in ns per byte, S in bytes. Unknown words, missing
  * or negative values are errors naming the file and line.
@@ -27,7 +30,9 @@ void sim_params_default(struct sim_params *p)
         },
         .onload = 0,
         .gamma = 0.25,
+        .beta = 0.1,
         .hw_ow = 300, .hw_op = 600, .hw_oplg = 0, .hw_or = 300,
+        .cores = 0, .sw = 2500,    /* a core per rank; a yield hand-off (src/device/progress.c) */
     };
 }
 
@@ -94,10 +99,16 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             static const char *const keys[] = { "ow", "op", "oplg", "or" };
             double *const fields[] = { &p->hw_ow, &p->hw_op, &p->hw_oplg, &p->hw_or };
             rc = pairs(save, keys, fields, 4, path, line, err, len);
-        } else if (!strcmp(w, "gamma")) {
+        } else if (!strcmp(w, "host")) {
+            static const char *const keys[] = { "cores", "switch" };
+            double *const fields[] = { &p->cores, &p->sw };
+            rc = pairs(save, keys, fields, 2, path, line, err, len);
+        } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call")) {
             char *v = strtok_r(NULL, " \t\r\n", &save);
-            if (number(v, &p->gamma) != 0 || strtok_r(NULL, " \t\r\n", &save)) {
-                snprintf(err, len, "%s:%d: gamma needs one non-negative number (ns per byte)", path, line);
+            double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : &p->call;
+            if (number(v, f) != 0 || strtok_r(NULL, " \t\r\n", &save)) {
+                snprintf(err, len, "%s:%d: %s needs one non-negative number (%s)", path, line, w,
+                         f == &p->call ? "ns" : "ns per byte");
                 rc = -1;
             }
         } else if (!strcmp(w, "nic")) {
@@ -111,7 +122,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma or hw)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -134,8 +145,9 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
         fprintf(f, "%s L %.1f o %.1f g %.1f G %.5f O %.5f S %.0f\n", c == SIM_SHM ? "shm" : "net", x->L, x->o, x->g,
                 x->G, x->O, x->S);
     }
-    fprintf(f, "nic %s\ngamma %.4f\nhw ow %.1f op %.1f oplg %.1f or %.1f\n", p->onload ? "onload" : "offload", p->gamma,
-            p->hw_ow, p->hw_op, p->hw_oplg, p->hw_or);
+    fprintf(f, "nic %s\ngamma %.4f\ncopy %.4f\nhw ow %.1f op %.1f oplg %.1f or %.1f\n", p->onload ? "onload" : "offload",
+            p->gamma, p->beta, p->hw_ow, p->hw_op, p->hw_oplg, p->hw_or);
+    fprintf(f, "call %.1f\nhost cores %.0f switch %.1f\n", p->call, p->cores, p->sw);
     return fclose(f);
 }
 

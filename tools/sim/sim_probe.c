@@ -8,7 +8,12 @@
  *   stream B NS      per message of B bytes in a window of 64      -> g (B = 0), G (large B)
  *   pingpong B NS    round trip of B bytes (the fastest single one) -> L, G, O
  *   reduce B NS      MPI_Reduce_local of B bytes of doubles (SUM)  -> gamma
+ *   copy B NS        memcpy of B bytes                               -> copy (beta)
+ *   call NS          MPI_Allreduce of one double on MPI_COMM_SELF    -> call
  *   eager B          the largest message sent eagerly to rank 1
+ *
+ * With --handoff (2 ranks; calibrate runs it with both on one core): only
+ *   pingpong 0 NS    the empty round trip                           -> switch
  *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
@@ -152,7 +157,7 @@ static int coll_mode(int me, int p)
             for (size_t z = 0; z < (id == RCH_COLL_BARRIER ? 1 : sizeof(sizes) / sizeof(sizes[0])) && n < MAXCASES; z++) {
                 struct coll_case *c = &cs[n];
                 *c = (struct coll_case){ .id = id, .name = name, .nbc = nbc, .bytes = id == RCH_COLL_BARRIER ? 0 : sizes[z] };
-                if (strstr(name, "shmseg") || !coll_force(c))
+                if (!coll_force(c))
                     break;
                 for (int w = 0; w < 3; w++)
                     one_call(id, nbc, s, r, c->bytes);
@@ -209,6 +214,16 @@ int main(int argc, char **argv)
     }
     static const int sizes[] = { 0, 8, 64, 1024, 4096, 16384, 65536, 262144, 1048576 };
     enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]) };
+    if (argc > 1 && !strcmp(argv[1], "--handoff")) {
+        static const int zero[] = { 0 };
+        char b0[1];
+        double rtt;
+        pingpong(me, b0, zero, 1, &rtt);
+        if (me == 0)
+            printf("pingpong 0 %.1f\n", rtt);
+        MPI_Finalize();
+        return 0;
+    }
     size_t big = (size_t)WINDOW * 1048576;
     char *buf = calloc(1, big);
     if (!buf)
@@ -236,6 +251,27 @@ int main(int argc, char **argv)
             best = t < best ? t : best;
         }
         printf("reduce %zu %.1f\n", (size_t)n * sizeof(double), best * 1e9);
+        best = 1e30;
+        for (int r = 0; r < REPS; r++) {
+            double t0 = MPI_Wtime();
+            memcpy(b, a, (size_t)n * sizeof(double));
+            __asm__ volatile("" : : "r"(b) : "memory");     /* the copy is used */
+            double t = MPI_Wtime() - t0;
+            best = t < best ? t : best;
+        }
+        printf("copy %zu %.1f\n", (size_t)n * sizeof(double), best * 1e9);
+        /* the library's path of a collective call with no message: the
+         * binding, its checks and the dispatch (a mean over a run of calls,
+         * the best of REPS runs) */
+        best = 1e30;
+        for (int r = 0; r < REPS; r++) {
+            double x = 1, y, t0 = MPI_Wtime();
+            for (int i = 0; i < 1000; i++)
+                MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF);
+            double t = (MPI_Wtime() - t0) / 1000;
+            best = t < best ? t : best;
+        }
+        printf("call %.1f\n", best * 1e9);
         /* the library's eager limit towards rank 1 (shm: its tunable; the
          * network channel's 64 KiB slots over tcp, docs of RDMACH_NET_SLOT_SIZE) */
         printf("eager %zu\n", rch_tun.vnode_size == 1 ? (size_t)65536 : rch_tun.shm_eager_max);
