@@ -68,10 +68,15 @@ struct ADIOI_FileD {
     /* shared file pointer: a side file holding the pointer, locked with fcntl */
     int shfd;
     char *shname;
-    /* split collective in progress (one per file) */
+    /* split collective in progress (one per file): its request, or its
+     * argument error (split_req MPI_REQUEST_NULL) */
     int split_active;
     int split_err;
-    MPI_Status split_status;
+    MPI_Request split_req;
+    /* non-blocking accesses (io_nb.c) */
+    MPI_Comm acomm;                /* another duplicate: only their outcome agreements */
+    int nb_pending;                /* accesses of this file not yet complete */
+    unsigned nb_posted, nb_agreed; /* collective ones posted, and whose agreement has started */
 };
 #define RCH_IO_MAGIC 0x46494c45u
 
@@ -157,12 +162,32 @@ int rch_io_check(struct rch_io_op *op);
  * moved. Collective ones are collective over the file's communicator.
  * Returns the MPI error code (reported). */
 int rch_io_do(struct rch_io_op *op, MPI_Status *status);
+/* The memory side of op packed into *data (op->buf itself when it is
+ * contiguous native data) and its view byte position *pos, the shared
+ * pointer moved (ordered: collective). 0 or an errno (*data may be set). */
+int rch_io_prepare(struct rch_io_op *op, const struct rch_mpi_type *t, char **data, MPI_Offset *pos);
+/* A read's data (got bytes of it) back to op->buf, and data freed unless it
+ * is op->buf. 0 or an errno (a failed conversion). */
+int rch_io_unpack_out(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
+                      char *data, MPI_Offset nbytes, MPI_Offset got);
 /* The checked access in one call (the blocking entry points). */
 int rch_io_blocking(struct rch_io_op *op, MPI_Status *status);
 /* Independent access of nbytes of packed data at view byte position pos
  * (the bytes read are in *got). 0 or an errno. */
 int rch_io_indep(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data, MPI_Offset nbytes,
                  MPI_Offset *got);
+
+/* ---- non-blocking accesses (io_nb.c) ---- */
+/* Start op (non-blocking and split collective forms): arguments checked,
+ * memory side packed, position taken and the file pointer moved at the
+ * call; the transfer itself, and for a collective op the agreement on its
+ * outcome, advance in the device's progress engine. *request completes
+ * through MPI_Test/Wait. A collective op whose arguments fail here still
+ * joins the agreement, so the other ranks' requests fail instead of
+ * waiting. Returns the (reported) error code. */
+int rch_io_nb_start(struct rch_io_op *op, MPI_Request *request);
+/* Progress until every non-blocking access of f is complete (close). */
+void rch_io_nb_drain(struct ADIOI_FileD *f);
 
 /* ---- collective buffering (io_coll.c) ---- */
 /* Two-phase access of nbytes packed data at view byte position pos by every

@@ -129,8 +129,7 @@ static int pack_in(const struct ADIOI_FileD *f, const struct rch_io_op *op, cons
     return convert(f, op, t, 1, *data, nbytes);
 }
 
-/* 0 or an errno (a failed conversion). */
-static int unpack_out(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
+int rch_io_unpack_out(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
                       char *data, MPI_Offset nbytes, MPI_Offset got)
 {
     int e = 0;
@@ -142,23 +141,22 @@ static int unpack_out(const struct ADIOI_FileD *f, const struct rch_io_op *op, c
     return e;
 }
 
-int rch_io_do(struct rch_io_op *op, MPI_Status *status)
+int rch_io_prepare(struct rch_io_op *op, const struct rch_mpi_type *t, char **data, MPI_Offset *pos)
 {
     struct ADIOI_FileD *f = op->f;
-    const struct rch_mpi_type *t = rch_mpi_type_get(op->dt);
     MPI_Offset nbytes = (MPI_Offset)t->size * op->count, es = (MPI_Offset)f->et->size;
-    MPI_Offset pos = 0, got = 0;
-    char *data = NULL;
-    int e = pack_in(f, op, t, nbytes, &data);
+    *data = NULL;
+    *pos = 0;
+    int e = pack_in(f, op, t, nbytes, data);
     if (op->where == RCH_IO_AT)
-        pos = op->offset * es;
+        *pos = op->offset * es;
     else if (op->where == RCH_IO_INDIV)
-        pos = f->fp * es;
+        *pos = f->fp * es;
     else if (!op->collective) {
         MPI_Offset old = 0;
         if (!e)
             e = rch_io_shared_fetch_add(f, nbytes / es, &old);
-        pos = old * es;
+        *pos = old * es;
     } else {
         /* ordered: rank order, from the shared pointer, which moves past all */
         MPI_Offset mine = nbytes / es, before = 0, total = 0, base = 0;
@@ -170,8 +168,19 @@ int rch_io_do(struct rch_io_op *op, MPI_Status *status)
             before = 0;
         if (!e)
             e = se;
-        pos = (base + before) * es;
+        *pos = (base + before) * es;
     }
+    return e;
+}
+
+int rch_io_do(struct rch_io_op *op, MPI_Status *status)
+{
+    struct ADIOI_FileD *f = op->f;
+    const struct rch_mpi_type *t = rch_mpi_type_get(op->dt);
+    MPI_Offset nbytes = (MPI_Offset)t->size * op->count, es = (MPI_Offset)f->et->size;
+    MPI_Offset pos = 0, got = 0;
+    char *data = NULL;
+    int e = rch_io_prepare(op, t, &data, &pos);
     if (op->collective) {
         int hint = op->is_write ? f->hints.cb_write : f->hints.cb_read;
         int use_cb = hint != RCH_IO_DISABLE && !f->atomic && f->size > 1;
@@ -185,7 +194,7 @@ int rch_io_do(struct rch_io_op *op, MPI_Status *status)
     } else if (!e)
         e = rch_io_indep(f, op->is_write, pos, data, nbytes, &got);
     if (data) {
-        int ue = unpack_out(f, op, t, data, nbytes, got);
+        int ue = rch_io_unpack_out(f, op, t, data, nbytes, got);
         e = e ? e : ue;
     }
     int code = 0;
