@@ -203,6 +203,8 @@ void rch_io_hints_parse(struct rch_io_hints *h, MPI_Info info)
         return;
     MPI_Offset nodes = h->cb_nodes;
     hint_size(in, "cb_buffer_size", &h->cb_buffer_size);
+    if (h->cb_buffer_size > RCH_IO_CB_MAX)
+        h->cb_buffer_size = RCH_IO_CB_MAX;
     hint_size(in, "cb_nodes", &nodes);
     h->cb_nodes = nodes > 0x7fffffff ? 0x7fffffff : (int)nodes;
     hint_switch(in, "romio_cb_read", &h->cb_read);
@@ -268,6 +270,7 @@ static void file_free(struct ADIOI_FileD *f)
         PMPI_Comm_free(&f->acomm);
     f->magic = 0;
     free(f->aggr);
+    free(f->cb_work);
     free(f->shname);
     free(f->name);
     free(f);

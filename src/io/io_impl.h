@@ -23,7 +23,10 @@
 #include <sys/types.h>
 #include "mpi/mpi_impl.h"
 
-/* Hints (ROMIO's names). Tristate values of the romio_* switches. */
+/* Hints (ROMIO's names). Tristate values of the romio_* switches. A larger
+ * cb_buffer_size is taken as this: a window buffer of more gains nothing,
+ * and window arithmetic stays far from overflow. */
+#define RCH_IO_CB_MAX ((MPI_Offset)1 << 30)
 enum { RCH_IO_AUTO = 0, RCH_IO_ENABLE = 1, RCH_IO_DISABLE = 2 };
 struct rch_io_hints {
     MPI_Offset cb_buffer_size;     /* bytes an aggregator moves per round */
@@ -56,6 +59,7 @@ struct ADIOI_FileD {
     struct rch_io_hints hints;
     int *aggr;                     /* [naggr] comm ranks of the aggregators, ascending */
     int naggr;
+    void *cb_work;                 /* collective buffering's per-rank arrays (io_coll.c) */
     /* the view */
     MPI_Offset disp;
     MPI_Datatype etype, filetype;
