@@ -62,8 +62,10 @@ struct ADIOI_FileD {
     void *cb_work;                 /* collective buffering's per-rank arrays (io_coll.c) */
     /* the view */
     MPI_Offset disp;
-    MPI_Datatype etype, filetype;
-    struct rch_mpi_type *et, *ft;  /* retained while they are the view's */
+    MPI_Datatype etype, filetype;  /* as the user gave them (uet, uft: retained) */
+    struct rch_mpi_type *uet, *uft;
+    struct rch_mpi_type *et, *ft;  /* their layouts in the file (io_ftype.c; the same types in
+                                    * native), retained while they are the view's */
     MPI_Offset *ft_prefix;         /* [ft->nblocks + 1]: data bytes before each filetype block */
     char datarep[MPI_MAX_DATAREP_STRING];
     int external32;                /* file data is big-endian external32 */
@@ -159,9 +161,13 @@ struct rch_io_op {
     MPI_Count count;
     MPI_Datatype dt;
     int collective;
+    MPI_Offset xsize;              /* file bytes of one element of dt (rch_io_check) */
 };
 /* Check an access's arguments: MPI_SUCCESS or the reported error. */
 int rch_io_check(struct rch_io_op *op);
+/* The bytes of op's datatype in memory that got bytes of file data are
+ * (whole elements when the file's representation converts). */
+MPI_Offset rch_io_native_bytes(const struct rch_io_op *op, const struct rch_mpi_type *t, MPI_Offset got);
 /* Perform an (already checked) access: status filled, the file pointer
  * moved. Collective ones are collective over the file's communicator.
  * Returns the MPI error code (reported). */
@@ -209,18 +215,27 @@ void rch_io_shared_close(struct ADIOI_FileD *f);       /* collective: rank 0 rem
 int rch_io_shared_fetch_add(struct ADIOI_FileD *f, MPI_Offset delta, MPI_Offset *old);
 int rch_io_shared_set(struct ADIOI_FileD *f, MPI_Offset value);
 
-/* Can dt be accessed through an external32 view (its external32 size is
- * its native size, so the view's layout is the native one)? (io_view.c) */
-int rch_io_ext32_ok(MPI_Datatype dt);
+/* ---- types in a non-native representation (io_ftype.c) ---- */
+/* File bytes of one named (predefined) type t: its external32 size, its
+ * size from u's extent function, or (neither) its native size; -1 if it has
+ * none. */
+MPI_Aint rch_io_named_file_size(int external32, const struct rch_io_datarep *u, MPI_Datatype t);
+/* File bytes of the data of one element of dt (its type signature's items
+ * at their file sizes); -1 if an item has none. */
+MPI_Offset rch_io_file_size(int external32, const struct rch_io_datarep *u, MPI_Datatype dt);
+/* dt's layout in the file (MPI-4.1 14.5.1), retained (release it); NULL if
+ * dt cannot be laid out in that representation. */
+struct rch_mpi_type *rch_io_file_layout(int external32, const struct rch_io_datarep *u, MPI_Datatype dt);
 
 /* ---- user data representations (io_datarep.c) ---- */
 struct rch_io_datarep;
 const struct rch_io_datarep *rch_io_datarep_find(const char *name);   /* NULL if not registered */
-/* Can dt be accessed through a view in d (homogeneous, file extent = native size)? */
-int rch_io_datarep_fits(const struct rch_io_datarep *d, MPI_Datatype dt);
+/* d's extent function on predefined type t (-1 if it fails). */
+MPI_Aint rch_io_datarep_extent(const struct rch_io_datarep *d, MPI_Datatype t);
 /* Has d a conversion function in this direction? */
 int rch_io_datarep_converts(const struct rch_io_datarep *d, int to_file);
-/* Convert count dt items between userbuf and the packed filebuf. 0 or EILSEQ. */
+/* Convert count elements of dt between userbuf and the packed filebuf
+ * (their type-map items at their file sizes). 0 or EILSEQ. */
 int rch_io_datarep_convert(const struct rch_io_datarep *d, int to_file, void *userbuf, MPI_Datatype dt,
                            MPI_Count count, void *filebuf);
 

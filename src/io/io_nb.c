@@ -70,7 +70,8 @@ static void job_free(struct job *j)
 static int query_fn(void *extra, MPI_Status *status)
 {
     struct job *j = extra;
-    rch_mpi_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, j->code ? 0 : (size_t)j->got, 0);
+    rch_mpi_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                       j->code ? 0 : (size_t)rch_io_native_bytes(&j->op, j->t, j->got), 0);
     if (j->code && !j->raised) {
         j->raised = 1;
         /* the file's handler, while the file is open */
@@ -255,7 +256,7 @@ static int job_post(struct rch_io_op *op, int err, MPI_Request *request)
     } else {
         j->t = rch_mpi_type_get(op->dt);
         rch_mpi_type_retain(j->t);
-        j->nbytes = (MPI_Offset)j->t->size * op->count;
+        j->nbytes = op->xsize * op->count;
         j->e = rch_io_prepare(op, j->t, &j->data, &j->pos);
         if (!j->e && rch_io_view_pieces(f, j->pos, j->nbytes, &j->p, &j->n) != MPI_SUCCESS)
             j->e = ENOMEM;
