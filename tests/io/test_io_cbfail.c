@@ -1,9 +1,10 @@
 /*
  * Collective buffering under failure and with huge buffers.
  *
- * 1. RDMACH_IO_FAIL_ALLOC=r:n makes the n-th buffer allocation of collective
- *    buffering on rank r fail, in the middle of a collective write's rounds
- *    (4 KiB rounds, bytes interleaved between the ranks). MPI-4.1 14.7 and
+ * 1. RDMACH_IO_FAIL_ALLOC=r:n makes the n-th allocation step of collective
+ *    buffering on rank r fail (an aggregator's window buffer, then one step
+ *    per round), in the middle of a collective write's rounds (4 KiB
+ *    rounds, bytes interleaved between the ranks). MPI-4.1 14.7 and
  *    the issue: the error reaches every rank of the call, with the class of
  *    the failure (MPI_ERR_NO_MEM), and no rank hangs; the file stays usable
  *    (the next collective write and read give the right bytes).
@@ -92,7 +93,7 @@ static void test_failure(const char *dir)
     MPI_OK(MPI_File_close(&fh));
     MPI_OK(MPI_Type_free(&ft));
     if (rank == 0)
-        printf("test_io_cbfail: rank %d's allocation %ld failed: MPI_ERR_NO_MEM on all %d ranks in call %d\n",
+        printf("test_io_cbfail: rank %d's allocation step %ld failed: MPI_ERR_NO_MEM on all %d ranks in call %d\n",
                victim, nth, nprocs, failed_at);
 }
 
