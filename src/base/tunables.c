@@ -249,6 +249,11 @@ static const struct rch_tun_row rows[] = {
       "Inject OS-like noise: period,duration[,sync|unsync][,ranks], e.g. 1ms,50us: every period the rank's "
       "thread spins for duration in a handler of signal SIGRTMIN+5 (a POSIX timer); sync: the same instants "
       "on every rank, unsync: a random phase per rank; ranks: a list like 0-3,7 (default all). Empty: none" },
+    /* MPI-IO (src/io). */
+    { "IO_FAIL_ALLOC", RCH_TUN_STRING, OFF(io_fail_alloc), "", 0, 64, NULL,
+      "Testing: r:n makes the n-th allocation step of MPI-IO collective buffering on rank r of a file's "
+      "communicator fail (an aggregator's window buffer, then one step per round; counted over the "
+      "process's collective calls), to check that the error reaches every rank of the call. Empty: never" },
 };
 
 size_t rch_base_tun_count(void)

@@ -108,6 +108,7 @@ struct rch_tunables {
     char   verbs_device[256]; /* verbs: RDMA device per node, "d0,d1,..." (index node % n; "": auto) */
     char   verbs_addr[256];   /* verbs: listener IP address per node, "a0,a1,..." ("": from the device) */
     char   noise[256];       /* injected detours "period,duration[,sync|unsync][,ranks]" ("": none; device/noise.h) */
+    char   io_fail_alloc[64]; /* testing: "r:n", the n-th collective-buffering allocation step of rank r fails (io/io_coll.c) */
 };
 
 extern struct rch_tunables rch_tun;

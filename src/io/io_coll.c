@@ -9,17 +9,26 @@
  * first and written back whole (under a lock) when the descriptor can read.
  *
  * Every rank takes part in every round's exchange even after a local
- * failure, so that a failing aggregator never leaves the others waiting;
- * the caller agrees on the outcome afterwards.
+ * failure of the file access, so that a failing aggregator never leaves the
+ * others waiting; the caller agrees on the outcome afterwards. A rank that
+ * cannot make a round's buffers cannot take part in its exchange: each round
+ * makes them all before exchanging anything, and one allreduce tells every
+ * rank whether to stop there (together, the failure then reported on all).
+ * That allreduce also picks the int or the large-count exchange, so byte
+ * counts beyond INT_MAX (overlapping reads) are moved whole.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include "base/tunables.h"
 #include "io/io_impl.h"
+
+static size_t work_size(int P);
 
 int rch_io_coll_aggregators(struct ADIOI_FileD *f)
 {
@@ -58,6 +67,10 @@ int rch_io_coll_aggregators(struct ADIOI_FileD *f)
     free(f->aggr);
     f->aggr = aggr;
     f->naggr = n;
+    /* the arrays of collective buffering: made here, at open, so that no
+     * rank fails to make them in the middle of a collective call */
+    if (!f->cb_work && !(f->cb_work = malloc(work_size(f->size))))
+        return ENOMEM;
     return 0;
 }
 
@@ -110,16 +123,55 @@ static void window(const struct ADIOI_FileD *f, const struct plan *pl, int a, in
     (void)f;
 }
 
-/* Per-round buffers of one rank. */
+/* Per-round state of one rank. The arrays (per rank of the file) are the
+ * file's cb_work, made at open; the buffers grow as rounds need. Counts and
+ * displacements are 64-bit: a round moves up to cb_buffer_size bytes per
+ * aggregator, and overlapping reads ask for the same bytes many times. */
 struct round {
-    int *scnt, *sdsp, *rcnt, *rdsp;          /* metadata (longs) */
-    int *sbytes, *sbdsp, *rbytes, *rbdsp;    /* data (bytes) */
-    int *udsp;                               /* data (bytes) in place in the user's data */
+    MPI_Count *scnt, *rcnt;                  /* metadata (longs) */
+    MPI_Count *sbytes, *rbytes;              /* data (bytes) */
+    MPI_Count *pairs, *pairr;                /* [2P] { metadata, bytes } sent, received */
+    MPI_Aint *sdsp, *rdsp, *sbdsp, *rbdsp;
+    MPI_Aint *udsp;                          /* data (bytes) in place in the user's data */
+    int *ic, *id, *jc, *jd;                  /* int copies for the int form of the exchange */
     MPI_Offset *smeta, *rmeta;
     MPI_Offset *spos;                        /* [pieces sent]: their place in the packed data */
     char *sdata, *rdata;
     size_t smeta_cap, rmeta_cap, spos_cap, sdata_cap, rdata_cap;
 };
+
+/* The per-rank arrays of collective buffering (rch_io_coll_aggregators). */
+static size_t work_size(int P)
+{
+    return (size_t)P * (2 * sizeof(MPI_Offset) + 8 * sizeof(MPI_Count) + 5 * sizeof(MPI_Aint) + 4 * sizeof(int));
+}
+
+static void work_arrays(const struct ADIOI_FileD *f, struct round *rd)
+{
+    size_t P = (size_t)f->size;
+    MPI_Count *c = (MPI_Count *)((MPI_Offset *)f->cb_work + 2 * P);
+    rd->scnt = c, rd->rcnt = c + P, rd->sbytes = c + 2 * P, rd->rbytes = c + 3 * P;
+    rd->pairs = c + 4 * P, rd->pairr = c + 6 * P;
+    MPI_Aint *a = (MPI_Aint *)(c + 8 * P);
+    rd->sdsp = a, rd->rdsp = a + P, rd->sbdsp = a + 2 * P, rd->rbdsp = a + 3 * P, rd->udsp = a + 4 * P;
+    int *i = (int *)(a + 5 * P);
+    rd->ic = i, rd->id = i + P, rd->jc = i + 2 * P, rd->jd = i + 3 * P;
+}
+
+/* RDMACH_IO_FAIL_ALLOC "r:n": on rank r of a file's communicator, the n-th
+ * allocation step of collective buffering fails (an aggregator's window
+ * buffer, before the rounds, or a round's receive and send buffers, once
+ * per round, needed or not): testing the way a failure reaches every rank,
+ * at a round that n picks. */
+static int fail_injected(const struct ADIOI_FileD *f)
+{
+    static long seen;
+    int r;
+    long n;
+    if (!rch_tun.io_fail_alloc[0] || sscanf(rch_tun.io_fail_alloc, "%d:%ld", &r, &n) != 2 || r != f->rank)
+        return 0;
+    return ++seen == n;
+}
 
 static int grow(void **p, size_t *cap, size_t need)
 {
@@ -140,8 +192,8 @@ static int cut(const struct ADIOI_FileD *f, const struct plan *pl, int r, const 
                const MPI_Offset *ppos, int n, struct round *rd, int *nsent)
 {
     int P = f->size, k = 0;
-    memset(rd->scnt, 0, (size_t)P * sizeof(int));
-    memset(rd->sbytes, 0, (size_t)P * sizeof(int));
+    memset(rd->scnt, 0, (size_t)P * sizeof(MPI_Count));
+    memset(rd->sbytes, 0, (size_t)P * sizeof(MPI_Count));
     for (int ai = 0; ai < f->naggr; ai++) {
         MPI_Offset lo, hi;
         window(f, pl, ai, r, &lo, &hi);
@@ -159,7 +211,7 @@ static int cut(const struct ADIOI_FileD *f, const struct plan *pl, int r, const 
             rd->spos[k] = ppos[i] + (a - p[i].off);
             k++;
             rd->scnt[dest] += 2;
-            rd->sbytes[dest] += (int)(b - a);
+            rd->sbytes[dest] += b - a;
         }
     }
     *nsent = k;
@@ -173,13 +225,11 @@ static int in_place(const struct round *rd, int P, int nsent)
 {
     int k = 0;
     for (int d = 0; d < P; d++) {
-        int m = rd->scnt[d] / 2;
+        int m = (int)(rd->scnt[d] / 2);
         rd->udsp[d] = 0;
         if (!m)
             continue;
-        if (rd->spos[k] > INT_MAX - rd->sbytes[d])
-            return 0;
-        rd->udsp[d] = (int)rd->spos[k];
+        rd->udsp[d] = (MPI_Aint)rd->spos[k];
         for (int j = k + 1; j < k + m; j++)
             if (rd->spos[j] != rd->spos[j - 1] + rd->smeta[2 * j - 1])
                 return 0;
@@ -188,14 +238,33 @@ static int in_place(const struct round *rd, int P, int nsent)
     return k == nsent;
 }
 
-static void displs(const int *cnt, int *dsp, int P, size_t *total)
+/* Displacements of consecutive blocks; 1 if a count or displacement does
+ * not fit an int. */
+static int displs(const MPI_Count *cnt, MPI_Aint *dsp, int P, size_t *total)
 {
     size_t t = 0;
     for (int i = 0; i < P; i++) {
-        dsp[i] = (int)t;
+        dsp[i] = (MPI_Aint)t;
         t += (size_t)cnt[i];
     }
     *total = t;
+    return t > INT_MAX;
+}
+
+/* An all-to-all of blocks: the int form when every rank's arrays fit an
+ * int (small, agreed), else the large-count one. */
+static void exchange(const struct ADIOI_FileD *f, struct round *rd, int small, const void *sb, const MPI_Count *sc,
+                     const MPI_Aint *sd, void *rb, const MPI_Count *rc, const MPI_Aint *rdp, MPI_Datatype t)
+{
+    if (!small) {
+        PMPI_Alltoallv_c(sb, sc, sd, t, rb, rc, rdp, t, f->comm);
+        return;
+    }
+    for (int i = 0; i < f->size; i++) {
+        rd->ic[i] = (int)sc[i], rd->id[i] = (int)sd[i];
+        rd->jc[i] = (int)rc[i], rd->jd[i] = (int)rdp[i];
+    }
+    PMPI_Alltoallv(sb, rd->ic, rd->id, t, rb, rd->jc, rd->jd, t, f->comm);
 }
 
 /* A received piece and where its data is. */
@@ -314,7 +383,6 @@ static int agg_read(const struct ADIOI_FileD *f, const MPI_Offset *meta, int npi
 
 static void round_free(struct round *rd)
 {
-    free(rd->scnt);
     free(rd->smeta);
     free(rd->rmeta);
     free(rd->spos);
@@ -322,59 +390,73 @@ static void round_free(struct round *rd)
     free(rd->rdata);
 }
 
-/* One round: exchange, aggregate. Returns this rank's errno (0). */
-static int one_round(struct ADIOI_FileD *f, const struct plan *pl, int r, int is_write, const struct rch_io_piece *p,
-                     const MPI_Offset *ppos, int n, char *data, struct round *rd, char *wbuf, int e)
+/* One round: the counts exchanged, every buffer the round needs made, then
+ * (one allreduce) whether any rank failed to make its buffers: if so every
+ * rank stops here, before an exchange that rank could not take part in,
+ * and *stop is set. Else exchange and aggregate. Returns this rank's errno.
+ * `failed`: an allocation that failed
+ * before this round (the window buffer). */
+static int one_round(struct ADIOI_FileD *f, const struct plan *pl, long r, int is_write,
+                     const struct rch_io_piece *p, const MPI_Offset *ppos, int n, char *data, struct round *rd,
+                     char *wbuf, int e, int failed, int *stop)
 {
     int P = f->size, nsent = 0;
     size_t smeta_n, rmeta_n, sbytes_n, rbytes_n;
-    int ce = cut(f, pl, r, p, ppos, n, rd, &nsent);
-    if (ce) {
-        /* cannot describe my part: send nothing, remember the failure */
-        memset(rd->scnt, 0, (size_t)P * sizeof(int));
-        memset(rd->sbytes, 0, (size_t)P * sizeof(int));
+    if (cut(f, pl, (int)r, p, ppos, n, rd, &nsent)) {
+        /* cannot describe my part: send nothing, and stop everyone below */
+        memset(rd->scnt, 0, (size_t)P * sizeof(MPI_Count));
+        memset(rd->sbytes, 0, (size_t)P * sizeof(MPI_Count));
         nsent = 0;
-        e = e ? e : ce;
+        failed = 1;
     }
-    displs(rd->scnt, rd->sdsp, P, &smeta_n);
-    displs(rd->sbytes, rd->sbdsp, P, &sbytes_n);
-    PMPI_Alltoall(rd->scnt, 1, MPI_INT, rd->rcnt, 1, MPI_INT, f->comm);
-    displs(rd->rcnt, rd->rdsp, P, &rmeta_n);
     for (int i = 0; i < P; i++)
-        rd->rbytes[i] = 0;
-    if (grow((void **)&rd->rmeta, &rd->rmeta_cap, (rmeta_n + 1) * sizeof(MPI_Offset)))
-        return ENOMEM;   /* cannot go on without the metadata buffer: the exchange would overrun */
-    PMPI_Alltoallv(rd->smeta, rd->scnt, rd->sdsp, MPI_LONG, rd->rmeta, rd->rcnt, rd->rdsp, MPI_LONG, f->comm);
+        rd->pairs[2 * i] = rd->scnt[i], rd->pairs[2 * i + 1] = rd->sbytes[i];
+    PMPI_Alltoall(rd->pairs, 2, MPI_COUNT, rd->pairr, 2, MPI_COUNT, f->comm);
     for (int i = 0; i < P; i++)
-        for (int k = rd->rdsp[i] / 2; k < (rd->rdsp[i] + rd->rcnt[i]) / 2; k++)
-            rd->rbytes[i] += (int)rd->rmeta[2 * k + 1];
-    displs(rd->rbytes, rd->rbdsp, P, &rbytes_n);
+        rd->rcnt[i] = rd->pairr[2 * i], rd->rbytes[i] = rd->pairr[2 * i + 1];
+    int large = displs(rd->scnt, rd->sdsp, P, &smeta_n);
+    large |= displs(rd->rcnt, rd->rdsp, P, &rmeta_n);
+    large |= displs(rd->sbytes, rd->sbdsp, P, &sbytes_n);
+    large |= displs(rd->rbytes, rd->rbdsp, P, &rbytes_n);
+    int direct = in_place(rd, P, nsent);
+    for (int i = 0; direct && i < P; i++)
+        large |= rd->udsp[i] > INT_MAX - rd->sbytes[i];
+    if (!failed && (fail_injected(f) ||
+                    grow((void **)&rd->rmeta, &rd->rmeta_cap, (rmeta_n + 1) * sizeof(MPI_Offset)) ||
+                    grow((void **)&rd->sdata, &rd->sdata_cap, direct ? 0 : sbytes_n + 1) ||
+                    grow((void **)&rd->rdata, &rd->rdata_cap, rbytes_n + 1)))
+        failed = 1;
+    int mine[2] = { failed, large }, all[2];
+    PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, f->comm);
+    if (all[0]) {
+        *stop = 1;   /* 0 from the others: the caller's agreement names the rank that failed */
+        return e ? e : failed ? ENOMEM : 0;
+    }
+    int small = !all[1];
+    exchange(f, rd, small, rd->smeta, rd->scnt, rd->sdsp, rd->rmeta, rd->rcnt, rd->rdsp, MPI_LONG);
     int my_ai = -1;
     for (int ai = 0; ai < f->naggr; ai++)
         if (f->aggr[ai] == f->rank)
             my_ai = ai;
     MPI_Offset wlo = 0, whi = 0;
     if (my_ai >= 0)
-        window(f, pl, my_ai, r, &wlo, &whi);
-    int direct = in_place(rd, P, nsent);
-    if (grow((void **)&rd->sdata, &rd->sdata_cap, direct ? 0 : sbytes_n + 1) ||
-        grow((void **)&rd->rdata, &rd->rdata_cap, rbytes_n + 1))
-        return ENOMEM;
+        window(f, pl, my_ai, (int)r, &wlo, &whi);
+    MPI_Aint *sd = direct ? rd->udsp : rd->sbdsp;
     if (is_write) {
         MPI_Offset at = 0;
         for (int k = 0; !direct && k < nsent; k++) {
             memcpy(rd->sdata + at, data + rd->spos[k], (size_t)rd->smeta[2 * k + 1]);
             at += rd->smeta[2 * k + 1];
         }
-        PMPI_Alltoallv(direct ? data : rd->sdata, rd->sbytes, direct ? rd->udsp : rd->sbdsp, MPI_BYTE, rd->rdata,
-                       rd->rbytes, rd->rbdsp, MPI_BYTE, f->comm);
+        exchange(f, rd, small, direct ? data : rd->sdata, rd->sbytes, sd, rd->rdata, rd->rbytes, rd->rbdsp,
+                 MPI_BYTE);
         if (!e && my_ai >= 0)
             e = agg_write(f, rd->rmeta, (int)(rmeta_n / 2), rd->rdata, wbuf, wlo);
     } else {
         if (!e && my_ai >= 0)
             e = agg_read(f, rd->rmeta, (int)(rmeta_n / 2), rd->rdata, wbuf, wlo);
-        PMPI_Alltoallv(rd->rdata, rd->rbytes, rd->rbdsp, MPI_BYTE, direct ? data : rd->sdata, rd->sbytes,
-                       direct ? rd->udsp : rd->sbdsp, MPI_BYTE, f->comm);
+        exchange(f, rd, small, rd->rdata, rd->rbytes, rd->rbdsp, direct ? data : rd->sdata, rd->sbytes, sd,
+                 MPI_BYTE);
         MPI_Offset at = 0;
         for (int k = 0; !direct && k < nsent; k++) {
             memcpy(data + rd->spos[k], rd->sdata + at, (size_t)rd->smeta[2 * k + 1]);
@@ -440,13 +522,9 @@ int rch_io_coll(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data,
         if (p[i].off + p[i].len > lh[1])
             lh[1] = p[i].off + p[i].len;
     }
-    MPI_Offset *ranges = malloc((size_t)f->size * 2 * sizeof(MPI_Offset));
-    if (!ranges) {
-        /* cannot join the collective buffering: the caller's agreement fails the call everywhere */
-        free(p);
-        free(ppos);
-        return ENOMEM;
-    }
+    struct round rd = { 0 };
+    work_arrays(f, &rd);
+    MPI_Offset *ranges = f->cb_work;
     PMPI_Allgather(lh, 2, MPI_LONG, ranges, 2, MPI_LONG, f->comm);
     struct plan pl = { .glo = LONG_MAX, .ghi = LONG_MIN, .cb = f->hints.cb_buffer_size };
     for (int r = 0; r < f->size; r++) {
@@ -456,9 +534,7 @@ int rch_io_coll(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data,
     /* automatic (ROMIO's rule): ranks whose ranges do not interleave gain
      * nothing from the exchange, each accesses its own range directly */
     int hint = is_write ? f->hints.cb_write : f->hints.cb_read;
-    int direct = hint == RCH_IO_AUTO && !interleaved(ranges, f->size);
-    free(ranges);
-    if (direct) {
+    if (hint == RCH_IO_AUTO && !interleaved(ranges, f->size)) {
         free(p);
         free(ppos);
         return e ? e : rch_io_indep(f, is_write, pos, data, nbytes, got);
@@ -469,26 +545,18 @@ int rch_io_coll(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data,
         pl.dsize = (pl.ghi - pl.base + f->naggr - 1) / f->naggr;
         if (su > 0)
             pl.dsize = (pl.dsize + su - 1) / su * su;
-        pl.rounds = (int)((pl.dsize + pl.cb - 1) / pl.cb);
-        int P = f->size;
-        struct round rd = { 0 };
-        int *ints = calloc((size_t)P * 9, sizeof(int));
+        /* cb is at most RCH_IO_CB_MAX (hints): no overflow here */
+        long rounds = (long)((pl.dsize + pl.cb - 1) / pl.cb);
         MPI_Offset wcap = pl.cb < pl.dsize ? pl.cb : pl.dsize;
-        char *wbuf = malloc((size_t)wcap + 1);
-        if (!ints || !wbuf) {
-            /* every rank must still run the rounds: without buffers this one
-             * cannot, so the job is failed here rather than hung */
-            free(ints);
-            free(wbuf);
-            free(p);
-            free(ppos);
-            return ENOMEM;
-        }
-        rd.scnt = ints, rd.sdsp = ints + P, rd.rcnt = ints + 2 * P, rd.rdsp = ints + 3 * P;
-        rd.sbytes = ints + 4 * P, rd.sbdsp = ints + 5 * P, rd.rbytes = ints + 6 * P, rd.rbdsp = ints + 7 * P;
-        rd.udsp = ints + 8 * P;
-        for (int r = 0; r < pl.rounds; r++)
-            e = one_round(f, &pl, r, is_write, p, ppos, n, data, &rd, wbuf, e);
+        int my_aggr = 0;
+        for (int ai = 0; ai < f->naggr; ai++)
+            my_aggr |= f->aggr[ai] == f->rank;
+        char *wbuf = NULL;
+        int failed = my_aggr && (fail_injected(f) || !(wbuf = malloc((size_t)wcap + 1)));
+        /* every rank runs the rounds until one of them cannot (one_round) */
+        int stop = 0;
+        for (long r = 0; r < rounds && !stop; r++, failed = 0)
+            e = one_round(f, &pl, r, is_write, p, ppos, n, data, &rd, wbuf, e, failed, &stop);
         round_free(&rd);
         free(wbuf);
     }

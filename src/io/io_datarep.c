@@ -1,15 +1,16 @@
 /*
  * User data representations (MPI_Register_datarep, MPI-4.1 14.5.3).
  *
- * Supported subset: the file layout of a view stays the native one, so a
- * representation may be used with types that are homogeneous (one
- * predefined type throughout) and whose file extent, as its extent
- * function reports it, is the native size; anything else is
- * MPI_ERR_UNSUPPORTED_DATAREP. The conversion functions are called once per
- * access over the whole user buffer (position 0, the user's count and
- * datatype; an int-count function in pieces of INT_MAX items), between the
- * memory side and the packed file data;
- * MPI_CONVERSION_FN_NULL means the bytes are moved unchanged.
+ * A view in a user representation lays its etype and filetype out with
+ * each predefined type at the size its extent function gives (io_ftype.c),
+ * whatever the types are built of (structs of several types too). The
+ * conversion functions are called once per access over the whole user
+ * buffer with the user's datatype, count the number of data items (the
+ * type-map entries: count elements times the entries of one) and position
+ * 0 (an int-count function in pieces of whole elements, position the items
+ * before each), between the memory side and the packed file data, in which
+ * each item has its file size (MPI-4.1 14.5.3). MPI_CONVERSION_FN_NULL
+ * moves the bytes unchanged, so it needs file sizes equal to native ones.
  */
 #include <errno.h>
 #include <limits.h>
@@ -35,16 +36,12 @@ const struct rch_io_datarep *rch_io_datarep_find(const char *name)
     return NULL;
 }
 
-int rch_io_datarep_fits(const struct rch_io_datarep *d, MPI_Datatype dt)
+MPI_Aint rch_io_datarep_extent(const struct rch_io_datarep *d, MPI_Datatype t)
 {
-    const struct rch_mpi_type *t = rch_mpi_type_get(dt);
-    if (!t || t->basic == MPI_DATATYPE_NULL)
-        return 0;
-    const struct rch_mpi_type *b = rch_mpi_type_get(t->basic);
     MPI_Aint ext = -1;
-    if (!b || d->extent(t->basic, &ext, d->extra) != MPI_SUCCESS)
-        return 0;
-    return ext == (MPI_Aint)b->size;
+    if (d->extent(t, &ext, d->extra) != MPI_SUCCESS || ext < 0)
+        return -1;
+    return ext;
 }
 
 int rch_io_datarep_convert(const struct rch_io_datarep *d, int to_file, void *userbuf, MPI_Datatype dt,
@@ -52,15 +49,19 @@ int rch_io_datarep_convert(const struct rch_io_datarep *d, int to_file, void *us
 {
     MPI_Datarep_conversion_function *fn = to_file ? d->wr : d->rd;
     MPI_Datarep_conversion_function_c *fn_c = to_file ? d->wr_c : d->rd_c;
+    /* count is of data items, the type map's entries (MPI-4.1 14.5.3) */
+    const struct rch_mpi_type *t = rch_mpi_type_get(dt);
+    MPI_Count per = t && t->basic_count ? (MPI_Count)t->basic_count : 1;
     if (fn_c)
-        return fn_c(userbuf, dt, count, filebuf, 0, d->extra) == MPI_SUCCESS ? 0 : EILSEQ;
-    /* an int-count function over more than INT_MAX items: in pieces, each
-     * its items' place in filebuf and position in userbuf (MPI-4.1 14.5.3) */
-    int size = 0;
-    PMPI_Type_size(dt, &size);
+        return fn_c(userbuf, dt, count * per, filebuf, 0, d->extra) == MPI_SUCCESS ? 0 : EILSEQ;
+    /* an int-count function over more than INT_MAX items: in pieces of
+     * whole elements, each its items' place in filebuf and position in the
+     * (tiled) datatype */
+    MPI_Offset fsize = rch_io_file_size(0, d, dt);
+    MPI_Count step = INT_MAX / per;
     for (MPI_Count done = 0; done < count;) {
-        int n = count - done > INT_MAX ? INT_MAX : (int)(count - done);
-        if (fn(userbuf, dt, n, (char *)filebuf + done * size, done, d->extra) != MPI_SUCCESS)
+        MPI_Count n = count - done > step ? step : count - done;
+        if (fn(userbuf, dt, (int)(n * per), (char *)filebuf + done * fsize, done * per, d->extra) != MPI_SUCCESS)
             return EILSEQ;
         done += n;
     }

@@ -5,41 +5,10 @@
  * (MPI_Count, "_c") counts: 62 functions made by the macros below from one
  * description of each.
  *
- * Non-blocking calls do their I/O at the call and return a request that is
- * already complete (MPI allows it: completion may happen at any time before
- * the wait), carrying the byte count for MPI_Get_count. A split collective's
- * _begin does the collective access and keeps its status for _end.
+ * Non-blocking calls and a split collective's _begin start the access
+ * (io_nb.c) and return; _end waits for the request _begin kept.
  */
-#include "device/dev.h"
 #include "io/io_impl.h"
-
-/* A completed request reporting `bytes` transferred. */
-static int done_request(struct ADIOI_FileD *f, const char *fn, const MPI_Status *st, MPI_Request *request)
-{
-    struct rch_dev_req *d = rch_dev_req_alloc(RCH_DEV_REQ_RECV);
-    if (!d)
-        return rch_io_err(f, MPI_ERR_NO_MEM, "%s: out of memory for the request", fn);
-    d->source = MPI_ANY_SOURCE;
-    d->tag = MPI_ANY_TAG;
-    d->bytes = d->msg_bytes = (size_t)rch_mpi_status_bytes(st);
-    d->err = RDMACH_OK;
-    rch_dev_req_complete(d);
-    *request = rch_mpi_req_new(d, f->comm);
-    if (*request == MPI_REQUEST_NULL)
-        return rch_io_err(f, MPI_ERR_NO_MEM, "%s: out of memory for the request", fn);
-    return MPI_SUCCESS;
-}
-
-static int nonblocking(struct rch_io_op *op, MPI_Request *request)
-{
-    if (!request)
-        return rch_io_err(op->f, MPI_ERR_REQUEST, "%s: argument request is NULL", op->fn);
-    MPI_Status st;
-    int err = rch_io_blocking(op, &st);
-    if (err)
-        return err;
-    return done_request(op->f, op->fn, &st, request);
-}
 
 static int split_begin(struct rch_io_op *op)
 {
@@ -47,7 +16,8 @@ static int split_begin(struct rch_io_op *op)
     if (f->split_active)
         return rch_io_err(f, MPI_ERR_OTHER, "%s: file '%s' already has a split collective in progress", op->fn,
                           f->name);
-    f->split_err = rch_io_blocking(op, &f->split_status);
+    f->split_req = MPI_REQUEST_NULL;
+    f->split_err = rch_io_nb_start(op, &f->split_req);
     f->split_active = 1;
     return f->split_err;
 }
@@ -63,9 +33,9 @@ static int split_end(const char *fn, MPI_File fh, MPI_Status *status)
     if (!status)
         return rch_io_err(f, MPI_ERR_ARG, "%s: argument status is NULL (MPI_STATUS_IGNORE ignores it)", fn);
     f->split_active = 0;
-    if (status != MPI_STATUS_IGNORE && !f->split_err)
-        *status = f->split_status;
-    return f->split_err;
+    if (f->split_err)
+        return f->split_err;
+    return PMPI_Wait(&f->split_req, status);
 }
 
 /* The common head of an entry point: init, the file, the op. */
@@ -99,7 +69,7 @@ static int split_end(const char *fn, MPI_File fh, MPI_Status *status)
                              MPI_Request *request)                                                    \
     {                                                                                                 \
         OP_BEGIN("i" #nm #sfx, wr, wh, 0, coll)                                                       \
-        return nonblocking(&op_, request);                                                            \
+        return rch_io_nb_start(&op_, request);                                                            \
     }                                                                                                 \
     _Pragma(RCH_IO_STR(weak MPI_File_i##nm##sfx = PMPI_File_i##nm##sfx))
 #define IACCESS_AT(nm, wr, coll, ctype, vtype, sfx)                                                   \
@@ -107,7 +77,7 @@ static int split_end(const char *fn, MPI_File fh, MPI_Status *status)
                              MPI_Datatype datatype, MPI_Request *request)                             \
     {                                                                                                 \
         OP_BEGIN("i" #nm #sfx, wr, RCH_IO_AT, offset, coll)                                           \
-        return nonblocking(&op_, request);                                                            \
+        return rch_io_nb_start(&op_, request);                                                            \
     }                                                                                                 \
     _Pragma(RCH_IO_STR(weak MPI_File_i##nm##sfx = PMPI_File_i##nm##sfx))
 #define BEGIN(nm, wr, wh, ctype, vtype, sfx)                                                          \

@@ -203,6 +203,8 @@ void rch_io_hints_parse(struct rch_io_hints *h, MPI_Info info)
         return;
     MPI_Offset nodes = h->cb_nodes;
     hint_size(in, "cb_buffer_size", &h->cb_buffer_size);
+    if (h->cb_buffer_size > RCH_IO_CB_MAX)
+        h->cb_buffer_size = RCH_IO_CB_MAX;
     hint_size(in, "cb_nodes", &nodes);
     h->cb_nodes = nodes > 0x7fffffff ? 0x7fffffff : (int)nodes;
     hint_switch(in, "romio_cb_read", &h->cb_read);
@@ -264,8 +266,11 @@ static void file_free(struct ADIOI_FileD *f)
     rch_io_view_release(f);
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);
+    if (f->acomm != MPI_COMM_NULL)
+        PMPI_Comm_free(&f->acomm);
     f->magic = 0;
     free(f->aggr);
+    free(f->cb_work);
     free(f->shname);
     free(f->name);
     free(f);
@@ -323,12 +328,14 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     f->shfd = -1;
     f->amode = amode;
     f->errhandler = null_errhandler;
-    f->comm = MPI_COMM_NULL;
+    f->comm = f->acomm = MPI_COMM_NULL;
+    f->split_req = MPI_REQUEST_NULL;
     f->name = strdup(path);
     hints_default(&f->hints);
     rch_io_hints_parse(&f->hints, info);
     rch_io_view_default(f);
-    if (!f->name || table_add(f) || PMPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS) {
+    if (!f->name || table_add(f) || PMPI_Comm_dup(comm, &f->comm) != MPI_SUCCESS ||
+        PMPI_Comm_dup(f->comm, &f->acomm) != MPI_SUCCESS) {
         file_free(f);
         return rch_io_err(NULL, MPI_ERR_NO_MEM, "%s: file '%s': out of memory", fn, filename);
     }
@@ -379,6 +386,7 @@ int PMPI_File_close(MPI_File *fh)
     struct ADIOI_FileD *f = rch_io_file_arg(fn, *fh, &err);
     if (!f)
         return err;
+    rch_io_nb_drain(f);   /* accesses still in flight (MPI: erroneous) finish first */
     int e = close(f->fd) == 0 ? 0 : errno;
     f->fd = -1;
     rch_io_shared_close(f);

@@ -23,7 +23,10 @@
 #include <sys/types.h>
 #include "mpi/mpi_impl.h"
 
-/* Hints (ROMIO's names). Tristate values of the romio_* switches. */
+/* Hints (ROMIO's names). Tristate values of the romio_* switches. A larger
+ * cb_buffer_size is taken as this: a window buffer of more gains nothing,
+ * and window arithmetic stays far from overflow. */
+#define RCH_IO_CB_MAX ((MPI_Offset)1 << 30)
 enum { RCH_IO_AUTO = 0, RCH_IO_ENABLE = 1, RCH_IO_DISABLE = 2 };
 struct rch_io_hints {
     MPI_Offset cb_buffer_size;     /* bytes an aggregator moves per round */
@@ -56,10 +59,13 @@ struct ADIOI_FileD {
     struct rch_io_hints hints;
     int *aggr;                     /* [naggr] comm ranks of the aggregators, ascending */
     int naggr;
+    void *cb_work;                 /* collective buffering's per-rank arrays (io_coll.c) */
     /* the view */
     MPI_Offset disp;
-    MPI_Datatype etype, filetype;
-    struct rch_mpi_type *et, *ft;  /* retained while they are the view's */
+    MPI_Datatype etype, filetype;  /* as the user gave them (uet, uft: retained) */
+    struct rch_mpi_type *uet, *uft;
+    struct rch_mpi_type *et, *ft;  /* their layouts in the file (io_ftype.c; the same types in
+                                    * native), retained while they are the view's */
     MPI_Offset *ft_prefix;         /* [ft->nblocks + 1]: data bytes before each filetype block */
     char datarep[MPI_MAX_DATAREP_STRING];
     int external32;                /* file data is big-endian external32 */
@@ -68,10 +74,15 @@ struct ADIOI_FileD {
     /* shared file pointer: a side file holding the pointer, locked with fcntl */
     int shfd;
     char *shname;
-    /* split collective in progress (one per file) */
+    /* split collective in progress (one per file): its request, or its
+     * argument error (split_req MPI_REQUEST_NULL) */
     int split_active;
     int split_err;
-    MPI_Status split_status;
+    MPI_Request split_req;
+    /* non-blocking accesses (io_nb.c) */
+    MPI_Comm acomm;                /* another duplicate: only their outcome agreements */
+    int nb_pending;                /* accesses of this file not yet complete */
+    unsigned nb_posted, nb_agreed; /* collective ones posted, and whose agreement has started */
 };
 #define RCH_IO_MAGIC 0x46494c45u
 
@@ -150,19 +161,43 @@ struct rch_io_op {
     MPI_Count count;
     MPI_Datatype dt;
     int collective;
+    MPI_Offset xsize;              /* file bytes of one element of dt (rch_io_check) */
 };
 /* Check an access's arguments: MPI_SUCCESS or the reported error. */
 int rch_io_check(struct rch_io_op *op);
+/* The bytes of op's datatype in memory that got bytes of file data are
+ * (whole elements when the file's representation converts). */
+MPI_Offset rch_io_native_bytes(const struct rch_io_op *op, const struct rch_mpi_type *t, MPI_Offset got);
 /* Perform an (already checked) access: status filled, the file pointer
  * moved. Collective ones are collective over the file's communicator.
  * Returns the MPI error code (reported). */
 int rch_io_do(struct rch_io_op *op, MPI_Status *status);
+/* The memory side of op packed into *data (op->buf itself when it is
+ * contiguous native data) and its view byte position *pos, the shared
+ * pointer moved (ordered: collective). 0 or an errno (*data may be set). */
+int rch_io_prepare(struct rch_io_op *op, const struct rch_mpi_type *t, char **data, MPI_Offset *pos);
+/* A read's data (got bytes of it) back to op->buf, and data freed unless it
+ * is op->buf. 0 or an errno (a failed conversion). */
+int rch_io_unpack_out(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
+                      char *data, MPI_Offset nbytes, MPI_Offset got);
 /* The checked access in one call (the blocking entry points). */
 int rch_io_blocking(struct rch_io_op *op, MPI_Status *status);
 /* Independent access of nbytes of packed data at view byte position pos
  * (the bytes read are in *got). 0 or an errno. */
 int rch_io_indep(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data, MPI_Offset nbytes,
                  MPI_Offset *got);
+
+/* ---- non-blocking accesses (io_nb.c) ---- */
+/* Start op (non-blocking and split collective forms): arguments checked,
+ * memory side packed, position taken and the file pointer moved at the
+ * call; the transfer itself, and for a collective op the agreement on its
+ * outcome, advance in the device's progress engine. *request completes
+ * through MPI_Test/Wait. A collective op whose arguments fail here still
+ * joins the agreement, so the other ranks' requests fail instead of
+ * waiting. Returns the (reported) error code. */
+int rch_io_nb_start(struct rch_io_op *op, MPI_Request *request);
+/* Progress until every non-blocking access of f is complete (close). */
+void rch_io_nb_drain(struct ADIOI_FileD *f);
 
 /* ---- collective buffering (io_coll.c) ---- */
 /* Two-phase access of nbytes packed data at view byte position pos by every
@@ -180,18 +215,27 @@ void rch_io_shared_close(struct ADIOI_FileD *f);       /* collective: rank 0 rem
 int rch_io_shared_fetch_add(struct ADIOI_FileD *f, MPI_Offset delta, MPI_Offset *old);
 int rch_io_shared_set(struct ADIOI_FileD *f, MPI_Offset value);
 
-/* Can dt be accessed through an external32 view (its external32 size is
- * its native size, so the view's layout is the native one)? (io_view.c) */
-int rch_io_ext32_ok(MPI_Datatype dt);
+/* ---- types in a non-native representation (io_ftype.c) ---- */
+/* File bytes of one named (predefined) type t: its external32 size, its
+ * size from u's extent function, or (neither) its native size; -1 if it has
+ * none. */
+MPI_Aint rch_io_named_file_size(int external32, const struct rch_io_datarep *u, MPI_Datatype t);
+/* File bytes of the data of one element of dt (its type signature's items
+ * at their file sizes); -1 if an item has none. */
+MPI_Offset rch_io_file_size(int external32, const struct rch_io_datarep *u, MPI_Datatype dt);
+/* dt's layout in the file (MPI-4.1 14.5.1), retained (release it); NULL if
+ * dt cannot be laid out in that representation. */
+struct rch_mpi_type *rch_io_file_layout(int external32, const struct rch_io_datarep *u, MPI_Datatype dt);
 
 /* ---- user data representations (io_datarep.c) ---- */
 struct rch_io_datarep;
 const struct rch_io_datarep *rch_io_datarep_find(const char *name);   /* NULL if not registered */
-/* Can dt be accessed through a view in d (homogeneous, file extent = native size)? */
-int rch_io_datarep_fits(const struct rch_io_datarep *d, MPI_Datatype dt);
+/* d's extent function on predefined type t (-1 if it fails). */
+MPI_Aint rch_io_datarep_extent(const struct rch_io_datarep *d, MPI_Datatype t);
 /* Has d a conversion function in this direction? */
 int rch_io_datarep_converts(const struct rch_io_datarep *d, int to_file);
-/* Convert count dt items between userbuf and the packed filebuf. 0 or EILSEQ. */
+/* Convert count elements of dt between userbuf and the packed filebuf
+ * (their type-map items at their file sizes). 0 or EILSEQ. */
 int rch_io_datarep_convert(const struct rch_io_datarep *d, int to_file, void *userbuf, MPI_Datatype dt,
                            MPI_Count count, void *filebuf);
 

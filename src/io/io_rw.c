@@ -40,17 +40,20 @@ int rch_io_check(struct rch_io_op *op)
                           "%s: file '%s' is open with MPI_MODE_SEQUENTIAL: only shared-pointer access", fn, f->name);
     if (op->where == RCH_IO_AT && op->offset < 0)
         return rch_io_err(f, MPI_ERR_ARG, "%s: negative offset %lld in argument offset", fn, (long long)op->offset);
-    if (((MPI_Offset)t->size * op->count) % (MPI_Offset)f->et->size)
+    /* the data's size in the file: in external32 or a user representation
+     * each item has its size there (MPI-4.1 14.5) */
+    op->xsize = rch_io_file_size(f->external32, f->urep, op->dt);
+    if (op->xsize < 0)
+        return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
+                          "%s: file '%s': the datatype has a type with no size in data representation '%s'", fn,
+                          f->name, f->datarep);
+    if (f->urep && !rch_io_datarep_converts(f->urep, op->is_write) && op->xsize != (MPI_Offset)t->size)
+        return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
+                          "%s: file '%s': data representation '%s' has no conversion function for this direction "
+                          "and file sizes that differ from native ones", fn, f->name, f->datarep);
+    if ((op->xsize * op->count) % (MPI_Offset)f->et->size)
         return rch_io_err(f, MPI_ERR_TYPE, "%s: file '%s': %lld bytes is not a whole number of etypes of %zu bytes",
-                          fn, f->name, (long long)((MPI_Offset)t->size * op->count), f->et->size);
-    if (f->external32 && !rch_io_ext32_ok(op->dt))
-        return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
-                          "%s: file '%s': external32 access with a type whose external32 size differs", fn,
-                          f->name);
-    if (f->urep && !rch_io_datarep_fits(f->urep, op->dt))
-        return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
-                          "%s: file '%s': data representation '%s' with a type it does not support", fn, f->name,
-                          f->datarep);
+                          fn, f->name, (long long)(op->xsize * op->count), f->et->size);
     return MPI_SUCCESS;
 }
 
@@ -85,31 +88,41 @@ int rch_io_indep(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data
 }
 
 /* The packers take int counts: a count over INT_MAX goes in pieces of at
- * most INT_MAX items, item k at buf + k * extent and packed at k * size.
- * to_file: user buffer to data, else back (got: the packed bytes there are).
- * 0 or an errno. */
+ * most INT_MAX items, item k at buf + k * extent and packed at k * xsize.
+ * to_file: user buffer to data, else back (got: the packed bytes there are;
+ * with a conversion only whole elements are converted). 0 or an errno. */
 static int convert(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
                    int to_file, char *data, MPI_Offset got)
 {
+    MPI_Offset xs = op->xsize > 0 ? op->xsize : 1;
     if (f->urep && rch_io_datarep_converts(f->urep, to_file))
-        return rch_io_datarep_convert(f->urep, to_file, op->buf, op->dt, op->count, data);
+        return rch_io_datarep_convert(f->urep, to_file, op->buf, op->dt, to_file ? op->count : got / xs, data);
     for (MPI_Count done = 0; done < op->count;) {
         int n = op->count - done > INT_MAX ? INT_MAX : (int)(op->count - done);
-        char *user = (char *)op->buf + done * t->extent, *packed = data + done * (MPI_Offset)t->size;
-        MPI_Offset bytes = (MPI_Offset)n * (MPI_Offset)t->size, have = got - done * (MPI_Offset)t->size;
+        char *user = (char *)op->buf + done * t->extent, *packed = data + done * xs;
+        MPI_Offset bytes = (MPI_Offset)n * xs, have = got - done * xs;
         MPI_Aint pos = 0;
         if (f->external32 && to_file) {
             if (PMPI_Pack_external("external32", user, n, op->dt, packed, bytes, &pos))
                 return EINVAL;
-        } else if (f->external32)
-            PMPI_Unpack_external("external32", packed, bytes, &pos, user, n, op->dt);
-        else if (to_file)
+        } else if (f->external32) {
+            MPI_Offset m = have <= 0 ? 0 : have / xs < n ? have / xs : n;
+            if (m > 0 && PMPI_Unpack_external("external32", packed, m * xs, &pos, user, (int)m, op->dt))
+                return EINVAL;
+        } else if (to_file)
             rch_mpi_type_pack(user, n, t, packed);
         else if (have > 0)
             rch_mpi_type_unpack(packed, (size_t)(have < bytes ? have : bytes), user, n, t);
         done += n;
     }
     return 0;
+}
+
+MPI_Offset rch_io_native_bytes(const struct rch_io_op *op, const struct rch_mpi_type *t, MPI_Offset got)
+{
+    if (op->xsize == (MPI_Offset)t->size || op->xsize <= 0)
+        return got;
+    return got / op->xsize * (MPI_Offset)t->size;
 }
 
 /* The memory side: data is op->buf itself when it is contiguous native
@@ -129,36 +142,34 @@ static int pack_in(const struct ADIOI_FileD *f, const struct rch_io_op *op, cons
     return convert(f, op, t, 1, *data, nbytes);
 }
 
-/* 0 or an errno (a failed conversion). */
-static int unpack_out(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
+int rch_io_unpack_out(const struct ADIOI_FileD *f, const struct rch_io_op *op, const struct rch_mpi_type *t,
                       char *data, MPI_Offset nbytes, MPI_Offset got)
 {
     int e = 0;
     if (data == (char *)op->buf + t->true_lb)
         return 0;
     if (!op->is_write)
-        e = convert(f, op, t, 0, data, f->external32 ? nbytes : got);
+        e = convert(f, op, t, 0, data, got);
     free(data);
     return e;
 }
 
-int rch_io_do(struct rch_io_op *op, MPI_Status *status)
+int rch_io_prepare(struct rch_io_op *op, const struct rch_mpi_type *t, char **data, MPI_Offset *pos)
 {
     struct ADIOI_FileD *f = op->f;
-    const struct rch_mpi_type *t = rch_mpi_type_get(op->dt);
-    MPI_Offset nbytes = (MPI_Offset)t->size * op->count, es = (MPI_Offset)f->et->size;
-    MPI_Offset pos = 0, got = 0;
-    char *data = NULL;
-    int e = pack_in(f, op, t, nbytes, &data);
+    MPI_Offset nbytes = op->xsize * op->count, es = (MPI_Offset)f->et->size;
+    *data = NULL;
+    *pos = 0;
+    int e = pack_in(f, op, t, nbytes, data);
     if (op->where == RCH_IO_AT)
-        pos = op->offset * es;
+        *pos = op->offset * es;
     else if (op->where == RCH_IO_INDIV)
-        pos = f->fp * es;
+        *pos = f->fp * es;
     else if (!op->collective) {
         MPI_Offset old = 0;
         if (!e)
             e = rch_io_shared_fetch_add(f, nbytes / es, &old);
-        pos = old * es;
+        *pos = old * es;
     } else {
         /* ordered: rank order, from the shared pointer, which moves past all */
         MPI_Offset mine = nbytes / es, before = 0, total = 0, base = 0;
@@ -170,8 +181,19 @@ int rch_io_do(struct rch_io_op *op, MPI_Status *status)
             before = 0;
         if (!e)
             e = se;
-        pos = (base + before) * es;
+        *pos = (base + before) * es;
     }
+    return e;
+}
+
+int rch_io_do(struct rch_io_op *op, MPI_Status *status)
+{
+    struct ADIOI_FileD *f = op->f;
+    const struct rch_mpi_type *t = rch_mpi_type_get(op->dt);
+    MPI_Offset nbytes = op->xsize * op->count, es = (MPI_Offset)f->et->size;
+    MPI_Offset pos = 0, got = 0;
+    char *data = NULL;
+    int e = rch_io_prepare(op, t, &data, &pos);
     if (op->collective) {
         int hint = op->is_write ? f->hints.cb_write : f->hints.cb_read;
         int use_cb = hint != RCH_IO_DISABLE && !f->atomic && f->size > 1;
@@ -185,7 +207,7 @@ int rch_io_do(struct rch_io_op *op, MPI_Status *status)
     } else if (!e)
         e = rch_io_indep(f, op->is_write, pos, data, nbytes, &got);
     if (data) {
-        int ue = unpack_out(f, op, t, data, nbytes, got);
+        int ue = rch_io_unpack_out(f, op, t, data, nbytes, got);
         e = e ? e : ue;
     }
     int code = 0;
@@ -196,7 +218,7 @@ int rch_io_do(struct rch_io_op *op, MPI_Status *status)
         if (op->where == RCH_IO_INDIV)
             f->fp += nbytes / es;
         if (status != MPI_STATUS_IGNORE)
-            rch_mpi_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, (size_t)got, 0);
+            rch_mpi_status_set(status, MPI_ANY_SOURCE, MPI_ANY_TAG, (size_t)rch_io_native_bytes(op, t, got), 0);
     }
     return code;
 }

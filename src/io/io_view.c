@@ -15,17 +15,21 @@
 #include <string.h>
 #include "io/io_impl.h"
 
-static void view_set(struct ADIOI_FileD *f, MPI_Offset disp, struct rch_mpi_type *et, struct rch_mpi_type *ft,
-                     MPI_Offset *prefix, const char *datarep)
+/* The view: the user's types uet, uft (retained here) and their layouts
+ * et, ft (already retained: the view takes them). */
+static void view_set(struct ADIOI_FileD *f, MPI_Offset disp, struct rch_mpi_type *uet, struct rch_mpi_type *uft,
+                     struct rch_mpi_type *et, struct rch_mpi_type *ft, MPI_Offset *prefix, const char *datarep)
 {
-    rch_mpi_type_retain(et);
-    rch_mpi_type_retain(ft);
+    rch_mpi_type_retain(uet);
+    rch_mpi_type_retain(uft);
     rch_io_view_release(f);
     f->disp = disp;
+    f->uet = uet;
+    f->uft = uft;
     f->et = et;
     f->ft = ft;
-    f->etype = et->handle;
-    f->filetype = ft->handle;
+    f->etype = uet->handle;
+    f->filetype = uft->handle;
     f->ft_prefix = prefix;
     snprintf(f->datarep, sizeof(f->datarep), "%s", datarep);
     f->external32 = !strcmp(datarep, "external32");
@@ -47,9 +51,9 @@ static MPI_Offset *prefix_of(const struct rch_mpi_type *ft)
 void rch_io_view_default(struct ADIOI_FileD *f)
 {
     struct rch_mpi_type *b = rch_mpi_type_get(MPI_BYTE);
-    f->et = f->ft = NULL;
+    f->et = f->ft = f->uet = f->uft = NULL;
     f->ft_prefix = NULL;
-    view_set(f, 0, b, b, prefix_of(b), "native");
+    view_set(f, 0, b, b, b, b, prefix_of(b), "native");
 }
 
 void rch_io_view_release(struct ADIOI_FileD *f)
@@ -60,7 +64,11 @@ void rch_io_view_release(struct ADIOI_FileD *f)
         rch_mpi_type_release(f->et);
     if (f->ft)
         rch_mpi_type_release(f->ft);
-    f->et = f->ft = NULL;
+    if (f->uet)
+        rch_mpi_type_release(f->uet);
+    if (f->uft)
+        rch_mpi_type_release(f->uft);
+    f->et = f->ft = f->uet = f->uft = NULL;
 }
 
 struct piece_list {
@@ -157,18 +165,6 @@ static int datarep_known(const char *d)
     return !strcmp(d, "native") || !strcmp(d, "internal") || !strcmp(d, "external32") || rch_io_datarep_find(d);
 }
 
-/* external32 is supported for types whose external32 size is their native
- * size (every fixed-size C type on LP64 but long double): the file layout
- * of the view is then the native one and only byte order changes. */
-int rch_io_ext32_ok(MPI_Datatype dt)
-{
-    MPI_Aint ext = 0;
-    int sz = 0;
-    if (PMPI_Pack_external_size("external32", 1, dt, &ext) != MPI_SUCCESS || PMPI_Type_size(dt, &sz) != MPI_SUCCESS)
-        return 0;
-    return ext == sz;
-}
-
 static struct rch_mpi_type *view_type(struct ADIOI_FileD *f, const char *fn, const char *arg, MPI_Datatype dt,
                                       int *err)
 {
@@ -183,6 +179,30 @@ static struct rch_mpi_type *view_type(struct ADIOI_FileD *f, const char *fn, con
     else
         return t;
     return NULL;
+}
+
+/* The layouts of the view's types in datarep (retained; the types
+ * themselves in native and internal), or the reported error. */
+static int view_layouts(struct ADIOI_FileD *f, const char *fn, const char *datarep, struct rch_mpi_type *et,
+                        struct rch_mpi_type *ft, struct rch_mpi_type **etl, struct rch_mpi_type **ftl)
+{
+    int x32 = !strcmp(datarep, "external32");
+    const struct rch_io_datarep *u = rch_io_datarep_find(datarep);
+    if (!x32 && !u) {
+        rch_mpi_type_retain(*etl = et);
+        rch_mpi_type_retain(*ftl = ft);
+        return MPI_SUCCESS;
+    }
+    *etl = rch_io_file_layout(x32, u, et->handle);
+    *ftl = *etl ? rch_io_file_layout(x32, u, ft->handle) : NULL;
+    if (*etl && *ftl && (*etl)->size > 0 && (*ftl)->size % (*etl)->size == 0 && (*ftl)->extent > 0)
+        return MPI_SUCCESS;
+    rch_mpi_type_release(*etl);
+    rch_mpi_type_release(*ftl);
+    *etl = *ftl = NULL;
+    return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
+                      "%s: file '%s': the etype or filetype has a type with no size in data representation '%s', "
+                      "or a layout there that is not made of etypes", fn, f->name, datarep);
 }
 
 /* The checks of set_view's arguments: MPI_SUCCESS with the types and the
@@ -206,15 +226,6 @@ static int view_args(struct ADIOI_FileD *f, const char *fn, MPI_Offset *disp, MP
     if (!datarep_known(datarep))
         return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP, "%s: file '%s': unsupported data representation '%s'", fn,
                           f->name, datarep);
-    if (!strcmp(datarep, "external32") && !(rch_io_ext32_ok(etype) && rch_io_ext32_ok(filetype)))
-        return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
-                          "%s: file '%s': external32 views of types whose external32 size differs from their "
-                          "native size are not supported", fn, f->name);
-    const struct rch_io_datarep *u = rch_io_datarep_find(datarep);
-    if (u && !(rch_io_datarep_fits(u, etype) && rch_io_datarep_fits(u, filetype)))
-        return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP,
-                          "%s: file '%s': data representation '%s' is supported for homogeneous types whose file "
-                          "extent is their native size only", fn, f->name, datarep);
     if (info != MPI_INFO_NULL && !rch_mpi_info_get(info))
         return rch_io_err(f, MPI_ERR_INFO, "%s: invalid info 0x%x in argument info", fn, (unsigned)info);
     if (*disp == MPI_DISPLACEMENT_CURRENT) {
@@ -243,14 +254,18 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     struct ADIOI_FileD *f = rch_io_file_arg(fn, fh, &err);
     if (!f)
         return err;
-    struct rch_mpi_type *et = NULL, *ft = NULL;
+    struct rch_mpi_type *et = NULL, *ft = NULL, *etl = NULL, *ftl = NULL;
     err = view_args(f, fn, &disp, etype, filetype, datarep, info, &et, &ft);
-    MPI_Offset *prefix = err ? NULL : prefix_of(ft);
+    if (!err)
+        err = view_layouts(f, fn, datarep, et, ft, &etl, &ftl);
+    MPI_Offset *prefix = err ? NULL : prefix_of(ftl);
     if (!err && !prefix)
         err = rch_io_err(f, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     /* collective: a bad argument on one rank fails the call on all */
     if ((err = rch_io_agree(f, fn, err, 1)) != MPI_SUCCESS) {
         free(prefix);
+        rch_mpi_type_release(etl);
+        rch_mpi_type_release(ftl);
         return err;
     }
     rch_io_hints_parse(&f->hints, info);
@@ -259,7 +274,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     if (f->rank == 0)
         rch_io_shared_set(f, 0);
     PMPI_Barrier(f->comm);
-    view_set(f, disp, et, ft, prefix, datarep);
+    view_set(f, disp, et, ft, etl, ftl, prefix, datarep);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_File_set_view = PMPI_File_set_view
@@ -277,11 +292,11 @@ int PMPI_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_D
                           !disp ? "disp" : !etype ? "etype" : !filetype ? "filetype" : "datarep");
     *disp = f->disp;
     /* MPI-4.1 14.3: derived types come back as new handles the caller frees */
-    if (f->et->predefined)
+    if (f->uet->predefined)
         *etype = f->etype;
     else if ((err = PMPI_Type_dup(f->etype, etype)) != MPI_SUCCESS)
         return err;
-    if (f->ft->predefined)
+    if (f->uft->predefined)
         *filetype = f->filetype;
     else if ((err = PMPI_Type_dup(f->filetype, filetype)) != MPI_SUCCESS)
         return err;
@@ -372,8 +387,17 @@ static int type_extent(const char *fn, MPI_File fh, MPI_Datatype datatype, MPI_C
                           (unsigned)datatype);
     if (!extent)
         return rch_io_err(f, MPI_ERR_ARG, "%s: argument extent is NULL", fn);
-    /* external32 views only take types whose external size is the native one */
-    *extent = t->extent;
+    /* the extent in the file of the view's representation (MPI-4.1 14.5.1) */
+    if (!f->external32 && !f->urep) {
+        *extent = t->extent;
+        return MPI_SUCCESS;
+    }
+    struct rch_mpi_type *l = rch_io_file_layout(f->external32, f->urep, datatype);
+    if (!l)
+        return rch_io_err(f, MPI_ERR_UNSUPPORTED_DATAREP, "%s: file '%s': the datatype has a type with no size in "
+                          "data representation '%s'", fn, f->name, f->datarep);
+    *extent = l->extent;
+    rch_mpi_type_release(l);
     return MPI_SUCCESS;
 }
 

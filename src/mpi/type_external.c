@@ -4,9 +4,9 @@
  * representation the standard defines for them.
  *
  * external32 is big-endian; integers are two's complement of the sizes of
- * the standard's table (MPI_LONG and MPI_UNSIGNED_LONG are 4 bytes there:
- * packing keeps the low 4 bytes of a native 8-byte long, unpacking sign- or
- * zero-extends); floating point is IEEE 754 (MPI_LONG_DOUBLE and the
+ * the standard's table (MPI_LONG and MPI_UNSIGNED_LONG are 4 bytes there,
+ * MPI_WCHAR 2: packing keeps the low bytes of the native value, unpacking
+ * sign- or zero-extends); floating point is IEEE 754 (MPI_LONG_DOUBLE and the
  * 16-byte Fortran reals are binary128, converted from and to the x87
  * 80-bit format: same sign and exponent, the 64-bit significand without its
  * explicit integer bit as the top of the 112-bit fraction); complex types
@@ -34,7 +34,7 @@ struct xform {
 static const struct xform xforms[] = {
     { MPI_PACKED, X_UINT, 1, 1, 1 },        { MPI_BYTE, X_UINT, 1, 1, 1 },
     { MPI_CHAR, X_INT, 1, 1, 1 },           { MPI_SIGNED_CHAR, X_INT, 1, 1, 1 },
-    { MPI_UNSIGNED_CHAR, X_UINT, 1, 1, 1 }, { MPI_WCHAR, X_UINT, 1, 4, 4 },
+    { MPI_UNSIGNED_CHAR, X_UINT, 1, 1, 1 }, { MPI_WCHAR, X_UINT, 1, 4, 2 },
     { MPI_SHORT, X_INT, 1, 2, 2 },          { MPI_UNSIGNED_SHORT, X_UINT, 1, 2, 2 },
     { MPI_INT, X_INT, 1, 4, 4 },            { MPI_UNSIGNED, X_UINT, 1, 4, 4 },
     { MPI_LONG, X_INT, 1, sizeof(long), 4 }, { MPI_UNSIGNED_LONG, X_UINT, 1, sizeof(long), 4 },
