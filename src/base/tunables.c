@@ -253,7 +253,8 @@ static const struct rch_tun_row rows[] = {
     { "IO_FAIL_ALLOC", RCH_TUN_STRING, OFF(io_fail_alloc), "", 0, 64, NULL,
       "Testing: r:n makes the n-th allocation step of MPI-IO collective buffering on rank r of a file's "
       "communicator fail (an aggregator's window buffer, then one step per round; counted over the "
-      "process's collective calls), to check that the error reaches every rank of the call. Empty: never" },
+      "process's collective calls; n = 0: the arrays made at the first MPI_File_open), to check that the error "
+      "reaches every rank of the call. Empty: never" },
 };
 
 size_t rch_base_tun_count(void)

@@ -30,6 +30,9 @@
 
 static size_t work_size(int P);
 
+static size_t work_size(int P);
+static int open_fail_injected(const struct ADIOI_FileD *f);
+
 int rch_io_coll_aggregators(struct ADIOI_FileD *f)
 {
     MPI_Comm node;
@@ -38,9 +41,17 @@ int rch_io_coll_aggregators(struct ADIOI_FileD *f)
         return EIO;
     PMPI_Comm_rank(node, &nrank);
     PMPI_Comm_free(&node);
+    /* Everything this needs, and the arrays of collective buffering (so
+     * that no rank fails to make them in the middle of a collective call),
+     * made first; then every rank learns whether all could, before the
+     * exchange a failed rank could not take part in. */
     int *lead = malloc((size_t)f->size * sizeof(int));
     int *aggr = malloc((size_t)f->size * sizeof(int));
-    if (!lead || !aggr) {
+    if (!f->cb_work && !open_fail_injected(f))
+        f->cb_work = malloc(work_size(f->size));
+    int ok = lead && aggr && f->cb_work;
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
+    if (!ok) {
         free(lead);
         free(aggr);
         return ENOMEM;
@@ -67,10 +78,6 @@ int rch_io_coll_aggregators(struct ADIOI_FileD *f)
     free(f->aggr);
     f->aggr = aggr;
     f->naggr = n;
-    /* the arrays of collective buffering: made here, at open, so that no
-     * rank fails to make them in the middle of a collective call */
-    if (!f->cb_work && !(f->cb_work = malloc(work_size(f->size))))
-        return ENOMEM;
     return 0;
 }
 
@@ -162,7 +169,7 @@ static void work_arrays(const struct ADIOI_FileD *f, struct round *rd)
  * allocation step of collective buffering fails (an aggregator's window
  * buffer, before the rounds, or a round's receive and send buffers, once
  * per round, needed or not): testing the way a failure reaches every rank,
- * at a round that n picks. */
+ * at a round that n picks; n = 0: the arrays made at the first open. */
 static int fail_injected(const struct ADIOI_FileD *f)
 {
     static long seen;
@@ -171,6 +178,19 @@ static int fail_injected(const struct ADIOI_FileD *f)
     if (!rch_tun.io_fail_alloc[0] || sscanf(rch_tun.io_fail_alloc, "%d:%ld", &r, &n) != 2 || r != f->rank)
         return 0;
     return ++seen == n;
+}
+
+/* RDMACH_IO_FAIL_ALLOC "r:0": the arrays made at the process's first open
+ * fail on rank r. */
+static int open_fail_injected(const struct ADIOI_FileD *f)
+{
+    static int done;
+    int r;
+    long n;
+    if (!rch_tun.io_fail_alloc[0] || sscanf(rch_tun.io_fail_alloc, "%d:%ld", &r, &n) != 2 || r != f->rank ||
+        n != 0 || done)
+        return 0;
+    return done = 1;
 }
 
 static int grow(void **p, size_t *cap, size_t need)

@@ -8,6 +8,8 @@
  *    the issue: the error reaches every rank of the call, with the class of
  *    the failure (MPI_ERR_NO_MEM), and no rank hangs; the file stays usable
  *    (the next collective write and read give the right bytes).
+ *    With n = 0 the arrays made at the first MPI_File_open fail: the open fails with
+ *    MPI_ERR_NO_MEM on every rank, none hangs in the open's exchanges.
  * 2. A cb_buffer_size of 8 GiB and of 2^63-1 bytes: MPI_File_get_info
  *    reports the size in effect (at most 1 GiB: a window larger than that
  *    buys nothing), and collective writes and reads through it move every
@@ -70,6 +72,20 @@ static void test_failure(const char *dir)
     MPI_OK(MPI_Info_set(info, "romio_cb_read", "enable"));
     MPI_OK(MPI_Info_set(info, "cb_buffer_size", "4096"));
     MPI_File fh;
+    if (nth == 0) {
+        /* the arrays made at open: the open fails on every rank */
+        int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                               info, &fh);
+        CHECK(rc != MPI_SUCCESS && mt_class(rc) == MPI_ERR_NO_MEM,
+              "MPI_File_open with rank %d's arrays failing: class %d, expected MPI_ERR_NO_MEM (%d)", victim,
+              rc == MPI_SUCCESS ? 0 : mt_class(rc), MPI_ERR_NO_MEM);
+        CHECK(fh == MPI_FILE_NULL, "a failed MPI_File_open left a file handle");
+        MPI_Info_free(&info);
+        if (rank == 0)
+            printf("test_io_cbfail: rank %d's arrays at open failed: MPI_ERR_NO_MEM on all %d ranks\n", victim,
+                   nprocs);
+        return;
+    }
     MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, info,
                          &fh));
     MPI_Info_free(&info);
