@@ -406,29 +406,68 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
     return st;
 }
 
-/* A put or accumulate of a map of a few blocks (a struct: 2..
- * RCH_MPI_TYPE_PERIOD_MAX, sorted and disjoint, elements disjoint too) to
- * memory the device cannot map: the data is rearranged a column at a time
- * (block k of every element, then block k + 1) into *col, so each block of
- * the map becomes one segment at the type's extent, instead of one segment
- * per block per element (a 1 M-int {int; int[2]} struct: 2 segments, not
- * 700 K, whose descriptions outweighed the data 4 to 1). Where the blocks
- * land does not depend on the order they are written in, as no two overlap.
- * RDMACH_AGAIN: not such a map. */
+/* A put or accumulate of a map whose blocks repeat in columns, to memory
+ * the device cannot map: count elements of a few blocks (a struct: 2..
+ * RCH_MPI_TYPE_PERIOD_MAX, sorted and disjoint, elements disjoint too), or
+ * one element whose blocks repeat with a period (an indexed type built from
+ * a pattern: find_period). The data is rearranged a column at a time (block
+ * k of every repetition, then block k + 1) into *col, so each column becomes
+ * one segment, instead of one segment per block (a 1 M-int {int; int[2]}
+ * struct: 2 segments, not 700 K, whose descriptions outweighed the data 4 to
+ * 1). Where the blocks land does not depend on the order they are written
+ * in, as no two overlap. RDMACH_AGAIN: not such a map. */
 #define COLUMN_MIN_COUNT 64
-static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt, int count, int64_t base, void **col)
+#define COLUMN_PERIOD_MAX 16
+
+/* The smallest period p (2..COLUMN_PERIOD_MAX) of one element's blocks:
+ * block k and k + p have one length and lie *stride bytes apart for every
+ * block of the nb / p whole periods (at least COLUMN_MIN_COUNT); the fewer
+ * than p blocks after them may differ (a pattern cut short). 0 if none. */
+static int find_period(const struct rch_mpi_type_block *b, int nb, MPI_Aint *stride)
 {
-    int nb = tt->nblocks;
-    const struct rch_mpi_type_block *b = tt->blocks;
-    if (count < COLUMN_MIN_COUNT || nb < 2 || nb > RCH_MPI_TYPE_PERIOD_MAX || j->espan ||
-        (j->kind != RCH_DEV_RMA_PUT && j->kind != RCH_DEV_RMA_ACC) || tt->extent <= 0)
-        return RDMACH_AGAIN;
+    for (int p = 2; p <= COLUMN_PERIOD_MAX && p * COLUMN_MIN_COUNT <= nb; p++) {
+        int full = nb / p * p, k = p;
+        MPI_Aint s = b[p].off - b[0].off;
+        while (k < full && b[k].len == b[k - p].len && b[k].off - b[k - p].off == s)
+            k++;
+        if (k == full) {
+            *stride = s;
+            return p;
+        }
+    }
+    return 0;
+}
+
+/* Are blocks [0, nb) non-empty, ascending and disjoint? */
+static int sorted_disjoint(const struct rch_mpi_type_block *b, int nb)
+{
     for (int i = 0; i < nb; i++)
         if (b[i].len == 0 || (i > 0 && b[i - 1].off + (MPI_Aint)b[i - 1].len > b[i].off))
-            return RDMACH_AGAIN;
-    if (b[nb - 1].off + (MPI_Aint)b[nb - 1].len - b[0].off > tt->extent)
+            return 0;
+    return 1;
+}
+
+static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt, int count, int64_t base, void **col)
+{
+    int nb = tt->nblocks, p = nb;
+    const struct rch_mpi_type_block *b = tt->blocks;
+    size_t reps = (size_t)count;
+    MPI_Aint stride = tt->extent;
+    if (nb < 2 || j->espan || (j->kind != RCH_DEV_RMA_PUT && j->kind != RCH_DEV_RMA_ACC) || tt->extent <= 0)
         return RDMACH_AGAIN;
-    size_t bytes = (size_t)count * tt->size;
+    if (count >= COLUMN_MIN_COUNT && nb <= RCH_MPI_TYPE_PERIOD_MAX) {
+        if (!sorted_disjoint(b, nb) || b[nb - 1].off + (MPI_Aint)b[nb - 1].len - b[0].off > tt->extent)
+            return RDMACH_AGAIN;
+    } else if (count == 1 && !rch_mpi_type_obj_of(tt)->regular && (p = find_period(b, nb, &stride)) != 0 &&
+               sorted_disjoint(b, nb)) {
+        /* (a regular map, a vector's, leaves the walk as one segment without a copy) */
+        reps = (size_t)(nb / p);
+    } else {
+        return RDMACH_AGAIN;
+    }
+    size_t bytes = (size_t)count * tt->size, per = 0;   /* per: packed bytes of one repetition */
+    for (int i = 0; i < p; i++)
+        per += b[i].len;
     unsigned char *c = malloc(bytes);
     struct runs *r = malloc(sizeof(*r));
     if (!c || !r) {
@@ -438,13 +477,20 @@ static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt,
     }
     *r = (struct runs){ .n = 0 };
     size_t poff = 0, coff = 0;
-    for (int i = 0; i < nb; i++) {
-        rch_base_copy2d(c + coff, (ptrdiff_t)b[i].len, j->in + poff, (ptrdiff_t)tt->size, (size_t)count, b[i].len);
-        r->s[r->n++] = (struct rch_dev_rma_seg){ .off = (uint64_t)(base + b[i].off), .stride = tt->extent,
-                                                 .blen = b[i].len, .count = (uint64_t)count };
-        r->bytes += (size_t)count * b[i].len;
+    for (int i = 0; i < p; i++) {
+        rch_base_copy2d(c + coff, (ptrdiff_t)b[i].len, j->in + poff, (ptrdiff_t)per, reps, b[i].len);
+        r->s[r->n++] = (struct rch_dev_rma_seg){ .off = (uint64_t)(base + b[i].off), .stride = stride,
+                                                 .blen = b[i].len, .count = (uint64_t)reps };
+        r->bytes += reps * b[i].len;
         poff += b[i].len;
-        coff += (size_t)count * b[i].len;
+        coff += reps * b[i].len;
+    }
+    /* the blocks after the whole periods, as they are */
+    memcpy(c + coff, j->in + reps * per, bytes - coff);
+    for (size_t i = reps * (size_t)p; i < (size_t)nb; i++) {
+        r->s[r->n++] = (struct rch_dev_rma_seg){ .off = (uint64_t)(base + b[i].off), .stride = 0, .blen = b[i].len,
+                                                 .count = 1 };
+        r->bytes += b[i].len;
     }
     j->in = c;
     *col = c;

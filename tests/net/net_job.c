@@ -55,6 +55,13 @@
  *               (at least one retry counted) and its packet arrive; without
  *               the retry its connection fails. `server`: rank 0 does it with
  *               its reverse request, which must be sent again
+ *   armwait [n] ranks 0 and 1, n rounds: rank 1 sends a packet, rank 0
+ *               waits for it as the device's block phase does (wait_arm, then
+ *               sleep on the fd) without polling in between, so the packet's
+ *               bytes are in the socket when it arms; an arm that reports OK
+ *               while a packet is already in the ring (the provider's arm
+ *               moved it there: libfabric tcp's fi_trywait) would sleep
+ *               through it, and fails the round; rank 0 answers each packet
  *   pingpong [n] [bytes]  ranks 0 and 1: one-way latency of a packet (a benchmark)
  *   bw [n] [bytes]        rank 0 puts `bytes` into rank 1, n times, 8 in flight:
  *                         bandwidth of RDMA writes (a benchmark)
@@ -64,6 +71,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1193,6 +1201,67 @@ static int mode_stalled(int who)
     return 0;
 }
 
+/* Rank 0's side of one armwait round: arm, and sleep on the fd until the
+ * packet's bytes are in the socket, without progress; then arm again. An
+ * arm that answers OK must leave nothing in the ring (it would be slept
+ * through); AGAIN sends us to progress, which takes the packet. */
+static int armwait_round(int round)
+{
+    struct rch_net_conn *c = &ch->conns[1];
+    double t0 = rch_base_wtime();
+    while (next_seq[1] <= (uint64_t)round) {
+        if (rch_base_wtime() - t0 > DEADLINE) {
+            FAIL("round %d: no packet from rank 1 after %.0f s", round, DEADLINE);
+            return -1;
+        }
+        if (c->state != RCH_NET_C_READY) {       /* the connection is still being made */
+            if (ops->progress(ch, 64) == 0)
+                sched_yield();
+            continue;
+        }
+        struct rch_rdma_wait w = { .fd = -1, .futex = NULL, .futex_val = 0 };
+        rdmach_status_t st = ops->wait_arm(ch, &w);
+        if (st == RDMACH_AGAIN) {
+            ops->progress(ch, 64);
+            continue;
+        }
+        if (st != RDMACH_OK || w.fd < 0) {
+            FAIL("round %d: wait_arm: %s", round, rdmach_strerror(st));
+            return -1;
+        }
+        if (rch_net_ring_rx_arrived(&c->rx)) {
+            /* counted, and the round goes on (rank 1 waits for the answer) */
+            if (failures < 3)
+                FAIL("round %d: the channel armed its wait with a packet already in the ring (nothing will "
+                     "wake the sleeper)", round);
+            else
+                failures++;
+            ops->wait_disarm(ch);
+            ops->progress(ch, 64);
+            continue;
+        }
+        struct pollfd pfd = { .fd = w.fd, .events = POLLIN };
+        poll(&pfd, 1, 1000);
+        ops->wait_disarm(ch);
+    }
+    return send_kind(1, K_DONE, (uint64_t)round, 0, NULL);
+}
+
+static int mode_armwait(int n)
+{
+    unsigned char b[32];
+    for (int k = 0; k < n; k++) {
+        if (me == 0 && armwait_round(k) != 0)
+            return -1;
+        if (me == 1 && (send_data(0, (uint64_t)k, sizeof(b), b) != 0 ||
+                        wait_count(&done_from[0], k + 1, "rank 0's answer") != 0))
+            return -1;
+    }
+    if (me == 0)
+        printf("net_job armwait: %d packets, each armed for without polling: %d slept through\n", n, failures);
+    return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -1366,6 +1435,8 @@ int main(int argc, char **argv)
         rc = mode_nooplost();
     else if (!strcmp(mode, "stalled"))
         rc = mode_stalled(argc > 2 && !strcmp(argv[2], "server") ? 0 : 1);
+    else if (!strcmp(mode, "armwait"))
+        rc = mode_armwait(argc > 2 ? atoi(argv[2]) : 200);
     else if (!strcmp(mode, "pingpong"))
         rc = mode_pingpong(argc > 2 ? atoi(argv[2]) : 10000, argc > 3 ? (size_t)atol(argv[3]) : 8);
     else if (!strcmp(mode, "bw"))

@@ -20,7 +20,8 @@
  *
  * Wait: the provider's fd (libfabric: an epoll set of the CQ's and EQ's
  * wait objects) becomes readable when any socket or device event is
- * pending; AGAIN when work is already queued here.
+ * pending; AGAIN when work is already queued here, or when the rings hold
+ * something once the provider is armed (arming may itself move bytes).
  */
 #include <stdio.h>
 #include <string.h>
@@ -365,6 +366,14 @@ rdmach_status_t rch_net_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait 
     rdmach_status_t st = ch->pops->wait_arm(ch->prov, &fd);
     if (st != RDMACH_OK)
         return st;
+    /* Arming may move bytes itself (libfabric tcp's fi_trywait progresses
+     * the sockets, placing a ring write that is then no longer readable
+     * there): look at the rings again after it, or a message that arrived
+     * during the arm waits a whole sleep (BLOCK_MS per round trip). */
+    if (rings_have_data(ch)) {
+        ch->pops->wait_disarm(ch->prov);
+        return RDMACH_AGAIN;
+    }
     w->fd = fd;
     return RDMACH_OK;
 }
