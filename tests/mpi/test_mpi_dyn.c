@@ -10,8 +10,9 @@
  *              low) gives ranks 0-1 the parents, 2-4 the children, and an
  *              allreduce over it the sum 1+..+5; MPI_UNIVERSE_SIZE at
  *              least the world; errcodes all MPI_SUCCESS; disconnect.
- *   nospawn    a spawn that must fail (the launcher cannot spawn, or the
- *              children never connect): MPI_ERR_SPAWN within 5 s.
+ *   nospawn [abort]  a spawn that must fail (the launcher cannot spawn, or
+ *              the children never connect): MPI_ERR_SPAWN within 5 s; with
+ *              "abort", MPI_Abort after the checks (exit status 3).
  *   multiple   Comm_spawn_multiple of two commands (argument "A" x1,
  *              "B" x2): one world of 3 children, ranks in command order,
  *              each telling parent 0 its argument.
@@ -135,7 +136,7 @@ static void spawn(void)
  * MPI_ERR_SPAWN at every rank within 5 s, every errcode MPI_ERR_SPAWN, no
  * intercommunicator, and the root's message says why (printed: the test
  * matches it). */
-static void nospawn(void)
+static void nospawn(int then_abort)
 {
     char *args[] = { "child", NULL };
     int codes[3] = { -1, -1, -1 };
@@ -151,8 +152,18 @@ static void nospawn(void)
     CHECK(ic == MPI_COMM_NULL, "an intercommunicator after a failed spawn");
     for (int i = 0; i < 3; i++)
         CHECK(codes[i] == MPI_ERR_SPAWN, "errcode %d is %d", i, codes[i]);
-    if (rank == 0)
+    if (rank == 0) {
         printf("dyn nospawn: %.1f s: %s\n", t, msg);
+        if (then_abort)
+            printf("dyn nospawn: ok\n");   /* no MPI_Finalize to print it after */
+        fflush(stdout);
+    }
+    /* A launcher still starting the children would wait for them (Hydra
+     * under Slurm, for the step Slurm holds): the abort ends it now. */
+    if (then_abort) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
 }
 
 static void multiple(void)
@@ -394,7 +405,7 @@ int main(int argc, char **argv)
         else if (strcmp(mode, "multiple") == 0)
             multiple();
         else if (strcmp(mode, "nospawn") == 0)
-            nospawn();
+            nospawn(argc > 2 && strcmp(argv[2], "abort") == 0);
         else if (strcmp(mode, "server") == 0)
             server();
         else if (strcmp(mode, "client") == 0 && argc > 2)
