@@ -127,6 +127,13 @@ rdmach_status_t rch_boot_spawn(int count, const struct rch_boot_spawn *cmds, con
     if (is_pmix())
         return rch_boot_pmix_spawn(count, cmds, preput_key, preput_val, errcodes);
 #endif
+    /* Slurm's PMI-2 server has a spawn (it runs srun for a new step), which
+     * rdmach's PMI-2 client does not speak: under srun the spawn fails here
+     * at once, saying what works instead. */
+    if (strcmp(rch_boot_pmi_name(), "pmi2") == 0)
+        return rch_base_err(RDMACH_ERR_UNSUPPORTED, "spawning processes is not possible under PMI-2 (srun --mpi=pmi2):"
+                            " rdmach spawns through PMI-1 or PMIx_Spawn; under Slurm, start the job with Hydra's "
+                            "mpiexec inside the allocation (with HYDRA_LAUNCHER_EXTRA_ARGS=--overlap)");
     rdmach_status_t st = need_pmi1("spawning processes");
     return st == RDMACH_OK ? rch_pmi_client_spawn(&pmi1, count, cmds, preput_key, preput_val, errcodes) : st;
 }

@@ -258,6 +258,10 @@ rdmach_status_t rch_boot_pmix_spawn(int count, const struct rch_boot_spawn *cmds
     PMIX_APP_FREE(apps, (size_t)count);
     for (int i = 0; i < total; i++)
         errcodes[i] = rc == PMIX_SUCCESS ? 0 : 1;
+    if (rc == PMIX_ERR_NOT_SUPPORTED)
+        return rch_base_err(RDMACH_ERR_UNSUPPORTED, "PMIx_Spawn: the PMIx server does not spawn (Slurm's mpi/pmix "
+                            "plugin has no spawn); under Slurm, start the job with Hydra's mpiexec inside the "
+                            "allocation (with HYDRA_LAUNCHER_EXTRA_ARGS=--overlap)");
     return rc == PMIX_SUCCESS ? RDMACH_OK : pmix_err(RDMACH_ERR_BOOT, rc, "PMIx_Spawn");
 }
 

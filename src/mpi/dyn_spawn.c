@@ -183,6 +183,22 @@ struct spawn_outcome {
     int total;
 };
 
+/* The children's root never connected to the root's port (rch_dyn_port_link
+ * said why): MPI_ERR_SPAWN, with the reason. Under Hydra inside a Slurm
+ * allocation the likely one is named: Hydra starts the children's proxies
+ * as a new job step, and Slurm (20.11 on) makes a step wait while the job's
+ * first step holds the nodes, unless it may overlap. */
+static int link_failed(void)
+{
+    char why[256];
+    snprintf(why, sizeof(why), "%s", rdmach_last_error());
+    int slurm = getenv("SLURM_JOB_ID") && strcmp(rch_boot_pmi_name(), "pmi1") == 0;
+    rch_base_err(RDMACH_ERR_TIMEOUT, "the spawned processes did not connect: %s%s", why,
+                 slurm ? " (under Slurm, Hydra's step for them may be waiting for nodes the job's first step "
+                         "holds: set HYDRA_LAUNCHER_EXTRA_ARGS=--overlap)" : "");
+    return MPI_ERR_SPAWN;
+}
+
 /* The root's part: plan, open the port, spawn, take the children's root's
  * connection. The outcome in *o and errcodes[]; *link on success. */
 static void root_spawn(const char *fn, int count, char *commands[], char **argvs[], const int maxprocs[],
@@ -210,14 +226,14 @@ static void root_spawn(const char *fn, int count, char *commands[], char **argvs
             rch_dyn_port_close(port);
         }
     }
+    if (!o->errclass && rch_dyn_port_link(port, RCH_DYN_TIMEOUT_MS, link) != MPI_SUCCESS)
+        o->errclass = -link_failed();   /* negative: the link failed */
     /* errcodes: one per maxprocs of each command, in order; the ones soft
-     * left out, MPI_ERR_SPAWN */
+     * left out, and all when the children never connected, MPI_ERR_SPAWN */
     for (int k = 0, at = 0, s = 0; k < count; k++)
         for (int i = 0; i < maxprocs[k] && maxprocs[k] > 0; i++, at++)
-            errcodes[at] = o->errclass ? o->errclass
+            errcodes[at] = o->errclass > 0 ? o->errclass : o->errclass < 0 ? MPI_ERR_SPAWN
                            : i < plan[k].cmd.nprocs ? (started[s++] ? MPI_ERR_SPAWN : MPI_SUCCESS) : MPI_ERR_SPAWN;
-    if (!o->errclass)
-        o->errclass = -rch_dyn_port_link(port, RCH_DYN_TIMEOUT_MS, link);   /* negative: the link failed */
     free(started);
     free(cmds);
     free(plan);

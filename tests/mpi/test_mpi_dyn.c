@@ -10,12 +10,16 @@
  *              low) gives ranks 0-1 the parents, 2-4 the children, and an
  *              allreduce over it the sum 1+..+5; MPI_UNIVERSE_SIZE at
  *              least the world; errcodes all MPI_SUCCESS; disconnect.
+ *   nospawn [abort]  a spawn that must fail (the launcher cannot spawn, or
+ *              the children never connect): MPI_ERR_SPAWN within 5 s; with
+ *              "abort", MPI_Abort after the checks (exit status 3).
  *   multiple   Comm_spawn_multiple of two commands (argument "A" x1,
  *              "B" x2): one world of 3 children, ranks in command order,
  *              each telling parent 0 its argument.
  *   server     open a port, publish it (RDMACH_NAMESERV_DIR), print
  *              "PORT <name>", accept a client job (2 + 2 ranks): values
- *              both ways, a merge and an allreduce, then unpublish/close.
+ *              both ways, 16 MiB both ways at once between each pair of
+ *              ranks, a merge and an allreduce, then unpublish/close.
  *   client <port>  rank 0 first connects to the port as a stranger (a
  *              wrong key: the connection must be closed on it), then looks
  *              the name up (it must be <port>) and connects.
@@ -127,6 +131,41 @@ static void spawn(void)
     MPI_OK(MPI_Comm_disconnect(&ic));
 }
 
+/* Where the launcher cannot spawn (srun with PMI-2; Slurm's PMIx server,
+ * which has no PMIx_Spawn), or spawns processes that never come:
+ * MPI_ERR_SPAWN at every rank within 5 s, every errcode MPI_ERR_SPAWN, no
+ * intercommunicator, and the root's message says why (printed: the test
+ * matches it). */
+static void nospawn(int then_abort)
+{
+    char *args[] = { "child", NULL };
+    int codes[3] = { -1, -1, -1 };
+    MPI_Comm ic = MPI_COMM_WORLD;
+    double t0 = MPI_Wtime();
+    int rc = MPI_Comm_spawn(self_path, args, 3, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, codes);
+    double t = MPI_Wtime() - t0;
+    char msg[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(rc, msg, &len);
+    CHECK(mt_class(rc) == MPI_ERR_SPAWN, "class %d, expected MPI_ERR_SPAWN: %s", mt_class(rc), msg);
+    CHECK(t < 5.0, "the failure took %.1f s", t);
+    CHECK(ic == MPI_COMM_NULL, "an intercommunicator after a failed spawn");
+    for (int i = 0; i < 3; i++)
+        CHECK(codes[i] == MPI_ERR_SPAWN, "errcode %d is %d", i, codes[i]);
+    if (rank == 0) {
+        printf("dyn nospawn: %.1f s: %s\n", t, msg);
+        if (then_abort)
+            printf("dyn nospawn: ok\n");   /* no MPI_Finalize to print it after */
+        fflush(stdout);
+    }
+    /* A launcher still starting the children would wait for them (Hydra
+     * under Slurm, for the step Slurm holds): the abort ends it now. */
+    if (then_abort) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+}
+
 static void multiple(void)
 {
     char *cmds[2] = { (char *)self_path, (char *)self_path };
@@ -153,7 +192,41 @@ static void multiple(void)
     MPI_OK(MPI_Comm_disconnect(&ic));
 }
 
-/* Both sides of a connected pair of jobs: values both ways, merge, allreduce. */
+/* Both ways at once between this rank and the remote rank of the same
+ * number: NFLOOD messages of FLOOD ints in flight each way, far more than
+ * the sockets hold, so sends find their connection's output full and
+ * queue behind it (sock.c) while data arrives; each value says who sent
+ * it, which message and where, so a byte lost, repeated or reordered
+ * shows. */
+static void flood(MPI_Comm ic, int accepting)
+{
+    enum { NFLOOD = 4, FLOOD = 1 << 20 };
+    int *out = malloc((size_t)NFLOOD * FLOOD * sizeof(int)), *in = malloc((size_t)NFLOOD * FLOOD * sizeof(int));
+    CHECK(out && in, "no memory for the flood");
+    MPI_Request rq[2 * NFLOOD];
+    int me = accepting ? 1 : 2, them = accepting ? 2 : 1;
+    for (int m = 0; m < NFLOOD; m++) {
+        for (int i = 0; i < FLOOD; i++) {
+            out[(size_t)m * FLOOD + i] = (me << 28) + (m << 24) + (i ^ rank);
+            in[(size_t)m * FLOOD + i] = -1;
+        }
+        MPI_OK(MPI_Irecv(in + (size_t)m * FLOOD, FLOOD, MPI_INT, rank, 20 + m, ic, &rq[m]));
+    }
+    for (int m = 0; m < NFLOOD; m++)
+        MPI_OK(MPI_Isend(out + (size_t)m * FLOOD, FLOOD, MPI_INT, rank, 20 + m, ic, &rq[NFLOOD + m]));
+    MPI_OK(MPI_Waitall(2 * NFLOOD, rq, MPI_STATUSES_IGNORE));
+    for (int m = 0; m < NFLOOD; m++)
+        for (int i = 0; i < FLOOD; i++) {
+            int want = (them << 28) + (m << 24) + (i ^ rank);
+            if (in[(size_t)m * FLOOD + i] != want)
+                CHECK(0, "flood: message %d int %d is %#x, expected %#x", m, i, in[(size_t)m * FLOOD + i], want);
+        }
+    free(out);
+    free(in);
+}
+
+/* Both sides of a connected pair of jobs: values both ways, large messages
+ * both ways at once, merge, allreduce. */
 static void pair_check(MPI_Comm ic, int accepting)
 {
     check_intercomm(ic, np, 2);
@@ -173,6 +246,7 @@ static void pair_check(MPI_Comm ic, int accepting)
             CHECK(big[i] == i, "big[%d] = %d", i, big[i]);
     }
     free(big);
+    flood(ic, accepting);
     merge_check(ic, accepting ? 0 : 1, np);
 }
 
@@ -330,6 +404,8 @@ int main(int argc, char **argv)
             spawn();
         else if (strcmp(mode, "multiple") == 0)
             multiple();
+        else if (strcmp(mode, "nospawn") == 0)
+            nospawn(argc > 2 && strcmp(argv[2], "abort") == 0);
         else if (strcmp(mode, "server") == 0)
             server();
         else if (strcmp(mode, "client") == 0 && argc > 2)

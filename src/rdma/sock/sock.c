@@ -1,10 +1,12 @@
 /*
  * The stream-socket channel (sock.h): one TCP connection per peer of
- * another job, packets framed by a length. send() always copies the packet
- * into the connection's output (written at once when the socket takes it,
- * the rest by progress), so it never returns AGAIN; no put/get, so the
- * device moves large messages as rendezvous DATA packets. progress() reads
- * what arrived on every connection and hands each whole frame up. The wait
+ * another job, packets framed by a length. send() writes the packet straight
+ * from the caller's buffers when nothing is queued before it, and copies
+ * into the connection's output only what the socket did not take (written
+ * by progress); it answers AGAIN only while OUT_MAX bytes wait already. No
+ * put/get, so the device moves large messages as rendezvous DATA packets.
+ * progress() reads what arrived on every connection straight into its input
+ * buffer (up to READ_BUDGET a pass) and hands each whole frame up. The wait
  * primitive is an epoll set of the connections.
  */
 #include <errno.h>
@@ -40,27 +42,15 @@ struct rch_rdma_chan {
     int nconn;
 };
 
+static rdmach_status_t buf_reserve(struct sock_buf *b, size_t n);
+
 static rdmach_status_t buf_append(struct sock_buf *b, const void *data, size_t n)
 {
     if (b->head == b->len)
         b->head = b->len = 0;
-    if (b->len + n > b->cap) {
-        if (b->head > 0) {
-            memmove(b->p, b->p + b->head, b->len - b->head);
-            b->len -= b->head;
-            b->head = 0;
-        }
-        if (b->len + n > b->cap) {
-            size_t cap = b->cap ? b->cap : 4096;
-            while (cap < b->len + n)
-                cap *= 2;
-            unsigned char *p = realloc(b->p, cap);
-            if (!p)
-                return rch_base_err(RDMACH_ERR_NO_MEMORY, "sock: no memory for %zu buffered bytes", cap);
-            b->p = p;
-            b->cap = cap;
-        }
-    }
+    rdmach_status_t st = buf_reserve(b, n);
+    if (st != RDMACH_OK)
+        return st;
     memcpy(b->p + b->len, data, n);
     b->len += n;
     return RDMACH_OK;
@@ -190,6 +180,46 @@ void rch_rdma_sock_detach(struct rch_rdma_chan *ch, int peer)
     }
 }
 
+/* Output a connection may hold before send() answers AGAIN: a few frames,
+ * so a long stream waits in the device's queue rather than being copied
+ * here whole. */
+#define OUT_MAX (4u * RCH_SOCK_MAX_MSG)
+
+/* Writes what the socket takes of frame {hdr, iov} at once (no copy); 0 or
+ * -1 when the connection failed, *sent the bytes written. */
+static int write_direct(struct sock_conn *c, uint32_t *hdr, const struct iovec *iov, int iovcnt, size_t *sent)
+{
+    struct iovec v[RCH_SOCK_MAX_IOV + 1];
+    v[0] = (struct iovec){ .iov_base = hdr, .iov_len = sizeof(*hdr) };
+    for (int i = 0; i < iovcnt; i++)
+        v[i + 1] = iov[i];
+    struct msghdr m = { .msg_iov = v, .msg_iovlen = (size_t)iovcnt + 1 };
+    ssize_t n;
+    do
+        n = sendmsg(c->fd, &m, MSG_NOSIGNAL);   /* a peer gone is a failure to report, not our SIGPIPE */
+    while (n < 0 && errno == EINTR);
+    *sent = n > 0 ? (size_t)n : 0;
+    return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK ? -1 : 0;
+}
+
+/* Queues the bytes of {hdr, iov} from offset `skip` on behind the output. */
+static rdmach_status_t queue_rest(struct sock_conn *c, uint32_t *hdr, const struct iovec *iov, int iovcnt,
+                                  size_t skip)
+{
+    rdmach_status_t st = RDMACH_OK;
+    for (int i = -1; st == RDMACH_OK && i < iovcnt; i++) {
+        const char *b = i < 0 ? (const char *)hdr : iov[i].iov_base;
+        size_t l = i < 0 ? sizeof(*hdr) : iov[i].iov_len;
+        if (skip >= l) {
+            skip -= l;
+            continue;
+        }
+        st = buf_append(&c->out, b + skip, l - skip);
+        skip = 0;
+    }
+    return st;
+}
+
 static rdmach_status_t sock_send(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt)
 {
     struct sock_conn *c = conn_of(ch, peer);
@@ -198,19 +228,26 @@ static rdmach_status_t sock_send(struct rch_rdma_chan *ch, int peer, const struc
     size_t len = 0;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
-    if (len > RCH_SOCK_MAX_MSG)
-        return rch_base_err(RDMACH_ERR_INVALID_ARG, "sock: packet of %zu bytes exceeds %u", len, RCH_SOCK_MAX_MSG);
+    if (len > RCH_SOCK_MAX_MSG || iovcnt > RCH_SOCK_MAX_IOV)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "sock: packet of %zu bytes in %d pieces exceeds %u bytes, %d pieces",
+                            len, iovcnt, RCH_SOCK_MAX_MSG, RCH_SOCK_MAX_IOV);
+    if (c->out.len - c->out.head >= OUT_MAX && flush_out(c) == 0 && c->out.len - c->out.head >= OUT_MAX)
+        return RDMACH_AGAIN;   /* the device keeps it queued: no copy of a flood into our buffer */
     uint32_t hdr = htonl((uint32_t)len);
-    rdmach_status_t st = buf_append(&c->out, &hdr, sizeof(hdr));
-    for (int i = 0; st == RDMACH_OK && i < iovcnt; i++)
-        st = buf_append(&c->out, iov[i].iov_base, iov[i].iov_len);
-    if (st == RDMACH_OK && flush_out(c) != 0) {
+    /* Behind queued output the frame must wait its turn; otherwise the
+     * socket takes it straight from the caller's buffers and only what it
+     * does not take now is copied. */
+    size_t sent = 0;
+    int failed = c->out.head < c->out.len ? flush_out(c) : 0;
+    if (!failed && c->out.head == c->out.len)
+        failed = write_direct(c, &hdr, iov, iovcnt, &sent);
+    if (failed) {
         int e = errno;
         conn_close(ch, c);
         ch->up.peer_failed(ch->up.ctx, peer, RDMACH_ERR_PEER_DEAD);
         return rch_base_errno(e, "sock: writing to process %d", peer);
     }
-    return st;
+    return sent == sizeof(hdr) + len ? RDMACH_OK : queue_rest(c, &hdr, iov, iovcnt, sent);
 }
 
 /* Hand up every whole frame in c->in; the events handled. */
@@ -249,6 +286,34 @@ static unsigned deliver(struct rch_rdma_chan *ch, int peer, struct sock_conn *c)
     return n;
 }
 
+/* Bytes one progress pass reads from a connection at most: enough for
+ * several whole frames, few enough that one busy peer does not starve the
+ * others. */
+#define READ_BUDGET (4u * RCH_SOCK_MAX_MSG)
+
+/* Room for n more bytes at the end of b. */
+static rdmach_status_t buf_reserve(struct sock_buf *b, size_t n)
+{
+    if (b->len + n <= b->cap)
+        return RDMACH_OK;
+    size_t have = b->len - b->head;
+    if (b->head > 0 && have + n <= b->cap) {
+        memmove(b->p, b->p + b->head, have);
+        b->head = 0;
+        b->len = have;
+        return RDMACH_OK;
+    }
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + n)
+        cap *= 2;
+    unsigned char *p = realloc(b->p, cap);
+    if (!p)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "sock: no memory for %zu buffered bytes", cap);
+    b->p = p;
+    b->cap = cap;
+    return RDMACH_OK;
+}
+
 static unsigned conn_progress(struct rch_rdma_chan *ch, int peer, struct sock_conn *c)
 {
     if (flush_out(c) != 0) {
@@ -256,20 +321,29 @@ static unsigned conn_progress(struct rch_rdma_chan *ch, int peer, struct sock_co
         ch->up.peer_failed(ch->up.ctx, peer, RDMACH_ERR_PEER_DEAD);
         return 1;
     }
-    unsigned char tmp[65536];
-    ssize_t r = read(c->fd, tmp, sizeof(tmp));
-    if (r > 0) {
-        if (buf_append(&c->in, tmp, (size_t)r) != RDMACH_OK)
-            return 0;
-        return deliver(ch, peer, c) + 1;
+    /* read straight into the input buffer, whole frames at a time */
+    unsigned n = 0;
+    for (size_t got = 0; got < READ_BUDGET;) {
+        if (buf_reserve(&c->in, RCH_SOCK_MAX_MSG + 4) != RDMACH_OK)
+            return n;
+        ssize_t r = read(c->fd, c->in.p + c->in.len, c->in.cap - c->in.len);
+        if (r > 0) {
+            c->in.len += (size_t)r;
+            got += (size_t)r;
+            n += deliver(ch, peer, c) + 1;
+            if (c->gone)
+                return n;
+            continue;
+        }
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+            return n;
+        int bye = c->bye_in;
+        conn_close(ch, c);
+        if (!bye)
+            ch->up.peer_failed(ch->up.ctx, peer, RDMACH_ERR_PEER_DEAD);
+        return n + 1;
     }
-    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-        return 0;
-    int bye = c->bye_in;
-    conn_close(ch, c);
-    if (!bye)
-        ch->up.peer_failed(ch->up.ctx, peer, RDMACH_ERR_PEER_DEAD);
-    return 1;
+    return n;
 }
 
 static unsigned sock_progress(struct rch_rdma_chan *ch, unsigned max)

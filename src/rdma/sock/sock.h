@@ -15,7 +15,8 @@
 #include "rdma/channel.h"
 
 #define RCH_SOCK_BYE 0xffffffffu
-#define RCH_SOCK_MAX_MSG (64u * 1024u)
+#define RCH_SOCK_MAX_MSG (256u * 1024u)
+#define RCH_SOCK_MAX_IOV 8            /* pieces of one packet (send) */
 
 extern const struct rch_rdma_ops rch_rdma_sock_ops;
 
