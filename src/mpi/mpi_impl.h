@@ -244,6 +244,9 @@ void rch_mpi_ctx_mine(struct rch_mpi_ctxmask *m);            /* my free pairs */
  * agreement runs in progress, interleaved with any blocking creation, so the
  * two kinds never choose from the same pairs. */
 #define RCH_MPI_CTX_NB_FIRST (RCH_MPI_CTX_PAIRS * 3 / 4)
+/* MPI_Comm_idup(_with_info) as fn (hints: the duplicate inherits the
+ * parent's Comm_get_info hints). */
+int rch_mpi_comm_idup(const char *fn, MPI_Comm comm, int hints, MPI_Comm *newcomm, MPI_Request *request);
 /* Lowest blocking-creation pair free in m (after ANDing everyone's): its ctx,
  * or UINT32_MAX if none. */
 uint32_t rch_mpi_ctx_pick(const struct rch_mpi_ctxmask *m);
