@@ -101,6 +101,9 @@ static inline int rch_mpi_err_class_of(int code)
     return low > MPI_T_ERR_NOT_SUPPORTED ? (code & RCH_MPI_ERR_USER) | low : low;
 }
 #define RCH_MPI_ERR_CLASS(code) rch_mpi_err_class_of(code)
+/* MPI_ERRORS_ABORT's end of the processes of the object `handle` names
+ * (err_abort.c); does not return. */
+void rch_mpi_abort_scope(int handle, int code, const char *text) __attribute__((noreturn));
 /* Invoke handler eh on code for the object `handle` (a session's: the
  * user function gets &handle); returns the code. */
 int rch_mpi_err_raise_on(MPI_Errhandler eh, int handle, int code);
