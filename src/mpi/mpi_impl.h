@@ -39,7 +39,9 @@ enum { RCH_MPI_OBJ_COMM = 1, RCH_MPI_OBJ_GROUP = 2, RCH_MPI_OBJ_DATATYPE = 3,
 #define RCH_MPI_TAG_UB 0x7fffffff
 
 /* ---- state (mpi/init.c) ---- */
-enum { RCH_MPI_NEVER = 0, RCH_MPI_RUNNING = 1, RCH_MPI_FINALIZED = 2 };
+/* IDLE: MPI_Finalize left the device open, unused (init.c): calls fail as
+ * after the end, but MPI_Session_init starts the library again. */
+enum { RCH_MPI_NEVER = 0, RCH_MPI_RUNNING = 1, RCH_MPI_FINALIZED = 2, RCH_MPI_IDLE = 3 };
 extern int rch_mpi_state;             /* the library's (init.c) */
 extern int rch_mpi_world_state;       /* the world model's: MPI_Init .. MPI_Finalize */
 extern int rch_mpi_thread_level;      /* the level provided (Init_thread, sessions' thread_level) */
