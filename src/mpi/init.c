@@ -62,7 +62,8 @@ int rch_mpi_lib_start(const char *fn, int *argc, char ***argv, int required)
     }
     if (rch_mpi_state == RCH_MPI_FINALIZED)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER,
-                           "%s: MPI_Finalize has shut the device down and rdmach cannot restart it", fn);
+                           "%s: the process is exiting: its device is closed, and the process manager "
+                           "allows one PMI init per process", fn);
     rdmach_status_t st = rdmach_init(argc, argv);
     if (st != RDMACH_OK)
         return rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(st), "%s: start-up failed: %s (%s)", fn,
@@ -135,8 +136,8 @@ void rch_mpi_session_closed(void)
  * session may be initialized again, and rdmach cannot restart the device
  * once closed): it is closed here, at the exit of the process that started
  * it (not a forked child). Left IDLE by MPI_Finalize, nothing was sent
- * since its world exchange: closed at once, whatever the exit code (as
- * MPI_Finalize closed it before: a code after it is only the job's status).
+ * since its world exchange: closed at once, whatever the exit code (a code
+ * after MPI_Finalize is only the job's status, not a failure to act on).
  * Used by a session since: at a normal exit (code 0) with no session open
  * and the world model not running, after the same world exchange; a
  * failing exit leaves it to the boot layer's exit hook, which ends the
