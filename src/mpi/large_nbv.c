@@ -4,10 +4,10 @@
  * MPI_Iallgatherv_c, MPI_Ireduce_scatter_c, MPI_Ineighbor_allgatherv_c,
  * MPI_Ineighbor_alltoallv_c and their _init_c forms (large=defined).
  *
- * These cannot choose their protocol collectively as the blocking forms do
- * (large_vcoll.c: an allreduce would make the call block), and unlike
- * alltoallv they have no w form of the same protocol to run a process's side
- * as. But their protocols move bytes (src/coll gets each peer's block as a
+ * The non-blocking ones cannot choose their protocol collectively as the
+ * blocking v-collectives do (large_vcoll.c: an allreduce would make the
+ * call block), and unlike alltoallv they have no w form of the same protocol
+ * to run a process's side as. But their protocols move bytes (src/coll gets each peer's block as a
  * byte count and offset), so a process may describe its own side with other
  * arguments that give the same bytes at the same addresses, while the others
  * run theirs as they came:
@@ -147,8 +147,11 @@ struct one {
     MPI_Datatype type;
 };
 
-/* MPI_INFO_NULL-or-info for a persistent form, NULL for a non-blocking one. */
+/* How the call runs: NULL non-blocking, BLOCKING blocking, else persistent
+ * with *info. */
 typedef const MPI_Info *persist_t;
+static const MPI_Info blocking_mark = MPI_INFO_NULL;
+#define BLOCKING (&blocking_mark)
 
 static int gatherv(const char *fn, persist_t info, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                    void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype,
@@ -214,8 +217,11 @@ static int reduce_scatter(const char *fn, persist_t info, const void *sendbuf, v
     int err = side(&x, "recvcounts", "", recvbuf, recvcounts, NULL, (int)rch_mpi_large_nprocs(comm), datatype, &r);
     if (err)
         return err;
-    err = info ? PMPI_Reduce_scatter_init(sendbuf, recvbuf, r.counts, r.type, op, comm, *info, request)
-               : PMPI_Ireduce_scatter(sendbuf, recvbuf, r.counts, r.type, op, comm, request);
+    if (info == BLOCKING)
+        err = PMPI_Reduce_scatter(sendbuf, recvbuf, r.counts, r.type, op, comm);
+    else
+        err = info ? PMPI_Reduce_scatter_init(sendbuf, recvbuf, r.counts, r.type, op, comm, *info, request)
+                   : PMPI_Ireduce_scatter(sendbuf, recvbuf, r.counts, r.type, op, comm, request);
     side_done(&r, datatype);
     return err;
 }
@@ -231,7 +237,9 @@ static int neighbor_allgatherv(const char *fn, persist_t info, const void *sendb
                    recvtype, &r);
     if (err)
         return err;
-    if (!(err = rch_mpi_large_buf(&x, "sendcount", sendcount, sendtype, &s.count, &s.type)))
+    if (!(err = rch_mpi_large_buf(&x, "sendcount", sendcount, sendtype, &s.count, &s.type)) && info == BLOCKING)
+        err = PMPI_Neighbor_allgatherv(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type, comm);
+    else if (!err)
         err = info ? PMPI_Neighbor_allgatherv_init(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type,
                                                    comm, *info, request)
                    : PMPI_Ineighbor_allgatherv(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type, comm,
@@ -253,7 +261,10 @@ static int neighbor_alltoallv(const char *fn, persist_t info, const void *sendbu
     if (err)
         return err;
     if (!(err = side(&x, "recvcounts", "rdispls", recvbuf, recvcounts, rdispls, (int)rch_mpi_large_degree(comm, 0),
-                     recvtype, &r))) {
+                     recvtype, &r)) && info == BLOCKING) {
+        err = PMPI_Neighbor_alltoallv(s.buf, s.counts, s.displs, s.type, r.buf, r.counts, r.displs, r.type, comm);
+        side_done(&r, recvtype);
+    } else if (!err) {
         err = info ? PMPI_Neighbor_alltoallv_init(s.buf, s.counts, s.displs, s.type, r.buf, r.counts, r.displs,
                                                   r.type, comm, *info, request)
                    : PMPI_Ineighbor_alltoallv(s.buf, s.counts, s.displs, s.type, r.buf, r.counts, r.displs, r.type,
@@ -369,3 +380,28 @@ int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcoun
                               recvbuf, recvcounts, rdispls, recvtype, comm, request);
 }
 #pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
+
+int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter("MPI_Reduce_scatter_c", BLOCKING, sendbuf, recvbuf, recvcounts, datatype, op, comm, NULL);
+}
+#pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
+
+int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                               MPI_Comm comm)
+{
+    return neighbor_allgatherv("MPI_Neighbor_allgatherv_c", BLOCKING, sendbuf, sendcount, sendtype, recvbuf,
+                               recvcounts, displs, recvtype, comm, NULL);
+}
+#pragma weak MPI_Neighbor_allgatherv_c = PMPI_Neighbor_allgatherv_c
+
+int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                              MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return neighbor_alltoallv("MPI_Neighbor_alltoallv_c", BLOCKING, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                              recvcounts, rdispls, recvtype, comm, NULL);
+}
+#pragma weak MPI_Neighbor_alltoallv_c = PMPI_Neighbor_alltoallv_c

@@ -3,7 +3,9 @@
  * displacement arrays beyond INT_MAX (src/mpi/large_nbv.c):
  * MPI_Igatherv_c, MPI_Iscatterv_c, MPI_Iallgatherv_c,
  * MPI_Ineighbor_allgatherv_c, MPI_Ineighbor_alltoallv_c and their _init_c
- * forms (each persistent request started twice), on MPI_COMM_WORLD, on a
+ * forms (each persistent request started twice), and the blocking
+ * MPI_Neighbor_allgatherv_c, MPI_Neighbor_alltoallv_c and
+ * MPI_Reduce_scatter_c, on MPI_COMM_WORLD, on a
  * periodic ring and on an intercommunicator. Blocks of 16 bytes land
  * 2^31 + 64 r bytes into a sparse buffer; every byte is computed from who
  * sent it to whom, and the bytes around each block must stay 0. Rank 0 alone
@@ -187,6 +189,8 @@ static void neighbors(void)
         check_far(round ? "Neighbor_allgatherv_init_c" : "Ineighbor_allgatherv_c", 0, 2, from, zero);
     }
     persist_free(&rq);
+    MPI_OK(MPI_Neighbor_allgatherv_c(mine, BLK, MPI_BYTE, buf, cnt, dsp, MPI_BYTE, ring));
+    check_far("Neighbor_allgatherv_c", 0, 2, from, zero);
     /* out-block k (k = 0: to the left) is bytev(me, k); the left neighbour's
      * block 1 arrives in slot 0, the right's block 0 in slot 1 */
     for (int round = 0; round < 3; round++) {
@@ -202,6 +206,11 @@ static void neighbors(void)
         memset(buf + FAR(10), 0, 64 + BLK);
     }
     persist_free(&rq);
+    put_far(10, me, 0);
+    put_far(11, me, 1);
+    MPI_OK(MPI_Neighbor_alltoallv_c(buf, cnt, sdsp, MPI_BYTE, buf, cnt, dsp, MPI_BYTE, ring));
+    check_far("Neighbor_alltoallv_c", 0, 2, from, slot);
+    memset(buf + FAR(10), 0, 64 + BLK);
     MPI_OK(MPI_Comm_free(&ring));
 }
 
@@ -252,6 +261,10 @@ static void reduce_scatter(void)
     MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     for (int k = 0; k <= me; k++)
         CHECK(got[k] == 1000 * p * (p - 1) / 2 + p * (off + k), "Ireduce_scatter_c: element %d is %d", k, got[k]);
+    memset(got, 0, sizeof(got));
+    MPI_OK(MPI_Reduce_scatter_c(sb, got, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    for (int k = 0; k <= me; k++)
+        CHECK(got[k] == 1000 * p * (p - 1) / 2 + p * (off + k), "Reduce_scatter_c: element %d is %d", k, got[k]);
     if (p < 2)
         return;
     /* 2^31 + 1 and 2^31 + 2 have no common divisor: an error at every rank */
@@ -261,6 +274,8 @@ static void reduce_scatter(void)
                  "Ireduce_scatter_c recvcounts[0] = 2^31 + 1");
     expect_class(MPI_Reduce_scatter_init_c(sb, got, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &rq),
                  MPI_ERR_COUNT, "Reduce_scatter_init_c recvcounts[0] = 2^31 + 1");
+    expect_class(MPI_Reduce_scatter_c(sb, got, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT,
+                 "Reduce_scatter_c recvcounts[0] = 2^31 + 1");
 }
 
 /* On a graph of this process alone with two edges to itself, so that a
