@@ -1190,6 +1190,10 @@ RDMACH_MPI_FN(int, Topo_test, (MPI_Comm comm, int *status))
 /* ---- language interoperability ---- */
 RDMACH_MPI_FN(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
 RDMACH_MPI_FN(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
+RDMACH_MPI_FN(int, Status_f082c, (const MPI_F08_status *f08_status, MPI_Status *c_status))
+RDMACH_MPI_FN(int, Status_c2f08, (const MPI_Status *c_status, MPI_F08_status *f08_status))
+RDMACH_MPI_FN(int, Status_f082f, (const MPI_F08_status *f08_status, MPI_Fint *f_status))
+RDMACH_MPI_FN(int, Status_f2f08, (const MPI_Fint *f_status, MPI_F08_status *f08_status))
 
 /* ---- MPI-IO (src/io) ---- */
 #define RDMACH_MPI_FILE_RW(name, sfx, ctype, vtype) \

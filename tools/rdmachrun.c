@@ -772,5 +772,7 @@ int main(int argc, char **argv)
     free(S.job.ranks);
     free(S.apps);
     close(S.sfd);
-    return S.job.failed ? S.job.exit_code : S.code_after_finalize ? S.code_after_finalize : S.spawn_code;
+    if (S.job.failed)
+        return S.job.exit_code;
+    return S.job.partial_code ? S.job.partial_code : S.code_after_finalize ? S.code_after_finalize : S.spawn_code;
 }

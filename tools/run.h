@@ -66,6 +66,8 @@ struct run_job {
     /* the first failure decides the exit code; later ones are consequences */
     int failed;
     int exit_code;
+    /* the code of an abort that ended some ranks only (run_pmi.c), else 0 */
+    int partial_code;
 };
 
 /* Provided by rdmachrun.c: record a failure of the job (first one wins),

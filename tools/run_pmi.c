@@ -4,6 +4,7 @@
  * through a table indexed by command; a request that is malformed, out of
  * order or not a request at all ends the job with a message naming the rank.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,6 +259,12 @@ void run_pmi_check_barrier(struct run_job *job)
         return;
     for (int i = 0; i < job->size; i++) {
         const struct run_rank *r = &job->ranks[i];
+        if (r->aborted) {
+            run_fail(job, job->partial_code ? job->partial_code : 1,
+                     "%d rank(s) wait in a PMI barrier that rank %d can never join (it was aborted)",
+                     job->barrier_count, i);
+            return;
+        }
         if (r->unfinalized_pid) {
             run_fail(job, 1,
                      "rank %d (pid %d) exited with code 0 without PMI finalize (after PMI init), and %d rank(s) "
@@ -295,12 +302,53 @@ static void on_barrier_in(struct run_job *job, struct run_rank *r, const struct 
     }
 }
 
+/* cmd=abort with ranks=a,b,... (MPI_ERRORS_ABORT on a communicator that is
+ * not the whole job): those ranks are killed, the others keep running and
+ * the job's exit status becomes the abort's code. 0 if the list is not such
+ * a subset (then the whole job ends). */
+static int abort_ranks(struct run_job *job, struct run_rank *r, const char *list, int code, const char *msg)
+{
+    char *mark = calloc((size_t)job->size, 1), *end;
+    int n = 0;
+    for (const char *p = list; mark && *p; p = *end == ',' ? end + 1 : end) {
+        long k = strtol(p, &end, 10);
+        if (end == p || k < 0 || k >= job->size || (*end != ',' && *end != '\0')) {
+            n = -1;
+            break;
+        }
+        n += !mark[k];
+        mark[k] = 1;
+    }
+    if (!mark || n <= 0 || n >= job->size) {
+        free(mark);
+        return 0;
+    }
+    fprintf(stderr, "rdmachrun: rank %d (pid %d) aborted ranks %s with exit code %d%s%s; the others continue\n",
+            r->rank, (int)r->pid, list, code, msg ? ": " : "", msg ? msg : "");
+    fflush(stderr);
+    for (int k = 0; k < job->size; k++) {
+        if (!mark[k])
+            continue;
+        job->ranks[k].aborted = 1;
+        if (job->ranks[k].pid > 0)
+            kill(job->ranks[k].pid, SIGKILL);
+    }
+    free(mark);
+    if (!job->partial_code)
+        job->partial_code = code & 0xff ? code & 0xff : 1;
+    run_pmi_check_barrier(job);
+    return 1;
+}
+
 static void on_abort(struct run_job *job, struct run_rank *r, const struct rch_pmi_msg *m)
 {
     int code = 1;
     const char *msg = rch_pmi_field(m, "error_msg");
     if (rch_pmi_field(m, "exitcode") && rch_pmi_field_int(m, "exitcode", -1000000, 1000000, &code) != RDMACH_OK)
         code = 1;
+    const char *ranks = rch_pmi_field(m, "ranks");
+    if (ranks && abort_ranks(job, r, ranks, code, msg))
+        return;
     r->aborted = 1;
     if (msg && strcmp(msg, RCH_PMI_ABORT_EXIT) == 0) {
         run_fail(job, code & 0xff ? code & 0xff : 1, "rank %d (pid %d) exited with code %d before MPI_Finalize",

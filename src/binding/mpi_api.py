@@ -18,7 +18,7 @@ SCALAR_C = dict({k: 'int' for k in INT_KINDS}, AINT='MPI_Aint', XCOUNT='MPI_Coun
                 **HANDLE_KINDS)
 # POLY kinds: the type they take in a large-count (_c) entry point.
 POLY_C = {'COUNT': 'MPI_Count', 'DISP': 'MPI_Aint', 'EXTENT': 'MPI_Count'}
-KINDS = set(SCALAR_C) | {'BUFFER', 'STATUS', 'FINT_STATUS', 'STRING', 'C_PTR', 'ATTRVAL',
+KINDS = set(SCALAR_C) | {'BUFFER', 'STATUS', 'FINT_STATUS', 'F08_STATUS', 'STRING', 'C_PTR', 'ATTRVAL',
                          'EXTRA_STATE', 'CALLBACK', 'ARGC', 'ARGV', 'STRING_ARRAY',
                          'ARGV_ARRAY', 'VARARGS', 'TYPED'}
 DIRECTIONS = {'in', 'out', 'inout'}
@@ -68,6 +68,8 @@ class Param:
             return const + 'MPI_Status *'
         if k == 'FINT_STATUS':
             return const + 'MPI_Fint *'
+        if k == 'F08_STATUS':
+            return const + 'MPI_F08_status *'
         if k == 'STRING':
             return const + 'char *'
         if k == 'ARGC':

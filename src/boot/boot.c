@@ -353,6 +353,22 @@ void rch_boot_abort(int code, const char *msg)
     _exit(code);
 }
 
+void rch_boot_abort_ranks(int code, const char *msg, const int *ranks, int n)
+{
+    char list[RCH_PMI_VAL_MAX];
+    size_t at = 0;
+    for (int i = 0; i < n && at < sizeof(list); i++)
+        at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%d", i ? "," : "", ranks[i]);
+    if (!boot_up || rch_boot.singleton || n >= rch_boot.size || !pmi->abort_ranks || at >= sizeof(list))
+        rch_boot_abort(code, msg);
+    rch_log_emit(RCH_LOG_ERROR, "abort", "rank %d of %d aborts ranks %s with exit code %d: %s", rch_boot.rank,
+                 rch_boot.size, list, code, msg ? msg : "");
+    drain_pipe(2);
+    if (pmi->abort_ranks(code, NULL, list) != RDMACH_OK)
+        pmi->abort(code, NULL);
+    _exit(code);
+}
+
 /* ---- key-value store ---- */
 
 rdmach_status_t rch_boot_put(const char *key, const char *value)

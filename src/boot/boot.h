@@ -59,6 +59,10 @@ rdmach_status_t rch_boot_machine_tunables(int local_size);
 rdmach_status_t rch_boot_finalize(void);
 int rch_boot_is_up(void);                  /* between init and finalize */
 void rch_boot_abort(int code, const char *msg) __attribute__((noreturn));
+/* Abort the n job ranks listed (this process among them) where the launcher
+ * can end only those (rdmachrun); anywhere else, or if the list does not fit
+ * one PMI line, the whole job (rch_boot_abort). */
+void rch_boot_abort_ranks(int code, const char *msg, const int *ranks, int n) __attribute__((noreturn));
 /* The process-manager interface in use: "pmi1", "pmi2", "pmix", "singleton". */
 const char *rch_boot_pmi_name(void);
 

@@ -268,6 +268,18 @@ rdmach_status_t rch_pmi_client_abort(struct rch_pmi_client *c, int code, const c
     return st;
 }
 
+rdmach_status_t rch_pmi_client_abort_ranks(struct rch_pmi_client *c, int code, const char *why, const char *ranks)
+{
+    char line[RCH_PMI_LINE_MAX], num[16];
+    size_t len;
+    snprintf(num, sizeof(num), "%d", code);
+    rdmach_status_t st = rch_pmi_format(line, sizeof(line), &len, RCH_PMI_ABORT, "exitcode", num, "ranks", ranks,
+                                        why ? "error_msg" : NULL, why, NULL);
+    if (st == RDMACH_OK)
+        st = rch_pmi_write(c->fd, line, len);
+    return st;
+}
+
 rdmach_status_t rch_pmi_client_finalize(struct rch_pmi_client *c)
 {
     char line[RCH_PMI_LINE_MAX];

@@ -36,6 +36,9 @@ rdmach_status_t rch_pmi_client_barrier(struct rch_pmi_client *c);
 /* Sends cmd=abort; does not wait for an answer (Hydra sends none). `why`
  * (NULL: none) is sent as error_msg, a PMI token: no space. */
 rdmach_status_t rch_pmi_client_abort(struct rch_pmi_client *c, int code, const char *why);
+/* The same with a ranks field (a PMI token, "1,3"): rdmachrun ends only
+ * those ranks. */
+rdmach_status_t rch_pmi_client_abort_ranks(struct rch_pmi_client *c, int code, const char *why, const char *ranks);
 /* The spawn of count commands as one job (boot.h); errcodes[total]. */
 rdmach_status_t rch_pmi_client_spawn(struct rch_pmi_client *c, int count, const struct rch_boot_spawn *cmds,
                                      const char *preput_key, const char *preput_val, int *errcodes);

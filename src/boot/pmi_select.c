@@ -90,6 +90,13 @@ static rdmach_status_t pmi1_abort(int code, const char *why)
     return rch_pmi_client_abort(&pmi1, code, why);
 }
 
+/* Hydra ignores the ranks field and ends the whole job; rdmachrun ends the
+ * ranks listed (tools/run_pmi.c). */
+static rdmach_status_t pmi1_abort_ranks(int code, const char *why, const char *ranks)
+{
+    return rch_pmi_client_abort_ranks(&pmi1, code, why, ranks);
+}
+
 static rdmach_status_t pmi1_finalize(void)
 {
     return rch_pmi_client_finalize(&pmi1);
@@ -103,6 +110,7 @@ static const struct rch_boot_pmi_ops pmi1_ops = {
     .get = pmi1_get,
     .fence = pmi1_fence,
     .abort = pmi1_abort,
+    .abort_ranks = pmi1_abort_ranks,
     .finalize = pmi1_finalize,
 };
 

@@ -34,6 +34,9 @@ struct rch_boot_pmi_ops {
     rdmach_status_t (*fence)(void);        /* makes every put visible to every get */
     /* Ends the job; may return before it has. `why`: NULL or a token. */
     rdmach_status_t (*abort)(int code, const char *why);
+    /* Ends only the n job ranks listed (rdmachrun; NULL where the interface
+     * has no such request). `ranks` is their list as a PMI token ("1,3"). */
+    rdmach_status_t (*abort_ranks)(int code, const char *why, const char *ranks);
     rdmach_status_t (*finalize)(void);
 };
 

@@ -27,6 +27,15 @@
  * several idups in flight never match each other, the collectives, or a
  * blocking creation's exchange; the rounds of one idup are ordered between
  * two ranks by MPI's non-overtaking rule.
+ *
+ * Of an intercommunicator: the same rounds among all members of both
+ * groups. Each group's members send to their own leader on the local
+ * group's collective context; the two leaders swap their groups' ANDs on the
+ * intercommunicator's (remote rank 0, the same tag), and each sends the AND
+ * of both down, so both groups see the same result without a coordinator.
+ * Two pairs are agreed one after the other, the intercommunicator's and its
+ * hidden local group's (any pair free at every member of both groups is free
+ * in each group).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +51,14 @@ struct idup_msg {
 struct idup {
     struct idup *next;
     int rank, size, *world_of;         /* the parent's, copied (it may be freed meanwhile) */
-    uint32_t pctx;
+    uint32_t pctx;                     /* an intercommunicator's: its local group's */
+    /* an intercommunicator's: the remote group (copied), the context its
+     * leaders swap on, the pair agreed first, the leader's swap */
+    int inter, rsize, *rworld_of;
+    uint32_t ictx, first;
+    int swapped;                       /* leader: this round's local AND went to the remote leader */
+    struct idup_msg lres, rin;
+    struct rch_dev_req *rsreq, *rrreq;
     int tag;
     unsigned start;                    /* where the candidate search starts */
     /* what the duplicate inherits, copied at the call */
@@ -72,6 +88,7 @@ static void idup_free(struct idup *d)
     free(d->rreqs);
     free(d->in);
     free(d->world_of);
+    free(d->rworld_of);
     free(d);
 }
 
@@ -96,7 +113,32 @@ static rdmach_status_t round_start(struct idup *d)
     rdmach_status_t st = RDMACH_OK;
     for (int i = 1; i < d->size && st == RDMACH_OK; i++)
         st = rch_dev_irecv(&d->in[i - 1], sizeof(d->in[0]), i, d->tag, ctx, &d->rreqs[i - 1]);
+    d->swapped = 0;
+    if (d->inter && st == RDMACH_OK)
+        st = rch_dev_irecv(&d->rin, sizeof(d->rin), 0, d->tag, d->ictx + 1, &d->rrreq);
     return st;
+}
+
+/* An intercommunicator's duplicate: the hidden local group on d->cand, the
+ * intercommunicator on d->first. NULL: out of memory (nothing taken over). */
+static struct rch_mpi_comm *inter_dup(struct idup *d)
+{
+    int *lw = malloc(sizeof(int) * (size_t)d->size);
+    if (!lw)
+        return NULL;
+    memcpy(lw, d->world_of, sizeof(int) * (size_t)d->size);
+    struct rch_mpi_comm *local = rch_mpi_comm_create(d->rank, d->size, lw, d->cand);
+    if (!local)
+        return NULL;
+    local->errhandler = MPI_ERRORS_RETURN;
+    struct rch_mpi_comm *c = rch_mpi_inter_create(d->rank, d->size, d->world_of, d->rsize, d->rworld_of, d->first,
+                                                  local);
+    if (!c) {
+        rch_mpi_comm_destroy(local);
+        return NULL;
+    }
+    d->rworld_of = NULL;
+    return c;
 }
 
 /* The duplicate with the agreed pair; completes the request. */
@@ -104,7 +146,7 @@ static void finish(struct idup *d, rdmach_status_t st)
 {
     struct rch_mpi_comm *c = NULL;
     if (st == RDMACH_OK) {
-        c = rch_mpi_comm_create(d->rank, d->size, d->world_of, d->cand);
+        c = d->inter ? inter_dup(d) : rch_mpi_comm_create(d->rank, d->size, d->world_of, d->cand);
         if (c)
             d->world_of = NULL;       /* the communicator's now */
         else
@@ -119,6 +161,8 @@ static void finish(struct idup *d, rdmach_status_t st)
     } else {
         if (d->held)
             rch_mpi_ctx_release(d->cand);
+        if (d->first != UINT32_MAX)
+            rch_mpi_ctx_release(d->first);
         rch_mpi_attr_drop(&d->attrs);
         rch_mpi_topo_free(d->topo);
         *d->newcomm = MPI_COMM_NULL;
@@ -130,6 +174,14 @@ static void finish(struct idup *d, rdmach_status_t st)
 /* The round's result: commit, or the next candidate and round. */
 static rdmach_status_t round_end(struct idup *d, int *done)
 {
+    if (d->cand != UINT32_MAX && d->res.ok && d->inter && d->first == UINT32_MAX) {
+        /* the intercommunicator's pair is agreed: now the local group's */
+        d->first = d->cand;
+        d->cand = UINT32_MAX;
+        d->held = 0;
+        d->start = (d->start + 1) % (RCH_MPI_CTX_PAIRS - RCH_MPI_CTX_NB_FIRST);
+        return round_start(d);
+    }
     if (d->cand != UINT32_MAX && d->res.ok) {
         *done = 1;
         return RDMACH_OK;
@@ -144,22 +196,6 @@ static rdmach_status_t round_end(struct idup *d, int *done)
     }
     d->held = rch_mpi_ctx_try_take(d->cand);
     return round_start(d);
-}
-
-/* Rank 0 with every contribution in: AND them, send the result down. */
-static rdmach_status_t root_combine(struct idup *d)
-{
-    d->res = d->mine;
-    for (int i = 0; i < d->size - 1; i++) {
-        d->res.ok &= d->in[i].ok;
-        for (unsigned w = 0; w < RCH_ARRAY_SIZE(d->res.m.w); w++)
-            d->res.m.w[w] &= d->in[i].m.w[w];
-    }
-    rdmach_status_t st = RDMACH_OK;
-    for (int i = 1; i < d->size && st == RDMACH_OK; i++)
-        st = rch_dev_isend(&d->res, sizeof(d->res), d->world_of[i], 0, d->tag, d->pctx + 1, RCH_DEV_SEND_STD,
-                           &d->sreqs[i - 1]);
-    return st;
 }
 
 static int reqs_done(struct rch_dev_req **r, int n, rdmach_status_t *st)
@@ -178,6 +214,54 @@ static int reqs_done(struct rch_dev_req **r, int n, rdmach_status_t *st)
     return 1;
 }
 
+static void and_into(struct idup_msg *r, const struct idup_msg *m)
+{
+    r->ok &= m->ok;
+    for (unsigned w = 0; w < RCH_ARRAY_SIZE(r->m.w); w++)
+        r->m.w[w] &= m->m.w[w];
+}
+
+/* An intercommunicator's leader with its group's AND in d->res: send it to
+ * the remote leader (once a round); 1 when the remote group's AND is in
+ * too, ANDed into d->res. */
+static int leaders_swap(struct idup *d, rdmach_status_t *st)
+{
+    if (!d->swapped) {
+        d->lres = d->res;
+        *st = rch_dev_isend(&d->lres, sizeof(d->lres), d->rworld_of[0], 0, d->tag, d->ictx + 1, RCH_DEV_SEND_STD,
+                            &d->rsreq);
+        d->swapped = 1;
+        if (*st != RDMACH_OK)
+            return 1;
+    }
+    struct rch_dev_req *both[2] = { d->rsreq, d->rrreq };
+    if (!reqs_done(both, 2, st))
+        return 0;
+    d->rsreq = d->rrreq = NULL;
+    and_into(&d->res, &d->rin);
+    return 1;
+}
+
+/* Rank 0 with every contribution in: AND them (an intercommunicator's
+ * leader: with the remote group's too), send the result down. 0: still
+ * waiting for the remote leader. */
+static int root_combine(struct idup *d, rdmach_status_t *stp)
+{
+    if (!d->swapped) {
+        d->res = d->mine;
+        for (int i = 0; i < d->size - 1; i++)
+            and_into(&d->res, &d->in[i]);
+    }
+    if (d->inter && (!leaders_swap(d, stp) || *stp != RDMACH_OK))
+        return *stp != RDMACH_OK;
+    rdmach_status_t st = RDMACH_OK;
+    for (int i = 1; i < d->size && st == RDMACH_OK; i++)
+        st = rch_dev_isend(&d->res, sizeof(d->res), d->world_of[i], 0, d->tag, d->pctx + 1, RCH_DEV_SEND_STD,
+                           &d->sreqs[i - 1]);
+    *stp = st;
+    return 1;
+}
+
 /* Advance d as far as it goes now: 1 once it is complete and its last
  * messages are out (it may be freed). */
 static int step(struct idup *d, unsigned *events)
@@ -186,7 +270,7 @@ static int step(struct idup *d, unsigned *events)
     int done = 0;
     if (d->finished) {
         return reqs_done(d->sreqs, d->size - 1, &st);
-    } else if (d->size == 1) {
+    } else if (d->size == 1 && !d->inter) {
         d->res = d->mine;             /* alone: every round's result is my contribution */
         st = round_end(d, &done);
         ++*events;
@@ -203,9 +287,9 @@ static int step(struct idup *d, unsigned *events)
         /* the previous result's sends first: the buffer is reused */
         if (!reqs_done(d->sreqs, d->size - 1, &st) || !reqs_done(d->rreqs, d->size - 1, &st))
             return 0;
+        if (st == RDMACH_OK && !root_combine(d, &st))
+            return 0;                 /* the remote leader's part is still out */
         ++*events;
-        if (st == RDMACH_OK)
-            st = root_combine(d);
         if (st == RDMACH_OK)
             st = round_end(d, &done);
     }
@@ -232,24 +316,14 @@ static unsigned hook(void *arg)
     return events;
 }
 
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+int rch_mpi_comm_idup(const char *fn, MPI_Comm comm, int hints, MPI_Comm *newcomm, MPI_Request *request)
 {
-    RCH_MPI_CS();
-    const char *fn = "MPI_Comm_idup";
     struct rch_mpi_comm *p;
     int err = rch_mpi_comm_maker_check(fn, comm, newcomm, &p);
     if (err)
         return err;
     if (!request)
         return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument request is NULL", fn);
-    if (p->is_inter) {
-        /* Both groups agree through their leaders (intercomm.c): made at
-         * once, the request complete from the start. */
-        err = rch_mpi_comm_split_common(fn, p, 0, 0, newcomm, 1);
-        if (err == MPI_SUCCESS)
-            *request = RCH_MPI_REQ_DONE_NULL;
-        return err;
-    }
     if (!hooked) {
         if (rch_dev_progress_hook_add(hook, NULL) != RDMACH_OK)
             return rch_mpi_err(comm, MPI_ERR_INTERN, "%s: %s", fn, rdmach_last_error());
@@ -259,12 +333,14 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     int n = p->size - 1;
     if (d) {
         d->world_of = malloc(sizeof(int) * (size_t)p->size);
+        if (p->is_inter && (d->rworld_of = malloc(sizeof(int) * (size_t)p->peer_size)))
+            memcpy(d->rworld_of, p->peer_world_of, sizeof(int) * (size_t)p->peer_size);
         d->in = calloc(n ? (size_t)n : 1, sizeof(*d->in));
         d->rreqs = calloc(n ? (size_t)n : 1, sizeof(*d->rreqs));
         d->sreqs = calloc(n ? (size_t)n : 1, sizeof(*d->sreqs));
         d->greq = rch_dev_req_alloc(RCH_DEV_REQ_GREQ);
     }
-    if (!d || !d->world_of || !d->in || !d->rreqs || !d->sreqs || !d->greq ||
+    if (!d || !d->world_of || !d->in || !d->rreqs || !d->sreqs || !d->greq || (p->is_inter && !d->rworld_of) ||
         (p->topo && !(d->topo = rch_mpi_topo_dup(p->topo)))) {
         if (d && d->greq)
             rch_dev_req_free(d->greq);
@@ -277,11 +353,15 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     memcpy(d->world_of, p->world_of, sizeof(int) * (size_t)p->size);
     d->rank = p->rank;
     d->size = p->size;
-    d->pctx = p->ctx;
+    d->pctx = p->is_inter ? p->local->ctx : p->ctx;
+    d->inter = p->is_inter;
+    d->rsize = p->peer_size;
+    d->ictx = p->ctx;
+    d->first = UINT32_MAX;
     d->tag = TAG_BASE + (int)(p->idup_seq++ & 0xffff);
     d->start = (p->ctx / 2 * 37u + p->idup_seq * 11u) % (RCH_MPI_CTX_PAIRS - RCH_MPI_CTX_NB_FIRST);
     d->eh = p->errhandler;
-    d->hw_level = p->hw_level;
+    d->hw_level = hints ? p->hw_level : NULL;
     d->newcomm = newcomm;
     d->cand = UINT32_MAX;
     err = rch_mpi_attr_copy(p->attrs, p->handle, &d->attrs);
@@ -313,5 +393,11 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     d->next = pending;
     pending = d;
     return MPI_SUCCESS;
+}
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    RCH_MPI_CS();
+    return rch_mpi_comm_idup("MPI_Comm_idup", comm, 1, newcomm, request);
 }
 #pragma weak MPI_Comm_idup = PMPI_Comm_idup

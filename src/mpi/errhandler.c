@@ -216,13 +216,18 @@ static MPI_Errhandler handler_of(MPI_Comm comm)
     return c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
 }
 
-static void fatal(MPI_Comm comm, int code)
+/* The handler's verdict on code: the whole job (MPI_ERRORS_ARE_FATAL), or
+ * with abort_scope the processes of the object `handle` names
+ * (MPI_ERRORS_ABORT, err_abort.c). */
+static void fatal(int handle, int code, int abort_scope)
 {
     const char *msg = code_msg(code);
     char text[MPI_MAX_ERROR_STRING + 64];
     snprintf(text, sizeof(text), "MPI error (class %d, %s): %s", RCH_MPI_ERR_CLASS(code),
              class_valid(RCH_MPI_ERR_CLASS(code)) ? class_name(RCH_MPI_ERR_CLASS(code)) : "?",
              msg ? msg : "no detail");
+    if (rch_mpi_state == RCH_MPI_RUNNING && abort_scope)
+        rch_mpi_abort_scope(handle, 1, text);
     if (rch_mpi_state == RCH_MPI_RUNNING) {
         rch_boot_abort(1, text);     /* prints the message with the rank, ends the job */
     }
@@ -236,14 +241,14 @@ int rch_mpi_err_raise_on(MPI_Errhandler eh, int handle, int code)
     if (eh == MPI_ERRORS_RETURN || eh == MPIR_ERRORS_THROW_EXCEPTIONS)
         return code;
     if (eh == MPI_ERRORS_ARE_FATAL || eh == MPI_ERRORS_ABORT)
-        fatal(MPI_COMM_NULL, code);
+        fatal(handle, code, eh == MPI_ERRORS_ABORT);
     unsigned i = RCH_MPI_HINDEX(eh);
     if (RCH_MPI_HKIND(eh) == 2 && (int)i < ueh_count && ueh[i].in_use && ueh[i].fn) {
         int h = handle, c2 = code;
         ueh[i].fn(&h, &c2);
         return code;
     }
-    fatal(MPI_COMM_NULL, code);
+    fatal(handle, code, 0);
     return code;
 }
 

@@ -7,10 +7,11 @@
  * objects; RUNNING while the world model or any session needs it) and the
  * world model's (rch_mpi_world_state: MPI_Init to MPI_Finalize, what
  * MPI_Initialized and MPI_Finalized report). The first of MPI_Init and
- * MPI_Session_init starts the library. MPI_Finalize closes it when no
- * session is open; otherwise, and after the last MPI_Session_finalize, it
- * stays up (sessions may be initialized again at any time, and the device
- * cannot be restarted) until the process exits normally (exit_teardown).
+ * MPI_Session_init starts the library. The device cannot be restarted once
+ * closed (the process manager takes one PMI init per process), so
+ * MPI_Finalize leaves it open: with no session open the library is IDLE
+ * (every call fails as after the end) until a later MPI_Session_init
+ * starts it again; it is closed when the process exits (exit_teardown).
  *
  * Thread support: Init_thread provides the level required, up to
  * MPI_THREAD_MULTIPLE. Up to SERIALIZED nothing is locked: the progress
@@ -53,13 +54,16 @@ void rch_mpi_thread_raise(int required)
 
 int rch_mpi_lib_start(const char *fn, int *argc, char ***argv, int required)
 {
+    if (rch_mpi_state == RCH_MPI_IDLE)
+        rch_mpi_state = RCH_MPI_RUNNING;     /* MPI_Session_init after MPI_Finalize */
     if (rch_mpi_state == RCH_MPI_RUNNING) {
         rch_mpi_thread_raise(required);
         return MPI_SUCCESS;
     }
     if (rch_mpi_state == RCH_MPI_FINALIZED)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER,
-                           "%s: MPI_Finalize has shut the device down and rdmach cannot restart it", fn);
+                           "%s: the process is exiting: its device is closed, and the process manager "
+                           "allows one PMI init per process", fn);
     rdmach_status_t st = rdmach_init(argc, argv);
     if (st != RDMACH_OK)
         return rch_mpi_err(MPI_COMM_NULL, rch_mpi_class_of(st), "%s: start-up failed: %s (%s)", fn,
@@ -128,15 +132,23 @@ void rch_mpi_session_closed(void)
     sessions_open--;
 }
 
-/* The device outlives the last MPI_Session_finalize (a session may be
- * initialized again, and rdmach cannot restart the device once closed), and
- * MPI_Finalize while a session is open: it is closed here, at a normal exit
- * (code 0) of the process that started it (not a forked child) with no
- * session open and the world model not running. A failing exit leaves it
- * to the boot layer's exit hook, which ends the job. */
+/* The device outlives MPI_Finalize and the last MPI_Session_finalize (a
+ * session may be initialized again, and rdmach cannot restart the device
+ * once closed): it is closed here, at the exit of the process that started
+ * it (not a forked child). Left IDLE by MPI_Finalize, nothing was sent
+ * since its world exchange: closed at once, whatever the exit code (a code
+ * after MPI_Finalize is only the job's status, not a failure to act on).
+ * Used by a session since: at a normal exit (code 0) with no session open
+ * and the world model not running, after the same world exchange; a
+ * failing exit leaves it to the boot layer's exit hook, which ends the
+ * job. */
 static void exit_teardown(int code, void *arg)
 {
     (void)arg;
+    if (rch_mpi_state == RCH_MPI_IDLE && getpid() == lib_pid) {
+        lib_teardown("exit");
+        return;
+    }
     if (code != 0 || rch_mpi_state != RCH_MPI_RUNNING || rch_mpi_world_state == RCH_MPI_RUNNING ||
         sessions_open != 0 || getpid() != lib_pid || !pthread_equal(main_thread, pthread_self()))
         return;
@@ -242,9 +254,10 @@ int PMPI_Finalize(void)
     if (err)
         return err;
     rch_mpi_world_state = RCH_MPI_FINALIZED;
-    /* An open session keeps the device (closed at exit, exit_teardown). */
-    if (sessions_open == 0 && (err = lib_teardown("MPI_Finalize")))
-        return err;
+    /* The device stays for a later session (closed at exit, exit_teardown);
+     * with none open, nothing may use it until one is initialized. */
+    if (sessions_open == 0)
+        rch_mpi_state = RCH_MPI_IDLE;
     return self_rc;
 }
 #pragma weak MPI_Finalize = PMPI_Finalize

@@ -65,8 +65,7 @@ int rch_mpi_large_ints(const struct rch_mpi_large_ctx *x, const char *arg, int d
     return MPI_SUCCESS;
 }
 
-/* count (> INT_MAX) elements of dt as one committed type, or an error. */
-static int contiguous(const struct rch_mpi_large_ctx *x, const char *arg, MPI_Count count, MPI_Datatype dt,
+int rch_mpi_large_contig(const struct rch_mpi_large_ctx *x, const char *arg, MPI_Count count, MPI_Datatype dt,
                       MPI_Datatype *out)
 {
     MPI_Aint lb, ext, whole;
@@ -101,7 +100,7 @@ int rch_mpi_large_buf(const struct rch_mpi_large_ctx *x, const char *arg, MPI_Co
         return MPI_SUCCESS;
     }
     int err = rch_mpi_check_init(x->fn);
-    if (err || (err = contiguous(x, arg, count, dt, dt_i)))
+    if (err || (err = rch_mpi_large_contig(x, arg, count, dt, dt_i)))
         return err;
     *count_i = 1;
     return MPI_SUCCESS;

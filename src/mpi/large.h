@@ -33,6 +33,11 @@ int rch_mpi_large_ints(const struct rch_mpi_large_ctx *x, const char *arg, int d
 int rch_mpi_large_buf(const struct rch_mpi_large_ctx *x, const char *arg, MPI_Count count, MPI_Datatype dt,
                       int *count_i, MPI_Datatype *dt_i);
 void rch_mpi_large_buf_done(MPI_Datatype dt_i, MPI_Datatype dt);
+/* count elements of dt (valid and committed, else MPI_ERR_TYPE naming arg)
+ * as one committed contiguous type that the caller frees; a reduction over
+ * it is one over count dt (rch_mpi_large_origin). */
+int rch_mpi_large_contig(const struct rch_mpi_large_ctx *x, const char *arg, MPI_Count count, MPI_Datatype dt,
+                         MPI_Datatype *out);
 /* Whether t is such a contiguous type: then *base and *n are what it holds
  * (a user reduction is given them, not the library's type: op_bind.c). */
 int rch_mpi_large_origin(const struct rch_mpi_type *t, MPI_Datatype *base, MPI_Count *n);

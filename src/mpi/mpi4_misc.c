@@ -11,27 +11,17 @@
 #include "boot/boot.h"
 #include "mpi/mpi_impl.h"
 
-/* As Comm_idup (comm_create.c): the duplicate exists on return and the
- * request is complete; the duplicate has info's hints, of which rdmach acts
- * on none (Comm_get_info returns none of them). */
+/* As Comm_idup (comm_idup.c), completing in progress; the duplicate has
+ * info's hints, of which rdmach acts on none (Comm_get_info returns none of
+ * them), and not the parent's. */
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
     RCH_MPI_CS();
     const char *fn = "MPI_Comm_idup_with_info";
-    struct rch_mpi_comm *p;
-    int err = rch_mpi_comm_maker_check(fn, comm, newcomm, &p);
-    if (err)
+    int err = rch_mpi_check_init(fn);
+    if (!err && rch_mpi_comm_get(comm) && (err = rch_mpi_info_check(comm, fn, info)))
         return err;
-    if ((err = rch_mpi_info_check(comm, fn, info)))
-        return err;
-    if (!request)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument request is NULL", fn);
-    err = rch_mpi_comm_split_common(fn, p, 0, 0, newcomm, 1);
-    if (err)
-        return err;
-    rch_mpi_comm_get(*newcomm)->hw_level = NULL;
-    *request = RCH_MPI_REQ_DONE_NULL;
-    return MPI_SUCCESS;
+    return err ? err : rch_mpi_comm_idup(fn, comm, 0, newcomm, request);
 }
 #pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
 

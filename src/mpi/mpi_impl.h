@@ -39,7 +39,9 @@ enum { RCH_MPI_OBJ_COMM = 1, RCH_MPI_OBJ_GROUP = 2, RCH_MPI_OBJ_DATATYPE = 3,
 #define RCH_MPI_TAG_UB 0x7fffffff
 
 /* ---- state (mpi/init.c) ---- */
-enum { RCH_MPI_NEVER = 0, RCH_MPI_RUNNING = 1, RCH_MPI_FINALIZED = 2 };
+/* IDLE: MPI_Finalize left the device open, unused (init.c): calls fail as
+ * after the end, but MPI_Session_init starts the library again. */
+enum { RCH_MPI_NEVER = 0, RCH_MPI_RUNNING = 1, RCH_MPI_FINALIZED = 2, RCH_MPI_IDLE = 3 };
 extern int rch_mpi_state;             /* the library's (init.c) */
 extern int rch_mpi_world_state;       /* the world model's: MPI_Init .. MPI_Finalize */
 extern int rch_mpi_thread_level;      /* the level provided (Init_thread, sessions' thread_level) */
@@ -101,6 +103,9 @@ static inline int rch_mpi_err_class_of(int code)
     return low > MPI_T_ERR_NOT_SUPPORTED ? (code & RCH_MPI_ERR_USER) | low : low;
 }
 #define RCH_MPI_ERR_CLASS(code) rch_mpi_err_class_of(code)
+/* MPI_ERRORS_ABORT's end of the processes of the object `handle` names
+ * (err_abort.c); does not return. */
+void rch_mpi_abort_scope(int handle, int code, const char *text) __attribute__((noreturn));
 /* Invoke handler eh on code for the object `handle` (a session's: the
  * user function gets &handle); returns the code. */
 int rch_mpi_err_raise_on(MPI_Errhandler eh, int handle, int code);
@@ -244,6 +249,9 @@ void rch_mpi_ctx_mine(struct rch_mpi_ctxmask *m);            /* my free pairs */
  * agreement runs in progress, interleaved with any blocking creation, so the
  * two kinds never choose from the same pairs. */
 #define RCH_MPI_CTX_NB_FIRST (RCH_MPI_CTX_PAIRS * 3 / 4)
+/* MPI_Comm_idup(_with_info) as fn (hints: the duplicate inherits the
+ * parent's Comm_get_info hints). */
+int rch_mpi_comm_idup(const char *fn, MPI_Comm comm, int hints, MPI_Comm *newcomm, MPI_Request *request);
 /* Lowest blocking-creation pair free in m (after ANDing everyone's): its ctx,
  * or UINT32_MAX if none. */
 uint32_t rch_mpi_ctx_pick(const struct rch_mpi_ctxmask *m);

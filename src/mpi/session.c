@@ -131,8 +131,9 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
                                     rch_mpi_err_code(MPI_ERR_ARG, "%s: argument session is NULL", fn));
     if (rch_mpi_state == RCH_MPI_FINALIZED)
         return rch_mpi_err_raise_on(errhandler, MPI_SESSION_NULL,
-                                    rch_mpi_err_code(MPI_ERR_OTHER, "%s: MPI_Finalize closed the device while no "
-                                                     "session was open, and rdmach cannot restart it", fn));
+                                    rch_mpi_err_code(MPI_ERR_OTHER, "%s: the process is exiting: its device is "
+                                                     "closed, and the process manager allows one PMI init per "
+                                                     "process", fn));
     /* The library first: info objects live in it. */
     int err = rch_mpi_lib_start(fn, NULL, NULL, MPI_THREAD_SINGLE);
     if (err)

@@ -109,6 +109,8 @@ int rch_mpi_win_raise(struct rch_mpi_win *w, int code)
         snprintf(msg, sizeof(msg), "error code %d", code);
     snprintf(text, sizeof(text), "MPI error (class %d) on window %s: %s", RCH_MPI_ERR_CLASS(code),
              w->name[0] ? w->name : "(unnamed)", msg);
+    if (eh == MPI_ERRORS_ABORT)
+        rch_mpi_abort_scope(w->handle, 1, text);   /* the window's group only (err_abort.c) */
     rch_boot_abort(1, text);
 }
 

@@ -44,9 +44,11 @@ Request_get_status_all Request_get_status_any Request_get_status_some
 '''.split()
 
 # Reference functions rdmach does not define yet (the report of this test).
-KNOWN_GAPS = set('''
-Status_c2f08 Status_f082c Status_f082f Status_f2f08
-'''.split())
+KNOWN_GAPS = set()
+
+# Declared by MPICH 4.0.2's mpi.h but not defined by its libraries (only its
+# mpi_f08 module has them): left out of the check against MPICH itself.
+MPICH_LACKS = {'Status_f082f', 'Status_f2f08'}
 
 
 def mpich_declared(mpich_proto):
@@ -97,7 +99,7 @@ def main(desc, inc, librdmach, libabi, cc, work, mpich_proto=None, mpicc=None):
     gaps = sorted(ref - set(have))
     ok = True
     print(f'{len(ref)} MPI 4.1 functions but MPI_File_* ({len(MPI41_NEW)} new in 4.1); '
-          f'{len(have)} defined by rdmach (MPI_File_* aside)')
+          f'{len(ref) - len(gaps)} of them defined by rdmach, {len(have)} functions in all (MPI_File_* aside)')
     print(f'not defined ({len(gaps)}): {" ".join("MPI_" + g for g in gaps) or "none"}')
     if set(gaps) - KNOWN_GAPS:
         print(f'FAIL: new gaps: {" ".join(sorted(set(gaps) - KNOWN_GAPS))}')
@@ -127,8 +129,14 @@ def main(desc, inc, librdmach, libabi, cc, work, mpich_proto=None, mpicc=None):
                                              '-o', obj])
         ok &= build("mpicc.mpich, linked against rdmach's libmpich.so.12",
                     [cc, obj, libabi, '-o', os.path.join(work, 'link_all_abi')])
-        ok &= build("mpicc.mpich, linked against MPICH's libmpich",
-                    [mpicc, obj, '-o', os.path.join(work, 'link_all_mpich')])
+        # MPICH itself: MPI_Status_c2f08/f082c are in its libmpichfort, and
+        # it declares MPI_Status_f082f/f2f08 without defining them in C
+        ref_src = os.path.join(work, 'link_all_ref.c')
+        with open(ref_src, 'w') as out:
+            out.write(program([c for c in calls if c[0] in mpich and c[0] not in MPICH_LACKS]))
+        ok &= build("mpicc.mpich, linked against MPICH's libmpich and libmpichfort",
+                    [mpicc, '-Wall', '-Werror', '-Wno-unused-value', ref_src, '-lmpichfort', '-o',
+                     os.path.join(work, 'link_all_mpich')])
     print('link_all: ' + ('PASS' if ok else 'FAIL'))
     return 0 if ok else 1
 

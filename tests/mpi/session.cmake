@@ -37,3 +37,18 @@ set_tests_properties(test_mpi_session_np1 test_mpi_session_np2 test_mpi_session_
 
 # Buffers attached to communicators and sessions, MPI_BUFFER_AUTOMATIC, the flushes.
 rdmach_mpi_test(test_mpi_bsend_attach NP 2 TIMEOUT 60)
+
+# MPI_Session_init after an MPI_Finalize that ran with no session open
+# (init.c: the device stays open, idle, until exit): rdmachrun, tcp, Hydra.
+foreach(np 1 2 4)
+  rdmach_mpi_test(test_mpi_session_reinit NP ${np} TEST test_mpi_session_reinit_np${np} TIMEOUT 60)
+endforeach()
+rdmach_mpi_test(test_mpi_session_reinit NP 3 TEST test_mpi_session_reinit_net TIMEOUT 60)
+set_tests_properties(test_mpi_session_reinit_net PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=1")
+find_program(SESSION_MPIEXEC_MPICH mpiexec.mpich)
+if(SESSION_MPIEXEC_MPICH)
+  add_test(NAME test_mpi_session_reinit_hydra COMMAND ${SESSION_MPIEXEC_MPICH} -n 3 $<TARGET_FILE:test_mpi_session_reinit>)
+  set_tests_properties(test_mpi_session_reinit_hydra PROPERTIES TIMEOUT 60 LABELS "mp")
+endif()
+set_tests_properties(test_mpi_session_reinit_np1 test_mpi_session_reinit_np2 test_mpi_session_reinit_np4
+                     test_mpi_session_reinit_net PROPERTIES FAIL_REGULAR_EXPRESSION "without calling MPI_Finalize")

@@ -1,0 +1,407 @@
+/*
+ * The non-blocking and persistent v-collectives' large-count forms whose
+ * arrays may hold values beyond an int: MPI_Igatherv_c, MPI_Iscatterv_c,
+ * MPI_Iallgatherv_c, MPI_Ireduce_scatter_c, MPI_Ineighbor_allgatherv_c,
+ * MPI_Ineighbor_alltoallv_c and their _init_c forms (large=defined).
+ *
+ * The non-blocking ones cannot choose their protocol collectively as the
+ * blocking v-collectives do (large_vcoll.c: an allreduce would make the
+ * call block), and unlike alltoallv they have no w form of the same protocol
+ * to run a process's side as. But their protocols move bytes (src/coll gets each peer's block as a
+ * byte count and offset), so a process may describe its own side with other
+ * arguments that give the same bytes at the same addresses, while the others
+ * run theirs as they came:
+ *   - the buffer is moved to the lowest displacement of a block with data,
+ *     and displacements become offsets from there;
+ *   - counts and offsets are divided by K, their greatest common divisor,
+ *     and the datatype becomes a contiguous type of K of it (a reduction
+ *     over it is one over K elements: rch_mpi_large_origin).
+ * Only a process whose arrays do not fit an int does this; where every
+ * value fits the int form gets them unchanged. What still does not fit
+ * after it (blocks spread over more than INT_MAX extents, counts without a
+ * common divisor that brings them under INT_MAX) is MPI_ERR_COUNT for a
+ * count and MPI_ERR_ARG for a displacement, naming the entry.
+ * MPI_Ireduce_scatter_c's recvcounts are the same at every process (MPI-4.1
+ * 6.10.1), so all of them choose the same K and split the vector alike.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "mpi/large.h"
+
+/* One side of a v-collective in the int form's terms. */
+struct side {
+    int *counts, *displs;    /* malloc'ed, NULL where the arrays are not significant */
+    MPI_Datatype type;       /* the caller's, or a contiguous type of K of it (owned) */
+    void *buf;
+};
+
+static int fits(const MPI_Count *a, int n)
+{
+    for (int i = 0; a && i < n; i++)
+        if (a[i] < INT_MIN || a[i] > INT_MAX)
+            return 0;
+    return 1;
+}
+
+static MPI_Count gcd(MPI_Count a, MPI_Count b)
+{
+    while (b) {
+        MPI_Count t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static void side_done(struct side *s, MPI_Datatype dt)
+{
+    free(s->counts);
+    free(s->displs);
+    s->counts = s->displs = NULL;
+    rch_mpi_large_buf_done(s->type, dt);
+    s->type = dt;
+}
+
+static int entry_err(const struct rch_mpi_large_ctx *x, int cls, const char *what, MPI_Count v, const char *arg,
+                     int i, const char *why)
+{
+    return rch_mpi_large_err(x, cls, "%s %lld in argument %s[%d] %s", what, (long long)v, arg, i, why);
+}
+
+/* The offsets of s's blocks from its lowest displacement, divided by K
+ * (displs NULL: none, reduce_scatter); *base is that displacement. */
+static int rebase(const struct rch_mpi_large_ctx *x, const MPI_Count *counts, const MPI_Aint *displs, int n,
+                  const char *dname, MPI_Aint *base, MPI_Count *k)
+{
+    int first = 1;
+    *base = 0;
+    for (int i = 0; displs && i < n; i++)
+        if (counts[i] > 0 && (first || displs[i] < *base))
+            *base = displs[i], first = 0;
+    for (int i = 0; i < n; i++) {
+        MPI_Aint off = 0;
+        if (counts[i] > 0 && displs && __builtin_sub_overflow(displs[i], *base, &off))
+            return entry_err(x, MPI_ERR_ARG, "displacement", displs[i], dname, i, "is too far from the others");
+        *k = gcd(*k, gcd(counts[i], off));
+    }
+    if (*k == 0)
+        *k = 1;
+    return MPI_SUCCESS;
+}
+
+/* counts[n], displs[n] of dt at buf as s. */
+static int side(const struct rch_mpi_large_ctx *x, const char *cname, const char *dname, void *buf,
+                const MPI_Count *counts, const MPI_Aint *displs, int n, MPI_Datatype dt, struct side *s)
+{
+    *s = (struct side){ NULL, NULL, dt, buf };
+    if (!counts || (fits(counts, n) && fits(displs, n))) {
+        int err = rch_mpi_large_ints(x, cname, 0, counts, n, &s->counts);
+        if (!err && (err = rch_mpi_large_ints(x, dname, 1, displs, n, &s->displs)))
+            side_done(s, dt);
+        return err;
+    }
+    for (int i = 0; i < n; i++)
+        if (counts[i] < 0)
+            return entry_err(x, MPI_ERR_COUNT, "count", counts[i], cname, i, "is negative");
+    MPI_Aint base, lb, ext, at;
+    MPI_Count k = 0;
+    int err = rebase(x, counts, displs, n, dname, &base, &k);
+    if (err)
+        return err;
+    if (!rch_mpi_type_get(dt))
+        return rch_mpi_large_err(x, MPI_ERR_TYPE, "invalid datatype 0x%x for argument %s", (unsigned)dt, cname);
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    if (__builtin_mul_overflow(base, ext, &at))
+        return rch_mpi_large_err(x, MPI_ERR_ARG, "displacement %ld in argument %s times the extent %ld overflows",
+                                 (long)base, dname, (long)ext);
+    s->buf = (void *)((uintptr_t)buf + (uintptr_t)at);
+    s->counts = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    s->displs = displs ? malloc(sizeof(int) * (size_t)(n > 0 ? n : 1)) : NULL;
+    if (!s->counts || (displs && !s->displs)) {
+        side_done(s, dt);
+        return rch_mpi_large_err(x, MPI_ERR_NO_MEM, "no memory to convert argument %s (%d values)", cname, n);
+    }
+    for (int i = 0; i < n && !err; i++) {
+        MPI_Count c = counts[i] / k, d = counts[i] > 0 && displs ? (displs[i] - base) / k : 0;
+        if (c > INT_MAX)
+            err = entry_err(x, MPI_ERR_COUNT, "count", counts[i], cname, i,
+                            "cannot be represented: the counts have no common divisor that brings it under 2^31");
+        else if (d > INT_MAX)
+            err = entry_err(x, MPI_ERR_ARG, "displacement", displs[i], dname, i,
+                            "cannot be represented: the blocks span more than 2^31 extents");
+        s->counts[i] = (int)c;
+        if (s->displs)
+            s->displs[i] = (int)d;
+    }
+    if (!err && k > 1)
+        err = rch_mpi_large_contig(x, cname, k, dt, &s->type);
+    if (err)
+        side_done(s, dt);
+    return err;
+}
+
+/* A buffer's single count as the int form's (count, type). */
+struct one {
+    int count;
+    MPI_Datatype type;
+};
+
+/* How the call runs: NULL non-blocking, BLOCKING blocking, else persistent
+ * with *info. */
+typedef const MPI_Info *persist_t;
+static const MPI_Info blocking_mark = MPI_INFO_NULL;
+#define BLOCKING (&blocking_mark)
+
+static int gatherv(const char *fn, persist_t info, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                   void *recvbuf, const MPI_Count *recvcounts, const MPI_Aint *displs, MPI_Datatype recvtype,
+                   int root, int all, MPI_Comm comm, MPI_Request *request)
+{
+    struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL };
+    int n = (int)rch_mpi_large_remote_size(comm), sig = all || rch_mpi_large_at_root(comm, root);
+    struct side r;
+    struct one s = { 0, sendtype };
+    int err = side(&x, "recvcounts", "displs", recvbuf, sig ? recvcounts : NULL, sig ? displs : NULL, n, recvtype,
+                   &r);
+    if (err)
+        return err;
+    if (!(err = rch_mpi_large_buf(&x, "sendcount", sendbuf == MPI_IN_PLACE ? 0 : sendcount, sendtype, &s.count,
+                                  &s.type))) {
+        if (all)
+            err = info ? PMPI_Allgatherv_init(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type, comm,
+                                              *info, request)
+                       : PMPI_Iallgatherv(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type, comm,
+                                          request);
+        else
+            err = info ? PMPI_Gatherv_init(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type, root, comm,
+                                           *info, request)
+                       : PMPI_Igatherv(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type, root, comm,
+                                       request);
+    }
+    rch_mpi_large_buf_done(s.type, sendtype);
+    side_done(&r, recvtype);
+    return err;
+}
+
+static int scatterv(const char *fn, persist_t info, const void *sendbuf, const MPI_Count *sendcounts,
+                    const MPI_Aint *displs, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                    MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL };
+    int n = (int)rch_mpi_large_remote_size(comm), sig = rch_mpi_large_at_root(comm, root);
+    struct side s;
+    struct one r = { 0, recvtype };
+    int err = side(&x, "sendcounts", "displs", (void *)sendbuf, sig ? sendcounts : NULL, sig ? displs : NULL, n,
+                   sendtype, &s);
+    if (err)
+        return err;
+    if (!(err = rch_mpi_large_buf(&x, "recvcount", recvbuf == MPI_IN_PLACE ? 0 : recvcount, recvtype, &r.count,
+                                  &r.type)))
+        err = info ? PMPI_Scatterv_init(s.buf, s.counts, s.displs, s.type, recvbuf, r.count, r.type, root, comm,
+                                        *info, request)
+                   : PMPI_Iscatterv(s.buf, s.counts, s.displs, s.type, recvbuf, r.count, r.type, root, comm, request);
+    rch_mpi_large_buf_done(r.type, recvtype);
+    side_done(&s, sendtype);
+    return err;
+}
+
+/* Reduce_scatter: no displacements, the one datatype on both buffers. The
+ * send buffer needs no rebasing (block i starts at the sum of the counts
+ * before it, in K units too). */
+static int reduce_scatter(const char *fn, persist_t info, const void *sendbuf, void *recvbuf,
+                          const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                          MPI_Request *request)
+{
+    struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL };
+    struct side r;
+    int err = side(&x, "recvcounts", "", recvbuf, recvcounts, NULL, (int)rch_mpi_large_nprocs(comm), datatype, &r);
+    if (err)
+        return err;
+    if (info == BLOCKING)
+        err = PMPI_Reduce_scatter(sendbuf, recvbuf, r.counts, r.type, op, comm);
+    else
+        err = info ? PMPI_Reduce_scatter_init(sendbuf, recvbuf, r.counts, r.type, op, comm, *info, request)
+                   : PMPI_Ireduce_scatter(sendbuf, recvbuf, r.counts, r.type, op, comm, request);
+    side_done(&r, datatype);
+    return err;
+}
+
+static int neighbor_allgatherv(const char *fn, persist_t info, const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts,
+                               const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL };
+    struct side r;
+    struct one s = { 0, sendtype };
+    int err = side(&x, "recvcounts", "displs", recvbuf, recvcounts, displs, (int)rch_mpi_large_degree(comm, 0),
+                   recvtype, &r);
+    if (err)
+        return err;
+    if (!(err = rch_mpi_large_buf(&x, "sendcount", sendcount, sendtype, &s.count, &s.type)) && info == BLOCKING)
+        err = PMPI_Neighbor_allgatherv(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type, comm);
+    else if (!err)
+        err = info ? PMPI_Neighbor_allgatherv_init(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type,
+                                                   comm, *info, request)
+                   : PMPI_Ineighbor_allgatherv(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type, comm,
+                                               request);
+    rch_mpi_large_buf_done(s.type, sendtype);
+    side_done(&r, recvtype);
+    return err;
+}
+
+static int neighbor_alltoallv(const char *fn, persist_t info, const void *sendbuf, const MPI_Count *sendcounts,
+                              const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                              const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request)
+{
+    struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL };
+    struct side s, r;
+    int err = side(&x, "sendcounts", "sdispls", (void *)sendbuf, sendcounts, sdispls,
+                   (int)rch_mpi_large_degree(comm, 1), sendtype, &s);
+    if (err)
+        return err;
+    if (!(err = side(&x, "recvcounts", "rdispls", recvbuf, recvcounts, rdispls, (int)rch_mpi_large_degree(comm, 0),
+                     recvtype, &r)) && info == BLOCKING) {
+        err = PMPI_Neighbor_alltoallv(s.buf, s.counts, s.displs, s.type, r.buf, r.counts, r.displs, r.type, comm);
+        side_done(&r, recvtype);
+    } else if (!err) {
+        err = info ? PMPI_Neighbor_alltoallv_init(s.buf, s.counts, s.displs, s.type, r.buf, r.counts, r.displs,
+                                                  r.type, comm, *info, request)
+                   : PMPI_Ineighbor_alltoallv(s.buf, s.counts, s.displs, s.type, r.buf, r.counts, r.displs, r.type,
+                                              comm, request);
+        side_done(&r, recvtype);
+    }
+    side_done(&s, sendtype);
+    return err;
+}
+
+int PMPI_Igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    return gatherv("MPI_Igatherv_c", NULL, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                   root, 0, comm, request);
+}
+#pragma weak MPI_Igatherv_c = PMPI_Igatherv_c
+
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return gatherv("MPI_Gatherv_init_c", &info, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                   recvtype, root, 0, comm, request);
+}
+#pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
+
+int PMPI_Iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    return gatherv("MPI_Iallgatherv_c", NULL, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                   0, 1, comm, request);
+}
+#pragma weak MPI_Iallgatherv_c = PMPI_Iallgatherv_c
+
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return gatherv("MPI_Allgatherv_init_c", &info, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                   recvtype, 0, 1, comm, request);
+}
+#pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
+
+int PMPI_Iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    return scatterv("MPI_Iscatterv_c", NULL, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
+                    root, comm, request);
+}
+#pragma weak MPI_Iscatterv_c = PMPI_Iscatterv_c
+
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                         MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return scatterv("MPI_Scatterv_init_c", &info, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                    recvtype, root, comm, request);
+}
+#pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
+
+int PMPI_Ireduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return reduce_scatter("MPI_Ireduce_scatter_c", NULL, sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+}
+#pragma weak MPI_Ireduce_scatter_c = PMPI_Ireduce_scatter_c
+
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return reduce_scatter("MPI_Reduce_scatter_init_c", &info, sendbuf, recvbuf, recvcounts, datatype, op, comm,
+                          request);
+}
+#pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
+
+int PMPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Request *request)
+{
+    return neighbor_allgatherv("MPI_Ineighbor_allgatherv_c", NULL, sendbuf, sendcount, sendtype, recvbuf,
+                               recvcounts, displs, recvtype, comm, request);
+}
+#pragma weak MPI_Ineighbor_allgatherv_c = PMPI_Ineighbor_allgatherv_c
+
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return neighbor_allgatherv("MPI_Neighbor_allgatherv_init_c", &info, sendbuf, sendcount, sendtype, recvbuf,
+                               recvcounts, displs, recvtype, comm, request);
+}
+#pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
+
+int PMPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                               MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                               const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return neighbor_alltoallv("MPI_Ineighbor_alltoallv_c", NULL, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                              recvcounts, rdispls, recvtype, comm, request);
+}
+#pragma weak MPI_Ineighbor_alltoallv_c = PMPI_Ineighbor_alltoallv_c
+
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                   MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    return neighbor_alltoallv("MPI_Neighbor_alltoallv_init_c", &info, sendbuf, sendcounts, sdispls, sendtype,
+                              recvbuf, recvcounts, rdispls, recvtype, comm, request);
+}
+#pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
+
+int PMPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter("MPI_Reduce_scatter_c", BLOCKING, sendbuf, recvbuf, recvcounts, datatype, op, comm, NULL);
+}
+#pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c
+
+int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                               MPI_Comm comm)
+{
+    return neighbor_allgatherv("MPI_Neighbor_allgatherv_c", BLOCKING, sendbuf, sendcount, sendtype, recvbuf,
+                               recvcounts, displs, recvtype, comm, NULL);
+}
+#pragma weak MPI_Neighbor_allgatherv_c = PMPI_Neighbor_allgatherv_c
+
+int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                              MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                              const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return neighbor_alltoallv("MPI_Neighbor_alltoallv_c", BLOCKING, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                              recvcounts, rdispls, recvtype, comm, NULL);
+}
+#pragma weak MPI_Neighbor_alltoallv_c = PMPI_Neighbor_alltoallv_c
