@@ -1,6 +1,6 @@
 """Emit module mpi_f08 (`use mpi_f08`, MPI-3.1 chapter 17) from mpi_api.txt and include/mpi.h.
 
-    gen_f08.py <mpi_api.txt> <include/mpi.h> <out mpi_f08.f90>
+    gen_f08.py <mpi_api.txt> <include/mpi.h> <out mpi_f08.f90> <out f08_fast.c>
 
 One Fortran file with two modules and the procedures:
 
@@ -21,10 +21,14 @@ One Fortran file with two modules and the procedures:
                  holds, a TYPE(MPI_Status) is the C MPI_Status, so every
                  argument but the choice buffers goes through unchanged.
                  IERROR is OPTIONAL.
-                 The direct path (direct_call) skips that binding: when every
-                 argument goes to C unchanged and every buffer is contiguous,
-                 C's PMPI_<Name> through a BIND(C) interface.
   MPI_<Name>_f08   call PMPI_<Name>_f08 (a profiler defines its own).
+The C fast path (fast_c, the second output file) skips all that where
+every argument goes to C unchanged (direct): PMPI_<Name>_f08(ts) is C,
+reading gfortran's descriptor of a choice buffer (fort_gfc.h) and calling
+C's PMPI_<Name> at once when the buffer is contiguous, the Fortran body
+above (section_name) when it is not; MPI_<Name>_f08(ts) is its weak alias,
+as C's MPI_<Name> is PMPI_<Name>'s. No libgfortran call, no second
+procedure, on the hot calls (MPI_Send, MPI_Recv, MPI_Isend, MPI_Wait, ...).
 
 Choice buffers are TYPE(*), DIMENSION(..) (TS 29113): the compiler passes a
 C descriptor, and fort_f08.c gives the binding its address. A non-contiguous
@@ -167,8 +171,7 @@ def handle_constants(mpi_h):
 def type_module(mpi_h):
     handles = handle_constants(mpi_h)
     lines = ['module mpi_f08_types',
-             '      use, intrinsic :: iso_c_binding, only: c_ptr, c_int, c_loc, c_associated, c_null_ptr, &',
-             '          c_intptr_t',
+             '      use, intrinsic :: iso_c_binding, only: c_ptr, c_int',
              '      implicit none']
     for t in HANDLE_TYPES:
         lines += [f'      type, bind(C) :: {t}', '        integer :: MPI_VAL', '      end type']
@@ -211,11 +214,9 @@ def type_module(mpi_h):
         ['      end interface']
     lines += abstract_interfaces()
     lines += c_helpers()
-    lines += direct_sentinels()
     lines += gen_f90.sizeof_generic(SIZEOF_NAME)
     lines.append('contains')
     lines += gen_f90.sizeof_procedures(SIZEOF_NAME, optional_ierror=True)
-    lines += direct_helpers()
     for op, t in ops:
         rel = '==' if op == 'eq' else '/='
         lines += [f'      elemental logical function {t}_{op}(a, b)',
@@ -223,37 +224,6 @@ def type_module(mpi_h):
                   f'        {t}_{op} = a%MPI_VAL {rel} b%MPI_VAL',
                   '      end function']
     return lines + ['end module mpi_f08_types']
-
-
-def direct_sentinels():
-    """MPICH's mpi_f08 sentinels (include/mpi.h's MPIR_F08_*) as addresses,
-    which fort_f08.c sets when the library loads: the module's own
-    variables, so that no Fortran definition competes with the C
-    library's."""
-    return ['      private :: c_loc, c_associated, c_null_ptr, c_intptr_t',
-            '      type(c_ptr) :: rch_f08_mpich_bottom, rch_f08_mpich_in_place, rch_f08_mpich_status_ignore']
-
-
-def direct_helpers():
-    """What the direct path (direct_call) passes to C for a choice buffer
-    and a status: the sentinels become C's, as rch_f_buffer and
-    rch_f_status do for the mpif.h binding."""
-    return ['      type(c_ptr) function rch_f08_choice(p)',
-            '        type(c_ptr), value :: p',
-            '        rch_f08_choice = p',
-            '        if (c_associated(p, c_loc(MPI_BOTTOM)) .or. c_associated(p, rch_f08_mpich_bottom)) then',
-            '          rch_f08_choice = c_null_ptr',
-            '        else if (c_associated(p, c_loc(MPI_IN_PLACE)) .or. &',
-            '            c_associated(p, rch_f08_mpich_in_place)) then',
-            '          rch_f08_choice = transfer(-1_c_intptr_t, p)',
-            '        end if',
-            '      end function',
-            '      type(c_ptr) function rch_f08_status(p)',
-            '        type(c_ptr), value :: p',
-            '        rch_f08_status = p',
-            '        if (c_associated(p, c_loc(MPI_STATUS_IGNORE)) .or. &',
-            '            c_associated(p, rch_f08_mpich_status_ignore)) rch_f08_status = transfer(1_c_intptr_t, p)',
-            '      end function']
 
 
 def c_helpers():
@@ -476,67 +446,85 @@ def binding_interface(fn):
 
 
 def direct_param(p):
-    """(declaration in the C function's interface, actual argument) of a
-    parameter the direct path passes to C as it is: a handle is its C
-    handle (MPICH's ABI: an int, as MPI_VAL), a TYPE(MPI_Status) C's
-    MPI_Status; None for any other (arrays, strings, logicals, indices,
-    address-sized integers, MPI_File: a pointer in C), left to the mpif.h
-    binding."""
+    """(C parameter, argument to C's PMPI_<Name>) of a parameter the C fast
+    path (fast_c) passes to C as it is: gfortran passes every argument by
+    reference, an optional absent one as NULL; a handle is its C handle
+    (MPICH's ABI: an int, MPI_VAL), a TYPE(MPI_Status) C's MPI_Status, a
+    choice buffer gfortran's descriptor (fort_gfc.h). None for any other
+    (arrays, strings, logicals, indices, address-sized integers, MPI_File:
+    a pointer in C), left to the mpif.h binding."""
     if p.is_array or p.kind == 'FILE':
         return None
     if p.kind == 'BUFFER':
-        return (f'        type(c_ptr), value :: {p.name}', f'rch_f08_choice(c_loc({p.name}))')
+        return f'const struct rch_gfc_desc *{p.name}', f'rch_gfc_buffer({p.name})'
     if p.kind == 'STATUS' and p.dir == 'out':
-        return (f'        type(c_ptr), value :: {p.name}', f'rch_f08_status(c_loc({p.name}))')
-    if p.kind in mpi_api.HANDLE_KINDS:
+        return f'MPI_Fint *{p.name}', f'rch_f_status({p.name})'
+    if p.kind in mpi_api.HANDLE_KINDS or p.kind in mpi_api.INT_KINDS and p.kind not in ('LOGICAL', 'INDEX'):
+        ctype = mpi_api.SCALAR_C[p.kind]
         if p.dir == 'in':
-            return (f'        integer(c_int), value :: {p.name}', f'{p.name}%MPI_VAL')
-        return (f'        type({mpi_api.HANDLE_KINDS[p.kind]}) :: {p.name}', p.name)
-    if p.kind in mpi_api.INT_KINDS and p.kind not in ('LOGICAL', 'INDEX'):
-        value = ', value' if p.dir == 'in' else ''
-        return (f'        integer(c_int){value} :: {p.name}', p.name)
+            return f'const MPI_Fint *{p.name}', f'({ctype})*{p.name}'
+        return f'MPI_Fint *{p.name}', f'({ctype} *){p.name}'
     return None
 
 
-def direct_call(fn):
-    """The direct path of PMPI_<Name>_f08(ts): C's PMPI_<Name> called
-    through a BIND(C) interface, without the mpif.h binding, when every
-    argument goes to C as it is (direct_param) and every choice buffer is
-    contiguous (the other sections take the path below it). None when the
-    function has none."""
-    if fn.returns or gen_f90.no_ierror(fn) or fn.fortran == 'special' or \
-            any(p.kind in ('ARGC', 'ARGV', 'VARARGS') for p in fn.params):
-        return None
-    params = [(p, direct_param(p)) for p in visible(fn)]
-    if any(d is None for _, d in params):
-        return None
-    names = ', '.join(p.name for p, _ in params)
-    decls = ['      interface'] + gen_f90.wrap(
-        f"      integer(c_int) function c_{fn.name.lower()}({names}) bind(C, name='PMPI_{fn.name}')") + \
-        ['        import'] + [d for _, (d, _) in params] + ['      end function', '      end interface']
-    call = gen_f90.wrap(f"      ierror_c = c_{fn.name.lower()}({', '.join(a for _, (_, a) in params)})")
-    done = ['      if (present(ierror)) ierror = ierror_c']
-    bufs = [p.name for p, _ in params if p.kind == 'BUFFER']
-    if not bufs:
-        return decls, call + done
-    test = ' .and. '.join(f'is_contiguous({b})' for b in bufs)
-    return decls, gen_f90.wrap(f'      if ({test}) then') + ['  ' + c for c in call] + \
-        ['  ' + c for c in done] + ['        return', '      end if']
+def direct(fn):
+    """Whether PMPI_<Name>_f08(ts) is fast_c's C: every argument goes to C's
+    PMPI_<Name> as it is (direct_param)."""
+    return not (fn.returns or gen_f90.no_ierror(fn) or fn.fortran == 'special' or
+                any(p.kind in ('ARGC', 'ARGV', 'VARARGS') or p.fchoice for p in fn.params) or
+                any(direct_param(p) is None for p in visible(fn)))
+
+
+def section_name(fn):
+    """The Fortran procedure fast_c calls for a buffer that is not
+    contiguous: PMPI_<Name>_f08ts's body below the C fast path."""
+    return f'rch_{specific(fn)}_section'
+
+
+def fast_c(fn):
+    """PMPI_<Name>_f08(ts) and MPI_<Name>_f08(ts) (a weak alias, as C's
+    MPI_<Name>) in C: C's PMPI_<Name> called at once, the gfortran
+    descriptors of its choice buffers read inline; a buffer that is not
+    contiguous goes to section_name(fn), in Fortran."""
+    params = [direct_param(p) for p in visible(fn)]
+    names = [p.name for p in visible(fn)] + ['ierror']
+    link = f'pmpi_{specific(fn).lower()}_'
+    head = f'RCH_F_PUBLIC void {link}(' + ', '.join([d for d, _ in params] + ['MPI_Fint *ierror']) + ')'
+    lines = [head, '{']
+    bufs = [p.name for p in visible(fn) if p.kind == 'BUFFER']
+    if bufs:
+        test = ' || '.join(f'!rch_gfc_contiguous({b})' for b in bufs)
+        lines += [f'    if (RCH_UNLIKELY({test})) {{',
+                  f'        {section_name(fn).lower()}_({", ".join(names)});',
+                  '        return;',
+                  '    }']
+    # Without IERROR (NULL), C's function is the last call (a jump).
+    call = f'PMPI_{fn.name}({", ".join(a for _, a in params)});'
+    lines += ['    if (!ierror) {', f'        {call}', '        return;', '    }',
+              f'    *ierror = {call}', '}',
+              f'RCH_F_PUBLIC void mpi_{specific(fn).lower()}_(' +
+              ', '.join([d for d, _ in params] + ['MPI_Fint *ierror']) +
+              f') __attribute__((weak, alias("{link}")));']
+    if bufs:
+        lines.insert(0, f'void {section_name(fn).lower()}_(' +
+                     ', '.join([d for d, _ in params] + ['MPI_Fint *ierror']) + ');')
+    return lines
+
+
+def fast_c_file(fns):
+    return ['/* Generated by src/binding/gen_f08.py from mpi_api.txt: the C fast path',
+            ' * of module mpi_f08 (fast_c). Do not edit. */',
+            '#include "base/base.h"', '#include "binding/fort_gfc.h"'] + \
+        [line for fn in fns if direct(fn) for line in [''] + fast_c(fn)]
 
 
 def pmpi_body(fn):
-    """PMPI_<Name>_f08: the buffers' addresses, then the mpif.h binding."""
-    name = f'PMPI_{specific(fn)}'
+    """PMPI_<Name>_f08 (or, below fast_c, section_name): the buffers'
+    addresses, then the mpif.h binding."""
+    name = section_name(fn) if direct(fn) else f'PMPI_{specific(fn)}'
     first, end = head(fn, name)
     lines = gen_f90.wrap(f'{first}') + ['      use mpi_f08_types', '      implicit none']
     lines += public_declarations(fn)
-    direct = direct_call(fn)
-    if direct:
-        lines.insert(lines.index('      use mpi_f08_types') + 1,
-                     '      use, intrinsic :: iso_c_binding, only: c_loc')
-        lines += direct[0]
-        if not any(p.kind == 'BUFFER' for p in fn.params):
-            return lines + ['      integer :: ierror_c'] + direct[1] + [end]
     lines += binding_interface(fn)
     if fn.fortran == 'special' and any(p.fchoice for p in fn.params):
         raise mpi_api.DescriptionError(f'{fn.name}: fchoice handled by fchoice_body only')
@@ -585,7 +573,6 @@ def pmpi_body(fn):
     if gen_f90.no_ierror(fn):
         return lines + [f'      call pmpi_{fn.name.lower()}({", ".join(args)})', end]
     lines.append('      integer :: ierror_c')
-    lines += direct[1] if direct else []
     lines += init
     lines.append('      ierror_c = MPI_SUCCESS')
     for c in conv:
@@ -675,15 +662,14 @@ def sync_reg_procedures():
             'end subroutine']
 
 
-def main(desc, mpi_h, out):
+def main(desc, mpi_h, out, out_c):
     fns = [f for f in mpi_api.load(desc) if bound(f)]
     lines = ['! module mpi_f08: rdmach\'s `use mpi_f08`.',
              '! Generated by src/binding/gen_f08.py from mpi_api.txt and include/mpi.h. Do not edit.']
     lines += type_module(mpi_h)
     lines += ['module mpi_f08', '      use mpi_f08_types', '      implicit none',
               '      private :: rch_f08_buffer, rch_f08_pair, rch_f08_address, rch_f08_raise, rch_f08_type_free',
-             '      private :: rch_f08_copy_in, rch_f08_copy_out, rch_f08_choice, rch_f08_status',
-             '      private :: rch_f08_mpich_bottom, rch_f08_mpich_in_place, rch_f08_mpich_status_ignore']
+             '      private :: rch_f08_copy_in, rch_f08_copy_out']
     lines += predefined_callbacks()
     for fn in fns:
         for prefix in ('MPI', 'PMPI'):
@@ -695,10 +681,14 @@ def main(desc, mpi_h, out):
     lines += sync_reg_procedures()
     for fn in fns:
         fchoice = any(p.fchoice for p in fn.params)
-        lines += [''] + (fchoice_body(fn) if fchoice else pmpi_body(fn))
-        lines += [''] + mpi_body(fn)
+        if not direct(fn):
+            lines += [''] + (fchoice_body(fn) if fchoice else pmpi_body(fn)) + [''] + mpi_body(fn)
+        elif any(p.kind == 'BUFFER' for p in fn.params):
+            lines += [''] + pmpi_body(fn)
     with open(out, 'w') as f:
         f.write('\n'.join(lines) + '\n')
+    with open(out_c, 'w') as f:
+        f.write('\n'.join(fast_c_file(fns)) + '\n')
     print(f'gen_f08.py: module mpi_f08, {len(fns)} functions')
 
 
