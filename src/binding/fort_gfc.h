@@ -62,6 +62,13 @@ static inline int rch_gfc_contiguous(const struct rch_gfc_desc *d)
     return 1;
 }
 
+/* Whether it is a whole rank-1 array (or a section of stride 1): the
+ * commonest buffer, contiguous and never a sentinel, tested first. */
+static inline int rch_gfc_whole1(const struct rch_gfc_desc *d)
+{
+    return d->rank == 1 && d->dim[0].stride == 1 && d->span == (ptrdiff_t)d->elem_len;
+}
+
 /* A contiguous buffer's address for C. MPI_BOTTOM and MPI_IN_PLACE are
  * scalars (mpi_f08's and MPICH's): only a scalar can be one. */
 static inline void *rch_gfc_buffer(const struct rch_gfc_desc *d)

@@ -483,32 +483,40 @@ def section_name(fn):
 
 def fast_c(fn):
     """PMPI_<Name>_f08(ts) and MPI_<Name>_f08(ts) (a weak alias, as C's
-    MPI_<Name>) in C: C's PMPI_<Name> called at once, the gfortran
-    descriptors of its choice buffers read inline; a buffer that is not
-    contiguous goes to section_name(fn), in Fortran."""
+    MPI_<Name> is) in C: C's PMPI_<Name>
+    called at once, the gfortran descriptors of its choice buffers read
+    inline; a buffer that is not contiguous goes to section_name(fn), in
+    Fortran. With choice buffers, the commonest call (IERROR absent, every
+    buffer a whole rank-1 array) is tested first and jumps to C without a
+    frame of its own; any other goes on in f08_<name> (static)."""
     params = [direct_param(p) for p in visible(fn)]
-    names = [p.name for p in visible(fn)] + ['ierror']
+    names = ', '.join([p.name for p in visible(fn)] + ['ierror'])
+    decls = ', '.join([d for d, _ in params] + ['MPI_Fint *ierror'])
     link = f'pmpi_{specific(fn).lower()}_'
-    head = f'RCH_F_PUBLIC void {link}(' + ', '.join([d for d, _ in params] + ['MPI_Fint *ierror']) + ')'
-    lines = [head, '{']
     bufs = [p.name for p in visible(fn) if p.kind == 'BUFFER']
-    if bufs:
-        test = ' || '.join(f'!rch_gfc_contiguous({b})' for b in bufs)
-        lines += [f'    if (RCH_UNLIKELY({test})) {{',
-                  f'        {section_name(fn).lower()}_({", ".join(names)});',
-                  '        return;',
-                  '    }']
     # Without IERROR (NULL), C's function is the last call (a jump).
     call = f'PMPI_{fn.name}({", ".join(a for _, a in params)});'
-    lines += ['    if (!ierror) {', f'        {call}', '        return;', '    }',
-              f'    *ierror = {call}', '}',
-              f'RCH_F_PUBLIC void mpi_{specific(fn).lower()}_(' +
-              ', '.join([d for d, _ in params] + ['MPI_Fint *ierror']) +
-              f') __attribute__((weak, alias("{link}")));']
-    if bufs:
-        lines.insert(0, f'void {section_name(fn).lower()}_(' +
-                     ', '.join([d for d, _ in params] + ['MPI_Fint *ierror']) + ');')
-    return lines
+    body = ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
+    aliases = [f'RCH_F_PUBLIC void {prefix}_{specific(fn).lower()}_({decls}) '
+               f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi',)]
+    if not bufs:
+        return [f'RCH_F_PUBLIC void {link}({decls})', '{'] + body + aliases
+    general = f'f08_{specific(fn).lower()}'
+    test = ' || '.join(f'!rch_gfc_contiguous({b})' for b in bufs)
+    simple = ' && '.join(['!ierror'] + [f'rch_gfc_whole1({b})' for b in bufs])
+    plain = [f'{p.name}->base_addr' if p.kind == 'BUFFER' else a for p, (_, a) in zip(visible(fn), params)]
+    return [f'void {section_name(fn).lower()}_({decls});',
+            f'static __attribute__((noinline)) void {general}({decls})', '{',
+            f'    if (RCH_UNLIKELY({test})) {{',
+            f'        {section_name(fn).lower()}_({names});',
+            '        return;',
+            '    }'] + body + [
+            f'RCH_F_PUBLIC void {link}({decls})', '{',
+            f'    if (RCH_LIKELY({simple})) {{',
+            f'        PMPI_{fn.name}({", ".join(plain)});',
+            '        return;',
+            '    }',
+            f'    {general}({names});', '}'] + aliases
 
 
 def fast_c_file(fns):
