@@ -482,8 +482,8 @@ def section_name(fn):
 
 
 def fast_c(fn):
-    """PMPI_<Name>_f08(ts) and MPI_<Name>_f08(ts) (a weak alias, as C's
-    MPI_<Name> is) in C: C's PMPI_<Name>
+    """PMPI_<Name>_f08(ts) and MPI_<Name>_f08(ts) (weak aliases, as C's
+    MPI_<Name> is, and MPICH's PMPIR_<Name>_f08(ts), pmpi_body) in C: C's PMPI_<Name>
     called at once, the gfortran descriptors of its choice buffers read
     inline; a buffer that is not contiguous goes to section_name(fn), in
     Fortran. With choice buffers, the commonest call (IERROR absent, every
@@ -498,7 +498,7 @@ def fast_c(fn):
     call = f'PMPI_{fn.name}({", ".join(a for _, a in params)});'
     body = ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
     aliases = [f'RCH_F_PUBLIC void {prefix}_{specific(fn).lower()}_({decls}) '
-               f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi',)]
+               f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi', 'pmpir')]
     if not bufs:
         return [f'RCH_F_PUBLIC void {link}({decls})', '{'] + body + aliases
     general = f'f08_{specific(fn).lower()}'
@@ -629,9 +629,12 @@ def fchoice_body(fn):
         '      if (present(ierror)) ierror = ierror_c', end]
 
 
-def mpi_body(fn):
-    """MPI_<Name>_f08: the profiling entry point calls PMPI_<Name>_f08."""
-    name = f'MPI_{specific(fn)}'
+def mpi_body(fn, prefix='MPI'):
+    """MPI_<Name>_f08: the profiling entry point calls PMPI_<Name>_f08.
+    PMPIR_<Name>_f08 does the same: MPICH's module mpi_f08 binds the
+    generic PMPI_<Name> to that name (its programs call
+    pmpir_send_f08ts_)."""
+    name = f'{prefix}_{specific(fn)}'
     first, end = head(fn, name)
     lines = gen_f90.wrap(first) + ['      use mpi_f08_types',
                                    f'      use mpi_f08, only: PMPI_{specific(fn)}',
@@ -660,14 +663,16 @@ def sync_reg_interfaces():
 
 
 def sync_reg_procedures():
-    return ['', 'subroutine PMPI_F_sync_reg_f08ts(buf)',
-            '      type(*), dimension(..), asynchronous :: buf',
-            'end subroutine', '',
-            'subroutine MPI_F_sync_reg_f08ts(buf)',
-            '      use mpi_f08, only: PMPI_F_sync_reg_f08ts',
-            '      type(*), dimension(..), asynchronous :: buf',
-            '      call PMPI_F_sync_reg_f08ts(buf)',
-            'end subroutine']
+    lines = ['', 'subroutine PMPI_F_sync_reg_f08ts(buf)',
+             '      type(*), dimension(..), asynchronous :: buf',
+             'end subroutine']
+    for prefix in ('MPI', 'PMPIR'):
+        lines += ['', f'subroutine {prefix}_F_sync_reg_f08ts(buf)',
+                  '      use mpi_f08, only: PMPI_F_sync_reg_f08ts',
+                  '      type(*), dimension(..), asynchronous :: buf',
+                  '      call PMPI_F_sync_reg_f08ts(buf)',
+                  'end subroutine']
+    return lines
 
 
 def main(desc, mpi_h, out, out_c):
@@ -691,6 +696,7 @@ def main(desc, mpi_h, out, out_c):
         fchoice = any(p.fchoice for p in fn.params)
         if not direct(fn):
             lines += [''] + (fchoice_body(fn) if fchoice else pmpi_body(fn)) + [''] + mpi_body(fn)
+            lines += [''] + mpi_body(fn, 'PMPIR')
         elif any(p.kind == 'BUFFER' for p in fn.params):
             lines += [''] + pmpi_body(fn)
     with open(out, 'w') as f:

@@ -9,8 +9,8 @@
 ! scalar, an empty section, a section of an assumed-size array; non-
 ! blocking sends of sections completed by MPI_Wait with a status; IERROR
 ! present and absent, with the error class of a bad rank on both paths;
-! MPI_IN_PLACE (a scalar sentinel) and PMPI_ called directly. Any number of
-! ranks.
+! MPI_IN_PLACE (a scalar sentinel) and PMPI_ called directly (MPICH's
+! module calls pmpir_sendrecv_f08ts_ for it). Any number of ranks.
 program f08_fast
   use mpi_f08
   implicit none
@@ -122,13 +122,10 @@ program f08_fast
   total = rank
   call MPI_Allreduce(MPI_IN_PLACE, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   call check(total == nproc * (nproc - 1) / 2, 'Allreduce in place')
-#ifndef RDMACH_MPICH_MODULE
-  ! (MPICH's module names it pmpir_sendrecv_f08ts_)
   y = -1
   call PMPI_Sendrecv(x, 1, MPI_INTEGER, right, 11, y, 1, MPI_INTEGER, left, 11, MPI_COMM_WORLD, &
                      MPI_STATUS_IGNORE, ierr)
   call check(ierr == MPI_SUCCESS .and. y == 77 + left, 'PMPI_Sendrecv')
-#endif
 
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(a, i0, a)', 'f08_fast: ok on ', nproc, ' ranks'
