@@ -208,10 +208,11 @@ def type_module(mpi_h):
     # programs call for == and /=.
     ops = [(op, t) for t in HANDLE_TYPES for op in ('eq', 'neq')]
     lines += ['      interface operator(==)'] + \
-        [f'        module procedure {t}_eq' for t in HANDLE_TYPES] + \
+        [f'        module procedure {t}_eq, {t}_f08_eq_f, {t}_f_eq_f08' for t in HANDLE_TYPES] + \
         ['      end interface', '      interface operator(/=)'] + \
-        [f'        module procedure {t}_neq' for t in HANDLE_TYPES] + \
+        [f'        module procedure {t}_neq, {t}_f08_neq_f, {t}_f_neq_f08' for t in HANDLE_TYPES] + \
         ['      end interface']
+    lines += ['      interface MPI_Sizeof', '        module procedure MPI_Sizeof_character', '      end interface']
     lines += abstract_interfaces()
     lines += c_helpers()
     lines += gen_f90.sizeof_generic(SIZEOF_NAME)
@@ -223,7 +224,43 @@ def type_module(mpi_h):
                   f'        type({t}), intent(in) :: a, b',
                   f'        {t}_{op} = a%MPI_VAL {rel} b%MPI_VAL',
                   '      end function']
-    return lines + ['end module mpi_f08_types']
+    return lines + mpich_extensions(ops) + ['end module mpi_f08_types']
+
+
+def mpich_extensions(ops):
+    """MPICH's extensions in its mpi_f08_types, named as it names them
+    (programs built with mpif90.mpich call __mpi_f08_types_MOD_mpi_comm_f2c):
+    == and /= between a handle and an INTEGER (the mpif.h handle), either
+    way round; MPI_<Handle>_f2c and _c2f (the identity: in MPICH's ABI a C
+    handle is the Fortran INTEGER) but for MPI_File, a pointer in C;
+    MPI_Sizeof of CHARACTER."""
+    lines = []
+    for op, t in ops:
+        rel = '==' if op == 'eq' else '/='
+        for name, args in ((f'{t}_f08_{op}_f', 'h, f'), (f'{t}_f_{op}_f08', 'f, h')):
+            lines += [f'      logical function {name}({args})',
+                      f'        type({t}), intent(in) :: h',
+                      '        integer, intent(in) :: f',
+                      f'        {name} = h%MPI_VAL {rel} f',
+                      '      end function']
+    for t in HANDLE_TYPES:
+        if t == 'MPI_File':
+            continue
+        lines += [f'      integer(c_int) function {t}_f2c(h)',
+                  '        integer, value :: h',
+                  f'        {t}_f2c = h',
+                  '      end function',
+                  f'      integer function {t}_c2f(h)',
+                  '        integer(c_int), value :: h',
+                  f'        {t}_c2f = h',
+                  '      end function']
+    return lines + ['      subroutine MPI_Sizeof_character(x, size, ierror)',
+                    '        character, dimension(..), intent(in) :: x',
+                    '        integer, intent(out) :: size',
+                    '        integer, optional, intent(out) :: ierror',
+                    '        size = storage_size(x) / 8',
+                    '        if (present(ierror)) ierror = MPI_SUCCESS',
+                    '      end subroutine']
 
 
 def c_helpers():
