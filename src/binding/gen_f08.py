@@ -497,8 +497,10 @@ def direct_param(p):
     choice buffer gfortran's descriptor (fort_gfc.h). None for any other
     (arrays, strings, logicals, indices, address-sized integers, MPI_File:
     a pointer in C), left to the mpif.h binding."""
-    if p.is_array or p.kind == 'FILE':
+    if p.kind == 'FILE':
         return None
+    if p.is_array:
+        return direct_array(p)
     if p.kind == 'BUFFER':
         return f'const struct rch_gfc_desc *{p.name}', f'rch_gfc_buffer({p.name})'
     if p.kind == 'STATUS' and p.dir == 'out':
@@ -508,6 +510,22 @@ def direct_param(p):
         if p.dir == 'in':
             return f'const MPI_Fint *{p.name}', f'({ctype})*{p.name}'
         return f'MPI_Fint *{p.name}', f'({ctype} *){p.name}'
+    return None
+
+
+def direct_array(p):
+    """direct_param of an assumed-size array (gfortran passes its address):
+    handles (MPI_Request, MPI_Datatype, ...) and INTEGERs as C's arrays, an
+    output array of statuses as C's (MPI_STATUSES_IGNORE becoming C's);
+    None for a two-dimensional one, LOGICALs, indices (from 1 in Fortran)
+    and weights (MPI_UNWEIGHTED), left to the mpif.h binding."""
+    if p.shape or p.name in gen_f77.WEIGHTS:
+        return None
+    if p.kind == 'STATUS' and p.dir == 'out':
+        return f'MPI_Fint *{p.name}', f'rch_f_statuses({p.name})'
+    if p.kind in mpi_api.HANDLE_KINDS or p.kind in mpi_api.INT_KINDS and p.kind not in ('LOGICAL', 'INDEX'):
+        const = 'const ' if p.dir == 'in' else ''
+        return f'{const}MPI_Fint *{p.name}', f'({p.c_type()}){p.name}'
     return None
 
 
@@ -571,6 +589,7 @@ def large(fn):
     has a POLY parameter, and a communicator, window or file to raise an
     error on if it has a choice buffer."""
     return direct(fn) and fn.defines_large and any(p.kind in LARGE_KIND for p in visible(fn)) and \
+        not any(p.kind in LARGE_KIND and p.is_array for p in visible(fn)) and \
         (error_owner(fn) is not None or not any(p.kind == 'BUFFER' for p in fn.params))
 
 
