@@ -454,15 +454,19 @@ def head(fn, name):
     return f'subroutine {name}({", ".join(args)})', 'end subroutine'
 
 
-# A POLY kind's Fortran kind in a large-count (_large) procedure.
-LARGE_KIND = {'COUNT': 'MPI_COUNT_KIND', 'DISP': 'MPI_ADDRESS_KIND'}
+def large_kind(p):
+    """A POLY parameter's Fortran kind in a large-count (_large) procedure,
+    from its C type in MPI_<Name>_c; None for any other parameter."""
+    if p.kind not in mpi_api.POLY_C:
+        return None
+    return 'MPI_COUNT_KIND' if 'MPI_Count' in p.c_type(large=True) else 'MPI_ADDRESS_KIND'
 
 
 def public_declarations(fn, large=False):
     lines = [declaration(fn, p) for p in visible(fn)]
     if large:
-        lines = [re.sub(r'^        integer,', f'        integer(kind={LARGE_KIND[p.kind]}),', d)
-                 if p.kind in LARGE_KIND else d for p, d in zip(visible(fn), lines)]
+        lines = [re.sub(r'^        integer,', f'        integer(kind={large_kind(p)}),', d)
+                 if large_kind(p) else d for p, d in zip(visible(fn), lines)]
     if not fn.returns and not gen_f90.no_ierror(fn):
         lines.append('        integer, optional, intent(out) :: ierror')
     return lines
@@ -586,11 +590,13 @@ def large(fn):
     procedure, MPICH's name: a count of KIND=MPI_COUNT_KIND, a
     displacement of MPI_ADDRESS_KIND): in C only (fast_c_large), for a
     function of the fast path whose C large-count entry point exists, that
-    has a POLY parameter, and a communicator, window or file to raise an
-    error on if it has a choice buffer."""
-    return direct(fn) and fn.defines_large and any(p.kind in LARGE_KIND for p in visible(fn)) and \
-        not any(p.kind in LARGE_KIND and p.is_array for p in visible(fn)) and \
-        (error_owner(fn) is not None or not any(p.kind == 'BUFFER' for p in fn.params))
+    has a POLY parameter, and, if it has a choice buffer, no array of them
+    (its section path takes default INTEGERs) and a communicator, window or
+    file to raise an error on."""
+    bufs = any(p.kind == 'BUFFER' for p in fn.params)
+    return direct(fn) and fn.defines_large and any(large_kind(p) for p in visible(fn)) and \
+        not (bufs and any(large_kind(p) and p.is_array for p in visible(fn))) and \
+        (error_owner(fn) is not None or not bufs)
 
 
 def fast_c_large(fn):
@@ -601,8 +607,10 @@ def fast_c_large(fn):
     ps = visible(fn)
     params = []
     for p, (d, a) in zip(ps, (direct_param(p) for p in ps)):
-        if p.kind in LARGE_KIND:
-            ctype = 'MPI_Count' if p.kind == 'COUNT' else 'MPI_Aint'
+        if large_kind(p) and p.is_array:
+            d, a = f'{p.c_type(large=True)}{p.name}', p.name
+        elif large_kind(p):
+            ctype = 'MPI_Count' if large_kind(p) == 'MPI_COUNT_KIND' else 'MPI_Aint'
             const = 'const ' if p.dir == 'in' else ''
             d = f'{const}{ctype} *{p.name}'
             a = f'*{p.name}' if p.dir == 'in' else p.name
@@ -613,11 +621,11 @@ def fast_c_large(fn):
     lines = [f'RCH_F_PUBLIC void {link}({decls})', '{']
     bufs = [p.name for p in ps if p.kind == 'BUFFER']
     if bufs:
-        poly = [p for p in ps if p.kind in LARGE_KIND]
+        poly = [p for p in ps if large_kind(p)]
         kind, owner = error_owner(fn)
         test = ' || '.join(f'!rch_gfc_contiguous({b})' for b in bufs)
         fits = ' && '.join(f'*{p.name} == (MPI_Fint)*{p.name}' for p in poly if p.dir != 'out') or '1'
-        args = ', '.join([f'&{p.name}_i' if p.kind in LARGE_KIND else p.name for p in ps] + ['ierror'])
+        args = ', '.join([f'&{p.name}_i' if large_kind(p) else p.name for p in ps] + ['ierror'])
         lines += [f'    if (RCH_UNLIKELY({test})) {{',
                   f'        if ({fits}) {{'] + \
             [f'            MPI_Fint {p.name}_i = ' + ('0;' if p.dir == 'out' else f'(MPI_Fint)*{p.name};')

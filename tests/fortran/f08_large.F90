@@ -2,7 +2,8 @@
 ! KIND=MPI_COUNT_KIND selects MPI_<Name>_f08ts_large, MPICH's link name
 ! mpi_send_f08ts_large_): blocking and nonblocking point-to-point with
 ! contiguous buffers and with sections (their counts fit a default INTEGER:
-! the section path), a collective, MPI_Type_size/contiguous/vector and
+! the section path), a collective, MPI_Type_size/contiguous/vector/indexed
+! (MPI_Count and MPI_Aint arrays) and
 ! MPI_Pack_size of MPI_Count, MPI_Get_count of what arrived, and
 ! MPI_ERR_COUNT for a section with a count beyond a default INTEGER. A ring:
 ! any number of ranks.
@@ -15,7 +16,7 @@ program f08_large
   integer :: a(n), b(n), c(2 * n)
   type(MPI_Status) :: status
   type(MPI_Request) :: req
-  type(MPI_Datatype) :: contig, vec
+  type(MPI_Datatype) :: contig, vec, idx
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -69,6 +70,15 @@ program f08_large
   call MPI_Sendrecv(a, 1_MPI_COUNT_KIND, vec, right, 5, c, half, MPI_INTEGER, left, 5, &
                     MPI_COMM_WORLD, MPI_STATUS_IGNORE)
   call check(all(c(1:n / 2) == [(100 * left + i, i = 1, n, 2)]), 'Type_vector large: data')
+  call MPI_Type_indexed(2_MPI_COUNT_KIND, [1_MPI_COUNT_KIND, 2_MPI_COUNT_KIND], &
+                        [0_MPI_ADDRESS_KIND, 3_MPI_ADDRESS_KIND], MPI_INTEGER, idx)
+  call MPI_Type_commit(idx)
+  call MPI_Type_size(idx, sz)
+  call check(sz == 12, 'Type_indexed large: size')
+  c = -1
+  call MPI_Sendrecv(a, 1, idx, right, 7, c, 3, MPI_INTEGER, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+  call check(all(c(1:3) == 100 * left + [1, 4, 5]) .and. all(c(4:) == -1), 'Type_indexed large: data')
+  call MPI_Type_free(idx)
   call MPI_Pack_size(cnt, MPI_INTEGER, MPI_COMM_WORLD, sz)
   call check(sz >= 4 * n, 'Pack_size large')
   call MPI_Type_free(vec)
