@@ -22,23 +22,6 @@
 
 #include "binding/fort_runtime.h"
 
-/* The addresses of MPICH's mpi_f08 sentinels, in module mpi_f08_types'
- * variables: its procedures' direct path (gen_f08.direct_helpers) turns
- * them into C's MPI_BOTTOM, MPI_IN_PLACE and MPI_STATUS_IGNORE, as
- * rch_f_buffer and rch_f_status do. Set once the library is loaded (before
- * any program code runs): a Fortran initializer cannot take a C
- * variable's address without defining it. */
-extern void *rch_f08_mpich_bottom __asm__("__mpi_f08_types_MOD_rch_f08_mpich_bottom");
-extern void *rch_f08_mpich_in_place __asm__("__mpi_f08_types_MOD_rch_f08_mpich_in_place");
-extern void *rch_f08_mpich_status_ignore __asm__("__mpi_f08_types_MOD_rch_f08_mpich_status_ignore");
-
-__attribute__((constructor)) static void f08_sentinels(void)
-{
-    rch_f08_mpich_bottom = &MPIR_F08_MPI_BOTTOM;
-    rch_f08_mpich_in_place = &MPIR_F08_MPI_IN_PLACE;
-    rch_f08_mpich_status_ignore = &MPIR_F08_MPI_STATUS_IGNORE_OBJ;
-}
-
 /* Why a section could not be given to C: printed (the C library's own
  * messages are not reachable from here); the code goes to the call's
  * error handler (rch_f08_raise) and IERROR. */

@@ -1,6 +1,6 @@
 """Emit module mpi_f08 (`use mpi_f08`, MPI-3.1 chapter 17) from mpi_api.txt and include/mpi.h.
 
-    gen_f08.py <mpi_api.txt> <include/mpi.h> <out mpi_f08.f90>
+    gen_f08.py <mpi_api.txt> <include/mpi.h> <out mpi_f08.f90> <out f08_fast.c>
 
 One Fortran file with two modules and the procedures:
 
@@ -21,10 +21,14 @@ One Fortran file with two modules and the procedures:
                  holds, a TYPE(MPI_Status) is the C MPI_Status, so every
                  argument but the choice buffers goes through unchanged.
                  IERROR is OPTIONAL.
-                 The direct path (direct_call) skips that binding: when every
-                 argument goes to C unchanged and every buffer is contiguous,
-                 C's PMPI_<Name> through a BIND(C) interface.
   MPI_<Name>_f08   call PMPI_<Name>_f08 (a profiler defines its own).
+The C fast path (fast_c, the second output file) skips all that where
+every argument goes to C unchanged (direct): PMPI_<Name>_f08(ts) is C,
+reading gfortran's descriptor of a choice buffer (fort_gfc.h) and calling
+C's PMPI_<Name> at once when the buffer is contiguous, the Fortran body
+above (section_name) when it is not; MPI_<Name>_f08(ts) is its weak alias,
+as C's MPI_<Name> is PMPI_<Name>'s. No libgfortran call, no second
+procedure, on the hot calls (MPI_Send, MPI_Recv, MPI_Isend, MPI_Wait, ...).
 
 Choice buffers are TYPE(*), DIMENSION(..) (TS 29113): the compiler passes a
 C descriptor, and fort_f08.c gives the binding its address. A non-contiguous
@@ -167,8 +171,7 @@ def handle_constants(mpi_h):
 def type_module(mpi_h):
     handles = handle_constants(mpi_h)
     lines = ['module mpi_f08_types',
-             '      use, intrinsic :: iso_c_binding, only: c_ptr, c_int, c_loc, c_associated, c_null_ptr, &',
-             '          c_intptr_t',
+             '      use, intrinsic :: iso_c_binding, only: c_ptr, c_int',
              '      implicit none']
     for t in HANDLE_TYPES:
         lines += [f'      type, bind(C) :: {t}', '        integer :: MPI_VAL', '      end type']
@@ -205,55 +208,59 @@ def type_module(mpi_h):
     # programs call for == and /=.
     ops = [(op, t) for t in HANDLE_TYPES for op in ('eq', 'neq')]
     lines += ['      interface operator(==)'] + \
-        [f'        module procedure {t}_eq' for t in HANDLE_TYPES] + \
+        [f'        module procedure {t}_eq, {t}_f08_eq_f, {t}_f_eq_f08' for t in HANDLE_TYPES] + \
         ['      end interface', '      interface operator(/=)'] + \
-        [f'        module procedure {t}_neq' for t in HANDLE_TYPES] + \
+        [f'        module procedure {t}_neq, {t}_f08_neq_f, {t}_f_neq_f08' for t in HANDLE_TYPES] + \
         ['      end interface']
+    lines += ['      interface MPI_Sizeof', '        module procedure MPI_Sizeof_character', '      end interface']
     lines += abstract_interfaces()
     lines += c_helpers()
-    lines += direct_sentinels()
     lines += gen_f90.sizeof_generic(SIZEOF_NAME)
     lines.append('contains')
     lines += gen_f90.sizeof_procedures(SIZEOF_NAME, optional_ierror=True)
-    lines += direct_helpers()
     for op, t in ops:
         rel = '==' if op == 'eq' else '/='
         lines += [f'      elemental logical function {t}_{op}(a, b)',
                   f'        type({t}), intent(in) :: a, b',
                   f'        {t}_{op} = a%MPI_VAL {rel} b%MPI_VAL',
                   '      end function']
-    return lines + ['end module mpi_f08_types']
+    return lines + mpich_extensions(ops) + ['end module mpi_f08_types']
 
 
-def direct_sentinels():
-    """MPICH's mpi_f08 sentinels (include/mpi.h's MPIR_F08_*) as addresses,
-    which fort_f08.c sets when the library loads: the module's own
-    variables, so that no Fortran definition competes with the C
-    library's."""
-    return ['      private :: c_loc, c_associated, c_null_ptr, c_intptr_t',
-            '      type(c_ptr) :: rch_f08_mpich_bottom, rch_f08_mpich_in_place, rch_f08_mpich_status_ignore']
-
-
-def direct_helpers():
-    """What the direct path (direct_call) passes to C for a choice buffer
-    and a status: the sentinels become C's, as rch_f_buffer and
-    rch_f_status do for the mpif.h binding."""
-    return ['      type(c_ptr) function rch_f08_choice(p)',
-            '        type(c_ptr), value :: p',
-            '        rch_f08_choice = p',
-            '        if (c_associated(p, c_loc(MPI_BOTTOM)) .or. c_associated(p, rch_f08_mpich_bottom)) then',
-            '          rch_f08_choice = c_null_ptr',
-            '        else if (c_associated(p, c_loc(MPI_IN_PLACE)) .or. &',
-            '            c_associated(p, rch_f08_mpich_in_place)) then',
-            '          rch_f08_choice = transfer(-1_c_intptr_t, p)',
-            '        end if',
-            '      end function',
-            '      type(c_ptr) function rch_f08_status(p)',
-            '        type(c_ptr), value :: p',
-            '        rch_f08_status = p',
-            '        if (c_associated(p, c_loc(MPI_STATUS_IGNORE)) .or. &',
-            '            c_associated(p, rch_f08_mpich_status_ignore)) rch_f08_status = transfer(1_c_intptr_t, p)',
-            '      end function']
+def mpich_extensions(ops):
+    """MPICH's extensions in its mpi_f08_types, named as it names them
+    (programs built with mpif90.mpich call __mpi_f08_types_MOD_mpi_comm_f2c):
+    == and /= between a handle and an INTEGER (the mpif.h handle), either
+    way round; MPI_<Handle>_f2c and _c2f (the identity: in MPICH's ABI a C
+    handle is the Fortran INTEGER) but for MPI_File, a pointer in C;
+    MPI_Sizeof of CHARACTER."""
+    lines = []
+    for op, t in ops:
+        rel = '==' if op == 'eq' else '/='
+        for name, args in ((f'{t}_f08_{op}_f', 'h, f'), (f'{t}_f_{op}_f08', 'f, h')):
+            lines += [f'      logical function {name}({args})',
+                      f'        type({t}), intent(in) :: h',
+                      '        integer, intent(in) :: f',
+                      f'        {name} = h%MPI_VAL {rel} f',
+                      '      end function']
+    for t in HANDLE_TYPES:
+        if t == 'MPI_File':
+            continue
+        lines += [f'      integer(c_int) function {t}_f2c(h)',
+                  '        integer, value :: h',
+                  f'        {t}_f2c = h',
+                  '      end function',
+                  f'      integer function {t}_c2f(h)',
+                  '        integer(c_int), value :: h',
+                  f'        {t}_c2f = h',
+                  '      end function']
+    return lines + ['      subroutine MPI_Sizeof_character(x, size, ierror)',
+                    '        character, dimension(..), intent(in) :: x',
+                    '        integer, intent(out) :: size',
+                    '        integer, optional, intent(out) :: ierror',
+                    '        size = storage_size(x) / 8',
+                    '        if (present(ierror)) ierror = MPI_SUCCESS',
+                    '      end subroutine']
 
 
 def c_helpers():
@@ -447,17 +454,28 @@ def head(fn, name):
     return f'subroutine {name}({", ".join(args)})', 'end subroutine'
 
 
-def public_declarations(fn):
+def large_kind(p):
+    """A POLY parameter's Fortran kind in a large-count (_large) procedure,
+    from its C type in MPI_<Name>_c; None for any other parameter."""
+    if p.kind not in mpi_api.POLY_C:
+        return None
+    return 'MPI_COUNT_KIND' if 'MPI_Count' in p.c_type(large=True) else 'MPI_ADDRESS_KIND'
+
+
+def public_declarations(fn, large=False):
     lines = [declaration(fn, p) for p in visible(fn)]
+    if large:
+        lines = [re.sub(r'^        integer,', f'        integer(kind={large_kind(p)}),', d)
+                 if large_kind(p) else d for p, d in zip(visible(fn), lines)]
     if not fn.returns and not gen_f90.no_ierror(fn):
         lines.append('        integer, optional, intent(out) :: ierror')
     return lines
 
 
-def specific_interface(fn, name):
+def specific_interface(fn, name, large=False):
     first, end = head(fn, name)
     return gen_f90.wrap(f'      {first}') + ['        import', '        implicit none'] + \
-        public_declarations(fn) + [f'      {end}']
+        public_declarations(fn, large) + [f'      {end}']
 
 
 def binding_interface(fn):
@@ -476,67 +494,173 @@ def binding_interface(fn):
 
 
 def direct_param(p):
-    """(declaration in the C function's interface, actual argument) of a
-    parameter the direct path passes to C as it is: a handle is its C
-    handle (MPICH's ABI: an int, as MPI_VAL), a TYPE(MPI_Status) C's
-    MPI_Status; None for any other (arrays, strings, logicals, indices,
-    address-sized integers, MPI_File: a pointer in C), left to the mpif.h
-    binding."""
-    if p.is_array or p.kind == 'FILE':
+    """(C parameter, argument to C's PMPI_<Name>) of a parameter the C fast
+    path (fast_c) passes to C as it is: gfortran passes every argument by
+    reference, an optional absent one as NULL; a handle is its C handle
+    (MPICH's ABI: an int, MPI_VAL), a TYPE(MPI_Status) C's MPI_Status, a
+    choice buffer gfortran's descriptor (fort_gfc.h). None for any other
+    (arrays, strings, logicals, indices, address-sized integers, MPI_File:
+    a pointer in C), left to the mpif.h binding."""
+    if p.kind == 'FILE':
         return None
+    if p.is_array:
+        return direct_array(p)
     if p.kind == 'BUFFER':
-        return (f'        type(c_ptr), value :: {p.name}', f'rch_f08_choice(c_loc({p.name}))')
+        return f'const struct rch_gfc_desc *{p.name}', f'rch_gfc_buffer({p.name})'
     if p.kind == 'STATUS' and p.dir == 'out':
-        return (f'        type(c_ptr), value :: {p.name}', f'rch_f08_status(c_loc({p.name}))')
-    if p.kind in mpi_api.HANDLE_KINDS:
+        return f'MPI_Fint *{p.name}', f'rch_f_status({p.name})'
+    if p.kind in mpi_api.HANDLE_KINDS or p.kind in mpi_api.INT_KINDS and p.kind not in ('LOGICAL', 'INDEX'):
+        ctype = mpi_api.SCALAR_C[p.kind]
         if p.dir == 'in':
-            return (f'        integer(c_int), value :: {p.name}', f'{p.name}%MPI_VAL')
-        return (f'        type({mpi_api.HANDLE_KINDS[p.kind]}) :: {p.name}', p.name)
-    if p.kind in mpi_api.INT_KINDS and p.kind not in ('LOGICAL', 'INDEX'):
-        value = ', value' if p.dir == 'in' else ''
-        return (f'        integer(c_int){value} :: {p.name}', p.name)
+            return f'const MPI_Fint *{p.name}', f'({ctype})*{p.name}'
+        return f'MPI_Fint *{p.name}', f'({ctype} *){p.name}'
     return None
 
 
-def direct_call(fn):
-    """The direct path of PMPI_<Name>_f08(ts): C's PMPI_<Name> called
-    through a BIND(C) interface, without the mpif.h binding, when every
-    argument goes to C as it is (direct_param) and every choice buffer is
-    contiguous (the other sections take the path below it). None when the
-    function has none."""
-    if fn.returns or gen_f90.no_ierror(fn) or fn.fortran == 'special' or \
-            any(p.kind in ('ARGC', 'ARGV', 'VARARGS') for p in fn.params):
+def direct_array(p):
+    """direct_param of an assumed-size array (gfortran passes its address):
+    handles (MPI_Request, MPI_Datatype, ...) and INTEGERs as C's arrays, an
+    output array of statuses as C's (MPI_STATUSES_IGNORE becoming C's);
+    None for a two-dimensional one, LOGICALs, indices (from 1 in Fortran)
+    and weights (MPI_UNWEIGHTED), left to the mpif.h binding."""
+    if p.shape or p.name in gen_f77.WEIGHTS:
         return None
-    params = [(p, direct_param(p)) for p in visible(fn)]
-    if any(d is None for _, d in params):
-        return None
-    names = ', '.join(p.name for p, _ in params)
-    decls = ['      interface'] + gen_f90.wrap(
-        f"      integer(c_int) function c_{fn.name.lower()}({names}) bind(C, name='PMPI_{fn.name}')") + \
-        ['        import'] + [d for _, (d, _) in params] + ['      end function', '      end interface']
-    call = gen_f90.wrap(f"      ierror_c = c_{fn.name.lower()}({', '.join(a for _, (_, a) in params)})")
-    done = ['      if (present(ierror)) ierror = ierror_c']
-    bufs = [p.name for p, _ in params if p.kind == 'BUFFER']
+    if p.kind == 'STATUS' and p.dir == 'out':
+        return f'MPI_Fint *{p.name}', f'rch_f_statuses({p.name})'
+    if p.kind in mpi_api.HANDLE_KINDS or p.kind in mpi_api.INT_KINDS and p.kind not in ('LOGICAL', 'INDEX'):
+        const = 'const ' if p.dir == 'in' else ''
+        return f'{const}MPI_Fint *{p.name}', f'({p.c_type()}){p.name}'
+    return None
+
+
+def direct(fn):
+    """Whether PMPI_<Name>_f08(ts) is fast_c's C: every argument goes to C's
+    PMPI_<Name> as it is (direct_param)."""
+    return not (fn.returns or gen_f90.no_ierror(fn) or fn.fortran == 'special' or
+                any(p.kind in ('ARGC', 'ARGV', 'VARARGS') or p.fchoice for p in fn.params) or
+                any(direct_param(p) is None for p in visible(fn)))
+
+
+def section_name(fn):
+    """The Fortran procedure fast_c calls for a buffer that is not
+    contiguous: PMPI_<Name>_f08ts's body below the C fast path."""
+    return f'rch_{specific(fn)}_section'
+
+
+def fast_c(fn):
+    """PMPI_<Name>_f08(ts) and MPI_<Name>_f08(ts) (weak aliases, as C's
+    MPI_<Name> is, and MPICH's PMPIR_<Name>_f08(ts), pmpi_body) in C: C's PMPI_<Name>
+    called at once, the gfortran descriptors of its choice buffers read
+    inline; a buffer that is not contiguous goes to section_name(fn), in
+    Fortran. With choice buffers, the commonest call (IERROR absent, every
+    buffer a whole rank-1 array) is tested first and jumps to C without a
+    frame of its own; any other goes on in f08_<name> (static)."""
+    params = [direct_param(p) for p in visible(fn)]
+    names = ', '.join([p.name for p in visible(fn)] + ['ierror'])
+    decls = ', '.join([d for d, _ in params] + ['MPI_Fint *ierror'])
+    link = f'pmpi_{specific(fn).lower()}_'
+    bufs = [p.name for p in visible(fn) if p.kind == 'BUFFER']
+    # Without IERROR (NULL), C's function is the last call (a jump).
+    call = f'PMPI_{fn.name}({", ".join(a for _, a in params)});'
+    body = ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
+    aliases = [f'RCH_F_PUBLIC void {prefix}_{specific(fn).lower()}_({decls}) '
+               f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi', 'pmpir')]
     if not bufs:
-        return decls, call + done
-    test = ' .and. '.join(f'is_contiguous({b})' for b in bufs)
-    return decls, gen_f90.wrap(f'      if ({test}) then') + ['  ' + c for c in call] + \
-        ['  ' + c for c in done] + ['        return', '      end if']
+        return [f'RCH_F_PUBLIC void {link}({decls})', '{'] + body + aliases
+    general = f'f08_{specific(fn).lower()}'
+    test = ' || '.join(f'!rch_gfc_contiguous({b})' for b in bufs)
+    simple = ' && '.join(['!ierror'] + [f'rch_gfc_whole1({b})' for b in bufs])
+    plain = [f'{p.name}->base_addr' if p.kind == 'BUFFER' else a for p, (_, a) in zip(visible(fn), params)]
+    return [f'void {section_name(fn).lower()}_({decls});',
+            f'static __attribute__((noinline)) void {general}({decls})', '{',
+            f'    if (RCH_UNLIKELY({test})) {{',
+            f'        {section_name(fn).lower()}_({names});',
+            '        return;',
+            '    }'] + body + [
+            f'RCH_F_PUBLIC void {link}({decls})', '{',
+            f'    if (RCH_LIKELY({simple})) {{',
+            f'        PMPI_{fn.name}({", ".join(plain)});',
+            '        return;',
+            '    }',
+            f'    {general}({names});', '}'] + aliases
+
+
+def large(fn):
+    """Whether MPI_<Name>_f08(ts)_large is generated (MPI-4.0's large-count
+    procedure, MPICH's name: a count of KIND=MPI_COUNT_KIND, a
+    displacement of MPI_ADDRESS_KIND): in C only (fast_c_large), for a
+    function of the fast path whose C large-count entry point exists, that
+    has a POLY parameter, and, if it has a choice buffer, no array of them
+    (its section path takes default INTEGERs) and a communicator, window or
+    file to raise an error on."""
+    bufs = any(p.kind == 'BUFFER' for p in fn.params)
+    return direct(fn) and fn.defines_large and any(large_kind(p) for p in visible(fn)) and \
+        not (bufs and any(large_kind(p) and p.is_array for p in visible(fn))) and \
+        (error_owner(fn) is not None or not bufs)
+
+
+def fast_c_large(fn):
+    """PMPI_<Name>_f08(ts)_large (and MPI_, PMPIR_ aliases): C's
+    PMPI_<Name>_c. A section goes to section_name(fn) with its counts as
+    default INTEGERs when they fit; a count that does not (no section
+    path of that size) is MPI_ERR_COUNT, raised on the call's object."""
+    ps = visible(fn)
+    params = []
+    for p, (d, a) in zip(ps, (direct_param(p) for p in ps)):
+        if large_kind(p) and p.is_array:
+            d, a = f'{p.c_type(large=True)}{p.name}', p.name
+        elif large_kind(p):
+            ctype = 'MPI_Count' if large_kind(p) == 'MPI_COUNT_KIND' else 'MPI_Aint'
+            const = 'const ' if p.dir == 'in' else ''
+            d = f'{const}{ctype} *{p.name}'
+            a = f'*{p.name}' if p.dir == 'in' else p.name
+        params.append((d, a))
+    decls = ', '.join([d for d, _ in params] + ['MPI_Fint *ierror'])
+    link = f'pmpi_{specific(fn).lower()}_large_'
+    call = f'PMPI_{fn.name}_c({", ".join(a for _, a in params)});'
+    lines = [f'RCH_F_PUBLIC void {link}({decls})', '{']
+    bufs = [p.name for p in ps if p.kind == 'BUFFER']
+    if bufs:
+        poly = [p for p in ps if large_kind(p)]
+        kind, owner = error_owner(fn)
+        test = ' || '.join(f'!rch_gfc_contiguous({b})' for b in bufs)
+        fits = ' && '.join(f'*{p.name} == (MPI_Fint)*{p.name}' for p in poly if p.dir != 'out') or '1'
+        args = ', '.join([f'&{p.name}_i' if large_kind(p) else p.name for p in ps] + ['ierror'])
+        lines += [f'    if (RCH_UNLIKELY({test})) {{',
+                  f'        if ({fits}) {{'] + \
+            [f'            MPI_Fint {p.name}_i = ' + ('0;' if p.dir == 'out' else f'(MPI_Fint)*{p.name};')
+             for p in poly] + \
+            [f'            {section_name(fn).lower()}_({args});'] + \
+            [f'            *{p.name} = {p.name}_i;' for p in poly if p.dir != 'in'] + \
+            ['        } else {',
+             '            MPI_Fint err = MPI_ERR_COUNT;',
+             f'            rch_f08_raise({kind}, {owner}, &err);',
+             '            if (ierror)',
+             '                *ierror = err;',
+             '        }',
+             '        return;',
+             '    }']
+    lines += ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
+    return lines + [f'RCH_F_PUBLIC void {prefix}_{specific(fn).lower()}_large_({decls}) '
+                    f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi', 'pmpir')]
+
+
+def fast_c_file(fns):
+    return ['/* Generated by src/binding/gen_f08.py from mpi_api.txt: the C fast path',
+            ' * of module mpi_f08 (fast_c). Do not edit. */',
+            '#include "base/base.h"', '#include "binding/fort_gfc.h"'] + \
+        ['void rch_f08_raise(int kind, const MPI_Fint *handle, const MPI_Fint *err);'] + \
+        [line for fn in fns if direct(fn) for line in [''] + fast_c(fn)] + \
+        [line for fn in fns if large(fn) for line in [''] + fast_c_large(fn)]
 
 
 def pmpi_body(fn):
-    """PMPI_<Name>_f08: the buffers' addresses, then the mpif.h binding."""
-    name = f'PMPI_{specific(fn)}'
+    """PMPI_<Name>_f08 (or, below fast_c, section_name): the buffers'
+    addresses, then the mpif.h binding."""
+    name = section_name(fn) if direct(fn) else f'PMPI_{specific(fn)}'
     first, end = head(fn, name)
     lines = gen_f90.wrap(f'{first}') + ['      use mpi_f08_types', '      implicit none']
     lines += public_declarations(fn)
-    direct = direct_call(fn)
-    if direct:
-        lines.insert(lines.index('      use mpi_f08_types') + 1,
-                     '      use, intrinsic :: iso_c_binding, only: c_loc')
-        lines += direct[0]
-        if not any(p.kind == 'BUFFER' for p in fn.params):
-            return lines + ['      integer :: ierror_c'] + direct[1] + [end]
     lines += binding_interface(fn)
     if fn.fortran == 'special' and any(p.fchoice for p in fn.params):
         raise mpi_api.DescriptionError(f'{fn.name}: fchoice handled by fchoice_body only')
@@ -585,7 +709,6 @@ def pmpi_body(fn):
     if gen_f90.no_ierror(fn):
         return lines + [f'      call pmpi_{fn.name.lower()}({", ".join(args)})', end]
     lines.append('      integer :: ierror_c')
-    lines += direct[1] if direct else []
     lines += init
     lines.append('      ierror_c = MPI_SUCCESS')
     for c in conv:
@@ -634,9 +757,12 @@ def fchoice_body(fn):
         '      if (present(ierror)) ierror = ierror_c', end]
 
 
-def mpi_body(fn):
-    """MPI_<Name>_f08: the profiling entry point calls PMPI_<Name>_f08."""
-    name = f'MPI_{specific(fn)}'
+def mpi_body(fn, prefix='MPI'):
+    """MPI_<Name>_f08: the profiling entry point calls PMPI_<Name>_f08.
+    PMPIR_<Name>_f08 does the same: MPICH's module mpi_f08 binds the
+    generic PMPI_<Name> to that name (its programs call
+    pmpir_send_f08ts_)."""
+    name = f'{prefix}_{specific(fn)}'
     first, end = head(fn, name)
     lines = gen_f90.wrap(first) + ['      use mpi_f08_types',
                                    f'      use mpi_f08, only: PMPI_{specific(fn)}',
@@ -665,40 +791,48 @@ def sync_reg_interfaces():
 
 
 def sync_reg_procedures():
-    return ['', 'subroutine PMPI_F_sync_reg_f08ts(buf)',
-            '      type(*), dimension(..), asynchronous :: buf',
-            'end subroutine', '',
-            'subroutine MPI_F_sync_reg_f08ts(buf)',
-            '      use mpi_f08, only: PMPI_F_sync_reg_f08ts',
-            '      type(*), dimension(..), asynchronous :: buf',
-            '      call PMPI_F_sync_reg_f08ts(buf)',
-            'end subroutine']
+    lines = ['', 'subroutine PMPI_F_sync_reg_f08ts(buf)',
+             '      type(*), dimension(..), asynchronous :: buf',
+             'end subroutine']
+    for prefix in ('MPI', 'PMPIR'):
+        lines += ['', f'subroutine {prefix}_F_sync_reg_f08ts(buf)',
+                  '      use mpi_f08, only: PMPI_F_sync_reg_f08ts',
+                  '      type(*), dimension(..), asynchronous :: buf',
+                  '      call PMPI_F_sync_reg_f08ts(buf)',
+                  'end subroutine']
+    return lines
 
 
-def main(desc, mpi_h, out):
+def main(desc, mpi_h, out, out_c):
     fns = [f for f in mpi_api.load(desc) if bound(f)]
     lines = ['! module mpi_f08: rdmach\'s `use mpi_f08`.',
              '! Generated by src/binding/gen_f08.py from mpi_api.txt and include/mpi.h. Do not edit.']
     lines += type_module(mpi_h)
     lines += ['module mpi_f08', '      use mpi_f08_types', '      implicit none',
               '      private :: rch_f08_buffer, rch_f08_pair, rch_f08_address, rch_f08_raise, rch_f08_type_free',
-             '      private :: rch_f08_copy_in, rch_f08_copy_out, rch_f08_choice, rch_f08_status',
-             '      private :: rch_f08_mpich_bottom, rch_f08_mpich_in_place, rch_f08_mpich_status_ignore']
+             '      private :: rch_f08_copy_in, rch_f08_copy_out']
     lines += predefined_callbacks()
     for fn in fns:
         for prefix in ('MPI', 'PMPI'):
             lines.append(f'      interface {prefix}_{fn.name}')
             lines += specific_interface(fn, f'{prefix}_{specific(fn)}')
+            if large(fn):
+                lines += specific_interface(fn, f'{prefix}_{specific(fn)}_large', large=True)
             lines.append('      end interface')
     lines += sync_reg_interfaces()
     lines.append('end module mpi_f08')
     lines += sync_reg_procedures()
     for fn in fns:
         fchoice = any(p.fchoice for p in fn.params)
-        lines += [''] + (fchoice_body(fn) if fchoice else pmpi_body(fn))
-        lines += [''] + mpi_body(fn)
+        if not direct(fn):
+            lines += [''] + (fchoice_body(fn) if fchoice else pmpi_body(fn)) + [''] + mpi_body(fn)
+            lines += [''] + mpi_body(fn, 'PMPIR')
+        elif any(p.kind == 'BUFFER' for p in fn.params):
+            lines += [''] + pmpi_body(fn)
     with open(out, 'w') as f:
         f.write('\n'.join(lines) + '\n')
+    with open(out_c, 'w') as f:
+        f.write('\n'.join(fast_c_file(fns)) + '\n')
     print(f'gen_f08.py: module mpi_f08, {len(fns)} functions')
 
 
