@@ -24,7 +24,7 @@ set(RDMACH_ABI_DIR ${CMAKE_BINARY_DIR}/abi)
 
 add_library(rdmach_mpich_abi SHARED ${objs})
 target_link_libraries(rdmach_mpich_abi PRIVATE ${RDMACH_EXT_LIBS} ${CMAKE_DL_LIBS})
-target_link_options(rdmach_mpich_abi PRIVATE -Wl,--no-undefined)
+target_link_options(rdmach_mpich_abi PRIVATE -Wl,--no-undefined ${RDMACH_DL_MAP})
 set_target_properties(rdmach_mpich_abi PROPERTIES
   OUTPUT_NAME mpich
   VERSION 12

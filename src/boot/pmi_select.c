@@ -255,7 +255,8 @@ int rch_boot_pmix_built(void)
 static rdmach_status_t use_pmix(const struct rch_boot_pmi_ops **ops, const char *why_env)
 {
 #if RDMACH_HAVE_PMIX
-    (void)why_env;
+    if (rch_boot_pmix_dl_open() != RDMACH_OK)
+        return rch_base_err(RDMACH_ERR_BOOT, "%s, but %s", why_env, rdmach_last_error());
     *ops = &rch_boot_pmix_ops;
     return RDMACH_OK;
 #else

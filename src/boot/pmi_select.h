@@ -44,6 +44,9 @@ struct rch_boot_pmi_ops {
  * log and rdmach-info. An error names the variable that is missing or wrong. */
 rdmach_status_t rch_boot_pmi_choose(int forced, const struct rch_boot_pmi_ops **ops, char *why, size_t why_len);
 
+/* Load libpmix (pmix_dl.c; base/dl.h) before PMIx is used: UNSUPPORTED
+ * with the reason if it cannot be. */
+rdmach_status_t rch_boot_pmix_dl_open(void);
 /* Whether this build has the PMIx client (libpmix found by CMake). */
 int rch_boot_pmix_built(void);
 

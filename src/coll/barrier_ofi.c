@@ -43,6 +43,7 @@
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
+#include "base/dl.h"
 
 #define OFI_VERSION FI_VERSION(1, 9)
 #define NAME_MAX_BYTES 128
@@ -109,6 +110,10 @@ static void probe(void)
     if (probed)
         return;
     probed = 1;
+    if (rch_base_dl_open(&rch_base_dl_ofi) != RDMACH_OK) {
+        snprintf(probe_why, sizeof(probe_why), "%s", rdmach_last_error());
+        return;
+    }
     struct fi_info *hints = make_hints(), *list = NULL;
     if (!hints) {
         snprintf(probe_why, sizeof(probe_why), "fi_allocinfo failed");
@@ -180,6 +185,9 @@ static void close_all(struct ofi_state *s)
 /* This rank's endpoint, up to its name. */
 static rdmach_status_t open_local(struct ofi_state *s, struct ofi_card *card)
 {
+    rdmach_status_t st = rch_base_dl_open(&rch_base_dl_ofi);
+    if (st != RDMACH_OK)
+        return st;
     struct fi_info *hints = make_hints(), *list = NULL;
     int ret;
     if (!hints)

@@ -10,13 +10,15 @@
 #   - the bytes its shared-memory segment reserves at creation grow by one
 #     page per local rank (a whole ring per local rank before);
 #   - the rings reserved in peers' segments (at the first record to each)
-#     are far fewer than the pairs: only the pairs that talk.
+#     are far fewer than the pairs: only the pairs that talk;
+#   - so are the single-copy probes (a process_vm_readv each), made when a
+#     pair first needs single copy, not when the peer's segment is mapped.
 set -u
 run=$1 prog=$2 small=$3 large=$4
 PAGE=4096
 fail() { echo "check_startup_scaling.sh: FAIL: $*"; exit 1; }
 
-# per rank: "<rank> <gets> <puts> <reserved at create> <rings reserved>"
+# per rank: "<rank> <gets> <puts> <reserved at create> <rings reserved> <single-copy probes>"
 measure() {
     local n=$1 out rc
     out=$(RDMACH_LOG=debug RDMACH_BIND=none "$run" -n "$n" "$prog" 2>&1)
@@ -29,8 +31,9 @@ measure() {
             if ($0 ~ / pmi: debug: send cmd=put /) puts[r]++
             if ($0 ~ / shm: debug: created .* bytes reserved$/) { split($0, w, "; "); split(w[2], v, " "); res[r] = v[1] }
             if ($0 ~ / shm: debug: reserved our ring in rank /) rings[r]++
+            if ($0 ~ / shm: debug: .*single copy/) probes[r]++
         }
-        END { for (r = 0; r < n; r++) printf "%d %d %d %s %d\n", r, gets[r], puts[r], (r in res) ? res[r] : "none", rings[r] }'
+        END { for (r = 0; r < n; r++) printf "%d %d %d %s %d %d\n", r, gets[r], puts[r], (r in res) ? res[r] : "none", rings[r], probes[r] }'
 }
 
 s=$(measure "$small") || { printf '%s\n' "$s"; exit 1; }
@@ -68,4 +71,10 @@ echo "rings reserved in peers' segments at $large ranks: $tl (bound $bound, pair
 [ "$tl" -ge 1 ] || fail "no rank reserved a ring (no 'reserved our ring' line): the barrier sent nothing?"
 [ "$bound" -lt $(( large * (large - 1) )) ] || fail "LARGE=$large is too small to tell the bound from all pairs"
 [ "$tl" -le "$bound" ] || fail "$tl rings reserved: more than the $bound of the pairs that talk"
+# A probe per pair that needs single copy: at start-up (no rendezvous data,
+# whose receivers would probe too) the senders' first records, not one per
+# mapped peer.
+pl=$(awk '{ t += $6 } END { print t }' <<< "$l")
+echo "single-copy probes at $large ranks: $pl (bound $bound, pairs $((large * (large - 1))))"
+[ "$pl" -le "$bound" ] || fail "$pl single-copy probes: one per mapped peer, not per pair that talks"
 echo "check_startup_scaling.sh: PASS"

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include "rdmach_config.h"
 #include "base/base.h"
+#include "base/dl.h"
 #include "base/log.h"
 #include "base/tunables.h"
 #include "rdma/ofi/ofi.h"
@@ -110,6 +111,9 @@ static struct fi_info *pick(struct fi_info *list)
 
 static rdmach_status_t get_info(struct fi_info **out)
 {
+    rdmach_status_t st = rch_base_dl_open(&rch_base_dl_ofi);
+    if (st != RDMACH_OK)
+        return st;
     struct fi_info *hints = make_hints(), *list = NULL;
     if (hints == NULL)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "ofi: fi_allocinfo failed");

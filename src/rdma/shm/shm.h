@@ -117,6 +117,7 @@ struct rch_shm_peer {
     int pidfd;                       /* -1: liveness by kill(pid, 0) */
     double stopped_since;            /* first seen stopped (rch_base_wtime), 0: running */
     int cma;                         /* single copy permitted to this peer */
+    int cma_unprobed;                /* mapped, single copy not yet tried (rch_shm_peer_probe_cma) */
     int fence;                       /* rch_shm_notify flags towards it: FENCE (our fast path needs
                                       * a full fence), PENDING (raise its pending flag) */
     int tx_blocked;                  /* our last send found its ring full */
@@ -220,6 +221,10 @@ void rch_shm_live_check(struct rch_rdma_chan *ch);
 /* Make p ready to send to: map its segment if start-up did not, and reserve
  * and fault in our ring there (MAPPED -> CONNECTED). */
 rdmach_status_t rch_shm_connect_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
+/* Try single copy with a mapped peer the first time it is needed (sets
+ * p->cma); errors as at connect: PEER_DEAD (marked dead), UNSUPPORTED
+ * (RDMACH_CMA=on and the kernel refuses). */
+rdmach_status_t rch_shm_peer_probe_cma(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
 void rch_shm_update_busy(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
 /* For tests and tools that have no KVS: this rank's address as a string
  * (what publish() puts), and connect with a peer's address. */

@@ -11,11 +11,12 @@
  *   (fence)
  *   connect   map the peer's segment (its name follows from the job's name
  *             and its rank: no key-value lookup per peer; its header names its
- *             process), probe single copy (process_vm_readv of the peer's
- *             segment magic) and watch the process; the last of the expected
+ *             process) and watch the process; the last of the expected
  *             mappers removes the segment's name
- *   first send  reserve and fault in our ring in the peer's segment: only the
- *             pairs that talk cost ring memory (MAPPED -> CONNECTED)
+ *   first send  probe single copy (process_vm_readv of the peer's segment
+ *             magic; also at its first get or HELP to us), reserve and fault
+ *             in our ring in the peer's segment: only the pairs that talk
+ *             cost ring memory and the probe (MAPPED -> CONNECTED)
  *
  * A peer in another pid namespace (containers sharing /dev/shm) has a pid
  * that means nothing here: no single copy and no liveness check for it, the
@@ -345,6 +346,20 @@ static rdmach_status_t probe_cma(struct rch_rdma_chan *ch, struct rch_shm_peer *
     return RDMACH_OK;
 }
 
+/* Single copy is tried once per peer, when it is first needed (our first
+ * record to it, its first get or HELP to us), not when its segment is
+ * mapped at start-up: a process_vm_readv per pair was an O(n^2) part of
+ * start-up, and most pairs never talk. */
+rdmach_status_t rch_shm_peer_probe_cma(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+{
+    if (!p->cma_unprobed)
+        return RDMACH_OK;
+    p->cma_unprobed = 0;
+    rdmach_status_t st = probe_cma(ch, p);
+    RCH_DEBUG("shm", "single copy with rank %d (pid %d): %s", p->rank, (int)p->pid, p->cma ? "yes" : "no, pipeline");
+    return st;
+}
+
 static rdmach_status_t connect_self(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
 {
     rdmach_status_t st = rch_shm_ring_tx_init(&p->tx, rch_shm_seg_ring(&ch->seg, ch->my_slot),
@@ -392,12 +407,11 @@ static rdmach_status_t map_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p
                (ch->oversub ? RCH_SHM_NOTIFY_PENDING : 0);
     p->rx.fence = (p->fence & RCH_SHM_NOTIFY_FENCE) != 0;
     p->src_pipe = rch_shm_seg_pipe(&p->seg, ch->my_slot);
-    st = probe_cma(ch, p);
-    if (st != RDMACH_OK)
-        goto out_detach;
+    p->cma = 0;
+    p->cma_unprobed = 1;
     p->pidfd = p->pid_local ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
     p->state = RCH_SHM_PEER_MAPPED;
-    RCH_DEBUG("shm", "mapped rank %d's segment (pid %d, %s)", p->rank, (int)pid, p->cma ? "single copy" : "pipeline");
+    RCH_DEBUG("shm", "mapped rank %d's segment (pid %d)", p->rank, (int)pid);
     return RDMACH_OK;
 
 out_detach:
@@ -412,7 +426,9 @@ out_detach:
  * ring otherwise takes its page faults inside the first messages). */
 static rdmach_status_t activate(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
 {
-    rdmach_status_t st = rch_shm_seg_reserve_ring(p->segp, ch->my_slot);
+    rdmach_status_t st = rch_shm_peer_probe_cma(ch, p);
+    if (st == RDMACH_OK)
+        st = rch_shm_seg_reserve_ring(p->segp, ch->my_slot);
     if (st != RDMACH_OK)
         return st;
     prefault_ring(rch_shm_seg_ring(p->segp, ch->my_slot), p->segp->hdr->ring_cells);

@@ -254,6 +254,8 @@ void rch_shm_coop_on_help(struct rch_rdma_chan *ch, struct rch_shm_peer *p, cons
     uint64_t v = atomic_load_explicit(&d->claim, memory_order_acquire);
     if (GEN(v) != h.gen || IDX(v) >= d->nchunks)
         return;                              /* already done without us */
+    if (rch_shm_peer_mapped(p))
+        (void)rch_shm_peer_probe_cma(ch, p);   /* a failure leaves cma 0 */
     if (!rch_shm_peer_mapped(p) || !p->cma) {
         stop(p, d, h.gen);                   /* we cannot reach its memory: it copies alone */
         return;

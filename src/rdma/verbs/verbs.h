@@ -119,6 +119,10 @@ rdmach_status_t rch_verbs_choose(struct rch_verbs_where *w);
 rdmach_status_t rch_verbs_list_pick(const char *var, const char *list, int idx, char *out, size_t outlen);
 /* Is some device present with an active port? OK, or why not. */
 rdmach_status_t rch_verbs_any_active(void);
+/* Load libibverbs and librdmacm (verbs_dl.c; base/dl.h): UNSUPPORTED with
+ * the reason if either cannot be. Every entry point of the channel asks it
+ * first (query: rch_verbs_any_active; open: rch_verbs_choose). */
+rdmach_status_t rch_verbs_dl_open(void);
 void rch_verbs_addr_text(const struct sockaddr *sa, char *buf, size_t len);
 
 /* verbs_cm.c */

@@ -195,6 +195,8 @@ static rdmach_status_t find_addr(struct rdma_event_channel *ec, const char *want
 rdmach_status_t rch_verbs_choose(struct rch_verbs_where *w)
 {
     memset(w, 0, sizeof(*w));
+    if (rch_verbs_dl_open() != RDMACH_OK)
+        return RDMACH_ERR_UNSUPPORTED;
     int node = node_index();
     char want_dev[64] = "", text[64] = "";
     rdmach_status_t st = RDMACH_OK;
@@ -241,6 +243,8 @@ rdmach_status_t rch_verbs_choose(struct rch_verbs_where *w)
 rdmach_status_t rch_verbs_any_active(void)
 {
     int n = 0;
+    if (rch_verbs_dl_open() != RDMACH_OK)
+        return RDMACH_ERR_UNSUPPORTED;
     struct ibv_device **list = ibv_get_device_list(&n);
     if (list == NULL)
         return rch_verbs_err(errno, "ibv_get_device_list");
