@@ -13,6 +13,7 @@
  * each value at its file size) comes from MPI_Pack_external or the user's
  * conversion functions (io_rw.c, io_datarep.c).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include "io/io_impl.h"
 #include "mpi/type_impl.h"
@@ -73,17 +74,23 @@ static int named(int external32, const struct rch_io_datarep *u, MPI_Datatype t,
 static int rebuild(int external32, const struct rch_io_datarep *u, MPI_Datatype t, MPI_Datatype *out, int *made,
                    int depth);
 
-/* Rebuild t's constructor over its inner types, re-laid; *made 0 when none changed (out = t). */
-static int derived(int external32, const struct rch_io_datarep *u, MPI_Datatype t, int ni, int na, int nd, int comb,
-                   MPI_Datatype *out, int *made, int depth)
+/* Rebuild t's constructor over its inner types, re-laid; *made 0 when none
+ * changed (out = t). nc: its large counts (a contiguous type of more than
+ * INT_MAX elements has its count there; every other constructor's values
+ * fit the ints, MPI_Type_get_envelope_c). */
+static int derived(int external32, const struct rch_io_datarep *u, MPI_Datatype t, int ni, int na, int nc, int nd,
+                   int comb, MPI_Datatype *out, int *made, int depth)
 {
+    MPI_Count cv[1] = { 0 };
     int *iv = malloc(sizeof(int) * (size_t)(ni + 1));
     MPI_Aint *av = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
     MPI_Datatype *tv = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1)), *nt = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
     int *mk = calloc((size_t)nd + 1, sizeof(int));
     int err = !iv || !av || !tv || !nt || !mk ? MPI_ERR_NO_MEM : MPI_SUCCESS, any = 0, got = 0;
-    if (!err)
-        err = PMPI_Type_get_contents(t, ni, na, nd, iv, av, tv);
+    if (!err && nc > 1)
+        err = MPI_ERR_UNSUPPORTED_DATAREP;
+    else if (!err)
+        err = PMPI_Type_get_contents_c(t, ni, na, nc, nd, iv, av, cv, tv);
     got = !err;
     for (int k = 0; !err && k < nd; k++) {
         err = rebuild(external32, u, tv[k], &nt[k], &mk[k], depth + 1);
@@ -95,7 +102,8 @@ static int derived(int external32, const struct rch_io_datarep *u, MPI_Datatype 
     else if (!err) {
         *made = 1;
         int c = ni > 0 ? iv[0] : 0;
-        switch (comb) {
+        switch (nc ? -comb : comb) {    /* negated: the large-count constructors */
+        case -MPI_COMBINER_CONTIGUOUS: err = PMPI_Type_contiguous_c(cv[0], nt[0], out); break;
         case MPI_COMBINER_DUP: err = PMPI_Type_dup(nt[0], out); break;
         case MPI_COMBINER_CONTIGUOUS: err = PMPI_Type_contiguous(c, nt[0], out); break;
         case MPI_COMBINER_VECTOR: err = PMPI_Type_vector(c, iv[1], iv[2], nt[0], out); break;
@@ -134,14 +142,16 @@ static int derived(int external32, const struct rch_io_datarep *u, MPI_Datatype 
 static int rebuild(int external32, const struct rch_io_datarep *u, MPI_Datatype t, MPI_Datatype *out, int *made,
                    int depth)
 {
-    int ni, na, nd, comb;
+    MPI_Count ni, na, nc, nd;
+    int comb;
     *made = 0;
-    if (depth > 64 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+    if (depth > 64 || PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb) != MPI_SUCCESS ||
+        ni > INT_MAX || na > INT_MAX || nd > INT_MAX)
         return MPI_ERR_UNSUPPORTED_DATAREP;
     if (comb == MPI_COMBINER_NAMED || comb == MPI_COMBINER_F90_REAL || comb == MPI_COMBINER_F90_COMPLEX ||
         comb == MPI_COMBINER_F90_INTEGER)
         return named(external32, u, t, out, made);
-    return derived(external32, u, t, ni, na, nd, comb, out, made, depth);
+    return derived(external32, u, t, (int)ni, (int)na, (int)nc, (int)nd, comb, out, made, depth);
 }
 
 struct rch_mpi_type *rch_io_file_layout(int external32, const struct rch_io_datarep *u, MPI_Datatype t)

@@ -20,6 +20,7 @@
  */
 #include <fcntl.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <wchar.h>
 #include <unistd.h>
@@ -210,6 +211,31 @@ static void test_ext32_views(void)
     MPI_OK(MPI_Type_free(&ft));
     MPI_OK(MPI_Type_free(&mt));
     MPI_Barrier(MPI_COMM_WORLD);
+
+    /* a filetype with a large count (MPI_Type_contiguous_c of more than
+     * INT_MAX longs): in the file 4 bytes each, its extent beyond 8 GiB */
+    MPI_Datatype big;
+    MPI_OK(MPI_Type_contiguous_c((MPI_Count)INT_MAX + 2, MPI_LONG, &big));
+    MPI_OK(MPI_Type_commit(&big));
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_set_size(fh, 0));
+    MPI_OK(MPI_File_set_view(fh, 0, MPI_LONG, big, "external32", MPI_INFO_NULL));
+    MPI_OK(MPI_File_get_type_extent(fh, big, &ext));
+    CHECK(ext == ((MPI_Aint)INT_MAX + 2) * 4, "contiguous_c of 2^31+1 longs: file extent %ld, not %ld", (long)ext,
+          ((long)INT_MAX + 2) * 4);
+    MPI_OK(MPI_File_write_at_all(fh, 3 * rank, l, 3, MPI_LONG, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    file_bytes(path, got, 12, 12L * rank);
+    for (int k = 0; k < 3; k++)
+        be(want + 4 * k, (uint64_t)l[k], 4);
+    CHECK(!memcmp(got, want, 12), "contiguous_c filetype: file bytes differ from 3 longs of 4 bytes big-endian");
+    memset(lb, 0, sizeof(lb));
+    MPI_OK(MPI_File_read_at_all(fh, 3 * rank, lb, 3, MPI_LONG, MPI_STATUS_IGNORE));
+    CHECK(!memcmp(lb, l, sizeof(l)), "contiguous_c filetype: longs read back differ");
+    MPI_OK(MPI_File_close(&fh));
+    MPI_OK(MPI_Type_free(&big));
+    MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         unlink(path);
 }
@@ -367,7 +393,7 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("test_io_filerep: %d ranks: external32 sizes of the standard's table; external32 views of long, "
-               "unsigned long, long+int, wchar, a struct; a user representation with a struct filetype\n", nprocs);
+               "unsigned long, long+int, wchar, a struct, a large-count filetype; a user representation with a struct filetype\n", nprocs);
     MPI_Finalize();
     return 0;
 }
