@@ -52,6 +52,18 @@ static int mt_rank = -1;
         }                                                                                 \
     } while (0)
 
+/* The prologue of most test programs: MPI_Init, this process's rank in
+ * WORLD and its size, the rank CHECK names, and errors returned on WORLD
+ * (the tests check the error classes themselves). */
+static inline void mt_init(int *argc, char ***argv, int *rank, int *size)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    mt_rank = *rank;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
 static inline int mt_class(int code)
 {
     int cls = -1;

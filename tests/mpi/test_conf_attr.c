@@ -278,11 +278,7 @@ int main(int argc, char **argv)
     int finalize_error = argc > 1 && strcmp(argv[1], "finalize_error") == 0;
     if (argc > 1 && strncmp(argv[1], "appnum=", 7) == 0)
         expect_appnum = atoi(argv[1] + 7);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    mt_rank = rank;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mt_init(&argc, &argv, &rank, &size);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     if (!finalize_error) {
         comm_attributes();

@@ -21,11 +21,7 @@
 int main(int argc, char **argv)
 {
     int me, p;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
-    mt_rank = me;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mt_init(&argc, &argv, &me, &p);
     CHECK(p == 4, "needs 4 ranks, not %d", p);
     MPI_Comm half;
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, me / 2, me, &half));

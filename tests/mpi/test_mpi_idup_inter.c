@@ -60,11 +60,7 @@ static void check_dup(MPI_Comm parent, MPI_Comm d, int color, const char *what)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
-    mt_rank = me;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mt_init(&argc, &argv, &me, &p);
     if (p < 2) {
         MPI_Finalize();
         printf("idup_inter: needs 2 ranks, nothing to do\n");

@@ -454,11 +454,7 @@ static void test_errors(MPI_Comm ic)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    mt_rank = wrank;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mt_init(&argc, &argv, &wrank, &wsize);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     if (wsize < 2) {
         test_errors(MPI_COMM_NULL);

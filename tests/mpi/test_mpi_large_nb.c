@@ -388,11 +388,7 @@ static void attached(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
-    mt_rank = me;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mt_init(&argc, &argv, &me, &p);
     CHECK(p <= MAXP, "at most %d ranks", MAXP);
     isendrecv();
     persistent();

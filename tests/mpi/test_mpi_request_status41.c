@@ -95,11 +95,7 @@ static void no_active(void)
 int main(int argc, char **argv)
 {
     int me, p;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
-    mt_rank = me;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mt_init(&argc, &argv, &me, &p);
     if (me % 2 == 0 && me + 1 < p) {
         receiver(me + 1, 0);
     } else if (me % 2 == 1) {
