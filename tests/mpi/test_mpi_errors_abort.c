@@ -26,7 +26,14 @@ int main(int argc, char **argv)
     MPI_Comm half;
     MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, me / 2, me, &half));
     MPI_OK(MPI_Comm_set_errhandler(half, MPI_ERRORS_ABORT));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    /* Rank 2 raises its error only once every other rank has said it is
+     * past this point: after a barrier it could leave before the others,
+     * which would then find rank 2 or 3 gone inside the barrier. */
+    if (me == 2)
+        for (int k = 0; k < 3; k++)
+            MPI_OK(MPI_Recv(NULL, 0, MPI_INT, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    else
+        MPI_OK(MPI_Send(NULL, 0, MPI_INT, 2, 1, MPI_COMM_WORLD));
     const char *mode = argc > 1 ? argv[1] : "comm";
     int v = 0, alone = strcmp(mode, "session") == 0;
     MPI_Win win = MPI_WIN_NULL;
