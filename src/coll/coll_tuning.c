@@ -75,7 +75,7 @@ static struct rch_coll_tuning_row rows[] = {
      * no message; on an oversubscribed node one wake-up per rank instead of
      * one per message). Up to 8 ranks every block size, its chunks after
      * the first going through the large area: bench/alltoall on 2 cores,
-     * 1 KiB to 4 MiB at 2, 4 and 8 ranks, 0.72-1.0x the time of the best
+     * 1 KiB to 4 MiB at 2, 4 and 8 ranks, 0.54-1.01x the time of the best
      * of linear and pairwise (64 KiB: 0.76x at 4 ranks, 0.90x at 8); more
      * ranks share the area in smaller chunks, so only small blocks there. */
     { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    UPTO(8), ANY_,     "shmseg" },
