@@ -313,8 +313,7 @@ static void test_shared(void)
     char p[4096];
     name(p, "shared");
     MPI_File fh;
-    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    MPI_OK(MPI_File_set_size(fh, 0));
+    mt_open_empty(p, &fh);
     MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
     /* the shared pointer's side file exists from its first use only (a file
      * only read may be in a directory nobody can write) */
@@ -382,8 +381,7 @@ static void test_nonblocking(void)
     char p[4096];
     name(p, "nb");
     MPI_File fh;
-    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    MPI_OK(MPI_File_set_size(fh, 0));
+    mt_open_empty(p, &fh);
     double a[50], b[50];
     for (int i = 0; i < 50; i++)
         a[i] = rank + i / 64.0;

@@ -104,8 +104,7 @@ static void view_one(const char *path, MPI_Datatype t, const char *name, const v
                      const unsigned char *want, int fsize)
 {
     MPI_File fh;
-    MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    MPI_OK(MPI_File_set_size(fh, 0));
+    mt_open_empty(path, &fh);
     MPI_OK(MPI_File_set_view(fh, 0, t, t, "external32", MPI_INFO_NULL));
     MPI_Aint ext = 0;
     MPI_OK(MPI_File_get_type_extent(fh, t, &ext));
@@ -182,8 +181,7 @@ static void test_ext32_views(void)
         m[k].d = 0.5 + k + rank;
     }
     MPI_File fh;
-    MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    MPI_OK(MPI_File_set_size(fh, 0));
+    mt_open_empty(path, &fh);
     MPI_OK(MPI_File_set_view(fh, 36L * rank, MPI_BYTE, ft, "external32", MPI_INFO_NULL));
     MPI_Aint ext = 0;
     MPI_OK(MPI_File_get_type_extent(fh, mt, &ext));
@@ -217,8 +215,7 @@ static void test_ext32_views(void)
     MPI_Datatype big;
     MPI_OK(MPI_Type_contiguous_c((MPI_Count)INT_MAX + 2, MPI_LONG, &big));
     MPI_OK(MPI_Type_commit(&big));
-    MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    MPI_OK(MPI_File_set_size(fh, 0));
+    mt_open_empty(path, &fh);
     MPI_OK(MPI_File_set_view(fh, 0, MPI_LONG, big, "external32", MPI_INFO_NULL));
     MPI_OK(MPI_File_get_type_extent(fh, big, &ext));
     CHECK(ext == ((MPI_Aint)INT_MAX + 2) * 4, "contiguous_c of 2^31+1 longs: file extent %ld, not %ld", (long)ext,
@@ -329,8 +326,7 @@ static void test_user_rep(void)
     MPI_OK(MPI_Type_create_resized(ft0, 0, 16L * nprocs, &ft));
     MPI_OK(MPI_Type_commit(&ft));
     MPI_File fh;
-    MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    MPI_OK(MPI_File_set_size(fh, 0));
+    mt_open_empty(path, &fh);
     MPI_OK(MPI_File_set_view(fh, 16L * rank, MPI_BYTE, ft, "widen", MPI_INFO_NULL));
     MPI_Aint ext = 0;
     MPI_OK(MPI_File_get_type_extent(fh, MPI_SHORT, &ext));

@@ -125,8 +125,7 @@ static void test_no_wait_at_call(void)
     char p[4096];
     name(p, "nowait");
     MPI_File fh;
-    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    MPI_OK(MPI_File_set_size(fh, 0));
+    mt_open_empty(p, &fh);
     MPI_Datatype ft, ftr;
     MPI_OK(MPI_Type_vector(1, 1, 1, MPI_BYTE, &ft));
     MPI_OK(MPI_Type_create_resized(ft, 0, nprocs, &ftr));
@@ -186,8 +185,7 @@ static void test_two_in_flight(void)
     char p[4096];
     name(p, "two");
     MPI_File fh;
-    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    MPI_OK(MPI_File_set_size(fh, 0));
+    mt_open_empty(p, &fh);
     unsigned char a[N], c[N];
     mt_fill(a, N, 300 + rank);
     mt_fill(c, N, 400 + rank);

@@ -37,8 +37,7 @@ int main(int argc, char **argv)
     char path[4096];
     snprintf(path, sizeof(path), "%s/nospace_np%d.dat", argv[1], nprocs);
     MPI_File fh;
-    MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
-    MPI_OK(MPI_File_set_size(fh, 0));
+    mt_open_empty(path, &fh);
     signal(SIGXFSZ, SIG_IGN);
     struct rlimit lim = { LIMIT, LIMIT }, old;
     getrlimit(RLIMIT_FSIZE, &old);

@@ -64,6 +64,14 @@ static inline void mt_init(int *argc, char ***argv, int *rank, int *size)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 }
 
+/* A file opened by every rank of WORLD for reading and writing, created if
+ * need be and emptied: each test starts from no bytes. */
+static inline void mt_open_empty(const char *path, MPI_File *fh)
+{
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, fh));
+    MPI_OK(MPI_File_set_size(*fh, 0));
+}
+
 static inline int mt_class(int code)
 {
     int cls = -1;

@@ -19,11 +19,8 @@
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int me, np;
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    mt_rank = me;
+    mt_init(&argc, &argv, &me, &np);
     int n = argc > 1 ? atoi(argv[1]) : 1000;
     CHECK(np >= 2 && n > 0, "needs 2 or more ranks and a positive count (np %d, n %d)", np, n);
     long counter = 0;
