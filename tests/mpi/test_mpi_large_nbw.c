@@ -103,15 +103,6 @@ static void forms(MPI_Comm ring)
     MPI_OK(MPI_Request_free(&rq));
 }
 
-static void expect_error(int rc, int cls, const char *arg, const char *what)
-{
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    CHECK(mt_class(rc) == cls, "%s: error class %d, expected %d", what, mt_class(rc), cls);
-    MPI_Error_string(rc, msg, &len);
-    CHECK(strstr(msg, arg) != NULL, "%s: the error names %s: %s", what, arg, msg);
-}
-
 /* On a graph of this process alone (a failing call leaves no peer waiting). */
 static void errors(void)
 {
@@ -126,16 +117,16 @@ static void errors(void)
     MPI_Request rq;
     args(sc, sd, st, rc, rd, rt);
     rc[1] = -BIG - 3;
-    expect_error(MPI_Neighbor_alltoallw_c(sbuf, sc, sd, st, rbuf, rc, rd, rt, g), MPI_ERR_COUNT, "recvcounts[1]",
+    mt_expect_error(MPI_Neighbor_alltoallw_c(sbuf, sc, sd, st, rbuf, rc, rd, rt, g), MPI_ERR_COUNT, "recvcounts[1]",
                  "Neighbor_alltoallw_c recvcounts[1] = -2^31 - 3");
     args(sc, sd, st, rc, rd, rt);
     MPI_OK(MPI_Type_contiguous(4, MPI_INT, &loose));
     st[1] = loose, sc[1] = BIG + 1;
-    expect_error(MPI_Ineighbor_alltoallw_c(sbuf, sc, sd, st, rbuf, rc, rd, rt, g, &rq), MPI_ERR_TYPE, "sendcounts",
+    mt_expect_error(MPI_Ineighbor_alltoallw_c(sbuf, sc, sd, st, rbuf, rc, rd, rt, g, &rq), MPI_ERR_TYPE, "sendcounts",
                  "Ineighbor_alltoallw_c uncommitted sendtypes[1]");
     MPI_OK(MPI_Type_free(&loose));
     args(sc, sd, st, rc, rd, rt);
-    expect_error(MPI_Neighbor_alltoallw_init_c(sbuf, sc, NULL, st, rbuf, rc, rd, rt, g, MPI_INFO_NULL, &rq),
+    mt_expect_error(MPI_Neighbor_alltoallw_init_c(sbuf, sc, NULL, st, rbuf, rc, rd, rt, g, MPI_INFO_NULL, &rq),
                  MPI_ERR_ARG, "sdispls", "Neighbor_alltoallw_init_c sdispls NULL");
     MPI_OK(MPI_Comm_free(&g));
 }
