@@ -54,6 +54,14 @@ int rch_mpi_type_contiguous_large(const char *fn, MPI_Count count, MPI_Datatype 
 int rch_mpi_large_block(const struct rch_mpi_large_ctx *x, const char *cname, const char *dname, int peer,
                         MPI_Count count, MPI_Aint displ, int in_bytes, MPI_Datatype dt, int *cnt,
                         MPI_Datatype *type);
+/* MPI_Neighbor_alltoallw, its I and _init forms (kind) whose byte
+ * displacements do not all fit an int (the neighbourhood staging's): run
+ * through large_nbw.c's large form, *err its result, and 1; 0 (nothing
+ * done) when they fit or an argument is for the int form to report. */
+enum { RCH_MPI_NBW_BLOCKING, RCH_MPI_NBW_NONBLOCKING, RCH_MPI_NBW_PERSISTENT };
+int rch_mpi_nbw_far(const char *fn, int kind, const void *sendbuf, const int sc[], const MPI_Aint sd[],
+                    const MPI_Datatype st[], void *recvbuf, const int rc[], const MPI_Aint rd[],
+                    const MPI_Datatype rt[], MPI_Comm comm, MPI_Info info, MPI_Request *request, int *err);
 /* Lengths of the v-collectives' arrays: comm's size and its topology's
  * in (out = 0) or out-degree; 0 for an invalid communicator (the int
  * function reports it). */

@@ -12,18 +12,17 @@
  * this process becomes one element of a one-block type at its displacement
  * (rch_mpi_large_block: count elements of its datatype, a contiguous type
  * of them over INT_MAX) and the int form gets counts 0 or 1 at displacement
- * 0. The temporary types are freed when the call returns: the non-blocking
- * and persistent forms keep what they need of them (coll_neighbor.c,
- * coll_persist.c).
+ * 0. The int forms take the same way when a byte displacement does not fit
+ * an int (rch_mpi_nbw_far). The temporary types are freed when the call
+ * returns: the non-blocking and persistent forms keep what they need of
+ * them (coll_neighbor.c, coll_persist.c).
  */
 #include <limits.h>
 #include <stdlib.h>
 #include "mpi/large.h"
 
-enum nbw_kind { NBW_BLOCKING, NBW_NONBLOCKING, NBW_PERSISTENT };
-
 struct nbw_call {
-    enum nbw_kind kind;
+    int kind;   /* RCH_MPI_NBW_* */
     MPI_Info info;
     MPI_Request *request;
 };
@@ -48,9 +47,9 @@ static int run(const struct nbw_call *k, const void *sendbuf, const int *sc, con
                const MPI_Datatype *st, void *recvbuf, const int *rc, const MPI_Aint *rd, const MPI_Datatype *rt,
                MPI_Comm comm)
 {
-    if (k->kind == NBW_NONBLOCKING)
+    if (k->kind == RCH_MPI_NBW_NONBLOCKING)
         return PMPI_Ineighbor_alltoallw(sendbuf, sc, sd, st, recvbuf, rc, rd, rt, comm, k->request);
-    if (k->kind == NBW_PERSISTENT)
+    if (k->kind == RCH_MPI_NBW_PERSISTENT)
         return PMPI_Neighbor_alltoallw_init(sendbuf, sc, sd, st, recvbuf, rc, rd, rt, comm, k->info, k->request);
     return PMPI_Neighbor_alltoallw(sendbuf, sc, sd, st, recvbuf, rc, rd, rt, comm);
 }
@@ -124,6 +123,37 @@ static int nbw(const char *fn, const struct nbw_call *k, const void *sendbuf, co
     return err;
 }
 
+int rch_mpi_nbw_far(const char *fn, int kind, const void *sendbuf, const int sc[], const MPI_Aint sd[],
+                    const MPI_Datatype st[], void *recvbuf, const int rc[], const MPI_Aint rd[],
+                    const MPI_Datatype rt[], MPI_Comm comm, MPI_Info info, MPI_Request *request, int *err)
+{
+    int no = (int)rch_mpi_large_degree(comm, 1), ni = (int)rch_mpi_large_degree(comm, 0), far = 0;
+    if ((no > 0 && (!sc || !sd || !st)) || (ni > 0 && (!rc || !rd || !rt)) || sendbuf == MPI_IN_PLACE)
+        return 0;   /* the int form reports them */
+    for (int i = 0; i < no; i++)
+        far |= sd[i] < INT_MIN || sd[i] > INT_MAX;
+    for (int i = 0; i < ni; i++)
+        far |= rd[i] < INT_MIN || rd[i] > INT_MAX;
+    if (!far)
+        return 0;
+    struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL, 0 };
+    MPI_Count *c = malloc(sizeof(MPI_Count) * (size_t)(no + ni + 1));
+    if (!c) {
+        *err = rch_mpi_large_err(&x, MPI_ERR_NO_MEM, "no memory for the arrays of %d neighbours", no + ni);
+        return 1;
+    }
+    for (int i = 0; i < no; i++)
+        c[i] = sc[i];
+    for (int i = 0; i < ni; i++)
+        c[no + i] = rc[i];
+    struct nbw_call k = { kind, info, request };
+    struct nbw_side s = { c, sd, st, "sendcounts", "sdispls", "sendtypes" };
+    struct nbw_side r = { c + no, rd, rt, "recvcounts", "rdispls", "recvtypes" };
+    *err = nbw(fn, &k, sendbuf, &s, recvbuf, &r, comm);
+    free(c);
+    return 1;
+}
+
 #define NBW_SIDES                                                                                              \
     struct nbw_side s = { sendcounts, sdispls, sendtypes, "sendcounts", "sdispls", "sendtypes" };              \
     struct nbw_side r = { recvcounts, rdispls, recvtypes, "recvcounts", "rdispls", "recvtypes" }
@@ -132,7 +162,7 @@ int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                               const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    struct nbw_call k = { NBW_BLOCKING, MPI_INFO_NULL, NULL };
+    struct nbw_call k = { RCH_MPI_NBW_BLOCKING, MPI_INFO_NULL, NULL };
     NBW_SIDES;
     return nbw("MPI_Neighbor_alltoallw_c", &k, sendbuf, &s, recvbuf, &r, comm);
 }
@@ -143,7 +173,7 @@ int PMPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[]
                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                MPI_Request *request)
 {
-    struct nbw_call k = { NBW_NONBLOCKING, MPI_INFO_NULL, request };
+    struct nbw_call k = { RCH_MPI_NBW_NONBLOCKING, MPI_INFO_NULL, request };
     NBW_SIDES;
     return nbw("MPI_Ineighbor_alltoallw_c", &k, sendbuf, &s, recvbuf, &r, comm);
 }
@@ -154,7 +184,7 @@ int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcoun
                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                    MPI_Info info, MPI_Request *request)
 {
-    struct nbw_call k = { NBW_PERSISTENT, info, request };
+    struct nbw_call k = { RCH_MPI_NBW_PERSISTENT, info, request };
     NBW_SIDES;
     return nbw("MPI_Neighbor_alltoallw_init_c", &k, sendbuf, &s, recvbuf, &r, comm);
 }

@@ -14,7 +14,8 @@
  * on every edge when the size is even. Every received byte is computed
  * from who sent it and on which edge and round; the bytes around each
  * block must stay 0. The persistent request is started twice, the send data
- * changed between the starts. Then the errors: a negative count, an
+ * changed between the starts. The int forms, with the same far byte
+ * displacements, likewise. Then the errors: a negative count, an
  * uncommitted datatype, a NULL array, each naming its argument.
  */
 #include <sys/mman.h>
@@ -103,6 +104,33 @@ static void forms(MPI_Comm ring)
     MPI_OK(MPI_Request_free(&rq));
 }
 
+/* The int forms: MPI_Aint byte displacements beyond 2^31 at even ranks
+ * (MPI-3.1 already; the neighbourhood staging holds int ones). */
+static void int_forms(MPI_Comm ring)
+{
+    MPI_Count sc[3], rc[3];
+    MPI_Aint sd[3], rd[3];
+    MPI_Datatype st[3], rt[3];
+    MPI_Request rq;
+    args(sc, sd, st, rc, rd, rt);
+    int sci[3] = { (int)sc[0], (int)sc[1], 0 }, rci[3] = { (int)rc[0], (int)rc[1], 0 };
+    put(4);
+    MPI_OK(MPI_Neighbor_alltoallw(sbuf, sci, sd, st, rbuf, rci, rd, rt, ring));
+    expect("Neighbor_alltoallw", 4);
+    put(5);
+    MPI_OK(MPI_Ineighbor_alltoallw(sbuf, sci, sd, st, rbuf, rci, rd, rt, ring, &rq));
+    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    expect("Ineighbor_alltoallw", 5);
+    MPI_OK(MPI_Neighbor_alltoallw_init(sbuf, sci, sd, st, rbuf, rci, rd, rt, ring, MPI_INFO_NULL, &rq));
+    for (int round = 6; round < 8; round++) {
+        put(round);
+        MPI_OK(MPI_Start(&rq));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        expect("Neighbor_alltoallw_init", round);
+    }
+    MPI_OK(MPI_Request_free(&rq));
+}
+
 /* On a graph of this process alone (a failing call leaves no peer waiting). */
 static void errors(void)
 {
@@ -148,6 +176,7 @@ int main(int argc, char **argv)
                                           MPI_INFO_NULL, 0, &ring));
     MPI_Comm_set_errhandler(ring, MPI_ERRORS_RETURN);
     forms(ring);
+    int_forms(ring);
     MPI_OK(MPI_Comm_free(&ring));
     errors();
     MPI_OK(MPI_Type_free(&vec));
