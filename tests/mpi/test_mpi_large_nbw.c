@@ -79,6 +79,24 @@ static void args(MPI_Count *sc, MPI_Aint *sd, MPI_Datatype *st, MPI_Count *rc, M
     }
 }
 
+static void wait_expect(MPI_Request *rq, const char *what, int round)
+{
+    MPI_OK(MPI_Wait(rq, MPI_STATUS_IGNORE));
+    expect(what, round);
+}
+
+/* Two starts of a persistent request, rounds round and round + 1 (the send
+ * data changed in between), then its release. */
+static void persistent(MPI_Request *rq, const char *what, int round)
+{
+    for (int r = round; r < round + 2; r++) {
+        put(r);
+        MPI_OK(MPI_Start(rq));
+        wait_expect(rq, what, r);
+    }
+    MPI_OK(MPI_Request_free(rq));
+}
+
 static void forms(MPI_Comm ring)
 {
     MPI_Count sc[3], rc[3];
@@ -91,17 +109,10 @@ static void forms(MPI_Comm ring)
     expect("Neighbor_alltoallw_c", 0);
     put(1);
     MPI_OK(MPI_Ineighbor_alltoallw_c(sbuf, sc, sd, st, rbuf, rc, rd, rt, ring, &rq));
-    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-    expect("Ineighbor_alltoallw_c", 1);
+    wait_expect(&rq, "Ineighbor_alltoallw_c", 1);
     put(2);
     MPI_OK(MPI_Neighbor_alltoallw_init_c(sbuf, sc, sd, st, rbuf, rc, rd, rt, ring, MPI_INFO_NULL, &rq));
-    for (int round = 2; round < 4; round++) {
-        put(round);
-        MPI_OK(MPI_Start(&rq));
-        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-        expect("Neighbor_alltoallw_init_c", round);
-    }
-    MPI_OK(MPI_Request_free(&rq));
+    persistent(&rq, "Neighbor_alltoallw_init_c", 2);
 }
 
 /* The int forms: MPI_Aint byte displacements beyond 2^31 at even ranks
@@ -119,16 +130,9 @@ static void int_forms(MPI_Comm ring)
     expect("Neighbor_alltoallw", 4);
     put(5);
     MPI_OK(MPI_Ineighbor_alltoallw(sbuf, sci, sd, st, rbuf, rci, rd, rt, ring, &rq));
-    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-    expect("Ineighbor_alltoallw", 5);
+    wait_expect(&rq, "Ineighbor_alltoallw", 5);
     MPI_OK(MPI_Neighbor_alltoallw_init(sbuf, sci, sd, st, rbuf, rci, rd, rt, ring, MPI_INFO_NULL, &rq));
-    for (int round = 6; round < 8; round++) {
-        put(round);
-        MPI_OK(MPI_Start(&rq));
-        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-        expect("Neighbor_alltoallw_init", round);
-    }
-    MPI_OK(MPI_Request_free(&rq));
+    persistent(&rq, "Neighbor_alltoallw_init", 6);
 }
 
 /* On a graph of this process alone (a failing call leaves no peer waiting). */
