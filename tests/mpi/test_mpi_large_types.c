@@ -12,8 +12,9 @@
  *     MPI_Pack_external_size_c;
  *   - MPI_Get_count_c / MPI_Get_elements_c after MPI_Status_set_elements_c
  *     of 2^31 + 5 (and MPI_UNDEFINED from the int forms);
- *   - MPI_Type_create_subarray_c and MPI_Type_create_darray_c with a size
- *     beyond INT_MAX: MPI_ERR_COUNT naming the argument.
+ *   - MPI_Type_create_subarray_c and MPI_Type_create_darray_c of a 2^16 x
+ *     2^16 array (extent 2^32) build it; with a size beyond INT_MAX they
+ *     are MPI_ERR_COUNT naming the argument.
  */
 #include <sys/mman.h>
 #include "mpi_test.h"
@@ -77,6 +78,26 @@ static void strided(void)
     MPI_Count bli[2] = { 1, 1 }, di[2] = { 0, ((MPI_Count)1 << 29) + 2 };
     MPI_OK(MPI_Type_indexed_c(2, bli, di, MPI_INT, &t));
     expect_layout("indexed_c of MPI_INT", t, 8, 0, BIG + 12, 0, BIG + 12);
+    MPI_OK(MPI_Type_free(&t));
+}
+
+/* Values that fit an int, layouts that do not: a 65536 x 65536 byte array.
+ * Subarray: row 65535, columns 0 and 1 (MPI-4.1 5.1.3: extent the whole
+ * array's). Darray: rank 1 of 2 in a block distribution of the rows holds
+ * rows 32768.. (2^31 bytes from byte 2^31; the extent the whole array's). */
+static void arrays(void)
+{
+    MPI_Datatype t;
+    MPI_Count sizes[2] = { 65536, 65536 }, subs[2] = { 1, 2 }, starts[2] = { 65535, 0 };
+    MPI_OK(MPI_Type_create_subarray_c(2, sizes, subs, starts, MPI_ORDER_C, MPI_BYTE, &t));
+    expect_layout("subarray_c of a 2^16 x 2^16 array", t, 2, 0, 2 * BIG, 65535 * (MPI_Count)65536, 2);
+    MPI_OK(MPI_Type_free(&t));
+    int distribs[2] = { MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_NONE };
+    int dargs[2] = { MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG }, psizes[2] = { 2, 1 }, isize;
+    MPI_OK(MPI_Type_create_darray_c(2, 1, 2, sizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_BYTE, &t));
+    expect_layout("darray_c rank 1 of 2 of a 2^16 x 2^16 array", t, BIG, 0, 2 * BIG, BIG, BIG);
+    MPI_OK(MPI_Type_size(t, &isize));
+    CHECK(isize == MPI_UNDEFINED, "MPI_Type_size of 2^31 bytes: %d, expected MPI_UNDEFINED", isize);
     MPI_OK(MPI_Type_free(&t));
 }
 
@@ -151,6 +172,7 @@ int main(int argc, char **argv)
     rbuf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     CHECK(sbuf != MAP_FAILED && rbuf != MAP_FAILED, "no address space for 2 x %zu bytes", len);
     strided();
+    arrays();
     big_counts();
     refused();
     munmap(sbuf, len);
