@@ -205,6 +205,31 @@ static rdmach_status_t px_abort(int code, const char *why)
     return rc == PMIX_SUCCESS ? RDMACH_OK : pmix_err(RDMACH_ERR_BOOT, rc, "PMIx_Abort");
 }
 
+/* The ranks listed ("2,3") of this namespace, as PMIx_Abort's procs: the
+ * server may end only them (the PMIx standard leaves it to the host:
+ * Open MPI's and Slurm's end the whole job, docs/ARCHITECTURE.md,
+ * "MPI_ERRORS_ABORT"); the caller _exits after either way. */
+static rdmach_status_t px_abort_ranks(int code, const char *why, const char *ranks)
+{
+    size_t n = 1, k = 0;
+    for (const char *s = ranks; *s; s++)
+        n += *s == ',';
+    pmix_proc_t *procs = calloc(n, sizeof(*procs));
+    if (!procs)
+        return px_abort(code, why);
+    for (const char *s = ranks; *s && k < n;) {
+        char *end;
+        unsigned long r = strtoul(s, &end, 10);
+        if (end == s)
+            break;
+        PMIX_LOAD_PROCID(&procs[k++], me.nspace, (pmix_rank_t)r);
+        s = *end == ',' ? end + 1 : end;
+    }
+    pmix_status_t rc = PMIx_Abort(code, why ? why : "rdmach: MPI_ERRORS_ABORT ends these ranks", procs, k);
+    free(procs);
+    return rc == PMIX_SUCCESS ? RDMACH_OK : pmix_err(RDMACH_ERR_BOOT, rc, "PMIx_Abort");
+}
+
 static rdmach_status_t px_finalize(void)
 {
     pmix_status_t rc = PMIx_Finalize(NULL, 0);
@@ -286,6 +311,7 @@ const struct rch_boot_pmi_ops rch_boot_pmix_ops = {
     .get = px_get,
     .fence = px_fence,
     .abort = px_abort,
+    .abort_ranks = px_abort_ranks,
     .finalize = px_finalize,
 };
 

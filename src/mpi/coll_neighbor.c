@@ -13,6 +13,7 @@
  */
 #include <stdlib.h>
 #include "mpi/coll_nb.h"
+#include "mpi/large.h"
 
 enum nbr_kind { NBR_ALLGATHER, NBR_ALLGATHERV, NBR_ALLTOALL, NBR_ALLTOALLV, NBR_ALLTOALLW };
 
@@ -333,6 +334,10 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
+    int err;
+    if (rch_mpi_nbw_far("MPI_Neighbor_alltoallw", RCH_MPI_NBW_BLOCKING, sendbuf, sendcounts, sdispls, sendtypes,
+                        recvbuf, recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, NULL, &err))
+        return err;
     RCH_MPI_CS();
     return alltoallw("MPI_Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                      recvcounts, rdispls, recvtypes, comm, NULL);
@@ -355,6 +360,11 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                              MPI_Request *request)
 {
+    int err;
+    if (request && rch_mpi_nbw_far("MPI_Ineighbor_alltoallw", RCH_MPI_NBW_NONBLOCKING, sendbuf, sendcounts, sdispls,
+                                   sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request,
+                                   &err))
+        return err;
     RCH_MPI_CS();
     return rch_mpi_ineighbor_alltoallw("MPI_Ineighbor_alltoallw", sendbuf, sendcounts, sdispls,
                                        sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include "mpi/coll_nb.h"
 #include "mpi/intercoll.h"
+#include "mpi/large.h"
 
 struct pcoll {
     struct rch_nbc_sched *sched;       /* NULL when shm runs it */
@@ -528,9 +529,13 @@ int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                  const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                  MPI_Request *request)
 {
-    RCH_MPI_CS();
     static const char fn[] = "MPI_Neighbor_alltoallw_init";
-    int err = begin(fn, comm, info, request);
+    int err;
+    if (request && rch_mpi_nbw_far(fn, RCH_MPI_NBW_PERSISTENT, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                   recvcounts, rdispls, recvtypes, comm, info, request, &err))
+        return err;
+    RCH_MPI_CS();
+    err = begin(fn, comm, info, request);
     if (!err)
         err = rch_mpi_ineighbor_alltoallw(fn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                           recvcounts, rdispls, recvtypes, comm, request);

@@ -7,8 +7,10 @@
  * Only the launcher can end other processes: the job ranks are handed to
  * the boot layer (rch_boot_abort_ranks), which asks the process manager to
  * end those ranks alone. rdmachrun does (tools/run_pmi.c: the others keep
- * running, the job's exit status is the abort's code); Hydra's PMI-1 abort
- * has no such request and ends the whole job, as do PMI-2 and PMIx here. A
+ * running, the job's exit status is the abort's code); under PMIx they are
+ * PMIx_Abort's proc array, which the server may honour (Open MPI 4.1's and
+ * Slurm's end the whole job regardless); Hydra's PMI-1 abort ignores the
+ * list and PMI-2 has none: the whole job ends (docs/ARCHITECTURE.md). A
  * process of another job (connected or spawned: a world rank beyond this
  * job's) cannot be reached through our launcher and is left running.
  */

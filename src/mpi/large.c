@@ -112,6 +112,38 @@ void rch_mpi_large_buf_done(MPI_Datatype dt_i, MPI_Datatype dt)
         PMPI_Type_free(&dt_i);
 }
 
+int rch_mpi_large_block(const struct rch_mpi_large_ctx *x, const char *cname, const char *dname, int peer,
+                        MPI_Count count, MPI_Aint displ, int in_bytes, MPI_Datatype dt, int *cnt, MPI_Datatype *type)
+{
+    MPI_Aint lb, ext, bytes;
+    MPI_Datatype e;
+    int n, err;
+    char d[96];
+
+    *cnt = 0;
+    *type = MPI_BYTE;
+    const struct rch_mpi_type *t = rch_mpi_type_get(dt);
+    if (!t)
+        return rch_mpi_large_err(x, MPI_ERR_TYPE, "invalid datatype %s for peer %d with argument %s",
+                                 rch_mpi_type_describe(dt, d, sizeof(d)), peer, cname);
+    if (!t->committed)
+        return rch_mpi_large_err(x, MPI_ERR_TYPE, "datatype %s for peer %d with argument %s is not committed",
+                                 rch_mpi_type_describe(dt, d, sizeof(d)), peer, cname);
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    if (__builtin_mul_overflow(displ, in_bytes ? 1 : ext, &bytes))
+        return rch_mpi_large_err(x, MPI_ERR_ARG, "displacement %ld of peer %d in argument %s times the "
+                                 "extent %ld overflows", (long)displ, peer, dname, (long)ext);
+    if ((err = rch_mpi_large_buf(x, cname, count, dt, &n, &e)))
+        return err;
+    err = PMPI_Type_create_struct(1, &n, &bytes, &e, type);
+    rch_mpi_large_buf_done(e, dt);
+    if (!err && (err = PMPI_Type_commit(type)))
+        PMPI_Type_free(type);
+    if (!err)
+        *cnt = 1;
+    return err;
+}
+
 MPI_Count rch_mpi_large_nprocs(MPI_Comm comm)
 {
     const struct rch_mpi_comm *c = rch_mpi_comm_get(comm);

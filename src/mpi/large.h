@@ -45,6 +45,23 @@ int rch_mpi_large_origin(const struct rch_mpi_type *t, MPI_Datatype *base, MPI_C
  * internal: for a _c call's buffer (rch_mpi_large_origin knows it). */
 int rch_mpi_type_contiguous_large(const char *fn, MPI_Count count, MPI_Datatype oldtype, int internal,
                                   MPI_Datatype *newtype);
+/* A peer's block of an alltoallw-shaped call, count dt at displ (bytes if
+ * in_bytes, else extents of dt), as (*cnt = 1, *type): a committed
+ * one-block struct at that many bytes (of a contiguous type where count is
+ * over INT_MAX) that the caller frees, so that the int form gets counts 0 or
+ * 1 and displacements 0. dt must be valid and committed (MPI_ERR_TYPE), the
+ * count not negative (MPI_ERR_COUNT), each named with cname and peer. */
+int rch_mpi_large_block(const struct rch_mpi_large_ctx *x, const char *cname, const char *dname, int peer,
+                        MPI_Count count, MPI_Aint displ, int in_bytes, MPI_Datatype dt, int *cnt,
+                        MPI_Datatype *type);
+/* MPI_Neighbor_alltoallw, its I and _init forms (kind) whose byte
+ * displacements do not all fit an int (the neighbourhood staging's): run
+ * through large_nbw.c's large form, *err its result, and 1; 0 (nothing
+ * done) when they fit or an argument is for the int form to report. */
+enum { RCH_MPI_NBW_BLOCKING, RCH_MPI_NBW_NONBLOCKING, RCH_MPI_NBW_PERSISTENT };
+int rch_mpi_nbw_far(const char *fn, int kind, const void *sendbuf, const int sc[], const MPI_Aint sd[],
+                    const MPI_Datatype st[], void *recvbuf, const int rc[], const MPI_Aint rd[],
+                    const MPI_Datatype rt[], MPI_Comm comm, MPI_Info info, MPI_Request *request, int *err);
 /* Lengths of the v-collectives' arrays: comm's size and its topology's
  * in (out = 0) or out-degree; 0 for an invalid communicator (the int
  * function reports it). */

@@ -83,30 +83,12 @@ static int decide(const struct rch_mpi_large_ctx *x, int local, int *large)
 static int block(const struct rch_mpi_large_ctx *x, const struct vside *s, int i, int *cnt, MPI_Datatype *type)
 {
     MPI_Count count = s->counts ? s->counts[i] : s->count;
-    MPI_Aint displ = s->displs ? s->displs[i] : s->displ, lb, ext, bytes;
-    MPI_Datatype dt = s->types ? s->types[i] : s->type, e;
-    int n, err;
-
     *cnt = 0;
     *type = MPI_BYTE;
     if ((s->only != -1 && i != s->only) || i == s->skip || count == 0)
         return MPI_SUCCESS;
-    if (!rch_mpi_type_get(dt))
-        return rch_mpi_large_err(x, MPI_ERR_TYPE, "invalid datatype 0x%x for peer %d with argument %s",
-                                 (unsigned)dt, i, s->cname);
-    PMPI_Type_get_extent(dt, &lb, &ext);
-    if (__builtin_mul_overflow(displ, s->bytes ? 1 : ext, &bytes))
-        return rch_mpi_large_err(x, MPI_ERR_ARG, "displacement %ld of peer %d in argument %s times the "
-                                 "extent %ld overflows", (long)displ, i, s->dname, (long)ext);
-    if ((err = rch_mpi_large_buf(x, s->cname, count, dt, &n, &e)))
-        return err;
-    err = PMPI_Type_create_struct(1, &n, &bytes, &e, type);
-    rch_mpi_large_buf_done(e, dt);
-    if (!err && (err = PMPI_Type_commit(type)))
-        PMPI_Type_free(type);
-    if (!err)
-        *cnt = 1;
-    return err;
+    return rch_mpi_large_block(x, s->cname, s->dname, i, count, s->displs ? s->displs[i] : s->displ, s->bytes,
+                               s->types ? s->types[i] : s->type, cnt, type);
 }
 
 /* How an alltoallw runs: blocking, non-blocking (request) or persistent

@@ -79,6 +79,16 @@ static inline int mt_class(int code)
     return cls;
 }
 
+/* An error of class cls whose message names arg (an argument, an array entry). */
+static inline void mt_expect_error(int rc, int cls, const char *arg, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    CHECK(mt_class(rc) == cls, "%s: error class %d, expected %d", what, mt_class(rc), cls);
+    MPI_Error_string(rc, msg, &len);
+    CHECK(strstr(msg, arg) != NULL, "%s: the error names %s: %s", what, arg, msg);
+}
+
 /* splitmix64: a small, seedable generator every rank can replay. */
 static inline uint64_t mt_next(uint64_t *s)
 {
