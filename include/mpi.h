@@ -31,7 +31,7 @@ extern "C" {
 /* This header describes rdmach, not MPICH: the MPICH* feature macros are
  * deliberately absent so programs do not take MPICH-only (MPIX_) paths. */
 #define RDMACH_MPI 1
-#define MPI_VERSION    3
+#define MPI_VERSION    4
 #define MPI_SUBVERSION 1
 
 /* ---- basic types (x86-64 LP64, as MPICH configures them) ---- */

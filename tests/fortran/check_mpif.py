@@ -4,7 +4,7 @@
 
 Every name both define must have the same value (a Fortran binary carries
 these numbers), and every name MPICH defines rdmach must define too (the
-MPI-IO ones included); MPI_VERSION/MPI_SUBVERSION may differ (rdmach says 3.1).
+MPI-IO ones included); MPI_VERSION/MPI_SUBVERSION may differ (rdmach says 4.1, MPICH 4.0.2 says 4.0).
 """
 import re
 import sys

@@ -42,7 +42,7 @@ expect() {
     [ $rc = 0 ] || fail "$* exited $rc"
     grep -Eq -- "$re" <<<"$out" || fail "no line of '$*' matches '$re'"
 }
-hello_re() { echo "^hello: rank $(($1 - 1)) of $1, sum $(($1 * ($1 - 1) / 2))(, MPI 3\\.1, library rdmach)?\$"; }
+hello_re() { echo "^hello: rank $(($1 - 1)) of $1, sum $(($1 * ($1 - 1) / 2))(, MPI 4\\.1, library rdmach)?\$"; }
 # a directory of its own for each case (ctest may run them in parallel)
 scratch() { rm -rf "$work/$case_"; mkdir -p "$work/$case_"; cd "$work/$case_"; }
 
@@ -76,7 +76,7 @@ wrappers)
     expect "^-I/elsewhere/include\$" env RDMACH_PREFIX=/elsewhere "$bin/mpicc" -showme:compile
     expect "^gcc -I$moved/include -L" env RDMACH_CC=gcc "$bin/mpicc" -show
     expect "^clang -I" env RDMACH_CC=gcc "$bin/mpicc" -cc=clang -show
-    expect "^rdmach-mpicc: rdmach [0-9.]+, MPI 3\\.1" "$bin/mpicc" -showme:version
+    expect "^rdmach-mpicc: rdmach [0-9.]+, MPI 4\\.1" "$bin/mpicc" -showme:version
     expect "^  -showme:compile  " "$bin/mpicc" -showme:help
     expect "^rdmach" "$bin/mpicc" -showme:libs
     expect "^$moved/lib\$" "$bin/mpif90" -showme:libdirs
@@ -115,9 +115,9 @@ findmpi-path|findmpi-compiler)
     fi
     out=$(cmake -S "$src/findmpi" -B b -DSRC="$src" "${args[@]}" 2>&1) || { echo "$out"; fail "cmake"; }
     echo "$out"
-    res=("MPIEXEC_EXECUTABLE $bin/mpiexec\$" "MPI_C_COMPILER $bin/mpicc\$" "MPI_C_VERSION 3\\.1\$"
+    res=("MPIEXEC_EXECUTABLE $bin/mpiexec\$" "MPI_C_COMPILER $bin/mpicc\$" "MPI_C_VERSION 4\\.1\$"
          "MPI_C_LIBRARIES $moved/lib/librdmach.so\$")
-    [ ${#langs[@]} = 1 ] || res+=("MPI_Fortran_COMPILER $bin/mpif90\$" "MPI_Fortran_VERSION 3\\.1\$"
+    [ ${#langs[@]} = 1 ] || res+=("MPI_Fortran_COMPILER $bin/mpif90\$" "MPI_Fortran_VERSION 4\\.1\$"
                                   "MPI_Fortran_LIBRARIES $moved/lib/librdmachfort.so[[:punct:]]$moved/lib/librdmach.so\$")
     for re in "${res[@]}"; do
         grep -Eq -- "-- $re" <<<"$out" || fail "FindMPI did not report '$re'"

@@ -22,7 +22,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Initialized(&flag));
     CHECK(flag == 0, "Initialized before Init");
     MPI_OK(MPI_Get_version(&v, &sv));
-    CHECK(v == MPI_VERSION && sv == MPI_SUBVERSION && v == 3 && sv == 1, "version %d.%d", v, sv);
+    CHECK(v == MPI_VERSION && sv == MPI_SUBVERSION && v == 4 && sv == 1, "version %d.%d", v, sv);
     MPI_OK(MPI_Get_library_version(lib, &len));
     CHECK(len > 0 && len == (int)strlen(lib) && strstr(lib, "rdmach"), "library version '%s'", lib);
 
