@@ -159,5 +159,9 @@ int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, lo
                 const struct sim_params *prm, double *t_ns, char *err, size_t len);
 int sim_calibrate(int argc, char **argv);
 int sim_validate(int argc, char **argv);
+/* The directory of the running program (where rdmachrun and rdmach-sim-probe
+ * are looked for); qsort's comparison of doubles. */
+int sim_exe_dir(char *dir, size_t len);
+int sim_cmp_double(const void *a, const void *b);
 
 #endif

@@ -20,15 +20,9 @@
  *   2(o + L + switch + o) in the engine.
  * The programs are looked for beside rdmach-sim (build tree or install).
  *
- * validate: rdmach-sim-probe --coll on 2, 4, ... ranks, all on one node
- * (shm) and on one node each (RDMACH_VNODE_SIZE=1, net), every algorithm of
- * barrier, allreduce, bcast and alltoall at 8 B, 1 KiB and 64 KiB; each
- * measured median beside the prediction with the same parameters, and per
- * algorithm the median over sizes of |predicted / measured - 1| (the
- * issue's benchmark target: within 20%).
+ * validate: sim_validate.c.
  */
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +37,7 @@ struct probe {
     double pp_b[PMAX], pp_ns[PMAX];     /* ping-pong round trips */
 };
 
-static int dir_of_exe(char *dir, size_t len)
+int sim_exe_dir(char *dir, size_t len)
 {
     ssize_t l = readlink("/proc/self/exe", dir, len - 1);
     if (l <= 0)
@@ -88,7 +82,7 @@ static int run_probe(const char *dir, int net, struct probe *pr, char *err, size
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
+int sim_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -96,7 +90,7 @@ static int cmp_double(const void *a, const void *b)
 
 static double median_of(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    qsort(v, (size_t)n, sizeof(double), sim_cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -207,7 +201,7 @@ int sim_calibrate(int argc, char **argv)
         }
     }
     char dir[PATH_MAX], err[PATH_MAX * 4];
-    if (dir_of_exe(dir, sizeof(dir)) != 0) {
+    if (sim_exe_dir(dir, sizeof(dir)) != 0) {
         fprintf(stderr, "rdmach-sim calibrate: cannot find the program's directory\n");
         return 1;
     }
@@ -274,169 +268,5 @@ int sim_calibrate(int argc, char **argv)
         printf("%s: L %.0f ns, o %.0f ns, g %.0f ns, G %.4f ns/B, O %.4f ns/B, S %.0f B\n", c == SIM_SHM ? "shm" : "net",
                p.ch[c].L, p.ch[c].o, p.ch[c].g, p.ch[c].G, p.ch[c].O, p.ch[c].S);
     printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns; host %.0f cores, switch %.0f ns; written to %s\n", p.gamma, p.beta, p.call, p.cores, p.sw, out);
-    return 0;
-}
-
-/* The groups of one rank count and channel: how many are within 20%, and
- * the range of their median errors. */
-struct tally {
-    int groups, good;
-    double lo, hi;
-};
-
-/* The rows of one (ranks, channel, collective, algorithm) group so far
- * (what: NULL, not printed). */
-static void group_summary(const char *what, double *err, int n, struct tally *t)
-{
-    if (n == 0)
-        return;
-    qsort(err, (size_t)n, sizeof(double), cmp_double);
-    double med = err[(n - 1) / 2];
-    if (what)
-        printf("%-44s median |error| over sizes %6.1f%% %s\n", what, med * 100, med <= 0.2 ? "(within 20%)" : "");
-    t->lo = t->groups == 0 || med < t->lo ? med : t->lo;
-    t->hi = t->groups == 0 || med > t->hi ? med : t->hi;
-    t->groups++;
-    t->good += med <= 0.2;
-}
-
-/* The machine the figures come from: its CPU model and load. */
-static void print_machine(const char *when)
-{
-    char line[256], model[256] = "unknown";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof(line), f))
-        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-            snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
-            model[strcspn(model, "\n")] = '\0';
-            break;
-        }
-    if (f)
-        fclose(f);
-    double la[3] = { 0, 0, 0 };
-    getloadavg(la, 3);
-    printf("machine %s: %s, %ld cores online, load average %.2f %.2f %.2f\n", when, model, sysconf(_SC_NPROCESSORS_ONLN),
-           la[0], la[1], la[2]);
-}
-
-int sim_validate(int argc, char **argv)
-{
-    struct sim_params prm;
-    sim_params_default(&prm);
-    int ranks[16] = { 2, 4 }, nranks = 2;
-    char dir[PATH_MAX], err[PATH_MAX * 4];
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--params") && i + 1 < argc) {
-            if (sim_params_load(argv[++i], &prm, err, sizeof(err)) != 0) {
-                fprintf(stderr, "rdmach-sim: %s\n", err);
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "--ranks") && i + 1 < argc) {
-            nranks = 0;
-            for (char *save, *w = strtok_r(argv[++i], ",", &save); w && nranks < 16; w = strtok_r(NULL, ",", &save)) {
-                ranks[nranks] = atoi(w);
-                if (ranks[nranks] < 2 || ranks[nranks] > 64) {
-                    fprintf(stderr, "rdmach-sim validate: --ranks: each from 2 to 64, got '%s'\n", w);
-                    return 2;
-                }
-                nranks++;
-            }
-        } else {
-            fprintf(stderr, "rdmach-sim validate: unknown argument '%s' (usage: rdmach-sim validate [--params FILE] "
-                            "[--ranks 2,4,8,16])\n", argv[i]);
-            return 2;
-        }
-    }
-    if (dir_of_exe(dir, sizeof(dir)) != 0) {
-        fprintf(stderr, "rdmach-sim validate: cannot find the program's directory\n");
-        return 1;
-    }
-    /* the same prediction with a core per rank: what the host model adds */
-    struct sim_params flat = prm;
-    int host = prm.cores >= 1;
-    flat.cores = 0;
-    /* tl: against the median block (the issue's figure); tm: against the
-     * fastest block, the machine's quietest moment (others' load only adds) */
-    struct tally tl[16][2] = { { { 0 } } }, tf[16][2] = { { { 0 } } }, tm[16][2] = { { { 0 } } };
-    print_machine("at the start");
-    printf("%5s %-4s %-10s %-14s %6s %12s %12s %12s %8s%s\n", "ranks", "chan", "coll", "algo", "bytes", "meas_min_us",
-           "meas_med_us", "predict_us", "pred/med", host ? "  core_per_rank_us" : "");
-    for (int ri = 0; ri < nranks; ri++)
-        for (int net = 0; net < 2; net++) {
-            char cmd[3 * PATH_MAX], line[256], group[160] = "";
-            double errs[16], errf[16], errm[16];
-            int nerr = 0;
-            snprintf(cmd, sizeof(cmd), "RDMACH_BARRIER=dissemination %s'%s/rdmachrun' -n %d '%s/rdmach-sim-probe' --coll 2>&1",
-                     net ? "RDMACH_VNODE_SIZE=1 " : "", dir, ranks[ri], dir);
-            FILE *f = popen(cmd, "r");
-            if (!f) {
-                fprintf(stderr, "rdmach-sim validate: cannot run %s\n", cmd);
-                return 1;
-            }
-            while (fgets(line, sizeof(line), f)) {
-                char coll[32], algo[64];
-                long bytes;
-                double tmin, tmed, pred;
-                int calls = 1;
-                if (sscanf(line, "coll %31s %63s %ld %lf %lf %d", coll, algo, &bytes, &tmin, &tmed, &calls) < 5) {
-                    fputs(line, stdout);
-                    continue;
-                }
-                char g[160];
-                snprintf(g, sizeof(g), "%d ranks %s %s %s", ranks[ri], net ? "net" : "shm", coll, algo);
-                if (strcmp(g, group) != 0) {
-                    group_summary(group, errs, nerr, &tl[ri][net]);
-                    group_summary(NULL, errf, nerr, &tf[ri][net]);
-                    group_summary(NULL, errm, nerr, &tm[ri][net]);
-                    snprintf(group, sizeof(group), "%s", g);
-                    nerr = 0;
-                }
-                if (sim_predict(coll, algo, ranks[ri], net ? 1 : ranks[ri], ranks[ri], bytes, calls, &prm, &pred, err, sizeof(err)) != 0) {
-                    printf("%5d %-4s %-10s %-14s %6ld %12.2f %12.2f  not simulated: %s\n", ranks[ri], net ? "net" : "shm",
-                           coll, algo, bytes, tmin * 1e-3, tmed * 1e-3, err);
-                    continue;
-                }
-                double predf = pred;
-                if (host && sim_predict(coll, algo, ranks[ri], net ? 1 : ranks[ri], ranks[ri], bytes, calls, &flat, &predf,
-                                        err, sizeof(err)) != 0)
-                    predf = pred;
-                printf("%5d %-4s %-10s %-14s %6ld %12.2f %12.2f %12.2f %8.2f", ranks[ri], net ? "net" : "shm", coll, algo,
-                       bytes, tmin * 1e-3, tmed * 1e-3, pred * 1e-3, pred / tmed);
-                printf(host ? " %18.2f\n" : "\n", predf * 1e-3);
-                if (nerr < 16) {
-                    errf[nerr] = fabs(predf / tmed - 1);
-                    errm[nerr] = fabs(pred / tmin - 1);
-                    errs[nerr++] = fabs(pred / tmed - 1);
-                }
-            }
-            group_summary(group, errs, nerr, &tl[ri][net]);
-            group_summary(NULL, errf, nerr, &tf[ri][net]);
-            group_summary(NULL, errm, nerr, &tm[ri][net]);
-            print_machine(net ? "after net" : "after shm");
-            if (pclose(f) != 0) {
-                fprintf(stderr, "rdmach-sim validate: %s failed\n", cmd);
-                return 1;
-            }
-        }
-    int groups = 0, good = 0, goodf = 0, goodm = 0;
-    printf("%5s %-4s %14s  %-30s %s%s\n", "ranks", "chan", "within 20%", "median |error| of the groups",
-           "fastest block: within 20%", host ? "   a core per rank: within 20%" : "");
-    for (int ri = 0; ri < nranks; ri++)
-        for (int net = 0; net < 2; net++) {
-            const struct tally *t = &tl[ri][net];
-            char range[64];
-            snprintf(range, sizeof(range), "%.1f%% - %.1f%%", t->lo * 100, t->hi * 100);
-            printf("%5d %-4s %6d of %-4d  %-30s %d", ranks[ri], net ? "net" : "shm", t->good, t->groups, range,
-                   tm[ri][net].good);
-            printf(host ? "   %d\n" : "\n", tf[ri][net].good);
-            groups += t->groups;
-            good += t->good;
-            goodf += tf[ri][net].good;
-            goodm += tm[ri][net].good;
-        }
-    printf("validation: %d of %d algorithm groups within 20%% (median over sizes)\n", good, groups);
-    printf("against the fastest block: %d of %d\n", goodm, groups);
-    if (host)
-        printf("with a core per rank instead of %.0f cores per host: %d of %d\n", prm.cores, goodf, groups);
     return 0;
 }
