@@ -100,8 +100,16 @@ static inline int sim_seg_algo(const char *name)
 /* ---- parameters (sim_params.c) ---- */
 enum sim_chan { SIM_SHM, SIM_NET, SIM_CHAN_MAX };
 struct sim_loggops {
-    double L, o, g, G, O;      /* ns, ns, ns, ns/byte, ns/byte */
+    double L, o, g, G, O;      /* ns, ns, ns, ns/byte, ns/byte; o: sending a message */
     double S;                  /* bytes: larger messages use rendezvous */
+    /* Receiving a message costs orecv (o unless the file says) when its
+     * receiver waits for it, orecv + obusy when it got there first (the
+     * receiver was busy, or had not posted the receive): a waiting rank is
+     * already inside its progress loop, a busy one comes to it afresh
+     * (tcp: a progress pass of system calls, and the kernel's receive
+     * processing, which moves to the receiver's CPU while it uses its
+     * socket). */
+    double orecv, obusy;
 };
 struct sim_params {
     struct sim_loggops ch[SIM_CHAN_MAX];
@@ -114,6 +122,7 @@ struct sim_params {
      * ranks outnumber them, the CPU a rank spends to get a core back after
      * it waited (the progress engine yields or sleeps while it waits). */
     double cores, sw;
+    double sw_net;             /* the same for a rank woken by a network message (a sleep in poll()) */
 };
 void sim_params_default(struct sim_params *p);
 /* 0, or -1 with "file:line: what" in err. */

@@ -8,17 +8,26 @@
  * whole, probe_median); then fit each channel's LogGOPS
  * parameters by inverting the engine's own ping-pong:
  *   o = the cost of posting a send;  g = the per-message time of a stream
- *   of empty messages (at least o, at most half the empty round trip);  a line through half the eager round
- *   trips (sizes to 64 KiB, the validated range): intercept 2o + L, slope
- *   G + 2O;  the rendezvous sizes' slope G + O;  S = the library's eager
+ *   of empty messages (at least o);  a line through half the eager round trips (sizes to 64 KiB,
+ *   the validated range): intercept o + L + orecv, slope G + 2O, where
+ *   orecv = o unless the post alone takes more than half the empty round
+ *   trip (tcp: the send's system call goes on after the data is in the
+ *   peer's socket; then L = 0 and orecv is the rest);  obusy = g less
+ *   orecv (a stream's receiver finds each message waiting: the stream's
+ *   time per message bounds both the channel's gap and a busy receiver's
+ *   overhead, which the measurement cannot tell apart);  the rendezvous sizes' slope G + O;  S = the library's eager
  *   limit;  gamma = MPI_Reduce_local of 64 KiB of doubles;  copy = a
  *   memcpy of 64 KiB;  call = an MPI_Allreduce on MPI_COMM_SELF (the
  *   library's path of a call, no message);  the host's
  *   cores (online now) and the switch, a rank's way back to a core after a
  *   wait when ranks outnumber cores: the empty round trip of 2 ranks on one
  *   core (taskset), waiting as an oversubscribed rank does (no spin), is
- *   2(o + L + switch + o) in the engine.
+ *   2(o + L + orecv + switch) in the engine; over shm (switch) and over the
+ *   network channel (netswitch: a rank that waits on a socket sleeps in
+ *   poll() after its yields, and is woken from there).
  * The programs are looked for beside rdmach-sim (build tree or install).
+ * --from FILE fits the figures a saved calibrate output printed instead of
+ * measuring.
  *
  * validate: sim_validate.c.
  */
@@ -47,6 +56,32 @@ int sim_exe_dir(char *dir, size_t len)
     return 0;
 }
 
+/* One line of rdmach-sim-probe's output into pr; the bit of a required
+ * figure it gave (0: none, or an optional one). */
+static int probe_line(const char *line, struct probe *pr)
+{
+    double a, b;
+    if (sscanf(line, "post %lf", &a) == 1)
+        return pr->post = a, 1;
+    if (sscanf(line, "stream %lf %lf", &a, &b) == 2) {
+        if (a == 0)
+            return pr->stream0 = b, 2;
+    } else if (sscanf(line, "pingpong %lf %lf", &a, &b) == 2) {
+        if (pr->npp < PMAX)
+            return pr->pp_b[pr->npp] = a, pr->pp_ns[pr->npp++] = b, 4;
+    } else if (sscanf(line, "reduce %lf %lf", &a, &b) == 2) {
+        return pr->reduce_b = a, pr->reduce_ns = b, 8;
+    } else if (sscanf(line, "eager %lf", &a) == 1) {
+        return pr->eager = a, 16;
+    } else if (sscanf(line, "copy %lf %lf", &a, &b) == 2) {
+        pr->copy_b = a, pr->copy_ns = b;
+    } else if (sscanf(line, "call %lf", &a) == 1) {
+        pr->call = a;
+    }
+    return 0;
+}
+enum { PROBE_ALL = 31 };
+
 static int run_probe(const char *dir, int net, struct probe *pr, char *err, size_t len)
 {
     char cmd[3 * PATH_MAX], line[256];
@@ -60,22 +95,12 @@ static int run_probe(const char *dir, int net, struct probe *pr, char *err, size
     memset(pr, 0, sizeof(*pr));
     int have = 0;
     while (fgets(line, sizeof(line), f)) {
-        double a, b;
         fputs("    ", stdout);
         fputs(line, stdout);
-        if (sscanf(line, "post %lf", &a) == 1) pr->post = a, have |= 1;
-        else if (sscanf(line, "stream %lf %lf", &a, &b) == 2) {
-            if (a == 0) pr->stream0 = b, have |= 2;
-        } else if (sscanf(line, "pingpong %lf %lf", &a, &b) == 2) {
-            if (pr->npp < PMAX)
-                pr->pp_b[pr->npp] = a, pr->pp_ns[pr->npp++] = b, have |= 4;
-        } else if (sscanf(line, "reduce %lf %lf", &a, &b) == 2) pr->reduce_b = a, pr->reduce_ns = b, have |= 8;
-        else if (sscanf(line, "eager %lf", &a) == 1) pr->eager = a, have |= 16;
-        else if (sscanf(line, "copy %lf %lf", &a, &b) == 2) pr->copy_b = a, pr->copy_ns = b;
-        else if (sscanf(line, "call %lf", &a) == 1) pr->call = a;
+        have |= probe_line(line, pr);
     }
     int st = pclose(f);
-    if (st != 0 || have != 31) {
+    if (st != 0 || have != PROBE_ALL) {
         snprintf(err, len, "%s did not finish with every figure (status %d)", cmd, st);
         return -1;
     }
@@ -138,19 +163,19 @@ static int half_rtt_line(const struct probe *pr, double lo, double hi, double *s
 }
 
 /* The engine's ping-pong, inverted (sim_engine.c): half an eager round trip
- * is o + L + o + s(O + G + O), a rendezvous one grows by s(G + O) (the
- * receiver's copy only). */
+ * is o + L + orecv + s(O + G + O), a rendezvous one grows by s(G + O) (the
+ * receiver's copy only); a stream of empty messages takes orecv + obusy
+ * per message. */
 static void fit(const struct probe *pr, struct sim_loggops *c)
 {
     c->S = pr->eager;
     c->o = pr->post;
+    c->g = pr->stream0 > c->o ? pr->stream0 : c->o;
     double be, ae, br, ar;
     half_rtt_line(pr, 0, c->S < 65536 ? c->S : 65536, &be, &ae);
-    /* a stream needs both ranks on a CPU for its whole window; one longer
-     * per message than half a round trip was cut by the scheduler */
-    c->g = pr->stream0 < ae ? pr->stream0 : ae;
-    c->g = c->g > c->o ? c->g : c->o;
     c->L = ae - 2 * c->o > 0 ? ae - 2 * c->o : 0;
+    c->orecv = ae - c->o - c->L > 0 ? ae - c->o - c->L : 0;
+    c->obusy = pr->stream0 > c->orecv ? pr->stream0 - c->orecv : 0;
     be = be > 0 ? be : 0;
     if (half_rtt_line(pr, c->S + 1, 1 << 20, &br, &ar) >= 2 && br > 0) {
         double O = be - br;
@@ -162,13 +187,13 @@ static void fit(const struct probe *pr, struct sim_loggops *c)
 }
 
 /* The empty round trip of 2 ranks sharing core 0 (ns), or -1. */
-static double handoff_rtt(const char *dir)
+static double handoff_rtt(const char *dir, int net)
 {
     char cmd[3 * PATH_MAX], line[256];
     double rtt = -1, v;
     snprintf(cmd, sizeof(cmd),
-             "RDMACH_BIND=none RDMACH_SPIN_COUNT=0 RDMACH_SPIN_COUNT_OVERSUB_PEER=0 taskset -c 0 '%s/rdmachrun' -n 2 "
-             "'%s/rdmach-sim-probe' --handoff 2>&1", dir, dir);
+             "%sRDMACH_BIND=none RDMACH_SPIN_COUNT=0 RDMACH_SPIN_COUNT_OVERSUB_PEER=0 taskset -c 0 '%s/rdmachrun' -n 2 "
+             "'%s/rdmach-sim-probe' --handoff 2>&1", net ? "RDMACH_VNODE_SIZE=1 " : "", dir, dir);
     FILE *f = popen(cmd, "r");
     if (!f)
         return -1;
@@ -181,13 +206,109 @@ static double handoff_rtt(const char *dir)
     return pclose(f) == 0 ? rtt : -1;
 }
 
+/* The figures of a calibration: per channel its probe runs and its
+ * hand-off round trips. */
+struct calib {
+    int nruns[SIM_CHAN_MAX], nh[SIM_CHAN_MAX];
+    struct probe runs[SIM_CHAN_MAX][64];
+    double hv[SIM_CHAN_MAX][64];
+};
+
+static const char *chan_name(int c)
+{
+    return c == SIM_SHM ? "shm" : "net";
+}
+
+/* Measure: the channels' runs interleaved, so that the machine's load of
+ * the moment falls on both. */
+static int measure(struct calib *k, int nruns)
+{
+    char dir[PATH_MAX], err[PATH_MAX * 4];
+    if (sim_exe_dir(dir, sizeof(dir)) != 0) {
+        fprintf(stderr, "rdmach-sim calibrate: cannot find the program's directory\n");
+        return 1;
+    }
+    for (int r = 0; r < nruns; r++)
+        for (int c = 0; c < SIM_CHAN_MAX; c++) {
+            printf("measuring %s, run %d of %d (rdmach-sim-probe on 2 ranks%s):\n", chan_name(c), r + 1, nruns,
+                   c == SIM_NET ? ", RDMACH_VNODE_SIZE=1" : "");
+            fflush(stdout);
+            if (run_probe(dir, c == SIM_NET, &k->runs[c][k->nruns[c]++], err, sizeof(err)) != 0) {
+                fprintf(stderr, "rdmach-sim calibrate: %s\n", err);
+                return 1;
+            }
+        }
+    for (int r = 0; r < nruns; r++)
+        for (int c = 0; c < SIM_CHAN_MAX; c++) {
+            printf("measuring the hand-off over %s, run %d of %d (rdmach-sim-probe --handoff on 2 ranks of one core%s):\n",
+                   chan_name(c), r + 1, nruns, c == SIM_NET ? ", RDMACH_VNODE_SIZE=1" : "");
+            fflush(stdout);
+            double v = handoff_rtt(dir, c == SIM_NET);
+            if (v > 0)
+                k->hv[c][k->nh[c]++] = v;
+        }
+    return 0;
+}
+
+/* The figures a saved calibrate output printed (its "measuring ..." lines
+ * name the channel and whether a hand-off follows; an output older than the
+ * network hand-off has "measuring the hand-off," for shm). */
+static int from_file(struct calib *k, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    char line[512];
+    int chan = -1, handoff = 0, have = PROBE_ALL;
+    while (fgets(line, sizeof(line), f)) {
+        if (!strncmp(line, "measuring ", 10)) {
+            if (chan >= 0 && !handoff && have != PROBE_ALL)
+                break;
+            handoff = !strncmp(line + 10, "the hand-off", 12);
+            chan = strstr(line, handoff ? "hand-off over net" : "measuring net") ? SIM_NET : SIM_SHM;
+            if (!handoff && k->nruns[chan] < 64)
+                memset(&k->runs[chan][k->nruns[chan]++], 0, sizeof(struct probe));
+            have = 0;
+            continue;
+        }
+        double v;
+        if (chan < 0 || strncmp(line, "    ", 4) != 0)
+            continue;
+        if (handoff && sscanf(line + 4, "pingpong 0 %lf", &v) == 1 && k->nh[chan] < 64)
+            k->hv[chan][k->nh[chan]++] = v;
+        else if (!handoff)
+            have |= probe_line(line + 4, &k->runs[chan][k->nruns[chan] - 1]);
+    }
+    fclose(f);
+    if ((chan >= 0 && !handoff && have != PROBE_ALL) || !k->nruns[SIM_SHM] || !k->nruns[SIM_NET]) {
+        fprintf(stderr, "rdmach-sim calibrate: %s: a probe run of each channel, each with every figure, expected\n", path);
+        return 2;
+    }
+    printf("the figures of %s: %d shm and %d net runs, %d and %d hand-offs\n", path, k->nruns[SIM_SHM],
+           k->nruns[SIM_NET], k->nh[SIM_SHM], k->nh[SIM_NET]);
+    return 0;
+}
+
+/* A rank's way back to a core after a wait over channel c: the engine's
+ * one-core round trip is 2(o + L + orecv + switch). */
+static double switch_of(const struct calib *k, int c, const struct sim_loggops *ch, double *hv)
+{
+    memcpy(hv, k->hv[c], (size_t)k->nh[c] * sizeof(double));
+    double sw = median_of(hv, k->nh[c]) / 2 - ch->o - ch->L - ch->orecv;
+    return sw > 0 ? sw : 0;
+}
+
 int sim_calibrate(int argc, char **argv)
 {
-    const char *out = "rdmach-sim.params";
+    const char *out = "rdmach-sim.params", *from = NULL;
     int nruns = 3;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
+        } else if (!strcmp(argv[i], "--from") && i + 1 < argc) {
+            from = argv[++i];
         } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
             nruns = atoi(argv[++i]);
             if (nruns < 1 || nruns > 64) {
@@ -195,78 +316,60 @@ int sim_calibrate(int argc, char **argv)
                 return 2;
             }
         } else {
-            fprintf(stderr, "rdmach-sim calibrate: unknown argument '%s' (usage: rdmach-sim calibrate [-o FILE] [--runs N])\n",
-                    argv[i]);
+            fprintf(stderr, "rdmach-sim calibrate: unknown argument '%s' (usage: rdmach-sim calibrate [-o FILE] [--runs N] "
+                            "[--from SAVED_OUTPUT])\n", argv[i]);
             return 2;
         }
     }
-    char dir[PATH_MAX], err[PATH_MAX * 4];
-    if (sim_exe_dir(dir, sizeof(dir)) != 0) {
-        fprintf(stderr, "rdmach-sim calibrate: cannot find the program's directory\n");
-        return 1;
-    }
     struct sim_params p;
     sim_params_default(&p);
-    struct probe *runs = calloc((size_t)nruns * SIM_CHAN_MAX, sizeof(*runs)), pr[SIM_CHAN_MAX];
-    if (!runs) {
+    struct calib *k = calloc(1, sizeof(*k));
+    struct probe pr[SIM_CHAN_MAX];
+    if (!k) {
         fprintf(stderr, "rdmach-sim calibrate: no memory\n");
         return 1;
     }
-    /* the channels' runs interleaved, so that the machine's load of the
-     * moment falls on both */
-    for (int r = 0; r < nruns; r++)
-        for (int c = 0; c < SIM_CHAN_MAX; c++) {
-            printf("measuring %s, run %d of %d (rdmach-sim-probe on 2 ranks%s):\n", c == SIM_SHM ? "shm" : "net", r + 1,
-                   nruns, c == SIM_NET ? ", RDMACH_VNODE_SIZE=1" : "");
-            fflush(stdout);
-            if (run_probe(dir, c == SIM_NET, &runs[c * nruns + r], err, sizeof(err)) != 0) {
-                fprintf(stderr, "rdmach-sim calibrate: %s\n", err);
-                free(runs);
-                return 1;
-            }
-        }
-    for (int c = 0; c < SIM_CHAN_MAX; c++) {
-        int kept = probe_median(&runs[c * nruns], nruns, &pr[c]);
-        printf("%s: the median of %d of %d runs (those with an empty round trip within twice the fastest)\n",
-               c == SIM_SHM ? "shm" : "net", kept, nruns);
-        fit(&pr[c], &p.ch[c]);
+    int rc = from ? from_file(k, from) : measure(k, nruns);
+    if (rc != 0) {
+        free(k);
+        return rc;
     }
-    free(runs);
-    double hv[64];
-    int nh = 0;
-    for (int r = 0; r < nruns; r++) {
-        printf("measuring the hand-off, run %d of %d (rdmach-sim-probe --handoff on 2 ranks of one core):\n", r + 1, nruns);
-        fflush(stdout);
-        double v = handoff_rtt(dir);
-        if (v > 0)
-            hv[nh++] = v;
+    for (int c = 0; c < SIM_CHAN_MAX; c++) {
+        int kept = probe_median(k->runs[c], k->nruns[c], &pr[c]);
+        printf("%s: the median of %d of %d runs (those with an empty round trip within twice the fastest)\n", chan_name(c),
+               kept, k->nruns[c]);
+        fit(&pr[c], &p.ch[c]);
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     p.cores = cores > 0 ? (double)cores : 1;
-    if (nh) {
-        const struct sim_loggops *s = &p.ch[SIM_SHM];
-        double sw = median_of(hv, nh) / 2 - 2 * s->o - s->L;
-        p.sw = sw > 0 ? sw : 0;
-    } else {
-        printf("no hand-off measured (taskset missing?): switch left at %.0f ns\n", p.sw);
-    }
+    double hv[64];
+    if (k->nh[SIM_SHM])
+        p.sw = switch_of(k, SIM_SHM, &p.ch[SIM_SHM], hv);
+    else
+        printf("no hand-off measured over shm (taskset missing?): switch left at %.0f ns\n", p.sw);
+    if (k->nh[SIM_NET])
+        p.sw_net = switch_of(k, SIM_NET, &p.ch[SIM_NET], hv);
+    else
+        printf("no hand-off measured over net: netswitch is switch, %.0f ns\n", p.sw_net = p.sw);
+    free(k);
     p.gamma = pr[SIM_SHM].reduce_ns / pr[SIM_SHM].reduce_b;
     if (pr[SIM_SHM].copy_b > 0)
         p.beta = pr[SIM_SHM].copy_ns / pr[SIM_SHM].copy_b;
     p.call = pr[SIM_SHM].call;
     p.onload = 1;   /* the software network channels here (tcp) run on the host CPU */
-    char comment[256];
+    char comment[512];
     snprintf(comment, sizeof(comment),
              "# measured by rdmach-sim calibrate (rdmach-sim-probe: each figure its minimum in a run, the median over "
-             "the runs kept of %d)\n",
-             nruns);
+             "the runs kept)%s%s\n", from ? "; fitted from " : "", from ? from : "");
     if (sim_params_save(out, &p, comment) != 0) {
         fprintf(stderr, "rdmach-sim calibrate: cannot write %s\n", out);
         return 1;
     }
     for (int c = 0; c < SIM_CHAN_MAX; c++)
-        printf("%s: L %.0f ns, o %.0f ns, g %.0f ns, G %.4f ns/B, O %.4f ns/B, S %.0f B\n", c == SIM_SHM ? "shm" : "net",
-               p.ch[c].L, p.ch[c].o, p.ch[c].g, p.ch[c].G, p.ch[c].O, p.ch[c].S);
-    printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns; host %.0f cores, switch %.0f ns; written to %s\n", p.gamma, p.beta, p.call, p.cores, p.sw, out);
+        printf("%s: L %.0f ns, o %.0f ns, orecv %.0f ns, obusy %.0f ns, g %.0f ns, G %.4f ns/B, O %.4f ns/B, S %.0f B\n",
+               chan_name(c), p.ch[c].L, p.ch[c].o, p.ch[c].orecv, p.ch[c].obusy, p.ch[c].g, p.ch[c].G, p.ch[c].O,
+               p.ch[c].S);
+    printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns; host %.0f cores, switch %.0f ns, netswitch %.0f ns; written to %s\n",
+           p.gamma, p.beta, p.call, p.cores, p.sw, p.sw_net, out);
     return 0;
 }
