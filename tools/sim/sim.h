@@ -117,6 +117,7 @@ struct sim_params {
     double gamma;              /* ns per byte reduced */
     double beta;               /* ns per byte copied into or out of the node segment */
     double call;               /* ns of the library's own path per collective call (binding, checks, selection) */
+    double icall;              /* the same for a non-blocking collective and its wait (its schedule and request) */
     double hw_ow, hw_op, hw_oplg, hw_or;   /* hardware barrier: o_w, o_p(P) = op + oplg * lg P, o_r */
     /* The host the ranks run on: its cores (0: a core per rank) and, where
      * ranks outnumber them, the CPU a rank spends to get a core back after
@@ -161,6 +162,11 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
             const struct sim_noise *noise, int iters, struct sim_result *res, char *err, size_t len);
 
 /* ---- commands (sim_main.c, sim_calib.c) ---- */
+/* The library's own CPU per call of algorithm algo ("nbc": the non-blocking path). */
+static inline double sim_call_ns(const struct sim_params *p, const char *algo)
+{
+    return algo[0] == 'n' && algo[1] == 'b' && algo[2] == 'c' && !algo[3] ? p->icall : p->call;
+}
 /* One collective (by name; algorithm by name, "auto", "hier" or "hw") on p
  * ranks of ppn per node, no noise, iters calls back to back: the predicted
  * time per call. 0 or -1 (err). */

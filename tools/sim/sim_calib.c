@@ -18,7 +18,8 @@
  *   overhead, which the measurement cannot tell apart);  the rendezvous sizes' slope G + O;  S = the library's eager
  *   limit;  gamma = MPI_Reduce_local of 64 KiB of doubles;  copy = a
  *   memcpy of 64 KiB;  call = an MPI_Allreduce on MPI_COMM_SELF (the
- *   library's path of a call, no message);  the host's
+ *   library's path of a call, no message);  icall = MPI_Iallreduce and
+ *   MPI_Wait on MPI_COMM_SELF (the non-blocking path: schedule, request);  the host's
  *   cores (online now) and the switch, a rank's way back to a core after a
  *   wait when ranks outnumber cores: the empty round trip of 2 ranks on one
  *   core (taskset), waiting as an oversubscribed rank does (no spin), is
@@ -41,7 +42,7 @@
 /* The figures of one probe run (ns); sizes as rdmach-sim-probe prints them. */
 enum { PMAX = 16 };
 struct probe {
-    double post, stream0, reduce_b, reduce_ns, eager, copy_b, copy_ns, call;
+    double post, stream0, reduce_b, reduce_ns, eager, copy_b, copy_ns, call, icall;
     int npp;
     double pp_b[PMAX], pp_ns[PMAX];     /* ping-pong round trips */
 };
@@ -77,6 +78,8 @@ static int probe_line(const char *line, struct probe *pr)
         pr->copy_b = a, pr->copy_ns = b;
     } else if (sscanf(line, "call %lf", &a) == 1) {
         pr->call = a;
+    } else if (sscanf(line, "icall %lf", &a) == 1) {
+        pr->icall = a;
     }
     return 0;
 }
@@ -140,6 +143,7 @@ static int probe_median(const struct probe *runs, int n, struct probe *m)
     MED(reduce_ns);
     MED(copy_ns);
     MED(call);
+    MED(icall);
     for (int i = 0; i < m->npp; i++)
         MED(pp_ns[i]);
 #undef MED
@@ -356,6 +360,7 @@ int sim_calibrate(int argc, char **argv)
     if (pr[SIM_SHM].copy_b > 0)
         p.beta = pr[SIM_SHM].copy_ns / pr[SIM_SHM].copy_b;
     p.call = pr[SIM_SHM].call;
+    p.icall = pr[SIM_SHM].icall > 0 ? pr[SIM_SHM].icall : p.call;   /* older outputs have no icall */
     p.onload = 1;   /* the software network channels here (tcp) run on the host CPU */
     char comment[512];
     snprintf(comment, sizeof(comment),
@@ -369,7 +374,7 @@ int sim_calibrate(int argc, char **argv)
         printf("%s: L %.0f ns, o %.0f ns, orecv %.0f ns, obusy %.0f ns, g %.0f ns, G %.4f ns/B, O %.4f ns/B, S %.0f B\n",
                chan_name(c), p.ch[c].L, p.ch[c].o, p.ch[c].orecv, p.ch[c].obusy, p.ch[c].g, p.ch[c].G, p.ch[c].O,
                p.ch[c].S);
-    printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns; host %.0f cores, switch %.0f ns, netswitch %.0f ns; written to %s\n",
-           p.gamma, p.beta, p.call, p.cores, p.sw, p.sw_net, out);
+    printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns, icall %.0f ns; host %.0f cores, switch %.0f ns, netswitch %.0f ns; written to %s\n",
+           p.gamma, p.beta, p.call, p.icall, p.cores, p.sw, p.sw_net, out);
     return 0;
 }

@@ -277,7 +277,7 @@ int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, lo
         goto out;
     }
     const char *chosen;
-    struct sim_progs *t = record(&j, prm->call, &chosen, err, len);
+    struct sim_progs *t = record(&j, sim_call_ns(prm, algo), &chosen, err, len);
     struct sim_layout lay = { p, ppn, host };
     struct sim_result res;
     if (t && sim_run(t, &lay, prm, &quiet, iters, &res, err, len) == 0) {
@@ -409,7 +409,7 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
                 char err[512];
                 const char *chosen = j.algo;
                 double t0 = now_s();
-                struct sim_progs *t = record(&j, o->compute + prm->call, &chosen, err, sizeof(err));
+                struct sim_progs *t = record(&j, o->compute + sim_call_ns(prm, j.algo), &chosen, err, sizeof(err));
                 double trec = now_s() - t0;
                 struct sim_result res;
                 struct sim_layout lay = { p, ppn };

@@ -8,6 +8,7 @@
  *   gamma 0.3                   # ns per byte reduced
  *   copy 0.1                    # ns per byte copied through the node segment
  *   call 60                     # ns of the library's path per collective call
+ *   icall 160                   # the same for a non-blocking one and its wait (call if not given)
  *   hw ow 200 op 400 oplg 0 or 200   # hardware barrier
  *   host cores 2 switch 2500 netswitch 6000
  *                               # the cores ranks share; a rank's way back to one
@@ -85,7 +86,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
     }
     sim_params_default(p);
     /* not given: orecv is o, netswitch is switch */
-    p->ch[SIM_SHM].orecv = p->ch[SIM_NET].orecv = p->sw_net = -1;
+    p->ch[SIM_SHM].orecv = p->ch[SIM_NET].orecv = p->sw_net = p->icall = -1;
     char buf[1024];
     int line = 0, rc = 0;
     while (rc == 0 && fgets(buf, sizeof(buf), f)) {
@@ -109,12 +110,12 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             static const char *const keys[] = { "cores", "switch", "netswitch" };
             double *const fields[] = { &p->cores, &p->sw, &p->sw_net };
             rc = pairs(save, keys, fields, 3, path, line, err, len);
-        } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call")) {
+        } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call") || !strcmp(w, "icall")) {
             char *v = strtok_r(NULL, " \t\r\n", &save);
-            double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : &p->call;
+            double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : w[0] == 'i' ? &p->icall : &p->call;
             if (number(v, f) != 0 || strtok_r(NULL, " \t\r\n", &save)) {
                 snprintf(err, len, "%s:%d: %s needs one non-negative number (%s)", path, line, w,
-                         f == &p->call ? "ns" : "ns per byte");
+                         f == &p->call || f == &p->icall ? "ns" : "ns per byte");
                 rc = -1;
             }
         } else if (!strcmp(w, "nic")) {
@@ -128,7 +129,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -137,6 +138,8 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             p->ch[c].orecv = p->ch[c].o;
     if (p->sw_net < 0)
         p->sw_net = p->sw;
+    if (p->icall < 0)
+        p->icall = p->call;
     if (rc == 0 && ferror(f)) {
         snprintf(err, len, "%s: read error", path);
         rc = -1;
@@ -158,7 +161,7 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
     }
     fprintf(f, "nic %s\ngamma %.4f\ncopy %.4f\nhw ow %.1f op %.1f oplg %.1f or %.1f\n", p->onload ? "onload" : "offload",
             p->gamma, p->beta, p->hw_ow, p->hw_op, p->hw_oplg, p->hw_or);
-    fprintf(f, "call %.1f\nhost cores %.0f switch %.1f netswitch %.1f\n", p->call, p->cores, p->sw, p->sw_net);
+    fprintf(f, "call %.1f\nicall %.1f\nhost cores %.0f switch %.1f netswitch %.1f\n", p->call, p->icall, p->cores, p->sw, p->sw_net);
     return fclose(f);
 }
 
