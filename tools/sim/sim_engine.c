@@ -640,6 +640,9 @@ static void seg_arrive(struct sim *s, uint32_t rank)
     r->wait_slot = NONE - 1;                   /* waiting for the release */
     r->blocked = 1;
     if (++s->seg_count[node] == members) {
+        /* the last to arrive finds every flag set: it never waited, and
+         * keeps its core */
+        r->blocked = arrive < s->seg_max[node];
         push(s, s->seg_max[node] + s->p->ch[SIM_SHM].L, EV_SEGREL, (uint32_t)node, 0);
         s->seg_count[node] = 0;
         s->seg_max[node] = 0;
