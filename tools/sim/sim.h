@@ -161,7 +161,7 @@ struct sim_result {
 int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struct sim_params *p,
             const struct sim_noise *noise, int iters, struct sim_result *res, char *err, size_t len);
 
-/* ---- commands (sim_main.c, sim_calib.c) ---- */
+/* ---- commands (sim_main.c, sim_calib.c, sim_validate.c) ---- */
 /* The library's own CPU per call of algorithm algo ("nbc": the non-blocking path). */
 static inline double sim_call_ns(const struct sim_params *p, const char *algo)
 {
