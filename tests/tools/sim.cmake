@@ -48,7 +48,7 @@ tool_test(sim_barrier_65536 COMMAND ${EXPECT} 0 "^barrier +dissemination +65536 
 
 # bad inputs: the file and line, and what was expected there
 tool_test(sim_params_unknown_key COMMAND ${EXPECT} 2
-  "^rdmach-sim: .*/bad_key\\.txt:3: unknown parameter 'X' \\(expected L, o, g, G, O, S, orecv, obusy\\)$"
+  "^rdmach-sim: .*/bad_key\\.txt:3: unknown parameter 'X' \\(expected L, o, g, G, O, S, orecv, obusy, rndv\\)$"
   -- ${SIM} barrier --params ${SIMDATA}/bad_key.txt)
 tool_test(sim_params_missing_value COMMAND ${EXPECT} 2
   "^rdmach-sim: .*/bad_value\\.txt:2: parameter 'o' needs a non-negative number, got 'nothing'$"
@@ -65,8 +65,8 @@ tool_test(sim_unknown_algorithm COMMAND ${EXPECT} 2 "^rdmach-sim: allreduce has 
 # calibrate: the probe runs over shm and over the network channel; the fitted
 # file is written and read back by a simulation of the measured ping-pong.
 tool_test(sim_calibrate_writes_params COMMAND ${EXPECT} 0
-  "^shm: L [0-9]+ ns, o [0-9]+ ns, orecv [0-9]+ ns, obusy [0-9]+ ns, g [0-9]+ ns, G [0-9.]+ ns/B, O [0-9.]+ ns/B, S 16384 B$"
-  "^net: L [0-9]+ ns, o [0-9]+ ns, orecv [0-9]+ ns, obusy [0-9]+ ns, g [0-9]+ ns, G [0-9.]+ ns/B, O [0-9.]+ ns/B, S 65536 B$"
+  "^shm: L [0-9]+ ns, o [0-9]+ ns, orecv [0-9]+ ns, obusy [0-9]+ ns, g [0-9]+ ns, G [0-9.]+ ns/B, O [0-9.]+ ns/B, rndv [0-9]+ ns, S 16384 B$"
+  "^net: L [0-9]+ ns, o [0-9]+ ns, orecv [0-9]+ ns, obusy [0-9]+ ns, g [0-9]+ ns, G [0-9.]+ ns/B, O [0-9.]+ ns/B, rndv [0-9]+ ns, S 65536 B$"
   "call [0-9]+ ns, icall [0-9]+ ns; host [0-9]+ cores, switch [0-9]+ ns, netswitch [0-9]+ ns; written to "
   "^pingpong +pingpong +2 +2 +1 +0 +[0-9]+\\.[0-9]+ "
   -- bash -c "${SIM} calibrate --runs 1 -o ${CMAKE_CURRENT_BINARY_DIR}/calibrated.params && ${SIM} pingpong --size 0 --params ${CMAKE_CURRENT_BINARY_DIR}/calibrated.params")
@@ -175,13 +175,17 @@ tool_test(sim_validate_from_saved COMMAND ${EXPECT} 0
 tool_test(sim_validate_from_no_rows COMMAND ${EXPECT} 2 "loggp\\.txt: no measured rows"
   -- ${SIM} validate --from ${SIMDATA}/loggp.txt)
 # calibrate --from: the figures of a saved calibrate output fitted again
-# (calib_saved.txt: net post 2000, stream 0 4000, ping-pong round trips
-# 7600 + 0.2 s: o 2000; half the empty round trip 3800 < 2o, so L 0 and
-# orecv 1800; g 4000; obusy 4000 - 1800 = 2200; no net hand-off: netswitch
-# is switch, from the shm hand-off 2700: 1350 - 17 - 59 - 17 = 1257)
+# (calib_saved.txt: net post 2000, stream 0 4000, eager ping-pong round
+# trips 7600 + 0.2 s: o 2000; half the empty round trip 3800 < 2o, so L 0
+# and orecv 1800; g 4000; obusy 4000 - 1800 = 2200; rendezvous half round
+# trips 7300 + 0.1 s, beyond the handshake o + orecv + 3L + o (onload: the
+# sender serves it) = 5800 by rndv 1500. shm: half round trips 93 + s/64:
+# o 17, L 93 - 34 = 59, orecv 17, g 45, obusy 28; rendezvous 711 + s/64,
+# beyond o + orecv + 3L = 211 by rndv 500. No net hand-off: netswitch is
+# switch, from the shm hand-off 2700: 1350 - 17 - 59 - 17 = 1257)
 tool_test(sim_calibrate_from_saved COMMAND ${EXPECT} 0
-  "^net: L 0 ns, o 2000 ns, orecv 1800 ns, obusy 2200 ns, g 4000 ns, "
-  "^shm: L 59 ns, o 17 ns, orecv 17 ns, obusy 28 ns, g 45 ns, "
+  "^net: L 0 ns, o 2000 ns, orecv 1800 ns, obusy 2200 ns, g 4000 ns, G 0.1000 ns/B, O 0.0000 ns/B, rndv 1500 ns, S 65536 B$"
+  "^shm: L 59 ns, o 17 ns, orecv 17 ns, obusy 28 ns, g 45 ns, G 0.0156 ns/B, O 0.0000 ns/B, rndv 500 ns, S 16384 B$"
   "switch 1257 ns, netswitch 1257 ns; written to "
   -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_saved.params)
 # The quiet machine's measurements of 2026-11-28 11:14 (quiet/: the
@@ -192,3 +196,8 @@ tool_test(sim_calibrate_from_saved COMMAND ${EXPECT} 0
 tool_test(sim_validate_quiet_data COMMAND ${EXPECT} 0
   "^validation: [0-9]+ of 120 algorithm groups within 20% \\(median over sizes\\)$"
   -- ${SIM} validate --from ${SIMDATA}/quiet/validate.txt --params ${SIMDATA}/quiet/fit.params)
+# a rendezvous transfer costs its receiver rndv (loggp_rndv.txt: loggp.txt
+# with net rndv 2000) once the data is there: the ping-pong of 100000 B,
+# 2(o + L + o + L + sG + L + rndv) = 238.000
+tool_test(sim_rndv_pingpong_loggp COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +2 +1 +100000 +238\\.000 "
+  -- ${SIM} pingpong --size 100000 --params ${SIMDATA}/loggp_rndv.txt)

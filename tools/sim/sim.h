@@ -110,6 +110,7 @@ struct sim_loggops {
      * processing, which moves to the receiver's CPU while it uses its
      * socket). */
     double orecv, obusy;
+    double rndv;               /* the receiver's CPU per rendezvous transfer (shm: the single copy's system call) */
 };
 struct sim_params {
     struct sim_loggops ch[SIM_CHAN_MAX];

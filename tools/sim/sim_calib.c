@@ -170,7 +170,7 @@ static int half_rtt_line(const struct probe *pr, double lo, double hi, double *s
  * is o + L + orecv + s(O + G + O), a rendezvous one grows by s(G + O) (the
  * receiver's copy only); a stream of empty messages takes orecv + obusy
  * per message. */
-static void fit(const struct probe *pr, struct sim_loggops *c)
+static void fit(const struct probe *pr, struct sim_loggops *c, int serve)
 {
     c->S = pr->eager;
     c->o = pr->post;
@@ -181,9 +181,15 @@ static void fit(const struct probe *pr, struct sim_loggops *c)
     c->orecv = ae - c->o - c->L > 0 ? ae - c->o - c->L : 0;
     c->obusy = pr->stream0 > c->orecv ? pr->stream0 - c->orecv : 0;
     be = be > 0 ? be : 0;
+    c->rndv = 0;
     if (half_rtt_line(pr, c->S + 1, 1 << 20, &br, &ar) >= 2 && br > 0) {
         double O = be - br;
         c->O = O < 0 ? 0 : O > be / 2 ? be / 2 : O;
+        /* the rendezvous line's intercept beyond the engine's handshake
+         * (request, ask, data: o + orecv + 3L, and o to serve it on an
+         * onload channel): the receiver's fixed cost of the transfer */
+        double hs = c->o + c->orecv + 3 * c->L + (serve ? c->o : 0);
+        c->rndv = ar > hs ? ar - hs : 0;
     } else {
         c->O = 0;
     }
@@ -342,7 +348,7 @@ int sim_calibrate(int argc, char **argv)
         int kept = probe_median(k->runs[c], k->nruns[c], &pr[c]);
         printf("%s: the median of %d of %d runs (those with an empty round trip within twice the fastest)\n", chan_name(c),
                kept, k->nruns[c]);
-        fit(&pr[c], &p.ch[c]);
+        fit(&pr[c], &p.ch[c], c == SIM_NET);   /* p.onload below: tcp serves a rendezvous on the CPU */
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     p.cores = cores > 0 ? (double)cores : 1;
@@ -371,9 +377,9 @@ int sim_calibrate(int argc, char **argv)
         return 1;
     }
     for (int c = 0; c < SIM_CHAN_MAX; c++)
-        printf("%s: L %.0f ns, o %.0f ns, orecv %.0f ns, obusy %.0f ns, g %.0f ns, G %.4f ns/B, O %.4f ns/B, S %.0f B\n",
-               chan_name(c), p.ch[c].L, p.ch[c].o, p.ch[c].orecv, p.ch[c].obusy, p.ch[c].g, p.ch[c].G, p.ch[c].O,
-               p.ch[c].S);
+        printf("%s: L %.0f ns, o %.0f ns, orecv %.0f ns, obusy %.0f ns, g %.0f ns, G %.4f ns/B, O %.4f ns/B, rndv %.0f ns, "
+               "S %.0f B\n", chan_name(c), p.ch[c].L, p.ch[c].o, p.ch[c].orecv, p.ch[c].obusy, p.ch[c].g, p.ch[c].G,
+               p.ch[c].O, p.ch[c].rndv, p.ch[c].S);
     printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns, icall %.0f ns; host %.0f cores, switch %.0f ns, netswitch %.0f ns; written to %s\n",
            p.gamma, p.beta, p.call, p.icall, p.cores, p.sw, p.sw_net, out);
     return 0;

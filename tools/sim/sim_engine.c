@@ -13,9 +13,10 @@
  *     arrived and the receive is posted, and obusy more if the message got
  *     there first (its receiver was busy, or had not posted the receive).
  *   rendezvous (s > S): a request-to-send (0 bytes) as above; on match the
- *     receiver spends o and asks for the data (L); an onload NIC needs the
- *     sender's CPU for o to serve it; the data then flows as an eager
- *     message's; the sender completes when it has left.
+ *     receiver spends its receive overhead and asks for the data (L); an
+ *     onload NIC needs the sender's CPU for o to serve it; the data then
+ *     flows as an eager message's; the sender completes when it has left;
+ *     the receiver spends rndv + s·O once it has arrived.
  *   compute: reductions cost gamma ns per byte; work ops their length;
  *     copies through the node segment beta ns per byte.
  *   the node segment's synchronisation (SEGSYNC): a rank arrives after o
@@ -561,7 +562,7 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
         s->r[m->src].t = left;
     complete(s, m->src, m->slot, left, net);
     double rt = arrive > rd->t ? arrive : rd->t;
-    rd->t = cpu(s, m->dst, rt, (double)m->len * c->O);
+    rd->t = cpu(s, m->dst, rt, c->rndv + (double)m->len * c->O);
     complete(s, m->dst, rslot, rd->t, net);
 }
 

@@ -13,8 +13,9 @@
  *   host cores 2 switch 2500 netswitch 6000
  *                               # the cores ranks share; a rank's way back to one
  *                               # after a wait (netswitch: woken by a network message)
- *   shm and net also take orecv (the receive overhead, o if not given) and
- *   obusy (its extra for a message that waited for its receiver, 0)
+ *   shm and net also take orecv (the receive overhead, o if not given),
+ *   obusy (its extra for a message that waited for its receiver, 0) and
+ *   rndv (the receiver's CPU per rendezvous transfer, 0)
  *
  * Times in ns, G and O in ns per byte, S in bytes. Unknown words, missing
  * or negative values are errors naming the file and line.
@@ -99,9 +100,9 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             continue;
         if (!strcmp(w, "shm") || !strcmp(w, "net")) {
             struct sim_loggops *c = &p->ch[!strcmp(w, "net") ? SIM_NET : SIM_SHM];
-            static const char *const keys[] = { "L", "o", "g", "G", "O", "S", "orecv", "obusy" };
-            double *const fields[] = { &c->L, &c->o, &c->g, &c->G, &c->O, &c->S, &c->orecv, &c->obusy };
-            rc = pairs(save, keys, fields, 8, path, line, err, len);
+            static const char *const keys[] = { "L", "o", "g", "G", "O", "S", "orecv", "obusy", "rndv" };
+            double *const fields[] = { &c->L, &c->o, &c->g, &c->G, &c->O, &c->S, &c->orecv, &c->obusy, &c->rndv };
+            rc = pairs(save, keys, fields, 9, path, line, err, len);
         } else if (!strcmp(w, "hw")) {
             static const char *const keys[] = { "ow", "op", "oplg", "or" };
             double *const fields[] = { &p->hw_ow, &p->hw_op, &p->hw_oplg, &p->hw_or };
@@ -156,8 +157,8 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
     fprintf(f, "# rdmach-sim parameters (ns; G, O in ns per byte; S in bytes)\n%s", comment ? comment : "");
     for (int c = 0; c < SIM_CHAN_MAX; c++) {
         const struct sim_loggops *x = &p->ch[c];
-        fprintf(f, "%s L %.1f o %.1f g %.1f G %.5f O %.5f S %.0f orecv %.1f obusy %.1f\n", c == SIM_SHM ? "shm" : "net",
-                x->L, x->o, x->g, x->G, x->O, x->S, x->orecv, x->obusy);
+        fprintf(f, "%s L %.1f o %.1f g %.1f G %.5f O %.5f S %.0f orecv %.1f obusy %.1f rndv %.1f\n",
+                c == SIM_SHM ? "shm" : "net", x->L, x->o, x->g, x->G, x->O, x->S, x->orecv, x->obusy, x->rndv);
     }
     fprintf(f, "nic %s\ngamma %.4f\ncopy %.4f\nhw ow %.1f op %.1f oplg %.1f or %.1f\n", p->onload ? "onload" : "offload",
             p->gamma, p->beta, p->hw_ow, p->hw_op, p->hw_oplg, p->hw_or);
