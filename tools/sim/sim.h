@@ -100,8 +100,17 @@ static inline int sim_seg_algo(const char *name)
 /* ---- parameters (sim_params.c) ---- */
 enum sim_chan { SIM_SHM, SIM_NET, SIM_CHAN_MAX };
 struct sim_loggops {
-    double L, o, g, G, O;      /* ns, ns, ns, ns/byte, ns/byte */
+    double L, o, g, G, O;      /* ns, ns, ns, ns/byte, ns/byte; o: sending a message */
     double S;                  /* bytes: larger messages use rendezvous */
+    /* Receiving a message costs orecv (o unless the file says) when its
+     * receiver waits for it, orecv + obusy when it got there first (the
+     * receiver was busy, or had not posted the receive): a waiting rank is
+     * already inside its progress loop, a busy one comes to it afresh
+     * (tcp: a progress pass of system calls, and the kernel's receive
+     * processing, which moves to the receiver's CPU while it uses its
+     * socket). */
+    double orecv, obusy;
+    double rndv;               /* the receiver's CPU per rendezvous transfer (shm: the single copy's system call) */
 };
 struct sim_params {
     struct sim_loggops ch[SIM_CHAN_MAX];
@@ -109,11 +118,13 @@ struct sim_params {
     double gamma;              /* ns per byte reduced */
     double beta;               /* ns per byte copied into or out of the node segment */
     double call;               /* ns of the library's own path per collective call (binding, checks, selection) */
+    double icall;              /* the same for a non-blocking collective and its wait (its schedule and request) */
     double hw_ow, hw_op, hw_oplg, hw_or;   /* hardware barrier: o_w, o_p(P) = op + oplg * lg P, o_r */
     /* The host the ranks run on: its cores (0: a core per rank) and, where
      * ranks outnumber them, the CPU a rank spends to get a core back after
      * it waited (the progress engine yields or sleeps while it waits). */
     double cores, sw;
+    double sw_net;             /* the same for a rank woken by a network message (a sleep in poll()) */
 };
 void sim_params_default(struct sim_params *p);
 /* 0, or -1 with "file:line: what" in err. */
@@ -151,7 +162,12 @@ struct sim_result {
 int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struct sim_params *p,
             const struct sim_noise *noise, int iters, struct sim_result *res, char *err, size_t len);
 
-/* ---- commands (sim_main.c, sim_calib.c) ---- */
+/* ---- commands (sim_main.c, sim_calib.c, sim_validate.c) ---- */
+/* The library's own CPU per call of algorithm algo ("nbc": the non-blocking path). */
+static inline double sim_call_ns(const struct sim_params *p, const char *algo)
+{
+    return algo[0] == 'n' && algo[1] == 'b' && algo[2] == 'c' && !algo[3] ? p->icall : p->call;
+}
 /* One collective (by name; algorithm by name, "auto", "hier" or "hw") on p
  * ranks of ppn per node, no noise, iters calls back to back: the predicted
  * time per call. 0 or -1 (err). */
@@ -159,5 +175,9 @@ int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, lo
                 const struct sim_params *prm, double *t_ns, char *err, size_t len);
 int sim_calibrate(int argc, char **argv);
 int sim_validate(int argc, char **argv);
+/* The directory of the running program (where rdmachrun and rdmach-sim-probe
+ * are looked for); qsort's comparison of doubles. */
+int sim_exe_dir(char *dir, size_t len);
+int sim_cmp_double(const void *a, const void *b);
 
 #endif

@@ -8,27 +8,31 @@
  * whole, probe_median); then fit each channel's LogGOPS
  * parameters by inverting the engine's own ping-pong:
  *   o = the cost of posting a send;  g = the per-message time of a stream
- *   of empty messages (at least o, at most half the empty round trip);  a line through half the eager round
- *   trips (sizes to 64 KiB, the validated range): intercept 2o + L, slope
- *   G + 2O;  the rendezvous sizes' slope G + O;  S = the library's eager
+ *   of empty messages (at least o);  a line through half the eager round trips (sizes to 64 KiB,
+ *   the validated range): intercept o + L + orecv, slope G + 2O, where
+ *   orecv = o unless the post alone takes more than half the empty round
+ *   trip (tcp: the send's system call goes on after the data is in the
+ *   peer's socket; then L = 0 and orecv is the rest);  obusy = g less
+ *   orecv (a stream's receiver finds each message waiting: the stream's
+ *   time per message bounds both the channel's gap and a busy receiver's
+ *   overhead, which the measurement cannot tell apart);  the rendezvous sizes' slope G + O;  S = the library's eager
  *   limit;  gamma = MPI_Reduce_local of 64 KiB of doubles;  copy = a
  *   memcpy of 64 KiB;  call = an MPI_Allreduce on MPI_COMM_SELF (the
- *   library's path of a call, no message);  the host's
+ *   library's path of a call, no message);  icall = MPI_Iallreduce and
+ *   MPI_Wait on MPI_COMM_SELF (the non-blocking path: schedule, request);  the host's
  *   cores (online now) and the switch, a rank's way back to a core after a
  *   wait when ranks outnumber cores: the empty round trip of 2 ranks on one
  *   core (taskset), waiting as an oversubscribed rank does (no spin), is
- *   2(o + L + switch + o) in the engine.
+ *   2(o + L + orecv + switch) in the engine; over shm (switch) and over the
+ *   network channel (netswitch: a rank that waits on a socket sleeps in
+ *   poll() after its yields, and is woken from there).
  * The programs are looked for beside rdmach-sim (build tree or install).
+ * --from FILE fits the figures a saved calibrate output printed instead of
+ * measuring.
  *
- * validate: rdmach-sim-probe --coll on 2, 4, ... ranks, all on one node
- * (shm) and on one node each (RDMACH_VNODE_SIZE=1, net), every algorithm of
- * barrier, allreduce, bcast and alltoall at 8 B, 1 KiB and 64 KiB; each
- * measured median beside the prediction with the same parameters, and per
- * algorithm the median over sizes of |predicted / measured - 1| (the
- * issue's benchmark target: within 20%).
+ * validate: sim_validate.c.
  */
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +42,12 @@
 /* The figures of one probe run (ns); sizes as rdmach-sim-probe prints them. */
 enum { PMAX = 16 };
 struct probe {
-    double post, stream0, reduce_b, reduce_ns, eager, copy_b, copy_ns, call;
+    double post, stream0, reduce_b, reduce_ns, eager, copy_b, copy_ns, call, icall;
     int npp;
     double pp_b[PMAX], pp_ns[PMAX];     /* ping-pong round trips */
 };
 
-static int dir_of_exe(char *dir, size_t len)
+int sim_exe_dir(char *dir, size_t len)
 {
     ssize_t l = readlink("/proc/self/exe", dir, len - 1);
     if (l <= 0)
@@ -52,6 +56,34 @@ static int dir_of_exe(char *dir, size_t len)
     *strrchr(dir, '/') = '\0';
     return 0;
 }
+
+/* One line of rdmach-sim-probe's output into pr; the bit of a required
+ * figure it gave (0: none, or an optional one). */
+static int probe_line(const char *line, struct probe *pr)
+{
+    double a, b;
+    if (sscanf(line, "post %lf", &a) == 1)
+        return pr->post = a, 1;
+    if (sscanf(line, "stream %lf %lf", &a, &b) == 2) {
+        if (a == 0)
+            return pr->stream0 = b, 2;
+    } else if (sscanf(line, "pingpong %lf %lf", &a, &b) == 2) {
+        if (pr->npp < PMAX)
+            return pr->pp_b[pr->npp] = a, pr->pp_ns[pr->npp++] = b, 4;
+    } else if (sscanf(line, "reduce %lf %lf", &a, &b) == 2) {
+        return pr->reduce_b = a, pr->reduce_ns = b, 8;
+    } else if (sscanf(line, "eager %lf", &a) == 1) {
+        return pr->eager = a, 16;
+    } else if (sscanf(line, "copy %lf %lf", &a, &b) == 2) {
+        pr->copy_b = a, pr->copy_ns = b;
+    } else if (sscanf(line, "call %lf", &a) == 1) {
+        pr->call = a;
+    } else if (sscanf(line, "icall %lf", &a) == 1) {
+        pr->icall = a;
+    }
+    return 0;
+}
+enum { PROBE_ALL = 31 };
 
 static int run_probe(const char *dir, int net, struct probe *pr, char *err, size_t len)
 {
@@ -66,29 +98,19 @@ static int run_probe(const char *dir, int net, struct probe *pr, char *err, size
     memset(pr, 0, sizeof(*pr));
     int have = 0;
     while (fgets(line, sizeof(line), f)) {
-        double a, b;
         fputs("    ", stdout);
         fputs(line, stdout);
-        if (sscanf(line, "post %lf", &a) == 1) pr->post = a, have |= 1;
-        else if (sscanf(line, "stream %lf %lf", &a, &b) == 2) {
-            if (a == 0) pr->stream0 = b, have |= 2;
-        } else if (sscanf(line, "pingpong %lf %lf", &a, &b) == 2) {
-            if (pr->npp < PMAX)
-                pr->pp_b[pr->npp] = a, pr->pp_ns[pr->npp++] = b, have |= 4;
-        } else if (sscanf(line, "reduce %lf %lf", &a, &b) == 2) pr->reduce_b = a, pr->reduce_ns = b, have |= 8;
-        else if (sscanf(line, "eager %lf", &a) == 1) pr->eager = a, have |= 16;
-        else if (sscanf(line, "copy %lf %lf", &a, &b) == 2) pr->copy_b = a, pr->copy_ns = b;
-        else if (sscanf(line, "call %lf", &a) == 1) pr->call = a;
+        have |= probe_line(line, pr);
     }
     int st = pclose(f);
-    if (st != 0 || have != 31) {
+    if (st != 0 || have != PROBE_ALL) {
         snprintf(err, len, "%s did not finish with every figure (status %d)", cmd, st);
         return -1;
     }
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
+int sim_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -96,7 +118,7 @@ static int cmp_double(const void *a, const void *b)
 
 static double median_of(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    qsort(v, (size_t)n, sizeof(double), sim_cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -121,6 +143,7 @@ static int probe_median(const struct probe *runs, int n, struct probe *m)
     MED(reduce_ns);
     MED(copy_ns);
     MED(call);
+    MED(icall);
     for (int i = 0; i < m->npp; i++)
         MED(pp_ns[i]);
 #undef MED
@@ -144,23 +167,29 @@ static int half_rtt_line(const struct probe *pr, double lo, double hi, double *s
 }
 
 /* The engine's ping-pong, inverted (sim_engine.c): half an eager round trip
- * is o + L + o + s(O + G + O), a rendezvous one grows by s(G + O) (the
- * receiver's copy only). */
-static void fit(const struct probe *pr, struct sim_loggops *c)
+ * is o + L + orecv + s(O + G + O), a rendezvous one grows by s(G + O) (the
+ * receiver's copy only); a stream of empty messages takes orecv + obusy
+ * per message. */
+static void fit(const struct probe *pr, struct sim_loggops *c, int serve)
 {
     c->S = pr->eager;
     c->o = pr->post;
+    c->g = pr->stream0 > c->o ? pr->stream0 : c->o;
     double be, ae, br, ar;
     half_rtt_line(pr, 0, c->S < 65536 ? c->S : 65536, &be, &ae);
-    /* a stream needs both ranks on a CPU for its whole window; one longer
-     * per message than half a round trip was cut by the scheduler */
-    c->g = pr->stream0 < ae ? pr->stream0 : ae;
-    c->g = c->g > c->o ? c->g : c->o;
     c->L = ae - 2 * c->o > 0 ? ae - 2 * c->o : 0;
+    c->orecv = ae - c->o - c->L > 0 ? ae - c->o - c->L : 0;
+    c->obusy = pr->stream0 > c->orecv ? pr->stream0 - c->orecv : 0;
     be = be > 0 ? be : 0;
+    c->rndv = 0;
     if (half_rtt_line(pr, c->S + 1, 1 << 20, &br, &ar) >= 2 && br > 0) {
         double O = be - br;
         c->O = O < 0 ? 0 : O > be / 2 ? be / 2 : O;
+        /* the rendezvous line's intercept beyond the engine's handshake
+         * (request, ask, data: o + orecv + 3L, and o to serve it on an
+         * onload channel): the receiver's fixed cost of the transfer */
+        double hs = c->o + c->orecv + 3 * c->L + (serve ? c->o : 0);
+        c->rndv = ar > hs ? ar - hs : 0;
     } else {
         c->O = 0;
     }
@@ -168,13 +197,13 @@ static void fit(const struct probe *pr, struct sim_loggops *c)
 }
 
 /* The empty round trip of 2 ranks sharing core 0 (ns), or -1. */
-static double handoff_rtt(const char *dir)
+static double handoff_rtt(const char *dir, int net)
 {
     char cmd[3 * PATH_MAX], line[256];
     double rtt = -1, v;
     snprintf(cmd, sizeof(cmd),
-             "RDMACH_BIND=none RDMACH_SPIN_COUNT=0 RDMACH_SPIN_COUNT_OVERSUB_PEER=0 taskset -c 0 '%s/rdmachrun' -n 2 "
-             "'%s/rdmach-sim-probe' --handoff 2>&1", dir, dir);
+             "%sRDMACH_BIND=none RDMACH_SPIN_COUNT=0 RDMACH_SPIN_COUNT_OVERSUB_PEER=0 taskset -c 0 '%s/rdmachrun' -n 2 "
+             "'%s/rdmach-sim-probe' --handoff 2>&1", net ? "RDMACH_VNODE_SIZE=1 " : "", dir, dir);
     FILE *f = popen(cmd, "r");
     if (!f)
         return -1;
@@ -187,13 +216,109 @@ static double handoff_rtt(const char *dir)
     return pclose(f) == 0 ? rtt : -1;
 }
 
+/* The figures of a calibration: per channel its probe runs and its
+ * hand-off round trips. */
+struct calib {
+    int nruns[SIM_CHAN_MAX], nh[SIM_CHAN_MAX];
+    struct probe runs[SIM_CHAN_MAX][64];
+    double hv[SIM_CHAN_MAX][64];
+};
+
+static const char *chan_name(int c)
+{
+    return c == SIM_SHM ? "shm" : "net";
+}
+
+/* Measure: the channels' runs interleaved, so that the machine's load of
+ * the moment falls on both. */
+static int measure(struct calib *k, int nruns)
+{
+    char dir[PATH_MAX], err[PATH_MAX * 4];
+    if (sim_exe_dir(dir, sizeof(dir)) != 0) {
+        fprintf(stderr, "rdmach-sim calibrate: cannot find the program's directory\n");
+        return 1;
+    }
+    for (int r = 0; r < nruns; r++)
+        for (int c = 0; c < SIM_CHAN_MAX; c++) {
+            printf("measuring %s, run %d of %d (rdmach-sim-probe on 2 ranks%s):\n", chan_name(c), r + 1, nruns,
+                   c == SIM_NET ? ", RDMACH_VNODE_SIZE=1" : "");
+            fflush(stdout);
+            if (run_probe(dir, c == SIM_NET, &k->runs[c][k->nruns[c]++], err, sizeof(err)) != 0) {
+                fprintf(stderr, "rdmach-sim calibrate: %s\n", err);
+                return 1;
+            }
+        }
+    for (int r = 0; r < nruns; r++)
+        for (int c = 0; c < SIM_CHAN_MAX; c++) {
+            printf("measuring the hand-off over %s, run %d of %d (rdmach-sim-probe --handoff on 2 ranks of one core%s):\n",
+                   chan_name(c), r + 1, nruns, c == SIM_NET ? ", RDMACH_VNODE_SIZE=1" : "");
+            fflush(stdout);
+            double v = handoff_rtt(dir, c == SIM_NET);
+            if (v > 0)
+                k->hv[c][k->nh[c]++] = v;
+        }
+    return 0;
+}
+
+/* The figures a saved calibrate output printed (its "measuring ..." lines
+ * name the channel and whether a hand-off follows; an output older than the
+ * network hand-off has "measuring the hand-off," for shm). */
+static int from_file(struct calib *k, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    char line[512];
+    int chan = -1, handoff = 0, have = PROBE_ALL;
+    while (fgets(line, sizeof(line), f)) {
+        if (!strncmp(line, "measuring ", 10)) {
+            if (chan >= 0 && !handoff && have != PROBE_ALL)
+                break;
+            handoff = !strncmp(line + 10, "the hand-off", 12);
+            chan = strstr(line, handoff ? "hand-off over net" : "measuring net") ? SIM_NET : SIM_SHM;
+            if (!handoff && k->nruns[chan] < 64)
+                memset(&k->runs[chan][k->nruns[chan]++], 0, sizeof(struct probe));
+            have = 0;
+            continue;
+        }
+        double v;
+        if (chan < 0 || strncmp(line, "    ", 4) != 0)
+            continue;
+        if (handoff && sscanf(line + 4, "pingpong 0 %lf", &v) == 1 && k->nh[chan] < 64)
+            k->hv[chan][k->nh[chan]++] = v;
+        else if (!handoff)
+            have |= probe_line(line + 4, &k->runs[chan][k->nruns[chan] - 1]);
+    }
+    fclose(f);
+    if ((chan >= 0 && !handoff && have != PROBE_ALL) || !k->nruns[SIM_SHM] || !k->nruns[SIM_NET]) {
+        fprintf(stderr, "rdmach-sim calibrate: %s: a probe run of each channel, each with every figure, expected\n", path);
+        return 2;
+    }
+    printf("the figures of %s: %d shm and %d net runs, %d and %d hand-offs\n", path, k->nruns[SIM_SHM],
+           k->nruns[SIM_NET], k->nh[SIM_SHM], k->nh[SIM_NET]);
+    return 0;
+}
+
+/* A rank's way back to a core after a wait over channel c: the engine's
+ * one-core round trip is 2(o + L + orecv + switch). */
+static double switch_of(const struct calib *k, int c, const struct sim_loggops *ch, double *hv)
+{
+    memcpy(hv, k->hv[c], (size_t)k->nh[c] * sizeof(double));
+    double sw = median_of(hv, k->nh[c]) / 2 - ch->o - ch->L - ch->orecv;
+    return sw > 0 ? sw : 0;
+}
+
 int sim_calibrate(int argc, char **argv)
 {
-    const char *out = "rdmach-sim.params";
+    const char *out = "rdmach-sim.params", *from = NULL;
     int nruns = 3;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
+        } else if (!strcmp(argv[i], "--from") && i + 1 < argc) {
+            from = argv[++i];
         } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
             nruns = atoi(argv[++i]);
             if (nruns < 1 || nruns > 64) {
@@ -201,242 +326,61 @@ int sim_calibrate(int argc, char **argv)
                 return 2;
             }
         } else {
-            fprintf(stderr, "rdmach-sim calibrate: unknown argument '%s' (usage: rdmach-sim calibrate [-o FILE] [--runs N])\n",
-                    argv[i]);
+            fprintf(stderr, "rdmach-sim calibrate: unknown argument '%s' (usage: rdmach-sim calibrate [-o FILE] [--runs N] "
+                            "[--from SAVED_OUTPUT])\n", argv[i]);
             return 2;
         }
     }
-    char dir[PATH_MAX], err[PATH_MAX * 4];
-    if (dir_of_exe(dir, sizeof(dir)) != 0) {
-        fprintf(stderr, "rdmach-sim calibrate: cannot find the program's directory\n");
-        return 1;
-    }
     struct sim_params p;
     sim_params_default(&p);
-    struct probe *runs = calloc((size_t)nruns * SIM_CHAN_MAX, sizeof(*runs)), pr[SIM_CHAN_MAX];
-    if (!runs) {
+    struct calib *k = calloc(1, sizeof(*k));
+    struct probe pr[SIM_CHAN_MAX];
+    if (!k) {
         fprintf(stderr, "rdmach-sim calibrate: no memory\n");
         return 1;
     }
-    /* the channels' runs interleaved, so that the machine's load of the
-     * moment falls on both */
-    for (int r = 0; r < nruns; r++)
-        for (int c = 0; c < SIM_CHAN_MAX; c++) {
-            printf("measuring %s, run %d of %d (rdmach-sim-probe on 2 ranks%s):\n", c == SIM_SHM ? "shm" : "net", r + 1,
-                   nruns, c == SIM_NET ? ", RDMACH_VNODE_SIZE=1" : "");
-            fflush(stdout);
-            if (run_probe(dir, c == SIM_NET, &runs[c * nruns + r], err, sizeof(err)) != 0) {
-                fprintf(stderr, "rdmach-sim calibrate: %s\n", err);
-                free(runs);
-                return 1;
-            }
-        }
-    for (int c = 0; c < SIM_CHAN_MAX; c++) {
-        int kept = probe_median(&runs[c * nruns], nruns, &pr[c]);
-        printf("%s: the median of %d of %d runs (those with an empty round trip within twice the fastest)\n",
-               c == SIM_SHM ? "shm" : "net", kept, nruns);
-        fit(&pr[c], &p.ch[c]);
+    int rc = from ? from_file(k, from) : measure(k, nruns);
+    if (rc != 0) {
+        free(k);
+        return rc;
     }
-    free(runs);
-    double hv[64];
-    int nh = 0;
-    for (int r = 0; r < nruns; r++) {
-        printf("measuring the hand-off, run %d of %d (rdmach-sim-probe --handoff on 2 ranks of one core):\n", r + 1, nruns);
-        fflush(stdout);
-        double v = handoff_rtt(dir);
-        if (v > 0)
-            hv[nh++] = v;
+    for (int c = 0; c < SIM_CHAN_MAX; c++) {
+        int kept = probe_median(k->runs[c], k->nruns[c], &pr[c]);
+        printf("%s: the median of %d of %d runs (those with an empty round trip within twice the fastest)\n", chan_name(c),
+               kept, k->nruns[c]);
+        fit(&pr[c], &p.ch[c], c == SIM_NET);   /* p.onload below: tcp serves a rendezvous on the CPU */
     }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     p.cores = cores > 0 ? (double)cores : 1;
-    if (nh) {
-        const struct sim_loggops *s = &p.ch[SIM_SHM];
-        double sw = median_of(hv, nh) / 2 - 2 * s->o - s->L;
-        p.sw = sw > 0 ? sw : 0;
-    } else {
-        printf("no hand-off measured (taskset missing?): switch left at %.0f ns\n", p.sw);
-    }
+    double hv[64];
+    if (k->nh[SIM_SHM])
+        p.sw = switch_of(k, SIM_SHM, &p.ch[SIM_SHM], hv);
+    else
+        printf("no hand-off measured over shm (taskset missing?): switch left at %.0f ns\n", p.sw);
+    if (k->nh[SIM_NET])
+        p.sw_net = switch_of(k, SIM_NET, &p.ch[SIM_NET], hv);
+    else
+        printf("no hand-off measured over net: netswitch is switch, %.0f ns\n", p.sw_net = p.sw);
+    free(k);
     p.gamma = pr[SIM_SHM].reduce_ns / pr[SIM_SHM].reduce_b;
     if (pr[SIM_SHM].copy_b > 0)
         p.beta = pr[SIM_SHM].copy_ns / pr[SIM_SHM].copy_b;
     p.call = pr[SIM_SHM].call;
+    p.icall = pr[SIM_SHM].icall > 0 ? pr[SIM_SHM].icall : p.call;   /* older outputs have no icall */
     p.onload = 1;   /* the software network channels here (tcp) run on the host CPU */
-    char comment[256];
+    char comment[512];
     snprintf(comment, sizeof(comment),
              "# measured by rdmach-sim calibrate (rdmach-sim-probe: each figure its minimum in a run, the median over "
-             "the runs kept of %d)\n",
-             nruns);
+             "the runs kept)%s%s\n", from ? "; fitted from " : "", from ? from : "");
     if (sim_params_save(out, &p, comment) != 0) {
         fprintf(stderr, "rdmach-sim calibrate: cannot write %s\n", out);
         return 1;
     }
     for (int c = 0; c < SIM_CHAN_MAX; c++)
-        printf("%s: L %.0f ns, o %.0f ns, g %.0f ns, G %.4f ns/B, O %.4f ns/B, S %.0f B\n", c == SIM_SHM ? "shm" : "net",
-               p.ch[c].L, p.ch[c].o, p.ch[c].g, p.ch[c].G, p.ch[c].O, p.ch[c].S);
-    printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns; host %.0f cores, switch %.0f ns; written to %s\n", p.gamma, p.beta, p.call, p.cores, p.sw, out);
-    return 0;
-}
-
-/* The groups of one rank count and channel: how many are within 20%, and
- * the range of their median errors. */
-struct tally {
-    int groups, good;
-    double lo, hi;
-};
-
-/* The rows of one (ranks, channel, collective, algorithm) group so far
- * (what: NULL, not printed). */
-static void group_summary(const char *what, double *err, int n, struct tally *t)
-{
-    if (n == 0)
-        return;
-    qsort(err, (size_t)n, sizeof(double), cmp_double);
-    double med = err[(n - 1) / 2];
-    if (what)
-        printf("%-44s median |error| over sizes %6.1f%% %s\n", what, med * 100, med <= 0.2 ? "(within 20%)" : "");
-    t->lo = t->groups == 0 || med < t->lo ? med : t->lo;
-    t->hi = t->groups == 0 || med > t->hi ? med : t->hi;
-    t->groups++;
-    t->good += med <= 0.2;
-}
-
-/* The machine the figures come from: its CPU model and load. */
-static void print_machine(const char *when)
-{
-    char line[256], model[256] = "unknown";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof(line), f))
-        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-            snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
-            model[strcspn(model, "\n")] = '\0';
-            break;
-        }
-    if (f)
-        fclose(f);
-    double la[3] = { 0, 0, 0 };
-    getloadavg(la, 3);
-    printf("machine %s: %s, %ld cores online, load average %.2f %.2f %.2f\n", when, model, sysconf(_SC_NPROCESSORS_ONLN),
-           la[0], la[1], la[2]);
-}
-
-int sim_validate(int argc, char **argv)
-{
-    struct sim_params prm;
-    sim_params_default(&prm);
-    int ranks[16] = { 2, 4 }, nranks = 2;
-    char dir[PATH_MAX], err[PATH_MAX * 4];
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--params") && i + 1 < argc) {
-            if (sim_params_load(argv[++i], &prm, err, sizeof(err)) != 0) {
-                fprintf(stderr, "rdmach-sim: %s\n", err);
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "--ranks") && i + 1 < argc) {
-            nranks = 0;
-            for (char *save, *w = strtok_r(argv[++i], ",", &save); w && nranks < 16; w = strtok_r(NULL, ",", &save)) {
-                ranks[nranks] = atoi(w);
-                if (ranks[nranks] < 2 || ranks[nranks] > 64) {
-                    fprintf(stderr, "rdmach-sim validate: --ranks: each from 2 to 64, got '%s'\n", w);
-                    return 2;
-                }
-                nranks++;
-            }
-        } else {
-            fprintf(stderr, "rdmach-sim validate: unknown argument '%s' (usage: rdmach-sim validate [--params FILE] "
-                            "[--ranks 2,4,8,16])\n", argv[i]);
-            return 2;
-        }
-    }
-    if (dir_of_exe(dir, sizeof(dir)) != 0) {
-        fprintf(stderr, "rdmach-sim validate: cannot find the program's directory\n");
-        return 1;
-    }
-    /* the same prediction with a core per rank: what the host model adds */
-    struct sim_params flat = prm;
-    int host = prm.cores >= 1;
-    flat.cores = 0;
-    /* tl: against the median block (the issue's figure); tm: against the
-     * fastest block, the machine's quietest moment (others' load only adds) */
-    struct tally tl[16][2] = { { { 0 } } }, tf[16][2] = { { { 0 } } }, tm[16][2] = { { { 0 } } };
-    print_machine("at the start");
-    printf("%5s %-4s %-10s %-14s %6s %12s %12s %12s %8s%s\n", "ranks", "chan", "coll", "algo", "bytes", "meas_min_us",
-           "meas_med_us", "predict_us", "pred/med", host ? "  core_per_rank_us" : "");
-    for (int ri = 0; ri < nranks; ri++)
-        for (int net = 0; net < 2; net++) {
-            char cmd[3 * PATH_MAX], line[256], group[160] = "";
-            double errs[16], errf[16], errm[16];
-            int nerr = 0;
-            snprintf(cmd, sizeof(cmd), "RDMACH_BARRIER=dissemination %s'%s/rdmachrun' -n %d '%s/rdmach-sim-probe' --coll 2>&1",
-                     net ? "RDMACH_VNODE_SIZE=1 " : "", dir, ranks[ri], dir);
-            FILE *f = popen(cmd, "r");
-            if (!f) {
-                fprintf(stderr, "rdmach-sim validate: cannot run %s\n", cmd);
-                return 1;
-            }
-            while (fgets(line, sizeof(line), f)) {
-                char coll[32], algo[64];
-                long bytes;
-                double tmin, tmed, pred;
-                int calls = 1;
-                if (sscanf(line, "coll %31s %63s %ld %lf %lf %d", coll, algo, &bytes, &tmin, &tmed, &calls) < 5) {
-                    fputs(line, stdout);
-                    continue;
-                }
-                char g[160];
-                snprintf(g, sizeof(g), "%d ranks %s %s %s", ranks[ri], net ? "net" : "shm", coll, algo);
-                if (strcmp(g, group) != 0) {
-                    group_summary(group, errs, nerr, &tl[ri][net]);
-                    group_summary(NULL, errf, nerr, &tf[ri][net]);
-                    group_summary(NULL, errm, nerr, &tm[ri][net]);
-                    snprintf(group, sizeof(group), "%s", g);
-                    nerr = 0;
-                }
-                if (sim_predict(coll, algo, ranks[ri], net ? 1 : ranks[ri], ranks[ri], bytes, calls, &prm, &pred, err, sizeof(err)) != 0) {
-                    printf("%5d %-4s %-10s %-14s %6ld %12.2f %12.2f  not simulated: %s\n", ranks[ri], net ? "net" : "shm",
-                           coll, algo, bytes, tmin * 1e-3, tmed * 1e-3, err);
-                    continue;
-                }
-                double predf = pred;
-                if (host && sim_predict(coll, algo, ranks[ri], net ? 1 : ranks[ri], ranks[ri], bytes, calls, &flat, &predf,
-                                        err, sizeof(err)) != 0)
-                    predf = pred;
-                printf("%5d %-4s %-10s %-14s %6ld %12.2f %12.2f %12.2f %8.2f", ranks[ri], net ? "net" : "shm", coll, algo,
-                       bytes, tmin * 1e-3, tmed * 1e-3, pred * 1e-3, pred / tmed);
-                printf(host ? " %18.2f\n" : "\n", predf * 1e-3);
-                if (nerr < 16) {
-                    errf[nerr] = fabs(predf / tmed - 1);
-                    errm[nerr] = fabs(pred / tmin - 1);
-                    errs[nerr++] = fabs(pred / tmed - 1);
-                }
-            }
-            group_summary(group, errs, nerr, &tl[ri][net]);
-            group_summary(NULL, errf, nerr, &tf[ri][net]);
-            group_summary(NULL, errm, nerr, &tm[ri][net]);
-            print_machine(net ? "after net" : "after shm");
-            if (pclose(f) != 0) {
-                fprintf(stderr, "rdmach-sim validate: %s failed\n", cmd);
-                return 1;
-            }
-        }
-    int groups = 0, good = 0, goodf = 0, goodm = 0;
-    printf("%5s %-4s %14s  %-30s %s%s\n", "ranks", "chan", "within 20%", "median |error| of the groups",
-           "fastest block: within 20%", host ? "   a core per rank: within 20%" : "");
-    for (int ri = 0; ri < nranks; ri++)
-        for (int net = 0; net < 2; net++) {
-            const struct tally *t = &tl[ri][net];
-            char range[64];
-            snprintf(range, sizeof(range), "%.1f%% - %.1f%%", t->lo * 100, t->hi * 100);
-            printf("%5d %-4s %6d of %-4d  %-30s %d", ranks[ri], net ? "net" : "shm", t->good, t->groups, range,
-                   tm[ri][net].good);
-            printf(host ? "   %d\n" : "\n", tf[ri][net].good);
-            groups += t->groups;
-            good += t->good;
-            goodf += tf[ri][net].good;
-            goodm += tm[ri][net].good;
-        }
-    printf("validation: %d of %d algorithm groups within 20%% (median over sizes)\n", good, groups);
-    printf("against the fastest block: %d of %d\n", goodm, groups);
-    if (host)
-        printf("with a core per rank instead of %.0f cores per host: %d of %d\n", prm.cores, goodf, groups);
+        printf("%s: L %.0f ns, o %.0f ns, orecv %.0f ns, obusy %.0f ns, g %.0f ns, G %.4f ns/B, O %.4f ns/B, rndv %.0f ns, "
+               "S %.0f B\n", chan_name(c), p.ch[c].L, p.ch[c].o, p.ch[c].orecv, p.ch[c].obusy, p.ch[c].g, p.ch[c].G,
+               p.ch[c].O, p.ch[c].rndv, p.ch[c].S);
+    printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns, icall %.0f ns; host %.0f cores, switch %.0f ns, netswitch %.0f ns; written to %s\n",
+           p.gamma, p.beta, p.call, p.icall, p.cores, p.sw, p.sw_net, out);
     return 0;
 }

@@ -8,12 +8,15 @@
  *     rank itself for shm) is free, keeps it g + s·G, and arrives L + s·G
  *     later, no earlier than the receiving NIC's previous message + g (net);
  *     the send is complete when its CPU part is (onload NIC: when the data
- *     has left). The receiver's CPU spends o + s·O once the message has
- *     arrived and the receive is posted.
+ *     has left; its receiver's CPU moves the data in as it comes, or from
+ *     when it is ready if it was busy then). The receiver's CPU spends orecv + s·O once the message has
+ *     arrived and the receive is posted, and obusy more if the message got
+ *     there first (its receiver was busy, or had not posted the receive).
  *   rendezvous (s > S): a request-to-send (0 bytes) as above; on match the
- *     receiver spends o and asks for the data (L); an onload NIC needs the
- *     sender's CPU for o to serve it; the data then flows as an eager
- *     message's; the sender completes when it has left.
+ *     receiver spends its receive overhead and asks for the data (L); an
+ *     onload NIC needs the sender's CPU for o to serve it; the data then
+ *     flows as an eager message's; the sender completes when it has left;
+ *     the receiver spends rndv + s·O once it has arrived.
  *   compute: reductions cost gamma ns per byte; work ops their length;
  *     copies through the node segment beta ns per byte.
  *   the node segment's synchronisation (SEGSYNC): a rank arrives after o
@@ -25,7 +28,8 @@
  *     CPU work runs on its cores, each piece on the core free first (time
  *     slicing at the grain of the ops), and a rank that waited has yielded
  *     its core (the progress engine's yield and sleep phases): going on
- *     costs it `switch` ns of a core first. A waiting rank takes no core.
+ *     costs it `switch` ns of a core first (`netswitch` when a network
+ *     message woke it: it slept in poll()). A waiting rank takes no core.
  * A rank runs its ops in order until a WAIT whose request is not complete
  * (one event wakes it when it is) or an op that took CPU time (it goes on
  * at its new time, so that the NICs are used in the order of time). Events: a rank's run, a message's arrival,
@@ -62,6 +66,7 @@ struct srank {
     uint32_t slot_base, next_slot, free_top;
     uint32_t posted, posted_tail, unexp, unexp_tail;
     uint8_t done, blocked;     /* blocked: it waited, and has given up its core */
+    uint8_t wake_net;          /* what ended its wait was a network message */
 };
 
 #define BUCKET_NS 50.0
@@ -479,12 +484,13 @@ static uint32_t slot_alloc(struct sim *s, struct srank *r)
     return slot;
 }
 
-static void complete(struct sim *s, uint32_t rank, uint32_t slot, double t)
+static void complete(struct sim *s, uint32_t rank, uint32_t slot, double t, int net)
 {
     struct srank *r = &s->r[rank];
     s->slot_done[r->slot_base + slot] = t;
     if (r->wait_slot == slot) {
         r->wait_slot = NONE;
+        r->wake_net = (uint8_t)net;
         push(s, t > r->t ? t : r->t, EV_RUN, rank, 0);
     }
 }
@@ -525,16 +531,25 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
     struct srank *rd = &s->r[m->dst];
     const struct sim_loggops *c = chan(s, m->src, m->dst);
     int net = node_of(s, m->src) != node_of(s, m->dst);
-    double t = m->time > posted ? m->time : posted;
-    if (rd->t > t)
-        t = rd->t;
+    double t = posted > rd->t ? posted : rd->t;
+    /* the message got there before its receiver was ready for it (at the
+     * same instant too: with L 0 the data is in the socket while the
+     * receiver's own send is still returning) */
+    double recv_o = c->orecv + (t >= m->time ? c->obusy : 0);
+    /* an onload channel's receiver moves the data with its CPU as it comes
+     * (tcp: the kernel's copy out of the socket): a waiting one while it
+     * arrives, a busy one only from when it is ready, s·G after that */
+    double xfer = s->p->onload && net && !m->rts ? (double)m->len * c->G : 0;
+    if (xfer > 0 && t > m->time - xfer)
+        t = cpu(s, m->dst, t, xfer);
+    t = t > m->time ? t : m->time;
     if (!m->rts) {
-        rd->t = cpu(s, m->dst, t, c->o + (double)m->len * c->O);
-        complete(s, m->dst, rslot, rd->t);
+        rd->t = cpu(s, m->dst, t, recv_o + (double)m->len * c->O);
+        complete(s, m->dst, rslot, rd->t, net);
         return;
     }
     /* rendezvous: the receiver asks for the data */
-    rd->t = cpu(s, m->dst, t, c->o);
+    rd->t = cpu(s, m->dst, t, recv_o);
     double ask = rd->t + c->L, left;
     if (s->p->onload && net) {
         struct srank *rs = &s->r[m->src];
@@ -545,10 +560,10 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
     double arrive = transfer(s, m->src, m->dst, m->len, ask, &left);
     if (s->p->onload && net && s->r[m->src].t < left)
         s->r[m->src].t = left;
-    complete(s, m->src, m->slot, left);
+    complete(s, m->src, m->slot, left, net);
     double rt = arrive > rd->t ? arrive : rd->t;
-    rd->t = cpu(s, m->dst, rt, (double)m->len * c->O);
-    complete(s, m->dst, rslot, rd->t);
+    rd->t = cpu(s, m->dst, rt, c->rndv + (double)m->len * c->O);
+    complete(s, m->dst, rslot, rd->t, net);
 }
 
 static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len)
@@ -626,6 +641,9 @@ static void seg_arrive(struct sim *s, uint32_t rank)
     r->wait_slot = NONE - 1;                   /* waiting for the release */
     r->blocked = 1;
     if (++s->seg_count[node] == members) {
+        /* the last to arrive finds every flag set: it never waited, and
+         * keeps its core */
+        r->blocked = arrive < s->seg_max[node];
         push(s, s->seg_max[node] + s->p->ch[SIM_SHM].L, EV_SEGREL, (uint32_t)node, 0);
         s->seg_count[node] = 0;
         s->seg_max[node] = 0;
@@ -759,7 +777,8 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
             if (s.r[rank].blocked) {           /* back from a wait: get a core again */
                 s.r[rank].blocked = 0;
                 if (s.cores)
-                    s.r[rank].t = cpu(&s, rank, s.r[rank].t, p->sw);
+                    s.r[rank].t = cpu(&s, rank, s.r[rank].t, s.r[rank].wake_net ? p->sw_net : p->sw);
+                s.r[rank].wake_net = 0;
             }
             run_rank(&s, rank);
             break;

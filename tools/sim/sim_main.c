@@ -8,7 +8,8 @@
  *   rdmach-sim allreduce --ranks 64 --noise-trace out/detours_rank0.csv   # noise rdmach-noise recorded
  *   rdmach-sim pingpong --size 0,1024,65536 --params machine.txt
  *   rdmach-sim calibrate -o machine.txt                   # measure this machine (sim_calib.c)
- *   rdmach-sim validate --params machine.txt --ranks 2,4  # predicted against measured (sim_calib.c)
+ *   rdmach-sim validate --params machine.txt --ranks 2,4  # predicted against measured (sim_validate.c)
+ *   rdmach-sim validate --from saved.txt --params other.txt  # the same measurements predicted again
  *
  * For each size, algorithm and rank count: every rank's program is recorded
  * by running the library's algorithm (src/coll, by name from its lists, or
@@ -277,7 +278,7 @@ int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, lo
         goto out;
     }
     const char *chosen;
-    struct sim_progs *t = record(&j, prm->call, &chosen, err, len);
+    struct sim_progs *t = record(&j, sim_call_ns(prm, algo), &chosen, err, len);
     struct sim_layout lay = { p, ppn, host };
     struct sim_result res;
     if (t && sim_run(t, &lay, prm, &quiet, iters, &res, err, len) == 0) {
@@ -409,7 +410,7 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
                 char err[512];
                 const char *chosen = j.algo;
                 double t0 = now_s();
-                struct sim_progs *t = record(&j, o->compute + prm->call, &chosen, err, sizeof(err));
+                struct sim_progs *t = record(&j, o->compute + sim_call_ns(prm, j.algo), &chosen, err, sizeof(err));
                 double trec = now_s() - t0;
                 struct sim_result res;
                 struct sim_layout lay = { p, ppn };
@@ -465,8 +466,8 @@ static int usage(void)
             "         [--algos all|auto|NAME,...] [--size LIST] [--params FILE] [--iters N] [--compute DURATION]\n"
             "         [--noise PERIOD,DURATION[,sync|unsync] | --noise-trace DETOURS.csv[,sync]] [--noise-nodes N]\n"
             "         [--cores N] [--csv FILE]\n"
-            "       rdmach-sim calibrate [-o FILE]\n"
-            "       rdmach-sim validate [--params FILE] [--ranks LIST]\n"
+            "       rdmach-sim calibrate [-o FILE] [--runs N] [--from SAVED_CALIBRATE_OUTPUT]\n"
+            "       rdmach-sim validate [--params FILE] [--ranks LIST] [--from SAVED_VALIDATE_OUTPUT [--calls N]]\n"
             "  LIST: a..b (powers of two) or a,b,c\n");
     return 2;
 }

@@ -8,8 +8,14 @@
  *   gamma 0.3                   # ns per byte reduced
  *   copy 0.1                    # ns per byte copied through the node segment
  *   call 60                     # ns of the library's path per collective call
+ *   icall 160                   # the same for a non-blocking one and its wait (call if not given)
  *   hw ow 200 op 400 oplg 0 or 200   # hardware barrier
- *   host cores 2 switch 2500    # the cores ranks share; a rank's way back to one
+ *   host cores 2 switch 2500 netswitch 6000
+ *                               # the cores ranks share; a rank's way back to one
+ *                               # after a wait (netswitch: woken by a network message)
+ *   shm and net also take orecv (the receive overhead, o if not given),
+ *   obusy (its extra for a message that waited for its receiver, 0) and
+ *   rndv (the receiver's CPU per rendezvous transfer, 0)
  *
  * Times in ns, G and O in ns per byte, S in bytes. Unknown words, missing
  * or negative values are errors naming the file and line.
@@ -25,14 +31,14 @@ void sim_params_default(struct sim_params *p)
      * study until `rdmach-sim calibrate` measures the machine. */
     *p = (struct sim_params){
         .ch = {
-            [SIM_SHM] = { .L = 250, .o = 150, .g = 50, .G = 0.08, .O = 0.05, .S = 16384 },
-            [SIM_NET] = { .L = 1500, .o = 400, .g = 300, .G = 0.08, .O = 0, .S = 65536 },
+            [SIM_SHM] = { .L = 250, .o = 150, .g = 50, .G = 0.08, .O = 0.05, .S = 16384, .orecv = 150 },
+            [SIM_NET] = { .L = 1500, .o = 400, .g = 300, .G = 0.08, .O = 0, .S = 65536, .orecv = 400 },
         },
         .onload = 0,
         .gamma = 0.25,
         .beta = 0.1,
         .hw_ow = 300, .hw_op = 600, .hw_oplg = 0, .hw_or = 300,
-        .cores = 0, .sw = 2500,    /* a core per rank; a yield hand-off (src/device/progress.c) */
+        .cores = 0, .sw = 2500, .sw_net = 2500,   /* a core per rank; a yield hand-off (src/device/progress.c) */
     };
 }
 
@@ -80,6 +86,8 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
         return -1;
     }
     sim_params_default(p);
+    /* not given: orecv is o, netswitch is switch */
+    p->ch[SIM_SHM].orecv = p->ch[SIM_NET].orecv = p->sw_net = p->icall = -1;
     char buf[1024];
     int line = 0, rc = 0;
     while (rc == 0 && fgets(buf, sizeof(buf), f)) {
@@ -92,23 +100,23 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             continue;
         if (!strcmp(w, "shm") || !strcmp(w, "net")) {
             struct sim_loggops *c = &p->ch[!strcmp(w, "net") ? SIM_NET : SIM_SHM];
-            static const char *const keys[] = { "L", "o", "g", "G", "O", "S" };
-            double *const fields[] = { &c->L, &c->o, &c->g, &c->G, &c->O, &c->S };
-            rc = pairs(save, keys, fields, 6, path, line, err, len);
+            static const char *const keys[] = { "L", "o", "g", "G", "O", "S", "orecv", "obusy", "rndv" };
+            double *const fields[] = { &c->L, &c->o, &c->g, &c->G, &c->O, &c->S, &c->orecv, &c->obusy, &c->rndv };
+            rc = pairs(save, keys, fields, 9, path, line, err, len);
         } else if (!strcmp(w, "hw")) {
             static const char *const keys[] = { "ow", "op", "oplg", "or" };
             double *const fields[] = { &p->hw_ow, &p->hw_op, &p->hw_oplg, &p->hw_or };
             rc = pairs(save, keys, fields, 4, path, line, err, len);
         } else if (!strcmp(w, "host")) {
-            static const char *const keys[] = { "cores", "switch" };
-            double *const fields[] = { &p->cores, &p->sw };
-            rc = pairs(save, keys, fields, 2, path, line, err, len);
-        } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call")) {
+            static const char *const keys[] = { "cores", "switch", "netswitch" };
+            double *const fields[] = { &p->cores, &p->sw, &p->sw_net };
+            rc = pairs(save, keys, fields, 3, path, line, err, len);
+        } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call") || !strcmp(w, "icall")) {
             char *v = strtok_r(NULL, " \t\r\n", &save);
-            double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : &p->call;
+            double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : w[0] == 'i' ? &p->icall : &p->call;
             if (number(v, f) != 0 || strtok_r(NULL, " \t\r\n", &save)) {
                 snprintf(err, len, "%s:%d: %s needs one non-negative number (%s)", path, line, w,
-                         f == &p->call ? "ns" : "ns per byte");
+                         f == &p->call || f == &p->icall ? "ns" : "ns per byte");
                 rc = -1;
             }
         } else if (!strcmp(w, "nic")) {
@@ -122,10 +130,17 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, hw or host)", path, line, w);
             rc = -1;
         }
     }
+    for (int c = 0; c < SIM_CHAN_MAX; c++)
+        if (p->ch[c].orecv < 0)
+            p->ch[c].orecv = p->ch[c].o;
+    if (p->sw_net < 0)
+        p->sw_net = p->sw;
+    if (p->icall < 0)
+        p->icall = p->call;
     if (rc == 0 && ferror(f)) {
         snprintf(err, len, "%s: read error", path);
         rc = -1;
@@ -142,12 +157,12 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
     fprintf(f, "# rdmach-sim parameters (ns; G, O in ns per byte; S in bytes)\n%s", comment ? comment : "");
     for (int c = 0; c < SIM_CHAN_MAX; c++) {
         const struct sim_loggops *x = &p->ch[c];
-        fprintf(f, "%s L %.1f o %.1f g %.1f G %.5f O %.5f S %.0f\n", c == SIM_SHM ? "shm" : "net", x->L, x->o, x->g,
-                x->G, x->O, x->S);
+        fprintf(f, "%s L %.1f o %.1f g %.1f G %.5f O %.5f S %.0f orecv %.1f obusy %.1f rndv %.1f\n",
+                c == SIM_SHM ? "shm" : "net", x->L, x->o, x->g, x->G, x->O, x->S, x->orecv, x->obusy, x->rndv);
     }
     fprintf(f, "nic %s\ngamma %.4f\ncopy %.4f\nhw ow %.1f op %.1f oplg %.1f or %.1f\n", p->onload ? "onload" : "offload",
             p->gamma, p->beta, p->hw_ow, p->hw_op, p->hw_oplg, p->hw_or);
-    fprintf(f, "call %.1f\nhost cores %.0f switch %.1f\n", p->call, p->cores, p->sw);
+    fprintf(f, "call %.1f\nicall %.1f\nhost cores %.0f switch %.1f netswitch %.1f\n", p->call, p->icall, p->cores, p->sw, p->sw_net);
     return fclose(f);
 }
 

@@ -1,0 +1,298 @@
+/*
+ * rdmach-sim validate: predicted against measured.
+ *
+ * rdmach-sim-probe --coll on 2, 4, ... ranks, all on one node (shm) and on
+ * one node each (RDMACH_VNODE_SIZE=1, net), every algorithm of barrier,
+ * allreduce, bcast and alltoall at 8 B, 1 KiB and 64 KiB; each measured
+ * median beside the prediction with the same parameters, and per algorithm
+ * the median over sizes of |predicted / measured - 1| (the issue's
+ * benchmark target: within 20%).
+ *
+ * --from FILE reads the measured rows of a saved validate output instead of
+ * measuring (its min and median columns; the rest of the line is ignored)
+ * and predicts them again with --params: a model or a parameter file is
+ * judged on the same measurements, whatever the machine's load is now.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "sim.h"
+
+enum { MAXR = 16, MAXE = 16, PROBE_CALLS = 20 };
+
+/* The groups of one rank count and channel: how many are within 20%, and
+ * the range of their median errors. */
+struct tally {
+    int groups, good;
+    double lo, hi;
+};
+
+struct vstate {
+    struct sim_params prm, flat;   /* flat: the same with a core per rank */
+    int host;                      /* the parameters have a host line */
+    int ranks[MAXR], nranks;       /* the rank counts, in the order met */
+    /* tl: against the median block (the issue's figure); tm: against the
+     * fastest block, the machine's quietest moment (others' load only
+     * adds); tf: the median block, a core per rank */
+    struct tally tl[MAXR][2], tf[MAXR][2], tm[MAXR][2];
+    char group[160];
+    int gri, gnet, nerr;
+    double errs[MAXE], errf[MAXE], errm[MAXE];
+};
+
+/* The rows of one (ranks, channel, collective, algorithm) group so far
+ * (what: NULL, not printed). */
+static void group_summary(const char *what, double *err, int n, struct tally *t)
+{
+    if (n == 0)
+        return;
+    qsort(err, (size_t)n, sizeof(double), sim_cmp_double);
+    double med = err[(n - 1) / 2];
+    if (what)
+        printf("%-44s median |error| over sizes %6.1f%% %s\n", what, med * 100, med <= 0.2 ? "(within 20%)" : "");
+    t->lo = t->groups == 0 || med < t->lo ? med : t->lo;
+    t->hi = t->groups == 0 || med > t->hi ? med : t->hi;
+    t->groups++;
+    t->good += med <= 0.2;
+}
+
+static void flush_group(struct vstate *v)
+{
+    group_summary(v->group, v->errs, v->nerr, &v->tl[v->gri][v->gnet]);
+    group_summary(NULL, v->errf, v->nerr, &v->tf[v->gri][v->gnet]);
+    group_summary(NULL, v->errm, v->nerr, &v->tm[v->gri][v->gnet]);
+    v->nerr = 0;
+    v->group[0] = '\0';
+}
+
+/* The index of rank count p, added if new; -1 when the table is full. */
+static int rank_index(struct vstate *v, int p)
+{
+    for (int i = 0; i < v->nranks; i++)
+        if (v->ranks[i] == p)
+            return i;
+    if (v->nranks == MAXR)
+        return -1;
+    v->ranks[v->nranks] = p;
+    return v->nranks++;
+}
+
+/* One measured row (ns): its prediction printed beside it, its error added
+ * to its group's. */
+static void row(struct vstate *v, int p, int net, const char *coll, const char *algo, long bytes, double tmin,
+                double tmed, int calls)
+{
+    char g[160], err[512];
+    int ri = rank_index(v, p);
+    if (ri < 0)
+        return;
+    snprintf(g, sizeof(g), "%d ranks %s %s %s", p, net ? "net" : "shm", coll, algo);
+    if (strcmp(g, v->group) != 0) {
+        flush_group(v);
+        snprintf(v->group, sizeof(v->group), "%s", g);
+        v->gri = ri;
+        v->gnet = net;
+    }
+    double pred, predf;
+    if (sim_predict(coll, algo, p, net ? 1 : p, p, bytes, calls, &v->prm, &pred, err, sizeof(err)) != 0) {
+        printf("%5d %-4s %-10s %-14s %6ld %12.2f %12.2f  not simulated: %s\n", p, net ? "net" : "shm", coll, algo, bytes,
+               tmin * 1e-3, tmed * 1e-3, err);
+        return;
+    }
+    if (!v->host || sim_predict(coll, algo, p, net ? 1 : p, p, bytes, calls, &v->flat, &predf, err, sizeof(err)) != 0)
+        predf = pred;
+    printf("%5d %-4s %-10s %-14s %6ld %12.2f %12.2f %12.2f %8.2f", p, net ? "net" : "shm", coll, algo, bytes,
+           tmin * 1e-3, tmed * 1e-3, pred * 1e-3, pred / tmed);
+    printf(v->host ? " %18.2f\n" : "\n", predf * 1e-3);
+    if (v->nerr < MAXE) {
+        v->errf[v->nerr] = fabs(predf / tmed - 1);
+        v->errm[v->nerr] = fabs(pred / tmin - 1);
+        v->errs[v->nerr++] = fabs(pred / tmed - 1);
+    }
+}
+
+/* The machine the figures come from: its CPU model and load. */
+static void print_machine(const char *when)
+{
+    char line[256], model[256] = "unknown";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(line, sizeof(line), f))
+        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+            snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
+            model[strcspn(model, "\n")] = '\0';
+            break;
+        }
+    if (f)
+        fclose(f);
+    double la[3] = { 0, 0, 0 };
+    getloadavg(la, 3);
+    printf("machine %s: %s, %ld cores online, load average %.2f %.2f %.2f\n", when, model, sysconf(_SC_NPROCESSORS_ONLN),
+           la[0], la[1], la[2]);
+}
+
+static void print_header(const struct vstate *v)
+{
+    printf("%5s %-4s %-10s %-14s %6s %12s %12s %12s %8s%s\n", "ranks", "chan", "coll", "algo", "bytes", "meas_min_us",
+           "meas_med_us", "predict_us", "pred/med", v->host ? "  core_per_rank_us" : "");
+}
+
+/* Measure: the probe on each rank count and channel. */
+static int measure(struct vstate *v, const int *ranks, int nranks)
+{
+    char dir[PATH_MAX];
+    if (sim_exe_dir(dir, sizeof(dir)) != 0) {
+        fprintf(stderr, "rdmach-sim validate: cannot find the program's directory\n");
+        return 1;
+    }
+    print_machine("at the start");
+    print_header(v);
+    for (int ri = 0; ri < nranks; ri++)
+        for (int net = 0; net < 2; net++) {
+            char cmd[3 * PATH_MAX], line[256];
+            snprintf(cmd, sizeof(cmd), "RDMACH_BARRIER=dissemination %s'%s/rdmachrun' -n %d '%s/rdmach-sim-probe' --coll 2>&1",
+                     net ? "RDMACH_VNODE_SIZE=1 " : "", dir, ranks[ri], dir);
+            FILE *f = popen(cmd, "r");
+            if (!f) {
+                fprintf(stderr, "rdmach-sim validate: cannot run %s\n", cmd);
+                return 1;
+            }
+            rank_index(v, ranks[ri]);
+            while (fgets(line, sizeof(line), f)) {
+                char coll[32], algo[64];
+                long bytes;
+                double tmin, tmed;
+                int calls = 1;
+                if (sscanf(line, "coll %31s %63s %ld %lf %lf %d", coll, algo, &bytes, &tmin, &tmed, &calls) < 5)
+                    fputs(line, stdout);
+                else
+                    row(v, ranks[ri], net, coll, algo, bytes, tmin, tmed, calls);
+            }
+            flush_group(v);
+            print_machine(net ? "after net" : "after shm");
+            if (pclose(f) != 0) {
+                fprintf(stderr, "rdmach-sim validate: %s failed\n", cmd);
+                return 1;
+            }
+        }
+    return 0;
+}
+
+/* Re-predict the measured rows of a saved validate output. */
+static int from_file(struct vstate *v, const char *path, int calls)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    char line[512];
+    int lineno = 0, rows = 0;
+    printf("measured rows of %s (blocks of %d calls), predicted again\n", path, calls);
+    print_header(v);
+    while (fgets(line, sizeof(line), f)) {
+        char chan[8], coll[32], algo[64];
+        int p;
+        long bytes;
+        double tmin, tmed;
+        lineno++;
+        if (!strncmp(line, "machine ", 8)) {
+            fputs(line, stdout);
+            continue;
+        }
+        if (sscanf(line, "%d %7s %31s %63s %ld %lf %lf", &p, chan, coll, algo, &bytes, &tmin, &tmed) != 7 ||
+            (strcmp(chan, "shm") && strcmp(chan, "net")))
+            continue;
+        if (p < 2 || p > 64 || tmin <= 0 || tmed < tmin) {
+            fprintf(stderr, "rdmach-sim validate: %s:%d: a measured row needs 2-64 ranks and 0 < min <= median\n", path,
+                    lineno);
+            fclose(f);
+            return 2;
+        }
+        row(v, p, !strcmp(chan, "net"), coll, algo, bytes, tmin * 1e3, tmed * 1e3, calls);
+        rows++;
+    }
+    flush_group(v);
+    fclose(f);
+    if (rows == 0) {
+        fprintf(stderr, "rdmach-sim validate: %s: no measured rows (ranks chan coll algo bytes min_us median_us ...)\n",
+                path);
+        return 2;
+    }
+    return 0;
+}
+
+static void print_tally(const struct vstate *v)
+{
+    int groups = 0, good = 0, goodf = 0, goodm = 0;
+    printf("%5s %-4s %14s  %-30s %s%s\n", "ranks", "chan", "within 20%", "median |error| of the groups",
+           "fastest block: within 20%", v->host ? "   a core per rank: within 20%" : "");
+    for (int ri = 0; ri < v->nranks; ri++)
+        for (int net = 0; net < 2; net++) {
+            const struct tally *t = &v->tl[ri][net];
+            char range[64];
+            if (t->groups == 0)
+                continue;
+            snprintf(range, sizeof(range), "%.1f%% - %.1f%%", t->lo * 100, t->hi * 100);
+            printf("%5d %-4s %6d of %-4d  %-30s %d", v->ranks[ri], net ? "net" : "shm", t->good, t->groups, range,
+                   v->tm[ri][net].good);
+            printf(v->host ? "   %d\n" : "\n", v->tf[ri][net].good);
+            groups += t->groups;
+            good += t->good;
+            goodf += v->tf[ri][net].good;
+            goodm += v->tm[ri][net].good;
+        }
+    printf("validation: %d of %d algorithm groups within 20%% (median over sizes)\n", good, groups);
+    printf("against the fastest block: %d of %d\n", goodm, groups);
+    if (v->host)
+        printf("with a core per rank instead of %.0f cores per host: %d of %d\n", v->prm.cores, goodf, groups);
+}
+
+int sim_validate(int argc, char **argv)
+{
+    static struct vstate v;
+    int ranks[MAXR] = { 2, 4 }, nranks = 2, calls = PROBE_CALLS;
+    const char *from = NULL;
+    char err[PATH_MAX * 4];
+    memset(&v, 0, sizeof(v));
+    sim_params_default(&v.prm);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--params") && i + 1 < argc) {
+            if (sim_params_load(argv[++i], &v.prm, err, sizeof(err)) != 0) {
+                fprintf(stderr, "rdmach-sim: %s\n", err);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--from") && i + 1 < argc) {
+            from = argv[++i];
+        } else if (!strcmp(argv[i], "--calls") && i + 1 < argc) {
+            calls = atoi(argv[++i]);
+            if (calls < 1 || calls > 100000) {
+                fprintf(stderr, "rdmach-sim validate: --calls '%s': expected 1 to 100000\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--ranks") && i + 1 < argc) {
+            nranks = 0;
+            for (char *save, *w = strtok_r(argv[++i], ",", &save); w && nranks < MAXR; w = strtok_r(NULL, ",", &save)) {
+                ranks[nranks] = atoi(w);
+                if (ranks[nranks] < 2 || ranks[nranks] > 64) {
+                    fprintf(stderr, "rdmach-sim validate: --ranks: each from 2 to 64, got '%s'\n", w);
+                    return 2;
+                }
+                nranks++;
+            }
+        } else {
+            fprintf(stderr, "rdmach-sim validate: unknown argument '%s' (usage: rdmach-sim validate [--params FILE] "
+                            "[--ranks 2,4,8,16] [--from SAVED_OUTPUT [--calls N]])\n", argv[i]);
+            return 2;
+        }
+    }
+    v.flat = v.prm;
+    v.host = v.prm.cores >= 1;
+    v.flat.cores = 0;
+    int rc = from ? from_file(&v, from, calls) : measure(&v, ranks, nranks);
+    if (rc == 0)
+        print_tally(&v);
+    return rc;
+}
