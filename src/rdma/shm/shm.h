@@ -7,6 +7,7 @@
  *   shm_coop.c  a large single copy shared with the peer (both copy chunks)
  *   shm_pipe.c  the two-copy pipelined get/put when single copy is not permitted
  *   shm_ring.c  the SPSC ring;  shm_seg.c  segments and wake-ups
+ *   shm_bell.c  the doorbell: which rings of our segment have a sender
  *
  * Threading: one thread uses a channel (channel.h); nothing here is locked.
  *
@@ -178,7 +179,15 @@ struct rch_rdma_chan {
     struct rch_shm_peer *peers;
     int npeers;
     int32_t *peer_of;                /* [size]: index into peers, -1 */
-    unsigned rr;                     /* round-robin start of the ring scan */
+    /* The doorbell (shm_bell.c): the rings we poll are those of `active`,
+     * the peers whose bits we have seen in our segment's doorbell. */
+    _Atomic uint64_t *bell;          /* in our segment */
+    uint64_t *bell_seen;             /* [bell_words]: bits taken into `active` */
+    uint32_t bell_words;
+    int32_t *slot_peer;              /* [nslots]: index into peers, -1 */
+    int32_t *active;                 /* [npeers]: indices into peers, in the order they rang */
+    unsigned nactive;
+    unsigned rr;                     /* round-robin start of the ring scan (index into active) */
     unsigned idle;
     double live_next, stop_next;     /* next liveness checks (rch_base_wtime), shm_live.c */
     double stop_last;                /* the last check for stopped peers */
@@ -201,6 +210,28 @@ static inline struct rch_shm_peer *rch_shm_peer_get(struct rch_rdma_chan *ch, in
     int32_t i = ch->peer_of[rank];
     return __builtin_expect(i >= 0, 1) ? &ch->peers[i] : NULL;
 }
+
+/* Has a sender rung our doorbell since we last looked (a ring to poll)? */
+static inline int rch_shm_bell_rung(const struct rch_rdma_chan *ch)
+{
+    for (uint32_t w = 0; w < ch->bell_words; w++)
+        if (atomic_load_explicit(&ch->bell[w], memory_order_acquire) & ~ch->bell_seen[w])
+            return 1;
+    return 0;
+}
+
+/* Is p's ring in our segment polled (p rang and we saw it)? */
+static inline int rch_shm_bell_seen(const struct rch_rdma_chan *ch, const struct rch_shm_peer *p)
+{
+    return (ch->bell_seen[p->slot / 64] >> (p->slot % 64)) & 1;
+}
+
+/* shm_bell.c */
+/* At publish, once our segment exists: the doorbell's private state. */
+rdmach_status_t rch_shm_bell_open(struct rch_rdma_chan *ch);
+void rch_shm_bell_close(struct rch_rdma_chan *ch);
+/* Add the rings of the senders that rang since we last looked to `active`. */
+void rch_shm_bell_take(struct rch_rdma_chan *ch);
 
 /* Is p's segment mapped (its wake word and header readable), whether or not
  * we have sent to it yet? */

@@ -85,6 +85,17 @@ static inline unsigned char *rch_shm_seg_pipe_buf(const struct rch_shm_seg *seg,
     return (unsigned char *)rch_shm_seg_pipe(seg, slot) + RCH_SHM_PAGE + (uint64_t)b * seg->hdr->pipe_chunk;
 }
 
+/* The doorbell words of a segment (shm_proto.h). */
+static inline _Atomic uint64_t *rch_shm_seg_bell(const struct rch_shm_seg *seg)
+{
+    return (_Atomic uint64_t *)(seg->base + RCH_SHM_SEG_BELL_OFF);
+}
+/* The sender of `slot` rings: after its ring is reserved, before its first record. */
+static inline void rch_shm_seg_ring_bell(const struct rch_shm_seg *seg, uint32_t slot)
+{
+    atomic_fetch_or_explicit(&rch_shm_seg_bell(seg)[slot / 64], UINT64_C(1) << (slot % 64), memory_order_release);
+}
+
 /* ---- blocking ---- */
 
 /* Once per process: register for membarrier. Returns 1 if this process's fast
