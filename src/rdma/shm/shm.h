@@ -181,11 +181,12 @@ struct rch_rdma_chan {
     int32_t *peer_of;                /* [size]: index into peers, -1 */
     /* The doorbell (shm_bell.c): the rings we poll are those of `active`,
      * the peers whose bits we have seen in our segment's doorbell. */
-    _Atomic uint64_t *bell;          /* in our segment */
+    struct rch_shm_bell *bell;       /* in our segment */
+    uint64_t bell_count;             /* its count when we last took its bits */
     uint64_t *bell_seen;             /* [bell_words]: bits taken into `active` */
     uint32_t bell_words;
     int32_t *slot_peer;              /* [nslots]: index into peers, -1 */
-    int32_t *active;                 /* [npeers]: indices into peers, in the order they rang */
+    struct rch_shm_peer **active;    /* [npeers]: in the order they rang */
     unsigned nactive;
     unsigned rr;                     /* round-robin start of the ring scan (index into active) */
     unsigned idle;
@@ -214,10 +215,7 @@ static inline struct rch_shm_peer *rch_shm_peer_get(struct rch_rdma_chan *ch, in
 /* Has a sender rung our doorbell since we last looked (a ring to poll)? */
 static inline int rch_shm_bell_rung(const struct rch_rdma_chan *ch)
 {
-    for (uint32_t w = 0; w < ch->bell_words; w++)
-        if (atomic_load_explicit(&ch->bell[w], memory_order_acquire) & ~ch->bell_seen[w])
-            return 1;
-    return 0;
+    return atomic_load_explicit(&ch->bell->count, memory_order_relaxed) != ch->bell_count;
 }
 
 /* Is p's ring in our segment polled (p rang and we saw it)? */

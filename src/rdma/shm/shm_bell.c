@@ -4,13 +4,16 @@
  * one per local rank, and never touches (so never allocates) the ring of a
  * rank that does not.
  *
- * Ordering, so no record is ever missed: a sender rings (atomic OR,
- * release) in activate(), before the state that lets it write a record; we
- * read the bell words (acquire) at the start of a pass, before the rings. A
- * pass that misses a new bit misses only records that the next pass finds
- * with it. A sleeper compares the words after its store->load barrier
+ * Ordering, so no record is ever missed: a sender rings (bit, then count
+ * with release) in activate(), before the state that lets it write a
+ * record. Progress compares the count (one load) on every pass that finds
+ * nothing and after every record it hands up from the fast path (so a
+ * stream from one sender does not starve a new one), and progress_full at
+ * its start; a changed count is read again with acquire before the bits. A
+ * pass that misses a new count misses only records that a later pass finds
+ * with it. A sleeper compares the count after its store->load barrier
  * (wait_arm), as it reads the rings: the sender's notify after its first
- * record either finds it asleep, or the sleeper sees the bit, rung before
+ * record either finds it asleep, or the sleeper sees the count, rung before
  * that record.
  */
 #include <stdlib.h>
@@ -21,6 +24,7 @@
 rdmach_status_t rch_shm_bell_open(struct rch_rdma_chan *ch)
 {
     ch->bell = rch_shm_seg_bell(&ch->seg);
+    ch->bell_count = 0;
     ch->bell_words = (uint32_t)rch_shm_bell_words(ch->nslots);
     ch->bell_seen = calloc(ch->bell_words, sizeof(*ch->bell_seen));
     ch->slot_peer = malloc(sizeof(*ch->slot_peer) * ch->nslots);
@@ -46,8 +50,9 @@ void rch_shm_bell_close(struct rch_rdma_chan *ch)
  * (at most npeers entries), whatever a faulty peer writes into the words. */
 __attribute__((noinline)) void rch_shm_bell_take(struct rch_rdma_chan *ch)
 {
+    ch->bell_count = atomic_load_explicit(&ch->bell->count, memory_order_acquire);
     for (uint32_t w = 0; w < ch->bell_words; w++) {
-        uint64_t fresh = atomic_load_explicit(&ch->bell[w], memory_order_acquire) & ~ch->bell_seen[w];
+        uint64_t fresh = atomic_load_explicit(&ch->bell->bits[w], memory_order_relaxed) & ~ch->bell_seen[w];
         ch->bell_seen[w] |= fresh;
         while (fresh) {
             uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(fresh);
@@ -57,7 +62,7 @@ __attribute__((noinline)) void rch_shm_bell_take(struct rch_rdma_chan *ch)
                 RCH_WARN("shm", "local rank %u rang our doorbell but is not a peer of this channel: ignored", slot);
                 continue;
             }
-            ch->active[ch->nactive++] = i;
+            ch->active[ch->nactive++] = &ch->peers[i];
             RCH_DEBUG("shm", "rank %d rang our doorbell: %u rings polled", ch->peers[i].rank, ch->nactive);
         }
     }

@@ -228,13 +228,15 @@ static __attribute__((noinline)) unsigned deliver_one(struct rch_rdma_chan *ch, 
     ch->in_progress = 0;
     if (RCH_UNLIKELY(rch_shm_ring_release(&p->rx)))
         wake_producer(ch, p);
+    if (RCH_UNLIKELY(rch_shm_bell_rung(ch)))
+        rch_shm_bell_take(ch);         /* a new sender, not starved by a stream from p */
     return 1;
 }
 
 /*
  * The fast path: with no pipe, coop or dead-peer work pending, a pass over
- * empty rings (with no head to publish) is a load per doorbell word and per
- * ring of a sender that rang (shm_bell.c), and a packet that
+ * empty rings (with no head to publish) is a load per ring of a sender that
+ * rang, and of the doorbell's count (shm_bell.c), and a packet that
  * fits one cell is handed up from here, one per call (the caller's loop calls
  * again; the scan starts after the ring served last, as progress_full's
  * does). A waiting rank runs this back to back: its length is part of how
@@ -274,11 +276,9 @@ unsigned rch_shm_progress(struct rch_rdma_chan *ch, unsigned max)
     if (RCH_UNLIKELY(ch->oversub) && ch->published)
         take_pending(ch);
     if (RCH_LIKELY((ch->nbusy | ch->ndead_pending | ch->in_progress) == 0 && ch->published && max)) {
-        if (RCH_UNLIKELY(rch_shm_bell_rung(ch)))
-            rch_shm_bell_take(ch);
         unsigned np = ch->nactive, i = ch->rr;
         for (unsigned k = 0; k < np; k++, i = i + 1 == np ? 0 : i + 1) {
-            struct rch_shm_peer *p = &ch->peers[ch->active[i]];
+            struct rch_shm_peer *p = ch->active[i];
             if (!p->rx.ncells)
                 continue;
             const struct rch_shm_rec *r =
@@ -291,6 +291,8 @@ unsigned rch_shm_progress(struct rch_rdma_chan *ch, unsigned max)
             if (RCH_UNLIKELY(rch_shm_ring_rx_idle_due(&p->rx)))
                 return progress_full(ch, max);
         }
+        if (RCH_UNLIKELY(rch_shm_bell_rung(ch)))
+            return progress_full(ch, max);   /* takes the new rings */
         if (RCH_UNLIKELY(ch->nmates) && mates_pending(ch))
             sched_yield();           /* hand our core to the rank that shares it and has work */
         if (RCH_LIKELY(++ch->idle < RCH_SHM_LIVENESS_IDLE))
@@ -309,7 +311,7 @@ static __attribute__((noinline)) unsigned progress_full(struct rch_rdma_chan *ch
         rch_shm_bell_take(ch);
     unsigned na = ch->nactive, i = ch->rr;
     for (unsigned k = 0; k < na && n < max; k++) {
-        struct rch_shm_peer *p = &ch->peers[ch->active[i]];
+        struct rch_shm_peer *p = ch->active[i];
         if (++i == na)
             i = 0;
         if (RCH_LIKELY(p->rx.ncells))
@@ -365,7 +367,7 @@ rdmach_status_t rch_shm_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait 
     /* Publish head on every ring before sleeping: a producer short of room
      * may be about to sleep too (rch_shm_ring_rx_idle may have skipped it). */
     for (unsigned k = 0; k < ch->nactive; k++) {
-        struct rch_shm_peer *p = &ch->peers[ch->active[k]];
+        struct rch_shm_peer *p = ch->active[k];
         if (p->rx.ncells && rch_shm_ring_rx_flush(&p->rx))
             wake_producer(ch, p);
     }
@@ -380,7 +382,7 @@ rdmach_status_t rch_shm_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait 
     uint32_t v = atomic_load_explicit(&ch->seg.wake->futex, memory_order_acquire);
     int work = rch_shm_bell_rung(ch);        /* a new sender: its ring is not in `active` yet */
     for (unsigned k = 0; k < ch->nactive && !work; k++) {
-        struct rch_shm_peer *p = &ch->peers[ch->active[k]];
+        struct rch_shm_peer *p = ch->active[k];
         work = p->rx.ncells && rch_shm_ring_ready(&p->rx);
     }
     for (int i = 0; i < ch->npeers && !work; i++) {

@@ -68,18 +68,28 @@ _Static_assert(sizeof(struct rch_shm_wake) == RCH_SHM_RING_LINE, "wake line");
 
 #define RCH_SHM_SEG_WAKE_OFF  RCH_SHM_RING_LINE
 
-/* The doorbell: a bit per slot (bit s%64 of word s/64), set with an atomic
- * OR (release) by the local rank of slot s once, after it reserved and
- * faulted in its ring and before its first record there. The owner polls
- * only the rings whose bits it has seen (shm_bell.c), so the ring of a rank
- * that never sends to it is never touched and has no page: the memory of a
- * segment, and the length of a progress pass, grow with the ranks that send
- * to its owner, not with the node. Bits are never cleared. On lines of
- * their own: written once per pair, read by the owner every pass. */
+/* The doorbell: a count of rings, then a bit per slot (bit s%64 of word
+ * s/64). The local rank of slot s rings once, after it reserved and faulted
+ * in its ring and before its first record there: it sets its bit (atomic
+ * OR), then adds one to the count (release). The owner polls only the rings
+ * whose bits it has seen (shm_bell.c), and looks at the bits only when the
+ * count changed (one load per pass, whatever the node's size), so the ring
+ * of a rank that never sends to it is never touched and has no page: the
+ * memory of a segment, and the length of a progress pass, grow with the
+ * ranks that send to its owner, not with the node. Bits are never cleared.
+ * On lines of their own: written once per pair, read by the owner. */
 #define RCH_SHM_SEG_BELL_OFF  (2 * RCH_SHM_RING_LINE)
+struct rch_shm_bell {
+    _Atomic uint64_t count;          /* rings so far */
+    _Atomic uint64_t bits[];         /* rch_shm_bell_words(nslots) */
+};
 static inline uint64_t rch_shm_bell_words(uint32_t nslots)
 {
     return ((uint64_t)nslots + 63) / 64;
+}
+static inline uint64_t rch_shm_bell_bytes(uint32_t nslots)
+{
+    return sizeof(struct rch_shm_bell) + 8 * rch_shm_bell_words(nslots);
 }
 
 /* ---- ring records (type field of struct rch_shm_rec) ---- */

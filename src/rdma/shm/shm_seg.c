@@ -83,7 +83,7 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
     uint64_t chunk = round_up(geom->pipe_chunk, RCH_SHM_CELL);
     uint64_t ring = round_up(rch_shm_ring_bytes(geom->ring_cells), RCH_SHM_PAGE);
     uint64_t stride = round_up(ring + RCH_SHM_PAGE + RCH_SHM_PIPE_NBUF * chunk, RCH_SHM_PAGE);
-    uint64_t slot_off = round_up(RCH_SHM_SEG_BELL_OFF + 8 * rch_shm_bell_words(geom->nslots), RCH_SHM_PAGE);
+    uint64_t slot_off = round_up(RCH_SHM_SEG_BELL_OFF + rch_shm_bell_bytes(geom->nslots), RCH_SHM_PAGE);
     uint64_t size = slot_off + (uint64_t)geom->nslots * stride;
     _Static_assert(sizeof(struct rch_shm_pipe_ctl) <= RCH_SHM_PAGE, "pipe control fits a page");
 
@@ -201,7 +201,7 @@ static rdmach_status_t check_header(const struct rch_shm_seg *seg, int rank, pid
     else if (h->pipe_nbuf != RCH_SHM_PIPE_NBUF || h->pipe_chunk == 0 || h->pipe_chunk % RCH_SHM_CELL ||
              h->pipe_chunk > UINT32_MAX)
         bad = "pipe geometry";
-    else if (h->slot_off < RCH_SHM_SEG_BELL_OFF + 8 * rch_shm_bell_words(h->nslots) || h->slot_off % RCH_SHM_PAGE ||
+    else if (h->slot_off < RCH_SHM_SEG_BELL_OFF + rch_shm_bell_bytes(h->nslots) || h->slot_off % RCH_SHM_PAGE ||
              h->slot_stride % RCH_SHM_PAGE || h->nslots == 0 ||
              h->pipe_off < rch_shm_ring_bytes(h->ring_cells) ||
              h->pipe_off + RCH_SHM_PAGE + (uint64_t)RCH_SHM_PIPE_NBUF * h->pipe_chunk > h->slot_stride ||
