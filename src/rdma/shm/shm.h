@@ -144,8 +144,10 @@ struct rch_shm_peer {
     int steal_head, steal_tail;      /* our stealable gets from it (getop indices), oldest first */
     double sink_seen;                /* when it last served us a chunk (or we asked), rch_base_wtime */
     unsigned sink_idle;              /* sink passes without a chunk since */
-    /* shared single copies we started with it */
-    struct rch_shm_coop_op coop[RCH_SHM_COOP_SLOTS];
+    /* shared single copies we started with it: [RCH_SHM_COOP_SLOTS] from
+     * the first (NULL before; most pairs never share a copy, and a peer
+     * record of every local rank is in every rank's memory) */
+    struct rch_shm_coop_op *coop;
     int coop_pending;
     /* control records waiting for room in the ring */
     struct rch_shm_ctlrec *cq_head, *cq_tail;

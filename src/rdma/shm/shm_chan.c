@@ -237,6 +237,7 @@ static void shm_close(struct rch_rdma_chan *ch)
     for (int i = 0; i < ch->npeers; i++) {
         struct rch_shm_peer *p = &ch->peers[i];
         rch_shm_pipe_free_peer(p);
+        free(p->coop);
         if (p->segp == &p->seg)
             rch_shm_seg_detach(&p->seg);
         if (p->pidfd >= 0)
