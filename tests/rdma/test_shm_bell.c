@@ -2,8 +2,9 @@
  * The shared-memory channel's doorbell (shm_proto.h, shm_bell.c), across
  * forked processes (shm_harness.h): a rank's segment holds pages only for
  * the rings of the ranks that sent to it, and its progress polls only
- * those; no record is missed for it, whether it was polling or asleep when
- * a sender's first record came, nor before a sender that died is reported.
+ * those; no record is missed for it, whether it was polling, asleep or
+ * about to sleep when a sender's first record came, nor before a sender
+ * that died is reported.
  */
 #include <criterion/criterion.h>
 #include <sched.h>
@@ -175,6 +176,38 @@ Test(shm_bell, first_records_of_many_senders_wake_a_sleeping_rank, .timeout = 90
 {
     struct h_opts o = { .n = 8, .no_connect = 1 };
     cr_assert_eq(h_run("bellwake", &o, body_first_records, (void *)1), 0);
+}
+
+/* Rank 1's first record lands after rank 0's last progress pass and before
+ * rank 0 arms its wait, so nobody wakes rank 0 (it was not asleep): wait_arm
+ * itself must see the new ring and refuse to sleep. */
+static int body_arm_after_first(struct h_rank *h, void *arg)
+{
+    struct brx rs = { .want = 1 };
+    h->user = &rs;
+    h->on_recv = brx_recv;
+    H_CHECK(map_all(h) == 0, "mapping the peers");
+    if (h->rank == 0)
+        H_CHECK(h->ops->progress(h->ch, 64) == 0, "nothing yet");
+    H_CHECK(h_barrier(h) == 0, "barrier");
+    if (h->rank == 1)
+        H_CHECK(bsend(h, 0, 0) == RDMACH_OK, "send");
+    H_CHECK(h_barrier(h) == 0, "barrier");
+    if (h->rank == 0) {
+        struct rch_rdma_wait w;
+        rdmach_status_t st = h->ops->wait_arm(h->ch, &w);
+        if (st == RDMACH_OK)
+            h->ops->wait_disarm(h->ch);
+        H_CHECK(st == RDMACH_AGAIN, "wait_arm would sleep (status %d) with a first record waiting", st);
+        H_CHECK(h_progress_until(h, &rs.done, 10) == 0 && rs.bad == 0, "the record");
+    }
+    return h_barrier(h);
+}
+
+Test(shm_bell, wait_arm_does_not_sleep_past_a_first_record, .timeout = 60)
+{
+    struct h_opts o = { .n = 2, .no_connect = 1 };
+    cr_assert_eq(h_run("bellarm", &o, body_arm_after_first, NULL), 0);
 }
 
 /* Rank 1 sends its first records to rank 0 and dies before rank 0 looks:

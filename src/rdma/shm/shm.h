@@ -18,6 +18,7 @@
  *                                                            both (CAS); helped and
  *                                                            stopped by B
  *   B's wake line: B (sleeping), anyone (futex)
+ *   B's doorbell: A, once (its bit, then the count); read by B
  */
 #ifndef RCH_RDMA_SHM_H
 #define RCH_RDMA_SHM_H
