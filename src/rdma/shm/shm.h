@@ -141,7 +141,7 @@ struct rch_shm_peer {
     uint64_t sink_seq;
     int sink_active;                 /* GETs outstanding + PUTs announced - PUTs finished */
     uint64_t steal_used;             /* claim slots of ours in use (bit per slot) */
-    uint16_t steal_gen[RCH_SHM_STEAL_SLOTS];
+    uint16_t *steal_gen;             /* [RCH_SHM_STEAL_SLOTS], from our first stealable get (as coop) */
     int steal_head, steal_tail;      /* our stealable gets from it (getop indices), oldest first */
     double sink_seen;                /* when it last served us a chunk (or we asked), rch_base_wtime */
     unsigned sink_idle;              /* sink passes without a chunk since */

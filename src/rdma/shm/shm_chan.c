@@ -238,6 +238,7 @@ static void shm_close(struct rch_rdma_chan *ch)
         struct rch_shm_peer *p = &ch->peers[i];
         rch_shm_pipe_free_peer(p);
         free(p->coop);
+        free(p->steal_gen);
         if (p->segp == &p->seg)
             rch_shm_seg_detach(&p->seg);
         if (p->pidfd >= 0)
