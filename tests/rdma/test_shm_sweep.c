@@ -1,7 +1,8 @@
 /*
  * rch_shm_seg_sweep: the segments of a dead owner go, nothing else does —
  * not a live owner's, not one whose owner ran in another pid namespace, not
- * one whose header is incomplete, not a file that is not a segment.
+ * one whose header is incomplete, not a file that is not a segment; a dead
+ * owner's segment of an older version (a job of an older library) goes too.
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -56,14 +57,18 @@ static void poke(const char *name, size_t off, const void *v, size_t len)
 
 Test(shm_sweep, removes_only_segments_of_a_dead_owner)
 {
-    char dead[128], live[128], other_ns[128], incomplete[128], plain[128];
+    char dead[128], old[128], live[128], other_ns[128], incomplete[128], plain[128];
     name_of(dead, sizeof(dead), "dead");
+    name_of(old, sizeof(old), "old");
     name_of(live, sizeof(live), "live");
     name_of(other_ns, sizeof(other_ns), "otherns");
     name_of(incomplete, sizeof(incomplete), "incomplete");
     name_of(plain, sizeof(plain), "plain");
 
     make_orphan(dead);
+    make_orphan(old);
+    uint32_t v1 = 1;        /* before the doorbell */
+    poke(old, offsetof(struct rch_shm_seg_hdr, version), &v1, sizeof(v1));
     make_orphan(other_ns);
     uint64_t ns = rch_shm_pid_namespace() + 1;
     poke(other_ns, offsetof(struct rch_shm_seg_hdr, owner_pidns), &ns, sizeof(ns));
@@ -77,8 +82,9 @@ Test(shm_sweep, removes_only_segments_of_a_dead_owner)
     cr_assert_eq(ftruncate(fd, 4096), 0);
     close(fd);
 
-    cr_expect_geq(rch_shm_seg_sweep(), 1u);
+    cr_expect_geq(rch_shm_seg_sweep(), 2u);
     cr_expect_not(exists(dead), "a dead owner's segment was left");
+    cr_expect_not(exists(old), "a dead owner's segment of version 1 was left");
     cr_expect(exists(live), "a live owner's segment was removed");
     cr_expect(exists(other_ns), "a segment of another pid namespace was removed");
     cr_expect(exists(incomplete), "a segment without a complete header was removed");
@@ -89,4 +95,5 @@ Test(shm_sweep, removes_only_segments_of_a_dead_owner)
     shm_unlink(incomplete);
     shm_unlink(plain);
     shm_unlink(dead);
+    shm_unlink(old);
 }

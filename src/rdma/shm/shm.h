@@ -7,6 +7,7 @@
  *   shm_coop.c  a large single copy shared with the peer (both copy chunks)
  *   shm_pipe.c  the two-copy pipelined get/put when single copy is not permitted
  *   shm_ring.c  the SPSC ring;  shm_seg.c  segments and wake-ups
+ *   shm_bell.c  the doorbell: which rings of our segment have a sender
  *
  * Threading: one thread uses a channel (channel.h); nothing here is locked.
  *
@@ -17,6 +18,7 @@
  *                                                            both (CAS); helped and
  *                                                            stopped by B
  *   B's wake line: B (sleeping), anyone (futex)
+ *   B's doorbell: A, once (its bit, then the count); read by B
  */
 #ifndef RCH_RDMA_SHM_H
 #define RCH_RDMA_SHM_H
@@ -139,12 +141,14 @@ struct rch_shm_peer {
     uint64_t sink_seq;
     int sink_active;                 /* GETs outstanding + PUTs announced - PUTs finished */
     uint64_t steal_used;             /* claim slots of ours in use (bit per slot) */
-    uint16_t steal_gen[RCH_SHM_STEAL_SLOTS];
+    uint16_t *steal_gen;             /* [RCH_SHM_STEAL_SLOTS], from our first stealable get (as coop) */
     int steal_head, steal_tail;      /* our stealable gets from it (getop indices), oldest first */
     double sink_seen;                /* when it last served us a chunk (or we asked), rch_base_wtime */
     unsigned sink_idle;              /* sink passes without a chunk since */
-    /* shared single copies we started with it */
-    struct rch_shm_coop_op coop[RCH_SHM_COOP_SLOTS];
+    /* shared single copies we started with it: [RCH_SHM_COOP_SLOTS] from
+     * the first (NULL before; most pairs never share a copy, and a peer
+     * record of every local rank is in every rank's memory) */
+    struct rch_shm_coop_op *coop;
     int coop_pending;
     /* control records waiting for room in the ring */
     struct rch_shm_ctlrec *cq_head, *cq_tail;
@@ -178,7 +182,16 @@ struct rch_rdma_chan {
     struct rch_shm_peer *peers;
     int npeers;
     int32_t *peer_of;                /* [size]: index into peers, -1 */
-    unsigned rr;                     /* round-robin start of the ring scan */
+    /* The doorbell (shm_bell.c): the rings we poll are those of `active`,
+     * the peers whose bits we have seen in our segment's doorbell. */
+    struct rch_shm_bell *bell;       /* in our segment */
+    uint64_t bell_count;             /* its count when we last took its bits */
+    uint64_t *bell_seen;             /* [bell_words]: bits taken into `active` */
+    uint32_t bell_words;
+    int32_t *slot_peer;              /* [nslots]: index into peers, -1 */
+    struct rch_shm_peer **active;    /* [npeers]: in the order they rang */
+    unsigned nactive;
+    unsigned rr;                     /* round-robin start of the ring scan (index into active) */
     unsigned idle;
     double live_next, stop_next;     /* next liveness checks (rch_base_wtime), shm_live.c */
     double stop_last;                /* the last check for stopped peers */
@@ -201,6 +214,25 @@ static inline struct rch_shm_peer *rch_shm_peer_get(struct rch_rdma_chan *ch, in
     int32_t i = ch->peer_of[rank];
     return __builtin_expect(i >= 0, 1) ? &ch->peers[i] : NULL;
 }
+
+/* Has a sender rung our doorbell since we last looked (a ring to poll)? */
+static inline int rch_shm_bell_rung(const struct rch_rdma_chan *ch)
+{
+    return atomic_load_explicit(&ch->bell->count, memory_order_relaxed) != ch->bell_count;
+}
+
+/* Is p's ring in our segment polled (p rang and we saw it)? */
+static inline int rch_shm_bell_seen(const struct rch_rdma_chan *ch, const struct rch_shm_peer *p)
+{
+    return (ch->bell_seen[p->slot / 64] >> (p->slot % 64)) & 1;
+}
+
+/* shm_bell.c */
+/* At publish, once our segment exists: the doorbell's private state. */
+rdmach_status_t rch_shm_bell_open(struct rch_rdma_chan *ch);
+void rch_shm_bell_close(struct rch_rdma_chan *ch);
+/* Add the rings of the senders that rang since we last looked to `active`. */
+void rch_shm_bell_take(struct rch_rdma_chan *ch);
 
 /* Is p's segment mapped (its wake word and header readable), whether or not
  * we have sent to it yet? */

@@ -6,7 +6,8 @@
  *
  * Start-up, per rank:
  *   open      validate the layout, one peer record per local peer
- *   publish   create our segment (one ring + pipe per local sender) and put
+ *   publish   create our segment (one ring + pipe per local sender, no page
+ *             of them allocated, and the doorbell) and put
  *             "<name>,<pid>,<pid namespace inode>" under RCH_SHM_KVS_KEY
  *   (fence)
  *   connect   map the peer's segment (its name follows from the job's name
@@ -15,8 +16,10 @@
  *             mappers removes the segment's name
  *   first send  probe single copy (process_vm_readv of the peer's segment
  *             magic; also at its first get or HELP to us), reserve and fault
- *             in our ring in the peer's segment: only the pairs that talk
- *             cost ring memory and the probe (MAPPED -> CONNECTED)
+ *             in our ring in the peer's segment, ring the peer's doorbell
+ *             (it polls only the rings of senders that rang): only the pairs
+ *             that talk cost ring memory, polling and the probe
+ *             (MAPPED -> CONNECTED)
  *
  * A peer in another pid namespace (containers sharing /dev/shm) has a pid
  * that means nothing here: no single copy and no liveness check for it, the
@@ -234,6 +237,8 @@ static void shm_close(struct rch_rdma_chan *ch)
     for (int i = 0; i < ch->npeers; i++) {
         struct rch_shm_peer *p = &ch->peers[i];
         rch_shm_pipe_free_peer(p);
+        free(p->coop);
+        free(p->steal_gen);
         if (p->segp == &p->seg)
             rch_shm_seg_detach(&p->seg);
         if (p->pidfd >= 0)
@@ -249,6 +254,7 @@ static void shm_close(struct rch_rdma_chan *ch)
         ch->mrs = m->next;
         free(m);
     }
+    rch_shm_bell_close(ch);
     free(ch->getops);
     free(ch->mates);
     free(ch->peers);
@@ -275,6 +281,8 @@ rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size
             rch_shm_seg_sweep();
         st = rch_shm_seg_create(&ch->seg, name, &ch->geom, ch->rank, mappers,
                                 ch->self_fence ? RCH_SHM_SEG_F_FENCE : 0);
+        if (st == RDMACH_OK)
+            st = rch_shm_bell_open(ch);
         if (st != RDMACH_OK)
             return st;
         for (int i = 0; i < ch->npeers; i++) {
@@ -373,6 +381,7 @@ static rdmach_status_t connect_self(struct rch_rdma_chan *ch, struct rch_shm_pee
     p->fence = 0;               /* we never sleep while sending to ourselves */
     p->rx.fence = 0;
     p->src_pipe = rch_shm_seg_pipe(&ch->seg, ch->my_slot);
+    rch_shm_seg_ring_bell(&ch->seg, ch->my_slot);
     p->state = RCH_SHM_PEER_CONNECTED;
     return RDMACH_OK;
 }
@@ -422,8 +431,9 @@ out_detach:
 }
 
 /* Before the first record to p: reserve our ring in its segment (a full
- * /dev/shm is an error here, not a SIGBUS later) and fault it in (a fresh
- * ring otherwise takes its page faults inside the first messages). */
+ * /dev/shm is an error here, not a SIGBUS later), fault it in (a fresh
+ * ring otherwise takes its page faults inside the first messages), then
+ * ring p's doorbell: from now on p polls the ring, whose pages exist. */
 static rdmach_status_t activate(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
 {
     rdmach_status_t st = rch_shm_peer_probe_cma(ch, p);
@@ -432,6 +442,7 @@ static rdmach_status_t activate(struct rch_rdma_chan *ch, struct rch_shm_peer *p
     if (st != RDMACH_OK)
         return st;
     prefault_ring(rch_shm_seg_ring(p->segp, ch->my_slot), p->segp->hdr->ring_cells);
+    rch_shm_seg_ring_bell(p->segp, ch->my_slot);
     p->state = RCH_SHM_PEER_CONNECTED;
     RCH_DEBUG("shm", "reserved our ring in rank %d's segment (%llu bytes)", p->rank,
               (unsigned long long)(p->segp->hdr->pipe_off + RCH_SHM_PAGE));

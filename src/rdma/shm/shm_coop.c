@@ -27,6 +27,7 @@
  * the initiator's own range is its own business (as with plain single copy).
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include "base/base.h"
@@ -86,7 +87,8 @@ rdmach_status_t rch_shm_coop_rw(struct rch_rdma_chan *ch, struct rch_shm_peer *p
 {
     size_t split = rch_tun.shm_cma_split;
     int k = -1;
-    if (split > 0 && len >= split && p->segp && p->rank != ch->rank)
+    if (split > 0 && len >= split && p->segp && p->rank != ch->rank &&
+        (p->coop || (p->coop = calloc(RCH_SHM_COOP_SLOTS, sizeof(*p->coop)))))   /* else: copy alone */
         for (int i = 0; i < (int)RCH_SHM_COOP_SLOTS && k < 0; i++)
             if (!p->coop[i].busy)
                 k = i;
@@ -197,7 +199,7 @@ unsigned rch_shm_coop_progress(struct rch_rdma_chan *ch, struct rch_shm_peer *p,
 
 int rch_shm_coop_ready(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
 {
-    for (int k = 0; k < (int)RCH_SHM_COOP_SLOTS; k++) {
+    for (int k = 0; p->coop && k < (int)RCH_SHM_COOP_SLOTS; k++) {
         struct rch_shm_coop_op *op = &p->coop[k];
         if (!op->busy)
             continue;
@@ -214,7 +216,7 @@ int rch_shm_coop_ready(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
 unsigned rch_shm_coop_fail_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rdmach_status_t st)
 {
     unsigned n = 0;
-    for (int k = 0; k < (int)RCH_SHM_COOP_SLOTS; k++) {
+    for (int k = 0; p->coop && k < (int)RCH_SHM_COOP_SLOTS; k++) {
         struct rch_shm_coop_op *op = &p->coop[k];
         if (!op->busy)
             continue;

@@ -193,11 +193,14 @@ static unsigned poll_ring(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsi
 static unsigned report_dead(struct rch_rdma_chan *ch, unsigned max)
 {
     unsigned n = 0;
+    /* a peer that rang, sent and died before we looked: its ring is polled */
+    if (rch_shm_bell_rung(ch))
+        rch_shm_bell_take(ch);
     for (int i = 0; i < ch->npeers && n < max; i++) {
         struct rch_shm_peer *p = &ch->peers[i];
         if (p->state != RCH_SHM_PEER_DEAD || p->dead_reported)
             continue;
-        if (p->rx.ncells && rch_shm_ring_ready(&p->rx))
+        if (p->rx.ncells && rch_shm_bell_seen(ch, p) && rch_shm_ring_ready(&p->rx))
             continue;
         n += rch_shm_pipe_fail_peer(ch, p, p->dead_status);
         p->dead_reported = 1;
@@ -214,23 +217,26 @@ static unsigned report_dead(struct rch_rdma_chan *ch, unsigned max)
 
 static unsigned progress_full(struct rch_rdma_chan *ch, unsigned max);
 
-/* The fast path's delivery: one packet record of one cell from p (index i). */
+/* The fast path's delivery: one packet record of one cell from p (active[i]). */
 static __attribute__((noinline)) unsigned deliver_one(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsigned i,
                                    const struct rch_shm_rec *r)
 {
     ch->in_progress = 1;
-    ch->rr = i + 1 == (unsigned)ch->npeers ? 0 : i + 1;   /* the next pass starts after p */
+    ch->rr = i + 1 == ch->nactive ? 0 : i + 1;   /* the next pass starts after p */
     p->rx.cur_cells = 1;
     ch->up.recv(ch->up.ctx, p->rank, r + 1, r->len);
     ch->in_progress = 0;
     if (RCH_UNLIKELY(rch_shm_ring_release(&p->rx)))
         wake_producer(ch, p);
+    if (RCH_UNLIKELY(rch_shm_bell_rung(ch)))
+        rch_shm_bell_take(ch);         /* a new sender, not starved by a stream from p */
     return 1;
 }
 
 /*
  * The fast path: with no pipe, coop or dead-peer work pending, a pass over
- * empty rings (with no head to publish) is a load per ring, and a packet that
+ * empty rings (with no head to publish) is a load per ring of a sender that
+ * rang, and of the doorbell's count (shm_bell.c), and a packet that
  * fits one cell is handed up from here, one per call (the caller's loop calls
  * again; the scan starts after the ring served last, as progress_full's
  * does). A waiting rank runs this back to back: its length is part of how
@@ -270,9 +276,9 @@ unsigned rch_shm_progress(struct rch_rdma_chan *ch, unsigned max)
     if (RCH_UNLIKELY(ch->oversub) && ch->published)
         take_pending(ch);
     if (RCH_LIKELY((ch->nbusy | ch->ndead_pending | ch->in_progress) == 0 && ch->published && max)) {
-        unsigned np = (unsigned)ch->npeers, i = ch->rr;
+        unsigned np = ch->nactive, i = ch->rr;
         for (unsigned k = 0; k < np; k++, i = i + 1 == np ? 0 : i + 1) {
-            struct rch_shm_peer *p = &ch->peers[i];
+            struct rch_shm_peer *p = ch->active[i];
             if (!p->rx.ncells)
                 continue;
             const struct rch_shm_rec *r =
@@ -285,6 +291,8 @@ unsigned rch_shm_progress(struct rch_rdma_chan *ch, unsigned max)
             if (RCH_UNLIKELY(rch_shm_ring_rx_idle_due(&p->rx)))
                 return progress_full(ch, max);
         }
+        if (RCH_UNLIKELY(rch_shm_bell_rung(ch)))
+            return progress_full(ch, max);   /* takes the new rings */
         if (RCH_UNLIKELY(ch->nmates) && mates_pending(ch))
             sched_yield();           /* hand our core to the rank that shares it and has work */
         if (RCH_LIKELY(++ch->idle < RCH_SHM_LIVENESS_IDLE))
@@ -299,17 +307,19 @@ static __attribute__((noinline)) unsigned progress_full(struct rch_rdma_chan *ch
         return 0;
     ch->in_progress = 1;
     unsigned n = 0;
-    int np = ch->npeers;
-    unsigned i = ch->rr;
-    for (int k = 0; k < np && n < max; k++) {
-        struct rch_shm_peer *p = &ch->peers[i];
-        if (++i == (unsigned)np)
+    if (rch_shm_bell_rung(ch))
+        rch_shm_bell_take(ch);
+    unsigned na = ch->nactive, i = ch->rr;
+    for (unsigned k = 0; k < na && n < max; k++) {
+        struct rch_shm_peer *p = ch->active[i];
+        if (++i == na)
             i = 0;
         if (RCH_LIKELY(p->rx.ncells))
             n += poll_ring(ch, p, max - n);
     }
-    if (np > 1)
-        ch->rr = ch->rr + 1 == (unsigned)np ? 0 : ch->rr + 1;
+    if (na > 1)
+        ch->rr = ch->rr + 1 >= na ? 0 : ch->rr + 1;
+    int np = ch->npeers;
     if (RCH_UNLIKELY(ch->nbusy > 0)) {
         for (int k = 0; k < np && n < max; k++) {
             struct rch_shm_peer *p = &ch->peers[k];
@@ -356,8 +366,8 @@ rdmach_status_t rch_shm_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait 
         return RDMACH_AGAIN;
     /* Publish head on every ring before sleeping: a producer short of room
      * may be about to sleep too (rch_shm_ring_rx_idle may have skipped it). */
-    for (int i = 0; i < ch->npeers; i++) {
-        struct rch_shm_peer *p = &ch->peers[i];
+    for (unsigned k = 0; k < ch->nactive; k++) {
+        struct rch_shm_peer *p = ch->active[k];
         if (p->rx.ncells && rch_shm_ring_rx_flush(&p->rx))
             wake_producer(ch, p);
     }
@@ -370,12 +380,14 @@ rdmach_status_t rch_shm_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait 
     }
     rch_shm_heavy_barrier(!ch->self_fence);
     uint32_t v = atomic_load_explicit(&ch->seg.wake->futex, memory_order_acquire);
-    int work = 0;
+    int work = rch_shm_bell_rung(ch);        /* a new sender: its ring is not in `active` yet */
+    for (unsigned k = 0; k < ch->nactive && !work; k++) {
+        struct rch_shm_peer *p = ch->active[k];
+        work = p->rx.ncells && rch_shm_ring_ready(&p->rx);
+    }
     for (int i = 0; i < ch->npeers && !work; i++) {
         struct rch_shm_peer *p = &ch->peers[i];
-        if (p->rx.ncells && rch_shm_ring_ready(&p->rx))
-            work = 1;
-        else if (p->state == RCH_SHM_PEER_CONNECTED && p->tx_blocked && rch_shm_ring_has_room(&p->tx, p->tx_need))
+        if (p->state == RCH_SHM_PEER_CONNECTED && p->tx_blocked && rch_shm_ring_has_room(&p->tx, p->tx_need))
             work = 1;
         else if (p->busy && rch_shm_pipe_ready(ch, p))
             work = 1;

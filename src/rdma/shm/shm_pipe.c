@@ -150,7 +150,8 @@ static void steal_setup(struct rch_rdma_chan *ch, struct rch_shm_peer *p, int i,
     uint64_t n = (op->len + chunk - 1) / chunk;
     op->link.prev = op->link.next = -1;
     (void)rch_shm_peer_probe_cma(ch, p);   /* a failure leaves cma 0: no stealing */
-    if (!p->cma || !p->sink_pipe || op->len == 0 || n > RCH_SHM_STEAL_MAX_CHUNKS || p->steal_used == UINT64_MAX)
+    if (!p->cma || !p->sink_pipe || op->len == 0 || n > RCH_SHM_STEAL_MAX_CHUNKS || p->steal_used == UINT64_MAX ||
+        (!p->steal_gen && !(p->steal_gen = calloc(RCH_SHM_STEAL_SLOTS, sizeof(*p->steal_gen)))))
         return;
     uint32_t slot = (uint32_t)__builtin_ctzll(~p->steal_used);
     p->steal_used |= UINT64_C(1) << slot;

@@ -8,6 +8,8 @@
  *      pipe descriptors GET_DATA/PUT_DATA/GET_ERR, shared single-copy descriptors.
  *   1+ GETREQ carries a claim slot: the sink may take chunks of a pipelined
  *      get from the end with single copy (steal words in the pipe page).
+ *   2  the doorbell after the wake line: the owner polls only the rings of
+ *      the senders that rang it; slots start after it.
  */
 #ifndef RCH_RDMA_SHM_PROTO_H
 #define RCH_RDMA_SHM_PROTO_H
@@ -17,13 +19,13 @@
 #include "rdma/shm/shm_ring.h"
 
 #define RCH_SHM_SEG_MAGIC   UINT64_C(0x5244414d43485348)   /* "HSHCMADR" read as LE bytes */
-#define RCH_SHM_SEG_VERSION 1u
+#define RCH_SHM_SEG_VERSION 2u
 #define RCH_SHM_PIPE_NBUF   4u      /* pipe buffers per ordered pair (>= 2: double buffering) */
 #define RCH_SHM_PAGE        4096u
 
 /* ---- segment: one per receiving rank, "rdmach-<kvsname>-<rank>" ----
  *
- *   [ header 128 ][ wake line 128 ][ slot 0 ][ slot 1 ] ... [ slot nslots-1 ]
+ *   [ header 128 ][ wake line 128 ][ doorbell, page-rounded ][ slot 0 ] ... [ slot nslots-1 ]
  *   slot s (written by the local rank of index s, read by the owner):
  *     [ ring: rch_shm_ring_bytes(ring_cells), page-rounded ]
  *     [ pipe: ctl (sink line, NBUF descriptor lines), page-rounded ][ NBUF x chunk ]
@@ -65,7 +67,30 @@ struct rch_shm_wake {
 _Static_assert(sizeof(struct rch_shm_wake) == RCH_SHM_RING_LINE, "wake line");
 
 #define RCH_SHM_SEG_WAKE_OFF  RCH_SHM_RING_LINE
-#define RCH_SHM_SEG_SLOTS_OFF (2 * RCH_SHM_RING_LINE)
+
+/* The doorbell: a count of rings, then a bit per slot (bit s%64 of word
+ * s/64). The local rank of slot s rings once, after it reserved and faulted
+ * in its ring and before its first record there: it sets its bit (atomic
+ * OR), then adds one to the count (release). The owner polls only the rings
+ * whose bits it has seen (shm_bell.c), and looks at the bits only when the
+ * count changed (one load per pass, whatever the node's size), so the ring
+ * of a rank that never sends to it is never touched and has no page: the
+ * memory of a segment, and the length of a progress pass, grow with the
+ * ranks that send to its owner, not with the node. Bits are never cleared.
+ * On lines of their own: written once per pair, read by the owner. */
+#define RCH_SHM_SEG_BELL_OFF  (2 * RCH_SHM_RING_LINE)
+struct rch_shm_bell {
+    _Atomic uint64_t count;          /* rings so far */
+    _Atomic uint64_t bits[];         /* rch_shm_bell_words(nslots) */
+};
+static inline uint64_t rch_shm_bell_words(uint32_t nslots)
+{
+    return ((uint64_t)nslots + 63) / 64;
+}
+static inline uint64_t rch_shm_bell_bytes(uint32_t nslots)
+{
+    return sizeof(struct rch_shm_bell) + 8 * rch_shm_bell_words(nslots);
+}
 
 /* ---- ring records (type field of struct rch_shm_rec) ---- */
 enum rch_shm_rec_type {

@@ -83,7 +83,7 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
     uint64_t chunk = round_up(geom->pipe_chunk, RCH_SHM_CELL);
     uint64_t ring = round_up(rch_shm_ring_bytes(geom->ring_cells), RCH_SHM_PAGE);
     uint64_t stride = round_up(ring + RCH_SHM_PAGE + RCH_SHM_PIPE_NBUF * chunk, RCH_SHM_PAGE);
-    uint64_t slot_off = RCH_SHM_PAGE;
+    uint64_t slot_off = round_up(RCH_SHM_SEG_BELL_OFF + rch_shm_bell_bytes(geom->nslots), RCH_SHM_PAGE);
     uint64_t size = slot_off + (uint64_t)geom->nslots * stride;
     _Static_assert(sizeof(struct rch_shm_pipe_ctl) <= RCH_SHM_PAGE, "pipe control fits a page");
 
@@ -118,19 +118,17 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
         st = rch_base_errno(errno, "shm: ftruncate(/dev/shm%s, %llu)", name, (unsigned long long)size);
         goto out_unlink;
     }
-    /* Reserve the pages we touch whoever sends (the header, and the first
-     * page of each ring, which our progress polls), so a full /dev/shm is an
-     * error now and not a SIGBUS later. The rest of a ring is reserved by its
-     * sender before its first record (rch_shm_seg_reserve_ring), pipe buffers
-     * by a source that uses them (rch_shm_seg_reserve_pipe): memory grows
-     * with the pairs that talk, not with the square of the local ranks. */
+    /* Reserve the pages we touch whoever sends (the header, wake line and
+     * doorbell), so a full /dev/shm is an error now and not a SIGBUS later.
+     * A ring (and the page of its pipe control) is reserved by its sender
+     * before its first record (rch_shm_seg_reserve_ring), pipe buffers by a
+     * source that uses them (rch_shm_seg_reserve_pipe), and we touch a ring
+     * only once its sender rang the doorbell: memory grows with the pairs
+     * that talk, not with the square of the local ranks. */
     int err = posix_fallocate(fd, 0, (off_t)slot_off);
-    for (uint32_t s = 0; s < geom->nslots && err == 0; s++)
-        err = posix_fallocate(fd, (off_t)(slot_off + s * stride), RCH_SHM_PAGE);
     if (err == ENOSPC) {
-        st = rch_base_err(RDMACH_ERR_NO_MEMORY, "shm: /dev/shm is full: no room for the header and ring "
-                          "heads of /dev/shm%s (%llu bytes)", name,
-                          (unsigned long long)(slot_off + geom->nslots * RCH_SHM_PAGE));
+        st = rch_base_err(RDMACH_ERR_NO_MEMORY, "shm: /dev/shm is full: no room for the header and doorbell "
+                          "of /dev/shm%s (%llu bytes)", name, (unsigned long long)slot_off);
         goto out_unlink;
     }
     if (err != 0) {
@@ -174,8 +172,7 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
     }
     RCH_DEBUG("shm", "created /dev/shm%s: %llu bytes, %u slots of %llu, ring %llu cells; %llu bytes reserved",
               name, (unsigned long long)size, geom->nslots, (unsigned long long)stride,
-              (unsigned long long)geom->ring_cells,
-              (unsigned long long)(slot_off + geom->nslots * RCH_SHM_PAGE));
+              (unsigned long long)geom->ring_cells, (unsigned long long)slot_off);
     if (maps_expected == 1)
         rch_shm_seg_unlink(seg);
     return RDMACH_OK;
@@ -204,7 +201,7 @@ static rdmach_status_t check_header(const struct rch_shm_seg *seg, int rank, pid
     else if (h->pipe_nbuf != RCH_SHM_PIPE_NBUF || h->pipe_chunk == 0 || h->pipe_chunk % RCH_SHM_CELL ||
              h->pipe_chunk > UINT32_MAX)
         bad = "pipe geometry";
-    else if (h->slot_off < RCH_SHM_SEG_SLOTS_OFF || h->slot_off % RCH_SHM_PAGE ||
+    else if (h->slot_off < RCH_SHM_SEG_BELL_OFF + rch_shm_bell_bytes(h->nslots) || h->slot_off % RCH_SHM_PAGE ||
              h->slot_stride % RCH_SHM_PAGE || h->nslots == 0 ||
              h->pipe_off < rch_shm_ring_bytes(h->ring_cells) ||
              h->pipe_off + RCH_SHM_PAGE + (uint64_t)RCH_SHM_PIPE_NBUF * h->pipe_chunk > h->slot_stride ||
@@ -351,7 +348,8 @@ static int stale_segment(int fd, uid_t me, unsigned long long ns)
     if (ns == 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_uid != me ||
         (size_t)sb.st_size < sizeof(h) || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
         return 0;
-    if (h.version != RCH_SHM_SEG_VERSION || h.owner_pidns != ns || h.owner_pid <= 0)
+    /* every version so far puts owner_pid and owner_pidns at the same place */
+    if (h.version - 1u >= RCH_SHM_SEG_VERSION || h.owner_pidns != ns || h.owner_pid <= 0)
         return 0;
     return owner_gone((pid_t)h.owner_pid);
 }

@@ -85,6 +85,20 @@ static inline unsigned char *rch_shm_seg_pipe_buf(const struct rch_shm_seg *seg,
     return (unsigned char *)rch_shm_seg_pipe(seg, slot) + RCH_SHM_PAGE + (uint64_t)b * seg->hdr->pipe_chunk;
 }
 
+/* The doorbell of a segment (shm_proto.h). */
+static inline struct rch_shm_bell *rch_shm_seg_bell(const struct rch_shm_seg *seg)
+{
+    return (struct rch_shm_bell *)(seg->base + RCH_SHM_SEG_BELL_OFF);
+}
+/* The sender of `slot` rings: after its ring is reserved, before its first
+ * record. Bit first, count last (release): whoever sees the count sees the bit. */
+static inline void rch_shm_seg_ring_bell(const struct rch_shm_seg *seg, uint32_t slot)
+{
+    struct rch_shm_bell *b = rch_shm_seg_bell(seg);
+    atomic_fetch_or_explicit(&b->bits[slot / 64], UINT64_C(1) << (slot % 64), memory_order_relaxed);
+    atomic_fetch_add_explicit(&b->count, 1, memory_order_release);
+}
+
 /* ---- blocking ---- */
 
 /* Once per process: register for membarrier. Returns 1 if this process's fast
