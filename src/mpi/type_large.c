@@ -35,6 +35,7 @@ static MPI_Count *large_list(const struct rch_mpi_type_call_c *c, MPI_Count *len
 
 int rch_mpi_type_record_c(const char *fn, int err, MPI_Datatype *newtype, const struct rch_mpi_type_call_c *c)
 {
+    RCH_MPI_CS();   /* the _c constructors call it outside the lock: references of shared types change */
     if (err)
         return err;
     struct rch_mpi_type_obj *o = rch_mpi_type_lookup(*newtype), old = *o;
