@@ -14,6 +14,7 @@
  * conversion functions (io_rw.c, io_datarep.c).
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include "io/io_impl.h"
 #include "mpi/type_impl.h"
@@ -74,22 +75,43 @@ static int named(int external32, const struct rch_io_datarep *u, MPI_Datatype t,
 static int rebuild(int external32, const struct rch_io_datarep *u, MPI_Datatype t, MPI_Datatype *out, int *made,
                    int depth);
 
-/* Rebuild t's constructor over its inner types, re-laid; *made 0 when none
- * changed (out = t). nc: its large counts (a contiguous type of more than
- * INT_MAX elements has its count there; every other constructor's values
- * fit the ints, MPI_Type_get_envelope_c). */
-static int derived(int external32, const struct rch_io_datarep *u, MPI_Datatype t, int ni, int na, int nc, int nd,
-                   int comb, MPI_Datatype *out, int *made, int depth)
+/* The large-count constructor (_c) of record comb (MPI-4.1 5.1.13: counts
+ * and displacements in cv, the rest in iv) over types nt. */
+static int derived_c(int comb, const int *iv, const MPI_Count *cv, const MPI_Datatype *nt, MPI_Datatype *out)
 {
-    MPI_Count cv[1] = { 0 };
+    MPI_Count c = cv[0];
+    switch (comb) {
+    case MPI_COMBINER_CONTIGUOUS: return PMPI_Type_contiguous_c(c, nt[0], out);
+    case MPI_COMBINER_VECTOR: return PMPI_Type_vector_c(c, cv[1], cv[2], nt[0], out);
+    case MPI_COMBINER_HVECTOR: return PMPI_Type_create_hvector_c(c, cv[1], cv[2], nt[0], out);
+    case MPI_COMBINER_INDEXED: return PMPI_Type_indexed_c(c, cv + 1, cv + 1 + c, nt[0], out);
+    case MPI_COMBINER_HINDEXED: return PMPI_Type_create_hindexed_c(c, cv + 1, cv + 1 + c, nt[0], out);
+    case MPI_COMBINER_INDEXED_BLOCK: return PMPI_Type_create_indexed_block_c(c, cv[1], cv + 2, nt[0], out);
+    case MPI_COMBINER_HINDEXED_BLOCK: return PMPI_Type_create_hindexed_block_c(c, cv[1], cv + 2, nt[0], out);
+    case MPI_COMBINER_STRUCT: return PMPI_Type_create_struct_c(c, cv + 1, cv + 1 + c, nt, out);
+    case MPI_COMBINER_SUBARRAY:
+        return PMPI_Type_create_subarray_c(iv[0], cv, cv + iv[0], cv + 2 * iv[0], iv[1], nt[0], out);
+    case MPI_COMBINER_DARRAY:
+        return PMPI_Type_create_darray_c(iv[0], iv[1], iv[2], cv, iv + 3, iv + 3 + iv[2], iv + 3 + 2 * iv[2],
+                                         iv[3 + 3 * iv[2]], nt[0], out);
+    case MPI_COMBINER_RESIZED: return PMPI_Type_create_resized_c(nt[0], cv[0], cv[1], out);
+    default: return MPI_ERR_UNSUPPORTED_DATAREP;
+    }
+}
+
+/* Rebuild t's constructor over its inner types, re-laid; *made 0 when none
+ * changed (out = t). nc: its large counts (a type made by a _c constructor,
+ * MPI_Type_get_envelope_c), rebuilt by the same constructor. */
+static int derived(int external32, const struct rch_io_datarep *u, MPI_Datatype t, int ni, int na, MPI_Count nc,
+                   int nd, int comb, MPI_Datatype *out, int *made, int depth)
+{
+    MPI_Count *cv = malloc(sizeof(MPI_Count) * (size_t)(nc + 1));
     int *iv = malloc(sizeof(int) * (size_t)(ni + 1));
     MPI_Aint *av = malloc(sizeof(MPI_Aint) * (size_t)(na + 1));
     MPI_Datatype *tv = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1)), *nt = malloc(sizeof(MPI_Datatype) * (size_t)(nd + 1));
     int *mk = calloc((size_t)nd + 1, sizeof(int));
-    int err = !iv || !av || !tv || !nt || !mk ? MPI_ERR_NO_MEM : MPI_SUCCESS, any = 0, got = 0;
-    if (!err && nc > 1)
-        err = MPI_ERR_UNSUPPORTED_DATAREP;
-    else if (!err)
+    int err = !cv || !iv || !av || !tv || !nt || !mk ? MPI_ERR_NO_MEM : MPI_SUCCESS, any = 0, got = 0;
+    if (!err)
         err = PMPI_Type_get_contents_c(t, ni, na, nc, nd, iv, av, cv, tv);
     got = !err;
     for (int k = 0; !err && k < nd; k++) {
@@ -102,8 +124,8 @@ static int derived(int external32, const struct rch_io_datarep *u, MPI_Datatype 
     else if (!err) {
         *made = 1;
         int c = ni > 0 ? iv[0] : 0;
-        switch (nc ? -comb : comb) {    /* negated: the large-count constructors */
-        case -MPI_COMBINER_CONTIGUOUS: err = PMPI_Type_contiguous_c(cv[0], nt[0], out); break;
+        switch (nc ? -1 : comb) {
+        case -1: err = derived_c(comb, iv, cv, nt, out); *made = !err; break;
         case MPI_COMBINER_DUP: err = PMPI_Type_dup(nt[0], out); break;
         case MPI_COMBINER_CONTIGUOUS: err = PMPI_Type_contiguous(c, nt[0], out); break;
         case MPI_COMBINER_VECTOR: err = PMPI_Type_vector(c, iv[1], iv[2], nt[0], out); break;
@@ -131,6 +153,7 @@ static int derived(int external32, const struct rch_io_datarep *u, MPI_Datatype 
         if (x && !x->predefined)
             PMPI_Type_free(&tv[k]);   /* get_contents' new handles */
     }
+    free(cv);
     free(iv);
     free(av);
     free(tv);
@@ -146,12 +169,12 @@ static int rebuild(int external32, const struct rch_io_datarep *u, MPI_Datatype 
     int comb;
     *made = 0;
     if (depth > 64 || PMPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb) != MPI_SUCCESS ||
-        ni > INT_MAX || na > INT_MAX || nd > INT_MAX)
+        ni > INT_MAX || na > INT_MAX || nd > INT_MAX || (size_t)nc > SIZE_MAX / sizeof(MPI_Count) - 1)
         return MPI_ERR_UNSUPPORTED_DATAREP;
     if (comb == MPI_COMBINER_NAMED || comb == MPI_COMBINER_F90_REAL || comb == MPI_COMBINER_F90_COMPLEX ||
         comb == MPI_COMBINER_F90_INTEGER)
         return named(external32, u, t, out, made);
-    return derived(external32, u, t, (int)ni, (int)na, (int)nc, (int)nd, comb, out, made, depth);
+    return derived(external32, u, t, (int)ni, (int)na, nc, (int)nd, comb, out, made, depth);
 }
 
 struct rch_mpi_type *rch_io_file_layout(int external32, const struct rch_io_datarep *u, MPI_Datatype t)

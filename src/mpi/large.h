@@ -45,6 +45,25 @@ int rch_mpi_large_origin(const struct rch_mpi_type *t, MPI_Datatype *base, MPI_C
  * internal: for a _c call's buffer (rch_mpi_large_origin knows it). */
 int rch_mpi_type_contiguous_large(const char *fn, MPI_Count count, MPI_Datatype oldtype, int internal,
                                   MPI_Datatype *newtype);
+/* A large-count constructor's call, as its record holds it (MPI-4.1
+ * 5.1.13): ints[], the large counts head[0..nhead-1] then a[0..n-1] then
+ * b[0..n-1] (a, b skipped if NULL), and types[]. */
+struct rch_mpi_type_call_c {
+    int combiner;
+    int nints;
+    const int *ints;
+    int nhead;
+    const MPI_Count *head;
+    MPI_Count n;
+    const MPI_Count *a, *b;
+    int ntypes;
+    const MPI_Datatype *types;
+};
+/* Make *newtype's construction record the call c that made it, replacing
+ * what the int constructors it was built with recorded. err: the
+ * construction's result, returned as it is if not MPI_SUCCESS. Out of
+ * memory: frees *newtype, MPI_ERR_NO_MEM. (type_large.c) */
+int rch_mpi_type_record_c(const char *fn, int err, MPI_Datatype *newtype, const struct rch_mpi_type_call_c *c);
 /* A peer's block of an alltoallw-shaped call, count dt at displ (bytes if
  * in_bytes, else extents of dt), as (*cnt = 1, *type): a committed
  * one-block struct at that many bytes (of a contiguous type where count is

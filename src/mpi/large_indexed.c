@@ -8,8 +8,9 @@
  * times oldtype's extent, here in bytes), which MPI_Type_create_struct_c
  * builds with a block beyond INT_MAX elements as one element of a
  * contiguous type of them (large_type.c): same type map, size and extent.
- * Its envelope is then MPI_COMBINER_STRUCT's. A count of more than INT_MAX
- * blocks is MPI_ERR_COUNT there, as for every constructor.
+ * A count of more than INT_MAX blocks is MPI_ERR_COUNT there, as for every
+ * constructor. Either way the record is the user's call, its counts and
+ * displacements as large counts (MPI-4.1 5.1.13).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -58,6 +59,14 @@ static int as_struct(const struct rch_mpi_large_ctx *x, MPI_Count count, const M
     return err;
 }
 
+static int record(const char *fn, int err, MPI_Datatype *newtype, int combiner, MPI_Count count,
+                  const MPI_Count *bl, const MPI_Count *displs, MPI_Datatype oldtype)
+{
+    return rch_mpi_type_record_c(fn, err, newtype, &(struct rch_mpi_type_call_c){
+        .combiner = combiner, .nhead = 1, .head = &count, .n = count, .a = bl, .b = displs, .ntypes = 1,
+        .types = &oldtype });
+}
+
 /* The int constructor's arrays, converted (they fit). */
 static int ints(const struct rch_mpi_large_ctx *x, MPI_Count count, const MPI_Count *bl, const MPI_Count *d,
                 int **bl_i, int **d_i)
@@ -74,15 +83,15 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[]
                         const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     struct rch_mpi_large_ctx x = { "MPI_Type_indexed_c", MPI_COMM_NULL, MPI_WIN_NULL, 1 };
+    int *bl = NULL, *d = NULL, err;
     if (count > INT_MAX || !fits(array_of_blocklengths, count) || !fits(array_of_displacements, count))
-        return as_struct(&x, count, array_of_blocklengths, array_of_displacements, 1, oldtype, newtype);
-    int *bl = NULL, *d = NULL;
-    int err = ints(&x, count, array_of_blocklengths, array_of_displacements, &bl, &d);
-    if (!err)
+        err = as_struct(&x, count, array_of_blocklengths, array_of_displacements, 1, oldtype, newtype);
+    else if (!(err = ints(&x, count, array_of_blocklengths, array_of_displacements, &bl, &d)))
         err = PMPI_Type_indexed((int)count, bl, d, oldtype, newtype);
     free(bl);
     free(d);
-    return err;
+    return record(x.fn, err, newtype, MPI_COMBINER_INDEXED, count, array_of_blocklengths, array_of_displacements,
+                  oldtype);
 }
 #pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
 
@@ -91,13 +100,13 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
                                 MPI_Datatype *newtype)
 {
     struct rch_mpi_large_ctx x = { "MPI_Type_create_hindexed_c", MPI_COMM_NULL, MPI_WIN_NULL, 1 };
+    int *bl = NULL, err;
     if (count > INT_MAX || !fits(array_of_blocklengths, count))
-        return as_struct(&x, count, array_of_blocklengths, array_of_displacements, 0, oldtype, newtype);
-    int *bl = NULL;
-    int err = ints(&x, count, array_of_blocklengths, NULL, &bl, NULL);
-    if (!err)
+        err = as_struct(&x, count, array_of_blocklengths, array_of_displacements, 0, oldtype, newtype);
+    else if (!(err = ints(&x, count, array_of_blocklengths, NULL, &bl, NULL)))
         err = PMPI_Type_create_hindexed((int)count, bl, array_of_displacements, oldtype, newtype);
     free(bl);
-    return err;
+    return record(x.fn, err, newtype, MPI_COMBINER_HINDEXED, count, array_of_blocklengths, array_of_displacements,
+                  oldtype);
 }
 #pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c

@@ -13,6 +13,10 @@
  * type_i)). Strides and displacements are then bytes in an MPI_Aint, so they
  * need not fit an int either. A count of more than INT_MAX blocks would be a
  * map of as many blocks, which the library does not hold: MPI_ERR_COUNT.
+ *
+ * Either way the type's record is then the user's call (MPI-4.1 5.1.13):
+ * its combiner, its counts and displacements as large counts
+ * (rch_mpi_type_record_c), its types.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -43,6 +47,15 @@ static int block_type(const struct rch_mpi_large_ctx *x, MPI_Count blocklength, 
     if (!err && (err = PMPI_Type_get_extent(oldtype, &lb, extent)))
         rch_mpi_large_buf_done(*block, oldtype);
     return err;
+}
+
+/* The record of an indexed_block_c or hindexed_block_c call. */
+static int block_record(const char *fn, int err, MPI_Datatype *newtype, int combiner, MPI_Count count,
+                        MPI_Count blocklength, const MPI_Count displs[], MPI_Datatype oldtype)
+{
+    MPI_Count head[2] = { count, blocklength };
+    return rch_mpi_type_record_c(fn, err, newtype, &(struct rch_mpi_type_call_c){
+        .combiner = combiner, .nhead = 2, .head = head, .n = count, .a = displs, .ntypes = 1, .types = &oldtype });
 }
 
 /* hvector / hindexed_block of the block's type at byte strides or displacements. */
@@ -90,9 +103,12 @@ int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                        MPI_Datatype *newtype)
 {
     struct rch_mpi_large_ctx x = { "MPI_Type_vector_c", MPI_COMM_NULL, MPI_WIN_NULL, 1 };
-    if (fits(count) && fits(blocklength) && fits(stride))
-        return PMPI_Type_vector((int)count, (int)blocklength, (int)stride, oldtype, newtype);
-    return hvector(&x, count, blocklength, stride, 1, oldtype, newtype);
+    MPI_Count head[3] = { count, blocklength, stride };
+    int err = fits(count) && fits(blocklength) && fits(stride) ?
+              PMPI_Type_vector((int)count, (int)blocklength, (int)stride, oldtype, newtype) :
+              hvector(&x, count, blocklength, stride, 1, oldtype, newtype);
+    return rch_mpi_type_record_c(x.fn, err, newtype, &(struct rch_mpi_type_call_c){
+        .combiner = MPI_COMBINER_VECTOR, .nhead = 3, .head = head, .ntypes = 1, .types = &oldtype });
 }
 #pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
 
@@ -100,9 +116,12 @@ int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Aint 
                                MPI_Datatype *newtype)
 {
     struct rch_mpi_large_ctx x = { "MPI_Type_create_hvector_c", MPI_COMM_NULL, MPI_WIN_NULL, 1 };
-    if (fits(count) && fits(blocklength))
-        return PMPI_Type_create_hvector((int)count, (int)blocklength, stride, oldtype, newtype);
-    return hvector(&x, count, blocklength, stride, 0, oldtype, newtype);
+    MPI_Count head[3] = { count, blocklength, stride };
+    int err = fits(count) && fits(blocklength) ?
+              PMPI_Type_create_hvector((int)count, (int)blocklength, stride, oldtype, newtype) :
+              hvector(&x, count, blocklength, stride, 0, oldtype, newtype);
+    return rch_mpi_type_record_c(x.fn, err, newtype, &(struct rch_mpi_type_call_c){
+        .combiner = MPI_COMBINER_HVECTOR, .nhead = 3, .head = head, .ntypes = 1, .types = &oldtype });
 }
 #pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
 
@@ -115,11 +134,12 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
     for (MPI_Count i = 0; all && array_of_displacements && i < count; i++)
         all = fits(array_of_displacements[i]);
     if (!all)
-        return hindexed_block(&x, count, blocklength, array_of_displacements, 1, oldtype, newtype);
-    if (!(err = rch_mpi_large_ints(&x, "array_of_displacements", 1, array_of_displacements, count, &d)))
+        err = hindexed_block(&x, count, blocklength, array_of_displacements, 1, oldtype, newtype);
+    else if (!(err = rch_mpi_large_ints(&x, "array_of_displacements", 1, array_of_displacements, count, &d)))
         err = PMPI_Type_create_indexed_block((int)count, (int)blocklength, d, oldtype, newtype);
     free(d);
-    return err;
+    return block_record(x.fn, err, newtype, MPI_COMBINER_INDEXED_BLOCK, count, blocklength,
+                        array_of_displacements, oldtype);
 }
 #pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
 
@@ -128,10 +148,12 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                       MPI_Datatype *newtype)
 {
     struct rch_mpi_large_ctx x = { "MPI_Type_create_hindexed_block_c", MPI_COMM_NULL, MPI_WIN_NULL, 1 };
-    if (fits(count) && fits(blocklength))
-        return PMPI_Type_create_hindexed_block((int)count, (int)blocklength, array_of_displacements, oldtype,
-                                               newtype);
-    return hindexed_block(&x, count, blocklength, array_of_displacements, 0, oldtype, newtype);
+    int err = fits(count) && fits(blocklength) ?
+              PMPI_Type_create_hindexed_block((int)count, (int)blocklength, array_of_displacements, oldtype,
+                                              newtype) :
+              hindexed_block(&x, count, blocklength, array_of_displacements, 0, oldtype, newtype);
+    return block_record(x.fn, err, newtype, MPI_COMBINER_HINDEXED_BLOCK, count, blocklength,
+                        array_of_displacements, oldtype);
 }
 #pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
 
@@ -163,7 +185,9 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
         rch_mpi_large_buf_done(types[i], array_of_types[i]);
     free(bl);
     free(types);
-    return err;
+    return rch_mpi_type_record_c(x.fn, err, newtype, &(struct rch_mpi_type_call_c){
+        .combiner = MPI_COMBINER_STRUCT, .nhead = 1, .head = &count, .n = count, .a = array_of_blocklengths,
+        .b = array_of_displacements, .ntypes = n, .types = array_of_types });
 }
 #pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
 
@@ -172,7 +196,9 @@ int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *
     static const char fn[] = "MPI_Type_contiguous_c";
     struct rch_mpi_large_ctx x = { fn, MPI_COMM_NULL, MPI_WIN_NULL, 1 };
     if (fits(count))
-        return PMPI_Type_contiguous((int)count, oldtype, newtype);
+        return rch_mpi_type_record_c(fn, PMPI_Type_contiguous((int)count, oldtype, newtype), newtype,
+                                     &(struct rch_mpi_type_call_c){ .combiner = MPI_COMBINER_CONTIGUOUS,
+                                     .nhead = 1, .head = &count, .ntypes = 1, .types = &oldtype });
     RCH_MPI_CS();
     MPI_Aint lb, ext, whole;
     int err = rch_mpi_check_init(fn);

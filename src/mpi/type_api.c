@@ -310,12 +310,14 @@ static struct rch_mpi_type_obj *envelope(const char *fn, MPI_Datatype datatype, 
     return o;
 }
 
-/* MPI_Type_get_envelope/contents (int) of a type whose record has a count
- * over INT_MAX (MPI_Type_contiguous_c, type_large.c). */
-static int too_large(const char *fn, const struct rch_mpi_type_obj *o)
+/* MPI_Type_get_envelope/contents (int) of a type made by a large-count
+ * constructor: its record holds large counts, which only the _c forms
+ * return (MPI-4.1 5.1.13; MPI_ERR_TYPE, as MPICH). */
+static int needs_c(const char *fn, const struct rch_mpi_type_obj *o)
 {
-    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_VALUE_TOO_LARGE, "%s: the datatype was made of %lld elements, "
-                       "more than an int holds: use %s_c", fn, (long long)o->large_n, fn);
+    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE, "%s: datatype %s was made by a large-count constructor: "
+                       "its %lld large counts need %s_c", fn, o->t.name[0] ? o->t.name : "(unnamed)",
+                       (long long)o->nlarge, fn);
 }
 
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
@@ -327,8 +329,8 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
                                           num_datatypes, combiner, &rc);
     if (!o)
         return rc;
-    if (o->large_n)
-        return too_large("MPI_Type_get_envelope", o);
+    if (o->nlarge)
+        return needs_c("MPI_Type_get_envelope", o);
     *num_integers = o->nints;
     *num_addresses = o->naints;
     *num_datatypes = o->ntypes;
@@ -336,9 +338,8 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
 }
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
 
-/* A type's construction record holds ints (the _c constructors call the int
- * ones, src/mpi/large_type.c), but for a contiguous type of more than
- * INT_MAX elements: its count is the one large count. */
+/* A type made by a _c constructor records its counts as large counts
+ * (rch_mpi_type_record_c); every other type has none. */
 int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
                              MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
@@ -352,7 +353,7 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI
         return null_arg(fn, "num_large_counts");
     *num_integers = o->nints;
     *num_addresses = o->naints;
-    *num_large_counts = o->large_n ? 1 : 0;
+    *num_large_counts = o->nlarge;
     *num_datatypes = o->ntypes;
     return MPI_SUCCESS;
 }
@@ -373,6 +374,8 @@ static int contents(const char *fn, MPI_Datatype datatype, MPI_Count max_integer
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE,
                            "%s: datatype %s is predefined (combiner MPI_COMBINER_NAMED): it has no contents",
                            fn, o->t.name[0] ? o->t.name : "(unnamed)");
+    if (o->nlarge && !is_c)
+        return needs_c(fn, o);
     if (max_integers < o->nints || max_addresses < o->naints || max_datatypes < o->ntypes)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG,
                            "%s: arrays too small: max_integers %lld, max_addresses %lld, max_datatypes %lld "
@@ -382,13 +385,12 @@ static int contents(const char *fn, MPI_Datatype datatype, MPI_Count max_integer
     if ((o->nints && !array_of_integers) || (o->naints && !array_of_addresses) ||
         (o->ntypes && !array_of_datatypes))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: NULL output array", fn);
-    if (o->large_n && !is_c)
-        return too_large("MPI_Type_get_contents", o);
-    if (o->large_n && (max_large_counts < 1 || !large))
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: the type has 1 large count: max_large_counts is %lld "
-                           "or array_of_large_counts NULL", fn, (long long)max_large_counts);
-    if (o->large_n)
-        large[0] = o->large_n;
+    if (o->nlarge && (max_large_counts < o->nlarge || !large))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: the type has %lld large counts: max_large_counts is "
+                           "%lld or array_of_large_counts NULL", fn, (long long)o->nlarge,
+                           (long long)max_large_counts);
+    if (o->nlarge)
+        memcpy(large, o->large, (size_t)o->nlarge * sizeof(*large));
     if (o->nints)
         memcpy(array_of_integers, o->ints, (size_t)o->nints * sizeof(int));
     if (o->naints)

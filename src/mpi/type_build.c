@@ -64,6 +64,7 @@ void rch_mpi_type_obj_destroy(struct rch_mpi_type_obj *o)
         free(o->runs);
     free(o->ints);
     free(o->aints);
+    free(o->large);
     free(o->types);
     free(o);
 }
@@ -85,8 +86,10 @@ struct rch_mpi_type_obj *rch_mpi_type_obj_copy(const struct rch_mpi_type_obj *sr
     o->large_n = 0;
     o->large_internal = 0;
     o->nints = o->naints = o->ntypes = 0;
+    o->nlarge = 0;
     o->ints = NULL;
     o->aints = NULL;
+    o->large = NULL;
     o->types = NULL;
     o->t.blocks = NULL;
     o->runs = NULL;

@@ -73,11 +73,16 @@ struct rch_mpi_type_obj {
     int period;
     MPI_Aint pstride;
     /* Construction record, for MPI_Type_get_envelope/get_contents. Derived
-     * types in types[] are retained by this object. */
+     * types in types[] are retained by this object. A type made by a
+     * large-count (_c) constructor records that call (MPI-4.1 5.1.13): its
+     * counts and displacements in large[] (nlarge > 0), which only the _c
+     * decoders return (rch_mpi_type_record_c, type_large.c). */
     int combiner;
     int nints, naints, ntypes;
+    MPI_Count nlarge;
     int *ints;
     MPI_Aint *aints;
+    MPI_Count *large;
     MPI_Datatype *types;
     /* A contiguous type of large_n > INT_MAX elements of large_base
      * (type_large.c), large_n 0 for every other type; large_internal: made
