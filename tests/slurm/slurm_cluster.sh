@@ -17,9 +17,10 @@
 #
 # Needs root, Debian's slurmctld, slurmd, slurm-client and munge
 # (scripts/install-deps); --accounting also slurmdbd and mariadb-server.
-# The run's state (config, logs, spool, munge key and socket, RCH_SLURM_STATE in the command's environment) is /var/tmp/rchs<pid>;
-# the namespaces are RCH_SLURM_PREFIX-ctl, RCH_SLURM_PREFIX-h<i>. Exit status: the command's, 124 if it timed out,
-# 2 if the cluster could not be built.
+# The run's state (config, logs, spool, munge key and socket, database;
+# RCH_SLURM_STATE in the command's environment) is /var/tmp/rchs<pid>; the
+# namespaces are RCH_SLURM_PREFIX-ctl, RCH_SLURM_PREFIX-h<i>. Exit status:
+# the command's, 124 if it timed out, 2 if the cluster could not be built.
 set -u
 
 NET=10.213.18
