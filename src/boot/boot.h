@@ -109,6 +109,22 @@ rdmach_status_t rch_boot_job_get(const char *key, char *value, size_t len);
 int rch_boot_spawned(void);
 int rch_boot_universe_size(void);
 
+/*
+ * Process sets the launcher defines, for MPI's sessions besides MPI's own
+ * (src/mpi/session.c). Under PMIx: those a server answers
+ * PMIX_QUERY_PSET_NAMES for, each with its PMIX_QUERY_PSET_MEMBERSHIP, or
+ * else the PMIX_PSET_NAMES of every rank (boot/pmix_pset.c). Read once, on
+ * the first call, and the same afterwards. A set with a member outside this
+ * job is left out. *n = 0: none (PMI-1, PMI-2, a singleton, a server that
+ * defines none: Debian 12's Slurm 22.05 and Open MPI 4.1.4 do not).
+ */
+struct rch_boot_pset {
+    char *name;
+    int size;
+    int *ranks;       /* [size] world ranks, in the server's order */
+};
+void rch_boot_psets(const struct rch_boot_pset **sets, int *n);
+
 /* Binary values (channel addresses) as hex text: 2*len+1 bytes of out. */
 void rch_boot_hex_encode(const void *bin, size_t len, char *out);
 rdmach_status_t rch_boot_hex_decode(const char *text, void *bin, size_t len);

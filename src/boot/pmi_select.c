@@ -8,6 +8,7 @@
 #include <string.h>
 #include "base/base.h"
 #include "base/tunables.h"
+#include "boot/boot.h"
 #include "boot/layout.h"
 #include "boot/pmi2_client.h"
 #include "boot/pmi_client.h"
@@ -154,6 +155,16 @@ rdmach_status_t rch_boot_job_get(const char *key, char *value, size_t len)
 #endif
     rdmach_status_t st = need_pmi1("a key of the job");
     return st == RDMACH_OK ? rch_pmi_client_get(&pmi1, key, value, len) : st;
+}
+
+void rch_boot_psets(const struct rch_boot_pset **sets, int *n)
+{
+    *sets = NULL;
+    *n = 0;
+#if RDMACH_HAVE_PMIX
+    if (is_pmix() && rch_boot_is_up())
+        rch_boot_pmix_psets(sets, n);
+#endif
 }
 
 int rch_boot_spawned(void)

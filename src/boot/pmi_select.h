@@ -57,6 +57,12 @@ struct rch_boot_spawn;
 rdmach_status_t rch_boot_pmix_spawn(int count, const struct rch_boot_spawn *cmds, const char *key,
                                     const char *val, int *errcodes);
 rdmach_status_t rch_boot_pmix_job_get(const char *key, char *value, size_t len);
+/* The server's process sets (pmix_pset.c; boot.h's rch_boot_psets), read
+ * on the first call; freed at finalize. */
+struct rch_boot_pset;
+void rch_boot_pmix_psets(const struct rch_boot_pset **sets, int *n);
+void rch_boot_pmix_psets_free(void);
+const char *rch_boot_pmix_nspace(void);     /* my namespace (pmix.c) */
 #endif
 
 #endif

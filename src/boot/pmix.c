@@ -230,8 +230,14 @@ static rdmach_status_t px_abort_ranks(int code, const char *why, const char *ran
     return rc == PMIX_SUCCESS ? RDMACH_OK : pmix_err(RDMACH_ERR_BOOT, rc, "PMIx_Abort");
 }
 
+const char *rch_boot_pmix_nspace(void)
+{
+    return me.nspace;
+}
+
 static rdmach_status_t px_finalize(void)
 {
+    rch_boot_pmix_psets_free();
     pmix_status_t rc = PMIx_Finalize(NULL, 0);
     return rc == PMIX_SUCCESS ? RDMACH_OK : pmix_err(RDMACH_ERR_BOOT, rc, "PMIx_Finalize");
 }

@@ -37,6 +37,9 @@ RCH_DL_FN(pmix_dl, NULL, pmix_status_t, PMIx_Get,
 RCH_DL_FN(pmix_dl, NULL, pmix_status_t, PMIx_Spawn,
           (const pmix_info_t job_info[], size_t ninfo, const pmix_app_t apps[], size_t napps, pmix_nspace_t nspace),
           (job_info, ninfo, apps, napps, nspace))
+RCH_DL_FN(pmix_dl, NULL, pmix_status_t, PMIx_Query_info,
+          (pmix_query_t queries[], size_t nqueries, pmix_info_t **results, size_t *nresults),
+          (queries, nqueries, results, nresults))
 RCH_DL_FN(pmix_dl, NULL, pmix_status_t, PMIx_Info_load,
           (pmix_info_t *info, const char *key, const void *data, pmix_data_type_t type), (info, key, data, type))
 RCH_DL_FN(pmix_dl, NULL, pmix_status_t, PMIx_Value_load, (pmix_value_t *val, const void *data, pmix_data_type_t type),

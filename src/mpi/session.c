@@ -16,6 +16,9 @@
  *                  node, so RDMACH_VNODE_SIZE's pretend nodes count), in
  *                  world rank order; the name Open MPI uses for it (names
  *                  under mpi:// are the standard's)
+ * and after them the sets the launcher defines (boot.h's rch_boot_psets:
+ * a PMIx server's, with their members in its order; one named like the
+ * three above is not offered twice), read once, at the first query.
  * Each has the info key "mpi_size" (its number of processes, as the standard
  * requires). Names are matched exactly (MPI: case-sensitive).
  *
@@ -47,6 +50,36 @@ static int nsessions, nsessions_made;   /* slots allocated, slots used */
 
 static const char *const pset_names[] = { "mpi://WORLD", "mpi://SELF", "mpix://SHARED" };
 enum { PSET_WORLD, PSET_SELF, PSET_SHARED, PSET_COUNT };
+
+/* The launcher's set at index n - PSET_COUNT of what is offered, skipping
+ * those named like a built-in one; NULL past the end. */
+static const struct rch_boot_pset *launcher_pset(int n)
+{
+    const struct rch_boot_pset *sets;
+    int count;
+    rch_boot_psets(&sets, &count);
+    for (int i = 0; i < count; i++) {
+        int builtin = 0;
+        for (int b = 0; b < PSET_COUNT; b++)
+            builtin |= strcmp(sets[i].name, pset_names[b]) == 0;
+        if (!builtin && n-- == PSET_COUNT)
+            return &sets[i];
+    }
+    return NULL;
+}
+
+static int pset_count(void)
+{
+    int n = PSET_COUNT;
+    while (launcher_pset(n))
+        n++;
+    return n;
+}
+
+static const char *pset_nth_name(int n)
+{
+    return n < PSET_COUNT ? pset_names[n] : launcher_pset(n)->name;
+}
 
 static struct session *session_get(MPI_Session h)
 {
@@ -213,7 +246,7 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
         return err;
     if (!npset_names)
         return session_err(session, s, MPI_ERR_ARG, "%s: argument npset_names is NULL", fn);
-    *npset_names = PSET_COUNT;
+    *npset_names = pset_count();
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
@@ -231,18 +264,19 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
         return err;
     if ((err = pset_query_info(fn, session, s, info)))
         return err;
-    if (n < 0 || n >= PSET_COUNT)
+    int count = pset_count();
+    if (n < 0 || n >= count)
         return session_err(session, s, MPI_ERR_ARG, "%s: invalid n %d in argument n (0 .. %d process sets - 1)", fn, n,
-                           PSET_COUNT);
+                           count);
     if (!pset_len)
         return session_err(session, s, MPI_ERR_ARG, "%s: argument pset_len is NULL", fn);
     if (*pset_len < 0)
         return session_err(session, s, MPI_ERR_ARG, "%s: negative length %d in argument pset_len", fn, *pset_len);
     if (*pset_len > 0 && !pset_name)
         return session_err(session, s, MPI_ERR_ARG, "%s: argument pset_name is NULL", fn);
-    int len = (int)strlen(pset_names[n]) + 1;
+    int len = (int)strlen(pset_nth_name(n)) + 1;
     if (*pset_len > 0)
-        snprintf(pset_name, (size_t)*pset_len, "%s", pset_names[n]);
+        snprintf(pset_name, (size_t)*pset_len, "%s", pset_nth_name(n));
     *pset_len = len;
     return MPI_SUCCESS;
 }
@@ -256,21 +290,27 @@ static int *pset_members(const char *fn, MPI_Session h, const struct session *s,
         *err = session_err(h, s, MPI_ERR_ARG, "%s: argument pset_name is NULL", fn);
         return NULL;
     }
-    int which;
-    for (which = 0; which < PSET_COUNT && strcmp(name, pset_names[which]) != 0; which++)
+    int which, count = pset_count();
+    for (which = 0; which < count && strcmp(name, pset_nth_name(which)) != 0; which++)
         ;
-    if (which == PSET_COUNT) {
+    if (which == count) {
         *err = session_err(h, s, MPI_ERR_ARG, "%s: unknown process set \"%.64s\" in argument pset_name "
-                           "(mpi://WORLD, mpi://SELF, mpix://SHARED)", fn, name);
+                           "(mpi://WORLD, mpi://SELF, mpix://SHARED%s)", fn, name,
+                           count > PSET_COUNT ? ", the launcher's: MPI_Session_get_nth_pset" : "");
         return NULL;
     }
-    int *w = malloc((size_t)rch_boot.size * sizeof(int));
+    int *w = malloc(((size_t)rch_boot.size + 1) * sizeof(int));
     if (!w) {
         *err = session_err(h, s, MPI_ERR_NO_MEM, "%s: out of memory", fn);
         return NULL;
     }
     int n = 0;
-    for (int r = 0; r < rch_boot.size; r++)
+    if (which >= PSET_COUNT) {
+        const struct rch_boot_pset *p = launcher_pset(which);
+        memcpy(w, p->ranks, (size_t)p->size * sizeof(int));
+        n = p->size;
+    }
+    for (int r = 0; r < rch_boot.size && which < PSET_COUNT; r++)
         if (which == PSET_WORLD || (which == PSET_SELF && r == rch_boot.rank) ||
             (which == PSET_SHARED && rch_boot.node_of[r] == rch_boot.node_of[rch_boot.rank]))
             w[n++] = r;

@@ -1,10 +1,11 @@
 #!/bin/bash
-# Inside a cluster made by slurm_cluster.sh: sbatch an rdmach program that
+# Inside a cluster made by slurm_cluster.sh --accounting: sbatch an rdmach program that
 # runs until cancelled (srun across the hosts), wait until every rank has
 # initialized and the hosts hold its shared-memory segments, scancel the
 # job, and check that nothing of it is left: no process of the program on
 # any host, no /dev/shm/rdmach-* file in any host's /dev/shm (each host has
-# its own, seen through /proc/<pid of its slurmd>/root).
+# its own, seen through /proc/<pid of its slurmd>/root), and sacct says the
+# job was CANCELLED.
 #
 #   scancel_check.sh MPI HOSTS TASKS -- COMMAND...
 set -u
@@ -83,9 +84,12 @@ for ((t = 0; t < 300; t++)); do
     [ -z "$(squeue -h -j "$id" 2>/dev/null)" ] && [ "$(count_procs all)" -eq 0 ] && break
     sleep 0.1
 done
-state=$(scontrol show job "$id" | grep -o 'JobState=[A-Z]*')
-echo "scancel_check.sh: after scancel: $state, $(count_procs all) process(es) left"
-[ "$state" = JobState=CANCELLED ] || fail "job $id is $state, expected CANCELLED"
+. "$(dirname "$0")/sacct_wait.sh"
+sacct_wait "$id" || fail "sacct: job $id did not reach a final state within 30 s"
+state=$(sacct -j "$id" -n -X -P -o State)
+echo "scancel_check.sh: after scancel: sacct says '$state', $(count_procs all) process(es) left"
+# ("CANCELLED by <uid>" names who cancelled it)
+[ "$state" = "CANCELLED by 0" ] || fail "sacct: job $id is '$state', expected 'CANCELLED by 0' (root's scancel)"
 [ "$(count_procs all)" -eq 0 ] || fail "processes of $prog are left 30 s after scancel"
 left=""
 for ((h = 1; h <= nhosts; h++)); do left+=$(host_shm $h); done

@@ -6,39 +6,82 @@
 # `sinfo` shows every node idle; then every daemon is stopped and every
 # namespace removed (trap), leaving nothing behind.
 #
-#   usage: slurm_cluster.sh [--hosts N] [--cpus C] [--timeout S] -- COMMAND...
+#   usage: slurm_cluster.sh [--hosts N] [--cpus C] [--timeout S] [--accounting] -- COMMAND...
+#
+# --accounting adds job accounting (sacct): a private mariadbd of the run
+# (datadir on a tmpfs of its own, socket in the state directory, TCP only on
+# ctl's own loopback) holding slurm_acct_db, and slurmdbd in ctl; slurm.conf
+# then has AccountingStorageType=accounting_storage/slurmdbd and the cluster
+# is added with sacctmgr. It costs about 3 s of start-up, so only the tests
+# that read sacct ask for it.
 #
 # Needs root, Debian's slurmctld, slurmd, slurm-client and munge
-# (scripts/install-deps). The run's state (config, logs, spool, munge key and
-# socket, RCH_SLURM_STATE in the command's environment) is /var/tmp/rchs<pid>;
-# the namespaces are RCH_SLURM_PREFIX-ctl, RCH_SLURM_PREFIX-h<i>. Exit status: the command's, 124 if it timed out,
-# 2 if the cluster could not be built.
+# (scripts/install-deps); --accounting also slurmdbd and mariadb-server.
+# The run's state (config, logs, spool, munge key and socket, database;
+# RCH_SLURM_STATE in the command's environment) is /var/tmp/rchs<pid>; the
+# namespaces are RCH_SLURM_PREFIX-ctl, RCH_SLURM_PREFIX-h<i>. Exit status:
+# the command's, 124 if it timed out, 2 if the cluster could not be built.
 set -u
 
 NET=10.213.18
 nhosts=2
 cpus=4
 timeout=120
+accounting=0
 die() { echo "slurm_cluster.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
     case $1 in
     --hosts) [[ ${2:-} =~ ^[1-9]$ ]] || die "--hosts needs 1..9"; nhosts=$2; shift 2 ;;
     --cpus) [[ ${2:-} =~ ^[1-9][0-9]?$ ]] || die "--cpus needs 1..99"; cpus=$2; shift 2 ;;
     --timeout) [[ ${2:-} =~ ^[1-9][0-9]*$ ]] || die "--timeout needs seconds"; timeout=$2; shift 2 ;;
+    --accounting) accounting=1; shift ;;
     --) shift; break ;;
-    *) die "unknown option '$1' (usage: slurm_cluster.sh [--hosts N] [--cpus C] [--timeout S] -- COMMAND...)" ;;
+    *) die "unknown option '$1' (usage: slurm_cluster.sh [--hosts N] [--cpus C] [--timeout S] [--accounting] -- COMMAND...)" ;;
     esac
 done
 [ $# -gt 0 ] || die "no command after --"
 for cmd in ip munged slurmctld slurmd sinfo srun; do
     command -v "$cmd" >/dev/null || die "'$cmd' not found (scripts/install-deps installs munge, slurmctld, slurmd, slurm-client)"
 done
+if [ $accounting -eq 1 ]; then
+    for cmd in slurmdbd sacctmgr mariadbd mariadb-install-db mariadb; do
+        command -v "$cmd" >/dev/null || die "'$cmd' not found (scripts/install-deps installs slurmdbd and mariadb-server)"
+    done
+fi
 
 P=rchs$$
 # Not under /tmp: each host has a /tmp of its own (below).
 state=/var/tmp/$P
 namespaces=()
 pids=()
+
+# What a run killed outright (SIGKILL: no trap) left: its state directory
+# /var/tmp/rchs<pid> whose slurm_cluster.sh is gone, the processes that name
+# that directory on their command line (munged, mariadbd) or in their
+# environment (all that ran in the namespaces), and its namespaces.
+sweep_stale() {
+    local dir old p ns
+    for dir in /var/tmp/rchs[0-9]*; do
+        [ -d "$dir" ] || continue
+        old=${dir##*/}
+        p=${old#rchs}
+        [ "$p" != $$ ] || continue
+        tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | grep -q slurm_cluster.sh && continue
+        echo "slurm_cluster.sh: removing $dir, left by a run that was killed" >&2
+        for p in /proc/[0-9]*; do
+            # (-z: an argument or a variable a line; "$dir/": not rchs12 for rchs123)
+            grep -qszx -e ".*$dir/.*" -e "RCH_SLURM_STATE=$dir" "$p/cmdline" "$p/environ" &&
+                kill -KILL "${p#/proc/}" 2>/dev/null
+        done
+        for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$old-(ctl|h[1-9])$"); do
+            p=$(ip netns pids "$ns" 2>/dev/null)
+            [ -z "$p" ] || kill -KILL $p 2>/dev/null
+            ip netns del "$ns" 2>/dev/null
+        done
+        rm -rf "$dir"
+    done
+}
+sweep_stale
 
 cleanup() {
     local rc=$?
@@ -111,7 +154,15 @@ conf=$state/slurm.conf
     echo "ProctrackType=proctrack/linuxproc"
     echo "TaskPlugin=task/none"
     echo "JobAcctGatherType=jobacct_gather/none"
-    echo "AccountingStorageType=accounting_storage/none"
+    if [ $accounting -eq 1 ]; then
+        echo "AccountingStorageType=accounting_storage/slurmdbd"
+        echo "AccountingStorageHost=ctl"
+        echo "AccountingStoragePort=6919"
+        # the munge socket for slurmdbd's connections (AuthInfo's is not used for them)
+        echo "AccountingStoragePass=$state/munge/sock"
+    else
+        echo "AccountingStorageType=accounting_storage/none"
+    fi
     echo "JobCompType=jobcomp/filetxt"
     echo "JobCompLoc=$state/jobcomp"
     echo "MpiDefault=none"
@@ -147,6 +198,72 @@ in_host() {
         hostname "$1" && mount --bind "$RCH_SLURM_STATE/hosts" /etc/hosts || exit 2
         shift; exec "$@"' _ "$host" "$@"
 }
+
+# Poll (0.1 s steps, at most $1 of them) until the command after it succeeds.
+poll() {
+    local n=$1 t
+    shift
+    for ((t = 0; t < n; t++)); do
+        "$@" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# ---- accounting (--accounting): mariadbd and slurmdbd in ctl ----
+# The database lives on a tmpfs mounted in mariadbd's own mount namespace,
+# gone with the process (on disk, its fdatasyncs made mariadb-install-db
+# take 6 s instead of 2). TCP only on ctl's own loopback, so the port is
+# the run's; the socket in the state directory is for `mariadb -S`.
+if [ $accounting -eq 1 ]; then
+    pass=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+    mkdir -p "$state/db"
+    printf '%s\n' "[mariadbd]" "user=root" "datadir=$state/db" "socket=$state/db.sock" "pid-file=$state/db.pid" \
+        "log-error=$state/log/mariadbd" "bind-address=127.0.0.1" "port=3306" "skip-log-bin" "skip-name-resolve" \
+        "innodb-buffer-pool-size=16M" "innodb-log-file-size=8M" "innodb-flush-log-at-trx-commit=0" \
+        "innodb-doublewrite=0" >"$state/my.cnf"
+    in_host ctl /bin/bash -c '
+        mount -t tmpfs -o mode=700,size=256m "db-$RCH_SLURM_PREFIX" "$1/db" &&
+            mariadb-install-db --defaults-file="$1/my.cnf" --auth-root-authentication-method=socket \
+                --skip-test-db --skip-name-resolve >"$1/log/mariadb-install-db" 2>&1 &&
+            exec mariadbd --defaults-file="$1/my.cnf"' _ "$state" >"$state/log/mariadbd.out" 2>&1 &
+    pids+=($!)
+    db_pid=$!
+    # up once its socket is (gone: failed, no need to wait on)
+    poll 300 eval '[ -S "$state/db.sock" ] || ! kill -0 $db_pid 2>/dev/null' && [ -S "$state/db.sock" ] ||
+        die "mariadbd did not start: $(tail -n 3 "$state"/log/mariadb* 2>/dev/null)"
+    # root over the socket (unix_socket authentication); slurmdbd over TCP
+    mariadb --no-defaults -S "$state/db.sock" -u root -e "CREATE DATABASE slurm_acct_db;
+        CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY '$pass';
+        GRANT ALL ON slurm_acct_db.* TO 'slurm'@'127.0.0.1';" >"$state/log/db-init" 2>&1 ||
+        die "cannot create the accounting database: $(cat "$state/log/db-init")"
+    {
+        echo "AuthType=auth/munge"
+        echo "AuthInfo=socket=$state/munge/sock"
+        echo "DbdHost=ctl"
+        echo "DbdAddr=$NET.254"
+        echo "DbdPort=6919"
+        echo "SlurmUser=root"
+        echo "LogFile=$state/log/slurmdbd"
+        echo "PidFile=$state/slurmdbd.pid"
+        echo "StorageType=accounting_storage/mysql"
+        echo "StorageHost=127.0.0.1"
+        echo "StoragePort=3306"
+        echo "StorageUser=slurm"
+        echo "StoragePass=$pass"
+        echo "StorageLoc=slurm_acct_db"
+    } >"$state/slurmdbd.conf"
+    chmod 600 "$state/slurmdbd.conf"   # slurmdbd refuses a file others may read (the password)
+    # slurmdbd finds slurmdbd.conf beside $SLURM_CONF
+    in_host ctl slurmdbd -D >"$state/log/slurmdbd.out" 2>&1 &
+    pids+=($!)
+    dbd_pid=$!
+    poll 300 eval 'in_host ctl timeout 5 sacctmgr -n show cluster >/dev/null 2>&1 || ! kill -0 $dbd_pid 2>/dev/null' &&
+        kill -0 $dbd_pid 2>/dev/null ||
+        die "slurmdbd did not answer within 30 s: $(tail -n 3 "$state/log/slurmdbd" 2>/dev/null)"
+    in_host ctl sacctmgr -i add cluster rdmach >"$state/log/sacctmgr" 2>&1 ||
+        die "sacctmgr add cluster failed: $(cat "$state/log/sacctmgr")"
+fi
 
 in_host ctl slurmctld -D -i -f "$conf" >"$state/log/slurmctld.out" 2>&1 &
 pids+=($!)
