@@ -4,8 +4,9 @@ rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_errors TIMEOUT 60 ARGS error
 rdmach_mpi_test(test_mpi_dyn NP 3 TEST test_mpi_dyn_join TIMEOUT 60 ARGS join)
 rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn TIMEOUT 60 ARGS spawn)
 rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn_multiple TIMEOUT 60 ARGS multiple)
-set_tests_properties(test_mpi_dyn_spawn test_mpi_dyn_spawn_multiple PROPERTIES
-                     PASS_REGULAR_EXPRESSION "dyn (spawn|multiple): ok")
+rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_workers TIMEOUT 60 ARGS workers 3)
+set_tests_properties(test_mpi_dyn_spawn test_mpi_dyn_spawn_multiple test_mpi_dyn_workers PROPERTIES
+                     PASS_REGULAR_EXPRESSION "dyn (spawn|multiple|workers): ok")
 # Two rdmachrun jobs started one after the other: accept/connect, the name
 # published by one and looked up by the other, a stranger refused.
 add_test(NAME test_mpi_dyn_connect_accept
