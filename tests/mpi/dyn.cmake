@@ -29,6 +29,14 @@ if(DYN_MPIEXEC_MPICH)
     set_tests_properties(test_mpi_dyn_${mode}_hydra PROPERTIES TIMEOUT 60 LABELS "mp"
                          PASS_REGULAR_EXPRESSION "dyn ${mode}: ok")
   endforeach()
+  # Hydra also answers PMI-2 (RDMACH_PMI=pmi2): the spawn is PMI-2's (the
+  # command Slurm's plugin serves too, src/boot/pmi2_client.c), and the
+  # children know they were spawned from fullinit's spawner-jobid.
+  foreach(mode spawn multiple workers)
+    add_test(NAME test_mpi_dyn_${mode}_hydra_pmi2 COMMAND ${DYN_MPIEXEC_MPICH} -n 2 $<TARGET_FILE:test_mpi_dyn> ${mode} 4)
+    set_tests_properties(test_mpi_dyn_${mode}_hydra_pmi2 PROPERTIES TIMEOUT 60 LABELS "mp"
+                         ENVIRONMENT "RDMACH_PMI=pmi2" PASS_REGULAR_EXPRESSION "dyn ${mode}: ok")
+  endforeach()
   add_test(NAME test_mpi_dyn_connect_accept_hydra
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dyn_pair.sh $<TARGET_FILE:test_mpi_dyn> ${DYN_MPIEXEC_MPICH})
   set_tests_properties(test_mpi_dyn_connect_accept_hydra PROPERTIES TIMEOUT 60 LABELS "mp"
