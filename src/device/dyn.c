@@ -1,15 +1,20 @@
 /*
- * Peers of other jobs (dev.h, rch_dev_dyn_attach): the sock channel is
- * opened on the first one and takes each connection; the peer record is the
+ * Peers of other jobs (dev.h, rch_dev_dyn_attach): over the network channel
+ * this process opened at init, when the layer above found that both sides
+ * have the same one (rch_dev_dyn_attach_net, rdma/net/net_dyn.h); else the
+ * sock channel, opened on the first such peer, takes the connection. The
+ * peer record is the
  * next slot after the job's ranks in the table init allocated with room for
  * RCH_DEV_DYN_MAX of them. A connection closes when the layer above
  * detaches its peer (MPI_Comm_disconnect), or with the channel at finalize
  * (a BYE behind the last packet, so the other side sees no failure); a
  * detached peer's slot is not reused (requests may still name it).
  */
+#include <stdio.h>
 #include <unistd.h>
 #include "base/base.h"
 #include "device/dev_impl.h"
+#include "rdma/net/net_dyn.h"
 #include "rdma/sock/sock.h"
 
 static struct rch_dev_chan *sock_dchan(rdmach_status_t *st)
@@ -31,14 +36,20 @@ static struct rch_dev_chan *sock_dchan(rdmach_status_t *st)
     return dc;
 }
 
+/* Room for one more peer of another job: OK, or why not. */
+static rdmach_status_t room(void)
+{
+    if (!rch_dev.initialized)
+        return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "device: not initialized");
+    if (rch_dev.size >= rch_boot.size + RCH_DEV_DYN_MAX)
+        return rch_base_err(RDMACH_ERR_UNSUPPORTED, "device: more than %d processes of other jobs connected",
+                            RCH_DEV_DYN_MAX);
+    return RDMACH_OK;
+}
+
 rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
 {
-    rdmach_status_t st = RDMACH_OK;
-    if (!rch_dev.initialized)
-        st = rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "device: not initialized");
-    else if (rch_dev.size >= rch_boot.size + RCH_DEV_DYN_MAX)
-        st = rch_base_err(RDMACH_ERR_UNSUPPORTED, "device: more than %d processes of other jobs connected",
-                          RCH_DEV_DYN_MAX);
+    rdmach_status_t st = room();
     struct rch_dev_chan *dc = st == RDMACH_OK ? sock_dchan(&st) : NULL;
     if (!dc) {
         close(fd);
@@ -57,6 +68,49 @@ rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
     if (st != RDMACH_OK)
         return st;
     /* published last: isend's range check admits the peer only now */
+    rch_dev.size = w + 1;
+    *world = w;
+    return RDMACH_OK;
+}
+
+/* The network channel this process opened at init (ofi or verbs), or NULL. */
+static struct rch_dev_chan *net_dchan(void)
+{
+    for (int i = 0; i < rch_dev.nchans; i++)
+        if (rch_net_is_net(rch_dev.chans[i].ops))
+            return &rch_dev.chans[i];
+    return NULL;
+}
+
+rdmach_status_t rch_dev_dyn_net_record(char *chan, size_t chanlen, void *rec, size_t len)
+{
+    struct rch_dev_chan *dc = rch_dev.initialized ? net_dchan() : NULL;
+    if (!dc)
+        return rch_base_err(RDMACH_ERR_NOT_FOUND, "device: no network channel open");
+    snprintf(chan, chanlen, "%s", dc->ops->name);
+    return rch_net_dyn_record(dc->chan, rec, len);
+}
+
+int rch_dev_dyn_next(void)
+{
+    return rch_dev.size;
+}
+
+rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, int my_id, int server, int *world)
+{
+    rdmach_status_t st = room();
+    struct rch_dev_chan *dc = st == RDMACH_OK ? net_dchan() : NULL;
+    if (st == RDMACH_OK && !dc)
+        st = rch_base_err(RDMACH_ERR_NOT_FOUND, "device: no network channel open");
+    if (st != RDMACH_OK)
+        return st;
+    int w = rch_dev.size;
+    struct rch_dev_peer *p = &rch_dev.peers[w];
+    p->rank = w;
+    rch_dlist_init(&p->pending);
+    if ((st = rch_net_dyn_attach(dc->chan, w, rec, len, my_id, server)) != RDMACH_OK ||
+        (st = rch_dev_peer_setup(p, dc)) != RDMACH_OK)
+        return st;
     rch_dev.size = w + 1;
     *world = w;
     return RDMACH_OK;

@@ -14,12 +14,17 @@ add_test(NAME test_mpi_dyn_connect_accept
 set_tests_properties(test_mpi_dyn_connect_accept PROPERTIES TIMEOUT 60 LABELS "mp"
                      PASS_REGULAR_EXPRESSION "dyn client: ok")
 # The parents' and the children's own ranks over the network channel (a tcp
-# pair each): the other job's processes are still reached over the sock channel.
+# pair each): the other job's processes are attached to it too (after the
+# handshake on a socket, src/mpi/dyn_connect.c); _sock: RDMACH_DYN_NET=0
+# keeps them on the sock channel.
 rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn_net TIMEOUT 60 ARGS spawn)
+rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn_net_sock TIMEOUT 60 ARGS spawn)
 add_test(NAME test_mpi_dyn_connect_accept_net
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dyn_pair.sh $<TARGET_FILE:test_mpi_dyn> ${RDMACH_RUN})
 set_tests_properties(test_mpi_dyn_spawn_net test_mpi_dyn_connect_accept_net PROPERTIES
                      ENVIRONMENT "RDMACH_VNODE_SIZE=1" PASS_REGULAR_EXPRESSION "dyn (spawn|client): ok")
+set_tests_properties(test_mpi_dyn_spawn_net_sock PROPERTIES
+                     ENVIRONMENT "RDMACH_VNODE_SIZE=1;RDMACH_DYN_NET=0" PASS_REGULAR_EXPRESSION "dyn spawn: ok")
 
 # The same under Hydra, whose PMI-1 server implements spawn.
 find_program(DYN_MPIEXEC_MPICH mpiexec.mpich)
