@@ -1,7 +1,8 @@
 /*
  * Peers of other jobs (dev.h, rch_dev_dyn_attach): over the network channel
- * this process opened at init, when the layer above found that both sides
- * have the same one (rch_dev_dyn_attach_net, rdma/net/net_dyn.h); else the
+ * (opened at init, or here for a peer on another host), when the layer above
+ * found that both sides have the same one (rch_dev_dyn_attach_net,
+ * rdma/net/net_dyn.h); else the
  * sock channel, opened on the first such peer, takes the connection. The
  * peer record is the
  * next slot after the job's ranks in the table init allocated with room for
@@ -11,10 +12,13 @@
  * detached peer's slot is not reused (requests may still name it).
  */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include "base/base.h"
+#include "base/log.h"
 #include "device/dev_impl.h"
 #include "rdma/net/net_dyn.h"
+#include "rdma/select.h"
 #include "rdma/sock/sock.h"
 
 static struct rch_dev_chan *sock_dchan(rdmach_status_t *st)
@@ -73,18 +77,32 @@ rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
     return RDMACH_OK;
 }
 
-/* The network channel this process opened at init (ofi or verbs), or NULL. */
-static struct rch_dev_chan *net_dchan(void)
+/* The network channel this process has open (ofi or verbs), or NULL; with
+ * `open`, if it has none, the one it would use between nodes, opened now
+ * with no peers of its job (a job on one host opens none at init). */
+static struct rch_dev_chan *net_dchan(int open)
 {
     for (int i = 0; i < rch_dev.nchans; i++)
         if (rch_net_is_net(rch_dev.chans[i].ops))
             return &rch_dev.chans[i];
-    return NULL;
+    const char *why = NULL;
+    const struct rch_rdma_ops *ops = open ? rch_rdma_select_net(&why) : NULL;
+    if (!ops || rch_dev.nchans == RCH_DEV_MAX_CHANS)
+        return NULL;
+    struct rch_dev_chan *dc = &rch_dev.chans[rch_dev.nchans];
+    if (rch_dev_open_chan(dc, ops, NULL, 0) != RDMACH_OK) {
+        RCH_DEBUG("dyn", "no network channel for processes of other jobs: %s", rdmach_last_error());
+        memset(dc, 0, sizeof(*dc));
+        return NULL;
+    }
+    dc->can_wait = 1;
+    rch_dev.nchans++;
+    return dc;
 }
 
-rdmach_status_t rch_dev_dyn_net_record(char *chan, size_t chanlen, void *rec, size_t len)
+rdmach_status_t rch_dev_dyn_net_record(int open, char *chan, size_t chanlen, void *rec, size_t len)
 {
-    struct rch_dev_chan *dc = rch_dev.initialized ? net_dchan() : NULL;
+    struct rch_dev_chan *dc = rch_dev.initialized ? net_dchan(open) : NULL;
     if (!dc)
         return rch_base_err(RDMACH_ERR_NOT_FOUND, "device: no network channel open");
     snprintf(chan, chanlen, "%s", dc->ops->name);
@@ -99,7 +117,7 @@ int rch_dev_dyn_next(void)
 rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, int my_id, int server, int *world)
 {
     rdmach_status_t st = room();
-    struct rch_dev_chan *dc = st == RDMACH_OK ? net_dchan() : NULL;
+    struct rch_dev_chan *dc = st == RDMACH_OK ? net_dchan(0) : NULL;
     if (st == RDMACH_OK && !dc)
         st = rch_base_err(RDMACH_ERR_NOT_FOUND, "device: no network channel open");
     if (st != RDMACH_OK)

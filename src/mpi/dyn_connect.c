@@ -87,15 +87,18 @@ static int root_swap(int link, int acceptor, const struct rch_mpi_ctxmask *mask,
 }
 
 /* Attach the member at the other end of fd (authenticated): offers swapped,
- * over the network channel if both have the same, else over fd. */
+ * over the network channel if both have the same, else over fd. A process
+ * without one opens it for a member on another host (both ends judge the
+ * same socket alike); on one host the sock channel is as good, and opening
+ * the network channel would cost each spawned process its libraries. */
 static rdmach_status_t attach_pair(int fd, int acceptor, int *world)
 {
     struct pair_offer mine, theirs;
     memset(&mine, 0, sizeof(mine));
     mine.magic = RCH_DYN_MAGIC;
     mine.next = rch_dev_dyn_next();
-    if (rch_tun.dyn_net &&
-        rch_dev_dyn_net_record(mine.chan, sizeof(mine.chan), mine.rec, sizeof(mine.rec)) == RDMACH_OK)
+    if (rch_tun.dyn_net && rch_dev_dyn_net_record(rch_dyn_other_host(fd), mine.chan, sizeof(mine.chan), mine.rec,
+                                                  sizeof(mine.rec)) == RDMACH_OK)
         mine.has = 1;
     rdmach_status_t st = rch_dyn_write(fd, &mine, sizeof(mine));
     if (st == RDMACH_OK)

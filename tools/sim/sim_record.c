@@ -535,8 +535,9 @@ rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
     return rch_base_err(RDMACH_ERR_UNSUPPORTED, "rdmach-sim: no processes of other jobs");
 }
 
-rdmach_status_t rch_dev_dyn_net_record(char *chan, size_t chanlen, void *r, size_t len)
+rdmach_status_t rch_dev_dyn_net_record(int open, char *chan, size_t chanlen, void *r, size_t len)
 {
+    (void)open;
     (void)chan;
     (void)chanlen;
     (void)r;
