@@ -25,6 +25,34 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The last line of an MPI error string (MPICH's stack ends with the cause). */
+static const char *last_line(int rc, char *s)
+{
+    int len;
+    if (MPI_Error_string(rc, s, &len) != MPI_SUCCESS)
+        return "(no error string)";
+    s[len] = '\0';
+    while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == ' '))
+        s[--len] = '\0';
+    char *nl = strrchr(s, '\n');
+    return nl ? nl + 1 : s;
+}
+
+/* Say why on stderr (bench/compare shows it in the library's cell): the
+ * spawn's error and, as a spawn opens a port first, MPI_Open_port's (Debian's
+ * MPICH 4.0.2 reports only "Error in spawn call"; its port's error names
+ * the cause). */
+static void spawn_failed(int rc)
+{
+    char s[MPI_MAX_ERROR_STRING + 1], s2[MPI_MAX_ERROR_STRING + 1], port[MPI_MAX_PORT_NAME];
+    fprintf(stderr, "spawn: MPI_Comm_spawn failed: %s\n", last_line(rc, s));
+    int prc = MPI_Open_port(MPI_INFO_NULL, port);
+    if (prc != MPI_SUCCESS)
+        fprintf(stderr, "spawn: the port a spawn opens: MPI_Open_port failed: %s\n", last_line(prc, s2));
+    else
+        MPI_Close_port(port);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -44,6 +72,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 1;
     }
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rounds = o.quick ? 3 : 11;
     double t[16];
     char *args[] = { "child", NULL };
@@ -51,8 +81,9 @@ int main(int argc, char **argv)
         MPI_Comm ic;
         int codes[NPROCS];
         double t0 = MPI_Wtime();
-        if (MPI_Comm_spawn(argv[0], args, NPROCS, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic, codes) != MPI_SUCCESS) {
-            fprintf(stderr, "spawn: MPI_Comm_spawn failed\n");
+        int rc = MPI_Comm_spawn(argv[0], args, NPROCS, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic, codes);
+        if (rc != MPI_SUCCESS) {
+            spawn_failed(rc);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         for (int i = 0; i < NPROCS; i++) {

@@ -229,6 +229,10 @@ static const struct rch_tun_row rows[] = {
       "Milliseconds a step of dynamic processes may wait for another process (a spawned job's first "
       "process to connect, the other side of a connect/accept to answer); a spawned job that ends "
       "first under rdmachrun fails the spawn at once. The accept of a user's port waits for ever" },
+    { "DYN_NET", RCH_TUN_INT, OFF(dyn_net), "1", 0, 1, NULL,
+      "1: a process of another job (spawned, connected, joined) is reached over the network channel when "
+      "both processes have the same one open (ofi, verbs), after the authenticated handshake on a socket; "
+      "0: always over the sock channel (one TCP connection per pair)" },
     { "PPDEV", RCH_TUN_STRING, OFF(ppdev), "", 0, 256, NULL,
       "Parallel port (e.g. /dev/parport0) wired to a hardware AND/OR barrier, for "
       "RDMACH_BARRIER=ppdev (empty: none)" },

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "base/base.h"
 #include "base/log.h"
+#include "boot/boot.h"
 #include "boot/pmi2_client.h"
 #include "boot/pmi_client.h"
 
@@ -43,6 +44,12 @@ static rdmach_status_t transact(struct rch_pmi2_client *c, const char *frame, si
     rdmach_status_t st = rch_pmi_write(c->fd, frame, len);
     if (st == RDMACH_OK)
         st = recv_msg(c, reply, timeout_ms);
+    /* the answer to a spawn given up on comes when Slurm starts its step */
+    while (st == RDMACH_OK && reply->cmd == RCH_PMI2_SPAWN_RESPONSE && expect != RCH_PMI2_SPAWN_RESPONSE &&
+           c->late_spawns > 0) {
+        c->late_spawns--;
+        st = recv_msg(c, reply, timeout_ms);
+    }
     if (st != RDMACH_OK)
         return st;
     if (reply->cmd != expect)
@@ -143,6 +150,8 @@ rdmach_status_t rch_pmi2_client_init(struct rch_pmi2_client *c, int fd, int rank
     /* Slurm sends appnum=-1 when it has no notion of it */
     if (st == RDMACH_OK && rch_pmi2_field(m, "appnum"))
         st = rch_pmi2_field_int(m, "appnum", -1, INT_MAX, &c->appnum);
+    /* how MPICH's PMI-2 client knows it was spawned (Slurm sets no PMI_SPAWNED) */
+    c->spawned = st == RDMACH_OK && rch_pmi2_field(m, "spawner-jobid") != NULL;
     if (st == RDMACH_OK)
         st = rch_pmi2_format(frame, sizeof(frame), &len, RCH_PMI2_JOB_GETID, NULL);
     if (st == RDMACH_OK)
@@ -251,5 +260,106 @@ rdmach_status_t rch_pmi2_client_finalize(struct rch_pmi2_client *c)
         st = transact(c, frame, flen, RCH_PMI2_FINALIZE_RESPONSE, &m, RCH_PMI_REPLY_TIMEOUT_MS);
     close(c->fd);
     c->fd = -1;
+    return st;
+}
+
+/* The spawn's fields, in the order Slurm's plugin reads them (pmi2_wire.h).
+ * Field i's numbered key and decimal value, where it has them, are written
+ * in text[2i] and text[2i+1]. */
+struct spawn_fields {
+    const char **kv;
+    char (*text)[RCH_PMI2_KEY_MAX];
+    int n, cap;
+};
+
+static void field(struct spawn_fields *f, const char *key, int idx, const char *val)
+{
+    if (f->n == f->cap)
+        return;
+    if (idx >= 0) {
+        snprintf(f->text[2 * f->n], RCH_PMI2_KEY_MAX, "%s%d", key, idx);
+        key = f->text[2 * f->n];
+    }
+    f->kv[2 * f->n] = key;
+    f->kv[2 * f->n + 1] = val;
+    f->n++;
+}
+
+static void field_int(struct spawn_fields *f, const char *key, int v)
+{
+    if (f->n == f->cap)
+        return;
+    snprintf(f->text[2 * f->n + 1], RCH_PMI2_KEY_MAX, "%d", v);
+    field(f, key, -1, f->text[2 * f->n + 1]);
+}
+
+static rdmach_status_t spawn_frame(int count, const struct rch_boot_spawn *cmds, const char *pk, const char *pv,
+                                   char *frame, size_t cap, size_t *flen)
+{
+    struct spawn_fields f = { 0 };
+    f.cap = 4;
+    for (int k = 0; k < count; k++) {
+        f.cap += 4 + 2 * cmds[k].ninfo;
+        for (int a = 0; cmds[k].argv && cmds[k].argv[a]; a++)
+            f.cap++;
+    }
+    f.kv = calloc((size_t)f.cap * 2, sizeof(*f.kv));
+    f.text = calloc((size_t)f.cap * 2, sizeof(*f.text));
+    if (!f.kv || !f.text) {
+        free(f.kv);
+        free(f.text);
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "PMI-2 spawn: out of memory");
+    }
+    field_int(&f, "ncmds", count);
+    field_int(&f, "preputcount", pk ? 1 : 0);
+    if (pk) {
+        field(&f, "ppkey", 0, pk);
+        field(&f, "ppval", 0, pv);
+    }
+    for (int k = 0; k < count; k++) {
+        const struct rch_boot_spawn *s = &cmds[k];
+        int argc = 0;
+        while (s->argv && s->argv[argc])
+            argc++;
+        field(&f, "subcmd", -1, s->exec);
+        field_int(&f, "maxprocs", s->nprocs);
+        field_int(&f, "argc", argc);
+        for (int a = 0; a < argc; a++)
+            field(&f, "argv", a, s->argv[a]);
+        field_int(&f, "infokeycount", s->ninfo);
+        for (int i = 0; i < s->ninfo; i++) {
+            field(&f, "infokey", i, s->info_key[i]);
+            field(&f, "infoval", i, s->info_val[i]);
+        }
+    }
+    rdmach_status_t st = rch_pmi2_format_kv(frame, cap, flen, RCH_PMI2_SPAWN, f.n, f.kv);
+    free(f.kv);
+    free(f.text);
+    return st;
+}
+
+rdmach_status_t rch_pmi2_client_spawn(struct rch_pmi2_client *c, int count, const struct rch_boot_spawn *cmds,
+                                      const char *preput_key, const char *preput_val, int *errcodes,
+                                      int timeout_ms)
+{
+    char frame[FRAME_MAX];
+    size_t flen;
+    int total = 0;
+    for (int k = 0; k < count; k++)
+        total += cmds[k].nprocs;
+    rdmach_status_t st = spawn_frame(count, cmds, preput_key, preput_val, frame, sizeof(frame), &flen);
+    struct rch_pmi2_msg *m = st == RDMACH_OK ? malloc(sizeof(*m)) : NULL;
+    if (st == RDMACH_OK && m == NULL)
+        st = rch_base_err(RDMACH_ERR_NO_MEMORY, "PMI-2: out of memory");
+    if (st == RDMACH_OK) {
+        RCH_DEBUG("pmi", "spawn of %d command(s), %d process(es)", count, total);
+        st = transact(c, frame, flen, RCH_PMI2_SPAWN_RESPONSE, m, timeout_ms);
+        if (st == RDMACH_ERR_TIMEOUT)
+            c->late_spawns++;
+    }
+    if (st == RDMACH_OK) {
+        rch_pmi_errcodes(rch_pmi2_field(m, "errcodes"), total, errcodes);
+    }
+    free(m);
     return st;
 }

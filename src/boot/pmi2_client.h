@@ -14,6 +14,8 @@
 struct rch_pmi2_client {
     int fd;
     int rank, size, appnum;
+    int spawned;                  /* fullinit-response named a spawner-jobid */
+    int late_spawns;              /* spawns timed out whose answer may still come: skipped */
     char jobid[RCH_PMI_KVSNAME_MAX];
     struct rch_pmi2_reader rd;
 };
@@ -31,6 +33,15 @@ rdmach_status_t rch_pmi2_client_node_attr(struct rch_pmi2_client *c, const char 
 rdmach_status_t rch_pmi2_client_put(struct rch_pmi2_client *c, const char *key, const char *value);
 rdmach_status_t rch_pmi2_client_get(struct rch_pmi2_client *c, const char *key, char *value, size_t len);
 rdmach_status_t rch_pmi2_client_fence(struct rch_pmi2_client *c);
+/* The spawn of count commands as one job (boot.h's rch_boot_spawn; the
+ * preput pair in the new job's KVS); errcodes[total] (0 where the server
+ * gives none, as MPICH reads it). The reply comes once the children are
+ * started (Slurm: its srun for them has launched every task), waited for
+ * at most timeout_ms. */
+struct rch_boot_spawn;
+rdmach_status_t rch_pmi2_client_spawn(struct rch_pmi2_client *c, int count, const struct rch_boot_spawn *cmds,
+                                      const char *preput_key, const char *preput_val, int *errcodes,
+                                      int timeout_ms);
 /* abort;isworld=TRUE (MPICH's ISWORLD_KEY, which Slurm reads to kill the
  * step): the server sends no reply. */
 rdmach_status_t rch_pmi2_client_abort(struct rch_pmi2_client *c, const char *why);

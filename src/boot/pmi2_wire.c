@@ -27,6 +27,8 @@ static const char *const cmd_names[RCH_PMI2_CMD_MAX] = {
     [RCH_PMI2_ABORT] = "abort",
     [RCH_PMI2_FINALIZE] = "finalize",
     [RCH_PMI2_FINALIZE_RESPONSE] = "finalize-response",
+    [RCH_PMI2_SPAWN] = "spawn",
+    [RCH_PMI2_SPAWN_RESPONSE] = "spawn-response",
 };
 
 const char *rch_pmi2_cmd_name(enum rch_pmi2_cmd cmd)
@@ -155,7 +157,8 @@ static int append(char *out, size_t cap, size_t *n, const char *s, int escape)
     return 1;
 }
 
-rdmach_status_t rch_pmi2_format(char *out, size_t cap, size_t *len, enum rch_pmi2_cmd cmd, ...)
+rdmach_status_t rch_pmi2_format_kv(char *out, size_t cap, size_t *len, enum rch_pmi2_cmd cmd, int nkv,
+                                   const char *const *kv)
 {
     const char *name = rch_pmi2_cmd_name(cmd);
     if (name == NULL)
@@ -166,30 +169,19 @@ rdmach_status_t rch_pmi2_format(char *out, size_t cap, size_t *len, enum rch_pmi
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "PMI-2: %s message does not fit in %zu bytes", name, cap);
     size_t n = RCH_PMI2_HEADER;
     int fits = append(out, cap, &n, "cmd=", 0) && append(out, cap, &n, name, 0) && append(out, cap, &n, ";", 0);
-    rdmach_status_t st = RDMACH_OK;
-    va_list ap;
-    va_start(ap, cmd);
-    for (;;) {
-        const char *k = va_arg(ap, const char *);
-        if (k == NULL)
-            break;
-        const char *v = va_arg(ap, const char *);
-        int ok = v != NULL && k[0] != '\0';
+    for (int i = 0; i < nkv; i++) {
+        const char *k = kv[2 * i], *v = kv[2 * i + 1];
+        int ok = k != NULL && v != NULL && k[0] != '\0';
         for (const char *p = k; ok && *p; p++)
             ok = key_char((unsigned char)*p);
         for (const char *p = v; ok && *p; p++)
             ok = (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f;
-        if (!ok) {
-            st = rch_base_err(RDMACH_ERR_INVALID_ARG, "PMI-2: %s message: field '%.40s' has an invalid name "
-                              "or a missing value or one with a control byte", name, k);
-            break;
-        }
+        if (!ok)
+            return rch_base_err(RDMACH_ERR_INVALID_ARG, "PMI-2: %s message: field '%.40s' has an invalid name "
+                                "or a missing value or one with a control byte", name, k ? k : "(null)");
         fits = fits && append(out, cap, &n, k, 0) && append(out, cap, &n, "=", 0) && append(out, cap, &n, v, 1) &&
                append(out, cap, &n, ";", 0);
     }
-    va_end(ap);
-    if (st != RDMACH_OK)
-        return st;
     if (!fits)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "PMI-2: %s message does not fit in %zu bytes", name, cap);
     /* MPICH's client writes the length left-justified */
@@ -199,6 +191,28 @@ rdmach_status_t rch_pmi2_format(char *out, size_t cap, size_t *len, enum rch_pmi
     out[n] = '\0';
     *len = n;
     return RDMACH_OK;
+}
+
+/* The variadic form's callers pass a few fixed fields. */
+#define FORMAT_VA_MAX 8
+
+rdmach_status_t rch_pmi2_format(char *out, size_t cap, size_t *len, enum rch_pmi2_cmd cmd, ...)
+{
+    const char *kv[2 * FORMAT_VA_MAX];
+    int n = 0;
+    va_list ap;
+    va_start(ap, cmd);
+    for (const char *k; (k = va_arg(ap, const char *)) != NULL; n++) {
+        if (n == FORMAT_VA_MAX) {
+            va_end(ap);
+            return rch_base_err(RDMACH_ERR_INVALID_ARG, "PMI-2: more than %d fields in a %s message",
+                                FORMAT_VA_MAX, rch_pmi2_cmd_name(cmd) ? rch_pmi2_cmd_name(cmd) : "?");
+        }
+        kv[2 * n] = k;
+        kv[2 * n + 1] = va_arg(ap, const char *);
+    }
+    va_end(ap);
+    return rch_pmi2_format_kv(out, cap, len, cmd, n, kv);
 }
 
 void rch_pmi2_reader_init(struct rch_pmi2_reader *r, int fd)

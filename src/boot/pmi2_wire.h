@@ -27,6 +27,11 @@
  *   abort;isworld=TRUE;msg=m       -> (no reply; Hydra 4.0.2: "Unrecognized PMI command: abort",
  *                                     mpiexec exits 255; Slurm kills the step)
  *   finalize                       -> finalize-response;rc=0
+ *   spawn;ncmds=N;preputcount=P;ppkey0=k;ppval0=v;..;subcmd=exe;maxprocs=n;argc=A;argv0=a;..;
+ *     infokeycount=I;infokey0=k;infoval0=v;.. (per command, in this order: Slurm's
+ *     plugin reads the fields by position and refuses another order or a
+ *     thrid field)             -> spawn-response;rc=0;jobid=J;[errcodes=e,e,..]  (Slurm: only
+ *                                     once the new step's tasks are started)
  * Hydra stores a put value only up to its first ';' (it does not undo the
  * ";;" escape), so the client never puts a value containing ';'.
  */
@@ -56,6 +61,7 @@ enum rch_pmi2_cmd {
     RCH_PMI2_KVS_FENCE, RCH_PMI2_KVS_FENCE_RESPONSE,
     RCH_PMI2_ABORT,
     RCH_PMI2_FINALIZE, RCH_PMI2_FINALIZE_RESPONSE,
+    RCH_PMI2_SPAWN, RCH_PMI2_SPAWN_RESPONSE,
     RCH_PMI2_CMD_MAX
 };
 
@@ -92,6 +98,10 @@ rdmach_status_t rch_pmi2_field_bool(const struct rch_pmi2_msg *m, const char *ke
  * control byte, a value has a control byte, or the frame does not fit. */
 rdmach_status_t rch_pmi2_format(char *out, size_t cap, size_t *len, enum rch_pmi2_cmd cmd, ...)
     __attribute__((sentinel));
+/* The same from n pairs kv[2i] = kv[2i+1], for messages whose fields are
+ * counted at run time (spawn). */
+rdmach_status_t rch_pmi2_format_kv(char *out, size_t cap, size_t *len, enum rch_pmi2_cmd cmd, int n,
+                                   const char *const *kv);
 
 /* Framing of the byte stream; the reader never blocks by itself. */
 struct rch_pmi2_reader {

@@ -364,13 +364,7 @@ rdmach_status_t rch_pmi_client_spawn(struct rch_pmi_client *c, int count, const 
         st = check_rc(&m, "spawn", RDMACH_ERR_BOOT);
     if (st != RDMACH_OK)
         return st;
-    /* errcodes=a,b,... when the server gives them (gforker does not: all 0) */
-    const char *e = rch_pmi_field(&m, "errcodes");
-    for (int i = 0; i < total; i++) {
-        errcodes[i] = e && *e ? (int)strtol(e, NULL, 10) : 0;
-        e = e ? strchr(e, ',') : NULL;
-        e = e ? e + 1 : NULL;
-    }
+    rch_pmi_errcodes(rch_pmi_field(&m, "errcodes"), total, errcodes);
     return RDMACH_OK;
 }
 

@@ -129,6 +129,13 @@ static rdmach_status_t need_pmi1(const char *what)
                         "this process runs under %s", what, rch_boot_pmi_name());
 }
 
+static int is_pmi2(void)
+{
+    return strcmp(rch_boot_pmi_name(), "pmi2") == 0;
+}
+
+static struct rch_pmi2_client pmi2;
+
 rdmach_status_t rch_boot_spawn(int count, const struct rch_boot_spawn *cmds, const char *preput_key,
                                const char *preput_val, int *errcodes)
 {
@@ -136,13 +143,20 @@ rdmach_status_t rch_boot_spawn(int count, const struct rch_boot_spawn *cmds, con
     if (is_pmix())
         return rch_boot_pmix_spawn(count, cmds, preput_key, preput_val, errcodes);
 #endif
-    /* Slurm's PMI-2 server has a spawn (it runs srun for a new step), which
-     * rdmach's PMI-2 client does not speak: under srun the spawn fails here
-     * at once, saying what works instead. */
-    if (strcmp(rch_boot_pmi_name(), "pmi2") == 0)
-        return rch_base_err(RDMACH_ERR_UNSUPPORTED, "spawning processes is not possible under PMI-2 (srun --mpi=pmi2):"
-                            " rdmach spawns through PMI-1 or PMIx_Spawn; under Slurm, start the job with Hydra's "
-                            "mpiexec inside the allocation (with HYDRA_LAUNCHER_EXTRA_ARGS=--overlap)");
+    /* Slurm's PMI-2 server (srun --mpi=pmi2) runs srun for a new step of
+     * the job and answers once its tasks are started: a step Slurm holds
+     * (the first step has the CPUs) never answers. */
+    if (is_pmi2()) {
+        rdmach_status_t st = rch_pmi2_client_spawn(&pmi2, count, cmds, preput_key, preput_val, errcodes,
+                                                   rch_tun.dyn_timeout_ms);
+        char why[256];
+        snprintf(why, sizeof(why), "%s", rdmach_last_error());
+        if (st == RDMACH_ERR_TIMEOUT && getenv("SLURM_JOB_ID"))
+            st = rch_base_err(st, "%s (Slurm's step for the children may be waiting for CPUs the job's first step "
+                              "holds: start the job with SLURM_OVERLAP=1 in srun's environment, which the spawn's "
+                              "srun inherits)", why);
+        return st;
+    }
     rdmach_status_t st = need_pmi1("spawning processes");
     return st == RDMACH_OK ? rch_pmi_client_spawn(&pmi1, count, cmds, preput_key, preput_val, errcodes) : st;
 }
@@ -153,6 +167,8 @@ rdmach_status_t rch_boot_job_get(const char *key, char *value, size_t len)
     if (is_pmix())
         return rch_boot_pmix_job_get(key, value, len);
 #endif
+    if (is_pmi2())
+        return rch_pmi2_client_get(&pmi2, key, value, len);
     rdmach_status_t st = need_pmi1("a key of the job");
     return st == RDMACH_OK ? rch_pmi_client_get(&pmi1, key, value, len) : st;
 }
@@ -169,6 +185,8 @@ void rch_boot_psets(const struct rch_boot_pset **sets, int *n)
 
 int rch_boot_spawned(void)
 {
+    if (is_pmi2())
+        return pmi2.spawned;
     const char *s = getenv("PMI_SPAWNED");
     return s && strcmp(s, "1") == 0 && (strcmp(rch_boot_pmi_name(), "pmi1") == 0 || is_pmix());
 }
@@ -176,14 +194,20 @@ int rch_boot_spawned(void)
 int rch_boot_universe_size(void)
 {
     int n;
+    char v[32];
+    if (is_pmi2()) {
+        /* Slurm's job attribute (its step's task count) */
+        if (rch_pmi2_client_job_attr(&pmi2, "universeSize", v, sizeof(v)) != RDMACH_OK)
+            return -1;
+        n = atoi(v);
+        return n > 0 ? n : -1;
+    }
     if (strcmp(rch_boot_pmi_name(), "pmi1") != 0 || rch_pmi_client_universe(&pmi1, &n) != RDMACH_OK)
         return -1;
     return n;
 }
 
 /* ---- PMI-2 ---- */
-
-static struct rch_pmi2_client pmi2;
 
 static rdmach_status_t pmi2_init(int *rank, int *size, int *appnum, char *jobid, size_t len)
 {

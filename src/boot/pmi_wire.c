@@ -171,6 +171,15 @@ const char *rch_pmi_lookup(const char *const *keys, const char *const *vals, int
     return NULL;
 }
 
+void rch_pmi_errcodes(const char *e, int total, int *errcodes)
+{
+    for (int i = 0; i < total; i++) {
+        errcodes[i] = e && *e ? (int)strtol(e, NULL, 10) : 0;
+        e = e ? strchr(e, ',') : NULL;
+        e = e ? e + 1 : NULL;
+    }
+}
+
 rdmach_status_t rch_pmi_require(const char *proto, const char *cmd, const char *key, const char *v, const char **out)
 {
     if (v == NULL)

@@ -132,6 +132,10 @@ rdmach_status_t rch_pmi_read_some(int fd, char *buf, size_t *len, size_t cap, in
  * rch_base_wtime() seconds (< 0: forever): RDMACH_OK, or RDMACH_ERR_TIMEOUT
  * naming `proto` ("PMI", "PMI-2"). */
 rdmach_status_t rch_pmi_wait_input(int fd, double deadline, const char *proto);
+/* A spawn reply's errcodes (both versions): "a,b,..." into errcodes[total];
+ * where the server gives none (NULL, or fewer), 0 (MPICH's reading: gforker
+ * sends none). */
+void rch_pmi_errcodes(const char *list, int total, int *errcodes);
 /* Field access shared by both dialects: the value of `key` among n pairs;
  * that value required (RDMACH_ERR_BOOT_PROTOCOL naming proto, cmd and key if
  * NULL); and required to be a decimal integer in [min, max]. */

@@ -291,8 +291,9 @@ rdmach_status_t rch_boot_pmix_spawn(int count, const struct rch_boot_spawn *cmds
         errcodes[i] = rc == PMIX_SUCCESS ? 0 : 1;
     if (rc == PMIX_ERR_NOT_SUPPORTED)
         return rch_base_err(RDMACH_ERR_UNSUPPORTED, "PMIx_Spawn: the PMIx server does not spawn (Slurm's mpi/pmix "
-                            "plugin has no spawn); under Slurm, start the job with Hydra's mpiexec inside the "
-                            "allocation (with HYDRA_LAUNCHER_EXTRA_ARGS=--overlap)");
+                            "plugin has no spawn); under Slurm, start the job with srun --mpi=pmi2 (with "
+                            "SLURM_OVERLAP=1), or with Hydra's mpiexec inside the allocation (with "
+                            "HYDRA_LAUNCHER_EXTRA_ARGS=--overlap)");
     return rc == PMIX_SUCCESS ? RDMACH_OK : pmix_err(RDMACH_ERR_BOOT, rc, "PMIx_Spawn");
 }
 

@@ -227,6 +227,19 @@ rdmach_status_t rch_dev_imrecv(void *buf, size_t len, struct rch_dev_msg *msg, s
  * sends to it fail from then on, and its index is not given again.
  */
 rdmach_status_t rch_dev_dyn_attach(int fd, int *world);
+/* The same over the network channel: rch_dev_dyn_net_record gives the
+ * name (chan[16]) of the one this process has open (with `open`, if none,
+ * the one it would use between nodes, opened now: for a peer on another
+ * host) and this process's record (RCH_NET_DYN_REC_LEN bytes,
+ * rdma/net/net_dyn.h), or RDMACH_ERR_NOT_FOUND if it has none; rch_dev_dyn_next is the index the
+ * next peer attached will get; rch_dev_dyn_attach_net takes the other's
+ * record, the index the other gave this process (my_id) and whether this
+ * side accepts the pair's connection (server). Such a peer's connection
+ * stays until MPI_Finalize (rch_dev_dyn_detach leaves it: the network
+ * channel closes connections only all at once, each with a BYE). */
+rdmach_status_t rch_dev_dyn_net_record(int open, char *chan, size_t chanlen, void *rec, size_t len);
+int rch_dev_dyn_next(void);
+rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, int my_id, int server, int *world);
 void rch_dev_dyn_detach(int world);
 int rch_dev_nprocs(void);
 

@@ -293,7 +293,7 @@ rdmach_status_t rch_dev_open_chan(struct rch_dev_chan *dc, const struct rch_rdma
 rdmach_status_t rch_dev_peer_setup(struct rch_dev_peer *p, struct rch_dev_chan *dc);
 /* Peers beyond the job's own ranks that dyn.c may add (processes of other
  * jobs); the peer table is allocated with room for them at init. */
-#define RCH_DEV_DYN_MAX 1024
+#define RCH_DEV_DYN_MAX RCH_RDMA_DYN_MAX
 /* live.c: the peers of this host that no channel watches (stopped, gone).
  * publish before the init fence; check from a wait about to sleep. */
 rdmach_status_t rch_dev_live_publish(void);

@@ -1,15 +1,24 @@
 /*
- * Peers of other jobs (dev.h, rch_dev_dyn_attach): the sock channel is
- * opened on the first one and takes each connection; the peer record is the
+ * Peers of other jobs (dev.h, rch_dev_dyn_attach): over the network channel
+ * (opened at init, or here for a peer on another host), when the layer above
+ * found that both sides have the same one (rch_dev_dyn_attach_net,
+ * rdma/net/net_dyn.h); else the
+ * sock channel, opened on the first such peer, takes the connection. The
+ * peer record is the
  * next slot after the job's ranks in the table init allocated with room for
  * RCH_DEV_DYN_MAX of them. A connection closes when the layer above
  * detaches its peer (MPI_Comm_disconnect), or with the channel at finalize
  * (a BYE behind the last packet, so the other side sees no failure); a
  * detached peer's slot is not reused (requests may still name it).
  */
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include "base/base.h"
+#include "base/log.h"
 #include "device/dev_impl.h"
+#include "rdma/net/net_dyn.h"
+#include "rdma/select.h"
 #include "rdma/sock/sock.h"
 
 static struct rch_dev_chan *sock_dchan(rdmach_status_t *st)
@@ -31,14 +40,20 @@ static struct rch_dev_chan *sock_dchan(rdmach_status_t *st)
     return dc;
 }
 
+/* Room for one more peer of another job: OK, or why not. */
+static rdmach_status_t room(void)
+{
+    if (!rch_dev.initialized)
+        return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "device: not initialized");
+    if (rch_dev.size >= rch_boot.size + RCH_DEV_DYN_MAX)
+        return rch_base_err(RDMACH_ERR_UNSUPPORTED, "device: more than %d processes of other jobs connected",
+                            RCH_DEV_DYN_MAX);
+    return RDMACH_OK;
+}
+
 rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
 {
-    rdmach_status_t st = RDMACH_OK;
-    if (!rch_dev.initialized)
-        st = rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "device: not initialized");
-    else if (rch_dev.size >= rch_boot.size + RCH_DEV_DYN_MAX)
-        st = rch_base_err(RDMACH_ERR_UNSUPPORTED, "device: more than %d processes of other jobs connected",
-                          RCH_DEV_DYN_MAX);
+    rdmach_status_t st = room();
     struct rch_dev_chan *dc = st == RDMACH_OK ? sock_dchan(&st) : NULL;
     if (!dc) {
         close(fd);
@@ -57,6 +72,63 @@ rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
     if (st != RDMACH_OK)
         return st;
     /* published last: isend's range check admits the peer only now */
+    rch_dev.size = w + 1;
+    *world = w;
+    return RDMACH_OK;
+}
+
+/* The network channel this process has open (ofi or verbs), or NULL; with
+ * `open`, if it has none, the one it would use between nodes, opened now
+ * with no peers of its job (a job on one host opens none at init). */
+static struct rch_dev_chan *net_dchan(int open)
+{
+    for (int i = 0; i < rch_dev.nchans; i++)
+        if (rch_net_is_net(rch_dev.chans[i].ops))
+            return &rch_dev.chans[i];
+    const char *why = NULL;
+    const struct rch_rdma_ops *ops = open ? rch_rdma_select_net(&why) : NULL;
+    if (!ops || rch_dev.nchans == RCH_DEV_MAX_CHANS)
+        return NULL;
+    struct rch_dev_chan *dc = &rch_dev.chans[rch_dev.nchans];
+    if (rch_dev_open_chan(dc, ops, NULL, 0) != RDMACH_OK) {
+        RCH_DEBUG("dyn", "no network channel for processes of other jobs: %s", rdmach_last_error());
+        memset(dc, 0, sizeof(*dc));
+        return NULL;
+    }
+    dc->can_wait = 1;
+    rch_dev.nchans++;
+    return dc;
+}
+
+rdmach_status_t rch_dev_dyn_net_record(int open, char *chan, size_t chanlen, void *rec, size_t len)
+{
+    struct rch_dev_chan *dc = rch_dev.initialized ? net_dchan(open) : NULL;
+    if (!dc)
+        return rch_base_err(RDMACH_ERR_NOT_FOUND, "device: no network channel open");
+    snprintf(chan, chanlen, "%s", dc->ops->name);
+    return rch_net_dyn_record(dc->chan, rec, len);
+}
+
+int rch_dev_dyn_next(void)
+{
+    return rch_dev.size;
+}
+
+rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, int my_id, int server, int *world)
+{
+    rdmach_status_t st = room();
+    struct rch_dev_chan *dc = st == RDMACH_OK ? net_dchan(0) : NULL;
+    if (st == RDMACH_OK && !dc)
+        st = rch_base_err(RDMACH_ERR_NOT_FOUND, "device: no network channel open");
+    if (st != RDMACH_OK)
+        return st;
+    int w = rch_dev.size;
+    struct rch_dev_peer *p = &rch_dev.peers[w];
+    p->rank = w;
+    rch_dlist_init(&p->pending);
+    if ((st = rch_net_dyn_attach(dc->chan, w, rec, len, my_id, server)) != RDMACH_OK ||
+        (st = rch_dev_peer_setup(p, dc)) != RDMACH_OK)
+        return st;
     rch_dev.size = w + 1;
     *world = w;
     return RDMACH_OK;

@@ -94,7 +94,7 @@ void rch_dev_live_resolve(void)
     L.peers = calloc((size_t)rch_dev.size, sizeof(*L.peers));
     if (!L.peers)
         return;
-    L.npeers = rch_dev.size;   /* the job's own: dyn.c's later peers are the sock channel's to watch */
+    L.npeers = rch_dev.size;   /* the job's own: dyn.c's later peers are watched by the channel they are attached to */
     size_t mlen = strlen(L.me);
     for (int r = 0; r < rch_dev.size; r++) {
         char v[RDMACH_KVS_VAL_MAX];

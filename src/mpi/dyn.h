@@ -69,6 +69,9 @@ rdmach_status_t rch_dyn_dial(const struct rch_dyn_contact *c, int *fd);
 rdmach_status_t rch_dyn_accept_fd(int lfd, int timeout_ms, int *fd);
 rdmach_status_t rch_dyn_write(int fd, const void *buf, size_t len);
 rdmach_status_t rch_dyn_read(int fd, void *buf, size_t len, int timeout_ms);
+/* 1 if the two ends of the connected TCP socket fd have different addresses
+ * (the other process runs on another host), else 0. */
+int rch_dyn_other_host(int fd);
 void rch_dyn_fini(void);
 
 /* dyn_port.c: open ports (a name into name[MPI_MAX_PORT_NAME]), close

@@ -8,6 +8,7 @@
 #include <sys/random.h>
 #include "base/log.h"
 #include "mpi/dyn.h"
+#include "rdma/net/net_dyn.h"
 
 /* What the roots send each other over their link; the contacts follow. */
 struct root_rec {
@@ -29,6 +30,19 @@ struct pair_hello {
     int32_t rank;                     /* the connector's rank in its group */
     uint64_t secret;                  /* the acceptor member's */
     uint64_t op_id;
+};
+
+/* After the hello, each side of a pair offers its network channel: both
+ * have the same one, and the pair attaches over it (the socket then closes);
+ * else over the sock channel, on this socket. `next` is the index the
+ * sender gives the other (its device's next). */
+struct pair_offer {
+    uint32_t magic;
+    uint32_t has;                     /* 1: chan and rec are this process's */
+    int32_t next;
+    uint32_t pad;
+    char chan[16];
+    uint8_t rec[RCH_NET_DYN_REC_LEN];
 };
 
 #define RSIZE_MAX (1 << 20)
@@ -72,6 +86,39 @@ static int root_swap(int link, int acceptor, const struct rch_mpi_ctxmask *mask,
     return MPI_SUCCESS;
 }
 
+/* Attach the member at the other end of fd (authenticated): offers swapped,
+ * over the network channel if both have the same, else over fd. A process
+ * without one opens it for a member on another host (both ends judge the
+ * same socket alike); on one host the sock channel is as good, and opening
+ * the network channel would cost each spawned process its libraries. */
+static rdmach_status_t attach_pair(int fd, int acceptor, int *world)
+{
+    struct pair_offer mine, theirs;
+    memset(&mine, 0, sizeof(mine));
+    mine.magic = RCH_DYN_MAGIC;
+    mine.next = rch_dev_dyn_next();
+    if (rch_tun.dyn_net && rch_dev_dyn_net_record(rch_dyn_other_host(fd), mine.chan, sizeof(mine.chan), mine.rec,
+                                                  sizeof(mine.rec)) == RDMACH_OK)
+        mine.has = 1;
+    rdmach_status_t st = rch_dyn_write(fd, &mine, sizeof(mine));
+    if (st == RDMACH_OK)
+        st = rch_dyn_read(fd, &theirs, sizeof(theirs), RCH_DYN_TIMEOUT_MS);
+    if (st == RDMACH_OK && (theirs.magic != RCH_DYN_MAGIC || theirs.next < 0))
+        st = rch_base_err(RDMACH_ERR_PROTOCOL, "dyn: a malformed offer from the other side");
+    if (st != RDMACH_OK) {
+        close(fd);
+        return st;
+    }
+    theirs.chan[sizeof(theirs.chan) - 1] = '\0';
+    if (!mine.has || !theirs.has || strcmp(mine.chan, theirs.chan) != 0)
+        return rch_dev_dyn_attach(fd, world);
+    close(fd);
+    st = rch_dev_dyn_attach_net(theirs.rec, sizeof(theirs.rec), theirs.next, acceptor, world);
+    if (st == RDMACH_OK && *world != mine.next)
+        st = rch_base_err(RDMACH_ERR_OTHER, "dyn: attached as %d, offered %d", *world, mine.next);
+    return st;
+}
+
 /* Step 4 at a connector member: one connection to every acceptor member. */
 static rdmach_status_t dial_all(int myrank, const struct outcome *o, const struct rch_dyn_contact *remote,
                                 int *rworld)
@@ -88,7 +135,7 @@ static rdmach_status_t dial_all(int myrank, const struct outcome *o, const struc
             close(fd);
             return st;
         }
-        if ((st = rch_dev_dyn_attach(fd, &rworld[i])) != RDMACH_OK)
+        if ((st = attach_pair(fd, 0, &rworld[i])) != RDMACH_OK)
             return st;
     }
     return RDMACH_OK;
@@ -117,7 +164,7 @@ static rdmach_status_t accept_all(const struct outcome *o, const struct rch_dyn_
             close(fd);
             continue;
         }
-        if ((st = rch_dev_dyn_attach(fd, &rworld[h.rank])) != RDMACH_OK)
+        if ((st = attach_pair(fd, 1, &rworld[h.rank])) != RDMACH_OK)
             return st;
         got++;
     }

@@ -201,3 +201,13 @@ rdmach_status_t rch_dyn_read(int fd, void *buf, size_t len, int timeout_ms)
     }
     return RDMACH_OK;
 }
+
+int rch_dyn_other_host(int fd)
+{
+    struct sockaddr_in a, b;
+    socklen_t la = sizeof(a), lb = sizeof(b);
+    if (getsockname(fd, (struct sockaddr *)&a, &la) != 0 || getpeername(fd, (struct sockaddr *)&b, &lb) != 0 ||
+        a.sin_family != AF_INET || b.sin_family != AF_INET)
+        return 0;
+    return a.sin_addr.s_addr != b.sin_addr.s_addr;
+}

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "base/base.h"
+#include "boot/boot.h"
 #include "boot/pmi2_client.h"
 
 static struct rch_pmi2_msg m;
@@ -234,6 +235,14 @@ static void finish(struct server *s, int fd)
                     "rank=1;size=2;appnum=0;debugged=FALSE;pmiverbose=FALSE;rc=0;" }
 #define GETID { "cmd=job-getid;", "    60cmd=job-getid-response;jobid=kvs_13687_0_1733054477_vm;rc=0;" }
 
+/* The server started with steps and the client's init done against it. */
+static int start_init(struct server *s, struct rch_pmi2_client *c, const struct step *steps, int n)
+{
+    int fd = start(s, steps, n);
+    cr_assert_eq(rch_pmi2_client_init(c, fd, 1, 2, NULL), RDMACH_OK, "%s", rdmach_last_error());
+    return fd;
+}
+
 Test(pmi2_client, hydra_session)
 {
     static const struct step steps[] = {
@@ -252,8 +261,7 @@ Test(pmi2_client, hydra_session)
     struct server s;
     struct rch_pmi2_client c;
     char v[64];
-    int fd = start(&s, steps, 10);
-    cr_assert_eq(rch_pmi2_client_init(&c, fd, 1, 2, NULL), RDMACH_OK, "%s", rdmach_last_error());
+    start_init(&s, &c, steps, 10);
     cr_assert_str_eq(c.jobid, "kvs_13687_0_1733054477_vm");
     cr_assert_eq(rch_pmi2_client_job_attr(&c, "PMI_process_mapping", v, sizeof(v)), RDMACH_OK, "%s",
                  rdmach_last_error());
@@ -354,5 +362,69 @@ Test(pmi2_client, slurm_gets_its_jobid_back_in_fullinit)
     cr_assert_eq(rch_pmi2_client_init(&c, fd, 1, 2, "7.0"), RDMACH_OK, "%s", rdmach_last_error());
     cr_assert_str_eq(c.jobid, "7.0");
     cr_assert_eq(c.appnum, 0);
+    finish(&s, fd);
+}
+
+/* Slurm's mpi/pmi2 plugin (src/plugins/mpi/pmi2, 22.05): a spawned process
+ * is told so by the spawner-jobid of fullinit-response; a spawn's fields go
+ * in the order its parser reads them (ppkeyN/ppvalN, then per command
+ * subcmd, maxprocs, argc, argvN, infokeycount, infokeyN/infovalN), and the
+ * answer's errcodes are the processes'. A refusal carries Slurm's errmsg. */
+Test(pmi2_client, slurm_spawn)
+{
+    static const struct step steps[] = {
+        INIT2,
+        { "cmd=fullinit;pmirank=1;threaded=FALSE;", "   130cmd=fullinit-response;rc=0;pmi-version=2;pmi-subversion=0;rank=1;size=2;appnum=-1;debugged=FALSE;pmiverbose=FALSE;spawner-jobid=7;" },
+        { "cmd=job-getid;", "    38cmd=job-getid-response;rc=0;jobid=7-1;" },
+        { "cmd=spawn;ncmds=2;preputcount=1;ppkey0=PARENT_ROOT_PORT_NAME;ppval0=rdmach-port:10.0.0.1:5000:00ab;subcmd=/bin/w;maxprocs=2;argc=1;argv0=a;;b;infokeycount=1;infokey0=wdir;infoval0=/tmp;subcmd=/bin/v;maxprocs=1;argc=0;infokeycount=0;", "    49cmd=spawn-response;rc=0;jobid=7-2;errcodes=0,0,5;" },
+        { "cmd=spawn;ncmds=1;", "    44cmd=spawn-response;rc=1;errmsg=spawn failed;" },
+    };
+    struct server s;
+    struct rch_pmi2_client c;
+    int fd = start_init(&s, &c, steps, 5);
+    cr_assert_eq(c.spawned, 1, "spawner-jobid not seen");
+    char *argv0[] = { "a;b", NULL };
+    const char *ik[] = { "wdir" }, *iv[] = { "/tmp" };
+    struct rch_boot_spawn cmds[2] = {
+        { .exec = "/bin/w", .argv = argv0, .nprocs = 2, .ninfo = 1, .info_key = ik, .info_val = iv },
+        { .exec = "/bin/v", .argv = NULL, .nprocs = 1 },
+    };
+    int codes[3] = { -1, -1, -1 };
+    cr_assert_eq(rch_pmi2_client_spawn(&c, 2, cmds, "PARENT_ROOT_PORT_NAME", "rdmach-port:10.0.0.1:5000:00ab", codes,
+                                       5000), RDMACH_OK, "%s", rdmach_last_error());
+    cr_assert(codes[0] == 0 && codes[1] == 0 && codes[2] == 5, "errcodes %d,%d,%d", codes[0], codes[1], codes[2]);
+    EXPECT_ERR(rch_pmi2_client_spawn(&c, 1, cmds, NULL, NULL, codes, 5000), RDMACH_ERR_BOOT, "errmsg=spawn failed");
+    finish(&s, fd);
+}
+
+Test(pmi2_client, not_spawned_without_spawner_jobid)
+{
+    static const struct step steps[] = { INIT2, FULLINIT1, GETID };
+    struct server s;
+    struct rch_pmi2_client c;
+    int fd = start_init(&s, &c, steps, 3);
+    cr_assert_eq(c.spawned, 0);
+    finish(&s, fd);
+}
+
+/* A spawn given up on (Slurm holds its step: no answer in time) is answered
+ * later, when Slurm starts the step: that answer arrives before the reply to
+ * the next request and is skipped. */
+Test(pmi2_client, late_spawn_answer_is_skipped)
+{
+    static const struct step steps[] = {
+        INIT2, FULLINIT1, GETID,
+        { "cmd=spawn;ncmds=1;", "" },
+        { "cmd=kvs-get;", "    34cmd=spawn-response;rc=0;jobid=7-2;    45cmd=kvs-get-response;found=TRUE;value=v;rc=0;" },
+    };
+    struct server s;
+    struct rch_pmi2_client c;
+    char v[16];
+    int fd = start_init(&s, &c, steps, 5);
+    struct rch_boot_spawn cmd = { .exec = "/bin/w", .nprocs = 1 };
+    int code = -1;
+    EXPECT_ERR(rch_pmi2_client_spawn(&c, 1, &cmd, NULL, NULL, &code, 200), RDMACH_ERR_TIMEOUT, "no reply");
+    cr_assert_eq(rch_pmi2_client_get(&c, "k", v, sizeof(v)), RDMACH_OK, "%s", rdmach_last_error());
+    cr_assert_str_eq(v, "v");
     finish(&s, fd);
 }

@@ -4,8 +4,9 @@ rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_errors TIMEOUT 60 ARGS error
 rdmach_mpi_test(test_mpi_dyn NP 3 TEST test_mpi_dyn_join TIMEOUT 60 ARGS join)
 rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn TIMEOUT 60 ARGS spawn)
 rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn_multiple TIMEOUT 60 ARGS multiple)
-set_tests_properties(test_mpi_dyn_spawn test_mpi_dyn_spawn_multiple PROPERTIES
-                     PASS_REGULAR_EXPRESSION "dyn (spawn|multiple): ok")
+rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_workers TIMEOUT 60 ARGS workers 3)
+set_tests_properties(test_mpi_dyn_spawn test_mpi_dyn_spawn_multiple test_mpi_dyn_workers PROPERTIES
+                     PASS_REGULAR_EXPRESSION "dyn (spawn|multiple|workers): ok")
 # Two rdmachrun jobs started one after the other: accept/connect, the name
 # published by one and looked up by the other, a stranger refused.
 add_test(NAME test_mpi_dyn_connect_accept
@@ -13,12 +14,17 @@ add_test(NAME test_mpi_dyn_connect_accept
 set_tests_properties(test_mpi_dyn_connect_accept PROPERTIES TIMEOUT 60 LABELS "mp"
                      PASS_REGULAR_EXPRESSION "dyn client: ok")
 # The parents' and the children's own ranks over the network channel (a tcp
-# pair each): the other job's processes are still reached over the sock channel.
+# pair each): the other job's processes are attached to it too (after the
+# handshake on a socket, src/mpi/dyn_connect.c); _sock: RDMACH_DYN_NET=0
+# keeps them on the sock channel.
 rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn_net TIMEOUT 60 ARGS spawn)
+rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn_net_sock TIMEOUT 60 ARGS spawn)
 add_test(NAME test_mpi_dyn_connect_accept_net
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dyn_pair.sh $<TARGET_FILE:test_mpi_dyn> ${RDMACH_RUN})
 set_tests_properties(test_mpi_dyn_spawn_net test_mpi_dyn_connect_accept_net PROPERTIES
                      ENVIRONMENT "RDMACH_VNODE_SIZE=1" PASS_REGULAR_EXPRESSION "dyn (spawn|client): ok")
+set_tests_properties(test_mpi_dyn_spawn_net_sock PROPERTIES
+                     ENVIRONMENT "RDMACH_VNODE_SIZE=1;RDMACH_DYN_NET=0" PASS_REGULAR_EXPRESSION "dyn spawn: ok")
 
 # The same under Hydra, whose PMI-1 server implements spawn.
 find_program(DYN_MPIEXEC_MPICH mpiexec.mpich)
@@ -27,6 +33,14 @@ if(DYN_MPIEXEC_MPICH)
     add_test(NAME test_mpi_dyn_${mode}_hydra COMMAND ${DYN_MPIEXEC_MPICH} -n 2 $<TARGET_FILE:test_mpi_dyn> ${mode})
     set_tests_properties(test_mpi_dyn_${mode}_hydra PROPERTIES TIMEOUT 60 LABELS "mp"
                          PASS_REGULAR_EXPRESSION "dyn ${mode}: ok")
+  endforeach()
+  # Hydra also answers PMI-2 (RDMACH_PMI=pmi2): the spawn is PMI-2's (the
+  # command Slurm's plugin serves too, src/boot/pmi2_client.c), and the
+  # children know they were spawned from fullinit's spawner-jobid.
+  foreach(mode spawn multiple workers)
+    add_test(NAME test_mpi_dyn_${mode}_hydra_pmi2 COMMAND ${DYN_MPIEXEC_MPICH} -n 2 $<TARGET_FILE:test_mpi_dyn> ${mode} 4)
+    set_tests_properties(test_mpi_dyn_${mode}_hydra_pmi2 PROPERTIES TIMEOUT 60 LABELS "mp"
+                         ENVIRONMENT "RDMACH_PMI=pmi2" PASS_REGULAR_EXPRESSION "dyn ${mode}: ok")
   endforeach()
   add_test(NAME test_mpi_dyn_connect_accept_hydra
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dyn_pair.sh $<TARGET_FILE:test_mpi_dyn> ${DYN_MPIEXEC_MPICH})

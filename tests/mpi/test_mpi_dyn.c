@@ -26,6 +26,13 @@
  *   join       ranks 0 and 1 of one job connect a TCP socket and
  *              MPI_Comm_join over it: a 1+1 intercommunicator, values both
  *              ways, the socket still usable after.
+ *   workers N  master/worker: world (the masters) spawns N (2-4) workers;
+ *              master 0 hands out tasks 1..40 one at a time to whichever
+ *              worker is free (the rest of the masters watch), each worker
+ *              returns task^2 + 1000 * its rank and counts its tasks; a
+ *              task 0 stops a worker, which then reports its count. Master
+ *              0 checks each answer, that every task was done once, the
+ *              counts add up to 40 and every worker did at least one.
  *   errors     argument errors with their classes (MPI_ERRORS_RETURN).
  */
 #include <arpa/inet.h>
@@ -112,6 +119,67 @@ static void child_side(const char *tag)
     MPI_OK(MPI_Comm_disconnect(&parent));
     MPI_OK(MPI_Comm_get_parent(&parent));
     CHECK(parent == MPI_COMM_NULL, "get_parent after disconnect is not MPI_COMM_NULL");
+}
+
+#define NTASKS 40
+
+static void worker(void)
+{
+    MPI_Comm parent;
+    MPI_OK(MPI_Comm_get_parent(&parent));
+    CHECK(parent != MPI_COMM_NULL, "a spawned worker has no parent");
+    int done = 0;
+    for (;;) {
+        int task;
+        MPI_OK(MPI_Recv(&task, 1, MPI_INT, 0, 1, parent, MPI_STATUS_IGNORE));
+        if (task == 0)
+            break;
+        int answer[2] = { task, task * task + 1000 * rank };
+        MPI_OK(MPI_Send(answer, 2, MPI_INT, 0, 2, parent));
+        done++;
+    }
+    MPI_OK(MPI_Send(&done, 1, MPI_INT, 0, 3, parent));
+    MPI_OK(MPI_Comm_disconnect(&parent));
+}
+
+static void workers(int n)
+{
+    CHECK(n >= 2 && n <= 4, "workers: 2 to 4, not %d", n);
+    char *args[] = { "worker", NULL };
+    int codes[4];
+    MPI_Comm ic;
+    MPI_OK(MPI_Comm_spawn(self_path, args, n, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic, codes));
+    check_intercomm(ic, np, n);
+    for (int i = 0; i < n; i++)
+        CHECK(codes[i] == MPI_SUCCESS, "errcode %d is %d", i, codes[i]);
+    if (rank == 0) {
+        int seen[NTASKS + 1] = { 0 }, next = 1, busy = 0, count = 0;
+        for (int w = 0; w < n; w++, next++, busy++)
+            MPI_OK(MPI_Send(&next, 1, MPI_INT, w, 1, ic));
+        while (busy > 0) {
+            int a[2];
+            MPI_Status st;
+            MPI_OK(MPI_Recv(a, 2, MPI_INT, MPI_ANY_SOURCE, 2, ic, &st));
+            CHECK(a[0] >= 1 && a[0] <= NTASKS && !seen[a[0]], "task %d answered twice or never given", a[0]);
+            CHECK(a[1] == a[0] * a[0] + 1000 * st.MPI_SOURCE, "worker %d: task %d gave %d", st.MPI_SOURCE, a[0],
+                  a[1]);
+            seen[a[0]] = 1;
+            int t = next <= NTASKS ? next++ : 0;
+            MPI_OK(MPI_Send(&t, 1, MPI_INT, st.MPI_SOURCE, 1, ic));
+            busy -= t == 0;
+        }
+        for (int w = 0; w < n; w++) {
+            int done;
+            MPI_OK(MPI_Recv(&done, 1, MPI_INT, w, 3, ic, MPI_STATUS_IGNORE));
+            CHECK(done >= 1, "worker %d did no task", w);
+            count += done;
+        }
+        for (int t = 1; t <= NTASKS; t++)
+            CHECK(seen[t], "task %d never answered", t);
+        CHECK(count == NTASKS, "the workers counted %d tasks, %d were given", count, NTASKS);
+        printf("dyn workers: %d workers did %d tasks\n", n, count);
+    }
+    MPI_OK(MPI_Comm_disconnect(&ic));
 }
 
 static void spawn(void)
@@ -395,6 +463,8 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "spawn";
     if (strcmp(mode, "child") == 0) {
         child_side(NULL);
+    } else if (strcmp(mode, "worker") == 0) {
+        worker();
     } else if (strcmp(mode, "childtag") == 0) {
         child_side(argc > 2 ? argv[2] : "?");
     } else {
@@ -404,6 +474,8 @@ int main(int argc, char **argv)
             spawn();
         else if (strcmp(mode, "multiple") == 0)
             multiple();
+        else if (strcmp(mode, "workers") == 0 && argc > 2)
+            workers(atoi(argv[2]));
         else if (strcmp(mode, "nospawn") == 0)
             nospawn(argc > 2 && strcmp(argv[2], "abort") == 0);
         else if (strcmp(mode, "server") == 0)
@@ -418,7 +490,7 @@ int main(int argc, char **argv)
             CHECK(0, "unknown mode %s", mode);
     }
     MPI_Finalize();
-    if (rank == 0 && strcmp(mode, "child") != 0 && strcmp(mode, "childtag") != 0)
+    if (rank == 0 && strcmp(mode, "child") != 0 && strcmp(mode, "childtag") != 0 && strcmp(mode, "worker") != 0)
         printf("dyn %s: ok\n", mode);
     return 0;
 }

@@ -26,7 +26,25 @@ static struct rch_net_cm_priv good(unsigned kind)
 static rdmach_status_t check(const struct rch_net_cm_priv *p, size_t len, unsigned kind, const char **why)
 {
     struct rch_net_cm_priv out;
-    return rch_net_cm_priv_check(p, len, kind, 8, 16384, 32, &out, why);
+    return rch_net_cm_priv_check(p, len, kind, 8, 8, 16384, 32, &out, why);
+}
+
+/* A job of 8 with 2 processes of other jobs attached (connections 8, 9): a
+ * request naming rank 9 carries its own job's size; rank 10 is no one. */
+Test(net_proto, a_process_of_another_job_sends_its_own_size)
+{
+    struct rch_net_cm_priv p = good(RCH_NET_CM_CONNECT), out;
+    const char *why = NULL;
+    p.rank = 9;
+    p.size = 3;
+    cr_assert_eq(rch_net_cm_priv_check(&p, sizeof(p), RCH_NET_CM_CONNECT, 8, 10, 16384, 32, &out, &why), RDMACH_OK,
+                 "%s", why);
+    p.rank = 10;
+    cr_assert_eq(rch_net_cm_priv_check(&p, sizeof(p), RCH_NET_CM_CONNECT, 8, 10, 16384, 32, &out, &why),
+                 RDMACH_ERR_PROTOCOL);
+    p.rank = 3;   /* a rank of the job must give the job's size */
+    cr_assert_eq(rch_net_cm_priv_check(&p, sizeof(p), RCH_NET_CM_CONNECT, 8, 10, 16384, 32, &out, &why),
+                 RDMACH_ERR_PROTOCOL);
 }
 
 Test(net_proto, a_good_connect_request_passes)

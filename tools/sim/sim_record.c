@@ -535,6 +535,31 @@ rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
     return rch_base_err(RDMACH_ERR_UNSUPPORTED, "rdmach-sim: no processes of other jobs");
 }
 
+rdmach_status_t rch_dev_dyn_net_record(int open, char *chan, size_t chanlen, void *r, size_t len)
+{
+    (void)open;
+    (void)chan;
+    (void)chanlen;
+    (void)r;
+    (void)len;
+    return rch_base_err(RDMACH_ERR_NOT_FOUND, "rdmach-sim: no network channel");
+}
+
+int rch_dev_dyn_next(void)
+{
+    return rec.t ? rec.t->nranks : 0;
+}
+
+rdmach_status_t rch_dev_dyn_attach_net(const void *r, size_t len, int my_id, int server, int *world)
+{
+    (void)r;
+    (void)len;
+    (void)my_id;
+    (void)server;
+    (void)world;
+    return rch_base_err(RDMACH_ERR_UNSUPPORTED, "rdmach-sim: no processes of other jobs");
+}
+
 void rch_dev_dyn_detach(int world)
 {
     (void)world;

@@ -126,7 +126,11 @@ struct rch_net_epctx {
 };
 
 struct rch_net_conn {
-    int rank;                    /* the peer's world rank */
+    int rank;                    /* the peer's world rank (device numbering: a process of another
+                                    job comes after the job's ranks, rdma/net/net_dyn.h) */
+    int my_id;                   /* this rank as the peer numbers it: what CM data, control
+                                    messages and immediate data name (the job's rank, or the
+                                    number a process of another job gave it) */
     int state;                   /* enum rch_net_conn_state */
     int is_peer;                 /* the channel serves this rank */
     int server;                  /* this rank is the pair's server */
@@ -194,7 +198,9 @@ struct rch_rdma_chan {
     struct rch_net_prov *prov;
     const struct rch_net_prov_caps *pcaps;
     struct rch_rdma_upcalls up;
-    int rank, size;
+    int rank, size;              /* size: connections in use, the job's ranks then those of
+                                    other jobs attached (net_dyn.c), at most cap */
+    int jobsize, cap;            /* the job's ranks; room for RCH_RDMA_DYN_MAX after them */
     int notify;                  /* enum rch_net_notify */
     int eager;                   /* RDMACH_CONNECT=eager */
     int zcopy;                   /* large eager packets go by rch_net_send_zc (RDMACH_NET_ZCOPY) */
@@ -206,7 +212,7 @@ struct rch_rdma_chan {
     double connect_timeout;
     uint64_t secret;             /* our key: peers must quote it */
     int published;
-    struct rch_net_conn *conns;  /* [size] */
+    struct rch_net_conn *conns;  /* [cap] */
     struct rch_net_conn **ready; /* connections with a ring to poll */
     int nready;
     struct rch_net_conn **pending;  /* connections with queued RMAs / credits / doorbells */
@@ -269,6 +275,10 @@ const struct rch_rdma_caps *rch_net_caps(const struct rch_rdma_chan *ch);
         .wait_disarm = rch_net_wait_disarm, .caps = rch_net_caps, .wake = rch_rdma_no_wake,    \
         .recv_peek = rch_net_recv_peek, .recv_done = rch_net_recv_done,                        \
     }
+/* This rank's record (what publish puts in the KVS). */
+rdmach_status_t rch_net_self_record(struct rch_rdma_chan *ch, struct rch_net_kvs_rec *rec);
+/* A record's checks (magic, version, provider): OK or an error naming `who`. */
+rdmach_status_t rch_net_record_check(struct rch_rdma_chan *ch, struct rch_net_kvs_rec *rec, const char *who);
 /* Read the peer's KVS record (once). */
 rdmach_status_t rch_net_peer_record(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 void rch_net_stats(struct rch_rdma_chan *ch, struct rch_net_stats *st);

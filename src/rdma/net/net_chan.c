@@ -161,14 +161,15 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
     ch->pops = pops;
     ch->up = args->up;
     ch->rank = b->rank;
-    ch->size = b->size;
+    ch->size = ch->jobsize = b->size;
+    ch->cap = b->size + RCH_RDMA_DYN_MAX;
     ch->eager = rch_tun.connect == RCH_CONNECT_EAGER;
     ch->nslots = (uint32_t)rch_tun.net_slots;
     ch->rma_chunk = rch_tun.net_rma_chunk;
     ch->connect_timeout = rch_tun.net_connect_timeout;
-    ch->conns = calloc((size_t)b->size, sizeof(*ch->conns));
-    ch->ready = calloc((size_t)b->size, sizeof(*ch->ready));
-    ch->pending = calloc((size_t)b->size, sizeof(*ch->pending));
+    ch->conns = calloc((size_t)ch->cap, sizeof(*ch->conns));
+    ch->ready = calloc((size_t)ch->cap, sizeof(*ch->ready));
+    ch->pending = calloc((size_t)ch->cap, sizeof(*ch->pending));
     if (!ch->conns || !ch->ready || !ch->pending) {
         free_chan(ch);
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "%s open: no memory for %d connections", ops->name, b->size);
@@ -221,9 +222,10 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
         ch->rcache.enabled = 0;
     }
 
-    for (int r = 0; r < b->size; r++) {
+    for (int r = 0; r < ch->cap; r++) {
         struct rch_net_conn *c = &ch->conns[r];
         c->rank = r;
+        c->my_id = ch->rank;
         c->ready_index = c->pending_index = -1;
         c->ctx.conn = c;
         c->rev_ctx.conn = c;
@@ -279,25 +281,45 @@ void rch_net_close(struct rch_rdma_chan *ch)
     free_chan(ch);
 }
 
+rdmach_status_t rch_net_self_record(struct rch_rdma_chan *ch, struct rch_net_kvs_rec *rec)
+{
+    memset(rec, 0, sizeof(*rec));
+    rec->magic = RCH_NET_MAGIC;
+    rec->version = RCH_NET_VERSION;
+    rec->secret = ch->secret;
+    snprintf(rec->prov, sizeof(rec->prov), "%s", ch->pops->name);
+    size_t len = sizeof(rec->addr);
+    rdmach_status_t st = ch->pops->listen_addr(ch->prov, rec->addr, &len);
+    rec->addrlen = (uint16_t)len;
+    return st;
+}
+
 rdmach_status_t rch_net_publish(struct rch_rdma_chan *ch)
 {
     struct rch_net_kvs_rec rec;
-    memset(&rec, 0, sizeof(rec));
-    rec.magic = RCH_NET_MAGIC;
-    rec.version = RCH_NET_VERSION;
-    rec.secret = ch->secret;
-    snprintf(rec.prov, sizeof(rec.prov), "%s", ch->pops->name);
-    size_t len = sizeof(rec.addr);
-    rdmach_status_t st = ch->pops->listen_addr(ch->prov, rec.addr, &len);
+    rdmach_status_t st = rch_net_self_record(ch, &rec);
     if (st != RDMACH_OK)
         return st;
-    rec.addrlen = (uint16_t)len;
     char hex[2 * sizeof(rec) + 1];
     rch_boot_hex_encode(&rec, sizeof(rec), hex);
     st = rch_boot_put(RCH_NET_KVS_KEY, hex);
     if (st != RDMACH_OK)
         return st;
     ch->published = 1;
+    return RDMACH_OK;
+}
+
+rdmach_status_t rch_net_record_check(struct rch_rdma_chan *ch, struct rch_net_kvs_rec *rec, const char *who)
+{
+    if (rec->magic != RCH_NET_MAGIC || rec->addrlen == 0 || rec->addrlen > sizeof(rec->addr))
+        return rch_base_err(RDMACH_ERR_PROTOCOL, "%s: malformed network record", who);
+    if (rec->version != RCH_NET_VERSION)
+        return rch_base_err(RDMACH_ERR_PROTOCOL, "%s speaks network protocol version %u, this rank %u", who,
+                            rec->version, RCH_NET_VERSION);
+    rec->prov[sizeof(rec->prov) - 1] = '\0';
+    if (strcmp(rec->prov, ch->pops->name) != 0)
+        return rch_base_err(RDMACH_ERR_UNREACHABLE, "%s uses the %s network channel, this rank %s: set "
+                            "RDMACH_NET the same for every rank", who, rec->prov, ch->pops->name);
     return RDMACH_OK;
 }
 
@@ -313,16 +335,12 @@ rdmach_status_t rch_net_peer_record(struct rch_rdma_chan *ch, struct rch_net_con
     if (st != RDMACH_OK)
         return st;
     struct rch_net_kvs_rec rec;
-    if (strlen(hex) != 2 * sizeof(rec) || rch_boot_hex_decode(hex, &rec, sizeof(rec)) != RDMACH_OK ||
-        rec.magic != RCH_NET_MAGIC || rec.addrlen == 0 || rec.addrlen > sizeof(rec.addr))
+    char who[32];
+    snprintf(who, sizeof(who), "rank %d", c->rank);
+    if (strlen(hex) != 2 * sizeof(rec) || rch_boot_hex_decode(hex, &rec, sizeof(rec)) != RDMACH_OK)
         return rch_base_err(RDMACH_ERR_PROTOCOL, "rank %d: malformed network record in the KVS", c->rank);
-    if (rec.version != RCH_NET_VERSION)
-        return rch_base_err(RDMACH_ERR_PROTOCOL, "rank %d speaks network protocol version %u, this rank %u",
-                            c->rank, rec.version, RCH_NET_VERSION);
-    rec.prov[sizeof(rec.prov) - 1] = '\0';
-    if (strcmp(rec.prov, ch->pops->name) != 0)
-        return rch_base_err(RDMACH_ERR_UNREACHABLE, "rank %d uses the %s network channel, this rank %s: set "
-                            "RDMACH_NET the same for every rank", c->rank, rec.prov, ch->pops->name);
+    if ((st = rch_net_record_check(ch, &rec, who)) != RDMACH_OK)
+        return st;
     c->rec = rec;
     c->have_rec = 1;
     return RDMACH_OK;

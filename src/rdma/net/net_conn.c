@@ -199,7 +199,7 @@ static void on_rail_event(struct rch_rdma_chan *ch, struct rch_net_conn *c, int 
         if (!c->rail_ep[k] || c->rail_up[k])
             return;
         if (!c->server &&
-            (rch_net_cm_priv_check(ev->priv, ev->priv_len, RCH_NET_CM_RAIL_ACCEPT, ch->size, ch->slot_size,
+            (rch_net_cm_priv_check(ev->priv, ev->priv_len, RCH_NET_CM_RAIL_ACCEPT, ch->jobsize, ch->size, ch->slot_size,
                                    ch->nslots, &p, &why) != RDMACH_OK ||
              p.rank != c->rank || p.key != ch->secret || p.rail != k)) {
             RCH_WARN("net", "rank %d: data rail %d: the accept is not this pair's (%s); rail closed", c->rank, k,
@@ -283,8 +283,8 @@ static void fill_priv(struct rch_rdma_chan *ch, struct rch_net_conn *c, unsigned
     p->magic = RCH_NET_MAGIC;
     p->version = RCH_NET_VERSION;
     p->kind = (uint8_t)kind;
-    p->rank = ch->rank;
-    p->size = (uint32_t)ch->size;
+    p->rank = c ? c->my_id : ch->rank;
+    p->size = (uint32_t)ch->jobsize;
     p->key = key;
     p->slot_size = ch->slot_size;
     p->nslots = (uint16_t)ch->nslots;
@@ -455,7 +455,7 @@ static void on_connect_req(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev
 {
     struct rch_net_conn *c = &ch->conns[p->rank];
     char why[160];
-    if (p->rank <= ch->rank) {
+    if (!c->server) {
         snprintf(why, sizeof(why), "rank %d asked to connect to a higher rank (%d); the higher rank connects",
                  p->rank, ch->rank);
         refuse(ch, ev, why);
@@ -505,7 +505,7 @@ static void on_reverse_req(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev
 {
     struct rch_net_conn *c = &ch->conns[p->rank];
     char why[160];
-    if (p->rank >= ch->rank) {
+    if (c->server) {
         snprintf(why, sizeof(why), "rank %d sent a reverse request to a lower rank (%d)", p->rank, ch->rank);
         refuse(ch, ev, why);
         return;
@@ -536,7 +536,7 @@ static void on_rail_req(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, c
     struct rch_net_conn *c = &ch->conns[p->rank];
     int k = p->rail;
     char why[160];
-    if (p->rank <= ch->rank) {
+    if (!c->server) {
         snprintf(why, sizeof(why), "rank %d asked for a data rail to a higher rank (%d)", p->rank, ch->rank);
         refuse(ch, ev, why);
         return;
@@ -581,7 +581,7 @@ static void on_connreq(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
         refuse(ch, ev, "not an rdmach connection request");
         return;
     }
-    if (rch_net_cm_priv_check(ev->priv, ev->priv_len, kind, ch->size, ch->slot_size, ch->nslots, &p, &why) !=
+    if (rch_net_cm_priv_check(ev->priv, ev->priv_len, kind, ch->jobsize, ch->size, ch->slot_size, ch->nslots, &p, &why) !=
         RDMACH_OK) {
         refuse(ch, ev, why);
         return;
@@ -618,7 +618,7 @@ static void on_established(struct rch_rdma_chan *ch, struct rch_net_conn *c, str
         return;
     struct rch_net_cm_priv p;
     const char *why = NULL;
-    if (rch_net_cm_priv_check(ev->priv, ev->priv_len, RCH_NET_CM_ACCEPT, ch->size, ch->slot_size, ch->nslots, &p,
+    if (rch_net_cm_priv_check(ev->priv, ev->priv_len, RCH_NET_CM_ACCEPT, ch->jobsize, ch->size, ch->slot_size, ch->nslots, &p,
                               &why) != RDMACH_OK) {
         rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, why);
         return;
@@ -722,7 +722,7 @@ static void on_reverse_event(struct rch_rdma_chan *ch, struct rch_net_conn *c, s
     if (ev->type == RCH_NET_EV_REJECTED) {
         struct rch_net_cm_priv p;
         const char *why = NULL;
-        if (rch_net_cm_priv_check(ev->priv, ev->priv_len, RCH_NET_CM_REVERSE_ACK, ch->size, ch->slot_size,
+        if (rch_net_cm_priv_check(ev->priv, ev->priv_len, RCH_NET_CM_REVERSE_ACK, ch->jobsize, ch->size, ch->slot_size,
                                   ch->nslots, &p, &why) == RDMACH_OK &&
             p.rank == c->rank && p.key == ch->secret) {
             if (c->state == RCH_NET_C_REVERSE)

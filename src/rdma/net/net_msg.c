@@ -56,7 +56,7 @@ rdmach_status_t rch_net_post_ctl(struct rch_rdma_chan *ch, struct rch_net_conn *
                             rch_net_state_name[c->state]);
     struct rch_net_ctl m = {
         .magic = RCH_NET_MAGIC, .version = RCH_NET_VERSION, .op = (uint8_t)op, .rsvd = 0,
-        .rank = ch->rank, .count = count, .key = c->rec.secret,
+        .rank = c->my_id, .count = count, .key = c->rec.secret,
     };
     memcpy(c->ctl_buf, &m, sizeof(m));
     void *ctx = ch->pcaps->inject_size >= sizeof(m) ? NULL : &c->ctl_op;
@@ -203,7 +203,7 @@ static inline rdmach_status_t post_slot(struct rch_rdma_chan *ch, struct rch_net
     rdmach_status_t st;
     if (ch->notify == RCH_NET_NOTIFY_DATA)
         st = ch->pops->post_write_data(ch->prov, c->ep, slot, bytes, &c->local_mr, raddr, &c->peer_rk,
-                                       (uint32_t)ch->rank, ctx);
+                                       (uint32_t)c->my_id, ctx);
     else
         st = ch->pops->post_write(ch->prov, c->ep, slot, bytes, &c->local_mr, raddr, &c->peer_rk, ctx);
     if (RCH_UNLIKELY(st != RDMACH_OK))

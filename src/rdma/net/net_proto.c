@@ -4,7 +4,7 @@
 #include "rdma/net/net_proto.h"
 
 rdmach_status_t rch_net_cm_priv_check(const void *data, size_t len, unsigned kind, int job_size,
-                                      uint32_t slot_size, unsigned nslots, struct rch_net_cm_priv *out,
+                                      int nconns, uint32_t slot_size, unsigned nslots, struct rch_net_cm_priv *out,
                                       const char **why)
 {
     if (data == NULL || len < sizeof(*out)) {
@@ -28,7 +28,8 @@ rdmach_status_t rch_net_cm_priv_check(const void *data, size_t len, unsigned kin
         *why = "connection message of the wrong kind";
         return RDMACH_ERR_PROTOCOL;
     }
-    if (out->rank < 0 || out->rank >= job_size || out->size != (uint32_t)job_size) {
+    /* a process of another job (rank >= job_size) sends its own job's size */
+    if (out->rank < 0 || out->rank >= nconns || (out->rank < job_size && out->size != (uint32_t)job_size)) {
         *why = "the sender's rank or job size does not fit this job";
         return RDMACH_ERR_PROTOCOL;
     }

@@ -83,7 +83,8 @@ struct rch_net_cm_priv {
     uint8_t  version;            /* RCH_NET_VERSION */
     uint8_t  kind;               /* enum rch_net_cm_kind */
     uint16_t rail;               /* RAIL, RAIL_ACCEPT: the rail, 1 .. RCH_NET_MAX_RAILS - 1; else 0 */
-    int32_t  rank;               /* the sender's world rank */
+    int32_t  rank;               /* the sender's world rank, as the receiver numbers it (a
+                                    process of another job: the number it was given, net_dyn.h) */
     uint32_t size;               /* the sender's job size */
     uint64_t key;                /* the RECEIVER's secret, read from the KVS: proves membership */
     uint64_t ring_addr;          /* CONNECT, ACCEPT: the sender's receive ring (ctl block) */
@@ -99,10 +100,12 @@ _Static_assert(sizeof(struct rch_net_cm_priv) <= RCH_NET_PRIV_MAX, "cm private d
 
 /* Validate private data of `kind` that arrived (len bytes). OK or
  * RDMACH_ERR_PROTOCOL with `why` (static text). Checks magic, version, kind,
- * length, rank range and, for CONNECT/ACCEPT, the ring geometry against
- * ours. The key is checked by the caller (it knows whose secret to expect). */
+ * length, rank range (below nconns, the receiver's connections; a rank of
+ * the receiver's job must send that job's size) and, for CONNECT/ACCEPT, the
+ * ring geometry against ours. The key is checked by the caller (it knows
+ * whose secret to expect). */
 rdmach_status_t rch_net_cm_priv_check(const void *data, size_t len, unsigned kind, int job_size,
-                                      uint32_t slot_size, unsigned nslots, struct rch_net_cm_priv *out,
+                                      int nconns, uint32_t slot_size, unsigned nslots, struct rch_net_cm_priv *out,
                                       const char **why);
 
 /* ---- 2. control messages (two-sided) ---- */

@@ -1,0 +1,31 @@
+/*
+ * Processes of other jobs over the network channel (dynamic processes: the
+ * device's rch_dev_dyn_attach_net). Such a process is not in the job's KVS:
+ * the layer above swaps the two processes' records over a connection it has
+ * authenticated (src/mpi/dyn_connect.c), then each side attaches the other
+ * under its own number for it, telling the channel the number the other
+ * gave it. From then on the pair connects as two ranks of one job do
+ * (net_conn.c), with the same checks: a request must quote this process's
+ * secret, which only the authenticated peer was given, and name a peer it
+ * serves; the acceptor's side is the pair's server.
+ */
+#ifndef RCH_RDMA_NET_DYN_H
+#define RCH_RDMA_NET_DYN_H
+
+#include <stddef.h>
+#include "rdma/channel.h"
+
+/* A record's size (struct rch_net_kvs_rec: secret, provider, address). */
+#define RCH_NET_DYN_REC_LEN 128
+
+/* Is ops a network channel (ofi, verbs)? */
+int rch_net_is_net(const struct rch_rdma_ops *ops);
+/* This process's record: what the other needs to connect and prove it may. */
+rdmach_status_t rch_net_dyn_record(struct rch_rdma_chan *ch, void *rec, size_t len);
+/* Take `peer` (from the connections in use up to the job's size plus
+ * RCH_RDMA_DYN_MAX) as a process of another job: its record (checked),
+ * my_id (this process's number at the peer), server (this side accepts). */
+rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const void *rec, size_t len, int my_id,
+                                   int server);
+
+#endif
