@@ -6,6 +6,7 @@
 ! refused; MPI_Neighbor_alltoallw's, whose C _c form calls the int one,
 ! through the int form with its per-neighbour arrays as default INTEGERs),
 ! MPI_Get_count and MPI_Get_elements into an MPI_Count,
+! MPI_Type_get_envelope/get_contents with large counts,
 ! MPI_Type_create_hvector/hindexed/hindexed_block/struct, one-sided communication through MPI_Win_create and
 ! MPI_Win_allocate (a TYPE(C_PTR) base), MPI_Mrecv and MPI_Reduce_local
 ! (no communicator: a section's count beyond a default INTEGER is
@@ -28,7 +29,10 @@ program f08_large_v
   type(MPI_Status) :: status
   type(MPI_Message) :: msg
   type(MPI_Request) :: req
-  type(MPI_Datatype) :: t
+  type(MPI_Datatype) :: t, types(1)
+  integer(kind=MPI_COUNT_KIND) :: ni, na, nl, nd, larges(1)
+  integer(kind=MPI_ADDRESS_KIND) :: addrs(1)
+  integer :: combiner, ints(1)
   type(MPI_Comm) :: cart
   type(MPI_Win) :: win
   type(c_ptr) :: base
@@ -137,6 +141,18 @@ program f08_large_v
   call MPI_Type_create_struct(2_MPI_COUNT_KIND, [1_MPI_COUNT_KIND, 2_MPI_COUNT_KIND], &
                               [0_MPI_ADDRESS_KIND, 12_MPI_ADDRESS_KIND], [MPI_INTEGER, MPI_INTEGER], t)
   call type_sends(t, [1, 4, 5], 'Type_create_struct large')
+
+  ! the envelope and contents with MPI_Count numbers (MPI-4.0's large-count
+  ! forms, which add an array of large counts) of a type made by the int
+  ! form: one integer, one datatype, no large count
+  call MPI_Type_contiguous(3, MPI_INTEGER, t)
+  call MPI_Type_get_envelope(t, ni, na, nl, nd, combiner)
+  call check(ni == 1 .and. na == 0 .and. nl == 0 .and. nd == 1 .and. combiner == MPI_COMBINER_CONTIGUOUS, &
+             'Type_get_envelope large')
+  ints = -1
+  call MPI_Type_get_contents(t, ni, na, nl, nd, ints, addrs, larges, types)
+  call check(ints(1) == 3 .and. types(1) == MPI_INTEGER, 'Type_get_contents large')
+  call MPI_Type_free(t)
 
   ! one-sided: a window of default INTEGERs (disp_unit of MPI_ADDRESS_KIND)
   winsize = 4 * n
