@@ -645,13 +645,40 @@ def fast_c(fn, link=None):
             f'    {general}({names});', '}'] + aliases
 
 
+def large_param(p):
+    """direct_param of a large-count procedure's parameter, which may also
+    be an input string (a C copy without its trailing blanks made by the
+    procedure, large_strings) or MPI_Buffer_detach's TYPE(C_PTR) address
+    (fchoice: the address of C's pointer)."""
+    if p.kind == 'STRING' and p.dir == 'in' and not p.is_array:
+        return f'const char *{p.name}', f'{p.name}_c'
+    if p.kind == 'C_PTR' and p.dir == 'out' and p.fchoice:
+        return f'void *{p.name}', p.name
+    return direct_param(p)
+
+
 def large(fn):
     """Whether MPI_<Name>_f08(ts)_large is generated (MPI-4.0's large-count
     procedure, MPICH's name: a count of KIND=MPI_COUNT_KIND, a
     displacement of MPI_ADDRESS_KIND): in C only (fast_c_large), for a
-    function of the fast path whose C large-count entry point exists and
-    that has a POLY parameter."""
-    return direct(fn) and fn.defines_large and any(large_kind(p) for p in visible(fn))
+    function whose C large-count entry point exists, that has a POLY
+    parameter and whose every argument goes to C as it is (large_param)."""
+    return fn.defines_large and any(large_kind(p) for p in visible(fn)) and \
+        not (fn.returns or gen_f90.no_ierror(fn) or fn.fortran == 'special') and \
+        all(p.kind not in ('ARGC', 'ARGV', 'VARARGS') for p in fn.params) and \
+        all(large_param(p) is not None for p in visible(fn))
+
+
+def large_strings(fn):
+    """A large-count procedure's input strings: gfortran passes each one's
+    length after every other argument."""
+    return [p for p in visible(fn) if p.kind == 'STRING']
+
+
+def int_path(fn):
+    """The int form's procedure a section goes to: the Fortran below the C
+    fast path (section_name), or the whole Fortran one."""
+    return (section_name(fn) if direct(fn) else f'PMPI_{specific(fn)}').lower() + '_'
 
 
 # A per-rank array's len= (mpi_api.txt) as fort_f08.c's rch_f08_len
@@ -698,8 +725,9 @@ def section_large(fn, ps, test):
             lines += [f'        if (*{p.name} != {p.name}_i)', '            err = MPI_ERR_COUNT;']
     args = [(f'{p.name}_i ? {p.name}_i : (MPI_Fint *){p.name}' if p.is_array else f'&{p.name}_i')
             if large_kind(p) else p.name for p in ps]
+    lens = [f'{p.name}_len' for p in large_strings(fn)]
     lines += ['        if (!err) {',
-              f'            {section_name(fn).lower()}_({", ".join(args + ["ierror"])});'] + \
+              f'            {int_path(fn)}({", ".join(args + ["ierror"] + lens)});'] + \
         [f'            *{p.name} = {p.name}_i;' for p in poly if p.dir != 'in' and not p.is_array] + \
         ['        } else {',
          f'            rch_f08_raise({kind}, {owner}, &err);',
@@ -758,7 +786,7 @@ def fast_c_large(fn):
     PMPI_<Name>_c, a section through section_large."""
     ps = visible(fn)
     params = []
-    for p, (d, a) in zip(ps, (direct_param(p) for p in ps)):
+    for p, (d, a) in zip(ps, (large_param(p) for p in ps)):
         if large_kind(p) and p.is_array:
             d, a = f'{p.c_type(large=True)}{p.name}', p.name
         elif large_kind(p):
@@ -767,17 +795,28 @@ def fast_c_large(fn):
             d = f'{const}{ctype} *{p.name}'
             a = f'*{p.name}' if p.dir == 'in' else p.name
         params.append((d, a))
-    decls = ', '.join([d for d, _ in params] + ['MPI_Fint *ierror'])
+    strings = large_strings(fn)
+    decls = ', '.join([d for d, _ in params] + ['MPI_Fint *ierror'] + [f'size_t {p.name}_len' for p in strings])
     link = f'pmpi_{specific(fn).lower()}_large_'
     call = f'PMPI_{fn.name}_c({", ".join(a for _, a in params)});'
     lines = [f'RCH_F_PUBLIC void {link}({decls})', '{']
     bufs = [p.name for p in ps if p.kind == 'BUFFER']
+    if bufs and not direct(fn):   # its int form is Fortran only: declared here
+        lines[:0] = [f'void {int_path(fn)}(' + ', '.join(
+            ['MPI_Fint *' if large_kind(p) else d for p, (d, _) in zip(ps, params)] +
+            ['MPI_Fint *ierror'] + [f'size_t {p.name}_len' for p in strings]) + ');']
     test = ' || '.join(f'!rch_gfc_contiguous({b})' for b in bufs)
     if bufs and fn.large == 'defined' and any(large_kind(p) and p.is_array for p in ps):
         lines += section_c(fn, ps, test, [a for _, a in params])
     elif bufs:
         lines += section_large(fn, ps, test)
-    lines += ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
+    if strings:   # C's copies, freed after the call: no jump to C
+        lines += [f'    char *{p.name}_c = rch_f_string_in({p.name}, {p.name}_len, {int(p.strip)});' for p in strings]
+        ok = ' && '.join(f'{p.name}_c' for p in strings)
+        lines += [f'    MPI_Fint err = {ok} ? {call[:-1]} : rch_f_nomem("MPI_{fn.name}");'] + \
+            [f'    free({p.name}_c);' for p in strings] + ['    if (ierror)', '        *ierror = err;', '}']
+    else:
+        lines += ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
     return lines + [f'RCH_F_PUBLIC void {prefix}_{specific(fn).lower()}_large_({decls}) '
                     f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi', 'pmpir')]
 

@@ -7,6 +7,7 @@
 ! through the int form with its per-neighbour arrays as default INTEGERs),
 ! MPI_Get_count and MPI_Get_elements into an MPI_Count,
 ! MPI_Type_get_envelope/get_contents with large counts,
+! MPI_Pack_external(_size)/Unpack_external (a string), MPI_Buffer_detach,
 ! MPI_Type_create_hvector/hindexed/hindexed_block/struct, one-sided communication through MPI_Win_create and
 ! MPI_Win_allocate (a TYPE(C_PTR) base), MPI_Mrecv and MPI_Reduce_local
 ! (no communicator: a section's count beyond a default INTEGER is
@@ -32,7 +33,12 @@ program f08_large_v
   type(MPI_Datatype) :: t, types(1)
   integer(kind=MPI_COUNT_KIND) :: ni, na, nl, nd, larges(1)
   integer(kind=MPI_ADDRESS_KIND) :: addrs(1)
-  integer :: combiner, ints(1)
+  integer :: combiner, ints(1), v
+  integer(kind=MPI_COUNT_KIND) :: bsize
+  integer(kind=MPI_ADDRESS_KIND) :: pos, psize, addr
+  integer(kind=1) :: packed(16)
+  integer(kind=1) :: bsbuf(1000)
+  type(c_ptr) :: bptr
   type(MPI_Comm) :: cart
   type(MPI_Win) :: win
   type(c_ptr) :: base
@@ -153,6 +159,37 @@ program f08_large_v
   call MPI_Type_get_contents(t, ni, na, nl, nd, ints, addrs, larges, types)
   call check(ints(1) == 3 .and. types(1) == MPI_INTEGER, 'Type_get_contents large')
   call MPI_Type_free(t)
+
+  ! external32 (big-endian, 4 bytes an INTEGER) with MPI_Count counts: a
+  ! section packed (the int form's path, with the string), unpacked into a
+  ! contiguous array (C's _c, with a C copy of the string), and back
+  call MPI_Pack_external_size('external32', 3_MPI_COUNT_KIND, MPI_INTEGER, psize)
+  call check(psize == 12, 'Pack_external_size large')
+  pos = 0
+  packed = 0
+  call MPI_Pack_external('external32 ', a(1:6:2), 3_MPI_COUNT_KIND, MPI_INTEGER, packed, &
+                         16_MPI_ADDRESS_KIND, pos)
+  v = 100 * rank + 1
+  call check(pos == 12 .and. packed(1) == 0 .and. packed(3) == v / 256 .and. &
+             iand(int(packed(4)), 255) == mod(v, 256), 'Pack_external large of a section: big-endian bytes')
+  b = -1
+  pos = 0
+  call MPI_Unpack_external('external32', packed, 16_MPI_ADDRESS_KIND, pos, b, 3_MPI_COUNT_KIND, MPI_INTEGER)
+  call check(pos == 12 .and. all(b(1:3) == a(1:6:2)) .and. all(b(4:) == -1), 'Unpack_external large')
+  pos = 0
+  call MPI_Pack_external('external32', b, 3_MPI_COUNT_KIND, MPI_INTEGER, packed, 16_MPI_ADDRESS_KIND, pos)
+  b = -1
+  pos = 0
+  call MPI_Unpack_external('external32', packed, 16_MPI_ADDRESS_KIND, pos, b(1:6:2), 3_MPI_COUNT_KIND, MPI_INTEGER)
+  call check(all(b(1:6:2) == a(1:6:2)) .and. all(b(2:6:2) == -1), 'Pack_external, Unpack_external large into a section')
+
+  ! the buffered-send buffer, attached and detached with an MPI_Count size
+  ! (its address compared as an integer: gfortran 12 fails on C_ASSOCIATED
+  ! with MPICH's module)
+  call MPI_Buffer_attach(bsbuf, 1000_MPI_COUNT_KIND)
+  call MPI_Buffer_detach(bptr, bsize)
+  call MPI_Get_address(bsbuf, addr)
+  call check(bsize == 1000 .and. transfer(bptr, addr) == addr, 'Buffer_attach and Buffer_detach large')
 
   ! one-sided: a window of default INTEGERs (disp_unit of MPI_ADDRESS_KIND)
   winsize = 4 * n
