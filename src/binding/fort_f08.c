@@ -17,9 +17,11 @@
  * libmpichfort.so.12 (MPICH's mpi_f08 calls the same procedures).
  */
 #include <ISO_Fortran_binding.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "binding/fort_gfc.h"
 #include "binding/fort_runtime.h"
 
 /* Why a section could not be given to C: printed (the C library's own
@@ -249,6 +251,119 @@ RCH_F_PUBLIC void rch_f08_raise(int kind, const MPI_Fint *handle, const MPI_Fint
         PMPI_Win_call_errhandler(MPI_Win_f2c(*handle), *err);
     else
         PMPI_File_call_errhandler(MPI_File_f2c(*handle), *err);
+}
+
+/* The length of a per-rank array of a large-count procedure given a
+ * section (gen_f08.py's section_large, as gen_large.py's len=): what 0 the
+ * size of comm's group, 1 the remote group's on an intercommunicator, 2 and
+ * 3 its in- and out-degree (a Cartesian topology's 2 * ndims, a graph's
+ * neighbours); 0 where MPI tells none (no topology: the call reports it). */
+MPI_Aint rch_f08_len(int what, const MPI_Fint *comm)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int n = 0, inter = 0, topo = MPI_UNDEFINED, in = 0, out = 0, weighted, rank;
+    if (what < 2) {
+        if (what == 1 && PMPI_Comm_test_inter(c, &inter) == MPI_SUCCESS && inter)
+            return PMPI_Comm_remote_size(c, &n) == MPI_SUCCESS ? n : 0;
+        return PMPI_Comm_size(c, &n) == MPI_SUCCESS ? n : 0;
+    }
+    if (PMPI_Topo_test(c, &topo) != MPI_SUCCESS)
+        return 0;
+    if (topo == MPI_CART)
+        return PMPI_Cartdim_get(c, &n) == MPI_SUCCESS ? 2 * (MPI_Aint)n : 0;
+    if (topo == MPI_GRAPH)
+        return PMPI_Comm_rank(c, &rank) == MPI_SUCCESS &&
+               PMPI_Graph_neighbors_count(c, rank, &n) == MPI_SUCCESS ? n : 0;
+    if (topo == MPI_DIST_GRAPH &&
+        PMPI_Dist_graph_neighbors_count(c, &in, &out, &weighted) == MPI_SUCCESS)
+        return what == 2 ? in : out;
+    return 0;
+}
+
+/* Whether this process is a rooted collective's root: rank root, or on an
+ * intercommunicator root == MPI_ROOT; 1 for a communicator MPI does not
+ * know (the call reports it). */
+int rch_f08_at_root(const MPI_Fint *comm, const MPI_Fint *root)
+{
+    MPI_Comm c = MPI_Comm_f2c(*comm);
+    int inter = 0, rank = 0;
+    if (PMPI_Comm_test_inter(c, &inter) != MPI_SUCCESS)
+        return 1;
+    if (inter)
+        return *root == MPI_ROOT;
+    return PMPI_Comm_rank(c, &rank) != MPI_SUCCESS || rank == *root;
+}
+
+/* n counts or displacements of KIND=MPI_COUNT_KIND or MPI_ADDRESS_KIND
+ * (both 64 bits) as default INTEGERs, in *out (malloc'd, freed by the
+ * caller even on failure): MPI_ERR_COUNT if one does not fit. */
+int rch_f08_ints(const void *a, MPI_Aint n, MPI_Fint **out)
+{
+    const int64_t *v = a;
+    _Static_assert(sizeof(MPI_Count) == 8 && sizeof(MPI_Aint) == 8, "64-bit counts and addresses");
+    *out = malloc((size_t)(n > 0 ? n : 1) * sizeof(MPI_Fint));
+    if (!*out)
+        return MPI_ERR_NO_MEM;
+    for (MPI_Aint i = 0; i < n; i++) {
+        if (v[i] != (MPI_Fint)v[i])
+            return MPI_ERR_COUNT;
+        (*out)[i] = (MPI_Fint)v[i];
+    }
+    return MPI_SUCCESS;
+}
+
+/* gfortran's descriptor (fort_gfc.h) of a choice buffer as a C one, for
+ * the helpers above: C's fast path (f08_fast.c) has only gfortran's. */
+static void f08_from_gfc(const struct rch_gfc_desc *g, CFI_cdesc_t *c)
+{
+    c->base_addr = g->base_addr;
+    c->elem_len = g->elem_len;
+    c->version = CFI_VERSION;
+    c->rank = (CFI_rank_t)g->rank;
+    c->attribute = CFI_attribute_other;
+    c->type = CFI_type_other;
+    for (int i = 0; i < g->rank; i++) {
+        c->dim[i].lower_bound = g->dim[i].lbound;
+        c->dim[i].extent = g->dim[i].ubound - g->dim[i].lbound + 1;
+        c->dim[i].sm = g->dim[i].stride * g->span;
+    }
+}
+
+/* A buffer of a large-count v-collective (gen_f08.section_c) that C's
+ * MPI_<Name>_c takes as it is: its address and datatype, and for a section
+ * (one regular progression only: its counts and displacements per rank
+ * stay) a datatype stretched to its stride, which *datatype_c then names
+ * (freed by the caller after the call). MPI_IN_PLACE and MPI_BOTTOM
+ * become C's. b, when not NULL, shares the datatype (MPI_Reduce_scatter's
+ * sendbuf and recvbuf, as rch_f08_pair). */
+int rch_f08_gfc_buffer(const struct rch_gfc_desc *a, const struct rch_gfc_desc *b,
+                       const MPI_Fint *datatype, void **addr_a, void **addr_b, MPI_Fint *datatype_c)
+{
+    CFI_CDESC_T(CFI_MAX_RANK) ca, cb;
+    MPI_Fint one = 1, count_c = 1;
+    int err;
+    *datatype_c = *datatype;
+    f08_from_gfc(a, (CFI_cdesc_t *)&ca);
+    if (b) {
+        f08_from_gfc(b, (CFI_cdesc_t *)&cb);
+        err = rch_f08_pair((CFI_cdesc_t *)&ca, (CFI_cdesc_t *)&cb, &one, datatype, 0, addr_a, addr_b,
+                           &count_c, datatype_c);
+        *addr_b = rch_f_buffer(*addr_b);
+    } else {
+        err = rch_f08_buffer((CFI_cdesc_t *)&ca, &one, datatype, 0, addr_a, &count_c, datatype_c);
+    }
+    *addr_a = rch_f_buffer(*addr_a);
+    return err;
+}
+
+/* A buffer of a large-count v-collective without a datatype of its own
+ * (MPI_Alltoallw's: one per rank): contiguous, or MPI_ERR_BUFFER. */
+int rch_f08_gfc_contiguous(const struct rch_gfc_desc *a, void **addr)
+{
+    *addr = rch_gfc_buffer(a);
+    if (!rch_gfc_contiguous(a))
+        return f08_refuse(MPI_ERR_BUFFER, "a buffer with a datatype per rank must be contiguous");
+    return MPI_SUCCESS;
 }
 
 /* A datatype rch_f08_buffer made, once the call has it (a pending

@@ -168,7 +168,7 @@ def handle_constants(mpi_h):
     return types
 
 
-def type_module(mpi_h):
+def type_module(mpi_h, fns):
     handles = handle_constants(mpi_h)
     lines = ['module mpi_f08_types',
              '      use, intrinsic :: iso_c_binding, only: c_ptr, c_int',
@@ -218,6 +218,7 @@ def type_module(mpi_h):
     lines += gen_f90.sizeof_generic(SIZEOF_NAME)
     lines.append('contains')
     lines += gen_f90.sizeof_procedures(SIZEOF_NAME, optional_ierror=True)
+    lines += f08types_procedures(fns)
     for op, t in ops:
         rel = '==' if op == 'eq' else '/='
         lines += [f'      elemental logical function {t}_{op}(a, b)',
@@ -225,6 +226,41 @@ def type_module(mpi_h):
                   f'        {t}_{op} = a%MPI_VAL {rel} b%MPI_VAL',
                   '      end function']
     return lines + mpich_extensions(ops) + ['end module mpi_f08_types']
+
+
+# The Fortran types of the arguments of f08types_procedures.
+F08TYPES_FTYPE = {'F08_STATUS': ('type(MPI_Status)', ''), 'FINT_STATUS': ('integer', '(MPI_STATUS_SIZE)')}
+
+
+def f08types_procedures(fns):
+    """The procedures of module mpi_f08_types for the functions marked
+    fortran=f08types (MPI_Status_f082f, MPI_Status_f2f08: MPI-4.1 19.3.5),
+    named as MPICH names them (__mpi_f08_types_MOD_mpi_status_f082f): C's
+    PMPI_<Name> through a BIND(C) interface, every argument by reference (a
+    TYPE(MPI_Status) is C's MPI_F08_status, an INTEGER status C's MPI_Fint
+    array), IERROR optional."""
+    lines = []
+    for fn in fns:
+        if fn.fortran != 'f08types':
+            continue
+        if any(p.kind not in F08TYPES_FTYPE for p in fn.params):
+            raise mpi_api.DescriptionError(f'{fn.name}: fortran=f08types takes statuses only')
+        names = ', '.join(p.name for p in fn.params)
+        decls = [f'        {F08TYPES_FTYPE[p.kind][0]}, {gen_f90.INTENT[p.dir]} :: '
+                 f'{p.name}{F08TYPES_FTYPE[p.kind][1]}' for p in fn.params]
+        lines += [f'      subroutine MPI_{fn.name}({names}, ierror)'] + decls + [
+            '        integer, optional, intent(out) :: ierror',
+            '        interface',
+            f"          integer(c_int) function c_{fn.name.lower()}({names}) bind(C, name='PMPI_{fn.name}')",
+            '            import :: c_int, MPI_Status, MPI_STATUS_SIZE'] + \
+            ['    ' + d for d in decls] + [
+            '          end function',
+            '        end interface',
+            '        integer :: ierror_c',
+            f'        ierror_c = c_{fn.name.lower()}({names})',
+            '        if (present(ierror)) ierror = ierror_c',
+            '      end subroutine']
+    return lines
 
 
 def mpich_extensions(ops):
@@ -322,7 +358,7 @@ def bound(fn):
     but those the f08 binding dropped (MPI-3.0 removed or MPI-2.0 deprecated:
     mpi_api.txt's deprecated ones) and those whose callback has no f08
     interface here (listed in docs/ARCHITECTURE.md)."""
-    if fn.missing or fn.deprecated or fn.fortran in ('none', 'unbound'):
+    if fn.missing or fn.deprecated or fn.fortran in ('none', 'unbound', 'f08types', 'large'):
         return False
     return all(p.kind != 'CALLBACK' or callback_interface(p) for p in fn.params)
 
@@ -498,9 +534,11 @@ def direct_param(p):
     path (fast_c) passes to C as it is: gfortran passes every argument by
     reference, an optional absent one as NULL; a handle is its C handle
     (MPICH's ABI: an int, MPI_VAL), a TYPE(MPI_Status) C's MPI_Status, a
-    choice buffer gfortran's descriptor (fort_gfc.h). None for any other
-    (arrays, strings, logicals, indices, address-sized integers, MPI_File:
-    a pointer in C), left to the mpif.h binding."""
+    choice buffer gfortran's descriptor (fort_gfc.h), an INTEGER(KIND=
+    MPI_ADDRESS_KIND) C's MPI_Aint, a TYPE(C_PTR) output the address of
+    C's pointer. None for any other (arrays, strings, logicals, indices,
+    MPI-1's default INTEGER addresses (fint), MPI_File: a pointer in C),
+    left to the mpif.h binding."""
     if p.kind == 'FILE':
         return None
     if p.is_array:
@@ -509,6 +547,17 @@ def direct_param(p):
         return f'const struct rch_gfc_desc *{p.name}', f'rch_gfc_buffer({p.name})'
     if p.kind == 'STATUS' and p.dir == 'out':
         return f'MPI_Fint *{p.name}', f'rch_f_status({p.name})'
+    if p.kind == 'STATUS' and p.dir == 'in':
+        return f'const MPI_Fint *{p.name}', f'({p.c_type()}){p.name}'
+    if p.kind == 'STATUS':
+        return f'MPI_Fint *{p.name}', f'(MPI_Status *){p.name}'
+    if p.kind in ('AINT', 'XCOUNT') and not p.fint:
+        ctype = mpi_api.SCALAR_C[p.kind]
+        if p.dir == 'in':
+            return f'const {ctype} *{p.name}', f'*{p.name}'
+        return f'{ctype} *{p.name}', p.name
+    if p.kind == 'C_PTR' and p.dir == 'out':
+        return f'void *{p.name}', p.name
     if p.kind in mpi_api.HANDLE_KINDS or p.kind in mpi_api.INT_KINDS and p.kind not in ('LOGICAL', 'INDEX'):
         ctype = mpi_api.SCALAR_C[p.kind]
         if p.dir == 'in':
@@ -519,7 +568,8 @@ def direct_param(p):
 
 def direct_array(p):
     """direct_param of an assumed-size array (gfortran passes its address):
-    handles (MPI_Request, MPI_Datatype, ...) and INTEGERs as C's arrays, an
+    handles (MPI_Request, MPI_Datatype, ...), INTEGERs and INTEGER(KIND=
+    MPI_ADDRESS_KIND)s as C's arrays, an
     output array of statuses as C's (MPI_STATUSES_IGNORE becoming C's);
     None for a two-dimensional one, LOGICALs, indices (from 1 in Fortran)
     and weights (MPI_UNWEIGHTED), left to the mpif.h binding."""
@@ -530,6 +580,8 @@ def direct_array(p):
     if p.kind in mpi_api.HANDLE_KINDS or p.kind in mpi_api.INT_KINDS and p.kind not in ('LOGICAL', 'INDEX'):
         const = 'const ' if p.dir == 'in' else ''
         return f'{const}MPI_Fint *{p.name}', f'({p.c_type()}){p.name}'
+    if p.kind in ('AINT', 'XCOUNT') and not p.fint:
+        return f'{p.c_type()}{p.name}', p.name
     return None
 
 
@@ -547,23 +599,31 @@ def section_name(fn):
     return f'rch_{specific(fn)}_section'
 
 
-def fast_c(fn):
+def large_of(fns):
+    """{<Name>: the function <Name>_c} for those marked fortran=large: the
+    large-count procedure of <Name> in mpi_f08, with <Name>_c's arguments."""
+    return {f.name[:-2]: f for f in fns if f.fortran == 'large' and f.name.endswith('_c')}
+
+
+def fast_c(fn, link=None):
     """PMPI_<Name>_f08(ts) and MPI_<Name>_f08(ts) (weak aliases, as C's
     MPI_<Name> is, and MPICH's PMPIR_<Name>_f08(ts), pmpi_body) in C: C's PMPI_<Name>
     called at once, the gfortran descriptors of its choice buffers read
     inline; a buffer that is not contiguous goes to section_name(fn), in
     Fortran. With choice buffers, the commonest call (IERROR absent, every
     buffer a whole rank-1 array) is tested first and jumps to C without a
-    frame of its own; any other goes on in f08_<name> (static)."""
+    frame of its own; any other goes on in f08_<name> (static). link: the
+    link name after pmpi_ (a fortran=large function's <name>_f08_large_)."""
     params = [direct_param(p) for p in visible(fn)]
     names = ', '.join([p.name for p in visible(fn)] + ['ierror'])
     decls = ', '.join([d for d, _ in params] + ['MPI_Fint *ierror'])
-    link = f'pmpi_{specific(fn).lower()}_'
+    name = link or f'{specific(fn).lower()}_'
+    link = f'pmpi_{name}'
     bufs = [p.name for p in visible(fn) if p.kind == 'BUFFER']
     # Without IERROR (NULL), C's function is the last call (a jump).
     call = f'PMPI_{fn.name}({", ".join(a for _, a in params)});'
     body = ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
-    aliases = [f'RCH_F_PUBLIC void {prefix}_{specific(fn).lower()}_({decls}) '
+    aliases = [f'RCH_F_PUBLIC void {prefix}_{name}({decls}) '
                f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi', 'pmpir')]
     if not bufs:
         return [f'RCH_F_PUBLIC void {link}({decls})', '{'] + body + aliases
@@ -585,28 +645,148 @@ def fast_c(fn):
             f'    {general}({names});', '}'] + aliases
 
 
+def large_param(p):
+    """direct_param of a large-count procedure's parameter, which may also
+    be an input string (a C copy without its trailing blanks made by the
+    procedure, large_strings) or MPI_Buffer_detach's TYPE(C_PTR) address
+    (fchoice: the address of C's pointer)."""
+    if p.kind == 'STRING' and p.dir == 'in' and not p.is_array:
+        return f'const char *{p.name}', f'{p.name}_c'
+    if p.kind == 'C_PTR' and p.dir == 'out' and p.fchoice:
+        return f'void *{p.name}', p.name
+    return direct_param(p)
+
+
 def large(fn):
     """Whether MPI_<Name>_f08(ts)_large is generated (MPI-4.0's large-count
     procedure, MPICH's name: a count of KIND=MPI_COUNT_KIND, a
     displacement of MPI_ADDRESS_KIND): in C only (fast_c_large), for a
-    function of the fast path whose C large-count entry point exists, that
-    has a POLY parameter, and, if it has a choice buffer, no array of them
-    (its section path takes default INTEGERs) and a communicator, window or
-    file to raise an error on."""
-    bufs = any(p.kind == 'BUFFER' for p in fn.params)
-    return direct(fn) and fn.defines_large and any(large_kind(p) for p in visible(fn)) and \
-        not (bufs and any(large_kind(p) and p.is_array for p in visible(fn))) and \
-        (error_owner(fn) is not None or not bufs)
+    function whose C large-count entry point exists, that has a POLY
+    parameter and whose every argument goes to C as it is (large_param)."""
+    return fn.defines_large and any(large_kind(p) for p in visible(fn)) and \
+        not (fn.returns or gen_f90.no_ierror(fn) or fn.fortran == 'special') and \
+        all(p.kind not in ('ARGC', 'ARGV', 'VARARGS') for p in fn.params) and \
+        all(large_param(p) is not None for p in visible(fn))
+
+
+def large_strings(fn):
+    """A large-count procedure's input strings: gfortran passes each one's
+    length after every other argument."""
+    return [p for p in visible(fn) if p.kind == 'STRING']
+
+
+def int_path(fn):
+    """The int form's procedure a section goes to: the Fortran below the C
+    fast path (section_name), or the whole Fortran one."""
+    return (section_name(fn) if direct(fn) else f'PMPI_{specific(fn)}').lower() + '_'
+
+
+# A per-rank array's len= (mpi_api.txt) as fort_f08.c's rch_f08_len
+# measures it, for the section path of fast_c_large.
+LEN_WHAT = {'comm_size': 0, 'remote_size': 1, 'indegree': 2, 'outdegree': 3}
+
+
+def section_ints(fn, p):
+    """The C converting a large-count array p to the default INTEGERs of the
+    section path (rch_f08_ints): its length from the communicator, as
+    gen_large.py's; only where it is read (a rooted collective's at the root,
+    a send side's without MPI_IN_PLACE)."""
+    what, _, arg = p.len.partition('(')
+    if what not in LEN_WHAT:
+        raise mpi_api.DescriptionError(f'{fn.name}: no length for {p.name} (len={p.len}) in its _large form')
+    names = {q.name for q in fn.params}
+    cond = []
+    if 'root' in names:
+        cond.append(f'rch_f08_at_root({arg[:-1]}, root)')
+    if p.name in ('sendcounts', 'sdispls') and 'sendbuf' in names:
+        cond.append('rch_gfc_buffer(sendbuf) != MPI_IN_PLACE')
+    call = f'err = rch_f08_ints({p.name}, rch_f08_len({LEN_WHAT[what]}, {arg[:-1]}), &{p.name}_i);'
+    return [f'        if ({" && ".join(["!err"] + cond)})', f'            {call}']
+
+
+def section_large(fn, ps, test):
+    """fast_c_large's path for a buffer that is not contiguous: the section
+    path of the int form (section_name) with its counts as default
+    INTEGERs when they fit; one that does not (no section path of that
+    size) is MPI_ERR_COUNT, raised on the call's communicator or window
+    (MPI_COMM_SELF for a call without one, as MPI-4.1 9.3 has it)."""
+    kind, owner = error_owner(fn) or (1, '&f08_comm_self')
+    poly = [p for p in ps if large_kind(p)]
+    lines = [f'    if (RCH_UNLIKELY({test})) {{', '        MPI_Fint err = MPI_SUCCESS;']
+    for p in poly:
+        if p.is_array:
+            lines.append(f'        MPI_Fint *{p.name}_i = NULL;')
+        else:
+            lines.append(f'        MPI_Fint {p.name}_i = ' + ('0;' if p.dir == 'out' else f'(MPI_Fint)*{p.name};'))
+    for p in poly:
+        if p.is_array:
+            lines += section_ints(fn, p)
+        elif p.dir != 'out':
+            lines += [f'        if (*{p.name} != {p.name}_i)', '            err = MPI_ERR_COUNT;']
+    args = [(f'{p.name}_i ? {p.name}_i : (MPI_Fint *){p.name}' if p.is_array else f'&{p.name}_i')
+            if large_kind(p) else p.name for p in ps]
+    lens = [f'{p.name}_len' for p in large_strings(fn)]
+    lines += ['        if (!err) {',
+              f'            {int_path(fn)}({", ".join(args + ["ierror"] + lens)});'] + \
+        [f'            *{p.name} = {p.name}_i;' for p in poly if p.dir != 'in' and not p.is_array] + \
+        ['        } else {',
+         f'            rch_f08_raise({kind}, {owner}, &err);',
+         '            if (ierror)',
+         '                *ierror = err;',
+         '        }'] + \
+        [f'        free({p.name}_i);' for p in poly if p.is_array] + ['        return;', '    }']
+    return lines
+
+
+def section_c(fn, ps, test, call):
+    """fast_c_large's path for a section given to a v-collective whose C
+    MPI_<Name>_c is written by hand (large=defined): that too, as on every
+    other process of the collective (the int form on one process and the
+    _c form on another need not match), with each section as its address
+    and a datatype stretched to its stride (rch_f08_gfc_buffer: a regular
+    progression, else MPI_ERR_BUFFER; a buffer with a datatype per rank
+    must be contiguous), the counts and displacements per rank as they
+    are."""
+    kind, owner = error_owner(fn)
+    lines = [f'    if (RCH_UNLIKELY({test})) {{', '        MPI_Fint err = MPI_SUCCESS;']
+    convs, frees, names = [], [], {}
+    pairs = buffer_pairs(fn)
+    paired = set()
+    for (_, d), bufs in pairs.items():
+        dname = fn.params[d].name
+        a = fn.params[bufs[0]].name
+        b = fn.params[bufs[1]].name if len(bufs) > 1 else None
+        lines.append(f'        MPI_Fint {dname}_c = *{dname};')
+        names[dname] = f'(MPI_Datatype){dname}_c'
+        for x in filter(None, (a, b)):
+            lines.append(f'        void *{x}_c = NULL;')
+            names[x] = f'{x}_c'
+            paired.add(x)
+        convs.append(f'rch_f08_gfc_buffer({a}, {b or "NULL"}, {dname}, &{a}_c, '
+                     f'{"&" + b + "_c" if b else "NULL"}, &{dname}_c)')
+        frees.append(f'        if ({dname}_c != *{dname})')
+        frees.append(f'            rch_f08_type_free(&{dname}_c);')
+    for p in ps:
+        if p.kind == 'BUFFER' and p.name not in paired:
+            lines.append(f'        void *{p.name}_c = NULL;')
+            names[p.name] = f'{p.name}_c'
+            convs.append(f'rch_f08_gfc_contiguous({p.name}, &{p.name}_c)')
+    for c in convs:
+        lines += [f'        if (!err)', f'            err = {c};']
+    args = [names.get(p.name, a) for p, a in zip(ps, call)]
+    lines += ['        if (!err)', f'            err = PMPI_{fn.name}_c({", ".join(args)});',
+              '        else',
+              f'            rch_f08_raise({kind}, {owner}, &err);'] + frees + \
+        ['        if (ierror)', '            *ierror = err;', '        return;', '    }']
+    return lines
 
 
 def fast_c_large(fn):
     """PMPI_<Name>_f08(ts)_large (and MPI_, PMPIR_ aliases): C's
-    PMPI_<Name>_c. A section goes to section_name(fn) with its counts as
-    default INTEGERs when they fit; a count that does not (no section
-    path of that size) is MPI_ERR_COUNT, raised on the call's object."""
+    PMPI_<Name>_c, a section through section_large."""
     ps = visible(fn)
     params = []
-    for p, (d, a) in zip(ps, (direct_param(p) for p in ps)):
+    for p, (d, a) in zip(ps, (large_param(p) for p in ps)):
         if large_kind(p) and p.is_array:
             d, a = f'{p.c_type(large=True)}{p.name}', p.name
         elif large_kind(p):
@@ -615,43 +795,49 @@ def fast_c_large(fn):
             d = f'{const}{ctype} *{p.name}'
             a = f'*{p.name}' if p.dir == 'in' else p.name
         params.append((d, a))
-    decls = ', '.join([d for d, _ in params] + ['MPI_Fint *ierror'])
+    strings = large_strings(fn)
+    decls = ', '.join([d for d, _ in params] + ['MPI_Fint *ierror'] + [f'size_t {p.name}_len' for p in strings])
     link = f'pmpi_{specific(fn).lower()}_large_'
     call = f'PMPI_{fn.name}_c({", ".join(a for _, a in params)});'
     lines = [f'RCH_F_PUBLIC void {link}({decls})', '{']
     bufs = [p.name for p in ps if p.kind == 'BUFFER']
-    if bufs:
-        poly = [p for p in ps if large_kind(p)]
-        kind, owner = error_owner(fn)
-        test = ' || '.join(f'!rch_gfc_contiguous({b})' for b in bufs)
-        fits = ' && '.join(f'*{p.name} == (MPI_Fint)*{p.name}' for p in poly if p.dir != 'out') or '1'
-        args = ', '.join([f'&{p.name}_i' if large_kind(p) else p.name for p in ps] + ['ierror'])
-        lines += [f'    if (RCH_UNLIKELY({test})) {{',
-                  f'        if ({fits}) {{'] + \
-            [f'            MPI_Fint {p.name}_i = ' + ('0;' if p.dir == 'out' else f'(MPI_Fint)*{p.name};')
-             for p in poly] + \
-            [f'            {section_name(fn).lower()}_({args});'] + \
-            [f'            *{p.name} = {p.name}_i;' for p in poly if p.dir != 'in'] + \
-            ['        } else {',
-             '            MPI_Fint err = MPI_ERR_COUNT;',
-             f'            rch_f08_raise({kind}, {owner}, &err);',
-             '            if (ierror)',
-             '                *ierror = err;',
-             '        }',
-             '        return;',
-             '    }']
-    lines += ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
+    if bufs and not direct(fn):   # its int form is Fortran only: declared here
+        lines[:0] = [f'void {int_path(fn)}(' + ', '.join(
+            ['MPI_Fint *' if large_kind(p) else d for p, (d, _) in zip(ps, params)] +
+            ['MPI_Fint *ierror'] + [f'size_t {p.name}_len' for p in strings]) + ');']
+    test = ' || '.join(f'!rch_gfc_contiguous({b})' for b in bufs)
+    if bufs and fn.large == 'defined' and any(large_kind(p) and p.is_array for p in ps):
+        lines += section_c(fn, ps, test, [a for _, a in params])
+    elif bufs:
+        lines += section_large(fn, ps, test)
+    if strings:   # C's copies, freed after the call: no jump to C
+        lines += [f'    char *{p.name}_c = rch_f_string_in({p.name}, {p.name}_len, {int(p.strip)});' for p in strings]
+        ok = ' && '.join(f'{p.name}_c' for p in strings)
+        lines += [f'    MPI_Fint err = {ok} ? {call[:-1]} : rch_f_nomem("MPI_{fn.name}");'] + \
+            [f'    free({p.name}_c);' for p in strings] + ['    if (ierror)', '        *ierror = err;', '}']
+    else:
+        lines += ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
     return lines + [f'RCH_F_PUBLIC void {prefix}_{specific(fn).lower()}_large_({decls}) '
                     f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi', 'pmpir')]
 
 
-def fast_c_file(fns):
+def fast_c_file(fns, described):
     return ['/* Generated by src/binding/gen_f08.py from mpi_api.txt: the C fast path',
             ' * of module mpi_f08 (fast_c). Do not edit. */',
             '#include "base/base.h"', '#include "binding/fort_gfc.h"'] + \
-        ['void rch_f08_raise(int kind, const MPI_Fint *handle, const MPI_Fint *err);'] + \
+        ['void rch_f08_raise(int kind, const MPI_Fint *handle, const MPI_Fint *err);',
+         'MPI_Aint rch_f08_len(int what, const MPI_Fint *comm);',
+         'int rch_f08_at_root(const MPI_Fint *comm, const MPI_Fint *root);',
+         'int rch_f08_ints(const void *a, MPI_Aint n, MPI_Fint **out);',
+         'int rch_f08_gfc_buffer(const struct rch_gfc_desc *a, const struct rch_gfc_desc *b,',
+         '                       const MPI_Fint *datatype, void **addr_a, void **addr_b, MPI_Fint *datatype_c);',
+         'int rch_f08_gfc_contiguous(const struct rch_gfc_desc *a, void **addr);',
+         'void rch_f08_type_free(MPI_Fint *datatype);',
+         'static const MPI_Fint f08_comm_self = (MPI_Fint)MPI_COMM_SELF;'] + \
         [line for fn in fns if direct(fn) for line in [''] + fast_c(fn)] + \
-        [line for fn in fns if large(fn) for line in [''] + fast_c_large(fn)]
+        [line for fn in fns if large(fn) for line in [''] + fast_c_large(fn)] + \
+        [line for name, fn in large_of(described).items() if direct(fn)
+         for line in [''] + fast_c(fn, f'{name.lower()}_f08_large_')]
 
 
 def pmpi_body(fn):
@@ -804,10 +990,11 @@ def sync_reg_procedures():
 
 
 def main(desc, mpi_h, out, out_c):
-    fns = [f for f in mpi_api.load(desc) if bound(f)]
+    described = [f for f in mpi_api.load(desc) if not f.missing]
+    fns = [f for f in described if bound(f)]
     lines = ['! module mpi_f08: rdmach\'s `use mpi_f08`.',
              '! Generated by src/binding/gen_f08.py from mpi_api.txt and include/mpi.h. Do not edit.']
-    lines += type_module(mpi_h)
+    lines += type_module(mpi_h, described)
     lines += ['module mpi_f08', '      use mpi_f08_types', '      implicit none',
               '      private :: rch_f08_buffer, rch_f08_pair, rch_f08_address, rch_f08_raise, rch_f08_type_free',
              '      private :: rch_f08_copy_in, rch_f08_copy_out']
@@ -818,6 +1005,8 @@ def main(desc, mpi_h, out, out_c):
             lines += specific_interface(fn, f'{prefix}_{specific(fn)}')
             if large(fn):
                 lines += specific_interface(fn, f'{prefix}_{specific(fn)}_large', large=True)
+            if fn.name in large_of(described):
+                lines += specific_interface(large_of(described)[fn.name], f'{prefix}_{fn.name}_f08_large')
             lines.append('      end interface')
     lines += sync_reg_interfaces()
     lines.append('end module mpi_f08')
@@ -832,7 +1021,7 @@ def main(desc, mpi_h, out, out_c):
     with open(out, 'w') as f:
         f.write('\n'.join(lines) + '\n')
     with open(out_c, 'w') as f:
-        f.write('\n'.join(fast_c_file(fns)) + '\n')
+        f.write('\n'.join(fast_c_file(fns, described)) + '\n')
     print(f'gen_f08.py: module mpi_f08, {len(fns)} functions')
 
 

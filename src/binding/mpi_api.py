@@ -99,8 +99,8 @@ class Function:
         self.params = []
         if not re.fullmatch(r'\d+\.\d+', version):
             raise DescriptionError(f'{where}: MPI version {version!r} is not N.M')
-        if self.fortran not in ('generated', 'special', 'none', 'unbound'):
-            raise DescriptionError(f'{where}: fortran= must be special, none or unbound')
+        if self.fortran not in ('generated', 'special', 'none', 'unbound', 'f08types', 'large'):
+            raise DescriptionError(f'{where}: fortran= must be special, none, unbound, f08types or large')
         if self.large not in ('poly', 'none', 'defined', 'generated'):
             raise DescriptionError(f'{where}: large= must be none, defined or generated')
 

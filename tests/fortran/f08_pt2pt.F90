@@ -1,10 +1,11 @@
-! f08_pt2pt: point-to-point through `use mpi_f08` — TYPE(MPI_Status),
-! blocking, non-blocking, persistent, probe and matched probe, and
-! non-contiguous array sections as buffers (MPI_SUBARRAYS_SUPPORTED): a
-! strided section a(1:2n:2), a reversed one, a 2-D section, a count below
-! the section's size, a section of a derived-type array (struct datatype),
-! sent and received in place both ways; MPI_BOTTOM with absolute
-! addresses. A ring: any number of ranks.
+! f08_pt2pt: point-to-point through `use mpi_f08` — TYPE(MPI_Status) (and
+! MPI_Status_f082f/f2f08 to and from an INTEGER status), blocking,
+! non-blocking, persistent, probe and matched probe, and non-contiguous
+! array sections as buffers (MPI_SUBARRAYS_SUPPORTED): a strided section
+! a(1:2n:2), a reversed one, a 2-D section, a count below the section's
+! size, a section of a derived-type array (struct datatype), sent and
+! received in place both ways; MPI_BOTTOM with absolute addresses. A
+! ring: any number of ranks.
 program f08_pt2pt
   use mpi_f08
   implicit none
@@ -16,7 +17,11 @@ program f08_pt2pt
   integer :: ierr, rank, nproc, right, left, i, j, cnt
   integer :: a(2 * n), b(2 * n), c(n), m(4, 6), r(6), expect(2 * n)
   double precision :: d(3 * n), e(3 * n)
-  type(MPI_Status) :: status, statuses(2)
+  type(MPI_Status) :: status, statuses(2), status2
+  ! an INTEGER status: mpif.h's MPI_SOURCE, MPI_TAG, MPI_ERROR index it
+  ! (MPI_Status's components in mpi_f08 have those names)
+  integer, parameter :: f_source = 3, f_tag = 4, f_error = 5
+  integer :: fstatus(MPI_STATUS_SIZE)
   type(MPI_Request) :: reqs(2)
   type(MPI_Message) :: msg
   logical :: flag
@@ -46,6 +51,17 @@ program f08_pt2pt
   call check(status%MPI_SOURCE == left .and. status%MPI_TAG == 7, 'status source and tag')
   call MPI_Get_count(status, MPI_INTEGER, cnt)
   call check(cnt == n, 'MPI_Get_count')
+  ! the same status as an INTEGER array (MPI_Status_f082f) and back with
+  ! another tag (MPI_Status_f2f08): MPI_Get_count still reads n from it
+  fstatus = -1
+  call MPI_Status_f082f(status, fstatus, ierr)
+  call check(ierr == MPI_SUCCESS .and. fstatus(f_source) == left .and. fstatus(f_tag) == 7 .and. &
+             fstatus(f_error) == status%MPI_ERROR, 'MPI_Status_f082f')
+  fstatus(f_tag) = 99
+  call MPI_Status_f2f08(fstatus, status2)
+  call check(status2%MPI_SOURCE == left .and. status2%MPI_TAG == 99, 'MPI_Status_f2f08')
+  call MPI_Get_count(status2, MPI_INTEGER, cnt)
+  call check(cnt == n, 'MPI_Get_count of MPI_Status_f2f08''s status')
 
   ! strided: a's odd elements into b's even ones; b's odd ones untouched
   b = -1
