@@ -210,10 +210,17 @@ static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, siz
 rdmach_status_t rch_dev_rma_send_acked(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
                                        size_t plen, int copy, struct rch_dev_rma_cmpl *c)
 {
+    return rch_dev_rma_send_acked_v(w, target, h, NULL, 0, payload, plen, copy, c);
+}
+
+rdmach_status_t rch_dev_rma_send_acked_v(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *desc,
+                                         size_t dlen, const void *payload, size_t plen, int copy,
+                                         struct rch_dev_rma_cmpl *c)
+{
     struct rch_dev_win_target *t = &w->t[target];
     t->pend_remote++;
     w->npend_remote++;
-    rdmach_status_t st = rch_dev_rma_send_q(w, target, h, payload, plen, copy, NULL, RMA_RQ_LOCAL, c);
+    rdmach_status_t st = rch_dev_rma_send_qv(w, target, h, desc, dlen, payload, plen, copy, NULL, RMA_RQ_LOCAL, c);
     if (st != RDMACH_OK) {
         t->pend_remote--;
         w->npend_remote--;
