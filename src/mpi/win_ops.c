@@ -185,13 +185,44 @@ struct rma_call {
     int64_t span_shift;
 };
 
+/* span_get's buffer: kept between calls up to SPAN_KEEP bytes and used by
+ * one call at a time (as the accumulate's below: a buffer malloc'd for each
+ * get was mapped and faulted in again by every call). */
+#define SPAN_KEEP (16u << 20)
+static unsigned char *span_buf;
+static size_t span_len;
+static int span_busy;
+
+static unsigned char *span_take(size_t n)
+{
+    if (span_busy || n > SPAN_KEEP)
+        return malloc(n);
+    if (n > span_len) {
+        free(span_buf);
+        span_len = 0;
+        if (!(span_buf = malloc(n)))
+            return NULL;
+        span_len = n;
+    }
+    span_busy = 1;
+    return span_buf;
+}
+
+static void span_give(unsigned char *p)
+{
+    if (p && p == span_buf)
+        span_busy = 0;
+    else
+        free(p);
+}
+
 static void call_free(struct rma_call *k)
 {
     if (k->out_type)
         rch_mpi_type_release(k->out_type);
     if (k->span_type)
         rch_mpi_type_release(k->span_type);
-    free(k->span);
+    span_give(k->span);
     free(k->tmp_in);
     free(k->tmp_out);
     free(k->tmp_packed);
@@ -585,7 +616,7 @@ static rdmach_status_t span_get(struct rma_call *k, struct job *j, const struct 
         return RDMACH_AGAIN;
     int64_t lo = base + tt->true_lb, hi = base + (int64_t)(tcount - 1) * tt->extent + tt->true_ub;
     size_t span = (size_t)(hi - lo);
-    if (hi <= lo || span / SPAN_DENSITY > bytes || !(k->span = malloc(span)))
+    if (hi <= lo || span / SPAN_DENSITY > bytes || !(k->span = span_take(span)))
         return RDMACH_AGAIN;
     k->span_dest = j->out;
     k->span_type = (struct rch_mpi_type *)tt;
