@@ -158,16 +158,17 @@ static rdmach_status_t rmw_step(struct rch_dev_win *w, int target, void *laddr, 
  * AGAIN: the channel has no single copy to that rank (known after a first
  * 1-byte read), use packets.
  */
-static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, size_t len, const void *src,
-                           void *result, const struct rch_dev_rma_op *op, const void *cmp)
+/* Where [toff, toff + len) of a node-local RDMA target is, if the channel
+ * reaches it by single copy (learnt by a first 1-byte read): OK (raddr, *key
+ * set), AGAIN (no single copy, or not this way), or an error. */
+static rdmach_status_t single_copy_where(struct rch_dev_win *w, int target, uint64_t toff, size_t len,
+                                         uint64_t *raddr, struct rch_rdma_rkey *kbuf,
+                                         const struct rch_rdma_rkey **key, const char *op)
 {
     struct rch_dev_win_target *t = &w->t[target];
-    struct rch_rdma_rkey kbuf;
-    const struct rch_rdma_rkey *key;
-    uint64_t raddr;
     if (t->cma < 0)
         return RDMACH_AGAIN;
-    int where = rdma_where(w, target, toff, len, &raddr, &kbuf, &key, cmp ? "compare-and-swap" : "accumulate");
+    int where = rdma_where(w, target, toff, len, raddr, kbuf, key, op);
     if (where == 0)
         return RDMACH_ERR_INVALID_ARG;
     if (where < 0)
@@ -176,11 +177,25 @@ static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, siz
         void *b = malloc(1);
         if (!b)
             return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory");
-        rdmach_status_t st = chan_rw(w, target, b, 1, raddr, key, 0, NULL, b);
+        rdmach_status_t st = chan_rw(w, target, b, 1, *raddr, *key, 0, NULL, b);
         t->cma = st == RDMACH_OK ? 1 : -1;
         if (st != RDMACH_OK)
             return RDMACH_AGAIN;     /* in flight (counted) or refused: packets will do it, and say why */
     }
+    return RDMACH_OK;
+}
+
+static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, size_t len, const void *src,
+                           void *result, const struct rch_dev_rma_op *op, const void *cmp)
+{
+    struct rch_dev_win_target *t = &w->t[target];
+    struct rch_rdma_rkey kbuf;
+    const struct rch_rdma_rkey *key;
+    uint64_t raddr;
+    rdmach_status_t where = single_copy_where(w, target, toff, len, &raddr, &kbuf, &key,
+                                              cmp ? "compare-and-swap" : "accumulate");
+    if (where != RDMACH_OK)
+        return where;
     unsigned char stackbuf[4096], *tmp = stackbuf;
     if (len > sizeof(stackbuf) && (tmp = malloc(len)) == NULL)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory for %zu bytes", len);
@@ -344,6 +359,22 @@ rdmach_status_t rch_dev_rma_get(struct rch_dev_win *w, int target, void *dst, si
     if (t->path == RCH_DEV_WIN_RDMA)
         return rdma_op(w, target, dst, len, toff, c, 0);
     return am_get(w, target, dst, len, toff, c);
+}
+
+rdmach_status_t rch_dev_rma_get_now(struct rch_dev_win *w, int target, void *dst, size_t len, uint64_t toff)
+{
+    struct rch_dev_win_target *t = &w->t[target];
+    if (t->path != RCH_DEV_WIN_RDMA || t->ctrl == NULL)
+        return RDMACH_AGAIN;
+    struct rch_rdma_rkey kbuf;
+    const struct rch_rdma_rkey *key;
+    uint64_t raddr;
+    rdmach_status_t st = single_copy_where(w, target, toff, len, &raddr, &kbuf, &key, "get");
+    if (st != RDMACH_OK || len == 0)
+        return st;
+    struct rch_dev_rma_cmpl c;
+    rch_dev_rma_cmpl_init(&c, NULL);
+    return rmw_step(w, target, dst, len, raddr, key, 0, &c);
 }
 
 rdmach_status_t rch_dev_rma_acc(struct rch_dev_win *w, int target, const void *src, void *result, size_t len,

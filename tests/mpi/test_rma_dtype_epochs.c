@@ -18,16 +18,22 @@
  *   struct      {int at 0; int[2] at 12}, extent 24
  *   indexed     aperiodic: block lengths and gaps from a generator (1..7
  *               ints, gaps 1..5), many segments a packet
+ *   reverse     blocks of 2 ints every 3, in descending order of address
+ *   scatter     blocks of 1 int at every other int, in an order that jumps
+ *               between the halves of the span (even blocks in the first,
+ *               odd ones in the second): a get reading the span a piece at
+ *               a time gives up and reads it whole
  * The offsets each type covers are computed here from the definition above
  * (not by the MPI library); every int of the window (and, for a get, of the
  * origin buffer) is checked against them.
  */
 #include "mpi_test.h"
 
-enum { T_VEC1, T_VEC1021, T_VEC5001, T_STRUCT, T_INDEXED, NTYPE };
+enum { T_VEC1, T_VEC1021, T_VEC5001, T_STRUCT, T_INDEXED, T_REVERSE, T_SCATTER, NTYPE };
 enum { OP_PUT, OP_GET, OP_ACC, NOP };
 enum { E_FENCE, E_PSCW, E_LOCKALL, NEPOCH };
-static const char *tname[NTYPE] = { "vector1", "vector1021", "vector5001", "struct", "indexed" };
+static const char *tname[NTYPE] = { "vector1", "vector1021", "vector5001", "struct", "indexed", "reverse",
+                                     "scatter" };
 static const char *oname[NOP] = { "put", "get", "accumulate" };
 static const char *ename[NEPOCH] = { "fence", "pscw", "lock_all+flush_local" };
 
@@ -60,6 +66,21 @@ static MPI_Datatype make(int t, long n, int *count, long *off, long *span)
         for (long i = 0; i < *count * 3L; i++)
             off[i] = i / 3 * 6 + (i % 3 == 0 ? 0 : 2 + i % 3);
         *span = 6L * *count + 1;
+    } else if (t == T_REVERSE || t == T_SCATTER) {
+        int bl = t == T_REVERSE ? 2 : 1;
+        long nb = n / bl;
+        int *dp = malloc(sizeof(int) * (size_t)nb);
+        CHECK(dp, "no memory");
+        for (long b = 0; b < nb; b++) {
+            /* scatter: even blocks fill the first half of the slots, odd ones the second */
+            long slot = b % 2 == 0 ? b / 2 : (nb + 1) / 2 + b / 2;
+            dp[b] = (int)(t == T_REVERSE ? (nb - 1 - b) * 3 : 2 * slot);
+            for (int e = 0; e < bl; e++)
+                off[b * bl + e] = dp[b] + e;
+        }
+        MPI_OK(MPI_Type_create_indexed_block((int)nb, bl, dp, MPI_INT, &d));
+        *span = t == T_REVERSE ? 3 * nb : 2 * nb;
+        free(dp);
     } else {
         int *bl = malloc(sizeof(int) * (size_t)n), *dp = malloc(sizeof(int) * (size_t)n);
         CHECK(bl && dp, "no memory");
@@ -196,7 +217,7 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Group_free(&gfrom));
     MPI_OK(MPI_Group_free(&wg));
     if (me == 0)
-        printf("rma_dtype_epochs: %d ranks, up to %ld ints, 5 target types x put/get/accumulate x fence/PSCW/"
+        printf("rma_dtype_epochs: %d ranks, up to %ld ints, 7 target types x put/get/accumulate x fence/PSCW/"
                "lock_all (%d cases): ok\n", np, n, cases);
     MPI_Finalize();
     return 0;
