@@ -132,18 +132,28 @@ static int only_hold_left(void *arg)
     return ((struct hold_arg *)arg)->c->pending == 1;
 }
 
-/* A channel operation inside the read-modify-write: wait for it if the
- * channel did not complete it at once (it stopped single copy meanwhile). */
-static rdmach_status_t rmw_step(struct rch_dev_win *w, int target, void *laddr, size_t len, uint64_t raddr,
-                                const struct rch_rdma_rkey *key, int is_put, struct rch_dev_rma_cmpl *c)
+/* A channel operation complete on return: wait for it if the channel did
+ * not complete it at once. `give_up`: then take the target for one without
+ * single copy from now on (the read-modify-write's view; a shared-memory
+ * get of SHM_CMA_SPLIT bytes or more is also in flight while the peer helps
+ * copy it, shm_coop.c). */
+static rdmach_status_t rw_now(struct rch_dev_win *w, int target, void *laddr, size_t len, uint64_t raddr,
+                              const struct rch_rdma_rkey *key, int is_put, struct rch_dev_rma_cmpl *c, int give_up)
 {
     rdmach_status_t st = chan_rw(w, target, laddr, len, raddr, key, is_put, c, NULL);
     if (st != RDMACH_INPROGRESS)
         return st;
-    w->t[target].cma = -1;
+    if (give_up)
+        w->t[target].cma = -1;
     struct hold_arg a = { c };
     rch_dev_rma_spin_until(only_hold_left, &a);
     return c->err;
+}
+
+static rdmach_status_t rmw_step(struct rch_dev_win *w, int target, void *laddr, size_t len, uint64_t raddr,
+                                const struct rch_rdma_rkey *key, int is_put, struct rch_dev_rma_cmpl *c)
+{
+    return rw_now(w, target, laddr, len, raddr, key, is_put, c, 1);
 }
 
 /*
@@ -374,7 +384,7 @@ rdmach_status_t rch_dev_rma_get_now(struct rch_dev_win *w, int target, void *dst
         return st;
     struct rch_dev_rma_cmpl c;
     rch_dev_rma_cmpl_init(&c, NULL);
-    return rmw_step(w, target, dst, len, raddr, key, 0, &c);
+    return rw_now(w, target, dst, len, raddr, key, 0, &c, 0);
 }
 
 rdmach_status_t rch_dev_rma_acc(struct rch_dev_win *w, int target, const void *src, void *result, size_t len,

@@ -642,8 +642,12 @@ static rdmach_status_t span_get(struct rma_call *k, struct job *j, const struct 
  * map whose runs jump about would read pieces again and again: past twice
  * the span read, RDMACH_AGAIN gives the get to span_get (a get changes
  * nothing at the target, so starting again is harmless). Same density rule
- * as span_get. */
-#define SPAN_PIECE (256u << 10)
+ * as span_get. Pieces of whole elements for count > 1 (element_pieces); one
+ * element only of a regular map (a vector's: the walk's one segment), the
+ * others go to span_get, whose pack of the whole span beats copying many
+ * short runs one by one. */
+/* below SHM_CMA_SPLIT's default: one process_vm_readv, no helper to wake */
+#define SPAN_PIECE (128u << 10)
 struct piece {
     unsigned char *buf;
     uint64_t lo, hi;             /* the target bytes in buf */
@@ -698,6 +702,29 @@ static rdmach_status_t piece_runs(struct job *j, const struct rch_dev_rma_seg *s
     return RDMACH_OK;
 }
 
+/* span_get_now for count > 1 elements: whole elements a piece, packed by
+ * the datatype engine (its loops for the type's blocks beat copying the
+ * walk's runs one by one: a {int; int[2]} struct, 3x as fast). */
+static rdmach_status_t element_pieces(struct job *j, const struct rch_mpi_type *tt, size_t count, int64_t base,
+                                      size_t span, size_t one)
+{
+    size_t ext = (size_t)tt->extent, per = SPAN_PIECE / ext;     /* elements a piece */
+    size_t cap = (per - 1) * ext + one;
+    unsigned char *buf = span_take(cap < span ? cap : span);
+    if (!buf)
+        return RDMACH_AGAIN;
+    rdmach_status_t st = RDMACH_OK;
+    for (size_t e = 0; e < count && st == RDMACH_OK; e += per) {
+        size_t m = count - e < per ? count - e : per;
+        int64_t at = base + (int64_t)(e * ext) + tt->true_lb;
+        st = rch_dev_rma_get_now(j->dw, j->target, buf, (m - 1) * ext + one, (uint64_t)at);
+        if (st == RDMACH_OK)
+            rch_mpi_pack_n(buf - tt->true_lb, m, tt, j->out + e * tt->size);
+    }
+    span_give(buf);
+    return st;
+}
+
 static rdmach_status_t span_get_now(struct job *j, const struct rch_mpi_type *tt, int tcount, int64_t base,
                                     size_t bytes)
 {
@@ -706,6 +733,11 @@ static rdmach_status_t span_get_now(struct job *j, const struct rch_mpi_type *tt
     int64_t lo = base + tt->true_lb, hi = base + (int64_t)(tcount - 1) * tt->extent + tt->true_ub;
     size_t span = (size_t)(hi - lo);
     if (hi <= lo || span / SPAN_DENSITY > bytes)
+        return RDMACH_AGAIN;
+    size_t one = (size_t)(tt->true_ub - tt->true_lb);     /* an element's bytes */
+    if (tcount > 1 && tt->extent > 0 && (size_t)tt->extent <= SPAN_PIECE && one <= SPAN_PIECE)
+        return element_pieces(j, tt, (size_t)tcount, base, span, one);
+    if (tcount > 1 || !rch_mpi_type_obj_of(tt)->regular)
         return RDMACH_AGAIN;
     struct piece p = { .lo = (uint64_t)lo, .hi = (uint64_t)lo, .start = (uint64_t)lo, .end = (uint64_t)hi,
                        .budget = 2 * (uint64_t)span + SPAN_PIECE };

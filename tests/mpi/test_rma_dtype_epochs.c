@@ -21,8 +21,7 @@
  *   reverse     blocks of 2 ints every 3, in descending order of address
  *   scatter     blocks of 1 int at every other int, in an order that jumps
  *               between the halves of the span (even blocks in the first,
- *               odd ones in the second): a get reading the span a piece at
- *               a time gives up and reads it whole
+ *               odd ones in the second)
  * The offsets each type covers are computed here from the definition above
  * (not by the MPI library); every int of the window (and, for a get, of the
  * origin buffer) is checked against them.
