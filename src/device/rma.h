@@ -266,6 +266,12 @@ rdmach_status_t rch_dev_rma_put(struct rch_dev_win *w, int target, const void *s
                                 struct rch_dev_rma_cmpl *c);
 rdmach_status_t rch_dev_rma_get(struct rch_dev_win *w, int target, void *dst, size_t len, uint64_t toff,
                                 struct rch_dev_rma_cmpl *c);
+/* A get complete when the call returns, by the channel's single copy to a
+ * rank of this node whose memory is not mapped here (Win_create): the MPI
+ * layer reads a derived datatype's span a piece at a time and packs each
+ * while it is in cache. RDMACH_AGAIN: the target is not reached that way
+ * (use rch_dev_rma_get). */
+rdmach_status_t rch_dev_rma_get_now(struct rch_dev_win *w, int target, void *dst, size_t len, uint64_t toff);
 /* Accumulate (result NULL) or get-accumulate (result receives the previous
  * contents). len is a multiple of op->elem. */
 rdmach_status_t rch_dev_rma_acc(struct rch_dev_win *w, int target, const void *src, void *result, size_t len,
@@ -289,7 +295,9 @@ struct rch_dev_rma_seg {
     uint64_t count;
 };
 enum rch_dev_rma_kind { RCH_DEV_RMA_PUT, RCH_DEV_RMA_GET, RCH_DEV_RMA_ACC, RCH_DEV_RMA_GACC };
-/* op: the accumulate (ACC, GACC), else NULL. */
+/* op: the accumulate (ACC, GACC), else NULL. src, like a put's, must stay
+ * unchanged until the operations are locally complete (c, or flush_local):
+ * a packet may carry its data from there after the call returns. */
 rdmach_status_t rch_dev_rma_vec(struct rch_dev_win *w, int target, enum rch_dev_rma_kind kind, const void *src,
                                 void *dst, const struct rch_dev_rma_seg *segs, size_t nseg,
                                 const struct rch_dev_rma_op *op, struct rch_dev_rma_cmpl *c);

@@ -185,8 +185,19 @@ rdmach_status_t rch_dev_rma_send_q(struct rch_dev_win *w, int target, struct rch
                                    size_t plen, int copy, struct rch_dev_ireq *r, int qflags,
                                    struct rch_dev_rma_cmpl *c)
 {
+    return rch_dev_rma_send_qv(w, target, h, NULL, 0, payload, plen, copy, r, qflags, c);
+}
+
+rdmach_status_t rch_dev_rma_send_qv(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *desc,
+                                    size_t dlen, const void *payload, size_t plen, int copy,
+                                    struct rch_dev_ireq *r, int qflags, struct rch_dev_rma_cmpl *c)
+{
     struct rch_dev_peer *p = &rch_dev.peers[w->t[target].world];
     rdmach_status_t st;
+    _Alignas(8) unsigned char head[RCH_PKT_CTL_MAX];
+    if (RCH_UNLIKELY(dlen > sizeof(head) - sizeof(*h)))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "one-sided: a %zu-byte description does not fit a packet head",
+                            dlen);
     if (RCH_UNLIKELY(p->dead)) {
         st = rch_base_err(p->dead_status == RDMACH_ERR_UNREACHABLE ? RDMACH_ERR_UNREACHABLE : RDMACH_ERR_PEER_DEAD,
                           "one-sided %s to rank %d (world rank %d): %s", rch_rma_op_name[h->rop], target, p->rank,
@@ -202,6 +213,11 @@ rdmach_status_t rch_dev_rma_send_q(struct rch_dev_win *w, int target, struct rch
             h->b.credits = give;
         }
         struct iovec iov[2] = { { h, sizeof(*h) }, { (void *)payload, plen } };
+        if (dlen) {
+            memcpy(head, h, sizeof(*h));
+            memcpy(head + sizeof(*h), desc, dlen);
+            iov[0] = (struct iovec){ head, sizeof(*h) + dlen };
+        }
         st = p->ops->send(p->chan, p->rank, iov, plen ? 2 : 1);
         if (RCH_LIKELY(st == RDMACH_OK)) {
             if (p->flow) {
@@ -227,11 +243,13 @@ rdmach_status_t rch_dev_rma_send_q(struct rch_dev_win *w, int target, struct rch
     }
     h->b.credits = 0;
     memcpy(r->ctl, h, sizeof(*h));
-    r->ctl_len = sizeof(*h);
-    if (plen <= RCH_PKT_CTL_MAX - sizeof(*h)) {
+    if (dlen)
+        memcpy(r->ctl + sizeof(*h), desc, dlen);
+    r->ctl_len = (uint16_t)(sizeof(*h) + dlen);
+    if (plen <= (size_t)(RCH_PKT_CTL_MAX - r->ctl_len)) {
         if (plen)
-            memcpy(r->ctl + sizeof(*h), payload, plen);
-        r->ctl_len = (uint16_t)(sizeof(*h) + plen);
+            memcpy(r->ctl + r->ctl_len, payload, plen);
+        r->ctl_len = (uint16_t)(r->ctl_len + plen);
     } else if (copy) {
         r->buf = malloc(plen);
         if (r->buf == NULL) {

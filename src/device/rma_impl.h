@@ -120,6 +120,13 @@ rdmach_status_t rch_dev_rma_send(struct rch_dev_win *w, int target, struct rch_r
 rdmach_status_t rch_dev_rma_send_q(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
                                    size_t plen, int copy, struct rch_dev_ireq *r, int qflags,
                                    struct rch_dev_rma_cmpl *c);
+/* The same with dlen bytes of `desc` after the header (at most
+ * RCH_PKT_CTL_MAX in all, copied: the caller may reuse it at once) and the
+ * payload after them, which is never copied when copy is 0 (a V packet's
+ * data stays where the origin has it). */
+rdmach_status_t rch_dev_rma_send_qv(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *desc,
+                                    size_t dlen, const void *payload, size_t plen, int copy,
+                                    struct rch_dev_ireq *r, int qflags, struct rch_dev_rma_cmpl *c);
 /* A header for `target` with the fields every packet has. */
 void rch_dev_rma_hdr(struct rch_dev_win *w, struct rch_rma_hdr *h, unsigned rop, size_t len, uint64_t addr);
 /* Record the first error a target reported. */
@@ -142,6 +149,10 @@ void *rch_dev_rma_scratch(size_t n);
 /* An origin's packet answered by an ACK: counted in pend_remote until then. */
 rdmach_status_t rch_dev_rma_send_acked(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
                                        size_t plen, int copy, struct rch_dev_rma_cmpl *c);
+/* The same with a description after the header (rch_dev_rma_send_qv). */
+rdmach_status_t rch_dev_rma_send_acked_v(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *desc,
+                                         size_t dlen, const void *payload, size_t plen, int copy,
+                                         struct rch_dev_rma_cmpl *c);
 /* An origin's request-response packet (GET, GACC, CAS and V forms): rlen
  * bytes come back into result. */
 rdmach_status_t rch_dev_rma_rsp_op(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,

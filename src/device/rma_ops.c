@@ -132,18 +132,28 @@ static int only_hold_left(void *arg)
     return ((struct hold_arg *)arg)->c->pending == 1;
 }
 
-/* A channel operation inside the read-modify-write: wait for it if the
- * channel did not complete it at once (it stopped single copy meanwhile). */
-static rdmach_status_t rmw_step(struct rch_dev_win *w, int target, void *laddr, size_t len, uint64_t raddr,
-                                const struct rch_rdma_rkey *key, int is_put, struct rch_dev_rma_cmpl *c)
+/* A channel operation complete on return: wait for it if the channel did
+ * not complete it at once. `give_up`: then take the target for one without
+ * single copy from now on (the read-modify-write's view; a shared-memory
+ * get of SHM_CMA_SPLIT bytes or more is also in flight while the peer helps
+ * copy it, shm_coop.c). */
+static rdmach_status_t rw_now(struct rch_dev_win *w, int target, void *laddr, size_t len, uint64_t raddr,
+                              const struct rch_rdma_rkey *key, int is_put, struct rch_dev_rma_cmpl *c, int give_up)
 {
     rdmach_status_t st = chan_rw(w, target, laddr, len, raddr, key, is_put, c, NULL);
     if (st != RDMACH_INPROGRESS)
         return st;
-    w->t[target].cma = -1;
+    if (give_up)
+        w->t[target].cma = -1;
     struct hold_arg a = { c };
     rch_dev_rma_spin_until(only_hold_left, &a);
     return c->err;
+}
+
+static rdmach_status_t rmw_step(struct rch_dev_win *w, int target, void *laddr, size_t len, uint64_t raddr,
+                                const struct rch_rdma_rkey *key, int is_put, struct rch_dev_rma_cmpl *c)
+{
+    return rw_now(w, target, laddr, len, raddr, key, is_put, c, 1);
 }
 
 /*
@@ -158,16 +168,17 @@ static rdmach_status_t rmw_step(struct rch_dev_win *w, int target, void *laddr, 
  * AGAIN: the channel has no single copy to that rank (known after a first
  * 1-byte read), use packets.
  */
-static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, size_t len, const void *src,
-                           void *result, const struct rch_dev_rma_op *op, const void *cmp)
+/* Where [toff, toff + len) of a node-local RDMA target is, if the channel
+ * reaches it by single copy (learnt by a first 1-byte read): OK (raddr, *key
+ * set), AGAIN (no single copy, or not this way), or an error. */
+static rdmach_status_t single_copy_where(struct rch_dev_win *w, int target, uint64_t toff, size_t len,
+                                         uint64_t *raddr, struct rch_rdma_rkey *kbuf,
+                                         const struct rch_rdma_rkey **key, const char *op)
 {
     struct rch_dev_win_target *t = &w->t[target];
-    struct rch_rdma_rkey kbuf;
-    const struct rch_rdma_rkey *key;
-    uint64_t raddr;
     if (t->cma < 0)
         return RDMACH_AGAIN;
-    int where = rdma_where(w, target, toff, len, &raddr, &kbuf, &key, cmp ? "compare-and-swap" : "accumulate");
+    int where = rdma_where(w, target, toff, len, raddr, kbuf, key, op);
     if (where == 0)
         return RDMACH_ERR_INVALID_ARG;
     if (where < 0)
@@ -176,11 +187,25 @@ static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, siz
         void *b = malloc(1);
         if (!b)
             return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory");
-        rdmach_status_t st = chan_rw(w, target, b, 1, raddr, key, 0, NULL, b);
+        rdmach_status_t st = chan_rw(w, target, b, 1, *raddr, *key, 0, NULL, b);
         t->cma = st == RDMACH_OK ? 1 : -1;
         if (st != RDMACH_OK)
             return RDMACH_AGAIN;     /* in flight (counted) or refused: packets will do it, and say why */
     }
+    return RDMACH_OK;
+}
+
+static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, size_t len, const void *src,
+                           void *result, const struct rch_dev_rma_op *op, const void *cmp)
+{
+    struct rch_dev_win_target *t = &w->t[target];
+    struct rch_rdma_rkey kbuf;
+    const struct rch_rdma_rkey *key;
+    uint64_t raddr;
+    rdmach_status_t where = single_copy_where(w, target, toff, len, &raddr, &kbuf, &key,
+                                              cmp ? "compare-and-swap" : "accumulate");
+    if (where != RDMACH_OK)
+        return where;
     unsigned char stackbuf[4096], *tmp = stackbuf;
     if (len > sizeof(stackbuf) && (tmp = malloc(len)) == NULL)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory for %zu bytes", len);
@@ -210,10 +235,17 @@ static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, siz
 rdmach_status_t rch_dev_rma_send_acked(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
                                        size_t plen, int copy, struct rch_dev_rma_cmpl *c)
 {
+    return rch_dev_rma_send_acked_v(w, target, h, NULL, 0, payload, plen, copy, c);
+}
+
+rdmach_status_t rch_dev_rma_send_acked_v(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *desc,
+                                         size_t dlen, const void *payload, size_t plen, int copy,
+                                         struct rch_dev_rma_cmpl *c)
+{
     struct rch_dev_win_target *t = &w->t[target];
     t->pend_remote++;
     w->npend_remote++;
-    rdmach_status_t st = rch_dev_rma_send_q(w, target, h, payload, plen, copy, NULL, RMA_RQ_LOCAL, c);
+    rdmach_status_t st = rch_dev_rma_send_qv(w, target, h, desc, dlen, payload, plen, copy, NULL, RMA_RQ_LOCAL, c);
     if (st != RDMACH_OK) {
         t->pend_remote--;
         w->npend_remote--;
@@ -337,6 +369,22 @@ rdmach_status_t rch_dev_rma_get(struct rch_dev_win *w, int target, void *dst, si
     if (t->path == RCH_DEV_WIN_RDMA)
         return rdma_op(w, target, dst, len, toff, c, 0);
     return am_get(w, target, dst, len, toff, c);
+}
+
+rdmach_status_t rch_dev_rma_get_now(struct rch_dev_win *w, int target, void *dst, size_t len, uint64_t toff)
+{
+    struct rch_dev_win_target *t = &w->t[target];
+    if (t->path != RCH_DEV_WIN_RDMA || t->ctrl == NULL)
+        return RDMACH_AGAIN;
+    struct rch_rdma_rkey kbuf;
+    const struct rch_rdma_rkey *key;
+    uint64_t raddr;
+    rdmach_status_t st = single_copy_where(w, target, toff, len, &raddr, &kbuf, &key, "get");
+    if (st != RDMACH_OK || len == 0)
+        return st;
+    struct rch_dev_rma_cmpl c;
+    rch_dev_rma_cmpl_init(&c, NULL);
+    return rw_now(w, target, dst, len, raddr, key, 0, &c, 0);
 }
 
 rdmach_status_t rch_dev_rma_acc(struct rch_dev_win *w, int target, const void *src, void *result, size_t len,

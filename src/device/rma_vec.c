@@ -13,7 +13,9 @@
  *           boundaries, so a vector type costs 24 bytes of description per
  *           packet, an indexed type 24 per block: a 16 M-int vector to
  *           another node is 64 MiB / max payload packets instead of 16 M
- *           operations.
+ *           operations. A PUTV/ACCV whose description fits next to the
+ *           header in a queued request (one segment) leaves with its data
+ *           read from where the origin has it, copied once, by the channel.
  *
  * The target checks every segment against its window before touching any
  * memory (a refused packet changes nothing), applies the blocks in order and
@@ -76,19 +78,26 @@ static rdmach_status_t vpkt_flush(struct vpkt *v)
         return RDMACH_OK;
     struct rch_rma_vec hd = { .nseg = v->nseg, .pad = 0 };
     memcpy(v->buf, &hd, sizeof(hd));
-    size_t plen = desc_len(v->nseg);
-    if (has_data(v->kind)) {
-        memcpy(v->buf + plen, v->src, v->data);
-        plen += v->data;
-    }
+    size_t dlen = desc_len(v->nseg), plen = dlen + (has_data(v->kind) ? v->data : 0);
     struct rch_rma_hdr h;
     rch_dev_rma_hdr(v->w, &h, wire_op[v->kind], plen, seg_at(v, 0)->addr);
     h.aop = v->op ? v->op->op : 0;
     h.kind = v->op ? v->op->kind : 0;
     h.elem = v->kind == RCH_DEV_RMA_GET ? (uint32_t)v->data : v->op ? v->op->elem : 0;
-    rdmach_status_t st = v->kind == RCH_DEV_RMA_PUT || v->kind == RCH_DEV_RMA_ACC
-                             ? rch_dev_rma_send_acked(v->w, v->target, &h, v->buf, plen, 1, v->c)
-                             : rch_dev_rma_rsp_op(v->w, v->target, &h, v->buf, plen, 1, v->dst, v->data, v->c);
+    int acked = v->kind == RCH_DEV_RMA_PUT || v->kind == RCH_DEV_RMA_ACC;
+    rdmach_status_t st;
+    if (acked && dlen <= RCH_PKT_CTL_MAX - sizeof(h)) {
+        /* a description short enough to travel with the header (a vector's
+         * one segment): the data leaves from where the origin has it, not
+         * copied into the packet buffer first nor, if the packet has to
+         * wait, into the queued request */
+        st = rch_dev_rma_send_acked_v(v->w, v->target, &h, v->buf, dlen, v->src, v->data, 0, v->c);
+    } else {
+        if (has_data(v->kind))
+            memcpy(v->buf + dlen, v->src, v->data);
+        st = acked ? rch_dev_rma_send_acked(v->w, v->target, &h, v->buf, plen, 1, v->c)
+                   : rch_dev_rma_rsp_op(v->w, v->target, &h, v->buf, plen, 1, v->dst, v->data, v->c);
+    }
     v->src += has_data(v->kind) ? v->data : 0;
     v->dst += v->dst ? v->data : 0;
     v->nseg = 0;
