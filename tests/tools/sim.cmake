@@ -136,7 +136,25 @@ tool_test(sim_oversubscribed_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +
 tool_test(sim_core_per_rank_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +0 +0\\.800 "
   "a core per rank \\(calibrated on 1 cores: --cores\\)"
   -- ${SIM} pingpong --ppn 2 --size 0 --params ${SIMDATA}/one_core.txt)
-tool_test(sim_params_bad_host COMMAND ${EXPECT} 2 "one_core_bad\\.txt:1: unknown parameter 'threads' \\(expected cores, switch, netswitch\\)$"
+# The hand-off turn of an oversubscribed wait (one_core_handoff.txt:
+# one_core.txt with handoff 500; the library's hand-off yield): rank 0 sends
+# (0-0.1 us), and both ranks' waits give up a turn of 0.5 on the core (0.1-0.6,
+# 0.6-1.1); rank 1 receives the message (there at 0.3) at 1.1-1.2, gets its
+# core back (1.2-2.2) and sends (2.2-2.3); rank 0 receives it (there at 2.5)
+# at 2.5-2.6 and gets its core back: 3.600 (2.800 without the turn, above).
+tool_test(sim_oversubscribed_handoff_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +0 +3\\.600 "
+  -- ${SIM} pingpong --ppn 2 --size 0 --cores 1 --params ${SIMDATA}/one_core_handoff.txt)
+# Ranks bound round-robin to the cores as the library binds them
+# (two_core.txt: one_core.txt on 2 cores). A binomial bcast of 8 B on 5
+# ranks: rank 0 sends to 4, 2, 1 (0-0.3 us on core 0); ranks 0, 2 and 4
+# share core 0, so rank 4's receive (0.1) and switch (1.0) and rank 2's
+# come after them: rank 2 sends to 3 at 2.5-2.6 (0.3 + 2(0.1 + 1.0) + 0.1
+# of core 0's work before); rank 3 (core 1) receives it (there at 2.8) at
+# 2.8-2.9 and gets its core back by 3.900. A rank on whichever core is free
+# first would give 3.000.
+tool_test(sim_bound_cores_bcast COMMAND ${EXPECT} 0 "^bcast +binomial +5 +1 +5 +8 +3\\.900 "
+  -- ${SIM} bcast --ranks 5 --ppn 5 --size 8 --algos binomial --cores 2 --params ${SIMDATA}/two_core.txt)
+tool_test(sim_params_bad_host COMMAND ${EXPECT} 2 "one_core_bad\\.txt:1: unknown parameter 'threads' \\(expected cores, switch, netswitch, handoff\\)$"
   -- ${SIM} barrier --params ${SIMDATA}/one_core_bad.txt)
 # the library's own path per call (call 1000) comes before the collective's
 # messages: 1 us + the dissemination barrier's 14 us on 4 ranks
@@ -182,11 +200,13 @@ tool_test(sim_validate_from_no_rows COMMAND ${EXPECT} 2 "loggp\\.txt: no measure
 # sender serves it) = 5800 by rndv 1500. shm: half round trips 93 + s/64:
 # o 17, L 93 - 34 = 59, orecv 17, g 45, obusy 28; rendezvous 711 + s/64,
 # beyond o + orecv + 3L = 211 by rndv 500. No net hand-off: netswitch is
-# switch, from the shm hand-off 2700: 1350 - 17 - 59 - 17 = 1257)
+# switch, from the shm hand-off 2700: 1350 - 17 - 59 - 17 = 1257. The
+# oversubscribed ring's fastest run, 2600 per hop, is o + orecv + handoff +
+# switch: handoff 2600 - 17 - 17 - 1257 = 1309)
 tool_test(sim_calibrate_from_saved COMMAND ${EXPECT} 0
   "^net: L 0 ns, o 2000 ns, orecv 1800 ns, obusy 2200 ns, g 4000 ns, G 0.1000 ns/B, O 0.0000 ns/B, rndv 1500 ns, S 65536 B$"
   "^shm: L 59 ns, o 17 ns, orecv 17 ns, obusy 28 ns, g 45 ns, G 0.0156 ns/B, O 0.0000 ns/B, rndv 500 ns, S 16384 B$"
-  "switch 1257 ns, netswitch 1257 ns; written to "
+  "switch 1257 ns, netswitch 1257 ns, handoff 1309 ns; written to "
   -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_saved.params)
 # The quiet machine's measurements of 2026-11-28 11:14 (quiet/: the
 # calibrate and validate outputs; fit.params: calibrate --from calib.txt,

@@ -125,6 +125,10 @@ struct sim_params {
      * it waited (the progress engine yields or sleeps while it waits). */
     double cores, sw;
     double sw_net;             /* the same for a rank woken by a network message (a sleep in poll()) */
+    /* The turn a waiting rank gives up on its core where ranks outnumber
+     * cores: its hand-off yield (src/device/progress.c, wait_oversub) and
+     * what the scheduler runs before the rank it waits for; 0: none. */
+    double handoff;
 };
 void sim_params_default(struct sim_params *p);
 /* 0, or -1 with "file:line: what" in err. */

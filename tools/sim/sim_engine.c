@@ -24,12 +24,15 @@
  *     the last arrival's line reaching the readers) after the last arrival.
  *   noise: CPU work (o, O, compute) is stretched by the detours that fall
  *     in it; detours while a rank waits cost nothing.
- *   oversubscription (a host of more ranks than its `cores`): the host's
- *     CPU work runs on its cores, each piece on the core free first (time
- *     slicing at the grain of the ops), and a rank that waited has yielded
- *     its core (the progress engine's yield and sleep phases): going on
- *     costs it `switch` ns of a core first (`netswitch` when a network
- *     message woke it: it slept in poll()). A waiting rank takes no core.
+ *   oversubscription (a host of more ranks than its `cores`): a rank's CPU
+ *     work runs on the core the library bound it to (round-robin by its
+ *     index on the host), after the work booked there before (time slicing
+ *     at the grain of the ops); a rank whose wait finds its request pending
+ *     gives up a turn of `handoff` ns on its core (the progress engine's
+ *     hand-off yield, and what the scheduler runs before the rank waited
+ *     for), and going on after the wait costs it `switch` ns of its core
+ *     first (`netswitch` when a network message woke it: it slept in
+ *     poll()). A waiting rank takes no core otherwise.
  * A rank runs its ops in order until a WAIT whose request is not complete
  * (one event wakes it when it is) or an op that took CPU time (it goes on
  * at its new time, so that the NICs are used in the order of time). Events: a rank's run, a message's arrival,
@@ -460,18 +463,17 @@ static double cpu_noise(const struct sim *s, uint32_t rank, double t, double wor
 }
 
 /* End of `work` ns of CPU started at t on rank: on an oversubscribed host,
- * on the core that is free first. */
+ * on the core the library bound it to (RDMACH_BIND core: the ranks of a
+ * host round-robin by local index, pretend nodes included; src/boot/topo.c),
+ * after the work booked there before. */
 static double cpu(const struct sim *s, uint32_t rank, double t, double work)
 {
     if (!s->cores || work <= 0)
         return cpu_noise(s, rank, t, work);
-    double *cf = &s->core_free[(size_t)(rank / (uint32_t)s->host) * (size_t)s->cores];
-    int best = 0;
-    for (int i = 1; i < s->cores; i++)
-        if (cf[i] < cf[best])
-            best = i;
-    double end = cpu_noise(s, rank, t > cf[best] ? t : cf[best], work);
-    cf[best] = end;
+    uint32_t h = (uint32_t)s->host;
+    double *cf = &s->core_free[(size_t)(rank / h) * (size_t)s->cores + (rank % h) % (uint32_t)s->cores];
+    double end = cpu_noise(s, rank, t > *cf ? t : *cf, work);
+    *cf = end;
     return end;
 }
 
@@ -690,6 +692,8 @@ static void run_rank(struct sim *s, uint32_t rank)
             if (d == PENDING) {
                 r->wait_slot = a;
                 r->blocked = 1;
+                if (s->cores)                  /* its turn on the core goes to another rank */
+                    r->t = cpu(s, rank, r->t, s->p->handoff);
                 return;
             }
             if (d > r->t)

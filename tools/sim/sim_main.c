@@ -578,9 +578,10 @@ int main(int argc, char **argv)
     if (rch_base_tun_load() != RDMACH_OK)
         return fail("%s", rdmach_last_error());
     rch_coll_set_nic(prm.onload ? RCH_COLL_NIC_ONLOAD : RCH_COLL_NIC_OFFLOAD);
-    char hostinfo[96] = "";
+    char hostinfo[128] = "";
     if (prm.cores >= 1)
-        snprintf(hostinfo, sizeof(hostinfo), "; %.0f cores per node (more ranks: switch %.0f ns)", prm.cores, prm.sw);
+        snprintf(hostinfo, sizeof(hostinfo), "; %.0f cores per node (more ranks: switch %.0f ns, hand-off turn %.0f ns)",
+                 prm.cores, prm.sw, prm.handoff);
     else if (calibrated_cores >= 1)
         snprintf(hostinfo, sizeof(hostinfo), "; a core per rank (calibrated on %.0f cores: --cores)", calibrated_cores);
     printf("rdmach-sim %s: shm L %.0f o %.0f g %.0f G %.3f O %.3f S %.0f | net L %.0f o %.0f g %.0f G %.3f O %.3f S %.0f | "

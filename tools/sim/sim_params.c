@@ -10,9 +10,10 @@
  *   call 60                     # ns of the library's path per collective call
  *   icall 160                   # the same for a non-blocking one and its wait (call if not given)
  *   hw ow 200 op 400 oplg 0 or 200   # hardware barrier
- *   host cores 2 switch 2500 netswitch 6000
+ *   host cores 2 switch 2500 netswitch 6000 handoff 1000
  *                               # the cores ranks share; a rank's way back to one
- *                               # after a wait (netswitch: woken by a network message)
+ *                               # after a wait (netswitch: woken by a network message);
+ *                               # the turn a waiting rank gives up on its core (0 if absent)
  *   shm and net also take orecv (the receive overhead, o if not given),
  *   obusy (its extra for a message that waited for its receiver, 0) and
  *   rndv (the receiver's CPU per rendezvous transfer, 0)
@@ -108,9 +109,9 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             double *const fields[] = { &p->hw_ow, &p->hw_op, &p->hw_oplg, &p->hw_or };
             rc = pairs(save, keys, fields, 4, path, line, err, len);
         } else if (!strcmp(w, "host")) {
-            static const char *const keys[] = { "cores", "switch", "netswitch" };
-            double *const fields[] = { &p->cores, &p->sw, &p->sw_net };
-            rc = pairs(save, keys, fields, 3, path, line, err, len);
+            static const char *const keys[] = { "cores", "switch", "netswitch", "handoff" };
+            double *const fields[] = { &p->cores, &p->sw, &p->sw_net, &p->handoff };
+            rc = pairs(save, keys, fields, 4, path, line, err, len);
         } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call") || !strcmp(w, "icall")) {
             char *v = strtok_r(NULL, " \t\r\n", &save);
             double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : w[0] == 'i' ? &p->icall : &p->call;
@@ -162,7 +163,8 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
     }
     fprintf(f, "nic %s\ngamma %.4f\ncopy %.4f\nhw ow %.1f op %.1f oplg %.1f or %.1f\n", p->onload ? "onload" : "offload",
             p->gamma, p->beta, p->hw_ow, p->hw_op, p->hw_oplg, p->hw_or);
-    fprintf(f, "call %.1f\nicall %.1f\nhost cores %.0f switch %.1f netswitch %.1f\n", p->call, p->icall, p->cores, p->sw, p->sw_net);
+    fprintf(f, "call %.1f\nicall %.1f\nhost cores %.0f switch %.1f netswitch %.1f handoff %.1f\n", p->call, p->icall,
+            p->cores, p->sw, p->sw_net, p->handoff);
     return fclose(f);
 }
 

@@ -16,6 +16,10 @@
  * With --handoff (2 ranks; calibrate runs it with both on one core): only
  *   pingpong 0 NS    the empty round trip                           -> switch
  *
+ * With --ring (any number of ranks; calibrate runs 3 on one core, more ranks
+ * than the machine's cores, so the library waits as an oversubscribed rank):
+ *   ring N NS        per hop of an empty token ring of N ranks         -> handoff
+ *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
  *                    allreduce, bcast and alltoall (forced) and the
@@ -196,6 +200,30 @@ static int coll_mode(int me, int p)
     return 0;
 }
 
+/* An empty token round the ranks: per hop, the fastest of REPS rounds of
+ * LAPS laps (on one core every hop hands the core to the next rank). */
+static void ring(int me, int size)
+{
+    enum { LAPS = 50 };
+    char b = 0;
+    double best = 1e30;
+    for (int r = 0; r < REPS; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < LAPS; i++) {
+            if (me != 0)
+                MPI_Recv(&b, 0, MPI_CHAR, me - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(&b, 0, MPI_CHAR, (me + 1) % size, 0, MPI_COMM_WORLD);
+            if (me == 0)
+                MPI_Recv(&b, 0, MPI_CHAR, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+        double t = (MPI_Wtime() - t0) / LAPS / size;
+        best = t < best ? t : best;
+    }
+    if (me == 0)
+        printf("ring %d %.1f\n", size, best * 1e9);
+}
+
 int main(int argc, char **argv)
 {
     int me, size;
@@ -206,6 +234,11 @@ int main(int argc, char **argv)
         int rc = coll_mode(me, size);
         MPI_Finalize();
         return rc;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--ring") && size > 1) {
+        ring(me, size);
+        MPI_Finalize();
+        return 0;
     }
     if (size != 2) {
         if (me == 0)
