@@ -10,6 +10,8 @@
  * lb 0 and the extent the whole array's. Checked: size, lb, extent, true
  * extent, the bytes MPI_Unpack puts at each offset of a sparse buffer, and
  * MPI_Type_get_envelope_c/get_contents_c (the combiner, the large counts).
+ * Selections of more than INT_MAX elements (2^31 + 3 columns; 2^31 whole
+ * rows, one block however many rows): size, bounds and true extent.
  * A whole array whose bytes do not fit an MPI_Count is MPI_ERR_COUNT naming
  * the argument (of elements of extent 0, the same sizes are an empty type).
  */
@@ -192,6 +194,36 @@ static void darrays(void)
            (int[]){ P - 1, 0 });
 }
 
+/* Selections of more than INT_MAX elements (one block each; layout only:
+ * their maps would touch gigabytes). */
+static void long_blocks(void)
+{
+    MPI_Count s, lb, ext, tlb, text;
+    MPI_Datatype t;
+    /* row 2, columns 5 .. 2^31 + 7 of a 4 x 2^32 array */
+    MPI_OK(MPI_Type_create_subarray_c(2, (MPI_Count[]){ 4, G }, (MPI_Count[]){ 1, G / 2 + 3 },
+                                      (MPI_Count[]){ 2, 5 }, MPI_ORDER_C, MPI_BYTE, &t));
+    MPI_OK(MPI_Type_size_c(t, &s));
+    MPI_OK(MPI_Type_get_extent_c(t, &lb, &ext));
+    MPI_OK(MPI_Type_get_true_extent_c(t, &tlb, &text));
+    CHECK(s == G / 2 + 3 && lb == 0 && ext == 4 * G && tlb == 2 * G + 5 && text == G / 2 + 3,
+          "subarray_c of 2^31 + 3 columns: size %lld lb %lld extent %lld true lb %lld true extent %lld", (long long)s,
+          (long long)lb, (long long)ext, (long long)tlb, (long long)text);
+    MPI_OK(MPI_Type_free(&t));
+    /* rank 1 of 2, default blocks of rows: rows 2^31 .. 2^32 - 1, bytes 2^33 .. 2^34 - 1 */
+    MPI_OK(MPI_Type_create_darray_c(2, 1, 2, (MPI_Count[]){ G, 4 },
+                                    (int[]){ MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_NONE },
+                                    (int[]){ MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG }, (int[]){ 2, 1 },
+                                    MPI_ORDER_C, MPI_BYTE, &t));
+    MPI_OK(MPI_Type_size_c(t, &s));
+    MPI_OK(MPI_Type_get_extent_c(t, &lb, &ext));
+    MPI_OK(MPI_Type_get_true_extent_c(t, &tlb, &text));
+    CHECK(s == 2 * G && lb == 0 && ext == 4 * G && tlb == 2 * G && text == 2 * G,
+          "darray_c of 2^31 rows: size %lld lb %lld extent %lld true lb %lld true extent %lld", (long long)s,
+          (long long)lb, (long long)ext, (long long)tlb, (long long)text);
+    MPI_OK(MPI_Type_free(&t));
+}
+
 /* Arrays whose bytes exceed an MPI_Count: MPI_ERR_COUNT naming the argument. */
 static void refused(void)
 {
@@ -231,6 +263,7 @@ int main(int argc, char **argv)
     subarray(MPI_ORDER_C);
     subarray(MPI_ORDER_FORTRAN);
     darrays();
+    long_blocks();
     refused();
     munmap(buf, buflen);
     MPI_Finalize();
