@@ -1,32 +1,25 @@
 /*
  * MPI_Type_create_subarray_c, MPI_Type_create_darray_c and
- * MPI_Type_create_resized_c (large=defined): the int constructors build the
- * type (an array size beyond INT_MAX is MPI_ERR_COUNT naming it: a map of
- * that many elements per row is more than the library holds), and its record
- * is then the user's call (MPI-4.1 5.1.13): the sizes, subsizes and starts,
- * the global sizes, or lb and extent as large counts; the other arguments as
- * ints.
+ * MPI_Type_create_resized_c (large=defined). The array types are built by
+ * the int forms' builders, which take every size as an MPI_Count
+ * (type_array.c): a size or start beyond INT_MAX is one like any other, and
+ * only an array whose bytes do not fit an MPI_Count is MPI_ERR_COUNT. The
+ * record is then the user's call (MPI-4.1 5.1.13): the sizes, subsizes and
+ * starts, or the global sizes, as large counts; the other arguments as ints.
  */
 #include <stdlib.h>
 #include "mpi/large.h"
+#include "mpi/type_impl.h"
 
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[],
                                 const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
                                 MPI_Datatype *newtype)
 {
-    struct rch_mpi_large_ctx x = { "MPI_Type_create_subarray_c", MPI_COMM_NULL, MPI_WIN_NULL, 1 };
-    int *sizes = NULL, *subsizes = NULL, *starts = NULL, ints[2] = { ndims, order };
-    int err = rch_mpi_large_ints(&x, "array_of_sizes", 0, array_of_sizes, ndims, &sizes);
-    if (!err)
-        err = rch_mpi_large_ints(&x, "array_of_subsizes", 0, array_of_subsizes, ndims, &subsizes);
-    if (!err)
-        err = rch_mpi_large_ints(&x, "array_of_starts", 0, array_of_starts, ndims, &starts);
-    if (!err)
-        err = PMPI_Type_create_subarray(ndims, sizes, subsizes, starts, order, oldtype, newtype);
-    free(sizes);
-    free(subsizes);
-    free(starts);
-    return rch_mpi_type_record_c(x.fn, err, newtype, &(struct rch_mpi_type_call_c){
+    static const char fn[] = "MPI_Type_create_subarray_c";
+    int ints[2] = { ndims, order };
+    int err = rch_mpi_type_subarray(fn, ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype,
+                                    newtype, 0, NULL);
+    return rch_mpi_type_record_c(fn, err, newtype, &(struct rch_mpi_type_call_c){
         .combiner = MPI_COMBINER_SUBARRAY, .nints = 2, .ints = ints, .nhead = ndims, .head = array_of_sizes,
         .n = ndims, .a = array_of_subsizes, .b = array_of_starts, .ntypes = 1, .types = &oldtype });
 }
@@ -37,12 +30,9 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
                               const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     struct rch_mpi_large_ctx x = { "MPI_Type_create_darray_c", MPI_COMM_NULL, MPI_WIN_NULL, 1 };
-    int *gsizes = NULL, *ints = NULL;
-    int err = rch_mpi_large_ints(&x, "array_of_gsizes", 0, array_of_gsizes, ndims, &gsizes);
-    if (!err)
-        err = PMPI_Type_create_darray(size, rank, ndims, gsizes, array_of_distribs, array_of_dargs,
-                                      array_of_psizes, order, oldtype, newtype);
-    free(gsizes);
+    int *ints = NULL;
+    int err = rch_mpi_type_darray(x.fn, size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                                  array_of_psizes, order, oldtype, newtype, 0, NULL);
     /* valid now: ints are size, rank, ndims, distribs, dargs, psizes, order */
     if (!err && !(ints = malloc(sizeof(int) * (size_t)(3 * ndims + 4)))) {
         PMPI_Type_free(newtype);

@@ -17,6 +17,12 @@
  *
  * Intermediate types are unregistered objects fed to the builder and
  * destroyed at once; only the result gets a handle.
+ *
+ * One builder per constructor takes every size as an MPI_Count (and works
+ * in MPI_Aint bytes): the int forms call it with their values widened, the
+ * large-count forms (large_array.c) with theirs, so a size or start beyond
+ * INT_MAX is built like any other; only an array whose bytes do not fit an
+ * MPI_Count is refused (MPI_ERR_COUNT).
  */
 #include <stdlib.h>
 #include "mpi/type_impl.h"
@@ -66,28 +72,57 @@ static int bad(const char *fn, int cls, const char *what)
     return rch_mpi_err(MPI_COMM_NULL, cls, "%s: %s", fn, what);
 }
 
-/* Product of positive ints times ext, with overflow detection. */
-static int array_bytes(const int *sizes, int n, MPI_Aint ext, MPI_Aint *out)
+/* The bytes of the whole array, prod(sizes) * ext (negative if ext is), in
+ * *out; MPI_ERR_COUNT naming arg if it or, for a nonzero ext, the element
+ * count prod(sizes) (which places the first element) does not fit an
+ * MPI_Count. Of a zero extent, every element is at 0: the callers then
+ * compute no element offsets. */
+static int array_bytes(const char *fn, const char *arg, const MPI_Count *sizes, int n, MPI_Aint ext,
+                       MPI_Aint *out)
 {
-    MPI_Aint p = ext < 0 ? -ext : ext;
+    MPI_Count elems = 1, p;
+    int over = 0;
     for (int i = 0; i < n; i++)
-        if (__builtin_mul_overflow(p, (MPI_Aint)sizes[i], &p))
-            return 0;
+        over |= __builtin_mul_overflow(elems, sizes[i], &elems);
+    if ((over && ext) || __builtin_mul_overflow(elems, (MPI_Count)(ext < 0 ? -ext : ext), &p))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COUNT,
+                           "%s: the array of argument %s (elements of extent %lld) is larger than an MPI_Count holds",
+                           fn, arg, (long long)ext);
     *out = ext < 0 ? -p : p;
-    return 1;
+    return MPI_SUCCESS;
+}
+
+/* The record a constructor publishes: the int form's call (nints > 0), or
+ * none yet (the _c form then sets its own: rch_mpi_type_record_c). */
+static int publish(const char *fn, struct rch_mpi_type_obj *o, MPI_Datatype *newtype, int combiner, int nints,
+                   const int *ints, MPI_Datatype oldtype)
+{
+    if (!nints)
+        return rch_mpi_type_publish(fn, o, newtype, MPI_COMBINER_NAMED, 0, NULL, 0, NULL, 0, NULL);
+    return rch_mpi_type_publish(fn, o, newtype, combiner, nints, ints, 0, NULL, 1, &oldtype);
+}
+
+/* a[0..n-1] as MPI_Counts in w; NULL if a is (the builder reports it). */
+static const MPI_Count *widen(const int *a, int n, MPI_Count *w)
+{
+    if (!a)
+        return NULL;
+    for (int i = 0; i < n; i++)
+        w[i] = a[i];
+    return w;
 }
 
 /* ---- subarray ---- */
 
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-                              const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int rch_mpi_type_subarray(const char *fn, int ndims, const MPI_Count array_of_sizes[],
+                          const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order,
+                          MPI_Datatype oldtype, MPI_Datatype *newtype, int nints, const int *ints)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Type_create_subarray";
     struct rch_mpi_type_builder b;
     struct rch_mpi_type_obj *old, *cur, *next;
     MPI_Aint ext, stride, total, disp = 0, scale = 1;
-    int rc, *ints, fast, dir;
+    int rc, fast, dir;
 
     if ((rc = rch_mpi_check_init(fn)))
         return rc;
@@ -101,25 +136,27 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: invalid order %d (MPI_ORDER_C or MPI_ORDER_FORTRAN)",
                            fn, order);
     for (int i = 0; i < ndims; i++) {
-        if (array_of_sizes[i] <= 0)
-            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: array_of_sizes[%d] = %d must be positive", fn, i,
-                               array_of_sizes[i]);
-        if (array_of_subsizes[i] <= 0 || array_of_subsizes[i] > array_of_sizes[i])
+        long long size = array_of_sizes[i], sub = array_of_subsizes[i], start = array_of_starts[i];
+        if (size <= 0)
+            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: array_of_sizes[%d] = %lld must be positive", fn, i,
+                               size);
+        if (sub <= 0 || sub > size)
             return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                               "%s: array_of_subsizes[%d] = %d must be in 1..array_of_sizes[%d] = %d", fn, i,
-                               array_of_subsizes[i], i, array_of_sizes[i]);
-        if (array_of_starts[i] < 0 || array_of_starts[i] > array_of_sizes[i] - array_of_subsizes[i])
+                               "%s: array_of_subsizes[%d] = %lld must be in 1..array_of_sizes[%d] = %lld", fn, i,
+                               sub, i, size);
+        if (start < 0 || start > size - sub)
             return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                               "%s: array_of_starts[%d] = %d puts the subarray outside the array (size %d, subsize %d)",
-                               fn, i, array_of_starts[i], array_of_sizes[i], array_of_subsizes[i]);
+                               "%s: array_of_starts[%d] = %lld puts the subarray outside the array (size %lld, "
+                               "subsize %lld)", fn, i, start, size, sub);
     }
     if (!(old = rch_mpi_type_arg(fn, "oldtype", oldtype, &rc)))
         return rc;
     ext = old->t.extent;
-    if (!array_bytes(array_of_sizes, ndims, ext, &total))
-        return bad(fn, MPI_ERR_ARG, "the array is larger than the address space");
+    if ((rc = array_bytes(fn, "array_of_sizes", array_of_sizes, ndims, ext, &total)))
+        return rc;
 
-    /* Dimensions from the fastest-varying out. */
+    /* Dimensions from the fastest-varying out; every stride and the
+     * displacement are within the array's bytes, which fit. */
     fast = order == MPI_ORDER_C ? ndims - 1 : 0;
     dir = order == MPI_ORDER_C ? -1 : 1;
     cur = hvector(1, array_of_subsizes[fast], 0, old, &b);
@@ -129,7 +166,7 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
         next = hvector(array_of_subsizes[d], 1, stride, cur, &b);
         step(&cur, next, old);
     }
-    for (int k = 0, d = fast; k < ndims; k++, d += dir) {
+    for (int k = 0, d = fast; ext && k < ndims; k++, d += dir) {
         disp += scale * array_of_starts[d];
         scale *= array_of_sizes[d];
     }
@@ -139,20 +176,32 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
     }
     if (!cur)
         return rch_mpi_err(MPI_COMM_NULL, b.err, "%s: %s", fn, b.why);
+    return publish(fn, cur, newtype, MPI_COMBINER_SUBARRAY, nints, ints, oldtype);
+}
 
-    ints = malloc((size_t)(3 * ndims + 2) * sizeof(int));
-    if (!ints) {
-        rch_mpi_type_obj_destroy(cur);
-        return bad(fn, MPI_ERR_OTHER, "out of memory");
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                              const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char fn[] = "MPI_Type_create_subarray";
+    int n = ndims > 0 ? ndims : 0, rc;
+    MPI_Count *w = malloc((size_t)(3 * n + 1) * sizeof(MPI_Count));
+    int *ints = malloc((size_t)(3 * n + 2) * sizeof(int));
+
+    if (!w || !ints) {
+        rc = bad(fn, MPI_ERR_OTHER, "out of memory");
+    } else {
+        /* the record: ndims, sizes, subsizes, starts, order (what is invalid in it is refused first) */
+        ints[0] = ndims;
+        for (int i = 0; i < n && array_of_sizes && array_of_subsizes && array_of_starts; i++) {
+            ints[1 + i] = array_of_sizes[i];
+            ints[1 + n + i] = array_of_subsizes[i];
+            ints[1 + 2 * n + i] = array_of_starts[i];
+        }
+        ints[1 + 3 * n] = order;
+        rc = rch_mpi_type_subarray(fn, ndims, widen(array_of_sizes, n, w), widen(array_of_subsizes, n, w + n),
+                                   widen(array_of_starts, n, w + 2 * n), order, oldtype, newtype, 3 * n + 2, ints);
     }
-    ints[0] = ndims;
-    for (int i = 0; i < ndims; i++) {
-        ints[1 + i] = array_of_sizes[i];
-        ints[1 + ndims + i] = array_of_subsizes[i];
-        ints[1 + 2 * ndims + i] = array_of_starts[i];
-    }
-    ints[1 + 3 * ndims] = order;
-    rc = rch_mpi_type_publish(fn, cur, newtype, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL, 1, &oldtype);
+    free(w);
     free(ints);
     return rc;
 }
@@ -165,9 +214,10 @@ int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int a
  * *start is the first owned index (in elements of the dimension) that the
  * caller still has to add to the displacement. The caller then bounds the
  * result to the whole dimension, so that the next (slower) dimension's
- * cyclic blocks of several copies step by whole dimensions. */
+ * cyclic blocks of several copies step by whole dimensions. Strides and
+ * bounds are within the whole array's bytes, which fit. */
 struct darray_dim {
-    const int *gsizes;
+    const MPI_Count *gsizes;
     int ndims, order;
     MPI_Aint ext;
 };
@@ -188,15 +238,15 @@ static struct rch_mpi_type_obj *dim_block(const struct darray_dim *a, int dim, i
                                           const struct rch_mpi_type_obj *old, MPI_Aint *start,
                                           struct rch_mpi_type_builder *b)
 {
-    int gsize = a->gsizes[dim];
-    int blksize = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + np - 1) / np : darg;
-    long mysize = (long)gsize - (long)blksize * coord;
+    MPI_Count gsize = a->gsizes[dim];
+    MPI_Count blksize = darg == MPI_DISTRIBUTE_DFLT_DARG ? gsize / np + (gsize % np != 0) : darg;
+    MPI_Count mysize = gsize - blksize * coord;   /* blksize * coord <= gsize + np, or int * int */
 
     if (mysize > blksize)
         mysize = blksize;
     if (mysize < 0)
         mysize = 0;
-    *start = mysize ? (MPI_Aint)blksize * coord : 0;
+    *start = mysize ? blksize * coord : 0;
     return hvector(mysize, 1, dim_stride(a, dim), old, b);
 }
 
@@ -205,7 +255,7 @@ static struct rch_mpi_type_obj *dim_cyclic(const struct darray_dim *a, int dim, 
                                            struct rch_mpi_type_builder *b)
 {
     MPI_Aint blksize = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
-    MPI_Aint first = (MPI_Aint)coord * blksize, last = (MPI_Aint)a->gsizes[dim] - 1, local = 0;
+    MPI_Aint first = (MPI_Aint)coord * blksize, last = a->gsizes[dim] - 1, local = 0;
     MPI_Aint count, rem, stride = 0;
     struct rch_mpi_type_obj *o;
 
@@ -227,17 +277,16 @@ static struct rch_mpi_type_obj *dim_cyclic(const struct darray_dim *a, int dim, 
     return o;
 }
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                            const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
-                            int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int rch_mpi_type_darray(const char *fn, int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                        const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+                        int order, MPI_Datatype oldtype, MPI_Datatype *newtype, int nints, const int *ints)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Type_create_darray";
     struct rch_mpi_type_builder b;
     struct rch_mpi_type_obj *old, *cur, *next;
     struct darray_dim a;
     MPI_Aint total, disp = 0, scale = 1;
-    int rc, *ints, *coords, procs, left, fast, dir, nints;
+    int rc, *coords, procs, left, fast, dir;
 
     if ((rc = rch_mpi_check_init(fn)))
         return rc;
@@ -253,11 +302,12 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: invalid order %d", fn, order);
     procs = 1;
     for (int i = 0; i < ndims; i++) {
-        int g = array_of_gsizes[i], p = array_of_psizes[i], d = array_of_dargs[i], dist = array_of_distribs[i];
+        long long g = array_of_gsizes[i];
+        int p = array_of_psizes[i], d = array_of_dargs[i], dist = array_of_distribs[i];
         if (g <= 0 || p <= 0)
             return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                               "%s: array_of_gsizes[%d] = %d and array_of_psizes[%d] = %d must be positive", fn, i,
-                               g, i, p);
+                               "%s: array_of_gsizes[%d] = %lld and array_of_psizes[%d] = %d must be positive", fn,
+                               i, g, i, p);
         if (dist != MPI_DISTRIBUTE_BLOCK && dist != MPI_DISTRIBUTE_CYCLIC && dist != MPI_DISTRIBUTE_NONE)
             return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: invalid array_of_distribs[%d] = %d", fn, i, dist);
         if (d != MPI_DISTRIBUTE_DFLT_DARG && d <= 0)
@@ -266,9 +316,9 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
             return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG,
                                "%s: dimension %d is MPI_DISTRIBUTE_NONE but array_of_psizes[%d] = %d, not 1", fn, i,
                                i, p);
-        if (dist == MPI_DISTRIBUTE_BLOCK && d != MPI_DISTRIBUTE_DFLT_DARG && (long)d * p < g)
+        if (dist == MPI_DISTRIBUTE_BLOCK && d != MPI_DISTRIBUTE_DFLT_DARG && (long long)d * p < g)
             return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                               "%s: blocks of %d on %d processes do not cover array_of_gsizes[%d] = %d", fn, d, p,
+                               "%s: blocks of %d on %d processes do not cover array_of_gsizes[%d] = %lld", fn, d, p,
                                i, g);
         if (__builtin_mul_overflow(procs, p, &procs))
             return bad(fn, MPI_ERR_ARG, "the process grid is too large");
@@ -278,8 +328,8 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
                            procs, size);
     if (!(old = rch_mpi_type_arg(fn, "oldtype", oldtype, &rc)))
         return rc;
-    if (!array_bytes(array_of_gsizes, ndims, old->t.extent, &total))
-        return bad(fn, MPI_ERR_ARG, "the array is larger than the address space");
+    if ((rc = array_bytes(fn, "array_of_gsizes", array_of_gsizes, ndims, old->t.extent, &total)))
+        return rc;
 
     /* This process's coordinates: the process grid is row-major (C order) whatever `order` is. */
     coords = malloc((size_t)ndims * sizeof(int));
@@ -311,8 +361,10 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
                              dist == MPI_DISTRIBUTE_NONE ? MPI_DISTRIBUTE_DFLT_DARG : array_of_dargs[d], cur, &start,
                              &b);
         step(&cur, bound(next, 0, dim_stride(&a, d) * array_of_gsizes[d]), old);
-        disp += scale * start;
-        scale *= array_of_gsizes[d];
+        if (a.ext) {
+            disp += scale * start;
+            scale *= array_of_gsizes[d];
+        }
     }
     free(coords);
     if (cur) {
@@ -321,24 +373,36 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gs
     }
     if (!cur)
         return rch_mpi_err(MPI_COMM_NULL, b.err, "%s: %s", fn, b.why);
+    return publish(fn, cur, newtype, MPI_COMBINER_DARRAY, nints, ints, oldtype);
+}
 
-    nints = 4 * ndims + 4;
-    ints = malloc((size_t)nints * sizeof(int));
-    if (!ints) {
-        rch_mpi_type_obj_destroy(cur);
-        return bad(fn, MPI_ERR_OTHER, "out of memory");
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+                            int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char fn[] = "MPI_Type_create_darray";
+    int n = ndims > 0 ? ndims : 0, rc;
+    MPI_Count *w = malloc((size_t)(n + 1) * sizeof(MPI_Count));
+    int *ints = malloc((size_t)(4 * n + 4) * sizeof(int));
+
+    if (!w || !ints) {
+        rc = bad(fn, MPI_ERR_OTHER, "out of memory");
+    } else {
+        /* the record: size, rank, ndims, gsizes, distribs, dargs, psizes, order */
+        ints[0] = size;
+        ints[1] = rank;
+        ints[2] = ndims;
+        for (int i = 0; i < n && array_of_gsizes && array_of_distribs && array_of_dargs && array_of_psizes; i++) {
+            ints[3 + i] = array_of_gsizes[i];
+            ints[3 + n + i] = array_of_distribs[i];
+            ints[3 + 2 * n + i] = array_of_dargs[i];
+            ints[3 + 3 * n + i] = array_of_psizes[i];
+        }
+        ints[3 + 4 * n] = order;
+        rc = rch_mpi_type_darray(fn, size, rank, ndims, widen(array_of_gsizes, n, w), array_of_distribs,
+                                 array_of_dargs, array_of_psizes, order, oldtype, newtype, 4 * n + 4, ints);
     }
-    ints[0] = size;
-    ints[1] = rank;
-    ints[2] = ndims;
-    for (int i = 0; i < ndims; i++) {
-        ints[3 + i] = array_of_gsizes[i];
-        ints[3 + ndims + i] = array_of_distribs[i];
-        ints[3 + 2 * ndims + i] = array_of_dargs[i];
-        ints[3 + 3 * ndims + i] = array_of_psizes[i];
-    }
-    ints[3 + 4 * ndims] = order;
-    rc = rch_mpi_type_publish(fn, cur, newtype, MPI_COMBINER_DARRAY, nints, ints, 0, NULL, 1, &oldtype);
+    free(w);
     free(ints);
     return rc;
 }

@@ -452,14 +452,19 @@ void rch_mpi_type_build_add_vector(struct rch_mpi_type_builder *b, MPI_Aint coun
     }
     memcpy(tb, o->t.blocks, (size_t)nb * sizeof(*tb));
     memcpy(tr, o->runs, (size_t)nr * sizeof(*tr));
-    if ((size_t)count > (size_t)(INT_MAX / 2) / (size_t)nb)
+    if (nb == 1 && stride > 0 && tb[0].len == (size_t)stride) {
+        /* abutting copies of one block are one block (size checked above),
+         * whatever their count: the rows of a darray beyond 2^30 */
+        o->t.blocks[0].len *= (size_t)count;
+    } else if ((size_t)count > (size_t)(INT_MAX / 2) / (size_t)nb) {
         fail(b, MPI_ERR_ARG, "the type map has more than 2^30 separate blocks");
-    else
+    } else {
         reserve_blocks(b, (size_t)nb * (size_t)count);
-    for (MPI_Aint i = 1; i < count && b->err == MPI_SUCCESS; i++) {
-        MPI_Aint shift = i * stride;
-        for (int k = 0; k < nb; k++)
-            add_block(b, tb[k].off + shift, tb[k].len);
+        for (MPI_Aint i = 1; i < count && b->err == MPI_SUCCESS; i++) {
+            MPI_Aint shift = i * stride;
+            for (int k = 0; k < nb; k++)
+                add_block(b, tb[k].off + shift, tb[k].len);
+        }
     }
     if (nr == 1) {
         o->runs[0].count *= (size_t)count;

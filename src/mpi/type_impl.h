@@ -157,6 +157,19 @@ void rch_mpi_type_build_add_vector(struct rch_mpi_type_builder *b, MPI_Aint coun
  * uncommitted object, or NULL with b->err/b->why set (nothing leaks). */
 struct rch_mpi_type_obj *rch_mpi_type_build_end(struct rch_mpi_type_builder *b, int pad_to_align);
 
+/* ---- array types (type_array.c) ----
+ * MPI_Type_create_subarray and _darray with the sizes as MPI_Counts, for
+ * the int and the _c forms (fn names the call in messages). The new type's
+ * record is the int form's call when nints > 0 (ints as MPI_Type_get_contents
+ * returns them, oldtype), else none: the _c form sets its own
+ * (rch_mpi_type_record_c). Takes the library lock. */
+int rch_mpi_type_subarray(const char *fn, int ndims, const MPI_Count array_of_sizes[],
+                          const MPI_Count array_of_subsizes[], const MPI_Count array_of_starts[], int order,
+                          MPI_Datatype oldtype, MPI_Datatype *newtype, int nints, const int *ints);
+int rch_mpi_type_darray(const char *fn, int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                        const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[],
+                        int order, MPI_Datatype oldtype, MPI_Datatype *newtype, int nints, const int *ints);
+
 /* ---- attributes (type_attr.c) ---- */
 /* MPI_Type_dup: the copy callbacks of from's attributes onto to. */
 int rch_mpi_type_attr_copy(const char *fn, struct rch_mpi_type_obj *from, struct rch_mpi_type_obj *to);
