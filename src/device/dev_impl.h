@@ -141,7 +141,8 @@ struct rch_dev_peer {
     int crdt_thresh;                /* send an explicit CRDT when owed reaches this */
     int crdt_pending;               /* a CRDT could not go out: retry in drain */
     int rma;                        /* channel has put/get */
-    int dead;                       /* failed (peer_failed) or unreachable */
+    int dead;                       /* failed (peer_failed), left (peer_left) or unreachable */
+    int left;                       /* ... because it finished and exited: no failure */
     rdmach_status_t dead_status;
     int active;                     /* on rch_dev.active (queued work) */
     struct rch_dev_peer *next_active;
@@ -192,6 +193,7 @@ struct rch_dev_state_s {
     /* failures */
     int failed_peer;
     unsigned failures;              /* peers failed so far (rch_dev_failures) */
+    int nleft;                      /* peers that finished and exited (rch_dev_peer_left) */
     /* communicator maps (optional, rch_dev_ctx_map) */
     struct rch_dev_ctxmap *ctxmaps;
     uint32_t nctxmaps;
@@ -286,6 +288,7 @@ extern const struct rch_rdma_ops rch_dev_nochan_ops;
 /* rch_dev_init with another channel selection (tests: mock channels). */
 rdmach_status_t rch_dev_init_with(rch_dev_select_fn select);
 void rch_dev_peer_failed(int peer, rdmach_status_t status);
+void rch_dev_peer_left(int peer);
 /* Open channel ops into dc with its peers (dc owns the array). */
 rdmach_status_t rch_dev_open_chan(struct rch_dev_chan *dc, const struct rch_rdma_ops *ops, int *peers,
                                   int npeers);
@@ -340,6 +343,7 @@ void rch_dev_bad_packet(struct rch_dev_peer *p, size_t len, unsigned op, const c
 void rch_dev_up_recv(void *ctx, int peer, const void *pkt, size_t len);
 void rch_dev_up_rma_done(void *ctx, void *op_ctx, rdmach_status_t status);
 void rch_dev_up_peer_failed(void *ctx, int peer, rdmach_status_t status);
+void rch_dev_up_peer_left(void *ctx, int peer);
 
 /* ---- rndv.c ---- */
 /* Sender: fill the RNDV_REQ (registering buf for GET when useful). */

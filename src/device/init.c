@@ -64,6 +64,7 @@ rdmach_status_t rch_dev_peer_setup(struct rch_dev_peer *p, struct rch_dev_chan *
     p->owed = 0;
     p->crdt_thresh = (rch_tun.eager_credits + 1) / 2;
     p->dead = 0;
+    p->left = 0;
     p->dead_status = RDMACH_OK;
     return RDMACH_OK;
 }
@@ -81,7 +82,7 @@ rdmach_status_t rch_dev_open_chan(struct rch_dev_chan *dc, const struct rch_rdma
     struct rch_rdma_open_args args = {
         .boot = &rch_boot, .peers = peers, .npeers = npeers,
         .up = { .ctx = dc, .recv = rch_dev_up_recv, .rma_done = rch_dev_up_rma_done,
-                .peer_failed = rch_dev_up_peer_failed },
+                .peer_failed = rch_dev_up_peer_failed, .peer_left = rch_dev_up_peer_left },
     };
     st = ops->open(&args, &dc->chan);
     if (st != RDMACH_OK)
@@ -169,6 +170,7 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
     rch_dev.rank = rch_boot.rank;
     rch_dev.size = rch_boot.size;
     rch_dev.failed_peer = -1;
+    rch_dev.nleft = 0;
     rch_base_alert_install();   /* survive the launcher's "a process failed" (RDMACH_SIGUSR1) */
     rch_dev.dropped = 0;
     memset(&rch_dev_stat, 0, sizeof(rch_dev_stat));
@@ -305,15 +307,38 @@ rdmach_status_t rch_dev_finalize(void)
 
 /* ---- failures ---- */
 
+struct fail_posted_arg {
+    int peer;
+    int any_source;      /* fail ANY_SOURCE receives too */
+};
+
 static void fail_posted(struct rch_match_entry *e, void *arg)
 {
-    int peer = *(int *)arg;
+    const struct fail_posted_arg *a = arg;
     int w = e->src == RCH_DEV_ANY_SOURCE ? -1 : rch_dev_ctx_world(e->ctx, e->src);
-    if (e->src != RCH_DEV_ANY_SOURCE && w != peer)
+    if (e->src == RCH_DEV_ANY_SOURCE ? !a->any_source : w != a->peer)
         return;
     struct rch_dev_ireq *r = rch_container_of(e, struct rch_dev_ireq, me);
     rch_match_unpost(&rch_dev.posted, e);
     rch_dev_ireq_complete(r, RDMACH_ERR_PEER_DEAD);
+}
+
+/* Nothing reaches `peer` any more: whatever waits on it ends with PEER_DEAD. */
+static void peer_unusable(int peer, int any_source)
+{
+    struct rch_dev_peer *p = &rch_dev.peers[peer];
+    p->dead = 1;
+    p->dead_status = RDMACH_ERR_PEER_DEAD;
+    p->ops = &rch_dev_nochan_ops;
+    p->chan = NULL;
+    p->flow = 0;
+    rch_dev_sendq_fail(p, RDMACH_ERR_PEER_DEAD);
+    while (!rch_dlist_empty(&p->pending)) {
+        struct rch_dev_ireq *r = rch_container_of(p->pending.next, struct rch_dev_ireq, pending);
+        rch_dev_ireq_finish(r, RDMACH_ERR_PEER_DEAD);
+    }
+    struct fail_posted_arg a = { .peer = peer, .any_source = any_source };
+    rch_match_posted_foreach(&rch_dev.posted, fail_posted, &a);
 }
 
 /*
@@ -335,22 +360,32 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status)
     char why[200];
     snprintf(why, sizeof(why), "%s", rdmach_last_error());
     RCH_WARN("dev", "rank %d failed (%s): its requests complete with an error", peer, rdmach_strerror(status));
-    p->dead = 1;
-    p->dead_status = RDMACH_ERR_PEER_DEAD;
-    p->ops = &rch_dev_nochan_ops;
-    p->chan = NULL;
-    p->flow = 0;
+    p->dead = 1;     /* before the count: whoever sees it counted sees it dead */
     rch_dev.failed_peer = peer;
     __atomic_store_n(&rch_dev.failures, rch_dev.failures + 1, __ATOMIC_RELEASE);
     rch_base_err(RDMACH_ERR_PEER_DEAD, "rank %d has failed or disconnected%s%s", peer, why[0] ? ": " : "", why);
-    rch_dev_sendq_fail(p, RDMACH_ERR_PEER_DEAD);
-    while (!rch_dlist_empty(&p->pending)) {
-        struct rch_dev_ireq *r = rch_container_of(p->pending.next, struct rch_dev_ireq, pending);
-        rch_dev_ireq_finish(r, RDMACH_ERR_PEER_DEAD);
-    }
-    rch_match_posted_foreach(&rch_dev.posted, fail_posted, &peer);
+    peer_unusable(peer, 1);
     if (rch_dev_fail_hook)
         rch_dev_fail_hook(peer);
+}
+
+/*
+ * A peer closed its channel and exited: it had finished (MPI_Finalize's
+ * exchange, which every rank enters before any leaves it), so this is no
+ * failure: no warning, no error recorded, not counted, not among the failed
+ * (rch_dev_peer_is_dead). A send to it or a receive naming it (an erroneous
+ * program) still ends with an error, rather than hanging; ANY_SOURCE
+ * receives stay posted.
+ */
+void rch_dev_peer_left(int peer)
+{
+    struct rch_dev_peer *p = &rch_dev.peers[peer];
+    if (p->dead || peer == rch_dev.rank)
+        return;
+    RCH_DEBUG("dev", "rank %d has finished and left", peer);
+    p->left = 1;
+    rch_dev.nleft++;
+    peer_unusable(peer, 0);
 }
 
 int rch_dev_failed_peer(void)
@@ -368,7 +403,7 @@ int rch_dev_peer_is_dead(int world)
     if (!rch_dev.initialized || world < 0 || world >= rch_dev.size)
         return 0;
     const struct rch_dev_peer *p = &rch_dev.peers[world];
-    return p->dead && p->dead_status == RDMACH_ERR_PEER_DEAD;
+    return p->dead && !p->left && p->dead_status == RDMACH_ERR_PEER_DEAD;
 }
 
 /* ---- communicator maps ---- */

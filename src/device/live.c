@@ -15,8 +15,9 @@
  * node, and every other one when this host has pretend nodes) and keeps the
  * pids of those that share our host and pid namespace: never from progress,
  * which must make no PMI round trip (a blocking exchange with the launcher,
- * and in a forked child of a rank one whose reply the parent would read). A peer gone, or stopped for RDMACH_PEER_STOP_TIMEOUT,
- * fails like a peer a channel reports (rch_dev_peer_failed): everything
+ * and in a forked child of a rank one whose reply the parent would read). A peer gone (at two checks in a
+ * row: one that said goodbye on its channel first, having finished, has left
+ * instead), or stopped for RDMACH_PEER_STOP_TIMEOUT, fails like a peer a channel reports (rch_dev_peer_failed): everything
  * waiting on it ends with PEER_DEAD; a late completion from its channel
  * finds no live request and is dropped (req.c).
  * Peers on other hosts: their channel tells of a death, their heartbeats
@@ -37,6 +38,7 @@
 struct live_peer {
     pid_t pid;                       /* 0: not watched here */
     double stopped_since;            /* 0: running */
+    int gone;                        /* seen gone once: failed at the next check */
 };
 
 static struct {
@@ -149,7 +151,13 @@ void rch_dev_live_check(void)
         if (lp->pid <= 0 || rch_dev.peers[r].dead)
             continue;
         int s = rch_base_proc_stopped(lp->pid);
-        if (s < 0) {
+        if (s < 0 && !lp->gone) {
+            /* A rank that finished sent its channel's goodbye before it
+             * exited, which our progress may not have read yet (the peer
+             * then leaves, rch_dev_peer_left, and is skipped above): give
+             * it until the next check. */
+            lp->gone = 1;
+        } else if (s < 0) {
             fail(r, "is gone");
         } else if (s == 0 || limit <= 0 || gap) {
             lp->stopped_since = s == 0 || limit <= 0 ? 0 : now;

@@ -160,6 +160,8 @@ const struct rch_rdma_ops rch_dev_loop_ops = {
 static rdmach_status_t nochan_fail(int peer)
 {
     const struct rch_dev_peer *p = &rch_dev.peers[peer];
+    if (p->left)
+        return rch_base_err(RDMACH_ERR_PEER_DEAD, "rank %d has finished and exited", peer);
     if (p->dead_status == RDMACH_ERR_PEER_DEAD)
         return rch_base_err(RDMACH_ERR_PEER_DEAD, "rank %d has failed or disconnected", peer);
     if (p->dead_status == RDMACH_ERR_UNREACHABLE)

@@ -394,6 +394,12 @@ void rch_dev_up_peer_failed(void *ctx, int peer, rdmach_status_t status)
     rch_dev_peer_failed(peer, status);
 }
 
+void rch_dev_up_peer_left(void *ctx, int peer)
+{
+    if (peer >= 0 && peer < rch_dev.size && rch_dev.peers[peer].dchan == ctx)
+        rch_dev_peer_left(peer);
+}
+
 /* ---- the receive API ---- */
 
 /* A receive matched an unexpected message. */
@@ -446,10 +452,11 @@ rdmach_status_t rch_dev_irecv(void *buf, size_t len, int src, int tag, uint32_t 
             return RDMACH_OK;
         }
     }
-    if (RCH_UNLIKELY(rch_dev.failed_peer >= 0)) {
+    if (RCH_UNLIKELY(rch_dev.failed_peer >= 0 || rch_dev.nleft)) {
         int w = src == RCH_DEV_ANY_SOURCE ? -1 : rch_dev_ctx_world(ctx, src);
         if (w >= 0 && rch_dev.peers[w].dead) {
-            rch_base_err(RDMACH_ERR_PEER_DEAD, "irecv: source %d (world rank %d) has failed", src, w);
+            rch_base_err(RDMACH_ERR_PEER_DEAD, "irecv: source %d (world rank %d) has %s", src, w,
+                         rch_dev.peers[w].left ? "finished and exited" : "failed");
             rch_dev_ireq_complete(r, RDMACH_ERR_PEER_DEAD);
             return RDMACH_OK;
         }

@@ -58,6 +58,9 @@ struct rch_rdma_upcalls {
     void (*rma_done)(void *ctx, void *op_ctx, rdmach_status_t status);
     /* The peer died or disconnected: every operation to it has failed or will. */
     void (*peer_failed)(void *ctx, int peer, rdmach_status_t status);
+    /* Optional. The peer closed its channel and exited: a normal end (it had
+     * finished; nothing legitimate is waiting on it), not a failure. */
+    void (*peer_left)(void *ctx, int peer);
 };
 
 struct rch_rdma_caps {

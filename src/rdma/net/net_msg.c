@@ -470,6 +470,10 @@ unsigned rch_net_ring_progress(struct rch_rdma_chan *ch, struct rch_net_conn *c,
             rch_net_ready_del(ch, c);
             c->state = RCH_NET_C_CLOSED;
             RCH_DEBUG("net", "rank %d: BYE received (it closed its channel)", c->rank);
+            /* it has finished (a channel closes at the end of finalize):
+             * its exit, which the device may see first, is no failure */
+            if (!ch->closing && ch->up.peer_left)
+                ch->up.peer_left(ch->up.ctx, c->rank);
             return n;
         }
     }

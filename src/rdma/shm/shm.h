@@ -113,6 +113,8 @@ struct rch_shm_peer {
     uint32_t slot;                   /* its local index: its slot in our segment */
     int state;                       /* enum rch_shm_peer_state */
     int dead_reported;
+    int left;                        /* DEAD because it exited after closing its channel: a
+                                      * departure, reported as peer_left, with no warning */
     rdmach_status_t dead_status;
     pid_t pid;                       /* in its pid namespace */
     int pid_local;                   /* ... which is ours: pid usable here */

@@ -234,6 +234,10 @@ static void shm_close(struct rch_rdma_chan *ch)
 {
     if (!ch)
         return;
+    /* first: from here our exit is a departure to every peer that outlives us
+     * (shm_live.c); a rank that dies without closing stays a failure */
+    if (ch->seg.hdr)
+        atomic_store_explicit(&ch->seg.hdr->departed, 1, memory_order_release);
     for (int i = 0; i < ch->npeers; i++) {
         struct rch_shm_peer *p = &ch->peers[i];
         rch_shm_pipe_free_peer(p);

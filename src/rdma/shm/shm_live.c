@@ -23,7 +23,10 @@
  *
  * A dead peer is marked here and reported from progress (report_dead in
  * shm_msg.c): first the records it sent before dying, then its transfers
- * fail and the device hears peer_failed(rank).
+ * fail and the device hears peer_failed(rank). A peer whose process is gone
+ * after it closed its channel (the departed flag of its segment, set by
+ * shm_close at the end of its finalize) left normally: the same, but the
+ * device hears peer_left(rank), and nobody is warned.
  */
 #include <errno.h>
 #include <poll.h>
@@ -37,6 +40,17 @@
 #define LIVE_PERIOD_S 0.05   /* gone: well under the 2 s a waiter should need to hear of a death */
 #define STOP_PERIOD_S 0.2    /* stopped: an open/read/close per peer, so less often */
 
+/* Did p close its channel (shm_close) before its process went? A rank that
+ * finished MPI_Finalize's exchange exits while others may still poll in
+ * theirs (a parent of the exchange's tree is gone before its last child
+ * reads the message it left): that is its normal end. Its segment stays
+ * mapped here until we close, so the flag can be read after its exit. */
+static int departed(const struct rch_shm_peer *p)
+{
+    return p->segp && p->segp->hdr &&
+           atomic_load_explicit(&p->segp->hdr->departed, memory_order_acquire) != 0;
+}
+
 void rch_shm_peer_mark_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rdmach_status_t why)
 {
     if (p->state == RCH_SHM_PEER_DEAD)
@@ -44,7 +58,10 @@ void rch_shm_peer_mark_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rd
     p->state = RCH_SHM_PEER_DEAD;
     p->dead_status = why;
     ch->ndead_pending++;
-    if (why == RDMACH_ERR_PEER_DEAD)
+    p->left = why == RDMACH_ERR_PEER_DEAD && departed(p);
+    if (p->left)
+        RCH_DEBUG("shm", "rank %d (pid %d) finished and exited", p->rank, (int)p->pid);
+    else if (why == RDMACH_ERR_PEER_DEAD)
         RCH_WARN("shm", "rank %d (pid %d) %s", p->rank, (int)p->pid,
                  p->stopped_since > 0 ? "is stopped (counted as failed: RDMACH_PEER_STOP_TIMEOUT)" : "died");
     else

@@ -205,12 +205,17 @@ static unsigned report_dead(struct rch_rdma_chan *ch, unsigned max)
         n += rch_shm_pipe_fail_peer(ch, p, p->dead_status);
         p->dead_reported = 1;
         ch->ndead_pending--;
+        n++;
+        if (p->left) {
+            if (ch->up.peer_left)
+                ch->up.peer_left(ch->up.ctx, p->rank);
+            continue;
+        }
         rch_base_err(p->dead_status, "shm: rank %d (pid %d) %s", p->rank, (int)p->pid,
                      p->dead_status != RDMACH_ERR_PEER_DEAD ? "sent corrupt data"
                      : p->stopped_since > 0 ? "has been stopped for RDMACH_PEER_STOP_TIMEOUT or longer"
                      : "has exited");
         ch->up.peer_failed(ch->up.ctx, p->rank, p->dead_status);
-        n++;
     }
     return n;
 }

@@ -49,6 +49,9 @@ struct rch_shm_seg_hdr {
     int32_t  maps_expected;          /* processes that will map it, owner included */
     _Atomic int32_t maps;            /* processes that have mapped it */
     _Atomic int32_t unlinked;        /* the name was removed (first to set it unlinks) */
+    _Atomic int32_t departed;        /* the owner closed its channel (release): it finished (the
+                                        world's finalize exchange is behind it), so its exit is
+                                        a departure, not a death (shm_live.c) */
     uint64_t owner_pidns;            /* inode of the owner's pid namespace (0: unknown): with
                                         owner_pid, who may judge the owner dead (rch_shm_seg_sweep) */
 };
