@@ -8,6 +8,7 @@
  * allgatherv/alltoallv/alltoallw on a periodic ring. Element j of the block
  * rank f sends to rank t is val(f, t, j); the receive buffers keep a gap
  * of one element before every block, which must stay -1.
+ * Gatherv on an intercommunicator too, the root in either group.
  * Then one rank alone passes values beyond INT_MAX (displacements 2^31 + a
  * few elements into a sparse buffer) to a _c form while the others call the
  * int form: gatherv and scatterv at the root, allgatherv and alltoallv.
@@ -269,6 +270,47 @@ static void reduce_scatter(int nb)
     CHECK(rbuf[count[me]] == -1, "reduce_scatter: element past the block is %d", rbuf[count[me]]);
 }
 
+/* On an intercommunicator of the lower and upper halves of WORLD, each
+ * group's rank 0 gathers the other group's blocks (MPI_ROOT; its other
+ * ranks MPI_PROC_NULL), blocking then non-blocking. */
+static void inter_gatherv(void)
+{
+    int low = me < p / 2, lsize = low ? p / 2 : p - p / 2, rsize = p - lsize, lrank = low ? me : me - p / 2;
+    int base = low ? p / 2 : 0;   /* the remote group's first WORLD rank */
+    MPI_Comm half, inter;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, low, me, &half));
+    MPI_OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? p / 2 : 0, 7, &inter));
+    MPI_OK(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
+    for (int nb = 0; nb < NB; nb++)
+        for (int g = 0; g < 2; g++) {   /* g 1: the lower group's rank 0 gathers */
+            int gathering = g == low, rootw = g ? 0 : p / 2;
+            int root = gathering ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+            int count[MAXP], displs[MAXP], from[MAXP], to[MAXP], sbuf[4], rbuf[64], len = 0;
+            MPI_Count cc[MAXP];
+            MPI_Aint cd[MAXP];
+            MPI_Request r = MPI_REQUEST_NULL;
+            for (int i = 0; i < rsize; i++)
+                count[i] = cnt(base + i, rootw), from[i] = base + i, to[i] = rootw;
+            if (gathering)
+                len = layout(rsize, count, displs, cc, cd);
+            for (int j = 0; j < cnt(me, rootw); j++)
+                sbuf[j] = val(me, rootw, j);
+            clear(rbuf, 64);
+            int sc = gathering ? 0 : cnt(me, rootw);
+            if (use_c(me))
+                MPI_OK(nb ? MPI_Igatherv_c(sbuf, sc, MPI_INT, rbuf, cc, cd, MPI_INT, root, inter, &r)
+                          : MPI_Gatherv_c(sbuf, sc, MPI_INT, rbuf, cc, cd, MPI_INT, root, inter));
+            else
+                MPI_OK(nb ? MPI_Igatherv(sbuf, sc, MPI_INT, rbuf, count, displs, MPI_INT, root, inter, &r)
+                          : MPI_Gatherv(sbuf, sc, MPI_INT, rbuf, count, displs, MPI_INT, root, inter));
+            wait_nb(nb, &r);
+            if (root == MPI_ROOT)
+                check_blocks(nb ? "inter igatherv" : "inter gatherv", rbuf, len, rsize, count, displs, from, to);
+        }
+    MPI_OK(MPI_Comm_free(&inter));
+    MPI_OK(MPI_Comm_free(&half));
+}
+
 /* The far part: blocks of FB chars at FAR(i) of a sparse buffer, char
  * element j of the block from f to t cval(f, t, j); the FB bytes after each
  * block stay 0. */
@@ -411,6 +453,8 @@ int main(int argc, char **argv)
         neighbor_allgatherv(nb, cart, ring);
     }
     MPI_OK(MPI_Comm_free(&cart));
+    if (p > 1)
+        inter_gatherv();
     size_t len = (size_t)(FAR(p) + FAR(p));
     far = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     CHECK(far != MAP_FAILED, "no sparse buffer of %zu bytes", len);
@@ -418,7 +462,7 @@ int main(int argc, char **argv)
     far_all();
     munmap(far, len);
     if (me == 0)
-        printf("large_mix: %d ranks, _c on odd ranks: v/w collectives, reduce_scatter, neighbourhood, far "
+        printf("large_mix: %d ranks, _c on odd ranks: v/w collectives, reduce_scatter, neighbourhood, inter gatherv, far "
                "displacements on one rank: ok\n", p);
     MPI_Finalize();
     return 0;
