@@ -1,16 +1,19 @@
 /*
- * The non-blocking and persistent v-collectives' large-count forms whose
- * arrays may hold values beyond an int: MPI_Igatherv_c, MPI_Iscatterv_c,
- * MPI_Iallgatherv_c, MPI_Ireduce_scatter_c, MPI_Ineighbor_allgatherv_c,
- * MPI_Ineighbor_alltoallv_c and their _init_c forms (large=defined).
+ * The v-collectives' large-count forms whose arrays may hold values beyond
+ * an int, blocking, non-blocking and persistent: MPI_Gatherv_c,
+ * MPI_Scatterv_c, MPI_Allgatherv_c, MPI_Reduce_scatter_c,
+ * MPI_Neighbor_allgatherv_c, MPI_Neighbor_alltoallv_c, their MPI_I..._c
+ * and _init_c forms (large=defined). Alltoallv and alltoallw are in
+ * large_vcoll.c.
  *
- * The non-blocking ones cannot choose their protocol collectively as the
- * blocking v-collectives do (large_vcoll.c: an allreduce would make the
- * call block), and unlike alltoallv they have no w form of the same protocol
- * to run a process's side as. But their protocols move bytes (src/coll gets each peer's block as a
- * byte count and offset), so a process may describe its own side with other
- * arguments that give the same bytes at the same addresses, while the others
- * run theirs as they came:
+ * Some processes of a collective may call the _c form and others the int
+ * form (MPI matches calls by type signature, not by binding), so a _c form
+ * may not add a step the int form lacks, such as a collective choice of
+ * protocol: each process decides alone and every process runs the int
+ * form's protocol. Those protocols move bytes (src/coll gets each peer's
+ * block as a byte count and offset), so a process may describe its own side
+ * with other arguments that give the same bytes at the same addresses, while
+ * the others run theirs as they came:
  *   - the buffer is moved to the lowest displacement of a block with data,
  *     and displacements become offsets from there;
  *   - counts and offsets are divided by K, their greatest common divisor,
@@ -21,7 +24,7 @@
  * after it (blocks spread over more than INT_MAX extents, counts without a
  * common divisor that brings them under INT_MAX) is MPI_ERR_COUNT for a
  * count and MPI_ERR_ARG for a displacement, naming the entry.
- * MPI_Ireduce_scatter_c's recvcounts are the same at every process (MPI-4.1
+ * MPI_Reduce_scatter_c's recvcounts are the same at every process (MPI-4.1
  * 6.10.1), so all of them choose the same K and split the vector alike.
  */
 #include <limits.h>
@@ -167,7 +170,10 @@ static int gatherv(const char *fn, persist_t info, const void *sendbuf, MPI_Coun
         return err;
     if (!(err = rch_mpi_large_buf(&x, "sendcount", sendbuf == MPI_IN_PLACE ? 0 : sendcount, sendtype, &s.count,
                                   &s.type))) {
-        if (all)
+        if (info == BLOCKING)
+            err = all ? PMPI_Allgatherv(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type, comm)
+                      : PMPI_Gatherv(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type, root, comm);
+        else if (all)
             err = info ? PMPI_Allgatherv_init(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type, comm,
                                               *info, request)
                        : PMPI_Iallgatherv(sendbuf, s.count, s.type, r.buf, r.counts, r.displs, r.type, comm,
@@ -196,7 +202,9 @@ static int scatterv(const char *fn, persist_t info, const void *sendbuf, const M
     if (err)
         return err;
     if (!(err = rch_mpi_large_buf(&x, "recvcount", recvbuf == MPI_IN_PLACE ? 0 : recvcount, recvtype, &r.count,
-                                  &r.type)))
+                                  &r.type)) && info == BLOCKING)
+        err = PMPI_Scatterv(s.buf, s.counts, s.displs, s.type, recvbuf, r.count, r.type, root, comm);
+    else if (!err)
         err = info ? PMPI_Scatterv_init(s.buf, s.counts, s.displs, s.type, recvbuf, r.count, r.type, root, comm,
                                         *info, request)
                    : PMPI_Iscatterv(s.buf, s.counts, s.displs, s.type, recvbuf, r.count, r.type, root, comm, request);
@@ -405,3 +413,29 @@ int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                               recvcounts, rdispls, recvtype, comm, NULL);
 }
 #pragma weak MPI_Neighbor_alltoallv_c = PMPI_Neighbor_alltoallv_c
+
+int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
+                   MPI_Comm comm)
+{
+    return gatherv("MPI_Gatherv_c", BLOCKING, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                   root, 0, comm, NULL);
+}
+#pragma weak MPI_Gatherv_c = PMPI_Gatherv_c
+
+int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return gatherv("MPI_Allgatherv_c", BLOCKING, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                   recvtype, 0, 1, comm, NULL);
+}
+#pragma weak MPI_Allgatherv_c = PMPI_Allgatherv_c
+
+int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                    MPI_Comm comm)
+{
+    return scatterv("MPI_Scatterv_c", BLOCKING, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
+                    recvtype, root, comm, NULL);
+}
+#pragma weak MPI_Scatterv_c = PMPI_Scatterv_c

@@ -271,8 +271,8 @@ static void v_colls(int rank, int size)
     free(all);
 }
 
-/* Displacements beyond INT_MAX (the large form of the v-collectives,
- * src/mpi/large_vcoll.c): peer r's 16-byte block lands 2^31 + 64 r bytes
+/* Displacements beyond INT_MAX (the v-collectives' _c forms,
+ * src/mpi/large_vcoll.c and large_nbv.c): peer r's 16-byte block lands 2^31 + 64 r bytes
  * into a buffer of which only those pages are ever touched. */
 #define FAR(r) (BIG + 64 * (MPI_Aint)(r))
 
