@@ -356,16 +356,6 @@ int rch_f08_gfc_buffer(const struct rch_gfc_desc *a, const struct rch_gfc_desc *
     return err;
 }
 
-/* A buffer of a large-count v-collective without a datatype of its own
- * (MPI_Alltoallw's: one per rank): contiguous, or MPI_ERR_BUFFER. */
-int rch_f08_gfc_contiguous(const struct rch_gfc_desc *a, void **addr)
-{
-    *addr = rch_gfc_buffer(a);
-    if (!rch_gfc_contiguous(a))
-        return f08_refuse(MPI_ERR_BUFFER, "a buffer with a datatype per rank must be contiguous");
-    return MPI_SUCCESS;
-}
-
 /* A datatype rch_f08_buffer made, once the call has it (a pending
  * nonblocking operation keeps its own reference). */
 RCH_F_PUBLIC void rch_f08_type_free(MPI_Fint *datatype)

@@ -740,13 +740,12 @@ def section_large(fn, ps, test):
 
 def section_c(fn, ps, test, call):
     """fast_c_large's path for a section given to a v-collective whose C
-    MPI_<Name>_c is written by hand (large=defined): that too, as on every
-    other process of the collective (the int form on one process and the
-    _c form on another need not match), with each section as its address
+    MPI_<Name>_c is written by hand (large=defined): that too, with counts
+    and displacements beyond an int kept, with each section as its address
     and a datatype stretched to its stride (rch_f08_gfc_buffer: a regular
-    progression, else MPI_ERR_BUFFER; a buffer with a datatype per rank
-    must be contiguous), the counts and displacements per rank as they
-    are."""
+    progression, else MPI_ERR_BUFFER), the counts and displacements per
+    rank as they are. Not for a buffer with a datatype per rank (fast_c_large
+    sends those the int form's way)."""
     kind, owner = error_owner(fn)
     lines = [f'    if (RCH_UNLIKELY({test})) {{', '        MPI_Fint err = MPI_SUCCESS;']
     convs, frees, names = [], [], {}
@@ -766,11 +765,6 @@ def section_c(fn, ps, test, call):
                      f'{"&" + b + "_c" if b else "NULL"}, &{dname}_c)')
         frees.append(f'        if ({dname}_c != *{dname})')
         frees.append(f'            rch_f08_type_free(&{dname}_c);')
-    for p in ps:
-        if p.kind == 'BUFFER' and p.name not in paired:
-            lines.append(f'        void *{p.name}_c = NULL;')
-            names[p.name] = f'{p.name}_c'
-            convs.append(f'rch_f08_gfc_contiguous({p.name}, &{p.name}_c)')
     for c in convs:
         lines += [f'        if (!err)', f'            err = {c};']
     args = [names.get(p.name, a) for p, a in zip(ps, call)]
@@ -806,7 +800,13 @@ def fast_c_large(fn):
             ['MPI_Fint *' if large_kind(p) else d for p, (d, _) in zip(ps, params)] +
             ['MPI_Fint *ierror'] + [f'size_t {p.name}_len' for p in strings]) + ');']
     test = ' || '.join(f'!rch_gfc_contiguous({b})' for b in bufs)
-    if bufs and fn.large == 'defined' and any(large_kind(p) and p.is_array for p in ps):
+    paired = {i for b in buffer_pairs(fn).values() for i in b}
+    per_rank_types = any(p.kind == 'BUFFER' and i not in paired for i, p in enumerate(fn.params))
+    # a buffer with a datatype per rank (the w forms) has no stride of its
+    # own to stretch a datatype to: its section goes the int form's way,
+    # which the other processes' _c calls match (MPI-4.1 matches by type
+    # signature, not by binding: src/mpi/large_vcoll.c)
+    if bufs and fn.large == 'defined' and any(large_kind(p) and p.is_array for p in ps) and not per_rank_types:
         lines += section_c(fn, ps, test, [a for _, a in params])
     elif bufs:
         lines += section_large(fn, ps, test)
@@ -831,7 +831,6 @@ def fast_c_file(fns, described):
          'int rch_f08_ints(const void *a, MPI_Aint n, MPI_Fint **out);',
          'int rch_f08_gfc_buffer(const struct rch_gfc_desc *a, const struct rch_gfc_desc *b,',
          '                       const MPI_Fint *datatype, void **addr_a, void **addr_b, MPI_Fint *datatype_c);',
-         'int rch_f08_gfc_contiguous(const struct rch_gfc_desc *a, void **addr);',
          'void rch_f08_type_free(MPI_Fint *datatype);',
          'static const MPI_Fint f08_comm_self = (MPI_Fint)MPI_COMM_SELF;'] + \
         [line for fn in fns if direct(fn) for line in [''] + fast_c(fn)] + \

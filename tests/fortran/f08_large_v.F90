@@ -3,7 +3,8 @@
 ! names mpi_gatherv_f08ts_large_, mpi_put_f08ts_large_, ...): v-collectives
 ! with contiguous buffers and with sections (C's MPI_<Name>_c on every
 ! rank, a section as a datatype stretched to its stride; a reversed one
-! refused; MPI_Neighbor_alltoallw's, whose C _c form calls the int one,
+! refused; MPI_Neighbor_alltoallw's (a datatype per neighbour: no stride to
+! stretch one to), which the other ranks' _c calls match,
 ! through the int form with its per-neighbour arrays as default INTEGERs),
 ! MPI_Get_count and MPI_Get_elements into an MPI_Count,
 ! MPI_Type_get_envelope/get_contents with large counts,
