@@ -16,6 +16,11 @@
  * rank whether to stop there (together, the failure then reported on all).
  * That allreduce also picks the int or the large-count exchange, so byte
  * counts beyond INT_MAX (overlapping reads) are moved whole.
+ *
+ * The blocking calls and the non-blocking requests run the same steps
+ * (struct rch_io_cb below): blocking, each step's collective completes in
+ * the step; non-blocking, it is started and progress runs the next step
+ * when it completes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,8 +32,6 @@
 #include <sys/uio.h>
 #include "base/tunables.h"
 #include "io/io_impl.h"
-
-static size_t work_size(int P);
 
 static size_t work_size(int P);
 static int open_fail_injected(const struct ADIOI_FileD *f);
@@ -141,22 +144,32 @@ struct round {
     MPI_Aint *sdsp, *rdsp, *sbdsp, *rbdsp;
     MPI_Aint *udsp;                          /* data (bytes) in place in the user's data */
     int *ic, *id, *jc, *jd;                  /* int copies for the int form of the exchange */
+    MPI_Offset *ranges;                      /* [3P] every rank's { lo, hi, arguments failed } */
     MPI_Offset *smeta, *rmeta;
     MPI_Offset *spos;                        /* [pieces sent]: their place in the packed data */
     char *sdata, *rdata;
     size_t smeta_cap, rmeta_cap, spos_cap, sdata_cap, rdata_cap;
 };
 
-/* The per-rank arrays of collective buffering (rch_io_coll_aggregators). */
-static size_t work_size(int P)
+/* The per-rank arrays of collective buffering (rch_io_coll_aggregators):
+ * two sets, one for the blocking calls and one for the non-blocking
+ * requests, which may be in progress at the same time (a blocking
+ * collective called while a request is pending). */
+static size_t set_size(int P)
 {
-    return (size_t)P * (2 * sizeof(MPI_Offset) + 8 * sizeof(MPI_Count) + 5 * sizeof(MPI_Aint) + 4 * sizeof(int));
+    return (size_t)P * (3 * sizeof(MPI_Offset) + 8 * sizeof(MPI_Count) + 5 * sizeof(MPI_Aint) + 4 * sizeof(int));
 }
 
-static void work_arrays(const struct ADIOI_FileD *f, struct round *rd)
+static size_t work_size(int P)
+{
+    return 2 * set_size(P);
+}
+
+static void work_arrays(const struct ADIOI_FileD *f, int set, struct round *rd)
 {
     size_t P = (size_t)f->size;
-    MPI_Count *c = (MPI_Count *)((MPI_Offset *)f->cb_work + 2 * P);
+    rd->ranges = (MPI_Offset *)((char *)f->cb_work + (size_t)set * set_size(f->size));
+    MPI_Count *c = (MPI_Count *)(rd->ranges + 3 * P);
     rd->scnt = c, rd->rcnt = c + P, rd->sbytes = c + 2 * P, rd->rbytes = c + 3 * P;
     rd->pairs = c + 4 * P, rd->pairr = c + 6 * P;
     MPI_Aint *a = (MPI_Aint *)(c + 8 * P);
@@ -271,22 +284,6 @@ static int displs(const MPI_Count *cnt, MPI_Aint *dsp, int P, size_t *total)
     return t > INT_MAX;
 }
 
-/* An all-to-all of blocks: the int form when every rank's arrays fit an
- * int (small, agreed), else the large-count one. */
-static void exchange(const struct ADIOI_FileD *f, struct round *rd, int small, const void *sb, const MPI_Count *sc,
-                     const MPI_Aint *sd, void *rb, const MPI_Count *rc, const MPI_Aint *rdp, MPI_Datatype t)
-{
-    if (!small) {
-        PMPI_Alltoallv_c(sb, sc, sd, t, rb, rc, rdp, t, f->comm);
-        return;
-    }
-    for (int i = 0; i < f->size; i++) {
-        rd->ic[i] = (int)sc[i], rd->id[i] = (int)sd[i];
-        rd->jc[i] = (int)rc[i], rd->jd[i] = (int)rdp[i];
-    }
-    PMPI_Alltoallv(sb, rd->ic, rd->id, t, rb, rd->jc, rd->jd, t, f->comm);
-}
-
 /* A received piece and where its data is. */
 struct src_piece {
     MPI_Offset off, len, at;
@@ -300,9 +297,14 @@ static int cmp_src(const void *a, const void *b)
 
 /* When the received pieces tile their range exactly (no hole, no
  * overlap), they go to the file straight from the received data in one
- * gather write, not through the window buffer. EAGAIN when they do not. */
+ * gather write, not through the window buffer. EAGAIN when they do not, or
+ * when they are more than one pwritev takes: then a copy into the window
+ * and one write cost less than a system call per IOV_MAX pieces (1-byte
+ * pieces: 16 Ki calls per 16 MiB window). */
 static int gather_write(const struct ADIOI_FileD *f, const MPI_Offset *meta, int npieces, const char *data)
 {
+    if (npieces > IOV_MAX)
+        return EAGAIN;
     struct src_piece *s = malloc((size_t)npieces * sizeof(*s));
     struct iovec *iov = malloc((size_t)npieces * sizeof(*iov));
     int e = 0;
@@ -410,82 +412,6 @@ static void round_free(struct round *rd)
     free(rd->rdata);
 }
 
-/* One round: the counts exchanged, every buffer the round needs made, then
- * (one allreduce) whether any rank failed to make its buffers: if so every
- * rank stops here, before an exchange that rank could not take part in,
- * and *stop is set. Else exchange and aggregate. Returns this rank's errno.
- * `failed`: an allocation that failed
- * before this round (the window buffer). */
-static int one_round(struct ADIOI_FileD *f, const struct plan *pl, long r, int is_write,
-                     const struct rch_io_piece *p, const MPI_Offset *ppos, int n, char *data, struct round *rd,
-                     char *wbuf, int e, int failed, int *stop)
-{
-    int P = f->size, nsent = 0;
-    size_t smeta_n, rmeta_n, sbytes_n, rbytes_n;
-    if (cut(f, pl, (int)r, p, ppos, n, rd, &nsent)) {
-        /* cannot describe my part: send nothing, and stop everyone below */
-        memset(rd->scnt, 0, (size_t)P * sizeof(MPI_Count));
-        memset(rd->sbytes, 0, (size_t)P * sizeof(MPI_Count));
-        nsent = 0;
-        failed = 1;
-    }
-    for (int i = 0; i < P; i++)
-        rd->pairs[2 * i] = rd->scnt[i], rd->pairs[2 * i + 1] = rd->sbytes[i];
-    PMPI_Alltoall(rd->pairs, 2, MPI_COUNT, rd->pairr, 2, MPI_COUNT, f->comm);
-    for (int i = 0; i < P; i++)
-        rd->rcnt[i] = rd->pairr[2 * i], rd->rbytes[i] = rd->pairr[2 * i + 1];
-    int large = displs(rd->scnt, rd->sdsp, P, &smeta_n);
-    large |= displs(rd->rcnt, rd->rdsp, P, &rmeta_n);
-    large |= displs(rd->sbytes, rd->sbdsp, P, &sbytes_n);
-    large |= displs(rd->rbytes, rd->rbdsp, P, &rbytes_n);
-    int direct = in_place(rd, P, nsent);
-    for (int i = 0; direct && i < P; i++)
-        large |= rd->udsp[i] > INT_MAX - rd->sbytes[i];
-    if (!failed && (fail_injected(f) ||
-                    grow((void **)&rd->rmeta, &rd->rmeta_cap, (rmeta_n + 1) * sizeof(MPI_Offset)) ||
-                    grow((void **)&rd->sdata, &rd->sdata_cap, direct ? 0 : sbytes_n + 1) ||
-                    grow((void **)&rd->rdata, &rd->rdata_cap, rbytes_n + 1)))
-        failed = 1;
-    int mine[2] = { failed, large }, all[2];
-    PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, f->comm);
-    if (all[0]) {
-        *stop = 1;   /* 0 from the others: the caller's agreement names the rank that failed */
-        return e ? e : failed ? ENOMEM : 0;
-    }
-    int small = !all[1];
-    exchange(f, rd, small, rd->smeta, rd->scnt, rd->sdsp, rd->rmeta, rd->rcnt, rd->rdsp, MPI_LONG);
-    int my_ai = -1;
-    for (int ai = 0; ai < f->naggr; ai++)
-        if (f->aggr[ai] == f->rank)
-            my_ai = ai;
-    MPI_Offset wlo = 0, whi = 0;
-    if (my_ai >= 0)
-        window(f, pl, my_ai, (int)r, &wlo, &whi);
-    MPI_Aint *sd = direct ? rd->udsp : rd->sbdsp;
-    if (is_write) {
-        MPI_Offset at = 0;
-        for (int k = 0; !direct && k < nsent; k++) {
-            memcpy(rd->sdata + at, data + rd->spos[k], (size_t)rd->smeta[2 * k + 1]);
-            at += rd->smeta[2 * k + 1];
-        }
-        exchange(f, rd, small, direct ? data : rd->sdata, rd->sbytes, sd, rd->rdata, rd->rbytes, rd->rbdsp,
-                 MPI_BYTE);
-        if (!e && my_ai >= 0)
-            e = agg_write(f, rd->rmeta, (int)(rmeta_n / 2), rd->rdata, wbuf, wlo);
-    } else {
-        if (!e && my_ai >= 0)
-            e = agg_read(f, rd->rmeta, (int)(rmeta_n / 2), rd->rdata, wbuf, wlo);
-        exchange(f, rd, small, rd->rdata, rd->rbytes, rd->rbdsp, direct ? data : rd->sdata, rd->sbytes, sd,
-                 MPI_BYTE);
-        MPI_Offset at = 0;
-        for (int k = 0; !direct && k < nsent; k++) {
-            memcpy(data + rd->spos[k], rd->sdata + at, (size_t)rd->smeta[2 * k + 1]);
-            at += rd->smeta[2 * k + 1];
-        }
-    }
-    return e;
-}
-
 /* Data bytes of my pieces before the end of the file (a read's count). */
 static MPI_Offset before_eof(const struct ADIOI_FileD *f, const struct rch_io_piece *p, int n)
 {
@@ -509,80 +435,340 @@ static int cmp_range(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* Do the ranks' [lo, hi) ranges (pairs; empty ones have lo > hi) overlap? */
+/* Do the ranks' [lo, hi) ranges (triples lo, hi, abort; empty ones have
+ * lo > hi) overlap? */
 static int interleaved(MPI_Offset *ranges, int n)
 {
-    qsort(ranges, (size_t)n, 2 * sizeof(MPI_Offset), cmp_range);
+    qsort(ranges, (size_t)n, 3 * sizeof(MPI_Offset), cmp_range);
     MPI_Offset end = LONG_MIN;
     for (int r = 0; r < n; r++) {
-        if (ranges[2 * r] >= ranges[2 * r + 1])
+        if (ranges[3 * r] >= ranges[3 * r + 1])
             continue;
-        if (ranges[2 * r] < end)
+        if (ranges[3 * r] < end)
             return 1;
-        end = ranges[2 * r + 1];
+        end = ranges[3 * r + 1];
     }
     return 0;
+}
+
+/*
+ * The access as a state machine, so that the blocking call and the
+ * non-blocking request (io_nb.c) run the same algorithm: each step does its
+ * local work and ends by starting the one collective the next step needs.
+ * Blocking, the collective is the blocking call and advance() runs every
+ * step at once; non-blocking, it is the MPI_I* form on another communicator
+ * (the file's acomm, whose collectives io_nb.c starts in posting order) and
+ * advance() returns while it is in flight. Every rank goes through the same
+ * steps and rounds (the plan is computed from everyone's ranges), so the
+ * collectives match.
+ *
+ *   RANGES --allgather--> PLAN --(per round r)--> COUNTS --alltoall--> BUFFERS
+ *     --allreduce (stop?)--> META --alltoallv--> DATA --alltoallv--> ACCESS --> COUNTS / DONE
+ */
+enum { CB_RANGES, CB_PLAN, CB_COUNTS, CB_BUFFERS, CB_META, CB_DATA, CB_ACCESS, CB_DONE };
+
+struct rch_io_cb {
+    struct ADIOI_FileD *f;
+    MPI_Comm comm;
+    int nb;                        /* collectives started (MPI_I*) rather than completed by a step */
+    MPI_Request req;               /* the collective in flight (nb) */
+    int state, is_write, abort;
+    MPI_Offset pos, nbytes;
+    char *data;
+    struct rch_io_piece *p;
+    MPI_Offset *ppos;
+    int n;
+    struct plan pl;
+    long r, rounds;
+    struct round rd;
+    char *wbuf;
+    int my_ai, failed, small, direct, nsent;
+    size_t rmeta_n;
+    MPI_Offset lh[3];
+    int mine[2], all[2];
+    int e;                         /* errno of this rank's part */
+    int indep;                     /* outcome: no interleaving, access independently */
+    MPI_Offset got;
+};
+
+/* A collective of the access: completed now (blocking) or started (nb); a
+ * collective that cannot start is this rank's failure. */
+#define CB_COLL(cb, name, iname, ...)                                                               \
+    cb_started(cb, (cb)->nb ? PMPI_##iname(__VA_ARGS__, (cb)->comm, &(cb)->req)                     \
+                            : PMPI_##name(__VA_ARGS__, (cb)->comm))
+
+static void cb_started(struct rch_io_cb *cb, int rc)
+{
+    if (rc != MPI_SUCCESS && !cb->e)
+        cb->e = EIO;
+}
+
+/* An all-to-all of blocks: the int form when every rank's arrays fit an
+ * int (small, agreed), else the large-count one. */
+static void exchange(struct rch_io_cb *cb, const void *sb, const MPI_Count *sc, const MPI_Aint *sd, void *rb,
+                     const MPI_Count *rc, const MPI_Aint *rdp, MPI_Datatype t)
+{
+    struct round *rd = &cb->rd;
+    if (!cb->small) {
+        CB_COLL(cb, Alltoallv_c, Ialltoallv_c, sb, sc, sd, t, rb, rc, rdp, t);
+        return;
+    }
+    for (int i = 0; i < cb->f->size; i++) {
+        rd->ic[i] = (int)sc[i], rd->id[i] = (int)sd[i];
+        rd->jc[i] = (int)rc[i], rd->jd[i] = (int)rdp[i];
+    }
+    CB_COLL(cb, Alltoallv, Ialltoallv, sb, rd->ic, rd->id, t, rb, rd->jc, rd->jd, t);
+}
+
+/* My pieces and my range: everyone's ranges (and whether any rank's
+ * arguments failed) gathered. */
+static void step_ranges(struct rch_io_cb *cb)
+{
+    struct ADIOI_FileD *f = cb->f;
+    if (!cb->abort && cb->nbytes > 0 &&
+        (rch_io_view_pieces(f, cb->pos, cb->nbytes, &cb->p, &cb->n) != MPI_SUCCESS ||
+         !(cb->ppos = malloc((size_t)(cb->n + 1) * sizeof(*cb->ppos)))))
+        cb->e = ENOMEM, cb->n = 0;
+    MPI_Offset at = 0;
+    cb->lh[0] = LONG_MAX, cb->lh[1] = LONG_MIN, cb->lh[2] = cb->abort;
+    for (int i = 0; i < cb->n; i++) {
+        cb->ppos[i] = at;
+        at += cb->p[i].len;
+        if (cb->p[i].off < cb->lh[0])
+            cb->lh[0] = cb->p[i].off;
+        if (cb->p[i].off + cb->p[i].len > cb->lh[1])
+            cb->lh[1] = cb->p[i].off + cb->p[i].len;
+    }
+    CB_COLL(cb, Allgather, Iallgather, cb->lh, 3, MPI_LONG, cb->rd.ranges, 3, MPI_LONG);
+    cb->state = CB_PLAN;
+}
+
+/* The domains and rounds, or (ROMIO's automatic rule) none: ranks whose
+ * ranges do not interleave gain nothing from the exchange. */
+static void step_plan(struct rch_io_cb *cb)
+{
+    struct ADIOI_FileD *f = cb->f;
+    MPI_Offset *ranges = cb->rd.ranges;
+    struct plan *pl = &cb->pl;
+    *pl = (struct plan){ .glo = LONG_MAX, .ghi = LONG_MIN, .cb = f->hints.cb_buffer_size };
+    int abort = 0;
+    for (int r = 0; r < f->size; r++) {
+        pl->glo = ranges[3 * r] < pl->glo ? ranges[3 * r] : pl->glo;
+        pl->ghi = ranges[3 * r + 1] > pl->ghi ? ranges[3 * r + 1] : pl->ghi;
+        abort |= ranges[3 * r + 2] != 0;
+    }
+    cb->state = CB_DONE;
+    int hint = cb->is_write ? f->hints.cb_write : f->hints.cb_read;
+    if (abort)
+        return;
+    if (hint == RCH_IO_AUTO && !interleaved(ranges, f->size)) {
+        cb->indep = 1;
+        return;
+    }
+    if (pl->ghi <= pl->glo)
+        return;
+    MPI_Offset su = f->hints.striping_unit;
+    pl->base = su > 0 ? pl->glo / su * su : pl->glo;
+    pl->dsize = (pl->ghi - pl->base + f->naggr - 1) / f->naggr;
+    if (su > 0)
+        pl->dsize = (pl->dsize + su - 1) / su * su;
+    /* cb is at most RCH_IO_CB_MAX (hints): no overflow here */
+    cb->rounds = (long)((pl->dsize + pl->cb - 1) / pl->cb);
+    MPI_Offset wcap = pl->cb < pl->dsize ? pl->cb : pl->dsize;
+    cb->my_ai = -1;
+    for (int ai = 0; ai < f->naggr; ai++)
+        if (f->aggr[ai] == f->rank)
+            cb->my_ai = ai;
+    cb->failed = cb->my_ai >= 0 && (fail_injected(f) || !(cb->wbuf = malloc((size_t)wcap + 1)));
+    cb->r = 0;
+    cb->state = CB_COUNTS;
+}
+
+/* Round r: my pieces cut by the windows, the counts exchanged. */
+static void step_counts(struct rch_io_cb *cb)
+{
+    struct ADIOI_FileD *f = cb->f;
+    struct round *rd = &cb->rd;
+    int P = f->size;
+    if (cb->r >= cb->rounds) {
+        cb->state = CB_DONE;
+        return;
+    }
+    cb->nsent = 0;
+    if (cut(f, &cb->pl, (int)cb->r, cb->p, cb->ppos, cb->n, rd, &cb->nsent)) {
+        /* cannot describe my part: send nothing, and stop everyone below */
+        memset(rd->scnt, 0, (size_t)P * sizeof(MPI_Count));
+        memset(rd->sbytes, 0, (size_t)P * sizeof(MPI_Count));
+        cb->nsent = 0;
+        cb->failed = 1;
+    }
+    for (int i = 0; i < P; i++)
+        rd->pairs[2 * i] = rd->scnt[i], rd->pairs[2 * i + 1] = rd->sbytes[i];
+    CB_COLL(cb, Alltoall, Ialltoall, rd->pairs, 2, MPI_COUNT, rd->pairr, 2, MPI_COUNT);
+    cb->state = CB_BUFFERS;
+}
+
+/* Every buffer the round needs made, then (one allreduce) whether any rank
+ * failed to make its buffers: if so every rank stops before an exchange
+ * that rank could not take part in. The allreduce also picks the int or
+ * the large-count exchange. */
+static void step_buffers(struct rch_io_cb *cb)
+{
+    struct ADIOI_FileD *f = cb->f;
+    struct round *rd = &cb->rd;
+    int P = f->size;
+    size_t smeta_n, sbytes_n, rbytes_n;
+    for (int i = 0; i < P; i++)
+        rd->rcnt[i] = rd->pairr[2 * i], rd->rbytes[i] = rd->pairr[2 * i + 1];
+    int large = displs(rd->scnt, rd->sdsp, P, &smeta_n);
+    large |= displs(rd->rcnt, rd->rdsp, P, &cb->rmeta_n);
+    large |= displs(rd->sbytes, rd->sbdsp, P, &sbytes_n);
+    large |= displs(rd->rbytes, rd->rbdsp, P, &rbytes_n);
+    cb->direct = in_place(rd, P, cb->nsent);
+    for (int i = 0; cb->direct && i < P; i++)
+        large |= rd->udsp[i] > INT_MAX - rd->sbytes[i];
+    if (!cb->failed && (fail_injected(f) ||
+                        grow((void **)&rd->rmeta, &rd->rmeta_cap, (cb->rmeta_n + 1) * sizeof(MPI_Offset)) ||
+                        grow((void **)&rd->sdata, &rd->sdata_cap, cb->direct ? 0 : sbytes_n + 1) ||
+                        grow((void **)&rd->rdata, &rd->rdata_cap, rbytes_n + 1)))
+        cb->failed = 1;
+    cb->mine[0] = cb->failed, cb->mine[1] = large;
+    CB_COLL(cb, Allreduce, Iallreduce, cb->mine, cb->all, 2, MPI_INT, MPI_MAX);
+    cb->state = CB_META;
+}
+
+/* Everyone could: the pieces' descriptions to the aggregators. */
+static void step_meta(struct rch_io_cb *cb)
+{
+    struct round *rd = &cb->rd;
+    if (cb->all[0]) {
+        /* 0 from the others: the caller's agreement names the rank that failed */
+        cb->e = cb->e ? cb->e : cb->failed ? ENOMEM : 0;
+        cb->state = CB_DONE;
+        return;
+    }
+    cb->failed = 0;
+    cb->small = !cb->all[1];
+    exchange(cb, rd->smeta, rd->scnt, rd->sdsp, rd->rmeta, rd->rcnt, rd->rdsp, MPI_LONG);
+    cb->state = CB_DATA;
+}
+
+/* The data: a write's to the aggregators; a read's read by them and sent back. */
+static void step_data(struct rch_io_cb *cb)
+{
+    struct round *rd = &cb->rd;
+    MPI_Aint *sd = cb->direct ? rd->udsp : rd->sbdsp;
+    char *mine = cb->direct ? cb->data : rd->sdata;
+    if (cb->is_write) {
+        MPI_Offset at = 0;
+        for (int k = 0; !cb->direct && k < cb->nsent; k++) {
+            memcpy(rd->sdata + at, cb->data + rd->spos[k], (size_t)rd->smeta[2 * k + 1]);
+            at += rd->smeta[2 * k + 1];
+        }
+        exchange(cb, mine, rd->sbytes, sd, rd->rdata, rd->rbytes, rd->rbdsp, MPI_BYTE);
+    } else {
+        if (!cb->e && cb->my_ai >= 0) {
+            MPI_Offset wlo, whi;
+            window(cb->f, &cb->pl, cb->my_ai, (int)cb->r, &wlo, &whi);
+            cb->e = agg_read(cb->f, rd->rmeta, (int)(cb->rmeta_n / 2), rd->rdata, cb->wbuf, wlo);
+        }
+        exchange(cb, rd->rdata, rd->rbytes, rd->rbdsp, mine, rd->sbytes, sd, MPI_BYTE);
+    }
+    cb->state = CB_ACCESS;
+}
+
+/* The end of the round: a write's aggregator writes its window; a read's
+ * data goes to its place. */
+static void step_access(struct rch_io_cb *cb)
+{
+    struct round *rd = &cb->rd;
+    if (cb->is_write && !cb->e && cb->my_ai >= 0) {
+        MPI_Offset wlo, whi;
+        window(cb->f, &cb->pl, cb->my_ai, (int)cb->r, &wlo, &whi);
+        cb->e = agg_write(cb->f, rd->rmeta, (int)(cb->rmeta_n / 2), rd->rdata, cb->wbuf, wlo);
+    }
+    MPI_Offset at = 0;
+    for (int k = 0; !cb->is_write && !cb->direct && k < cb->nsent; k++) {
+        memcpy(cb->data + rd->spos[k], rd->sdata + at, (size_t)rd->smeta[2 * k + 1]);
+        at += rd->smeta[2 * k + 1];
+    }
+    cb->r++;
+    cb->state = CB_COUNTS;
+}
+
+static void (*const steps[CB_DONE])(struct rch_io_cb *) = {
+    [CB_RANGES] = step_ranges, [CB_PLAN] = step_plan,     [CB_COUNTS] = step_counts, [CB_BUFFERS] = step_buffers,
+    [CB_META] = step_meta,     [CB_DATA] = step_data,     [CB_ACCESS] = step_access,
+};
+
+size_t rch_io_cb_size(void)
+{
+    return sizeof(struct rch_io_cb);
+}
+
+void rch_io_cb_init(struct rch_io_cb *cb, struct ADIOI_FileD *f, int nb, int abort, int is_write, MPI_Offset pos,
+                    char *data, MPI_Offset nbytes)
+{
+    *cb = (struct rch_io_cb){ .f = f, .comm = nb ? f->acomm : f->comm, .nb = nb, .req = MPI_REQUEST_NULL,
+                              .state = CB_RANGES, .is_write = is_write, .abort = abort, .pos = pos,
+                              .data = data, .nbytes = data ? nbytes : 0, .my_ai = -1 };
+    /* the blocking call's arrays, or the non-blocking requests' (one at a time per file) */
+    work_arrays(f, nb, &cb->rd);
+}
+
+unsigned rch_io_cb_advance(struct rch_io_cb *cb)
+{
+    unsigned n = 0;
+    if (cb->state == CB_DONE && !cb->rd.ranges)
+        return 0;
+    for (; cb->state != CB_DONE; n++) {
+        if (cb->req != MPI_REQUEST_NULL) {
+            if (!rch_io_req_done(cb->req))
+                return n;
+            PMPI_Request_free(&cb->req);
+        }
+        steps[cb->state](cb);
+    }
+    /* DONE is entered by steps that start no collective */
+    round_free(&cb->rd);
+    free(cb->wbuf);
+    cb->wbuf = NULL;
+    if (!cb->e && !cb->indep)
+        cb->got = cb->is_write ? cb->nbytes : before_eof(cb->f, cb->p, cb->n);
+    free(cb->p);
+    free(cb->ppos);
+    cb->p = NULL, cb->ppos = NULL;
+    cb->rd = (struct round){ 0 };   /* and done: ranges NULL */
+    return n + 1;
+}
+
+int rch_io_cb_done(const struct rch_io_cb *cb)
+{
+    return cb->state == CB_DONE && !cb->rd.ranges;
+}
+
+int rch_io_cb_result(const struct rch_io_cb *cb, MPI_Offset *got, int *indep)
+{
+    *got = cb->got;
+    *indep = cb->indep;
+    return cb->e;
+}
+
+int rch_io_coll_applies(const struct ADIOI_FileD *f, int is_write)
+{
+    int hint = is_write ? f->hints.cb_write : f->hints.cb_read;
+    return hint != RCH_IO_DISABLE && !f->atomic && f->size > 1;
 }
 
 int rch_io_coll(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data, MPI_Offset nbytes,
                 MPI_Offset *got)
 {
-    struct rch_io_piece *p = NULL;
-    MPI_Offset *ppos = NULL;
-    int n = 0, e = 0;
-    *got = 0;
-    if (rch_io_view_pieces(f, pos, nbytes, &p, &n) != MPI_SUCCESS || !(ppos = malloc((size_t)(n + 1) * sizeof(*ppos))))
-        e = ENOMEM, n = 0;
-    MPI_Offset lh[2] = { LONG_MAX, LONG_MIN }, at = 0;
-    for (int i = 0; i < n; i++) {
-        ppos[i] = at;
-        at += p[i].len;
-        if (p[i].off < lh[0])
-            lh[0] = p[i].off;
-        if (p[i].off + p[i].len > lh[1])
-            lh[1] = p[i].off + p[i].len;
-    }
-    struct round rd = { 0 };
-    work_arrays(f, &rd);
-    MPI_Offset *ranges = f->cb_work;
-    PMPI_Allgather(lh, 2, MPI_LONG, ranges, 2, MPI_LONG, f->comm);
-    struct plan pl = { .glo = LONG_MAX, .ghi = LONG_MIN, .cb = f->hints.cb_buffer_size };
-    for (int r = 0; r < f->size; r++) {
-        pl.glo = ranges[2 * r] < pl.glo ? ranges[2 * r] : pl.glo;
-        pl.ghi = ranges[2 * r + 1] > pl.ghi ? ranges[2 * r + 1] : pl.ghi;
-    }
-    /* automatic (ROMIO's rule): ranks whose ranges do not interleave gain
-     * nothing from the exchange, each accesses its own range directly */
-    int hint = is_write ? f->hints.cb_write : f->hints.cb_read;
-    if (hint == RCH_IO_AUTO && !interleaved(ranges, f->size)) {
-        free(p);
-        free(ppos);
-        return e ? e : rch_io_indep(f, is_write, pos, data, nbytes, got);
-    }
-    if (pl.ghi > pl.glo) {
-        MPI_Offset su = f->hints.striping_unit;
-        pl.base = su > 0 ? pl.glo / su * su : pl.glo;
-        pl.dsize = (pl.ghi - pl.base + f->naggr - 1) / f->naggr;
-        if (su > 0)
-            pl.dsize = (pl.dsize + su - 1) / su * su;
-        /* cb is at most RCH_IO_CB_MAX (hints): no overflow here */
-        long rounds = (long)((pl.dsize + pl.cb - 1) / pl.cb);
-        MPI_Offset wcap = pl.cb < pl.dsize ? pl.cb : pl.dsize;
-        int my_aggr = 0;
-        for (int ai = 0; ai < f->naggr; ai++)
-            my_aggr |= f->aggr[ai] == f->rank;
-        char *wbuf = NULL;
-        int failed = my_aggr && (fail_injected(f) || !(wbuf = malloc((size_t)wcap + 1)));
-        /* every rank runs the rounds until one of them cannot (one_round) */
-        int stop = 0;
-        for (long r = 0; r < rounds && !stop; r++, failed = 0)
-            e = one_round(f, &pl, r, is_write, p, ppos, n, data, &rd, wbuf, e, failed, &stop);
-        round_free(&rd);
-        free(wbuf);
-    }
-    if (!e)
-        *got = is_write ? nbytes : before_eof(f, p, n);
-    free(p);
-    free(ppos);
+    struct rch_io_cb cb;
+    int indep;
+    rch_io_cb_init(&cb, f, 0, 0, is_write, pos, data, nbytes);
+    rch_io_cb_advance(&cb);
+    int e = rch_io_cb_result(&cb, got, &indep);
+    if (indep && !e)
+        e = rch_io_indep(f, is_write, pos, data, nbytes, got);
     return e;
 }

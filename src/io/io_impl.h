@@ -207,6 +207,31 @@ int rch_io_coll(struct ADIOI_FileD *f, int is_write, MPI_Offset pos, char *data,
                 MPI_Offset *got);
 /* Pick the aggregators of f (f->aggr, f->naggr) from its hints: collective. */
 int rch_io_coll_aggregators(struct ADIOI_FileD *f);
+/* Does a collective access in this direction go through collective
+ * buffering (the same answer on every rank)? */
+int rch_io_coll_applies(const struct ADIOI_FileD *f, int is_write);
+/* rch_io_coll as a state machine that a non-blocking request advances
+ * (io_nb.c), in caller-provided memory of rch_io_cb_size() bytes. nb: its
+ * collectives are started on f->acomm and advanced by progress (the caller
+ * runs one such access of f at a time, in posting order); else on f->comm,
+ * completed at once. abort: this rank's arguments failed: it moves nothing
+ * and the access stops on every rank after the first exchange. */
+struct rch_io_cb;
+size_t rch_io_cb_size(void);
+void rch_io_cb_init(struct rch_io_cb *cb, struct ADIOI_FileD *f, int nb, int abort, int is_write, MPI_Offset pos,
+                    char *data, MPI_Offset nbytes);
+/* Run the steps whose collectives are complete, until one is in flight or
+ * the access is done (its buffers freed): the steps run (0: nothing
+ * happened, as progress hooks count). */
+unsigned rch_io_cb_advance(struct rch_io_cb *cb);
+int rch_io_cb_done(const struct rch_io_cb *cb);
+/* A done access's outcome: 0 or this rank's errno, *got as for
+ * rch_io_coll; *indep: the ranks' ranges did not interleave, nothing was
+ * moved, the caller accesses independently (ROMIO's automatic rule). */
+int rch_io_cb_result(const struct rch_io_cb *cb, MPI_Offset *got, int *indep);
+/* Has the non-blocking request completed (without progressing anything:
+ * callable from a progress hook)? */
+int rch_io_req_done(MPI_Request req);
 
 /* ---- shared file pointer (io_shared.c) ---- */
 int rch_io_shared_open(struct ADIOI_FileD *f);         /* collective; 0 or an errno */

@@ -6,16 +6,24 @@
  * pass (RCH_IO_NB_SLICE bytes), so it advances inside any MPI_Test/Wait or
  * blocking call of this rank and never at the call itself.
  *
- * A collective one (iread_all, iwrite_at_all, split collectives) moves its
- * own pieces as an independent access would (collective buffering would
- * need the other ranks at the same time, which a call that must not wait
- * for them cannot have); writes lock each slice's byte range, so that
- * slices of several ranks whose pieces interleave never overwrite each
- * other's bytes through a sieving window. When its pieces are done the
- * ranks agree on the outcome with a non-blocking allreduce on the file's
- * acomm, started in posting order (MPI's order of collectives on a file),
- * so an error on one rank fails the request on every rank and none waits
- * for a rank that failed.
+ * A collective one (iread_all, iwrite_at_all, split collectives) goes
+ * through collective buffering when the blocking call would
+ * (rch_io_coll_applies): the same two-phase steps (io_coll.c), whose
+ * collectives are non-blocking ones on the file's acomm, a step run by the
+ * hook each time the previous step's collective completes. Otherwise, or
+ * when the ranks' ranges turn out not to interleave, it moves its own
+ * pieces as an independent access would; writes then lock each slice's
+ * byte range, so that slices of several ranks whose pieces interleave never
+ * overwrite each other's bytes through a sieving window. When its part is
+ * done the ranks agree on the outcome with a non-blocking allreduce on
+ * acomm, so an error on one rank fails the request on every rank and none
+ * waits for a rank that failed.
+ *
+ * Collectives on acomm must start in the same order on every rank: the
+ * collective accesses of a file take turns in posting order (MPI's order of
+ * collectives on a file). The access whose turn it is (seq == nb_agreed)
+ * runs its two-phase steps, if any, and passes the turn on when it starts
+ * its agreement.
  *
  * The request is a generalized request: its query function reports the
  * bytes and the error code (raised once on the file's error handler); its
@@ -34,7 +42,7 @@
 #define RCH_IO_NB_SLICE ((MPI_Offset)4 << 20)
 #define SLICE_PIECES 1024
 
-enum { JOB_IO, JOB_READY, JOB_AGREE, JOB_DONE };
+enum { JOB_CB, JOB_IO, JOB_READY, JOB_AGREE, JOB_DONE };
 
 struct job {
     struct job *next;
@@ -53,6 +61,7 @@ struct job {
     int mine[2], all[2];           /* the agreement: { class, rank } MAXLOC */
     MPI_Request areq, req;
     int raised;
+    struct rch_io_cb *cb;          /* two-phase steps (JOB_CB), in the job's allocation */
 };
 
 static struct job *jobs, **jobs_tail = &jobs;
@@ -170,10 +179,36 @@ static int agree_start(struct job *j)
     return 1;
 }
 
+int rch_io_req_done(MPI_Request req)
+{
+    struct rch_mpi_req *e = rch_mpi_req_get(req);
+    return !(e && e->dreq && !rch_mpi_dreq_done(e->dreq));
+}
+
+/* The two-phase steps are done: the outcome, or (no interleaving) the
+ * independent path's slices. */
+static void cb_done(struct job *j)
+{
+    MPI_Offset got;
+    int indep;
+    int e = rch_io_cb_result(j->cb, &got, &indep);
+    j->e = j->e ? j->e : e;
+    if (indep && !j->e) {
+        if (rch_io_view_pieces(j->f, j->pos, j->nbytes, &j->p, &j->n) != MPI_SUCCESS)
+            j->e = ENOMEM;
+        else {
+            j->state = JOB_IO;
+            return;
+        }
+    }
+    j->got = got;
+    j->pi = j->n;
+    local_done(j);
+}
+
 static int agree_done(struct job *j)
 {
-    struct rch_mpi_req *e = rch_mpi_req_get(j->areq);
-    if (e && e->dreq && !rch_mpi_dreq_done(e->dreq))
+    if (!rch_io_req_done(j->areq))
         return 0;
     PMPI_Request_free(&j->areq);
     if (j->all[0] != 0 && !j->code)
@@ -190,6 +225,11 @@ static unsigned hook(void *arg)
     while (*link) {
         struct job *j = *link;
         struct ADIOI_FileD *f = j->f;
+        if (j->state == JOB_CB && j->seq == f->nb_agreed) {
+            n += rch_io_cb_advance(j->cb);
+            if (rch_io_cb_done(j->cb))
+                cb_done(j);
+        }
         if (j->state == JOB_IO) {
             if (j->pi < j->n)
                 io_slice(j);
@@ -239,7 +279,8 @@ static int job_post(struct rch_io_op *op, int err, MPI_Request *request)
             return rch_io_err(f, MPI_ERR_INTERN, "%s: no progress hook free for non-blocking I/O", fn);
         hooked = 1;
     }
-    struct job *j = calloc(1, sizeof(*j));
+    int cb = op->collective && rch_io_coll_applies(f, op->is_write);
+    struct job *j = calloc(1, sizeof(*j) + (cb ? rch_io_cb_size() : 0));
     if (!j || PMPI_Grequest_start(query_fn, free_fn, cancel_fn, j, &j->req) != MPI_SUCCESS) {
         free(j);
         return rch_io_err(f, MPI_ERR_NO_MEM, "%s: out of memory for the request", fn);
@@ -248,22 +289,27 @@ static int job_post(struct rch_io_op *op, int err, MPI_Request *request)
     j->f = f;
     j->op = *op;
     j->areq = MPI_REQUEST_NULL;
-    j->state = JOB_IO;
+    j->state = cb ? JOB_CB : JOB_IO;
     if (err) {
         j->code = err;
         j->raised = 1;
-        j->state = op->collective ? JOB_READY : JOB_DONE;
+        j->state = cb ? JOB_CB : op->collective ? JOB_READY : JOB_DONE;
     } else {
         j->t = rch_mpi_type_get(op->dt);
         rch_mpi_type_retain(j->t);
         j->nbytes = op->xsize * op->count;
         j->e = rch_io_prepare(op, j->t, &j->data, &j->pos);
-        if (!j->e && rch_io_view_pieces(f, j->pos, j->nbytes, &j->p, &j->n) != MPI_SUCCESS)
+        if (!j->e && !cb && rch_io_view_pieces(f, j->pos, j->nbytes, &j->p, &j->n) != MPI_SUCCESS)
             j->e = ENOMEM;
         if (j->e)
             j->pi = j->n;   /* nothing to move: the failure is reported at completion */
         if (op->where == RCH_IO_INDIV)
             f->fp += j->nbytes / (MPI_Offset)f->et->size;
+    }
+    if (cb) {
+        /* a rank that could not pack joins with nothing to move */
+        j->cb = (struct rch_io_cb *)(j + 1);
+        rch_io_cb_init(j->cb, f, 1, err != 0, op->is_write, j->pos, j->e ? NULL : j->data, j->nbytes);
     }
     if (op->collective)
         j->seq = f->nb_posted++;

@@ -195,10 +195,8 @@ int rch_io_do(struct rch_io_op *op, MPI_Status *status)
     char *data = NULL;
     int e = rch_io_prepare(op, t, &data, &pos);
     if (op->collective) {
-        int hint = op->is_write ? f->hints.cb_write : f->hints.cb_read;
-        int use_cb = hint != RCH_IO_DISABLE && !f->atomic && f->size > 1;
         /* a rank that could not pack still joins the exchange with nothing to move */
-        if (use_cb) {
+        if (rch_io_coll_applies(f, op->is_write)) {
             int ce = rch_io_coll(f, op->is_write, pos, e ? NULL : data, e ? 0 : nbytes, &got);
             if (!e)
                 e = ce;
