@@ -21,6 +21,7 @@
 #include <string.h>
 #include "base/log.h"
 #include "device/rma_impl.h"
+#include "device/stats.h"
 
 static rdmach_status_t unreachable(struct rch_dev_win *w, int target, const char *op)
 {
@@ -133,27 +134,22 @@ static int only_hold_left(void *arg)
 }
 
 /* A channel operation complete on return: wait for it if the channel did
- * not complete it at once. `give_up`: then take the target for one without
- * single copy from now on (the read-modify-write's view; a shared-memory
- * get of SHM_CMA_SPLIT bytes or more is also in flight while the peer helps
- * copy it, shm_coop.c). */
+ * not complete it at once. That is either a single copy of SHM_CMA_SPLIT
+ * bytes or more the peer helps with (shm_coop.c), or the two-copy pipeline
+ * (the kernel refused single copy since the first read, shm_rma.c), which
+ * needs the target's progress: the target's path is learnt again by the
+ * next operation's 1-byte read (single_copy_where), so a helped copy keeps
+ * single copy and a pipeline turns the target to packets. */
 static rdmach_status_t rw_now(struct rch_dev_win *w, int target, void *laddr, size_t len, uint64_t raddr,
-                              const struct rch_rdma_rkey *key, int is_put, struct rch_dev_rma_cmpl *c, int give_up)
+                              const struct rch_rdma_rkey *key, int is_put, struct rch_dev_rma_cmpl *c)
 {
     rdmach_status_t st = chan_rw(w, target, laddr, len, raddr, key, is_put, c, NULL);
     if (st != RDMACH_INPROGRESS)
         return st;
-    if (give_up)
-        w->t[target].cma = -1;
+    w->t[target].cma = 0;
     struct hold_arg a = { c };
     rch_dev_rma_spin_until(only_hold_left, &a);
     return c->err;
-}
-
-static rdmach_status_t rmw_step(struct rch_dev_win *w, int target, void *laddr, size_t len, uint64_t raddr,
-                                const struct rch_rdma_rkey *key, int is_put, struct rch_dev_rma_cmpl *c)
-{
-    return rw_now(w, target, laddr, len, raddr, key, is_put, c, 1);
 }
 
 /*
@@ -212,19 +208,21 @@ static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, siz
     struct rch_dev_rma_cmpl c;
     rch_dev_rma_cmpl_init(&c, NULL);
     rch_dev_rma_acc_lock(t->ctrl);
-    rdmach_status_t st = rmw_step(w, target, tmp, len, raddr, key, 0, &c);
+    rdmach_status_t st = rw_now(w, target, tmp, len, raddr, key, 0, &c);
     if (st == RDMACH_OK) {
         if (result)
             memcpy(result, tmp, len);
         if (cmp) {
             if (memcmp(tmp, cmp, len) == 0)
-                st = rmw_step(w, target, (void *)src, len, raddr, key, 1, &c);
+                st = rw_now(w, target, (void *)src, len, raddr, key, 1, &c);
         } else {
             op->fn(src, tmp, len / op->elem, NULL);
-            st = rmw_step(w, target, tmp, len, raddr, key, 1, &c);
+            st = rw_now(w, target, tmp, len, raddr, key, 1, &c);
         }
     }
     rch_dev_rma_acc_unlock(t->ctrl);
+    if (st == RDMACH_OK)
+        rch_dev_stat.rma_rmw++;
     if (tmp != stackbuf)
         free(tmp);
     return st;
@@ -384,7 +382,7 @@ rdmach_status_t rch_dev_rma_get_now(struct rch_dev_win *w, int target, void *dst
         return st;
     struct rch_dev_rma_cmpl c;
     rch_dev_rma_cmpl_init(&c, NULL);
-    return rw_now(w, target, dst, len, raddr, key, 0, &c, 0);
+    return rw_now(w, target, dst, len, raddr, key, 0, &c);
 }
 
 rdmach_status_t rch_dev_rma_acc(struct rch_dev_win *w, int target, const void *src, void *result, size_t len,
