@@ -46,6 +46,18 @@ void rch_base_alert_install(void);
 void rch_base_alert_uninstall(void);
 unsigned rch_base_alerts(void);
 
+/* A whole-job abort (proc.c). This process's: rch_base_abort_announce(code)
+ * runs the hook a channel set (shm: a word of its segment that peers read
+ * when its process is gone) before the launcher hears the abort. Another
+ * process's, learnt by a channel: rch_base_abort_seen(code); then
+ * rch_base_abort_code(&code) is 1, and an error that follows from it (a
+ * peer gone) ends this process with that code instead of raising a second
+ * abort that would race the first one's code to the launcher. */
+void rch_base_abort_hook(void (*announce)(int code));
+void rch_base_abort_announce(int code);
+void rch_base_abort_seen(int code);
+int rch_base_abort_code(int *code);
+
 /* memcpy with non-temporal stores (copy.c): for large copies not read again soon. */
 void rch_base_copy_nt(void *dst, const void *src, size_t len);
 /* n blocks of len bytes from src, src + sstride, ... to dst, dst + dstride,

@@ -102,3 +102,38 @@ void rch_base_alert_uninstall(void)
         sigaction(SIGUSR1, &prev, NULL);
     installed = 0;
 }
+
+/* ---- whole-job aborts (base.h) ---- */
+
+static void (*abort_announce)(int code);
+static int abort_seen;                  /* atomic: 1 + set below */
+static int abort_seen_code;
+
+void rch_base_abort_hook(void (*announce)(int code))
+{
+    __atomic_store_n(&abort_announce, announce, __ATOMIC_RELEASE);
+}
+
+void rch_base_abort_announce(int code)
+{
+    void (*fn)(int) = __atomic_load_n(&abort_announce, __ATOMIC_ACQUIRE);
+    if (fn)
+        fn(code);
+}
+
+void rch_base_abort_seen(int code)
+{
+    int none = 0;
+    if (__atomic_load_n(&abort_seen, __ATOMIC_ACQUIRE))
+        return;
+    abort_seen_code = code;
+    __atomic_compare_exchange_n(&abort_seen, &none, 1, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+int rch_base_abort_code(int *code)
+{
+    if (!__atomic_load_n(&abort_seen, __ATOMIC_ACQUIRE))
+        return 0;
+    *code = abort_seen_code;
+    return 1;
+}

@@ -327,6 +327,7 @@ static void exit_hook(int code, void *arg)
     fflush(NULL);
     drain_pipe(1);
     drain_pipe(2);
+    rch_base_abort_announce(code);
     pmi->abort(code, RCH_PMI_ABORT_EXIT);
 }
 
@@ -348,8 +349,10 @@ void rch_boot_abort(int code, const char *msg)
     /* The launcher reads the abort before it sees this process exit (one
      * ordered stream), ends the job and reports the code. */
     drain_pipe(2);
-    if (boot_up && !rch_boot.singleton)
+    if (boot_up && !rch_boot.singleton) {
+        rch_base_abort_announce(code);
         pmi->abort(code, NULL);
+    }
     _exit(code);
 }
 

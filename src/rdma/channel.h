@@ -71,22 +71,22 @@ struct rch_rdma_caps {
     int rma;                 /* put/get supported */
     int needs_credits;       /* the device must bound eager packets in flight (CRDT) */
     int onload;              /* protocol processing on the host CPU (collective tuning) */
-    /* Added (additive): how rendezvous data should move on this transport
+    /* How rendezvous data should move on this transport
      * when RDMACH_RNDV_MODE=auto (its measured profile, docs/NETWORK.md):
      * 0 receiver-driven GET (the default: shared memory, hardware RDMA),
      * 1 sender-driven PUT. The device resolves the mode (rch_dev_rndv_uses_get). */
     int rndv_put;
-    /* Added (additive): a packet send() to a peer after put() to the same
+    /* A packet send() to a peer after put() to the same
      * peer returned INPROGRESS is placed there only after the put's bytes
      * (one connection whose writes are placed in order, and send() never
      * overtakes a put still queued in the channel). The device then sends
      * the rendezvous FIN right behind the data instead of after the put's
      * local completion (src/device/rndv.c). */
     int put_then_send;
-    /* Added (additive): send_zc() takes packets whose payload is at least
+    /* send_zc() takes packets whose payload is at least
      * this many bytes (and fits max_msg); 0: no send_zc on this channel. */
     size_t zc_min;
-    /* Added (additive): the channel itself notices a peer process of this
+    /* The channel itself notices a peer process of this
      * host that died or stays stopped (RDMACH_PEER_STOP_TIMEOUT) and reports
      * it through peer_failed even while the rank sleeps in wait_arm's
      * primitive (shared memory: pidfds and /proc, shm_live.c). For the other
@@ -128,7 +128,7 @@ struct rch_rdma_ops {
                                 struct rch_rdma_rkey *rkey);
     /* A control/eager packet: iov[0] is usually the device header, iov[1] the payload. */
     rdmach_status_t (*send)(struct rch_rdma_chan *ch, int peer, const struct iovec *iov, int iovcnt);
-    /* Added (additive): an eager packet whose payload is not copied (caps.zc_min):
+    /* An eager packet whose payload is not copied (caps.zc_min):
      * the packet is hdr (copied at the call) followed by the len bytes at buf,
      * which the transport reads from the registered lmr; buf must not change
      * until upcalls.rma_done(op_ctx) says the send completed or failed (exactly
@@ -150,14 +150,14 @@ struct rch_rdma_ops {
     rdmach_status_t (*wait_arm)(struct rch_rdma_chan *ch, struct rch_rdma_wait *w);
     void (*wait_disarm)(struct rch_rdma_chan *ch);
     const struct rch_rdma_caps *(*caps)(const struct rch_rdma_chan *ch);
-    /* Added (additive) for waits on memory another process writes (the
+    /* For waits on memory another process writes (the
      * shared-memory barriers, device rch_dev_wake): if `peer` sleeps on this
      * channel's wait primitive (it armed its wait), wake it; it then returns
      * from its sleep. OK whether it slept or not; never blocks, and no system
      * call when it does not sleep. A transport whose peers cannot end each
      * other's sleeps has rch_rdma_no_wake (ERR_UNSUPPORTED). */
     rdmach_status_t (*wake)(struct rch_rdma_chan *ch, int peer);
-    /* Added (additive): direct receive, for a blocking receive that waits on
+    /* Direct receive, for a blocking receive that waits on
      * one peer (device rch_dev_recv_direct). recv_peek: the next packet from
      * `peer`, in order, if it has arrived: OK with *pkt and *len naming it in the
      * channel's memory (nothing is taken: unless recv_done follows, it is

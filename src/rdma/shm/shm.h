@@ -115,6 +115,7 @@ struct rch_shm_peer {
     int dead_reported;
     int left;                        /* DEAD because it exited after closing its channel: a
                                       * departure, reported as peer_left, with no warning */
+    int aborted;                     /* DEAD because it ended the whole job by an abort */
     rdmach_status_t dead_status;
     pid_t pid;                       /* in its pid namespace */
     int pid_local;                   /* ... which is ours: pid usable here */

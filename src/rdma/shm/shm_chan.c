@@ -230,10 +230,28 @@ out_free:
     return st;
 }
 
+/* This process's segment header while the channel is open: where a
+ * whole-job abort is written for the peers (rch_base_abort_announce, from
+ * the boot layer's abort; shm_live.c reads it when our process is gone). */
+static struct rch_shm_seg_hdr *_Atomic abort_hdr;
+
+static void announce_abort(int code)
+{
+    struct rch_shm_seg_hdr *h = atomic_load_explicit(&abort_hdr, memory_order_acquire);
+    if (!h)
+        return;
+    h->abort_code = code;
+    atomic_store_explicit(&h->aborting, 1, memory_order_release);
+}
+
 static void shm_close(struct rch_rdma_chan *ch)
 {
     if (!ch)
         return;
+    if (ch->seg.hdr && atomic_load_explicit(&abort_hdr, memory_order_relaxed) == ch->seg.hdr) {
+        rch_base_abort_hook(NULL);
+        atomic_store_explicit(&abort_hdr, NULL, memory_order_release);
+    }
     /* first: from here our exit is a departure to every peer that outlives us
      * (shm_live.c); a rank that dies without closing stays a failure */
     if (ch->seg.hdr)
@@ -289,6 +307,8 @@ rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size
             st = rch_shm_bell_open(ch);
         if (st != RDMACH_OK)
             return st;
+        atomic_store_explicit(&abort_hdr, ch->seg.hdr, memory_order_release);
+        rch_base_abort_hook(announce_abort);
         for (int i = 0; i < ch->npeers; i++) {
             struct rch_shm_peer *p = &ch->peers[i];
             st = rch_shm_ring_rx_init(&p->rx, rch_shm_seg_ring(&ch->seg, p->slot), ch->geom.ring_cells);

@@ -51,6 +51,17 @@ static int departed(const struct rch_shm_peer *p)
            atomic_load_explicit(&p->segp->hdr->departed, memory_order_acquire) != 0;
 }
 
+/* Did p end the whole job by an abort (announce_abort in shm_chan.c)
+ * before its process went? Then its exit is that abort: the launcher is
+ * ending every process with its code. */
+static int aborted(const struct rch_shm_peer *p, int *code)
+{
+    if (!p->segp || !p->segp->hdr || !atomic_load_explicit(&p->segp->hdr->aborting, memory_order_acquire))
+        return 0;
+    *code = p->segp->hdr->abort_code;
+    return 1;
+}
+
 void rch_shm_peer_mark_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rdmach_status_t why)
 {
     if (p->state == RCH_SHM_PEER_DEAD)
@@ -59,9 +70,14 @@ void rch_shm_peer_mark_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rd
     p->dead_status = why;
     ch->ndead_pending++;
     p->left = why == RDMACH_ERR_PEER_DEAD && departed(p);
-    if (p->left)
+    int code;
+    if (p->left) {
         RCH_DEBUG("shm", "rank %d (pid %d) finished and exited", p->rank, (int)p->pid);
-    else if (why == RDMACH_ERR_PEER_DEAD)
+    } else if (why == RDMACH_ERR_PEER_DEAD && aborted(p, &code)) {
+        p->aborted = 1;
+        rch_base_abort_seen(code);
+        RCH_INFO("shm", "rank %d (pid %d) ended the job by an abort with exit code %d", p->rank, (int)p->pid, code);
+    } else if (why == RDMACH_ERR_PEER_DEAD)
         RCH_WARN("shm", "rank %d (pid %d) %s", p->rank, (int)p->pid,
                  p->stopped_since > 0 ? "is stopped (counted as failed: RDMACH_PEER_STOP_TIMEOUT)" : "died");
     else

@@ -213,6 +213,7 @@ static unsigned report_dead(struct rch_rdma_chan *ch, unsigned max)
         }
         rch_base_err(p->dead_status, "shm: rank %d (pid %d) %s", p->rank, (int)p->pid,
                      p->dead_status != RDMACH_ERR_PEER_DEAD ? "sent corrupt data"
+                     : p->aborted ? "ended the job by an abort"
                      : p->stopped_since > 0 ? "has been stopped for RDMACH_PEER_STOP_TIMEOUT or longer"
                      : "has exited");
         ch->up.peer_failed(ch->up.ctx, p->rank, p->dead_status);

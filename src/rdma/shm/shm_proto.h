@@ -54,6 +54,9 @@ struct rch_shm_seg_hdr {
                                         a departure, not a death (shm_live.c) */
     uint64_t owner_pidns;            /* inode of the owner's pid namespace (0: unknown): with
                                         owner_pid, who may judge the owner dead (rch_shm_seg_sweep) */
+    _Atomic int32_t aborting;        /* the owner is ending the whole job by an abort (release,
+                                        after abort_code): its exit is that abort (shm_live.c) */
+    int32_t  abort_code;
 };
 _Static_assert(sizeof(struct rch_shm_seg_hdr) <= RCH_SHM_RING_LINE, "segment header fits its line");
 
