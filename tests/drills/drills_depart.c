@@ -70,10 +70,13 @@ int main(int argc, char **argv)
         int len = 0;
         MPI_Error_string(rc, msg, &len);
         printf("drills_depart: rank %d: MPI_Finalize failed: %s\n", rank, msg);
+        free(pids);
         return 1;
     }
-    if (rank != 0)
+    if (rank != 0) {
+        free(pids);
         return 0;
+    }
 
     /* The device outlives MPI_Finalize (it closes at exit): its progress
      * is what a rank still in its finalize runs. */
@@ -91,5 +94,6 @@ int main(int argc, char **argv)
         }
     }
     printf("drills_depart: rank 0 saw %d exits\n", seen);
+    free(pids);
     return seen == size - 1 ? 0 : 1;
 }
