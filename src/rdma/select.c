@@ -7,6 +7,7 @@
 #include "base/tunables.h"
 #include "rdma/select.h"
 #include "rdma/net/net.h"   /* the network channels' provider description (probe) */
+#include "rdma/net/net_dyn.h"
 
 /* The verbs channel is built when libibverbs and librdmacm are found. */
 #define SELECT_HAVE_VERBS RDMACH_HAVE_VERBS
@@ -181,20 +182,6 @@ static void probe_failed(void *ctx, int peer, rdmach_status_t st)
     (void)ctx, (void)peer, (void)st;
 }
 
-static int is_net(const struct rch_rdma_ops *ops)
-{
-    (void)ops;
-#if SELECT_HAVE_VERBS
-    if (ops == &rch_rdma_verbs_ops)
-        return 1;
-#endif
-#if SELECT_HAVE_OFI
-    if (ops == &rch_rdma_ofi_ops)
-        return 1;
-#endif
-    return 0;
-}
-
 rdmach_status_t rch_rdma_select_probe(const struct rch_rdma_ops *ops, const struct rch_boot_info *boot,
                                       struct rch_rdma_probe *out)
 {
@@ -219,7 +206,7 @@ rdmach_status_t rch_rdma_select_probe(const struct rch_rdma_ops *ops, const stru
         return st;
     }
     out->caps = *ops->caps(ch);
-    if (is_net(ops)) {
+    if (rch_net_is_net(ops)) {
         /* "ofi tcp on lo (127.0.0.0/8)", "verbs siw0 (iWARP) 192.0.2.1": the label is the first two words */
         const char *name = ch->pcaps->name;
         snprintf(out->detail, sizeof(out->detail), "%s", name);

@@ -15,13 +15,6 @@
 
 enum { ITERS = 50 };
 
-static unsigned long long shm_sent(MPI_T_pvar_session ses, MPI_T_pvar_handle h)
-{
-    unsigned long long v = 0;
-    MPI_OK(MPI_T_pvar_read(ses, h, &v));
-    return v;
-}
-
 static void run(MPI_Request *rq, double *in, const double *out, int me, int p, int base)
 {
     for (int it = 0; it < ITERS; it++) {
@@ -35,18 +28,13 @@ static void run(MPI_Request *rq, double *in, const double *out, int me, int p, i
 
 int main(int argc, char **argv)
 {
-    int me, p, provided;
+    int me, p;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     mt_rank = me;
-    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    MPI_T_pvar_session ses;
-    MPI_OK(MPI_T_pvar_session_create(&ses));
-    int idx = -1, count = 0;
-    MPI_OK(MPI_T_pvar_get_index("shm_msgs_sent", MPI_T_PVAR_CLASS_COUNTER, &idx));
-    MPI_T_pvar_handle h;
-    MPI_OK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h, &count));
+    struct mt_counter shm_sent;
+    mt_counter_open(&shm_sent, "shm_msgs_sent");
 
     double in = 0.0, out = -1.0;
     MPI_Request rq;
@@ -55,9 +43,9 @@ int main(int argc, char **argv)
     int one = 1, all = 0;
     MPI_OK(MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     CHECK(all == p, "blocking allreduce: %d, want %d", all, p);
-    unsigned long long before = shm_sent(ses, h);
+    unsigned long long before = mt_counter_read(&shm_sent);
     run(&rq, &in, &out, me, p, ITERS);
-    unsigned long long sent = shm_sent(ses, h) - before;
+    unsigned long long sent = mt_counter_read(&shm_sent) - before;
     /* One node and more than one rank: the blocking allreduce made the
      * segment (RDMACH_VNODE_SIZE=1 makes every rank a node: no segment, the
      * schedule's packets go over the network channel, not shm). */
@@ -66,9 +54,7 @@ int main(int argc, char **argv)
         CHECK(sent < ITERS, "%llu shm packets for %d starts after the segment was made: "
               "the request still runs its message schedule", sent, ITERS);
     MPI_OK(MPI_Request_free(&rq));
-    MPI_OK(MPI_T_pvar_handle_free(ses, &h));
-    MPI_OK(MPI_T_pvar_session_free(&ses));
-    MPI_OK(MPI_T_finalize());
+    mt_counter_close(&shm_sent);
     if (me == 0)
         printf("persist_early: %d ranks, %llu shm packets sent by rank 0 in %d starts after the first "
                "blocking allreduce\n", p, sent, ITERS);

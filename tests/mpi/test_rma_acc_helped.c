@@ -19,27 +19,15 @@
 
 enum { ITERS = 16, N = (1 << 20) / (int)sizeof(long long) };
 
-static unsigned long long pv(MPI_T_pvar_session ses, MPI_T_pvar_handle h)
-{
-    unsigned long long v = 0;
-    MPI_OK(MPI_T_pvar_read(ses, h, &v));
-    return v;
-}
-
 int main(int argc, char **argv)
 {
-    int me, p, provided;
+    int me, p;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     mt_rank = me;
-    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
-    MPI_T_pvar_session ses;
-    MPI_OK(MPI_T_pvar_session_create(&ses));
-    int idx = -1, count = 0;
-    MPI_OK(MPI_T_pvar_get_index("rma_single_copy_rmw", MPI_T_PVAR_CLASS_COUNTER, &idx));
-    MPI_T_pvar_handle h;
-    MPI_OK(MPI_T_pvar_handle_alloc(ses, idx, NULL, &h, &count));
+    struct mt_counter by_copy;
+    mt_counter_open(&by_copy, "rma_single_copy_rmw");
 
     long long *win = malloc(sizeof(long long) * N), *src = malloc(sizeof(long long) * N);
     CHECK(win && src, "no memory");
@@ -56,12 +44,12 @@ int main(int argc, char **argv)
         MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, w));
         MPI_OK(MPI_Accumulate(src, N, MPI_LONG_LONG, target, 0, N, MPI_LONG_LONG, MPI_SUM, w));
         MPI_OK(MPI_Win_flush(target, w));
-        unsigned long long before = pv(ses, h);
+        unsigned long long before = mt_counter_read(&by_copy);
         for (int it = 1; it < ITERS; it++) {
             MPI_OK(MPI_Accumulate(src, N, MPI_LONG_LONG, target, 0, N, MPI_LONG_LONG, MPI_SUM, w));
             MPI_OK(MPI_Win_flush(target, w));
         }
-        rmw = pv(ses, h) - before;
+        rmw = mt_counter_read(&by_copy) - before;
         MPI_OK(MPI_Win_unlock(target, w));
     }
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
@@ -80,9 +68,7 @@ int main(int argc, char **argv)
               "%llu of %d accumulates of %zu bytes after the first applied by single copy, want %d", rmw,
               ITERS - 1, N * sizeof(long long), am ? 0 : ITERS - 1);
     MPI_OK(MPI_Win_free(&w));
-    MPI_OK(MPI_T_pvar_handle_free(ses, &h));
-    MPI_OK(MPI_T_pvar_session_free(&ses));
-    MPI_OK(MPI_T_finalize());
+    mt_counter_close(&by_copy);
     if (me == 0)
         printf("rma_acc_helped: %d ranks, %llu of %d accumulates of %zu bytes after the first applied by "
                "single copy\n", p, rmw, ITERS - 1, N * sizeof(long long));
