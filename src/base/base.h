@@ -50,9 +50,9 @@ unsigned rch_base_alerts(void);
  * runs the hook a channel set (shm: a word of its segment that peers read
  * when its process is gone) before the launcher hears the abort. Another
  * process's, learnt by a channel: rch_base_abort_seen(code); then
- * rch_base_abort_code(&code) is 1, and an error that follows from it (a
- * peer gone) ends this process with that code instead of raising a second
- * abort that would race the first one's code to the launcher. */
+ * rch_base_abort_code(&code) is 1, and this process's own abort (which
+ * most likely follows from it: that peer gone) ends it with that code
+ * instead of a second abort racing the first one's to the launcher. */
 void rch_base_abort_hook(void (*announce)(int code));
 void rch_base_abort_announce(int code);
 void rch_base_abort_seen(int code);

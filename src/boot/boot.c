@@ -341,6 +341,17 @@ static void watch_exit(void)
 
 void rch_boot_abort(int code, const char *msg)
 {
+    /* Another rank is ending the job by an abort already (a channel saw
+     * it: rch_base_abort_seen), and this one most likely follows from it
+     * (that rank gone): leave with its code. A second abort would race it
+     * to the launcher, and Hydra reports the last one's code. */
+    int first;
+    if (boot_up && !rch_boot.singleton && rch_base_abort_code(&first)) {
+        rch_log_emit(RCH_LOG_ERROR, "abort", "rank %d of %d: %s; the job is ending on another rank's abort (exit code %d)",
+                     rch_boot.rank, rch_boot.size, msg ? msg : "", first);
+        drain_pipe(2);
+        _exit(first);
+    }
     if (boot_up)
         rch_log_emit(RCH_LOG_ERROR, "abort", "rank %d of %d aborts the job with exit code %d: %s",
                      rch_boot.rank, rch_boot.size, code, msg ? msg : "");

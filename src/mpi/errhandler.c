@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "base/log.h"
 #include "boot/boot.h"
 #include "mpi/mpi_impl.h"
@@ -227,16 +226,6 @@ static void fatal(int handle, int code, int abort_scope)
     snprintf(text, sizeof(text), "MPI error (class %d, %s): %s", RCH_MPI_ERR_CLASS(code),
              class_valid(RCH_MPI_ERR_CLASS(code)) ? class_name(RCH_MPI_ERR_CLASS(code)) : "?",
              msg ? msg : "no detail");
-    int peer_code;
-    if (rch_mpi_state == RCH_MPI_RUNNING && rch_base_abort_code(&peer_code)) {
-        /* another process is ending the job by an abort, and this error
-         * follows from it (its process gone): leave with its code; a second
-         * abort would race it to the launcher, which reports the last */
-        rch_log_emit(RCH_LOG_ERROR, "abort", "%s: the job is ending on another rank's abort (exit code %d)", text,
-                     peer_code);
-        fflush(NULL);
-        _exit(peer_code);
-    }
     if (rch_mpi_state == RCH_MPI_RUNNING && abort_scope)
         rch_mpi_abort_scope(handle, 1, text);
     if (rch_mpi_state == RCH_MPI_RUNNING) {
