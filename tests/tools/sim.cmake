@@ -137,23 +137,36 @@ tool_test(sim_core_per_rank_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2
   "a core per rank \\(calibrated on 1 cores: --cores\\)"
   -- ${SIM} pingpong --ppn 2 --size 0 --params ${SIMDATA}/one_core.txt)
 # The hand-off turn of an oversubscribed wait (one_core_handoff.txt:
-# one_core.txt with handoff 500; the library's hand-off yield): rank 0 sends
-# (0-0.1 us), and both ranks' waits give up a turn of 0.5 on the core (0.1-0.6,
-# 0.6-1.1); rank 1 receives the message (there at 0.3) at 1.1-1.2, gets its
-# core back (1.2-2.2) and sends (2.2-2.3); rank 0 receives it (there at 2.5)
-# at 2.5-2.6 and gets its core back: 3.600 (2.800 without the turn, above).
-tool_test(sim_oversubscribed_handoff_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +0 +3\\.600 "
+# one_core.txt with handoff 500; the library's hand-off yield), and a rank
+# keeps its core until it waits (nothing preempts it at this grain): rank 0
+# sends (0-0.1 us, there at 0.3) and its wait gives up a turn of 0.5 on the
+# core (0.1-0.6); only then does rank 1 run (its start: no switch), finds
+# the message, receives it (0.6-0.7) and sends (0.7-0.8, there at 1.0);
+# rank 0 receives it at 1.0-1.1 and gets its core back: 2.100.
+tool_test(sim_oversubscribed_handoff_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +0 +2\\.100 "
   -- ${SIM} pingpong --ppn 2 --size 0 --cores 1 --params ${SIMDATA}/one_core_handoff.txt)
 # Ranks bound round-robin to the cores as the library binds them
 # (two_core.txt: one_core.txt on 2 cores). A binomial bcast of 8 B on 5
-# ranks: rank 0 sends to 4, 2, 1 (0-0.3 us on core 0); ranks 0, 2 and 4
-# share core 0, so rank 4's receive (0.1) and switch (1.0) and rank 2's
-# come after them: rank 2 sends to 3 at 2.5-2.6 (0.3 + 2(0.1 + 1.0) + 0.1
-# of core 0's work before); rank 3 (core 1) receives it (there at 2.8) at
-# 2.8-2.9 and gets its core back by 3.900. A rank on whichever core is free
-# first would give 3.000.
-tool_test(sim_bound_cores_bcast COMMAND ${EXPECT} 0 "^bcast +binomial +5 +1 +5 +8 +3\\.900 "
+# ranks: ranks 0, 2 and 4 share core 0, ranks 1 and 3 core 1. Rank 0 keeps
+# core 0 while it sends to 4, 2, 1 (0-0.3 us, there at 0.3, 0.4, 0.5); then
+# 4 and 2, queued for the core from their start (no switch), run in turn:
+# 4 receives (0.3-0.4), 2 receives (0.4-0.5) and sends to 3 (0.5-0.6, there
+# at 0.8). Ranks 1 and 3 wait from the start; rank 1 receives (0.5-0.6) and
+# gets core 1 back: the switch (1.0) and, more than two ranks to a core
+# (their waits yield), half a turn (switch 1.0) of rank 3, which waits too:
+# 0.6-2.1; rank 3 receives at 2.1-2.2 and gets the core back (1.0, nobody
+# else waits): 3.200.
+tool_test(sim_bound_cores_bcast COMMAND ${EXPECT} 0 "^bcast +binomial +5 +1 +5 +8 +3\\.200 "
   -- ${SIM} bcast --ranks 5 --ppn 5 --size 8 --algos binomial --cores 2 --params ${SIMDATA}/two_core.txt)
+# Two ranks to a core (4 on 2) a waiting rank spins on its partner and
+# gives the core up as soon as its neighbour has work: no turns. Rank 0
+# sends to 2 and 1 (0-0.2, there at 0.3 and 0.4), then rank 2 has core 0:
+# it waits, receives at 0.3-0.4, gets the core back (0.4-1.4) and sends to
+# 3 (1.4-1.5, there at 1.7); rank 1 receives at 0.4-0.5 and switches
+# (0.5-1.5), rank 3 receives at 1.7-1.8 and switches: 2.800 (3.100 with
+# half a turn of rank 3 at rank 1's switch).
+tool_test(sim_two_per_core_no_turns COMMAND ${EXPECT} 0 "^bcast +binomial +4 +1 +4 +8 +2\\.800 "
+  -- ${SIM} bcast --ranks 4 --ppn 4 --size 8 --algos binomial --cores 2 --params ${SIMDATA}/two_core.txt)
 tool_test(sim_params_bad_host COMMAND ${EXPECT} 2 "one_core_bad\\.txt:1: unknown parameter 'threads' \\(expected cores, switch, netswitch, handoff\\)$"
   -- ${SIM} barrier --params ${SIMDATA}/one_core_bad.txt)
 # the library's own path per call (call 1000) comes before the collective's
