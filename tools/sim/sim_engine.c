@@ -76,6 +76,8 @@ struct srank {
     uint8_t done, blocked;     /* blocked: it waited, and has given up its core */
     uint8_t wake_net;          /* what ended its wait was a network message */
     uint32_t core_next;        /* the next rank in its core's queue */
+    uint32_t loop;             /* where its program starts again: after its MARK (0: none) */
+    double mark;               /* when it passed its MARK */
 };
 
 #define BUCKET_NS 50.0
@@ -752,7 +754,7 @@ static void run_rank(struct sim *s, uint32_t rank)
                 r->done = 1;
                 return;
             }
-            r->pc = 0;
+            r->pc = r->loop;
         }
         sim_op op = p.ops[r->pc++];
         uint32_t a = SIM_OP_ARG(op);
@@ -800,6 +802,10 @@ static void run_rank(struct sim *s, uint32_t rank)
         case SIM_SEGSYNC:
             seg_arrive(s, rank);
             return;
+        case SIM_MARK:
+            r->loop = r->pc;
+            r->mark = r->t;
+            break;
         }
     }
 }
@@ -899,7 +905,7 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
         snprintf(err, len, "no memory for the events (%zu queued)", s.queued);
         goto out_free;
     }
-    double last = 0, sum = 0;
+    double last = 0, sum = 0, span = 0;
     for (int i = 0; i < n; i++) {
         if (!s.r[i].done) {
             snprintf(err, len, "deadlock: rank %d waits forever (op %u of its program, iteration %u)", i,
@@ -908,11 +914,14 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
         }
         if (s.r[i].t > last)
             last = s.r[i].t;
+        if (s.r[i].t - s.r[i].mark > span)
+            span = s.r[i].t - s.r[i].mark;
         sum += s.r[i].t;
     }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &w1);
     res->time = last;
     res->mean_end = sum / n;
+    res->span = span;
     res->events = s.events;
     res->seconds = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) * 1e-9;
     res->engine_bytes = (size_t)n * (sizeof(struct srank) + sizeof(double)) + (size_t)s.nnodes * 2 * sizeof(double) +
