@@ -26,17 +26,19 @@ tool_test(sim_barrier_shm_loggp COMMAND ${EXPECT} 0 "^barrier +dissemination +4 
 # hierarchical, 4 nodes of 2: arrive (o + L + o over shm) + 2 net rounds + release (o + L + o)
 tool_test(sim_barrier_hier_loggp COMMAND ${EXPECT} 0 "^barrier +hier +8 +4 +2 +8 +14\\.800 "
   -- ${SIM} barrier --ranks 8 --ppn 2 --algos hier ${LOGGP})
-# recursive doubling of one double: 3 rounds of L + 2o + 8G + 8 gamma
-tool_test(sim_allreduce_recdbl_loggp COMMAND ${EXPECT} 0 "^allreduce +recdbl +8 +8 +1 +8 +21\\.036 "
+# recursive doubling of one double: its copy of the send buffer into the
+# receive buffer (8 B of copy 0.25: 0.002), then 3 rounds of L + 2o + 8G + 8 gamma
+tool_test(sim_allreduce_recdbl_loggp COMMAND ${EXPECT} 0 "^allreduce +recdbl +8 +8 +1 +8 +21\\.038 "
   -- ${SIM} allreduce --ranks 8 --algos recdbl ${LOGGP})
 # the non-blocking collectives' schedules (nbc): the barrier's rounds are
 # dissemination's; iallreduce is a binomial reduce whose round reduces after
 # all its receives (rank 4 has 6's partial sum at 2(L + 2o + 8G) + 8 gamma,
 # reduces twice, 0 gets it at 21.036 and reduces three times) then a
-# binomial broadcast, 3 (L + 2o + 8G)
+# binomial broadcast, 3 (L + 2o + 8G); the schedule's first step copies the
+# send buffer into the receive buffer (8 B of copy 0.25: 0.002)
 tool_test(sim_nbc_barrier_loggp COMMAND ${EXPECT} 0 "^barrier +nbc +5 +5 +1 +8 +21\\.000 "
   -- ${SIM} barrier --ranks 5 --algos nbc ${LOGGP})
-tool_test(sim_nbc_allreduce_loggp COMMAND ${EXPECT} 0 "^allreduce +nbc +8 +8 +1 +8 +42\\.072 "
+tool_test(sim_nbc_allreduce_loggp COMMAND ${EXPECT} 0 "^allreduce +nbc +8 +8 +1 +8 +42\\.074 "
   -- ${SIM} allreduce --ranks 8 --algos nbc ${LOGGP})
 # synchronised noise: every rank starts inside a 100 us detour
 tool_test(sim_noise_delays_the_start COMMAND ${EXPECT} 0 "^barrier +dissemination +8 +8 +1 +8 +121\\.000 "
@@ -158,6 +160,15 @@ tool_test(sim_oversubscribed_handoff_pingpong COMMAND ${EXPECT} 0 "^pingpong +pi
 # else waits): 3.200.
 tool_test(sim_bound_cores_bcast COMMAND ${EXPECT} 0 "^bcast +binomial +5 +1 +5 +8 +3\\.200 "
   -- ${SIM} bcast --ranks 5 --ppn 5 --size 8 --algos binomial --cores 2 --params ${SIMDATA}/two_core.txt)
+# The algorithms' local copies (memcpy, memmove of src/coll) are CPU work
+# of copy ns per byte where the algorithm makes them: bruck on 2 ranks of
+# 1000 B (loggp.txt, copy 0.25) rotates its 2 blocks (0.5 us), packs 1
+# (0.25), exchanges it (o + L + o = 0.4), unpacks it (0.25) and rotates
+# back (0.5): 1.900; pairwise copies its own block (0.25) beside the
+# exchange (0.4): 0.650.
+tool_test(sim_local_copies_alltoall COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +1 +2 +1000 +0\\.650 "
+  "^alltoall +bruck +2 +1 +2 +1000 +1\\.900 "
+  -- ${SIM} alltoall --ranks 2 --ppn 2 --algos pairwise,bruck --size 1000 ${LOGGP})
 # Two ranks to a core (4 on 2) a waiting rank spins on its partner and
 # gives the core up as soon as its neighbour has work: no turns. Rank 0
 # sends to 2 and 1 (0-0.2, there at 0.3 and 0.4), then rank 2 has core 0:
@@ -188,11 +199,13 @@ tool_test(sim_recv_busy_exchange COMMAND ${EXPECT} 0 "^barrier +dissemination +2
 # An onload channel's data costs the receiver's CPU G per byte as it comes
 # (onload_xfer.txt: G 1, o 1000, orecv 500, L 0). A ping-pong of 1000 B:
 # the receiver waits and copies along, 2(o + sG + orecv) = 5.000. A 2-rank
-# pairwise alltoall of 1000 B: each sender is busy until its data has left
-# (o + sG = 2000), then copies the peer's in (sG) and receives (orecv): 3.500.
+# pairwise alltoall of 1000 B: each rank copies its own block (1000 B of
+# the default copy 0.1 ns/B: 100), each sender is busy until its data has
+# left (o + sG = 2000), then copies the peer's in (sG) and receives (orecv):
+# 3.600.
 tool_test(sim_onload_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +2 +1 +1000 +5\\.000 "
   -- ${SIM} pingpong --size 1000 --params ${SIMDATA}/onload_xfer.txt)
-tool_test(sim_onload_exchange COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +2 +1 +1000 +3\\.500 "
+tool_test(sim_onload_exchange COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +2 +1 +1000 +3\\.600 "
   -- ${SIM} alltoall --ranks 2 --algos pairwise --size 1000 --params ${SIMDATA}/onload_xfer.txt)
 # validate --from: a saved row predicted again, no measuring, as the probe
 # times it: a barrier, then each rank's clock from when it leaves it. 2

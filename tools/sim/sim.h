@@ -78,6 +78,10 @@ void sim_rec_op(int kind, int peer, uint64_t bytes);
 /* The view whose communicator ranks receives name (for world translation). */
 void sim_rec_view(const int *world_of);
 int sim_rec_end(char *err, size_t len);
+/* Between sim_copy_watch(1) and (0), the memcpy and memmove calls of the
+ * code linked in (the library's algorithms) are recorded as copies
+ * (SIM_COMPUTE 2) of the rank being recorded (sim_copy.c). */
+void sim_copy_watch(int on);
 /* A reduction that records COMPUTE ops instead of computing. */
 struct rch_coll_op;
 const struct rch_coll_op *sim_rec_reduce_op(void);

@@ -218,7 +218,10 @@ static rdmach_status_t run_one(const struct job *j, int rank, const struct rch_c
     view_of(j, rank, &c);
     sim_rec_view(j->world_of);
     struct rch_coll_args a = args_of(j);
-    return algo ? algo->run(&c, &a) : rch_coll_run(j->id, &c, &a);
+    sim_copy_watch(1);
+    rdmach_status_t st = algo ? algo->run(&c, &a) : rch_coll_run(j->id, &c, &a);
+    sim_copy_watch(0);
+    return st;
 }
 
 /* What rdmach-sim-probe --coll does before a timed block: an MPI_Barrier
