@@ -169,6 +169,20 @@ tool_test(sim_bound_cores_bcast COMMAND ${EXPECT} 0 "^bcast +binomial +5 +1 +5 +
 tool_test(sim_local_copies_alltoall COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +1 +2 +1000 +0\\.650 "
   "^alltoall +bruck +2 +1 +2 +1000 +1\\.900 "
   -- ${SIM} alltoall --ranks 2 --ppn 2 --algos pairwise,bruck --size 1000 ${LOGGP})
+# At the node segment's synchronisation on an oversubscribed host a rank
+# spins, keeping its core, while every rank still missing runs on another
+# core, and yields when one shares its core (src/coll/barrier_seg.c). A
+# shmseg bcast of 8 B on 4 ranks, two to a core (two_core.txt: o 100, L
+# 200, copy 0.25, switch 1000): rank 0 deposits (0-0.002) and arrives
+# (0.002-0.102) with rank 2 of its core missing: it yields; rank 3 arrives
+# (0-0.1) with rank 1 of its core missing and yields; rank 1 arrives
+# (0.1-0.2) with only core 0's ranks missing: it spins. Rank 2 (core 0's
+# from its start) arrives last (0.102-0.202) and keeps its core; release
+# at 0.402: ranks 2 and 1 copy out (0.402-0.404) and end, ranks 0 and 3
+# then get their cores back (switch 1.0) and rank 3 copies out: 1.406
+# (2.406 if rank 1 yielded: its switch, then rank 3's, on core 1).
+tool_test(sim_seg_spin_other_core COMMAND ${EXPECT} 0 "^bcast +shmseg +4 +1 +4 +8 +1\\.406 "
+  -- ${SIM} bcast --ranks 4 --ppn 4 --size 8 --algos shmseg --cores 2 --params ${SIMDATA}/two_core.txt)
 # Two ranks to a core (4 on 2) a waiting rank spins on its partner and
 # gives the core up as soon as its neighbour has work: no turns. Rank 0
 # sends to 2 and 1 (0-0.2, there at 0.3 and 0.4), then rank 2 has core 0:

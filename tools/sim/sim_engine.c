@@ -37,7 +37,9 @@
  *     queues for it and switches in when it is given up. Where more than
  *     two ranks share a core the waiting ones yield and stay runnable: a
  *     rank getting its core back finds half of them before it, a turn
- *     (`switch`) each. A waiting rank takes no core otherwise.
+ *     (`switch`) each. At the node segment's synchronisation a rank
+ *     spins, keeping its core, while every rank still missing runs on
+ *     another core. A waiting rank takes no core otherwise.
  * A rank runs its ops in order until a WAIT whose request is not complete
  * (one event wakes it when it is) or an op that took CPU time (it goes on
  * at its new time, so that the NICs are used in the order of time). Events: a rank's run, a message's arrival,
@@ -77,6 +79,8 @@ struct srank {
     uint8_t wake_net;          /* what ended its wait was a network message */
     uint32_t core_next;        /* the next rank in its core's queue */
     uint32_t loop;             /* where its program starts again: after its MARK (0: none) */
+    uint8_t seg_in;            /* it has arrived at its node segment's synchronisation */
+    uint8_t spin;              /* it waits there spinning: it keeps its core */
     double mark;               /* when it passed its MARK */
 };
 
@@ -541,7 +545,7 @@ static void push(struct sim *s, double t, int kind, uint32_t rank, uint32_t data
 static void core_give_up(struct sim *s, uint32_t rank)
 {
     struct srank *r = &s->r[rank];
-    if (!r->done && r->wait_slot == NONE)
+    if ((!r->done && r->wait_slot == NONE) || r->spin)
         return;
     size_t ci = core_of(s, rank);
     uint32_t next = s->core_head[ci];
@@ -701,6 +705,21 @@ static void on_arrive(struct sim *s, uint32_t mi)
     match(s, &m, rslot, posted);
 }
 
+/* On an oversubscribed host, a rank waiting at the node segment's
+ * synchronisation spins, keeping its core, while every rank still missing
+ * runs on another core (src/coll/barrier_seg.c, rch_coll_bar_wait_all: its
+ * polling there can only find them sooner); it yields as soon as one of
+ * them shares its core (they need it to arrive). The node's ranks are
+ * [first, end). */
+static int seg_spins(const struct sim *s, uint32_t rank, int first, int end)
+{
+    size_t mine = core_of(s, rank);
+    for (int q = first; q < end; q++)
+        if ((uint32_t)q != rank && !s->r[q].seg_in && core_of(s, (uint32_t)q) == mine)
+            return 0;
+    return 1;
+}
+
 /* Rank arrives at its node's segment synchronisation; the last arrival
  * schedules the node's release. */
 static void seg_arrive(struct sim *s, uint32_t rank)
@@ -721,10 +740,16 @@ static void seg_arrive(struct sim *s, uint32_t rank)
         s->seg_max[node] = arrive;
     r->wait_slot = NONE - 1;                   /* waiting for the release */
     r->blocked = 1;
+    r->seg_in = 1;
+    if (s->cores && seg_spins(s, rank, node * ppn, node * ppn + members)) {
+        r->blocked = 0;
+        r->spin = 1;
+    }
     if (++s->seg_count[node] == members) {
         /* the last to arrive finds every flag set: it never waited, and
          * keeps its core */
         r->blocked = arrive < s->seg_max[node];
+        r->spin = 1;
         push(s, s->seg_max[node] + s->p->ch[SIM_SHM].L, EV_SEGREL, (uint32_t)node, 0);
         s->seg_count[node] = 0;
         s->seg_max[node] = 0;
@@ -894,6 +919,7 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
         case EV_SEGREL:     /* rank: the node */
             for (int i = (int)rank * lay->ppn; i < n && i < ((int)rank + 1) * lay->ppn; i++) {
                 s.r[i].wait_slot = NONE;
+                s.r[i].seg_in = s.r[i].spin = 0;
                 s.r[i].t = e.t;
                 push(&s, e.t, EV_RUN, (uint32_t)i, 0);
             }
