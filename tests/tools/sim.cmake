@@ -88,6 +88,7 @@ tool_test(sim_validate_reports COMMAND ${EXPECT} 0
   "^ +2 shm +bcast +shmseg +1024 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
   "^ +2 shm +allreduce +shmrsag +65536 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
   "^2 ranks net bcast binomial +median \\|error\\| over sizes"
+  "^state shm pingpong 0 [0-9.]+ \\(the rows below: shm L [0-9.]+ ns, the parameters' [0-9.]+\\)$"
   "^machine after net: .*[0-9]+ cores online, load average [0-9.]+ [0-9.]+ [0-9.]+$"
   "^ +2 shm +[0-9]+ of 17 +[0-9.]+% - [0-9.]+% +[0-9]+$" "^ +2 net +[0-9]+ of 13 +[0-9.]+% - [0-9.]+% +[0-9]+$"
   "^validation: [0-9]+ of 30 algorithm groups within 20% \\(median over sizes\\)$"
@@ -237,6 +238,19 @@ tool_test(sim_validate_from_saved COMMAND ${EXPECT} 0
   "^ +2 net +barrier +dissemination +0 +7\\.00 +8\\.00 +11\\.50 +1\\.44 +3\\.50$"
   "^validation: 0 of 1 algorithm groups within 20% \\(median over sizes\\)$"
   -- ${SIM} validate --from ${SIMDATA}/validate_saved.txt --calls 1 --params ${SIMDATA}/recv_busy_host.txt)
+# validate --from with the machine's state (validate_state.txt): the rows
+# after "state shm pingpong 0 1000" take the shm L of that round trip,
+# 1000 / 2 - o - orecv = 300 (loggp.txt: L 200, o 100): a 2-rank barrier,
+# one call, o + L + o = 0.50; after a "state:" line (not timed) the
+# parameters as given: 4 ranks, 2 rounds of o + L + o = 0.80.
+tool_test(sim_validate_from_state COMMAND ${EXPECT} 0
+  "^state shm pingpong 0 1000\\.0 \\(the rows below: shm L 300\\.0 ns, the parameters' 200\\.0\\)$"
+  "^ +2 shm +barrier +dissemination +0 +0\\.45 +0\\.50 +0\\.50 +1\\.00$"
+  "^ +4 shm +barrier +dissemination +0 +0\\.70 +0\\.80 +0\\.80 +1\\.00$"
+  -- ${SIM} validate --from ${SIMDATA}/validate_state.txt --calls 1 ${LOGGP})
+tool_test(sim_validate_state_malformed COMMAND ${EXPECT} 2
+  "validate_state_bad\\.txt:1: expected 'state shm pingpong 0 NS' \\(a positive round trip\\)$"
+  -- ${SIM} validate --from ${SIMDATA}/validate_state_bad.txt --calls 1 ${LOGGP})
 tool_test(sim_validate_from_no_rows COMMAND ${EXPECT} 2 "loggp\\.txt: no measured rows"
   -- ${SIM} validate --from ${SIMDATA}/loggp.txt)
 # calibrate --from: the figures of a saved calibrate output fitted again
