@@ -184,6 +184,14 @@ tool_test(sim_local_copies_alltoall COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 
 # (2.406 if rank 1 yielded: its switch, then rank 3's, on core 1).
 tool_test(sim_seg_spin_other_core COMMAND ${EXPECT} 0 "^bcast +shmseg +4 +1 +4 +8 +1\\.406 "
   -- ${SIM} bcast --ranks 4 --ppn 4 --size 8 --algos shmseg --cores 2 --params ${SIMDATA}/two_core.txt)
+# A copy out of the node segment moves what another core wrote: it costs
+# the shm single copy's per-byte G + O where that is above the in-cache
+# copy (seg_cross.txt: G 0.5, copy 0.25). A shmseg bcast of 1000 B on 2
+# ranks: the root deposits (0.25 us) and arrives (o: 0.35), the other
+# arrived at 0.1; release L later (0.55); the copy out, 1000 x 0.5: 1.050
+# (0.800 at the in-cache copy, loggp.txt).
+tool_test(sim_seg_copy_out_cross_core COMMAND ${EXPECT} 0 "^bcast +shmseg +2 +1 +2 +1000 +1\\.050 "
+  -- ${SIM} bcast --ranks 2 --ppn 2 --size 1000 --algos shmseg --params ${SIMDATA}/seg_cross.txt)
 # Two ranks to a core (4 on 2) a waiting rank spins on its partner and
 # gives the core up as soon as its neighbour has work: no turns. Rank 0
 # sends to 2 and 1 (0-0.2, there at 0.3 and 0.4), then rank 2 has core 0:

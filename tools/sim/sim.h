@@ -31,8 +31,9 @@
 enum sim_op_kind { SIM_ISEND, SIM_IRECV, SIM_WAIT, SIM_FREE, SIM_COMPUTE, SIM_HWBAR, SIM_SEGSYNC, SIM_MARK };
 /* One op: kind (3 bits) | arg (24 bits: peer in the program's form, or the
  * request slot of a WAIT or FREE) | bytes (37 bits; COMPUTE: bytes reduced
- * if arg is 0, nanoseconds of work if it is 1, bytes copied through the
- * node segment if it is 2). SEGSYNC: the node segment's synchronisation of
+ * if arg is 0, nanoseconds of work if it is 1, bytes copied (locally, or
+ * into the node segment) if it is 2, copied out of the node segment if 3).
+ * SEGSYNC: the node segment's synchronisation of
  * every rank of the node (sim_seg.c). MARK: the rank starts its clock
  * here (what its program does before runs once, the rest `iters` times;
  * rdmach-sim-probe's barrier before a timed block). ISEND and IRECV take a

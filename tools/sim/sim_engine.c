@@ -756,6 +756,18 @@ static void seg_arrive(struct sim *s, uint32_t rank)
     }
 }
 
+/* ns per byte of a COMPUTE op of kind a (0, 2, 3; sim.h). A copy out of the
+ * node segment moves what other cores wrote: it costs what a single copy
+ * of another process's data does, the shm rendezvous slope G + O, where
+ * that is more than an in-cache copy (beta). */
+static double compute_ns(const struct sim_params *p, uint32_t a)
+{
+    if (a == 0)
+        return p->gamma;
+    double cross = p->ch[SIM_SHM].G + p->ch[SIM_SHM].O;
+    return a == 3 && cross > p->beta ? cross : p->beta;
+}
+
 /* Run rank's ops from its pc until it must wait or its program ends. */
 static void run_rank(struct sim *s, uint32_t rank)
 {
@@ -808,7 +820,7 @@ static void run_rank(struct sim *s, uint32_t rank)
             s->slot_free[r->slot_base + r->free_top++] = a;
             break;
         case SIM_COMPUTE:
-            r->t = cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * (a ? s->p->beta : s->p->gamma));
+            r->t = cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * compute_ns(s->p, a));
             break;
         case SIM_HWBAR: {
             double arrive = cpu(s, rank, r->t, s->p->hw_ow);
