@@ -89,7 +89,7 @@ _Static_assert(sizeof(struct rch_coll_nodeseg_hdr) == RCH_CACHELINE,
  * not compared, so that the simulator replays these algorithms themselves
  * (one rank at a time, on memory of its own) with no copy of them. */
 struct rch_coll_nodeseg_rec {
-    void (*copy)(size_t bytes);
+    void (*copy)(const void *dst, const void *src, size_t bytes);   /* which way: the addresses */
     void (*sync)(void);
 };
 
@@ -152,7 +152,7 @@ static inline unsigned char *rch_coll_nodeseg_row(const struct rch_coll_nodeseg 
 static inline void rch_coll_nodeseg_copy(const struct rch_coll_nodeseg *s, void *dst, const void *src, size_t n)
 {
     if (RCH_UNLIKELY(s->rec != NULL))
-        s->rec->copy(n);
+        s->rec->copy(dst, src, n);
     else if (n)
         memcpy(dst, src, n);
 }

@@ -26,17 +26,19 @@ tool_test(sim_barrier_shm_loggp COMMAND ${EXPECT} 0 "^barrier +dissemination +4 
 # hierarchical, 4 nodes of 2: arrive (o + L + o over shm) + 2 net rounds + release (o + L + o)
 tool_test(sim_barrier_hier_loggp COMMAND ${EXPECT} 0 "^barrier +hier +8 +4 +2 +8 +14\\.800 "
   -- ${SIM} barrier --ranks 8 --ppn 2 --algos hier ${LOGGP})
-# recursive doubling of one double: 3 rounds of L + 2o + 8G + 8 gamma
-tool_test(sim_allreduce_recdbl_loggp COMMAND ${EXPECT} 0 "^allreduce +recdbl +8 +8 +1 +8 +21\\.036 "
+# recursive doubling of one double: its copy of the send buffer into the
+# receive buffer (8 B of copy 0.25: 0.002), then 3 rounds of L + 2o + 8G + 8 gamma
+tool_test(sim_allreduce_recdbl_loggp COMMAND ${EXPECT} 0 "^allreduce +recdbl +8 +8 +1 +8 +21\\.038 "
   -- ${SIM} allreduce --ranks 8 --algos recdbl ${LOGGP})
 # the non-blocking collectives' schedules (nbc): the barrier's rounds are
 # dissemination's; iallreduce is a binomial reduce whose round reduces after
 # all its receives (rank 4 has 6's partial sum at 2(L + 2o + 8G) + 8 gamma,
 # reduces twice, 0 gets it at 21.036 and reduces three times) then a
-# binomial broadcast, 3 (L + 2o + 8G)
+# binomial broadcast, 3 (L + 2o + 8G); the schedule's first step copies the
+# send buffer into the receive buffer (8 B of copy 0.25: 0.002)
 tool_test(sim_nbc_barrier_loggp COMMAND ${EXPECT} 0 "^barrier +nbc +5 +5 +1 +8 +21\\.000 "
   -- ${SIM} barrier --ranks 5 --algos nbc ${LOGGP})
-tool_test(sim_nbc_allreduce_loggp COMMAND ${EXPECT} 0 "^allreduce +nbc +8 +8 +1 +8 +42\\.072 "
+tool_test(sim_nbc_allreduce_loggp COMMAND ${EXPECT} 0 "^allreduce +nbc +8 +8 +1 +8 +42\\.074 "
   -- ${SIM} allreduce --ranks 8 --algos nbc ${LOGGP})
 # synchronised noise: every rank starts inside a 100 us detour
 tool_test(sim_noise_delays_the_start COMMAND ${EXPECT} 0 "^barrier +dissemination +8 +8 +1 +8 +121\\.000 "
@@ -86,6 +88,7 @@ tool_test(sim_validate_reports COMMAND ${EXPECT} 0
   "^ +2 shm +bcast +shmseg +1024 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
   "^ +2 shm +allreduce +shmrsag +65536 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
   "^2 ranks net bcast binomial +median \\|error\\| over sizes"
+  "^state shm pingpong 0 [0-9.]+ \\(the rows below: shm L [0-9.]+ ns, the parameters' [0-9.]+\\)$"
   "^machine after net: .*[0-9]+ cores online, load average [0-9.]+ [0-9.]+ [0-9.]+$"
   "^ +2 shm +[0-9]+ of 17 +[0-9.]+% - [0-9.]+% +[0-9]+$" "^ +2 net +[0-9]+ of 13 +[0-9.]+% - [0-9.]+% +[0-9]+$"
   "^validation: [0-9]+ of 30 algorithm groups within 20% \\(median over sizes\\)$"
@@ -137,23 +140,67 @@ tool_test(sim_core_per_rank_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2
   "a core per rank \\(calibrated on 1 cores: --cores\\)"
   -- ${SIM} pingpong --ppn 2 --size 0 --params ${SIMDATA}/one_core.txt)
 # The hand-off turn of an oversubscribed wait (one_core_handoff.txt:
-# one_core.txt with handoff 500; the library's hand-off yield): rank 0 sends
-# (0-0.1 us), and both ranks' waits give up a turn of 0.5 on the core (0.1-0.6,
-# 0.6-1.1); rank 1 receives the message (there at 0.3) at 1.1-1.2, gets its
-# core back (1.2-2.2) and sends (2.2-2.3); rank 0 receives it (there at 2.5)
-# at 2.5-2.6 and gets its core back: 3.600 (2.800 without the turn, above).
-tool_test(sim_oversubscribed_handoff_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +0 +3\\.600 "
+# one_core.txt with handoff 500; the library's hand-off yield), and a rank
+# keeps its core until it waits (nothing preempts it at this grain): rank 0
+# sends (0-0.1 us, there at 0.3) and its wait gives up a turn of 0.5 on the
+# core (0.1-0.6); only then does rank 1 run (its start: no switch), finds
+# the message, receives it (0.6-0.7) and sends (0.7-0.8, there at 1.0);
+# rank 0 receives it at 1.0-1.1 and gets its core back: 2.100.
+tool_test(sim_oversubscribed_handoff_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +0 +2\\.100 "
   -- ${SIM} pingpong --ppn 2 --size 0 --cores 1 --params ${SIMDATA}/one_core_handoff.txt)
 # Ranks bound round-robin to the cores as the library binds them
 # (two_core.txt: one_core.txt on 2 cores). A binomial bcast of 8 B on 5
-# ranks: rank 0 sends to 4, 2, 1 (0-0.3 us on core 0); ranks 0, 2 and 4
-# share core 0, so rank 4's receive (0.1) and switch (1.0) and rank 2's
-# come after them: rank 2 sends to 3 at 2.5-2.6 (0.3 + 2(0.1 + 1.0) + 0.1
-# of core 0's work before); rank 3 (core 1) receives it (there at 2.8) at
-# 2.8-2.9 and gets its core back by 3.900. A rank on whichever core is free
-# first would give 3.000.
-tool_test(sim_bound_cores_bcast COMMAND ${EXPECT} 0 "^bcast +binomial +5 +1 +5 +8 +3\\.900 "
+# ranks: ranks 0, 2 and 4 share core 0, ranks 1 and 3 core 1. Rank 0 keeps
+# core 0 while it sends to 4, 2, 1 (0-0.3 us, there at 0.3, 0.4, 0.5); then
+# 4 and 2, queued for the core from their start (no switch), run in turn:
+# 4 receives (0.3-0.4), 2 receives (0.4-0.5) and sends to 3 (0.5-0.6, there
+# at 0.8). Ranks 1 and 3 wait from the start; rank 1 receives (0.5-0.6) and
+# gets core 1 back: the switch (1.0) and, more than two ranks to a core
+# (their waits yield), half a turn (switch 1.0) of rank 3, which waits too:
+# 0.6-2.1; rank 3 receives at 2.1-2.2 and gets the core back (1.0, nobody
+# else waits): 3.200.
+tool_test(sim_bound_cores_bcast COMMAND ${EXPECT} 0 "^bcast +binomial +5 +1 +5 +8 +3\\.200 "
   -- ${SIM} bcast --ranks 5 --ppn 5 --size 8 --algos binomial --cores 2 --params ${SIMDATA}/two_core.txt)
+# The algorithms' local copies (memcpy, memmove of src/coll) are CPU work
+# of copy ns per byte where the algorithm makes them: bruck on 2 ranks of
+# 1000 B (loggp.txt, copy 0.25) rotates its 2 blocks (0.5 us), packs 1
+# (0.25), exchanges it (o + L + o = 0.4), unpacks it (0.25) and rotates
+# back (0.5): 1.900; pairwise copies its own block (0.25) beside the
+# exchange (0.4): 0.650.
+tool_test(sim_local_copies_alltoall COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +1 +2 +1000 +0\\.650 "
+  "^alltoall +bruck +2 +1 +2 +1000 +1\\.900 "
+  -- ${SIM} alltoall --ranks 2 --ppn 2 --algos pairwise,bruck --size 1000 ${LOGGP})
+# At the node segment's synchronisation on an oversubscribed host a rank
+# spins, keeping its core, while every rank still missing runs on another
+# core, and yields when one shares its core (src/coll/barrier_seg.c). A
+# shmseg bcast of 8 B on 4 ranks, two to a core (two_core.txt: o 100, L
+# 200, copy 0.25, switch 1000): rank 0 deposits (0-0.002) and arrives
+# (0.002-0.102) with rank 2 of its core missing: it yields; rank 3 arrives
+# (0-0.1) with rank 1 of its core missing and yields; rank 1 arrives
+# (0.1-0.2) with only core 0's ranks missing: it spins. Rank 2 (core 0's
+# from its start) arrives last (0.102-0.202) and keeps its core; release
+# at 0.402: ranks 2 and 1 copy out (0.402-0.404) and end, ranks 0 and 3
+# then get their cores back (switch 1.0) and rank 3 copies out: 1.406
+# (2.406 if rank 1 yielded: its switch, then rank 3's, on core 1).
+tool_test(sim_seg_spin_other_core COMMAND ${EXPECT} 0 "^bcast +shmseg +4 +1 +4 +8 +1\\.406 "
+  -- ${SIM} bcast --ranks 4 --ppn 4 --size 8 --algos shmseg --cores 2 --params ${SIMDATA}/two_core.txt)
+# A copy out of the node segment moves what another core wrote: it costs
+# the shm single copy's per-byte G + O where that is above the in-cache
+# copy (seg_cross.txt: G 0.5, copy 0.25). A shmseg bcast of 1000 B on 2
+# ranks: the root deposits (0.25 us) and arrives (o: 0.35), the other
+# arrived at 0.1; release L later (0.55); the copy out, 1000 x 0.5: 1.050
+# (0.800 at the in-cache copy, loggp.txt).
+tool_test(sim_seg_copy_out_cross_core COMMAND ${EXPECT} 0 "^bcast +shmseg +2 +1 +2 +1000 +1\\.050 "
+  -- ${SIM} bcast --ranks 2 --ppn 2 --size 1000 --algos shmseg --params ${SIMDATA}/seg_cross.txt)
+# Two ranks to a core (4 on 2) a waiting rank spins on its partner and
+# gives the core up as soon as its neighbour has work: no turns. Rank 0
+# sends to 2 and 1 (0-0.2, there at 0.3 and 0.4), then rank 2 has core 0:
+# it waits, receives at 0.3-0.4, gets the core back (0.4-1.4) and sends to
+# 3 (1.4-1.5, there at 1.7); rank 1 receives at 0.4-0.5 and switches
+# (0.5-1.5), rank 3 receives at 1.7-1.8 and switches: 2.800 (3.100 with
+# half a turn of rank 3 at rank 1's switch).
+tool_test(sim_two_per_core_no_turns COMMAND ${EXPECT} 0 "^bcast +binomial +4 +1 +4 +8 +2\\.800 "
+  -- ${SIM} bcast --ranks 4 --ppn 4 --size 8 --algos binomial --cores 2 --params ${SIMDATA}/two_core.txt)
 tool_test(sim_params_bad_host COMMAND ${EXPECT} 2 "one_core_bad\\.txt:1: unknown parameter 'threads' \\(expected cores, switch, netswitch, handoff\\)$"
   -- ${SIM} barrier --params ${SIMDATA}/one_core_bad.txt)
 # the library's own path per call (call 1000) comes before the collective's
@@ -175,21 +222,43 @@ tool_test(sim_recv_busy_exchange COMMAND ${EXPECT} 0 "^barrier +dissemination +2
 # An onload channel's data costs the receiver's CPU G per byte as it comes
 # (onload_xfer.txt: G 1, o 1000, orecv 500, L 0). A ping-pong of 1000 B:
 # the receiver waits and copies along, 2(o + sG + orecv) = 5.000. A 2-rank
-# pairwise alltoall of 1000 B: each sender is busy until its data has left
-# (o + sG = 2000), then copies the peer's in (sG) and receives (orecv): 3.500.
+# pairwise alltoall of 1000 B: each rank copies its own block (1000 B of
+# the default copy 0.1 ns/B: 100), each sender is busy until its data has
+# left (o + sG = 2000), then copies the peer's in (sG) and receives (orecv):
+# 3.600.
 tool_test(sim_onload_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +2 +1 +1000 +5\\.000 "
   -- ${SIM} pingpong --size 1000 --params ${SIMDATA}/onload_xfer.txt)
-tool_test(sim_onload_exchange COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +2 +1 +1000 +3\\.500 "
+tool_test(sim_onload_exchange COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +2 +1 +1000 +3\\.600 "
   -- ${SIM} alltoall --ranks 2 --algos pairwise --size 1000 --params ${SIMDATA}/onload_xfer.txt)
-# validate --from: a saved row predicted again, no measuring. 2 ranks over
-# net on one core (recv_busy_host.txt), one call: rank 0 sends [0, 1000],
-# rank 1 [1000, 2000]; rank 1 receives busy [2000, 4500]; rank 0's receive
-# waits for the core [4500, 5000], then it was woken by a network message:
-# netswitch 3000, 8.00 (a core per rank: o + orecv + obusy, 3.50).
+# validate --from: a saved row predicted again, no measuring, as the probe
+# times it: a barrier, then each rank's clock from when it leaves it. 2
+# ranks over net on one core (recv_busy_host.txt), one call. The barrier:
+# rank 0 has the core, sends [0, 1000] and waits; rank 1 (queued from its
+# start: no switch) receives busy [1000, 3500], sends [3500, 4500] and
+# leaves it (4500). The call: rank 0's receive of the barrier's message is
+# booked on the core [4500, 5000] before rank 1's send [5000, 6000]; rank 1
+# keeps the core until it waits (6000), rank 0 then gets it back, woken by
+# a network message (netswitch 3000: [6000, 9000], it leaves the barrier),
+# receives busy [9000, 11500] and sends [11500, 12500]; rank 1 receives
+# [12500, 13000] and gets the core back [13000, 16000]: 16000 - 4500 = 11.50
+# (a core per rank: o + orecv + obusy, 3.50).
 tool_test(sim_validate_from_saved COMMAND ${EXPECT} 0
-  "^ +2 net +barrier +dissemination +0 +7\\.00 +8\\.00 +8\\.00 +1\\.00 +3\\.50$"
-  "^validation: 1 of 1 algorithm groups within 20% \\(median over sizes\\)$"
+  "^ +2 net +barrier +dissemination +0 +7\\.00 +8\\.00 +11\\.50 +1\\.44 +3\\.50$"
+  "^validation: 0 of 1 algorithm groups within 20% \\(median over sizes\\)$"
   -- ${SIM} validate --from ${SIMDATA}/validate_saved.txt --calls 1 --params ${SIMDATA}/recv_busy_host.txt)
+# validate --from with the machine's state (validate_state.txt): the rows
+# after "state shm pingpong 0 1000" take the shm L of that round trip,
+# 1000 / 2 - o - orecv = 300 (loggp.txt: L 200, o 100): a 2-rank barrier,
+# one call, o + L + o = 0.50; after a "state:" line (not timed) the
+# parameters as given: 4 ranks, 2 rounds of o + L + o = 0.80.
+tool_test(sim_validate_from_state COMMAND ${EXPECT} 0
+  "^state shm pingpong 0 1000\\.0 \\(the rows below: shm L 300\\.0 ns, the parameters' 200\\.0\\)$"
+  "^ +2 shm +barrier +dissemination +0 +0\\.45 +0\\.50 +0\\.50 +1\\.00$"
+  "^ +4 shm +barrier +dissemination +0 +0\\.70 +0\\.80 +0\\.80 +1\\.00$"
+  -- ${SIM} validate --from ${SIMDATA}/validate_state.txt --calls 1 ${LOGGP})
+tool_test(sim_validate_state_malformed COMMAND ${EXPECT} 2
+  "validate_state_bad\\.txt:1: expected 'state shm pingpong 0 NS' \\(a positive round trip\\)$"
+  -- ${SIM} validate --from ${SIMDATA}/validate_state_bad.txt --calls 1 ${LOGGP})
 tool_test(sim_validate_from_no_rows COMMAND ${EXPECT} 2 "loggp\\.txt: no measured rows"
   -- ${SIM} validate --from ${SIMDATA}/loggp.txt)
 # calibrate --from: the figures of a saved calibrate output fitted again

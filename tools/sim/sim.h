@@ -28,12 +28,15 @@
 #include <stdio.h>
 
 /* ---- programs (sim_record.c) ---- */
-enum sim_op_kind { SIM_ISEND, SIM_IRECV, SIM_WAIT, SIM_FREE, SIM_COMPUTE, SIM_HWBAR, SIM_SEGSYNC };
+enum sim_op_kind { SIM_ISEND, SIM_IRECV, SIM_WAIT, SIM_FREE, SIM_COMPUTE, SIM_HWBAR, SIM_SEGSYNC, SIM_MARK };
 /* One op: kind (3 bits) | arg (24 bits: peer in the program's form, or the
  * request slot of a WAIT or FREE) | bytes (37 bits; COMPUTE: bytes reduced
- * if arg is 0, nanoseconds of work if it is 1, bytes copied through the
- * node segment if it is 2). SEGSYNC: the node segment's synchronisation of
- * every rank of the node (sim_seg.c). ISEND and IRECV take a
+ * if arg is 0, nanoseconds of work if it is 1, bytes copied (locally, or
+ * into the node segment) if it is 2, copied out of the node segment if 3).
+ * SEGSYNC: the node segment's synchronisation of
+ * every rank of the node (sim_seg.c). MARK: the rank starts its clock
+ * here (what its program does before runs once, the rest `iters` times;
+ * rdmach-sim-probe's barrier before a timed block). ISEND and IRECV take a
  * request slot as sim_record.c's rule gives it. */
 typedef uint64_t sim_op;
 #define SIM_OP(kind, arg, bytes) ((uint64_t)(kind) | ((uint64_t)(arg) & 0xffffff) << 3 | (uint64_t)(bytes) << 27)
@@ -76,6 +79,10 @@ void sim_rec_op(int kind, int peer, uint64_t bytes);
 /* The view whose communicator ranks receives name (for world translation). */
 void sim_rec_view(const int *world_of);
 int sim_rec_end(char *err, size_t len);
+/* Between sim_copy_watch(1) and (0), the memcpy and memmove calls of the
+ * code linked in (the library's algorithms) are recorded as copies
+ * (SIM_COMPUTE 2) of the rank being recorded (sim_copy.c). */
+void sim_copy_watch(int on);
 /* A reduction that records COMPUTE ops instead of computing. */
 struct rch_coll_op;
 const struct rch_coll_op *sim_rec_reduce_op(void);
@@ -160,6 +167,7 @@ struct sim_result {
     uint64_t events;
     double seconds;            /* CPU time of the run (the machine may be shared) */
     size_t engine_bytes;
+    double span;               /* the slowest rank's time from its MARK (0 if none) to its end */
 };
 /* Run every rank's program `iters` times; 0, or -1 with a message (deadlock:
  * ranks left waiting). */
@@ -173,8 +181,9 @@ static inline double sim_call_ns(const struct sim_params *p, const char *algo)
     return algo[0] == 'n' && algo[1] == 'b' && algo[2] == 'c' && !algo[3] ? p->icall : p->call;
 }
 /* One collective (by name; algorithm by name, "auto", "hier" or "hw") on p
- * ranks of ppn per node, no noise, iters calls back to back: the predicted
- * time per call. 0 or -1 (err). */
+ * ranks of ppn per node, no noise, iters calls back to back after a
+ * barrier, as rdmach-sim-probe --coll times them (the slowest rank, from
+ * when it left the barrier): the predicted time per call. 0 or -1 (err). */
 int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, long size, int iters,
                 const struct sim_params *prm, double *t_ns, char *err, size_t len);
 int sim_calibrate(int argc, char **argv);

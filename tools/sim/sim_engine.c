@@ -32,7 +32,14 @@
  *     hand-off yield, and what the scheduler runs before the rank waited
  *     for), and going on after the wait costs it `switch` ns of its core
  *     first (`netswitch` when a network message woke it: it slept in
- *     poll()). A waiting rank takes no core otherwise.
+ *     poll()). A rank keeps its core until it waits (nothing preempts it
+ *     at this grain): another rank of the core that is ready meanwhile
+ *     queues for it and switches in when it is given up. Where more than
+ *     two ranks share a core the waiting ones yield and stay runnable: a
+ *     rank getting its core back finds half of them before it, a turn
+ *     (`switch`) each. At the node segment's synchronisation a rank
+ *     spins, keeping its core, while every rank still missing runs on
+ *     another core. A waiting rank takes no core otherwise.
  * A rank runs its ops in order until a WAIT whose request is not complete
  * (one event wakes it when it is) or an op that took CPU time (it goes on
  * at its new time, so that the NICs are used in the order of time). Events: a rank's run, a message's arrival,
@@ -70,6 +77,11 @@ struct srank {
     uint32_t posted, posted_tail, unexp, unexp_tail;
     uint8_t done, blocked;     /* blocked: it waited, and has given up its core */
     uint8_t wake_net;          /* what ended its wait was a network message */
+    uint32_t core_next;        /* the next rank in its core's queue */
+    uint32_t loop;             /* where its program starts again: after its MARK (0: none) */
+    uint8_t seg_in;            /* it has arrived at its node segment's synchronisation */
+    uint8_t spin;              /* it waits there spinning: it keeps its core */
+    double mark;               /* when it passed its MARK */
 };
 
 #define BUCKET_NS 50.0
@@ -101,6 +113,9 @@ struct sim {
     double hw_max;
     int host, cores;           /* ranks per host; cores of a host, 0: not oversubscribed */
     double *core_free;         /* [hosts][cores]: when each core is next free */
+    /* [hosts][cores]: the rank running on the core (NONE: none) and the
+     * ranks ready to run that wait for it, in the order they got ready */
+    uint32_t *core_owner, *core_head, *core_tail;
     int *seg_count;            /* per node: ranks arrived at its segment's synchronisation (made at the first) */
     double *seg_max;
     int alloc_failed;
@@ -477,6 +492,74 @@ static double cpu(const struct sim *s, uint32_t rank, double t, double work)
     return end;
 }
 
+/* The core of rank (oversubscribed hosts only). */
+static size_t core_of(const struct sim *s, uint32_t rank)
+{
+    uint32_t h = (uint32_t)s->host;
+    return (size_t)(rank / h) * (size_t)s->cores + (rank % h) % (uint32_t)s->cores;
+}
+
+/* A rank about to run on an oversubscribed host: 1 if it has its core; 0 if
+ * another rank of the core runs (it has not waited since it got the core:
+ * nothing preempts it at this grain), and the rank is queued for the core. */
+static int core_take(struct sim *s, uint32_t rank)
+{
+    size_t ci = core_of(s, rank);
+    uint32_t own = s->core_owner[ci];
+    if (own == NONE || own == rank) {
+        s->core_owner[ci] = rank;
+        return 1;
+    }
+    s->r[rank].core_next = NONE;
+    if (s->core_head[ci] == NONE)
+        s->core_head[ci] = rank;
+    else
+        s->r[s->core_tail[ci]].core_next = rank;
+    s->core_tail[ci] = rank;
+    return 0;
+}
+
+/* The turns rank's core gives, before rank gets it back, to the other ranks
+ * of the core that wait. Where more than two ranks share a core, a waiting
+ * rank yields (src/device/progress.c: no spin then): it stays runnable, the
+ * scheduler passes the core round them all, and a rank that becomes ready
+ * finds on average half of the waiting ones before it, each turn a switch
+ * to a rank that polls once and yields again. Two to a core, a waiting rank
+ * spins on a partner of the other core and gives the core up as soon as its
+ * neighbour has work (the channel's pending flag): no turns. */
+static double core_turns(const struct sim *s, uint32_t rank)
+{
+    if (s->host <= 2 * s->cores)
+        return 0;
+    uint32_t h = (uint32_t)s->host, c = (uint32_t)s->cores, first = rank / h * h;
+    uint32_t end = first + h < (uint32_t)s->lay->nranks ? first + h : (uint32_t)s->lay->nranks;
+    int waiting = 0;
+    for (uint32_t q = first + (rank - first) % c; q < end; q += c)
+        waiting += q != rank && !s->r[q].done && s->r[q].wait_slot != NONE;
+    return 0.5 * waiting * s->p->sw;
+}
+
+/* After rank's run: if it now waits, or has ended, its core goes to the
+ * first rank queued for it, which spends a switch to get it. */
+static void push(struct sim *s, double t, int kind, uint32_t rank, uint32_t data);
+static void core_give_up(struct sim *s, uint32_t rank)
+{
+    struct srank *r = &s->r[rank];
+    if ((!r->done && r->wait_slot == NONE) || r->spin)
+        return;
+    size_t ci = core_of(s, rank);
+    uint32_t next = s->core_head[ci];
+    s->core_owner[ci] = next;
+    if (next == NONE)
+        return;
+    s->core_head[ci] = s->r[next].core_next;
+    /* it was off its core: the switch (not at its start, which is how
+     * the job began, not part of the collective) */
+    if (s->r[next].pc || s->r[next].iter)
+        s->r[next].blocked = 1;
+    push(s, s->core_free[ci], EV_RUN, next, 0);
+}
+
 /* ---- requests ---- */
 
 static uint32_t slot_alloc(struct sim *s, struct srank *r)
@@ -622,6 +705,21 @@ static void on_arrive(struct sim *s, uint32_t mi)
     match(s, &m, rslot, posted);
 }
 
+/* On an oversubscribed host, a rank waiting at the node segment's
+ * synchronisation spins, keeping its core, while every rank still missing
+ * runs on another core (src/coll/barrier_seg.c, rch_coll_bar_wait_all: its
+ * polling there can only find them sooner); it yields as soon as one of
+ * them shares its core (they need it to arrive). The node's ranks are
+ * [first, end). */
+static int seg_spins(const struct sim *s, uint32_t rank, int first, int end)
+{
+    size_t mine = core_of(s, rank);
+    for (int q = first; q < end; q++)
+        if ((uint32_t)q != rank && !s->r[q].seg_in && core_of(s, (uint32_t)q) == mine)
+            return 0;
+    return 1;
+}
+
 /* Rank arrives at its node's segment synchronisation; the last arrival
  * schedules the node's release. */
 static void seg_arrive(struct sim *s, uint32_t rank)
@@ -642,14 +740,32 @@ static void seg_arrive(struct sim *s, uint32_t rank)
         s->seg_max[node] = arrive;
     r->wait_slot = NONE - 1;                   /* waiting for the release */
     r->blocked = 1;
+    r->seg_in = 1;
+    if (s->cores && seg_spins(s, rank, node * ppn, node * ppn + members)) {
+        r->blocked = 0;
+        r->spin = 1;
+    }
     if (++s->seg_count[node] == members) {
         /* the last to arrive finds every flag set: it never waited, and
          * keeps its core */
         r->blocked = arrive < s->seg_max[node];
+        r->spin = 1;
         push(s, s->seg_max[node] + s->p->ch[SIM_SHM].L, EV_SEGREL, (uint32_t)node, 0);
         s->seg_count[node] = 0;
         s->seg_max[node] = 0;
     }
+}
+
+/* ns per byte of a COMPUTE op of kind a (0, 2, 3; sim.h). A copy out of the
+ * node segment moves what other cores wrote: it costs what a single copy
+ * of another process's data does, the shm rendezvous slope G + O, where
+ * that is more than an in-cache copy (beta). */
+static double compute_ns(const struct sim_params *p, uint32_t a)
+{
+    if (a == 0)
+        return p->gamma;
+    double cross = p->ch[SIM_SHM].G + p->ch[SIM_SHM].O;
+    return a == 3 && cross > p->beta ? cross : p->beta;
 }
 
 /* Run rank's ops from its pc until it must wait or its program ends. */
@@ -675,7 +791,7 @@ static void run_rank(struct sim *s, uint32_t rank)
                 r->done = 1;
                 return;
             }
-            r->pc = 0;
+            r->pc = r->loop;
         }
         sim_op op = p.ops[r->pc++];
         uint32_t a = SIM_OP_ARG(op);
@@ -704,7 +820,7 @@ static void run_rank(struct sim *s, uint32_t rank)
             s->slot_free[r->slot_base + r->free_top++] = a;
             break;
         case SIM_COMPUTE:
-            r->t = cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * (a ? s->p->beta : s->p->gamma));
+            r->t = cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * compute_ns(s->p, a));
             break;
         case SIM_HWBAR: {
             double arrive = cpu(s, rank, r->t, s->p->hw_ow);
@@ -723,6 +839,10 @@ static void run_rank(struct sim *s, uint32_t rank)
         case SIM_SEGSYNC:
             seg_arrive(s, rank);
             return;
+        case SIM_MARK:
+            r->loop = r->pc;
+            r->mark = r->t;
+            break;
         }
     }
 }
@@ -738,8 +858,15 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
     s.nnodes = (n + lay->ppn - 1) / lay->ppn;
     s.host = lay->host > 0 ? lay->host : lay->ppn;
     s.cores = p->cores >= 1 && s.host > (int)p->cores ? (int)p->cores : 0;
-    if (s.cores)
-        s.core_free = calloc((size_t)((n + s.host - 1) / s.host) * (size_t)s.cores, sizeof(double));
+    if (s.cores) {
+        size_t ncores = (size_t)((n + s.host - 1) / s.host) * (size_t)s.cores;
+        s.core_free = calloc(ncores, sizeof(double));
+        s.core_owner = malloc(ncores * sizeof(uint32_t));
+        s.core_head = malloc(ncores * sizeof(uint32_t));
+        s.core_tail = malloc(ncores * sizeof(uint32_t));
+        for (size_t i = 0; s.core_owner && s.core_head && i < ncores; i++)
+            s.core_owner[i] = s.core_head[i] = NONE;
+    }
     s.r = calloc((size_t)n, sizeof(*s.r));
     s.nic_tx = calloc((size_t)s.nnodes, sizeof(double));
     s.nic_rx = calloc((size_t)s.nnodes, sizeof(double));
@@ -761,7 +888,7 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
     s.slot_done = malloc((nslots ? nslots : 1) * sizeof(double));
     s.slot_free = malloc((nslots ? nslots : 1) * sizeof(uint32_t));
     if (!s.r || !s.nic_tx || !s.nic_rx || !s.shm_tx || !s.ring || !s.slot_done || !s.slot_free ||
-        (s.cores && !s.core_free)) {
+        (s.cores && (!s.core_free || !s.core_owner || !s.core_head || !s.core_tail))) {
         snprintf(err, len, "no memory for %d ranks (%zu request slots)", n, nslots);
         goto out_free;
     }
@@ -776,15 +903,20 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
         s.events++;
         switch (e.kind_rank >> 28) {
         case EV_RUN:
+            if (s.cores && !core_take(&s, rank))
+                break;
             if (e.t > s.r[rank].t)
                 s.r[rank].t = e.t;
             if (s.r[rank].blocked) {           /* back from a wait: get a core again */
                 s.r[rank].blocked = 0;
                 if (s.cores)
-                    s.r[rank].t = cpu(&s, rank, s.r[rank].t, s.r[rank].wake_net ? p->sw_net : p->sw);
+                    s.r[rank].t = cpu(&s, rank, s.r[rank].t,
+                                      (s.r[rank].wake_net ? p->sw_net : p->sw) + core_turns(&s, rank));
                 s.r[rank].wake_net = 0;
             }
             run_rank(&s, rank);
+            if (s.cores)
+                core_give_up(&s, rank);
             break;
         case EV_ARRIVE:
             on_arrive(&s, e.data);
@@ -799,6 +931,7 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
         case EV_SEGREL:     /* rank: the node */
             for (int i = (int)rank * lay->ppn; i < n && i < ((int)rank + 1) * lay->ppn; i++) {
                 s.r[i].wait_slot = NONE;
+                s.r[i].seg_in = s.r[i].spin = 0;
                 s.r[i].t = e.t;
                 push(&s, e.t, EV_RUN, (uint32_t)i, 0);
             }
@@ -810,7 +943,7 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
         snprintf(err, len, "no memory for the events (%zu queued)", s.queued);
         goto out_free;
     }
-    double last = 0, sum = 0;
+    double last = 0, sum = 0, span = 0;
     for (int i = 0; i < n; i++) {
         if (!s.r[i].done) {
             snprintf(err, len, "deadlock: rank %d waits forever (op %u of its program, iteration %u)", i,
@@ -819,11 +952,14 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
         }
         if (s.r[i].t > last)
             last = s.r[i].t;
+        if (s.r[i].t - s.r[i].mark > span)
+            span = s.r[i].t - s.r[i].mark;
         sum += s.r[i].t;
     }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &w1);
     res->time = last;
     res->mean_end = sum / n;
+    res->span = span;
     res->events = s.events;
     res->seconds = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) * 1e-9;
     res->engine_bytes = (size_t)n * (sizeof(struct srank) + sizeof(double)) + (size_t)s.nnodes * 2 * sizeof(double) +
@@ -838,6 +974,9 @@ out_free:
     free(s.nic_rx);
     free(s.shm_tx);
     free(s.core_free);
+    free(s.core_owner);
+    free(s.core_head);
+    free(s.core_tail);
     free(s.seg_count);
     free(s.seg_max);
     free(s.slot_done);

@@ -86,6 +86,8 @@ struct job {
     int *world_of, *node_of;
     size_t *counts;                    /* reduce_scatter: elements per rank */
     void *sbuf, *rbuf;
+    int probe;                         /* the calls come after the probe's barrier (sim_predict) */
+    double probe_call;                 /* its call's ns */
 };
 
 /* The job's rank maps and buffers (size: bytes per rank's block; allgather
@@ -216,7 +218,25 @@ static rdmach_status_t run_one(const struct job *j, int rank, const struct rch_c
     view_of(j, rank, &c);
     sim_rec_view(j->world_of);
     struct rch_coll_args a = args_of(j);
-    return algo ? algo->run(&c, &a) : rch_coll_run(j->id, &c, &a);
+    sim_copy_watch(1);
+    rdmach_status_t st = algo ? algo->run(&c, &a) : rch_coll_run(j->id, &c, &a);
+    sim_copy_watch(0);
+    return st;
+}
+
+/* What rdmach-sim-probe --coll does before a timed block: an MPI_Barrier
+ * (dissemination, as validate runs it: its call, then its messages), after
+ * which each rank starts its clock (MARK): the ranks leave the barrier at
+ * different times, and the block's slowest rank carries that skew. */
+static rdmach_status_t probe_barrier(const struct job *j, int rank)
+{
+    struct rch_coll_comm c = { .rank = rank, .size = j->p, .world_of = j->world_of, .ctx = 1 };
+    sim_rec_view(j->world_of);
+    if (j->probe_call > 0)
+        sim_rec_op(SIM_COMPUTE, 1, (uint64_t)j->probe_call);
+    rdmach_status_t st = rch_coll_barrier_dissem_run(&c, RCH_COLL_TAG_BARRIER);
+    sim_rec_op(SIM_MARK, 0, 0);
+    return st;
 }
 
 /* Record every rank's program; NULL with a message in err. */
@@ -237,6 +257,7 @@ static struct sim_progs *record(const struct job *j, double compute, const char 
         return NULL;
     }
     *chosen = j->algo;
+    rdmach_status_t st0;
     for (int r = 0; r < j->p; r++) {
         struct rch_coll_comm c;
         view_of(j, r, &c);
@@ -248,6 +269,11 @@ static struct sim_progs *record(const struct job *j, double compute, const char 
             return NULL;
         }
         sim_rec_begin(t, r);
+        if (j->probe && (st0 = probe_barrier(j, r)) != RDMACH_OK) {
+            snprintf(err, len, "rank %d: the barrier before the calls: %s", r, rdmach_last_error());
+            sim_progs_free(t);
+            return NULL;
+        }
         if (compute > 0)
             sim_rec_op(SIM_COMPUTE, 1, (uint64_t)compute);
         rdmach_status_t st = run_one(j, r, algo);
@@ -266,11 +292,13 @@ static struct sim_progs *record(const struct job *j, double compute, const char 
     return t;
 }
 
-/* One collective on p ranks, no noise, iters calls back to back: its predicted time per call (sim.h). */
+/* One collective on p ranks, no noise, iters calls back to back after a
+ * barrier, timed as the probe times them: its predicted time per call (sim.h). */
 int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, long size, int iters,
                 const struct sim_params *prm, double *t_ns, char *err, size_t len)
 {
-    struct job j = { .id = rch_coll_id_of(coll), .algo = algo, .p = p, .ppn = ppn, .size = size };
+    struct job j = { .id = rch_coll_id_of(coll), .algo = algo, .p = p, .ppn = ppn, .size = size,
+                     .probe = 1, .probe_call = prm->call };
     struct sim_noise quiet = { 0 };
     int rc = -1;
     if (job_alloc(&j) != 0) {
@@ -282,7 +310,7 @@ int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, lo
     struct sim_layout lay = { p, ppn, host };
     struct sim_result res;
     if (t && sim_run(t, &lay, prm, &quiet, iters, &res, err, len) == 0) {
-        *t_ns = res.time / iters;
+        *t_ns = res.span / iters;
         rc = 0;
     }
     sim_progs_free(t);

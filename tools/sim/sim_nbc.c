@@ -50,9 +50,11 @@ int sim_nbc_run(int id, const struct rch_coll_comm *view, const struct rch_coll_
     struct rch_dev_req *req = rch_dev_req_alloc(RCH_DEV_REQ_GREQ);
     if (!req)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "rdmach-sim: no request");
+    sim_copy_watch(1);         /* the call's own copies, not the state made above */
     rdmach_status_t st = start(id, &shared, a, req);
     if (st == RDMACH_OK && (st = rch_dev_wait(req)) == RDMACH_OK)
         st = req->err;
+    sim_copy_watch(0);
     rch_dev_req_free(req);
     return st;
 }

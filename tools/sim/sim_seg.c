@@ -2,8 +2,9 @@
  * rdmach-sim's node segment: the shmseg and shmrsag algorithms of src/coll
  * (nodeseg.h) recorded as programs. The view gets a communicator state whose
  * segment carries a recorder, so the library's own algorithm runs for one
- * rank at a time against it: each copy into or out of the segment becomes a
- * COMPUTE op of its bytes (beta ns each), each synchronisation a SEGSYNC op,
+ * rank at a time against it: each copy into the segment becomes a COMPUTE
+ * op of its bytes (beta ns each), each copy out of it one of the bytes moved
+ * from the core that wrote them (SIM_COMPUTE 3), each synchronisation a SEGSYNC op,
  * and the reductions go through the recording reduction as everywhere else.
  * The segment's memory is real (the algorithms write their headers and
  * compute row addresses) but no data is moved: copies are only recorded.
@@ -14,9 +15,14 @@
 #include "coll/nodeseg.h"
 #include "sim.h"
 
-static void rec_copy(size_t bytes)
+static void *mem;                      /* the segment's areas, for a node of seg.p ranks */
+static size_t mem_len;
+
+static void rec_copy(const void *dst, const void *src, size_t bytes)
 {
-    sim_rec_op(SIM_COMPUTE, 2, bytes);
+    const unsigned char *s = src, *m = mem;
+    (void)dst;
+    sim_rec_op(SIM_COMPUTE, s >= m && s < m + mem_len ? 3 : 2, bytes);
 }
 
 static void rec_sync(void)
@@ -27,7 +33,6 @@ static void rec_sync(void)
 static const struct rch_coll_nodeseg_rec recorder = { rec_copy, rec_sync };
 static struct rch_coll_cstate state;
 static struct rch_coll_nodeseg seg;
-static void *mem;                      /* the segment's areas, for a node of seg.p ranks */
 
 int sim_seg_attach(struct rch_coll_comm *c)
 {
@@ -37,7 +42,8 @@ int sim_seg_attach(struct rch_coll_comm *c)
         size_t hdr = 2 * (size_t)p * sizeof(struct rch_coll_nodeseg_hdr), data = 2 * (size_t)p * row;
         free(mem);
         /* calloc: pages the recording never touches (the rows) stay unmapped */
-        mem = calloc(1, hdr + data + 2 * (size_t)(p + 1) * arow + RCH_CACHELINE);
+        mem_len = hdr + data + 2 * (size_t)(p + 1) * arow + RCH_CACHELINE;
+        mem = calloc(1, mem_len);
         if (!mem)
             return -1;
         unsigned char *base = (unsigned char *)(((uintptr_t)mem + RCH_CACHELINE - 1) & ~(uintptr_t)(RCH_CACHELINE - 1));

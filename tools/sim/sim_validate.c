@@ -12,6 +12,16 @@
  * measuring (its min and median columns; the rest of the line is ignored)
  * and predicts them again with --params: a model or a parameter file is
  * judged on the same measurements, whatever the machine's load is now.
+ *
+ * The machine's state: this machine moves between two states (a cross-core
+ * cache line in 40 or 190 ns, by where the hypervisor puts the 2 vCPUs), so
+ * parameters calibrated in one mispredict shm in the other. Before each
+ * rank count's shm block, validate times the empty shm round trip of 2
+ * ranks (rdmach-sim-probe --handoff, unbound) and prints it as a line
+ * "state shm pingpong 0 NS"; the rows after it are predicted with the shm
+ * L that makes the engine's own ping-pong, 2(o + L + orecv), that round
+ * trip. --from applies such lines as it meets them; an older output has
+ * none and is predicted with the parameters as given.
  */
 #include <limits.h>
 #include <math.h>
@@ -31,7 +41,8 @@ struct tally {
 };
 
 struct vstate {
-    struct sim_params prm, flat;   /* flat: the same with a core per rank */
+    struct sim_params base;        /* as --params gave them */
+    struct sim_params prm, flat;   /* in force: base in the machine's state; flat: with a core per rank */
     int host;                      /* the parameters have a host line */
     int ranks[MAXR], nranks;       /* the rank counts, in the order met */
     /* tl: against the median block (the issue's figure); tm: against the
@@ -114,6 +125,35 @@ static void row(struct vstate *v, int p, int net, const char *coll, const char *
     }
 }
 
+/* The machine's state measured as the empty shm round trip rtt (ns): the
+ * rows after it are predicted with the shm L that gives it. */
+static void set_state(struct vstate *v, double rtt)
+{
+    const struct sim_loggops *c = &v->base.ch[SIM_SHM];
+    double L = rtt / 2 - c->o - c->orecv;
+    v->prm = v->base;
+    v->prm.ch[SIM_SHM].L = L > 0 ? L : 0;
+    v->flat = v->prm;
+    v->flat.cores = 0;
+    printf("state shm pingpong 0 %.1f (the rows below: shm L %.1f ns, the parameters' %.1f)\n", rtt,
+           v->prm.ch[SIM_SHM].L, c->L);
+}
+
+/* The empty shm round trip of 2 ranks now (ns), or -1. */
+static double measure_state(const char *dir)
+{
+    char cmd[2 * PATH_MAX + 64], line[256];
+    double rtt = -1, v;
+    snprintf(cmd, sizeof(cmd), "'%s/rdmachrun' -n 2 '%s/rdmach-sim-probe' --handoff 2>&1", dir, dir);
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "pingpong 0 %lf", &v) == 1)
+            rtt = v;
+    return pclose(f) == 0 ? rtt : -1;
+}
+
 /* The machine the figures come from: its CPU model and load. */
 static void print_machine(const char *when)
 {
@@ -152,6 +192,17 @@ static int measure(struct vstate *v, const int *ranks, int nranks)
     for (int ri = 0; ri < nranks; ri++)
         for (int net = 0; net < 2; net++) {
             char cmd[3 * PATH_MAX], line[256];
+            if (!net) {
+                double rtt = measure_state(dir);
+                if (rtt > 0)
+                    set_state(v, rtt);
+                else {
+                    v->prm = v->base;
+                    v->flat = v->base;
+                    v->flat.cores = 0;
+                    printf("state: the shm round trip could not be timed; the parameters as given\n");
+                }
+            }
             snprintf(cmd, sizeof(cmd), "RDMACH_BARRIER=dissemination %s'%s/rdmachrun' -n %d '%s/rdmach-sim-probe' --coll 2>&1",
                      net ? "RDMACH_VNODE_SIZE=1 " : "", dir, ranks[ri], dir);
             FILE *f = popen(cmd, "r");
@@ -200,6 +251,26 @@ static int from_file(struct vstate *v, const char *path, int calls)
         lineno++;
         if (!strncmp(line, "machine ", 8)) {
             fputs(line, stdout);
+            continue;
+        }
+        double rtt;
+        if (!strncmp(line, "state:", 6)) {       /* a block without a state: the parameters as given */
+            flush_group(v);
+            v->prm = v->base;
+            v->flat = v->base;
+            v->flat.cores = 0;
+            fputs(line, stdout);
+            continue;
+        }
+        if (!strncmp(line, "state ", 6)) {
+            if (sscanf(line, "state shm pingpong 0 %lf", &rtt) != 1 || rtt <= 0) {
+                fprintf(stderr, "rdmach-sim validate: %s:%d: expected 'state shm pingpong 0 NS' (a positive round trip)\n",
+                        path, lineno);
+                fclose(f);
+                return 2;
+            }
+            flush_group(v);
+            set_state(v, rtt);
             continue;
         }
         if (sscanf(line, "%d %7s %31s %63s %ld %lf %lf", &p, chan, coll, algo, &bytes, &tmin, &tmed) != 7 ||
@@ -288,6 +359,7 @@ int sim_validate(int argc, char **argv)
             return 2;
         }
     }
+    v.base = v.prm;
     v.flat = v.prm;
     v.host = v.prm.cores >= 1;
     v.flat.cores = 0;
