@@ -1,10 +1,16 @@
 #!/bin/sh
-# f08_icount.sh [build dir]: instructions per iteration of f08_icount's
-# loops (f08_icount.f90), C against `use mpi_f08`, counted by callgrind:
-# each loop's inclusive count in a run of 2000 iterations less that in a run
-# of 1000, over 1000. Needs valgrind; one rank, no launcher.
+# f08_icount.sh [build dir [max extra self] [max extra null]]: instructions
+# per iteration of f08_icount's loops (f08_icount.f90), C against
+# `use mpi_f08`, counted by callgrind: each loop's inclusive count in a run
+# of 2000 iterations less that in a run of 1000, over 1000. Given the
+# maxima, `use mpi_f08`'s extra per MPI_Send + MPI_Recv to self and per
+# MPI_Send to MPI_PROC_NULL are checked against them (the test
+# fortran_f08_fast_path_instructions): exit 1 above either. Needs valgrind;
+# one rank, no launcher.
 set -e
 build=${1:-build}
+max_self=${2:-}
+max_null=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for n in 1000 2000; do
@@ -24,4 +30,14 @@ for row in 'Send+Recv to self:bench_c_self:__f08_icount_loops_MOD_f08_self' \
     f1=$(count "$tmp/an.1000" "$f"); f2=$(count "$tmp/an.2000" "$f")
     awk -v w="$what" -v c=$((c2 - c1)) -v f=$((f2 - f1)) \
         'BEGIN { printf "%-34s %8.1f %8.1f %8.1f\n", w, c / 1000, f / 1000, (f - c) / 1000 }'
+    extra=$(( (f2 - f1 - c2 + c1 + 999) / 1000 ))
+    max=$max_self
+    [ "$c" = bench_c_self ] || max=$max_null
+    if [ -n "$max" ] && [ "$extra" -gt "$max" ]; then
+        echo "f08_icount: $what: mpi_f08 takes $extra instructions more than C, more than $max"
+        fail=1
+    fi
 done
+if [ -n "$max_self" ]; then
+    [ -z "$fail" ] && echo "f08_icount: PASS" || exit 1
+fi
