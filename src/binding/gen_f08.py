@@ -618,8 +618,10 @@ def fast_c(fn, link=None):
     IERROR store off that path. f08_<name> itself is marked hot: called
     from a cold function only, gcc would take it for cold and optimise it
     for size (the descriptor's inline tests become calls), and IERROR
-    present and scalar buffers are common calls too. link: the link name
-    after pmpi_ (a fortran=large function's <name>_f08_large_)."""
+    present and scalar buffers are common calls too; it tests whole rank-1
+    buffers first, with which it is only called when IERROR is present.
+    link: the link name after pmpi_ (a fortran=large function's
+    <name>_f08_large_)."""
     params = [direct_param(p) for p in visible(fn)]
     names = ', '.join([p.name for p in visible(fn)] + ['ierror'])
     decls = ', '.join([d for d, _ in params] + ['MPI_Fint *ierror'])
@@ -629,15 +631,21 @@ def fast_c(fn, link=None):
     general = f'f08_{name[:-1]}'
     call = f'PMPI_{fn.name}({", ".join(a for _, a in params)});'
     body = ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
-    section = []
-    if bufs:
-        section = [f'    if (RCH_UNLIKELY({" || ".join(f"!rch_gfc_contiguous({b})" for b in bufs)})) {{',
-                   f'        {section_name(fn).lower()}_({names});', '        return;', '    }']
-    simple = ' && '.join(['!ierror'] + [f'rch_gfc_whole1({b})' for b in bufs])
+    whole = ' && '.join(f'rch_gfc_whole1({b})' for b in bufs)
+    simple = ' && '.join(['!ierror'] + ([whole] if bufs else []))
     plain = [f'{p.name}->base_addr' if p.kind == 'BUFFER' else a for p, (_, a) in zip(visible(fn), params)]
+    # f08_<name> is called with IERROR present or a buffer that is not a
+    # whole rank-1 array: whole ones (IERROR present, then) are tested first
+    if bufs:
+        body = [f'    if (RCH_LIKELY({whole})) {{', f'        *ierror = PMPI_{fn.name}({", ".join(plain)});',
+                '        return;', '    }',
+                f'    if (RCH_UNLIKELY({" || ".join(f"!rch_gfc_contiguous({b})" for b in bufs)})) {{',
+                f'        {section_name(fn).lower()}_({names});', '        return;', '    }'] + body
+    else:
+        body = [f'    *ierror = {call}', '}']
     declare = [f'void {section_name(fn).lower()}_({decls});'] if bufs else []
     return declare + [
-        f'static __attribute__((noinline, hot)) void {general}({decls})', '{'] + section + body + [
+        f'static __attribute__((noinline, hot)) void {general}({decls})', '{'] + body + [
         f'static __attribute__((noinline, cold)) void {general}_cold({decls})', '{',
         f'    {general}({names});', '}',
         f'RCH_F_PUBLIC void {link}({decls})', '{',
