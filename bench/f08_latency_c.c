@@ -1,7 +1,8 @@
 /*
- * f08_latency_c.c: the C half of bench/f08_latency.f90 — the same 8-byte
- * MPI_Send/MPI_Recv ping-pong as the Fortran one, so that both run in one
- * job on the same pair of cores, and the CPU model for the report.
+ * f08_latency_c.c: the C half of bench/f08_latency.f90 (and f08_icount.f90)
+ * — the same 8-byte MPI_Send/MPI_Recv ping-pong as the Fortran one, so that
+ * both run in one job on the same pair of cores, and the CPU model for the
+ * report.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -38,6 +39,17 @@ double bench_c_pingpong(int iters, double *cpu_us)
     double t = MPI_Wtime() - t0;
     *cpu_us = (bench_cpu_seconds() - c0) * 1e6 / (2.0 * iters);
     return t * 1e6 / (2.0 * iters);
+}
+
+/* iters 8-byte MPI_Send + MPI_Recv to self (one rank, f08_icount.f90):
+ * the ping-pong's calls without the wait for the other rank. */
+void bench_c_self(int iters)
+{
+    char buf[8] = {0};
+    for (int i = 0; i < iters; i++) {
+        MPI_Send(buf, 8, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        MPI_Recv(buf, 8, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
 }
 
 /* Nanoseconds per MPI_Send to MPI_PROC_NULL: the binding's own cost, which

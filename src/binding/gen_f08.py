@@ -610,39 +610,52 @@ def fast_c(fn, link=None):
     MPI_<Name> is, and MPICH's PMPIR_<Name>_f08(ts), pmpi_body) in C: C's PMPI_<Name>
     called at once, the gfortran descriptors of its choice buffers read
     inline; a buffer that is not contiguous goes to section_name(fn), in
-    Fortran. With choice buffers, the commonest call (IERROR absent, every
-    buffer a whole rank-1 array) is tested first and jumps to C without a
-    frame of its own; any other goes on in f08_<name> (static). link: the
-    link name after pmpi_ (a fortran=large function's <name>_f08_large_)."""
+    Fortran. The commonest call (IERROR absent, every buffer a whole
+    rank-1 array) is tested first and jumps to C without a frame of its
+    own, in straight-line code: any other goes on in f08_<name> (static),
+    through f08_<name>_cold, a jump marked cold: gcc then lays the test out
+    with the jump to C as its fall-through and keeps f08_<name>'s frame and
+    IERROR store off that path. f08_<name> itself is marked hot: called
+    from a cold function only, gcc would take it for cold and optimise it
+    for size (the descriptor's inline tests become calls), and IERROR
+    present and scalar buffers are common calls too; it tests whole rank-1
+    buffers first, with which it is only called when IERROR is present.
+    link: the link name after pmpi_ (a fortran=large function's
+    <name>_f08_large_)."""
     params = [direct_param(p) for p in visible(fn)]
     names = ', '.join([p.name for p in visible(fn)] + ['ierror'])
     decls = ', '.join([d for d, _ in params] + ['MPI_Fint *ierror'])
     name = link or f'{specific(fn).lower()}_'
     link = f'pmpi_{name}'
     bufs = [p.name for p in visible(fn) if p.kind == 'BUFFER']
-    # Without IERROR (NULL), C's function is the last call (a jump).
+    general = f'f08_{name[:-1]}'
     call = f'PMPI_{fn.name}({", ".join(a for _, a in params)});'
     body = ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
-    aliases = [f'RCH_F_PUBLIC void {prefix}_{name}({decls}) '
-               f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi', 'pmpir')]
-    if not bufs:
-        return [f'RCH_F_PUBLIC void {link}({decls})', '{'] + body + aliases
-    general = f'f08_{specific(fn).lower()}'
-    test = ' || '.join(f'!rch_gfc_contiguous({b})' for b in bufs)
-    simple = ' && '.join(['!ierror'] + [f'rch_gfc_whole1({b})' for b in bufs])
+    whole = ' && '.join(f'rch_gfc_whole1({b})' for b in bufs)
+    simple = ' && '.join(['!ierror'] + ([whole] if bufs else []))
     plain = [f'{p.name}->base_addr' if p.kind == 'BUFFER' else a for p, (_, a) in zip(visible(fn), params)]
-    return [f'void {section_name(fn).lower()}_({decls});',
-            f'static __attribute__((noinline)) void {general}({decls})', '{',
-            f'    if (RCH_UNLIKELY({test})) {{',
-            f'        {section_name(fn).lower()}_({names});',
-            '        return;',
-            '    }'] + body + [
-            f'RCH_F_PUBLIC void {link}({decls})', '{',
-            f'    if (RCH_LIKELY({simple})) {{',
-            f'        PMPI_{fn.name}({", ".join(plain)});',
-            '        return;',
-            '    }',
-            f'    {general}({names});', '}'] + aliases
+    # f08_<name> is called with IERROR present or a buffer that is not a
+    # whole rank-1 array: whole ones (IERROR present, then) are tested first
+    if bufs:
+        body = [f'    if (RCH_LIKELY({whole})) {{', f'        *ierror = PMPI_{fn.name}({", ".join(plain)});',
+                '        return;', '    }',
+                f'    if (RCH_UNLIKELY({" || ".join(f"!rch_gfc_contiguous({b})" for b in bufs)})) {{',
+                f'        {section_name(fn).lower()}_({names});', '        return;', '    }'] + body
+    else:
+        body = [f'    *ierror = {call}', '}']
+    declare = [f'void {section_name(fn).lower()}_({decls});'] if bufs else []
+    return declare + [
+        f'static __attribute__((noinline, hot)) void {general}({decls})', '{'] + body + [
+        f'static __attribute__((noinline, cold)) void {general}_cold({decls})', '{',
+        f'    {general}({names});', '}',
+        f'RCH_F_PUBLIC void {link}({decls})', '{',
+        f'    if (RCH_LIKELY({simple})) {{',
+        f'        PMPI_{fn.name}({", ".join(plain)});',
+        '        return;',
+        '    }',
+        f'    {general}_cold({names});', '}'] + \
+        [f'RCH_F_PUBLIC void {prefix}_{name}({decls}) '
+         f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi', 'pmpir')]
 
 
 def large_param(p):
