@@ -303,6 +303,8 @@ rdmach_status_t rch_dev_live_publish(void);
 void rch_dev_live_resolve(void);   /* after init's fence: the peers to watch */
 void rch_dev_live_check(void);
 void rch_dev_live_fini(void);
+void rch_dev_live_depart(void);     /* at close, queues drained: our exit is no failure */
+int rch_dev_live_departed(int r);   /* r, watched here, closed its device before it went */
 /* Rank r's pid if it runs on this host in our pid namespace, else 0 (a PMI
  * get: after init's fence, never from progress). */
 pid_t rch_dev_live_host_pid(int r);

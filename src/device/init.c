@@ -299,6 +299,7 @@ rdmach_status_t rch_dev_finalize(void)
         RCH_DEBUG("dev", "finalize: %zu receives never matched", rch_dev.posted.count);
     if (rch_dev.unexp.count)
         RCH_DEBUG("dev", "finalize: %zu messages never received", rch_dev.unexp.count);
+    rch_dev_live_depart();
     rch_dev.initialized = 0;
     free_state();
     rch_base_alert_uninstall();
@@ -356,6 +357,12 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status)
     struct rch_dev_peer *p = &rch_dev.peers[peer];
     if (p->dead || peer == rch_dev.rank)
         return;
+    /* a peer of this host that closed its device before it went (live.c)
+     * ended normally, whatever a channel that never talked with it says */
+    if (rch_dev_live_departed(peer)) {
+        rch_dev_peer_left(peer);
+        return;
+    }
     /* the reporter (a channel's progress, live.c) has just recorded why */
     char why[200];
     snprintf(why, sizeof(why), "%s", rdmach_last_error());

@@ -22,7 +22,21 @@
  * finds no live request and is dropped (req.c).
  * Peers on other hosts: their channel tells of a death, their heartbeats
  * (heartbeat.c) of a hang.
+ *
+ * A normal end is no failure, and a peer that never talked with us sent no
+ * goodbye on any channel: so a rank watched here leaves a mark of its
+ * departure at its device's close (rch_dev_live_depart, after its queues
+ * drained): the empty file /dev/shm/rdmach-<kvsname>-left-<rank>, which
+ * outlives it on the host (its watchers share it) and goes with the job's
+ * other files (rdmachrun's clean-up, the reaper's, reaper.c; with
+ * RDMACH_SHM_REAPER off under another launcher it stays, empty). A gone peer
+ * with that mark has left (rch_dev_peer_left: quiet); without it, it
+ * failed. Made only where some peer watches us (the watch is symmetric:
+ * same host, no watching channel between us), so shared-memory jobs make
+ * none.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +136,35 @@ pid_t rch_dev_live_host_pid(int r)
     return (pid_t)atol(v + mlen + 1);
 }
 
+static void left_mark(char *out, size_t len, int rank)
+{
+    snprintf(out, len, "/dev/shm/rdmach-%s-left-%d", rch_boot.kvsname, rank);
+}
+
+void rch_dev_live_depart(void)
+{
+    if (!L.any)
+        return;
+    char path[sizeof(rch_boot.kvsname) + 64];
+    left_mark(path, sizeof(path), rch_dev.rank);
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        RCH_WARN("dev", "cannot mark this rank's departure (%s): %s; peers of this host that never talked "
+                 "with it may take its exit for a failure", path, strerror(errno));
+        return;
+    }
+    close(fd);
+}
+
+int rch_dev_live_departed(int r)
+{
+    if (r < 0 || r >= L.npeers || L.peers[r].pid <= 0)
+        return 0;
+    char path[sizeof(rch_boot.kvsname) + 64];
+    left_mark(path, sizeof(path), r);
+    return access(path, F_OK) == 0;
+}
+
 static void fail(int r, const char *why)
 {
     rch_base_err(RDMACH_ERR_PEER_DEAD, "its process (pid %d) %s", (int)L.peers[r].pid, why);
@@ -151,7 +194,10 @@ void rch_dev_live_check(void)
         if (lp->pid <= 0 || rch_dev.peers[r].dead)
             continue;
         int s = rch_base_proc_stopped(lp->pid);
-        if (s < 0 && !lp->gone) {
+        if (s < 0 && rch_dev_live_departed(r)) {
+            lp->pid = 0;
+            rch_dev_peer_left(r);
+        } else if (s < 0 && !lp->gone) {
             /* A rank that finished sent its channel's goodbye before it
              * exited, which our progress may not have read yet (the peer
              * then leaves, rch_dev_peer_left, and is skipped above): give

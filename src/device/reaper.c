@@ -16,7 +16,8 @@
  * A rank's connection closes when the rank ends, however it ends; when the
  * last one has closed and none is waiting in the backlog, the reaper closes
  * its socket, removes every /dev/shm/rdmach-<kvsname>-* file and exits. A
- * job that ends normally has unlinked them all already: it finds none.
+ * job that ends normally has unlinked them all already, but for the
+ * departure marks of live.c, which must outlive their ranks.
  *
  * Nothing here depends on the start-up fence or on the other ranks' pids,
  * so a job killed at any moment of MPI_Init is covered: a rank that had not

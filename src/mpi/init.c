@@ -89,8 +89,8 @@ int rch_mpi_lib_start(const char *fn, int *argc, char ***argv, int required)
     return MPI_SUCCESS;
 }
 
-/* Every rank's last use of the device is over (the caller's world
- * exchange): free everything and close the device for good. */
+/* This process's last use of the device is over: free everything and
+ * close the device for good (its queues drain first, rch_dev_finalize). */
 static int lib_teardown(const char *fn)
 {
     rch_dyn_finalize();
@@ -135,25 +135,37 @@ void rch_mpi_session_closed(void)
 /* The device outlives MPI_Finalize and the last MPI_Session_finalize (a
  * session may be initialized again, and rdmach cannot restart the device
  * once closed): it is closed here, at the exit of the process that started
- * it (not a forked child). Left IDLE by MPI_Finalize, nothing was sent
- * since its world exchange: closed at once, whatever the exit code (a code
- * after MPI_Finalize is only the job's status, not a failure to act on).
- * Used by a session since: at a normal exit (code 0) with no session open
- * and the world model not running, after the same world exchange; a
- * failing exit leaves it to the boot layer's exit hook, which ends the
- * job. */
+ * it (not a forked child), as a departure, never by a world exchange: after
+ * MPI_Finalize, or with sessions only, the other ranks need not take part
+ * in this process's end (a session's communicators may span a subset, and
+ * a rank may finalize its session and exit while others still run). What
+ * the standard says is delivered still is: a send that completed locally
+ * left its buffer for our queues, which the device's close drains
+ * (rch_dev_finalize) before the channels mark the departure (shm's
+ * departed word, the network's BYE). Left IDLE by MPI_Finalize: closed
+ * whatever the exit code (a code after MPI_Finalize is only the job's
+ * status). Used by a session since: closed at a normal exit (code 0) with
+ * the world model not running; a session still open then is the program's
+ * error, said once, and the end is still a departure; a failing exit
+ * leaves it to the boot layer's exit hook, which ends the job with the
+ * code. */
 static void exit_teardown(int code, void *arg)
 {
     (void)arg;
-    if (rch_mpi_state == RCH_MPI_IDLE && getpid() == lib_pid) {
+    if (getpid() != lib_pid)
+        return;
+    if (rch_mpi_state == RCH_MPI_IDLE) {
         lib_teardown("exit");
         return;
     }
     if (code != 0 || rch_mpi_state != RCH_MPI_RUNNING || rch_mpi_world_state == RCH_MPI_RUNNING ||
-        sessions_open != 0 || getpid() != lib_pid || !pthread_equal(main_thread, pthread_self()))
+        !pthread_equal(main_thread, pthread_self()))
         return;
-    if (lib_quiesce("exit") == MPI_SUCCESS)
-        lib_teardown("exit");
+    if (sessions_open != 0)
+        fprintf(stderr, "rdmach: warning: rank %d exits with %d MPI session(s) not finalized "
+                "(MPI: every session must be finalized)\n", rch_mpi_comm_world.rank, sessions_open);
+    rch_mpi_bsend_flush();
+    lib_teardown("exit");
 }
 
 static int init_common(const char *fn, int *argc, char ***argv, int required)

@@ -27,10 +27,15 @@
  * Group_from_session_pset returned, and on their duplicates and splits
  * (groups made from such a group by the group calls do not carry it).
  *
- * Session_finalize does not synchronize: rdmach keeps no state per session
- * that a peer could still be using (communicators made from a session's
- * groups are freed by the user, who must have completed their operations);
- * the device's closing handshake happens at MPI_Finalize or process exit.
+ * Session_finalize does not synchronize (MPI-4.1 11.3.1 allows it to, over
+ * the groups of the session's communicators, windows and files not yet
+ * freed; it need not): rdmach keeps no state per session that a peer could
+ * still be using (the user must have completed the session's operations),
+ * and a message whose send completed locally is already in the device's
+ * queues, which outlive the session. So a subset of the ranks, or one, may
+ * finalize its sessions and exit while the others go on: the device closes
+ * at process exit as a departure, waiting for no other rank (init.c,
+ * exit_teardown).
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -48,12 +48,14 @@ static struct rch_mpi_topo *cart_new(int ndims, const int *dims, const int *peri
         return NULL;
     t->kind = MPI_CART;
     t->ndims = ndims;
+    /* zeroed: a 0-dimensional grid (ndims 0) writes no element, and its
+     * arrays must still hold defined values (coords_of is passed them) */
     size_t n = (size_t)(ndims ? ndims : 1);
-    t->dims = malloc(n * sizeof(int));
-    t->periods = malloc(n * sizeof(int));
-    t->coords = malloc(n * sizeof(int));
-    t->in = malloc(2 * n * sizeof(int));
-    t->out = malloc(2 * n * sizeof(int));
+    t->dims = calloc(n, sizeof(int));
+    t->periods = calloc(n, sizeof(int));
+    t->coords = calloc(n, sizeof(int));
+    t->in = calloc(2 * n, sizeof(int));
+    t->out = calloc(2 * n, sizeof(int));
     if (!t->dims || !t->periods || !t->coords || !t->in || !t->out) {
         rch_mpi_topo_free(t);
         return NULL;

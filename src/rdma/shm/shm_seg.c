@@ -335,6 +335,18 @@ static int owner_gone(pid_t pid)
     return gone;
 }
 
+/* A departed owner's segment that some expected peer has not mapped yet: a
+ * rank may finish and leave (a session ended, no collective exit) while a
+ * peer still starts its channel. Its name stays for that peer, whose
+ * attach removes it (the last expected mapper does, rch_shm_seg_attach),
+ * and no sweep takes it meanwhile (stale_segment); if that peer never
+ * comes, the job's clean-up does (rdmachrun, the reaper, reaper.c). */
+static int awaited(const struct rch_shm_seg_hdr *h)
+{
+    return atomic_load_explicit(&h->departed, memory_order_acquire) &&
+           atomic_load_explicit(&h->maps, memory_order_acquire) < h->maps_expected;
+}
+
 /* Is the file (open as fd) a channel segment of ours whose owner is gone?
  * The creator writes version, owner pid and pid namespace before anything
  * else (rch_shm_seg_create). Only an owner in our pid namespace can be
@@ -350,6 +362,8 @@ static int stale_segment(int fd, uid_t me, unsigned long long ns)
         return 0;
     /* every version so far puts owner_pid and owner_pidns at the same place */
     if (h.version - 1u >= RCH_SHM_SEG_VERSION || h.owner_pidns != ns || h.owner_pid <= 0)
+        return 0;
+    if (h.version == RCH_SHM_SEG_VERSION && awaited(&h))
         return 0;
     return owner_gone((pid_t)h.owner_pid);
 }
@@ -384,7 +398,7 @@ void rch_shm_seg_detach(struct rch_shm_seg *seg)
 {
     if (!seg->base)
         return;
-    if (seg->owner)
+    if (seg->owner && !awaited(seg->hdr))
         rch_shm_seg_unlink(seg);
     munmap(seg->base, seg->size);
     if (seg->fd >= 0)
