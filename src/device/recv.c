@@ -427,6 +427,37 @@ static void take_unexp(struct rch_dev_ireq *r, struct rch_dev_unexp *u)
     rch_dev_unexp_release(u);
 }
 
+/*
+ * Can nothing arrive from src any more? A named source that failed or left
+ * (a receive from a rank that has exited is erroneous, but must not hang);
+ * for MPI_ANY_SOURCE, a member of the communicator's (remote) group that
+ * failed — not one that finished and left: the others may still send. This
+ * is the rule a receive posted when the failure was found already follows
+ * (rch_dev_peer_failed), kept for one posted or probed later. Only called
+ * once some peer failed or left.
+ */
+static rdmach_status_t source_gone(const char *what, uint32_t ctx, int src)
+{
+    if (src != RCH_DEV_ANY_SOURCE) {
+        int w = rch_dev_ctx_world(ctx, src);
+        if (w >= 0 && rch_dev.peers[w].dead)
+            return rch_base_err(RDMACH_ERR_PEER_DEAD, "%s: source %d (world rank %d) has %s", what, src, w,
+                                rch_dev.peers[w].left ? "finished and exited" : "failed");
+        return RDMACH_OK;
+    }
+    if (rch_dev.failed_peer < 0 || ctx >= rch_dev.nctxmaps)
+        return RDMACH_OK;
+    const struct rch_dev_ctxmap *m = &rch_dev.ctxmaps[ctx];
+    for (int i = 0; i < m->size; i++) {
+        int w = m->world_of[i];
+        if (w >= 0 && w < rch_dev.size && rch_dev.peers[w].dead && !rch_dev.peers[w].left)
+            return rch_base_err(RDMACH_ERR_PEER_DEAD,
+                                "%s: MPI_ANY_SOURCE, and rank %d of the communicator (world rank %d) has failed",
+                                what, i, w);
+    }
+    return RDMACH_OK;
+}
+
 rdmach_status_t rch_dev_irecv(void *buf, size_t len, int src, int tag, uint32_t ctx, struct rch_dev_req **req)
 {
     if (RCH_UNLIKELY(req == NULL || (buf == NULL && len != 0) || (src < 0 && src != RCH_DEV_ANY_SOURCE) ||
@@ -452,14 +483,10 @@ rdmach_status_t rch_dev_irecv(void *buf, size_t len, int src, int tag, uint32_t 
             return RDMACH_OK;
         }
     }
-    if (RCH_UNLIKELY(rch_dev.failed_peer >= 0 || rch_dev.nleft)) {
-        int w = src == RCH_DEV_ANY_SOURCE ? -1 : rch_dev_ctx_world(ctx, src);
-        if (w >= 0 && rch_dev.peers[w].dead) {
-            rch_base_err(RDMACH_ERR_PEER_DEAD, "irecv: source %d (world rank %d) has %s", src, w,
-                         rch_dev.peers[w].left ? "finished and exited" : "failed");
-            rch_dev_ireq_complete(r, RDMACH_ERR_PEER_DEAD);
-            return RDMACH_OK;
-        }
+    if (RCH_UNLIKELY(rch_dev.failed_peer >= 0 || rch_dev.nleft) &&
+        source_gone("irecv", ctx, src) != RDMACH_OK) {
+        rch_dev_ireq_complete(r, RDMACH_ERR_PEER_DEAD);
+        return RDMACH_OK;
     }
     r->me.ctx = ctx;
     r->me.src = src;
@@ -484,6 +511,8 @@ rdmach_status_t rch_dev_iprobe(int src, int tag, uint32_t ctx, int *found, int *
         me = rch_match_find_unexp(&rch_dev.unexp, ctx, src, tag, 0);
     }
     *found = me != NULL;
+    if (RCH_UNLIKELY(!me && (rch_dev.failed_peer >= 0 || rch_dev.nleft)))
+        return source_gone("iprobe", ctx, src);
     if (me) {
         const struct rch_dev_unexp *u = rch_container_of(me, struct rch_dev_unexp, me);
         if (out_source)
@@ -521,6 +550,8 @@ rdmach_status_t rch_dev_improbe(int src, int tag, uint32_t ctx, struct rch_dev_m
         rch_dev_progress();
         me = rch_match_find_unexp(&rch_dev.unexp, ctx, src, tag, 1);
     }
+    if (RCH_UNLIKELY(!me && (rch_dev.failed_peer >= 0 || rch_dev.nleft)))
+        return source_gone("improbe", ctx, src);
     if (me) {
         struct rch_dev_unexp *u = rch_container_of(me, struct rch_dev_unexp, me);
         if (out_source)

@@ -21,7 +21,7 @@ foreach(chan shm tcp)
     set(env "RDMACH_VNODE_SIZE=0")
   endif()
   foreach(die kill exit stop)
-    foreach(wait recv any wait waitany barrier bcast fence test mt)
+    foreach(wait recv any wait waitany barrier bcast fence test mt probe mprobe anylate)
       set(t drills_death_${chan}_${die}_${wait})
       add_test(NAME ${t} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_death.sh --
                                  ${DRILLS_MPIEXEC_MPICH} -disable-auto-cleanup -n 2
@@ -66,7 +66,7 @@ endforeach()
 # Three ranks on this 2-core machine: oversubscribed, so the device waits
 # with its oversubscribed policy (yield, then sleep); both survivors wait.
 foreach(die kill stop)
-  foreach(wait recv any barrier)
+  foreach(wait recv any barrier anylate)
     set(t drills_death_shm_${die}_${wait}_np3)
     add_test(NAME ${t} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_death.sh --
                                ${DRILLS_MPIEXEC_MPICH} -disable-auto-cleanup -n 3

@@ -13,6 +13,12 @@
  *         test     MPI_Irecv from the victim, MPI_Test in a loop (polling)
  *         mt       MPI_Recv from the victim at MPI_THREAD_MULTIPLE (the
  *                  device's waits poll there and never sleep)
+ *         probe    MPI_Probe from the victim
+ *         mprobe   MPI_Mprobe from MPI_ANY_SOURCE
+ *         anylate  MPI_Recv from the victim, and once that has failed, an
+ *                  MPI_Irecv from MPI_ANY_SOURCE posted after the failure
+ *                  is known, MPI_Wait: nobody else sends, so it must fail
+ *                  too (the error returned is the second one's)
  *   DIE   kill     raise(SIGKILL)
  *         exit     _exit(0), no MPI_Finalize
  *         stop     raise(SIGSTOP): a hang (the first survivor SIGKILLs it when done)
@@ -175,6 +181,18 @@ static int wait_for_victim(const char *how, MPI_Win win)
     }
     if (strcmp(how, "mt") == 0)
         return MPI_Recv(buf, 1, MPI_INT, victim, 0, MPI_COMM_WORLD, &st);
+    if (strcmp(how, "probe") == 0)
+        return MPI_Probe(victim, 0, MPI_COMM_WORLD, &st);
+    if (strcmp(how, "mprobe") == 0) {
+        MPI_Message msg;
+        return MPI_Mprobe(MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, &msg, &st);
+    }
+    if (strcmp(how, "anylate") == 0) {
+        if (MPI_Recv(buf, 1, MPI_INT, victim, 0, MPI_COMM_WORLD, &st) == MPI_SUCCESS)
+            return MPI_SUCCESS;      /* the caller reports a wait that did not fail */
+        int rc = MPI_Irecv(buf, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, &rq[0]);
+        return rc != MPI_SUCCESS ? rc : MPI_Wait(&rq[0], &st);
+    }
     fprintf(stderr, "drills_death: unknown way of waiting '%s'\n", how);
     exit(2);
 }
@@ -186,7 +204,7 @@ int main(int argc, char **argv)
         (strcmp(argv[2], "kill") && strcmp(argv[2], "exit") && strcmp(argv[2], "stop") &&
          strcmp(argv[2], "compute")) ||
         (strcmp(argv[2], "compute") == 0 && strcmp(argv[1], "recv") != 0)) {
-        fprintf(stderr, "usage: drills_death recv|any|wait|waitany|barrier|bcast|fence|test|mt kill|exit|stop [usr1]\n"
+        fprintf(stderr, "usage: drills_death recv|any|wait|waitany|barrier|bcast|fence|test|mt|probe|mprobe|anylate kill|exit|stop [usr1]\n"
                         "       drills_death recv compute\n");
         return 2;
     }
