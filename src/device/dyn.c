@@ -148,15 +148,22 @@ void rch_dev_dyn_detach(int world)
     struct rch_dev_chan *dc = p->dchan;
     if (p->maps > 0 || !dc)
         return;
-    double until = rch_base_wtime() + DETACH_DRAIN_SECONDS;
-    while (!p->dead && (p->sq_head || !rch_dlist_empty(&p->pending)) && rch_base_wtime() < until)
+    double start = rch_base_wtime(), until = start + DETACH_DRAIN_SECONDS;
+    int forced = 0;
+    while (!p->dead && (p->sq_head || !rch_dlist_empty(&p->pending)) && !(forced = rch_base_wtime() >= until))
         rch_dev_progress();
     if (dc->ops == &rch_rdma_sock_ops) {
         rch_rdma_sock_detach(dc->chan, world);
     } else if (rch_net_is_net(dc->ops)) {
-        while (rch_net_dyn_detach(dc->chan, world, rch_base_wtime() >= until) == RDMACH_AGAIN)
-            rch_dev_progress();
+        while (rch_net_dyn_detach(dc->chan, world, forced) == RDMACH_AGAIN)
+            if (!(forced = rch_base_wtime() >= until))
+                rch_dev_progress();
     }
+    if (forced)
+        RCH_WARN("dyn", "process %d of another job: what was queued for it, or the goodbye, had not gone out "
+                 "after %.0f s; its connection is closed anyway", world, DETACH_DRAIN_SECONDS);
+    RCH_DEBUG("dyn", "process %d of another job detached (%s, %.3f s)", world, dc->ops->name,
+              rch_base_wtime() - start);
     p->dchan = NULL;
     /* Its channel no longer serves it: sends to it fail, nothing waits on it. */
     rch_dev_peer_left(world);
