@@ -164,8 +164,8 @@ void rch_dev_dyn_detach(int world)
                  "after %.0f s; its connection is closed anyway", world, DETACH_DRAIN_SECONDS);
     RCH_DEBUG("dyn", "process %d of another job detached (%s, %.3f s)", world, dc->ops->name,
               rch_base_wtime() - start);
-    p->dchan = NULL;
-    /* Its channel no longer serves it: sends to it fail, nothing waits on it. */
+    /* Its channel no longer serves it: sends to it fail, nothing waits on it
+     * (p->dchan stays: a request's registration is released through it). */
     rch_dev_peer_left(world);
 }
 
