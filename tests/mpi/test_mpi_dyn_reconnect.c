@@ -18,8 +18,10 @@
  *   - traffic on b, whose peers are the same processes: the other side's
  *     release of a's connections was no failure of theirs; disconnect(b):
  *     the count is back to base.
- * A connection left open keeps the count up; one closed with d still
- * naming it fails d's traffic; a BYE taken as a failure fails b's.
+ * and the MPI_T counter peers_failed stays 0 throughout: the other side's
+ * goodbye is no failure. A connection left open keeps the count up; one
+ * closed with d still naming it fails d's traffic; a BYE taken as a
+ * failure counts one.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -74,10 +76,13 @@ static void traffic(MPI_Comm ic, int job, int stage)
     free(rq);
 }
 
-static void expect_conns(struct mt_counter *conns, unsigned long long want, int round, const char *when)
+static struct mt_counter conns, failed;
+
+static void expect_conns(unsigned long long want, int round, const char *when)
 {
-    unsigned long long got = mt_counter_read(conns);
+    unsigned long long got = mt_counter_read(&conns), nfailed = mt_counter_read(&failed);
     CHECK(got == want, "round %d, %s: %llu network connections, expected %llu", round, when, got, want);
+    CHECK(nfailed == 0, "round %d, %s: %llu peers found failed", round, when, nfailed);
 }
 
 static void pair(MPI_Comm *ic, int job, const char *port)
@@ -91,8 +96,8 @@ static void pair(MPI_Comm *ic, int job, const char *port)
 
 static void rounds(int job, const char *port)
 {
-    struct mt_counter conns;
     mt_pvar_open(&conns, "net_connections", MPI_T_PVAR_CLASS_LEVEL);
+    mt_counter_open(&failed, "peers_failed");
     /* the job's own connections (none between the ranks of one host) */
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     unsigned long long base = mt_counter_read(&conns);
@@ -104,17 +109,18 @@ static void rounds(int job, const char *port)
         MPI_OK(MPI_Comm_remote_size(a, &rsize));
         traffic(a, job, 10 * round + 1);
         traffic(b, job, 10 * round + 2);
-        expect_conns(&conns, base + 2 * (unsigned)rsize, round, "two intercommunicators in use");
+        expect_conns(base + 2 * (unsigned)rsize, round, "two intercommunicators in use");
         MPI_OK(MPI_Comm_dup(a, &d));
         MPI_OK(MPI_Comm_disconnect(&a));
-        expect_conns(&conns, base + 2 * (unsigned)rsize, round, "one disconnected, its duplicate in use");
+        expect_conns(base + 2 * (unsigned)rsize, round, "one disconnected, its duplicate in use");
         traffic(d, job, 10 * round + 3);
         MPI_OK(MPI_Comm_disconnect(&d));
-        expect_conns(&conns, base + (unsigned)rsize, round, "the first and its duplicate disconnected");
+        expect_conns(base + (unsigned)rsize, round, "the first and its duplicate disconnected");
         traffic(b, job, 10 * round + 4);
         MPI_OK(MPI_Comm_disconnect(&b));
-        expect_conns(&conns, base, round, "all disconnected");
+        expect_conns(base, round, "all disconnected");
     }
+    mt_counter_close(&failed);
     mt_counter_close(&conns);
 }
 
