@@ -848,7 +848,7 @@ void rch_net_conn_timers(struct rch_rdma_chan *ch, double now)
 static int bye_busy(struct rch_rdma_chan *ch, struct rch_net_conn *c)
 {
     int busy = 0;
-    if (!c->is_peer || !c->slot_ops)
+    if (!c->is_peer || !c->slot_ops || c->detached)   /* a detached one's flags are stale if it was forced */
         return 0;
     if (c->state == RCH_NET_C_READY) {
         rch_net_send_bye(ch, c);
