@@ -223,8 +223,11 @@ rdmach_status_t rch_dev_imrecv(void *buf, size_t len, struct rch_dev_msg *msg, s
  * fd from then on, on success and on failure); from then on it is a peer
  * like any other, over the sock channel. rch_dev_nprocs: the job's ranks
  * plus the peers added so far. rch_dev_dyn_detach closes the connection to
- * such a peer (an orderly end the other side does not report as a failure);
- * sends to it fail from then on, and its index is not given again.
+ * such a peer once no communicator map names it (rch_dev_ctx_map counts
+ * them; with one left it does nothing): what is queued for it goes first,
+ * then an orderly end the other side does not report as a failure; sends
+ * to it fail from then on, and its index is not given again. A rank of the
+ * job is never detached.
  */
 rdmach_status_t rch_dev_dyn_attach(int fd, int *world);
 /* The same over the network channel: rch_dev_dyn_net_record gives the
@@ -234,9 +237,9 @@ rdmach_status_t rch_dev_dyn_attach(int fd, int *world);
  * rdma/net/net_dyn.h), or RDMACH_ERR_NOT_FOUND if it has none; rch_dev_dyn_next is the index the
  * next peer attached will get; rch_dev_dyn_attach_net takes the other's
  * record, the index the other gave this process (my_id) and whether this
- * side accepts the pair's connection (server). Such a peer's connection
- * stays until MPI_Finalize (rch_dev_dyn_detach leaves it: the network
- * channel closes connections only all at once, each with a BYE). */
+ * side accepts the pair's connection (server). rch_dev_dyn_detach ends
+ * such a peer's connection alone (rch_net_dyn_detach: BYE, then its
+ * endpoints, ring and registrations released). */
 rdmach_status_t rch_dev_dyn_net_record(int open, char *chan, size_t chanlen, void *rec, size_t len);
 int rch_dev_dyn_next(void);
 rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, int my_id, int server, int *world);

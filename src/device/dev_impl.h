@@ -147,6 +147,8 @@ struct rch_dev_peer {
     int active;                     /* on rch_dev.active (queued work) */
     struct rch_dev_peer *next_active;
     struct rch_dlist pending;       /* requests waiting on this peer */
+    int maps;                       /* communicator maps naming it (rch_dev_ctx_map): a process of
+                                       another job is detached only when none does (dyn.c) */
     uint64_t dropped;               /* malformed packets from this peer */
     uint64_t crdt_sent;             /* statistics for tests */
 };

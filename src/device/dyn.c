@@ -7,9 +7,11 @@
  * peer record is the
  * next slot after the job's ranks in the table init allocated with room for
  * RCH_DEV_DYN_MAX of them. A connection closes when the layer above
- * detaches its peer (MPI_Comm_disconnect), or with the channel at finalize
- * (a BYE behind the last packet, so the other side sees no failure); a
- * detached peer's slot is not reused (requests may still name it).
+ * detaches its peer (MPI_Comm_disconnect) and no communicator map names it
+ * any more (the peer's count of maps, rch_dev_ctx_map), or with the
+ * channel at finalize; either way with a BYE behind the last packet, so
+ * the other side sees no failure. A detached peer's slot is not reused
+ * (requests may still name it); the process connected again is a new peer.
  */
 #include <stdio.h>
 #include <string.h>
@@ -134,13 +136,37 @@ rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, int my_id, i
     return RDMACH_OK;
 }
 
+/* How long a detach lets what is queued for the peer, and its channel's
+ * goodbye, go out before it closes anyway (as the channels' close does). */
+#define DETACH_DRAIN_SECONDS 2.0
+
 void rch_dev_dyn_detach(int world)
 {
     if (!rch_dev.initialized || world < rch_boot.size || world >= rch_dev.size)
         return;
-    for (int i = 0; i < rch_dev.nchans; i++)
-        if (rch_dev.chans[i].ops == &rch_rdma_sock_ops)
-            rch_rdma_sock_detach(rch_dev.chans[i].chan, world);
+    struct rch_dev_peer *p = &rch_dev.peers[world];
+    struct rch_dev_chan *dc = p->dchan;
+    if (p->maps > 0 || !dc)
+        return;
+    double start = rch_base_wtime(), until = start + DETACH_DRAIN_SECONDS;
+    int forced = 0;
+    while (!p->dead && (p->sq_head || !rch_dlist_empty(&p->pending)) && !(forced = rch_base_wtime() >= until))
+        rch_dev_progress();
+    if (dc->ops == &rch_rdma_sock_ops) {
+        rch_rdma_sock_detach(dc->chan, world);
+    } else if (rch_net_is_net(dc->ops)) {
+        while (rch_net_dyn_detach(dc->chan, world, forced) == RDMACH_AGAIN)
+            if (!(forced = rch_base_wtime() >= until))
+                rch_dev_progress();
+    }
+    if (forced)
+        RCH_WARN("dyn", "process %d of another job: what was queued for it, or the goodbye, had not gone out "
+                 "after %.0f s; its connection is closed anyway", world, DETACH_DRAIN_SECONDS);
+    RCH_DEBUG("dyn", "process %d of another job detached (%s, %.3f s)", world, dc->ops->name,
+              rch_base_wtime() - start);
+    /* Its channel no longer serves it: sends to it fail, nothing waits on it
+     * (p->dchan stays: a request's registration is released through it). */
+    rch_dev_peer_left(world);
 }
 
 int rch_dev_nprocs(void)

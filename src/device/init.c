@@ -417,6 +417,14 @@ int rch_dev_peer_is_dead(int world)
 
 #define CTXMAP_MAX (1u << 20)
 
+/* Counts the maps naming each peer (each names a peer at most once). */
+static void count_maps(const struct rch_dev_ctxmap *m, int delta)
+{
+    for (int i = 0; i < m->size; i++)
+        if (m->world_of[i] >= 0 && m->world_of[i] < rch_dev.size)
+            rch_dev.peers[m->world_of[i]].maps += delta;
+}
+
 rdmach_status_t rch_dev_ctx_map(uint32_t ctx, int size, const int *world_of)
 {
     if (ctx >= CTXMAP_MAX || size < 0 || (size > 0 && world_of == NULL))
@@ -437,15 +445,18 @@ rdmach_status_t rch_dev_ctx_map(uint32_t ctx, int size, const int *world_of)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "ctx_map: no memory");
     if (size)
         memcpy(copy, world_of, sizeof(int) * (size_t)size);
+    count_maps(&rch_dev.ctxmaps[ctx], -1);
     free(rch_dev.ctxmaps[ctx].world_of);
     rch_dev.ctxmaps[ctx].world_of = copy;
     rch_dev.ctxmaps[ctx].size = size;
+    count_maps(&rch_dev.ctxmaps[ctx], 1);
     return RDMACH_OK;
 }
 
 void rch_dev_ctx_unmap(uint32_t ctx)
 {
     if (ctx < rch_dev.nctxmaps) {
+        count_maps(&rch_dev.ctxmaps[ctx], -1);
         free(rch_dev.ctxmaps[ctx].world_of);
         rch_dev.ctxmaps[ctx].world_of = NULL;
         rch_dev.ctxmaps[ctx].size = 0;

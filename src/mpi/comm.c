@@ -353,20 +353,14 @@ static int *other_jobs(const struct rch_mpi_comm *c, int *n)
 
 /* After Comm_disconnect: the connections to the processes of other jobs
  * that no communicator names any more close (MPI-4.1 11.10.4: disconnected
- * processes are no longer connected). The other side does the same in its
- * own Comm_disconnect, every communicator being named on both sides. */
+ * processes are no longer connected); the device counts the communicators
+ * naming each (its context maps) and leaves the others. The other side
+ * does the same in its own Comm_disconnect, every communicator being
+ * named on both sides. */
 static void close_unused(const int *worlds, int n)
 {
-    for (int k = 0; k < n; k++) {
-        int used = 0;
-        for (int i = 0; i < table_len && !used; i++) {
-            const struct rch_mpi_comm *c = table[i];
-            used = c && (names_world(c->world_of, c->size, worlds[k]) ||
-                         names_world(c->peer_world_of, c->peer_size, worlds[k]));
-        }
-        if (!used)
-            rch_dev_dyn_detach(worlds[k]);
-    }
+    for (int k = 0; k < n; k++)
+        rch_dev_dyn_detach(worlds[k]);
 }
 
 /* Comm_free and Comm_disconnect: argument checks, then (disconnect) the

@@ -67,6 +67,12 @@ static union pv_val rd_dev(int arg)
     }
 }
 
+static union pv_val rd_failures(int arg)
+{
+    (void)arg;
+    return (union pv_val){ .u = rch_dev_failures() };
+}
+
 static union pv_val rd_blocked(int arg)
 {
     (void)arg;
@@ -141,6 +147,9 @@ static const struct pvar pvars[] = {
     { "rma_single_copy_rmw", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_RMW, rd_dev,
       "Accumulates and compare-and-swaps this origin applied itself by single copy to a rank of this node "
       "(MPI_Win_create or dynamic memory), not as packets" },
+    { "peers_failed", COUNTER, RCH_MPIT_CAT_DEVICE, 0, rd_failures,
+      "Peers this process found failed (died, lost their connection, stopped or silent too long); one that "
+      "finished, or a process of another job that disconnected (MPI_Comm_disconnect), is no failure" },
     { "progress_blocks", COUNTER, RCH_MPIT_CAT_DEVICE, D_BLOCKS, rd_dev,
       "Waits that slept on a channel's wait primitive (after RDMACH_SPIN_COUNT polls and RDMACH_YIELD_COUNT "
       "yields)" },

@@ -64,20 +64,26 @@ static inline void mt_init(int *argc, char ***argv, int *rank, int *size)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 }
 
-/* One MPI_T counter of this process (a pvar of class COUNTER, by name):
- * opened with MPI_T and a session of its own, read, then closed. */
+/* One MPI_T counter of this process (a pvar of class COUNTER, or of the
+ * class given, by name): opened with MPI_T and a session of its own, read,
+ * then closed. */
 struct mt_counter {
     MPI_T_pvar_session ses;
     MPI_T_pvar_handle h;
 };
 
-static inline void mt_counter_open(struct mt_counter *c, const char *name)
+static inline void mt_pvar_open(struct mt_counter *c, const char *name, int var_class)
 {
     int provided, idx = -1, count = 0;
     MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
     MPI_OK(MPI_T_pvar_session_create(&c->ses));
-    MPI_OK(MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx));
+    MPI_OK(MPI_T_pvar_get_index(name, var_class, &idx));
     MPI_OK(MPI_T_pvar_handle_alloc(c->ses, idx, NULL, &c->h, &count));
+}
+
+static inline void mt_counter_open(struct mt_counter *c, const char *name)
+{
+    mt_pvar_open(c, name, MPI_T_PVAR_CLASS_COUNTER);
 }
 
 static inline unsigned long long mt_counter_read(struct mt_counter *c)

@@ -174,6 +174,12 @@ struct rch_net_conn {
     rdmach_status_t fail_status;
     char fail_why[160];
     int bye_received;
+    /* Released alone (rch_net_conn_detach: a process of another job no
+     * communicator names any more): endpoints closed, ring and buffers
+     * deregistered and freed; the record and its operation contexts stay
+     * (a completion reaped late finds them and is dropped), the rank is
+     * never served again. */
+    int detached;
     int noop_wait;               /* client: NOOP sent, no NOOP_ACK yet (counted in ch->noop_unanswered) */
     unsigned noop_repeats;       /* client: NOOPs sent again while unanswered */
     double noop_next;            /* client: when to send it again */
@@ -297,6 +303,10 @@ void rch_net_conn_on_noop(struct rch_rdma_chan *ch, struct rch_net_conn *c, cons
 /* The server's NOOP_ACK arrived (client side). */
 void rch_net_conn_on_noop_ack(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_ctl *m);
 void rch_net_conn_close_all(struct rch_rdma_chan *ch);
+/* The orderly end of c alone: its BYE behind what was sent; RDMACH_AGAIN
+ * while that is on its way (call again after progress), unless `force`;
+ * then its endpoints and memory are released (c->detached). */
+rdmach_status_t rch_net_conn_detach(struct rch_rdma_chan *ch, struct rch_net_conn *c, int force);
 void rch_net_conn_free(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 void rch_net_set_pending(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 

@@ -240,7 +240,8 @@ static void on_rail_event(struct rch_rdma_chan *ch, struct rch_net_conn *c, int 
     }
 }
 
-void rch_net_conn_free(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+/* Closes c's endpoints (rails, the connection, a REVERSE request's). */
+static void close_eps(struct rch_rdma_chan *ch, struct rch_net_conn *c)
 {
     rails_close(ch, c);
     if (c->ep) {
@@ -251,15 +252,29 @@ void rch_net_conn_free(struct rch_rdma_chan *ch, struct rch_net_conn *c)
         ch->pops->ep_close(ch->prov, c->rev_ep);
         c->rev_ep = NULL;
     }
+}
+
+/* Closes c's endpoints, deregisters and frees its ring and buffers; its
+ * operation contexts stay. */
+static void release(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    close_eps(ch, c);
     if (c->have_ring_mr)
         ch->pops->mr_dereg(ch->prov, &c->ring_mr);
     if (c->have_local_mr)
         ch->pops->mr_dereg(ch->prov, &c->local_mr);
     c->have_ring_mr = c->have_local_mr = 0;
     free(c->mem);
+    c->mem = NULL;
+    c->recv_bufs = c->ctl_buf = NULL;
+    c->crdt_word = NULL;
+}
+
+void rch_net_conn_free(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    release(ch, c);
     free(c->slot_ops);
     free(c->recv_ops);
-    c->mem = NULL;
     c->slot_ops = NULL;
     c->recv_ops = NULL;
 }
@@ -426,15 +441,7 @@ void rch_net_conn_fail(struct rch_rdma_chan *ch, struct rch_net_conn *c, rdmach_
     set_state(ch, c, RCH_NET_C_FAILED);
     c->fail_status = st;
     snprintf(c->fail_why, sizeof(c->fail_why), "%s", why);
-    if (c->ep) {
-        ch->pops->ep_close(ch->prov, c->ep);
-        c->ep = NULL;
-    }
-    if (c->rev_ep) {
-        ch->pops->ep_close(ch->prov, c->rev_ep);
-        c->rev_ep = NULL;
-    }
-    rails_close(ch, c);
+    close_eps(ch, c);
     ch->nfail_pending++;   /* RMAs failed and the layer above told from progress */
 }
 
@@ -590,9 +597,10 @@ static void on_connreq(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
         refuse(ch, ev, "wrong key: not a member of this job");
         return;
     }
-    if (!ch->conns[p.rank].is_peer) {
+    if (!ch->conns[p.rank].is_peer || ch->conns[p.rank].detached) {
         char msg[96];
-        snprintf(msg, sizeof(msg), "rank %d is not served by this channel", p.rank);
+        snprintf(msg, sizeof(msg), "rank %d is not served by this channel%s", p.rank,
+                 ch->conns[p.rank].detached ? " (any more)" : "");
         refuse(ch, ev, msg);
         return;
     }
@@ -835,28 +843,35 @@ void rch_net_conn_timers(struct rch_rdma_chan *ch, double now)
 
 /* ---- closing ---- */
 
+/* Sends c's BYE when it is due (a full ring waits for its credits): 1
+ * while it, or a write before it, is still on its way. */
+static int bye_busy(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+{
+    int busy = 0;
+    if (!c->is_peer || !c->slot_ops || c->detached)   /* a detached one's flags are stale if it was forced */
+        return 0;
+    if (c->state == RCH_NET_C_READY) {
+        rch_net_send_bye(ch, c);
+        busy |= c->state == RCH_NET_C_READY;
+    }
+    if (c->state == RCH_NET_C_CLOSED && !c->bye_received) {
+        for (uint32_t i = 0; i < ch->nslots && !busy; i++)
+            busy = c->slot_ops[i].busy;
+        busy |= c->ctl_op.busy || c->crdt_op.busy;
+    }
+    return busy;
+}
+
 void rch_net_conn_close_all(struct rch_rdma_chan *ch)
 {
     ch->closing = 1;
-    /* Every ready connection ends with a BYE slot (a full ring waits for its
-     * credits), and the writes leave before the endpoints close: bounded. */
+    /* Every ready connection ends with a BYE slot, and the writes leave
+     * before the endpoints close: bounded. */
     double until = rch_base_wtime() + 2.0;
     for (;;) {
         int busy = 0;
-        for (int r = 0; r < ch->size; r++) {
-            struct rch_net_conn *c = &ch->conns[r];
-            if (!c->is_peer || !c->slot_ops)
-                continue;
-            if (c->state == RCH_NET_C_READY) {
-                rch_net_send_bye(ch, c);
-                busy |= c->state == RCH_NET_C_READY;
-            }
-            if (c->state == RCH_NET_C_CLOSED && !c->bye_received) {
-                for (uint32_t i = 0; i < ch->nslots && !busy; i++)
-                    busy = c->slot_ops[i].busy;
-                busy |= c->ctl_op.busy || c->crdt_op.busy;
-            }
-        }
+        for (int r = 0; r < ch->size; r++)
+            busy |= bye_busy(ch, &ch->conns[r]);
         if (!busy || rch_base_wtime() >= until)
             break;
         rch_net_progress(ch, 64);
@@ -866,14 +881,34 @@ void rch_net_conn_close_all(struct rch_rdma_chan *ch)
         if (!c->is_peer)
             continue;
         rch_net_ready_del(ch, c);
-        if (c->ep) {
-            ch->pops->ep_close(ch->prov, c->ep);
-            c->ep = NULL;
-        }
-        if (c->rev_ep) {
-            ch->pops->ep_close(ch->prov, c->rev_ep);
-            c->rev_ep = NULL;
-        }
-        rails_close(ch, c);
+        close_eps(ch, c);
     }
+}
+
+/* The peer sees a BYE behind our last message (no failure: net_msg.c
+ * reports it as left), or, when it sent its own first, our endpoint's
+ * close after its BYE. What is still unfinished to it (nothing, after
+ * MPI_Comm_disconnect's agreement) fails as on a lost connection. The
+ * record's operation contexts stay: a completion of this connection that
+ * the CQ still holds is dropped by the progress engine (c->detached). */
+rdmach_status_t rch_net_conn_detach(struct rch_rdma_chan *ch, struct rch_net_conn *c, int force)
+{
+    if (c->detached)
+        return RDMACH_OK;
+    if (bye_busy(ch, c) && !force)
+        return RDMACH_AGAIN;
+    rch_net_ready_del(ch, c);
+    if (c->state != RCH_NET_C_CLOSED && c->state != RCH_NET_C_FAILED)
+        set_state(ch, c, RCH_NET_C_CLOSED);
+    rch_net_rma_fail_conn(ch, c, RDMACH_ERR_PEER_DEAD);
+    rch_net_zc_fail_conn(ch, c, RDMACH_ERR_PEER_DEAD);
+    if (c->noop_wait) {
+        c->noop_wait = 0;
+        ch->noop_unanswered--;
+    }
+    c->fail_reported = 1;   /* a failure seen on the way is no longer anybody's to hear of */
+    release(ch, c);
+    c->detached = 1;
+    RCH_DEBUG("net", "rank %d: connection released (detached)", c->rank);
+    return RDMACH_OK;
 }

@@ -55,3 +55,12 @@ rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const voi
               server ? "accepts" : "connects");
     return RDMACH_OK;
 }
+
+rdmach_status_t rch_net_dyn_detach(struct rch_rdma_chan *ch, int peer, int force)
+{
+    if (peer < ch->jobsize || peer >= ch->size || !ch->conns[peer].is_peer)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s detach: %d is no process of another job (the job's ranks "
+                            "are 0..%d, others attached up to %d)", ch->ops->name, peer, ch->jobsize - 1,
+                            ch->size - 1);
+    return rch_net_conn_detach(ch, &ch->conns[peer], force);
+}

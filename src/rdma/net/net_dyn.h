@@ -7,7 +7,10 @@
  * gave it. From then on the pair connects as two ranks of one job do
  * (net_conn.c), with the same checks: a request must quote this process's
  * secret, which only the authenticated peer was given, and name a peer it
- * serves; the acceptor's side is the pair's server.
+ * serves; the acceptor's side is the pair's server. Such a connection
+ * ends alone (rch_net_dyn_detach) when the layer above no longer names the
+ * process: a BYE behind its last message, then its endpoints, ring and
+ * registrations released; a rank of the job is never detached.
  */
 #ifndef RCH_RDMA_NET_DYN_H
 #define RCH_RDMA_NET_DYN_H
@@ -27,5 +30,11 @@ rdmach_status_t rch_net_dyn_record(struct rch_rdma_chan *ch, void *rec, size_t l
  * my_id (this process's number at the peer), server (this side accepts). */
 rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const void *rec, size_t len, int my_id,
                                    int server);
+
+/* Release the connection to `peer`, a process of another job: RDMACH_AGAIN
+ * while its BYE (or a write before it) is on its way, to be called again
+ * after progress; with `force`, released now. INVALID_ARG for a rank of the
+ * job or a peer never attached. */
+rdmach_status_t rch_net_dyn_detach(struct rch_rdma_chan *ch, int peer, int force);
 
 #endif

@@ -117,6 +117,10 @@ static void dispatch(struct rch_rdma_chan *ch, struct rch_net_cqe *e)
     if (op == NULL)
         return;
     struct rch_net_conn *c = op->conn;
+    if (RCH_UNLIKELY(c && c->detached && op->kind != RCH_NET_OP_RMA)) {
+        op->busy = 0;   /* reaped after its connection was released: its buffers are gone */
+        return;
+    }
     switch (op->kind) {
     case RCH_NET_OP_RECV:
         op->busy = 0;
