@@ -295,15 +295,81 @@ static int reduce_scatter(const char *fn, persist_t info, const void *sendbuf, v
     return err;
 }
 
+/* One side of a neighbourhood exchange in MPI_Neighbor_alltoallw_c's
+ * terms: n edges of counts[i] (or count for every edge, counts NULL)
+ * elements of dt at displs[i] extents (0, displs NULL) as byte
+ * displacements and a type per edge. One allocation: free(w->counts). */
+struct wside {
+    MPI_Count *counts;
+    MPI_Aint *displs;
+    MPI_Datatype *types;
+};
+
+static int wside(const struct rch_mpi_large_ctx *x, const char *cname, const char *dname, const MPI_Count *counts,
+                 MPI_Count count, const MPI_Aint *displs, int n, MPI_Datatype dt, struct wside *w)
+{
+    MPI_Aint lb, ext = 0;
+    size_t m = (size_t)(n > 0 ? n : 1);
+    char *mem = malloc(m * (sizeof(MPI_Count) + sizeof(MPI_Aint) + sizeof(MPI_Datatype)));
+    *w = (struct wside){ (MPI_Count *)(void *)mem, NULL, NULL };
+    if (!mem)
+        return rch_mpi_large_err(x, MPI_ERR_NO_MEM, "no memory to convert argument %s (%d values)", cname, n);
+    w->displs = (MPI_Aint *)(void *)(mem + m * sizeof(MPI_Count));
+    w->types = (MPI_Datatype *)(void *)(mem + m * (sizeof(MPI_Count) + sizeof(MPI_Aint)));
+    if (rch_mpi_type_get(dt))   /* else rch_mpi_nbw_large reports it */
+        PMPI_Type_get_extent(dt, &lb, &ext);
+    for (int i = 0; i < n; i++) {
+        w->counts[i] = counts ? counts[i] : count;
+        w->types[i] = dt;
+        w->displs[i] = 0;
+        if (displs && __builtin_mul_overflow(displs[i], ext, &w->displs[i])) {
+            free(mem);
+            return entry_err(x, MPI_ERR_ARG, "displacement", displs[i], dname, i, "times the extent overflows");
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* MPI_Neighbor_allgatherv_c and _alltoallv_c whose arrays do not fit an
+ * int: as MPI_Neighbor_alltoallw_c's arguments (rch_mpi_nbw_large, which
+ * gives every edge its own one-block type). The send side is sendcounts,
+ * sdispls, or sendcount to every out-neighbour from the buffer's start. */
+static int neighbor_w(const char *fn, persist_t info, const void *sendbuf, const MPI_Count *sendcounts,
+                      MPI_Count sendcount, const MPI_Aint *sdispls, MPI_Datatype sendtype, void *recvbuf,
+                      const MPI_Count *recvcounts, const MPI_Aint *rdispls, MPI_Datatype recvtype, MPI_Comm comm,
+                      MPI_Request *request)
+{
+    struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL };
+    struct wside s, r;
+    int no = (int)rch_mpi_large_degree(comm, 1), ni = (int)rch_mpi_large_degree(comm, 0);
+    if (!sendcounts && sendcount < 0)
+        return rch_mpi_large_err(&x, MPI_ERR_COUNT, "negative count %lld in argument sendcount",
+                                 (long long)sendcount);
+    int err = wside(&x, "sendcounts", "sdispls", sendcounts, sendcount, sdispls, no, sendtype, &s);
+    if (err)
+        return err;
+    if (!(err = wside(&x, "recvcounts", "rdispls", recvcounts, 0, rdispls, ni, recvtype, &r))) {
+        int kind = info == BLOCKING ? RCH_MPI_NBW_BLOCKING : info ? RCH_MPI_NBW_PERSISTENT : RCH_MPI_NBW_NONBLOCKING;
+        err = rch_mpi_nbw_large(fn, kind, sendbuf, s.counts, s.displs, s.types, recvbuf, r.counts, r.displs,
+                                r.types, comm, info && info != BLOCKING ? *info : MPI_INFO_NULL, request);
+        free(r.counts);
+    }
+    free(s.counts);
+    return err;
+}
+
 static int neighbor_allgatherv(const char *fn, persist_t info, const void *sendbuf, MPI_Count sendcount,
                                MPI_Datatype sendtype, void *recvbuf, const MPI_Count *recvcounts,
                                const MPI_Aint *displs, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL };
+    int ni = (int)rch_mpi_large_degree(comm, 0);
+    if (recvcounts && displs && !(fits(recvcounts, ni) && fits(displs, ni)))
+        return neighbor_w(fn, info, sendbuf, NULL, sendcount, NULL, sendtype, recvbuf, recvcounts, displs, recvtype,
+                          comm, request);
     struct side r;
     struct one s = { 0, sendtype };
-    int err = side(&x, "recvcounts", "displs", recvbuf, recvcounts, displs, (int)rch_mpi_large_degree(comm, 0),
-                   recvtype, 0, &r);
+    int err = side(&x, "recvcounts", "displs", recvbuf, recvcounts, displs, ni, recvtype, 0, &r);
     if (err)
         return err;
     if (!(err = rch_mpi_large_buf(&x, "sendcount", sendcount, sendtype, &s.count, &s.type)) && info == BLOCKING)
@@ -324,13 +390,17 @@ static int neighbor_alltoallv(const char *fn, persist_t info, const void *sendbu
                               MPI_Comm comm, MPI_Request *request)
 {
     struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL };
+    int no = (int)rch_mpi_large_degree(comm, 1), ni = (int)rch_mpi_large_degree(comm, 0);
+    if (sendcounts && sdispls && recvcounts && rdispls &&
+        !(fits(sendcounts, no) && fits(sdispls, no) && fits(recvcounts, ni) && fits(rdispls, ni)))
+        return neighbor_w(fn, info, sendbuf, sendcounts, 0, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                          comm, request);
     struct side s, r;
-    int err = side(&x, "sendcounts", "sdispls", (void *)sendbuf, sendcounts, sdispls,
-                   (int)rch_mpi_large_degree(comm, 1), sendtype, 0, &s);
+    int err = side(&x, "sendcounts", "sdispls", (void *)sendbuf, sendcounts, sdispls, no, sendtype, 0, &s);
     if (err)
         return err;
-    if (!(err = side(&x, "recvcounts", "rdispls", recvbuf, recvcounts, rdispls, (int)rch_mpi_large_degree(comm, 0),
-                     recvtype, 0, &r)) && info == BLOCKING) {
+    if (!(err = side(&x, "recvcounts", "rdispls", recvbuf, recvcounts, rdispls, ni, recvtype, 0, &r)) &&
+        info == BLOCKING) {
         err = PMPI_Neighbor_alltoallv(s.buf, s.counts, s.displs, s.type, r.buf, r.counts, r.displs, r.type, comm);
         side_done(&r, recvtype);
     } else if (!err) {

@@ -7,7 +7,8 @@
  * apart), MPI_Alltoallv_c (2^31 + 3 bytes from rank 0 to rank 1),
  * MPI_Alltoallw_c (2^31 + 3 bytes from rank 1 to rank 0, MPI_SHORT blocks at
  * byte displacements beyond 2^32), MPI_Igatherv_c, MPI_Allgatherv_init_c
- * (started twice with new data) and MPI_Gatherv_c on an intercommunicator.
+ * (started twice with new data), MPI_Gatherv_c on an intercommunicator,
+ * MPI_Ineighbor_alltoallv_c and MPI_Neighbor_allgatherv_c on a ring.
  * MPI-4.1 6.2.2: any value an MPI_Count holds is a valid count. Every byte
  * of every block is checked against what its sender put there (a small
  * block: every byte set; a block of 2^31 + 3: marks every 64 MiB + 4099
@@ -278,6 +279,41 @@ static void inter(void)
     clear();
 }
 
+/* On a periodic ring (in- and out-neighbours left, right): block j to
+ * out-neighbour j is small[(me + j) % 4] + 2 bytes, sent from and received
+ * at j * (2^31 + 7) + GAP, past INT_MAX from each other, through
+ * MPI_Ineighbor_alltoallv_c; then MPI_Neighbor_allgatherv_c of small[me % 4]
+ * bytes to both. */
+static MPI_Count ring_count(int from, int j)
+{
+    return small[(from + j) % 4] + 2;
+}
+
+static void neighbors(void)
+{
+    MPI_Comm ring;
+    int dims[1] = { p }, periods[1] = { 1 }, left = (me + p - 1) % p, right = (me + 1) % p;
+    MPI_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    MPI_Count sc[2] = { ring_count(me, 0), ring_count(me, 1) }, rc[2] = { ring_count(left, 1), ring_count(right, 0) };
+    MPI_Aint d[2] = { GAP, B + 7 + GAP };
+    unsigned char *sb = buf + SOFF;
+    for (int j = 0; j < 2; j++)
+        fill(sb + d[j], sc[j], 11 + j, me);
+    MPI_Request rq;
+    MPI_OK(MPI_Ineighbor_alltoallv_c(sb, sc, d, MPI_BYTE, buf, rc, d, MPI_BYTE, ring, &rq));
+    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    check("Ineighbor_alltoallv_c from the left", buf + d[0], rc[0], 12, left, 1);
+    check("Ineighbor_alltoallv_c from the right", buf + d[1], rc[1], 11, right, 1);
+    clear();
+    MPI_Count gc[2] = { small[left % 4], small[right % 4] };
+    fill(sb, small[me % 4], 13, me);
+    MPI_OK(MPI_Neighbor_allgatherv_c(sb, small[me % 4], MPI_BYTE, buf, gc, d, MPI_BYTE, ring));
+    check("Neighbor_allgatherv_c from the left", buf + d[0], gc[0], 13, left, 1);
+    check("Neighbor_allgatherv_c from the right", buf + d[1], gc[1], 13, right, 1);
+    MPI_OK(MPI_Comm_free(&ring));
+    clear();
+}
+
 /* A negative count beside one beyond INT_MAX (on MPI_COMM_SELF: no peer
  * waits for a call that fails). */
 static void negative(void)
@@ -310,6 +346,7 @@ int main(int argc, char **argv)
     alltoallv();
     alltoallw();
     inter();
+    neighbors();
     negative();
     munmap(buf, LEN);
     MPI_Finalize();
