@@ -18,25 +18,25 @@
  * form gets them unchanged.
  *
  * Gatherv, Scatterv and Allgatherv (every form): the vector side as one
- * datatype per peer (struct peers), block i one element of a one-block
+ * datatype per peer (peers()), block i one element of a one-block
  * struct at displs[i] extents holding counts[i] elements (a contiguous type
  * of them beyond INT_MAX, rch_mpi_large_block), run by the int forms'
  * internals that take per-peer types (rch_mpi_gatherv ..., coll_bind.h,
  * coll_nb.h). So every count and displacement an MPI_Count and an MPI_Aint
- * hold works (MPI-4.1 6.2.2), e.g. counts 2^31 + 1 and 3.
+ * hold works (MPI-4.1 6.2.2), e.g. counts 2^31 + 3 and 2.
  *
- * Reduce_scatter and the neighbourhood forms have no such internals yet:
- *   - the buffer is moved to the lowest displacement of a block with data,
- *     and displacements become offsets from there;
- *   - counts and offsets are divided by K, their greatest common divisor,
- *     and the datatype becomes a contiguous type of K of it (a reduction
- *     over it is one over K elements: rch_mpi_large_origin).
- * What still does not fit after it (blocks spread over more than INT_MAX
- * extents, counts without a common divisor that brings them under INT_MAX)
- * is MPI_ERR_COUNT for a count and MPI_ERR_ARG for a displacement, naming
- * the entry. MPI_Reduce_scatter_c's recvcounts are the same at every
- * process (MPI-4.1 6.10.1), so all of them choose the same K and split the
- * vector alike.
+ * The neighbourhood forms whose arrays do not fit take
+ * MPI_Neighbor_alltoallw_c's large form (rch_mpi_nbw_large, large_nbw.c):
+ * one message per edge whichever form each process calls.
+ *
+ * Reduce_scatter has no such internals yet: its counts are divided by K,
+ * their greatest common divisor, and the datatype becomes a contiguous
+ * type of K of it (a reduction over it is one over K elements:
+ * rch_mpi_large_origin; rebase() and side() would move a buffer with
+ * displacements too). Counts without a common divisor that brings them
+ * under INT_MAX are MPI_ERR_COUNT naming the entry. Its recvcounts are the
+ * same at every process (MPI-4.1 6.10.1), so all choose the same K and
+ * split the vector alike.
  *
  * A negative count is MPI_ERR_COUNT naming the entry on every path.
  */
