@@ -140,12 +140,13 @@ int rch_mpi_coll_check_reduce(const char *fn, struct rch_mpi_comm *c, const void
 int rch_mpi_coll_check_allreduce(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
                                  const void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                  struct rch_mpi_red *red, struct rch_mpi_coll_args *a);
-/* Reduce_scatter (recvcounts) and Reduce_scatter_block (recvcounts NULL,
- * every block `block` elements): *total elements in, *mine out. */
+/* Reduce_scatter (recvcounts, or wide: MPI_Reduce_scatter_c's) and
+ * Reduce_scatter_block (both NULL, every block `block` elements): *total
+ * elements in, *mine out. */
 int rch_mpi_coll_check_reduce_scatter(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
-                                      const void *recvbuf, const int *recvcounts, int block,
-                                      MPI_Datatype datatype, MPI_Op op, struct rch_mpi_red *red,
-                                      struct rch_mpi_coll_args *a, size_t *total, int *mine);
+                                      const void *recvbuf, const int *recvcounts, const MPI_Count *wide,
+                                      int block, MPI_Datatype datatype, MPI_Op op, struct rch_mpi_red *red,
+                                      struct rch_mpi_coll_args *a, size_t *total, size_t *mine);
 
 /* ---- staging (coll_stage.c) ---- */
 
@@ -264,6 +265,13 @@ int rch_mpi_allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_D
 int rch_mpi_scatterv(const char *fn, const void *sendbuf, const int sendcounts[], const int displs[],
                      MPI_Datatype sendtype, const MPI_Datatype sendtypes[], void *recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+/* MPI_Reduce_scatter on an intracommunicator with MPI_Count recvcounts
+ * (coll_reduce_scatter.c): MPI_Reduce_scatter_c's whose counts no common
+ * divisor brings under INT_MAX. Every process has the same recvcounts
+ * (MPI-4.1 6.10.1), so every one of them calls this. */
+int rch_mpi_reduce_scatter_c(const char *fn, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 
 /* ---- reductions (op.c, op_bind.c) ---- */
 

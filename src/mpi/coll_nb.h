@@ -148,6 +148,14 @@ int rch_mpi_ineighbor_alltoallw(const char *fn, const void *sendbuf, const int s
                                 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
                                 const MPI_Datatype recvtypes[], MPI_Comm comm,
                                 MPI_Request *request);
+/* MPI_Ireduce_scatter and MPI_Reduce_scatter_init (coll_persist.c) on an
+ * intracommunicator with MPI_Count recvcounts (rch_mpi_reduce_scatter_c,
+ * coll_bind.h). */
+int rch_mpi_ireduce_scatter_c(const char *fn, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int rch_mpi_reduce_scatter_init_c(const char *fn, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request);
 
 /* The persistent v variants (coll_persist.c): MPI_<coll>_init with fn in
  * its errors and per-peer types as above. */

@@ -473,6 +473,16 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
 }
 #pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
 
+int rch_mpi_reduce_scatter_init_c(const char *fn, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
+{
+    int err = begin(fn, comm, info, request);
+    if (!err)
+        err = rch_mpi_ireduce_scatter_c(fn, sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    return end(fn, comm, err, request);
+}
+
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                    MPI_Request *request)

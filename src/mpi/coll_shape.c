@@ -265,34 +265,46 @@ int rch_mpi_coll_check_allreduce(const char *fn, struct rch_mpi_comm *c, const v
     return check_reduced(fn, c, sendbuf, recvbuf, count, datatype, op, 1, red, a);
 }
 
+/* Block i of a reduce_scatter: wide[i], recvcounts[i] or block. */
+static size_t rs_count(const int *recvcounts, const MPI_Count *wide, int block, int i)
+{
+    return wide ? (size_t)wide[i] : (size_t)(recvcounts ? recvcounts[i] : block);
+}
+
 int rch_mpi_coll_check_reduce_scatter(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
-                                      const void *recvbuf, const int *recvcounts, int block,
-                                      MPI_Datatype datatype, MPI_Op op, struct rch_mpi_red *red,
-                                      struct rch_mpi_coll_args *a, size_t *total, int *mine)
+                                      const void *recvbuf, const int *recvcounts, const MPI_Count *wide,
+                                      int block, MPI_Datatype datatype, MPI_Op op, struct rch_mpi_red *red,
+                                      struct rch_mpi_coll_args *a, size_t *total, size_t *mine)
 {
     const struct rch_mpi_type *t;
-    int err;
-    if ((err = recvcounts ? rch_mpi_coll_check_array(fn, c, recvcounts, c->size, "recvcounts", 1)
-                          : rch_mpi_coll_check_count(fn, c, block, "recvcount")))
+    int err = MPI_SUCCESS;
+    for (int i = 0; wide && i < c->size; i++)
+        if (wide[i] < 0)
+            return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: negative count %lld in argument recvcounts[%d]", fn,
+                               (long long)wide[i], i);
+    if (!wide && (err = recvcounts ? rch_mpi_coll_check_array(fn, c, recvcounts, c->size, "recvcounts", 1)
+                                   : rch_mpi_coll_check_count(fn, c, block, "recvcount")))
         return err;
     *total = 0;
     for (int i = 0; i < c->size; i++)
-        *total += (size_t)(recvcounts ? recvcounts[i] : block);
-    *mine = recvcounts ? recvcounts[c->rank] : block;
+        *total += rs_count(recvcounts, wide, block, i);
+    *mine = rs_count(recvcounts, wide, block, c->rank);
     int in_place = sendbuf == MPI_IN_PLACE;
-    int total_int = *total > (size_t)INT_MAX ? INT_MAX : (int)*total;   /* for the NULL checks */
+    /* for the NULL checks */
+    int total_int = *total > (size_t)INT_MAX ? INT_MAX : (int)*total;
+    int mine_int = *mine > (size_t)INT_MAX ? INT_MAX : (int)*mine;
     const char *countarg = recvcounts ? "recvcounts" : "recvcount";
 
     if ((err = rch_mpi_coll_check_type(fn, c, datatype, "datatype", &t)) ||
         (err = rch_mpi_red_bind(fn, c, op, datatype, t, 0, red)) ||
         (!in_place && (err = rch_mpi_coll_check_buf(fn, c, sendbuf, total_int, datatype, "sendbuf",
                                                     countarg, "datatype", NULL))) ||
-        (err = rch_mpi_coll_check_buf(fn, c, recvbuf, in_place ? total_int : *mine, datatype,
+        (err = rch_mpi_coll_check_buf(fn, c, recvbuf, in_place ? total_int : mine_int, datatype,
                                       "recvbuf", countarg, "datatype", NULL)) ||
         (err = rch_mpi_coll_check_alias(fn, c, sendbuf, recvbuf, *total > 0 && t->size > 0)))
         return err;
     *a = (struct rch_mpi_coll_args){ .st = t, .rt = t, .is_root = 1, .in_place = in_place,
-                                     .block = (size_t)*mine * t->size };
+                                     .block = *mine * t->size };
     return MPI_SUCCESS;
 }
 

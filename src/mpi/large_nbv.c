@@ -29,14 +29,17 @@
  * MPI_Neighbor_alltoallw_c's large form (rch_mpi_nbw_large, large_nbw.c):
  * one message per edge whichever form each process calls.
  *
- * Reduce_scatter has no such internals yet: its counts are divided by K,
- * their greatest common divisor, and the datatype becomes a contiguous
- * type of K of it (a reduction over it is one over K elements:
+ * Reduce_scatter's recvcounts are the same at every process (MPI-4.1
+ * 6.10.1), so where they do not fit an int every process calls
+ * MPI_Reduce_scatter_c alike: on an intracommunicator it runs with the
+ * counts as they are (rch_mpi_reduce_scatter_c and its I and _init forms:
+ * src/coll takes size_t counts). On an intercommunicator (whose int form
+ * reduces through the local group's int collectives) the counts are
+ * divided by K, their greatest common divisor, and the datatype becomes a
+ * contiguous type of K of it (a reduction over it is one over K elements:
  * rch_mpi_large_origin; rebase() and side() would move a buffer with
- * displacements too). Counts without a common divisor that brings them
- * under INT_MAX are MPI_ERR_COUNT naming the entry. Its recvcounts are the
- * same at every process (MPI-4.1 6.10.1), so all choose the same K and
- * split the vector alike.
+ * displacements too); counts without a common divisor that brings them
+ * under INT_MAX are MPI_ERR_COUNT naming the entry there.
  *
  * A negative count is MPI_ERR_COUNT naming the entry on every path.
  */
@@ -44,6 +47,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "mpi/coll_nb.h"
+#include "mpi/intercoll.h"
 #include "mpi/large.h"
 
 /* One side of a v-collective in the int form's terms. */
@@ -280,10 +284,18 @@ static int reduce_scatter(const char *fn, persist_t info, const void *sendbuf, v
                           const MPI_Count *recvcounts, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                           MPI_Request *request)
 {
+    RCH_MPI_CS();
     struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL };
+    int n = (int)rch_mpi_large_nprocs(comm);
+    if (recvcounts && !fits(recvcounts, n) && !rch_mpi_inter_get(comm)) {
+        if (info == BLOCKING)
+            return rch_mpi_reduce_scatter_c(fn, sendbuf, recvbuf, recvcounts, datatype, op, comm);
+        return info ? rch_mpi_reduce_scatter_init_c(fn, sendbuf, recvbuf, recvcounts, datatype, op, comm, *info,
+                                                    request)
+                    : rch_mpi_ireduce_scatter_c(fn, sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    }
     struct side r;
-    int err = side(&x, "recvcounts", "", recvbuf, recvcounts, NULL, (int)rch_mpi_large_nprocs(comm), datatype, 0,
-                   &r);
+    int err = side(&x, "recvcounts", "", recvbuf, recvcounts, NULL, n, datatype, 0, &r);
     if (err)
         return err;
     if (info == BLOCKING)

@@ -4,11 +4,14 @@
  * over more than 2^31 extents: MPI_Gatherv_c (the root's own block of 2^31 +
  * 3 bytes in place; odd ranks send with the int form), MPI_Scatterv_c (2^31
  * + 3 bytes to rank 1), MPI_Allgatherv_c (MPI_SHORT blocks 2^31 + 9 extents
- * apart), MPI_Alltoallv_c (2^31 + 3 bytes from rank 0 to rank 1),
- * MPI_Alltoallw_c (2^31 + 3 bytes from rank 1 to rank 0, MPI_SHORT blocks at
- * byte displacements beyond 2^32), MPI_Igatherv_c, MPI_Allgatherv_init_c
+ * apart), MPI_Alltoallv_c and MPI_Alltoallw_c (2^31 + 3 bytes from rank 0
+ * to rank 1; alltoallw's MPI_SHORT blocks at byte displacements beyond
+ * 2^32), MPI_Igatherv_c, MPI_Allgatherv_init_c
  * (started twice with new data), MPI_Gatherv_c on an intercommunicator,
- * MPI_Ineighbor_alltoallv_c and MPI_Neighbor_allgatherv_c on a ring.
+ * MPI_Ineighbor_alltoallv_c and MPI_Neighbor_allgatherv_c on a ring,
+ * MPI_Reduce_scatter_c of 2 and 2^31 + 3 elements. Every block of 2^31 + 3
+ * bytes is received by rank 1, at the same place, whose pages then serve
+ * them all.
  * MPI-4.1 6.2.2: any value an MPI_Count holds is a valid count. Every byte
  * of every block is checked against what its sender put there (a small
  * block: every byte set; a block of 2^31 + 3: marks every 64 MiB + 4099
@@ -90,10 +93,32 @@ static void check(const char *what, const unsigned char *at, MPI_Count n, int ta
     CHECK(at[n - 1] == val(tag, from, n, n - 1), "%s: last byte from %d is %d", what, from, at[n - 1]);
 }
 
-/* Give every touched page back: the buffer reads 0 again. */
+/* The buffer reads 0 again. Where a block of BIG bytes was received (at
+ * GAP) the pages up to KEEP are kept for the next such block to reuse
+ * (fresh pages cost the test most of its time): its marks, the only bytes
+ * check() let be non-zero there, are zeroed, and so are the windows where
+ * small blocks go (below 64 KiB and from B - 64 KiB). The other pages go
+ * back to the system. */
+static int populated;
+#define KEEP ((size_t)B + (2 << 20))
+#define WIN ((size_t)1 << 16)
+
+static void received_big(void)
+{
+    populated = 1;
+}
+
 static void clear(void)
 {
-    CHECK(madvise(buf, LEN, MADV_DONTNEED) == 0, "madvise failed");
+    size_t from = populated ? KEEP : 0;
+    if (populated) {
+        for (MPI_Count j = 0; j < BIG; j += MSTEP)
+            buf[GAP + j] = 0;
+        buf[GAP + BIG - 1] = 0;
+        memset(buf, 0, WIN);
+        memset(buf + B - WIN, 0, KEEP - (B - WIN));
+    }
+    CHECK(madvise(buf + from, LEN - from, MADV_DONTNEED) == 0, "madvise failed");
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
@@ -149,6 +174,8 @@ static void scatterv(void)
             fill(sb + dsp[r], cnt[r], tag, r);
     MPI_OK(MPI_Scatterv_c(sb, cnt, dsp, MPI_BYTE, buf + GAP, cnt[me], MPI_BYTE, 0, MPI_COMM_WORLD));
     check("Scatterv_c", buf + GAP, cnt[me], tag, me, 1);
+    if (me == 1)
+        received_big();
     clear();
 }
 
@@ -219,11 +246,14 @@ static void alltoallv(void)
     MPI_OK(MPI_Alltoallv_c(sb, sc, sd, MPI_BYTE, buf, rc, rd, MPI_BYTE, MPI_COMM_WORLD));
     for (int r = 0; r < p; r++)
         check("Alltoallv_c", buf + rd[r], rc[r], tag, r, 1);
+    if (me == 1)
+        received_big();
     clear();
 }
 
-/* The reverse (BIG bytes from 1 to 0) with byte displacements: small blocks
- * of MPI_SHORT at 2^32 + 128 (s + 1) bytes, the big one of MPI_BYTE. */
+/* With byte displacements: small blocks of MPI_SHORT at 2^32 + 128 (s + 1)
+ * bytes, BIG bytes of MPI_BYTE from 0 to 1 (as in alltoallv: rank 1's
+ * pages for it are there already). */
 static void alltoallw(void)
 {
     const int tag = 9;
@@ -232,7 +262,7 @@ static void alltoallw(void)
     MPI_Datatype st[64], rt[64];
     unsigned char *sb = buf + SOFF;
     for (int r = 0; r < p; r++) {
-        int sbig = me == 1 && r == 0, rbig = me == 0 && r == 1;
+        int sbig = me == 0 && r == 1, rbig = me == 1 && r == 0;
         sc[r] = sbig ? BIG : small[(me + r) % 4];
         rc[r] = rbig ? BIG : small[(me + r) % 4];
         st[r] = sbig ? MPI_BYTE : MPI_SHORT;
@@ -244,6 +274,8 @@ static void alltoallw(void)
     MPI_OK(MPI_Alltoallw_c(sb, sc, sd, st, buf, rc, rd, rt, MPI_COMM_WORLD));
     for (int r = 0; r < p; r++)
         check("Alltoallw_c", buf + rd[r], rt[r] == MPI_BYTE ? rc[r] : 2 * rc[r], tag, r, 1);
+    if (me == 1)
+        received_big();
     clear();
 }
 
@@ -314,6 +346,42 @@ static void neighbors(void)
     clear();
 }
 
+/* MPI_Reduce_scatter_c of MPI_UINT8_T with MPI_SUM over ranks 0 and 1:
+ * rank 0 gets two elements, rank 1 BIG (no common divisor); each rank's
+ * input is fill()'s values, so the result is their sum mod 256. */
+static void reduce_scatter(void)
+{
+    const int tag = 14;
+    MPI_Comm pair;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : MPI_UNDEFINED, me, &pair));
+    if (pair != MPI_COMM_NULL) {
+        MPI_Count cnt[2] = { 2, BIG };
+        unsigned char *sb = buf + SOFF;
+        fill(sb, 2, tag, me);
+        fill(sb + 2, BIG, tag + 1, me);
+        MPI_OK(MPI_Reduce_scatter_c(sb, buf + GAP, cnt, MPI_UINT8_T, MPI_SUM, pair));
+        MPI_Count n = cnt[me];
+        int t = me ? tag + 1 : tag;
+        const unsigned char *at = buf + GAP;
+        CHECK(zero(at - GAP, GAP) && zero(at + n, GAP), "Reduce_scatter_c: bytes around the result were written");
+        for (MPI_Count j = 0; j < n; j++) {
+            if (val(t, 0, n, j) == 0) {   /* between two marks: 0 up to the next */
+                MPI_Count end = (j / MSTEP + 1) * MSTEP < n - 1 ? (j / MSTEP + 1) * MSTEP : n - 1;
+                CHECK(zero(at + j, end - j), "Reduce_scatter_c: elements %lld..%lld are not 0", (long long)j,
+                      (long long)end - 1);
+                j = end - 1;
+                continue;
+            }
+            unsigned char want = (unsigned char)(val(t, 0, n, j) + val(t, 1, n, j));
+            CHECK(at[j] == want, "Reduce_scatter_c: element %lld is %d, expected %d", (long long)j, at[j], want);
+        }
+        MPI_OK(MPI_Comm_free(&pair));
+        if (me == 1)
+            received_big();
+    }
+    clear();
+}
+
 /* A negative count beside one beyond INT_MAX (on MPI_COMM_SELF: no peer
  * waits for a call that fails). */
 static void negative(void)
@@ -347,6 +415,7 @@ int main(int argc, char **argv)
     alltoallw();
     inter();
     neighbors();
+    reduce_scatter();
     negative();
     munmap(buf, LEN);
     MPI_Finalize();

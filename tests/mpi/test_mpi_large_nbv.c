@@ -10,10 +10,9 @@
  * 2^31 + 64 r bytes into a sparse buffer; every byte is computed from who
  * sent it to whom, and the bytes around each block must stay 0. Rank 0 alone
  * gives far displacements in one allgatherv (the others run the int form
- * against it). Then MPI_Ireduce_scatter_c and the errors: reduce_scatter
- * counts an int cannot hold even as multiples of a common divisor
- * (MPI_ERR_COUNT), a displacement whose bytes overflow (MPI_ERR_ARG),
- * negative counts, each naming the array entry.
+ * against it). Then MPI_Ireduce_scatter_c and the errors: a displacement
+ * whose bytes overflow (MPI_ERR_ARG), negative counts beside counts beyond
+ * INT_MAX (MPI_ERR_COUNT), each naming the array entry.
  */
 #include <sys/mman.h>
 #include "mpi_test.h"
@@ -267,15 +266,18 @@ static void reduce_scatter(void)
         CHECK(got[k] == 1000 * p * (p - 1) / 2 + p * (off + k), "Reduce_scatter_c: element %d is %d", k, got[k]);
     if (p < 2)
         return;
-    /* 2^31 + 1 and 2^31 + 2 have no common divisor: an error at every rank */
+    /* a negative count beside one beyond INT_MAX: an error at every rank */
     cnt[0] = BIG + 1;
-    cnt[1] = BIG + 2;
+    cnt[1] = -5;
     expect_class(MPI_Ireduce_scatter_c(sb, got, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq), MPI_ERR_COUNT,
-                 "Ireduce_scatter_c recvcounts[0] = 2^31 + 1");
+                 "Ireduce_scatter_c recvcounts[1] = -5");
     expect_class(MPI_Reduce_scatter_init_c(sb, got, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &rq),
-                 MPI_ERR_COUNT, "Reduce_scatter_init_c recvcounts[0] = 2^31 + 1");
-    expect_class(MPI_Reduce_scatter_c(sb, got, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT,
-                 "Reduce_scatter_c recvcounts[0] = 2^31 + 1");
+                 MPI_ERR_COUNT, "Reduce_scatter_init_c recvcounts[1] = -5");
+    char msg[MPI_MAX_ERROR_STRING];
+    int len, rc = MPI_Reduce_scatter_c(sb, got, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_COUNT, "Reduce_scatter_c recvcounts[1] = -5");
+    MPI_Error_string(rc, msg, &len);
+    CHECK(strstr(msg, "recvcounts[1]") != NULL, "the error names recvcounts[1]: %s", msg);
 }
 
 /* On a graph of this process alone with two edges to itself, so that a
