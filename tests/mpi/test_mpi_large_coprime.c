@@ -7,7 +7,8 @@
  * apart), MPI_Alltoallv_c and MPI_Alltoallw_c (2^31 + 3 bytes from rank 0
  * to rank 1; alltoallw's MPI_SHORT blocks at byte displacements beyond
  * 2^32), MPI_Igatherv_c, MPI_Allgatherv_init_c
- * (started twice with new data), MPI_Gatherv_c on an intercommunicator,
+ * (started twice with new data), MPI_Gatherv_c and MPI_Scatterv_init_c on
+ * an intercommunicator,
  * MPI_Ineighbor_alltoallv_c and MPI_Neighbor_allgatherv_c on a ring,
  * MPI_Reduce_scatter_c of 2 and 2^31 + 3 elements. Every block of 2^31 + 3
  * bytes is received by rank 1, at the same place, whose pages then serve
@@ -281,7 +282,7 @@ static void alltoallw(void)
 
 /* Two groups (even, odd ranks); the odd group's rank 0 gathers from every
  * even rank e small[e % 4] bytes at (e / 2) * (2^31 + 7) + GAP, past
- * INT_MAX from each other. */
+ * INT_MAX from each other, then scatters them back. */
 static void inter(void)
 {
     const int tag = 10;
@@ -306,6 +307,24 @@ static void inter(void)
         for (int r = 0; lr == 0 && r < rsize; r++)
             check("Gatherv_c on an intercommunicator", buf + dsp[r], cnt[r], tag, 2 * r, 1);
     }
+    /* back: the same blocks from the root, by MPI_Scatterv_init_c started
+     * twice with new data (from = the round's tag) */
+    MPI_Request rq;
+    if (me % 2 == 0)
+        MPI_OK(MPI_Scatterv_init_c(NULL, NULL, NULL, MPI_BYTE, buf + GAP, small[me % 4], MPI_BYTE, 0, ic,
+                                   MPI_INFO_NULL, &rq));
+    else
+        MPI_OK(MPI_Scatterv_init_c(sb, cnt, dsp, MPI_BYTE, NULL, 0, MPI_BYTE, lr == 0 ? MPI_ROOT : MPI_PROC_NULL, ic,
+                                   MPI_INFO_NULL, &rq));
+    for (int round = 0; round < 2; round++) {
+        for (int r = 0; me % 2 && lr == 0 && r < rsize; r++)
+            fill(sb + dsp[r], cnt[r], tag + 1 + round, 2 * r);
+        MPI_OK(MPI_Start(&rq));
+        MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        if (me % 2 == 0)
+            check("Scatterv_init_c on an intercommunicator", buf + GAP, small[me % 4], tag + 1 + round, me, 1);
+    }
+    MPI_OK(MPI_Request_free(&rq));
     MPI_OK(MPI_Comm_free(&ic));
     MPI_OK(MPI_Comm_free(&local));
     clear();
