@@ -7,8 +7,8 @@
  * apart), MPI_Alltoallv_c and MPI_Alltoallw_c (2^31 + 3 bytes from rank 0
  * to rank 1; alltoallw's MPI_SHORT blocks at byte displacements beyond
  * 2^32), MPI_Igatherv_c, MPI_Allgatherv_init_c
- * (started twice with new data), MPI_Gatherv_c and MPI_Scatterv_init_c on
- * an intercommunicator,
+ * (started twice with new data), MPI_Gatherv_c, MPI_Scatterv_init_c and
+ * MPI_Iallgatherv_c on an intercommunicator,
  * MPI_Ineighbor_alltoallv_c and MPI_Neighbor_allgatherv_c on a ring,
  * MPI_Reduce_scatter_c of 2 and 2^31 + 3 elements. Every block of 2^31 + 3
  * bytes is received by rank 1, at the same place, whose pages then serve
@@ -282,7 +282,8 @@ static void alltoallw(void)
 
 /* Two groups (even, odd ranks); the odd group's rank 0 gathers from every
  * even rank e small[e % 4] bytes at (e / 2) * (2^31 + 7) + GAP, past
- * INT_MAX from each other, then scatters them back. */
+ * INT_MAX from each other, then scatters them back; then every rank
+ * gathers every remote rank's. */
 static void inter(void)
 {
     const int tag = 10;
@@ -325,6 +326,16 @@ static void inter(void)
             check("Scatterv_init_c on an intercommunicator", buf + GAP, small[me % 4], tag + 1 + round, me, 1);
     }
     MPI_OK(MPI_Request_free(&rq));
+    clear();
+    /* every rank gets every remote rank's small[rank % 4] bytes, past
+     * INT_MAX apart, through MPI_Iallgatherv_c */
+    for (int r = 0; r < rsize; r++)
+        cnt[r] = small[(2 * r + 1 - me % 2) % 4];
+    fill(sb, small[me % 4], tag + 3, me);
+    MPI_OK(MPI_Iallgatherv_c(sb, small[me % 4], MPI_BYTE, buf, cnt, dsp, MPI_BYTE, ic, &rq));
+    MPI_OK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    for (int r = 0; r < rsize; r++)
+        check("Iallgatherv_c on an intercommunicator", buf + dsp[r], cnt[r], tag + 3, 2 * r + 1 - me % 2, 1);
     MPI_OK(MPI_Comm_free(&ic));
     MPI_OK(MPI_Comm_free(&local));
     clear();
