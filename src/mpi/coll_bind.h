@@ -65,6 +65,10 @@ int rch_mpi_coll_fail(const char *fn, struct rch_mpi_comm *c, rdmach_status_t st
 /* Report an allocation failure. */
 int rch_mpi_coll_nomem(const char *fn, struct rch_mpi_comm *c, size_t bytes);
 
+/* Room for the c->size per-peer types the checks of a v variant resolve
+ * (the caller frees it); NULL with *err reported. */
+const struct rch_mpi_type **rch_mpi_coll_tv(const char *fn, struct rch_mpi_comm *c, int *err);
+
 /* ---- checks of a whole call, one per shape (coll_shape.c) ----
  *
  * Each serves a blocking binding and its non-blocking form alike. Called
@@ -99,18 +103,24 @@ int rch_mpi_coll_check_scatter(const char *fn, struct rch_mpi_comm *c, const voi
                                int sendcount, MPI_Datatype sendtype, const void *recvbuf,
                                int recvcount, MPI_Datatype recvtype, int root,
                                struct rch_mpi_coll_args *a);
-/* The v variants: Gatherv at `root`, Allgatherv everywhere, Scatterv. */
+/* The v variants: Gatherv at `root`, Allgatherv everywhere, Scatterv. With
+ * per-peer types (recvtypes, sendtypes; NULL: the one datatype), as the
+ * large-count forms give them (large_nbv.c), block i is counts[i]
+ * elements of types[i] and rtv[i] / stv[i] (n entries) are set. */
 int rch_mpi_coll_check_gatherv(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
                                int sendcount, MPI_Datatype sendtype, const void *recvbuf,
                                const int *recvcounts, const int *displs, MPI_Datatype recvtype,
-                               int root, struct rch_mpi_coll_args *a);
+                               const MPI_Datatype *recvtypes, int root, const struct rch_mpi_type **rtv,
+                               struct rch_mpi_coll_args *a);
 int rch_mpi_coll_check_allgatherv(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
                                   int sendcount, MPI_Datatype sendtype, const void *recvbuf,
                                   const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+                                  const MPI_Datatype *recvtypes, const struct rch_mpi_type **rtv,
                                   struct rch_mpi_coll_args *a);
 int rch_mpi_coll_check_scatterv(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
                                 const int *sendcounts, const int *displs, MPI_Datatype sendtype,
-                                const void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                const MPI_Datatype *sendtypes, const void *recvbuf, int recvcount,
+                                MPI_Datatype recvtype, int root, const struct rch_mpi_type **stv,
                                 struct rch_mpi_coll_args *a);
 /* Alltoallv (sendtypes, recvtypes NULL) and alltoallw (per-block types:
  * stv[i], rtv[i] are set; the caller has checked that the arrays it needs
@@ -130,12 +140,13 @@ int rch_mpi_coll_check_reduce(const char *fn, struct rch_mpi_comm *c, const void
 int rch_mpi_coll_check_allreduce(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
                                  const void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                  struct rch_mpi_red *red, struct rch_mpi_coll_args *a);
-/* Reduce_scatter (recvcounts) and Reduce_scatter_block (recvcounts NULL,
- * every block `block` elements): *total elements in, *mine out. */
+/* Reduce_scatter (recvcounts, or wide: MPI_Reduce_scatter_c's) and
+ * Reduce_scatter_block (both NULL, every block `block` elements): *total
+ * elements in, *mine out. */
 int rch_mpi_coll_check_reduce_scatter(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
-                                      const void *recvbuf, const int *recvcounts, int block,
-                                      MPI_Datatype datatype, MPI_Op op, struct rch_mpi_red *red,
-                                      struct rch_mpi_coll_args *a, size_t *total, int *mine);
+                                      const void *recvbuf, const int *recvcounts, const MPI_Count *wide,
+                                      int block, MPI_Datatype datatype, MPI_Op op, struct rch_mpi_red *red,
+                                      struct rch_mpi_coll_args *a, size_t *total, size_t *mine);
 
 /* ---- staging (coll_stage.c) ---- */
 
@@ -204,14 +215,18 @@ int rch_mpi_stage_scatter(const char *fn, struct rch_mpi_comm *c, const struct r
                           struct rch_mpi_stage *s, struct rch_mpi_stage *r);
 /* Gatherv, Allgatherv: s as for gather; where the rank holds the vector,
  * rv = its p blocks (counts: the user's array, or a copy that lives as
- * long as rv), its own block packed in when in place. */
+ * long as rv; tv: the per-peer types, NULL for a->rt, living as long too),
+ * its own block packed in when in place. */
 int rch_mpi_stage_gatherv(const char *fn, struct rch_mpi_comm *c, const struct rch_mpi_coll_args *a,
                           const void *sendbuf, int sendcount, void *recvbuf, const int *counts,
-                          const int *displs, struct rch_mpi_stage *s, struct rch_mpi_vstage *rv);
-/* Scatterv: at the root sv = the p blocks, packed; r as for scatter. */
+                          const int *displs, const struct rch_mpi_type *const *tv, struct rch_mpi_stage *s,
+                          struct rch_mpi_vstage *rv);
+/* Scatterv: at the root sv = the p blocks (of tv[i], or a->st), packed; r
+ * as for scatter. */
 int rch_mpi_stage_scatterv(const char *fn, struct rch_mpi_comm *c, const struct rch_mpi_coll_args *a,
-                           const void *sendbuf, const int *counts, const int *displs, void *recvbuf,
-                           int recvcount, struct rch_mpi_vstage *sv, struct rch_mpi_stage *r);
+                           const void *sendbuf, const int *counts, const int *displs,
+                           const struct rch_mpi_type *const *tv, void *recvbuf, int recvcount,
+                           struct rch_mpi_vstage *sv, struct rch_mpi_stage *r);
 /* A send vector and a receive vector where MPI_IN_PLACE means the operand
  * is in recvbuf (reductions, alltoall, reduce_scatter): s = scount
  * elements of st from sendbuf unless in place; if the rank receives, r =
@@ -233,6 +248,30 @@ int rch_mpi_vstage_end(const char *fn, struct rch_mpi_comm *c, rdmach_status_t s
 /* pack/unpack of any size_t count (the datatype engine takes int counts). */
 void rch_mpi_pack_n(const void *in, size_t count, const struct rch_mpi_type *t, void *out);
 void rch_mpi_unpack_n(const void *in, void *out, size_t count, const struct rch_mpi_type *t);
+
+/* ---- the blocking v variants (coll_gather.c, coll_allgather.c, coll_scatter.c) ----
+ * MPI_Gatherv, MPI_Allgatherv and MPI_Scatterv with fn in their errors and
+ * per-peer types on the vector side where types is not NULL: the
+ * large-count forms whose counts no one int datatype describes give each
+ * peer's block as one element of its own type (large_nbv.c). The
+ * protocol is the int form's (src/coll moves bytes), so other processes
+ * may call either form. The non-blocking ones: coll_nb.h. */
+int rch_mpi_gatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    const MPI_Datatype recvtypes[], int root, MPI_Comm comm);
+int rch_mpi_allgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                       const MPI_Datatype recvtypes[], MPI_Comm comm);
+int rch_mpi_scatterv(const char *fn, const void *sendbuf, const int sendcounts[], const int displs[],
+                     MPI_Datatype sendtype, const MPI_Datatype sendtypes[], void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+/* MPI_Reduce_scatter on an intracommunicator with MPI_Count recvcounts
+ * (coll_reduce_scatter.c): MPI_Reduce_scatter_c's whose counts no common
+ * divisor brings under INT_MAX. Every process has the same recvcounts
+ * (MPI-4.1 6.10.1), so every one of them calls this. */
+int rch_mpi_reduce_scatter_c(const char *fn, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
 
 /* ---- reductions (op.c, op_bind.c) ---- */
 

@@ -4,6 +4,7 @@
  *   "MPI_Gather: invalid root 7 in argument root (communicator size 4)".
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include "mpi/coll_bind.h"
 
 /* With MPI_BOTTOM (NULL) a datatype carries absolute addresses: then no byte
@@ -168,4 +169,11 @@ int rch_mpi_coll_nomem(const char *fn, struct rch_mpi_comm *c, size_t bytes)
 {
     return rch_mpi_err(c->handle, MPI_ERR_NO_MEM, "%s: no memory for a %zu-byte temporary buffer",
                        fn, bytes);
+}
+
+const struct rch_mpi_type **rch_mpi_coll_tv(const char *fn, struct rch_mpi_comm *c, int *err)
+{
+    const struct rch_mpi_type **tv = calloc((size_t)c->size + 1, sizeof(*tv));
+    *err = tv ? MPI_SUCCESS : rch_mpi_coll_nomem(fn, c, ((size_t)c->size + 1) * sizeof(*tv));
+    return tv;
 }

@@ -64,6 +64,24 @@ int *rch_mpi_nb_keep_ints(const char *fn, struct rch_mpi_comm *c, struct rch_mpi
     return p;
 }
 
+const struct rch_mpi_type **rch_mpi_nb_keep_tv(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb,
+                                               int *err)
+{
+    const struct rch_mpi_type **tv = rch_mpi_nb_keep(fn, c, nb, ((size_t)c->size + 1) * sizeof(*tv), err);
+    for (int i = 0; tv && i <= c->size; i++)
+        tv[i] = NULL;
+    return tv;
+}
+
+int rch_mpi_nb_hold_v(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb, const struct rch_mpi_type *t,
+                      const struct rch_mpi_type *const *tv, int n)
+{
+    int err = tv ? MPI_SUCCESS : rch_mpi_nb_hold(fn, c, nb, t);
+    for (int i = 0; tv && i < n && !err; i++)
+        err = rch_mpi_nb_hold(fn, c, nb, tv[i]);
+    return err;
+}
+
 void rch_mpi_nb_free(struct rch_mpi_nb *nb)
 {
     if (!nb)

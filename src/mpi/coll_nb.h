@@ -46,6 +46,13 @@ void *rch_mpi_nb_keep(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb 
 /* A copy of n ints kept until the end (NULL with *err reported). */
 int *rch_mpi_nb_keep_ints(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb, const int *a,
                           int n, int *err);
+/* Room for the c->size per-peer types of a v variant (rch_mpi_coll_tv),
+ * kept until the end (NULL with *err reported). */
+const struct rch_mpi_type **rch_mpi_nb_keep_tv(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb,
+                                               int *err);
+/* Retain tv[0..n-1], or t where tv is NULL. MPI error code. */
+int rch_mpi_nb_hold_v(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb, const struct rch_mpi_type *t,
+                      const struct rch_mpi_type *const *tv, int n);
 /* Release everything without unpacking (a call that fails before starting). */
 void rch_mpi_nb_free(struct rch_mpi_nb *nb);
 /* rch_mpi_nb_free(nb), then return err: a call failing after its state exists. */
@@ -87,21 +94,26 @@ int rch_mpi_ialltoallw(const char *fn, const void *sendbuf, const int sendcounts
 int rch_mpi_igather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                     MPI_Request *request);
+/* The v variants take per-peer types as their blocking forms do
+ * (rch_mpi_gatherv, coll_bind.h); NULL: the one datatype. */
 int rch_mpi_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int displs[],
-                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+                     MPI_Datatype recvtype, const MPI_Datatype recvtypes[], int root, MPI_Comm comm,
+                     MPI_Request *request);
 int rch_mpi_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                      MPI_Request *request);
 int rch_mpi_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[],
-                      const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+                      const int displs[], MPI_Datatype sendtype, const MPI_Datatype sendtypes[],
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Request *request);
 int rch_mpi_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                        void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                        MPI_Request *request);
 int rch_mpi_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                         void *recvbuf, const int recvcounts[], const int displs[],
-                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+                        MPI_Datatype recvtype, const MPI_Datatype recvtypes[], MPI_Comm comm,
+                        MPI_Request *request);
 int rch_mpi_ireduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
                     MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                     MPI_Request *request);
@@ -136,5 +148,26 @@ int rch_mpi_ineighbor_alltoallw(const char *fn, const void *sendbuf, const int s
                                 void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
                                 const MPI_Datatype recvtypes[], MPI_Comm comm,
                                 MPI_Request *request);
+/* MPI_Ireduce_scatter and MPI_Reduce_scatter_init (coll_persist.c) on an
+ * intracommunicator with MPI_Count recvcounts (rch_mpi_reduce_scatter_c,
+ * coll_bind.h). */
+int rch_mpi_ireduce_scatter_c(const char *fn, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int rch_mpi_reduce_scatter_init_c(const char *fn, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request);
+
+/* The persistent v variants (coll_persist.c): MPI_<coll>_init with fn in
+ * its errors and per-peer types as above. */
+int rch_mpi_gatherv_init(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         const MPI_Datatype recvtypes[], int root, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request);
+int rch_mpi_scatterv_init(const char *fn, const void *sendbuf, const int sendcounts[], const int displs[],
+                          MPI_Datatype sendtype, const MPI_Datatype sendtypes[], void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int rch_mpi_allgatherv_init(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                            const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request);
 
 #endif

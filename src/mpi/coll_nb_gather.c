@@ -14,7 +14,7 @@ int rch_mpi_igather(const char *fn, const void *sendbuf, int sendcount, MPI_Data
     struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
     if (ic)
         return rch_mpi_inter_igather(fn, ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
-                                     recvtype, root, request);
+                                     recvtype, NULL, root, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -50,30 +50,33 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 
 int rch_mpi_igatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      void *recvbuf, const int recvcounts[], const int displs[],
-                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+                     MPI_Datatype recvtype, const MPI_Datatype recvtypes[], int root, MPI_Comm comm,
+                     MPI_Request *request)
 {
     struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
     if (ic)
         return rch_mpi_inter_igather(fn, ic, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs,
-                                     recvtype, root, request);
+                                     recvtype, recvtypes, root, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
     struct rch_dev_req *greq;
+    const struct rch_mpi_type **tv = NULL;
     const int *cnt = NULL;
     int err;
 
     if ((err = rch_mpi_nb_begin(fn, comm, request, &c)) ||
-        (err = rch_mpi_coll_check_root(fn, c, root)) ||
-        (err = rch_mpi_coll_check_gatherv(fn, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                          displs, recvtype, root, &a)))
+        (err = rch_mpi_coll_check_root(fn, c, root)))
         return err;
     if (!(nb = rch_mpi_nb_new(fn, c, &err)))
         return err;
-    /* at the root the unpacking at completion reads the counts: kept */
-    if ((a.is_root && (!(cnt = rch_mpi_nb_keep_ints(fn, c, nb, recvcounts, c->size, &err)) ||
-                       (err = rch_mpi_nb_hold(fn, c, nb, a.rt)))) ||
-        (err = rch_mpi_stage_gatherv(fn, c, &a, sendbuf, sendcount, recvbuf, cnt, displs, &nb->s,
+    /* at the root the unpacking at completion reads the counts and types: kept */
+    if ((recvtypes && !(tv = rch_mpi_nb_keep_tv(fn, c, nb, &err))) ||
+        (err = rch_mpi_coll_check_gatherv(fn, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                          displs, recvtype, recvtypes, root, tv, &a)) ||
+        (a.is_root && (!(cnt = rch_mpi_nb_keep_ints(fn, c, nb, recvcounts, c->size, &err)) ||
+                       (err = rch_mpi_nb_hold_v(fn, c, nb, a.rt, tv, c->size)))) ||
+        (err = rch_mpi_stage_gatherv(fn, c, &a, sendbuf, sendcount, recvbuf, cnt, displs, tv, &nb->s,
                                      &nb->rv)) ||
         !(greq = rch_mpi_nb_req(fn, c, nb, &err)))
         return rch_mpi_nb_fail(nb, err);
@@ -90,7 +93,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     RCH_MPI_CS();
     return rch_mpi_igatherv("MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                            displs, recvtype, root, comm, request);
+                            displs, recvtype, NULL, root, comm, request);
 }
 #pragma weak MPI_Igatherv = PMPI_Igatherv
 
@@ -100,8 +103,8 @@ int rch_mpi_iscatter(const char *fn, const void *sendbuf, int sendcount, MPI_Dat
 {
     struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
     if (ic)
-        return rch_mpi_inter_iscatter(fn, ic, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
-                                      recvtype, root, request);
+        return rch_mpi_inter_iscatter(fn, ic, sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf,
+                                      recvcount, recvtype, root, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -136,27 +139,32 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 #pragma weak MPI_Iscatter = PMPI_Iscatter
 
 int rch_mpi_iscatterv(const char *fn, const void *sendbuf, const int sendcounts[],
-                      const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+                      const int displs[], MPI_Datatype sendtype, const MPI_Datatype sendtypes[],
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Request *request)
 {
     struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
     if (ic)
-        return rch_mpi_inter_iscatter(fn, ic, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                      recvtype, root, request);
+        return rch_mpi_inter_iscatter(fn, ic, sendbuf, 0, sendcounts, displs, sendtype, sendtypes, recvbuf,
+                                      recvcount, recvtype, root, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
     struct rch_dev_req *greq;
+    const struct rch_mpi_type **tv = NULL;
     int err;
 
     if ((err = rch_mpi_nb_begin(fn, comm, request, &c)) ||
-        (err = rch_mpi_coll_check_root(fn, c, root)) ||
-        (err = rch_mpi_coll_check_scatterv(fn, c, sendbuf, sendcounts, displs, sendtype, recvbuf,
-                                           recvcount, recvtype, root, &a)))
+        (err = rch_mpi_coll_check_root(fn, c, root)))
         return err;
     if (!(nb = rch_mpi_nb_new(fn, c, &err)))
         return err;
-    if ((err = rch_mpi_stage_scatterv(fn, c, &a, sendbuf, sendcounts, displs, recvbuf, recvcount,
+    /* the send blocks are packed now, and again at every start of a
+     * persistent request (coll_persist.c holds their types) */
+    if ((sendtypes && !(tv = rch_mpi_nb_keep_tv(fn, c, nb, &err))) ||
+        (err = rch_mpi_coll_check_scatterv(fn, c, sendbuf, sendcounts, displs, sendtype, sendtypes, recvbuf,
+                                           recvcount, recvtype, root, tv, &a)) ||
+        (err = rch_mpi_stage_scatterv(fn, c, &a, sendbuf, sendcounts, displs, tv, recvbuf, recvcount,
                                       &nb->sv, &nb->r)) ||
         (!a.in_place && (err = rch_mpi_nb_unpack_r(fn, c, nb, recvbuf, (size_t)recvcount, a.rt))) ||
         !(greq = rch_mpi_nb_req(fn, c, nb, &err)))
@@ -172,7 +180,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    int root, MPI_Comm comm, MPI_Request *request)
 {
     RCH_MPI_CS();
-    return rch_mpi_iscatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, sendtype, recvbuf,
+    return rch_mpi_iscatterv("MPI_Iscatterv", sendbuf, sendcounts, displs, sendtype, NULL, recvbuf,
                              recvcount, recvtype, root, comm, request);
 }
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
@@ -184,7 +192,7 @@ int rch_mpi_iallgather(const char *fn, const void *sendbuf, int sendcount, MPI_D
     struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
     if (ic)
         return rch_mpi_inter_iallgather(fn, ic, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
-                                        recvtype, request);
+                                        recvtype, NULL, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
@@ -218,29 +226,32 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 
 int rch_mpi_iallgatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                         void *recvbuf, const int recvcounts[], const int displs[],
-                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+                        MPI_Datatype recvtype, const MPI_Datatype recvtypes[], MPI_Comm comm,
+                        MPI_Request *request)
 {
     struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
     if (ic)
         return rch_mpi_inter_iallgather(fn, ic, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs,
-                                        recvtype, request);
+                                        recvtype, recvtypes, request);
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
     struct rch_dev_req *greq;
+    const struct rch_mpi_type **tv = NULL;
     const int *cnt;
     int err;
 
-    if ((err = rch_mpi_nb_begin(fn, comm, request, &c)) ||
-        (err = rch_mpi_coll_check_allgatherv(fn, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                             displs, recvtype, &a)))
+    if ((err = rch_mpi_nb_begin(fn, comm, request, &c)))
         return err;
     if (!(nb = rch_mpi_nb_new(fn, c, &err)))
         return err;
-    /* the unpacking at completion reads the counts: kept */
-    if (!(cnt = rch_mpi_nb_keep_ints(fn, c, nb, recvcounts, c->size, &err)) ||
-        (err = rch_mpi_nb_hold(fn, c, nb, a.rt)) ||
-        (err = rch_mpi_stage_gatherv(fn, c, &a, sendbuf, sendcount, recvbuf, cnt, displs, &nb->s,
+    /* the unpacking at completion reads the counts and types: kept */
+    if ((recvtypes && !(tv = rch_mpi_nb_keep_tv(fn, c, nb, &err))) ||
+        (err = rch_mpi_coll_check_allgatherv(fn, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                             displs, recvtype, recvtypes, tv, &a)) ||
+        !(cnt = rch_mpi_nb_keep_ints(fn, c, nb, recvcounts, c->size, &err)) ||
+        (err = rch_mpi_nb_hold_v(fn, c, nb, a.rt, tv, c->size)) ||
+        (err = rch_mpi_stage_gatherv(fn, c, &a, sendbuf, sendcount, recvbuf, cnt, displs, tv, &nb->s,
                                      &nb->rv)) ||
         !(greq = rch_mpi_nb_req(fn, c, nb, &err)))
         return rch_mpi_nb_fail(nb, err);
@@ -256,6 +267,6 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     RCH_MPI_CS();
     return rch_mpi_iallgatherv("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                               displs, recvtype, comm, request);
+                               displs, recvtype, NULL, comm, request);
 }
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv

@@ -132,17 +132,18 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 }
 #pragma weak MPI_Iexscan = PMPI_Iexscan
 
-/* recvcounts == NULL: every block has `block` elements (the _block variant). */
+/* recvcounts == NULL: every block has `block` elements (the _block
+ * variant), or wide[i] (the large-count form's). */
 static int ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, const int *recvcounts,
-                           int block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                           const MPI_Count *wide, int block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                            MPI_Request *request)
 {
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_nb *nb;
     struct rch_dev_req *greq;
-    size_t total, *counts;
-    int mine, err;
+    size_t total, mine, *counts;
+    int err;
 
     if ((err = rch_mpi_nb_begin(fn, comm, request, &c)))
         return err;
@@ -150,16 +151,16 @@ static int ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, c
         return err;
     /* in place the input is all of recvbuf; else recvbuf gets my block,
      * which is the start of r */
-    if ((err = rch_mpi_coll_check_reduce_scatter(fn, c, sendbuf, recvbuf, recvcounts, block, datatype,
+    if ((err = rch_mpi_coll_check_reduce_scatter(fn, c, sendbuf, recvbuf, recvcounts, wide, block, datatype,
                                                  op, &nb->red, &a, &total, &mine)) ||
         !(counts = rch_mpi_nb_keep(fn, c, nb, (size_t)c->size * sizeof(size_t), &err)) ||
         (err = rch_mpi_stage_sendrecv(fn, c, a.in_place, 1, sendbuf, total, a.st, recvbuf,
-                                      a.in_place ? total : (size_t)mine, a.rt, &nb->s, &nb->r)) ||
-        (err = rch_mpi_nb_unpack_r(fn, c, nb, recvbuf, (size_t)mine, a.rt)) ||
+                                      a.in_place ? total : mine, a.rt, &nb->s, &nb->r)) ||
+        (err = rch_mpi_nb_unpack_r(fn, c, nb, recvbuf, mine, a.rt)) ||
         !(greq = rch_mpi_nb_req(fn, c, nb, &err)))
         return rch_mpi_nb_fail(nb, err);
     for (int i = 0; i < c->size; i++)
-        counts[i] = (size_t)(recvcounts ? recvcounts[i] : block) * nb->red.per_elem;
+        counts[i] = (wide ? (size_t)wide[i] : (size_t)(recvcounts ? recvcounts[i] : block)) * nb->red.per_elem;
     rdmach_status_t st = rch_coll_ireduce_scatter(&c->coll, a.in_place ? RCH_COLL_IN_PLACE : nb->s.ptr,
                                                   nb->r.ptr, counts, &nb->red.cop, greq);
     return rch_mpi_nb_started(fn, c, nb, greq, st, request);
@@ -179,7 +180,13 @@ int rch_mpi_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
         int err = rch_mpi_coll_begin(fn, comm, &c);
         return err ? err : rch_mpi_coll_check_array(fn, c, recvcounts, c->size, "recvcounts", 1);
     }
-    return ireduce_scatter(fn, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm, request);
+    return ireduce_scatter(fn, sendbuf, recvbuf, recvcounts, NULL, 0, datatype, op, comm, request);
+}
+
+int rch_mpi_ireduce_scatter_c(const char *fn, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return ireduce_scatter(fn, sendbuf, recvbuf, NULL, recvcounts, 0, datatype, op, comm, request);
 }
 
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -199,7 +206,7 @@ int rch_mpi_ireduce_scatter_block(const char *fn, const void *sendbuf, void *rec
     if (ic)
         return rch_mpi_inter_ireduce_scatter(fn, ic, sendbuf, recvbuf, recvcount, NULL, datatype, op,
                                              request);
-    return ireduce_scatter(fn, sendbuf, recvbuf, NULL, recvcount, datatype,
+    return ireduce_scatter(fn, sendbuf, recvbuf, NULL, NULL, recvcount, datatype,
                            op, comm, request);
 }
 

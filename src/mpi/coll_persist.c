@@ -316,17 +316,25 @@ int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 }
 #pragma weak MPI_Gather_init = PMPI_Gather_init
 
+int rch_mpi_gatherv_init(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                         const MPI_Datatype recvtypes[], int root, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request)
+{
+    int err = begin(fn, comm, info, request);
+    if (!err)
+        err = rch_mpi_igatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                               recvtype, recvtypes, root, comm, request);
+    return end(fn, comm, err, request);
+}
+
 int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                       MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Gatherv_init";
-    int err = begin(fn, comm, info, request);
-    if (!err)
-        err = rch_mpi_igatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                               recvtype, root, comm, request);
-    return end(fn, comm, err, request);
+    return rch_mpi_gatherv_init("MPI_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                recvtype, NULL, root, comm, info, request);
 }
 #pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
 
@@ -344,17 +352,24 @@ int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 }
 #pragma weak MPI_Scatter_init = PMPI_Scatter_init
 
+int rch_mpi_scatterv_init(const char *fn, const void *sendbuf, const int sendcounts[], const int displs[],
+                          MPI_Datatype sendtype, const MPI_Datatype sendtypes[], void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int err = begin(fn, comm, info, request);
+    if (!err)
+        err = rch_mpi_iscatterv(fn, sendbuf, sendcounts, displs, sendtype, sendtypes, recvbuf, recvcount,
+                                recvtype, root, comm, request);
+    return end(fn, comm, err, request);
+}
+
 int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                        int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Scatterv_init";
-    int err = begin(fn, comm, info, request);
-    if (!err)
-        err = rch_mpi_iscatterv(fn, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                                recvtype, root, comm, request);
-    return end(fn, comm, err, request);
+    return rch_mpi_scatterv_init("MPI_Scatterv_init", sendbuf, sendcounts, displs, sendtype, NULL, recvbuf,
+                                 recvcount, recvtype, root, comm, info, request);
 }
 #pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
 
@@ -372,17 +387,24 @@ int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
 }
 #pragma weak MPI_Allgather_init = PMPI_Allgather_init
 
+int rch_mpi_allgatherv_init(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                            const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    int err = begin(fn, comm, info, request);
+    if (!err)
+        err = rch_mpi_iallgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                  recvtype, recvtypes, comm, request);
+    return end(fn, comm, err, request);
+}
+
 int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                          MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     RCH_MPI_CS();
-    static const char fn[] = "MPI_Allgatherv_init";
-    int err = begin(fn, comm, info, request);
-    if (!err)
-        err = rch_mpi_iallgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                                  recvtype, comm, request);
-    return end(fn, comm, err, request);
+    return rch_mpi_allgatherv_init("MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                   displs, recvtype, NULL, comm, info, request);
 }
 #pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
 
@@ -450,6 +472,16 @@ int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvc
     return end(fn, comm, err, request);
 }
 #pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
+
+int rch_mpi_reduce_scatter_init_c(const char *fn, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request)
+{
+    int err = begin(fn, comm, info, request);
+    if (!err)
+        err = rch_mpi_ireduce_scatter_c(fn, sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
+    return end(fn, comm, err, request);
+}
 
 int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,

@@ -9,29 +9,30 @@
 #include "mpi/coll_bind.h"
 #include "mpi/intercoll.h"
 
-/* recvcounts == NULL: every block has `block` elements (the _block variant). */
+/* recvcounts == NULL: every block has `block` elements (the _block
+ * variant), or wide[i] (the large-count form's). */
 static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, const int *recvcounts,
-                          int block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+                          const MPI_Count *wide, int block, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     struct rch_mpi_comm *c;
     struct rch_mpi_coll_args a;
     struct rch_mpi_red red;
     struct rch_mpi_stage s = { 0 }, r = { 0 };
-    size_t total, *counts;
-    int mine, err;
+    size_t total, mine, *counts;
+    int err;
 
     if ((err = rch_mpi_coll_begin(fn, comm, &c)) ||
-        (err = rch_mpi_coll_check_reduce_scatter(fn, c, sendbuf, recvbuf, recvcounts, block, datatype,
+        (err = rch_mpi_coll_check_reduce_scatter(fn, c, sendbuf, recvbuf, recvcounts, wide, block, datatype,
                                                  op, &red, &a, &total, &mine)))
         return err;
     counts = malloc((size_t)c->size * sizeof(*counts));
     if (!counts)
         return rch_mpi_coll_nomem(fn, c, (size_t)c->size * sizeof(*counts));
     for (int i = 0; i < c->size; i++)
-        counts[i] = (size_t)(recvcounts ? recvcounts[i] : block) * red.per_elem;
+        counts[i] = (wide ? (size_t)wide[i] : (size_t)(recvcounts ? recvcounts[i] : block)) * red.per_elem;
     /* in place the input is all of recvbuf; else recvbuf gets my block */
     if ((err = rch_mpi_stage_sendrecv(fn, c, a.in_place, 1, sendbuf, total, a.st, recvbuf,
-                                      a.in_place ? total : (size_t)mine, a.rt, &s, &r))) {
+                                      a.in_place ? total : mine, a.rt, &s, &r))) {
         free(counts);
         return err;
     }
@@ -39,7 +40,13 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, co
                                                  r.ptr, counts, &red.cop);
     free(counts);
     /* my block: the start of r */
-    return rch_mpi_stage_end(fn, c, st, &s, &r, recvbuf, (size_t)mine, a.rt, 1);
+    return rch_mpi_stage_end(fn, c, st, &s, &r, recvbuf, mine, a.rt, 1);
+}
+
+int rch_mpi_reduce_scatter_c(const char *fn, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    return reduce_scatter(fn, sendbuf, recvbuf, NULL, recvcounts, 0, datatype, op, comm);
 }
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -55,7 +62,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
         int err = rch_mpi_coll_begin(fn, comm, &c);
         return err ? err : rch_mpi_coll_check_array(fn, c, recvcounts, c->size, "recvcounts", 1);
     }
-    return reduce_scatter(fn, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
+    return reduce_scatter(fn, sendbuf, recvbuf, recvcounts, NULL, 0, datatype, op, comm);
 }
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
 
@@ -66,7 +73,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
     if (ic)
         return rch_mpi_inter_reduce_scatter(ic, sendbuf, recvbuf, recvcount, NULL, datatype, op);
-    return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL, recvcount, datatype,
+    return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL, NULL, recvcount, datatype,
                           op, comm);
 }
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block

@@ -100,12 +100,21 @@ int rch_mpi_coll_check_scatter(const char *fn, struct rch_mpi_comm *c, const voi
 
 /* ---- v variants ---- */
 
+/* The size of block i of a vector side: counts[i] elements of its type. */
+static size_t vbytes(const int *counts, int i, const struct rch_mpi_type *t, const struct rch_mpi_type *const *tv)
+{
+    return (size_t)counts[i] * (tv ? tv[i] : t)->size;
+}
+
 /* Gatherv (root >= 0: the rank holding the vector) and Allgatherv (root <
  * 0: every rank). A gatherv root's recvbuf must be a buffer even when its
- * own block is empty, so it is checked against that block first. */
+ * own block is empty, so it is checked against that block first (with
+ * per-peer types the blocks' displacements are in their types: each is
+ * checked where it has data). */
 static int check_gathered_v(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
                             int sendcount, MPI_Datatype sendtype, const void *recvbuf,
-                            const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root,
+                            const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+                            const MPI_Datatype *recvtypes, int root, const struct rch_mpi_type **rtv,
                             struct rch_mpi_coll_args *a)
 {
     int err, me = c->rank, whole = root < 0 || me == root;
@@ -114,48 +123,51 @@ static int check_gathered_v(const char *fn, struct rch_mpi_comm *c, const void *
     if (!a->in_place && (err = rch_mpi_coll_check_buf(fn, c, sendbuf, sendcount, sendtype, "sendbuf",
                                                       "sendcount", "sendtype", &a->st)))
         return err;
-    if (whole) {
-        if ((err = rch_mpi_coll_check_counts(fn, c, c->size, recvcounts, "recvcounts", displs,
-                                             "displs")) ||
-            (root >= 0 &&
-             (err = rch_mpi_coll_check_buf(fn, c, recvbuf, recvcounts[root], recvtype, "recvbuf",
-                                           "recvcounts[root]", "recvtype", NULL))) ||
-            (err = rch_mpi_coll_check_blocks(fn, c, recvbuf, c->size, recvcounts, recvtype, NULL,
-                                             "recvbuf", "recvcounts[i]", "recvtype", &a->rt, NULL)) ||
-            (err = rch_mpi_coll_check_alias(fn, c, sendbuf, recvbuf,
-                                            sendcount > 0 && a->st && a->st->size > 0)))
-            return err;
-        if (!a->in_place &&
-            (err = rch_mpi_coll_check_self(fn, c, (size_t)sendcount * a->st->size,
-                                           (size_t)recvcounts[me] * a->rt->size,
-                                           root >= 0 ? "root block" : "own block")))
-            return err;
+    if (!whole) {
+        a->block = (size_t)sendcount * a->st->size;
+        return MPI_SUCCESS;
     }
-    a->block = a->in_place ? (size_t)recvcounts[me] * a->rt->size : (size_t)sendcount * a->st->size;
+    if ((err = rch_mpi_coll_check_counts(fn, c, c->size, recvcounts, "recvcounts", displs, "displs")) ||
+        (root >= 0 && !recvtypes &&
+         (err = rch_mpi_coll_check_buf(fn, c, recvbuf, recvcounts[root], recvtype, "recvbuf",
+                                       "recvcounts[root]", "recvtype", NULL))) ||
+        (err = rch_mpi_coll_check_blocks(fn, c, recvbuf, c->size, recvcounts, recvtype, recvtypes, "recvbuf",
+                                         "recvcounts[i]", "recvtype", &a->rt, rtv)) ||
+        (err = rch_mpi_coll_check_alias(fn, c, sendbuf, recvbuf, sendcount > 0 && a->st && a->st->size > 0)))
+        return err;
+    size_t mine = vbytes(recvcounts, me, a->rt, recvtypes ? rtv : NULL);
+    if (!a->in_place &&
+        (err = rch_mpi_coll_check_self(fn, c, (size_t)sendcount * a->st->size, mine,
+                                       root >= 0 ? "root block" : "own block")))
+        return err;
+    a->block = a->in_place ? mine : (size_t)sendcount * a->st->size;
     return MPI_SUCCESS;
 }
 
 int rch_mpi_coll_check_gatherv(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
                                int sendcount, MPI_Datatype sendtype, const void *recvbuf,
                                const int *recvcounts, const int *displs, MPI_Datatype recvtype,
-                               int root, struct rch_mpi_coll_args *a)
+                               const MPI_Datatype *recvtypes, int root, const struct rch_mpi_type **rtv,
+                               struct rch_mpi_coll_args *a)
 {
     return check_gathered_v(fn, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                            recvtype, root, a);
+                            recvtype, recvtypes, root, rtv, a);
 }
 
 int rch_mpi_coll_check_allgatherv(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
                                   int sendcount, MPI_Datatype sendtype, const void *recvbuf,
                                   const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+                                  const MPI_Datatype *recvtypes, const struct rch_mpi_type **rtv,
                                   struct rch_mpi_coll_args *a)
 {
     return check_gathered_v(fn, c, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                            recvtype, -1, a);
+                            recvtype, recvtypes, -1, rtv, a);
 }
 
 int rch_mpi_coll_check_scatterv(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
                                 const int *sendcounts, const int *displs, MPI_Datatype sendtype,
-                                const void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                const MPI_Datatype *sendtypes, const void *recvbuf, int recvcount,
+                                MPI_Datatype recvtype, int root, const struct rch_mpi_type **stv,
                                 struct rch_mpi_coll_args *a)
 {
     int err, whole = c->rank == root;
@@ -164,20 +176,20 @@ int rch_mpi_coll_check_scatterv(const char *fn, struct rch_mpi_comm *c, const vo
     if (!a->in_place && (err = rch_mpi_coll_check_buf(fn, c, recvbuf, recvcount, recvtype, "recvbuf",
                                                       "recvcount", "recvtype", &a->rt)))
         return err;
-    if (whole) {
-        if ((err = rch_mpi_coll_check_counts(fn, c, c->size, sendcounts, "sendcounts", displs,
-                                             "displs")) ||
-            (err = rch_mpi_coll_check_blocks(fn, c, sendbuf, c->size, sendcounts, sendtype, NULL,
-                                             "sendbuf", "sendcounts[i]", "sendtype", &a->st, NULL)) ||
-            (err = rch_mpi_coll_check_alias(fn, c, sendbuf, recvbuf,
-                                            recvcount > 0 && a->rt && a->rt->size > 0)))
-            return err;
-        if (!a->in_place &&
-            (err = rch_mpi_coll_check_self(fn, c, (size_t)sendcounts[root] * a->st->size,
-                                           (size_t)recvcount * a->rt->size, "root block")))
-            return err;
+    if (!whole) {
+        a->block = (size_t)recvcount * a->rt->size;
+        return MPI_SUCCESS;
     }
-    a->block = a->in_place ? (size_t)sendcounts[root] * a->st->size : (size_t)recvcount * a->rt->size;
+    if ((err = rch_mpi_coll_check_counts(fn, c, c->size, sendcounts, "sendcounts", displs, "displs")) ||
+        (err = rch_mpi_coll_check_blocks(fn, c, sendbuf, c->size, sendcounts, sendtype, sendtypes, "sendbuf",
+                                         "sendcounts[i]", "sendtype", &a->st, stv)) ||
+        (err = rch_mpi_coll_check_alias(fn, c, sendbuf, recvbuf, recvcount > 0 && a->rt && a->rt->size > 0)))
+        return err;
+    size_t mine = vbytes(sendcounts, root, a->st, sendtypes ? stv : NULL);
+    if (!a->in_place &&
+        (err = rch_mpi_coll_check_self(fn, c, mine, (size_t)recvcount * a->rt->size, "root block")))
+        return err;
+    a->block = a->in_place ? mine : (size_t)recvcount * a->rt->size;
     return MPI_SUCCESS;
 }
 
@@ -253,34 +265,46 @@ int rch_mpi_coll_check_allreduce(const char *fn, struct rch_mpi_comm *c, const v
     return check_reduced(fn, c, sendbuf, recvbuf, count, datatype, op, 1, red, a);
 }
 
+/* Block i of a reduce_scatter: wide[i], recvcounts[i] or block. */
+static size_t rs_count(const int *recvcounts, const MPI_Count *wide, int block, int i)
+{
+    return wide ? (size_t)wide[i] : (size_t)(recvcounts ? recvcounts[i] : block);
+}
+
 int rch_mpi_coll_check_reduce_scatter(const char *fn, struct rch_mpi_comm *c, const void *sendbuf,
-                                      const void *recvbuf, const int *recvcounts, int block,
-                                      MPI_Datatype datatype, MPI_Op op, struct rch_mpi_red *red,
-                                      struct rch_mpi_coll_args *a, size_t *total, int *mine)
+                                      const void *recvbuf, const int *recvcounts, const MPI_Count *wide,
+                                      int block, MPI_Datatype datatype, MPI_Op op, struct rch_mpi_red *red,
+                                      struct rch_mpi_coll_args *a, size_t *total, size_t *mine)
 {
     const struct rch_mpi_type *t;
-    int err;
-    if ((err = recvcounts ? rch_mpi_coll_check_array(fn, c, recvcounts, c->size, "recvcounts", 1)
-                          : rch_mpi_coll_check_count(fn, c, block, "recvcount")))
+    int err = MPI_SUCCESS;
+    for (int i = 0; wide && i < c->size; i++)
+        if (wide[i] < 0)
+            return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: negative count %lld in argument recvcounts[%d]", fn,
+                               (long long)wide[i], i);
+    if (!wide && (err = recvcounts ? rch_mpi_coll_check_array(fn, c, recvcounts, c->size, "recvcounts", 1)
+                                   : rch_mpi_coll_check_count(fn, c, block, "recvcount")))
         return err;
     *total = 0;
     for (int i = 0; i < c->size; i++)
-        *total += (size_t)(recvcounts ? recvcounts[i] : block);
-    *mine = recvcounts ? recvcounts[c->rank] : block;
+        *total += rs_count(recvcounts, wide, block, i);
+    *mine = rs_count(recvcounts, wide, block, c->rank);
     int in_place = sendbuf == MPI_IN_PLACE;
-    int total_int = *total > (size_t)INT_MAX ? INT_MAX : (int)*total;   /* for the NULL checks */
+    /* for the NULL checks */
+    int total_int = *total > (size_t)INT_MAX ? INT_MAX : (int)*total;
+    int mine_int = *mine > (size_t)INT_MAX ? INT_MAX : (int)*mine;
     const char *countarg = recvcounts ? "recvcounts" : "recvcount";
 
     if ((err = rch_mpi_coll_check_type(fn, c, datatype, "datatype", &t)) ||
         (err = rch_mpi_red_bind(fn, c, op, datatype, t, 0, red)) ||
         (!in_place && (err = rch_mpi_coll_check_buf(fn, c, sendbuf, total_int, datatype, "sendbuf",
                                                     countarg, "datatype", NULL))) ||
-        (err = rch_mpi_coll_check_buf(fn, c, recvbuf, in_place ? total_int : *mine, datatype,
+        (err = rch_mpi_coll_check_buf(fn, c, recvbuf, in_place ? total_int : mine_int, datatype,
                                       "recvbuf", countarg, "datatype", NULL)) ||
         (err = rch_mpi_coll_check_alias(fn, c, sendbuf, recvbuf, *total > 0 && t->size > 0)))
         return err;
     *a = (struct rch_mpi_coll_args){ .st = t, .rt = t, .is_root = 1, .in_place = in_place,
-                                     .block = (size_t)*mine * t->size };
+                                     .block = *mine * t->size };
     return MPI_SUCCESS;
 }
 
@@ -331,14 +355,15 @@ int rch_mpi_stage_scatter(const char *fn, struct rch_mpi_comm *c, const struct r
 
 int rch_mpi_stage_gatherv(const char *fn, struct rch_mpi_comm *c, const struct rch_mpi_coll_args *a,
                           const void *sendbuf, int sendcount, void *recvbuf, const int *counts,
-                          const int *displs, struct rch_mpi_stage *s, struct rch_mpi_vstage *rv)
+                          const int *displs, const struct rch_mpi_type *const *tv, struct rch_mpi_stage *s,
+                          struct rch_mpi_vstage *rv)
 {
     int err;
     if (!a->in_place && (err = rch_mpi_stage_in(fn, c, sendbuf, (size_t)sendcount, a->st, s)))
         return err;
     if (!a->is_root)
         return MPI_SUCCESS;
-    if ((err = rch_mpi_vstage_init(fn, c, recvbuf, c->size, counts, displs, 1, a->rt, NULL, rv))) {
+    if ((err = rch_mpi_vstage_init(fn, c, recvbuf, c->size, counts, displs, 1, a->rt, tv, rv))) {
         rch_mpi_stage_free(s);
         return err;
     }
@@ -348,13 +373,13 @@ int rch_mpi_stage_gatherv(const char *fn, struct rch_mpi_comm *c, const struct r
 }
 
 int rch_mpi_stage_scatterv(const char *fn, struct rch_mpi_comm *c, const struct rch_mpi_coll_args *a,
-                           const void *sendbuf, const int *counts, const int *displs, void *recvbuf,
-                           int recvcount, struct rch_mpi_vstage *sv, struct rch_mpi_stage *r)
+                           const void *sendbuf, const int *counts, const int *displs,
+                           const struct rch_mpi_type *const *tv, void *recvbuf, int recvcount,
+                           struct rch_mpi_vstage *sv, struct rch_mpi_stage *r)
 {
     int err;
     if (a->is_root) {
-        if ((err = rch_mpi_vstage_init(fn, c, (void *)sendbuf, c->size, counts, displs, 1, a->st,
-                                       NULL, sv)))
+        if ((err = rch_mpi_vstage_init(fn, c, (void *)sendbuf, c->size, counts, displs, 1, a->st, tv, sv)))
             return err;
         rch_mpi_vstage_pack_all(sv);
     }

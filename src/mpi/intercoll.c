@@ -153,10 +153,12 @@ int rch_mpi_inter_bcast(struct rch_mpi_comm *c, void *buf, int count, MPI_Dataty
 }
 
 /* Gather(v) (gather = 1) and Scatter(v): the root's side has counts (one per
- * remote rank) and displacements in elements of its type; the other side one block. */
+ * remote rank) and displacements in elements of its type (or of its own
+ * type per rank: roottypes); the other side one block. */
 int rch_mpi_inter_plan_rooted(const char *fn, struct rch_mpi_comm *c, int gather, int root, const void *rootbuf,
                               int rootcount, const int *rootcounts, const int *displs, MPI_Datatype roottype,
-                              const void *buf, int count, MPI_Datatype dt, struct rch_mpi_xfer **xp, int *np)
+                              const MPI_Datatype *roottypes, const void *buf, int count, MPI_Datatype dt,
+                              struct rch_mpi_xfer **xp, int *np)
 {
     const char *rb = gather ? "recvbuf" : "sendbuf", *rc = gather ? "recvcount" : "sendcount";
     const char *rt = gather ? "recvtype" : "sendtype";
@@ -179,26 +181,27 @@ int rch_mpi_inter_plan_rooted(const char *fn, struct rch_mpi_comm *c, int gather
         return MPI_SUCCESS;
     }
     n = c->peer_size;
+    const struct rch_mpi_type **tv = roottypes ? calloc((size_t)n + 1, sizeof(*tv)) : NULL;
+    if (roottypes && !tv)
+        return rch_mpi_coll_nomem(fn, c, ((size_t)n + 1) * sizeof(*tv));
     if (rootcounts) {
         err = rch_mpi_coll_check_counts(fn, c, n, rootcounts, gather ? "recvcounts" : "sendcounts", displs, "displs");
         if (!err)
-            err = rch_mpi_coll_check_blocks(fn, c, rootbuf, n, rootcounts, roottype, NULL, rb, rc, rt, &t, NULL);
+            err = rch_mpi_coll_check_blocks(fn, c, rootbuf, n, rootcounts, roottype, roottypes, rb, rc, rt, &t, tv);
     } else {
         err = rch_mpi_coll_check_buf(fn, c, rootbuf, rootcount, roottype, rb, rc, rt, &t);
     }
-    if (err)
-        return err;
-    struct rch_mpi_xfer *x = xfers(fn, c, n, &err);
-    if (!x)
-        return err;
-    for (int i = 0; i < n; i++) {
-        MPI_Aint off = (MPI_Aint)(rootcounts ? displs[i] : i * rootcount) * t->extent;
-        x[i] = (struct rch_mpi_xfer){ at(rootbuf, off), rootcounts ? rootcounts[i] : rootcount, t, i, !gather,
+    struct rch_mpi_xfer *x = err ? NULL : xfers(fn, c, n, &err);
+    for (int i = 0; x && i < n; i++) {
+        const struct rch_mpi_type *ti = tv ? tv[i] : t;
+        MPI_Aint off = (MPI_Aint)(rootcounts ? displs[i] : i * rootcount) * ti->extent;
+        x[i] = (struct rch_mpi_xfer){ at(rootbuf, off), rootcounts ? rootcounts[i] : rootcount, ti, i, !gather,
                                       NULL, NULL, 0 };
     }
+    free(tv);
     *xp = x;
-    *np = n;
-    return MPI_SUCCESS;
+    *np = x ? n : 0;
+    return err;
 }
 
 /* Run a plan: the blocking calls. */
@@ -208,27 +211,27 @@ static int run(const char *fn, struct rch_mpi_comm *c, int err, struct rch_mpi_x
 }
 
 static int rooted(const char *fn, struct rch_mpi_comm *c, int gather, int root, const void *rootbuf, int rootcount,
-                  const int *rootcounts, const int *displs, MPI_Datatype roottype, const void *buf, int count,
-                  MPI_Datatype dt)
+                  const int *rootcounts, const int *displs, MPI_Datatype roottype, const MPI_Datatype *roottypes,
+                  const void *buf, int count, MPI_Datatype dt)
 {
     struct rch_mpi_xfer *x;
     int n, err = rch_mpi_inter_plan_rooted(fn, c, gather, root, rootbuf, rootcount, rootcounts, displs, roottype,
-                                           buf, count, dt, &x, &n);
+                                           roottypes, buf, count, dt, &x, &n);
     return run(fn, c, err, x, n);
 }
 
-int rch_mpi_inter_gather(struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                         int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype, int root)
+int rch_mpi_inter_gather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype,
+                         void *rbuf, int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype,
+                         const MPI_Datatype *rtypes, int root)
 {
-    return rooted(rcounts ? "MPI_Gatherv" : "MPI_Gather", c, 1, root, rbuf, rcount, rcounts, displs, rtype, sbuf,
-                  scount, stype);
+    return rooted(fn, c, 1, root, rbuf, rcount, rcounts, displs, rtype, rtypes, sbuf, scount, stype);
 }
 
-int rch_mpi_inter_scatter(struct rch_mpi_comm *c, const void *sbuf, int scount, const int *scounts,
-                          const int *displs, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root)
+int rch_mpi_inter_scatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, const int *scounts,
+                          const int *displs, MPI_Datatype stype, const MPI_Datatype *stypes, void *rbuf, int rcount,
+                          MPI_Datatype rtype, int root)
 {
-    return rooted(scounts ? "MPI_Scatterv" : "MPI_Scatter", c, 0, root, sbuf, scount, scounts, displs, stype, rbuf,
-                  rcount, rtype);
+    return rooted(fn, c, 0, root, sbuf, scount, scounts, displs, stype, stypes, rbuf, rcount, rtype);
 }
 
 /* ---- all-to-all family: a message each way between every pair ---- */
@@ -299,23 +302,25 @@ static int plan_alltoall(const char *fn, struct rch_mpi_comm *c, const struct si
     return MPI_SUCCESS;
 }
 
+/* With per-peer receive types (rtypes) the displacements are in extents of
+ * each peer's type. */
 int rch_mpi_inter_plan_allgather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
                                  MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts, const int *displs,
-                                 MPI_Datatype rtype, struct rch_mpi_xfer **x, int *n)
+                                 MPI_Datatype rtype, const MPI_Datatype *rtypes, struct rch_mpi_xfer **x, int *n)
 {
     struct side s = { sbuf, scount, NULL, NULL, stype, NULL, 0, 1, "sendbuf", "sendcount", NULL, "sendtype" };
-    struct side r = { rbuf, rcount, rcounts, displs, rtype, NULL, 0, 0, "recvbuf", rcounts ? "recvcounts" : "recvcount",
-                      "displs", "recvtype" };
+    struct side r = { rbuf, rcount, rcounts, displs, rtype, rtypes, 0, 0, "recvbuf",
+                      rcounts ? "recvcounts" : "recvcount", "displs", "recvtype" };
     return plan_alltoall(fn, c, &s, &r, x, n);
 }
 
-int rch_mpi_inter_allgather(struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                            int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype)
+int rch_mpi_inter_allgather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype,
+                            void *rbuf, int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype,
+                            const MPI_Datatype *rtypes)
 {
-    const char *fn = rcounts ? "MPI_Allgatherv" : "MPI_Allgather";
     struct rch_mpi_xfer *x;
-    int n, err = rch_mpi_inter_plan_allgather(fn, c, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, &x,
-                                              &n);
+    int n, err = rch_mpi_inter_plan_allgather(fn, c, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype,
+                                              rtypes, &x, &n);
     return run(fn, c, err, x, n);
 }
 

@@ -23,12 +23,18 @@ static inline struct rch_mpi_comm *rch_mpi_inter_get(MPI_Comm comm)
 
 int rch_mpi_inter_barrier(struct rch_mpi_comm *c);
 int rch_mpi_inter_bcast(struct rch_mpi_comm *c, void *buf, int count, MPI_Datatype dt, int root);
-int rch_mpi_inter_gather(struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                         int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype, int root);
-int rch_mpi_inter_scatter(struct rch_mpi_comm *c, const void *sbuf, int scount, const int *scounts,
-                          const int *displs, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root);
-int rch_mpi_inter_allgather(struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                            int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype);
+/* Gather(v), Scatter(v), Allgather(v) (counts NULL: the one-count forms);
+ * the v forms' per-peer types where rtypes / stypes is not NULL
+ * (rch_mpi_gatherv, coll_bind.h). */
+int rch_mpi_inter_gather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype,
+                         void *rbuf, int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype,
+                         const MPI_Datatype *rtypes, int root);
+int rch_mpi_inter_scatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, const int *scounts,
+                          const int *displs, MPI_Datatype stype, const MPI_Datatype *stypes, void *rbuf, int rcount,
+                          MPI_Datatype rtype, int root);
+int rch_mpi_inter_allgather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype,
+                            void *rbuf, int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype,
+                            const MPI_Datatype *rtypes);
 /* Alltoall (counts NULL), Alltoallv, Alltoallw (types non-NULL, byte displacements). */
 int rch_mpi_inter_alltoallx(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
                             const int *scounts, const int *sdispls, MPI_Datatype stype, const MPI_Datatype *stypes,
@@ -49,14 +55,14 @@ int rch_mpi_inter_ibarrier(const char *fn, struct rch_mpi_comm *c, MPI_Request *
 int rch_mpi_inter_ibcast(const char *fn, struct rch_mpi_comm *c, void *buf, int count, MPI_Datatype dt, int root,
                          MPI_Request *request);
 int rch_mpi_inter_igather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype,
-                          void *rbuf, int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
-                          MPI_Request *request);
+                          void *rbuf, int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype,
+                          const MPI_Datatype *rtypes, int root, MPI_Request *request);
 int rch_mpi_inter_iscatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, const int *scounts,
-                           const int *displs, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                           MPI_Request *request);
+                           const int *displs, MPI_Datatype stype, const MPI_Datatype *stypes, void *rbuf, int rcount,
+                           MPI_Datatype rtype, int root, MPI_Request *request);
 int rch_mpi_inter_iallgather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
                              MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts, const int *displs,
-                             MPI_Datatype rtype, MPI_Request *request);
+                             MPI_Datatype rtype, const MPI_Datatype *rtypes, MPI_Request *request);
 int rch_mpi_inter_ialltoallx(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
                              const int *scounts, const int *sdispls, MPI_Datatype stype,
                              const MPI_Datatype *stypes, void *rbuf, int rcount, const int *rcounts,

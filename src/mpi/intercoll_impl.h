@@ -41,10 +41,11 @@ int rch_mpi_inter_check_root(const char *fn, struct rch_mpi_comm *c, int root, i
  * root and every remote rank directly. */
 int rch_mpi_inter_plan_rooted(const char *fn, struct rch_mpi_comm *c, int gather, int root, const void *rootbuf,
                               int rootcount, const int *rootcounts, const int *displs, MPI_Datatype roottype,
-                              const void *buf, int count, MPI_Datatype dt, struct rch_mpi_xfer **x, int *n);
+                              const MPI_Datatype *roottypes, const void *buf, int count, MPI_Datatype dt,
+                              struct rch_mpi_xfer **x, int *n);
 int rch_mpi_inter_plan_allgather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
                                  MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts, const int *displs,
-                                 MPI_Datatype rtype, struct rch_mpi_xfer **x, int *n);
+                                 MPI_Datatype rtype, const MPI_Datatype *rtypes, struct rch_mpi_xfer **x, int *n);
 int rch_mpi_inter_plan_alltoallx(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
                                  const int *scounts, const int *sdispls, MPI_Datatype stype,
                                  const MPI_Datatype *stypes, void *rbuf, int rcount, const int *rcounts,

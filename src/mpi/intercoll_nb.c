@@ -342,41 +342,41 @@ int rch_mpi_inter_ibcast(const char *fn, struct rch_mpi_comm *c, void *buf, int 
 }
 
 int rch_mpi_inter_igather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, MPI_Datatype stype,
-                          void *rbuf, int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype, int root,
-                          MPI_Request *request)
+                          void *rbuf, int rcount, const int *rcounts, const int *displs, MPI_Datatype rtype,
+                          const MPI_Datatype *rtypes, int root, MPI_Request *request)
 {
     struct iop *o;
     int err = begin(fn, c, request, &o);
     if (err)
         return err;
-    err = rch_mpi_inter_plan_rooted(fn, c, 1, root, rbuf, rcount, rcounts, displs, rtype, sbuf, scount, stype, &o->x,
-                                    &o->n);
+    err = rch_mpi_inter_plan_rooted(fn, c, 1, root, rbuf, rcount, rcounts, displs, rtype, rtypes, sbuf, scount,
+                                    stype, &o->x, &o->n);
     return iop_launch(fn, o, err, request);
 }
 
 int rch_mpi_inter_iscatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount, const int *scounts,
-                           const int *displs, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-                           MPI_Request *request)
+                           const int *displs, MPI_Datatype stype, const MPI_Datatype *stypes, void *rbuf, int rcount,
+                           MPI_Datatype rtype, int root, MPI_Request *request)
 {
     struct iop *o;
     int err = begin(fn, c, request, &o);
     if (err)
         return err;
-    err = rch_mpi_inter_plan_rooted(fn, c, 0, root, sbuf, scount, scounts, displs, stype, rbuf, rcount, rtype, &o->x,
-                                    &o->n);
+    err = rch_mpi_inter_plan_rooted(fn, c, 0, root, sbuf, scount, scounts, displs, stype, stypes, rbuf, rcount,
+                                    rtype, &o->x, &o->n);
     return iop_launch(fn, o, err, request);
 }
 
 int rch_mpi_inter_iallgather(const char *fn, struct rch_mpi_comm *c, const void *sbuf, int scount,
                              MPI_Datatype stype, void *rbuf, int rcount, const int *rcounts, const int *displs,
-                             MPI_Datatype rtype, MPI_Request *request)
+                             MPI_Datatype rtype, const MPI_Datatype *rtypes, MPI_Request *request)
 {
     struct iop *o;
     int err = begin(fn, c, request, &o);
     if (err)
         return err;
-    err = rch_mpi_inter_plan_allgather(fn, c, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, &o->x,
-                                       &o->n);
+    err = rch_mpi_inter_plan_allgather(fn, c, sbuf, scount, stype, rbuf, rcount, rcounts, displs, rtype, rtypes,
+                                       &o->x, &o->n);
     return iop_launch(fn, o, err, request);
 }
 

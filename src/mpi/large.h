@@ -81,6 +81,14 @@ enum { RCH_MPI_NBW_BLOCKING, RCH_MPI_NBW_NONBLOCKING, RCH_MPI_NBW_PERSISTENT };
 int rch_mpi_nbw_far(const char *fn, int kind, const void *sendbuf, const int sc[], const MPI_Aint sd[],
                     const MPI_Datatype st[], void *recvbuf, const int rc[], const MPI_Aint rd[],
                     const MPI_Datatype rt[], MPI_Comm comm, MPI_Info info, MPI_Request *request, int *err);
+/* A neighbourhood exchange as MPI_Neighbor_alltoallw_c's arguments (any
+ * count, byte displacements, a datatype per edge), run as kind says: what
+ * MPI_Neighbor_alltoallv_c and _allgatherv_c become where their arrays do
+ * not fit an int (large_nbv.c), a neighbourhood exchange being one message
+ * per edge whatever form each process calls. */
+int rch_mpi_nbw_large(const char *fn, int kind, const void *sendbuf, const MPI_Count sc[], const MPI_Aint sd[],
+                      const MPI_Datatype st[], void *recvbuf, const MPI_Count rc[], const MPI_Aint rd[],
+                      const MPI_Datatype rt[], MPI_Comm comm, MPI_Info info, MPI_Request *request);
 /* Lengths of the v-collectives' arrays: comm's size and its topology's
  * in (out = 0) or out-degree; 0 for an invalid communicator (the int
  * function reports it). */

@@ -154,6 +154,16 @@ int rch_mpi_nbw_far(const char *fn, int kind, const void *sendbuf, const int sc[
     return 1;
 }
 
+int rch_mpi_nbw_large(const char *fn, int kind, const void *sendbuf, const MPI_Count sc[], const MPI_Aint sd[],
+                      const MPI_Datatype st[], void *recvbuf, const MPI_Count rc[], const MPI_Aint rd[],
+                      const MPI_Datatype rt[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    struct nbw_call k = { kind, info, request };
+    struct nbw_side s = { sc, sd, st, "sendcounts", "sdispls", "sendtypes" };
+    struct nbw_side r = { rc, rd, rt, "recvcounts", "rdispls", "recvtypes" };
+    return nbw(fn, &k, sendbuf, &s, recvbuf, &r, comm);
+}
+
 #define NBW_SIDES                                                                                              \
     struct nbw_side s = { sendcounts, sdispls, sendtypes, "sendcounts", "sdispls", "sendtypes" };              \
     struct nbw_side r = { recvcounts, rdispls, recvtypes, "recvcounts", "rdispls", "recvtypes" }

@@ -10,10 +10,9 @@
  * 2^31 + 64 r bytes into a sparse buffer; every byte is computed from who
  * sent it to whom, and the bytes around each block must stay 0. Rank 0 alone
  * gives far displacements in one allgatherv (the others run the int form
- * against it). Then MPI_Ireduce_scatter_c and the errors: counts an int
- * cannot hold even as multiples of a common divisor (MPI_ERR_COUNT), blocks
- * spread over more than 2^31 extents (MPI_ERR_ARG), negative counts, each
- * naming the array entry.
+ * against it). Then MPI_Ireduce_scatter_c and the errors: a displacement
+ * whose bytes overflow (MPI_ERR_ARG), negative counts beside counts beyond
+ * INT_MAX (MPI_ERR_COUNT), each naming the array entry.
  */
 #include <sys/mman.h>
 #include "mpi_test.h"
@@ -267,15 +266,18 @@ static void reduce_scatter(void)
         CHECK(got[k] == 1000 * p * (p - 1) / 2 + p * (off + k), "Reduce_scatter_c: element %d is %d", k, got[k]);
     if (p < 2)
         return;
-    /* 2^31 + 1 and 2^31 + 2 have no common divisor: an error at every rank */
+    /* a negative count beside one beyond INT_MAX: an error at every rank */
     cnt[0] = BIG + 1;
-    cnt[1] = BIG + 2;
+    cnt[1] = -5;
     expect_class(MPI_Ireduce_scatter_c(sb, got, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq), MPI_ERR_COUNT,
-                 "Ireduce_scatter_c recvcounts[0] = 2^31 + 1");
+                 "Ireduce_scatter_c recvcounts[1] = -5");
     expect_class(MPI_Reduce_scatter_init_c(sb, got, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &rq),
-                 MPI_ERR_COUNT, "Reduce_scatter_init_c recvcounts[0] = 2^31 + 1");
-    expect_class(MPI_Reduce_scatter_c(sb, got, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_COUNT,
-                 "Reduce_scatter_c recvcounts[0] = 2^31 + 1");
+                 MPI_ERR_COUNT, "Reduce_scatter_init_c recvcounts[1] = -5");
+    char msg[MPI_MAX_ERROR_STRING];
+    int len, rc = MPI_Reduce_scatter_c(sb, got, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    expect_class(rc, MPI_ERR_COUNT, "Reduce_scatter_c recvcounts[1] = -5");
+    MPI_Error_string(rc, msg, &len);
+    CHECK(strstr(msg, "recvcounts[1]") != NULL, "the error names recvcounts[1]: %s", msg);
 }
 
 /* On a graph of this process alone with two edges to itself, so that a
@@ -287,19 +289,19 @@ static void errors(void)
     MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_SELF, 2, self, MPI_UNWEIGHTED, 2, self, MPI_UNWEIGHTED,
                                           MPI_INFO_NULL, 0, &g));
     MPI_Comm_set_errhandler(g, MPI_ERRORS_RETURN);
-    MPI_Count one[2] = { 1, 1 }, big[2] = { BIG + 1, BIG + 2 }, neg[2] = { 1, -BIG - 5 };
-    MPI_Aint near[2] = { 0, 1 }, spread[2] = { 0, 2 * BIG }, far[2] = { FAR(0), FAR(1) };
+    MPI_Count one[2] = { 1, 1 }, bigneg[2] = { BIG + 1, -5 }, neg[2] = { 1, -BIG - 5 };
+    MPI_Aint near[2] = { 0, 1 }, over[2] = { 0, INT64_MAX / 2 }, far[2] = { FAR(0), FAR(1) };
     MPI_Request rq;
     char msg[MPI_MAX_ERROR_STRING];
     int len, rc;
-    rc = MPI_Ineighbor_alltoallv_c(buf, one, near, MPI_BYTE, buf, one, spread, MPI_BYTE, g, &rq);
-    expect_class(rc, MPI_ERR_ARG, "Ineighbor_alltoallv_c rdispls spread over 2^32");
+    rc = MPI_Ineighbor_alltoallv_c(buf, one, near, MPI_BYTE, buf, one, over, MPI_INT, g, &rq);
+    expect_class(rc, MPI_ERR_ARG, "Ineighbor_alltoallv_c rdispls[1] = 2^62 ints");
     MPI_Error_string(rc, msg, &len);
     CHECK(strstr(msg, "rdispls[1]") != NULL, "the error names rdispls[1]: %s", msg);
-    rc = MPI_Neighbor_alltoallv_init_c(buf, big, far, MPI_BYTE, buf, one, far, MPI_BYTE, g, MPI_INFO_NULL, &rq);
-    expect_class(rc, MPI_ERR_COUNT, "Neighbor_alltoallv_init_c sendcounts 2^31 + 1, 2^31 + 2");
+    rc = MPI_Neighbor_alltoallv_init_c(buf, bigneg, far, MPI_BYTE, buf, one, far, MPI_BYTE, g, MPI_INFO_NULL, &rq);
+    expect_class(rc, MPI_ERR_COUNT, "Neighbor_alltoallv_init_c sendcounts 2^31 + 1, -5");
     MPI_Error_string(rc, msg, &len);
-    CHECK(strstr(msg, "sendcounts[0]") != NULL, "the error names sendcounts[0]: %s", msg);
+    CHECK(strstr(msg, "sendcounts[1]") != NULL, "the error names sendcounts[1]: %s", msg);
     rc = MPI_Ineighbor_allgatherv_c(buf, 1, MPI_BYTE, buf, neg, far, MPI_BYTE, g, &rq);
     expect_class(rc, MPI_ERR_COUNT, "Ineighbor_allgatherv_c recvcounts[1] = -2^31 - 5");
     MPI_Error_string(rc, msg, &len);
