@@ -87,10 +87,18 @@ tool_test(sim_validate_reports COMMAND ${EXPECT} 0
   "^ +2 shm +allreduce +shmrsag +65536 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
   "^2 ranks net bcast binomial +median \\|error\\| over sizes"
   "^machine after net: .*[0-9]+ cores online, load average [0-9.]+ [0-9.]+ [0-9.]+$"
-  "^ +2 shm +[0-9]+ of 17 +[0-9.]+% - [0-9.]+% +[0-9]+$" "^ +2 net +[0-9]+ of 13 +[0-9.]+% - [0-9.]+% +[0-9]+$"
-  "^validation: [0-9]+ of 30 algorithm groups within 20% \\(median over sizes\\)$"
-  "^against the fastest block: [0-9]+ of 30$"
+  "^ +2 net +allgather +recdbl +1024 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 shm +allgather +shmseg +8 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 net +reduce_scatter +pairwise +65536 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 shm +reduce_scatter +reduce_scatterv +8 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 net +reduce_scatter +nbc +1024 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 shm +[0-9]+ of 25 +[0-9.]+% - [0-9.]+% +[0-9]+$" "^ +2 net +[0-9]+ of 19 +[0-9.]+% - [0-9.]+% +[0-9]+$"
+  "^validation: [0-9]+ of 44 algorithm groups within 20% \\(median over sizes\\)$"
+  "^against the fastest block: [0-9]+ of 44$"
   -- ${SIM} validate --ranks 2 ${LOGGP})
+# validate --colls takes names only (it goes into the probe's command line)
+tool_test(sim_validate_bad_colls COMMAND ${EXPECT} 2 "^rdmach-sim validate: --colls 'Barrier': expected collective names separated by commas$"
+  -- ${SIM} validate --colls Barrier)
 # --algos all on more than one node: the algorithms that work through the
 # node segment (shmseg, shmrsag) are left out, not printed as failing to apply
 tool_test(sim_all_leaves_out_node_segment COMMAND ${EXPECT} 0 "^allreduce +recdbl +8 " "^allreduce +nbc +8 "

@@ -22,7 +22,10 @@
  *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
- *                    allreduce, bcast and alltoall (forced) and the
+ *                    allreduce, bcast, alltoall, allgather and
+ *                    reduce_scatter (MPI_Reduce_scatter_block; B: each
+ *                    rank's block), or of the collectives of the list
+ *                    --coll COLL,... names, (forced) and the
  *                    non-blocking one (ALGO nbc, waited for at once): blocks of CALLS
  *                    calls back to back, the slowest rank's time per call,
  *                    minimum and median over 15 blocks
@@ -111,6 +114,14 @@ static void one_call(enum rch_coll_id id, int nbc, char *s, char *r, int bytes)
         nbc ? MPI_Iallreduce(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq)
             : MPI_Allreduce(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         break;
+    case RCH_COLL_ALLGATHER:
+        nbc ? MPI_Iallgather(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD, &rq)
+            : MPI_Allgather(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    case RCH_COLL_REDUCE_SCATTER:   /* bytes: each rank's block of the result */
+        nbc ? MPI_Ireduce_scatter_block(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq)
+            : MPI_Reduce_scatter_block(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
     default:
         nbc ? MPI_Ialltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD, &rq)
             : MPI_Alltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD);
@@ -139,15 +150,26 @@ static int coll_force(struct coll_case *k)
     return rch_coll_force(k->id, k->name) == RDMACH_OK;
 }
 
+/* Is name one of the comma-separated list's words? */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *w = list; w; w = strchr(w, ',') ? strchr(w, ',') + 1 : NULL)
+        if (!strncmp(w, name, n) && (w[n] == ',' || w[n] == '\0'))
+            return 1;
+    return 0;
+}
+
 /* Blocks of CALLS back-to-back calls, the cases interleaved block by block
  * so that the machine's load falls on all of them alike; a block's figure
  * is the slowest rank's time per call, so the skew of the barrier before
  * it is spread over the calls (rdmach-sim predicts the same loop). */
-static int coll_mode(int me, int p)
+static int coll_mode(int me, int p, const char *only)
 {
-    static const enum rch_coll_id ids[] = { RCH_COLL_BARRIER, RCH_COLL_ALLREDUCE, RCH_COLL_BCAST, RCH_COLL_ALLTOALL };
+    static const enum rch_coll_id ids[] = { RCH_COLL_BARRIER, RCH_COLL_ALLREDUCE, RCH_COLL_BCAST, RCH_COLL_ALLTOALL,
+                                            RCH_COLL_ALLGATHER, RCH_COLL_REDUCE_SCATTER };
     static const int sizes[] = { 8, 1024, 65536 };
-    enum { CALLS = 20, BLOCKS = 15, MAXCASES = 64 };
+    enum { CALLS = 20, BLOCKS = 15, MAXCASES = 128 };
     char *s = calloc(1, (size_t)p * 65536), *r = calloc(1, (size_t)p * 65536);
     struct coll_case *cs = calloc(MAXCASES, sizeof(*cs));
     int n = 0;
@@ -155,6 +177,8 @@ static int coll_mode(int me, int p)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
         enum rch_coll_id id = ids[k];
+        if (only && !listed(only, rch_coll_name(id)))
+            continue;
         int nalgo = id == RCH_COLL_BARRIER ? 1 : rch_coll_algo_count(id);
         for (int a = 0; a <= nalgo; a++) {     /* the last: the non-blocking one */
             int nbc = a == nalgo;
@@ -231,7 +255,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc > 1 && !strcmp(argv[1], "--coll")) {
-        int rc = coll_mode(me, size);
+        int rc = coll_mode(me, size, argc > 2 ? argv[2] : NULL);
         MPI_Finalize();
         return rc;
     }
