@@ -48,7 +48,7 @@ tool_test(sim_barrier_65536 COMMAND ${EXPECT} 0 "^barrier +dissemination +65536 
 
 # bad inputs: the file and line, and what was expected there
 tool_test(sim_params_unknown_key COMMAND ${EXPECT} 2
-  "^rdmach-sim: .*/bad_key\\.txt:3: unknown parameter 'X' \\(expected L, o, g, G, O, S, orecv, obusy, rndv\\)$"
+  "^rdmach-sim: .*/bad_key\\.txt:3: unknown parameter 'X' \\(expected L, o, g, G, O, S, orecv, obusy, rndv, Gsend\\)$"
   -- ${SIM} barrier --params ${SIMDATA}/bad_key.txt)
 tool_test(sim_params_missing_value COMMAND ${EXPECT} 2
   "^rdmach-sim: .*/bad_value\\.txt:2: parameter 'o' needs a non-negative number, got 'nothing'$"
@@ -162,7 +162,7 @@ tool_test(sim_oversubscribed_handoff_pingpong COMMAND ${EXPECT} 0 "^pingpong +pi
 # first would give 3.000.
 tool_test(sim_bound_cores_bcast COMMAND ${EXPECT} 0 "^bcast +binomial +5 +1 +5 +8 +3\\.900 "
   -- ${SIM} bcast --ranks 5 --ppn 5 --size 8 --algos binomial --cores 2 --params ${SIMDATA}/two_core.txt)
-tool_test(sim_params_bad_host COMMAND ${EXPECT} 2 "one_core_bad\\.txt:1: unknown parameter 'threads' \\(expected cores, switch, netswitch, handoff\\)$"
+tool_test(sim_params_bad_host COMMAND ${EXPECT} 2 "one_core_bad\\.txt:1: unknown parameter 'threads' \\(expected cores, switch, netswitch, handoff, netturn\\)$"
   -- ${SIM} barrier --params ${SIMDATA}/one_core_bad.txt)
 # the library's own path per call (call 1000) comes before the collective's
 # messages: 1 us + the dissemination barrier's 14 us on 4 ranks
@@ -189,6 +189,58 @@ tool_test(sim_onload_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +2 +1 
   -- ${SIM} pingpong --size 1000 --params ${SIMDATA}/onload_xfer.txt)
 tool_test(sim_onload_exchange COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +2 +1 +1000 +3\\.500 "
   -- ${SIM} alltoall --ranks 2 --algos pairwise --size 1000 --params ${SIMDATA}/onload_xfer.txt)
+# The onload channel on an oversubscribed host (onload_host.txt: one core,
+# net L 0, o 1000, orecv 500, G 1, netswitch 3000; validate_onload.txt's rows
+# of 1000 B, one call). A waiting receiver's copy out of the socket takes
+# its core too. bcast, 2 ranks: rank 0 posts [0, 1000], the data leaves
+# [1000, 2000]; rank 1 copies it [1000, 2000], receives [2000, 2500], is
+# woken: 5.50 (a core per rank: 2.50). recdbl, 2 ranks: rank 0 posts
+# [0, 1000] (its data leaves by 2000), rank 1 [1000, 2000] (by 3000); rank 1,
+# busy until 3000, copies [3000, 4000] and receives [4000, 4500]; rank 0
+# waited: it copies [4500, 5500], receives [5500, 6000], is woken: 9.00
+# (without the waiting copy on the core: 8.00).
+tool_test(sim_onload_pull_waiting_host COMMAND ${EXPECT} 0
+  "^ +2 net +bcast +binomial +1000 +7\\.00 +8\\.00 +5\\.50 +0\\.69 +2\\.50$"
+  "^ +2 net +allreduce +recdbl +1000 +7\\.00 +8\\.00 +9\\.00 +1\\.12 +3\\.50$"
+  -- ${SIM} validate --from ${SIMDATA}/validate_onload.txt --calls 1 --params ${SIMDATA}/onload_host.txt)
+# The sender's CPU per byte, Gsend 2 (onload_push_host.txt): its push of
+# 1000 B takes its core 2000 ns after the post and the data leaves when it
+# is done. bcast: rank 0 posts [0, 1000], pushes [1000, 3000]; rank 1
+# copies [3000, 4000], receives [4000, 4500], is woken: 7.50 (a core per
+# rank: 1000 + 2000 + 500 = 3.50). recdbl: rank 0 [0, 1000] + [1000, 3000],
+# rank 1 [3000, 4000] + [4000, 6000]; rank 1 copies [6000, 7000], receives
+# [7000, 7500]; rank 0 copies [7500, 8500], receives [8500, 9000], is
+# woken: 12.00 (a core per rank: each posts [0, 1000] and pushes
+# [1000, 3000], so each finds the other's data there at 3000 and copies
+# [3000, 4000], receives [4000, 4500]: 4.50).
+tool_test(sim_onload_push_host COMMAND ${EXPECT} 0
+  "^ +2 net +bcast +binomial +1000 +7\\.00 +8\\.00 +7\\.50 +0\\.94 +3\\.50$"
+  "^ +2 net +allreduce +recdbl +1000 +7\\.00 +8\\.00 +12\\.00 +1\\.50 +4\\.50$"
+  -- ${SIM} validate --from ${SIMDATA}/validate_onload.txt --calls 1 --params ${SIMDATA}/onload_push_host.txt)
+# calibrate --from fits Gsend from the net hand-off's sized round trips
+# (calib_gsend.txt: calib_saved.txt with a net hand-off of 14000 + 0.6 B
+# ns: one way 0.3 ns/B, less G 0.1 and 2 O 0: Gsend 0.2; netswitch 7000 -
+# o 2000 - L 0 - orecv 1800 = 3200) and netturn from the net rings on one
+# core (3 ranks: 10309 ns per hop, its fastest run; 8 ranks: 15309; over
+# o + orecv + handoff + netswitch = 8309 by 2000 and 7000 = (N - 1) 1000);
+# an older output has neither: both 0.
+tool_test(sim_calibrate_from_gsend COMMAND ${EXPECT} 0
+  "^net Gsend 0\\.2000 ns/B$" "switch 1257 ns, netswitch 3200 ns, handoff 1309 ns, netturn 1000 ns; written to "
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_gsend.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_gsend.params)
+tool_test(sim_calibrate_from_old_no_gsend COMMAND ${EXPECT} 0
+  "^no sized hand-off over net \\(an output older than it\\): Gsend 0, the sender's copy takes no core$" "^net Gsend 0\\.0000 ns/B$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_old.params)
+# The turns of waiting ranks over the network channel (net_turn_host.txt:
+# 3 ranks on one core, o 1000, orecv 500, L 0, netswitch 3000, netturn 100;
+# validate_turn.txt: a binomial bcast of 8 B, one call). Rank 0 posts to 2
+# [0, 1000]; rank 1 waits (no other rank waits yet); rank 2 waits and gives
+# rank 1 its turn [1000, 1100]; rank 2 receives [1100, 1600]; rank 0 posts
+# to 1 [1600, 2600]; rank 2 is woken [2600, 5600]; rank 1 receives
+# [5600, 6100], is woken [6100, 9100]: 9.10 (netturn 0: 9.00; a core per
+# rank: 2.50).
+tool_test(sim_net_turn_host COMMAND ${EXPECT} 0
+  "^ +3 net +bcast +binomial +8 +9\\.00 +10\\.00 +9\\.10 +0\\.91 +2\\.50$"
+  -- ${SIM} validate --from ${SIMDATA}/validate_turn.txt --calls 1 --params ${SIMDATA}/net_turn_host.txt)
 # validate --from: a saved row predicted again, no measuring. 2 ranks over
 # net on one core (recv_busy_host.txt), one call: rank 0 sends [0, 1000],
 # rank 1 [1000, 2000]; rank 1 receives busy [2000, 4500]; rank 0's receive
@@ -214,7 +266,7 @@ tool_test(sim_validate_from_no_rows COMMAND ${EXPECT} 2 "loggp\\.txt: no measure
 tool_test(sim_calibrate_from_saved COMMAND ${EXPECT} 0
   "^net: L 0 ns, o 2000 ns, orecv 1800 ns, obusy 2200 ns, g 4000 ns, G 0.1000 ns/B, O 0.0000 ns/B, rndv 1500 ns, S 65536 B$"
   "^shm: L 59 ns, o 17 ns, orecv 17 ns, obusy 28 ns, g 45 ns, G 0.0156 ns/B, O 0.0000 ns/B, rndv 500 ns, S 16384 B$"
-  "switch 1257 ns, netswitch 1257 ns, handoff 1309 ns; written to "
+  "switch 1257 ns, netswitch 1257 ns, handoff 1309 ns, netturn 0 ns; written to "
   -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_saved.params)
 # The quiet machine's measurements of 2026-11-28 11:14 (quiet/: the
 # calibrate and validate outputs; fit.params: calibrate --from calib.txt,

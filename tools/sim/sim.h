@@ -111,6 +111,12 @@ struct sim_loggops {
      * socket). */
     double orecv, obusy;
     double rndv;               /* the receiver's CPU per rendezvous transfer (shm: the single copy's system call) */
+    /* An onload channel's sender CPU per byte while its data leaves (tcp:
+     * the kernel's copy into the socket and, over loopback, the protocol's
+     * processing up to the peer's socket), on the sender's core: the data
+     * has left no earlier than that work is done. 0: the sender's part takes
+     * no core (as before the term; older parameter files). */
+    double Gsend;
 };
 struct sim_params {
     struct sim_loggops ch[SIM_CHAN_MAX];
@@ -129,6 +135,10 @@ struct sim_params {
      * cores: its hand-off yield (src/device/progress.c, wait_oversub) and
      * what the scheduler runs before the rank it waits for; 0: none. */
     double handoff;
+    /* Over the network channel, the turn each other waiting rank of the
+     * core takes when a rank's wait hands the core on (its progress pass
+     * polls its sockets, system calls where shm reads memory); 0: none. */
+    double netturn;
 };
 void sim_params_default(struct sim_params *p);
 /* 0, or -1 with "file:line: what" in err. */

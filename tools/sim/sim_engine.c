@@ -32,7 +32,11 @@
  *     hand-off yield, and what the scheduler runs before the rank waited
  *     for), and going on after the wait costs it `switch` ns of its core
  *     first (`netswitch` when a network message woke it: it slept in
- *     poll()). A waiting rank takes no core otherwise.
+ *     poll()). Over the network channel the hand-off also gives every other
+ *     waiting rank of the core a turn of `netturn` (its progress pass polls
+ *     its sockets). A waiting rank takes no core otherwise; an onload
+ *     channel's data needs the cores of both sides (the sender's push,
+ *     Gsend per byte; the receiver's copy, G per byte, even while it waits).
  * A rank runs its ops in order until a WAIT whose request is not complete
  * (one event wakes it when it is) or an op that took CPU time (it goes on
  * at its new time, so that the NICs are used in the order of time). Events: a rank's run, a message's arrival,
@@ -522,6 +526,36 @@ static double transfer(struct sim *s, uint32_t src, uint32_t dst, uint64_t len, 
     return arrive;
 }
 
+/* An onload network channel's sender pushes a message's data with its CPU
+ * (Gsend per byte, on its core, from when the data may leave: left - len·G)
+ * while the channel carries it: on an oversubscribed host the data leaves,
+ * and arrives, only once that work has had its core. Returns the new
+ * arrival; *left moves with it. */
+static double onload_push(struct sim *s, uint32_t src, uint64_t len, double arrive, double *left)
+{
+    const struct sim_loggops *c = &s->p->ch[SIM_NET];
+    double work = (double)len * c->Gsend;
+    if (!s->p->onload || work <= 0)
+        return arrive;
+    double end = cpu(s, src, *left - (double)len * c->G, work);
+    if (end <= *left)
+        return arrive;
+    arrive += end - *left;
+    *left = end;
+    return arrive;
+}
+
+/* An onload network channel's receiver copies the data out of the socket
+ * as it comes: a receiver that waits for it does so inside its wait, and on
+ * an oversubscribed host that copy (len·G, ending at the arrival) must have
+ * its core too. Returns when the receiver has the data. */
+static double onload_pull_waiting(struct sim *s, uint32_t dst, double arrive, double xfer)
+{
+    if (!s->cores || xfer <= 0)
+        return arrive;
+    return cpu(s, dst, arrive - xfer, xfer);
+}
+
 static const struct sim_loggops *chan(const struct sim *s, uint32_t a, uint32_t b)
 {
     return &s->p->ch[node_of(s, a) != node_of(s, b) ? SIM_NET : SIM_SHM];
@@ -544,6 +578,8 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
     double xfer = s->p->onload && net && !m->rts ? (double)m->len * c->G : 0;
     if (xfer > 0 && t > m->time - xfer)
         t = cpu(s, m->dst, t, xfer);
+    else if (xfer > 0)
+        t = onload_pull_waiting(s, m->dst, m->time, xfer);
     t = t > m->time ? t : m->time;
     if (!m->rts) {
         rd->t = cpu(s, m->dst, t, recv_o + (double)m->len * c->O);
@@ -560,6 +596,8 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
         ask = rs->t;
     }
     double arrive = transfer(s, m->src, m->dst, m->len, ask, &left);
+    if (net)
+        arrive = onload_push(s, m->src, m->len, arrive, &left);
     if (s->p->onload && net && s->r[m->src].t < left)
         s->r[m->src].t = left;
     complete(s, m->src, m->slot, left, net);
@@ -579,6 +617,8 @@ static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len)
     double left;
     r->t = cpu(s, rank, r->t, c->o + (rts ? 0 : (double)len * c->O));
     double arrive = transfer(s, rank, dst, rts ? 0 : len, r->t, &left);
+    if (net && !rts)
+        arrive = onload_push(s, rank, len, arrive, &left);
     if (!rts) {
         if (s->p->onload && net && left > r->t)
             r->t = left;
@@ -652,6 +692,22 @@ static void seg_arrive(struct sim *s, uint32_t rank)
     }
 }
 
+/* The turns a rank's hand-off gives, over the network channel (a job of
+ * more than one node), to the other ranks of its core that wait too: each
+ * runs a progress pass that polls its sockets (netturn) before the core
+ * comes round to the rank that has work. */
+static double net_turns(const struct sim *s, uint32_t rank)
+{
+    double turn = s->p->netturn;
+    if (turn <= 0 || s->nnodes < 2)
+        return 0;
+    uint32_t h = (uint32_t)s->host, c = (uint32_t)s->cores, base = rank / h * h, n = (uint32_t)s->lay->nranks;
+    int waiting = 0;
+    for (uint32_t j = base + (rank % h) % c; j < base + h && j < n; j += c)
+        waiting += j != rank && s->r[j].blocked && !s->r[j].done;
+    return turn * waiting;
+}
+
 /* Run rank's ops from its pc until it must wait or its program ends. */
 static void run_rank(struct sim *s, uint32_t rank)
 {
@@ -693,7 +749,7 @@ static void run_rank(struct sim *s, uint32_t rank)
                 r->wait_slot = a;
                 r->blocked = 1;
                 if (s->cores)                  /* its turn on the core goes to another rank */
-                    r->t = cpu(s, rank, r->t, s->p->handoff);
+                    r->t = cpu(s, rank, r->t, s->p->handoff + net_turns(s, rank));
                 return;
             }
             if (d > r->t)

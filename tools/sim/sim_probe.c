@@ -14,7 +14,15 @@
  *   eager B          the largest message sent eagerly to rank 1
  *
  * With --handoff (2 ranks; calibrate runs it with both on one core): only
- *   pingpong 0 NS    the empty round trip                           -> switch
+ *   pingpong B NS    round trips of 0 B (-> switch), 16 and 64 KiB (the
+ *                    slope: both sides' CPU per byte -> Gsend, net)
+ *
+ * With --pairs (an even number of ranks):
+ *   pairs N B NS     per message of B bytes when ranks 2k stream to 2k+1,
+ *                    all N/2 pairs at once (the slowest pair): what a
+ *                    message costs the host's CPUs when more ranks than
+ *                    cores share them (a check of the model; calibrate
+ *                    fits nothing from it)
  *
  * With --ring (any number of ranks; calibrate runs 3 on one core, more ranks
  * than the machine's cores, so the library waits as an oversubscribed rank):
@@ -66,26 +74,28 @@ static void pingpong(int me, char *buf, const int *sizes, int n, double *best)
         }
 }
 
-/* Rank 0 streams a window of messages, rank 1 acknowledges the window. */
-static double stream(int me, char *buf, int bytes, double *post)
+/* Rank `from` streams a window of messages to `to`, which acknowledges
+ * the window; every other rank runs its own pair's stream at the same time
+ * (--pairs) or nothing. */
+static double stream(int me, int from, int to, char *buf, int bytes, double *post)
 {
     MPI_Request rq[WINDOW];
     double best = 1e30, best_post = 1e30;
     for (int r = 0; r < REPS; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        if (me == 0) {
+        if (me == from) {
             for (int i = 0; i < WINDOW; i++)
-                MPI_Isend(buf, bytes, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &rq[i]);
+                MPI_Isend(buf, bytes, MPI_BYTE, to, 2, MPI_COMM_WORLD, &rq[i]);
             double tp = (MPI_Wtime() - t0) / WINDOW;
             best_post = tp < best_post ? tp : best_post;
             MPI_Waitall(WINDOW, rq, MPI_STATUSES_IGNORE);
-            MPI_Recv(NULL, 0, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
+            MPI_Recv(NULL, 0, MPI_BYTE, to, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (me == to) {
             for (int i = 0; i < WINDOW; i++)
-                MPI_Irecv(buf + (size_t)i * (size_t)bytes, bytes, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &rq[i]);
+                MPI_Irecv(buf + (size_t)i * (size_t)bytes, bytes, MPI_BYTE, from, 2, MPI_COMM_WORLD, &rq[i]);
             MPI_Waitall(WINDOW, rq, MPI_STATUSES_IGNORE);
-            MPI_Send(NULL, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+            MPI_Send(NULL, 0, MPI_BYTE, from, 3, MPI_COMM_WORLD);
         }
         double t = (MPI_Wtime() - t0) / WINDOW;
         best = t < best ? t : best;
@@ -93,6 +103,27 @@ static double stream(int me, char *buf, int bytes, double *post)
     if (post)
         *post = best_post * 1e9;
     return best * 1e9;
+}
+
+/* --pairs: ranks 2k stream to 2k+1, all pairs at once (more ranks than
+ * cores: the pairs share them). Per size, the slowest pair's time per
+ * message (each pair's the fastest of REPS windows): what one message of
+ * that size costs the host's CPUs when every core has other pairs' work. */
+static void pairs(int me, int size, char *buf)
+{
+    static const int sizes[] = { 0, 1024, 16384, 65536 };
+    int peer = me ^ 1;
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        double mine = 0, worst;
+        if (peer < size)
+            mine = stream(me, me & 1 ? peer : me, me & 1 ? me : peer, buf, sizes[i], NULL);
+        else
+            stream(me, -1, -1, buf, sizes[i], NULL);
+        MPI_Reduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (me == 0)
+            printf("pairs %d %d %.1f\n", size, sizes[i], worst);
+    }
+    fflush(stdout);
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -259,6 +290,15 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return rc;
     }
+    if (argc > 1 && !strcmp(argv[1], "--pairs")) {
+        char *buf = calloc(WINDOW, 65536);
+        if (!buf)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        pairs(me, size, buf);     /* the first size also makes the connections */
+        free(buf);
+        MPI_Finalize();
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "--ring") && size > 1) {
         ring(me, size);
         MPI_Finalize();
@@ -273,12 +313,18 @@ int main(int argc, char **argv)
     static const int sizes[] = { 0, 8, 64, 1024, 4096, 16384, 65536, 262144, 1048576 };
     enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]) };
     if (argc > 1 && !strcmp(argv[1], "--handoff")) {
-        static const int zero[] = { 0 };
-        char b0[1];
-        double rtt;
-        pingpong(me, b0, zero, 1, &rtt);
-        if (me == 0)
-            printf("pingpong 0 %.1f\n", rtt);
+        /* on one core the two ranks' CPU work adds up: the slope over the
+         * sizes is both sides' CPU per byte (the onload channel's copies) */
+        static const int hsizes[] = { 0, 16384, 65536 };
+        enum { NH = sizeof(hsizes) / sizeof(hsizes[0]) };
+        char *hb = calloc(1, 65536);
+        double rtt[NH];
+        if (!hb)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        pingpong(me, hb, hsizes, NH, rtt);
+        for (int i = 0; i < NH && me == 0; i++)
+            printf("pingpong %d %.1f\n", hsizes[i], rtt[i]);
+        free(hb);
         MPI_Finalize();
         return 0;
     }
@@ -287,12 +333,12 @@ int main(int argc, char **argv)
     if (!buf)
         MPI_Abort(MPI_COMM_WORLD, 1);
     double post, best[NSIZES];
-    stream(me, buf, 0, &post);                     /* warm-up: connections */
-    double s0 = stream(me, buf, 0, &post);
+    stream(me, 0, 1, buf, 0, &post);               /* warm-up: connections */
+    double s0 = stream(me, 0, 1, buf, 0, &post);
     if (me == 0)
         printf("post %.1f\nstream 0 %.1f\n", post, s0);
     for (int i = 1; i < NSIZES; i++) {
-        double s = stream(me, buf, sizes[i], NULL);
+        double s = stream(me, 0, 1, buf, sizes[i], NULL);
         if (me == 0)
             printf("stream %d %.1f\n", sizes[i], s);
     }
