@@ -26,7 +26,9 @@
  *
  * With --ring (any number of ranks; calibrate runs 3 on one core, more ranks
  * than the machine's cores, so the library waits as an oversubscribed rank):
- *   ring N NS        per hop of an empty token ring of N ranks         -> handoff
+ *   ring N NS        per hop of an empty token ring of N ranks -> handoff
+ *                    (shm, 3 ranks), netturn (net, 3 to 8 ranks)
+ *   ringb N B NS     the same with a token of B bytes (--ring B)
  *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
@@ -255,28 +257,34 @@ static int coll_mode(int me, int p, const char *only)
     return 0;
 }
 
-/* An empty token round the ranks: per hop, the fastest of REPS rounds of
- * LAPS laps (on one core every hop hands the core to the next rank). */
-static void ring(int me, int size)
+/* A token of `bytes` round the ranks (empty: the hand-off alone): per hop,
+ * the fastest of REPS rounds of LAPS laps (on one core every hop hands the
+ * core to the next rank). */
+static void ring(int me, int size, int bytes)
 {
     enum { LAPS = 50 };
-    char b = 0;
+    char *b = calloc(1, (size_t)bytes + 1);
     double best = 1e30;
+    if (!b)
+        MPI_Abort(MPI_COMM_WORLD, 1);
     for (int r = 0; r < REPS; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         for (int i = 0; i < LAPS; i++) {
             if (me != 0)
-                MPI_Recv(&b, 0, MPI_CHAR, me - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(&b, 0, MPI_CHAR, (me + 1) % size, 0, MPI_COMM_WORLD);
+                MPI_Recv(b, bytes, MPI_CHAR, me - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(b, bytes, MPI_CHAR, (me + 1) % size, 0, MPI_COMM_WORLD);
             if (me == 0)
-                MPI_Recv(&b, 0, MPI_CHAR, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Recv(b, bytes, MPI_CHAR, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
         double t = (MPI_Wtime() - t0) / LAPS / size;
         best = t < best ? t : best;
     }
-    if (me == 0)
+    if (me == 0 && bytes == 0)
         printf("ring %d %.1f\n", size, best * 1e9);
+    else if (me == 0)
+        printf("ringb %d %d %.1f\n", size, bytes, best * 1e9);
+    free(b);
 }
 
 int main(int argc, char **argv)
@@ -300,7 +308,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "--ring") && size > 1) {
-        ring(me, size);
+        ring(me, size, argc > 2 ? atoi(argv[2]) : 0);
         MPI_Finalize();
         return 0;
     }
