@@ -221,8 +221,8 @@ tool_test(sim_onload_push_host COMMAND ${EXPECT} 0
 # (calib_gsend.txt: calib_saved.txt with a net hand-off of 14000 + 0.6 B
 # ns: one way 0.3 ns/B, less G 0.1 and 2 O 0: Gsend 0.2; netswitch 7000 -
 # o 2000 - L 0 - orecv 1800 = 3200) and netturn from the net rings on one
-# core (3 ranks: 10309 ns per hop, its fastest run; 8 ranks: 15309; over
-# o + orecv + handoff + netswitch = 8309 by 2000 and 7000 = (N - 1) 1000);
+# core (3 ranks: 9309 ns per hop, its fastest run; 8 ranks: 14309; over
+# o + orecv + handoff + netswitch = 8309 by 1000 and 6000 = (N - 2) 1000);
 # an older output has neither: both 0.
 tool_test(sim_calibrate_from_gsend COMMAND ${EXPECT} 0
   "^net Gsend 0\\.2000 ns/B$" "switch 1257 ns, netswitch 3200 ns, handoff 1309 ns, netturn 1000 ns; written to "

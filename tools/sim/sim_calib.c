@@ -389,9 +389,10 @@ static double gsend_of(const struct calib *k, const struct sim_loggops *net)
 
 /* netturn: an empty token ring of N ranks on one core over the network
  * channel takes per hop, in the engine, o + orecv + handoff + netswitch +
- * (N - 1) netturn (the sender's hand-off gives a turn to each other rank,
- * all waiting); the least-squares netturn through the rings' excess over
- * the rest, each ring its fastest run. 0 when the output has no net ring. */
+ * (N - 2) netturn (the sender's hand-off gives a turn to each other rank
+ * that still waits: all but the one its token just reached); the
+ * least-squares netturn through the rings' excess over the rest, each ring
+ * its fastest run. 0 when the output has no net ring. */
 static double netturn_of(const struct calib *k, const struct sim_params *p)
 {
     double base = p->ch[SIM_NET].o + p->ch[SIM_NET].orecv + p->handoff + p->sw_net, sxy = 0, sxx = 0;
@@ -399,8 +400,8 @@ static double netturn_of(const struct calib *k, const struct sim_params *p)
         if (k->netring[n] > 0) {
             printf("net ring of %d ranks on one core: %.0f ns per hop, %.0f over o + orecv + handoff + netswitch\n", n,
                    k->netring[n], k->netring[n] - base);
-            sxy += (n - 1) * (k->netring[n] - base);
-            sxx += (double)(n - 1) * (n - 1);
+            sxy += (n - 2) * (k->netring[n] - base);
+            sxx += (double)(n - 2) * (n - 2);
         }
     if (sxx == 0) {
         printf("no net ring on one core (an output older than it): netturn 0\n");

@@ -693,9 +693,10 @@ static void seg_arrive(struct sim *s, uint32_t rank)
 }
 
 /* The turns a rank's hand-off gives, over the network channel (a job of
- * more than one node), to the other ranks of its core that wait too: each
- * runs a progress pass that polls its sockets (netturn) before the core
- * comes round to the rank that has work. */
+ * more than one node), to the other ranks of its core that still wait
+ * (not those whose wait is over, which have work): each runs a progress
+ * pass that polls its sockets (netturn) before the core comes round to a
+ * rank that has work. */
 static double net_turns(const struct sim *s, uint32_t rank)
 {
     double turn = s->p->netturn;
@@ -704,7 +705,7 @@ static double net_turns(const struct sim *s, uint32_t rank)
     uint32_t h = (uint32_t)s->host, c = (uint32_t)s->cores, base = rank / h * h, n = (uint32_t)s->lay->nranks;
     int waiting = 0;
     for (uint32_t j = base + (rank % h) % c; j < base + h && j < n; j += c)
-        waiting += j != rank && s->r[j].blocked && !s->r[j].done;
+        waiting += j != rank && s->r[j].blocked && s->r[j].wait_slot != NONE && !s->r[j].done;
     return turn * waiting;
 }
 
