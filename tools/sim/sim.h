@@ -135,8 +135,8 @@ struct sim_params {
      * cores: its hand-off yield (src/device/progress.c, wait_oversub) and
      * what the scheduler runs before the rank it waits for; 0: none. */
     double handoff;
-    /* Over the network channel, the turn each other waiting rank of the
-     * core takes when a rank's wait hands the core on (its progress pass
+    /* Over the network channel, the turn each other rank of the core that
+     * still waits takes when a rank's wait hands the core on (its progress pass
      * polls its sockets, system calls where shm reads memory); 0: none. */
     double netturn;
 };

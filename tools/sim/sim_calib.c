@@ -36,7 +36,7 @@
  *   each hop), so the fastest run is taken, as every figure within a run;
  *   Gsend, the network channel's sender CPU per byte: the net hand-off
  *   also times 16 and 64 KiB, and on one core both sides' CPU adds up
- *   (gsend_of);  netturn, the turn each other waiting rank of a core takes
+ *   (gsend_of);  netturn, the turn each other still waiting rank of a core takes
  *   over the network channel: empty token rings of 3 to 8 ranks on one
  *   core over tcp (netturn_of).
  * The programs are looked for beside rdmach-sim (build tree or install).

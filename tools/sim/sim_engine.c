@@ -33,7 +33,7 @@
  *     for), and going on after the wait costs it `switch` ns of its core
  *     first (`netswitch` when a network message woke it: it slept in
  *     poll()). Over the network channel the hand-off also gives every other
- *     waiting rank of the core a turn of `netturn` (its progress pass polls
+ *     rank of the core that still waits a turn of `netturn` (its progress pass polls
  *     its sockets). A waiting rank takes no core otherwise; an onload
  *     channel's data needs the cores of both sides (the sender's push,
  *     Gsend per byte; the receiver's copy, G per byte, even while it waits).
