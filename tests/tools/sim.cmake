@@ -50,7 +50,7 @@ tool_test(sim_barrier_65536 COMMAND ${EXPECT} 0 "^barrier +dissemination +65536 
 
 # bad inputs: the file and line, and what was expected there
 tool_test(sim_params_unknown_key COMMAND ${EXPECT} 2
-  "^rdmach-sim: .*/bad_key\\.txt:3: unknown parameter 'X' \\(expected L, o, g, G, O, S, orecv, obusy, rndv\\)$"
+  "^rdmach-sim: .*/bad_key\\.txt:3: unknown parameter 'X' \\(expected L, o, g, G, O, S, orecv, obusy, rndv, Gsend\\)$"
   -- ${SIM} barrier --params ${SIMDATA}/bad_key.txt)
 tool_test(sim_params_missing_value COMMAND ${EXPECT} 2
   "^rdmach-sim: .*/bad_value\\.txt:2: parameter 'o' needs a non-negative number, got 'nothing'$"
@@ -90,10 +90,18 @@ tool_test(sim_validate_reports COMMAND ${EXPECT} 0
   "^2 ranks net bcast binomial +median \\|error\\| over sizes"
   "^state shm pingpong 0 [0-9.]+ \\(the rows below: shm L [0-9.]+ ns, the parameters' [0-9.]+\\)$"
   "^machine after net: .*[0-9]+ cores online, load average [0-9.]+ [0-9.]+ [0-9.]+$"
-  "^ +2 shm +[0-9]+ of 17 +[0-9.]+% - [0-9.]+% +[0-9]+$" "^ +2 net +[0-9]+ of 13 +[0-9.]+% - [0-9.]+% +[0-9]+$"
-  "^validation: [0-9]+ of 30 algorithm groups within 20% \\(median over sizes\\)$"
-  "^against the fastest block: [0-9]+ of 30$"
+  "^ +2 net +allgather +recdbl +1024 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 shm +allgather +shmseg +8 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 net +reduce_scatter +pairwise +65536 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 shm +reduce_scatter +reduce_scatterv +8 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 net +reduce_scatter +nbc +1024 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$"
+  "^ +2 shm +[0-9]+ of 25 +[0-9.]+% - [0-9.]+% +[0-9]+$" "^ +2 net +[0-9]+ of 19 +[0-9.]+% - [0-9.]+% +[0-9]+$"
+  "^validation: [0-9]+ of 44 algorithm groups within 20% \\(median over sizes\\)$"
+  "^against the fastest block: [0-9]+ of 44$"
   -- ${SIM} validate --ranks 2 ${LOGGP})
+# validate --colls takes names only (it goes into the probe's command line)
+tool_test(sim_validate_bad_colls COMMAND ${EXPECT} 2 "^rdmach-sim validate: --colls 'Barrier': expected collective names separated by commas$"
+  -- ${SIM} validate --colls Barrier)
 # --algos all on more than one node: the algorithms that work through the
 # node segment (shmseg, shmrsag) are left out, not printed as failing to apply
 tool_test(sim_all_leaves_out_node_segment COMMAND ${EXPECT} 0 "^allreduce +recdbl +8 " "^allreduce +nbc +8 "
@@ -201,7 +209,7 @@ tool_test(sim_seg_copy_out_cross_core COMMAND ${EXPECT} 0 "^bcast +shmseg +2 +1 
 # half a turn of rank 3 at rank 1's switch).
 tool_test(sim_two_per_core_no_turns COMMAND ${EXPECT} 0 "^bcast +binomial +4 +1 +4 +8 +2\\.800 "
   -- ${SIM} bcast --ranks 4 --ppn 4 --size 8 --algos binomial --cores 2 --params ${SIMDATA}/two_core.txt)
-tool_test(sim_params_bad_host COMMAND ${EXPECT} 2 "one_core_bad\\.txt:1: unknown parameter 'threads' \\(expected cores, switch, netswitch, handoff\\)$"
+tool_test(sim_params_bad_host COMMAND ${EXPECT} 2 "one_core_bad\\.txt:1: unknown parameter 'threads' \\(expected cores, switch, netswitch, handoff, netturn\\)$"
   -- ${SIM} barrier --params ${SIMDATA}/one_core_bad.txt)
 # the library's own path per call (call 1000) comes before the collective's
 # messages: 1 us + the dissemination barrier's 14 us on 4 ranks
@@ -230,6 +238,89 @@ tool_test(sim_onload_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +2 +1 
   -- ${SIM} pingpong --size 1000 --params ${SIMDATA}/onload_xfer.txt)
 tool_test(sim_onload_exchange COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +2 +1 +1000 +3\\.600 "
   -- ${SIM} alltoall --ranks 2 --algos pairwise --size 1000 --params ${SIMDATA}/onload_xfer.txt)
+# The onload channel on an oversubscribed host (onload_host.txt: one core,
+# net L 0, o 1000, orecv 500, G 1, netswitch 3000, copy 0.1 by default;
+# validate_onload.txt's rows of 1000 B, one call, timed as the probe does:
+# after a barrier, each rank's clock from when it leaves it). The barrier
+# (2 ranks: each sends the other 0 B and receives): rank 0 has the core,
+# sends [0, 1000] and waits; rank 1 (queued from its start: no switch)
+# receives [1000, 1500], sends [1500, 2500] and leaves it (2500); rank 0's
+# receive [2500, 3000]. bcast: rank 1 waits; rank 0, woken by a network
+# message [3000, 6000], leaves the barrier (6000), posts [6000, 7000], its
+# data leaves [7000, 8000]; rank 1 copies it [7000, 8000] (the core is
+# free: rank 0 is off it while its data leaves), receives [8000, 8500], is
+# woken [8500, 11500]: 11500 - 2500 = 9.00 (a core per rank: o + sG +
+# orecv = 2.50). recdbl: rank 1 copies its send buffer to its receive
+# buffer (1000 x 0.1: [3000, 3100]), posts [3100, 4100], its data leaves
+# by 5100, it waits; rank 0 is woken [4100, 7100] (leaves the barrier),
+# copies [7100, 7200], copies rank 1's data out [7200, 8200], receives
+# [8200, 8700], posts [8700, 9700], its data leaves by 10700; rank 1
+# copies it [9700, 10700], receives [10700, 11200], is woken
+# [11200, 14200]: 14200 - 2500 = 11.70 (a core per rank: copy 100, post
+# [100, 1100], the peer's data there by 2100: copy [2100, 3100], receive
+# [3100, 3600]: 3.60). Without Gsend the waiting copy finds its core free
+# here; sim_onload_push_host shows it where it is not.
+tool_test(sim_onload_pull_waiting_host COMMAND ${EXPECT} 0
+  "^ +2 net +bcast +binomial +1000 +7\\.00 +8\\.00 +9\\.00 +1\\.12 +2\\.50$"
+  "^ +2 net +allreduce +recdbl +1000 +7\\.00 +8\\.00 +11\\.70 +1\\.46 +3\\.60$"
+  -- ${SIM} validate --from ${SIMDATA}/validate_onload.txt --calls 1 --params ${SIMDATA}/onload_host.txt)
+# The sender's CPU per byte, Gsend 2 (onload_push_host.txt): its push of
+# 1000 B takes its core 2000 ns after the post and the data leaves when it
+# is done; the barrier as above (0 B: no push), rank 1 leaves it at 2500.
+# bcast: rank 0 is woken [3000, 6000], posts [6000, 7000], pushes
+# [7000, 9000]; rank 1's waiting copy, due from 8000, waits for the core:
+# [9000, 10000], it receives [10000, 10500], is woken [10500, 13500]:
+# 11.00 (10.00 were the waiting copy off the core; a core per rank: 1000
+# + 2000 + 500 = 3.50). recdbl: rank 1 copies [3000, 3100], posts
+# [3100, 4100], pushes [4100, 6100], waits; rank 0 is woken [6100, 9100],
+# copies [9100, 9200], copies rank 1's data out [9200, 10200], receives
+# [10200, 10700], posts [10700, 11700], pushes [11700, 13700]; rank 1
+# copies [13700, 14700], receives [14700, 15200], is woken [15200, 18200]:
+# 18200 - 2500 = 15.70 (14.70 were the waiting copy off the core; a core
+# per rank: copy 100, post [100, 1100], push [1100, 3100], the peer's data
+# there at 3100: copy [3100, 4100], receive [4100, 4600]: 4.60).
+tool_test(sim_onload_push_host COMMAND ${EXPECT} 0
+  "^ +2 net +bcast +binomial +1000 +7\\.00 +8\\.00 +11\\.00 +1\\.38 +3\\.50$"
+  "^ +2 net +allreduce +recdbl +1000 +7\\.00 +8\\.00 +15\\.70 +1\\.96 +4\\.60$"
+  -- ${SIM} validate --from ${SIMDATA}/validate_onload.txt --calls 1 --params ${SIMDATA}/onload_push_host.txt)
+# calibrate --from fits Gsend from the net hand-off's sized round trips
+# (calib_gsend.txt: calib_saved.txt with a net hand-off of 14000 + 0.6 B
+# ns: one way 0.3 ns/B, less G 0.1 and 2 O 0: Gsend 0.2; netswitch 7000 -
+# o 2000 - L 0 - orecv 1800 = 3200) and netturn from the net rings on one
+# core (3 ranks: 9309 ns per hop, its fastest run; 8 ranks: 14309; over
+# o + orecv + handoff + netswitch = 8309 by 1000 and 6000 = (N - 2) 1000);
+# an older output has neither: both 0.
+tool_test(sim_calibrate_from_gsend COMMAND ${EXPECT} 0
+  "^net Gsend 0\\.2000 ns/B$" "switch 1257 ns, netswitch 3200 ns, handoff 1309 ns, netturn 1000 ns; written to "
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_gsend.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_gsend.params)
+tool_test(sim_calibrate_from_old_no_gsend COMMAND ${EXPECT} 0
+  "^no sized hand-off over net \\(an output older than it\\): Gsend 0, the sender's copy takes no core$" "^net Gsend 0\\.0000 ns/B$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_old.params)
+# The turns of waiting ranks over the network channel (net_turn_host.txt:
+# 3 ranks on one core, o 1000, orecv 500, L 0, netswitch 3000, netturn 100;
+# validate_turn.txt: a dissemination barrier timed after the probe's own,
+# one call; round 1 sends to r + 1, round 2 to r + 2, receiving from r - 1
+# and r - 2). The probe's barrier: rank 0 sends to 1 [0, 1000] and waits
+# (nobody waits yet: no turn); rank 2 sends to 0 [1000, 2000] and waits
+# (rank 0's wait is over: it has work); rank 0 receives [2000, 2500]; rank
+# 1 receives [2500, 3000], sends to 2 [3000, 4000]; rank 2 receives
+# [4000, 4500]; rank 1 sends to 0 [4500, 5500] and waits for 2; rank 0 is
+# woken [5500, 8500], receives [8500, 9000], sends to 2 [9000, 10000] and
+# leaves the barrier (10000). The call: rank 0 sends to 1 [10000, 11000]
+# and waits, handing the core on while rank 1 still waits: one turn
+# [11000, 11100]. Rank 2 is woken [11100, 14100], receives [14100, 14600],
+# sends to 1 [14600, 15600], leaves (15600); rank 1 receives
+# [15600, 16100]; rank 2 sends to 0 [16100, 17100] and waits; rank 0
+# receives [17100, 17600]; rank 1 is woken [17600, 20600], leaves, receives
+# [20600, 21100], sends to 2 [21100, 22100]; rank 2 receives
+# [22100, 22600]; rank 1 sends to 0 [22600, 23600] and waits; rank 0 is
+# woken [23600, 26600], receives [26600, 27100], sends to 2 [27100, 28100]
+# and ends: 28100 - 10000 = 18.10, the slowest (rank 2: woken
+# [28100, 31100], receive, send, 32600 - 15600 = 17.00; rank 1: 15.50).
+# netturn 0: 18.00; a core per rank: 2 (o + orecv) = 3.00.
+tool_test(sim_net_turn_host COMMAND ${EXPECT} 0
+  "^ +3 net +barrier +dissemination +0 +9\\.00 +10\\.00 +18\\.10 +1\\.81 +3\\.00$"
+  -- ${SIM} validate --from ${SIMDATA}/validate_turn.txt --calls 1 --params ${SIMDATA}/net_turn_host.txt)
 # validate --from: a saved row predicted again, no measuring, as the probe
 # times it: a barrier, then each rank's clock from when it leaves it. 2
 # ranks over net on one core (recv_busy_host.txt), one call. The barrier:
@@ -275,7 +366,7 @@ tool_test(sim_validate_from_no_rows COMMAND ${EXPECT} 2 "loggp\\.txt: no measure
 tool_test(sim_calibrate_from_saved COMMAND ${EXPECT} 0
   "^net: L 0 ns, o 2000 ns, orecv 1800 ns, obusy 2200 ns, g 4000 ns, G 0.1000 ns/B, O 0.0000 ns/B, rndv 1500 ns, S 65536 B$"
   "^shm: L 59 ns, o 17 ns, orecv 17 ns, obusy 28 ns, g 45 ns, G 0.0156 ns/B, O 0.0000 ns/B, rndv 500 ns, S 16384 B$"
-  "switch 1257 ns, netswitch 1257 ns, handoff 1309 ns; written to "
+  "switch 1257 ns, netswitch 1257 ns, handoff 1309 ns, netturn 0 ns; written to "
   -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_saved.params)
 # The quiet machine's measurements of 2026-11-28 11:14 (quiet/: the
 # calibrate and validate outputs; fit.params: calibrate --from calib.txt,

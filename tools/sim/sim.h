@@ -118,6 +118,12 @@ struct sim_loggops {
      * socket). */
     double orecv, obusy;
     double rndv;               /* the receiver's CPU per rendezvous transfer (shm: the single copy's system call) */
+    /* An onload channel's sender CPU per byte while its data leaves (tcp:
+     * the kernel's copy into the socket and, over loopback, the protocol's
+     * processing up to the peer's socket), on the sender's core: the data
+     * has left no earlier than that work is done. 0: the sender's part takes
+     * no core (as before the term; older parameter files). */
+    double Gsend;
 };
 struct sim_params {
     struct sim_loggops ch[SIM_CHAN_MAX];
@@ -129,13 +135,19 @@ struct sim_params {
     double hw_ow, hw_op, hw_oplg, hw_or;   /* hardware barrier: o_w, o_p(P) = op + oplg * lg P, o_r */
     /* The host the ranks run on: its cores (0: a core per rank) and, where
      * ranks outnumber them, the CPU a rank spends to get a core back after
-     * it waited (the progress engine yields or sleeps while it waits). */
+     * it waited (the progress engine yields or sleeps while it waits); in a
+     * job of one node also each turn of a yielding waiter of its core. */
     double cores, sw;
     double sw_net;             /* the same for a rank woken by a network message (a sleep in poll()) */
     /* The turn a waiting rank gives up on its core where ranks outnumber
      * cores: its hand-off yield (src/device/progress.c, wait_oversub) and
      * what the scheduler runs before the rank it waits for; 0: none. */
     double handoff;
+    /* Over the network channel (a job of more than one node), the turn each
+     * other rank of the core that still waits takes when a rank's wait hands
+     * the core on (its progress pass polls its sockets, system calls where
+     * shm reads memory), in place of the one-node turns of sw; 0: none. */
+    double netturn;
 };
 void sim_params_default(struct sim_params *p);
 /* 0, or -1 with "file:line: what" in err. */

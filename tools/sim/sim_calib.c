@@ -33,7 +33,12 @@
  *   o + orecv + handoff + switch per hop in the engine (L passes during
  *   the hand-off). Its runs fall in two modes here (2.4 and 4.8 us per
  *   hop: the scheduler's cycle sometimes passes through the third rank
- *   each hop), so the fastest run is taken, as every figure within a run.
+ *   each hop), so the fastest run is taken, as every figure within a run;
+ *   Gsend, the network channel's sender CPU per byte: the net hand-off
+ *   also times 16 and 64 KiB, and on one core both sides' CPU adds up
+ *   (gsend_of);  netturn, the turn each other still waiting rank of a core takes
+ *   over the network channel: empty token rings of 3 to 8 ranks on one
+ *   core over tcp (netturn_of).
  * The programs are looked for beside rdmach-sim (build tree or install).
  * --from FILE fits the figures a saved calibrate output printed instead of
  * measuring.
@@ -206,7 +211,8 @@ static void fit(const struct probe *pr, struct sim_loggops *c, int serve)
 
 /* The figure `fmt` (one %lf) of rdmach-sim-probe `mode` on n ranks all on
  * core 0, its output echoed indented (ns), or -1. */
-static double one_core_figure(const char *dir, const char *env, int n, const char *mode, const char *fmt)
+static double one_core_figure(const char *dir, const char *env, int n, const char *mode, const char *fmt,
+                               struct probe *pp)
 {
     char cmd[3 * PATH_MAX], line[256];
     double fig = -1, v;
@@ -220,18 +226,26 @@ static double one_core_figure(const char *dir, const char *env, int n, const cha
         fputs(line, stdout);
         if (sscanf(line, fmt, &v) == 1)
             fig = v;
+        if (pp)                /* every size's round trip */
+            probe_line(line, pp);
     }
     return pclose(f) == 0 ? fig : -1;
 }
 
-/* The empty round trip of 2 ranks sharing core 0 (ns), or -1. */
-static double handoff_rtt(const char *dir, int net)
+/* The empty round trip of 2 ranks sharing core 0 (ns), or -1; pp (if not
+ * NULL) gets every size's. */
+static double handoff_rtt(const char *dir, int net, struct probe *pp)
 {
     return one_core_figure(dir,
                            net ? "RDMACH_VNODE_SIZE=1 RDMACH_SPIN_COUNT=0 RDMACH_SPIN_COUNT_OVERSUB_PEER=0 "
                                : "RDMACH_SPIN_COUNT=0 RDMACH_SPIN_COUNT_OVERSUB_PEER=0 ",
-                           2, "--handoff", "pingpong 0 %lf");
+                           2, "--handoff", "pingpong 0 %lf", pp);
 }
+
+/* The net rings timed on one core: 3 to NET_RING_MAX ranks (calibrate
+ * runs the sizes of net_ring_ranks). */
+enum { NET_RING_MAX = 8 };
+static const int net_ring_ranks[] = { 3, 4, 6, 8 };
 
 /* The figures of a calibration: per channel its probe runs and its
  * hand-off round trips. */
@@ -240,6 +254,8 @@ struct calib {
     struct probe runs[SIM_CHAN_MAX][64];
     double hv[SIM_CHAN_MAX][64];
     double ring[64];           /* per hop of the oversubscribed ring (shm) */
+    struct probe hnet;         /* the net hand-off's round trips of every size, all runs */
+    double netring[NET_RING_MAX + 1];   /* per hop of the net ring of N ranks on one core, fastest run (0: none) */
 };
 
 static const char *chan_name(int c)
@@ -271,7 +287,7 @@ static int measure(struct calib *k, int nruns)
             printf("measuring the hand-off over %s, run %d of %d (rdmach-sim-probe --handoff on 2 ranks of one core%s):\n",
                    chan_name(c), r + 1, nruns, c == SIM_NET ? ", RDMACH_VNODE_SIZE=1" : "");
             fflush(stdout);
-            double v = handoff_rtt(dir, c == SIM_NET);
+            double v = handoff_rtt(dir, c == SIM_NET, c == SIM_NET ? &k->hnet : NULL);
             if (v > 0)
                 k->hv[c][k->nh[c]++] = v;
         }
@@ -279,10 +295,22 @@ static int measure(struct calib *k, int nruns)
         printf("measuring the oversubscribed hand-off, run %d of %d (rdmach-sim-probe --ring on 3 ranks of one core):\n",
                r + 1, nruns);
         fflush(stdout);
-        double v = one_core_figure(dir, "", 3, "--ring", "ring 3 %lf");
+        double v = one_core_figure(dir, "", 3, "--ring", "ring 3 %lf", NULL);
         if (v > 0)
             k->ring[k->nring++] = v;
     }
+    for (int r = 0; r < nruns; r++)
+        for (size_t i = 0; i < sizeof(net_ring_ranks) / sizeof(net_ring_ranks[0]); i++) {
+            int n = net_ring_ranks[i];
+            char fmt[32];
+            snprintf(fmt, sizeof(fmt), "ring %d %%lf", n);
+            printf("measuring the oversubscribed hand-off over net, run %d of %d (rdmach-sim-probe --ring on %d ranks of "
+                   "one core, RDMACH_VNODE_SIZE=1):\n", r + 1, nruns, n);
+            fflush(stdout);
+            double v = one_core_figure(dir, "RDMACH_VNODE_SIZE=1 ", n, "--ring", fmt, NULL);
+            if (v > 0 && (k->netring[n] == 0 || v < k->netring[n]))
+                k->netring[n] = v;
+        }
     return 0;
 }
 
@@ -313,10 +341,18 @@ static int from_file(struct calib *k, const char *path)
         double v;
         if (chan < 0 || strncmp(line, "    ", 4) != 0)
             continue;
-        if (ring && sscanf(line + 4, "ring 3 %lf", &v) == 1 && k->nring < 64)
+        int n;
+        if (ring && chan == SIM_NET && sscanf(line + 4, "ring %d %lf", &n, &v) == 2) {
+            if (n >= 3 && n <= NET_RING_MAX && v > 0 && (k->netring[n] == 0 || v < k->netring[n]))
+                k->netring[n] = v;
+        } else if (ring && sscanf(line + 4, "ring 3 %lf", &v) == 1 && k->nring < 64)
             k->ring[k->nring++] = v;
-        else if (handoff && !ring && sscanf(line + 4, "pingpong 0 %lf", &v) == 1 && k->nh[chan] < 64)
+        else if (handoff && !ring && sscanf(line + 4, "pingpong 0 %lf", &v) == 1 && k->nh[chan] < 64) {
             k->hv[chan][k->nh[chan]++] = v;
+            if (chan == SIM_NET)
+                probe_line(line + 4, &k->hnet);
+        } else if (handoff && !ring && chan == SIM_NET)
+            probe_line(line + 4, &k->hnet);   /* the sized round trips (outputs since Gsend) */
         else if (!handoff)
             have |= probe_line(line + 4, &k->runs[chan][k->nruns[chan] - 1]);
     }
@@ -328,6 +364,51 @@ static int from_file(struct calib *k, const char *path)
     printf("the figures of %s: %d shm and %d net runs, %d and %d hand-offs, %d oversubscribed rings\n", path,
            k->nruns[SIM_SHM], k->nruns[SIM_NET], k->nh[SIM_SHM], k->nh[SIM_NET], k->nring);
     return 0;
+}
+
+/* An onload network channel's sender CPU per byte: on one core the
+ * engine's ping-pong of B bytes takes, one way, o + orecv + L + netswitch +
+ * B(O + Gsend + G + O) (the sender's push and the waiting receiver's copy
+ * both need the core), so the slope of the hand-off's half round trips over
+ * the sizes, less G + 2O, is Gsend. 0 when the output has no sized hand-off
+ * (older outputs) or the slope is below G + 2O. */
+static double gsend_of(const struct calib *k, const struct sim_loggops *net)
+{
+    double slope, icpt;
+    int sized = 0;
+    for (int i = 0; i < k->hnet.npp; i++)
+        sized += k->hnet.pp_b[i] > 0;
+    if (!sized || half_rtt_line(&k->hnet, 0, 65536, &slope, &icpt) < 2) {
+        printf("no sized hand-off over net (an output older than it): Gsend 0, the sender's copy takes no core\n");
+        return 0;
+    }
+    double g = slope - net->G - 2 * net->O;
+    printf("net hand-off: %.4f ns/B one way over %d round trips: Gsend %.4f ns/B\n", slope, k->hnet.npp, g > 0 ? g : 0);
+    return g > 0 ? g : 0;
+}
+
+/* netturn: an empty token ring of N ranks on one core over the network
+ * channel takes per hop, in the engine, o + orecv + handoff + netswitch +
+ * (N - 2) netturn (the sender's hand-off gives a turn to each other rank
+ * that still waits: all but the one its token just reached; over the
+ * network these are its only turns, none of switch); the
+ * least-squares netturn through the rings' excess over the rest, each ring
+ * its fastest run. 0 when the output has no net ring. */
+static double netturn_of(const struct calib *k, const struct sim_params *p)
+{
+    double base = p->ch[SIM_NET].o + p->ch[SIM_NET].orecv + p->handoff + p->sw_net, sxy = 0, sxx = 0;
+    for (int n = 3; n <= NET_RING_MAX; n++)
+        if (k->netring[n] > 0) {
+            printf("net ring of %d ranks on one core: %.0f ns per hop, %.0f over o + orecv + handoff + netswitch\n", n,
+                   k->netring[n], k->netring[n] - base);
+            sxy += (n - 2) * (k->netring[n] - base);
+            sxx += (double)(n - 2) * (n - 2);
+        }
+    if (sxx == 0) {
+        printf("no net ring on one core (an output older than it): netturn 0\n");
+        return 0;
+    }
+    return sxy > 0 ? sxy / sxx : 0;
 }
 
 /* A rank's way back to a core after a wait over channel c: the engine's
@@ -390,6 +471,7 @@ int sim_calibrate(int argc, char **argv)
         p.sw_net = switch_of(k, SIM_NET, &p.ch[SIM_NET], hv);
     else
         printf("no hand-off measured over net: netswitch is switch, %.0f ns\n", p.sw_net = p.sw);
+    p.ch[SIM_NET].Gsend = gsend_of(k, &p.ch[SIM_NET]);
     if (k->nring) {
         double fastest = k->ring[0];
         for (int i = 1; i < k->nring; i++)
@@ -399,6 +481,7 @@ int sim_calibrate(int argc, char **argv)
     } else {
         printf("no oversubscribed ring measured: handoff 0\n");
     }
+    p.netturn = netturn_of(k, &p);
     free(k);
     p.gamma = pr[SIM_SHM].reduce_ns / pr[SIM_SHM].reduce_b;
     if (pr[SIM_SHM].copy_b > 0)
@@ -418,8 +501,9 @@ int sim_calibrate(int argc, char **argv)
         printf("%s: L %.0f ns, o %.0f ns, orecv %.0f ns, obusy %.0f ns, g %.0f ns, G %.4f ns/B, O %.4f ns/B, rndv %.0f ns, "
                "S %.0f B\n", chan_name(c), p.ch[c].L, p.ch[c].o, p.ch[c].orecv, p.ch[c].obusy, p.ch[c].g, p.ch[c].G,
                p.ch[c].O, p.ch[c].rndv, p.ch[c].S);
+    printf("net Gsend %.4f ns/B\n", p.ch[SIM_NET].Gsend);
     printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns, icall %.0f ns; host %.0f cores, switch %.0f ns, netswitch %.0f ns, "
-           "handoff %.0f ns; written to %s\n",
-           p.gamma, p.beta, p.call, p.icall, p.cores, p.sw, p.sw_net, p.handoff, out);
+           "handoff %.0f ns, netturn %.0f ns; written to %s\n",
+           p.gamma, p.beta, p.call, p.icall, p.cores, p.sw, p.sw_net, p.handoff, p.netturn, out);
     return 0;
 }

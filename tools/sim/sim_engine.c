@@ -34,12 +34,21 @@
  *     first (`netswitch` when a network message woke it: it slept in
  *     poll()). A rank keeps its core until it waits (nothing preempts it
  *     at this grain): another rank of the core that is ready meanwhile
- *     queues for it and switches in when it is given up. Where more than
- *     two ranks share a core the waiting ones yield and stay runnable: a
- *     rank getting its core back finds half of them before it, a turn
- *     (`switch`) each. At the node segment's synchronisation a rank
- *     spins, keeping its core, while every rank still missing runs on
- *     another core. A waiting rank takes no core otherwise.
+ *     queues for it and switches in when it is given up. The other ranks
+ *     of the core that wait and yield (src/device/progress.c, wait_oversub)
+ *     take turns of it first, one term by the job's channel: on one node
+ *     (shm) only where more than two ranks share a core (two to a core a
+ *     waiting rank spins on its partner's pending flag), a rank getting its
+ *     core back finding half of them before it, a turn (`switch`) each;
+ *     over the network (a job of more than one node: a waiting rank never
+ *     spins, its partner is on another node) a rank's hand-off gives each
+ *     other rank of the core that still waits a turn of `netturn` (its
+ *     progress pass polls its sockets). At the node segment's
+ *     synchronisation a rank spins, keeping its core, while every rank
+ *     still missing runs on another core. A waiting rank takes no core
+ *     otherwise; an onload channel's data needs the cores of both sides
+ *     (the sender's push, Gsend per byte; the receiver's copy, G per byte,
+ *     even while it waits).
  * A rank runs its ops in order until a WAIT whose request is not complete
  * (one event wakes it when it is) or an op that took CPU time (it goes on
  * at its new time, so that the NICs are used in the order of time). Events: a rank's run, a message's arrival,
@@ -519,24 +528,33 @@ static int core_take(struct sim *s, uint32_t rank)
     return 0;
 }
 
-/* The turns rank's core gives, before rank gets it back, to the other ranks
- * of the core that wait. Where more than two ranks share a core, a waiting
- * rank yields (src/device/progress.c: no spin then): it stays runnable, the
- * scheduler passes the core round them all, and a rank that becomes ready
- * finds on average half of the waiting ones before it, each turn a switch
- * to a rank that polls once and yields again. Two to a core, a waiting rank
- * spins on a partner of the other core and gives the core up as soon as its
- * neighbour has work (the channel's pending flag): no turns. */
-static double core_turns(const struct sim *s, uint32_t rank)
+/* The other ranks of rank's core that wait (blocked_only: only those that
+ * have given their core up, not one spinning at the node segment). */
+static int core_waiting(const struct sim *s, uint32_t rank, int blocked_only)
 {
-    if (s->host <= 2 * s->cores)
-        return 0;
     uint32_t h = (uint32_t)s->host, c = (uint32_t)s->cores, first = rank / h * h;
     uint32_t end = first + h < (uint32_t)s->lay->nranks ? first + h : (uint32_t)s->lay->nranks;
     int waiting = 0;
     for (uint32_t q = first + (rank - first) % c; q < end; q += c)
-        waiting += q != rank && !s->r[q].done && s->r[q].wait_slot != NONE;
-    return 0.5 * waiting * s->p->sw;
+        waiting += q != rank && !s->r[q].done && s->r[q].wait_slot != NONE && (!blocked_only || s->r[q].blocked);
+    return waiting;
+}
+
+/* The turns rank's core gives, before rank gets it back, to the other ranks
+ * of the core that wait, on one node (shm; a job over the network has
+ * net_turns instead: one term per turn). Where more than two ranks share a
+ * core, a waiting rank yields (src/device/progress.c: no spin then): it
+ * stays runnable, the scheduler passes the core round them all, and a rank
+ * that becomes ready finds on average half of the waiting ones before it,
+ * each turn a switch to a rank that polls once (memory) and yields again.
+ * Two to a core, a waiting rank spins on a partner of the other core and
+ * gives the core up as soon as its neighbour has work (the channel's
+ * pending flag): no turns. */
+static double core_turns(const struct sim *s, uint32_t rank)
+{
+    if (s->nnodes > 1 || s->host <= 2 * s->cores)
+        return 0;
+    return 0.5 * core_waiting(s, rank, 0) * s->p->sw;
 }
 
 /* After rank's run: if it now waits, or has ended, its core goes to the
@@ -605,6 +623,36 @@ static double transfer(struct sim *s, uint32_t src, uint32_t dst, uint64_t len, 
     return arrive;
 }
 
+/* An onload network channel's sender pushes a message's data with its CPU
+ * (Gsend per byte, on its core, from when the data may leave: left - len·G)
+ * while the channel carries it: on an oversubscribed host the data leaves,
+ * and arrives, only once that work has had its core. Returns the new
+ * arrival; *left moves with it. */
+static double onload_push(struct sim *s, uint32_t src, uint64_t len, double arrive, double *left)
+{
+    const struct sim_loggops *c = &s->p->ch[SIM_NET];
+    double work = (double)len * c->Gsend;
+    if (!s->p->onload || work <= 0)
+        return arrive;
+    double end = cpu(s, src, *left - (double)len * c->G, work);
+    if (end <= *left)
+        return arrive;
+    arrive += end - *left;
+    *left = end;
+    return arrive;
+}
+
+/* An onload network channel's receiver copies the data out of the socket
+ * as it comes: a receiver that waits for it does so inside its wait, and on
+ * an oversubscribed host that copy (len·G, ending at the arrival) must have
+ * its core too. Returns when the receiver has the data. */
+static double onload_pull_waiting(struct sim *s, uint32_t dst, double arrive, double xfer)
+{
+    if (!s->cores || xfer <= 0)
+        return arrive;
+    return cpu(s, dst, arrive - xfer, xfer);
+}
+
 static const struct sim_loggops *chan(const struct sim *s, uint32_t a, uint32_t b)
 {
     return &s->p->ch[node_of(s, a) != node_of(s, b) ? SIM_NET : SIM_SHM];
@@ -627,6 +675,8 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
     double xfer = s->p->onload && net && !m->rts ? (double)m->len * c->G : 0;
     if (xfer > 0 && t > m->time - xfer)
         t = cpu(s, m->dst, t, xfer);
+    else if (xfer > 0)
+        t = onload_pull_waiting(s, m->dst, m->time, xfer);
     t = t > m->time ? t : m->time;
     if (!m->rts) {
         rd->t = cpu(s, m->dst, t, recv_o + (double)m->len * c->O);
@@ -643,6 +693,8 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
         ask = rs->t;
     }
     double arrive = transfer(s, m->src, m->dst, m->len, ask, &left);
+    if (net)
+        arrive = onload_push(s, m->src, m->len, arrive, &left);
     if (s->p->onload && net && s->r[m->src].t < left)
         s->r[m->src].t = left;
     complete(s, m->src, m->slot, left, net);
@@ -662,6 +714,8 @@ static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len)
     double left;
     r->t = cpu(s, rank, r->t, c->o + (rts ? 0 : (double)len * c->O));
     double arrive = transfer(s, rank, dst, rts ? 0 : len, r->t, &left);
+    if (net && !rts)
+        arrive = onload_push(s, rank, len, arrive, &left);
     if (!rts) {
         if (s->p->onload && net && left > r->t)
             r->t = left;
@@ -768,6 +822,20 @@ static double compute_ns(const struct sim_params *p, uint32_t a)
     return a == 3 && cross > p->beta ? cross : p->beta;
 }
 
+/* The turns a rank's hand-off gives, over the network channel (a job of
+ * more than one node; on one node core_turns), to the other ranks of its
+ * core that still wait (not those whose wait is over, which have work):
+ * each runs a progress pass that polls its sockets (netturn, the switch to
+ * it included) before the core comes round to a rank that has work. Its
+ * partner is on another node, so a waiting rank never spins there
+ * (partner_elsewhere): turns from two ranks per core on. */
+static double net_turns(const struct sim *s, uint32_t rank)
+{
+    if (s->p->netturn <= 0 || s->nnodes < 2)
+        return 0;
+    return s->p->netturn * core_waiting(s, rank, 1);
+}
+
 /* Run rank's ops from its pc until it must wait or its program ends. */
 static void run_rank(struct sim *s, uint32_t rank)
 {
@@ -809,7 +877,7 @@ static void run_rank(struct sim *s, uint32_t rank)
                 r->wait_slot = a;
                 r->blocked = 1;
                 if (s->cores)                  /* its turn on the core goes to another rank */
-                    r->t = cpu(s, rank, r->t, s->p->handoff);
+                    r->t = cpu(s, rank, r->t, s->p->handoff + net_turns(s, rank));
                 return;
             }
             if (d > r->t)

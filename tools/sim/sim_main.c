@@ -495,7 +495,7 @@ static int usage(void)
             "         [--noise PERIOD,DURATION[,sync|unsync] | --noise-trace DETOURS.csv[,sync]] [--noise-nodes N]\n"
             "         [--cores N] [--csv FILE]\n"
             "       rdmach-sim calibrate [-o FILE] [--runs N] [--from SAVED_CALIBRATE_OUTPUT]\n"
-            "       rdmach-sim validate [--params FILE] [--ranks LIST] [--from SAVED_VALIDATE_OUTPUT [--calls N]]\n"
+            "       rdmach-sim validate [--params FILE] [--ranks LIST] [--colls LIST] [--from SAVED_VALIDATE_OUTPUT [--calls N]]\n"
             "  LIST: a..b (powers of two) or a,b,c\n");
     return 2;
 }

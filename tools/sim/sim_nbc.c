@@ -20,7 +20,8 @@ static struct rch_coll_comm shared;    /* its state's view is the running rank's
 
 int sim_nbc_has(int id)
 {
-    return id == RCH_COLL_BARRIER || id == RCH_COLL_BCAST || id == RCH_COLL_ALLREDUCE || id == RCH_COLL_ALLTOALL;
+    return id == RCH_COLL_BARRIER || id == RCH_COLL_BCAST || id == RCH_COLL_ALLREDUCE || id == RCH_COLL_ALLTOALL ||
+           id == RCH_COLL_ALLGATHER || id == RCH_COLL_REDUCE_SCATTER;
 }
 
 static rdmach_status_t start(int id, const struct rch_coll_comm *c, const struct rch_coll_args *a,
@@ -31,6 +32,8 @@ static rdmach_status_t start(int id, const struct rch_coll_comm *c, const struct
     case RCH_COLL_BCAST: return rch_coll_ibcast(c, a->rbuf, a->bytes, a->root, req);
     case RCH_COLL_ALLREDUCE: return rch_coll_iallreduce(c, a->sbuf, a->rbuf, a->count, a->op, req);
     case RCH_COLL_ALLTOALL: return rch_coll_ialltoall(c, a->sbuf, a->rbuf, a->bytes, req);
+    case RCH_COLL_ALLGATHER: return rch_coll_iallgather(c, a->sbuf, a->rbuf, a->bytes, req);
+    case RCH_COLL_REDUCE_SCATTER: return rch_coll_ireduce_scatter(c, a->sbuf, a->rbuf, a->counts, a->op, req);
     default: return rch_base_err(RDMACH_ERR_UNSUPPORTED, "rdmach-sim: no non-blocking %s", rch_coll_name((enum rch_coll_id)id));
     }
 }

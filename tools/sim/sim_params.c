@@ -13,10 +13,13 @@
  *   host cores 2 switch 2500 netswitch 6000 handoff 1000
  *                               # the cores ranks share; a rank's way back to one
  *                               # after a wait (netswitch: woken by a network message);
- *                               # the turn a waiting rank gives up on its core (0 if absent)
+ *                               # the turn a waiting rank gives up on its core (0 if absent);
+ *                               # netturn: over the network channel, the turn each other
+ *                               # waiting rank of the core takes then (0 if absent)
  *   shm and net also take orecv (the receive overhead, o if not given),
  *   obusy (its extra for a message that waited for its receiver, 0) and
- *   rndv (the receiver's CPU per rendezvous transfer, 0)
+ *   rndv (the receiver's CPU per rendezvous transfer, 0) and Gsend (an
+ *   onload channel's sender CPU per byte of its data, on its core; 0)
  *
  * Times in ns, G and O in ns per byte, S in bytes. Unknown words, missing
  * or negative values are errors naming the file and line.
@@ -101,17 +104,17 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             continue;
         if (!strcmp(w, "shm") || !strcmp(w, "net")) {
             struct sim_loggops *c = &p->ch[!strcmp(w, "net") ? SIM_NET : SIM_SHM];
-            static const char *const keys[] = { "L", "o", "g", "G", "O", "S", "orecv", "obusy", "rndv" };
-            double *const fields[] = { &c->L, &c->o, &c->g, &c->G, &c->O, &c->S, &c->orecv, &c->obusy, &c->rndv };
-            rc = pairs(save, keys, fields, 9, path, line, err, len);
+            static const char *const keys[] = { "L", "o", "g", "G", "O", "S", "orecv", "obusy", "rndv", "Gsend" };
+            double *const fields[] = { &c->L, &c->o, &c->g, &c->G, &c->O, &c->S, &c->orecv, &c->obusy, &c->rndv, &c->Gsend };
+            rc = pairs(save, keys, fields, 10, path, line, err, len);
         } else if (!strcmp(w, "hw")) {
             static const char *const keys[] = { "ow", "op", "oplg", "or" };
             double *const fields[] = { &p->hw_ow, &p->hw_op, &p->hw_oplg, &p->hw_or };
             rc = pairs(save, keys, fields, 4, path, line, err, len);
         } else if (!strcmp(w, "host")) {
-            static const char *const keys[] = { "cores", "switch", "netswitch", "handoff" };
-            double *const fields[] = { &p->cores, &p->sw, &p->sw_net, &p->handoff };
-            rc = pairs(save, keys, fields, 4, path, line, err, len);
+            static const char *const keys[] = { "cores", "switch", "netswitch", "handoff", "netturn" };
+            double *const fields[] = { &p->cores, &p->sw, &p->sw_net, &p->handoff, &p->netturn };
+            rc = pairs(save, keys, fields, 5, path, line, err, len);
         } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call") || !strcmp(w, "icall")) {
             char *v = strtok_r(NULL, " \t\r\n", &save);
             double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : w[0] == 'i' ? &p->icall : &p->call;
@@ -158,13 +161,15 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
     fprintf(f, "# rdmach-sim parameters (ns; G, O in ns per byte; S in bytes)\n%s", comment ? comment : "");
     for (int c = 0; c < SIM_CHAN_MAX; c++) {
         const struct sim_loggops *x = &p->ch[c];
-        fprintf(f, "%s L %.1f o %.1f g %.1f G %.5f O %.5f S %.0f orecv %.1f obusy %.1f rndv %.1f\n",
+        fprintf(f, "%s L %.1f o %.1f g %.1f G %.5f O %.5f S %.0f orecv %.1f obusy %.1f rndv %.1f",
                 c == SIM_SHM ? "shm" : "net", x->L, x->o, x->g, x->G, x->O, x->S, x->orecv, x->obusy, x->rndv);
+        fprintf(f, x->Gsend > 0 ? " Gsend %.5f\n" : "\n", x->Gsend);
     }
     fprintf(f, "nic %s\ngamma %.4f\ncopy %.4f\nhw ow %.1f op %.1f oplg %.1f or %.1f\n", p->onload ? "onload" : "offload",
             p->gamma, p->beta, p->hw_ow, p->hw_op, p->hw_oplg, p->hw_or);
-    fprintf(f, "call %.1f\nicall %.1f\nhost cores %.0f switch %.1f netswitch %.1f handoff %.1f\n", p->call, p->icall,
+    fprintf(f, "call %.1f\nicall %.1f\nhost cores %.0f switch %.1f netswitch %.1f handoff %.1f", p->call, p->icall,
             p->cores, p->sw, p->sw_net, p->handoff);
+    fprintf(f, p->netturn > 0 ? " netturn %.1f\n" : "\n", p->netturn);
     return fclose(f);
 }
 

@@ -14,15 +14,28 @@
  *   eager B          the largest message sent eagerly to rank 1
  *
  * With --handoff (2 ranks; calibrate runs it with both on one core): only
- *   pingpong 0 NS    the empty round trip                           -> switch
+ *   pingpong B NS    round trips of 0 B (-> switch), 16 and 64 KiB (the
+ *                    slope: both sides' CPU per byte -> Gsend, net)
+ *
+ * With --pairs (an even number of ranks):
+ *   pairs N B NS     per message of B bytes when ranks 2k stream to 2k+1,
+ *                    all N/2 pairs at once (the slowest pair): what a
+ *                    message costs the host's CPUs when more ranks than
+ *                    cores share them (a check of the model; calibrate
+ *                    fits nothing from it)
  *
  * With --ring (any number of ranks; calibrate runs 3 on one core, more ranks
  * than the machine's cores, so the library waits as an oversubscribed rank):
- *   ring N NS        per hop of an empty token ring of N ranks         -> handoff
+ *   ring N NS        per hop of an empty token ring of N ranks -> handoff
+ *                    (shm, 3 ranks), netturn (net, 3 to 8 ranks)
+ *   ringb N B NS     the same with a token of B bytes (--ring B)
  *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
- *                    allreduce, bcast and alltoall (forced) and the
+ *                    allreduce, bcast, alltoall, allgather and
+ *                    reduce_scatter (MPI_Reduce_scatter_block; B: each
+ *                    rank's block), or of the collectives of the list
+ *                    --coll COLL,... names, (forced) and the
  *                    non-blocking one (ALGO nbc, waited for at once): blocks of CALLS
  *                    calls back to back, the slowest rank's time per call,
  *                    minimum and median over 15 blocks
@@ -63,26 +76,28 @@ static void pingpong(int me, char *buf, const int *sizes, int n, double *best)
         }
 }
 
-/* Rank 0 streams a window of messages, rank 1 acknowledges the window. */
-static double stream(int me, char *buf, int bytes, double *post)
+/* Rank `from` streams a window of messages to `to`, which acknowledges
+ * the window; every other rank runs its own pair's stream at the same time
+ * (--pairs) or nothing. */
+static double stream(int me, int from, int to, char *buf, int bytes, double *post)
 {
     MPI_Request rq[WINDOW];
     double best = 1e30, best_post = 1e30;
     for (int r = 0; r < REPS; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        if (me == 0) {
+        if (me == from) {
             for (int i = 0; i < WINDOW; i++)
-                MPI_Isend(buf, bytes, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &rq[i]);
+                MPI_Isend(buf, bytes, MPI_BYTE, to, 2, MPI_COMM_WORLD, &rq[i]);
             double tp = (MPI_Wtime() - t0) / WINDOW;
             best_post = tp < best_post ? tp : best_post;
             MPI_Waitall(WINDOW, rq, MPI_STATUSES_IGNORE);
-            MPI_Recv(NULL, 0, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        } else {
+            MPI_Recv(NULL, 0, MPI_BYTE, to, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (me == to) {
             for (int i = 0; i < WINDOW; i++)
-                MPI_Irecv(buf + (size_t)i * (size_t)bytes, bytes, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &rq[i]);
+                MPI_Irecv(buf + (size_t)i * (size_t)bytes, bytes, MPI_BYTE, from, 2, MPI_COMM_WORLD, &rq[i]);
             MPI_Waitall(WINDOW, rq, MPI_STATUSES_IGNORE);
-            MPI_Send(NULL, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+            MPI_Send(NULL, 0, MPI_BYTE, from, 3, MPI_COMM_WORLD);
         }
         double t = (MPI_Wtime() - t0) / WINDOW;
         best = t < best ? t : best;
@@ -90,6 +105,27 @@ static double stream(int me, char *buf, int bytes, double *post)
     if (post)
         *post = best_post * 1e9;
     return best * 1e9;
+}
+
+/* --pairs: ranks 2k stream to 2k+1, all pairs at once (more ranks than
+ * cores: the pairs share them). Per size, the slowest pair's time per
+ * message (each pair's the fastest of REPS windows): what one message of
+ * that size costs the host's CPUs when every core has other pairs' work. */
+static void pairs(int me, int size, char *buf)
+{
+    static const int sizes[] = { 0, 1024, 16384, 65536 };
+    int peer = me ^ 1;
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        double mine = 0, worst;
+        if (peer < size)
+            mine = stream(me, me & 1 ? peer : me, me & 1 ? me : peer, buf, sizes[i], NULL);
+        else
+            stream(me, -1, -1, buf, sizes[i], NULL);
+        MPI_Reduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (me == 0)
+            printf("pairs %d %d %.1f\n", size, sizes[i], worst);
+    }
+    fflush(stdout);
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -110,6 +146,14 @@ static void one_call(enum rch_coll_id id, int nbc, char *s, char *r, int bytes)
     case RCH_COLL_ALLREDUCE:
         nbc ? MPI_Iallreduce(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq)
             : MPI_Allreduce(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case RCH_COLL_ALLGATHER:
+        nbc ? MPI_Iallgather(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD, &rq)
+            : MPI_Allgather(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    case RCH_COLL_REDUCE_SCATTER:   /* bytes: each rank's block of the result */
+        nbc ? MPI_Ireduce_scatter_block(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq)
+            : MPI_Reduce_scatter_block(s, r, bytes / 8, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         break;
     default:
         nbc ? MPI_Ialltoall(s, bytes, MPI_BYTE, r, bytes, MPI_BYTE, MPI_COMM_WORLD, &rq)
@@ -139,15 +183,26 @@ static int coll_force(struct coll_case *k)
     return rch_coll_force(k->id, k->name) == RDMACH_OK;
 }
 
+/* Is name one of the comma-separated list's words? */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *w = list; w; w = strchr(w, ',') ? strchr(w, ',') + 1 : NULL)
+        if (!strncmp(w, name, n) && (w[n] == ',' || w[n] == '\0'))
+            return 1;
+    return 0;
+}
+
 /* Blocks of CALLS back-to-back calls, the cases interleaved block by block
  * so that the machine's load falls on all of them alike; a block's figure
  * is the slowest rank's time per call, so the skew of the barrier before
  * it is spread over the calls (rdmach-sim predicts the same loop). */
-static int coll_mode(int me, int p)
+static int coll_mode(int me, int p, const char *only)
 {
-    static const enum rch_coll_id ids[] = { RCH_COLL_BARRIER, RCH_COLL_ALLREDUCE, RCH_COLL_BCAST, RCH_COLL_ALLTOALL };
+    static const enum rch_coll_id ids[] = { RCH_COLL_BARRIER, RCH_COLL_ALLREDUCE, RCH_COLL_BCAST, RCH_COLL_ALLTOALL,
+                                            RCH_COLL_ALLGATHER, RCH_COLL_REDUCE_SCATTER };
     static const int sizes[] = { 8, 1024, 65536 };
-    enum { CALLS = 20, BLOCKS = 15, MAXCASES = 64 };
+    enum { CALLS = 20, BLOCKS = 15, MAXCASES = 128 };
     char *s = calloc(1, (size_t)p * 65536), *r = calloc(1, (size_t)p * 65536);
     struct coll_case *cs = calloc(MAXCASES, sizeof(*cs));
     int n = 0;
@@ -155,6 +210,8 @@ static int coll_mode(int me, int p)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
         enum rch_coll_id id = ids[k];
+        if (only && !listed(only, rch_coll_name(id)))
+            continue;
         int nalgo = id == RCH_COLL_BARRIER ? 1 : rch_coll_algo_count(id);
         for (int a = 0; a <= nalgo; a++) {     /* the last: the non-blocking one */
             int nbc = a == nalgo;
@@ -200,28 +257,34 @@ static int coll_mode(int me, int p)
     return 0;
 }
 
-/* An empty token round the ranks: per hop, the fastest of REPS rounds of
- * LAPS laps (on one core every hop hands the core to the next rank). */
-static void ring(int me, int size)
+/* A token of `bytes` round the ranks (empty: the hand-off alone): per hop,
+ * the fastest of REPS rounds of LAPS laps (on one core every hop hands the
+ * core to the next rank). */
+static void ring(int me, int size, int bytes)
 {
     enum { LAPS = 50 };
-    char b = 0;
+    char *b = calloc(1, (size_t)bytes + 1);
     double best = 1e30;
+    if (!b)
+        MPI_Abort(MPI_COMM_WORLD, 1);
     for (int r = 0; r < REPS; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         for (int i = 0; i < LAPS; i++) {
             if (me != 0)
-                MPI_Recv(&b, 0, MPI_CHAR, me - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(&b, 0, MPI_CHAR, (me + 1) % size, 0, MPI_COMM_WORLD);
+                MPI_Recv(b, bytes, MPI_CHAR, me - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(b, bytes, MPI_CHAR, (me + 1) % size, 0, MPI_COMM_WORLD);
             if (me == 0)
-                MPI_Recv(&b, 0, MPI_CHAR, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                MPI_Recv(b, bytes, MPI_CHAR, size - 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
         double t = (MPI_Wtime() - t0) / LAPS / size;
         best = t < best ? t : best;
     }
-    if (me == 0)
+    if (me == 0 && bytes == 0)
         printf("ring %d %.1f\n", size, best * 1e9);
+    else if (me == 0)
+        printf("ringb %d %d %.1f\n", size, bytes, best * 1e9);
+    free(b);
 }
 
 int main(int argc, char **argv)
@@ -231,12 +294,21 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc > 1 && !strcmp(argv[1], "--coll")) {
-        int rc = coll_mode(me, size);
+        int rc = coll_mode(me, size, argc > 2 ? argv[2] : NULL);
         MPI_Finalize();
         return rc;
     }
+    if (argc > 1 && !strcmp(argv[1], "--pairs")) {
+        char *buf = calloc(WINDOW, 65536);
+        if (!buf)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        pairs(me, size, buf);     /* the first size also makes the connections */
+        free(buf);
+        MPI_Finalize();
+        return 0;
+    }
     if (argc > 1 && !strcmp(argv[1], "--ring") && size > 1) {
-        ring(me, size);
+        ring(me, size, argc > 2 ? atoi(argv[2]) : 0);
         MPI_Finalize();
         return 0;
     }
@@ -249,12 +321,18 @@ int main(int argc, char **argv)
     static const int sizes[] = { 0, 8, 64, 1024, 4096, 16384, 65536, 262144, 1048576 };
     enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]) };
     if (argc > 1 && !strcmp(argv[1], "--handoff")) {
-        static const int zero[] = { 0 };
-        char b0[1];
-        double rtt;
-        pingpong(me, b0, zero, 1, &rtt);
-        if (me == 0)
-            printf("pingpong 0 %.1f\n", rtt);
+        /* on one core the two ranks' CPU work adds up: the slope over the
+         * sizes is both sides' CPU per byte (the onload channel's copies) */
+        static const int hsizes[] = { 0, 16384, 65536 };
+        enum { NH = sizeof(hsizes) / sizeof(hsizes[0]) };
+        char *hb = calloc(1, 65536);
+        double rtt[NH];
+        if (!hb)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        pingpong(me, hb, hsizes, NH, rtt);
+        for (int i = 0; i < NH && me == 0; i++)
+            printf("pingpong %d %.1f\n", hsizes[i], rtt[i]);
+        free(hb);
         MPI_Finalize();
         return 0;
     }
@@ -263,12 +341,12 @@ int main(int argc, char **argv)
     if (!buf)
         MPI_Abort(MPI_COMM_WORLD, 1);
     double post, best[NSIZES];
-    stream(me, buf, 0, &post);                     /* warm-up: connections */
-    double s0 = stream(me, buf, 0, &post);
+    stream(me, 0, 1, buf, 0, &post);               /* warm-up: connections */
+    double s0 = stream(me, 0, 1, buf, 0, &post);
     if (me == 0)
         printf("post %.1f\nstream 0 %.1f\n", post, s0);
     for (int i = 1; i < NSIZES; i++) {
-        double s = stream(me, buf, sizes[i], NULL);
+        double s = stream(me, 0, 1, buf, sizes[i], NULL);
         if (me == 0)
             printf("stream %d %.1f\n", sizes[i], s);
     }

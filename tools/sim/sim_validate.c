@@ -3,7 +3,8 @@
  *
  * rdmach-sim-probe --coll on 2, 4, ... ranks, all on one node (shm) and on
  * one node each (RDMACH_VNODE_SIZE=1, net), every algorithm of barrier,
- * allreduce, bcast and alltoall at 8 B, 1 KiB and 64 KiB; each measured
+ * allreduce, bcast, alltoall, allgather and reduce_scatter (--colls: of
+ * those listed) at 8 B, 1 KiB and 64 KiB; each measured
  * median beside the prediction with the same parameters, and per algorithm
  * the median over sizes of |predicted / measured - 1| (the issue's
  * benchmark target: within 20%).
@@ -179,8 +180,9 @@ static void print_header(const struct vstate *v)
            "meas_med_us", "predict_us", "pred/med", v->host ? "  core_per_rank_us" : "");
 }
 
-/* Measure: the probe on each rank count and channel. */
-static int measure(struct vstate *v, const int *ranks, int nranks)
+/* Measure: the probe on each rank count and channel (colls: the probe's
+ * list of collectives, NULL: all). */
+static int measure(struct vstate *v, const int *ranks, int nranks, const char *colls)
 {
     char dir[PATH_MAX];
     if (sim_exe_dir(dir, sizeof(dir)) != 0) {
@@ -203,8 +205,8 @@ static int measure(struct vstate *v, const int *ranks, int nranks)
                     printf("state: the shm round trip could not be timed; the parameters as given\n");
                 }
             }
-            snprintf(cmd, sizeof(cmd), "RDMACH_BARRIER=dissemination %s'%s/rdmachrun' -n %d '%s/rdmach-sim-probe' --coll 2>&1",
-                     net ? "RDMACH_VNODE_SIZE=1 " : "", dir, ranks[ri], dir);
+            snprintf(cmd, sizeof(cmd), "RDMACH_BARRIER=dissemination %s'%s/rdmachrun' -n %d '%s/rdmach-sim-probe' --coll %s 2>&1",
+                     net ? "RDMACH_VNODE_SIZE=1 " : "", dir, ranks[ri], dir, colls ? colls : "");
             FILE *f = popen(cmd, "r");
             if (!f) {
                 fprintf(stderr, "rdmach-sim validate: cannot run %s\n", cmd);
@@ -325,7 +327,7 @@ int sim_validate(int argc, char **argv)
 {
     static struct vstate v;
     int ranks[MAXR] = { 2, 4 }, nranks = 2, calls = PROBE_CALLS;
-    const char *from = NULL;
+    const char *from = NULL, *colls = NULL;
     char err[PATH_MAX * 4];
     memset(&v, 0, sizeof(v));
     sim_params_default(&v.prm);
@@ -337,6 +339,12 @@ int sim_validate(int argc, char **argv)
             }
         } else if (!strcmp(argv[i], "--from") && i + 1 < argc) {
             from = argv[++i];
+        } else if (!strcmp(argv[i], "--colls") && i + 1 < argc) {
+            colls = argv[++i];
+            if (strspn(colls, "abcdefghijklmnopqrstuvwxyz_,") != strlen(colls)) {
+                fprintf(stderr, "rdmach-sim validate: --colls '%s': expected collective names separated by commas\n", colls);
+                return 2;
+            }
         } else if (!strcmp(argv[i], "--calls") && i + 1 < argc) {
             calls = atoi(argv[++i]);
             if (calls < 1 || calls > 100000) {
@@ -355,7 +363,7 @@ int sim_validate(int argc, char **argv)
             }
         } else {
             fprintf(stderr, "rdmach-sim validate: unknown argument '%s' (usage: rdmach-sim validate [--params FILE] "
-                            "[--ranks 2,4,8,16] [--from SAVED_OUTPUT [--calls N]])\n", argv[i]);
+                            "[--ranks 2,4,8,16] [--colls barrier,allreduce,...] [--from SAVED_OUTPUT [--calls N]])\n", argv[i]);
             return 2;
         }
     }
@@ -363,7 +371,7 @@ int sim_validate(int argc, char **argv)
     v.flat = v.prm;
     v.host = v.prm.cores >= 1;
     v.flat.cores = 0;
-    int rc = from ? from_file(&v, from, calls) : measure(&v, ranks, nranks);
+    int rc = from ? from_file(&v, from, calls) : measure(&v, ranks, nranks, colls);
     if (rc == 0)
         print_tally(&v);
     return rc;
