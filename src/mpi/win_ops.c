@@ -483,6 +483,23 @@ static int sorted_disjoint(const struct rch_mpi_type_block *b, int nb)
     return 1;
 }
 
+/* find_period for one element of tt, if its blocks are sorted and disjoint
+ * (not a regular map: that leaves the walk as one segment without a copy);
+ * kept in the type object, which does not change once committed. */
+static int period_of(const struct rch_mpi_type *tt, MPI_Aint *stride)
+{
+    struct rch_mpi_type_obj *ob = rch_mpi_type_obj_of(tt);
+    if (!ob->colp_known) {
+        ob->colp = 0;
+        if (!ob->regular && (ob->colp = find_period(tt->blocks, tt->nblocks, &ob->colp_stride)) != 0 &&
+            !sorted_disjoint(tt->blocks, tt->nblocks))
+            ob->colp = 0;
+        ob->colp_known = 1;
+    }
+    *stride = ob->colp_stride;
+    return ob->colp;
+}
+
 static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt, int count, int64_t base, void **col)
 {
     int nb = tt->nblocks, p = nb;
@@ -494,8 +511,7 @@ static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt,
     if (count >= COLUMN_MIN_COUNT && nb <= RCH_MPI_TYPE_PERIOD_MAX) {
         if (!sorted_disjoint(b, nb) || b[nb - 1].off + (MPI_Aint)b[nb - 1].len - b[0].off > tt->extent)
             return RDMACH_AGAIN;
-    } else if (count == 1 && !rch_mpi_type_obj_of(tt)->regular && (p = find_period(b, nb, &stride)) != 0 &&
-               sorted_disjoint(b, nb)) {
+    } else if (count == 1 && (p = period_of(tt, &stride)) != 0) {
         /* (a regular map, a vector's, leaves the walk as one segment without a copy) */
         reps = (size_t)(nb / p);
     } else {
