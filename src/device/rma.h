@@ -12,6 +12,7 @@
  *                side, responses
  *   rma_sync.c   locks, flush, PSCW notifications
  *   rma_vec.c    many blocks of a derived target datatype in one call/packet
+ *   rma_pat.c    blocks that repeat (a struct's, an indexed pattern's), in packets
  *   rma_proto.c  validation of received packets
  *
  * How an origin reaches a target's window memory (per target, chosen when the
@@ -301,6 +302,22 @@ enum rch_dev_rma_kind { RCH_DEV_RMA_PUT, RCH_DEV_RMA_GET, RCH_DEV_RMA_ACC, RCH_D
 rdmach_status_t rch_dev_rma_vec(struct rch_dev_win *w, int target, enum rch_dev_rma_kind kind, const void *src,
                                 void *dst, const struct rch_dev_rma_seg *segs, size_t nseg,
                                 const struct rch_dev_rma_op *op, struct rch_dev_rma_cmpl *c);
+
+/* Blocks that repeat: `reps` repetitions of nblk blocks (repetition r of
+ * block k at blk[k].off + r * stride), their data packed at src in that
+ * order (a struct's blocks element after element, the period of an indexed
+ * type built from a pattern). To a target whose memory is not mapped here
+ * they travel as PUTP/ACCP packets that carry the data in that order
+ * (rma_pat.c), so the caller need not rearrange it into one segment per
+ * block. src as for rch_dev_rma_vec. RDMACH_AGAIN: not such a target,
+ * operation or map (use rch_dev_rma_vec). */
+struct rch_dev_rma_pblock {
+    uint64_t off;                /* offset from the target's window base */
+    uint64_t blen;
+};
+rdmach_status_t rch_dev_rma_pattern(struct rch_dev_win *w, int target, enum rch_dev_rma_kind kind, const void *src,
+                                    const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps, int64_t stride,
+                                    const struct rch_dev_rma_op *op, struct rch_dev_rma_cmpl *c);
 
 /* The target's window memory when it is mapped here (the DIRECT path, not
  * my own dynamic window): the address of its byte 0, else NULL (use the

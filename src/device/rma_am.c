@@ -480,6 +480,8 @@ void rch_dev_rma_on_pkt(struct rch_dev_peer *p, const void *pkt, size_t len)
     case RCH_RMA_GETV:
     case RCH_RMA_ACCV:
     case RCH_RMA_GACCV:      rch_dev_rma_on_vec(w, &h, data); break;
+    case RCH_RMA_PUTP:
+    case RCH_RMA_ACCP:       rch_dev_rma_on_pat(w, &h, data); break;
     default:
         rch_dev_bad_packet(p, len, RCH_PKT_RMA, "RMA packet with an opcode that has no handler");
         break;

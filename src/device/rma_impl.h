@@ -162,6 +162,10 @@ rdmach_status_t rch_dev_rma_rsp_op(struct rch_dev_win *w, int target, struct rch
 /* Target side of PUTV, GETV, ACCV, GACCV (validated by rch_rma_check). */
 void rch_dev_rma_on_vec(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *payload);
 
+/* ---- rma_pat.c ---- */
+/* Target side of PUTP, ACCP (validated by rch_rma_check). */
+void rch_dev_rma_on_pat(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *payload);
+
 /* ---- rma_sync.c ---- */
 /* Try to take a lock word; 1 if taken. */
 int rch_dev_rma_trylock(struct rch_dev_win_ctrl *c, int exclusive);

@@ -13,6 +13,7 @@ const char *const rch_rma_op_name[RCH_RMA_OP_MAX] = {
     [RCH_RMA_KICK] = "KICK",
     [RCH_RMA_PUTV] = "PUTV",         [RCH_RMA_GETV] = "GETV",
     [RCH_RMA_ACCV] = "ACCV",         [RCH_RMA_GACCV] = "GACCV",
+    [RCH_RMA_PUTP] = "PUTP",         [RCH_RMA_ACCP] = "ACCP",
 };
 
 static rdmach_status_t bad(const char **why, const char *text)
@@ -55,6 +56,39 @@ static rdmach_status_t check_vec(const unsigned char *payload, const struct rch_
     return RDMACH_OK;
 }
 
+/* The P forms: the blocks fit the payload and add up to the period, the
+ * data is `reps` periods, blocks are whole elements (ACCP), and no
+ * repetition's block wraps around. */
+static rdmach_status_t check_pat(const unsigned char *payload, const struct rch_rma_hdr *h, const char **why)
+{
+    struct rch_rma_pat q;
+    if (h->len < sizeof(q))
+        return bad(why, "RMA pattern packet without its description");
+    memcpy(&q, payload, sizeof(q));
+    size_t desc = sizeof(q) + (size_t)q.nblk * sizeof(struct rch_rma_pblk);
+    if (q.nblk == 0 || q.nblk > RCH_RMA_PAT_BLK_MAX || desc > h->len)
+        return bad(why, "RMA pattern packet whose blocks do not fit its length");
+    if (q.reps == 0 || q.period == 0 || q.reps > (h->len - desc) / q.period || q.reps * q.period != h->len - desc)
+        return bad(why, "RMA pattern packet whose data is not its repetitions");
+    int acc = h->rop == RCH_RMA_ACCP;
+    if (acc && (h->elem == 0 || h->elem > RCH_RMA_ELEM_MAX))
+        return bad(why, "RMA pattern accumulate with a bad element size");
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < q.nblk; i++) {
+        struct rch_rma_pblk b;
+        memcpy(&b, payload + sizeof(q) + (size_t)i * sizeof(b), sizeof(b));
+        if (b.blen == 0 || (acc && b.blen % h->elem != 0))
+            return bad(why, "RMA pattern block that is empty or partial elements");
+        __int128 last = (__int128)b.addr + (__int128)q.stride * (__int128)(q.reps - 1);
+        if (last < 0 || last + b.blen > (__int128)UINT64_MAX)
+            return bad(why, "RMA pattern block wraps around");
+        sum += b.blen;
+    }
+    if (sum != q.period)
+        return bad(why, "RMA pattern blocks do not add up to the period");
+    return RDMACH_OK;
+}
+
 rdmach_status_t rch_rma_check(const void *pkt, size_t len, struct rch_rma_hdr *h, const char **why)
 {
     *why = "";
@@ -89,6 +123,9 @@ rdmach_status_t rch_rma_check(const void *pkt, size_t len, struct rch_rma_hdr *h
     case RCH_RMA_ACCV:
     case RCH_RMA_GACCV:
         return check_vec((const unsigned char *)pkt + sizeof(*h), h, why);
+    case RCH_RMA_PUTP:
+    case RCH_RMA_ACCP:
+        return check_pat((const unsigned char *)pkt + sizeof(*h), h, why);
     default:
         if (h->len != 0)
             return bad(why, "RMA control packet with a payload");

@@ -451,7 +451,9 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
  * one segment, instead of one segment per block (a 1 M-int {int; int[2]}
  * struct: 2 segments, not 700 K, whose descriptions outweighed the data 4 to
  * 1). Where the blocks land does not depend on the order they are written
- * in, as no two overlap. RDMACH_AGAIN: not such a map. */
+ * in, as no two overlap. The device takes such a map as it is where it can
+ * (as_pattern: PUTP/ACCP packets carry the data in the origin's order); the
+ * data is rearranged only for the other paths. RDMACH_AGAIN: not such a map. */
 #define COLUMN_MIN_COUNT 64
 #define COLUMN_PERIOD_MAX 16
 
@@ -481,6 +483,40 @@ static int sorted_disjoint(const struct rch_mpi_type_block *b, int nb)
         if (b[i].len == 0 || (i > 0 && b[i - 1].off + (MPI_Aint)b[i - 1].len > b[i].off))
             return 0;
     return 1;
+}
+
+/* Blocks [from, nb) of a map whose whole periods went as columns: one run each. */
+static void tail_runs(struct runs *r, const struct rch_mpi_type_block *b, size_t from, int nb, int64_t base)
+{
+    for (size_t i = from; i < (size_t)nb; i++) {
+        r->s[r->n++] = (struct rch_dev_rma_seg){ .off = (uint64_t)(base + b[i].off), .stride = 0, .blen = b[i].len,
+                                                 .count = 1 };
+        r->bytes += b[i].len;
+    }
+}
+
+/* The whole periods as the device's repeating blocks (rch_dev_rma_pattern:
+ * a target not mapped here), which carry the data in the order the origin
+ * has it, so nothing is rearranged here; the blocks after the whole periods
+ * follow as segments. RDMACH_AGAIN: not that way. */
+static rdmach_status_t as_pattern(struct job *j, const struct rch_mpi_type_block *b, int nb, int p, size_t reps,
+                              MPI_Aint stride, int64_t base, size_t per)
+{
+    struct rch_dev_rma_pblock blk[COLUMN_PERIOD_MAX];
+    for (int i = 0; i < p; i++)
+        blk[i] = (struct rch_dev_rma_pblock){ .off = (uint64_t)(base + b[i].off), .blen = b[i].len };
+    rdmach_status_t st = rch_dev_rma_pattern(j->dw, j->target, (enum rch_dev_rma_kind)j->kind, j->in, blk,
+                                             (size_t)p, reps, stride, j->op, j->c);
+    if (st != RDMACH_OK || reps * (size_t)p >= (size_t)nb)
+        return st;
+    struct runs *r = malloc(sizeof(*r));
+    if (!r)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory for a datatype's segments");
+    *r = (struct runs){ .n = 0, .doff = reps * per };
+    tail_runs(r, b, reps * (size_t)p, nb, base);
+    st = runs_flush(j, r);
+    free(r);
+    return st;
 }
 
 /* find_period for one element of tt, if its blocks are sorted and disjoint
@@ -520,6 +556,9 @@ static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt,
     size_t bytes = (size_t)count * tt->size, per = 0;   /* per: packed bytes of one repetition */
     for (int i = 0; i < p; i++)
         per += b[i].len;
+    rdmach_status_t st = as_pattern(j, b, nb, p, reps, stride, base, per);
+    if (st != RDMACH_AGAIN)
+        return st;
     unsigned char *c = malloc(bytes);
     struct runs *r = malloc(sizeof(*r));
     if (!c || !r) {
@@ -539,14 +578,10 @@ static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt,
     }
     /* the blocks after the whole periods, as they are */
     memcpy(c + coff, j->in + reps * per, bytes - coff);
-    for (size_t i = reps * (size_t)p; i < (size_t)nb; i++) {
-        r->s[r->n++] = (struct rch_dev_rma_seg){ .off = (uint64_t)(base + b[i].off), .stride = 0, .blen = b[i].len,
-                                                 .count = 1 };
-        r->bytes += b[i].len;
-    }
+    tail_runs(r, b, reps * (size_t)p, nb, base);
     j->in = c;
     *col = c;
-    rdmach_status_t st = runs_flush(j, r);
+    st = runs_flush(j, r);
     free(r);
     return st;
 }
