@@ -68,6 +68,28 @@ static void counts_down(struct rch_dev_win *w, int target, int flags)
     }
 }
 
+/* A queued packet's long description (rch_dev_rma_send_qv), once it is not needed. */
+static void desc_drop(struct rch_dev_ireq *r)
+{
+    if (r->rq_flags & RMA_RQ_DESC) {
+        free((void *)(uintptr_t)r->rq_result);
+        r->rq_result = 0;
+        r->rq_rlen = 0;
+        r->rq_flags &= ~RMA_RQ_DESC;
+    }
+}
+
+int rch_dev_rma_iov(const struct rch_dev_ireq *r, struct iovec *iov)
+{
+    int n = 0;
+    iov[n++] = (struct iovec){ (void *)r->ctl, r->ctl_len };
+    if (r->rq_flags & RMA_RQ_DESC)
+        iov[n++] = (struct iovec){ (void *)(uintptr_t)r->rq_result, (size_t)r->rq_rlen };
+    if (r->len)
+        iov[n++] = (struct iovec){ r->buf, r->len };
+    return n;
+}
+
 /* on_complete of every RMA request: the counters, the group, owned memory. */
 static void req_done(struct rch_dev_req *pub)
 {
@@ -77,6 +99,7 @@ static void req_done(struct rch_dev_req *pub)
         free(r->buf);
         r->buf = NULL;
     }
+    desc_drop(r);
     struct rch_dev_win *w = rq_win(r);
     if (w) {
         counts_down(w, r->rq_target, flags);
@@ -137,6 +160,7 @@ static void req_drop(struct rch_dev_ireq *r, rdmach_status_t st)
         counts_down(w, r->rq_target, r->rq_flags);
     if (r->rq_flags & RMA_RQ_OWNED)
         free(r->buf);
+    desc_drop(r);
     if (r->rq_flags & RMA_RQ_CMPL)
         rch_dev_rma_cmpl_release(rq_cmpl(r), st);
     rch_dev_pending_del(r);
@@ -147,6 +171,7 @@ static void req_drop(struct rch_dev_ireq *r, rdmach_status_t st)
 void rch_dev_rma_sent(struct rch_dev_ireq *r)
 {
     r->qop = 0;
+    desc_drop(r);
     if (r->rq_flags & RMA_RQ_OWNED) {
         free(r->buf);
         r->buf = NULL;
@@ -194,8 +219,9 @@ rdmach_status_t rch_dev_rma_send_qv(struct rch_dev_win *w, int target, struct rc
 {
     struct rch_dev_peer *p = &rch_dev.peers[w->t[target].world];
     rdmach_status_t st;
-    _Alignas(8) unsigned char head[RCH_PKT_CTL_MAX];
-    if (RCH_UNLIKELY(dlen > sizeof(head) - sizeof(*h)))
+    _Alignas(8) unsigned char head[sizeof(struct rch_rma_hdr) + RMA_DESC_MAX];
+    int long_desc = sizeof(*h) + dlen > RCH_PKT_CTL_MAX;
+    if (RCH_UNLIKELY(dlen > RMA_DESC_MAX || (long_desc && r && (r->rq_flags & RMA_RQ_RSP))))
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "one-sided: a %zu-byte description does not fit a packet head",
                             dlen);
     if (RCH_UNLIKELY(p->dead)) {
@@ -243,10 +269,24 @@ rdmach_status_t rch_dev_rma_send_qv(struct rch_dev_win *w, int target, struct rc
     }
     h->b.credits = 0;
     memcpy(r->ctl, h, sizeof(*h));
-    if (dlen)
+    r->ctl_len = (uint16_t)sizeof(*h);
+    if (long_desc) {
+        /* the description waits in memory of its own, between ctl and the payload */
+        void *d = malloc(dlen);
+        if (d == NULL) {
+            st = rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory to queue a %zu-byte description", dlen);
+            req_drop(r, st);
+            return st;
+        }
+        memcpy(d, desc, dlen);
+        r->rq_result = (uint64_t)(uintptr_t)d;
+        r->rq_rlen = dlen;
+        r->rq_flags |= RMA_RQ_DESC;
+    } else if (dlen) {
         memcpy(r->ctl + sizeof(*h), desc, dlen);
-    r->ctl_len = (uint16_t)(sizeof(*h) + dlen);
-    if (plen <= (size_t)(RCH_PKT_CTL_MAX - r->ctl_len)) {
+        r->ctl_len = (uint16_t)(sizeof(*h) + dlen);
+    }
+    if (!long_desc && plen <= (size_t)(RCH_PKT_CTL_MAX - r->ctl_len)) {
         if (plen)
             memcpy(r->ctl + r->ctl_len, payload, plen);
         r->ctl_len = (uint16_t)(r->ctl_len + plen);

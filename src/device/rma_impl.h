@@ -29,7 +29,14 @@ enum {
     RMA_RQ_RSP    = 1 << 2,      /* completes when its RSP arrives (not when sent) */
     RMA_RQ_OWNED  = 1 << 3,      /* buf is a copy owned by the request: freed at the end */
     RMA_RQ_CMPL   = 1 << 4,      /* releases the rch_dev_rma_cmpl in rq_cmpl */
+    RMA_RQ_DESC   = 1 << 5,      /* queued with a description too long for ctl: rq_result/rq_rlen hold a copy */
 };
+
+/* The longest description after a header (rch_dev_rma_send_qv): PUTP/ACCP's
+ * with RCH_RMA_PAT_BLK_MAX blocks. */
+#define RMA_DESC_MAX 320
+_Static_assert(sizeof(struct rch_rma_pat) + RCH_RMA_PAT_BLK_MAX * sizeof(struct rch_rma_pblk) <= RMA_DESC_MAX,
+               "a pattern's description fits");
 
 /* The request fields, as the one-sided engine uses them. */
 #define rq_target  hsrc          /* the target's (or origin's) rank in the window */
@@ -121,9 +128,11 @@ rdmach_status_t rch_dev_rma_send_q(struct rch_dev_win *w, int target, struct rch
                                    size_t plen, int copy, struct rch_dev_ireq *r, int qflags,
                                    struct rch_dev_rma_cmpl *c);
 /* The same with dlen bytes of `desc` after the header (at most
- * RCH_PKT_CTL_MAX in all, copied: the caller may reuse it at once) and the
- * payload after them, which is never copied when copy is 0 (a V packet's
- * data stays where the origin has it). */
+ * RMA_DESC_MAX, copied: the caller may reuse it at once; queued, in ctl
+ * when it fits RCH_PKT_CTL_MAX with the header, else in memory of the
+ * request's: not for RSP operations, whose rq_result holds their result)
+ * and the payload after them, which is never copied when copy is 0 (a V or
+ * P packet's data stays where the origin has it). */
 rdmach_status_t rch_dev_rma_send_qv(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *desc,
                                     size_t dlen, const void *payload, size_t plen, int copy,
                                     struct rch_dev_ireq *r, int qflags, struct rch_dev_rma_cmpl *c);

@@ -18,9 +18,10 @@
  * What it replaces: the MPI layer rearranged the data into one column per
  * block first (a pass over all of it on the origin before the first packet
  * left), then PUTV/ACCV packets carried each column as a strided segment.
- * Here the origin copies the data once, into the packets, which the
- * target empties while the origin fills the next: the two passes run at
- * once on two cores.
+ * Here the origin copies the data once, from where it has it into the
+ * packets (the description is a separate piece of the packet, and of a
+ * queued request: rch_dev_rma_send_qv), which the target empties while the
+ * origin fills the next: the two passes run at once on two cores.
  *
  * Ordering, completion and failures are those of every acknowledged packet
  * (rma_am.c): the target applies them in arrival order; each counts in the
@@ -40,8 +41,6 @@
 
 /* ---- origin ---- */
 
-static unsigned char *obuf;     /* a packet being built; copied out (or queued as a copy) before reuse */
-static size_t obuf_len;
 
 rdmach_status_t rch_dev_rma_pattern(struct rch_dev_win *w, int target, enum rch_dev_rma_kind kind, const void *src,
                                     const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps, int64_t stride,
@@ -63,23 +62,17 @@ rdmach_status_t rch_dev_rma_pattern(struct rch_dev_win *w, int target, enum rch_
     size_t maxp = rch_dev_rma_max_payload(w, target);
     if (maxp < dlen + period)
         return RDMACH_AGAIN;
-    if (obuf_len < maxp) {
-        unsigned char *b = realloc(obuf, maxp);
-        if (b == NULL)
-            return RDMACH_AGAIN;
-        obuf = b;
-        obuf_len = maxp;
-    }
+    _Alignas(8) unsigned char desc[sizeof(struct rch_rma_pat) + RCH_RMA_PAT_BLK_MAX * sizeof(struct rch_rma_pblk)];
     uint64_t per = (maxp - dlen) / period;      /* repetitions a packet */
     const unsigned char *data = src;
     for (uint64_t r0 = 0; r0 < reps; r0 += per) {
         uint64_t m = reps - r0 < per ? reps - r0 : per;
         struct rch_rma_pat q = { .reps = m, .stride = stride, .period = (uint32_t)period, .nblk = (uint32_t)nblk };
-        memcpy(obuf, &q, sizeof(q));
+        memcpy(desc, &q, sizeof(q));
         for (size_t i = 0; i < nblk; i++) {
             struct rch_rma_pblk b = { .addr = blk[i].off + (uint64_t)((int64_t)r0 * stride),
                                       .blen = (uint32_t)blk[i].blen };
-            memcpy(obuf + sizeof(q) + i * sizeof(b), &b, sizeof(b));
+            memcpy(desc + sizeof(q) + i * sizeof(b), &b, sizeof(b));
         }
         size_t n = (size_t)(m * period);
         struct rch_rma_hdr h;
@@ -89,14 +82,8 @@ rdmach_status_t rch_dev_rma_pattern(struct rch_dev_win *w, int target, enum rch_
             h.kind = op->kind;
             h.elem = op->elem;
         }
-        rdmach_status_t st;
-        if (dlen <= RCH_PKT_CTL_MAX - sizeof(h)) {
-            /* one block: the description travels with the header, the data from where the origin has it */
-            st = rch_dev_rma_send_acked_v(w, target, &h, obuf, dlen, data, n, 0, c);
-        } else {
-            memcpy(obuf + dlen, data, n);
-            st = rch_dev_rma_send_acked(w, target, &h, obuf, dlen + n, 1, c);
-        }
+        /* the description after the header, the data from where the origin has it */
+        rdmach_status_t st = rch_dev_rma_send_acked_v(w, target, &h, desc, dlen, data, n, 0, c);
         if (st != RDMACH_OK)
             return st;
         rch_dev_stat.rma_pattern++;
