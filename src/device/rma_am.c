@@ -11,7 +11,9 @@
  * copied (responses of the target, whose data is a scratch copy), or stays
  * where the origin has it: MPI forbids touching an origin buffer before the
  * operation completes locally, and the request counts in pend_local until
- * the packet has left.
+ * the packet has left. A description after the header (V and P packets)
+ * goes into ctl with it, or, longer, into memory of the request's own that
+ * leaves as a piece between ctl and the payload (rch_dev_rma_iov).
  *
  * Arriving. rch_dev_rma_on_pkt() (recv.c's handler for RCH_PKT_RMA)
  * validates the packet, finds the window by id and checks that the sender is
