@@ -13,6 +13,7 @@
  *   rma_sync.c   locks, flush, PSCW notifications
  *   rma_vec.c    many blocks of a derived target datatype in one call/packet
  *   rma_pat.c    blocks that repeat (a struct's, an indexed pattern's), in packets
+ *   rma_getw.c   many small blocks got by a node-local target writing them here
  *   rma_proto.c  validation of received packets
  *
  * How an origin reaches a target's window memory (per target, chosen when the
@@ -318,6 +319,13 @@ struct rch_dev_rma_pblock {
 rdmach_status_t rch_dev_rma_pattern(struct rch_dev_win *w, int target, enum rch_dev_rma_kind kind, const void *src,
                                     const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps, int64_t stride,
                                     const struct rch_dev_rma_op *op, struct rch_dev_rma_cmpl *c);
+
+/* Does a get of many small blocks (rch_dev_rma_vec) from this target go as
+ * GETW (rma_getw.c: a rank of this node that the channel reaches by single
+ * copy, not a dynamic window), the target packing the blocks and writing
+ * them into the origin's buffer itself? Then the blocks' walk beats reading
+ * their whole span here. */
+int rch_dev_rma_getw_ok(struct rch_dev_win *w, int target);
 
 /* The target's window memory when it is mapped here (the DIRECT path, not
  * my own dynamic window): the address of its byte 0, else NULL (use the

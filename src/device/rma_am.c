@@ -70,6 +70,16 @@ static void counts_down(struct rch_dev_win *w, int target, int flags)
     }
 }
 
+/* GETW's result buffer is registered until the target has written it (RSP) or failed. */
+static void mr_drop(struct rch_dev_ireq *r)
+{
+    if (!(r->rq_flags & RMA_RQ_MR) || r->rq_result == 0)
+        return;
+    struct rch_dev_peer *p = &rch_dev.peers[r->peer];
+    p->ops->mem_dereg(p->chan, (struct rch_rdma_mr *)(uintptr_t)r->rq_result);
+    r->rq_result = 0;
+}
+
 /* A queued packet's long description (rch_dev_rma_send_qv), once it is not needed. */
 static void desc_drop(struct rch_dev_ireq *r)
 {
@@ -102,6 +112,7 @@ static void req_done(struct rch_dev_req *pub)
         r->buf = NULL;
     }
     desc_drop(r);
+    mr_drop(r);
     struct rch_dev_win *w = rq_win(r);
     if (w) {
         counts_down(w, r->rq_target, flags);
@@ -163,6 +174,7 @@ static void req_drop(struct rch_dev_ireq *r, rdmach_status_t st)
     if (r->rq_flags & RMA_RQ_OWNED)
         free(r->buf);
     desc_drop(r);
+    mr_drop(r);
     if (r->rq_flags & RMA_RQ_CMPL)
         rch_dev_rma_cmpl_release(rq_cmpl(r), st);
     rch_dev_pending_del(r);
@@ -524,6 +536,7 @@ void rch_dev_rma_on_pkt(struct rch_dev_peer *p, const void *pkt, size_t len)
     case RCH_RMA_GACCV:      rch_dev_rma_on_vec(w, &h, data); break;
     case RCH_RMA_PUTP:
     case RCH_RMA_ACCP:       rch_dev_rma_on_pat(w, &h, data); break;
+    case RCH_RMA_GETW:       rch_dev_rma_on_getw(p, w, &h, data); break;
     default:
         rch_dev_bad_packet(p, len, RCH_PKT_RMA, "RMA packet with an opcode that has no handler");
         break;

@@ -14,6 +14,7 @@ const char *const rch_rma_op_name[RCH_RMA_OP_MAX] = {
     [RCH_RMA_PUTV] = "PUTV",         [RCH_RMA_GETV] = "GETV",
     [RCH_RMA_ACCV] = "ACCV",         [RCH_RMA_GACCV] = "GACCV",
     [RCH_RMA_PUTP] = "PUTP",         [RCH_RMA_ACCP] = "ACCP",
+    [RCH_RMA_GETW] = "GETW",
 };
 
 static rdmach_status_t bad(const char **why, const char *text)
@@ -28,11 +29,22 @@ static rdmach_status_t bad(const char **why, const char *text)
 static rdmach_status_t check_vec(const unsigned char *payload, const struct rch_rma_hdr *h, const char **why)
 {
     struct rch_rma_vec v;
-    if (h->len < sizeof(v))
+    size_t len = h->len;
+    if (h->rop == RCH_RMA_GETW) {       /* where, then the segments as GETV's */
+        struct rch_rma_where wh;
+        if (len < sizeof(wh))
+            return bad(why, "RMA GETW without its destination");
+        memcpy(&wh, payload, sizeof(wh));
+        if (wh.keylen > RCH_RMA_KEY_MAX || wh.raddr > UINT64_MAX - h->elem)
+            return bad(why, "RMA GETW with a bad key or destination range");
+        payload += sizeof(wh);
+        len -= sizeof(wh);
+    }
+    if (len < sizeof(v))
         return bad(why, "RMA vector packet without its segment count");
     memcpy(&v, payload, sizeof(v));
     size_t desc = sizeof(v) + (size_t)v.nseg * sizeof(struct rch_rma_seg);
-    if (v.nseg == 0 || v.nseg > h->len / sizeof(struct rch_rma_seg) || desc > h->len)
+    if (v.nseg == 0 || v.nseg > len / sizeof(struct rch_rma_seg) || desc > len)
         return bad(why, "RMA vector packet whose segments do not fit its length");
     int acc = h->rop == RCH_RMA_ACCV || h->rop == RCH_RMA_GACCV;
     if (acc && (h->elem == 0 || h->elem > RCH_RMA_ELEM_MAX))
@@ -50,7 +62,9 @@ static rdmach_status_t check_vec(const unsigned char *payload, const struct rch_
         if (total > UINT32_MAX)
             return bad(why, "RMA vector segments larger than a packet");
     }
-    uint64_t want = h->rop == RCH_RMA_GETV ? h->elem : h->len - desc;
+    if (h->rop == RCH_RMA_GETW && desc != len)
+        return bad(why, "RMA GETW with bytes after its segments");
+    uint64_t want = h->rop == RCH_RMA_GETV || h->rop == RCH_RMA_GETW ? h->elem : len - desc;
     if (total != want)
         return bad(why, "RMA vector segments do not add up to the data");
     return RDMACH_OK;
@@ -122,6 +136,7 @@ rdmach_status_t rch_rma_check(const void *pkt, size_t len, struct rch_rma_hdr *h
     case RCH_RMA_GETV:
     case RCH_RMA_ACCV:
     case RCH_RMA_GACCV:
+    case RCH_RMA_GETW:
         return check_vec((const unsigned char *)pkt + sizeof(*h), h, why);
     case RCH_RMA_PUTP:
     case RCH_RMA_ACCP:

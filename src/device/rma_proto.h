@@ -29,6 +29,7 @@
  *   PUTP  pattern, blocks, payload           ACK   count=1, status
  *   ACCP  aop, kind, elem, pattern, blocks,  ACK   count=1, status
  *         payload
+ *   GETW  where, segs, bytes in `elem`, req  RSP   req, status (no data)
  *
  * The V forms carry many small blocks of a derived target datatype in one
  * packet. Their payload starts with struct rch_rma_vec (nseg), then nseg
@@ -44,6 +45,13 @@
  * in the order the origin's packed buffer has it, so the origin sends it
  * from there, without first rearranging it into one column per block (PUTV).
  *
+ * GETW ("get, written by the target") only goes to a rank of the origin's
+ * node that its channel reaches by single copy: struct rch_rma_where names
+ * the origin's result buffer and the channel's key for it, the segments
+ * follow as in GETV. The target packs the blocks a chunk at a time and
+ * writes each chunk into that buffer itself, then answers with an RSP
+ * without data.
+ *
  * `addr` is a byte offset from the target's window base, or for a dynamic
  * window an absolute address in the target; the target checks it against its
  * window (or its attached regions) and answers a bad one with status
@@ -55,7 +63,7 @@
  * Version history
  *   1  PUT GET ACC GACC CAS LOCK UNLOCK POST COMPLETE ACK RSP GRANT UNLOCK_ACK KICK
  *   2  PUTV GETV ACCV GACCV
- *   3  PUTP ACCP
+ *   3  PUTP ACCP GETW
  */
 #ifndef RCH_DEVICE_RMA_PROTO_H
 #define RCH_DEVICE_RMA_PROTO_H
@@ -87,6 +95,7 @@ enum rch_rma_op {
     RCH_RMA_GACCV,
     RCH_RMA_PUTP,
     RCH_RMA_ACCP,
+    RCH_RMA_GETW,
     RCH_RMA_OP_MAX
 };
 
@@ -138,6 +147,16 @@ struct rch_rma_pblk {
     uint32_t pad;
 };
 _Static_assert(sizeof(struct rch_rma_pat) == 24 && sizeof(struct rch_rma_pblk) == 16, "pattern descriptors are packed");
+
+/* GETW's payload: this, then segments (struct rch_rma_vec, rch_rma_seg). */
+#define RCH_RMA_KEY_MAX 40
+struct rch_rma_where {
+    uint64_t raddr;              /* the origin's buffer for the packed blocks */
+    uint32_t keylen;             /* the origin channel's key for it (struct rch_rdma_rkey) */
+    uint8_t key[RCH_RMA_KEY_MAX];
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct rch_rma_where) == 56, "GETW's where is packed");
 
 /* Largest element of an atomic operation (long double _Complex). */
 #define RCH_RMA_ELEM_MAX 32

@@ -898,6 +898,10 @@ static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, 
         *request = h;
     }
     rdmach_status_t st = spread ? RDMACH_AGAIN : typed_direct(&j, tt, tcount, base, bytes);
+    /* a regular map's one segment, which the target packs and writes here (GETW) */
+    if (st == RDMACH_AGAIN && kind == RCH_DEV_RMA_GET && w->flavor != MPI_WIN_FLAVOR_DYNAMIC &&
+        rch_mpi_type_obj_of(tt)->regular && rch_dev_rma_getw_ok(w->dw, target))
+        st = walk(&j, tt, tcount, base);
     if (st == RDMACH_AGAIN && kind == RCH_DEV_RMA_GET && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
         st = span_get_now(&j, tt, tcount, base, bytes);
     if (st == RDMACH_AGAIN && kind == RCH_DEV_RMA_GET && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
