@@ -326,6 +326,11 @@ rdmach_status_t rch_dev_rma_pattern(struct rch_dev_win *w, int target, enum rch_
  * them into the origin's buffer itself? Then the blocks' walk beats reading
  * their whole span here. */
 int rch_dev_rma_getw_ok(struct rch_dev_win *w, int target);
+/* A get of blocks that repeat (as rch_dev_rma_pattern), packed into dst in
+ * that order, by GETW. RDMACH_AGAIN: not that way. */
+rdmach_status_t rch_dev_rma_getw_pattern(struct rch_dev_win *w, int target, void *dst,
+                                         const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps,
+                                         int64_t stride, struct rch_dev_rma_cmpl *c);
 
 /* The target's window memory when it is mapped here (the DIRECT path, not
  * my own dynamic window): the address of its byte 0, else NULL (use the

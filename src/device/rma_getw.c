@@ -53,9 +53,10 @@ int rch_dev_rma_getw_ok(struct rch_dev_win *w, int target)
 
 /* ---- origin ---- */
 
-/* One GETW for segs[0, n) (whole), their `bytes` packed into dst. */
-static rdmach_status_t getw_one(struct rch_dev_win *w, int target, unsigned char *dst, size_t bytes,
-                                const struct rch_dev_rma_seg *segs, size_t n, struct rch_dev_rma_cmpl *c)
+/* One GETW: `bytes` into dst, the blocks described by desc (segments, or
+ * with F_PAT a pattern), the first at addr. */
+static rdmach_status_t getw_send(struct rch_dev_win *w, int target, unsigned char *dst, size_t bytes,
+                                 const void *desc, size_t dlen, int flags, uint64_t addr, struct rch_dev_rma_cmpl *c)
 {
     struct rch_dev_peer *p = &rch_dev.peers[w->t[target].world];
     struct rch_rdma_mr *mr = NULL;
@@ -67,7 +68,7 @@ static rdmach_status_t getw_one(struct rch_dev_win *w, int target, unsigned char
         p->ops->mem_dereg(p->chan, mr);
         return rch_base_err(RDMACH_ERR_OTHER, "one-sided get: the channel's key does not fit a GETW");
     }
-    size_t plen = sizeof(struct rch_rma_where) + sizeof(struct rch_rma_vec) + n * sizeof(struct rch_rma_seg);
+    size_t plen = sizeof(struct rch_rma_where) + dlen;
     unsigned char *pl = malloc(plen);
     if (pl == NULL) {
         p->ops->mem_dereg(p->chan, mr);
@@ -75,14 +76,8 @@ static rdmach_status_t getw_one(struct rch_dev_win *w, int target, unsigned char
     }
     struct rch_rma_where wh = { .raddr = (uint64_t)(uintptr_t)dst, .keylen = key.len };
     memcpy(wh.key, key.bytes, key.len);
-    struct rch_rma_vec v = { .nseg = (uint32_t)n };
     memcpy(pl, &wh, sizeof(wh));
-    memcpy(pl + sizeof(wh), &v, sizeof(v));
-    for (size_t i = 0; i < n; i++) {
-        struct rch_rma_seg s = { .addr = segs[i].off, .stride = segs[i].count > 1 ? segs[i].stride : 0,
-                                 .blen = (uint32_t)segs[i].blen, .count = (uint32_t)segs[i].count };
-        memcpy(pl + sizeof(wh) + sizeof(v) + i * sizeof(s), &s, sizeof(s));
-    }
+    memcpy(pl + sizeof(wh), desc, dlen);
     struct rch_dev_ireq *r = rch_dev_rma_req(w, target, RMA_RQ_LOCAL | RMA_RQ_REMOTE | RMA_RQ_RSP | RMA_RQ_MR, c);
     if (r == NULL) {
         free(pl);
@@ -92,11 +87,55 @@ static rdmach_status_t getw_one(struct rch_dev_win *w, int target, unsigned char
     r->rq_result = (uint64_t)(uintptr_t)mr;      /* no data comes back: the field holds the registration */
     r->rq_rlen = 0;
     struct rch_rma_hdr h;
-    rch_dev_rma_hdr(w, &h, RCH_RMA_GETW, plen, segs[0].off);
+    rch_dev_rma_hdr(w, &h, RCH_RMA_GETW, plen, addr);
+    h.flags = (uint8_t)flags;
     h.elem = (uint32_t)bytes;
     rdmach_status_t st = rch_dev_rma_rsp_send(w, target, &h, pl, plen, 1, r);
     free(pl);
+    if (st == RDMACH_OK)
+        rch_dev_stat.rma_getw++;
     return st;
+}
+
+/* One GETW for segs[0, n) (whole), their `bytes` packed into dst. */
+static rdmach_status_t getw_one(struct rch_dev_win *w, int target, unsigned char *dst, size_t bytes,
+                                const struct rch_dev_rma_seg *segs, size_t n, struct rch_dev_rma_cmpl *c)
+{
+    size_t dlen = sizeof(struct rch_rma_vec) + n * sizeof(struct rch_rma_seg);
+    unsigned char *d = malloc(dlen);
+    if (d == NULL)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided get: no memory for a %zu-byte description", dlen);
+    struct rch_rma_vec v = { .nseg = (uint32_t)n };
+    memcpy(d, &v, sizeof(v));
+    for (size_t i = 0; i < n; i++) {
+        struct rch_rma_seg s = { .addr = segs[i].off, .stride = segs[i].count > 1 ? segs[i].stride : 0,
+                                 .blen = (uint32_t)segs[i].blen, .count = (uint32_t)segs[i].count };
+        memcpy(d + sizeof(v) + i * sizeof(s), &s, sizeof(s));
+    }
+    rdmach_status_t st = getw_send(w, target, dst, bytes, d, dlen, 0, segs[0].off, c);
+    free(d);
+    return st;
+}
+
+rdmach_status_t rch_dev_rma_getw_pattern(struct rch_dev_win *w, int target, void *dst,
+                                         const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps,
+                                         int64_t stride, struct rch_dev_rma_cmpl *c)
+{
+    size_t period = 0;
+    for (size_t i = 0; i < nblk; i++)
+        period += blk[i].blen;
+    if (nblk == 0 || nblk > RCH_RMA_PAT_BLK_MAX || reps == 0 || period == 0 || period > chunk_max() ||
+        reps > UINT32_MAX / period || reps * period < GETW_MIN || !rch_dev_rma_getw_ok(w, target))
+        return RDMACH_AGAIN;
+    unsigned char d[sizeof(struct rch_rma_pat) + RCH_RMA_PAT_BLK_MAX * sizeof(struct rch_rma_pblk)];
+    struct rch_rma_pat q = { .reps = reps, .stride = stride, .period = (uint32_t)period, .nblk = (uint32_t)nblk };
+    memcpy(d, &q, sizeof(q));
+    for (size_t i = 0; i < nblk; i++) {
+        struct rch_rma_pblk b = { .addr = blk[i].off, .blen = (uint32_t)blk[i].blen };
+        memcpy(d + sizeof(q) + i * sizeof(b), &b, sizeof(b));
+    }
+    return getw_send(w, target, dst, (size_t)(reps * period), d, sizeof(q) + nblk * sizeof(struct rch_rma_pblk),
+                     RCH_RMA_F_PAT, blk[0].off, c);
 }
 
 rdmach_status_t rch_dev_rma_getw(struct rch_dev_win *w, int target, void *dst, const struct rch_dev_rma_seg *segs,
@@ -124,7 +163,6 @@ rdmach_status_t rch_dev_rma_getw(struct rch_dev_win *w, int target, void *dst, c
         rdmach_status_t st = getw_one(w, target, out, bytes, segs + i, n, c);
         if (st != RDMACH_OK)
             return st;
-        rch_dev_stat.rma_getw++;
         out += bytes;
         i += n;
     }
@@ -135,6 +173,44 @@ rdmach_status_t rch_dev_rma_getw(struct rch_dev_win *w, int target, void *dst, c
 
 static unsigned char *chunk_buf;
 
+/* Write the chunk's `fill` bytes at the origin's raddr + *sent. */
+static rdmach_status_t chunk_out(struct rch_dev_peer *p, const struct rch_rdma_rkey *key, uint64_t raddr,
+                                 size_t fill, uint64_t *sent, int src)
+{
+    rdmach_status_t st = p->ops->put(p->chan, p->rank, chunk_buf, NULL, fill, key, raddr + *sent, NULL);
+    if (st == RDMACH_INPROGRESS) {
+        chunk_buf = NULL;                    /* the channel's until it is done */
+        st = rch_base_err(RDMACH_ERR_UNSUPPORTED, "one-sided get by rank %d: this rank cannot write its memory by "
+                          "single copy", src);
+    }
+    *sent += fill;
+    return st;
+}
+
+/* GETW of blocks that repeat: whole repetitions a chunk, gathered into the
+ * origin's order by one copy2d per block. */
+static rdmach_status_t pack_pattern(struct rch_dev_peer *p, struct rch_dev_win *w, const unsigned char *desc,
+                                    const struct rch_rdma_rkey *key, uint64_t raddr, size_t cmax, int src)
+{
+    struct rch_rma_pat q;
+    struct rch_rma_pblk b[RCH_RMA_PAT_BLK_MAX];
+    unsigned char *mem[RCH_RMA_PAT_BLK_MAX];
+    memcpy(&q, desc, sizeof(q));
+    memcpy(b, desc + sizeof(q), q.nblk * sizeof(b[0]));
+    rdmach_status_t st = rch_dev_rma_pat_mem(w, &q, b, mem);
+    if (st != RDMACH_OK || q.period > cmax)
+        return RDMACH_ERR_INVALID_ARG;
+    uint64_t per = cmax / q.period, sent = 0;
+    for (uint64_t r0 = 0; r0 < q.reps && st == RDMACH_OK; r0 += per) {
+        uint64_t m = q.reps - r0 < per ? q.reps - r0 : per;
+        size_t soff = 0;
+        for (uint32_t k = 0; k < q.nblk; soff += b[k].blen, k++)
+            rch_base_copy2d(chunk_buf + soff, q.period, mem[k] + (int64_t)r0 * q.stride, q.stride, m, b[k].blen);
+        st = chunk_out(p, key, raddr, (size_t)(m * q.period), &sent, src);
+    }
+    return st;
+}
+
 void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const struct rch_rma_hdr *h,
                          const unsigned char *payload)
 {
@@ -144,17 +220,22 @@ void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const st
     memcpy(&v, payload + sizeof(wh), sizeof(v));
     const unsigned char *desc = payload + sizeof(wh) + sizeof(v);
     rdmach_status_t st = RDMACH_OK;
+    size_t cmax = chunk_max();
+    if (!chunk_buf && !(chunk_buf = malloc(cmax)))
+        st = RDMACH_ERR_NO_MEMORY;
+    struct rch_rdma_rkey key = { .len = wh.keylen };
+    memcpy(key.bytes, wh.key, wh.keylen);
+    if (h->flags & RCH_RMA_F_PAT) {
+        if (st == RDMACH_OK)
+            st = pack_pattern(p, w, payload + sizeof(wh), &key, wh.raddr, cmax, h->src);
+        v.nseg = 0;
+    }
     for (uint32_t i = 0; i < v.nseg && st == RDMACH_OK; i++) {
         struct rch_rma_seg s;
         memcpy(&s, desc + (size_t)i * sizeof(s), sizeof(s));
         if (w->flavor == RCH_DEV_WIN_DYNAMIC || rch_dev_rma_seg_mem(w, &s) == NULL)
             st = RDMACH_ERR_INVALID_ARG;
     }
-    size_t cmax = chunk_max();
-    if (st == RDMACH_OK && !chunk_buf && !(chunk_buf = malloc(cmax)))
-        st = RDMACH_ERR_NO_MEMORY;
-    struct rch_rdma_rkey key = { .len = wh.keylen };
-    memcpy(key.bytes, wh.key, wh.keylen);
     size_t fill = 0;
     uint64_t sent = 0;
     for (uint32_t i = 0; i < v.nseg && st == RDMACH_OK; i++) {
@@ -181,13 +262,7 @@ void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const st
                 }
             }
             if (fill == cmax || (fill > 0 && i + 1 == v.nseg && k == s.count)) {
-                st = p->ops->put(p->chan, p->rank, chunk_buf, NULL, fill, &key, wh.raddr + sent, NULL);
-                if (st == RDMACH_INPROGRESS) {
-                    chunk_buf = NULL;            /* the channel's until it is done */
-                    st = rch_base_err(RDMACH_ERR_UNSUPPORTED, "one-sided get by rank %d: this rank cannot write "
-                                      "its memory by single copy", h->src);
-                }
-                sent += fill;
+                st = chunk_out(p, &key, wh.raddr, fill, &sent, h->src);
                 fill = 0;
             }
         }

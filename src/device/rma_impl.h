@@ -192,6 +192,10 @@ void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const st
 /* ---- rma_pat.c ---- */
 /* Target side of PUTP, ACCP (validated by rch_rma_check). */
 void rch_dev_rma_on_pat(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *payload);
+/* Where each of a pattern's blocks is in my memory (mem[k]: repetition 0),
+ * after checking every repetition against my window: OK or INVALID_ARG. */
+rdmach_status_t rch_dev_rma_pat_mem(struct rch_dev_win *w, const struct rch_rma_pat *q, const struct rch_rma_pblk *b,
+                                    unsigned char **mem);
 
 /* ---- rma_sync.c ---- */
 /* Try to take a lock word; 1 if taken. */

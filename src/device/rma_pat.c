@@ -122,6 +122,21 @@ static void acc_reps(const struct rch_rma_pat *q, const struct rch_rma_pblk *b, 
     }
 }
 
+rdmach_status_t rch_dev_rma_pat_mem(struct rch_dev_win *w, const struct rch_rma_pat *q, const struct rch_rma_pblk *b,
+                                    unsigned char **mem)
+{
+    int64_t span = q->stride * (int64_t)(q->reps - 1);
+    for (uint32_t k = 0; k < q->nblk; k++) {
+        uint64_t lo = span < 0 ? b[k].addr + (uint64_t)span : b[k].addr;
+        uint64_t hi = (span < 0 ? b[k].addr : b[k].addr + (uint64_t)span) + b[k].blen;
+        unsigned char *at = w->flavor == RCH_DEV_WIN_DYNAMIC ? NULL : rch_dev_rma_local_addr(w, lo, hi - lo);
+        if (at == NULL)
+            return RDMACH_ERR_INVALID_ARG;
+        mem[k] = at + (b[k].addr - lo);
+    }
+    return RDMACH_OK;
+}
+
 void rch_dev_rma_on_pat(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *payload)
 {
     struct rch_rma_pat q;
@@ -139,17 +154,8 @@ void rch_dev_rma_on_pat(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
             st = rch_base_err(RDMACH_ERR_PROTOCOL, "accumulate from rank %d: operation %u on kind %u of %u bytes is "
                               "not one this rank knows", h->src, h->aop, h->kind, h->elem);
     }
-    /* every repetition of every block inside my window, before anything is touched */
-    int64_t span = q.stride * (int64_t)(q.reps - 1);
-    for (uint32_t k = 0; k < q.nblk && st == RDMACH_OK; k++) {
-        uint64_t lo = span < 0 ? b[k].addr + (uint64_t)span : b[k].addr;
-        uint64_t hi = (span < 0 ? b[k].addr : b[k].addr + (uint64_t)span) + b[k].blen;
-        unsigned char *at = w->flavor == RCH_DEV_WIN_DYNAMIC ? NULL : rch_dev_rma_local_addr(w, lo, hi - lo);
-        if (at == NULL)
-            st = RDMACH_ERR_INVALID_ARG;
-        else
-            mem[k] = at + (b[k].addr - lo);
-    }
+    if (st == RDMACH_OK)
+        st = rch_dev_rma_pat_mem(w, &q, b, mem);
     if (st == RDMACH_OK && !fn) {
         for (uint32_t k = 0; k < q.nblk; k++) {
             rch_base_copy2d(mem[k], q.stride, data, q.period, q.reps, b[k].blen);

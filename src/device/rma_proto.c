@@ -26,6 +26,9 @@ static rdmach_status_t bad(const char **why, const char *text)
 /* The V forms: the segments must fit the payload, every block be non-empty
  * (whole elements for accumulates) and not wrap, and the blocks' bytes add
  * up to the data that follows (GETV: to the bytes wanted). */
+static rdmach_status_t check_pat(const unsigned char *payload, size_t len, const struct rch_rma_hdr *h,
+                                 const char **why);
+
 static rdmach_status_t check_vec(const unsigned char *payload, const struct rch_rma_hdr *h, const char **why)
 {
     struct rch_rma_vec v;
@@ -39,6 +42,8 @@ static rdmach_status_t check_vec(const unsigned char *payload, const struct rch_
             return bad(why, "RMA GETW with a bad key or destination range");
         payload += sizeof(wh);
         len -= sizeof(wh);
+        if (h->flags & RCH_RMA_F_PAT)
+            return check_pat(payload, len, h, why);
     }
     if (len < sizeof(v))
         return bad(why, "RMA vector packet without its segment count");
@@ -73,16 +78,19 @@ static rdmach_status_t check_vec(const unsigned char *payload, const struct rch_
 /* The P forms: the blocks fit the payload and add up to the period, the
  * data is `reps` periods, blocks are whole elements (ACCP), and no
  * repetition's block wraps around. */
-static rdmach_status_t check_pat(const unsigned char *payload, const struct rch_rma_hdr *h, const char **why)
+static rdmach_status_t check_pat(const unsigned char *payload, size_t len, const struct rch_rma_hdr *h,
+                                 const char **why)
 {
     struct rch_rma_pat q;
-    if (h->len < sizeof(q))
+    if (len < sizeof(q))
         return bad(why, "RMA pattern packet without its description");
     memcpy(&q, payload, sizeof(q));
     size_t desc = sizeof(q) + (size_t)q.nblk * sizeof(struct rch_rma_pblk);
-    if (q.nblk == 0 || q.nblk > RCH_RMA_PAT_BLK_MAX || desc > h->len)
+    if (q.nblk == 0 || q.nblk > RCH_RMA_PAT_BLK_MAX || desc > len)
         return bad(why, "RMA pattern packet whose blocks do not fit its length");
-    if (q.reps == 0 || q.period == 0 || q.reps > (h->len - desc) / q.period || q.reps * q.period != h->len - desc)
+    uint64_t data = h->rop == RCH_RMA_GETW ? h->elem : len - desc;   /* GETW: no data, the bytes wanted */
+    if (q.reps == 0 || q.period == 0 || (h->rop == RCH_RMA_GETW && desc != len) || q.reps > data / q.period ||
+        q.reps * q.period != data)
         return bad(why, "RMA pattern packet whose data is not its repetitions");
     int acc = h->rop == RCH_RMA_ACCP;
     if (acc && (h->elem == 0 || h->elem > RCH_RMA_ELEM_MAX))
@@ -140,7 +148,7 @@ rdmach_status_t rch_rma_check(const void *pkt, size_t len, struct rch_rma_hdr *h
         return check_vec((const unsigned char *)pkt + sizeof(*h), h, why);
     case RCH_RMA_PUTP:
     case RCH_RMA_ACCP:
-        return check_pat((const unsigned char *)pkt + sizeof(*h), h, why);
+        return check_pat((const unsigned char *)pkt + sizeof(*h), h->len, h, why);
     default:
         if (h->len != 0)
             return bad(why, "RMA control packet with a payload");

@@ -48,7 +48,8 @@
  * GETW ("get, written by the target") only goes to a rank of the origin's
  * node that its channel reaches by single copy: struct rch_rma_where names
  * the origin's result buffer and the channel's key for it, the segments
- * follow as in GETV. The target packs the blocks a chunk at a time and
+ * follow as in GETV (or with flag F_PAT the blocks that repeat, as in PUTP,
+ * without data). The target packs the blocks a chunk at a time and
  * writes each chunk into that buffer itself, then answers with an RSP
  * without data.
  *
@@ -101,6 +102,7 @@ enum rch_rma_op {
 
 enum rch_rma_flags {
     RCH_RMA_F_EXCL = 1 << 0,     /* LOCK/UNLOCK: the exclusive lock */
+    RCH_RMA_F_PAT  = 1 << 1,     /* GETW: blocks that repeat (rch_rma_pat, rch_rma_pblk), not segments */
 };
 
 struct rch_rma_hdr {

@@ -505,8 +505,10 @@ static rdmach_status_t as_pattern(struct job *j, const struct rch_mpi_type_block
     struct rch_dev_rma_pblock blk[COLUMN_PERIOD_MAX];
     for (int i = 0; i < p; i++)
         blk[i] = (struct rch_dev_rma_pblock){ .off = (uint64_t)(base + b[i].off), .blen = b[i].len };
-    rdmach_status_t st = rch_dev_rma_pattern(j->dw, j->target, (enum rch_dev_rma_kind)j->kind, j->in, blk,
-                                             (size_t)p, reps, stride, j->op, j->c);
+    rdmach_status_t st = j->kind == RCH_DEV_RMA_GET
+                             ? rch_dev_rma_getw_pattern(j->dw, j->target, j->out, blk, (size_t)p, reps, stride, j->c)
+                             : rch_dev_rma_pattern(j->dw, j->target, (enum rch_dev_rma_kind)j->kind, j->in, blk,
+                                                   (size_t)p, reps, stride, j->op, j->c);
     if (st != RDMACH_OK || reps * (size_t)p >= (size_t)nb)
         return st;
     struct runs *r = malloc(sizeof(*r));
@@ -542,7 +544,9 @@ static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt,
     const struct rch_mpi_type_block *b = tt->blocks;
     size_t reps = (size_t)count;
     MPI_Aint stride = tt->extent;
-    if (nb < 2 || j->espan || (j->kind != RCH_DEV_RMA_PUT && j->kind != RCH_DEV_RMA_ACC) || tt->extent <= 0)
+    int get = j->kind == RCH_DEV_RMA_GET;    /* only as a pattern the target packs (GETW) */
+    if (nb < 2 || j->espan || (j->kind != RCH_DEV_RMA_PUT && j->kind != RCH_DEV_RMA_ACC && !get) ||
+        tt->extent <= 0)
         return RDMACH_AGAIN;
     if (count >= COLUMN_MIN_COUNT && nb <= RCH_MPI_TYPE_PERIOD_MAX) {
         if (!sorted_disjoint(b, nb) || b[nb - 1].off + (MPI_Aint)b[nb - 1].len - b[0].off > tt->extent)
@@ -557,7 +561,7 @@ static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt,
     for (int i = 0; i < p; i++)
         per += b[i].len;
     rdmach_status_t st = as_pattern(j, b, nb, p, reps, stride, base, per);
-    if (st != RDMACH_AGAIN)
+    if (st != RDMACH_AGAIN || get)
         return st;
     unsigned char *c = malloc(bytes);
     struct runs *r = malloc(sizeof(*r));
@@ -898,10 +902,13 @@ static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, 
         *request = h;
     }
     rdmach_status_t st = spread ? RDMACH_AGAIN : typed_direct(&j, tt, tcount, base, bytes);
-    /* a regular map's one segment, which the target packs and writes here (GETW) */
+    /* a regular map's one segment, or blocks that repeat, which the target
+     * packs and writes here (GETW) */
     if (st == RDMACH_AGAIN && kind == RCH_DEV_RMA_GET && w->flavor != MPI_WIN_FLAVOR_DYNAMIC &&
-        rch_mpi_type_obj_of(tt)->regular && rch_dev_rma_getw_ok(w->dw, target))
-        st = walk(&j, tt, tcount, base);
+        rch_dev_rma_getw_ok(w->dw, target)) {
+        void *none = NULL;
+        st = rch_mpi_type_obj_of(tt)->regular ? walk(&j, tt, tcount, base) : column_walk(&j, tt, tcount, base, &none);
+    }
     if (st == RDMACH_AGAIN && kind == RCH_DEV_RMA_GET && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
         st = span_get_now(&j, tt, tcount, base, bytes);
     if (st == RDMACH_AGAIN && kind == RCH_DEV_RMA_GET && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
