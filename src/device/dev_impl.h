@@ -374,6 +374,7 @@ int rch_dev_rndv_fin_early(const struct rch_rdma_caps *c);
 /* ---- rma_am.c (one-sided; see rma.h) ---- */
 void rch_dev_rma_on_pkt(struct rch_dev_peer *p, const void *pkt, size_t len);   /* RCH_PKT_RMA arrived */
 void rch_dev_rma_sent(struct rch_dev_ireq *r);                      /* a queued RCH_DEV_Q_RMA packet left */
+int rch_dev_rma_iov(const struct rch_dev_ireq *r, struct iovec *iov);  /* its pieces (at most 3): how many */
 void rch_dev_rma_rdma_done(struct rch_dev_ireq *r, rdmach_status_t st);  /* rma_done of an RCH_DEV_S_RMA request */
 
 /* ---- stats.c ---- */

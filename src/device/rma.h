@@ -12,6 +12,8 @@
  *                side, responses
  *   rma_sync.c   locks, flush, PSCW notifications
  *   rma_vec.c    many blocks of a derived target datatype in one call/packet
+ *   rma_pat.c    blocks that repeat (a struct's, an indexed pattern's), in packets
+ *   rma_getw.c   many small blocks got by a node-local target writing them here
  *   rma_proto.c  validation of received packets
  *
  * How an origin reaches a target's window memory (per target, chosen when the
@@ -301,6 +303,34 @@ enum rch_dev_rma_kind { RCH_DEV_RMA_PUT, RCH_DEV_RMA_GET, RCH_DEV_RMA_ACC, RCH_D
 rdmach_status_t rch_dev_rma_vec(struct rch_dev_win *w, int target, enum rch_dev_rma_kind kind, const void *src,
                                 void *dst, const struct rch_dev_rma_seg *segs, size_t nseg,
                                 const struct rch_dev_rma_op *op, struct rch_dev_rma_cmpl *c);
+
+/* Blocks that repeat: `reps` repetitions of nblk blocks (repetition r of
+ * block k at blk[k].off + r * stride), their data packed at src in that
+ * order (a struct's blocks element after element, the period of an indexed
+ * type built from a pattern). To a target whose memory is not mapped here
+ * they travel as PUTP/ACCP packets that carry the data in that order
+ * (rma_pat.c), so the caller need not rearrange it into one segment per
+ * block. src as for rch_dev_rma_vec. RDMACH_AGAIN: not such a target,
+ * operation or map (use rch_dev_rma_vec). */
+struct rch_dev_rma_pblock {
+    uint64_t off;                /* offset from the target's window base */
+    uint64_t blen;
+};
+rdmach_status_t rch_dev_rma_pattern(struct rch_dev_win *w, int target, enum rch_dev_rma_kind kind, const void *src,
+                                    const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps, int64_t stride,
+                                    const struct rch_dev_rma_op *op, struct rch_dev_rma_cmpl *c);
+
+/* Does a get of many small blocks (rch_dev_rma_vec) from this target go as
+ * GETW (rma_getw.c: a rank of this node that the channel reaches by single
+ * copy, not a dynamic window), the target packing the blocks and writing
+ * them into the origin's buffer itself? Then the blocks' walk beats reading
+ * their whole span here. */
+int rch_dev_rma_getw_ok(struct rch_dev_win *w, int target);
+/* A get of blocks that repeat (as rch_dev_rma_pattern), packed into dst in
+ * that order, by GETW. RDMACH_AGAIN: not that way. */
+rdmach_status_t rch_dev_rma_getw_pattern(struct rch_dev_win *w, int target, void *dst,
+                                         const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps,
+                                         int64_t stride, struct rch_dev_rma_cmpl *c);
 
 /* The target's window memory when it is mapped here (the DIRECT path, not
  * my own dynamic window): the address of its byte 0, else NULL (use the

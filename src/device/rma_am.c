@@ -11,7 +11,9 @@
  * copied (responses of the target, whose data is a scratch copy), or stays
  * where the origin has it: MPI forbids touching an origin buffer before the
  * operation completes locally, and the request counts in pend_local until
- * the packet has left.
+ * the packet has left. A description after the header (V and P packets)
+ * goes into ctl with it, or, longer, into memory of the request's own that
+ * leaves as a piece between ctl and the payload (rch_dev_rma_iov).
  *
  * Arriving. rch_dev_rma_on_pkt() (recv.c's handler for RCH_PKT_RMA)
  * validates the packet, finds the window by id and checks that the sender is
@@ -68,6 +70,38 @@ static void counts_down(struct rch_dev_win *w, int target, int flags)
     }
 }
 
+/* GETW's result buffer is registered until the target has written it (RSP) or failed. */
+static void mr_drop(struct rch_dev_ireq *r)
+{
+    if (!(r->rq_flags & RMA_RQ_MR) || r->rq_result == 0)
+        return;
+    struct rch_dev_peer *p = &rch_dev.peers[r->peer];
+    p->ops->mem_dereg(p->chan, (struct rch_rdma_mr *)(uintptr_t)r->rq_result);
+    r->rq_result = 0;
+}
+
+/* A queued packet's long description (rch_dev_rma_send_qv), once it is not needed. */
+static void desc_drop(struct rch_dev_ireq *r)
+{
+    if (r->rq_flags & RMA_RQ_DESC) {
+        free((void *)(uintptr_t)r->rq_result);
+        r->rq_result = 0;
+        r->rq_rlen = 0;
+        r->rq_flags &= ~RMA_RQ_DESC;
+    }
+}
+
+int rch_dev_rma_iov(const struct rch_dev_ireq *r, struct iovec *iov)
+{
+    int n = 0;
+    iov[n++] = (struct iovec){ (void *)r->ctl, r->ctl_len };
+    if (r->rq_flags & RMA_RQ_DESC)
+        iov[n++] = (struct iovec){ (void *)(uintptr_t)r->rq_result, (size_t)r->rq_rlen };
+    if (r->len)
+        iov[n++] = (struct iovec){ r->buf, r->len };
+    return n;
+}
+
 /* on_complete of every RMA request: the counters, the group, owned memory. */
 static void req_done(struct rch_dev_req *pub)
 {
@@ -77,6 +111,8 @@ static void req_done(struct rch_dev_req *pub)
         free(r->buf);
         r->buf = NULL;
     }
+    desc_drop(r);
+    mr_drop(r);
     struct rch_dev_win *w = rq_win(r);
     if (w) {
         counts_down(w, r->rq_target, flags);
@@ -137,6 +173,8 @@ static void req_drop(struct rch_dev_ireq *r, rdmach_status_t st)
         counts_down(w, r->rq_target, r->rq_flags);
     if (r->rq_flags & RMA_RQ_OWNED)
         free(r->buf);
+    desc_drop(r);
+    mr_drop(r);
     if (r->rq_flags & RMA_RQ_CMPL)
         rch_dev_rma_cmpl_release(rq_cmpl(r), st);
     rch_dev_pending_del(r);
@@ -147,6 +185,7 @@ static void req_drop(struct rch_dev_ireq *r, rdmach_status_t st)
 void rch_dev_rma_sent(struct rch_dev_ireq *r)
 {
     r->qop = 0;
+    desc_drop(r);
     if (r->rq_flags & RMA_RQ_OWNED) {
         free(r->buf);
         r->buf = NULL;
@@ -194,8 +233,9 @@ rdmach_status_t rch_dev_rma_send_qv(struct rch_dev_win *w, int target, struct rc
 {
     struct rch_dev_peer *p = &rch_dev.peers[w->t[target].world];
     rdmach_status_t st;
-    _Alignas(8) unsigned char head[RCH_PKT_CTL_MAX];
-    if (RCH_UNLIKELY(dlen > sizeof(head) - sizeof(*h)))
+    _Alignas(8) unsigned char head[sizeof(struct rch_rma_hdr) + RMA_DESC_MAX];
+    int long_desc = sizeof(*h) + dlen > RCH_PKT_CTL_MAX;
+    if (RCH_UNLIKELY(dlen > RMA_DESC_MAX || (long_desc && r && (r->rq_flags & RMA_RQ_RSP))))
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "one-sided: a %zu-byte description does not fit a packet head",
                             dlen);
     if (RCH_UNLIKELY(p->dead)) {
@@ -243,10 +283,24 @@ rdmach_status_t rch_dev_rma_send_qv(struct rch_dev_win *w, int target, struct rc
     }
     h->b.credits = 0;
     memcpy(r->ctl, h, sizeof(*h));
-    if (dlen)
+    r->ctl_len = (uint16_t)sizeof(*h);
+    if (long_desc) {
+        /* the description waits in memory of its own, between ctl and the payload */
+        void *d = malloc(dlen);
+        if (d == NULL) {
+            st = rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory to queue a %zu-byte description", dlen);
+            req_drop(r, st);
+            return st;
+        }
+        memcpy(d, desc, dlen);
+        r->rq_result = (uint64_t)(uintptr_t)d;
+        r->rq_rlen = dlen;
+        r->rq_flags |= RMA_RQ_DESC;
+    } else if (dlen) {
         memcpy(r->ctl + sizeof(*h), desc, dlen);
-    r->ctl_len = (uint16_t)(sizeof(*h) + dlen);
-    if (plen <= (size_t)(RCH_PKT_CTL_MAX - r->ctl_len)) {
+        r->ctl_len = (uint16_t)(sizeof(*h) + dlen);
+    }
+    if (!long_desc && plen <= (size_t)(RCH_PKT_CTL_MAX - r->ctl_len)) {
         if (plen)
             memcpy(r->ctl + r->ctl_len, payload, plen);
         r->ctl_len = (uint16_t)(r->ctl_len + plen);
@@ -480,6 +534,9 @@ void rch_dev_rma_on_pkt(struct rch_dev_peer *p, const void *pkt, size_t len)
     case RCH_RMA_GETV:
     case RCH_RMA_ACCV:
     case RCH_RMA_GACCV:      rch_dev_rma_on_vec(w, &h, data); break;
+    case RCH_RMA_PUTP:
+    case RCH_RMA_ACCP:       rch_dev_rma_on_pat(w, &h, data); break;
+    case RCH_RMA_GETW:       rch_dev_rma_on_getw(p, w, &h, data); break;
     default:
         rch_dev_bad_packet(p, len, RCH_PKT_RMA, "RMA packet with an opcode that has no handler");
         break;

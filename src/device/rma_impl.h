@@ -29,7 +29,15 @@ enum {
     RMA_RQ_RSP    = 1 << 2,      /* completes when its RSP arrives (not when sent) */
     RMA_RQ_OWNED  = 1 << 3,      /* buf is a copy owned by the request: freed at the end */
     RMA_RQ_CMPL   = 1 << 4,      /* releases the rch_dev_rma_cmpl in rq_cmpl */
+    RMA_RQ_DESC   = 1 << 5,      /* queued with a description too long for ctl: rq_result/rq_rlen hold a copy */
+    RMA_RQ_MR     = 1 << 6,      /* GETW: rq_result is the registration of its buffer, undone at the end */
 };
+
+/* The longest description after a header (rch_dev_rma_send_qv): PUTP/ACCP's
+ * with RCH_RMA_PAT_BLK_MAX blocks. */
+#define RMA_DESC_MAX 320
+_Static_assert(sizeof(struct rch_rma_pat) + RCH_RMA_PAT_BLK_MAX * sizeof(struct rch_rma_pblk) <= RMA_DESC_MAX,
+               "a pattern's description fits");
 
 /* The request fields, as the one-sided engine uses them. */
 #define rq_target  hsrc          /* the target's (or origin's) rank in the window */
@@ -121,9 +129,11 @@ rdmach_status_t rch_dev_rma_send_q(struct rch_dev_win *w, int target, struct rch
                                    size_t plen, int copy, struct rch_dev_ireq *r, int qflags,
                                    struct rch_dev_rma_cmpl *c);
 /* The same with dlen bytes of `desc` after the header (at most
- * RCH_PKT_CTL_MAX in all, copied: the caller may reuse it at once) and the
- * payload after them, which is never copied when copy is 0 (a V packet's
- * data stays where the origin has it). */
+ * RMA_DESC_MAX, copied: the caller may reuse it at once; queued, in ctl
+ * when it fits RCH_PKT_CTL_MAX with the header, else in memory of the
+ * request's: not for RSP operations, whose rq_result holds their result)
+ * and the payload after them, which is never copied when copy is 0 (a V or
+ * P packet's data stays where the origin has it). */
 rdmach_status_t rch_dev_rma_send_qv(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *desc,
                                     size_t dlen, const void *payload, size_t plen, int copy,
                                     struct rch_dev_ireq *r, int qflags, struct rch_dev_rma_cmpl *c);
@@ -157,10 +167,35 @@ rdmach_status_t rch_dev_rma_send_acked_v(struct rch_dev_win *w, int target, stru
  * bytes come back into result. */
 rdmach_status_t rch_dev_rma_rsp_op(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
                                    size_t plen, int copy, void *result, size_t rlen, struct rch_dev_rma_cmpl *c);
+/* The same for an operation r made already (rch_dev_rma_req with RMA_RQ_RSP). */
+rdmach_status_t rch_dev_rma_rsp_send(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
+                                     size_t plen, int copy, struct rch_dev_ireq *r);
+/* Does the channel reach this node-local RDMA target by single copy (learnt
+ * by a first 1-byte read)? */
+int rch_dev_rma_single_copy(struct rch_dev_win *w, int target);
 
 /* ---- rma_vec.c ---- */
 /* Target side of PUTV, GETV, ACCV, GACCV (validated by rch_rma_check). */
 void rch_dev_rma_on_vec(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *payload);
+/* Where segment s's first block is in my memory, after checking that all
+ * its blocks are in my window; NULL if one is not. */
+unsigned char *rch_dev_rma_seg_mem(struct rch_dev_win *w, const struct rch_rma_seg *s);
+
+/* ---- rma_getw.c ---- */
+/* Origin: a GET of segments by GETW (node-local single copy), or AGAIN. */
+rdmach_status_t rch_dev_rma_getw(struct rch_dev_win *w, int target, void *dst, const struct rch_dev_rma_seg *segs,
+                                 size_t nseg, struct rch_dev_rma_cmpl *c);
+/* Target side of GETW (validated by rch_rma_check). */
+void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const struct rch_rma_hdr *h,
+                         const unsigned char *payload);
+
+/* ---- rma_pat.c ---- */
+/* Target side of PUTP, ACCP (validated by rch_rma_check). */
+void rch_dev_rma_on_pat(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *payload);
+/* Where each of a pattern's blocks is in my memory (mem[k]: repetition 0),
+ * after checking every repetition against my window: OK or INVALID_ARG. */
+rdmach_status_t rch_dev_rma_pat_mem(struct rch_dev_win *w, const struct rch_rma_pat *q, const struct rch_rma_pblk *b,
+                                    unsigned char **mem);
 
 /* ---- rma_sync.c ---- */
 /* Try to take a lock word; 1 if taken. */

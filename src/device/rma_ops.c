@@ -191,6 +191,16 @@ static rdmach_status_t single_copy_where(struct rch_dev_win *w, int target, uint
     return RDMACH_OK;
 }
 
+int rch_dev_rma_single_copy(struct rch_dev_win *w, int target)
+{
+    struct rch_rdma_rkey kbuf;
+    const struct rch_rdma_rkey *key;
+    uint64_t raddr;
+    struct rch_dev_win_target *t = &w->t[target];
+    return t->path == RCH_DEV_WIN_RDMA && t->ctrl && t->size > 0 &&
+           single_copy_where(w, target, 0, 1, &raddr, &kbuf, &key, "get") == RDMACH_OK;
+}
+
 static rdmach_status_t rmw(struct rch_dev_win *w, int target, uint64_t toff, size_t len, const void *src,
                            void *result, const struct rch_dev_rma_op *op, const void *cmp)
 {
@@ -271,14 +281,19 @@ static rdmach_status_t am_put(struct rch_dev_win *w, int target, const unsigned 
 rdmach_status_t rch_dev_rma_rsp_op(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
                                  size_t plen, int copy, void *result, size_t rlen, struct rch_dev_rma_cmpl *c)
 {
-    struct rch_dev_peer *p = &rch_dev.peers[w->t[target].world];
     struct rch_dev_ireq *r = rch_dev_rma_req(w, target, RMA_RQ_LOCAL | RMA_RQ_REMOTE | RMA_RQ_RSP, c);
     if (r == NULL)
         return RDMACH_ERR_NO_MEMORY;
     r->rq_result = (uint64_t)(uintptr_t)result;
     r->rq_rlen = rlen;
+    return rch_dev_rma_rsp_send(w, target, h, payload, plen, copy, r);
+}
+
+rdmach_status_t rch_dev_rma_rsp_send(struct rch_dev_win *w, int target, struct rch_rma_hdr *h, const void *payload,
+                                     size_t plen, int copy, struct rch_dev_ireq *r)
+{
     h->req = rch_dev_ireq_id(r);
-    rch_dev_pending_add(p, r);
+    rch_dev_pending_add(&rch_dev.peers[w->t[target].world], r);
     return rch_dev_rma_send(w, target, h, payload, plen, copy, r);
 }
 

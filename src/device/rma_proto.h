@@ -26,12 +26,32 @@
  *   ACCV  aop, kind, elem, segs, payload     ACK   count=1, status
  *   GETV  segs, bytes wanted in `elem`, req  RSP   req, status, payload
  *   GACCV aop, kind, elem, segs, payload,req RSP   req, status, old contents
+ *   PUTP  pattern, blocks, payload           ACK   count=1, status
+ *   ACCP  aop, kind, elem, pattern, blocks,  ACK   count=1, status
+ *         payload
+ *   GETW  where, segs, bytes in `elem`, req  RSP   req, status (no data)
  *
  * The V forms carry many small blocks of a derived target datatype in one
  * packet. Their payload starts with struct rch_rma_vec (nseg), then nseg
  * struct rch_rma_seg, each `count` blocks of `blen` bytes at addr,
  * addr + stride, ...; then (PUTV, ACCV, GACCV) the blocks' data, packed in
  * that order. `addr` of the header is the first block's (for messages).
+ *
+ * The P forms ("pattern") carry blocks that repeat: struct rch_rma_pat,
+ * then nblk struct rch_rma_pblk, then the data of `reps` repetitions, each
+ * `period` bytes (the blocks' data in block order), repetition r of block k
+ * going to blk[k].addr + r * stride: a struct's blocks element after
+ * element, the period of an indexed type built from a pattern. The data is
+ * in the order the origin's packed buffer has it, so the origin sends it
+ * from there, without first rearranging it into one column per block (PUTV).
+ *
+ * GETW ("get, written by the target") only goes to a rank of the origin's
+ * node that its channel reaches by single copy: struct rch_rma_where names
+ * the origin's result buffer and the channel's key for it, the segments
+ * follow as in GETV (or with flag F_PAT the blocks that repeat, as in PUTP,
+ * without data). The target packs the blocks a chunk at a time and
+ * writes each chunk into that buffer itself, then answers with an RSP
+ * without data.
  *
  * `addr` is a byte offset from the target's window base, or for a dynamic
  * window an absolute address in the target; the target checks it against its
@@ -44,6 +64,7 @@
  * Version history
  *   1  PUT GET ACC GACC CAS LOCK UNLOCK POST COMPLETE ACK RSP GRANT UNLOCK_ACK KICK
  *   2  PUTV GETV ACCV GACCV
+ *   3  PUTP ACCP GETW
  */
 #ifndef RCH_DEVICE_RMA_PROTO_H
 #define RCH_DEVICE_RMA_PROTO_H
@@ -73,11 +94,15 @@ enum rch_rma_op {
     RCH_RMA_GETV,
     RCH_RMA_ACCV,
     RCH_RMA_GACCV,
+    RCH_RMA_PUTP,
+    RCH_RMA_ACCP,
+    RCH_RMA_GETW,
     RCH_RMA_OP_MAX
 };
 
 enum rch_rma_flags {
     RCH_RMA_F_EXCL = 1 << 0,     /* LOCK/UNLOCK: the exclusive lock */
+    RCH_RMA_F_PAT  = 1 << 1,     /* GETW: blocks that repeat (rch_rma_pat, rch_rma_pblk), not segments */
 };
 
 struct rch_rma_hdr {
@@ -109,6 +134,31 @@ struct rch_rma_seg {
     uint32_t count;              /* blocks, at least 1 */
 };
 _Static_assert(sizeof(struct rch_rma_vec) == 8 && sizeof(struct rch_rma_seg) == 24, "vector descriptors are packed");
+
+/* The P forms' payload: this, nblk struct rch_rma_pblk, the data. */
+#define RCH_RMA_PAT_BLK_MAX 16
+struct rch_rma_pat {
+    uint64_t reps;               /* repetitions of the blocks, at least 1 */
+    int64_t stride;              /* target bytes from one repetition to the next */
+    uint32_t period;             /* data bytes of one repetition: the blocks' blen added up */
+    uint32_t nblk;               /* 1..RCH_RMA_PAT_BLK_MAX */
+};
+struct rch_rma_pblk {
+    uint64_t addr;               /* repetition 0 of the block (offset or, dynamic, address) */
+    uint32_t blen;               /* bytes (ACCP: whole elements) */
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct rch_rma_pat) == 24 && sizeof(struct rch_rma_pblk) == 16, "pattern descriptors are packed");
+
+/* GETW's payload: this, then segments (struct rch_rma_vec, rch_rma_seg). */
+#define RCH_RMA_KEY_MAX 40
+struct rch_rma_where {
+    uint64_t raddr;              /* the origin's buffer for the packed blocks */
+    uint32_t keylen;             /* the origin channel's key for it (struct rch_rdma_rkey) */
+    uint8_t key[RCH_RMA_KEY_MAX];
+    uint32_t pad;
+};
+_Static_assert(sizeof(struct rch_rma_where) == 56, "GETW's where is packed");
 
 /* Largest element of an atomic operation (long double _Complex). */
 #define RCH_RMA_ELEM_MAX 32

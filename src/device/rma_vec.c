@@ -239,6 +239,11 @@ rdmach_status_t rch_dev_rma_vec(struct rch_dev_win *w, int target, enum rch_dev_
                                 "elements", (unsigned long long)segs[i].blen, op->elem);
     if (w->t[target].path == RCH_DEV_WIN_DIRECT)
         return direct(w, target, kind, src, dst, segs, nseg, op);
+    if (kind == RCH_DEV_RMA_GET) {
+        rdmach_status_t st = rch_dev_rma_getw(w, target, dst, segs, nseg, c);
+        if (st != RDMACH_AGAIN)
+            return st;
+    }
 
     size_t maxp = rch_dev_rma_max_payload(w, target);
     struct vpkt v = { .w = w, .target = target, .kind = kind, .op = op, .c = c, .maxp = maxp,
@@ -276,7 +281,7 @@ rdmach_status_t rch_dev_rma_vec(struct rch_dev_win *w, int target, enum rch_dev_
 
 /* Where segment s's first block is in my memory, after checking that all
  * its blocks are in my window; NULL if one is not. */
-static unsigned char *seg_mem(struct rch_dev_win *w, const struct rch_rma_seg *s)
+unsigned char *rch_dev_rma_seg_mem(struct rch_dev_win *w, const struct rch_rma_seg *s)
 {
     int64_t span = s->stride * (int64_t)(s->count - 1);
     uint64_t lo = span < 0 ? s->addr + (uint64_t)span : s->addr;
@@ -314,7 +319,7 @@ void rch_dev_rma_on_vec(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
     for (uint32_t i = 0; i < v.nseg && st == RDMACH_OK; i++) {
         struct rch_rma_seg s;
         memcpy(&s, desc + (size_t)i * sizeof(s), sizeof(s));
-        if (seg_mem(w, &s) == NULL)
+        if (rch_dev_rma_seg_mem(w, &s) == NULL)
             st = RDMACH_ERR_INVALID_ARG;
     }
     unsigned char *out = NULL;
@@ -329,7 +334,7 @@ void rch_dev_rma_on_vec(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
         for (uint32_t i = 0; i < v.nseg; i++) {
             struct rch_rma_seg s;
             memcpy(&s, desc + (size_t)i * sizeof(s), sizeof(s));
-            unsigned char *p = seg_mem(w, &s);
+            unsigned char *p = rch_dev_rma_seg_mem(w, &s);
             size_t n = (size_t)s.blen * s.count;
             if (rsp) {
                 rch_base_copy2d(o, s.blen, p, s.stride, s.count, s.blen);

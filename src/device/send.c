@@ -107,7 +107,7 @@ static rdmach_status_t send_one(struct rch_dev_peer *p, struct rch_dev_ireq *r, 
         struct rch_pkt_rndv_req rq;
         struct rch_pkt_rndv_data d;
     } h;
-    struct iovec iov[2];
+    struct iovec iov[3];
     int iovcnt = 1, credited = 1, zc = 0;
     uint8_t wait_state = 0;
     size_t chunk = 0;
@@ -161,14 +161,8 @@ static rdmach_status_t send_one(struct rch_dev_peer *p, struct rch_dev_ireq *r, 
             iovcnt = 2;
         }
         break;
-    case RCH_DEV_Q_RMA:   /* one-sided (rma_am.c): header (and a small payload) in ctl, payload at buf */
-        iov[0].iov_base = r->ctl;
-        iov[0].iov_len = r->ctl_len;
-        if (r->len) {
-            iov[1].iov_base = r->buf;
-            iov[1].iov_len = r->len;
-            iovcnt = 2;
-        }
+    case RCH_DEV_Q_RMA:   /* one-sided (rma_am.c): header in ctl, a long description, payload at buf */
+        iovcnt = rch_dev_rma_iov(r, iov);
         break;
     case RCH_DEV_Q_CTL:
     default:

@@ -49,7 +49,7 @@ static union pv_val rd_chan(int arg)
 }
 
 enum { D_UNEXP_LEN, D_UNEXP_HWM, D_UNEXP_ARRIVED, D_RNDV_GET, D_RNDV_PUT, D_RNDV_PIPELINE, D_CREDIT_STALLS,
-       D_RMA_RMW, D_BLOCKS };
+       D_RMA_RMW, D_RMA_PATTERN, D_RMA_GETW, D_BLOCKS };
 
 static union pv_val rd_dev(int arg)
 {
@@ -63,6 +63,8 @@ static union pv_val rd_dev(int arg)
     case D_RNDV_PIPELINE: return (union pv_val){ .u = s->rndv_pipeline };
     case D_CREDIT_STALLS: return (union pv_val){ .u = s->credit_stalls };
     case D_RMA_RMW: return (union pv_val){ .u = s->rma_rmw };
+    case D_RMA_PATTERN: return (union pv_val){ .u = s->rma_pattern };
+    case D_RMA_GETW: return (union pv_val){ .u = s->rma_getw };
     default: return (union pv_val){ .u = s->blocks };
     }
 }
@@ -150,6 +152,12 @@ static const struct pvar pvars[] = {
     { "peers_failed", COUNTER, RCH_MPIT_CAT_DEVICE, 0, rd_failures,
       "Peers this process found failed (died, lost their connection, stopped or silent too long); one that "
       "finished, or a process of another job that disconnected (MPI_Comm_disconnect), is no failure" },
+    { "rma_pattern_packets", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_PATTERN, rd_dev,
+      "One-sided packets that carried blocks of a repeating derived target datatype (a struct's, an indexed "
+      "type's period) in the order the origin packs them (PUTP/ACCP), not rearranged into one segment per block" },
+    { "rma_getw_packets", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_GETW, rd_dev,
+      "Gets of many small blocks from a rank of this node (MPI_Win_create memory) that the target packed and "
+      "wrote into this origin's buffer itself by single copy (GETW)" },
     { "progress_blocks", COUNTER, RCH_MPIT_CAT_DEVICE, D_BLOCKS, rd_dev,
       "Waits that slept on a channel's wait primitive (after RDMACH_SPIN_COUNT polls and RDMACH_YIELD_COUNT "
       "yields)" },

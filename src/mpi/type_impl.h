@@ -72,6 +72,13 @@ struct rch_mpi_type_obj {
      * period in 2..RCH_MPI_TYPE_PERIOD_MAX dividing nblocks, 0 if none. */
     int period;
     MPI_Aint pstride;
+    /* One element's blocks repeating with a period up to 16 whose whole
+     * periods are sorted and disjoint, its cut-short end aside (the
+     * one-sided column walk, win_ops.c): found at its first use, as looking
+     * costs a pass over every block. colp_known 0: not looked yet; colp 0:
+     * none. */
+    int colp_known, colp;
+    MPI_Aint colp_stride;
     /* Construction record, for MPI_Type_get_envelope/get_contents. Derived
      * types in types[] are retained by this object. A type made by a
      * large-count (_c) constructor records that call (MPI-4.1 5.1.13): its

@@ -451,7 +451,9 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
  * one segment, instead of one segment per block (a 1 M-int {int; int[2]}
  * struct: 2 segments, not 700 K, whose descriptions outweighed the data 4 to
  * 1). Where the blocks land does not depend on the order they are written
- * in, as no two overlap. RDMACH_AGAIN: not such a map. */
+ * in, as no two overlap. The device takes such a map as it is where it can
+ * (as_pattern: PUTP/ACCP packets carry the data in the origin's order); the
+ * data is rearranged only for the other paths. RDMACH_AGAIN: not such a map. */
 #define COLUMN_MIN_COUNT 64
 #define COLUMN_PERIOD_MAX 16
 
@@ -483,19 +485,73 @@ static int sorted_disjoint(const struct rch_mpi_type_block *b, int nb)
     return 1;
 }
 
+/* Blocks [from, nb) of a map whose whole periods went as columns: one run each. */
+static void tail_runs(struct runs *r, const struct rch_mpi_type_block *b, size_t from, int nb, int64_t base)
+{
+    for (size_t i = from; i < (size_t)nb; i++) {
+        r->s[r->n++] = (struct rch_dev_rma_seg){ .off = (uint64_t)(base + b[i].off), .stride = 0, .blen = b[i].len,
+                                                 .count = 1 };
+        r->bytes += b[i].len;
+    }
+}
+
+/* The whole periods as the device's repeating blocks (rch_dev_rma_pattern:
+ * a target not mapped here), which carry the data in the order the origin
+ * has it, so nothing is rearranged here; the blocks after the whole periods
+ * follow as segments. RDMACH_AGAIN: not that way. */
+static rdmach_status_t as_pattern(struct job *j, const struct rch_mpi_type_block *b, int nb, int p, size_t reps,
+                              MPI_Aint stride, int64_t base, size_t per)
+{
+    struct rch_dev_rma_pblock blk[COLUMN_PERIOD_MAX];
+    for (int i = 0; i < p; i++)
+        blk[i] = (struct rch_dev_rma_pblock){ .off = (uint64_t)(base + b[i].off), .blen = b[i].len };
+    rdmach_status_t st = j->kind == RCH_DEV_RMA_GET
+                             ? rch_dev_rma_getw_pattern(j->dw, j->target, j->out, blk, (size_t)p, reps, stride, j->c)
+                             : rch_dev_rma_pattern(j->dw, j->target, (enum rch_dev_rma_kind)j->kind, j->in, blk,
+                                                   (size_t)p, reps, stride, j->op, j->c);
+    if (st != RDMACH_OK || reps * (size_t)p >= (size_t)nb)
+        return st;
+    struct runs *r = malloc(sizeof(*r));
+    if (!r)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory for a datatype's segments");
+    *r = (struct runs){ .n = 0, .doff = reps * per };
+    tail_runs(r, b, reps * (size_t)p, nb, base);
+    st = runs_flush(j, r);
+    free(r);
+    return st;
+}
+
+/* find_period for one element of tt, if its blocks are sorted and disjoint
+ * (not a regular map: that leaves the walk as one segment without a copy);
+ * kept in the type object, which does not change once committed. */
+static int period_of(const struct rch_mpi_type *tt, MPI_Aint *stride)
+{
+    struct rch_mpi_type_obj *ob = rch_mpi_type_obj_of(tt);
+    if (!ob->colp_known) {
+        ob->colp = 0;
+        if (!ob->regular && (ob->colp = find_period(tt->blocks, tt->nblocks, &ob->colp_stride)) != 0 &&
+            !sorted_disjoint(tt->blocks, tt->nblocks))
+            ob->colp = 0;
+        ob->colp_known = 1;
+    }
+    *stride = ob->colp_stride;
+    return ob->colp;
+}
+
 static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt, int count, int64_t base, void **col)
 {
     int nb = tt->nblocks, p = nb;
     const struct rch_mpi_type_block *b = tt->blocks;
     size_t reps = (size_t)count;
     MPI_Aint stride = tt->extent;
-    if (nb < 2 || j->espan || (j->kind != RCH_DEV_RMA_PUT && j->kind != RCH_DEV_RMA_ACC) || tt->extent <= 0)
+    int get = j->kind == RCH_DEV_RMA_GET;    /* only as a pattern the target packs (GETW) */
+    if (nb < 2 || j->espan || (j->kind != RCH_DEV_RMA_PUT && j->kind != RCH_DEV_RMA_ACC && !get) ||
+        tt->extent <= 0)
         return RDMACH_AGAIN;
     if (count >= COLUMN_MIN_COUNT && nb <= RCH_MPI_TYPE_PERIOD_MAX) {
         if (!sorted_disjoint(b, nb) || b[nb - 1].off + (MPI_Aint)b[nb - 1].len - b[0].off > tt->extent)
             return RDMACH_AGAIN;
-    } else if (count == 1 && !rch_mpi_type_obj_of(tt)->regular && (p = find_period(b, nb, &stride)) != 0 &&
-               sorted_disjoint(b, nb)) {
+    } else if (count == 1 && (p = period_of(tt, &stride)) != 0) {
         /* (a regular map, a vector's, leaves the walk as one segment without a copy) */
         reps = (size_t)(nb / p);
     } else {
@@ -504,6 +560,9 @@ static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt,
     size_t bytes = (size_t)count * tt->size, per = 0;   /* per: packed bytes of one repetition */
     for (int i = 0; i < p; i++)
         per += b[i].len;
+    rdmach_status_t st = as_pattern(j, b, nb, p, reps, stride, base, per);
+    if (st != RDMACH_AGAIN || get)
+        return st;
     unsigned char *c = malloc(bytes);
     struct runs *r = malloc(sizeof(*r));
     if (!c || !r) {
@@ -523,14 +582,10 @@ static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt,
     }
     /* the blocks after the whole periods, as they are */
     memcpy(c + coff, j->in + reps * per, bytes - coff);
-    for (size_t i = reps * (size_t)p; i < (size_t)nb; i++) {
-        r->s[r->n++] = (struct rch_dev_rma_seg){ .off = (uint64_t)(base + b[i].off), .stride = 0, .blen = b[i].len,
-                                                 .count = 1 };
-        r->bytes += b[i].len;
-    }
+    tail_runs(r, b, reps * (size_t)p, nb, base);
     j->in = c;
     *col = c;
-    rdmach_status_t st = runs_flush(j, r);
+    st = runs_flush(j, r);
     free(r);
     return st;
 }
@@ -847,6 +902,13 @@ static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, 
         *request = h;
     }
     rdmach_status_t st = spread ? RDMACH_AGAIN : typed_direct(&j, tt, tcount, base, bytes);
+    /* a regular map's one segment, or blocks that repeat, which the target
+     * packs and writes here (GETW) */
+    if (st == RDMACH_AGAIN && kind == RCH_DEV_RMA_GET && w->flavor != MPI_WIN_FLAVOR_DYNAMIC &&
+        rch_dev_rma_getw_ok(w->dw, target)) {
+        void *none = NULL;
+        st = rch_mpi_type_obj_of(tt)->regular ? walk(&j, tt, tcount, base) : column_walk(&j, tt, tcount, base, &none);
+    }
     if (st == RDMACH_AGAIN && kind == RCH_DEV_RMA_GET && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
         st = span_get_now(&j, tt, tcount, base, bytes);
     if (st == RDMACH_AGAIN && kind == RCH_DEV_RMA_GET && w->flavor != MPI_WIN_FLAVOR_DYNAMIC)

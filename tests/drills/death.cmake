@@ -21,7 +21,7 @@ foreach(chan shm tcp)
     set(env "RDMACH_VNODE_SIZE=0")
   endif()
   foreach(die kill exit stop)
-    foreach(wait recv any wait waitany barrier bcast fence test mt probe mprobe anylate)
+    foreach(wait recv any wait waitany barrier bcast fence getw test mt probe mprobe anylate)
       set(t drills_death_${chan}_${die}_${wait})
       add_test(NAME ${t} COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/check_death.sh --
                                  ${DRILLS_MPIEXEC_MPICH} -disable-auto-cleanup -n 2

@@ -10,6 +10,11 @@
  *         barrier  MPI_Barrier
  *         bcast    MPI_Bcast rooted at the victim
  *         fence    MPI_Win_fence on a window of all ranks
+ *         getw     MPI_Barrier, after the victim's last act: an MPI_Get of
+ *                  a vector of 64 K ints from rank 0's MPI_Win_create
+ *                  memory, left incomplete, which rank 0 answers by writing
+ *                  into the victim's buffer (GETW, src/device/rma_getw.c)
+ *                  while or after it dies
  *         test     MPI_Irecv from the victim, MPI_Test in a loop (polling)
  *         mt       MPI_Recv from the victim at MPI_THREAD_MULTIPLE (the
  *                  device's waits poll there and never sleep)
@@ -63,6 +68,7 @@
 #define NO_ERROR_S 20
 #define COMPUTE_S 3.5               /* over twice RDMACH_HEARTBEAT_TIMEOUT's default 1.5 s */
 #define COMPUTE_VALUE 4242
+#define GETW_INTS 65536
 
 static int rank, victim;
 static pid_t victim_pid;
@@ -172,6 +178,8 @@ static int wait_for_victim(const char *how, MPI_Win win)
         return MPI_Bcast(buf, 2, MPI_INT, victim, MPI_COMM_WORLD);
     if (strcmp(how, "fence") == 0)
         return MPI_Win_fence(0, win);
+    if (strcmp(how, "getw") == 0)
+        return MPI_Barrier(MPI_COMM_WORLD);
     if (strcmp(how, "test") == 0) {
         int rc = MPI_Irecv(buf, 1, MPI_INT, victim, 0, MPI_COMM_WORLD, &rq[0]);
         int flag = 0;
@@ -204,7 +212,8 @@ int main(int argc, char **argv)
         (strcmp(argv[2], "kill") && strcmp(argv[2], "exit") && strcmp(argv[2], "stop") &&
          strcmp(argv[2], "compute")) ||
         (strcmp(argv[2], "compute") == 0 && strcmp(argv[1], "recv") != 0)) {
-        fprintf(stderr, "usage: drills_death recv|any|wait|waitany|barrier|bcast|fence|test|mt|probe|mprobe|anylate kill|exit|stop [usr1]\n"
+        fprintf(stderr, "usage: drills_death recv|any|wait|waitany|barrier|bcast|fence|getw|test|mt|probe|mprobe|anylate "
+                        "kill|exit|stop [usr1]\n"
                         "       drills_death recv compute\n");
         return 2;
     }
@@ -234,6 +243,16 @@ int main(int argc, char **argv)
         MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
         MPI_Win_fence(0, win);
     }
+    int *getw_mem = NULL, *getw_out = NULL;
+    MPI_Datatype getw_type = MPI_DATATYPE_NULL;
+    if (strcmp(wait_name, "getw") == 0) {
+        getw_mem = calloc(GETW_INTS * 2, sizeof(int));
+        getw_out = calloc(GETW_INTS, sizeof(int));
+        MPI_Win_create(getw_mem, GETW_INTS * 2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+        MPI_Type_vector(GETW_INTS, 1, 2, MPI_INT, &getw_type);
+        MPI_Type_commit(&getw_type);
+    }
     /* a first barrier while all live: a barrier backend sets itself up then
      * (the shm backend's segment), so the one below waits in its steady state */
     MPI_Barrier(MPI_COMM_WORLD);
@@ -254,6 +273,10 @@ int main(int argc, char **argv)
         if (left > 0) {
             struct timespec ts = { (time_t)left, (long)((left - (double)(time_t)left) * 1e9) };
             nanosleep(&ts, NULL);
+        }
+        if (win != MPI_WIN_NULL && getw_type != MPI_DATATYPE_NULL) {
+            MPI_Win_lock_all(0, win);
+            MPI_Get(getw_out, GETW_INTS, MPI_INT, 0, 0, 1, getw_type, win);
         }
         die(die_name);
     }

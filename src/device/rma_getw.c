@@ -1,0 +1,273 @@
+/*
+ * Gets written by the target (GETW; rma_proto.h): many small blocks of a
+ * derived target datatype read from a rank of this node whose window memory
+ * is not mapped here (MPI_Win_create), that the channel reaches by single
+ * copy.
+ *
+ * The origin registers its result buffer with its channel and sends the
+ * blocks' description with the buffer's address and key. The target packs
+ * the blocks GETW_CHUNK bytes at a time (rch_base_copy2d, in cache) and
+ * writes each chunk into the origin's buffer by the channel's put (one
+ * process_vm_writev), then answers with an RSP without data. The data
+ * crosses twice, once each way, as much as the datatype engine alone plus a
+ * contiguous transfer; reading the whole span from the origin (span_get_now
+ * in src/mpi/win_ops.c) reads twice the data for a map that covers half its
+ * span, and GETV's packets copy it into the ring and out again.
+ *
+ * Completion: the request counts in pend_local and pend_remote until the
+ * RSP, when the data is in place; it holds the registration (RMA_RQ_MR),
+ * undone when it ends. A target that dies fails it (the peer's pending
+ * list). An origin that dies makes the target's write fail with PEER_DEAD:
+ * the target stops and answers nobody. A write the channel cannot do at
+ * once (the kernel refused single copy towards that rank, so the channel
+ * would fall back to its pipeline, which needs the origin's progress) ends
+ * the operation with UNSUPPORTED; the chunk's buffer is left to the channel.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "base/base.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "device/rma_impl.h"
+#include "device/stats.h"
+
+/* Bytes packed and written at once: in L2, and below SHM_CMA_SPLIT so the
+ * channel copies it alone, at once. */
+#define GETW_CHUNK (64u << 10)
+/* Fewer bytes than this: GETV packets cost less than the registration. */
+#define GETW_MIN (16u << 10)
+
+static size_t chunk_max(void)
+{
+    size_t split = rch_tun.shm_cma_split;
+    return split == 0 || split > 2 * GETW_CHUNK ? GETW_CHUNK : split / 2;
+}
+
+int rch_dev_rma_getw_ok(struct rch_dev_win *w, int target)
+{
+    struct rch_dev_win_target *t = &w->t[target];
+    struct rch_dev_peer *p = &rch_dev.peers[t->world];
+    return w->flavor != RCH_DEV_WIN_DYNAMIC && t->path == RCH_DEV_WIN_RDMA && t->ctrl && !p->dead &&
+           p->ops->mem_reg && p->ops->mem_rkey && chunk_max() >= 4096 && rch_dev_rma_single_copy(w, target);
+}
+
+/* ---- origin ---- */
+
+/* One GETW: `bytes` into dst, the blocks described by desc (segments, or
+ * with F_PAT a pattern), the first at addr. */
+static rdmach_status_t getw_send(struct rch_dev_win *w, int target, unsigned char *dst, size_t bytes,
+                                 const void *desc, size_t dlen, int flags, uint64_t addr, struct rch_dev_rma_cmpl *c)
+{
+    struct rch_dev_peer *p = &rch_dev.peers[w->t[target].world];
+    struct rch_rdma_mr *mr = NULL;
+    struct rch_rdma_rkey key;
+    memset(&key, 0, sizeof(key));
+    if (p->ops->mem_reg(p->chan, dst, bytes, RCH_RDMA_ACCESS_REMOTE_WRITE, &mr) != RDMACH_OK)
+        return RDMACH_ERR_NO_MEMORY;
+    if (p->ops->mem_rkey(p->chan, mr, &key) != RDMACH_OK || key.len > RCH_RMA_KEY_MAX) {
+        p->ops->mem_dereg(p->chan, mr);
+        return rch_base_err(RDMACH_ERR_OTHER, "one-sided get: the channel's key does not fit a GETW");
+    }
+    size_t plen = sizeof(struct rch_rma_where) + dlen;
+    unsigned char *pl = malloc(plen);
+    if (pl == NULL) {
+        p->ops->mem_dereg(p->chan, mr);
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided get: no memory for a %zu-byte description", plen);
+    }
+    struct rch_rma_where wh = { .raddr = (uint64_t)(uintptr_t)dst, .keylen = key.len };
+    memcpy(wh.key, key.bytes, key.len);
+    memcpy(pl, &wh, sizeof(wh));
+    memcpy(pl + sizeof(wh), desc, dlen);
+    struct rch_dev_ireq *r = rch_dev_rma_req(w, target, RMA_RQ_LOCAL | RMA_RQ_REMOTE | RMA_RQ_RSP | RMA_RQ_MR, c);
+    if (r == NULL) {
+        free(pl);
+        p->ops->mem_dereg(p->chan, mr);
+        return RDMACH_ERR_NO_MEMORY;
+    }
+    r->rq_result = (uint64_t)(uintptr_t)mr;      /* no data comes back: the field holds the registration */
+    r->rq_rlen = 0;
+    struct rch_rma_hdr h;
+    rch_dev_rma_hdr(w, &h, RCH_RMA_GETW, plen, addr);
+    h.flags = (uint8_t)flags;
+    h.elem = (uint32_t)bytes;
+    rdmach_status_t st = rch_dev_rma_rsp_send(w, target, &h, pl, plen, 1, r);
+    free(pl);
+    if (st == RDMACH_OK)
+        rch_dev_stat.rma_getw++;
+    return st;
+}
+
+/* One GETW for segs[0, n) (whole), their `bytes` packed into dst. */
+static rdmach_status_t getw_one(struct rch_dev_win *w, int target, unsigned char *dst, size_t bytes,
+                                const struct rch_dev_rma_seg *segs, size_t n, struct rch_dev_rma_cmpl *c)
+{
+    size_t dlen = sizeof(struct rch_rma_vec) + n * sizeof(struct rch_rma_seg);
+    unsigned char *d = malloc(dlen);
+    if (d == NULL)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided get: no memory for a %zu-byte description", dlen);
+    struct rch_rma_vec v = { .nseg = (uint32_t)n };
+    memcpy(d, &v, sizeof(v));
+    for (size_t i = 0; i < n; i++) {
+        struct rch_rma_seg s = { .addr = segs[i].off, .stride = segs[i].count > 1 ? segs[i].stride : 0,
+                                 .blen = (uint32_t)segs[i].blen, .count = (uint32_t)segs[i].count };
+        memcpy(d + sizeof(v) + i * sizeof(s), &s, sizeof(s));
+    }
+    rdmach_status_t st = getw_send(w, target, dst, bytes, d, dlen, 0, segs[0].off, c);
+    free(d);
+    return st;
+}
+
+rdmach_status_t rch_dev_rma_getw_pattern(struct rch_dev_win *w, int target, void *dst,
+                                         const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps,
+                                         int64_t stride, struct rch_dev_rma_cmpl *c)
+{
+    size_t period = 0;
+    for (size_t i = 0; i < nblk; i++)
+        period += blk[i].blen;
+    if (nblk == 0 || nblk > RCH_RMA_PAT_BLK_MAX || reps == 0 || period == 0 || period > chunk_max() ||
+        reps > UINT32_MAX / period || reps * period < GETW_MIN || !rch_dev_rma_getw_ok(w, target))
+        return RDMACH_AGAIN;
+    unsigned char d[sizeof(struct rch_rma_pat) + RCH_RMA_PAT_BLK_MAX * sizeof(struct rch_rma_pblk)];
+    struct rch_rma_pat q = { .reps = reps, .stride = stride, .period = (uint32_t)period, .nblk = (uint32_t)nblk };
+    memcpy(d, &q, sizeof(q));
+    for (size_t i = 0; i < nblk; i++) {
+        struct rch_rma_pblk b = { .addr = blk[i].off, .blen = (uint32_t)blk[i].blen };
+        memcpy(d + sizeof(q) + i * sizeof(b), &b, sizeof(b));
+    }
+    return getw_send(w, target, dst, (size_t)(reps * period), d, sizeof(q) + nblk * sizeof(struct rch_rma_pblk),
+                     RCH_RMA_F_PAT, blk[0].off, c);
+}
+
+rdmach_status_t rch_dev_rma_getw(struct rch_dev_win *w, int target, void *dst, const struct rch_dev_rma_seg *segs,
+                                 size_t nseg, struct rch_dev_rma_cmpl *c)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < nseg; i++) {
+        if (segs[i].blen == 0 || segs[i].blen > UINT32_MAX || segs[i].count > UINT32_MAX)
+            return RDMACH_AGAIN;
+        total += segs[i].blen * segs[i].count;
+    }
+    if (total < GETW_MIN || !rch_dev_rma_getw_ok(w, target))
+        return RDMACH_AGAIN;
+    size_t maxp = rch_dev_rma_max_payload(w, target), room = sizeof(struct rch_rma_where) + sizeof(struct rch_rma_vec);
+    size_t per = maxp > room ? (maxp - room) / sizeof(struct rch_rma_seg) : 0;   /* segments a packet */
+    if (per == 0)
+        return RDMACH_AGAIN;
+    unsigned char *out = dst;
+    for (size_t i = 0; i < nseg;) {
+        size_t n = 0, bytes = 0;
+        while (i + n < nseg && n < per && bytes + segs[i + n].blen * segs[i + n].count <= UINT32_MAX) {
+            bytes += segs[i + n].blen * segs[i + n].count;
+            n++;
+        }
+        rdmach_status_t st = getw_one(w, target, out, bytes, segs + i, n, c);
+        if (st != RDMACH_OK)
+            return st;
+        out += bytes;
+        i += n;
+    }
+    return RDMACH_OK;
+}
+
+/* ---- target ---- */
+
+static unsigned char *chunk_buf;
+
+/* Write the chunk's `fill` bytes at the origin's raddr + *sent. */
+static rdmach_status_t chunk_out(struct rch_dev_peer *p, const struct rch_rdma_rkey *key, uint64_t raddr,
+                                 size_t fill, uint64_t *sent, int src)
+{
+    rdmach_status_t st = p->ops->put(p->chan, p->rank, chunk_buf, NULL, fill, key, raddr + *sent, NULL);
+    if (st == RDMACH_INPROGRESS) {
+        chunk_buf = NULL;                    /* the channel's until it is done */
+        st = rch_base_err(RDMACH_ERR_UNSUPPORTED, "one-sided get by rank %d: this rank cannot write its memory by "
+                          "single copy", src);
+    }
+    *sent += fill;
+    return st;
+}
+
+/* GETW of blocks that repeat: whole repetitions a chunk, gathered into the
+ * origin's order by one copy2d per block. */
+static rdmach_status_t pack_pattern(struct rch_dev_peer *p, struct rch_dev_win *w, const unsigned char *desc,
+                                    const struct rch_rdma_rkey *key, uint64_t raddr, size_t cmax, int src)
+{
+    struct rch_rma_pat q;
+    struct rch_rma_pblk b[RCH_RMA_PAT_BLK_MAX];
+    unsigned char *mem[RCH_RMA_PAT_BLK_MAX];
+    memcpy(&q, desc, sizeof(q));
+    memcpy(b, desc + sizeof(q), q.nblk * sizeof(b[0]));
+    rdmach_status_t st = rch_dev_rma_pat_mem(w, &q, b, mem);
+    if (st != RDMACH_OK || q.period > cmax)
+        return RDMACH_ERR_INVALID_ARG;
+    uint64_t per = cmax / q.period, sent = 0;
+    for (uint64_t r0 = 0; r0 < q.reps && st == RDMACH_OK; r0 += per) {
+        uint64_t m = q.reps - r0 < per ? q.reps - r0 : per;
+        size_t soff = 0;
+        for (uint32_t k = 0; k < q.nblk; soff += b[k].blen, k++)
+            rch_base_copy2d(chunk_buf + soff, q.period, mem[k] + (int64_t)r0 * q.stride, q.stride, m, b[k].blen);
+        st = chunk_out(p, key, raddr, (size_t)(m * q.period), &sent, src);
+    }
+    return st;
+}
+
+void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const struct rch_rma_hdr *h,
+                         const unsigned char *payload)
+{
+    struct rch_rma_where wh;
+    struct rch_rma_vec v;
+    memcpy(&wh, payload, sizeof(wh));
+    memcpy(&v, payload + sizeof(wh), sizeof(v));
+    const unsigned char *desc = payload + sizeof(wh) + sizeof(v);
+    rdmach_status_t st = RDMACH_OK;
+    size_t cmax = chunk_max();
+    if (!chunk_buf && !(chunk_buf = malloc(cmax)))
+        st = RDMACH_ERR_NO_MEMORY;
+    struct rch_rdma_rkey key = { .len = wh.keylen };
+    memcpy(key.bytes, wh.key, wh.keylen);
+    if (h->flags & RCH_RMA_F_PAT) {
+        if (st == RDMACH_OK)
+            st = pack_pattern(p, w, payload + sizeof(wh), &key, wh.raddr, cmax, h->src);
+        v.nseg = 0;
+    }
+    for (uint32_t i = 0; i < v.nseg && st == RDMACH_OK; i++) {
+        struct rch_rma_seg s;
+        memcpy(&s, desc + (size_t)i * sizeof(s), sizeof(s));
+        if (w->flavor == RCH_DEV_WIN_DYNAMIC || rch_dev_rma_seg_mem(w, &s) == NULL)
+            st = RDMACH_ERR_INVALID_ARG;
+    }
+    size_t fill = 0;
+    uint64_t sent = 0;
+    for (uint32_t i = 0; i < v.nseg && st == RDMACH_OK; i++) {
+        struct rch_rma_seg s;
+        memcpy(&s, desc + (size_t)i * sizeof(s), sizeof(s));
+        const unsigned char *mem = rch_dev_rma_seg_mem(w, &s);
+        for (uint64_t k = 0, part = 0; k < s.count && st == RDMACH_OK;) {
+            const unsigned char *blk = mem + (int64_t)k * s.stride;
+            uint64_t m = part == 0 ? (cmax - fill) / s.blen : 0;    /* whole blocks that fit */
+            if (m > s.count - k)
+                m = s.count - k;
+            if (m > 0) {
+                rch_base_copy2d(chunk_buf + fill, s.blen, blk, s.stride, m, s.blen);
+                fill += m * s.blen;
+                k += m;
+            } else {                                 /* a block across the chunk's end */
+                size_t n = s.blen - part < cmax - fill ? s.blen - part : cmax - fill;
+                memcpy(chunk_buf + fill, blk + part, n);
+                fill += n;
+                part += n;
+                if (part == s.blen) {
+                    part = 0;
+                    k++;
+                }
+            }
+            if (fill == cmax || (fill > 0 && i + 1 == v.nseg && k == s.count)) {
+                st = chunk_out(p, &key, wh.raddr, fill, &sent, h->src);
+                fill = 0;
+            }
+        }
+    }
+    if (st == RDMACH_ERR_PEER_DEAD)
+        return;                              /* the origin is gone: nobody to answer */
+    rch_dev_rma_answer_rsp(w, h, st, NULL, 0, 0);
+}

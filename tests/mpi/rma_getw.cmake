@@ -1,0 +1,11 @@
+# Gets of vector target datatypes from MPI_Win_create memory, which a target
+# on the same node packs and writes into the origin's buffer (GETW,
+# src/device/rma_getw.c): chunks ending between and inside blocks, blocks
+# longer than a chunk, count > 1; over shared memory, and for the values the
+# AM path and tcp between pretend nodes (included by tests/mpi/CMakeLists.txt).
+rdmach_mpi_test(test_rma_getw NP 2 TIMEOUT 60)
+rdmach_mpi_test(test_rma_getw NP 3 TEST test_rma_getw_np3 TIMEOUT 60)
+rdmach_mpi_test(test_rma_getw NP 2 TEST test_rma_getw_am TIMEOUT 60)
+set_tests_properties(test_rma_getw_am PROPERTIES ENVIRONMENT "RDMACH_RMA_PATH=am")
+rdmach_mpi_test(test_rma_getw NP 2 TEST test_rma_getw_tcp TIMEOUT 60)
+set_tests_properties(test_rma_getw_tcp PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=1")
