@@ -210,6 +210,32 @@ tool_test(sim_call_overhead_loggp COMMAND ${EXPECT} 0 "^barrier +dissemination +
 # the non-blocking path costs icall (3000) instead: 3 us + the same 14 us
 tool_test(sim_icall_overhead_loggp COMMAND ${EXPECT} 0 "^barrier +nbc +4 +4 +1 +8 +17\\.000 "
   -- ${SIM} barrier --ranks 4 --algos nbc --params ${SIMDATA}/loggp_call.txt)
+# a collective's own path (callc barrier 250): 0.25 us + the same 14 us;
+# allreduce, not in the callc line, keeps call 1000 (recdbl: 15.026, as
+# with loggp_call.txt); the non-blocking barrier keeps icall
+tool_test(sim_callc_overhead_loggp COMMAND ${EXPECT} 0
+  "^barrier +dissemination +4 +4 +1 +8 +14\\.250 "
+  -- ${SIM} barrier --ranks 4 --algos dissemination --params ${SIMDATA}/loggp_callc.txt)
+tool_test(sim_callc_other_coll_loggp COMMAND ${EXPECT} 0
+  "^allreduce +recdbl +4 +4 +1 +8 +15\\.026 "
+  -- ${SIM} allreduce --ranks 4 --algos recdbl --params ${SIMDATA}/loggp_callc.txt)
+# calibrate fits callc from the probe's 2-rank loops against loggp.txt
+# (--params): a 2-rank dissemination barrier over shm is o + L + orecv =
+# 100 + 200 + 100 = 400 ns a call in the engine, so 650 measured leaves
+# 250; the bcast's 50 is under the engine's 103 (the root's o each call)
+# and gives 0
+tool_test(sim_calibrate_callc_fit COMMAND ${EXPECT} 0
+  "^callc barrier 250 ns \\(dissemination of 0 B on 2 ranks: 650 ns a call\\)$"
+  "^callc bcast 0 ns \\(binomial of 8 B on 2 ranks: 50 ns a call\\)$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_callc.txt --params ${SIMDATA}/loggp.txt
+     -o ${CMAKE_CURRENT_BINARY_DIR}/calib_callc.params)
+# an output older than the probe's callc lines: call applies to every collective
+tool_test(sim_calibrate_callc_old_output COMMAND ${EXPECT} 0
+  "^no per-collective call measured \\(an older output\\): call applies to every collective$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_old.params)
+tool_test(sim_calibrate_params_needs_from COMMAND ${EXPECT} 2
+  "--params BASE needs --from SAVED_OUTPUT"
+  -- ${SIM} calibrate --params ${SIMDATA}/loggp.txt)
 
 # The receive overheads (recv_busy.txt: net L 0, o 1000, orecv 500, obusy
 # 2000). A ping-pong's receiver waits for each message: 2(o + L + orecv) =

@@ -136,7 +136,22 @@ struct sim_params {
      * cores: its hand-off yield (src/device/progress.c, wait_oversub) and
      * what the scheduler runs before the rank it waits for; 0: none. */
     double handoff;
+    /* The library's path per call of barrier, bcast, allreduce and alltoall
+     * (SIM_CALLC order; `callc` line; -1: not given, `call` applies):
+     * calibrate fits each from the probe's 2-rank call of the smallest
+     * message, less what the engine predicts for it without it (sim_callc.c). */
+    double callc[4];
 };
+enum { SIM_CALLC = 4 };
+/* The index in callc of collective coll_id (enum rch_coll_id), -1 if none;
+ * the names in the `callc` line. */
+int sim_callc_index(int coll_id);
+extern const char *const sim_callc_names[SIM_CALLC];
+/* Fit callc from the probe's figures (ns per call of the 2-rank loop of
+ * algo on `bytes`, or < 0 when not measured): each the figure less the
+ * engine's prediction of the same loop with no call cost. 0, or -1 (err). */
+int sim_callc_fit(struct sim_params *p, const char *const algo[SIM_CALLC], const double bytes[SIM_CALLC],
+                  const double ns[SIM_CALLC], char *err, size_t len);
 void sim_params_default(struct sim_params *p);
 /* 0, or -1 with "file:line: what" in err. */
 int sim_params_load(const char *path, struct sim_params *p, char *err, size_t len);
@@ -175,10 +190,14 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
             const struct sim_noise *noise, int iters, struct sim_result *res, char *err, size_t len);
 
 /* ---- commands (sim_main.c, sim_calib.c, sim_validate.c) ---- */
-/* The library's own CPU per call of algorithm algo ("nbc": the non-blocking path). */
-static inline double sim_call_ns(const struct sim_params *p, const char *algo)
+/* The library's own CPU per call of collective coll_id's algorithm algo
+ * ("nbc": the non-blocking path): its callc where given, else call. */
+static inline double sim_call_ns(const struct sim_params *p, int coll_id, const char *algo)
 {
-    return algo[0] == 'n' && algo[1] == 'b' && algo[2] == 'c' && !algo[3] ? p->icall : p->call;
+    if (algo[0] == 'n' && algo[1] == 'b' && algo[2] == 'c' && !algo[3])
+        return p->icall;
+    int i = sim_callc_index(coll_id);
+    return i >= 0 && p->callc[i] >= 0 ? p->callc[i] : p->call;
 }
 /* One collective (by name; algorithm by name, "auto", "hier" or "hw") on p
  * ranks of ppn per node, no noise, iters calls back to back after a
