@@ -192,6 +192,24 @@ tool_test(sim_seg_spin_other_core COMMAND ${EXPECT} 0 "^bcast +shmseg +4 +1 +4 +
 # (0.800 at the in-cache copy, loggp.txt).
 tool_test(sim_seg_copy_out_cross_core COMMAND ${EXPECT} 0 "^bcast +shmseg +2 +1 +2 +1000 +1\\.050 "
   -- ${SIM} bcast --ranks 2 --ppn 2 --size 1000 --algos shmseg --params ${SIMDATA}/seg_cross.txt)
+# A reduction of a row another core wrote reads it across cores too:
+# gamma + (G + O - copy) = 0.75 ns/B; a rank's own row, and a row of a rank
+# of its own core, are in its cache (gamma 0.5; a copy out of them 0.25).
+# shmseg allreduce of 1000 B on 3 ranks, a core each: deposits (0.25) and
+# arrivals (o) at 0.35, release 0.55; then each rank copies row 2 out and
+# reduces rows 1 and 0, one of the three its own: rank 2 0.25 + 0.75 +
+# 0.75, ranks 0 and 1 0.5 + 0.75 + 0.5 in some order, 1.75 each: 2.300
+# (2.050 when only copies out crossed cores, and all of them).
+tool_test(sim_seg_reduce_cross_core COMMAND ${EXPECT} 0 "^allreduce +shmseg +3 +1 +3 +1000 +2\\.300 "
+  -- ${SIM} allreduce --ranks 3 --ppn 3 --size 1000 --algos shmseg --params ${SIMDATA}/seg_cross.txt)
+# The same on 2 ranks of one core (--cores 1, switch 2.5): rank 0 deposits
+# and arrives (0.35) and yields to rank 1 (its first run: no switch), which
+# deposits, arrives last (0.70) and keeps the core: release 0.90, its own
+# row out (0.25) and rank 0's row reduced (0.5, same core): 1.65; rank 0
+# switches back (4.15), copies rank 1's row out at the in-cache 0.25 and
+# reduces its own: 4.900 (5.400 with every copy out at the cross-core rate).
+tool_test(sim_seg_read_same_core COMMAND ${EXPECT} 0 "^allreduce +shmseg +2 +1 +2 +1000 +4\\.900 "
+  -- ${SIM} allreduce --ranks 2 --ppn 2 --size 1000 --algos shmseg --cores 1 --params ${SIMDATA}/seg_cross.txt)
 # Two ranks to a core (4 on 2) a waiting rank spins on its partner and
 # gives the core up as soon as its neighbour has work: no turns. Rank 0
 # sends to 2 and 1 (0-0.2, there at 0.3 and 0.4), then rank 2 has core 0:

@@ -32,7 +32,9 @@ enum sim_op_kind { SIM_ISEND, SIM_IRECV, SIM_WAIT, SIM_FREE, SIM_COMPUTE, SIM_HW
 /* One op: kind (3 bits) | arg (24 bits: peer in the program's form, or the
  * request slot of a WAIT or FREE) | bytes (37 bits; COMPUTE: bytes reduced
  * if arg is 0, nanoseconds of work if it is 1, bytes copied (locally, or
- * into the node segment) if it is 2, copied out of the node segment if 3).
+ * into the node segment) if it is 2, copied out of the node segment if 3;
+ * from 4 (SIM_SEG_READ) on, 4 + 2w bytes copied out of node segment data
+ * rank w wrote and 5 + 2w bytes of it reduced).
  * SEGSYNC: the node segment's synchronisation of
  * every rank of the node (sim_seg.c). MARK: the rank starts its clock
  * here (what its program does before runs once, the rest `iters` times;
@@ -99,6 +101,13 @@ int sim_nbc_run(int coll_id, const struct rch_coll_comm *view, const struct rch_
  * state whose segment records (its copies and synchronisations become ops).
  * 0, or -1 when there is no memory for the segment. */
 int sim_seg_attach(struct rch_coll_comm *c);
+/* The COMPUTE kind of a copy (reduce 0) or reduction (1) that reads src:
+ * SIM_SEG_READ + 2w (+ 1 for a reduction) where src is node segment data
+ * rank w of the node wrote (the engine charges the cross-core transfer when
+ * w runs on another core than the reader), 3 for a copy out of segment
+ * data of no one rank, else 2 (a copy) or 0 (a reduction). */
+enum { SIM_SEG_READ = 4 };
+uint32_t sim_seg_read_kind(const void *src, int reduce);
 static inline int sim_seg_algo(const char *name)
 {
     return name[0] == 's' && name[1] == 'h' && name[2] == 'm';
