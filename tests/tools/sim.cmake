@@ -255,6 +255,18 @@ tool_test(sim_calibrate_callc_fit COMMAND ${EXPECT} 0
   "^callc bcast 0 ns \\(binomial of 8 B on 2 ranks: 50 ns a call\\)$"
   -- ${SIM} calibrate --from ${SIMDATA}/calib_callc.txt --params ${SIMDATA}/loggp.txt
      -o ${CMAKE_CURRENT_BINARY_DIR}/calib_callc.params)
+# the same fit against loggp_turns.txt (loggp.txt with Gsend, a host of 2
+# cores, handoff and netturn): the probe's loop is 2 ranks of one node with
+# a core each, so no hand-off, switch or turn (those need ranks sharing a
+# core; netturn also more than one node) and no Gsend (shm) enter its
+# prediction, o + L + orecv = 400 ns as before: callc barrier 250 and bcast
+# 0 again (over the network the barrier alone would be o + L + orecv =
+# 7000 ns, which leaves 0)
+tool_test(sim_calibrate_callc_fit_no_turns COMMAND ${EXPECT} 0
+  "^callc barrier 250 ns \\(dissemination of 0 B on 2 ranks: 650 ns a call\\)$"
+  "^callc bcast 0 ns \\(binomial of 8 B on 2 ranks: 50 ns a call\\)$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_callc.txt --params ${SIMDATA}/loggp_turns.txt
+     -o ${CMAKE_CURRENT_BINARY_DIR}/calib_callc_turns.params)
 # an output older than the probe's callc lines: call applies to every collective
 tool_test(sim_calibrate_callc_old_output COMMAND ${EXPECT} 0
   "^no per-collective call measured \\(an older output\\): call applies to every collective$"
