@@ -200,6 +200,24 @@ tool_test(sim_seg_spin_other_core COMMAND ${EXPECT} 0 "^bcast +shmseg +4 +1 +4 +
 # (0.800 at the in-cache copy, loggp.txt).
 tool_test(sim_seg_copy_out_cross_core COMMAND ${EXPECT} 0 "^bcast +shmseg +2 +1 +2 +1000 +1\\.050 "
   -- ${SIM} bcast --ranks 2 --ppn 2 --size 1000 --algos shmseg --params ${SIMDATA}/seg_cross.txt)
+# A reduction of a row another core wrote reads it across cores too:
+# gamma + (G + O - copy) = 0.75 ns/B; a rank's own row, and a row of a rank
+# of its own core, are in its cache (gamma 0.5; a copy out of them 0.25).
+# shmseg allreduce of 1000 B on 3 ranks, a core each: deposits (0.25) and
+# arrivals (o) at 0.35, release 0.55; then each rank copies row 2 out and
+# reduces rows 1 and 0, one of the three its own: rank 2 0.25 + 0.75 +
+# 0.75, ranks 0 and 1 0.5 + 0.75 + 0.5 in some order, 1.75 each: 2.300
+# (2.050 when only copies out crossed cores, and all of them).
+tool_test(sim_seg_reduce_cross_core COMMAND ${EXPECT} 0 "^allreduce +shmseg +3 +1 +3 +1000 +2\\.300 "
+  -- ${SIM} allreduce --ranks 3 --ppn 3 --size 1000 --algos shmseg --params ${SIMDATA}/seg_cross.txt)
+# The same on 2 ranks of one core (--cores 1, switch 2.5): rank 0 deposits
+# and arrives (0.35) and yields to rank 1 (its first run: no switch), which
+# deposits, arrives last (0.70) and keeps the core: release 0.90, its own
+# row out (0.25) and rank 0's row reduced (0.5, same core): 1.65; rank 0
+# switches back (4.15), copies rank 1's row out at the in-cache 0.25 and
+# reduces its own: 4.900 (5.400 with every copy out at the cross-core rate).
+tool_test(sim_seg_read_same_core COMMAND ${EXPECT} 0 "^allreduce +shmseg +2 +1 +2 +1000 +4\\.900 "
+  -- ${SIM} allreduce --ranks 2 --ppn 2 --size 1000 --algos shmseg --cores 1 --params ${SIMDATA}/seg_cross.txt)
 # Two ranks to a core (4 on 2) a waiting rank spins on its partner and
 # gives the core up as soon as its neighbour has work: no turns. Rank 0
 # sends to 2 and 1 (0-0.2, there at 0.3 and 0.4), then rank 2 has core 0:
@@ -218,6 +236,44 @@ tool_test(sim_call_overhead_loggp COMMAND ${EXPECT} 0 "^barrier +dissemination +
 # the non-blocking path costs icall (3000) instead: 3 us + the same 14 us
 tool_test(sim_icall_overhead_loggp COMMAND ${EXPECT} 0 "^barrier +nbc +4 +4 +1 +8 +17\\.000 "
   -- ${SIM} barrier --ranks 4 --algos nbc --params ${SIMDATA}/loggp_call.txt)
+# a collective's own path (callc barrier 250): 0.25 us + the same 14 us;
+# allreduce, not in the callc line, keeps call 1000 (recdbl: 15.026, as
+# with loggp_call.txt); the non-blocking barrier keeps icall
+tool_test(sim_callc_overhead_loggp COMMAND ${EXPECT} 0
+  "^barrier +dissemination +4 +4 +1 +8 +14\\.250 "
+  -- ${SIM} barrier --ranks 4 --algos dissemination --params ${SIMDATA}/loggp_callc.txt)
+tool_test(sim_callc_other_coll_loggp COMMAND ${EXPECT} 0
+  "^allreduce +recdbl +4 +4 +1 +8 +15\\.026 "
+  -- ${SIM} allreduce --ranks 4 --algos recdbl --params ${SIMDATA}/loggp_callc.txt)
+# calibrate fits callc from the probe's 2-rank loops against loggp.txt
+# (--params): a 2-rank dissemination barrier over shm is o + L + orecv =
+# 100 + 200 + 100 = 400 ns a call in the engine, so 650 measured leaves
+# 250; the bcast's 50 is under the engine's 103 (the root's o each call)
+# and gives 0
+tool_test(sim_calibrate_callc_fit COMMAND ${EXPECT} 0
+  "^callc barrier 250 ns \\(dissemination of 0 B on 2 ranks: 650 ns a call\\)$"
+  "^callc bcast 0 ns \\(binomial of 8 B on 2 ranks: 50 ns a call\\)$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_callc.txt --params ${SIMDATA}/loggp.txt
+     -o ${CMAKE_CURRENT_BINARY_DIR}/calib_callc.params)
+# the same fit against loggp_turns.txt (loggp.txt with Gsend, a host of 2
+# cores, handoff and netturn): the probe's loop is 2 ranks of one node with
+# a core each, so no hand-off, switch or turn (those need ranks sharing a
+# core; netturn also more than one node) and no Gsend (shm) enter its
+# prediction, o + L + orecv = 400 ns as before: callc barrier 250 and bcast
+# 0 again (over the network the barrier alone would be o + L + orecv =
+# 7000 ns, which leaves 0)
+tool_test(sim_calibrate_callc_fit_no_turns COMMAND ${EXPECT} 0
+  "^callc barrier 250 ns \\(dissemination of 0 B on 2 ranks: 650 ns a call\\)$"
+  "^callc bcast 0 ns \\(binomial of 8 B on 2 ranks: 50 ns a call\\)$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_callc.txt --params ${SIMDATA}/loggp_turns.txt
+     -o ${CMAKE_CURRENT_BINARY_DIR}/calib_callc_turns.params)
+# an output older than the probe's callc lines: call applies to every collective
+tool_test(sim_calibrate_callc_old_output COMMAND ${EXPECT} 0
+  "^no per-collective call measured \\(an older output\\): call applies to every collective$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_old.params)
+tool_test(sim_calibrate_params_needs_from COMMAND ${EXPECT} 2
+  "--params BASE needs --from SAVED_OUTPUT"
+  -- ${SIM} calibrate --params ${SIMDATA}/loggp.txt)
 
 # The receive overheads (recv_busy.txt: net L 0, o 1000, orecv 500, obusy
 # 2000). A ping-pong's receiver waits for each message: 2(o + L + orecv) =
@@ -370,7 +426,8 @@ tool_test(sim_calibrate_from_saved COMMAND ${EXPECT} 0
   -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_saved.params)
 # The quiet machine's measurements of 2026-11-28 11:14 (quiet/: the
 # calibrate and validate outputs; fit.params: calibrate --from calib.txt,
-# with the two figures of extra.txt measured after) predicted again: the
+# with the figures of extra.txt measured after and callc fitted from
+# calib_callc_live.txt) predicted again: the
 # tally is printed (docs/SCALE.md), the test asserts the report, not the 20%
 # target.
 tool_test(sim_validate_quiet_data COMMAND ${EXPECT} 0

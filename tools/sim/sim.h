@@ -32,7 +32,9 @@ enum sim_op_kind { SIM_ISEND, SIM_IRECV, SIM_WAIT, SIM_FREE, SIM_COMPUTE, SIM_HW
 /* One op: kind (3 bits) | arg (24 bits: peer in the program's form, or the
  * request slot of a WAIT or FREE) | bytes (37 bits; COMPUTE: bytes reduced
  * if arg is 0, nanoseconds of work if it is 1, bytes copied (locally, or
- * into the node segment) if it is 2, copied out of the node segment if 3).
+ * into the node segment) if it is 2, copied out of the node segment if 3;
+ * from 4 (SIM_SEG_READ) on, 4 + 2w bytes copied out of node segment data
+ * rank w wrote and 5 + 2w bytes of it reduced).
  * SEGSYNC: the node segment's synchronisation of
  * every rank of the node (sim_seg.c). MARK: the rank starts its clock
  * here (what its program does before runs once, the rest `iters` times;
@@ -99,6 +101,13 @@ int sim_nbc_run(int coll_id, const struct rch_coll_comm *view, const struct rch_
  * state whose segment records (its copies and synchronisations become ops).
  * 0, or -1 when there is no memory for the segment. */
 int sim_seg_attach(struct rch_coll_comm *c);
+/* The COMPUTE kind of a copy (reduce 0) or reduction (1) that reads src:
+ * SIM_SEG_READ + 2w (+ 1 for a reduction) where src is node segment data
+ * rank w of the node wrote (the engine charges the cross-core transfer when
+ * w runs on another core than the reader), 3 for a copy out of segment
+ * data of no one rank, else 2 (a copy) or 0 (a reduction). */
+enum { SIM_SEG_READ = 4 };
+uint32_t sim_seg_read_kind(const void *src, int reduce);
 static inline int sim_seg_algo(const char *name)
 {
     return name[0] == 's' && name[1] == 'h' && name[2] == 'm';
@@ -148,7 +157,22 @@ struct sim_params {
      * the core on (its progress pass polls its sockets, system calls where
      * shm reads memory), in place of the one-node turns of sw; 0: none. */
     double netturn;
+    /* The library's path per call of barrier, bcast, allreduce and alltoall
+     * (SIM_CALLC order; `callc` line; -1: not given, `call` applies):
+     * calibrate fits each from the probe's 2-rank call of the smallest
+     * message, less what the engine predicts for it without it (sim_callc.c). */
+    double callc[4];
 };
+enum { SIM_CALLC = 4 };
+/* The index in callc of collective coll_id (enum rch_coll_id), -1 if none;
+ * the names in the `callc` line. */
+int sim_callc_index(int coll_id);
+extern const char *const sim_callc_names[SIM_CALLC];
+/* Fit callc from the probe's figures (ns per call of the 2-rank loop of
+ * algo on `bytes`, or < 0 when not measured): each the figure less the
+ * engine's prediction of the same loop with no call cost. 0, or -1 (err). */
+int sim_callc_fit(struct sim_params *p, const char *const algo[SIM_CALLC], const double bytes[SIM_CALLC],
+                  const double ns[SIM_CALLC], char *err, size_t len);
 void sim_params_default(struct sim_params *p);
 /* 0, or -1 with "file:line: what" in err. */
 int sim_params_load(const char *path, struct sim_params *p, char *err, size_t len);
@@ -187,10 +211,14 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
             const struct sim_noise *noise, int iters, struct sim_result *res, char *err, size_t len);
 
 /* ---- commands (sim_main.c, sim_calib.c, sim_validate.c) ---- */
-/* The library's own CPU per call of algorithm algo ("nbc": the non-blocking path). */
-static inline double sim_call_ns(const struct sim_params *p, const char *algo)
+/* The library's own CPU per call of collective coll_id's algorithm algo
+ * ("nbc": the non-blocking path): its callc where given, else call. */
+static inline double sim_call_ns(const struct sim_params *p, int coll_id, const char *algo)
 {
-    return algo[0] == 'n' && algo[1] == 'b' && algo[2] == 'c' && !algo[3] ? p->icall : p->call;
+    if (algo[0] == 'n' && algo[1] == 'b' && algo[2] == 'c' && !algo[3])
+        return p->icall;
+    int i = sim_callc_index(coll_id);
+    return i >= 0 && p->callc[i] >= 0 ? p->callc[i] : p->call;
 }
 /* One collective (by name; algorithm by name, "auto", "hier" or "hw") on p
  * ranks of ppn per node, no noise, iters calls back to back after a

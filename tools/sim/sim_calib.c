@@ -41,7 +41,8 @@
  *   core over tcp (netturn_of).
  * The programs are looked for beside rdmach-sim (build tree or install).
  * --from FILE fits the figures a saved calibrate output printed instead of
- * measuring.
+ * measuring; with --params BASE it keeps BASE's figures and fits only the
+ * per-collective call (callc, sim_callc.c) of FILE against them.
  *
  * validate: sim_validate.c.
  */
@@ -58,6 +59,9 @@ struct probe {
     double post, stream0, reduce_b, reduce_ns, eager, copy_b, copy_ns, call, icall;
     int npp;
     double pp_b[PMAX], pp_ns[PMAX];     /* ping-pong round trips */
+    /* the 2-rank calls of the smallest message (sim_callc.c); ns -1: not printed */
+    char callc_algo[SIM_CALLC][32];
+    double callc_b[SIM_CALLC], callc_ns[SIM_CALLC];
 };
 
 int sim_exe_dir(char *dir, size_t len)
@@ -68,6 +72,13 @@ int sim_exe_dir(char *dir, size_t len)
     dir[l] = '\0';
     *strrchr(dir, '/') = '\0';
     return 0;
+}
+
+static void probe_clear(struct probe *pr)
+{
+    memset(pr, 0, sizeof(*pr));
+    for (int i = 0; i < SIM_CALLC; i++)
+        pr->callc_ns[i] = -1;
 }
 
 /* One line of rdmach-sim-probe's output into pr; the bit of a required
@@ -93,6 +104,13 @@ static int probe_line(const char *line, struct probe *pr)
         pr->call = a;
     } else if (sscanf(line, "icall %lf", &a) == 1) {
         pr->icall = a;
+    } else if (!strncmp(line, "callc ", 6)) {
+        char coll[32], algo[32];
+        for (int i = 0; i < SIM_CALLC; i++)
+            if (sscanf(line, "callc %31s %31s %lf %lf", coll, algo, &a, &b) == 4 && !strcmp(coll, sim_callc_names[i])) {
+                snprintf(pr->callc_algo[i], sizeof(pr->callc_algo[i]), "%s", algo);
+                pr->callc_b[i] = a, pr->callc_ns[i] = b;
+            }
     }
     return 0;
 }
@@ -101,14 +119,14 @@ enum { PROBE_ALL = 31 };
 static int run_probe(const char *dir, int net, struct probe *pr, char *err, size_t len)
 {
     char cmd[3 * PATH_MAX], line[256];
-    snprintf(cmd, sizeof(cmd), "%sRDMACH_BIND=none '%s/rdmachrun' -n 2 '%s/rdmach-sim-probe' 2>&1",
+    snprintf(cmd, sizeof(cmd), "%sRDMACH_BIND=none RDMACH_BARRIER=dissemination '%s/rdmachrun' -n 2 '%s/rdmach-sim-probe' 2>&1",
              net ? "RDMACH_VNODE_SIZE=1 " : "", dir, dir);
     FILE *f = popen(cmd, "r");
     if (!f) {
         snprintf(err, len, "cannot run %s", cmd);
         return -1;
     }
-    memset(pr, 0, sizeof(*pr));
+    probe_clear(pr);
     int have = 0;
     while (fgets(line, sizeof(line), f)) {
         fputs("    ", stdout);
@@ -159,6 +177,8 @@ static int probe_median(const struct probe *runs, int n, struct probe *m)
     MED(icall);
     for (int i = 0; i < m->npp; i++)
         MED(pp_ns[i]);
+    for (int i = 0; i < SIM_CALLC; i++)
+        MED(callc_ns[i]);   /* -1 in a run without it (an older output): -1 in all, as it is printed by all or none */
 #undef MED
     return k;
 }
@@ -334,7 +354,7 @@ static int from_file(struct calib *k, const char *path)
             handoff = ring || !strncmp(line + 10, "the hand-off", 12);
             chan = strstr(line, handoff ? "hand-off over net" : "measuring net") ? SIM_NET : SIM_SHM;
             if (!handoff && k->nruns[chan] < 64)
-                memset(&k->runs[chan][k->nruns[chan]++], 0, sizeof(struct probe));
+                probe_clear(&k->runs[chan][k->nruns[chan]++]);
             have = 0;
             continue;
         }
@@ -422,13 +442,15 @@ static double switch_of(const struct calib *k, int c, const struct sim_loggops *
 
 int sim_calibrate(int argc, char **argv)
 {
-    const char *out = "rdmach-sim.params", *from = NULL;
+    const char *out = "rdmach-sim.params", *from = NULL, *base = NULL;
     int nruns = 3;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-o") && i + 1 < argc) {
             out = argv[++i];
         } else if (!strcmp(argv[i], "--from") && i + 1 < argc) {
             from = argv[++i];
+        } else if (!strcmp(argv[i], "--params") && i + 1 < argc) {
+            base = argv[++i];
         } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
             nruns = atoi(argv[++i]);
             if (nruns < 1 || nruns > 64) {
@@ -437,9 +459,14 @@ int sim_calibrate(int argc, char **argv)
             }
         } else {
             fprintf(stderr, "rdmach-sim calibrate: unknown argument '%s' (usage: rdmach-sim calibrate [-o FILE] [--runs N] "
-                            "[--from SAVED_OUTPUT])\n", argv[i]);
+                            "[--from SAVED_OUTPUT [--params BASE]])\n", argv[i]);
             return 2;
         }
+    }
+    if (base && !from) {
+        fprintf(stderr, "rdmach-sim calibrate: --params BASE needs --from SAVED_OUTPUT (it fits the per-collective "
+                        "call of a saved output against BASE)\n");
+        return 2;
     }
     struct sim_params p;
     sim_params_default(&p);
@@ -489,6 +516,28 @@ int sim_calibrate(int argc, char **argv)
     p.call = pr[SIM_SHM].call;
     p.icall = pr[SIM_SHM].icall > 0 ? pr[SIM_SHM].icall : p.call;   /* older outputs have no icall */
     p.onload = 1;   /* the software network channels here (tcp) run on the host CPU */
+    if (base) {
+        /* every figure from BASE; only the per-collective call from the output, fitted against BASE */
+        char err[512];
+        if (sim_params_load(base, &p, err, sizeof(err)) != 0) {
+            fprintf(stderr, "rdmach-sim calibrate: %s\n", err);
+            return 2;
+        }
+        printf("the parameters of %s; callc fitted against them\n", base);
+    }
+    {
+        const struct probe *sh = &pr[SIM_SHM];
+        const char *algo[SIM_CALLC];
+        for (int i = 0; i < SIM_CALLC; i++)
+            algo[i] = sh->callc_algo[i];
+        char err[256];
+        if (sim_callc_fit(&p, algo, sh->callc_b, sh->callc_ns, err, sizeof(err)) != 0) {
+            fprintf(stderr, "rdmach-sim calibrate: callc: %s\n", err);
+            return 1;
+        }
+        if (sh->callc_ns[0] < 0)
+            printf("no per-collective call measured (an older output): call applies to every collective\n");
+    }
     char comment[512];
     snprintf(comment, sizeof(comment),
              "# measured by rdmach-sim calibrate (rdmach-sim-probe: each figure its minimum in a run, the median over "
@@ -505,5 +554,9 @@ int sim_calibrate(int argc, char **argv)
     printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns, icall %.0f ns; host %.0f cores, switch %.0f ns, netswitch %.0f ns, "
            "handoff %.0f ns, netturn %.0f ns; written to %s\n",
            p.gamma, p.beta, p.call, p.icall, p.cores, p.sw, p.sw_net, p.handoff, p.netturn, out);
+    for (int i = 0; i < SIM_CALLC; i++)
+        if (p.callc[i] >= 0)
+            printf("callc %s %.0f ns (%s of %.0f B on 2 ranks: %.0f ns a call)\n", sim_callc_names[i], p.callc[i],
+                   pr[SIM_SHM].callc_algo[i], pr[SIM_SHM].callc_b[i], pr[SIM_SHM].callc_ns[i]);
     return 0;
 }

@@ -810,15 +810,36 @@ static void seg_arrive(struct sim *s, uint32_t rank)
     }
 }
 
-/* ns per byte of a COMPUTE op of kind a (0, 2, 3; sim.h). A copy out of the
+/* ns per byte of a read of node segment data rank w wrote (COMPUTE kind
+ * SIM_SEG_READ + 2w, + 1 for a reduction): what crosses cores (w runs on
+ * another core than the reader: on a host of `cores`, the library's
+ * round-robin binding; else every rank has its own) costs the shm single
+ * copy's G + O where that is more than an in-cache copy, as a copy out does,
+ * and a reduction of such bytes that excess over the in-cache read on top
+ * of gamma; bytes from the reader's own core are in its cache. The node
+ * segment is one node: its ranks are the world's. */
+static double seg_read_ns(const struct sim *s, uint32_t rank, uint32_t a, double cross)
+{
+    const struct sim_params *p = s->p;
+    uint32_t w = (a - SIM_SEG_READ) / 2;
+    int reduce = (a - SIM_SEG_READ) & 1;
+    int other = s->core_free ? core_of(s, w) != core_of(s, rank) : w != rank;
+    double extra = other && cross > p->beta ? cross - p->beta : 0;
+    return (reduce ? p->gamma : p->beta) + extra;
+}
+
+/* ns per byte of a COMPUTE op of kind a (0, 2, 3, SIM_SEG_READ...; sim.h). A copy out of the
  * node segment moves what other cores wrote: it costs what a single copy
  * of another process's data does, the shm rendezvous slope G + O, where
  * that is more than an in-cache copy (beta). */
-static double compute_ns(const struct sim_params *p, uint32_t a)
+static double compute_ns(const struct sim *s, uint32_t rank, uint32_t a)
 {
+    const struct sim_params *p = s->p;
     if (a == 0)
         return p->gamma;
     double cross = p->ch[SIM_SHM].G + p->ch[SIM_SHM].O;
+    if (a >= SIM_SEG_READ)
+        return seg_read_ns(s, rank, a, cross);
     return a == 3 && cross > p->beta ? cross : p->beta;
 }
 
@@ -888,7 +909,7 @@ static void run_rank(struct sim *s, uint32_t rank)
             s->slot_free[r->slot_base + r->free_top++] = a;
             break;
         case SIM_COMPUTE:
-            r->t = cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * compute_ns(s->p, a));
+            r->t = cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * compute_ns(s, rank, a));
             break;
         case SIM_HWBAR: {
             double arrive = cpu(s, rank, r->t, s->p->hw_ow);

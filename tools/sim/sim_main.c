@@ -298,7 +298,7 @@ int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, lo
                 const struct sim_params *prm, double *t_ns, char *err, size_t len)
 {
     struct job j = { .id = rch_coll_id_of(coll), .algo = algo, .p = p, .ppn = ppn, .size = size,
-                     .probe = 1, .probe_call = prm->call };
+                     .probe = 1, .probe_call = sim_call_ns(prm, RCH_COLL_BARRIER, "dissemination") };
     struct sim_noise quiet = { 0 };
     int rc = -1;
     if (job_alloc(&j) != 0) {
@@ -306,7 +306,7 @@ int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, lo
         goto out;
     }
     const char *chosen;
-    struct sim_progs *t = record(&j, sim_call_ns(prm, algo), &chosen, err, len);
+    struct sim_progs *t = record(&j, sim_call_ns(prm, j.id, algo), &chosen, err, len);
     struct sim_layout lay = { p, ppn, host };
     struct sim_result res;
     if (t && sim_run(t, &lay, prm, &quiet, iters, &res, err, len) == 0) {
@@ -438,7 +438,7 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
                 char err[512];
                 const char *chosen = j.algo;
                 double t0 = now_s();
-                struct sim_progs *t = record(&j, o->compute + sim_call_ns(prm, j.algo), &chosen, err, sizeof(err));
+                struct sim_progs *t = record(&j, o->compute + sim_call_ns(prm, j.id, j.algo), &chosen, err, sizeof(err));
                 double trec = now_s() - t0;
                 struct sim_result res;
                 struct sim_layout lay = { p, ppn };
@@ -494,7 +494,7 @@ static int usage(void)
             "         [--algos all|auto|NAME,...] [--size LIST] [--params FILE] [--iters N] [--compute DURATION]\n"
             "         [--noise PERIOD,DURATION[,sync|unsync] | --noise-trace DETOURS.csv[,sync]] [--noise-nodes N]\n"
             "         [--cores N] [--csv FILE]\n"
-            "       rdmach-sim calibrate [-o FILE] [--runs N] [--from SAVED_CALIBRATE_OUTPUT]\n"
+            "       rdmach-sim calibrate [-o FILE] [--runs N] [--from SAVED_CALIBRATE_OUTPUT [--params BASE]]\n"
             "       rdmach-sim validate [--params FILE] [--ranks LIST] [--colls LIST] [--from SAVED_VALIDATE_OUTPUT [--calls N]]\n"
             "  LIST: a..b (powers of two) or a,b,c\n");
     return 2;

@@ -9,6 +9,8 @@
  *   copy 0.1                    # ns per byte copied through the node segment
  *   call 60                     # ns of the library's path per collective call
  *   icall 160                   # the same for a non-blocking one and its wait (call if not given)
+ *   callc barrier 30 bcast 40 allreduce 60 alltoall 90
+ *                               # the same per collective (any of them; call for those not given)
  *   hw ow 200 op 400 oplg 0 or 200   # hardware barrier
  *   host cores 2 switch 2500 netswitch 6000 handoff 1000
  *                               # the cores ranks share; a rank's way back to one
@@ -43,6 +45,7 @@ void sim_params_default(struct sim_params *p)
         .beta = 0.1,
         .hw_ow = 300, .hw_op = 600, .hw_oplg = 0, .hw_or = 300,
         .cores = 0, .sw = 2500, .sw_net = 2500,   /* a core per rank; a yield hand-off (src/device/progress.c) */
+        .callc = { -1, -1, -1, -1 },              /* `call` for every collective */
     };
 }
 
@@ -123,6 +126,9 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                          f == &p->call || f == &p->icall ? "ns" : "ns per byte");
                 rc = -1;
             }
+        } else if (!strcmp(w, "callc")) {
+            double *const fields[] = { &p->callc[0], &p->callc[1], &p->callc[2], &p->callc[3] };
+            rc = pairs(save, sim_callc_names, fields, SIM_CALLC, path, line, err, len);
         } else if (!strcmp(w, "nic")) {
             char *v = strtok_r(NULL, " \t\r\n", &save);
             if (v && !strcmp(v, "onload"))
@@ -134,7 +140,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, callc, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -170,6 +176,12 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
     fprintf(f, "call %.1f\nicall %.1f\nhost cores %.0f switch %.1f netswitch %.1f handoff %.1f", p->call, p->icall,
             p->cores, p->sw, p->sw_net, p->handoff);
     fprintf(f, p->netturn > 0 ? " netturn %.1f\n" : "\n", p->netturn);
+    int given = 0;
+    for (int i = 0; i < SIM_CALLC; i++)
+        if (p->callc[i] >= 0)
+            fprintf(f, "%s %s %.1f", given++ ? "" : "callc", sim_callc_names[i], p->callc[i]);
+    if (given)
+        fputc('\n', f);
     return fclose(f);
 }
 

@@ -12,6 +12,11 @@
  *   call NS          MPI_Allreduce of one double on MPI_COMM_SELF    -> call
  *   icall NS         MPI_Iallreduce + MPI_Wait of it on MPI_COMM_SELF -> icall
  *   eager B          the largest message sent eagerly to rank 1
+ *   callc COLL ALGO B NS  per call of barrier, bcast, allreduce, alltoall on
+ *                    the 2 ranks with the smallest message (B bytes; the
+ *                    algorithm the library ran), 1000 back to back, the
+ *                    slower rank's mean, the best of REPS runs  -> callc
+ *                    (shm only)
  *
  * With --handoff (2 ranks; calibrate runs it with both on one core): only
  *   pingpong B NS    round trips of 0 B (-> switch), 16 and 64 KiB (the
@@ -257,6 +262,31 @@ static int coll_mode(int me, int p, const char *only)
     return 0;
 }
 
+/* The 2-rank loops of the smallest message whose time, less the engine's
+ * prediction of their messages, is each collective's own path (callc). */
+static void callc(int me)
+{
+    static const enum rch_coll_id ids[] = { RCH_COLL_BARRIER, RCH_COLL_BCAST, RCH_COLL_ALLREDUCE, RCH_COLL_ALLTOALL };
+    enum { N = 1000 };
+    char s[16] = { 0 }, r[16];
+    for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+        int bytes = ids[k] == RCH_COLL_BARRIER ? 0 : 8;
+        double best = 1e30;
+        for (int rep = 0; rep < REPS; rep++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < N; i++)
+                one_call(ids[k], 0, s, r, bytes);
+            double mine = (MPI_Wtime() - t0) / N, t;
+            MPI_Allreduce(&mine, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            best = t < best ? t : best;
+        }
+        if (me == 0)
+            printf("callc %s %s %d %.1f\n", rch_coll_name(ids[k]),
+                   ids[k] == RCH_COLL_BARRIER ? "dissemination" : rch_coll_last_algo(ids[k]), bytes, best * 1e9);
+    }
+}
+
 /* A token of `bytes` round the ranks (empty: the hand-off alone): per hop,
  * the fastest of REPS rounds of LAPS laps (on one core every hop hands the
  * core to the next rank). */
@@ -402,6 +432,9 @@ int main(int argc, char **argv)
         printf("eager %zu\n", rch_tun.vnode_size == 1 ? (size_t)65536 : rch_tun.shm_eager_max);
         fflush(stdout);
     }
+    if (rch_tun.vnode_size != 1)
+        callc(me);
+    fflush(stdout);
     free(buf);
     MPI_Finalize();
     return 0;

@@ -574,8 +574,8 @@ int rch_dev_nprocs(void)
 
 static void record_reduce(const void *in, void *inout, size_t count, void *arg)
 {
-    (void)in, (void)inout, (void)arg;
-    sim_rec_op(SIM_COMPUTE, 0, count * sizeof(double));
+    (void)inout, (void)arg;
+    sim_rec_op(SIM_COMPUTE, (int)sim_seg_read_kind(in, 1), count * sizeof(double));
 }
 
 static const struct rch_coll_op reduce_op = {

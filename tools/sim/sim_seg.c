@@ -3,9 +3,12 @@
  * (nodeseg.h) recorded as programs. The view gets a communicator state whose
  * segment carries a recorder, so the library's own algorithm runs for one
  * rank at a time against it: each copy into the segment becomes a COMPUTE
- * op of its bytes (beta ns each), each copy out of it one of the bytes moved
- * from the core that wrote them (SIM_COMPUTE 3), each synchronisation a SEGSYNC op,
- * and the reductions go through the recording reduction as everywhere else.
+ * op of its bytes (beta ns each), each copy out of it one of the bytes
+ * another rank wrote, naming that rank (SIM_SEG_READ + 2w; SIM_COMPUTE 3
+ * where no one rank wrote them), so that the engine charges what crosses
+ * cores, each synchronisation a SEGSYNC op, and the reductions go through
+ * the recording reduction as everywhere else, which names the rank whose
+ * row it reads the same way (SIM_SEG_READ + 2w + 1).
  * The segment's memory is real (the algorithms write their headers and
  * compute row addresses) but no data is moved: copies are only recorded.
  */
@@ -18,11 +21,40 @@
 static void *mem;                      /* the segment's areas, for a node of seg.p ranks */
 static size_t mem_len;
 
+static struct rch_coll_nodeseg seg;
+
+/* The rank that wrote the segment's bytes at a: the owner of the row, the
+ * header line or the large area's deposit row it lies in; -1 outside the
+ * segment, -2 in it but of no one rank (the large area's result row, which
+ * each rank writes a slice of). */
+static int writer_of(const void *a)
+{
+    const unsigned char *x = a, *m = mem;
+    if (!m || x < m || x >= m + mem_len)
+        return -1;
+    for (int b = 0; b < 2; b++)
+        for (int r = 0; r < seg.p; r++) {
+            const unsigned char *row = rch_coll_nodeseg_row(&seg, b, r), *h = (const unsigned char *)rch_coll_nodeseg_hdr(&seg, b, r),
+                                *ar = rch_coll_nodeseg_arow(&seg, b, r);
+            if ((x >= row && x < row + seg.row) || (x >= h && x < h + sizeof(struct rch_coll_nodeseg_hdr)) ||
+                (x >= ar && x < ar + seg.arow))
+                return r;
+        }
+    return -2;
+}
+
+uint32_t sim_seg_read_kind(const void *src, int reduce)
+{
+    int w = writer_of(src);
+    if (w >= 0)
+        return (uint32_t)(SIM_SEG_READ + 2 * w + (reduce ? 1 : 0));
+    return w == -2 && !reduce ? 3 : reduce ? 0 : 2;
+}
+
 static void rec_copy(const void *dst, const void *src, size_t bytes)
 {
-    const unsigned char *s = src, *m = mem;
     (void)dst;
-    sim_rec_op(SIM_COMPUTE, s >= m && s < m + mem_len ? 3 : 2, bytes);
+    sim_rec_op(SIM_COMPUTE, (int)sim_seg_read_kind(src, 0), bytes);
 }
 
 static void rec_sync(void)
@@ -32,7 +64,6 @@ static void rec_sync(void)
 
 static const struct rch_coll_nodeseg_rec recorder = { rec_copy, rec_sync };
 static struct rch_coll_cstate state;
-static struct rch_coll_nodeseg seg;
 
 int sim_seg_attach(struct rch_coll_comm *c)
 {
