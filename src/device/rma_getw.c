@@ -18,10 +18,17 @@
  * RSP, when the data is in place; it holds the registration (RMA_RQ_MR),
  * undone when it ends. A target that dies fails it (the peer's pending
  * list). An origin that dies makes the target's write fail with PEER_DEAD:
- * the target stops and answers nobody. A write the channel cannot do at
- * once (the kernel refused single copy towards that rank, so the channel
- * would fall back to its pipeline, which needs the origin's progress) ends
- * the operation with UNSUPPORTED; the chunk's buffer is left to the channel.
+ * the target stops and answers nobody.
+ *
+ * Single copy refused one way: the kernel may let the origin read the
+ * target (its 1-byte probe, rch_dev_rma_single_copy) but not the target
+ * write the origin (Yama ptrace_scope, PR_SET_PTRACER name one direction).
+ * The channel then writes the chunk by its two-copy pipeline (INPROGRESS),
+ * which the origin's progress drains while it waits for the RSP; every
+ * chunk is a request of the target's, and the RSP leaves when the last
+ * write has ended, so the data is in place when the get completes. The RSP
+ * then carries F_NOWRITE and the origin sends GETV to that target from
+ * then on (its window target's getw).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +54,7 @@ int rch_dev_rma_getw_ok(struct rch_dev_win *w, int target)
 {
     struct rch_dev_win_target *t = &w->t[target];
     struct rch_dev_peer *p = &rch_dev.peers[t->world];
-    return w->flavor != RCH_DEV_WIN_DYNAMIC && t->path == RCH_DEV_WIN_RDMA && t->ctrl && !p->dead &&
+    return w->flavor != RCH_DEV_WIN_DYNAMIC && t->path == RCH_DEV_WIN_RDMA && t->ctrl && !p->dead && t->getw >= 0 &&
            p->ops->mem_reg && p->ops->mem_rkey && chunk_max() >= 4096 && rch_dev_rma_single_copy(w, target);
 }
 
@@ -173,24 +180,69 @@ rdmach_status_t rch_dev_rma_getw(struct rch_dev_win *w, int target, void *dst, c
 
 static unsigned char *chunk_buf;
 
-/* Write the chunk's `fill` bytes at the origin's raddr + *sent. */
-static rdmach_status_t chunk_out(struct rch_dev_peer *p, const struct rch_rdma_rkey *key, uint64_t raddr,
-                                 size_t fill, uint64_t *sent, int src)
+/* One GETW being answered: its RSP leaves when every chunk is written. */
+struct getw_ans {
+    struct rch_rma_hdr h;        /* the GETW */
+    unsigned pending;            /* chunk writes not finished */
+    int packed;                  /* every chunk handed to the channel */
+    rdmach_status_t st;          /* the first failure */
+};
+
+static void answer(struct getw_ans *a)
 {
-    rdmach_status_t st = p->ops->put(p->chan, p->rank, chunk_buf, NULL, fill, key, raddr + *sent, NULL);
-    if (st == RDMACH_INPROGRESS) {
-        chunk_buf = NULL;                    /* the channel's until it is done */
-        st = rch_base_err(RDMACH_ERR_UNSUPPORTED, "one-sided get by rank %d: this rank cannot write its memory by "
-                          "single copy", src);
-    }
+    struct rch_dev_win *w = rch_dev_rma_win_find(a->h.win);
+    if (w && a->st != RDMACH_ERR_PEER_DEAD)     /* a dead origin: nobody to answer */
+        rch_dev_rma_answer_rsp_flags(w, &a->h, a->st, NULL, 0, 0,
+                                     w->t[a->h.src].getw < 0 ? RCH_RMA_F_NOWRITE : 0);
+    free(a);
+}
+
+/* on_complete of a chunk's write. */
+static void write_done(struct rch_dev_req *pub)
+{
+    struct rch_dev_ireq *r = (struct rch_dev_ireq *)pub;
+    struct getw_ans *a = (struct getw_ans *)(uintptr_t)pub->user_word[0];
+    free(r->buf);                            /* a chunk the pipeline wrote */
+    r->buf = NULL;
+    if (pub->err != RDMACH_OK && a->st == RDMACH_OK)
+        a->st = pub->err;
+    if (--a->pending == 0 && a->packed)
+        answer(a);
+}
+
+/* Write the chunk's `fill` bytes at the origin's raddr + *sent. The kernel
+ * may refuse single copy towards that rank (a ptrace policy that lets the
+ * origin read us but not us write it): the channel then writes the chunk by
+ * its pipeline (INPROGRESS), which the origin's progress drains while it
+ * waits for the RSP, and the chunk's buffer is the write's until it ends. */
+static rdmach_status_t chunk_out(struct getw_ans *a, struct rch_dev_peer *p, struct rch_dev_win *w,
+                                 const struct rch_rdma_rkey *key, uint64_t raddr, size_t fill, uint64_t *sent)
+{
+    struct rch_dev_ireq *r = rch_dev_rma_req(w, a->h.src, 0, NULL);
+    if (r == NULL)
+        return RDMACH_ERR_NO_MEMORY;
+    r->pub.on_complete = write_done;
+    r->pub.user_word[0] = (uint64_t)(uintptr_t)a;
+    rch_dev_pending_add(p, r);               /* an origin that dies fails it */
+    a->pending++;
+    rdmach_status_t st = p->ops->put(p->chan, p->rank, chunk_buf, NULL, fill, key, raddr + *sent,
+                                     (void *)(uintptr_t)rch_dev_ireq_id(r));
     *sent += fill;
-    return st;
+    if (st != RDMACH_INPROGRESS) {
+        rch_dev_ireq_finish(r, st);
+        return st;
+    }
+    w->t[a->h.src].getw = -1;                /* told in the RSP: the origin sends GETV from now on */
+    r->buf = chunk_buf;
+    chunk_buf = malloc(chunk_max());
+    return chunk_buf ? RDMACH_OK : rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided get: no memory for a chunk");
 }
 
 /* GETW of blocks that repeat: whole repetitions a chunk, gathered into the
  * origin's order by one copy2d per block. */
-static rdmach_status_t pack_pattern(struct rch_dev_peer *p, struct rch_dev_win *w, const unsigned char *desc,
-                                    const struct rch_rdma_rkey *key, uint64_t raddr, size_t cmax, int src)
+static rdmach_status_t pack_pattern(struct getw_ans *a, struct rch_dev_peer *p, struct rch_dev_win *w,
+                                    const unsigned char *desc, const struct rch_rdma_rkey *key, uint64_t raddr,
+                                    size_t cmax)
 {
     struct rch_rma_pat q;
     struct rch_rma_pblk b[RCH_RMA_PAT_BLK_MAX];
@@ -206,7 +258,7 @@ static rdmach_status_t pack_pattern(struct rch_dev_peer *p, struct rch_dev_win *
         size_t soff = 0;
         for (uint32_t k = 0; k < q.nblk; soff += b[k].blen, k++)
             rch_base_copy2d(chunk_buf + soff, q.period, mem[k] + (int64_t)r0 * q.stride, q.stride, m, b[k].blen);
-        st = chunk_out(p, key, raddr, (size_t)(m * q.period), &sent, src);
+        st = chunk_out(a, p, w, key, raddr, (size_t)(m * q.period), &sent);
     }
     return st;
 }
@@ -221,13 +273,19 @@ void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const st
     const unsigned char *desc = payload + sizeof(wh) + sizeof(v);
     rdmach_status_t st = RDMACH_OK;
     size_t cmax = chunk_max();
+    struct getw_ans *a = calloc(1, sizeof(*a));
+    if (a == NULL) {
+        rch_dev_rma_answer_rsp(w, h, RDMACH_ERR_NO_MEMORY, NULL, 0, 0);
+        return;
+    }
+    a->h = *h;
     if (!chunk_buf && !(chunk_buf = malloc(cmax)))
         st = RDMACH_ERR_NO_MEMORY;
     struct rch_rdma_rkey key = { .len = wh.keylen };
     memcpy(key.bytes, wh.key, wh.keylen);
     if (h->flags & RCH_RMA_F_PAT) {
         if (st == RDMACH_OK)
-            st = pack_pattern(p, w, payload + sizeof(wh), &key, wh.raddr, cmax, h->src);
+            st = pack_pattern(a, p, w, payload + sizeof(wh), &key, wh.raddr, cmax);
         v.nseg = 0;
     }
     for (uint32_t i = 0; i < v.nseg && st == RDMACH_OK; i++) {
@@ -262,12 +320,14 @@ void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const st
                 }
             }
             if (fill == cmax || (fill > 0 && i + 1 == v.nseg && k == s.count)) {
-                st = chunk_out(p, &key, wh.raddr, fill, &sent, h->src);
+                st = chunk_out(a, p, w, &key, wh.raddr, fill, &sent);
                 fill = 0;
             }
         }
     }
-    if (st == RDMACH_ERR_PEER_DEAD)
-        return;                              /* the origin is gone: nobody to answer */
-    rch_dev_rma_answer_rsp(w, h, st, NULL, 0, 0);
+    if (st != RDMACH_OK && a->st == RDMACH_OK)
+        a->st = st;
+    a->packed = 1;
+    if (a->pending == 0)
+        answer(a);
 }
