@@ -44,6 +44,9 @@ static const struct rch_tun_row rows[] = {
       "64 bytes of headers, so a message up to 40 bytes larger is eager too; rdmach-info prints the limit)" },
     { "CMA", RCH_TUN_ENUM, OFF(cma), "auto", 0, 0, "auto|on|off",
       "Single-copy transfers with process_vm_readv/writev (auto: use if permitted)" },
+    { "CMA_REFUSE_WRITE", RCH_TUN_BOOL, OFF(cma_refuse_write), "off", 0, 0, "on|off",
+      "For tests: process_vm_writev fails with EPERM, as under a ptrace policy (Yama, PR_SET_PTRACER) that "
+      "lets this rank read its peers' memory but not write it" },
     { "SHM_PIPE_CHUNK", RCH_TUN_SIZE, OFF(shm_pipe_chunk), "64k", 4 * KiB, 16 * MiB, NULL,
       "Chunk size of the two-copy pipeline (rendezvous gets, see SHM_GET; everything when single copy "
       "is not permitted)" },

@@ -133,6 +133,7 @@ struct rch_dev_win_target {
     uint32_t pend_remote;        /* operations not yet complete at the target */
     uint32_t posts;              /* PSCW: POSTs from it not yet consumed by a start */
     int8_t cma;                  /* node-local RDMA completes at once: 0 unknown, 1 yes, -1 no */
+    int8_t getw;                 /* -1: it cannot write this rank by single copy (GETW's F_NOWRITE): GETV */
     struct rch_dev_win_dyntab *dyn;  /* dynamic, node-local: its table of attached regions */
 };
 

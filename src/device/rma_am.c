@@ -384,8 +384,15 @@ void rch_dev_rma_answer_ack(struct rch_dev_win *w, const struct rch_rma_hdr *q, 
 void rch_dev_rma_answer_rsp(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st, const void *data,
                        size_t n, int copy)
 {
+    rch_dev_rma_answer_rsp_flags(w, q, st, data, n, copy, 0);
+}
+
+void rch_dev_rma_answer_rsp_flags(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st,
+                                  const void *data, size_t n, int copy, int flags)
+{
     struct rch_rma_hdr a;
     rch_dev_rma_hdr(w, &a, RCH_RMA_RSP, st == RDMACH_OK ? n : 0, q->addr);
+    a.flags = (uint8_t)flags;
     a.status = st;
     a.req = q->req;
     a.aop = q->rop;
@@ -480,6 +487,8 @@ static void on_rsp(struct rch_dev_peer *p, struct rch_dev_win *w, const struct r
         return;
     }
     rdmach_status_t st = h->status == RDMACH_OK ? RDMACH_OK : h->status < 0 ? h->status : RDMACH_ERR_PROTOCOL;
+    if ((r->rq_flags & RMA_RQ_MR) && (h->flags & RCH_RMA_F_NOWRITE))
+        w->t[h->src].getw = -1;              /* GETW's target cannot write here by single copy */
     if (st == RDMACH_OK && h->len != r->rq_rlen) {
         rch_dev_bad_packet(p, len, RCH_PKT_RMA, "RMA RSP with the wrong amount of data");
         st = RDMACH_ERR_PROTOCOL;

@@ -152,6 +152,9 @@ extern rch_dev_rma_resolve_fn rch_dev_rma_resolver;
 void rch_dev_rma_answer_ack(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st);
 void rch_dev_rma_answer_rsp(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st, const void *data,
                             size_t n, int copy);
+/* The same with header flags (GETW's F_NOWRITE). */
+void rch_dev_rma_answer_rsp_flags(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st,
+                                  const void *data, size_t n, int copy, int flags);
 /* The target side's scratch buffer (one packet is handled at a time), or NULL. */
 void *rch_dev_rma_scratch(size_t n);
 

@@ -51,7 +51,10 @@
  * follow as in GETV (or with flag F_PAT the blocks that repeat, as in PUTP,
  * without data). The target packs the blocks a chunk at a time and
  * writes each chunk into that buffer itself, then answers with an RSP
- * without data.
+ * without data. If the kernel refused the target single copy towards the
+ * origin, the channel's pipeline wrote the chunks and the RSP carries flag
+ * F_NOWRITE: the origin sends that target no more GETW. (An origin that
+ * ignores the flag only keeps the slower path: no version change.)
  *
  * `addr` is a byte offset from the target's window base, or for a dynamic
  * window an absolute address in the target; the target checks it against its
@@ -103,6 +106,7 @@ enum rch_rma_op {
 enum rch_rma_flags {
     RCH_RMA_F_EXCL = 1 << 0,     /* LOCK/UNLOCK: the exclusive lock */
     RCH_RMA_F_PAT  = 1 << 1,     /* GETW: blocks that repeat (rch_rma_pat, rch_rma_pblk), not segments */
+    RCH_RMA_F_NOWRITE = 1 << 2,  /* RSP of a GETW: the target cannot write the origin by single copy */
 };
 
 struct rch_rma_hdr {

@@ -130,8 +130,9 @@ rdmach_status_t rch_shm_cma_rw(struct rch_rdma_chan *ch, struct rch_shm_peer *p,
         size_t n = len - done < CMA_MAX_CALL ? len - done : CMA_MAX_CALL;
         struct iovec l = { .iov_base = (char *)laddr + done, .iov_len = n };
         struct iovec r = { .iov_base = (void *)(uintptr_t)(raddr + done), .iov_len = n };
-        ssize_t got = write ? process_vm_writev(p->pid, &l, 1, &r, 1, 0)
-                            : process_vm_readv(p->pid, &l, 1, &r, 1, 0);
+        ssize_t got = write && rch_tun.cma_refuse_write ? (errno = EPERM, -1)
+                      : write ? process_vm_writev(p->pid, &l, 1, &r, 1, 0)
+                              : process_vm_readv(p->pid, &l, 1, &r, 1, 0);
         if (got > 0) {
             done += (size_t)got;
             continue;
