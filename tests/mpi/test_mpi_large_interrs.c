@@ -1,0 +1,179 @@
+/*
+ * MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c and MPI_Reduce_scatter_init_c
+ * (started twice with new data) on an intercommunicator whose vector is
+ * beyond INT_MAX elements: the even ranks' group has recvcounts 2^31 + 3
+ * and 2 (no common divisor brings them under INT_MAX), the odd ranks'
+ * 2^30 + 2 and 2^30 + 3, ints whose sum is not one (the blocking and the
+ * non-blocking calls there use the int forms, the persistent one the _c
+ * form: MPI matches calls by type signature, not binding). Both vectors are
+ * 2^31 + 5 MPI_BYTEs reduced with MPI_BXOR (MPI-4.1 6.10.1: each group
+ * gets the reduction of the other group's vectors, scattered by its own
+ * recvcounts).
+ *
+ * Every send vector is 0 but at marks (every 64 MiB + 4099 bytes, either
+ * side of every 2^26 bytes, around the blocks' boundaries and at the end),
+ * so a vector's pages are mostly never touched. The expected result of
+ * every byte is computed here from the marks both remote senders put there;
+ * the bytes around each result must stay 0. A negative count is
+ * MPI_ERR_COUNT naming the entry.
+ */
+#include <limits.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "mpi_test.h"
+
+#define B ((MPI_Count)1 << 31)
+#define HALF ((MPI_Count)1 << 30)
+#define TOTAL (B + 5)
+#define MSTEP ((MPI_Count)(64 << 20) + 4099)
+#define CH ((MPI_Count)1 << 26)   /* the library's chunk (RCH_MPI_INTER_CHUNK) */
+#define GAP 64
+#define ROFF ((size_t)1 << 33) /* the send vector's offset in buf */
+#define LEN (ROFF + ((size_t)1 << 32))
+
+static int me, p;
+static unsigned char *buf;
+static const MPI_Count counts[2][2] = { { B + 3, 2 }, { HALF + 2, HALF + 3 } };
+
+static int near(MPI_Count g, MPI_Count at)
+{
+    return g >= at - 4 && g < at + 4;
+}
+
+static int marked(MPI_Count g)
+{
+    return g % MSTEP == 0 || g % CH == 0 || g % CH == CH - 1 || near(g, B + 3) || near(g, HALF + 2) ||
+           g >= TOTAL - 4;
+}
+
+/* Byte g of the vector world rank `from` sends in run `tag`. */
+static unsigned char val(int tag, int from, MPI_Count g)
+{
+    if (!marked(g))
+        return 0;
+    return (unsigned char)(1 + (tag * 37 + from * 11 + (g / MSTEP) * 5 + g % 7) % 250);
+}
+
+/* The first marked position at or after g. */
+static MPI_Count next_mark(MPI_Count g)
+{
+    static const MPI_Count windows[] = { B + 3 - 4, HALF + 2 - 4, TOTAL - 4 };   /* 8 marked bytes each */
+    MPI_Count r = g % CH, m = (g + MSTEP - 1) / MSTEP * MSTEP;
+    MPI_Count c = r == 0 || r == CH - 1 ? g : g - r + CH - 1;
+    if (c < m)
+        m = c;
+    for (int i = 0; i < 3; i++)
+        if (g < windows[i] + 8 && (g > windows[i] ? g : windows[i]) < m)
+            m = g > windows[i] ? g : windows[i];
+    return m;
+}
+
+static int zero(const unsigned char *at, MPI_Count n)
+{
+    static const unsigned char none[1 << 16];
+    for (MPI_Count k; n > 0; at += k, n -= k) {
+        k = n < (MPI_Count)sizeof none ? n : (MPI_Count)sizeof none;
+        if (memcmp(at, none, (size_t)k))
+            return 0;
+    }
+    return 1;
+}
+
+/* My block of the other group's reduction, computed from val(). */
+static unsigned char want(int tag, MPI_Count g)
+{
+    int other = 1 - me % 2;   /* the remote group's world ranks: other, other + 2 */
+    return (unsigned char)(val(tag, other, g) ^ val(tag, other + 2, g));
+}
+
+static void fill(unsigned char *sb, int tag)
+{
+    for (MPI_Count g = next_mark(0); g < TOTAL; g = next_mark(g + 1))
+        sb[g] = val(tag, me, g);
+}
+
+/* Every byte of my block (at rbuf = buf + GAP) against want(), every other
+ * byte around it 0; then its marks are zeroed for the next run (the pages
+ * stay: fresh pages are most of such a test's time). */
+static void check(const char *what, int tag)
+{
+    int grp = me % 2, lr = me / 2;
+    MPI_Count off = lr ? counts[grp][0] : 0, n = counts[grp][lr];
+    unsigned char *at = buf + GAP;
+    CHECK(zero(buf, GAP) && zero(at + n, GAP), "%s: bytes around the result were written", what);
+    for (MPI_Count g = next_mark(off); g < off + n; g = next_mark(g + 1)) {
+        CHECK(marked(g), "next_mark(%lld) is not marked", (long long)g);
+        CHECK(at[g - off] == want(tag, g), "%s: element %lld is %d, expected %d", what, (long long)(g - off),
+              at[g - off], want(tag, g));
+        at[g - off] = 0;
+    }
+    CHECK(zero(at, n), "%s: an element between the marks is not 0", what);
+}
+
+static void negative(MPI_Comm ic)
+{
+    /* every rank passes a negative count, so no call waits for a peer */
+    MPI_Count bad[2] = { me % 2 ? -B - 5 : B + 3, me % 2 ? 2 : -3 };
+    const char *name = me % 2 ? "recvcounts[0]" : "recvcounts[1]";
+    char msg[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Request req;
+    MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);
+    int rc = MPI_Reduce_scatter_c(buf + ROFF, buf + GAP, bad, MPI_BYTE, MPI_BXOR, ic);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Reduce_scatter_c negative count: class %d", mt_class(rc));
+    MPI_Error_string(rc, msg, &len);
+    CHECK(strstr(msg, name) != NULL, "the error names %s: %s", name, msg);
+    rc = MPI_Ireduce_scatter_c(buf + ROFF, buf + GAP, bad, MPI_BYTE, MPI_BXOR, ic, &req);
+    CHECK(mt_class(rc) == MPI_ERR_COUNT, "Ireduce_scatter_c negative count: class %d", mt_class(rc));
+    MPI_Error_string(rc, msg, &len);
+    CHECK(strstr(msg, name) != NULL, "the error names %s: %s", name, msg);
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv, &me, &p);
+    CHECK(p == 4, "4 ranks");
+    buf = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    CHECK(buf != MAP_FAILED, "no address space for %zu bytes", LEN);
+    madvise(buf, LEN, MADV_HUGEPAGE);
+    MPI_Comm local, ic;
+    MPI_OK(MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &local));
+    MPI_OK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, me % 2 ? 0 : 1, 7, &ic));
+    int grp = me % 2, odd = grp == 1;
+    int ints[2] = { (int)counts[1][0], (int)counts[1][1] };
+    unsigned char *sb = buf + ROFF, *rb = buf + GAP;
+    MPI_Request req;
+
+    fill(sb, 1);
+    if (odd)
+        MPI_OK(MPI_Reduce_scatter(sb, rb, ints, MPI_BYTE, MPI_BXOR, ic));
+    else
+        MPI_OK(MPI_Reduce_scatter_c(sb, rb, counts[grp], MPI_BYTE, MPI_BXOR, ic));
+    check("Reduce_scatter_c", 1);
+
+    fill(sb, 2);
+    if (odd)
+        MPI_OK(MPI_Ireduce_scatter(sb, rb, ints, MPI_BYTE, MPI_BXOR, ic, &req));
+    else
+        MPI_OK(MPI_Ireduce_scatter_c(sb, rb, counts[grp], MPI_BYTE, MPI_BXOR, ic, &req));
+    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    check("Ireduce_scatter_c", 2);
+
+    MPI_OK(MPI_Reduce_scatter_init_c(sb, rb, counts[grp], MPI_BYTE, MPI_BXOR, ic, MPI_INFO_NULL, &req));
+    for (int tag = 3; tag <= 4; tag++) {
+        fill(sb, tag);
+        MPI_OK(MPI_Start(&req));
+        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        check("Reduce_scatter_init_c", tag);
+    }
+    MPI_OK(MPI_Request_free(&req));
+
+    negative(ic);
+    MPI_OK(MPI_Comm_free(&ic));
+    MPI_OK(MPI_Comm_free(&local));
+    munmap(buf, LEN);
+    MPI_Finalize();
+    if (me == 0)
+        printf("large_interrs: %lld-byte vectors, blocking, non-blocking and persistent ok\n", (long long)TOTAL);
+    return 0;
+}
