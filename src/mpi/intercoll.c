@@ -431,7 +431,8 @@ int rch_mpi_inter_allreduce(struct rch_mpi_comm *c, const void *sbuf, void *rbuf
 }
 
 /* Reduce_scatter (rcounts) and Reduce_scatter_block (rcount): the swapped
- * result, sum(recvcounts) elements, is scattered over my group. */
+ * result, sum(recvcounts) elements, is scattered over my group (a sum
+ * beyond INT_MAX: in chunks, intercoll_big.c). */
 int rch_mpi_inter_reduce_scatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int rcount,
                                  const int *rcounts, MPI_Datatype dt, MPI_Op op)
 {
