@@ -186,6 +186,9 @@ int rch_mpi_ireduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
 int rch_mpi_ireduce_scatter_c(const char *fn, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_ireduce_scatter_c(fn, ic, sendbuf, recvbuf, recvcounts, datatype, op, request);
     return ireduce_scatter(fn, sendbuf, recvbuf, NULL, recvcounts, 0, datatype, op, comm, request);
 }
 

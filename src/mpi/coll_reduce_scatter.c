@@ -46,6 +46,9 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, co
 int rch_mpi_reduce_scatter_c(const char *fn, const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
+    struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
+    if (ic)
+        return rch_mpi_inter_reduce_scatter_c(fn, ic, sendbuf, recvbuf, recvcounts, datatype, op);
     return reduce_scatter(fn, sendbuf, recvbuf, NULL, recvcounts, 0, datatype, op, comm);
 }
 
@@ -55,7 +58,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     RCH_MPI_CS();
     struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
     if (ic)
-        return rch_mpi_inter_reduce_scatter(ic, sendbuf, recvbuf, 0, recvcounts, datatype, op);
+        return rch_mpi_inter_reduce_scatter(NULL, ic, sendbuf, recvbuf, 0, recvcounts, datatype, op);
     static const char fn[] = "MPI_Reduce_scatter";
     if (!recvcounts) {
         struct rch_mpi_comm *c;
@@ -72,7 +75,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     RCH_MPI_CS();
     struct rch_mpi_comm *ic = rch_mpi_inter_get(comm);
     if (ic)
-        return rch_mpi_inter_reduce_scatter(ic, sendbuf, recvbuf, recvcount, NULL, datatype, op);
+        return rch_mpi_inter_reduce_scatter(NULL, ic, sendbuf, recvbuf, recvcount, NULL, datatype, op);
     return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL, NULL, recvcount, datatype,
                           op, comm);
 }

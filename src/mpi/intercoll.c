@@ -431,11 +431,13 @@ int rch_mpi_inter_allreduce(struct rch_mpi_comm *c, const void *sbuf, void *rbuf
 }
 
 /* Reduce_scatter (rcounts) and Reduce_scatter_block (rcount): the swapped
- * result, sum(recvcounts) elements, is scattered over my group. */
-int rch_mpi_inter_reduce_scatter(struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int rcount,
+ * result, sum(recvcounts) elements, is scattered over my group (a sum
+ * beyond INT_MAX: in chunks, intercoll_big.c). */
+int rch_mpi_inter_reduce_scatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int rcount,
                                  const int *rcounts, MPI_Datatype dt, MPI_Op op)
 {
-    const char *fn = rcounts ? "MPI_Reduce_scatter" : "MPI_Reduce_scatter_block";
+    if (!fn)
+        fn = rcounts ? "MPI_Reduce_scatter" : "MPI_Reduce_scatter_block";
     const struct rch_mpi_type *t;
     int n = c->size, err;
     if ((err = rcounts ? rch_mpi_coll_check_array(fn, c, rcounts, n, "recvcounts", 1)
@@ -450,6 +452,14 @@ int rch_mpi_inter_reduce_scatter(struct rch_mpi_comm *c, const void *sbuf, void 
         counts[i] = rcounts ? rcounts[i] : rcount;
         displs[i] = (int)total;
         total += counts[i];
+    }
+    if (rcounts && total > INT32_MAX) {   /* in chunks, as the _c form's (both groups' totals are equal) */
+        free(counts);
+        MPI_Count *w = rch_mpi_inter_widen(fn, c, rcounts, &err);
+        if (w)
+            err = rch_mpi_inter_reduce_scatter_c(fn, c, sbuf, rbuf, w, dt, op);
+        free(w);
+        return err;
     }
     void *res = NULL, *mem = total > INT32_MAX ? NULL : scratch(t, (int)total, &res);
     if (!mem) {

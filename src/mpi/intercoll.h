@@ -44,8 +44,12 @@ int rch_mpi_inter_reduce(struct rch_mpi_comm *c, const void *sbuf, void *rbuf, i
                          int root);
 int rch_mpi_inter_allreduce(struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                             MPI_Op op);
-int rch_mpi_inter_reduce_scatter(struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int rcount,
+/* fn NULL: MPI_Reduce_scatter or MPI_Reduce_scatter_block. */
+int rch_mpi_inter_reduce_scatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int rcount,
                                  const int *rcounts, MPI_Datatype dt, MPI_Op op);
+/* MPI_Reduce_scatter_c's recvcounts, any MPI_Count (intercoll_big.c). */
+int rch_mpi_inter_reduce_scatter_c(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf,
+                                   const MPI_Count *rcounts, MPI_Datatype dt, MPI_Op op);
 
 /* The non-blocking forms (intercoll_nb.c), with the name their errors give;
  * between rch_mpi_inter_persistent = 1 and = 0 (an MPI_<collective>_init
@@ -75,5 +79,8 @@ int rch_mpi_inter_iallreduce(const char *fn, struct rch_mpi_comm *c, const void 
 /* Reduce_scatter (rcounts) and Reduce_scatter_block (rcount). */
 int rch_mpi_inter_ireduce_scatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int rcount,
                                   const int *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Request *request);
+/* With MPI_Count recvcounts (a chain of chunks, intercoll_big.c). */
+int rch_mpi_inter_ireduce_scatter_c(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf,
+                                    const MPI_Count *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Request *request);
 
 #endif

@@ -52,4 +52,24 @@ int rch_mpi_inter_plan_alltoallx(const char *fn, struct rch_mpi_comm *c, const v
                                  const int *rdispls, MPI_Datatype rtype, const MPI_Datatype *rtypes,
                                  struct rch_mpi_xfer **x, int *n);
 
+/* Reduce_scatter with a vector beyond INT_MAX elements (intercoll_big.c):
+ * RCH_MPI_INTER_CHUNK elements at a time, each chunk a Reduce_scatter of
+ * its own with int counts. A protocol constant: both groups must cut alike. */
+#define RCH_MPI_INTER_CHUNK ((size_t)1 << 26)
+struct rch_mpi_chunks {
+    size_t total, off, mine;   /* the vector, my block's start and length */
+    MPI_Aint ext;
+    int n;                     /* chunks */
+};
+/* Check the arguments (a negative entry is MPI_ERR_COUNT naming it) and
+ * cut the vector. MPI error code, reported. */
+int rch_mpi_inter_chunks(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf,
+                         const MPI_Count *rcounts, MPI_Datatype dt, struct rch_mpi_chunks *k);
+/* Chunk j: each of the n ranks' share of it (counts), where it starts in
+ * sbuf (*s) and where my share goes in rbuf (*r). */
+void rch_mpi_inter_chunk(const struct rch_mpi_chunks *k, const MPI_Count *rcounts, int n, int j, int *counts,
+                         const void *sbuf, void *rbuf, const void **s, void **r);
+/* A malloc'ed MPI_Count copy of c->size int counts (NULL: *err reported). */
+MPI_Count *rch_mpi_inter_widen(const char *fn, struct rch_mpi_comm *c, const int *rcounts, int *err);
+
 #endif

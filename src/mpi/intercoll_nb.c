@@ -24,6 +24,9 @@
  *   Reduce_scatter:     the remote group does not know this group's
  *                       recvcounts, so every pair exchanges whole vectors and
  *                       each rank reduces its own slice of them
+ *                       (a vector beyond INT_MAX elements: one such call per
+ *                       chunk of it, each started by the last one's
+ *                       completion, intercoll_big.c)
  *
  * The operands of a reduction arrive packed (raw transfers) and are reduced
  * in the remote group's rank order, v0 op (v1 op (... op v(q-1))), the order
@@ -66,6 +69,12 @@ struct iop {
     struct rch_dev_req *greq;          /* the running call's; NULL when idle */
     int persistent, orphan;            /* orphan: freed by the user while running */
     struct iop *next;                  /* in `running` */
+    /* a chunk of a Reduce_scatter beyond INT_MAX elements (intercoll_big.c):
+     * `then` starts when it completed, under the same request; the chain's
+     * head is the request's. lazy: vec is the head's, which exists only
+     * while the chain runs (the first chunk is the largest). */
+    struct iop *then, *head;
+    int lazy;
 };
 
 static struct iop *running;
@@ -74,14 +83,19 @@ static int hooked;
 /* Set by coll_persist.c around an MPI_<collective>_init call. */
 int rch_mpi_inter_persistent;
 
+/* o and the chunks after it. */
 static void iop_free(struct iop *o)
 {
-    for (int i = 0; o->x && i < o->n; i++)
-        rch_mpi_xfer_end(&o->x[i], RDMACH_ERR_INVALID_ARG);   /* frees, unpacks nothing */
-    free(o->x);
-    free(o->vec);
-    rch_mpi_nb_free(o->nb);
-    free(o);
+    while (o) {
+        struct iop *then = o->then;
+        for (int i = 0; o->x && i < o->n; i++)
+            rch_mpi_xfer_end(&o->x[i], RDMACH_ERR_INVALID_ARG);   /* frees, unpacks nothing */
+        free(o->x);
+        free(o->vec);
+        rch_mpi_nb_free(o->nb);
+        free(o);
+        o = then;
+    }
 }
 
 static int iop_done(const struct iop *o)
@@ -104,7 +118,10 @@ static void reduce(struct iop *o)
     rch_mpi_unpack_n(acc, o->rbuf, o->len / o->rt->size, o->rt);
 }
 
-/* Every transfer is done: deliver and complete the request. */
+static rdmach_status_t iop_run(struct iop *o, struct rch_dev_req *g);
+
+/* Every transfer is done: deliver, then start the next chunk or complete
+ * the request. */
 static void iop_finish(struct iop *o)
 {
     rdmach_status_t st = RDMACH_OK;
@@ -113,10 +130,19 @@ static void iop_finish(struct iop *o)
     if (st == RDMACH_OK && o->reduces && !o->orphan)
         reduce(o);
     struct rch_dev_req *g = o->greq;
+    struct iop *head = o->head ? o->head : o;
+    if (o->lazy && o != head)
+        o->vec = NULL;   /* borrowed */
     o->greq = NULL;
+    if (st == RDMACH_OK && o->then && !o->orphan && (st = iop_run(o->then, g)) == RDMACH_OK)
+        return;   /* the chain's last chunk completes g */
+    if (o->lazy) {
+        free(head->vec);
+        head->vec = NULL;
+    }
     g->err = st;
-    if (!o->persistent || o->orphan)
-        iop_free(o);
+    if (!head->persistent || o->orphan)
+        iop_free(head);
     rch_dev_req_complete(g);
 }
 
@@ -152,6 +178,14 @@ static rdmach_status_t iop_run(struct iop *o, struct rch_dev_req *g)
             return st;
         hooked = 1;
     }
+    struct iop *head = o->head ? o->head : o;
+    if (o->lazy && !head->vec && !(head->vec = malloc(head->vbytes * (size_t)head->nops + 1)))
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "no memory for %zu bytes of reduction operands",
+                            head->vbytes * (size_t)head->nops);
+    if (o->lazy)
+        o->vec = head->vec;
+    for (int r = 0; o->lazy && r < o->nops; r++)
+        o->x[r].buf = o->vec + (size_t)r * o->vbytes;
     for (int i = 0; i < o->n && st == RDMACH_OK; i++)
         st = rch_mpi_xfer_post(o->c, &o->x[i]);
     if (st != RDMACH_OK) {
@@ -163,6 +197,10 @@ static rdmach_status_t iop_run(struct iop *o, struct rch_dev_req *g)
                 o->x[i].req = NULL;
             }
             rch_mpi_xfer_end(&o->x[i], st);
+        }
+        if (o->lazy) {
+            free(head->vec);
+            head->vec = o->vec = NULL;
         }
         return st;
     }
@@ -202,10 +240,12 @@ static int pstart(const char *fn, void *obj, MPI_Request h, struct rch_mpi_req *
 static void prelease(void *obj)
 {
     struct iop *o = obj;
-    if (o->greq)
-        o->orphan = 1;   /* iop_finish frees it */
-    else
-        iop_free(o);
+    for (struct iop *k = o; k; k = k->then)
+        if (k->greq) {
+            k->orphan = 1;   /* iop_finish frees the chain */
+            return;
+        }
+    iop_free(o);
 }
 
 static const struct rch_mpi_persist_ops inter_persist_ops = {
@@ -410,7 +450,7 @@ static int red_plan(const char *fn, struct iop *o, const struct rch_mpi_type *t,
     o->rt = t;
     if (rcount > INT32_MAX)
         return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: %zu elements per operand exceed an int", fn, rcount);
-    if (!(o->vec = malloc(o->vbytes * (size_t)nops + 1)) ||
+    if ((!o->lazy && !(o->vec = malloc(o->vbytes * (size_t)nops + 1))) ||
         !(o->x = calloc((size_t)(nops + nsend), sizeof(*o->x))))
         return rch_mpi_coll_nomem(fn, c, o->vbytes * (size_t)nops);
     o->n = nops + nsend;
@@ -449,22 +489,20 @@ int rch_mpi_inter_ireduce(const char *fn, struct rch_mpi_comm *c, const void *sb
 }
 
 /* Allreduce (rcounts NULL, block 0), Reduce_scatter (rcounts) and
- * Reduce_scatter_block (block). */
-static int all_red(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int count,
-                   const int *rcounts, int block, MPI_Datatype dt, MPI_Op op, int scatter, MPI_Request *request)
+ * Reduce_scatter_block (block) as o's plan: MPI error code. */
+static int all_red_plan(const char *fn, struct iop *o, const void *sbuf, void *rbuf, int count,
+                        const int *rcounts, int block, MPI_Datatype dt, MPI_Op op, int scatter)
 {
-    struct iop *o;
+    struct rch_mpi_comm *c = o->c;
     const struct rch_mpi_type *t;
-    int err = begin(fn, c, request, &o), q = c->peer_size, p = c->size;
-    if (err)
-        return err;
+    int err, q = c->peer_size, p = c->size;
     size_t total = (size_t)count, mine = total, off = 0, sblock = total, rblock = total;
     int split = scatter && !rcounts;   /* each remote rank gets its own block */
     if (scatter) {
         if ((err = rcounts ? rch_mpi_coll_check_array(fn, c, rcounts, p, "recvcounts", 1)
                            : rch_mpi_coll_check_count(fn, c, block, "recvcount")) ||
             (err = rch_mpi_coll_check_type(fn, c, dt, "datatype", &t)))
-            return iop_launch(fn, o, err, request);
+            return err;
         total = 0;
         for (int i = 0; i < p; i++) {
             size_t ci = rcounts ? (size_t)rcounts[i] : (size_t)block;
@@ -476,10 +514,9 @@ static int all_red(const char *fn, struct rch_mpi_comm *c, const void *sbuf, voi
         }
         if (split) {   /* block j of the vector to remote rank j */
             if (total % (size_t)q)
-                return iop_launch(fn, o, rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: the send buffer's %zu "
-                                                     "elements (%d x recvcount %d) are not %d equal blocks, one "
-                                                     "per remote rank (both groups' totals must be equal)",
-                                                     fn, total, p, block, q), request);
+                return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: the send buffer's %zu elements (%d x recvcount "
+                                   "%d) are not %d equal blocks, one per remote rank (both groups' totals must "
+                                   "be equal)", fn, total, p, block, q);
             sblock = total / (size_t)q;
             rblock = mine;
             off = 0;
@@ -487,19 +524,18 @@ static int all_red(const char *fn, struct rch_mpi_comm *c, const void *sbuf, voi
             sblock = rblock = total;
         }
         if (total > INT32_MAX)
-            return iop_launch(fn, o, rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: %zu elements exceed an int", fn,
-                                                 total), request);
+            return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: %zu elements exceed an int", fn, total);
         if ((err = rch_mpi_coll_check_buf(fn, c, sbuf, (int)total, dt, "sendbuf", rcounts ? "recvcounts" :
                                           "recvcount", "datatype", NULL)) ||
             (err = rch_mpi_coll_check_buf(fn, c, rbuf, (int)mine, dt, "recvbuf", rcounts ? "recvcounts" :
                                           "recvcount", "datatype", NULL)))
-            return iop_launch(fn, o, err, request);
+            return err;
     } else if ((err = rch_mpi_coll_check_buf(fn, c, sbuf, count, dt, "sendbuf", "count", "datatype", &t)) ||
                (err = rch_mpi_coll_check_buf(fn, c, rbuf, count, dt, "recvbuf", "count", "datatype", NULL))) {
-        return iop_launch(fn, o, err, request);
+        return err;
     }
     if ((err = rch_mpi_red_bind(fn, c, op, dt, t, 0, &o->red)) || (err = red_plan(fn, o, t, q, rblock, q)))
-        return iop_launch(fn, o, err, request);
+        return err;
     for (int j = 0; j < q; j++) {
         MPI_Aint at = split ? (MPI_Aint)((size_t)j * sblock) * t->extent : 0;
         o->x[q + j] = (struct rch_mpi_xfer){ .buf = (char *)sbuf + at, .count = (int)sblock, .t = t, .peer = j,
@@ -508,7 +544,31 @@ static int all_red(const char *fn, struct rch_mpi_comm *c, const void *sbuf, voi
     o->off = off * t->size;
     o->len = mine * t->size;
     o->rbuf = rbuf;
-    return iop_launch(fn, o, MPI_SUCCESS, request);
+    return MPI_SUCCESS;
+}
+
+static int all_red(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int count,
+                   const int *rcounts, int block, MPI_Datatype dt, MPI_Op op, int scatter, MPI_Request *request)
+{
+    struct iop *o;
+    int err = begin(fn, c, request, &o);
+    if (err)
+        return err;
+    if (scatter && rcounts) {   /* beyond INT_MAX elements: in chunks, as the _c form's */
+        size_t total = 0;
+        for (int i = 0; i < c->size && rcounts[i] >= 0; i++)
+            total += (size_t)rcounts[i];
+        if (total > INT32_MAX) {
+            iop_free(o);
+            MPI_Count *w = rch_mpi_inter_widen(fn, c, rcounts, &err);
+            if (w)
+                err = rch_mpi_inter_ireduce_scatter_c(fn, c, sbuf, rbuf, w, dt, op, request);
+            free(w);
+            return err;
+        }
+    }
+    err = all_red_plan(fn, o, sbuf, rbuf, count, rcounts, block, dt, op, scatter);
+    return iop_launch(fn, o, err, request);
 }
 
 int rch_mpi_inter_iallreduce(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int count,
@@ -521,4 +581,34 @@ int rch_mpi_inter_ireduce_scatter(const char *fn, struct rch_mpi_comm *c, const 
                                   const int *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Request *request)
 {
     return all_red(fn, c, sbuf, rbuf, 0, rcounts, rcount, dt, op, 1, request);
+}
+
+int rch_mpi_inter_ireduce_scatter_c(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf,
+                                    const MPI_Count *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Request *request)
+{
+    struct iop *head, **tail = &head;
+    struct rch_mpi_chunks k;
+    int err = rch_mpi_nb_check_request(fn, c, request);
+    if (err || (err = rch_mpi_inter_chunks(fn, c, sbuf, rbuf, rcounts, dt, &k)))
+        return err;
+    int *counts = malloc((size_t)c->size * sizeof(int));
+    if (!counts)
+        return rch_mpi_coll_nomem(fn, c, (size_t)c->size * sizeof(int));
+    head = NULL;
+    for (int j = 0; j < (k.n ? k.n : 1) && !err; j++) {   /* an empty vector: one empty chunk */
+        const void *s;
+        void *r;
+        struct iop *o = iop_new(fn, c, &err);
+        if (!o)
+            break;
+        *tail = o;
+        tail = &o->then;
+        o->head = j ? head : NULL;
+        o->lazy = 1;
+        rch_mpi_inter_chunk(&k, rcounts, c->size, j, counts, sbuf, rbuf, &s, &r);
+        if (!(err = all_red_plan(fn, o, s, r, 0, counts, 0, dt, op, 1)) && j)
+            err = hold_types(fn, o);   /* iop_launch holds the head's */
+    }
+    free(counts);
+    return head ? iop_launch(fn, head, err, request) : err;
 }

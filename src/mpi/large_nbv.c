@@ -31,15 +31,12 @@
  *
  * Reduce_scatter's recvcounts are the same at every process (MPI-4.1
  * 6.10.1), so where they do not fit an int every process calls
- * MPI_Reduce_scatter_c alike: on an intracommunicator it runs with the
- * counts as they are (rch_mpi_reduce_scatter_c and its I and _init forms:
- * src/coll takes size_t counts). On an intercommunicator (whose int form
- * reduces through the local group's int collectives) the counts are
- * divided by K, their greatest common divisor, and the datatype becomes a
- * contiguous type of K of it (a reduction over it is one over K elements:
- * rch_mpi_large_origin; rebase() and side() would move a buffer with
- * displacements too); counts without a common divisor that brings them
- * under INT_MAX are MPI_ERR_COUNT naming the entry there.
+ * MPI_Reduce_scatter_c alike and it runs with the counts as they are
+ * (rch_mpi_reduce_scatter_c and its I and _init forms): on an
+ * intracommunicator src/coll takes size_t counts; on an intercommunicator
+ * the vector goes in chunks of int counts (intercoll_big.c), as the int
+ * form's does when its sum is beyond INT_MAX, so no common divisor is
+ * needed (the chunks depend on the total alone, the same in both groups).
  *
  * A negative count is MPI_ERR_COUNT naming the entry on every path.
  */
@@ -287,7 +284,7 @@ static int reduce_scatter(const char *fn, persist_t info, const void *sendbuf, v
     RCH_MPI_CS();
     struct rch_mpi_large_ctx x = { fn, comm, MPI_WIN_NULL };
     int n = (int)rch_mpi_large_nprocs(comm);
-    if (recvcounts && !fits(recvcounts, n) && !rch_mpi_inter_get(comm)) {
+    if (recvcounts && !fits(recvcounts, n)) {
         if (info == BLOCKING)
             return rch_mpi_reduce_scatter_c(fn, sendbuf, recvbuf, recvcounts, datatype, op, comm);
         return info ? rch_mpi_reduce_scatter_init_c(fn, sendbuf, recvbuf, recvcounts, datatype, op, comm, *info,
