@@ -22,7 +22,7 @@ static const struct {
     [RCH_MPIT_CAT_BOOT] = { "rdmach_boot", "Bootstrap: process manager, node layout, binding (src/boot), "
                             "and the dynamic processes it spawns", "BIND PMI VNODE_SIZE DYN_TIMEOUT_MS DYN_NET NAMESERV_DIR" },
     [RCH_MPIT_CAT_SHM] = { "rdmach_shm", "The shared-memory channel within a node (src/rdma/shm)",
-                           "SHM SHM_* CMA PEER_STOP_TIMEOUT" },
+                           "SHM SHM_* CMA CMA_* PEER_STOP_TIMEOUT" },
     [RCH_MPIT_CAT_DEVICE] = { "rdmach_device",
                               "Matching, eager and rendezvous protocols, credits, progress, one-sided (src/device)",
                               "RNDV_* EAGER_CREDITS SPIN_COUNT* YIELD_COUNT* RMA_PATH HEARTBEAT*" },
