@@ -25,6 +25,16 @@
  * list). An origin that dies makes the target's write fail with PEER_DEAD:
  * the target stops and answers nobody.
  *
+ * A chunk's buffer is the channel's until the write's completion, also when
+ * the origin dies with writes in flight (the shared copy's descriptor, the
+ * pipeline's queues point into it): the shared-memory channel alone judges
+ * a local peer dead (caps.watches_peers; the device's live.c and heartbeats
+ * leave its peers alone), and it fails every transfer it holds for that peer
+ * (rch_shm_pipe_fail_peer: shared copies, pipeline queues) before the device
+ * hears peer_failed, so write_done, which returns the buffer to the spares,
+ * runs after the channel let go of it. MPI_T `rma_getw_writes_lost` counts
+ * those writes (tests/mpi/test_rma_getw_death.c).
+ *
  * Single copy refused one way: the kernel may let the origin read the
  * target (its 1-byte probe, rch_dev_rma_single_copy) but not the target
  * write the origin (Yama ptrace_scope, PR_SET_PTRACER name one direction).
@@ -240,6 +250,8 @@ static void write_done(struct rch_dev_req *pub)
 {
     struct rch_dev_ireq *r = (struct rch_dev_ireq *)pub;
     struct getw_ans *a = (struct getw_ans *)(uintptr_t)pub->user_word[0];
+    if (r->buf && pub->err == RDMACH_ERR_PEER_DEAD)
+        rch_dev_stat.rma_getw_lost++;
     buf_put(r->buf);                         /* a chunk written after the call returned */
     r->buf = NULL;
     if (pub->err != RDMACH_OK && a->st == RDMACH_OK)

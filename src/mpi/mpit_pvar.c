@@ -49,7 +49,7 @@ static union pv_val rd_chan(int arg)
 }
 
 enum { D_UNEXP_LEN, D_UNEXP_HWM, D_UNEXP_ARRIVED, D_RNDV_GET, D_RNDV_PUT, D_RNDV_PIPELINE, D_CREDIT_STALLS,
-       D_RMA_RMW, D_RMA_PATTERN, D_RMA_GETW, D_BLOCKS };
+       D_RMA_RMW, D_RMA_PATTERN, D_RMA_GETW, D_RMA_GETW_LOST, D_BLOCKS };
 
 static union pv_val rd_dev(int arg)
 {
@@ -65,6 +65,7 @@ static union pv_val rd_dev(int arg)
     case D_RMA_RMW: return (union pv_val){ .u = s->rma_rmw };
     case D_RMA_PATTERN: return (union pv_val){ .u = s->rma_pattern };
     case D_RMA_GETW: return (union pv_val){ .u = s->rma_getw };
+    case D_RMA_GETW_LOST: return (union pv_val){ .u = s->rma_getw_lost };
     default: return (union pv_val){ .u = s->blocks };
     }
 }
@@ -158,6 +159,10 @@ static const struct pvar pvars[] = {
     { "rma_getw_packets", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_GETW, rd_dev,
       "Gets of many small blocks from a rank of this node (MPI_Win_create memory) that the target packed and "
       "wrote into this origin's buffer itself by single copy (GETW)" },
+    { "rma_getw_writes_lost", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_GETW_LOST, rd_dev,
+      "Chunks of GETW answers this target had handed to its channel (shared with the origin, or in the "
+      "two-copy pipeline) and not yet written when the origin died: the channel dropped them, then the "
+      "target freed their buffers" },
     { "progress_blocks", COUNTER, RCH_MPIT_CAT_DEVICE, D_BLOCKS, rd_dev,
       "Waits that slept on a channel's wait primitive (after RDMACH_SPIN_COUNT polls and RDMACH_YIELD_COUNT "
       "yields)" },

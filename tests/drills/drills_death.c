@@ -14,7 +14,9 @@
  *                  a vector of 64 K ints from rank 0's MPI_Win_create
  *                  memory, left incomplete, which rank 0 answers by writing
  *                  into the victim's buffer (GETW, src/device/rma_getw.c)
- *                  while or after it dies
+ *                  while or after it dies (which of the two is timing:
+ *                  tests/mpi/test_rma_getw_death.c, _lost, makes sure
+ *                  chunk writes are in flight when the origin dies)
  *         test     MPI_Irecv from the victim, MPI_Test in a loop (polling)
  *         mt       MPI_Recv from the victim at MPI_THREAD_MULTIPLE (the
  *                  device's waits poll there and never sleep)
