@@ -11,6 +11,8 @@
  *   copy B NS        memcpy of B bytes                               -> copy (beta)
  *   call NS          MPI_Allreduce of one double on MPI_COMM_SELF    -> call
  *   icall NS         MPI_Iallreduce + MPI_Wait of it on MPI_COMM_SELF -> icall
+ *   unexp B NS       malloc and free of B bytes, as the device does for an
+ *                    unexpected eager message above 256 B     -> unexp
  *   eager B          the largest message sent eagerly to rank 1
  *   callc COLL ALGO B NS  per call of barrier, bcast, allreduce, alltoall on
  *                    the 2 ranks with the smallest message (B bytes; the
@@ -427,6 +429,21 @@ int main(int argc, char **argv)
             best = t < best ? t : best;
         }
         printf("icall %.1f\n", best * 1e9);
+        /* the device's buffer of an unexpected eager message beyond its
+         * inline 256 B (src/device/req.c rch_dev_unexp_alloc/release): a
+         * malloc on arrival and a free at the match, one message after the
+         * other (the data's copies are `copy`'s); 1 KiB, a validated size */
+        best = 1e30;
+        for (int r = 0; r < REPS; r++) {
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < 1000; i++) {
+                void *volatile u = malloc(1024);
+                free(u);
+            }
+            double t = (MPI_Wtime() - t0) / 1000;
+            best = t < best ? t : best;
+        }
+        printf("unexp 1024 %.1f\n", best * 1e9);
         /* the library's eager limit towards rank 1 (shm: its tunable; the
          * network channel's 64 KiB slots over tcp, docs of RDMACH_NET_SLOT_SIZE) */
         printf("eager %zu\n", rch_tun.vnode_size == 1 ? (size_t)65536 : rch_tun.shm_eager_max);
