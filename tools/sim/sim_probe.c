@@ -13,6 +13,10 @@
  *   icall NS         MPI_Iallreduce + MPI_Wait of it on MPI_COMM_SELF -> icall
  *   unexp B NS       malloc and free of B bytes, as the device does for an
  *                    unexpected eager message above 256 B     -> unexp
+ *   copyws W NS      memcpy of 64 KiB, each from and to the next 64 KiB of
+ *                    two buffers of W bytes in turn (W 64 KiB to 16 MiB: the
+ *                    copy's rate as its working set leaves the caches; a
+ *                    check, calibrate fits nothing from it yet)
  *   eager B          the largest message sent eagerly to rank 1
  *   callc COLL ALGO B NS  per call of barrier, bcast, allreduce, alltoall on
  *                    the 2 ranks with the smallest message (B bytes; the
@@ -61,6 +65,38 @@ enum { WINDOW = 64, REPS = 15 };
  * channel's, a mean would be the scheduler's), the sizes interleaved
  * round by round so that a burst of load falls on all of them alike and the
  * fitted slopes are not bent by it; the sizes above 64 KiB in one round of 10. */
+/* memcpy of 64 KiB blocks walking two buffers of W bytes (source and
+ * destination), for W from one block to 16 MiB: ns per 64 KiB block, the
+ * minimum over REPS passes of at least 64 blocks (a pass over the whole
+ * buffers first, so that W in cache is warm and W beyond it is not). */
+static void copy_ws(void)
+{
+    enum { BLK = 65536 };
+    static const size_t ws[] = { (size_t)BLK, (size_t)1 << 20, (size_t)4 << 20, (size_t)16 << 20 };
+    for (size_t k = 0; k < sizeof(ws) / sizeof(ws[0]); k++) {
+        size_t w = ws[k], nb = w / BLK, passes = nb < 64 ? 64 / nb : 1;
+        char *a = malloc(w), *b = malloc(w);
+        if (!a || !b) {
+            free(a), free(b);
+            return;
+        }
+        memset(a, 1, w), memset(b, 2, w);
+        double best = 1e30;
+        for (int r = 0; r < REPS; r++) {
+            double t0 = MPI_Wtime();
+            for (size_t p = 0; p < passes; p++)
+                for (size_t i = 0; i < nb; i++) {
+                    memcpy(b + i * BLK, a + i * BLK, BLK);
+                    __asm__ volatile("" : : "r"(b) : "memory");
+                }
+            double t = (MPI_Wtime() - t0) / (double)(passes * nb);
+            best = t < best ? t : best;
+        }
+        printf("copyws %zu %.1f\n", w, best * 1e9);
+        free(a), free(b);
+    }
+}
+
 static void pingpong(int me, char *buf, const int *sizes, int n, double *best)
 {
     for (int i = 0; i < n; i++)
@@ -444,6 +480,7 @@ int main(int argc, char **argv)
             best = t < best ? t : best;
         }
         printf("unexp 1024 %.1f\n", best * 1e9);
+        copy_ws();
         /* the library's eager limit towards rank 1 (shm: its tunable; the
          * network channel's 64 KiB slots over tcp, docs of RDMACH_NET_SLOT_SIZE) */
         printf("eager %zu\n", rch_tun.vnode_size == 1 ? (size_t)65536 : rch_tun.shm_eager_max);
