@@ -286,7 +286,8 @@ tool_test(sim_unexp_heap COMMAND ${EXPECT} 0 "^bcast +binomial +2 +1 +2 +1000 +0
 tool_test(sim_unexp_inline COMMAND ${EXPECT} 0 "^bcast +binomial +2 +1 +2 +200 +0\\.720 "
   -- ${SIM} bcast --ranks 2 --ppn 2 --algos binomial --size 200 --iters 2 --params ${SIMDATA}/unexp.txt)
 # calibrate takes unexp from the probe's shm run (calib_unexp.txt:
-# calib_saved.txt with "unexp 1024 40.0" over shm, 99.0 over net), also
+# calib_saved.txt with "unexp 1024 40.0" over shm, 99.0 over net, and the
+# probe's unexprecv lines after it, which are not unexp: 40.0 stays), also
 # with --params BASE (a measurement, nothing fitted against BASE); an older
 # output gives 0
 tool_test(sim_calibrate_unexp COMMAND ${EXPECT} 0 "^unexp 40\\.0 ns \\(malloc and free of an unexpected"
