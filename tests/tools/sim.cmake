@@ -271,6 +271,33 @@ tool_test(sim_calibrate_callc_fit_no_turns COMMAND ${EXPECT} 0
 tool_test(sim_calibrate_callc_old_output COMMAND ${EXPECT} 0
   "^no per-collective call measured \\(an older output\\): call applies to every collective$"
   -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_old.params)
+# An eager message that arrives before its receive is posted goes through
+# the device's unexpected queue (unexp.txt: shm L 300, o 100, orecv 150,
+# G O 0, copy 0.1 ns/B, unexp 50; a 2-rank binomial bcast, 2 calls, no
+# call cost). The root sends at [0, 100] and [100, 200]: the messages arrive
+# at 400 and 500. The leaf's first receive is posted at 0 and waits: it
+# ends at 400 + orecv = 550. Its second is posted at 550, after the second
+# message arrived (500): orecv 150 plus one copy more (the copy into the
+# unexpected entry and out of it) and, above 256 B, the entry's malloc and
+# free: 1000 B, 550 + 150 + 1000 x 0.1 + 50 = 850 (0.850 us; 0.800 without
+# unexp); 200 B (inline in the entry, no malloc): 550 + 150 + 20 = 720.
+tool_test(sim_unexp_heap COMMAND ${EXPECT} 0 "^bcast +binomial +2 +1 +2 +1000 +0\\.850 "
+  -- ${SIM} bcast --ranks 2 --ppn 2 --algos binomial --size 1000 --iters 2 --params ${SIMDATA}/unexp.txt)
+tool_test(sim_unexp_inline COMMAND ${EXPECT} 0 "^bcast +binomial +2 +1 +2 +200 +0\\.720 "
+  -- ${SIM} bcast --ranks 2 --ppn 2 --algos binomial --size 200 --iters 2 --params ${SIMDATA}/unexp.txt)
+# calibrate takes unexp from the probe's shm run (calib_unexp.txt:
+# calib_saved.txt with "unexp 1024 40.0" over shm, 99.0 over net, and the
+# probe's unexprecv lines after it, which are not unexp: 40.0 stays), also
+# with --params BASE (a measurement, nothing fitted against BASE); an older
+# output gives 0
+tool_test(sim_calibrate_unexp COMMAND ${EXPECT} 0 "^unexp 40\\.0 ns \\(malloc and free of an unexpected"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_unexp.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_unexp.params)
+tool_test(sim_calibrate_unexp_base COMMAND ${EXPECT} 0 "^unexp 40\\.0 ns \\(malloc and free of an unexpected"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_unexp.txt --params ${SIMDATA}/loggp.txt
+     -o ${CMAKE_CURRENT_BINARY_DIR}/calib_unexp_base.params)
+tool_test(sim_calibrate_unexp_old_output COMMAND ${EXPECT} 0
+  "^no unexpected message's buffer measured \\(an older output\\): unexp 0$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_old_unexp.params)
 tool_test(sim_calibrate_params_needs_from COMMAND ${EXPECT} 2
   "--params BASE needs --from SAVED_OUTPUT"
   -- ${SIM} calibrate --params ${SIMDATA}/loggp.txt)
@@ -310,15 +337,16 @@ tool_test(sim_onload_exchange COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +2 +1 
 # buffer (1000 x 0.1: [3000, 3100]), posts [3100, 4100], its data leaves
 # by 5100, it waits; rank 0 is woken [4100, 7100] (leaves the barrier),
 # copies [7100, 7200], copies rank 1's data out [7200, 8200], receives
-# [8200, 8700], posts [8700, 9700], its data leaves by 10700; rank 1
-# copies it [9700, 10700], receives [10700, 11200], is woken
-# [11200, 14200]: 14200 - 2500 = 11.70 (a core per rank: copy 100, post
+# [8200, 8800] (orecv and, as the data came while it was in the barrier,
+# the unexpected entry's one copy more, 1000 x 0.1; no unexp in the file), posts [8800, 9800], its data leaves by
+# 10800; rank 1 copies it [9800, 10800], receives [10800, 11300], is woken
+# [11300, 14300]: 14300 - 2500 = 11.80 (a core per rank: copy 100, post
 # [100, 1100], the peer's data there by 2100: copy [2100, 3100], receive
 # [3100, 3600]: 3.60). Without Gsend the waiting copy finds its core free
 # here; sim_onload_push_host shows it where it is not.
 tool_test(sim_onload_pull_waiting_host COMMAND ${EXPECT} 0
   "^ +2 net +bcast +binomial +1000 +7\\.00 +8\\.00 +9\\.00 +1\\.12 +2\\.50$"
-  "^ +2 net +allreduce +recdbl +1000 +7\\.00 +8\\.00 +11\\.70 +1\\.46 +3\\.60$"
+  "^ +2 net +allreduce +recdbl +1000 +7\\.00 +8\\.00 +11\\.80 +1\\.48 +3\\.60$"
   -- ${SIM} validate --from ${SIMDATA}/validate_onload.txt --calls 1 --params ${SIMDATA}/onload_host.txt)
 # The sender's CPU per byte, Gsend 2 (onload_push_host.txt): its push of
 # 1000 B takes its core 2000 ns after the post and the data leaves when it
@@ -330,14 +358,15 @@ tool_test(sim_onload_pull_waiting_host COMMAND ${EXPECT} 0
 # + 2000 + 500 = 3.50). recdbl: rank 1 copies [3000, 3100], posts
 # [3100, 4100], pushes [4100, 6100], waits; rank 0 is woken [6100, 9100],
 # copies [9100, 9200], copies rank 1's data out [9200, 10200], receives
-# [10200, 10700], posts [10700, 11700], pushes [11700, 13700]; rank 1
-# copies [13700, 14700], receives [14700, 15200], is woken [15200, 18200]:
-# 18200 - 2500 = 15.70 (14.70 were the waiting copy off the core; a core
+# [10200, 10800] (with the unexpected entry's copy, 100, as above), posts
+# [10800, 11800], pushes [11800, 13800]; rank 1 copies [13800, 14800],
+# receives [14800, 15300], is woken [15300, 18300]: 18300 - 2500 = 15.80
+# (14.80 were the waiting copy off the core; a core
 # per rank: copy 100, post [100, 1100], push [1100, 3100], the peer's data
 # there at 3100: copy [3100, 4100], receive [4100, 4600]: 4.60).
 tool_test(sim_onload_push_host COMMAND ${EXPECT} 0
   "^ +2 net +bcast +binomial +1000 +7\\.00 +8\\.00 +11\\.00 +1\\.38 +3\\.50$"
-  "^ +2 net +allreduce +recdbl +1000 +7\\.00 +8\\.00 +15\\.70 +1\\.96 +4\\.60$"
+  "^ +2 net +allreduce +recdbl +1000 +7\\.00 +8\\.00 +15\\.80 +1\\.98 +4\\.60$"
   -- ${SIM} validate --from ${SIMDATA}/validate_onload.txt --calls 1 --params ${SIMDATA}/onload_push_host.txt)
 # calibrate --from fits Gsend from the net hand-off's sized round trips
 # (calib_gsend.txt: calib_saved.txt with a net hand-off of 14000 + 0.6 B

@@ -141,6 +141,10 @@ struct sim_params {
     double beta;               /* ns per byte copied into or out of the node segment */
     double call;               /* ns of the library's own path per collective call (binding, checks, selection) */
     double icall;              /* the same for a non-blocking collective and its wait (its schedule and request) */
+    /* ns the device spends on the heap buffer of an unexpected eager message
+     * above RCH_DEV_UNEXP_INLINE (256) bytes: malloc when it arrives before
+     * its receive, free at the match (0: none; older parameter files) */
+    double unexp;
     double hw_ow, hw_op, hw_oplg, hw_or;   /* hardware barrier: o_w, o_p(P) = op + oplg * lg P, o_r */
     /* The host the ranks run on: its cores (0: a core per rank) and, where
      * ranks outnumber them, the CPU a rank spends to get a core back after

@@ -19,7 +19,9 @@
  *   limit;  gamma = MPI_Reduce_local of 64 KiB of doubles;  copy = a
  *   memcpy of 64 KiB;  call = an MPI_Allreduce on MPI_COMM_SELF (the
  *   library's path of a call, no message);  icall = MPI_Iallreduce and
- *   MPI_Wait on MPI_COMM_SELF (the non-blocking path: schedule, request);  the host's
+ *   MPI_Wait on MPI_COMM_SELF (the non-blocking path: schedule, request);
+ *   unexp = a malloc and free of 1 KiB (an unexpected eager message's buffer
+ *   above 256 B; 0 from an output without it);  the host's
  *   cores (online now) and the switch, a rank's way back to a core after a
  *   wait when ranks outnumber cores: the empty round trip of 2 ranks on one
  *   core (taskset), waiting as an oversubscribed rank does (no spin), is
@@ -57,6 +59,7 @@
 enum { PMAX = 16 };
 struct probe {
     double post, stream0, reduce_b, reduce_ns, eager, copy_b, copy_ns, call, icall;
+    double unexp_ns;                    /* 0: not printed (an older output) */
     int npp;
     double pp_b[PMAX], pp_ns[PMAX];     /* ping-pong round trips */
     /* the 2-rank calls of the smallest message (sim_callc.c); ns -1: not printed */
@@ -104,6 +107,8 @@ static int probe_line(const char *line, struct probe *pr)
         pr->call = a;
     } else if (sscanf(line, "icall %lf", &a) == 1) {
         pr->icall = a;
+    } else if (sscanf(line, "unexp %lf %lf", &a, &b) == 2) {
+        pr->unexp_ns = b;
     } else if (!strncmp(line, "callc ", 6)) {
         char coll[32], algo[32];
         for (int i = 0; i < SIM_CALLC; i++)
@@ -175,6 +180,7 @@ static int probe_median(const struct probe *runs, int n, struct probe *m)
     MED(copy_ns);
     MED(call);
     MED(icall);
+    MED(unexp_ns);
     for (int i = 0; i < m->npp; i++)
         MED(pp_ns[i]);
     for (int i = 0; i < SIM_CALLC; i++)
@@ -516,6 +522,7 @@ int sim_calibrate(int argc, char **argv)
     p.call = pr[SIM_SHM].call;
     p.icall = pr[SIM_SHM].icall > 0 ? pr[SIM_SHM].icall : p.call;   /* older outputs have no icall */
     p.onload = 1;   /* the software network channels here (tcp) run on the host CPU */
+    p.unexp = pr[SIM_SHM].unexp_ns;
     if (base) {
         /* every figure from BASE; only the per-collective call from the output, fitted against BASE */
         char err[512];
@@ -523,8 +530,12 @@ int sim_calibrate(int argc, char **argv)
             fprintf(stderr, "rdmach-sim calibrate: %s\n", err);
             return 2;
         }
-        printf("the parameters of %s; callc fitted against them\n", base);
+        printf("the parameters of %s; callc fitted against them, unexp from %s where it gives it\n", base, from);
+        if (pr[SIM_SHM].unexp_ns > 0)
+            p.unexp = pr[SIM_SHM].unexp_ns;   /* a measurement of its own, no fit against BASE */
     }
+    if (pr[SIM_SHM].unexp_ns <= 0)
+        printf("no unexpected message's buffer measured (an older output): unexp %s\n", base ? "as BASE gives" : "0");
     {
         const struct probe *sh = &pr[SIM_SHM];
         const char *algo[SIM_CALLC];
@@ -551,6 +562,7 @@ int sim_calibrate(int argc, char **argv)
                "S %.0f B\n", chan_name(c), p.ch[c].L, p.ch[c].o, p.ch[c].orecv, p.ch[c].obusy, p.ch[c].g, p.ch[c].G,
                p.ch[c].O, p.ch[c].rndv, p.ch[c].S);
     printf("net Gsend %.4f ns/B\n", p.ch[SIM_NET].Gsend);
+    printf("unexp %.1f ns (malloc and free of an unexpected eager message's buffer above 256 B)\n", p.unexp);
     printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns, icall %.0f ns; host %.0f cores, switch %.0f ns, netswitch %.0f ns, "
            "handoff %.0f ns, netturn %.0f ns; written to %s\n",
            p.gamma, p.beta, p.call, p.icall, p.cores, p.sw, p.sw_net, p.handoff, p.netturn, out);

@@ -12,6 +12,11 @@
  *     when it is ready if it was busy then). The receiver's CPU spends orecv + s·O once the message has
  *     arrived and the receive is posted, and obusy more if the message got
  *     there first (its receiver was busy, or had not posted the receive).
+ *     One that got there before its receive was posted was taken off the
+ *     channel into the device's unexpected queue (src/device/recv.c): its
+ *     receiver copies it twice (in, then out at the match: s·copy more than
+ *     the expected path) and, above RCH_DEV_UNEXP_INLINE bytes, allocates and
+ *     frees its buffer (`unexp`).
  *   rendezvous (s > S): a request-to-send (0 bytes) as above; on match the
  *     receiver spends its receive overhead and asks for the data (L); an
  *     onload NIC needs the sender's CPU for o to serve it; the data then
@@ -58,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "device/dev_impl.h"
 #include "sim.h"
 
 enum { EV_RUN, EV_ARRIVE, EV_HWREL, EV_SEGREL };
@@ -658,8 +664,20 @@ static const struct sim_loggops *chan(const struct sim *s, uint32_t a, uint32_t 
     return &s->p->ch[node_of(s, a) != node_of(s, b) ? SIM_NET : SIM_SHM];
 }
 
-/* A message (entry m, arrived) meets its receive (rslot posted at `posted`). */
-static void match(struct sim *s, const struct ment *m, uint32_t rslot, double posted)
+/* The receiver's CPU for an eager message of len bytes that arrived before
+ * its receive was posted, beyond the expected path's: the device's progress
+ * copied it into an unexpected entry, and the receive copies it out (one copy
+ * more, at the local copy's rate); above RCH_DEV_UNEXP_INLINE bytes that
+ * entry's data was malloc'd on arrival and is freed at the match
+ * (src/device/req.c rch_dev_unexp_alloc/release). */
+static double unexp_extra(const struct sim_params *p, uint64_t len)
+{
+    return (double)len * p->beta + (len > RCH_DEV_UNEXP_INLINE ? p->unexp : 0);
+}
+
+/* A message (entry m, arrived) meets its receive (rslot posted at `posted`;
+ * unexp: the message was queued as unexpected, the receive came later). */
+static void match(struct sim *s, const struct ment *m, uint32_t rslot, double posted, int unexp)
 {
     struct srank *rd = &s->r[m->dst];
     const struct sim_loggops *c = chan(s, m->src, m->dst);
@@ -679,7 +697,8 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
         t = onload_pull_waiting(s, m->dst, m->time, xfer);
     t = t > m->time ? t : m->time;
     if (!m->rts) {
-        rd->t = cpu(s, m->dst, t, recv_o + (double)m->len * c->O);
+        double extra = unexp ? unexp_extra(s->p, m->len) : 0;
+        rd->t = cpu(s, m->dst, t, recv_o + (double)m->len * c->O + extra);
         complete(s, m->dst, rslot, rd->t, net);
         return;
     }
@@ -733,7 +752,7 @@ static void do_irecv(struct sim *s, uint32_t rank, uint32_t src, uint64_t len)
     if (mi != NONE) {
         struct ment m = s->pool[mi];
         ment_free(s, mi);
-        match(s, &m, slot, r->t);
+        match(s, &m, slot, r->t, 1);
         return;
     }
     mi = ment_new(s);
@@ -756,7 +775,7 @@ static void on_arrive(struct sim *s, uint32_t mi)
     double posted = s->pool[ri].time;
     ment_free(s, ri);
     ment_free(s, mi);
-    match(s, &m, rslot, posted);
+    match(s, &m, rslot, posted, 0);
 }
 
 /* On an oversubscribed host, a rank waiting at the node segment's

@@ -9,6 +9,8 @@
  *   copy 0.1                    # ns per byte copied through the node segment
  *   call 60                     # ns of the library's path per collective call
  *   icall 160                   # the same for a non-blocking one and its wait (call if not given)
+ *   unexp 20                    # ns of the heap buffer of an unexpected eager message above
+ *                               # 256 B: malloc on arrival, free at the match (0 if absent)
  *   callc barrier 30 bcast 40 allreduce 60 alltoall 90
  *                               # the same per collective (any of them; call for those not given)
  *   hw ow 200 op 400 oplg 0 or 200   # hardware barrier
@@ -118,12 +120,14 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             static const char *const keys[] = { "cores", "switch", "netswitch", "handoff", "netturn" };
             double *const fields[] = { &p->cores, &p->sw, &p->sw_net, &p->handoff, &p->netturn };
             rc = pairs(save, keys, fields, 5, path, line, err, len);
-        } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call") || !strcmp(w, "icall")) {
+        } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call") || !strcmp(w, "icall") ||
+                   !strcmp(w, "unexp")) {
             char *v = strtok_r(NULL, " \t\r\n", &save);
-            double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : w[0] == 'i' ? &p->icall : &p->call;
+            double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : w[0] == 'i' ? &p->icall
+                      : w[0] == 'u' ? &p->unexp : &p->call;
             if (number(v, f) != 0 || strtok_r(NULL, " \t\r\n", &save)) {
                 snprintf(err, len, "%s:%d: %s needs one non-negative number (%s)", path, line, w,
-                         f == &p->call || f == &p->icall ? "ns" : "ns per byte");
+                         f == &p->gamma || f == &p->beta ? "ns per byte" : "ns");
                 rc = -1;
             }
         } else if (!strcmp(w, "callc")) {
@@ -140,7 +144,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, callc, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, callc, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -176,6 +180,8 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
     fprintf(f, "call %.1f\nicall %.1f\nhost cores %.0f switch %.1f netswitch %.1f handoff %.1f", p->call, p->icall,
             p->cores, p->sw, p->sw_net, p->handoff);
     fprintf(f, p->netturn > 0 ? " netturn %.1f\n" : "\n", p->netturn);
+    if (p->unexp > 0)
+        fprintf(f, "unexp %.1f\n", p->unexp);
     int given = 0;
     for (int i = 0; i < SIM_CALLC; i++)
         if (p->callc[i] >= 0)

@@ -11,6 +11,17 @@
  *   copy B NS        memcpy of B bytes                               -> copy (beta)
  *   call NS          MPI_Allreduce of one double on MPI_COMM_SELF    -> call
  *   icall NS         MPI_Iallreduce + MPI_Wait of it on MPI_COMM_SELF -> icall
+ *   unexp B NS       malloc and free of B bytes, as the device does for an
+ *                    unexpected eager message above 256 B     -> unexp
+ *   unexprecv B NS   one MPI_Recv of B bytes (8, 1024) that finds its message
+ *                    in the unexpected queue already (rank 1 sent 64 of them,
+ *                    then a message rank 0 waited for): the match, the copy
+ *                    out and the entry's release (a check of orecv + obusy +
+ *                    s O + unexp and the copy; calibrate fits nothing from it)
+ *   copyws W NS      memcpy of 64 KiB, each from and to the next 64 KiB of
+ *                    two buffers of W bytes in turn (W 64 KiB to 16 MiB: the
+ *                    copy's rate as its working set leaves the caches; a
+ *                    check, calibrate fits nothing from it yet)
  *   eager B          the largest message sent eagerly to rank 1
  *   callc COLL ALGO B NS  per call of barrier, bcast, allreduce, alltoall on
  *                    the 2 ranks with the smallest message (B bytes; the
@@ -59,6 +70,67 @@ enum { WINDOW = 64, REPS = 15 };
  * channel's, a mean would be the scheduler's), the sizes interleaved
  * round by round so that a burst of load falls on all of them alike and the
  * fitted slopes are not bent by it; the sizes above 64 KiB in one round of 10. */
+/* memcpy of 64 KiB blocks walking two buffers of W bytes (source and
+ * destination), for W from one block to 16 MiB: ns per 64 KiB block, the
+ * minimum over REPS passes of at least 64 blocks (a pass over the whole
+ * buffers first, so that W in cache is warm and W beyond it is not). */
+static void copy_ws(void)
+{
+    enum { BLK = 65536 };
+    static const size_t ws[] = { (size_t)BLK, (size_t)1 << 20, (size_t)4 << 20, (size_t)16 << 20 };
+    for (size_t k = 0; k < sizeof(ws) / sizeof(ws[0]); k++) {
+        size_t w = ws[k], nb = w / BLK, passes = nb < 64 ? 64 / nb : 1;
+        char *a = malloc(w), *b = malloc(w);
+        if (!a || !b) {
+            free(a), free(b);
+            return;
+        }
+        memset(a, 1, w), memset(b, 2, w);
+        double best = 1e30;
+        for (int r = 0; r < REPS; r++) {
+            double t0 = MPI_Wtime();
+            for (size_t p = 0; p < passes; p++)
+                for (size_t i = 0; i < nb; i++) {
+                    memcpy(b + i * BLK, a + i * BLK, BLK);
+                    __asm__ volatile("" : : "r"(b) : "memory");
+                }
+            double t = (MPI_Wtime() - t0) / (double)(passes * nb);
+            best = t < best ? t : best;
+        }
+        printf("copyws %zu %.1f\n", w, best * 1e9);
+        free(a), free(b);
+    }
+}
+
+/* Receives that find their messages queued as unexpected: rank 1 sends
+ * WINDOW messages of each size then an empty one; rank 0 waits for that
+ * (the earlier ones are in its unexpected queue by then: a peer's messages
+ * are taken in order) and times the WINDOW receives. */
+static void unexp_recv(int me, char *buf)
+{
+    static const int sz[] = { 8, 1024 };
+    for (size_t k = 0; k < sizeof(sz) / sizeof(sz[0]); k++) {
+        double best = 1e30;
+        for (int r = 0; r < REPS; r++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (me == 1) {
+                for (int i = 0; i < WINDOW; i++)
+                    MPI_Send(buf, sz[k], MPI_BYTE, 0, 3, MPI_COMM_WORLD);
+                MPI_Send(buf, 0, MPI_BYTE, 0, 4, MPI_COMM_WORLD);
+            } else if (me == 0) {
+                MPI_Recv(buf, 0, MPI_BYTE, 1, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                double t0 = MPI_Wtime();
+                for (int i = 0; i < WINDOW; i++)
+                    MPI_Recv(buf, sz[k], MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                double t = (MPI_Wtime() - t0) / WINDOW;
+                best = t < best ? t : best;
+            }
+        }
+        if (me == 0)
+            printf("unexprecv %d %.1f\n", sz[k], best * 1e9);
+    }
+}
+
 static void pingpong(int me, char *buf, const int *sizes, int n, double *best)
 {
     for (int i = 0; i < n; i++)
@@ -383,6 +455,7 @@ int main(int argc, char **argv)
     pingpong(me, buf, sizes, NSIZES, best);
     for (int i = 0; i < NSIZES && me == 0; i++)
         printf("pingpong %d %.1f\n", sizes[i], best[i]);
+    unexp_recv(me, buf);
     if (me == 0) {
         int n = 8192;              /* 64 KiB: the sizes validated */
         double *a = (double *)buf, *b = a + n, best = 1e30;
@@ -427,6 +500,22 @@ int main(int argc, char **argv)
             best = t < best ? t : best;
         }
         printf("icall %.1f\n", best * 1e9);
+        /* the device's buffer of an unexpected eager message beyond its
+         * inline 256 B (src/device/req.c rch_dev_unexp_alloc/release): a
+         * malloc on arrival and a free at the match, one message after the
+         * other (the data's copies are `copy`'s); 1 KiB, a validated size */
+        best = 1e30;
+        for (int r = 0; r < REPS; r++) {
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < 1000; i++) {
+                void *volatile u = malloc(1024);
+                free(u);
+            }
+            double t = (MPI_Wtime() - t0) / 1000;
+            best = t < best ? t : best;
+        }
+        printf("unexp 1024 %.1f\n", best * 1e9);
+        copy_ws();
         /* the library's eager limit towards rank 1 (shm: its tunable; the
          * network channel's 64 KiB slots over tcp, docs of RDMACH_NET_SLOT_SIZE) */
         printf("eager %zu\n", rch_tun.vnode_size == 1 ? (size_t)65536 : rch_tun.shm_eager_max);
