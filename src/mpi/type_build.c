@@ -179,6 +179,7 @@ void rch_mpi_type_update_contig(struct rch_mpi_type_obj *o)
             o->pstride = stride;
         }
     }
+    rch_mpi_type_find_colp(o);
 }
 
 /* ---- the builder ---- */

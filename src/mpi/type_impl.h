@@ -42,6 +42,8 @@
 #define RCH_MPI_TYPE_FIRST_DERIVED 8       /* low bits of the first derived handle */
 #define RCH_MPI_TYPE_MAX_DERIVED  ((1u << 24) - RCH_MPI_TYPE_FIRST_DERIVED)
 #define RCH_MPI_TYPE_PERIOD_MAX   8        /* blocks of a map moved column-wise (type_pack.c) */
+#define RCH_MPI_TYPE_COLP_MAX     16       /* longest column period (type_period.c) */
+#define RCH_MPI_TYPE_COLP_MIN_REPS 64      /* whole periods a map needs to have one */
 
 /* `count` consecutive basic elements of one predefined type, `esize` bytes each. */
 struct rch_mpi_type_run {
@@ -72,12 +74,12 @@ struct rch_mpi_type_obj {
      * period in 2..RCH_MPI_TYPE_PERIOD_MAX dividing nblocks, 0 if none. */
     int period;
     MPI_Aint pstride;
-    /* One element's blocks repeating with a period up to 16 whose whole
-     * periods are sorted and disjoint, its cut-short end aside (the
-     * one-sided column walk, win_ops.c): found at its first use, as looking
-     * costs a pass over every block. colp_known 0: not looked yet; colp 0:
-     * none. */
-    int colp_known, colp;
+    /* Column period (type_period.c): one element's blocks, sorted and
+     * disjoint, repeat every colp (2..RCH_MPI_TYPE_COLP_MAX) blocks,
+     * colp_stride bytes on, for at least RCH_MPI_TYPE_COLP_MIN_REPS whole
+     * periods; the fewer than colp blocks after them (a pattern cut short)
+     * may differ. 0 if none; found with the map (rch_mpi_type_find_colp). */
+    int colp;
     MPI_Aint colp_stride;
     /* Construction record, for MPI_Type_get_envelope/get_contents. Derived
      * types in types[] are retained by this object. A type made by a
@@ -135,6 +137,12 @@ int rch_mpi_type_set_contents(struct rch_mpi_type_obj *o, int combiner, int nint
                               int naints, const MPI_Aint *aints, int ntypes, const MPI_Datatype *types);
 /* Recompute t.contig and the regular-map shortcut from the map and bounds. */
 void rch_mpi_type_update_contig(struct rch_mpi_type_obj *o);
+
+/* ---- column periods (type_period.c) ---- */
+/* Set o->colp and o->colp_stride from o's map (o->regular already set). */
+void rch_mpi_type_find_colp(struct rch_mpi_type_obj *o);
+/* Are blocks [0, nb) non-empty, ascending and disjoint? */
+int rch_mpi_type_blocks_disjoint(const struct rch_mpi_type_block *b, int nb);
 
 /*
  * Builder: every constructor is a sequence of entries "blocklen copies of

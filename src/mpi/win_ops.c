@@ -446,7 +446,7 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
  * the device cannot map: count elements of a few blocks (a struct: 2..
  * RCH_MPI_TYPE_PERIOD_MAX, sorted and disjoint, elements disjoint too), or
  * one element whose blocks repeat with a period (an indexed type built from
- * a pattern: find_period). The data is rearranged a column at a time (block
+ * a pattern: the type's column period, type_period.c). The data is rearranged a column at a time (block
  * k of every repetition, then block k + 1) into *col, so each column becomes
  * one segment, instead of one segment per block (a 1 M-int {int; int[2]}
  * struct: 2 segments, not 700 K, whose descriptions outweighed the data 4 to
@@ -455,35 +455,6 @@ static rdmach_status_t walk(struct job *j, const struct rch_mpi_type *tt, int co
  * (as_pattern: PUTP/ACCP packets carry the data in the origin's order); the
  * data is rearranged only for the other paths. RDMACH_AGAIN: not such a map. */
 #define COLUMN_MIN_COUNT 64
-#define COLUMN_PERIOD_MAX 16
-
-/* The smallest period p (2..COLUMN_PERIOD_MAX) of one element's blocks:
- * block k and k + p have one length and lie *stride bytes apart for every
- * block of the nb / p whole periods (at least COLUMN_MIN_COUNT); the fewer
- * than p blocks after them may differ (a pattern cut short). 0 if none. */
-static int find_period(const struct rch_mpi_type_block *b, int nb, MPI_Aint *stride)
-{
-    for (int p = 2; p <= COLUMN_PERIOD_MAX && p * COLUMN_MIN_COUNT <= nb; p++) {
-        int full = nb / p * p, k = p;
-        MPI_Aint s = b[p].off - b[0].off;
-        while (k < full && b[k].len == b[k - p].len && b[k].off - b[k - p].off == s)
-            k++;
-        if (k == full) {
-            *stride = s;
-            return p;
-        }
-    }
-    return 0;
-}
-
-/* Are blocks [0, nb) non-empty, ascending and disjoint? */
-static int sorted_disjoint(const struct rch_mpi_type_block *b, int nb)
-{
-    for (int i = 0; i < nb; i++)
-        if (b[i].len == 0 || (i > 0 && b[i - 1].off + (MPI_Aint)b[i - 1].len > b[i].off))
-            return 0;
-    return 1;
-}
 
 /* Blocks [from, nb) of a map whose whole periods went as columns: one run each. */
 static void tail_runs(struct runs *r, const struct rch_mpi_type_block *b, size_t from, int nb, int64_t base)
@@ -502,7 +473,7 @@ static void tail_runs(struct runs *r, const struct rch_mpi_type_block *b, size_t
 static rdmach_status_t as_pattern(struct job *j, const struct rch_mpi_type_block *b, int nb, int p, size_t reps,
                               MPI_Aint stride, int64_t base, size_t per)
 {
-    struct rch_dev_rma_pblock blk[COLUMN_PERIOD_MAX];
+    struct rch_dev_rma_pblock blk[RCH_MPI_TYPE_COLP_MAX];
     for (int i = 0; i < p; i++)
         blk[i] = (struct rch_dev_rma_pblock){ .off = (uint64_t)(base + b[i].off), .blen = b[i].len };
     rdmach_status_t st = j->kind == RCH_DEV_RMA_GET
@@ -521,23 +492,6 @@ static rdmach_status_t as_pattern(struct job *j, const struct rch_mpi_type_block
     return st;
 }
 
-/* find_period for one element of tt, if its blocks are sorted and disjoint
- * (not a regular map: that leaves the walk as one segment without a copy);
- * kept in the type object, which does not change once committed. */
-static int period_of(const struct rch_mpi_type *tt, MPI_Aint *stride)
-{
-    struct rch_mpi_type_obj *ob = rch_mpi_type_obj_of(tt);
-    if (!ob->colp_known) {
-        ob->colp = 0;
-        if (!ob->regular && (ob->colp = find_period(tt->blocks, tt->nblocks, &ob->colp_stride)) != 0 &&
-            !sorted_disjoint(tt->blocks, tt->nblocks))
-            ob->colp = 0;
-        ob->colp_known = 1;
-    }
-    *stride = ob->colp_stride;
-    return ob->colp;
-}
-
 static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt, int count, int64_t base, void **col)
 {
     int nb = tt->nblocks, p = nb;
@@ -549,9 +503,10 @@ static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt,
         tt->extent <= 0)
         return RDMACH_AGAIN;
     if (count >= COLUMN_MIN_COUNT && nb <= RCH_MPI_TYPE_PERIOD_MAX) {
-        if (!sorted_disjoint(b, nb) || b[nb - 1].off + (MPI_Aint)b[nb - 1].len - b[0].off > tt->extent)
+        if (!rch_mpi_type_blocks_disjoint(b, nb) || b[nb - 1].off + (MPI_Aint)b[nb - 1].len - b[0].off > tt->extent)
             return RDMACH_AGAIN;
-    } else if (count == 1 && (p = period_of(tt, &stride)) != 0) {
+    } else if (count == 1 && (p = rch_mpi_type_obj_of(tt)->colp) != 0) {
+        stride = rch_mpi_type_obj_of(tt)->colp_stride;
         /* (a regular map, a vector's, leaves the walk as one segment without a copy) */
         reps = (size_t)(nb / p);
     } else {
