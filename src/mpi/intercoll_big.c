@@ -1,7 +1,11 @@
 /*
- * MPI_Reduce_scatter on an intercommunicator whose vector (the sum of the
- * recvcounts, equal in both groups) is beyond INT_MAX elements: the int
- * form with such a total and the _c form with counts beyond INT_MAX.
+ * MPI_Reduce_scatter and MPI_Reduce_scatter_block on an intercommunicator
+ * whose vector (the sum of the recvcounts, or recvcount times the group
+ * size, equal in both groups) is beyond INT_MAX elements: the int forms
+ * with such a total and the _c forms with counts beyond INT_MAX. A
+ * Reduce_scatter_block runs as the Reduce_scatter of its recvcounts: the
+ * decision and the cut depend on the total alone, so a group that called
+ * one meets a group that called the other.
  *
  * The forms on an intercommunicator reduce with int counts (the blocking
  * one through the local group's int collectives, intercoll.c) and a
@@ -72,12 +76,13 @@ int rch_mpi_inter_reduce_scatter_c(const char *fn, struct rch_mpi_comm *c, const
     return err ? err : PMPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
-/* The int form's recvcounts as MPI_Counts for the chunked form. */
-MPI_Count *rch_mpi_inter_widen(const char *fn, struct rch_mpi_comm *c, const int *rcounts, int *err)
+/* The int forms' recvcounts (Reduce_scatter_block: rcounts NULL, every
+ * one rcount) as MPI_Counts for the chunked form. */
+MPI_Count *rch_mpi_inter_widen(const char *fn, struct rch_mpi_comm *c, const int *rcounts, int rcount, int *err)
 {
     MPI_Count *w = malloc((size_t)(c->size > 0 ? c->size : 1) * sizeof(*w));
     *err = w ? MPI_SUCCESS : rch_mpi_coll_nomem(fn, c, (size_t)c->size * sizeof(*w));
     for (int i = 0; w && i < c->size; i++)
-        w[i] = rcounts[i];
+        w[i] = rcounts ? rcounts[i] : rcount;
     return w;
 }

@@ -69,7 +69,8 @@ int rch_mpi_inter_chunks(const char *fn, struct rch_mpi_comm *c, const void *sbu
  * sbuf (*s) and where my share goes in rbuf (*r). */
 void rch_mpi_inter_chunk(const struct rch_mpi_chunks *k, const MPI_Count *rcounts, int n, int j, int *counts,
                          const void *sbuf, void *rbuf, const void **s, void **r);
-/* A malloc'ed MPI_Count copy of c->size int counts (NULL: *err reported). */
-MPI_Count *rch_mpi_inter_widen(const char *fn, struct rch_mpi_comm *c, const int *rcounts, int *err);
+/* A malloc'ed MPI_Count copy of c->size int counts (rcounts NULL: each
+ * rcount; NULL: *err reported). */
+MPI_Count *rch_mpi_inter_widen(const char *fn, struct rch_mpi_comm *c, const int *rcounts, int rcount, int *err);
 
 #endif

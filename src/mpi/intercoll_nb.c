@@ -24,9 +24,10 @@
  *   Reduce_scatter:     the remote group does not know this group's
  *                       recvcounts, so every pair exchanges whole vectors and
  *                       each rank reduces its own slice of them
- *                       (a vector beyond INT_MAX elements: one such call per
- *                       chunk of it, each started by the last one's
- *                       completion, intercoll_big.c)
+ *                       (a vector beyond INT_MAX elements, this or
+ *                       Reduce_scatter_block: one such call per chunk of
+ *                       it, each started by the last one's completion,
+ *                       intercoll_big.c)
  *
  * The operands of a reduction arrive packed (raw transfers) and are reduced
  * in the remote group's rank order, v0 op (v1 op (... op v(q-1))), the order
@@ -554,13 +555,13 @@ static int all_red(const char *fn, struct rch_mpi_comm *c, const void *sbuf, voi
     int err = begin(fn, c, request, &o);
     if (err)
         return err;
-    if (scatter && rcounts) {   /* beyond INT_MAX elements: in chunks, as the _c form's */
+    if (scatter && (rcounts || block > 0)) {   /* beyond INT_MAX elements: in chunks, as the _c form's */
         size_t total = 0;
-        for (int i = 0; i < c->size && rcounts[i] >= 0; i++)
-            total += (size_t)rcounts[i];
+        for (int i = 0; i < c->size && (rcounts ? rcounts[i] : block) >= 0; i++)
+            total += (size_t)(rcounts ? rcounts[i] : block);
         if (total > INT32_MAX) {
             iop_free(o);
-            MPI_Count *w = rch_mpi_inter_widen(fn, c, rcounts, &err);
+            MPI_Count *w = rch_mpi_inter_widen(fn, c, rcounts, block, &err);
             if (w)
                 err = rch_mpi_inter_ireduce_scatter_c(fn, c, sbuf, rbuf, w, dt, op, request);
             free(w);
