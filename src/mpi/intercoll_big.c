@@ -24,9 +24,20 @@
  */
 #include <limits.h>
 #include <stdlib.h>
+#include "base/tunables.h"
 #include "mpi/coll_bind.h"
 #include "mpi/intercoll.h"
 #include "mpi/intercoll_impl.h"
+
+static size_t chunk(void)
+{
+    return rch_tun.inter_rs_chunk ? rch_tun.inter_rs_chunk : RCH_MPI_INTER_CHUNK;
+}
+
+int rch_mpi_inter_chained(size_t total)
+{
+    return total > (rch_tun.inter_rs_chunk ? rch_tun.inter_rs_chunk : (size_t)INT32_MAX);
+}
 
 int rch_mpi_inter_chunks(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf,
                          const MPI_Count *rcounts, MPI_Datatype dt, struct rch_mpi_chunks *k)
@@ -50,14 +61,14 @@ int rch_mpi_inter_chunks(const char *fn, struct rch_mpi_comm *c, const void *sbu
         (err = rch_mpi_coll_check_buf(fn, c, rbuf, k->mine > 0, dt, "recvbuf", "recvcounts", "datatype", NULL)))
         return err;
     k->ext = t->extent;
-    k->n = (int)((k->total + RCH_MPI_INTER_CHUNK - 1) / RCH_MPI_INTER_CHUNK);
+    k->n = (int)((k->total + chunk() - 1) / chunk());
     return MPI_SUCCESS;
 }
 
 void rch_mpi_inter_chunk(const struct rch_mpi_chunks *k, const MPI_Count *rcounts, int n, int j, int *counts,
                          const void *sbuf, void *rbuf, const void **s, void **r)
 {
-    size_t a = (size_t)j * RCH_MPI_INTER_CHUNK, b = a + RCH_MPI_INTER_CHUNK, at = 0;
+    size_t a = (size_t)j * chunk(), b = a + chunk(), at = 0;
     for (int i = 0; i < n; i++) {
         size_t lo = at > a ? at : a, hi = at + (size_t)rcounts[i] < b ? at + (size_t)rcounts[i] : b;
         counts[i] = hi > lo ? (int)(hi - lo) : 0;
