@@ -158,6 +158,10 @@ static const struct rch_tun_row rows[] = {
     { "COLL_VNODE_SIZE", RCH_TUN_INT, OFF(coll_vnode_size), "0", 0, 1 << 20, NULL,
       "Collectives only: let the node-aware algorithms see pretend nodes of this many consecutive "
       "ranks while messages still take the real channels (for testing and study; 0: the job's layout)" },
+    { "INTER_RS_CHUNK", RCH_TUN_SIZE, OFF(inter_rs_chunk), "0", 0, 1 * GiB, NULL,
+      "For tests: an intercommunicator reduce_scatter whose vector passes this many elements goes in "
+      "chunks of this many, one after the other (0: vectors beyond INT_MAX, chunks of 2^26); the same at "
+      "every process of the job, as both groups must cut alike" },
     { "NET", RCH_TUN_ENUM, OFF(net), "auto", 0, 0, "auto|verbs|ofi",
       "Network channel between nodes (auto: verbs if an RDMA device is active, else libfabric)" },
     { "OFI_PROVIDER", RCH_TUN_STRING, OFF(ofi_provider), "", 0, 0, NULL,

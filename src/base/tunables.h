@@ -79,6 +79,7 @@ struct rch_tunables {
     int    nic_profile;      /* RCH_NIC_* */
     char   tuning_file[1024];
     int    coll_vnode_size;  /* 0: the job's layout */
+    size_t inter_rs_chunk;   /* tests: intercomm reduce_scatter chunk and threshold (0: 2^26, INT_MAX) */
     int    net;              /* RCH_NET_* */
     char   ofi_provider[64];
     int    connect;          /* RCH_CONNECT_* */

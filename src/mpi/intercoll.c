@@ -432,7 +432,7 @@ int rch_mpi_inter_allreduce(struct rch_mpi_comm *c, const void *sbuf, void *rbuf
 
 /* Reduce_scatter (rcounts) and Reduce_scatter_block (rcount): the swapped
  * result, sum(recvcounts) elements, is scattered over my group (a sum
- * beyond INT_MAX: in chunks, intercoll_big.c). */
+ * beyond INT_MAX, either form: in chunks, intercoll_big.c). */
 int rch_mpi_inter_reduce_scatter(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf, int rcount,
                                  const int *rcounts, MPI_Datatype dt, MPI_Op op)
 {
@@ -453,9 +453,9 @@ int rch_mpi_inter_reduce_scatter(const char *fn, struct rch_mpi_comm *c, const v
         displs[i] = (int)total;
         total += counts[i];
     }
-    if (rcounts && total > INT32_MAX) {   /* in chunks, as the _c form's (both groups' totals are equal) */
+    if (rch_mpi_inter_chained((size_t)total)) {   /* as the _c form's (both groups' totals are equal) */
         free(counts);
-        MPI_Count *w = rch_mpi_inter_widen(fn, c, rcounts, &err);
+        MPI_Count *w = rch_mpi_inter_widen(fn, c, rcounts, rcount, &err);
         if (w)
             err = rch_mpi_inter_reduce_scatter_c(fn, c, sbuf, rbuf, w, dt, op);
         free(w);

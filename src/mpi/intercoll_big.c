@@ -1,7 +1,11 @@
 /*
- * MPI_Reduce_scatter on an intercommunicator whose vector (the sum of the
- * recvcounts, equal in both groups) is beyond INT_MAX elements: the int
- * form with such a total and the _c form with counts beyond INT_MAX.
+ * MPI_Reduce_scatter and MPI_Reduce_scatter_block on an intercommunicator
+ * whose vector (the sum of the recvcounts, or recvcount times the group
+ * size, equal in both groups) is beyond INT_MAX elements: the int forms
+ * with such a total and the _c forms with counts beyond INT_MAX. A
+ * Reduce_scatter_block runs as the Reduce_scatter of its recvcounts: the
+ * decision and the cut depend on the total alone, so a group that called
+ * one meets a group that called the other.
  *
  * The forms on an intercommunicator reduce with int counts (the blocking
  * one through the local group's int collectives, intercoll.c) and a
@@ -20,9 +24,20 @@
  */
 #include <limits.h>
 #include <stdlib.h>
+#include "base/tunables.h"
 #include "mpi/coll_bind.h"
 #include "mpi/intercoll.h"
 #include "mpi/intercoll_impl.h"
+
+static size_t chunk(void)
+{
+    return rch_tun.inter_rs_chunk ? rch_tun.inter_rs_chunk : RCH_MPI_INTER_CHUNK;
+}
+
+int rch_mpi_inter_chained(size_t total)
+{
+    return total > (rch_tun.inter_rs_chunk ? rch_tun.inter_rs_chunk : (size_t)INT32_MAX);
+}
 
 int rch_mpi_inter_chunks(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf,
                          const MPI_Count *rcounts, MPI_Datatype dt, struct rch_mpi_chunks *k)
@@ -46,14 +61,14 @@ int rch_mpi_inter_chunks(const char *fn, struct rch_mpi_comm *c, const void *sbu
         (err = rch_mpi_coll_check_buf(fn, c, rbuf, k->mine > 0, dt, "recvbuf", "recvcounts", "datatype", NULL)))
         return err;
     k->ext = t->extent;
-    k->n = (int)((k->total + RCH_MPI_INTER_CHUNK - 1) / RCH_MPI_INTER_CHUNK);
+    k->n = (int)((k->total + chunk() - 1) / chunk());
     return MPI_SUCCESS;
 }
 
 void rch_mpi_inter_chunk(const struct rch_mpi_chunks *k, const MPI_Count *rcounts, int n, int j, int *counts,
                          const void *sbuf, void *rbuf, const void **s, void **r)
 {
-    size_t a = (size_t)j * RCH_MPI_INTER_CHUNK, b = a + RCH_MPI_INTER_CHUNK, at = 0;
+    size_t a = (size_t)j * chunk(), b = a + chunk(), at = 0;
     for (int i = 0; i < n; i++) {
         size_t lo = at > a ? at : a, hi = at + (size_t)rcounts[i] < b ? at + (size_t)rcounts[i] : b;
         counts[i] = hi > lo ? (int)(hi - lo) : 0;
@@ -72,12 +87,13 @@ int rch_mpi_inter_reduce_scatter_c(const char *fn, struct rch_mpi_comm *c, const
     return err ? err : PMPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
-/* The int form's recvcounts as MPI_Counts for the chunked form. */
-MPI_Count *rch_mpi_inter_widen(const char *fn, struct rch_mpi_comm *c, const int *rcounts, int *err)
+/* The int forms' recvcounts (Reduce_scatter_block: rcounts NULL, every
+ * one rcount) as MPI_Counts for the chunked form. */
+MPI_Count *rch_mpi_inter_widen(const char *fn, struct rch_mpi_comm *c, const int *rcounts, int rcount, int *err)
 {
     MPI_Count *w = malloc((size_t)(c->size > 0 ? c->size : 1) * sizeof(*w));
     *err = w ? MPI_SUCCESS : rch_mpi_coll_nomem(fn, c, (size_t)c->size * sizeof(*w));
     for (int i = 0; w && i < c->size; i++)
-        w[i] = rcounts[i];
+        w[i] = rcounts ? rcounts[i] : rcount;
     return w;
 }

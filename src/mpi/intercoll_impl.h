@@ -54,8 +54,12 @@ int rch_mpi_inter_plan_alltoallx(const char *fn, struct rch_mpi_comm *c, const v
 
 /* Reduce_scatter with a vector beyond INT_MAX elements (intercoll_big.c):
  * RCH_MPI_INTER_CHUNK elements at a time, each chunk a Reduce_scatter of
- * its own with int counts. A protocol constant: both groups must cut alike. */
+ * its own with int counts. A protocol constant: both groups must cut alike
+ * (the test-only tunable INTER_RS_CHUNK, the same in every process, sets
+ * both the chunk and the threshold lower). */
 #define RCH_MPI_INTER_CHUNK ((size_t)1 << 26)
+/* Whether a vector of `total` elements goes in chunks. */
+int rch_mpi_inter_chained(size_t total);
 struct rch_mpi_chunks {
     size_t total, off, mine;   /* the vector, my block's start and length */
     MPI_Aint ext;
@@ -69,7 +73,8 @@ int rch_mpi_inter_chunks(const char *fn, struct rch_mpi_comm *c, const void *sbu
  * sbuf (*s) and where my share goes in rbuf (*r). */
 void rch_mpi_inter_chunk(const struct rch_mpi_chunks *k, const MPI_Count *rcounts, int n, int j, int *counts,
                          const void *sbuf, void *rbuf, const void **s, void **r);
-/* A malloc'ed MPI_Count copy of c->size int counts (NULL: *err reported). */
-MPI_Count *rch_mpi_inter_widen(const char *fn, struct rch_mpi_comm *c, const int *rcounts, int *err);
+/* A malloc'ed MPI_Count copy of c->size int counts (rcounts NULL: each
+ * rcount; NULL: *err reported). */
+MPI_Count *rch_mpi_inter_widen(const char *fn, struct rch_mpi_comm *c, const int *rcounts, int rcount, int *err);
 
 #endif

@@ -24,9 +24,10 @@
  *   Reduce_scatter:     the remote group does not know this group's
  *                       recvcounts, so every pair exchanges whole vectors and
  *                       each rank reduces its own slice of them
- *                       (a vector beyond INT_MAX elements: one such call per
- *                       chunk of it, each started by the last one's
- *                       completion, intercoll_big.c)
+ *                       (a vector beyond INT_MAX elements, this or
+ *                       Reduce_scatter_block: one such call per chunk of
+ *                       it, each started by the last one's completion,
+ *                       intercoll_big.c)
  *
  * The operands of a reduction arrive packed (raw transfers) and are reduced
  * in the remote group's rank order, v0 op (v1 op (... op v(q-1))), the order
@@ -67,7 +68,7 @@ struct iop {
     void *rbuf;
     const struct rch_mpi_type *rt;
     struct rch_dev_req *greq;          /* the running call's; NULL when idle */
-    int persistent, orphan;            /* orphan: freed by the user while running */
+    int persistent, orphan;            /* orphan (the head's): freed by the user while running */
     struct iop *next;                  /* in `running` */
     /* a chunk of a Reduce_scatter beyond INT_MAX elements (intercoll_big.c):
      * `then` starts when it completed, under the same request; the chain's
@@ -127,21 +128,21 @@ static void iop_finish(struct iop *o)
     rdmach_status_t st = RDMACH_OK;
     for (int i = 0; i < o->n; i++)
         st = rch_mpi_xfer_end(&o->x[i], st);
-    if (st == RDMACH_OK && o->reduces && !o->orphan)
+    if (st == RDMACH_OK && o->reduces)
         reduce(o);
     struct rch_dev_req *g = o->greq;
     struct iop *head = o->head ? o->head : o;
     if (o->lazy && o != head)
         o->vec = NULL;   /* borrowed */
     o->greq = NULL;
-    if (st == RDMACH_OK && o->then && !o->orphan && (st = iop_run(o->then, g)) == RDMACH_OK)
+    if (st == RDMACH_OK && o->then && (st = iop_run(o->then, g)) == RDMACH_OK)
         return;   /* the chain's last chunk completes g */
     if (o->lazy) {
         free(head->vec);
         head->vec = NULL;
     }
     g->err = st;
-    if (!head->persistent || o->orphan)
+    if (!head->persistent || head->orphan)
         iop_free(head);
     rch_dev_req_complete(g);
 }
@@ -237,12 +238,16 @@ static int pstart(const char *fn, void *obj, MPI_Request h, struct rch_mpi_req *
     return MPI_SUCCESS;
 }
 
+/* Freed by the user: a running call still completes (MPI-4.1 3.7.3), its
+ * remaining chunks too, since the remote group's chain waits for them and
+ * the later calls' messages must not meet theirs; iop_finish frees the
+ * chain after its last chunk. */
 static void prelease(void *obj)
 {
     struct iop *o = obj;
     for (struct iop *k = o; k; k = k->then)
         if (k->greq) {
-            k->orphan = 1;   /* iop_finish frees the chain */
+            o->orphan = 1;
             return;
         }
     iop_free(o);
@@ -554,13 +559,13 @@ static int all_red(const char *fn, struct rch_mpi_comm *c, const void *sbuf, voi
     int err = begin(fn, c, request, &o);
     if (err)
         return err;
-    if (scatter && rcounts) {   /* beyond INT_MAX elements: in chunks, as the _c form's */
+    if (scatter && (rcounts || block > 0)) {   /* beyond INT_MAX elements: in chunks, as the _c form's */
         size_t total = 0;
-        for (int i = 0; i < c->size && rcounts[i] >= 0; i++)
-            total += (size_t)rcounts[i];
-        if (total > INT32_MAX) {
+        for (int i = 0; i < c->size && (rcounts ? rcounts[i] : block) >= 0; i++)
+            total += (size_t)(rcounts ? rcounts[i] : block);
+        if (rch_mpi_inter_chained(total)) {
             iop_free(o);
-            MPI_Count *w = rch_mpi_inter_widen(fn, c, rcounts, &err);
+            MPI_Count *w = rch_mpi_inter_widen(fn, c, rcounts, block, &err);
             if (w)
                 err = rch_mpi_inter_ireduce_scatter_c(fn, c, sbuf, rbuf, w, dt, op, request);
             free(w);

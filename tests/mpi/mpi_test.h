@@ -155,4 +155,16 @@ static inline long mt_verify(const unsigned char *p, size_t n, uint64_t id)
     return -1;
 }
 
+/* Whether the n bytes at `at` are all 0 (a large result's untouched parts). */
+static inline int mt_zero(const unsigned char *at, long long n)
+{
+    static const unsigned char none[1 << 16];
+    for (long long k; n > 0; at += k, n -= k) {
+        k = n < (long long)sizeof none ? n : (long long)sizeof none;
+        if (memcmp(at, none, (size_t)k))
+            return 0;
+    }
+    return 1;
+}
+
 #endif

@@ -74,17 +74,6 @@ static MPI_Count next_mark(MPI_Count g)
     return m;
 }
 
-static int zero(const unsigned char *at, MPI_Count n)
-{
-    static const unsigned char none[1 << 16];
-    for (MPI_Count k; n > 0; at += k, n -= k) {
-        k = n < (MPI_Count)sizeof none ? n : (MPI_Count)sizeof none;
-        if (memcmp(at, none, (size_t)k))
-            return 0;
-    }
-    return 1;
-}
-
 /* Byte g of the other group's reduction, computed from val(). */
 static unsigned char want(int tag, MPI_Count g)
 {
@@ -104,14 +93,14 @@ static void check(const char *what, int tag, const MPI_Count *counts)
 {
     MPI_Count off = lr ? counts[0] : 0, n = counts[lr];
     unsigned char *at = buf + GAP;
-    CHECK(zero(buf, GAP) && zero(at + n, GAP), "%s: bytes around the result were written", what);
+    CHECK(mt_zero(buf, GAP) && mt_zero(at + n, GAP), "%s: bytes around the result were written", what);
     for (MPI_Count g = next_mark(off); g < off + n; g = next_mark(g + 1)) {
         CHECK(marked(g), "next_mark(%lld) is not marked", (long long)g);
         CHECK(at[g - off] == want(tag, g), "%s: element %lld is %d, expected %d", what, (long long)(g - off),
               at[g - off], want(tag, g));
         at[g - off] = 0;
     }
-    CHECK(zero(at, n), "%s: an element between the marks is not 0", what);
+    CHECK(mt_zero(at, n), "%s: an element between the marks is not 0", what);
 }
 
 static void negative(MPI_Comm ic)
