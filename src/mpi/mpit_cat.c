@@ -31,7 +31,7 @@ static const struct {
     [RCH_MPIT_CAT_COLL] = { "rdmach_coll", "Collective algorithms, tuning, barrier backends (src/coll)",
                             "BCAST REDUCE ALLREDUCE GATHER GATHERV SCATTER SCATTERV ALLGATHER ALLGATHERV "
                             "ALLTOALL ALLTOALLV REDUCE_SCATTER SCAN EXSCAN NIC_PROFILE TUNING_FILE COLL_* "
-                            "BARRIER BARRIER_* PPDEV" },
+                            "BARRIER BARRIER_* PPDEV INTER_*" },
     [RCH_MPIT_CAT_SELF] = { "rdmach_self", "Messages a rank sends to itself (the device's loopback)", "" },
 };
 
