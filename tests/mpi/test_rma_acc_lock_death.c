@@ -8,6 +8,10 @@
  * own memory, under its own lock) and rank 2 (single-copy rmw, its MPI_T
  * counter rma_single_copy_rmw must grow) accumulate 3 and 2 into every
  * element. Without the take-over both spin on the lock for ever.
+ * ARGS packet: rank 2 accumulates through a vector type of 1-int blocks
+ * instead (ACCV packets, rma_vec.c: no rmw), which rank 0 applies inside
+ * its progress while it waits for rank 2's word, before its own
+ * accumulate: the waiter on the dead holder is then a packet handler.
  * Rank 0's window holds win[i] = i, so after: win[i] = i + 5 for i > 0;
  * win[0], which rank 1 was adding 1000 to, is 5 (its write never happened)
  * or 1005 (whole), nothing else (MPI-4.1 12.7: a failed process's
@@ -28,6 +32,7 @@ int main(int argc, char **argv)
     setenv("RDMACH_RMA_RMW_DIE", "2", 1);     /* world rank 1 */
     mt_init(&argc, &argv, &rank, &size);
     CHECK(size == 3, "run on 3 ranks");
+    int packet = argc > 1 && strcmp(argv[1], "packet") == 0;
     int *mem = calloc(N, sizeof(int));
     CHECK(mem != NULL, "no memory");
     for (int i = 0; i < N; i++)
@@ -65,10 +70,24 @@ int main(int argc, char **argv)
     struct mt_counter rmw;
     mt_counter_open(&rmw, "rma_single_copy_rmw");
     unsigned long long before = mt_counter_read(&rmw);
-    MPI_OK(MPI_Accumulate(v, N, MPI_INT, TARGET, 0, N, MPI_INT, MPI_SUM, win));
+    if (rank == TARGET && packet)      /* rank 2's ACCV applied here, in this wait's progress */
+        MPI_OK(MPI_Recv(&x, 1, MPI_INT, 1, TAG, live, MPI_STATUS_IGNORE));   /* rank 2 */
+    if (rank == LIVE && packet) {
+        MPI_Datatype every_other;
+        MPI_OK(MPI_Type_vector(N / 2, 1, 2, MPI_INT, &every_other));
+        MPI_OK(MPI_Type_commit(&every_other));
+        for (int d = 0; d < 2; d++)
+            MPI_OK(MPI_Accumulate(v, N / 2, MPI_INT, TARGET, d, 1, every_other, MPI_SUM, win));
+        MPI_OK(MPI_Type_free(&every_other));
+    } else {
+        MPI_OK(MPI_Accumulate(v, N, MPI_INT, TARGET, 0, N, MPI_INT, MPI_SUM, win));
+    }
     MPI_OK(MPI_Win_flush(TARGET, win));
+    if (rank == LIVE && packet)
+        MPI_OK(MPI_Send(&x, 1, MPI_INT, 0, TAG, live));   /* rank 0 */
     if (rank == LIVE)
-        CHECK(mt_counter_read(&rmw) > before, "rank 2's accumulate was no single-copy rmw: the test tests nothing");
+        CHECK(packet ? mt_counter_read(&rmw) == before : mt_counter_read(&rmw) > before,
+              "rank 2's accumulate was %sa single-copy rmw: the test tests nothing", packet ? "" : "not ");
     mt_counter_close(&rmw);
     MPI_OK(MPI_Win_unlock_all(win));
     MPI_OK(MPI_Barrier(live));
@@ -78,8 +97,8 @@ int main(int argc, char **argv)
         CHECK(mem[0] == 5 || mem[0] == 1005, "element 0: %d, expected 5 or 1005", mem[0]);
         for (int i = 1; i < N; i++)
             CHECK(mem[i] == i + 5, "element %d: %d, expected %d", i, mem[i], i + 5);
-        printf("acc_lock_death: receive failed (%s); lock taken over; element 0 %d; %.3f s; PASS\n", text, mem[0],
-               dt);
+        printf("acc_lock_death %s: receive failed (%s); lock taken over; element 0 %d; %.3f s; PASS\n",
+               packet ? "packet" : "rmw", text, mem[0], dt);
     }
     fflush(stdout);
     MPI_OK(MPI_Barrier(live));
