@@ -251,6 +251,10 @@ static const struct rch_tun_row rows[] = {
       "while every rank it still waits for is bound to another core, before it yields its own core "
       "(0: always yield)" },
     /* One-sided communication (src/device/rma*.c). */
+    { "RMA_RMW_DIE", RCH_TUN_INT, OFF(rma_rmw_die), "0", 0, INT_MAX, NULL,
+      "For tests: world rank RMA_RMW_DIE - 1 _exits inside its first single-copy read-modify-write of a "
+      "node-local window (an accumulate applied by the origin), between the read and the write, holding "
+      "the target's accumulate lock (0: none)" },
     { "RMA_PATH", RCH_TUN_ENUM, OFF(rma_path), "auto", 0, 0, "auto|rdma|am",
       "How one-sided operations reach other ranks: auto (load/store into windows in node-shared memory, "
       "the channel's RDMA put/get elsewhere, packets for the rest), rdma (never load/store: channel "

@@ -11,6 +11,7 @@
  *   rma_am.c     the packets (rma_proto.h): sending, queueing, the target
  *                side, responses
  *   rma_sync.c   locks, flush, PSCW notifications
+ *   rma_acclock.c the accumulate lock's waiters: a dead holder's lock is taken over
  *   rma_vec.c    many blocks of a derived target datatype in one call/packet
  *   rma_pat.c    blocks that repeat (a struct's, an indexed pattern's), in packets
  *   rma_getw.c   many small blocks got by a node-local target writing them here
@@ -90,7 +91,7 @@ enum rch_dev_win_path { RCH_DEV_WIN_DIRECT = 1, RCH_DEV_WIN_RDMA, RCH_DEV_WIN_AM
 #define RCH_DEV_WIN_WORD_EXCL   (1ull << 63)
 struct rch_dev_win_ctrl {
     _Atomic uint64_t lock;       /* passive-target lock: EXCL bit | number of shared holders */
-    _Atomic uint32_t acc;        /* accumulate lock (spin) */
+    _Atomic uint32_t acc;        /* accumulate lock: 0, or its holder's world rank + 1 */
     _Atomic uint32_t waiters;    /* LOCK packets queued at the owner: releasers KICK it */
 };
 _Static_assert(sizeof(struct rch_dev_win_ctrl) <= RCH_DEV_WIN_CTRL_STRIDE, "ctrl block fits its stride");

@@ -54,24 +54,17 @@ static inline struct rch_dev_rma_cmpl *rq_cmpl(const struct rch_dev_ireq *r)
 }
 
 /* The accumulate lock: held only while an operation is applied (no
- * progress inside, except the single-copy read-modify-write of rma_ops.c),
- * so a waiter spins, yielding when the holder seems descheduled. */
+ * progress inside, except the single-copy read-modify-write of rma_ops.c).
+ * The word is 0 when free, else its holder's world rank + 1: a waiter
+ * (rma_acclock.c) spins, yields, and takes the lock over from a holder that
+ * died holding it. One compare-and-swap when free, like a bare spin lock. */
+void rch_dev_rma_acc_contended(struct rch_dev_win_ctrl *c);
 static inline void rch_dev_rma_acc_lock(struct rch_dev_win_ctrl *c)
 {
-    unsigned spins = 0;
-    while (atomic_exchange_explicit(&c->acc, 1, memory_order_acquire)) {
-        while (atomic_load_explicit(&c->acc, memory_order_relaxed)) {
-            if (++spins < 128) {
-                rch_cpu_relax();
-            } else {
-                /* MULTIPLE: the holder may be another thread of this process
-                 * that yielded the critical section inside its read-modify-write. */
-                if (RCH_UNLIKELY(rch_dev_cs_on))
-                    rch_dev_cs_yield();
-                sched_yield();
-            }
-        }
-    }
+    uint32_t free_word = 0;
+    if (RCH_UNLIKELY(!atomic_compare_exchange_strong_explicit(&c->acc, &free_word, (uint32_t)rch_dev.rank + 1,
+                                                              memory_order_acquire, memory_order_relaxed)))
+        rch_dev_rma_acc_contended(c);
 }
 
 static inline void rch_dev_rma_acc_unlock(struct rch_dev_win_ctrl *c)

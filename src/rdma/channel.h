@@ -171,6 +171,12 @@ struct rch_rdma_ops {
      * rch_rdma_no_recv_peek (ERR_UNSUPPORTED). */
     rdmach_status_t (*recv_peek)(struct rch_rdma_chan *ch, int peer, const void **pkt, size_t *len);
     void (*recv_done)(struct rch_rdma_chan *ch, int peer);
+    /* Optional (NULL: not known): 1 if `peer`'s process is gone, asked now
+     * rather than at the channel's next liveness round. Callable from inside
+     * a packet handler (no upcall: a death found is reported by the next
+     * progress call). For a waiter that cannot run progress (a device spin
+     * lock held by that peer, rma_acclock.c). */
+    int (*peer_gone)(struct rch_rdma_chan *ch, int peer);
 };
 
 /* Processes of other jobs a process may reach in its life (dynamic

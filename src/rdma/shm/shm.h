@@ -251,6 +251,8 @@ void rch_shm_peer_mark_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rd
 /* Check every peer (gone, stopped too long) if a period has passed or an
  * alert came; marks the failed ones dead. */
 void rch_shm_live_check(struct rch_rdma_chan *ch);
+/* The channel op peer_gone: rch_shm_peer_check_dead by rank. */
+int rch_shm_peer_gone(struct rch_rdma_chan *ch, int peer);
 
 /* shm_chan.c */
 /* Make p ready to send to: map its segment if start-up did not, and reserve

@@ -611,4 +611,5 @@ const struct rch_rdma_ops rch_rdma_shm_ops = {
     .wake        = rch_shm_wake_peer,
     .recv_peek   = rch_rdma_no_recv_peek,
     .recv_done   = rch_rdma_no_recv_done,
+    .peer_gone   = rch_shm_peer_gone,
 };

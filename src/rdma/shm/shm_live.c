@@ -107,6 +107,12 @@ int rch_shm_peer_check_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
     return gone;
 }
 
+int rch_shm_peer_gone(struct rch_rdma_chan *ch, int peer)
+{
+    struct rch_shm_peer *p = rch_shm_peer_get(ch, peer);
+    return p && rch_shm_peer_check_dead(ch, p);
+}
+
 static void poll_pidfds(struct rch_rdma_chan *ch, struct pollfd *pf, const int *who, int n)
 {
     if (n > 0 && poll(pf, (nfds_t)n, 0) > 0)
