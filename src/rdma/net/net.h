@@ -177,8 +177,8 @@ struct rch_net_conn {
     /* Released alone (rch_net_conn_detach: a process of another job no
      * communicator names any more): endpoints closed, ring and buffers
      * deregistered and freed; the record and its operation contexts stay
-     * (a completion reaped late finds them and is dropped), the rank is
-     * never served again. */
+     * (a completion reaped late finds them and is dropped) until the
+     * record serves another process (net_dyn.c, drained). */
     int detached;
     int drained;                 /* ... and nothing of it can arrive any more: the record may
                                     serve another process (rch_net_dyn_reusable) */
