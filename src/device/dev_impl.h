@@ -163,6 +163,9 @@ struct rch_dev_chan {
     int *peers;
     int npeers;
     int can_wait;                   /* has a wait primitive (not the loopback) */
+    /* the traffic of detached peers whose slots took other processes
+     * (dyn.c): the statistics stay monotonic (stats.c) */
+    uint64_t gone_msgs_sent, gone_bytes_sent, gone_msgs_recv, gone_bytes_recv;
 };
 
 #define RCH_DEV_MAX_CHANS 4

@@ -52,12 +52,17 @@ static struct rch_dev_chan *sock_dchan(rdmach_status_t *st)
     return dc;
 }
 
+static struct rch_dev_chan *net_dchan(int open);
+
 static int slot_free(int w)
 {
     struct rch_dev_peer *p = &rch_dev.peers[w];
     if (!p->detached || p->maps > 0 || p->sq_head || !rch_dlist_empty(&p->pending))
         return 0;
-    return !p->dchan || !rch_net_is_net(p->dchan->ops) || rch_net_dyn_reusable(p->dchan->chan, w);
+    /* the network channel's record of w, whichever channel the last
+     * process in the slot used (one used before may be released there) */
+    struct rch_dev_chan *net = net_dchan(0);
+    return !net || rch_net_dyn_reusable(net->chan, w);
 }
 
 /* The slot the next process of another job takes: a detached one free
@@ -115,6 +120,12 @@ static void slot_take(int w)
         RCH_DEBUG("dyn", "slot %d of a detached process takes another", w);
     }
     struct rch_dev_chan *dc = p->dchan;
+    if (dc) {
+        dc->gone_msgs_sent += p->tx_seq;
+        dc->gone_bytes_sent += p->tx_bytes;
+        dc->gone_msgs_recv += p->rx_seq;
+        dc->gone_bytes_recv += p->rx_bytes;
+    }
     memset(p, 0, sizeof(*p));
     p->rank = w;
     rch_dlist_init(&p->pending);

@@ -77,7 +77,8 @@ rdmach_status_t rch_net_dyn_detach(struct rch_rdma_chan *ch, int peer, int force
     return rch_net_conn_detach(ch, &ch->conns[peer], force);
 }
 
-/* A released record serves another process once nothing of its old
+/* A record never used serves a process of another job at once; a released
+ * record serves another process once nothing of its old
  * connection can arrive: no RMA of it unfinished (a chunk's completion
  * names the record), and the provider's completions and connection events
  * drained after its endpoints closed (what a closed endpoint had produced
@@ -86,9 +87,13 @@ rdmach_status_t rch_net_dyn_detach(struct rch_rdma_chan *ch, int peer, int force
  * new ring either. */
 int rch_net_dyn_reusable(struct rch_rdma_chan *ch, int peer)
 {
-    if (peer < ch->jobsize || peer >= ch->size)
+    if (peer < ch->jobsize || peer >= ch->cap)
         return 0;
+    if (peer >= ch->size)
+        return 1;
     struct rch_net_conn *c = &ch->conns[peer];
+    if (!c->detached)
+        return !c->is_peer;   /* never served here (the sock channel's) */
     if (!c->drained)
         c->drained = c->detached && c->rma_list.lnext == &c->rma_list && rch_net_drain(ch);
     return c->drained;

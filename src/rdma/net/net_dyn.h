@@ -37,8 +37,9 @@ rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const voi
  * after progress; with `force`, released now. INVALID_ARG for a rank of the
  * job or a peer never attached. */
 rdmach_status_t rch_net_dyn_detach(struct rch_rdma_chan *ch, int peer, int force);
-/* May the released connection `peer` serve another process (nothing of the
- * old one can still arrive)? Takes what the provider holds (progress). */
+/* May record `peer` (beyond the job's ranks) serve a new process of another
+ * job: never used, or released and nothing of the old connection can still
+ * arrive? Takes what the provider holds (progress). */
 int rch_net_dyn_reusable(struct rch_rdma_chan *ch, int peer);
 
 #endif
