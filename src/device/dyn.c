@@ -237,7 +237,7 @@ void rch_dev_dyn_detach(int world)
         return;
     struct rch_dev_peer *p = &rch_dev.peers[world];
     struct rch_dev_chan *dc = p->dchan;
-    if (p->maps > 0 || !dc)
+    if (p->maps > 0 || !dc || p->detached)   /* named still, never attached, or done */
         return;
     double start = rch_base_wtime(), until = start + DETACH_DRAIN_SECONDS;
     int forced = 0;
