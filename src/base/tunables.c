@@ -240,6 +240,9 @@ static const struct rch_tun_row rows[] = {
       "1: a process of another job (spawned, connected, joined) is reached over the network channel when "
       "both processes have the same one open (ofi, verbs), after the authenticated handshake on a socket; "
       "0: always over the sock channel (one TCP connection per pair)" },
+    { "DYN_MAX", RCH_TUN_INT, OFF(dyn_max), "1024", 1, 1 << 20, NULL,
+      "Processes of other jobs one process may be connected to at once (the device's and the channels' "
+      "room after the job's ranks); a disconnected one's slot is used again once nothing names it" },
     { "PPDEV", RCH_TUN_STRING, OFF(ppdev), "", 0, 256, NULL,
       "Parallel port (e.g. /dev/parport0) wired to a hardware AND/OR barrier, for "
       "RDMACH_BARRIER=ppdev (empty: none)" },

@@ -104,6 +104,7 @@ struct rch_tunables {
     char   nameserv_dir[1024]; /* MPI_Publish_name's directory ("": /tmp/rdmach-names-<uid>; mpi/dyn_names.c) */
     int    dyn_timeout_ms;    /* a dynamic-processes step waits this long for another process (mpi/dyn.h) */
     int    dyn_net;           /* processes of other jobs over the network channel when both have it */
+    int    dyn_max;           /* processes of other jobs connected at once (device/dyn.c) */
     char   ppdev[256];       /* parallel port of the ppdev barrier backend ("": none) */
     int    barrier_yield;    /* sched_yield calls before a barrier waiter sleeps on its futex */
     int    barrier_remote_spin; /* polls while only ranks of other cores are missing (oversubscribed) */

@@ -226,8 +226,9 @@ rdmach_status_t rch_dev_imrecv(void *buf, size_t len, struct rch_dev_msg *msg, s
  * such a peer once no communicator map names it (rch_dev_ctx_map counts
  * them; with one left it does nothing): what is queued for it goes first,
  * then an orderly end the other side does not report as a failure; sends
- * to it fail from then on, and its index is not given again. A rank of the
- * job is never detached.
+ * to it fail from then on; its index goes to a later peer once nothing
+ * refers to it any more (dyn.c). A rank of the job is never detached.
+ * rch_dev_dyn_count: the peers of other jobs attached and not detached.
  */
 rdmach_status_t rch_dev_dyn_attach(int fd, int *world);
 /* The same over the network channel: rch_dev_dyn_net_record gives the
@@ -244,6 +245,7 @@ rdmach_status_t rch_dev_dyn_net_record(int open, char *chan, size_t chanlen, voi
 int rch_dev_dyn_next(void);
 rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, int my_id, int server, int *world);
 void rch_dev_dyn_detach(int world);
+int rch_dev_dyn_count(void);
 int rch_dev_nprocs(void);
 
 #endif

@@ -149,6 +149,8 @@ struct rch_dev_peer {
     struct rch_dlist pending;       /* requests waiting on this peer */
     int maps;                       /* communicator maps naming it (rch_dev_ctx_map): a process of
                                        another job is detached only when none does (dyn.c) */
+    int detached;                   /* a process of another job whose connection was closed: its
+                                       slot may take another (dyn.c) */
     uint64_t dropped;               /* malformed packets from this peer */
     uint64_t crdt_sent;             /* statistics for tests */
 };
@@ -161,6 +163,9 @@ struct rch_dev_chan {
     int *peers;
     int npeers;
     int can_wait;                   /* has a wait primitive (not the loopback) */
+    /* the traffic of detached peers whose slots took other processes
+     * (dyn.c): the statistics stay monotonic (stats.c) */
+    uint64_t gone_msgs_sent, gone_bytes_sent, gone_msgs_recv, gone_bytes_recv;
 };
 
 #define RCH_DEV_MAX_CHANS 4
@@ -296,9 +301,6 @@ rdmach_status_t rch_dev_open_chan(struct rch_dev_chan *dc, const struct rch_rdma
                                   int npeers);
 /* A peer's limits from its channel's caps (the peer then uses that channel). */
 rdmach_status_t rch_dev_peer_setup(struct rch_dev_peer *p, struct rch_dev_chan *dc);
-/* Peers beyond the job's own ranks that dyn.c may add (processes of other
- * jobs); the peer table is allocated with room for them at init. */
-#define RCH_DEV_DYN_MAX RCH_RDMA_DYN_MAX
 /* live.c: the peers of this host that no channel watches (stopped, gone).
  * publish before the init fence; check from a wait about to sleep. */
 rdmach_status_t rch_dev_live_publish(void);

@@ -4,20 +4,30 @@
  * found that both sides have the same one (rch_dev_dyn_attach_net,
  * rdma/net/net_dyn.h); else the
  * sock channel, opened on the first such peer, takes the connection. The
- * peer record is the
- * next slot after the job's ranks in the table init allocated with room for
- * RCH_DEV_DYN_MAX of them. A connection closes when the layer above
- * detaches its peer (MPI_Comm_disconnect) and no communicator map names it
- * any more (the peer's count of maps, rch_dev_ctx_map), or with the
- * channel at finalize; either way with a BYE behind the last packet, so
- * the other side sees no failure. A detached peer's slot is not reused
- * (requests may still name it); the process connected again is a new peer.
+ * peer record is a slot after the job's ranks in the table init allocated
+ * with room for RDMACH_DYN_MAX of them. A connection closes when the layer
+ * above detaches its peer (MPI_Comm_disconnect) and no communicator map
+ * names it any more (the peer's count of maps, rch_dev_ctx_map), or with
+ * the channel at finalize; either way with a BYE behind the last packet, so
+ * the other side sees no failure.
+ *
+ * A detached peer's slot takes the next process connected (the lowest such
+ * slot first, so an accept/disconnect loop runs for ever in a small table)
+ * once nothing refers to its number: no communicator map (a window keeps
+ * its communicator's), no queued send or request in an exchange with it
+ * (the detach failed those, and posted receives naming it), and its
+ * channel has nothing of the old connection still to deliver (the sock
+ * channel closed the socket; net_dyn.c drains the completions). Unexpected
+ * messages it sent that no receive took are dropped at the detach: no
+ * communicator can receive them any more, and a new communicator in the
+ * same slot with the old one's context id must not.
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "base/base.h"
 #include "base/log.h"
+#include "base/tunables.h"
 #include "device/dev_impl.h"
 #include "rdma/net/net_dyn.h"
 #include "rdma/select.h"
@@ -42,29 +52,108 @@ static struct rch_dev_chan *sock_dchan(rdmach_status_t *st)
     return dc;
 }
 
-/* Room for one more peer of another job: OK, or why not. */
-static rdmach_status_t room(void)
+static struct rch_dev_chan *net_dchan(int open);
+
+static int slot_free(int w)
+{
+    struct rch_dev_peer *p = &rch_dev.peers[w];
+    if (!p->detached || p->maps > 0 || p->sq_head || !rch_dlist_empty(&p->pending))
+        return 0;
+    /* the network channel's record of w, whichever channel the last
+     * process in the slot used (one used before may be released there) */
+    struct rch_dev_chan *net = net_dchan(0);
+    return !net || rch_net_dyn_reusable(net->chan, w);
+}
+
+/* The slot the next process of another job takes: a detached one free
+ * again, else the next never used; or why there is none. */
+static rdmach_status_t next_slot(int *w)
 {
     if (!rch_dev.initialized)
         return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "device: not initialized");
-    if (rch_dev.size >= rch_boot.size + RCH_DEV_DYN_MAX)
-        return rch_base_err(RDMACH_ERR_UNSUPPORTED, "device: more than %d processes of other jobs connected",
-                            RCH_DEV_DYN_MAX);
-    return RDMACH_OK;
+    for (*w = rch_boot.size; *w < rch_dev.size; ++*w)
+        if (slot_free(*w))
+            return RDMACH_OK;
+    if (rch_dev.size < rch_boot.size + rch_tun.dyn_max)
+        return RDMACH_OK;
+    return rch_base_err(RDMACH_ERR_UNSUPPORTED, "device: more than %d processes of other jobs connected at once "
+                        "(RDMACH_DYN_MAX)", rch_tun.dyn_max);
+}
+
+/* rch_dev_dyn_next's answer + 1 (0: none), the slot the next attach takes:
+ * chosen once, before the offer tells the other side, because choosing
+ * drains the network channel's events (rch_net_dyn_reusable), which must
+ * not run between the offer and the attach: the other side may connect as
+ * soon as it has the offer, and a request for a slot not yet attached is
+ * refused. */
+static int offered;
+
+static rdmach_status_t slot_number(int *w)
+{
+    if (offered > 0) {
+        *w = offered - 1;
+        offered = 0;
+        return RDMACH_OK;
+    }
+    return next_slot(w);
+}
+
+static void drop_unexp(struct rch_match_entry *e, void *arg)
+{
+    struct rch_dev_unexp *u = rch_container_of(e, struct rch_dev_unexp, me);
+    if (u->peer != *(int *)arg)
+        return;
+    RCH_DEBUG("dyn", "process %d of another job detached: a message it sent (context %u, tag %d, %zu bytes) that "
+              "no receive took is dropped", u->peer, (unsigned)e->ctx, (int)e->tag, u->size);
+    rch_match_remove_unexp(&rch_dev.unexp, e);
+    rch_dev_unexp_release(u);
+}
+
+/* Slot w (next_slot's answer) about to take a new process: a detached
+ * one's old state goes (the channel's record is renewed by its attach). */
+static void slot_take(int w)
+{
+    struct rch_dev_peer *p = &rch_dev.peers[w];
+    if (w < rch_dev.size) {
+        if (p->left)
+            rch_dev.nleft--;
+        RCH_DEBUG("dyn", "slot %d of a detached process takes another", w);
+    }
+    struct rch_dev_chan *dc = p->dchan;
+    if (dc) {
+        dc->gone_msgs_sent += p->tx_seq;
+        dc->gone_bytes_sent += p->tx_bytes;
+        dc->gone_msgs_recv += p->rx_seq;
+        dc->gone_bytes_recv += p->rx_bytes;
+    }
+    memset(p, 0, sizeof(*p));
+    p->rank = w;
+    rch_dlist_init(&p->pending);
+    /* unusable until its setup (a failed attach leaves it free again) */
+    p->ops = &rch_dev_nochan_ops;
+    p->dchan = dc;
+    p->dead = p->detached = 1;
+}
+
+/* The peer in slot w is set up: published (isend's range check admits it). */
+static void slot_publish(int w)
+{
+    rch_dev.peers[w].detached = 0;
+    if (w >= rch_dev.size)
+        rch_dev.size = w + 1;
 }
 
 rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
 {
-    rdmach_status_t st = room();
+    int w;
+    rdmach_status_t st = slot_number(&w);
     struct rch_dev_chan *dc = st == RDMACH_OK ? sock_dchan(&st) : NULL;
     if (!dc) {
         close(fd);
         return st;
     }
-    int w = rch_dev.size;
+    slot_take(w);
     struct rch_dev_peer *p = &rch_dev.peers[w];
-    p->rank = w;
-    rch_dlist_init(&p->pending);
     st = rch_rdma_sock_attach(dc->chan, w, fd);
     if (st != RDMACH_OK) {
         close(fd);
@@ -73,8 +162,7 @@ rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
     st = rch_dev_peer_setup(p, dc);
     if (st != RDMACH_OK)
         return st;
-    /* published last: isend's range check admits the peer only now */
-    rch_dev.size = w + 1;
+    slot_publish(w);
     *world = w;
     return RDMACH_OK;
 }
@@ -113,25 +201,28 @@ rdmach_status_t rch_dev_dyn_net_record(int open, char *chan, size_t chanlen, voi
 
 int rch_dev_dyn_next(void)
 {
-    return rch_dev.size;
+    int w;
+    if (next_slot(&w) != RDMACH_OK)
+        return rch_dev.size;   /* the attach then says why */
+    offered = w + 1;
+    return w;
 }
 
 rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, int my_id, int server, int *world)
 {
-    rdmach_status_t st = room();
+    int w;
+    rdmach_status_t st = slot_number(&w);
     struct rch_dev_chan *dc = st == RDMACH_OK ? net_dchan(0) : NULL;
     if (st == RDMACH_OK && !dc)
         st = rch_base_err(RDMACH_ERR_NOT_FOUND, "device: no network channel open");
     if (st != RDMACH_OK)
         return st;
-    int w = rch_dev.size;
+    slot_take(w);
     struct rch_dev_peer *p = &rch_dev.peers[w];
-    p->rank = w;
-    rch_dlist_init(&p->pending);
     if ((st = rch_net_dyn_attach(dc->chan, w, rec, len, my_id, server)) != RDMACH_OK ||
         (st = rch_dev_peer_setup(p, dc)) != RDMACH_OK)
         return st;
-    rch_dev.size = w + 1;
+    slot_publish(w);
     *world = w;
     return RDMACH_OK;
 }
@@ -146,7 +237,7 @@ void rch_dev_dyn_detach(int world)
         return;
     struct rch_dev_peer *p = &rch_dev.peers[world];
     struct rch_dev_chan *dc = p->dchan;
-    if (p->maps > 0 || !dc)
+    if (p->maps > 0 || !dc || p->detached)   /* named still, never attached, or done */
         return;
     double start = rch_base_wtime(), until = start + DETACH_DRAIN_SECONDS;
     int forced = 0;
@@ -167,6 +258,18 @@ void rch_dev_dyn_detach(int world)
     /* Its channel no longer serves it: sends to it fail, nothing waits on it
      * (p->dchan stays: a request's registration is released through it). */
     rch_dev_peer_left(world);
+    /* nothing of it arrives any more, and no communicator can receive what
+     * did: a later communicator in its slot with the same context id must not */
+    rch_match_unexp_foreach(&rch_dev.unexp, drop_unexp, &world);
+    p->detached = 1;
+}
+
+int rch_dev_dyn_count(void)
+{
+    int n = 0;
+    for (int w = rch_boot.size; rch_dev.initialized && w < rch_dev.size; w++)
+        n += !rch_dev.peers[w].detached;
+    return n;
 }
 
 int rch_dev_nprocs(void)

@@ -179,7 +179,7 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
     rch_match_unexp_init(&rch_dev.unexp);
     /* room for the processes of other jobs dyn.c may add: a peer's address
      * never changes (its pending list is linked through it) */
-    rch_dev.peers = calloc((size_t)rch_dev.size + RCH_DEV_DYN_MAX, sizeof(*rch_dev.peers));
+    rch_dev.peers = calloc((size_t)rch_dev.size + rch_tun.dyn_max, sizeof(*rch_dev.peers));
     const struct rch_rdma_ops **sel = calloc((size_t)rch_dev.size, sizeof(*sel));
     if (rch_dev.peers == NULL || sel == NULL) {
         st = rch_base_err(RDMACH_ERR_NO_MEMORY, "device: no memory for %d peers", rch_dev.size);

@@ -12,6 +12,15 @@ void rch_dev_stats_chan(const char *name, struct rch_dev_chan_stat *out)
     memset(out, 0, sizeof(*out));
     if (!rch_dev.initialized)
         return;
+    for (int i = 0; i < rch_dev.nchans; i++) {
+        const struct rch_dev_chan *dc = &rch_dev.chans[i];
+        if (strcmp(dc->ops->name, name) == 0) {
+            out->msgs_sent += dc->gone_msgs_sent;
+            out->bytes_sent += dc->gone_bytes_sent;
+            out->msgs_recv += dc->gone_msgs_recv;
+            out->bytes_recv += dc->gone_bytes_recv;
+        }
+    }
     for (int i = 0; i < rch_dev.size; i++) {
         const struct rch_dev_peer *p = &rch_dev.peers[i];
         /* by the channel it was set up with: a failed peer's ops become

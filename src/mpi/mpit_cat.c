@@ -20,7 +20,7 @@ static const struct {
                             "and injected MPI-IO failures (src/io)",
                             "LOG LOG_INTERVAL ABI_CHECK SIGUSR1 NOISE IO_*" },
     [RCH_MPIT_CAT_BOOT] = { "rdmach_boot", "Bootstrap: process manager, node layout, binding (src/boot), "
-                            "and the dynamic processes it spawns", "BIND PMI VNODE_SIZE DYN_TIMEOUT_MS DYN_NET NAMESERV_DIR" },
+                            "and the dynamic processes it spawns", "BIND PMI VNODE_SIZE DYN_TIMEOUT_MS DYN_NET DYN_MAX NAMESERV_DIR" },
     [RCH_MPIT_CAT_SHM] = { "rdmach_shm", "The shared-memory channel within a node (src/rdma/shm)",
                            "SHM SHM_* CMA CMA_* PEER_STOP_TIMEOUT" },
     [RCH_MPIT_CAT_DEVICE] = { "rdmach_device",

@@ -76,6 +76,12 @@ static union pv_val rd_failures(int arg)
     return (union pv_val){ .u = rch_dev_failures() };
 }
 
+static union pv_val rd_dyn(int arg)
+{
+    (void)arg;
+    return (union pv_val){ .u = (unsigned long long)rch_dev_dyn_count() };
+}
+
 static union pv_val rd_blocked(int arg)
 {
     (void)arg;
@@ -153,6 +159,9 @@ static const struct pvar pvars[] = {
     { "peers_failed", COUNTER, RCH_MPIT_CAT_DEVICE, 0, rd_failures,
       "Peers this process found failed (died, lost their connection, stopped or silent too long); one that "
       "finished, or a process of another job that disconnected (MPI_Comm_disconnect), is no failure" },
+    { "dyn_processes", LEVEL, RCH_MPIT_CAT_DEVICE, 0, rd_dyn,
+      "Processes of other jobs connected now (spawned, connected, accepted, joined; at most RDMACH_DYN_MAX): "
+      "one whose communicators are all disconnected no longer counts" },
     { "rma_pattern_packets", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_PATTERN, rd_dev,
       "One-sided packets that carried blocks of a repeating derived target datatype (a struct's, an indexed "
       "type's period) in the order the origin packs them (PUTP/ACCP), not rearranged into one segment per block" },

@@ -179,12 +179,6 @@ struct rch_rdma_ops {
     int (*peer_gone)(struct rch_rdma_chan *ch, int peer);
 };
 
-/* Processes of other jobs a process may reach in its life (dynamic
- * processes): they are numbered after the job's ranks, and a channel that
- * takes them (sock; the network channel, rdma/net/net_dyn.h) has room for
- * this many after its job. */
-#define RCH_RDMA_DYN_MAX 1024
-
 /* For ops a transport does not have: explicit, never NULL (as libfabric's fi_no_*).
  * Defined in rdma/registry.c; they return RDMACH_ERR_UNSUPPORTED. */
 rdmach_status_t rch_rdma_no_put(struct rch_rdma_chan *ch, int peer, const void *laddr,

@@ -27,18 +27,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mpi_test.h"
+#include "dyn_pair.h"
 
 #define ROUNDS 3
 #define BIG (256 << 10)   /* above every eager limit: rendezvous, registrations */
 
 static int rank, np;
-
-static uint32_t word(int job, int from, int to, int stage, size_t i)
-{
-    return (uint32_t)(job * 0x01000193u + from * 0x9e3779b1u + to * 0x85ebca77u + stage * 0xc2b2ae3du) ^
-           (uint32_t)(i * 2654435761u);
-}
 
 /* Every rank sends every remote rank a value and BIG bytes and checks
  * what every remote rank sent it (the other job's number is 1 - job). */
@@ -53,7 +47,7 @@ static void traffic(MPI_Comm ic, int job, int stage)
     CHECK(out && in && vin && vout && rq, "out of memory");
     for (int j = 0; j < rsize; j++) {
         for (size_t i = 0; i < n; i++)
-            out[(size_t)j * n + i] = word(job, rank, j, stage, i);
+            out[(size_t)j * n + i] = dyn_pair_word(job, rank, j, stage, i);
         vout[j] = 1000 * stage + 100 * job + 10 * rank + j;
         MPI_OK(MPI_Irecv(&vin[j], 1, MPI_INT, j, 1, ic, &rq[4 * j]));
         MPI_OK(MPI_Irecv(in + (size_t)j * n, (int)n, MPI_UINT32_T, j, 2, ic, &rq[4 * j + 1]));
@@ -65,9 +59,9 @@ static void traffic(MPI_Comm ic, int job, int stage)
         int want = 1000 * stage + 100 * (1 - job) + 10 * j + rank;
         CHECK(vin[j] == want, "stage %d: remote rank %d sent %d, expected %d", stage, j, vin[j], want);
         for (size_t i = 0; i < n; i++)
-            CHECK(in[(size_t)j * n + i] == word(1 - job, j, rank, stage, i),
+            CHECK(in[(size_t)j * n + i] == dyn_pair_word(1 - job, j, rank, stage, i),
                   "stage %d: word %zu of remote rank %d's bytes is %08x, expected %08x", stage, i, j,
-                  in[(size_t)j * n + i], word(1 - job, j, rank, stage, i));
+                  in[(size_t)j * n + i], dyn_pair_word(1 - job, j, rank, stage, i));
     }
     free(out);
     free(in);
@@ -85,15 +79,6 @@ static void expect_conns(unsigned long long want, int round, const char *when)
     CHECK(nfailed == 0, "round %d, %s: %llu peers found failed", round, when, nfailed);
 }
 
-static void pair(MPI_Comm *ic, int job, const char *port)
-{
-    if (job == 0)
-        MPI_OK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, ic));
-    else
-        MPI_OK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, ic));
-    MPI_OK(MPI_Comm_set_errhandler(*ic, MPI_ERRORS_RETURN));
-}
-
 static void rounds(int job, const char *port)
 {
     mt_pvar_open(&conns, "net_connections", MPI_T_PVAR_CLASS_LEVEL);
@@ -104,8 +89,8 @@ static void rounds(int job, const char *port)
     for (int round = 1; round <= ROUNDS; round++) {
         MPI_Comm a, b, d;
         int rsize;
-        pair(&a, job, port);
-        pair(&b, job, port);
+        dyn_pair_connect(&a, job, port);
+        dyn_pair_connect(&b, job, port);
         MPI_OK(MPI_Comm_remote_size(a, &rsize));
         traffic(a, job, 10 * round + 1);
         traffic(b, job, 10 * round + 2);
@@ -127,22 +112,10 @@ static void rounds(int job, const char *port)
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, &rank, &np);
-    char port[MPI_MAX_PORT_NAME] = "";
-    int job = argc > 1 && strcmp(argv[1], "server") == 0 ? 0 : 1;
-    CHECK(job == 0 || (argc > 2 && strcmp(argv[1], "client") == 0), "usage: %s server | client <port>", argv[0]);
-    if (job == 0 && rank == 0) {
-        MPI_OK(MPI_Open_port(MPI_INFO_NULL, port));
-        printf("PORT %s\n", port);
-        fflush(stdout);
-    } else if (job == 1) {
-        snprintf(port, sizeof(port), "%s", argv[2]);
-    }
+    char port[MPI_MAX_PORT_NAME];
+    int job = dyn_pair_start(argc, argv, rank, port);
     rounds(job, port);
-    if (job == 0 && rank == 0)
-        MPI_OK(MPI_Close_port(port));
-    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-    if (rank == 0)
-        printf("dyn reconnect %s: ok (%d rounds)\n", job == 0 ? "server" : "client", ROUNDS);
+    dyn_pair_finish(job, rank, port, "dyn reconnect", ROUNDS);
     MPI_Finalize();
     return 0;
 }

@@ -565,6 +565,11 @@ void rch_dev_dyn_detach(int world)
     (void)world;
 }
 
+int rch_dev_dyn_count(void)
+{
+    return 0;
+}
+
 int rch_dev_nprocs(void)
 {
     return rec.t ? rec.t->nranks : 0;

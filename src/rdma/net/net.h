@@ -177,9 +177,11 @@ struct rch_net_conn {
     /* Released alone (rch_net_conn_detach: a process of another job no
      * communicator names any more): endpoints closed, ring and buffers
      * deregistered and freed; the record and its operation contexts stay
-     * (a completion reaped late finds them and is dropped), the rank is
-     * never served again. */
+     * (a completion reaped late finds them and is dropped) until the
+     * record serves another process (net_dyn.c, drained). */
     int detached;
+    int drained;                 /* ... and nothing of it can arrive any more: the record may
+                                    serve another process (rch_net_dyn_reusable) */
     int noop_wait;               /* client: NOOP sent, no NOOP_ACK yet (counted in ch->noop_unanswered) */
     unsigned noop_repeats;       /* client: NOOPs sent again while unanswered */
     double noop_next;            /* client: when to send it again */
@@ -206,7 +208,7 @@ struct rch_rdma_chan {
     struct rch_rdma_upcalls up;
     int rank, size;              /* size: connections in use, the job's ranks then those of
                                     other jobs attached (net_dyn.c), at most cap */
-    int jobsize, cap;            /* the job's ranks; room for RCH_RDMA_DYN_MAX after them */
+    int jobsize, cap;            /* the job's ranks; room for RDMACH_DYN_MAX after them */
     int notify;                  /* enum rch_net_notify */
     int eager;                   /* RDMACH_CONNECT=eager */
     int zcopy;                   /* large eager packets go by rch_net_send_zc (RDMACH_NET_ZCOPY) */
@@ -308,6 +310,8 @@ void rch_net_conn_close_all(struct rch_rdma_chan *ch);
  * then its endpoints and memory are released (c->detached). */
 rdmach_status_t rch_net_conn_detach(struct rch_rdma_chan *ch, struct rch_net_conn *c, int force);
 void rch_net_conn_free(struct rch_rdma_chan *ch, struct rch_net_conn *c);
+/* A record as the channel opens it: rank r, named my_id by the peer, serving nobody. */
+void rch_net_conn_init(struct rch_net_conn *c, int r, int my_id);
 void rch_net_set_pending(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 
 /* net_msg.c */
@@ -363,5 +367,11 @@ rdmach_status_t rch_net_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait 
 void rch_net_wait_disarm(struct rch_rdma_chan *ch);
 void rch_net_ready_add(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 void rch_net_ready_del(struct rch_rdma_chan *ch, struct rch_net_conn *c);
+void rch_net_pending_del(struct rch_rdma_chan *ch, struct rch_net_conn *c);
+/* Dispatch every completion and connection event the provider holds now:
+ * 1 once it had none left. Endpoints closed before the call then have
+ * nothing more to report: their records may serve a new connection
+ * (net_dyn.c); 0 if arrivals kept coming (try again later). */
+int rch_net_drain(struct rch_rdma_chan *ch);
 
 #endif

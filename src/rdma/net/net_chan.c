@@ -162,7 +162,7 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
     ch->up = args->up;
     ch->rank = b->rank;
     ch->size = ch->jobsize = b->size;
-    ch->cap = b->size + RCH_RDMA_DYN_MAX;
+    ch->cap = b->size + rch_tun.dyn_max;
     ch->eager = rch_tun.connect == RCH_CONNECT_EAGER;
     ch->nslots = (uint32_t)rch_tun.net_slots;
     ch->rma_chunk = rch_tun.net_rma_chunk;
@@ -222,20 +222,8 @@ rdmach_status_t rch_net_open(const struct rch_net_prov_ops *pops, const struct r
         ch->rcache.enabled = 0;
     }
 
-    for (int r = 0; r < ch->cap; r++) {
-        struct rch_net_conn *c = &ch->conns[r];
-        c->rank = r;
-        c->my_id = ch->rank;
-        c->ready_index = c->pending_index = -1;
-        c->ctx.conn = c;
-        c->rev_ctx.conn = c;
-        c->rev_ctx.reverse = 1;
-        for (int k = 1; k < RCH_NET_MAX_RAILS; k++) {
-            c->rail_ctx[k].conn = c;
-            c->rail_ctx[k].rail = k;
-        }
-        c->rma_list.lnext = c->rma_list.lprev = &c->rma_list;
-    }
+    for (int r = 0; r < ch->cap; r++)
+        rch_net_conn_init(&ch->conns[r], r, ch->rank);
     for (int i = 0; i < args->npeers; i++) {
         int p = args->peers[i];
         if (p == ch->rank)

@@ -279,6 +279,22 @@ void rch_net_conn_free(struct rch_rdma_chan *ch, struct rch_net_conn *c)
     c->recv_ops = NULL;
 }
 
+void rch_net_conn_init(struct rch_net_conn *c, int r, int my_id)
+{
+    memset(c, 0, sizeof(*c));
+    c->rank = r;
+    c->my_id = my_id;
+    c->ready_index = c->pending_index = -1;
+    c->ctx.conn = c;
+    c->rev_ctx.conn = c;
+    c->rev_ctx.reverse = 1;
+    for (int k = 1; k < RCH_NET_MAX_RAILS; k++) {
+        c->rail_ctx[k].conn = c;
+        c->rail_ctx[k].rail = k;
+    }
+    c->rma_list.lnext = c->rma_list.lprev = &c->rma_list;
+}
+
 static rdmach_status_t post_recvs(struct rch_rdma_chan *ch, struct rch_net_conn *c)
 {
     for (unsigned i = 0; i < c->nrecv; i++) {
@@ -772,6 +788,8 @@ void rch_net_conn_event(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
     if (x == NULL)
         return;
     struct rch_net_conn *c = x->conn;
+    if (c->detached)   /* an event of an endpoint closed when the record was released */
+        return;
     if (x->reverse) {
         on_reverse_event(ch, c, ev);
         return;
@@ -898,6 +916,7 @@ rdmach_status_t rch_net_conn_detach(struct rch_rdma_chan *ch, struct rch_net_con
     if (bye_busy(ch, c) && !force)
         return RDMACH_AGAIN;
     rch_net_ready_del(ch, c);
+    rch_net_pending_del(ch, c);
     if (c->state != RCH_NET_C_CLOSED && c->state != RCH_NET_C_FAILED)
         set_state(ch, c, RCH_NET_C_CLOSED);
     rch_net_rma_fail_conn(ch, c, RDMACH_ERR_PEER_DEAD);

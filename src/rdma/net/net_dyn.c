@@ -35,11 +35,22 @@ rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const voi
 {
     char who[48];
     snprintf(who, sizeof(who), "process %d of another job", peer);
-    if (peer < ch->size || peer >= ch->cap || my_id < 0 || len != sizeof(struct rch_net_kvs_rec))
-        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s attach: peer %d (in use up to %d, room up to %d), "
-                            "number %d there, record of %zu bytes", ch->ops->name, peer, ch->size, ch->cap, my_id,
-                            len);
+    /* a number below ch->size: released, or one the sock channel served */
+    int again = peer >= ch->jobsize && peer < ch->size && (ch->conns[peer].detached || !ch->conns[peer].is_peer);
+    if ((peer < ch->size && !again) || peer >= ch->cap || my_id < 0 || len != sizeof(struct rch_net_kvs_rec))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s attach: peer %d (in use up to %d, room up to %d, not "
+                            "released), number %d there, record of %zu bytes", ch->ops->name, peer, ch->size,
+                            ch->cap, my_id, len);
+    /* not drained here: a request of the new peer, which may connect as
+     * soon as it knows its number, would find the record still released */
+    if (again && ch->conns[peer].detached && !ch->conns[peer].drained)
+        return rch_base_err(RDMACH_ERR_BUSY, "%s attach: the released connection %d may still report "
+                            "(not found drained)", ch->ops->name, peer);
     struct rch_net_conn *c = &ch->conns[peer];
+    if (again) {
+        rch_net_conn_free(ch, c);
+        rch_net_conn_init(c, peer, ch->rank);
+    }
     struct rch_net_kvs_rec r;
     memcpy(&r, rec, sizeof(r));
     rdmach_status_t st = rch_net_record_check(ch, &r, who);
@@ -50,9 +61,10 @@ rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const voi
     c->my_id = my_id;
     c->server = server;
     c->is_peer = 1;
-    ch->size = peer + 1;
-    RCH_DEBUG("net", "%s attached as %d (number %d there; this side %s)", who, peer, my_id,
-              server ? "accepts" : "connects");
+    if (peer >= ch->size)
+        ch->size = peer + 1;
+    RCH_DEBUG("net", "%s attached as %d%s (number %d there; this side %s)", who, peer, again ? " again" : "",
+              my_id, server ? "accepts" : "connects");
     return RDMACH_OK;
 }
 
@@ -63,4 +75,26 @@ rdmach_status_t rch_net_dyn_detach(struct rch_rdma_chan *ch, int peer, int force
                             "are 0..%d, others attached up to %d)", ch->ops->name, peer, ch->jobsize - 1,
                             ch->size - 1);
     return rch_net_conn_detach(ch, &ch->conns[peer], force);
+}
+
+/* A record never used serves a process of another job at once; a released
+ * record serves another process once nothing of its old
+ * connection can arrive: no RMA of it unfinished (a chunk's completion
+ * names the record), and the provider's completions and connection events
+ * drained after its endpoints closed (what a closed endpoint had produced
+ * is queued by then, and it produces nothing more). The ring memory the
+ * old peer wrote is freed with the endpoints, so no late write reaches the
+ * new ring either. */
+int rch_net_dyn_reusable(struct rch_rdma_chan *ch, int peer)
+{
+    if (peer < ch->jobsize || peer >= ch->cap)
+        return 0;
+    if (peer >= ch->size)
+        return 1;
+    struct rch_net_conn *c = &ch->conns[peer];
+    if (!c->detached)
+        return !c->is_peer;   /* never served here (the sock channel's) */
+    if (!c->drained)
+        c->drained = c->detached && c->rma_list.lnext == &c->rma_list && rch_net_drain(ch);
+    return c->drained;
 }

@@ -25,9 +25,10 @@
 int rch_net_is_net(const struct rch_rdma_ops *ops);
 /* This process's record: what the other needs to connect and prove it may. */
 rdmach_status_t rch_net_dyn_record(struct rch_rdma_chan *ch, void *rec, size_t len);
-/* Take `peer` (from the connections in use up to the job's size plus
- * RCH_RDMA_DYN_MAX) as a process of another job: its record (checked),
- * my_id (this process's number at the peer), server (this side accepts). */
+/* Take `peer` (the next after the connections in use, up to the job's size
+ * plus RDMACH_DYN_MAX, or a released one that rch_net_dyn_reusable admitted)
+ * as a process of another job: its record (checked), my_id (this process's
+ * number at the peer), server (this side accepts). */
 rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const void *rec, size_t len, int my_id,
                                    int server);
 
@@ -36,5 +37,9 @@ rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const voi
  * after progress; with `force`, released now. INVALID_ARG for a rank of the
  * job or a peer never attached. */
 rdmach_status_t rch_net_dyn_detach(struct rch_rdma_chan *ch, int peer, int force);
+/* May record `peer` (beyond the job's ranks) serve a new process of another
+ * job: never used, or released and nothing of the old connection can still
+ * arrive? Takes what the provider holds (progress). */
+int rch_net_dyn_reusable(struct rch_rdma_chan *ch, int peer);
 
 #endif

@@ -48,7 +48,7 @@ void rch_net_ready_del(struct rch_rdma_chan *ch, struct rch_net_conn *c)
     c->ready_index = -1;
 }
 
-static void pending_del(struct rch_rdma_chan *ch, struct rch_net_conn *c)
+void rch_net_pending_del(struct rch_rdma_chan *ch, struct rch_net_conn *c)
 {
     int i = c->pending_index;
     if (i < 0)
@@ -174,7 +174,7 @@ static unsigned flush_pending(struct rch_rdma_chan *ch)
             more = c->rq_head != NULL && c->state != RCH_NET_C_FAILED && c->state != RCH_NET_C_CLOSED;
         }
         if (!more)
-            pending_del(ch, c);   /* the last entry moved into i */
+            rch_net_pending_del(ch, c);   /* the last entry moved into i */
         else
             i++;
     }
@@ -190,7 +190,7 @@ static unsigned report_failures(struct rch_rdma_chan *ch)
         if (c->state != RCH_NET_C_FAILED || c->fail_reported)
             continue;
         c->fail_reported = 1;
-        pending_del(ch, c);
+        rch_net_pending_del(ch, c);
         rdmach_status_t why = c->fail_status ? c->fail_status : RDMACH_ERR_PEER_DEAD;
         n += rch_net_rma_fail_conn(ch, c, why);
         n += rch_net_zc_fail_conn(ch, c, why);
@@ -230,6 +230,22 @@ unsigned rch_net_reap_cq(struct rch_rdma_chan *ch)
         n += k;
     }
     return n;
+}
+
+int rch_net_drain(struct rch_rdma_chan *ch)
+{
+    struct rch_net_cm_event ev[4];
+    for (int round = 0; round < 64; round++) {
+        unsigned k = ch->pops->poll_cq(ch->prov, ch->cqe, RCH_NET_CQ_BATCH);
+        for (unsigned i = 0; i < k; i++)
+            dispatch(ch, &ch->cqe[i]);
+        unsigned m = ch->pops->poll_cm(ch->prov, ev, 4);
+        for (unsigned i = 0; i < m; i++)
+            rch_net_conn_event(ch, &ev[i]);
+        if (k == 0 && m == 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* Phase 5 and the idle count, the end of every pass that did more than
