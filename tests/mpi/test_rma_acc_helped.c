@@ -22,10 +22,7 @@ enum { ITERS = 16, N = (1 << 20) / (int)sizeof(long long) };
 int main(int argc, char **argv)
 {
     int me, p;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &p);
-    mt_rank = me;
+    mt_init(&argc, &argv, &me, &p);
     struct mt_counter by_copy;
     mt_counter_open(&by_copy, "rma_single_copy_rmw");
 

@@ -59,10 +59,7 @@ static int *positions(int k, MPI_Datatype *t, int *n)
 int main(int argc, char **argv)
 {
     int me, np;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    mt_rank = me;
+    mt_init(&argc, &argv, &me, &np);
     struct mt_counter getw;
     mt_counter_open(&getw, "rma_getw_packets");
     CHECK(np == 2, "run on 2 ranks, not %d", np);

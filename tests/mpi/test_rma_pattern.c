@@ -53,10 +53,7 @@ static void p_map(int *len, int *disp, int *nb, int *span)
 int main(int argc, char **argv)
 {
     int me, np;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    mt_rank = me;
+    mt_init(&argc, &argv, &me, &np);
     CHECK(np >= 2, "needs at least 2 ranks");
     struct mt_counter pat;
     mt_counter_open(&pat, "rma_pattern_packets");
