@@ -46,6 +46,18 @@
  *                    (shm, 3 ranks), netturn (net, 3 to 8 ranks)
  *   ringb N B NS     the same with a token of B bytes (--ring B)
  *
+ * With --segsync (any number of ranks; run it with RDMACH_BARRIER=shm, which on
+ * a node of more ranks than cores waits as the node segment's phases do,
+ * rch_coll_bar_wait_all):
+ *   segsync N MIN_NS MED_NS YIELDS SLEEPS   per barrier alone, blocks of
+ *                    CALLS back to back (the slowest rank's time per call,
+ *                    minimum and median over 15 blocks), and per rank and
+ *                    barrier the median block's context switches: YIELDS
+ *                    the involuntary ones (a sched_yield that ran another
+ *                    rank counts so: the task stays runnable), SLEEPS the
+ *                    voluntary ones (sleeps in the device) -> a check of the
+ *                    engine's SEGSYNC (calibrate fits nothing from it)
+ *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
  *                    allreduce, bcast, alltoall, allgather and
@@ -60,6 +72,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <mpi.h>
 #include "base/tunables.h"
 #include "coll/coll.h"
@@ -389,6 +402,50 @@ static void ring(int me, int size, int bytes)
     free(b);
 }
 
+/* --segsync: the node's all-arrive synchronisation alone (RDMACH_BARRIER=shm,
+ * oversubscribed: rch_coll_bar_wait_all, the node segment's wait), timed as
+ * --coll times a call, with the context switches each rank's loop made
+ * (getrusage: how many hand-offs and sleeps a synchronisation costs). */
+static void segsync(int me, int p)
+{
+    enum { CALLS = 20, BLOCKS = 15 };
+    double t[BLOCKS], yl[BLOCKS], sl[BLOCKS];
+    for (int w = 0; w < 3; w++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    for (int b = 0; b < BLOCKS; b++) {
+        struct rusage u0, u1;
+        MPI_Barrier(MPI_COMM_WORLD);
+        getrusage(RUSAGE_SELF, &u0);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < CALLS; i++)
+            MPI_Barrier(MPI_COMM_WORLD);
+        double mine[3] = { (MPI_Wtime() - t0) / CALLS };
+        getrusage(RUSAGE_SELF, &u1);
+        mine[1] = (double)(u1.ru_nivcsw - u0.ru_nivcsw) / CALLS;
+        mine[2] = (double)(u1.ru_nvcsw - u0.ru_nvcsw) / CALLS;
+        double sum[3];
+        MPI_Allreduce(&mine[0], &t[b], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        yl[b] = sum[1] / p;
+        sl[b] = sum[2] / p;
+    }
+    if (me == 0) {
+        /* the switches of the block whose time is the median */
+        int order[BLOCKS];
+        for (int b = 0; b < BLOCKS; b++)
+            order[b] = b;
+        for (int i = 1; i < BLOCKS; i++)
+            for (int j = i; j > 0 && t[order[j - 1]] > t[order[j]]; j--) {
+                int x = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = x;
+            }
+        int m = order[BLOCKS / 2];
+        printf("segsync %d %.0f %.0f %.2f %.2f\n", p, t[order[0]] * 1e9, t[m] * 1e9, yl[m], sl[m]);
+    }
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     int me, size;
@@ -399,6 +456,11 @@ int main(int argc, char **argv)
         int rc = coll_mode(me, size, argc > 2 ? argv[2] : NULL);
         MPI_Finalize();
         return rc;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--segsync")) {
+        segsync(me, size);
+        MPI_Finalize();
+        return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "--pairs")) {
         char *buf = calloc(WINDOW, 65536);
