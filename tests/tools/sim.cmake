@@ -286,6 +286,16 @@ tool_test(sim_calibrate_callc_fit COMMAND ${EXPECT} 0
   "^callc bcast 0 ns \\(binomial of 8 B on 2 ranks: 50 ns a call\\)$"
   -- ${SIM} calibrate --from ${SIMDATA}/calib_callc.txt --params ${SIMDATA}/loggp.txt
      -o ${CMAKE_CURRENT_BINARY_DIR}/calib_callc.params)
+# calibrate fits segswitch from the probe's node segment synchronisations
+# on one core against loggp.txt (shm o 100, L 200): the engine's is N o + L
+# + (N - 1) segswitch, so 3 ranks' median 3300 ns gives (3300 - 300 - 200)
+# / 2 = 1400 and 8 ranks' 15000 gives (15000 - 800 - 200) / 7 = 2000; the
+# parameter file keeps both
+tool_test(sim_calibrate_segswitch_fit COMMAND ${EXPECT} 0
+  "^the node segment's synchronisation of 3 ranks on one core: 3300 ns \\(3 runs\\): segswitch 1400\\.0 ns$"
+  "^the node segment's synchronisation of 8 ranks on one core: 15000 ns \\(3 runs\\): segswitch 2000\\.0 ns$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_segsync.txt --params ${SIMDATA}/loggp.txt
+     -o ${CMAKE_CURRENT_BINARY_DIR}/calib_segsync.params)
 # the same fit against loggp_turns.txt (loggp.txt with Gsend, a host of 2
 # cores, handoff and netturn): the probe's loop is 2 ranks of one node with
 # a core each, so no hand-off, switch or turn (those need ranks sharing a
