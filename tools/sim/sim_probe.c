@@ -58,6 +58,19 @@
  *                    voluntary ones (sleeps in the device) -> a check of the
  *                    engine's SEGSYNC (calibrate fits nothing from it)
  *
+ * With --segrows (2 ranks, a core each): the node segment's data moves of a
+ * 2-rank allreduce (allreduce_shmseg.c) alone, on rows of R bytes (1 KiB,
+ * 32 KiB: the 64 KiB call's phase) in a shared window, both ranks at once
+ * as in the algorithm, each the fastest of REPS x 20:
+ *   segrows R DEP_X DEP_L XCOPY LCOPY LCOPY2 XRED LRED   ns: a deposit
+ *                    into my row after the other rank read it, the same into
+ *                    a private buffer; a copy out of the other's row just
+ *                    written, of mine (which the other has just read), of
+ *                    mine again; MPI_Reduce_local (doubles, SUM) of the
+ *                    other's row just written, of mine (a check of the
+ *                    engine's copy, cross-core rate and gamma on the
+ *                    segment; calibrate fits nothing from it)
+ *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
  *                    allreduce, bcast, alltoall, allgather and
@@ -446,6 +459,80 @@ static void segsync(int me, int p)
     fflush(stdout);
 }
 
+/* The fastest of the ranks' times of one step (both ranks make it at once). */
+static double timed_max(double t0, double *best)
+{
+    double mine = MPI_Wtime() - t0, t;
+    MPI_Allreduce(&mine, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *best = t < *best ? t : *best;
+    return t;
+}
+
+/* --segrows: see the head of the file. */
+static void segrows(int me)
+{
+    static const size_t rs[] = { 1024, 32768 };
+    enum { N = 7 };            /* the figures, in the order printed */
+    for (size_t k = 0; k < sizeof(rs) / sizeof(rs[0]); k++) {
+        size_t R = rs[k];
+        unsigned char *mine, *src = calloc(1, R), *dst = calloc(1, R), *priv = calloc(1, R);
+        double *acc = calloc(1, R), best[N];
+        MPI_Win win;
+        MPI_Aint sz;
+        int du;
+        if (!src || !dst || !priv || !acc ||
+            MPI_Win_allocate_shared((MPI_Aint)R, 64, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win) != MPI_SUCCESS)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        unsigned char *other;
+        MPI_Win_shared_query(win, 1 - me, &sz, &du, &other);
+        for (int i = 0; i < N; i++)
+            best[i] = 1e30;
+        for (int r = 0; r < 20 * REPS; r++) {
+            double t0;
+            MPI_Barrier(MPI_COMM_WORLD);       /* the other read my row last (the step before) */
+            t0 = MPI_Wtime();
+            memcpy(mine, src, R);
+            timed_max(t0, &best[0]);
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            memcpy(dst, other, R);
+            __asm__ volatile("" : : "r"(dst) : "memory");
+            timed_max(t0, &best[2]);
+            t0 = MPI_Wtime();
+            memcpy(dst, mine, R);
+            __asm__ volatile("" : : "r"(dst) : "memory");
+            timed_max(t0, &best[3]);
+            t0 = MPI_Wtime();
+            memcpy(dst, mine, R);
+            __asm__ volatile("" : : "r"(dst) : "memory");
+            timed_max(t0, &best[4]);
+            MPI_Barrier(MPI_COMM_WORLD);
+            memcpy(mine, src, R);              /* written again: the other reduces it fresh */
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            MPI_Reduce_local(other, acc, (int)(R / 8), MPI_DOUBLE, MPI_SUM);
+            timed_max(t0, &best[5]);
+            t0 = MPI_Wtime();
+            MPI_Reduce_local(mine, acc, (int)(R / 8), MPI_DOUBLE, MPI_SUM);
+            timed_max(t0, &best[6]);
+            t0 = MPI_Wtime();
+            memcpy(priv, src, R);
+            __asm__ volatile("" : : "r"(priv) : "memory");
+            timed_max(t0, &best[1]);
+        }
+        if (me == 0)
+        {
+            printf("segrows %zu", R);
+            for (int i = 0; i < N; i++)
+                printf(" %.1f", best[i] * 1e9);
+            printf("\n");
+        }
+        MPI_Win_free(&win);
+        free(src), free(dst), free(priv), free(acc);
+    }
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     int me, size;
@@ -456,6 +543,11 @@ int main(int argc, char **argv)
         int rc = coll_mode(me, size, argc > 2 ? argv[2] : NULL);
         MPI_Finalize();
         return rc;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--segrows") && size == 2) {
+        segrows(me);
+        MPI_Finalize();
+        return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "--segsync")) {
         segsync(me, size);
