@@ -233,6 +233,15 @@ tool_test(sim_seg_read_same_core COMMAND ${EXPECT} 0 "^allreduce +shmseg +2 +1 +
 # segment: rank 0 half of one at 0.604, rank 1 one at 1.706).
 tool_test(sim_seg_no_turns COMMAND ${EXPECT} 0 "^bcast +shmseg +3 +1 +3 +8 +5\\.012 "
   -- ${SIM} bcast --ranks 3 --ppn 3 --size 8 --algos shmseg --cores 1 --iters 2 --params ${SIMDATA}/one_core.txt)
+# ... which the library does: 3 ranks on core 0 waiting at the shm barrier
+# (RDMACH_BARRIER=shm, oversubscribed: the node segment's wait), each rank
+# switches out (N - 1)/N = 2/3 times per call (the last to arrive goes on)
+# and never sleeps; a turn given to a rank that arrived already would be
+# one more switch
+tool_test(sim_probe_segsync_switches
+  ENV "RDMACH_BIND=none;RDMACH_BARRIER=shm"
+  COMMAND ${EXPECT} 0 "^segsync 3 [0-9]+ [0-9]+ 0\\.67 0\\.00$"
+  -- taskset -c 0 ${RUN} -n 3 $<TARGET_FILE:rdmach-sim-probe> --segsync)
 # The hand-off at the node segment's synchronisation is segswitch's entry
 # for the core's ranks (one_core_segswitch.txt: 2 ranks 1.5 us, 3 ranks 3.0;
 # the largest entry not above them). The same bcast once on 3 ranks:
