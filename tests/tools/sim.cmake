@@ -218,6 +218,46 @@ tool_test(sim_seg_reduce_cross_core COMMAND ${EXPECT} 0 "^allreduce +shmseg +3 +
 # reduces its own: 4.900 (5.400 with every copy out at the cross-core rate).
 tool_test(sim_seg_read_same_core COMMAND ${EXPECT} 0 "^allreduce +shmseg +2 +1 +2 +1000 +4\\.900 "
   -- ${SIM} allreduce --ranks 2 --ppn 2 --size 1000 --algos shmseg --cores 1 --params ${SIMDATA}/seg_cross.txt)
+# The node segment's synchronisation gives no turns: its waiters yield in
+# the order they arrived and the core comes back to each when its phase is
+# complete (rdmach-sim-probe --segsync: n - 1 switches per synchronisation on
+# a core of n ranks). A shmseg bcast of 8 B on 3 ranks of one core
+# (one_core.txt: switch 1.0, o 0.1, L 0.2, copy 0.25 ns/B), twice: the root
+# deposits (0.002) and arrives (0.102), ranks 1 and 2 run for the first time
+# and arrive (0.202, 0.302: rank 2 last, keeps the core), release 0.502;
+# rank 2 copies out (0.504), arrives again (0.604) and yields; rank 0
+# switches (1.604), deposits and arrives (1.706); rank 1 switches (2.706),
+# copies out and arrives last (2.808), release 3.008, it copies out (3.010);
+# rank 0 switches (4.010), rank 2 switches and copies out: 5.012 (6.512
+# when a switch pays half a turn for each core-mate waiting at the
+# segment: rank 0 half of one at 0.604, rank 1 one at 1.706).
+tool_test(sim_seg_no_turns COMMAND ${EXPECT} 0 "^bcast +shmseg +3 +1 +3 +8 +5\\.012 "
+  -- ${SIM} bcast --ranks 3 --ppn 3 --size 8 --algos shmseg --cores 1 --iters 2 --params ${SIMDATA}/one_core.txt)
+# ... which the library does: 3 ranks on core 0 waiting at the shm barrier
+# (RDMACH_BARRIER=shm, oversubscribed: the node segment's wait), each rank
+# switches out (N - 1)/N = 2/3 times per call (the last to arrive goes on)
+# and never sleeps; a turn given to a rank that arrived already would be
+# one more switch
+tool_test(sim_probe_segsync_switches
+  ENV "RDMACH_BIND=none;RDMACH_BARRIER=shm"
+  COMMAND ${EXPECT} 0 "^segsync 3 [0-9]+ [0-9]+ 0\\.67 0\\.00$"
+  -- taskset -c 0 ${RUN} -n 3 $<TARGET_FILE:rdmach-sim-probe> --segsync)
+# The hand-off at the node segment's synchronisation is segswitch's entry
+# for the core's ranks (one_core_segswitch.txt: 2 ranks 1.5 us, 3 ranks 3.0;
+# the largest entry not above them). The same bcast once on 3 ranks:
+# release 0.502, rank 2 copies out (0.504), ranks 0 and 1 switch back in
+# turn, 3.0 each, rank 1 copies out: 6.506 (2.506 at switch 1.0); on 4
+# ranks the entry of 3: arrivals to 0.402, release 0.602, rank 3 copies
+# out, three switches of 3.0: 9.608; on 2 ranks 1.5: release 0.402, rank 0
+# switches: 1.904.
+tool_test(sim_seg_switch COMMAND ${EXPECT} 0
+  "^bcast +shmseg +2 +1 +2 +8 +1\\.904 "
+  "^bcast +shmseg +3 +1 +3 +8 +6\\.506 "
+  "^bcast +shmseg +4 +1 +4 +8 +9\\.608 "
+  -- ${SIM} bcast --ranks 2,3,4 --ppn 4 --size 8 --algos shmseg --cores 1 --params ${SIMDATA}/one_core_segswitch.txt)
+tool_test(sim_params_bad_segswitch COMMAND ${EXPECT} 2
+  "segswitch_bad\\.txt:3: segswitch takes up to 8 pairs 'ranks-on-a-core ns', ranks ascending from 1$"
+  -- ${SIM} barrier --params ${SIMDATA}/segswitch_bad.txt)
 # Two ranks to a core (4 on 2) a waiting rank spins on its partner and
 # gives the core up as soon as its neighbour has work: no turns. Rank 0
 # sends to 2 and 1 (0-0.2, there at 0.3 and 0.4), then rank 2 has core 0:
@@ -255,6 +295,16 @@ tool_test(sim_calibrate_callc_fit COMMAND ${EXPECT} 0
   "^callc bcast 0 ns \\(binomial of 8 B on 2 ranks: 50 ns a call\\)$"
   -- ${SIM} calibrate --from ${SIMDATA}/calib_callc.txt --params ${SIMDATA}/loggp.txt
      -o ${CMAKE_CURRENT_BINARY_DIR}/calib_callc.params)
+# calibrate fits segswitch from the probe's node segment synchronisations
+# on one core against loggp.txt (shm o 100, L 200): the engine's is N o + L
+# + (N - 1) segswitch, so 3 ranks' median 3300 ns gives (3300 - 300 - 200)
+# / 2 = 1400 and 8 ranks' 15000 gives (15000 - 800 - 200) / 7 = 2000; the
+# parameter file keeps both
+tool_test(sim_calibrate_segswitch_fit COMMAND ${EXPECT} 0
+  "^the node segment's synchronisation of 3 ranks on one core: 3300 ns \\(3 runs\\): segswitch 1400\\.0 ns$"
+  "^the node segment's synchronisation of 8 ranks on one core: 15000 ns \\(3 runs\\): segswitch 2000\\.0 ns$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_segsync.txt --params ${SIMDATA}/loggp.txt
+     -o ${CMAKE_CURRENT_BINARY_DIR}/calib_segsync.params)
 # the same fit against loggp_turns.txt (loggp.txt with Gsend, a host of 2
 # cores, handoff and netturn): the probe's loop is 2 ranks of one node with
 # a core each, so no hand-off, switch or turn (those need ranks sharing a
@@ -456,7 +506,7 @@ tool_test(sim_calibrate_from_saved COMMAND ${EXPECT} 0
 # The quiet machine's measurements of 2026-11-28 11:14 (quiet/: the
 # calibrate and validate outputs; fit.params: calibrate --from calib.txt,
 # with the figures of extra.txt measured after and callc fitted from
-# calib_callc_live.txt) predicted again: the
+# calib_callc_live.txt, segswitch from loaded/segsync.txt) predicted again: the
 # tally is printed (docs/SCALE.md), the test asserts the report, not the 20%
 # target.
 tool_test(sim_validate_quiet_data COMMAND ${EXPECT} 0

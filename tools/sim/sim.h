@@ -108,6 +108,11 @@ int sim_seg_attach(struct rch_coll_comm *c);
  * data of no one rank, else 2 (a copy) or 0 (a reduction). */
 enum { SIM_SEG_READ = 4 };
 uint32_t sim_seg_read_kind(const void *src, int reduce);
+struct sim_params;
+/* The CPU a rank spends to get its core back from the node segment's
+ * synchronisation on a core of n ranks: the segswitch entry of the largest
+ * N <= n (the smallest entry below them all), switch if none is given. */
+double sim_seg_switch(const struct sim_params *p, int n);
 static inline int sim_seg_algo(const char *name)
 {
     return name[0] == 's' && name[1] == 'h' && name[2] == 'm';
@@ -115,6 +120,7 @@ static inline int sim_seg_algo(const char *name)
 
 /* ---- parameters (sim_params.c) ---- */
 enum sim_chan { SIM_SHM, SIM_NET, SIM_CHAN_MAX };
+enum { SIM_SEGSW_MAX = 8 };
 struct sim_loggops {
     double L, o, g, G, O;      /* ns, ns, ns, ns/byte, ns/byte; o: sending a message */
     double S;                  /* bytes: larger messages use rendezvous */
@@ -166,6 +172,12 @@ struct sim_params {
      * calibrate fits each from the probe's 2-rank call of the smallest
      * message, less what the engine predicts for it without it (sim_callc.c). */
     double callc[4];
+    /* The hand-off at the node segment's synchronisation where ranks
+     * outnumber cores (`segswitch N NS ...`: on a core of N ranks; measured
+     * by rdmach-sim-probe --segsync on one core, a synchronisation's time
+     * over its N - 1 hand-offs): nsegsw entries, N ascending; 0: switch. */
+    int nsegsw;
+    double segsw_n[SIM_SEGSW_MAX], segsw[SIM_SEGSW_MAX];
 };
 enum { SIM_CALLC = 4 };
 /* The index in callc of collective coll_id (enum rch_coll_id), -1 if none;

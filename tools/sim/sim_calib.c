@@ -40,11 +40,16 @@
  *   also times 16 and 64 KiB, and on one core both sides' CPU adds up
  *   (gsend_of);  netturn, the turn each other still waiting rank of a core takes
  *   over the network channel: empty token rings of 3 to 8 ranks on one
- *   core over tcp (netturn_of).
+ *   core over tcp (netturn_of);  segswitch, a rank's way back to its core
+ *   from the node segment's synchronisation: rdmach-sim-probe --segsync on
+ *   N ranks of one core (RDMACH_BARRIER=shm: the same all-arrive wait), its
+ *   fastest block T per synchronisation, which the engine makes N o + L +
+ *   (N - 1) segswitch (segswitch_of).
  * The programs are looked for beside rdmach-sim (build tree or install).
  * --from FILE fits the figures a saved calibrate output printed instead of
  * measuring; with --params BASE it keeps BASE's figures and fits only the
- * per-collective call (callc, sim_callc.c) of FILE against them.
+ * per-collective call (callc, sim_callc.c) and segswitch of FILE against
+ * them (and takes FILE's unexp).
  *
  * validate: sim_validate.c.
  */
@@ -282,7 +287,15 @@ struct calib {
     double ring[64];           /* per hop of the oversubscribed ring (shm) */
     struct probe hnet;         /* the net hand-off's round trips of every size, all runs */
     double netring[NET_RING_MAX + 1];   /* per hop of the net ring of N ranks on one core, fastest run (0: none) */
+    int nseg[SIM_SEGSW_MAX];
+    double seg[SIM_SEGSW_MAX][64];      /* the segment's synchronisation of seg_ranks[i] ranks on one core, per run */
 };
+
+/* The ranks a core holds in segswitch's measurements (4 to 16 ranks on 2
+ * cores hold 2 to 8; the library waits as oversubscribed from 3 ranks on
+ * this machine, so 3 stands for 2). */
+static const int seg_ranks[] = { 3, 4, 8, 16 };
+enum { NSEG = sizeof(seg_ranks) / sizeof(seg_ranks[0]) };
 
 static const char *chan_name(int c)
 {
@@ -337,7 +350,30 @@ static int measure(struct calib *k, int nruns)
             if (v > 0 && (k->netring[n] == 0 || v < k->netring[n]))
                 k->netring[n] = v;
         }
+    for (int r = 0; r < nruns; r++)
+        for (int i = 0; i < NSEG; i++) {
+            char fmt[32];
+            snprintf(fmt, sizeof(fmt), "segsync %d %%lf", seg_ranks[i]);
+            printf("measuring the node segment's synchronisation, run %d of %d (rdmach-sim-probe --segsync on %d ranks "
+                   "of one core, RDMACH_BARRIER=shm):\n", r + 1, nruns, seg_ranks[i]);
+            fflush(stdout);
+            double v = one_core_figure(dir, "RDMACH_BARRIER=shm ", seg_ranks[i], "--segsync", fmt, NULL);
+            if (v > 0 && k->nseg[i] < 64)
+                k->seg[i][k->nseg[i]++] = v;
+        }
     return 0;
+}
+
+/* A line of a saved output's segment synchronisation runs. */
+static void seg_line(struct calib *k, const char *line)
+{
+    int n;
+    double v;
+    if (sscanf(line, "segsync %d %lf", &n, &v) != 2 || v <= 0)
+        return;
+    for (int i = 0; i < NSEG; i++)
+        if (seg_ranks[i] == n && k->nseg[i] < 64)
+            k->seg[i][k->nseg[i]++] = v;
 }
 
 /* The figures a saved calibrate output printed (its "measuring ..." lines
@@ -351,11 +387,14 @@ static int from_file(struct calib *k, const char *path)
         return 1;
     }
     char line[512];
-    int chan = -1, handoff = 0, ring = 0, have = PROBE_ALL;
+    int chan = -1, handoff = 0, ring = 0, seg = 0, have = PROBE_ALL;
     while (fgets(line, sizeof(line), f)) {
         if (!strncmp(line, "measuring ", 10)) {
             if (chan >= 0 && !handoff && have != PROBE_ALL)
                 break;
+            seg = !strncmp(line + 10, "the node segment's synchronisation", 34);
+            if (seg)
+                continue;
             ring = !strncmp(line + 10, "the oversubscribed hand-off", 27);
             handoff = ring || !strncmp(line + 10, "the hand-off", 12);
             chan = strstr(line, handoff ? "hand-off over net" : "measuring net") ? SIM_NET : SIM_SHM;
@@ -368,7 +407,9 @@ static int from_file(struct calib *k, const char *path)
         if (chan < 0 || strncmp(line, "    ", 4) != 0)
             continue;
         int n;
-        if (ring && chan == SIM_NET && sscanf(line + 4, "ring %d %lf", &n, &v) == 2) {
+        if (seg)
+            seg_line(k, line + 4);
+        else if (ring && chan == SIM_NET && sscanf(line + 4, "ring %d %lf", &n, &v) == 2) {
             if (n >= 3 && n <= NET_RING_MAX && v > 0 && (k->netring[n] == 0 || v < k->netring[n]))
                 k->netring[n] = v;
         } else if (ring && sscanf(line + 4, "ring 3 %lf", &v) == 1 && k->nring < 64)
@@ -435,6 +476,31 @@ static double netturn_of(const struct calib *k, const struct sim_params *p)
         return 0;
     }
     return sxy > 0 ? sxy / sxx : 0;
+}
+
+/* segswitch: the engine's synchronisation of N ranks on one core is N
+ * arrivals (o) + L + N - 1 hand-offs, each a rank's way back to the core;
+ * each N's figure the median of its runs. Returns the entries set (0: the
+ * output has no such runs). */
+static int segswitch_of(const struct calib *k, struct sim_params *p)
+{
+    const struct sim_loggops *sh = &p->ch[SIM_SHM];
+    double v[64];
+    int n = 0;
+    for (int i = 0; i < NSEG; i++) {
+        if (!k->nseg[i])
+            continue;
+        int r = seg_ranks[i];
+        memcpy(v, k->seg[i], (size_t)k->nseg[i] * sizeof(double));
+        double t = median_of(v, k->nseg[i]), h = (t - r * sh->o - sh->L) / (r - 1);
+        p->segsw_n[n] = r;
+        p->segsw[n++] = h > 0 ? h : 0;
+        printf("the node segment's synchronisation of %d ranks on one core: %.0f ns (%d runs): segswitch %.1f ns\n", r, t,
+               k->nseg[i], h > 0 ? h : 0);
+    }
+    if (n)
+        p->nsegsw = n;
+    return n;
 }
 
 /* A rank's way back to a core after a wait over channel c: the engine's
@@ -515,7 +581,6 @@ int sim_calibrate(int argc, char **argv)
         printf("no oversubscribed ring measured: handoff 0\n");
     }
     p.netturn = netturn_of(k, &p);
-    free(k);
     p.gamma = pr[SIM_SHM].reduce_ns / pr[SIM_SHM].reduce_b;
     if (pr[SIM_SHM].copy_b > 0)
         p.beta = pr[SIM_SHM].copy_ns / pr[SIM_SHM].copy_b;
@@ -528,14 +593,21 @@ int sim_calibrate(int argc, char **argv)
         char err[512];
         if (sim_params_load(base, &p, err, sizeof(err)) != 0) {
             fprintf(stderr, "rdmach-sim calibrate: %s\n", err);
+            free(k);
             return 2;
         }
-        printf("the parameters of %s; callc fitted against them, unexp from %s where it gives it\n", base, from);
+        printf("the parameters of %s; callc fitted against them, unexp and segswitch from %s where it gives them\n",
+               base, from);
         if (pr[SIM_SHM].unexp_ns > 0)
             p.unexp = pr[SIM_SHM].unexp_ns;   /* a measurement of its own, no fit against BASE */
     }
     if (pr[SIM_SHM].unexp_ns <= 0)
         printf("no unexpected message's buffer measured (an older output): unexp %s\n", base ? "as BASE gives" : "0");
+    /* against BASE's o and L where it is given (a measurement of its own, as unexp) */
+    if (!segswitch_of(k, &p))
+        printf("no node segment's synchronisation measured (an older output): segswitch %s\n",
+               base ? "as BASE gives" : "none (switch)");
+    free(k);
     {
         const struct probe *sh = &pr[SIM_SHM];
         const char *algo[SIM_CALLC];

@@ -50,7 +50,11 @@
  *     other rank of the core that still waits a turn of `netturn` (its
  *     progress pass polls its sockets). At the node segment's
  *     synchronisation a rank spins, keeping its core, while every rank
- *     still missing runs on another core. A waiting rank takes no core
+ *     still missing runs on another core; its waiters give no turns (they
+ *     yield in the order they arrived, and the core comes back to each
+ *     once its phase is complete), and getting the core back from it costs
+ *     `segswitch` (by the ranks of the core; `switch` if not given) in
+ *     place of `switch`. A waiting rank takes no core
  *     otherwise; an onload channel's data needs the cores of both sides
  *     (the sender's push, Gsend per byte; the receiver's copy, G per byte,
  *     even while it waits).
@@ -92,6 +96,7 @@ struct srank {
     uint32_t posted, posted_tail, unexp, unexp_tail;
     uint8_t done, blocked;     /* blocked: it waited, and has given up its core */
     uint8_t wake_net;          /* what ended its wait was a network message */
+    uint8_t wake_seg;          /* ... the release of its node segment's synchronisation */
     uint32_t core_next;        /* the next rank in its core's queue */
     uint32_t loop;             /* where its program starts again: after its MARK (0: none) */
     uint8_t seg_in;            /* it has arrived at its node segment's synchronisation */
@@ -514,6 +519,17 @@ static size_t core_of(const struct sim *s, uint32_t rank)
     return (size_t)(rank / h) * (size_t)s->cores + (rank % h) % (uint32_t)s->cores;
 }
 
+/* The ranks bound to rank's core (oversubscribed hosts only). */
+static int core_ranks(const struct sim *s, uint32_t rank)
+{
+    uint32_t h = (uint32_t)s->host, c = (uint32_t)s->cores, first = rank / h * h;
+    uint32_t end = first + h < (uint32_t)s->lay->nranks ? first + h : (uint32_t)s->lay->nranks;
+    int n = 0;
+    for (uint32_t q = first + (rank - first) % c; q < end; q += c)
+        n++;
+    return n;
+}
+
 /* A rank about to run on an oversubscribed host: 1 if it has its core; 0 if
  * another rank of the core runs (it has not waited since it got the core:
  * nothing preempts it at this grain), and the rank is queued for the core. */
@@ -535,14 +551,18 @@ static int core_take(struct sim *s, uint32_t rank)
 }
 
 /* The other ranks of rank's core that wait (blocked_only: only those that
- * have given their core up, not one spinning at the node segment). */
+ * have given their core up), not counting those at the node segment's
+ * synchronisation: they yield in the order they arrived and the core comes
+ * back to each only when its phase is complete (rdmach-sim-probe --segsync:
+ * a core of n ranks switches n - 1 times a synchronisation, no more), so
+ * they give no turns. */
 static int core_waiting(const struct sim *s, uint32_t rank, int blocked_only)
 {
     uint32_t h = (uint32_t)s->host, c = (uint32_t)s->cores, first = rank / h * h;
     uint32_t end = first + h < (uint32_t)s->lay->nranks ? first + h : (uint32_t)s->lay->nranks;
     int waiting = 0;
     for (uint32_t q = first + (rank - first) % c; q < end; q += c)
-        waiting += q != rank && !s->r[q].done && s->r[q].wait_slot != NONE && (!blocked_only || s->r[q].blocked);
+        waiting += q != rank && !s->r[q].done && s->r[q].wait_slot != NONE && !s->r[q].seg_in && (!blocked_only || s->r[q].blocked);
     return waiting;
 }
 
@@ -1017,10 +1037,12 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
                 s.r[rank].t = e.t;
             if (s.r[rank].blocked) {           /* back from a wait: get a core again */
                 s.r[rank].blocked = 0;
-                if (s.cores)
-                    s.r[rank].t = cpu(&s, rank, s.r[rank].t,
-                                      (s.r[rank].wake_net ? p->sw_net : p->sw) + core_turns(&s, rank));
-                s.r[rank].wake_net = 0;
+                if (s.cores) {
+                    double sw = s.r[rank].wake_net ? p->sw_net
+                              : s.r[rank].wake_seg ? sim_seg_switch(p, core_ranks(&s, rank)) : p->sw;
+                    s.r[rank].t = cpu(&s, rank, s.r[rank].t, sw + core_turns(&s, rank));
+                }
+                s.r[rank].wake_net = s.r[rank].wake_seg = 0;
             }
             run_rank(&s, rank);
             if (s.cores)
@@ -1040,6 +1062,7 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
             for (int i = (int)rank * lay->ppn; i < n && i < ((int)rank + 1) * lay->ppn; i++) {
                 s.r[i].wait_slot = NONE;
                 s.r[i].seg_in = s.r[i].spin = 0;
+                s.r[i].wake_seg = s.r[i].blocked;   /* a spinning rank kept its core */
                 s.r[i].t = e.t;
                 push(&s, e.t, EV_RUN, (uint32_t)i, 0);
             }

@@ -20,6 +20,8 @@
  *                               # the turn a waiting rank gives up on its core (0 if absent);
  *                               # netturn: over the network channel, the turn each other
  *                               # waiting rank of the core takes then (0 if absent)
+ *   segswitch 4 1400 8 2000     # the hand-off at the node segment's synchronisation on a
+ *                               # core of N ranks (N ascending; switch if absent)
  *   shm and net also take orecv (the receive overhead, o if not given),
  *   obusy (its extra for a message that waited for its receiver, 0) and
  *   rndv (the receiver's CPU per rendezvous transfer, 0) and Gsend (an
@@ -87,6 +89,28 @@ static int pairs(char *save, const char *const *keys, double *const *fields, int
     return 0;
 }
 
+/* segswitch N NS ...: pairs, N ascending integers from 1 */
+static int segswitch_line(char *save, struct sim_params *p, const char *path, int line, char *err, size_t len)
+{
+    char *w;
+    p->nsegsw = 0;
+    while ((w = strtok_r(NULL, " \t\r\n", &save)) != NULL) {
+        double n, ns;
+        if (p->nsegsw == SIM_SEGSW_MAX || number(w, &n) != 0 || n < 1 || n != (double)(long)n ||
+            (p->nsegsw && n <= p->segsw_n[p->nsegsw - 1]) || number(strtok_r(NULL, " \t\r\n", &save), &ns) != 0) {
+            snprintf(err, len, "%s:%d: segswitch takes up to %d pairs 'ranks-on-a-core ns', ranks ascending from 1",
+                     path, line, SIM_SEGSW_MAX);
+            return -1;
+        }
+        p->segsw_n[p->nsegsw] = n;
+        p->segsw[p->nsegsw++] = ns;
+    }
+    if (p->nsegsw)
+        return 0;
+    snprintf(err, len, "%s:%d: segswitch needs at least one pair 'ranks-on-a-core ns'", path, line);
+    return -1;
+}
+
 int sim_params_load(const char *path, struct sim_params *p, char *err, size_t len)
 {
     FILE *f = fopen(path, "r");
@@ -130,6 +154,8 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                          f == &p->gamma || f == &p->beta ? "ns per byte" : "ns");
                 rc = -1;
             }
+        } else if (!strcmp(w, "segswitch")) {
+            rc = segswitch_line(save, p, path, line, err, len);
         } else if (!strcmp(w, "callc")) {
             double *const fields[] = { &p->callc[0], &p->callc[1], &p->callc[2], &p->callc[3] };
             rc = pairs(save, sim_callc_names, fields, SIM_CALLC, path, line, err, len);
@@ -144,7 +170,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, callc, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, callc, segswitch, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -182,6 +208,8 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
     fprintf(f, p->netturn > 0 ? " netturn %.1f\n" : "\n", p->netturn);
     if (p->unexp > 0)
         fprintf(f, "unexp %.1f\n", p->unexp);
+    for (int i = 0; i < p->nsegsw; i++)
+        fprintf(f, "%s %.0f %.1f%s", i ? "" : "segswitch", p->segsw_n[i], p->segsw[i], i + 1 == p->nsegsw ? "\n" : "");
     int given = 0;
     for (int i = 0; i < SIM_CALLC; i++)
         if (p->callc[i] >= 0)

@@ -46,6 +46,31 @@
  *                    (shm, 3 ranks), netturn (net, 3 to 8 ranks)
  *   ringb N B NS     the same with a token of B bytes (--ring B)
  *
+ * With --segsync (any number of ranks; run it with RDMACH_BARRIER=shm, which on
+ * a node of more ranks than cores waits as the node segment's phases do,
+ * rch_coll_bar_wait_all):
+ *   segsync N MIN_NS MED_NS YIELDS SLEEPS   per barrier alone, blocks of
+ *                    CALLS back to back (the slowest rank's time per call,
+ *                    minimum and median over 15 blocks), and per rank and
+ *                    barrier the median block's context switches: YIELDS
+ *                    the involuntary ones (a sched_yield that ran another
+ *                    rank counts so: the task stays runnable), SLEEPS the
+ *                    voluntary ones (sleeps in the device) -> a check of the
+ *                    engine's SEGSYNC (calibrate fits nothing from it)
+ *
+ * With --segrows (2 ranks, a core each): the node segment's data moves of a
+ * 2-rank allreduce (allreduce_shmseg.c) alone, on rows of R bytes (1 KiB,
+ * 32 KiB: the 64 KiB call's phase) in a shared window, both ranks at once
+ * as in the algorithm, each the fastest of REPS x 20:
+ *   segrows R DEP_X DEP_L XCOPY LCOPY LCOPY2 XRED LRED   ns: a deposit
+ *                    into my row after the other rank read it, the same into
+ *                    a private buffer; a copy out of the other's row just
+ *                    written, of mine (which the other has just read), of
+ *                    mine again; MPI_Reduce_local (doubles, SUM) of the
+ *                    other's row just written, of mine (a check of the
+ *                    engine's copy, cross-core rate and gamma on the
+ *                    segment; calibrate fits nothing from it)
+ *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
  *                    allreduce, bcast, alltoall, allgather and
@@ -60,6 +85,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <mpi.h>
 #include "base/tunables.h"
 #include "coll/coll.h"
@@ -389,6 +415,124 @@ static void ring(int me, int size, int bytes)
     free(b);
 }
 
+/* --segsync: the node's all-arrive synchronisation alone (RDMACH_BARRIER=shm,
+ * oversubscribed: rch_coll_bar_wait_all, the node segment's wait), timed as
+ * --coll times a call, with the context switches each rank's loop made
+ * (getrusage: how many hand-offs and sleeps a synchronisation costs). */
+static void segsync(int me, int p)
+{
+    enum { CALLS = 20, BLOCKS = 15 };
+    double t[BLOCKS], yl[BLOCKS], sl[BLOCKS];
+    for (int w = 0; w < 3; w++)
+        MPI_Barrier(MPI_COMM_WORLD);
+    for (int b = 0; b < BLOCKS; b++) {
+        struct rusage u0, u1;
+        MPI_Barrier(MPI_COMM_WORLD);
+        getrusage(RUSAGE_SELF, &u0);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < CALLS; i++)
+            MPI_Barrier(MPI_COMM_WORLD);
+        double mine[3] = { (MPI_Wtime() - t0) / CALLS };
+        getrusage(RUSAGE_SELF, &u1);
+        mine[1] = (double)(u1.ru_nivcsw - u0.ru_nivcsw) / CALLS;
+        mine[2] = (double)(u1.ru_nvcsw - u0.ru_nvcsw) / CALLS;
+        double sum[3];
+        MPI_Allreduce(&mine[0], &t[b], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        yl[b] = sum[1] / p;
+        sl[b] = sum[2] / p;
+    }
+    if (me == 0) {
+        /* the switches of the block whose time is the median */
+        int order[BLOCKS];
+        for (int b = 0; b < BLOCKS; b++)
+            order[b] = b;
+        for (int i = 1; i < BLOCKS; i++)
+            for (int j = i; j > 0 && t[order[j - 1]] > t[order[j]]; j--) {
+                int x = order[j];
+                order[j] = order[j - 1];
+                order[j - 1] = x;
+            }
+        int m = order[BLOCKS / 2];
+        printf("segsync %d %.0f %.0f %.2f %.2f\n", p, t[order[0]] * 1e9, t[m] * 1e9, yl[m], sl[m]);
+    }
+    fflush(stdout);
+}
+
+/* The fastest of the ranks' times of one step (both ranks make it at once). */
+static double timed_max(double t0, double *best)
+{
+    double mine = MPI_Wtime() - t0, t;
+    MPI_Allreduce(&mine, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    *best = t < *best ? t : *best;
+    return t;
+}
+
+/* --segrows: see the head of the file. */
+static void segrows(int me)
+{
+    static const size_t rs[] = { 1024, 32768 };
+    enum { N = 7 };            /* the figures, in the order printed */
+    for (size_t k = 0; k < sizeof(rs) / sizeof(rs[0]); k++) {
+        size_t R = rs[k];
+        unsigned char *mine, *src = calloc(1, R), *dst = calloc(1, R), *priv = calloc(1, R);
+        double *acc = calloc(1, R), best[N];
+        MPI_Win win;
+        MPI_Aint sz;
+        int du;
+        if (!src || !dst || !priv || !acc ||
+            MPI_Win_allocate_shared((MPI_Aint)R, 64, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win) != MPI_SUCCESS)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        unsigned char *other;
+        MPI_Win_shared_query(win, 1 - me, &sz, &du, &other);
+        for (int i = 0; i < N; i++)
+            best[i] = 1e30;
+        for (int r = 0; r < 20 * REPS; r++) {
+            double t0;
+            MPI_Barrier(MPI_COMM_WORLD);       /* the other read my row last (the step before) */
+            t0 = MPI_Wtime();
+            memcpy(mine, src, R);
+            timed_max(t0, &best[0]);
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            memcpy(dst, other, R);
+            __asm__ volatile("" : : "r"(dst) : "memory");
+            timed_max(t0, &best[2]);
+            t0 = MPI_Wtime();
+            memcpy(dst, mine, R);
+            __asm__ volatile("" : : "r"(dst) : "memory");
+            timed_max(t0, &best[3]);
+            t0 = MPI_Wtime();
+            memcpy(dst, mine, R);
+            __asm__ volatile("" : : "r"(dst) : "memory");
+            timed_max(t0, &best[4]);
+            MPI_Barrier(MPI_COMM_WORLD);
+            memcpy(mine, src, R);              /* written again: the other reduces it fresh */
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            MPI_Reduce_local(other, acc, (int)(R / 8), MPI_DOUBLE, MPI_SUM);
+            timed_max(t0, &best[5]);
+            t0 = MPI_Wtime();
+            MPI_Reduce_local(mine, acc, (int)(R / 8), MPI_DOUBLE, MPI_SUM);
+            timed_max(t0, &best[6]);
+            t0 = MPI_Wtime();
+            memcpy(priv, src, R);
+            __asm__ volatile("" : : "r"(priv) : "memory");
+            timed_max(t0, &best[1]);
+        }
+        if (me == 0)
+        {
+            printf("segrows %zu", R);
+            for (int i = 0; i < N; i++)
+                printf(" %.1f", best[i] * 1e9);
+            printf("\n");
+        }
+        MPI_Win_free(&win);
+        free(src), free(dst), free(priv), free(acc);
+    }
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     int me, size;
@@ -399,6 +543,16 @@ int main(int argc, char **argv)
         int rc = coll_mode(me, size, argc > 2 ? argv[2] : NULL);
         MPI_Finalize();
         return rc;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--segrows") && size == 2) {
+        segrows(me);
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--segsync")) {
+        segsync(me, size);
+        MPI_Finalize();
+        return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "--pairs")) {
         char *buf = calloc(WINDOW, 65536);

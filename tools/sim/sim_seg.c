@@ -88,3 +88,13 @@ int sim_seg_attach(struct rch_coll_comm *c)
     c->state = &state;
     return 0;
 }
+
+double sim_seg_switch(const struct sim_params *p, int n)
+{
+    if (p->nsegsw == 0)
+        return p->sw;
+    int i = 0;
+    while (i + 1 < p->nsegsw && p->segsw_n[i + 1] <= n)
+        i++;
+    return p->segsw[i];
+}
