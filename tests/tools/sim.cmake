@@ -156,6 +156,23 @@ tool_test(sim_core_per_rank_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2
 # rank 0 receives it at 1.0-1.1 and gets its core back: 2.100.
 tool_test(sim_oversubscribed_handoff_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +0 +2\\.100 "
   -- ${SIM} pingpong --ppn 2 --size 0 --cores 1 --params ${SIMDATA}/one_core_handoff.txt)
+# The shm rendezvous where ranks share a core (one_core_rndv.txt: L 200,
+# o = orecv 100, G 0.5, S 1000, switch 1000, one core): the receiver's get
+# waits for the sender's progress to copy the data into the pipeline, on
+# the sender's core after a switch back to it (it waited for its send).
+# 2000 B each way: rank 0's request-to-send (0-0.1 us, there at 0.3); rank 1
+# (it ran at 0.1 and waits) receives it (0.3-0.4) and asks (there at 0.6);
+# rank 0 gets its core back (0.6-1.6) and copies s G = 1.0 (to 2.6): the
+# data is at rank 1 at 2.8 and rank 0's send is complete at 2.6. Rank 0
+# gets its core back for its receive (2.6-3.6), rank 1 for its data
+# (3.6-4.6) and sends the request (4.6-4.7, there at 4.9); rank 0 receives
+# it (4.9-5.0), the get is there at 5.2, rank 1 switches back and copies
+# (5.2-7.2), the data is at rank 0 at 7.4; rank 1's switch after its send
+# (7.2-8.2) and rank 0's after its receive (8.2-9.2): 9.200. Without the
+# sender's copy on its core (the copy as the channel's time, not a core's,
+# and no switch to serve) the ping-pong is 7.200.
+tool_test(sim_oversubscribed_rndv_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +2000 +9\\.200 "
+  -- ${SIM} pingpong --ppn 2 --size 2000 --cores 1 --params ${SIMDATA}/one_core_rndv.txt)
 # Ranks bound round-robin to the cores as the library binds them
 # (two_core.txt: one_core.txt on 2 cores). A binomial bcast of 8 B on 5
 # ranks: ranks 0, 2 and 4 share core 0, ranks 1 and 3 core 1. Rank 0 keeps

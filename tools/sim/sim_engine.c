@@ -20,7 +20,9 @@
  *   rendezvous (s > S): a request-to-send (0 bytes) as above; on match the
  *     receiver spends its receive overhead and asks for the data (L); an
  *     onload NIC needs the sender's CPU for o to serve it; the data then
- *     flows as an eager message's; the sender completes when it has left;
+ *     flows as an eager message's (shm on an oversubscribed host: the
+ *     sender's copy into the pipeline, s·G on its core after a switch if
+ *     it waited, shm_serve); the sender completes when it has left;
  *     the receiver spends rndv + s·O once it has arrived.
  *   compute: reductions cost gamma ns per byte; work ops their length;
  *     copies through the node segment beta ns per byte.
@@ -695,6 +697,27 @@ static double unexp_extra(const struct sim_params *p, uint64_t len)
     return (double)len * p->beta + (len > RCH_DEV_UNEXP_INLINE ? p->unexp : 0);
 }
 
+/* The shared-memory rendezvous on an oversubscribed host. Its data moves
+ * through the two-copy pipeline (src/rdma/shm/shm_pipe.c): the receiver's
+ * get (GETREQ) waits in the sender's ring until the sender's progress
+ * copies the data into the pipe buffers (src_step), and only then can the
+ * receiver copy it out. With a core per rank that copy runs on the sender's
+ * own core while it polls, the channel's g + s·G; where ranks share cores
+ * it needs the sender's core: s·G there (the sender's copy rate, which the
+ * stream measures), after a switch to get the core back if the sender was
+ * waiting (its progress engine had yielded it, or slept). The data is at
+ * the receiver L after the copy, and the sender's request completes then.
+ * Returns the arrival; *left is when the copy is done. */
+static double shm_serve(struct sim *s, uint32_t src, uint64_t len, double ask, double *left)
+{
+    const struct sim_loggops *c = &s->p->ch[SIM_SHM];
+    const struct srank *rs = &s->r[src];
+    int off_core = rs->done || (rs->wait_slot != NONE && !rs->spin);
+    double end = cpu(s, src, ask, (off_core ? s->p->sw : 0) + (double)len * c->G);
+    *left = end;
+    return end + c->L;
+}
+
 /* A message (entry m, arrived) meets its receive (rslot posted at `posted`;
  * unexp: the message was queued as unexpected, the receive came later). */
 static void match(struct sim *s, const struct ment *m, uint32_t rslot, double posted, int unexp)
@@ -731,7 +754,11 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
         rs->t = cpu(s, m->src, st, c->o);
         ask = rs->t;
     }
-    double arrive = transfer(s, m->src, m->dst, m->len, ask, &left);
+    double arrive;
+    if (!net && s->cores)
+        arrive = shm_serve(s, m->src, m->len, ask, &left);
+    else
+        arrive = transfer(s, m->src, m->dst, m->len, ask, &left);
     if (net)
         arrive = onload_push(s, m->src, m->len, arrive, &left);
     if (s->p->onload && net && s->r[m->src].t < left)
