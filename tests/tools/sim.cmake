@@ -173,6 +173,18 @@ tool_test(sim_oversubscribed_handoff_pingpong COMMAND ${EXPECT} 0 "^pingpong +pi
 # and no switch to serve) the ping-pong is 7.200.
 tool_test(sim_oversubscribed_rndv_pingpong COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +2000 +9\\.200 "
   -- ${SIM} pingpong --ppn 2 --size 2000 --cores 1 --params ${SIMDATA}/one_core_rndv.txt)
+# An eager shm send's record in ring lines out of the core's caches
+# (ringcold.txt: one_core.txt with ringcold 0.5 ns/B), on an oversubscribed
+# host only: a ping-pong of 1000 B on one core, each way the send's o +
+# 1000 * 0.5 (0.6 us), L, the receive's o and the switch back to the core:
+# 2(0.1 + 0.5 + 0.2 + 0.1 + 1.0) = 3.800 (2.800 with one_core.txt, as
+# sim_oversubscribed_pingpong); with a core per rank no term: 0.800.
+tool_test(sim_ringcold_one_core COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +1000 +3\\.800 "
+  -- ${SIM} pingpong --ppn 2 --size 1000 --cores 1 --params ${SIMDATA}/ringcold.txt)
+tool_test(sim_ringcold_core_per_rank COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +1000 +0\\.800 "
+  -- ${SIM} pingpong --ppn 2 --size 1000 --params ${SIMDATA}/ringcold.txt)
+tool_test(sim_params_bad_ringcold COMMAND ${EXPECT} 2 "ringcold_bad\\.txt:2: ringcold needs one non-negative number \\(ns per byte\\)$"
+  -- ${SIM} barrier --params ${SIMDATA}/ringcold_bad.txt)
 # Ranks bound round-robin to the cores as the library binds them
 # (two_core.txt: one_core.txt on 2 cores). A binomial bcast of 8 B on 5
 # ranks: ranks 0, 2 and 4 share core 0, ranks 1 and 3 core 1. Rank 0 keeps

@@ -151,6 +151,11 @@ struct sim_params {
      * above RCH_DEV_UNEXP_INLINE (256) bytes: malloc when it arrives before
      * its receive, free at the match (0: none; older parameter files) */
     double unexp;
+    /* ns per byte more for an eager shared-memory send on an oversubscribed
+     * host: its record goes into ring lines the core's caches no longer hold
+     * (the ring's lap, up to 1 MiB, is long against the processes that
+     * take turns on the core; rdmach-sim-probe --rootsend; 0: none) */
+    double ringcold;
     double hw_ow, hw_op, hw_oplg, hw_or;   /* hardware barrier: o_w, o_p(P) = op + oplg * lg P, o_r */
     /* The host the ranks run on: its cores (0: a core per rank) and, where
      * ranks outnumber them, the CPU a rank spends to get a core back after

@@ -769,6 +769,17 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
     complete(s, m->dst, rslot, rd->t, net);
 }
 
+/* ns per byte an eager send's record costs its sender beyond O for lines
+ * of the shm ring the core's caches no longer hold: on an oversubscribed
+ * host only, where the ranks that take turns on a core evict each other's
+ * lines while a ring's lap (SHM_RING_BUDGET / ranks, up to 1 MiB: some 50
+ * blocks of the validation's 20 calls of 1 KiB) comes round. With a core
+ * per rank the calibrated O has what the stream meets. */
+static double ring_cold(const struct sim *s, int net)
+{
+    return !net && s->cores ? s->p->ringcold : 0;
+}
+
 static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len)
 {
     struct srank *r = &s->r[rank];
@@ -778,7 +789,7 @@ static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len)
     if (mi == NONE)
         return;
     double left;
-    r->t = cpu(s, rank, r->t, c->o + (rts ? 0 : (double)len * c->O));
+    r->t = cpu(s, rank, r->t, c->o + (rts ? 0 : (double)len * (c->O + ring_cold(s, net))));
     double arrive = transfer(s, rank, dst, rts ? 0 : len, r->t, &left);
     if (net && !rts)
         arrive = onload_push(s, rank, len, arrive, &left);

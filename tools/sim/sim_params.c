@@ -11,6 +11,8 @@
  *   icall 160                   # the same for a non-blocking one and its wait (call if not given)
  *   unexp 20                    # ns of the heap buffer of an unexpected eager message above
  *                               # 256 B: malloc on arrival, free at the match (0 if absent)
+ *   ringcold 0.08               # ns per byte more for an eager shm send on an oversubscribed
+ *                               # host: ring lines out of the core's caches (0 if absent)
  *   callc barrier 30 bcast 40 allreduce 60 alltoall 90
  *                               # the same per collective (any of them; call for those not given)
  *   hw ow 200 op 400 oplg 0 or 200   # hardware barrier
@@ -145,13 +147,13 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             double *const fields[] = { &p->cores, &p->sw, &p->sw_net, &p->handoff, &p->netturn };
             rc = pairs(save, keys, fields, 5, path, line, err, len);
         } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call") || !strcmp(w, "icall") ||
-                   !strcmp(w, "unexp")) {
+                   !strcmp(w, "unexp") || !strcmp(w, "ringcold")) {
             char *v = strtok_r(NULL, " \t\r\n", &save);
             double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : w[0] == 'i' ? &p->icall
-                      : w[0] == 'u' ? &p->unexp : &p->call;
+                      : w[0] == 'u' ? &p->unexp : w[0] == 'r' ? &p->ringcold : &p->call;
             if (number(v, f) != 0 || strtok_r(NULL, " \t\r\n", &save)) {
                 snprintf(err, len, "%s:%d: %s needs one non-negative number (%s)", path, line, w,
-                         f == &p->gamma || f == &p->beta ? "ns per byte" : "ns");
+                         f == &p->gamma || f == &p->beta || f == &p->ringcold ? "ns per byte" : "ns");
                 rc = -1;
             }
         } else if (!strcmp(w, "segswitch")) {
@@ -170,7 +172,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, callc, segswitch, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, callc, segswitch, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -210,6 +212,8 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
         fprintf(f, "unexp %.1f\n", p->unexp);
     for (int i = 0; i < p->nsegsw; i++)
         fprintf(f, "%s %.0f %.1f%s", i ? "" : "segswitch", p->segsw_n[i], p->segsw[i], i + 1 == p->nsegsw ? "\n" : "");
+    if (p->ringcold > 0)
+        fprintf(f, "ringcold %.4f\n", p->ringcold);
     int given = 0;
     for (int i = 0; i < SIM_CALLC; i++)
         if (p->callc[i] >= 0)

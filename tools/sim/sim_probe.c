@@ -72,6 +72,16 @@
  *                    engine's copy, cross-core rate and gamma on the
  *                    segment; calibrate fits nothing from it)
  *
+ * With --rootsend (more ranks than cores; calibrate's figure needs two
+ * runs, with the default rings and with RDMACH_SHM_RING_BUDGET=0):
+ *   rootsend B MIN_NS MEDIAN_NS   the root's time per eager send of a
+ *                    binomial bcast of B bytes (8, 1024) in the --coll loop
+ *                    (blocks of 20 calls after a barrier, 51 blocks): it
+ *                    never waits, so its time is its sends'. The 1 KiB
+ *                    figure with the default rings less that with rings of
+ *                    64 KiB, per byte -> ringcold (the eager record written
+ *                    into ring lines the core's caches no longer hold)
+ *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
  *                    allreduce, bcast, alltoall, allgather and
@@ -493,6 +503,39 @@ static double timed_max(double t0, double *best)
     return t;
 }
 
+/* --rootsend: the root's time per send in the --coll loop of binomial
+ * bcasts (it never waits at eager sizes). */
+static void rootsend(int me, int size)
+{
+    enum { CALLS = 20, BLOCKS = 51 };
+    static const int sizes[] = { 8, 1024 };
+    char *b = calloc(1, 1024);
+    int sends = 0;
+    if (!b || rch_coll_force(RCH_COLL_BCAST, "binomial") != RDMACH_OK)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    while ((1 << sends) < size)
+        sends++;                       /* the root sends to rel 2^k for every 2^k < size */
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        double t[BLOCKS];
+        for (int w = 0; w < 3; w++)
+            MPI_Bcast(b, sizes[k], MPI_BYTE, 0, MPI_COMM_WORLD);
+        for (int blk = 0; blk < BLOCKS; blk++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < CALLS; i++)
+                MPI_Bcast(b, sizes[k], MPI_BYTE, 0, MPI_COMM_WORLD);
+            t[blk] = (MPI_Wtime() - t0) / (CALLS * sends);
+        }
+        if (me == 0) {
+            qsort(t, BLOCKS, sizeof(double), cmp_d);
+            printf("rootsend %d %.1f %.1f\n", sizes[k], t[0] * 1e9, t[BLOCKS / 2] * 1e9);
+        }
+    }
+    rch_coll_force(RCH_COLL_BCAST, NULL);
+    fflush(stdout);
+    free(b);
+}
+
 /* --segrows: see the head of the file. */
 static void segrows(int me)
 {
@@ -568,6 +611,11 @@ int main(int argc, char **argv)
         int rc = coll_mode(me, size, argc > 2 ? argv[2] : NULL);
         MPI_Finalize();
         return rc;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--rootsend") && size > 1) {
+        rootsend(me, size);
+        MPI_Finalize();
+        return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "--segrows") && size == 2) {
         segrows(me);
