@@ -523,7 +523,8 @@ tool_test(sim_calibrate_from_saved COMMAND ${EXPECT} 0
 # The quiet machine's measurements of 2026-11-28 11:14 (quiet/: the
 # calibrate and validate outputs; fit.params: calibrate --from calib.txt,
 # with the figures of extra.txt measured after and callc fitted from
-# calib_callc_live.txt, segswitch from loaded/segsync.txt) predicted again: the
+# calib_callc_live.txt, segswitch from loaded/segsync.txt, l3 from
+# loaded/probes_shm_ws2.txt and probes_shm_ws3.txt) predicted again: the
 # tally is printed (docs/SCALE.md), the test asserts the report, not the 20%
 # target.
 tool_test(sim_validate_quiet_data COMMAND ${EXPECT} 0
