@@ -15,6 +15,8 @@
  *                 LogGOPS parameters of the channel between each pair (shm
  *                 within a node, net between nodes; a node's ranks share its
  *                 NIC), eager or rendezvous by the channel's S, with noise.
+ *   sim_cache.c   the host's L3: which copied buffers are still in it (an
+ *                 LRU stack per host at the grain of buffers).
  *   sim_params.c  parameter and noise-trace files (errors name the line).
  *   sim_main.c    the command line, the collectives and the report.
  *
