@@ -577,3 +577,21 @@ tool_test(sim_calibrate_l3 COMMAND ${EXPECT} 0
 tool_test(sim_calibrate_l3_old_output COMMAND ${EXPECT} 0
   "^no copy beyond the L3 measured \\(an older output\\): no L3 term$"
   -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_old_l3.params)
+# The shm rendezvous's pipe buffers, 4 a pair used in turn (l3_pipe.txt:
+# loggp.txt with S 1000, an L3 of 12000 B). A ping-pong of 2000 B: a way
+# is o + L (the request) + orecv + L (the receiver's get) + L (the data,
+# G 0) = 800, 1.600 us a round trip. A round trip uses 4 user buffers
+# (each rank's send and receive buffer) and 2 pipe buffers, 12000 B: a user
+# buffer's last use is 5 buffers (10000 B) ago, with its own 12000, in
+# the L3; the receiver's copy out of a pipe buffer follows the sender's
+# copy into it, in the L3. A pipe buffer comes round again 4 round trips
+# later, 11 buffers (22000 B) after its last use: from the fifth round trip
+# on each way's copy into it (on the sender's own core: the data leaves
+# later) costs 2000 x (1.25 - 0.25) / 2 = 1000 more, the other rank copying
+# nothing then: 4 round trips 6.400, 5 8.000 + 2000 = 10.000, 6 13.600.
+tool_test(sim_l3_pipe_4 COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +2000 +6\\.400 "
+  -- ${SIM} pingpong --ppn 2 --size 2000 --iters 4 --params ${SIMDATA}/l3_pipe.txt)
+tool_test(sim_l3_pipe_5 COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +2000 +10\\.000 "
+  -- ${SIM} pingpong --ppn 2 --size 2000 --iters 5 --params ${SIMDATA}/l3_pipe.txt)
+tool_test(sim_l3_pipe_6 COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +2000 +13\\.600 "
+  -- ${SIM} pingpong --ppn 2 --size 2000 --iters 6 --params ${SIMDATA}/l3_pipe.txt)
