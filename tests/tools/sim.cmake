@@ -535,7 +535,8 @@ tool_test(sim_calibrate_from_saved COMMAND ${EXPECT} 0
 # The quiet machine's measurements of 2026-11-28 11:14 (quiet/: the
 # calibrate and validate outputs; fit.params: calibrate --from calib.txt,
 # with the figures of extra.txt measured after and callc fitted from
-# calib_callc_live.txt, segswitch from loaded/segsync.txt) predicted again: the
+# calib_callc_live.txt, segswitch from loaded/segsync.txt, l3 from
+# loaded/probes_shm_ws2.txt and probes_shm_ws3.txt) predicted again: the
 # tally is printed (docs/SCALE.md), the test asserts the report, not the 20%
 # target.
 tool_test(sim_validate_quiet_data COMMAND ${EXPECT} 0
@@ -546,3 +547,63 @@ tool_test(sim_validate_quiet_data COMMAND ${EXPECT} 0
 # 2(o + L + o + L + sG + L + rndv) = 238.000
 tool_test(sim_rndv_pingpong_loggp COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +2 +1 +100000 +238\\.000 "
   -- ${SIM} pingpong --size 100000 --params ${SIMDATA}/loggp_rndv.txt)
+# The copies' working set against the host's L3 (sim_cache.c). A 2-rank
+# pairwise alltoall of 1000 B (l3_small.txt: loggp.txt's o 100, L 200,
+# G O 0, copy 0.25 ns/B; eager): each rank copies its own block (its send
+# block to its receive block), sends its other send block and receives
+# into its other receive block: 8 buffers of 1000 B on the host. The first
+# call is loggp.txt's 0.650 us (copy 250, o 100, L 200, orecv 100: a
+# buffer's first use counts as in the cache). From the second call on each
+# buffer was last used 1000 B of others or more ago (8000 B a call), beyond
+# an L3 of 1500 B: in 1.25 ns/B beyond it against 0.25 in it, half the
+# excess, 0.5 ns/B, for each buffer beyond it. Each rank: the copy at 650
+# + 250 + 2 x 1000 x 0.5 = 1900, the send 100 + 500 (its source) to 2500,
+# the message there at 2700, the receive 100 + 500 (its destination): 3300,
+# 2650 a call (5950 for three). With an L3 of 8000 B (l3_fits.txt) every
+# buffer's last use is 7000 B of others ago: all in it, 1.300 as without
+# the term.
+tool_test(sim_l3_beyond COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +1 +2 +1000 +3\\.300 "
+  -- ${SIM} alltoall --ranks 2 --ppn 2 --algos pairwise --size 1000 --iters 2 --params ${SIMDATA}/l3_small.txt)
+tool_test(sim_l3_beyond_3 COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +1 +2 +1000 +5\\.950 "
+  -- ${SIM} alltoall --ranks 2 --ppn 2 --algos pairwise --size 1000 --iters 3 --params ${SIMDATA}/l3_small.txt)
+tool_test(sim_l3_fits COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +1 +2 +1000 +1\\.300 "
+  -- ${SIM} alltoall --ranks 2 --ppn 2 --algos pairwise --size 1000 --iters 2 --params ${SIMDATA}/l3_fits.txt)
+# Two ranks with a core each copying beyond the L3 at once share the
+# memory's bandwidth (l3_two.txt: two 2.25 ns/B, 1.0 per buffer beyond it
+# against one's 0.5). Second call, from 650: rank 0 copies first, no other
+# copy beyond the L3 in progress: 650 + 250 + 1000 = 1900; rank 1's copy
+# overlaps it: 650 + 250 + 2000 = 2900. Rank 0 sends during rank 1's copy:
+# 1900 + 100 + 1000 = 3000 (there at 3200); rank 1 sends during rank 0's
+# send: 2900 + 100 + 1000 = 4000 (there at 4200). Rank 1 receives at 4000,
+# rank 0's last copy over at 3000: 4000 + 100 + 500 = 4600; rank 0 at 4200,
+# during rank 1's receive: 4200 + 100 + 1000 = 5300.
+tool_test(sim_l3_two_cores COMMAND ${EXPECT} 0 "^alltoall +pairwise +2 +1 +2 +1000 +5\\.300 "
+  -- ${SIM} alltoall --ranks 2 --ppn 2 --algos pairwise --size 1000 --iters 2 --params ${SIMDATA}/l3_two.txt)
+# calibrate takes the L3's size from sysfs and the rates from the shm run's
+# copyws lines (calib_l3.txt: calib_unexp.txt with copyws of 64 KiB 600 ns,
+# of 128 MiB 2800 ns alone and 6000 ns both ranks at once): 600 / 65536 =
+# 0.00916 ns/B, 2800 / 65536 = 0.04272, 6000 / 65536 = 0.09155
+tool_test(sim_calibrate_l3 COMMAND ${EXPECT} 0
+  "^l3 [0-9]+ B \\(sysfs\\): a copy 0\\.00916 ns/B in it, 0\\.04272 beyond it, 0\\.09155 with both cores"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_l3.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_l3.params)
+tool_test(sim_calibrate_l3_old_output COMMAND ${EXPECT} 0
+  "^no copy beyond the L3 measured \\(an older output\\): no L3 term$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_old_l3.params)
+# The shm rendezvous's pipe buffers, 4 a pair used in turn (l3_pipe.txt:
+# loggp.txt with S 1000, an L3 of 12000 B). A ping-pong of 2000 B: a way
+# is o + L (the request) + orecv + L (the receiver's get) + L (the data,
+# G 0) = 800, 1.600 us a round trip. A round trip uses 4 user buffers
+# (each rank's send and receive buffer) and 2 pipe buffers, 12000 B: a user
+# buffer's last use is 5 buffers (10000 B) ago, with its own 12000, in
+# the L3; the receiver's copy out of a pipe buffer follows the sender's
+# copy into it, in the L3. A pipe buffer comes round again 4 round trips
+# later, 11 buffers (22000 B) after its last use: from the fifth round trip
+# on each way's copy into it (on the sender's own core: the data leaves
+# later) costs 2000 x (1.25 - 0.25) / 2 = 1000 more, the other rank copying
+# nothing then: 4 round trips 6.400, 5 8.000 + 2000 = 10.000, 6 13.600.
+tool_test(sim_l3_pipe_4 COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +2000 +6\\.400 "
+  -- ${SIM} pingpong --ppn 2 --size 2000 --iters 4 --params ${SIMDATA}/l3_pipe.txt)
+tool_test(sim_l3_pipe_5 COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +2000 +10\\.000 "
+  -- ${SIM} pingpong --ppn 2 --size 2000 --iters 5 --params ${SIMDATA}/l3_pipe.txt)
+tool_test(sim_l3_pipe_6 COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +2000 +13\\.600 "
+  -- ${SIM} pingpong --ppn 2 --size 2000 --iters 6 --params ${SIMDATA}/l3_pipe.txt)

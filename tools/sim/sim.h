@@ -15,6 +15,8 @@
  *                 LogGOPS parameters of the channel between each pair (shm
  *                 within a node, net between nodes; a node's ranks share its
  *                 NIC), eager or rendezvous by the channel's S, with noise.
+ *   sim_cache.c   the host's L3: which copied buffers are still in it (an
+ *                 LRU stack per host at the grain of buffers).
  *   sim_params.c  parameter and noise-trace files (errors name the line).
  *   sim_main.c    the command line, the collectives and the report.
  *
@@ -53,6 +55,11 @@ struct sim_prog {
     const sim_op *ops;
     uint32_t nops;
     uint32_t slots;            /* request slots it uses at once */
+    /* [nops] or NULL: the rank's buffers each op touches (sim_cache.c):
+     * an ISEND's source or an IRECV's destination in the low 16 bits, a
+     * local copy's (COMPUTE 2) source low and destination high; buffer k
+     * is the k-th distinct address the rank's recording used, 0 none */
+    const uint32_t *bufs;
 };
 
 struct sim_progs;              /* the table of distinct programs */
@@ -78,6 +85,9 @@ static inline int sim_peer(enum sim_form f, uint32_t arg, int rank, int nranks)
  * the program; 0, or -1 with a message in *err (an algorithm's error). */
 void sim_rec_begin(struct sim_progs *t, int rank);
 void sim_rec_op(int kind, int peer, uint64_t bytes);
+/* The same for an op that touches the rank's buffers at a and b (b: a
+ * copy's destination; NULL: none): the program notes which (sim_prog.bufs). */
+void sim_rec_op_bufs(int kind, int peer, uint64_t bytes, const void *a, const void *b);
 /* The view whose communicator ranks receives name (for world translation). */
 void sim_rec_view(const int *world_of);
 int sim_rec_end(char *err, size_t len);
@@ -183,6 +193,12 @@ struct sim_params {
      * over its N - 1 hand-offs): nsegsw entries, N ascending; 0: switch. */
     int nsegsw;
     double segsw_n[SIM_SEGSW_MAX], segsw[SIM_SEGSW_MAX];
+    /* The host's last-level cache (`l3 size B in NS one NS two NS`;
+     * sim_cache.c): its size in bytes (0: not modelled), and a copy's ns per
+     * byte with its buffers in it (`in`), beyond it with one core copying
+     * (`one`), and beyond it with another core of the host copying beyond it
+     * at once (`two`): rdmach-sim-probe's copyws and copyws2. */
+    double l3, l3_in, l3_one, l3_two;
 };
 enum { SIM_CALLC = 4 };
 /* The index in callc of collective coll_id (enum rch_coll_id), -1 if none;
@@ -211,6 +227,24 @@ struct sim_noise {
 };
 /* A trace of rdmach-noise (detours_rank<N>.csv: start_ns,length_ns). */
 int sim_noise_load_trace(const char *path, struct sim_noise *n, char *err, size_t len);
+
+/* ---- the host's last-level cache (sim_cache.c) ---- */
+struct sim_cache;
+struct sim_cache *sim_cache_new(double l3, int nhosts);
+void sim_cache_free(struct sim_cache *c);
+/* A use of buffer key (SIM_KEY_*) of bytes on host: 1 if it is in the L3
+ * (its first use, or the distinct bytes the host used since its last one
+ * and its own fit), 0 if not; it is the most recent after. */
+int sim_cache_touch(struct sim_cache *c, uint32_t host, uint64_t key, uint64_t bytes);
+/* The next value of counter key (from 0): a pair's pipe buffer in turn. */
+uint64_t sim_cache_next(struct sim_cache *c, uint64_t key);
+/* The ns a copy costs beyond the in-cache rate per byte of either of its
+ * two buffers that is beyond the L3 (two: another core of the host copies
+ * beyond it at the same time). */
+double sim_cache_rate(const struct sim_params *p, int two);
+#define SIM_KEY_BUF(rank, id) ((uint64_t)(rank) << 16 | (uint64_t)(id))
+#define SIM_KEY_PIPE(src, dst, k) (1ULL << 62 | (uint64_t)(src) << 26 | (uint64_t)(dst) << 2 | (uint64_t)(k))
+#define SIM_KEY_CURSOR(src, dst) (2ULL << 62 | (uint64_t)(src) << 24 | (uint64_t)(dst))
 
 /* ---- the engine (sim_engine.c) ---- */
 struct sim_layout {

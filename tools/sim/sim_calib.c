@@ -65,6 +65,9 @@ enum { PMAX = 16 };
 struct probe {
     double post, stream0, reduce_b, reduce_ns, eager, copy_b, copy_ns, call, icall;
     double unexp_ns;                    /* 0: not printed (an older output) */
+    /* copyws at its smallest W (64 KiB: in the caches) and at its largest
+     * (ws_w), alone and (copyws2) with both ranks at once; 0: not printed */
+    double ws_in, ws_one, ws_two, ws_w;
     int npp;
     double pp_b[PMAX], pp_ns[PMAX];     /* ping-pong round trips */
     /* the 2-rank calls of the smallest message (sim_callc.c); ns -1: not printed */
@@ -112,6 +115,14 @@ static int probe_line(const char *line, struct probe *pr)
         pr->call = a;
     } else if (sscanf(line, "icall %lf", &a) == 1) {
         pr->icall = a;
+    } else if (sscanf(line, "copyws2 %lf %lf", &a, &b) == 2) {   /* before copyws, whose %lf would read its 2 */
+        if (a >= pr->ws_w)
+            pr->ws_two = b;
+    } else if (sscanf(line, "copyws %lf %lf", &a, &b) == 2) {
+        if (a == 65536)
+            pr->ws_in = b;
+        if (a >= pr->ws_w)
+            pr->ws_w = a, pr->ws_one = b;
     } else if (sscanf(line, "unexp %lf %lf", &a, &b) == 2) {
         pr->unexp_ns = b;
     } else if (!strncmp(line, "callc ", 6)) {
@@ -186,6 +197,9 @@ static int probe_median(const struct probe *runs, int n, struct probe *m)
     MED(call);
     MED(icall);
     MED(unexp_ns);
+    MED(ws_in);
+    MED(ws_one);
+    MED(ws_two);
     for (int i = 0; i < m->npp; i++)
         MED(pp_ns[i]);
     for (int i = 0; i < SIM_CALLC; i++)
@@ -512,6 +526,52 @@ static double switch_of(const struct calib *k, int c, const struct sim_loggops *
     return sw > 0 ? sw : 0;
 }
 
+/* The host's last-level cache: its size from sysfs (the cache of level 3
+ * of cpu0; lscpu reads the same), 0 where there is none. */
+static double l3_size(void)
+{
+    char path[128], buf[64];
+    double size = 0;
+    for (int i = 0; i < 8; i++) {
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        FILE *f = fopen(path, "r");
+        int level = 0;
+        if (!f)
+            break;
+        if (fscanf(f, "%d", &level) != 1)
+            level = 0;
+        fclose(f);
+        snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        if (level != 3 || !(f = fopen(path, "r")))
+            continue;
+        char unit = 0;
+        if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%lf%c", &size, &unit) >= 1)
+            size *= unit == 'K' ? 1024 : unit == 'M' ? 1048576 : 1;
+        fclose(f);
+    }
+    return size;
+}
+
+/* The L3 term (sim_cache.c) from the shm run's copyws figures (ns per copy
+ * of 64 KiB): in the caches at W 64 KiB, beyond the L3 at the largest W,
+ * alone and with both ranks copying; only where that W's walk (two buffers
+ * of W) is at least twice the L3. 0, or -1 when not measured (p unchanged). */
+static int l3_of(const struct probe *sh, struct sim_params *p)
+{
+    double l3 = l3_size();
+    if (l3 <= 0 || sh->ws_in <= 0 || sh->ws_one <= 0 || sh->ws_two <= 0 || sh->ws_w < l3) {
+        printf("no copy beyond the L3 measured (%s): no L3 term%s\n",
+               l3 <= 0 ? "no L3 size in sysfs" : sh->ws_in <= 0 ? "an older output" : "the probe's buffers fit it",
+               p->l3 > 0 ? " but BASE's" : "");
+        return -1;
+    }
+    p->l3 = l3;
+    p->l3_in = sh->ws_in / 65536, p->l3_one = sh->ws_one / 65536, p->l3_two = sh->ws_two / 65536;
+    printf("l3 %.0f B (sysfs): a copy %.5f ns/B in it, %.5f beyond it, %.5f with both cores (copyws of 64 KiB "
+           "and %.0f B)\n", p->l3, p->l3_in, p->l3_one, p->l3_two, sh->ws_w);
+    return 0;
+}
+
 int sim_calibrate(int argc, char **argv)
 {
     const char *out = "rdmach-sim.params", *from = NULL, *base = NULL;
@@ -604,6 +664,7 @@ int sim_calibrate(int argc, char **argv)
     if (pr[SIM_SHM].unexp_ns <= 0)
         printf("no unexpected message's buffer measured (an older output): unexp %s\n", base ? "as BASE gives" : "0");
     /* against BASE's o and L where it is given (a measurement of its own, as unexp) */
+    l3_of(&pr[SIM_SHM], &p);   /* a measurement of its own, as unexp */
     if (!segswitch_of(k, &p))
         printf("no node segment's synchronisation measured (an older output): segswitch %s\n",
                base ? "as BASE gives" : "none (switch)");

@@ -26,6 +26,14 @@
  *     the receiver spends rndv + s·O once it has arrived.
  *   compute: reductions cost gamma ns per byte; work ops their length;
  *     copies through the node segment beta ns per byte.
+ *   the host's L3 (`l3`, sim_cache.c): a copy the engine books on a CPU (a
+ *     shm eager message's at either end, the shm rendezvous's copy into the
+ *     pipe buffers and out of them, a local copy) whose source or
+ *     destination was last used more bytes of the host's buffers ago than
+ *     the L3 holds pays, per byte of such a buffer, half the excess of
+ *     copyws's rate beyond the L3 over its rate in it: one core's, or both
+ *     cores' where another core (a rank, with a core each) of the host is
+ *     in such a copy at its start.
  *   the node segment's synchronisation (SEGSYNC): a rank arrives after o
  *     (shm: storing its epoch), and every rank of the node goes on L (shm:
  *     the last arrival's line reaching the readers) after the last arrival.
@@ -69,7 +77,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "base/tunables.h"
 #include "device/dev_impl.h"
+#include "rdma/shm/shm_proto.h"
 #include "sim.h"
 
 enum { EV_RUN, EV_ARRIVE, EV_HWREL, EV_SEGREL };
@@ -87,6 +97,7 @@ struct ment {
     double time;               /* arrival, or the receive's posting */
     uint64_t len;
     uint32_t next, src, dst, slot;   /* slot: the sender's (message) or the receiver's (receive) */
+    uint32_t buf;              /* the sender's source, or the receive's destination (sim_prog.bufs) */
     uint8_t rts;
 };
 
@@ -133,6 +144,10 @@ struct sim {
     uint64_t events;
     int hw_count;
     double hw_max;
+    /* the host's L3 (p->l3 > 0; sim_cache.c), and per core (or per rank
+     * with a core each) the end of its last copy beyond it */
+    struct sim_cache *cache;
+    double *miss_end;
     int host, cores;           /* ranks per host; cores of a host, 0: not oversubscribed */
     double *core_free;         /* [hosts][cores]: when each core is next free */
     /* [hosts][cores]: the rank running on the core (NONE: none) and the
@@ -697,6 +712,83 @@ static double unexp_extra(const struct sim_params *p, uint64_t len)
     return (double)len * p->beta + (len > RCH_DEV_UNEXP_INLINE ? p->unexp : 0);
 }
 
+/* The L3 (sim_cache.c). A unit is what copies in parallel: a core of an
+ * oversubscribed host, else a rank. */
+static size_t unit_of(const struct sim *s, uint32_t rank)
+{
+    return s->cores ? core_of(s, rank) : rank;
+}
+
+/* The bytes of buffer id (of rank, len bytes) beyond the L3 at this use: 0
+ * where it is in it, where no cache is modelled or the op names no buffer.
+ * A copy under 1/8192 of the L3 (4 KiB of 32 MiB) is left out of the
+ * footprint: buffers are told apart
+ * by address, so the blocks of one allocation a collective walks (Bruck's
+ * rotations: thousands of addresses a rank at 512 ranks) would each count
+ * as a line of their own, overstating the footprint and costing the
+ * engine a lookup a copy (a 512-rank study 4 times slower). */
+static double l3_miss(struct sim *s, uint32_t rank, uint32_t id, uint64_t len)
+{
+    if (!s->cache || !id || (double)len * 8192 < s->p->l3)
+        return 0;
+    return sim_cache_touch(s->cache, rank / (uint32_t)s->host, SIM_KEY_BUF(rank, id), len) ? 0 : (double)len;
+}
+
+/* The pipe buffers of the shm rendezvous src -> dst: RCH_SHM_PIPE_NBUF of
+ * a chunk each, used in turn (src/rdma/shm/shm_pipe.c). A message of len
+ * bytes takes the next ones: the first's number (the pair's count). */
+static uint64_t pipe_chunk(void)
+{
+    return rch_tun.shm_pipe_chunk ? rch_tun.shm_pipe_chunk : 65536;   /* RDMACH_SHM_PIPE_CHUNK's default */
+}
+
+static uint64_t l3_pipe_take(struct sim *s, uint32_t src, uint32_t dst, uint64_t len)
+{
+    if (!s->cache)
+        return 0;
+    uint64_t n = (len + pipe_chunk() - 1) / pipe_chunk(), first = sim_cache_next(s->cache, SIM_KEY_CURSOR(src, dst));
+    for (uint64_t i = 1; i < n; i++)
+        sim_cache_next(s->cache, SIM_KEY_CURSOR(src, dst));
+    return first;
+}
+
+/* The bytes beyond the L3 of the pipe buffers a copy of the message (its
+ * first buffer's number `first`) uses: the sender's copy in, then the
+ * receiver's copy out. */
+static double l3_pipe(struct sim *s, uint32_t src, uint32_t dst, uint64_t len, uint64_t first)
+{
+    if (!s->cache)
+        return 0;
+    uint64_t chunk = pipe_chunk(), n = (len + chunk - 1) / chunk, miss = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t b = i + 1 < n ? chunk : len - i * chunk;
+        if (!sim_cache_touch(s->cache, src / (uint32_t)s->host, SIM_KEY_PIPE(src, dst, (first + i) % RCH_SHM_PIPE_NBUF), b))
+            miss += b;
+    }
+    return (double)miss;
+}
+
+/* rank's CPU work from t, of which a copy with miss bytes of its buffers
+ * beyond the L3: those at the rate of one core copying beyond it, or of
+ * two where another unit of the host copies beyond it at t. */
+static double copy_cpu(struct sim *s, uint32_t rank, double t, double work, double miss)
+{
+    if (miss <= 0)
+        return cpu(s, rank, t, work);
+    uint32_t h = (uint32_t)s->host, host = rank / h;
+    size_t me = unit_of(s, rank), first = s->cores ? (size_t)host * (size_t)s->cores : (size_t)host * h;
+    size_t end = s->cores ? first + (size_t)s->cores : first + h;
+    int two = 0;
+    if (end > (size_t)s->lay->nranks && !s->cores)
+        end = (size_t)s->lay->nranks;
+    for (size_t u = first; u < end && !two; u++)
+        two = u != me && s->miss_end[u] > t;
+    double done = cpu(s, rank, t, work + miss * sim_cache_rate(s->p, two));
+    if (done > s->miss_end[me])
+        s->miss_end[me] = done;
+    return done;
+}
+
 /* The shared-memory rendezvous on an oversubscribed host. Its data moves
  * through the two-copy pipeline (src/rdma/shm/shm_pipe.c): the receiver's
  * get (GETREQ) waits in the sender's ring until the sender's progress
@@ -707,20 +799,22 @@ static double unexp_extra(const struct sim_params *p, uint64_t len)
  * stream measures), after a switch to get the core back if the sender was
  * waiting (its progress engine had yielded it, or slept). The data is at
  * the receiver L after the copy, and the sender's request completes then.
- * Returns the arrival; *left is when the copy is done. */
-static double shm_serve(struct sim *s, uint32_t src, uint64_t len, double ask, double *left)
+ * miss: the bytes of its buffers beyond the L3. Returns the arrival; *left
+ * is when the copy is done. */
+static double shm_serve(struct sim *s, uint32_t src, uint64_t len, double ask, double miss, double *left)
 {
     const struct sim_loggops *c = &s->p->ch[SIM_SHM];
     const struct srank *rs = &s->r[src];
     int off_core = rs->done || (rs->wait_slot != NONE && !rs->spin);
-    double end = cpu(s, src, ask, (off_core ? s->p->sw : 0) + (double)len * c->G);
+    double end = copy_cpu(s, src, ask, (off_core ? s->p->sw : 0) + (double)len * c->G, miss);
     *left = end;
     return end + c->L;
 }
 
-/* A message (entry m, arrived) meets its receive (rslot posted at `posted`;
- * unexp: the message was queued as unexpected, the receive came later). */
-static void match(struct sim *s, const struct ment *m, uint32_t rslot, double posted, int unexp)
+/* A message (entry m, arrived) meets its receive (rslot posted at `posted`
+ * into buffer rbuf; unexp: the message was queued as unexpected, the
+ * receive came later). */
+static void match(struct sim *s, const struct ment *m, uint32_t rslot, uint32_t rbuf, double posted, int unexp)
 {
     struct srank *rd = &s->r[m->dst];
     const struct sim_loggops *c = chan(s, m->src, m->dst);
@@ -741,7 +835,8 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
     t = t > m->time ? t : m->time;
     if (!m->rts) {
         double extra = unexp ? unexp_extra(s->p, m->len) : 0;
-        rd->t = cpu(s, m->dst, t, recv_o + (double)m->len * c->O + extra);
+        double miss = net ? 0 : l3_miss(s, m->dst, rbuf, m->len);
+        rd->t = copy_cpu(s, m->dst, t, recv_o + (double)m->len * c->O + extra, miss);
         complete(s, m->dst, rslot, rd->t, net);
         return;
     }
@@ -754,9 +849,18 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
         rs->t = cpu(s, m->src, st, c->o);
         ask = rs->t;
     }
-    double arrive;
+    double arrive, smiss = 0, rmiss = 0;
+    if (!net && s->cache) {
+        /* the sender copies its buffer into the pipe buffers, the receiver
+         * those into its own */
+        uint64_t first = l3_pipe_take(s, m->src, m->dst, m->len);
+        smiss = l3_miss(s, m->src, m->buf, m->len) + l3_pipe(s, m->src, m->dst, m->len, first);
+        rmiss = l3_pipe(s, m->src, m->dst, m->len, first) + l3_miss(s, m->dst, rbuf, m->len);
+        if (!s->cores)    /* the copy on the sender's own core, while it polls: the data leaves later */
+            ask = copy_cpu(s, m->src, ask, 0, smiss);
+    }
     if (!net && s->cores)
-        arrive = shm_serve(s, m->src, m->len, ask, &left);
+        arrive = shm_serve(s, m->src, m->len, ask, smiss, &left);
     else
         arrive = transfer(s, m->src, m->dst, m->len, ask, &left);
     if (net)
@@ -765,7 +869,7 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, double po
         s->r[m->src].t = left;
     complete(s, m->src, m->slot, left, net);
     double rt = arrive > rd->t ? arrive : rd->t;
-    rd->t = cpu(s, m->dst, rt, c->rndv + (double)m->len * c->O);
+    rd->t = copy_cpu(s, m->dst, rt, c->rndv + (double)m->len * c->O, rmiss);
     complete(s, m->dst, rslot, rd->t, net);
 }
 
@@ -780,7 +884,7 @@ static double ring_cold(const struct sim *s, int net)
     return !net && s->cores ? s->p->ringcold : 0;
 }
 
-static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len)
+static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len, uint32_t buf)
 {
     struct srank *r = &s->r[rank];
     const struct sim_loggops *c = chan(s, rank, dst);
@@ -789,7 +893,9 @@ static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len)
     if (mi == NONE)
         return;
     double left;
-    r->t = cpu(s, rank, r->t, c->o + (rts ? 0 : (double)len * (c->O + ring_cold(s, net))));
+    /* an eager message's copy into the ring reads the sender's buffer */
+    double miss = net || rts ? 0 : l3_miss(s, rank, buf, len);
+    r->t = copy_cpu(s, rank, r->t, c->o + (rts ? 0 : (double)len * (c->O + ring_cold(s, net))), miss);
     double arrive = transfer(s, rank, dst, rts ? 0 : len, r->t, &left);
     if (net && !rts)
         arrive = onload_push(s, rank, len, arrive, &left);
@@ -798,11 +904,11 @@ static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len)
             r->t = left;
         s->slot_done[r->slot_base + slot] = r->t;
     }
-    s->pool[mi] = (struct ment){ arrive, len, NONE, rank, dst, slot, (uint8_t)rts };
+    s->pool[mi] = (struct ment){ arrive, len, NONE, rank, dst, slot, buf, (uint8_t)rts };
     push(s, arrive, EV_ARRIVE, dst, mi);
 }
 
-static void do_irecv(struct sim *s, uint32_t rank, uint32_t src, uint64_t len)
+static void do_irecv(struct sim *s, uint32_t rank, uint32_t src, uint64_t len, uint32_t buf)
 {
     struct srank *r = &s->r[rank];
     uint32_t slot = slot_alloc(s, r);
@@ -810,13 +916,13 @@ static void do_irecv(struct sim *s, uint32_t rank, uint32_t src, uint64_t len)
     if (mi != NONE) {
         struct ment m = s->pool[mi];
         ment_free(s, mi);
-        match(s, &m, slot, r->t, 1);
+        match(s, &m, slot, buf, r->t, 1);
         return;
     }
     mi = ment_new(s);
     if (mi == NONE)
         return;
-    s->pool[mi] = (struct ment){ r->t, len, NONE, src, rank, slot, 0 };
+    s->pool[mi] = (struct ment){ r->t, len, NONE, src, rank, slot, buf, 0 };
     list_append(s, &r->posted, &r->posted_tail, mi);
 }
 
@@ -829,11 +935,11 @@ static void on_arrive(struct sim *s, uint32_t mi)
         list_append(s, &r->unexp, &r->unexp_tail, mi);
         return;
     }
-    uint32_t rslot = s->pool[ri].slot;
+    uint32_t rslot = s->pool[ri].slot, rbuf = s->pool[ri].buf;
     double posted = s->pool[ri].time;
     ment_free(s, ri);
     ment_free(s, mi);
-    match(s, &m, rslot, posted, 0);
+    match(s, &m, rslot, rbuf, posted, 0);
 }
 
 /* On an oversubscribed host, a rank waiting at the node segment's
@@ -959,15 +1065,16 @@ static void run_rank(struct sim *s, uint32_t rank)
             }
             r->pc = r->loop;
         }
+        uint32_t bufs = p.bufs ? p.bufs[r->pc] : 0;
         sim_op op = p.ops[r->pc++];
         uint32_t a = SIM_OP_ARG(op);
         uint64_t b = SIM_OP_BYTES(op);
         switch (SIM_OP_KIND(op)) {
         case SIM_ISEND:
-            do_isend(s, rank, (uint32_t)sim_peer(f, a, (int)rank, n), b);
+            do_isend(s, rank, (uint32_t)sim_peer(f, a, (int)rank, n), b, bufs & 0xffff);
             break;
         case SIM_IRECV:
-            do_irecv(s, rank, (uint32_t)sim_peer(f, a, (int)rank, n), b);
+            do_irecv(s, rank, (uint32_t)sim_peer(f, a, (int)rank, n), b, bufs & 0xffff);
             break;
         case SIM_WAIT: {
             double d = s->slot_done[r->slot_base + a];
@@ -985,9 +1092,12 @@ static void run_rank(struct sim *s, uint32_t rank)
         case SIM_FREE:
             s->slot_free[r->slot_base + r->free_top++] = a;
             break;
-        case SIM_COMPUTE:
-            r->t = cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * compute_ns(s, rank, a));
+        case SIM_COMPUTE: {
+            /* a local copy reads its source and writes its destination */
+            double miss = a == 2 ? l3_miss(s, rank, bufs & 0xffff, b) + l3_miss(s, rank, bufs >> 16, b) : 0;
+            r->t = copy_cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * compute_ns(s, rank, a), miss);
             break;
+        }
         case SIM_HWBAR: {
             double arrive = cpu(s, rank, r->t, s->p->hw_ow);
             if (arrive > s->hw_max)
@@ -1032,6 +1142,14 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
         s.core_tail = malloc(ncores * sizeof(uint32_t));
         for (size_t i = 0; s.core_owner && s.core_head && i < ncores; i++)
             s.core_owner[i] = s.core_head[i] = NONE;
+    }
+    if (p->l3 > 0) {
+        s.cache = sim_cache_new(p->l3, (n + s.host - 1) / s.host);
+        s.miss_end = calloc(s.cores ? (size_t)((n + s.host - 1) / s.host) * (size_t)s.cores : (size_t)n, sizeof(double));
+        if (!s.cache || !s.miss_end) {
+            snprintf(err, len, "no memory for the L3 of %d ranks", n);
+            goto out_free;
+        }
     }
     s.r = calloc((size_t)n, sizeof(*s.r));
     s.nic_tx = calloc((size_t)s.nnodes, sizeof(double));
@@ -1138,6 +1256,8 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
     rc = 0;
 
 out_free:
+    sim_cache_free(s.cache);
+    free(s.miss_end);
     free(s.r);
     free(s.nic_tx);
     free(s.nic_rx);

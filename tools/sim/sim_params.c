@@ -24,6 +24,10 @@
  *                               # waiting rank of the core takes then (0 if absent)
  *   segswitch 4 1400 8 2000     # the hand-off at the node segment's synchronisation on a
  *                               # core of N ranks (N ascending; switch if absent)
+ *   l3 size 33554432 in 0.009 one 0.042 two 0.085
+ *                               # the host's last-level cache in bytes and a copy's ns per
+ *                               # byte in it, beyond it, and beyond it with another core
+ *                               # copying so too (sim_cache.c; no cache model if absent)
  *   shm and net also take orecv (the receive overhead, o if not given),
  *   obusy (its extra for a message that waited for its receiver, 0) and
  *   rndv (the receiver's CPU per rendezvous transfer, 0) and Gsend (an
@@ -158,6 +162,10 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             }
         } else if (!strcmp(w, "segswitch")) {
             rc = segswitch_line(save, p, path, line, err, len);
+        } else if (!strcmp(w, "l3")) {
+            static const char *const keys[] = { "size", "in", "one", "two" };
+            double *const fields[] = { &p->l3, &p->l3_in, &p->l3_one, &p->l3_two };
+            rc = pairs(save, keys, fields, 4, path, line, err, len);
         } else if (!strcmp(w, "callc")) {
             double *const fields[] = { &p->callc[0], &p->callc[1], &p->callc[2], &p->callc[3] };
             rc = pairs(save, sim_callc_names, fields, SIM_CALLC, path, line, err, len);
@@ -172,7 +180,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, callc, segswitch, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, callc, segswitch, l3, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -210,6 +218,8 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
     fprintf(f, p->netturn > 0 ? " netturn %.1f\n" : "\n", p->netturn);
     if (p->unexp > 0)
         fprintf(f, "unexp %.1f\n", p->unexp);
+    if (p->l3 > 0)
+        fprintf(f, "l3 size %.0f in %.5f one %.5f two %.5f\n", p->l3, p->l3_in, p->l3_one, p->l3_two);
     for (int i = 0; i < p->nsegsw; i++)
         fprintf(f, "%s %.0f %.1f%s", i ? "" : "segswitch", p->segsw_n[i], p->segsw[i], i + 1 == p->nsegsw ? "\n" : "");
     if (p->ringcold > 0)

@@ -20,9 +20,11 @@
  *                    s O + unexp and the copy; calibrate fits nothing from it)
  *   copyws W NS      memcpy of 64 KiB, each from and to the next 64 KiB of
  *                    two buffers of W bytes in turn (W 64 KiB to 128 MiB:
- *                    the copy's rate as its working set leaves the caches; a
- *                    check, calibrate fits nothing from it yet)
+ *                    the copy's rate as its working set leaves the caches)
+ *                    -> l3 in (64 KiB), one (128 MiB)
  *   copyws2 W NS     the same on both ranks at once (the slower rank's)
+ *                    -> l3 two (128 MiB)
+ *   (--copyws: only these two)
  *   eager B          the largest message sent eagerly to rank 1
  *   callc COLL ALGO B NS  per call of barrier, bcast, allreduce, alltoall on
  *                    the 2 ranks with the smallest message (B bytes; the
@@ -614,6 +616,11 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "--rootsend") && size > 1) {
         rootsend(me, size);
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--copyws")) {
+        copy_ws(me);
         MPI_Finalize();
         return 0;
     }

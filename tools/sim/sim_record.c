@@ -67,8 +67,10 @@ void sim_progs_free(struct sim_progs *t)
 {
     if (!t)
         return;
-    for (uint32_t i = 0; i < t->nprogs; i++)
+    for (uint32_t i = 0; i < t->nprogs; i++) {
         free((void *)t->progs[i].ops);
+        free((void *)t->progs[i].bufs);
+    }
     free(t->progs);
     free(t->tab);
     free(t->rank_prog);
@@ -98,25 +100,33 @@ size_t sim_progs_total_ops(const struct sim_progs *t)
     return t->total_ops;
 }
 
-static uint64_t hash_ops(const sim_op *ops, uint32_t n, int form)
+static uint64_t hash_ops(const sim_op *ops, const uint32_t *bufs, uint32_t n, int form)
 {
     uint64_t h = 1469598103934665603ULL ^ (uint64_t)form;
     for (uint32_t i = 0; i < n; i++) {
-        h ^= ops[i];
+        h ^= ops[i] ^ (bufs ? (uint64_t)bufs[i] << 40 : 0);
         h *= 1099511628211ULL;
         h ^= h >> 29;
     }
     return h;
 }
 
-static int find(const struct sim_progs *t, const sim_op *ops, uint32_t n, int form, uint64_t h, uint32_t *prog)
+static int same_bufs(const uint32_t *a, const uint32_t *b, uint32_t n)
+{
+    if (!a || !b)
+        return a == b;
+    return memcmp(a, b, n * sizeof(uint32_t)) == 0;
+}
+
+static int find(const struct sim_progs *t, const sim_op *ops, const uint32_t *bufs, uint32_t n, int form, uint64_t h,
+                uint32_t *prog)
 {
     for (size_t i = h & (t->tabsize - 1);; i = (i + 1) & (t->tabsize - 1)) {
         const struct entry *e = &t->tab[i];
         if (!e->used)
             return 0;
         if (e->hash == h && e->form == form && t->progs[e->prog].nops == n &&
-            memcmp(t->progs[e->prog].ops, ops, n * sizeof(sim_op)) == 0) {
+            memcmp(t->progs[e->prog].ops, ops, n * sizeof(sim_op)) == 0 && same_bufs(t->progs[e->prog].bufs, bufs, n)) {
             *prog = e->prog;
             return 1;
         }
@@ -143,8 +153,8 @@ static int grow_tab(struct sim_progs *t)
     return 0;
 }
 
-static int insert(struct sim_progs *t, const sim_op *ops, uint32_t n, uint32_t slots, int form, uint64_t h,
-                  uint32_t *prog)
+static int insert(struct sim_progs *t, const sim_op *ops, const uint32_t *bufs, uint32_t n, uint32_t slots, int form,
+                  uint64_t h, uint32_t *prog)
 {
     if ((t->nprogs + 1) * 2 > t->tabsize && grow_tab(t) != 0)
         return -1;
@@ -159,9 +169,16 @@ static int insert(struct sim_progs *t, const sim_op *ops, uint32_t n, uint32_t s
     sim_op *copy = malloc((n ? n : 1) * sizeof(sim_op));
     if (!copy)
         return -1;
+    uint32_t *bcopy = bufs ? malloc((n ? n : 1) * sizeof(uint32_t)) : NULL;
+    if (bufs && !bcopy) {
+        free(copy);
+        return -1;
+    }
     memcpy(copy, ops, n * sizeof(sim_op));
-    t->progs[t->nprogs] = (struct sim_prog){ copy, n, slots };
-    t->bytes += (n ? n : 1) * sizeof(sim_op);
+    if (bufs)
+        memcpy(bcopy, bufs, n * sizeof(uint32_t));
+    t->progs[t->nprogs] = (struct sim_prog){ copy, n, slots, bcopy };
+    t->bytes += (n ? n : 1) * (sizeof(sim_op) + (bufs ? sizeof(uint32_t) : 0));
     size_t i = h & (t->tabsize - 1);
     while (t->tab[i].used)
         i = (i + 1) & (t->tabsize - 1);
@@ -185,7 +202,8 @@ static struct {
     int rank;
     const int *world_of;       /* of the view being run (receives name its ranks) */
     sim_op *ops;               /* absolute peers while recording */
-    uint32_t n, cap;
+    uint32_t *bufs;            /* [cap]: the buffers of each op (sim_prog.bufs) */
+    uint32_t n, cap, nbufs;    /* nbufs: ops that name a buffer */
     uint32_t *free_slots, nfree, slots, slot_cap;
     int failed;
     char why[200];
@@ -198,12 +216,49 @@ static struct {
     int nhooks;
 } rec;
 
+/* The rank's buffers by address, numbered from 1 in the order of their
+ * first use in its recording (so that ranks of one shape share a program);
+ * a generation per recording instead of clearing the table. */
+enum { BUF_IDS = 1 << 17, BUF_MAX = 0xffff };
+static struct {
+    struct { uintptr_t addr; uint32_t gen, id; } *e;
+    uint32_t gen, next;
+} ids;
+
+static void buf_ids_reset(void)
+{
+    ids.gen++;
+    ids.next = 1;
+}
+
+/* The id of the buffer at a (0: none, or more than BUF_MAX buffers). */
+static uint32_t buf_id(const void *a)
+{
+    if (!a)
+        return 0;
+    if (!ids.e && !(ids.e = calloc(BUF_IDS, sizeof(*ids.e))))
+        return 0;
+    uintptr_t k = (uintptr_t)a;
+    for (size_t i = (size_t)((k * 0x9e3779b97f4a7c15ULL) >> 40) & (BUF_IDS - 1);; i = (i + 1) & (BUF_IDS - 1)) {
+        if (ids.e[i].gen != ids.gen) {
+            if (ids.next > BUF_MAX)
+                return 0;
+            ids.e[i].addr = k, ids.e[i].gen = ids.gen, ids.e[i].id = ids.next++;
+            return ids.e[i].id;
+        }
+        if (ids.e[i].addr == k)
+            return ids.e[i].id;
+    }
+}
+
 void sim_rec_begin(struct sim_progs *t, int rank)
 {
     rec.t = t;
     rec.rank = rank;
     rec.world_of = NULL;
     rec.n = 0;
+    rec.nbufs = 0;
+    buf_ids_reset();
     rec.nfree = 0;
     rec.slots = 0;
     rec.failed = 0;
@@ -215,22 +270,33 @@ void sim_rec_view(const int *world_of)
     rec.world_of = world_of;
 }
 
-void sim_rec_op(int kind, int peer, uint64_t bytes)
+void sim_rec_op_bufs(int kind, int peer, uint64_t bytes, const void *a, const void *b)
 {
     if (rec.failed)
         return;
     if (rec.n == rec.cap) {
         uint32_t cap = rec.cap ? rec.cap * 2 : 1024;
         sim_op *o = realloc(rec.ops, cap * sizeof(sim_op));
-        if (!o) {
+        uint32_t *bf = o ? realloc(rec.bufs, cap * sizeof(uint32_t)) : NULL;
+        if (o)
+            rec.ops = o;
+        if (!bf) {
             rec.failed = 1;
             snprintf(rec.why, sizeof(rec.why), "no memory for rank %d's program", rec.rank);
             return;
         }
-        rec.ops = o;
+        rec.bufs = bf;
         rec.cap = cap;
     }
+    uint32_t ids2 = buf_id(a) | buf_id(b) << 16;
+    rec.nbufs += ids2 != 0;
+    rec.bufs[rec.n] = ids2;
     rec.ops[rec.n++] = SIM_OP(kind, (uint32_t)peer, bytes);
+}
+
+void sim_rec_op(int kind, int peer, uint64_t bytes)
+{
+    sim_rec_op_bufs(kind, peer, bytes, NULL, NULL);
 }
 
 static int new_slot(uint32_t *slot)
@@ -330,12 +396,13 @@ int sim_rec_end(char *err, size_t len)
         }
         form_ops[SIM_FORM_ABS][i] = o;
     }
+    const uint32_t *bufs = rec.nbufs ? rec.bufs : NULL;
     for (int f = 0; f < SIM_FORM_MAX; f++) {
         uint32_t prog;
         if (!valid[f])
             continue;
-        h[f] = hash_ops(form_ops[f], rec.n, f);
-        if (find(t, form_ops[f], rec.n, f, h[f], &prog)) {
+        h[f] = hash_ops(form_ops[f], bufs, rec.n, f);
+        if (find(t, form_ops[f], bufs, rec.n, f, h[f], &prog)) {
             t->rank_prog[r] = prog << 2 | (uint32_t)f;
             t->total_ops += rec.n;
             return 0;
@@ -346,7 +413,7 @@ int sim_rec_end(char *err, size_t len)
         uint32_t prog;
         if (!valid[f])
             continue;
-        if (insert(t, form_ops[f], rec.n, rec.slots, f, h[f], &prog) != 0) {
+        if (insert(t, form_ops[f], bufs, rec.n, rec.slots, f, h[f], &prog) != 0) {
             snprintf(err, len, "no memory for the program table (%u programs)", t->nprogs);
             return -1;
         }
@@ -364,20 +431,20 @@ int sim_rec_end(char *err, size_t len)
 rdmach_status_t rch_dev_isend(const void *buf, size_t len, int dest, int src, int tag, uint32_t ctx,
                               int mode, struct rch_dev_req **req)
 {
-    (void)buf, (void)src, (void)tag, (void)ctx, (void)mode;
+    (void)src, (void)tag, (void)ctx, (void)mode;
     struct rreq *r = new_req(RCH_DEV_REQ_SEND);
     *req = NULL;
     if (!r)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "rdmach-sim: no memory for a request");
     r->pub.bytes = len;
-    sim_rec_op(SIM_ISEND, dest, len);
+    sim_rec_op_bufs(SIM_ISEND, dest, len, buf, NULL);
     *req = &r->pub;
     return RDMACH_OK;
 }
 
 rdmach_status_t rch_dev_irecv(void *buf, size_t len, int src, int tag, uint32_t ctx, struct rch_dev_req **req)
 {
-    (void)buf, (void)tag, (void)ctx;
+    (void)tag, (void)ctx;
     struct rreq *r = new_req(RCH_DEV_REQ_RECV);
     *req = NULL;
     if (!r)
@@ -388,7 +455,7 @@ rdmach_status_t rch_dev_irecv(void *buf, size_t len, int src, int tag, uint32_t 
     }
     r->pub.source = src;
     r->pub.bytes = r->pub.msg_bytes = len;
-    sim_rec_op(SIM_IRECV, rec.world_of ? rec.world_of[src] : src, len);
+    sim_rec_op_bufs(SIM_IRECV, rec.world_of ? rec.world_of[src] : src, len, buf, NULL);
     *req = &r->pub;
     return RDMACH_OK;
 }
