@@ -29,15 +29,27 @@ tool_test(sim_callalgo_fit COMMAND ${EXPECT} 0
   "^callalgo alltoall shmseg: 410\\.0 ns a call of 0 B on 2 ranks, 300\\.0 predicted without a call: 110\\.0 ns$"
   -- ${SIM} callalgo --from ${SIMDATA}/calib_callalgo.txt --params ${SIMDATA}/loggp.txt
      -o ${CMAKE_CURRENT_BINARY_DIR}/calib_callalgo.params)
-# --ref shmseg against loggp_call.txt (call 1000, no alltoall callc): the
+# --ref alltoall:shmseg against loggp_call.txt (call 1000, no alltoall callc): the
 # base's call was timed on shmseg, so linear gets it plus its excess over
 # shmseg's in the same runs, 1000 + 250 - 110 = 1140, and shmseg none (the
 # file written has that one entry)
 tool_test(sim_callalgo_fit_ref COMMAND ${EXPECT} 0
   "^callalgo alltoall linear: 1140\\.0 ns \\(the collective's call and this algorithm's excess over shmseg's\\)$"
   "^callalgo alltoall linear 1140\\.0$"
-  -- sh -c "'$<TARGET_FILE:rdmach-sim>' callalgo --from '${SIMDATA}/calib_callalgo.txt' --params '${SIMDATA}/loggp_call.txt' --ref shmseg -o '${CMAKE_CURRENT_BINARY_DIR}/calib_callalgo_ref.params' && grep '^callalgo' '${CMAKE_CURRENT_BINARY_DIR}/calib_callalgo_ref.params'")
+  -- sh -c "'$<TARGET_FILE:rdmach-sim>' callalgo --from '${SIMDATA}/calib_callalgo.txt' --params '${SIMDATA}/loggp_call.txt' --ref alltoall:shmseg -o '${CMAKE_CURRENT_BINARY_DIR}/calib_callalgo_ref.params' && grep '^callalgo' '${CMAKE_CURRENT_BINARY_DIR}/calib_callalgo_ref.params'")
 # a triple without its figure names the line
 tool_test(sim_params_bad_callalgo COMMAND ${EXPECT} 2
   "callalgo_bad\\.txt:2: callalgo takes up to 16 triples 'collective algorithm ns' \\(ns >= 0\\)$"
   -- ${SIM} barrier --params ${SIMDATA}/callalgo_bad.txt)
+# --ref without the fitted collective's reference is refused, naming it
+tool_test(sim_callalgo_fit_ref_missing COMMAND ${EXPECT} 1
+  "^rdmach-sim callalgo: --ref bcast:binomial: alltoall: no reference \\(COLL:ALGO\\)$"
+  -- ${SIM} callalgo --from ${SIMDATA}/calib_callalgo.txt --params ${SIMDATA}/loggp_call.txt --ref bcast:binomial
+     -o ${CMAKE_CURRENT_BINARY_DIR}/calib_callalgo_noref.params)
+# two --from files are read together: the same 4 runs twice are 8 runs, 6
+# kept (the two slow ones dropped), and the median stays 650: 250 again
+tool_test(sim_callalgo_fit_two_files COMMAND ${EXPECT} 0
+  "^alltoall linear: 6 of 8 runs kept$"
+  "^callalgo alltoall linear: 650\\.0 ns a call of 0 B on 2 ranks, 400\\.0 predicted without a call: 250\\.0 ns$"
+  -- ${SIM} callalgo --from ${SIMDATA}/calib_callalgo.txt --from ${SIMDATA}/calib_callalgo.txt
+     --params ${SIMDATA}/loggp.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_callalgo_two.params)

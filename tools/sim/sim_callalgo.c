@@ -134,37 +134,54 @@ static int read_figs(const char *path, struct fig *fs, int *nf)
 }
 
 /*
- * --ref ALGO: BASE's callc of a collective was fitted on ALGO (the one the
- * library selects on the probe's 2 ranks) in another run, maybe in another
- * state of the machine (a loaded machine's figures differ by tens of ns from
- * a quiet one's). Each other algorithm's figure is then BASE's callc plus
- * its excess over ALGO's in this run, both measured under the same load:
- * what the algorithm's own path costs beyond the reference's; ALGO keeps
- * callc (its entry is removed). 0, or -1 when ALGO was not timed.
+ * --ref COLL:ALGO,...: BASE's callc of each collective was fitted on ALGO
+ * (the one the library selects on the probe's 2 ranks: alltoall shmseg,
+ * allreduce shmseg, bcast binomial) in another run, maybe in another state
+ * of the machine (a loaded machine's figures differ by tens of ns from a
+ * quiet one's). Each other algorithm's figure is then BASE's callc plus its
+ * excess over ALGO's in this run, both measured under the same load: what
+ * the algorithm's own path costs beyond the reference's; ALGO keeps callc
+ * (its entry is removed). 0, or -1 when a collective has no reference, or
+ * its reference was not timed.
  */
-static int relative(struct sim_params *p, const char *ref, char *err, size_t len)
+static const char *ref_of(const char *refs, const char *coll, char *buf, size_t len)
 {
-    for (int c = 0; c < p->ncallalgo; c++) {
-        int id = p->callalgo_coll[c];
-        double r = sim_callalgo_ns(p, id, ref);
-        if (r < 0) {
-            snprintf(err, len, "%s was not timed", ref);
-            return -1;
+    size_t n = strlen(coll);
+    for (const char *w = refs; w; w = strchr(w, ',') ? strchr(w, ',') + 1 : NULL)
+        if (!strncmp(w, coll, n) && w[n] == ':') {
+            size_t l = strcspn(w + n + 1, ",");
+            snprintf(buf, len, "%.*s", (int)(l < len ? l : len - 1), w + n + 1);
+            return buf;
         }
-    }
+    return NULL;
+}
+
+static int relative(struct sim_params *p, const char *refs, char *err, size_t len)
+{
     double own[SIM_CALLALGO_MAX];
+    int keep[SIM_CALLALGO_MAX];
+    char ref[32];
     for (int i = 0; i < p->ncallalgo; i++) {
         int id = p->callalgo_coll[i], k = sim_callc_index(id);
+        const char *coll = rch_coll_name((enum rch_coll_id)id);
+        double r = ref_of(refs, coll, ref, sizeof(ref)) ? sim_callalgo_ns(p, id, ref) : -1;
+        if (r < 0) {
+            snprintf(err, len, "%s: %s", coll, ref_of(refs, coll, ref, sizeof(ref)) ? "its reference was not timed"
+                                                                                    : "no reference (COLL:ALGO)");
+            return -1;
+        }
         double base = k >= 0 && p->callc[k] >= 0 ? p->callc[k] : p->call;
-        double x = base + p->callalgo[i] - sim_callalgo_ns(p, id, ref);
+        double x = base + p->callalgo[i] - r;
         own[i] = x > 0 ? x : 0;
+        keep[i] = strcmp(p->callalgo_name[i], ref) != 0;
+        if (keep[i])
+            printf("callalgo %s %s: %.1f ns (the collective's call and this algorithm's excess over %s's)\n", coll,
+                   p->callalgo_name[i], own[i], ref);
     }
     int n = 0;
     for (int i = 0; i < p->ncallalgo; i++) {
-        if (!strcmp(p->callalgo_name[i], ref))
+        if (!keep[i])
             continue;
-        printf("callalgo %s %s: %.1f ns (the collective's call and this algorithm's excess over %s's)\n",
-               rch_coll_name((enum rch_coll_id)p->callalgo_coll[i]), p->callalgo_name[i], own[i], ref);
         p->callalgo_coll[n] = p->callalgo_coll[i];
         memmove(p->callalgo_name[n], p->callalgo_name[i], sizeof(p->callalgo_name[n]));
         p->callalgo[n++] = own[i];
@@ -175,10 +192,11 @@ static int relative(struct sim_params *p, const char *ref, char *err, size_t len
 
 int sim_callalgo(int argc, char **argv)
 {
-    const char *from = NULL, *base = NULL, *out = "rdmach-sim.params", *ref = NULL;
+    const char *from[4], *base = NULL, *out = "rdmach-sim.params", *ref = NULL;
+    int nfrom = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--from") && i + 1 < argc)
-            from = argv[++i];
+        if (!strcmp(argv[i], "--from") && i + 1 < argc && nfrom < 4)
+            from[nfrom++] = argv[++i];
         else if (!strcmp(argv[i], "--params") && i + 1 < argc)
             base = argv[++i];
         else if (!strcmp(argv[i], "-o") && i + 1 < argc)
@@ -186,11 +204,12 @@ int sim_callalgo(int argc, char **argv)
         else if (!strcmp(argv[i], "--ref") && i + 1 < argc)
             ref = argv[++i];
         else
-            from = NULL, i = argc;
+            nfrom = 0, i = argc;
     }
-    if (!from || !base) {
-        fprintf(stderr, "rdmach-sim callalgo: usage: rdmach-sim callalgo --from PROBE_OUTPUT --params BASE [--ref ALGO] "
-                        "[-o FILE] (PROBE_OUTPUT: rdmach-sim-probe --algocall's lines, one run or several)\n");
+    if (!nfrom || !base) {
+        fprintf(stderr, "rdmach-sim callalgo: usage: rdmach-sim callalgo --from PROBE_OUTPUT --params BASE [--ref COLL:ALGO,...] "
+                        "[-o FILE] (PROBE_OUTPUT: rdmach-sim-probe --algocall's lines, one run or several; up to 4 "
+                        "--from)\n");
         return 2;
     }
     struct sim_params p;
@@ -202,8 +221,13 @@ int sim_callalgo(int argc, char **argv)
         return 2;
     }
     p.ncallalgo = 0;           /* BASE's own callalgo line, if any, is fitted again */
-    if (read_figs(from, fs, &nf) != 0 || nf == 0) {
-        fprintf(stderr, "rdmach-sim callalgo: %s: no 'callalgo COLL ALGO BYTES NS' line\n", from);
+    for (int i = 0; i < nfrom; i++)
+        if (read_figs(from[i], fs, &nf) != 0) {
+            fprintf(stderr, "rdmach-sim callalgo: cannot read %s\n", from[i]);
+            return 2;
+        }
+    if (nf == 0) {
+        fprintf(stderr, "rdmach-sim callalgo: %s: no 'callalgo COLL ALGO BYTES NS' line\n", from[0]);
         return 2;
     }
     for (int i = 0; i < nf; i++) {
@@ -228,8 +252,8 @@ int sim_callalgo(int argc, char **argv)
         return 1;
     }
     char comment[512];
-    snprintf(comment, sizeof(comment), "# %s with callalgo fitted from %s (rdmach-sim callalgo%s%s)\n", base, from,
-             ref ? " --ref " : "", ref ? ref : "");
+    snprintf(comment, sizeof(comment), "# %s with callalgo fitted from %s%s%s (rdmach-sim callalgo%s%s)\n", base,
+             from[0], nfrom > 1 ? " and " : "", nfrom > 1 ? from[nfrom - 1] : "", ref ? " --ref " : "", ref ? ref : "");
     if (sim_params_save(out, &p, comment) != 0) {
         fprintf(stderr, "rdmach-sim callalgo: cannot write %s\n", out);
         return 1;
