@@ -130,7 +130,7 @@ static inline int sim_seg_algo(const char *name)
 
 /* ---- parameters (sim_params.c) ---- */
 enum sim_chan { SIM_SHM, SIM_NET, SIM_CHAN_MAX };
-enum { SIM_SEGSW_MAX = 8 };
+enum { SIM_SEGSW_MAX = 8, SIM_CALLALGO_MAX = 16 };
 struct sim_loggops {
     double L, o, g, G, O;      /* ns, ns, ns, ns/byte, ns/byte; o: sending a message */
     double S;                  /* bytes: larger messages use rendezvous */
@@ -199,6 +199,12 @@ struct sim_params {
      * (`one`), and beyond it with another core of the host copying beyond it
      * at once (`two`): rdmach-sim-probe's copyws and copyws2. */
     double l3, l3_in, l3_one, l3_two;
+    /* One algorithm's own path per call, in place of callc or call
+     * (`callalgo COLL ALGO NS ...`; sim_callalgo.c): ncallalgo entries. */
+    int ncallalgo;
+    int callalgo_coll[SIM_CALLALGO_MAX];
+    char callalgo_name[SIM_CALLALGO_MAX][24];
+    double callalgo[SIM_CALLALGO_MAX];
 };
 enum { SIM_CALLC = 4 };
 /* The index in callc of collective coll_id (enum rch_coll_id), -1 if none;
@@ -210,6 +216,17 @@ extern const char *const sim_callc_names[SIM_CALLC];
  * engine's prediction of the same loop with no call cost. 0, or -1 (err). */
 int sim_callc_fit(struct sim_params *p, const char *const algo[SIM_CALLC], const double bytes[SIM_CALLC],
                   const double ns[SIM_CALLC], char *err, size_t len);
+/* callalgo (sim_callalgo.c): algo's figure for collective coll_id, or -1;
+ * a `callalgo` line's triples after its key (0, or -1 with "file:line:
+ * what"); the line, if any, into f; the fit of algo's figure from the
+ * probe's ns per call of its 2-rank loop of `bytes`, less the engine's
+ * prediction of that loop with no call cost; the `callalgo` command. */
+double sim_callalgo_ns(const struct sim_params *p, int coll_id, const char *algo);
+int sim_callalgo_line(char *save, struct sim_params *p, const char *path, int line, char *err, size_t len);
+void sim_callalgo_save(FILE *f, const struct sim_params *p);
+int sim_callalgo_fit(struct sim_params *p, const char *coll, const char *algo, double bytes, double ns, char *err,
+                     size_t len);
+int sim_callalgo(int argc, char **argv);
 void sim_params_default(struct sim_params *p);
 /* 0, or -1 with "file:line: what" in err. */
 int sim_params_load(const char *path, struct sim_params *p, char *err, size_t len);
@@ -267,11 +284,15 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
 
 /* ---- commands (sim_main.c, sim_calib.c, sim_validate.c) ---- */
 /* The library's own CPU per call of collective coll_id's algorithm algo
- * ("nbc": the non-blocking path): its callc where given, else call. */
+ * ("nbc": the non-blocking path): the algorithm's callalgo where given,
+ * else its collective's callc where given, else call. */
 static inline double sim_call_ns(const struct sim_params *p, int coll_id, const char *algo)
 {
     if (algo[0] == 'n' && algo[1] == 'b' && algo[2] == 'c' && !algo[3])
         return p->icall;
+    double own = sim_callalgo_ns(p, coll_id, algo);
+    if (own >= 0)
+        return own;
     int i = sim_callc_index(coll_id);
     return i >= 0 && p->callc[i] >= 0 ? p->callc[i] : p->call;
 }

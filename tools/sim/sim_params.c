@@ -15,6 +15,8 @@
  *                               # host: ring lines out of the core's caches (0 if absent)
  *   callc barrier 30 bcast 40 allreduce 60 alltoall 90
  *                               # the same per collective (any of them; call for those not given)
+ *   callalgo alltoall leader 76 alltoall coreparallel 116
+ *                               # the same per algorithm, before callc (sim_callalgo.c)
  *   hw ow 200 op 400 oplg 0 or 200   # hardware barrier
  *   host cores 2 switch 2500 netswitch 6000 handoff 1000
  *                               # the cores ranks share; a rank's way back to one
@@ -160,6 +162,8 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                          f == &p->gamma || f == &p->beta || f == &p->ringcold ? "ns per byte" : "ns");
                 rc = -1;
             }
+        } else if (!strcmp(w, "callalgo")) {
+            rc = sim_callalgo_line(save, p, path, line, err, len);
         } else if (!strcmp(w, "segswitch")) {
             rc = segswitch_line(save, p, path, line, err, len);
         } else if (!strcmp(w, "l3")) {
@@ -180,7 +184,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, callc, segswitch, l3, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, callc, callalgo, segswitch, l3, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -230,6 +234,7 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
             fprintf(f, "%s %s %.1f", given++ ? "" : "callc", sim_callc_names[i], p->callc[i]);
     if (given)
         fputc('\n', f);
+    sim_callalgo_save(f, p);
     return fclose(f);
 }
 

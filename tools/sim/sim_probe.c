@@ -32,6 +32,15 @@
  *                    slower rank's mean, the best of REPS runs  -> callc
  *                    (shm only)
  *
+ * With --algocall [B [COLL]] (2 ranks, shm; COLL alltoall, bcast or allreduce):
+ *   callalgo COLL ALGO B NS  per call of every algorithm of COLL (alltoall if
+ *                    not given) the library runs on the 2 ranks, forced, of B bytes
+ *                    (default 0: the algorithm's own path, its tables,
+ *                    batches and temporaries, its messages empty; bruck
+ *                    only with B > 0), blocks of 100 back to back, the
+ *                    slower rank's mean, the best of 200 blocks
+ *                    -> callalgo (sim_callalgo.c)
+ *
  * With --handoff (2 ranks; calibrate runs it with both on one core): only
  *   pingpong B NS    round trips of 0 B (-> switch), 16 and 64 KiB (the
  *                    slope: both sides' CPU per byte -> Gsend, net)
@@ -422,6 +431,40 @@ static void callc(int me)
     }
 }
 
+/* Each algorithm of coll's 2-rank loop of `bytes` (callalgo): bruck
+ * returns at 0 bytes before its path (src/coll/alltoall_bruck.c), so it is
+ * timed only with a size. */
+static void algocall(int me, enum rch_coll_id id, int bytes)
+{
+    enum { N = 100, BLOCKS = 200 };   /* short blocks, many: on a loaded machine some run with both ranks on cores */
+    char s[64] = { 0 }, r[64];   /* 2 blocks of up to 32 bytes */
+    for (int a = 0; a < rch_coll_algo_count(id); a++) {
+        const char *name = rch_coll_algo_name(id, a);
+        if (bytes == 0 && !strcmp(name, "bruck"))
+            continue;
+        rch_coll_force(id, NULL);
+        if (rch_coll_force(id, name) != RDMACH_OK)
+            continue;
+        one_call(id, 0, s, r, bytes);
+        if (strcmp(rch_coll_last_algo(id), name) != 0)
+            continue;              /* it does not apply here: the selection ran another */
+        double best = 1e30;
+        for (int rep = 0; rep < BLOCKS; rep++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < N; i++)
+                one_call(id, 0, s, r, bytes);
+            double mine = (MPI_Wtime() - t0) / N, t;
+            MPI_Allreduce(&mine, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            best = t < best ? t : best;
+        }
+        if (me == 0)
+            printf("callalgo %s %s %d %.1f\n", rch_coll_name(id), name, bytes, best * 1e9);
+    }
+    rch_coll_force(id, NULL);
+    fflush(stdout);
+}
+
 /* A token of `bytes` round the ranks (empty: the hand-off alone): per hop,
  * the fastest of REPS rounds of LAPS laps (on one core every hop hands the
  * core to the next rank). */
@@ -621,6 +664,15 @@ int main(int argc, char **argv)
     }
     if (argc > 1 && !strcmp(argv[1], "--copyws")) {
         copy_ws(me);
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--algocall") && size == 2) {
+        int b = argc > 2 ? atoi(argv[2]) : 0;
+        /* alltoall, or the collective named after the size */
+        enum rch_coll_id id = argc > 3 ? rch_coll_id_of(argv[3]) : RCH_COLL_ALLTOALL;
+        if (id == RCH_COLL_ALLTOALL || id == RCH_COLL_BCAST || id == RCH_COLL_ALLREDUCE)
+            algocall(me, id, b < 0 ? 0 : b > 32 ? 32 : b);
         MPI_Finalize();
         return 0;
     }
