@@ -211,3 +211,8 @@ uint64_t rch_dev_noise_count(void)
 {
     return noise.count;
 }
+
+int64_t rch_dev_noise_phase(void)
+{
+    return noise.phase;
+}

@@ -41,5 +41,8 @@ rdmach_status_t rch_dev_noise_enable(int on);
 const struct rch_dev_noise_cfg *rch_dev_noise_config(void);
 /* Detours injected on this rank so far. */
 uint64_t rch_dev_noise_count(void);
+/* The instants of this rank's detours: CLOCK_REALTIME times t with
+ * t % period == phase (0 when synchronised). */
+int64_t rch_dev_noise_phase(void);
 
 #endif

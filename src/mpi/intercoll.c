@@ -453,7 +453,7 @@ int rch_mpi_inter_reduce_scatter(const char *fn, struct rch_mpi_comm *c, const v
         displs[i] = (int)total;
         total += counts[i];
     }
-    if (rch_mpi_inter_chained((size_t)total)) {   /* as the _c form's (both groups' totals are equal) */
+    if (rch_mpi_inter_chained((size_t)total, dt)) {   /* as the _c form's (both groups' totals are equal) */
         free(counts);
         MPI_Count *w = rch_mpi_inter_widen(fn, c, rcounts, rcount, &err);
         if (w)

@@ -52,23 +52,32 @@ int rch_mpi_inter_plan_alltoallx(const char *fn, struct rch_mpi_comm *c, const v
                                  const int *rdispls, MPI_Datatype rtype, const MPI_Datatype *rtypes,
                                  struct rch_mpi_xfer **x, int *n);
 
-/* Reduce_scatter with a vector beyond INT_MAX elements (intercoll_big.c):
- * RCH_MPI_INTER_CHUNK elements at a time, each chunk a Reduce_scatter of
- * its own with int counts. A protocol constant: both groups must cut alike
- * (the test-only tunable INTER_RS_CHUNK, the same in every process, sets
- * both the chunk and the threshold lower). */
+/* Reduce_scatter with a vector beyond INT_MAX basic elements
+ * (intercoll_big.c): RCH_MPI_INTER_CHUNK basic elements at a time, each
+ * chunk a Reduce_scatter of its own with int counts. A protocol constant:
+ * both groups must cut alike (the test-only tunable INTER_RS_CHUNK, the
+ * same in every process, sets both the chunk and the threshold lower).
+ * Counted in basic elements of the type signature, which both groups
+ * share, not in elements of each group's datatype, which may differ. */
 #define RCH_MPI_INTER_CHUNK ((size_t)1 << 26)
-/* Whether a vector of `total` elements goes in chunks. */
-int rch_mpi_inter_chained(size_t total);
+/* Whether a vector of `total` elements of dt goes in chunks. */
+int rch_mpi_inter_chained(size_t total, MPI_Datatype dt);
 struct rch_mpi_chunks {
     size_t total, off, mine;   /* the vector, my block's start and length */
     MPI_Aint ext;
+    size_t kb;                 /* basic elements in one element of the datatype */
+    size_t step;               /* elements of the datatype per chunk */
     int n;                     /* chunks */
 };
 /* Check the arguments (a negative entry is MPI_ERR_COUNT naming it) and
- * cut the vector. MPI error code, reported. */
+ * cut the vector as one chunk. MPI error code, reported. */
 int rch_mpi_inter_chunks(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf,
                          const MPI_Count *rcounts, MPI_Datatype dt, struct rch_mpi_chunks *k);
+/* Cut a chained vector, the other group's datatype holding `remote_kb`
+ * basic elements and its vector `remote_basic` in all: every chunk
+ * boundary falls on a whole element of both groups' datatypes. A vector
+ * of another length is RDMACH_ERR_INVALID_ARG (reported). */
+rdmach_status_t rch_mpi_inter_cut(struct rch_mpi_chunks *k, uint64_t remote_kb, uint64_t remote_basic);
 /* Chunk j: each of the n ranks' share of it (counts), where it starts in
  * sbuf (*s) and where my share goes in rbuf (*r). */
 void rch_mpi_inter_chunk(const struct rch_mpi_chunks *k, const MPI_Count *rcounts, int n, int j, int *counts,

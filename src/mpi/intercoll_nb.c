@@ -24,9 +24,10 @@
  *   Reduce_scatter:     the remote group does not know this group's
  *                       recvcounts, so every pair exchanges whole vectors and
  *                       each rank reduces its own slice of them
- *                       (a vector beyond INT_MAX elements, this or
- *                       Reduce_scatter_block: one such call per chunk of
- *                       it, each started by the last one's completion,
+ *                       (a vector beyond INT_MAX basic elements, this or
+ *                       Reduce_scatter_block: an exchange that agrees on
+ *                       the cut, then one such call per chunk of it, each
+ *                       started by the last one's completion,
  *                       intercoll_big.c)
  *
  * The operands of a reduction arrive packed (raw transfers) and are reduced
@@ -72,10 +73,25 @@ struct iop {
     struct iop *next;                  /* in `running` */
     /* a chunk of a Reduce_scatter beyond INT_MAX elements (intercoll_big.c):
      * `then` starts when it completed, under the same request; the chain's
-     * head is the request's. lazy: vec is the head's, which exists only
-     * while the chain runs (the first chunk is the largest). */
-    struct iop *then, *head;
+     * head is the request's. lazy: vec is vecs's (the first chunk's, the
+     * largest), which exists only while the chain runs. */
+    struct iop *then, *head, *vecs;
     int lazy;
+    struct cut *cut;                   /* the head of a chain that opens with the cut's exchange */
+};
+
+/* The opening exchange of a chain (intercoll_big.c, "Where to cut"): my
+ * datatype's basic elements per element and the vector's basic length,
+ * and the other group's; what the chunks are built from once it is done. */
+struct cut {
+    uint64_t mine[2], theirs[2];
+    const char *fn;
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count *rcounts;                /* a copy */
+    MPI_Datatype dt;
+    MPI_Op op;
+    struct rch_mpi_chunks k;
 };
 
 static struct iop *running;
@@ -94,6 +110,9 @@ static void iop_free(struct iop *o)
         free(o->x);
         free(o->vec);
         rch_mpi_nb_free(o->nb);
+        if (o->cut)
+            free(o->cut->rcounts);
+        free(o->cut);
         free(o);
         o = then;
     }
@@ -120,6 +139,7 @@ static void reduce(struct iop *o)
 }
 
 static rdmach_status_t iop_run(struct iop *o, struct rch_dev_req *g);
+static rdmach_status_t cut_chain(struct iop *o);
 
 /* Every transfer is done: deliver, then start the next chunk or complete
  * the request. */
@@ -132,14 +152,16 @@ static void iop_finish(struct iop *o)
         reduce(o);
     struct rch_dev_req *g = o->greq;
     struct iop *head = o->head ? o->head : o;
-    if (o->lazy && o != head)
+    if (o->lazy && o != o->vecs)
         o->vec = NULL;   /* borrowed */
     o->greq = NULL;
+    if (st == RDMACH_OK && o->cut && !o->then)
+        st = cut_chain(o);   /* a persistent request's later starts keep the chunks */
     if (st == RDMACH_OK && o->then && (st = iop_run(o->then, g)) == RDMACH_OK)
         return;   /* the chain's last chunk completes g */
     if (o->lazy) {
-        free(head->vec);
-        head->vec = NULL;
+        free(o->vecs->vec);
+        o->vecs->vec = NULL;
     }
     g->err = st;
     if (!head->persistent || head->orphan)
@@ -179,12 +201,12 @@ static rdmach_status_t iop_run(struct iop *o, struct rch_dev_req *g)
             return st;
         hooked = 1;
     }
-    struct iop *head = o->head ? o->head : o;
-    if (o->lazy && !head->vec && !(head->vec = malloc(head->vbytes * (size_t)head->nops + 1)))
+    struct iop *v = o->vecs;
+    if (o->lazy && !v->vec && !(v->vec = malloc(v->vbytes * (size_t)v->nops + 1)))
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "no memory for %zu bytes of reduction operands",
-                            head->vbytes * (size_t)head->nops);
+                            v->vbytes * (size_t)v->nops);
     if (o->lazy)
-        o->vec = head->vec;
+        o->vec = v->vec;
     for (int r = 0; o->lazy && r < o->nops; r++)
         o->x[r].buf = o->vec + (size_t)r * o->vbytes;
     for (int i = 0; i < o->n && st == RDMACH_OK; i++)
@@ -200,8 +222,8 @@ static rdmach_status_t iop_run(struct iop *o, struct rch_dev_req *g)
             rch_mpi_xfer_end(&o->x[i], st);
         }
         if (o->lazy) {
-            free(head->vec);
-            head->vec = o->vec = NULL;
+            free(v->vec);
+            v->vec = o->vec = NULL;
         }
         return st;
     }
@@ -563,7 +585,7 @@ static int all_red(const char *fn, struct rch_mpi_comm *c, const void *sbuf, voi
         size_t total = 0;
         for (int i = 0; i < c->size && (rcounts ? rcounts[i] : block) >= 0; i++)
             total += (size_t)(rcounts ? rcounts[i] : block);
-        if (rch_mpi_inter_chained(total)) {
+        if (rch_mpi_inter_chained(total, dt)) {
             iop_free(o);
             MPI_Count *w = rch_mpi_inter_widen(fn, c, rcounts, block, &err);
             if (w)
@@ -588,19 +610,17 @@ int rch_mpi_inter_ireduce_scatter(const char *fn, struct rch_mpi_comm *c, const 
     return all_red(fn, c, sbuf, rbuf, 0, rcounts, rcount, dt, op, 1, request);
 }
 
-int rch_mpi_inter_ireduce_scatter_c(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf,
-                                    const MPI_Count *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Request *request)
+/* The chunks of k as iops chained after *tail, their head `head` (NULL:
+ * the first chunk heads the chain). MPI error code. */
+static int chunks(const char *fn, struct rch_mpi_comm *c, struct iop *head, struct iop **tail,
+                  const struct rch_mpi_chunks *k, const void *sbuf, void *rbuf, const MPI_Count *rcounts,
+                  MPI_Datatype dt, MPI_Op op)
 {
-    struct iop *head, **tail = &head;
-    struct rch_mpi_chunks k;
-    int err = rch_mpi_nb_check_request(fn, c, request);
-    if (err || (err = rch_mpi_inter_chunks(fn, c, sbuf, rbuf, rcounts, dt, &k)))
-        return err;
-    int *counts = malloc((size_t)c->size * sizeof(int));
+    int err = MPI_SUCCESS, *counts = malloc((size_t)c->size * sizeof(int));
     if (!counts)
         return rch_mpi_coll_nomem(fn, c, (size_t)c->size * sizeof(int));
-    head = NULL;
-    for (int j = 0; j < (k.n ? k.n : 1) && !err; j++) {   /* an empty vector: one empty chunk */
+    struct iop *vecs = NULL;
+    for (int j = 0; j < (k->n ? k->n : 1) && !err; j++) {   /* an empty vector: one empty chunk */
         const void *s;
         void *r;
         struct iop *o = iop_new(fn, c, &err);
@@ -608,12 +628,74 @@ int rch_mpi_inter_ireduce_scatter_c(const char *fn, struct rch_mpi_comm *c, cons
             break;
         *tail = o;
         tail = &o->then;
-        o->head = j ? head : NULL;
+        o->head = head;
+        o->vecs = vecs = vecs ? vecs : o;
         o->lazy = 1;
-        rch_mpi_inter_chunk(&k, rcounts, c->size, j, counts, sbuf, rbuf, &s, &r);
-        if (!(err = all_red_plan(fn, o, s, r, 0, counts, 0, dt, op, 1)) && j)
+        rch_mpi_inter_chunk(k, rcounts, c->size, j, counts, sbuf, rbuf, &s, &r);
+        if (!(err = all_red_plan(fn, o, s, r, 0, counts, 0, dt, op, 1)) && head)
             err = hold_types(fn, o);   /* iop_launch holds the head's */
+        head = head ? head : o;
     }
     free(counts);
+    return err;
+}
+
+/* The cut's exchange is done: check the other group's vector and build
+ * the chunks after o. */
+static rdmach_status_t cut_chain(struct iop *o)
+{
+    struct cut *x = o->cut;
+    rdmach_status_t st = rch_mpi_inter_cut(&x->k, x->theirs[0], x->theirs[1]);
+    if (st != RDMACH_OK)
+        return st;
+    int err = chunks(x->fn, o->c, o, &o->then, &x->k, x->sbuf, x->rbuf, x->rcounts, x->dt, x->op);
+    if (err) {
+        iop_free(o->then);
+        o->then = NULL;
+        return rch_base_err(RDMACH_ERR_OTHER, "%s: building the chunks failed (MPI error %d)", x->fn, err);
+    }
+    return RDMACH_OK;
+}
+
+/* The head of a chained vector: rank i tells remote rank j its k and basic
+ * length when j % p == i, and hears remote rank i % q's (so every rank
+ * hears one). The chunks follow once it is done (cut_chain). */
+static int cut_plan(const char *fn, struct iop *o, const struct rch_mpi_chunks *k, const void *sbuf, void *rbuf,
+                    const MPI_Count *rcounts, MPI_Datatype dt, MPI_Op op)
+{
+    struct rch_mpi_comm *c = o->c;
+    int p = c->size, q = c->peer_size, n = 1;
+    struct rch_mpi_red red;
+    struct cut *x = o->cut = calloc(1, sizeof(*o->cut));
+    if (!x || !(x->rcounts = malloc((size_t)p * sizeof(*x->rcounts))) ||
+        !(o->x = calloc((size_t)(1 + (q + p - 1) / p), sizeof(*o->x))))
+        return rch_mpi_coll_nomem(fn, c, (size_t)p * sizeof(*x->rcounts));
+    /* the op is checked now; the chunks bind it again when they are built */
+    int err = rch_mpi_red_bind(fn, c, op, dt, rch_mpi_type_get(dt), 0, &red);
+    if (err || (err = rch_mpi_nb_hold(fn, c, o->nb, rch_mpi_type_get(dt))))
+        return err;
+    *x = (struct cut){ .mine = { k->kb, (uint64_t)k->total * k->kb }, .fn = fn, .sbuf = sbuf, .rbuf = rbuf,
+                       .rcounts = x->rcounts, .dt = dt, .op = op, .k = *k };
+    memcpy(x->rcounts, rcounts, (size_t)p * sizeof(*x->rcounts));
+    const struct rch_mpi_type *u = rch_mpi_type_get(MPI_UINT64_T);
+    o->x[0] = (struct rch_mpi_xfer){ .buf = x->theirs, .count = 2, .t = u, .peer = c->rank % q };
+    for (int j = c->rank; j < q; j += p)
+        o->x[n++] = (struct rch_mpi_xfer){ .buf = x->mine, .count = 2, .t = u, .peer = j, .is_send = 1 };
+    o->n = n;
+    return MPI_SUCCESS;
+}
+
+int rch_mpi_inter_ireduce_scatter_c(const char *fn, struct rch_mpi_comm *c, const void *sbuf, void *rbuf,
+                                    const MPI_Count *rcounts, MPI_Datatype dt, MPI_Op op, MPI_Request *request)
+{
+    struct iop *head = NULL;
+    struct rch_mpi_chunks k;
+    int err = rch_mpi_nb_check_request(fn, c, request);
+    if (err || (err = rch_mpi_inter_chunks(fn, c, sbuf, rbuf, rcounts, dt, &k)))
+        return err;
+    if (!rch_mpi_inter_chained(k.total, dt))   /* one chunk: no cut to agree on */
+        err = chunks(fn, c, NULL, &head, &k, sbuf, rbuf, rcounts, dt, op);
+    else if ((head = iop_new(fn, c, &err)))
+        err = cut_plan(fn, head, &k, sbuf, rbuf, rcounts, dt, op);
     return head ? iop_launch(fn, head, err, request) : err;
 }

@@ -93,6 +93,8 @@ int rch_mpi_nbw_large(const char *fn, int kind, const void *sendbuf, const MPI_C
  * in (out = 0) or out-degree; 0 for an invalid communicator (the int
  * function reports it). */
 MPI_Count rch_mpi_large_nprocs(MPI_Comm comm);
+/* The greatest common divisor of a and b (non-negative; gcd(a, 0) = a). */
+MPI_Count rch_mpi_large_gcd(MPI_Count a, MPI_Count b);
 /* The remote group's size on an intercommunicator (the length of the
  * v-collectives' per-peer arrays there), comm's size otherwise. */
 MPI_Count rch_mpi_large_remote_size(MPI_Comm comm);

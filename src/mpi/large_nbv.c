@@ -35,8 +35,8 @@
  * (rch_mpi_reduce_scatter_c and its I and _init forms): on an
  * intracommunicator src/coll takes size_t counts; on an intercommunicator
  * the vector goes in chunks of int counts (intercoll_big.c), as the int
- * form's does when its sum is beyond INT_MAX, so no common divisor is
- * needed (the chunks depend on the total alone, the same in both groups).
+ * form's does when its sum is beyond INT_MAX basic elements, so no common
+ * divisor is needed (the groups agree on the cut once, intercoll_big.c).
  *
  * A negative count is MPI_ERR_COUNT naming the entry on every path.
  */
@@ -64,7 +64,7 @@ static int fits(const MPI_Count *a, int n)
     return 1;
 }
 
-static MPI_Count gcd(MPI_Count a, MPI_Count b)
+MPI_Count rch_mpi_large_gcd(MPI_Count a, MPI_Count b)
 {
     while (b) {
         MPI_Count t = a % b;
@@ -108,7 +108,7 @@ static int rebase(const struct rch_mpi_large_ctx *x, const MPI_Count *counts, co
         MPI_Aint off = 0;
         if (counts[i] > 0 && displs && __builtin_sub_overflow(displs[i], *base, &off))
             return entry_err(x, MPI_ERR_ARG, "displacement", displs[i], dname, i, "is too far from the others");
-        *k = gcd(*k, gcd(counts[i], off));
+        *k = rch_mpi_large_gcd(*k, rch_mpi_large_gcd(counts[i], off));
     }
     if (*k == 0)
         *k = 1;

@@ -8,7 +8,7 @@
  * intercoll_big.c). A larger one cannot become one element of a
  * contiguous type, as the generated forms' counts do: on an
  * intercommunicator the other group, whose recvcount may fit an int, cuts
- * the vector by its total in elements of the predefined type, so this
+ * the vector by its total in basic elements of the signature, so this
  * group must count the same elements. It runs as MPI_Reduce_scatter_c
  * with recvcount at every rank (rch_mpi_reduce_scatter_c and its I and
  * _init forms), which on either kind of communicator moves the same bytes

@@ -21,6 +21,7 @@ static struct mock_pkt *outbox, *inbox;   /* rings of MOCK_QUEUE */
 static int out_head, out_n, in_head, in_n;
 static long sent_credited[MOCK_PEERS], returned[MOCK_PEERS], max_inflight[MOCK_PEERS], again_count;
 static int fail_peer = -1;
+static int gone_after[MOCK_PEERS], gone_asked[MOCK_PEERS];
 static struct { void *op_ctx; int pending; } rma_q[64];
 static int rma_n;
 
@@ -37,6 +38,8 @@ void mock_reset(void)
     memset(max_inflight, 0, sizeof(max_inflight));
     again_count = 0;
     fail_peer = -1;
+    memset(gone_after, 0, sizeof(gone_after));
+    memset(gone_asked, 0, sizeof(gone_asked));
     rma_n = 0;
     mock_cfg = (struct mock_cfg){ .max_msg = 1024, .needs_credits = 0, .rma = 1, .rma_async = 0,
                                   .out_capacity = MOCK_QUEUE };
@@ -65,6 +68,16 @@ void mock_inject(int peer, const void *pkt, size_t len)
 }
 
 void mock_fail_peer(int peer) { fail_peer = peer; }
+void mock_gone_after(int peer, int n) { gone_after[peer] = n; }
+int mock_gone_asked(int peer) { return gone_asked[peer]; }
+
+static int m_peer_gone(struct rch_rdma_chan *ch, int peer)
+{
+    if (peer < 0 || peer >= MOCK_PEERS)
+        return 0;
+    gone_asked[peer]++;
+    return gone_after[peer] > 0 && gone_asked[peer] >= gone_after[peer];
+}
 long mock_sent_credited(int peer) { return sent_credited[peer]; }
 long mock_returned(int peer) { return returned[peer]; }
 long mock_max_inflight(int peer) { return max_inflight[peer]; }
@@ -205,7 +218,7 @@ const struct rch_rdma_ops mock_ops = {
     .connect = m_connect, .mem_reg = m_mem_reg, .mem_dereg = m_mem_dereg, .mem_rkey = m_mem_rkey,
     .send = m_send, .put = m_put, .get = m_get, .progress = m_progress, .wait_arm = m_wait_arm,
     .wait_disarm = m_wait_disarm, .caps = m_caps, .wake = rch_rdma_no_wake,
-    .recv_peek = rch_rdma_no_recv_peek, .recv_done = rch_rdma_no_recv_done,
+    .recv_peek = rch_rdma_no_recv_peek, .recv_done = rch_rdma_no_recv_done, .peer_gone = m_peer_gone,
 };
 
 const struct rch_rdma_ops *mock_select(const struct rch_boot_info *boot, int peer)

@@ -44,6 +44,10 @@ int mock_out_pop(struct mock_pkt *p);
 void mock_inject(int peer, const void *pkt, size_t len);
 /* Report peer as failed at the next progress. */
 void mock_fail_peer(int peer);
+/* peer_gone(peer) answers yes from its n-th question on (0: never); the
+ * questions asked so far. The device hears nothing of it. */
+void mock_gone_after(int peer, int n);
+int mock_gone_asked(int peer);
 /* Credit bookkeeping per peer (credited packets the device sent, credits returned to it). */
 long mock_sent_credited(int peer);
 long mock_returned(int peer);

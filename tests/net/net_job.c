@@ -40,6 +40,16 @@
  *               (with RDMACH_NET_ZCOPY=on: and its send_zc packets in flight
  *               are each reported done once; `peerdeath N`: at least N of
  *               them with an error)
+ *   dynstale    ranks 0 and 1 attach each other as a process of another job
+ *               (rdma/net/net_dyn.h: number 2 on both sides, rank 0 the
+ *               server), connect by a packet, detach, wait until number 2 is
+ *               reusable and attach again (as the device's slot reuse does).
+ *               Rank 1 then sends, from a provider instance of its own, the
+ *               CONNECT its first attach would have sent (the key of rank 0's
+ *               first record), as a late request of the number's previous
+ *               process: rank 0 must refuse it, and the real connection
+ *               must then carry a packet. Without a key per attach the late
+ *               request was taken as the new process's connection
  *   trace       rank 0 (the server) sends first; rank 1 answers (checked from
  *               the RDMACH_LOG=debug trace by check_trace.sh)
  *   nooplost    trace, with rank 0's channel taking the client's first NOOP as
@@ -86,6 +96,7 @@
 #include "base/tunables.h"
 #include "boot/boot.h"
 #include "rdma/net/net.h"
+#include "rdma/net/net_dyn.h"
 #include "rdma/select.h"
 
 #define DEADLINE 60.0
@@ -1129,6 +1140,135 @@ static int mode_peerdeath(unsigned min_zc_errors)
     return 0;
 }
 
+/* dynstale: this rank's dyn record into the KVS under `key`, the other's out. */
+static int swap_records(const char *key, struct rch_net_kvs_rec *mine, struct rch_net_kvs_rec *theirs)
+{
+    char hex[2 * sizeof(*mine) + 8];
+    if (rch_net_dyn_record(ch, mine, sizeof(*mine)) != RDMACH_OK) {
+        FAIL("dyn record");
+        return -1;
+    }
+    rch_boot_hex_encode(mine, sizeof(*mine), hex);
+    if (rch_boot_put(key, hex) != RDMACH_OK || rch_boot_fence() != RDMACH_OK ||
+        rch_boot_get(1 - me, key, hex, sizeof(hex)) != RDMACH_OK ||
+        rch_boot_hex_decode(hex, theirs, sizeof(*theirs)) != RDMACH_OK) {
+        FAIL("swapping dyn records under %s", key);
+        return -1;
+    }
+    return 0;
+}
+
+static int dyn_attach(int w, const struct rch_net_kvs_rec *theirs)
+{
+    if (rch_net_dyn_attach(ch, w, theirs, sizeof(*theirs), w, me == 0) != RDMACH_OK) {
+        FAIL("dyn attach of %d", w);
+        return -1;
+    }
+    return 0;
+}
+
+/* Rank 1 sends packet K_GO to dyn peer w (src: its number there), rank 0
+ * waits for it. */
+static int dyn_packet(int w, int *count)
+{
+    if (me == 1) {
+        struct jmsg m = { .kind = K_GO, .src = w };
+        if (send_msg(w, &m, NULL, 0) != RDMACH_OK) {
+            FAIL("send to dyn peer %d", w);
+            return -1;
+        }
+        return 0;
+    }
+    return wait_count(count, *count + 1, "the dyn peer's packet");
+}
+
+static int reusable(void *arg)
+{
+    return rch_net_dyn_reusable(ch, *(int *)arg);
+}
+
+/* The CONNECT the first attach's connection sent: number w, the old key. */
+static int late_connect(int w, const struct rch_net_kvs_rec *server, uint64_t old_key)
+{
+    const struct rch_net_prov_ops *P = ch->pops;
+    struct rch_net_prov *p = NULL;
+    if (P->open(&p) != RDMACH_OK) {
+        FAIL("a provider instance of its own");
+        return -1;
+    }
+    struct rch_net_cm_priv priv;
+    memset(&priv, 0, sizeof(priv));
+    priv.magic = RCH_NET_MAGIC;
+    priv.version = RCH_NET_VERSION;
+    priv.kind = RCH_NET_CM_CONNECT;
+    priv.rank = w;
+    priv.size = (uint32_t)np;
+    priv.key = old_key;
+    priv.slot_size = ch->slot_size;
+    priv.nslots = (uint16_t)ch->nslots;
+    priv.notify = (uint8_t)ch->notify;
+    priv.ring_addr = 4096;
+    struct rch_net_ep *ep = NULL;
+    int ctx = 0, outcome = 0;
+    if (P->ep_open(p, server->addr, server->addrlen, &ctx, &ep) != RDMACH_OK ||
+        P->connect(p, ep, &priv, sizeof(priv)) != RDMACH_OK) {
+        FAIL("the late request could not start");
+    } else {
+        double t0 = rch_base_wtime();
+        while (!outcome && rch_base_wtime() - t0 < DEADLINE) {
+            struct rch_net_cm_event ev;
+            struct rch_net_cqe c[4];
+            P->poll_cq(p, c, 4);
+            if (P->poll_cm(p, &ev, 1) == 1 && ev.conn_ctx == &ctx)
+                outcome = ev.type;
+        }
+        if (outcome != RCH_NET_EV_REJECTED)
+            FAIL("the late request of number %d's previous process was not refused (event %d)", w, outcome);
+    }
+    if (ep)
+        P->ep_close(p, ep);
+    P->close(p);
+    return outcome == RCH_NET_EV_REJECTED ? 0 : -1;
+}
+
+static int mode_dynstale(void)
+{
+    if (np != 2) {
+        FAIL("run on 2 ranks");
+        return -1;
+    }
+    int w = np;   /* the first number after the job's ranks, on both sides */
+    struct rch_net_kvs_rec mine1, theirs1, mine2, theirs2;
+    if (swap_records("dynstale1", &mine1, &theirs1) || dyn_attach(w, &theirs1) || dyn_packet(w, &ngo))
+        return -1;
+    fence();   /* the packet is in: both detach */
+    double t0 = rch_base_wtime();
+    rdmach_status_t st;
+    while ((st = rch_net_dyn_detach(ch, w, 0)) == RDMACH_AGAIN && rch_base_wtime() - t0 < DEADLINE)
+        ops->progress(ch, 64);
+    if (st != RDMACH_OK || progress_until(reusable, &w, DEADLINE) != 0) {
+        FAIL("detach of %d, or never reusable", w);
+        return -1;
+    }
+    if (swap_records("dynstale2", &mine2, &theirs2) || dyn_attach(w, &theirs2))
+        return -1;
+    fence();   /* rank 0 serves number w again, with the key of its second record */
+    /* rank 0 serves the late request while it waits for the packet that
+     * rank 1 sends once it has its answer */
+    if (me == 1)
+        late_connect(w, &theirs2, theirs1.secret);
+    if (dyn_packet(w, &ngo))
+        return -1;
+    fence();
+    t0 = rch_base_wtime();
+    while ((st = rch_net_dyn_detach(ch, w, 0)) == RDMACH_AGAIN && rch_base_wtime() - t0 < DEADLINE)
+        ops->progress(ch, 64);
+    if (me == 0)
+        fprintf(stderr, "net_job dynstale: rank 0 (%s channel) refused the late request of number %d's previous "
+                "process; the new one's packet arrived\n", ops->name, w);
+    return failures ? -1 : 0;
+}
+
 static int mode_trace(void)
 {
     unsigned char b[32];
@@ -1429,6 +1569,8 @@ int main(int argc, char **argv)
         rc = mode_peerdeath(argc > 2 ? (unsigned)atoi(argv[2]) : 0);
     else if (!strcmp(mode, "zc"))
         rc = mode_zc();
+    else if (!strcmp(mode, "dynstale"))
+        rc = mode_dynstale();
     else if (!strcmp(mode, "trace"))
         rc = mode_trace();
     else if (!strcmp(mode, "nooplost"))

@@ -21,6 +21,8 @@
 # RCH_SLURM_STATE in the command's environment) is /var/tmp/rchs<pid>; the
 # namespaces are RCH_SLURM_PREFIX-ctl, RCH_SLURM_PREFIX-h<i>. Exit status:
 # the command's, 124 if it timed out, 2 if the cluster could not be built.
+# A command still running 10 s before its timeout has the run's processes
+# and the tasks' stacks printed (report_hang).
 set -u
 
 NET=10.213.18
@@ -304,4 +306,50 @@ if [ "$idle" -ne "$nhosts" ]; then
 fi
 echo "slurm: $nhosts nodes idle (slurmctld on ctl $NET.254, slurmd on h1..h$nhosts; state in $state)" >&2
 
-in_host ctl timeout -k 5 "$timeout" "$@"
+# ---- a command that hangs: what its processes wait in ----
+# Printed 10 s before the timeout ends the command, while the processes are
+# still there: every process of the run (RCH_SLURM_STATE in its
+# environment), its state and kernel wait channel, the stacks of the
+# tasks among them (gdb, 5 s each, at most 8), and the daemons' last log
+# lines. A flake seen once under load is then diagnosable from
+# its one log.
+report_hang() {
+    local p n=0 pid
+    echo "slurm_cluster.sh: the command is still running after $1 s; the run's processes:" >&2
+    for p in /proc/[0-9]*; do
+        pid=${p#/proc/}
+        [ "$pid" != $$ ] && [ "$pid" != "$BASHPID" ] || continue
+        grep -qszx -e "RCH_SLURM_STATE=$state" "$p/environ" || continue
+        ps -o pid=,ppid=,stat=,wchan:24=,etimes=,args= -p "$pid" >&2
+        # the tasks: children of slurmstepd (or of a launcher it started)
+        case $(ps -o comm= -p "$(ps -o ppid= -p "$pid" | tr -d ' ')" 2>/dev/null) in
+        slurmstepd | hydra_pmi_proxy | rdmachrun) ;;
+        *) continue ;;
+        esac
+        if [ $n -lt 8 ] && command -v gdb >/dev/null; then
+            n=$((n + 1))
+            timeout 5 gdb -p "$pid" -batch -ex "thread apply all bt 25" 2>/dev/null |
+                grep -E '^(Thread|#)' | sed "s/^/    [$pid] /" >&2
+        fi
+    done
+    for f in "$state"/log/slurmctld "$state"/log/slurmd-h*; do
+        [ -f "$f" ] && { echo "== $f (last lines)"; tail -n 10 "$f"; } >&2
+    done
+}
+
+in_host ctl timeout -k 5 "$timeout" "$@" &
+cmd=$!
+watch_at=$((timeout > 20 ? timeout - 10 : timeout / 2))
+sleep "$watch_at" &
+sleeper=$!
+wait -n -p first "$cmd" "$sleeper"
+rc=$?
+if [ "${first:-}" = "$sleeper" ]; then
+    report_hang "$watch_at"
+    wait "$cmd"
+    rc=$?
+else
+    kill "$sleeper" 2>/dev/null
+    wait "$sleeper" 2>/dev/null
+fi
+exit "$rc"

@@ -4,6 +4,12 @@ rdmach_unit_test(test_noise_stats LAYERS rch_base
   SOURCES test_noise_stats.c ${CMAKE_SOURCE_DIR}/tools/noise/noise_stats.c)
 target_include_directories(test_noise_stats PRIVATE ${CMAKE_SOURCE_DIR}/tools/noise)
 target_link_libraries(test_noise_stats PRIVATE m)
+# the judgement of an injected train among other detours of its length
+rdmach_unit_test(test_noise_report LAYERS rch_base
+  SOURCES test_noise_report.c ${CMAKE_SOURCE_DIR}/tools/noise/noise_report.c
+          ${CMAKE_SOURCE_DIR}/tools/noise/noise_stats.c ${CMAKE_SOURCE_DIR}/src/device/noise.c)
+target_include_directories(test_noise_report PRIVATE ${CMAKE_SOURCE_DIR}/tools/noise)
+target_link_libraries(test_noise_report PRIVATE m)
 
 set(NOISE $<TARGET_FILE:rdmach-noise>)
 

@@ -60,7 +60,16 @@ int noise_summarize(struct noise_run *r, struct noise_rank_sum *s)
     return 0;
 }
 
-int noise_summarize_matching(const struct noise_run *r, int64_t len, struct noise_rank_sum *s)
+/* Does d start within `len` of an instant t % period == phase? */
+static int on_train(const struct noise_run *r, const struct noise_detour *d, int64_t len, int64_t period,
+                    int64_t phase)
+{
+    int64_t off = ((r->real_t0 + d->start - phase) % period + period) % period;
+    return off <= len || period - off <= len;
+}
+
+int noise_summarize_matching(const struct noise_run *r, int64_t len, int64_t period, int64_t phase,
+                             struct noise_rank_sum *s)
 {
     const struct noise_finder *f = &r->det;
     struct noise_detour *m = malloc((f->n ? f->n : 1) * sizeof(*m));
@@ -68,7 +77,8 @@ int noise_summarize_matching(const struct noise_run *r, int64_t len, struct nois
     if (!m)
         return -1;
     for (size_t i = 0; i < f->n; i++)
-        if (f->d[i].len >= len / 2 && f->d[i].len <= len + len / 2)
+        if (f->d[i].len >= len / 2 && f->d[i].len <= len + len / 2 &&
+            (period <= 0 || on_train(r, &f->d[i], len, period, phase)))
             m[n++] = f->d[i];
     struct noise_spectrum sp;
     int rc = noise_spectrum_of(m, n, r->span, spectrum_bin(r->span), &sp);

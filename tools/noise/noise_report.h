@@ -30,8 +30,13 @@ int noise_summarize(struct noise_run *r, struct noise_rank_sum *s);
 void noise_report_print(FILE *out, const struct noise_run *r, struct noise_rank_sum *all, int nranks,
                         int nnodes);
 /* The detours of r within 50% of `len`: how many, their median length and
- * the period of their train (into s's match_* fields); 0 or -1 (no memory). */
-int noise_summarize_matching(const struct noise_run *r, int64_t len, struct noise_rank_sum *s);
+ * the period of their train (into s's match_* fields); 0 or -1 (no memory).
+ * period > 0: only those that start within `len` of an instant of the
+ * injector's train (CLOCK_REALTIME t, t % period == phase), so that other
+ * noise of that length (a loaded machine's) neither pulls the median nor
+ * the period away from the train's. */
+int noise_summarize_matching(const struct noise_run *r, int64_t len, int64_t period, int64_t phase,
+                             struct noise_rank_sum *s);
 /* The injector's configuration (RDMACH_NOISE), if any. */
 void noise_print_injected(FILE *out);
 /* Raw data of one rank into DIR: quanta_rank<N>.csv, detours_rank<N>.csv,

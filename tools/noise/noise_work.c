@@ -85,7 +85,10 @@ void noise_run_free(struct noise_run *r)
 
 void noise_run_measure(struct noise_run *r)
 {
+    struct timespec rt;
     int64_t t0 = noise_now(), end = t0 + r->duration_ns, now = t0;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    r->real_t0 = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
     uint64_t units = r->cal.chunk_units;
     r->det.t0 = r->det.prev = t0;
     r->nq = 0;

@@ -28,6 +28,7 @@ struct noise_run {
     size_t nq, q_cap;
     struct noise_finder det;
     int64_t span;                  /* measured time */
+    int64_t real_t0;               /* the start on CLOCK_REALTIME (the injector's clock) */
 };
 
 int64_t noise_now(void);

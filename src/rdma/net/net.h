@@ -134,6 +134,11 @@ struct rch_net_conn {
     int state;                   /* enum rch_net_conn_state */
     int is_peer;                 /* the channel serves this rank */
     int server;                  /* this rank is the pair's server */
+    uint64_t key;                /* what the peer must quote (rch_net_conn_key): 0, our secret
+                                    (a rank of the job); for a process of another job the key
+                                    handed out with the record for this attach, so that a late
+                                    request of the record's previous process, which knew only
+                                    the key of its own attach, is refused (net_dyn.c) */
     struct rch_net_ep *ep;
     struct rch_net_ep *rev_ep;   /* server: the REVERSE request's endpoint */
     struct rch_net_epctx ctx, rev_ctx;
@@ -219,6 +224,7 @@ struct rch_rdma_chan {
     size_t rail_min;             /* smallest put/get striped */
     double connect_timeout;
     uint64_t secret;             /* our key: peers must quote it */
+    uint64_t offer_key;          /* the key of the record rch_net_dyn_record handed out last */
     int published;
     struct rch_net_conn *conns;  /* [cap] */
     struct rch_net_conn **ready; /* connections with a ring to poll */
@@ -311,6 +317,11 @@ void rch_net_conn_close_all(struct rch_rdma_chan *ch);
 rdmach_status_t rch_net_conn_detach(struct rch_rdma_chan *ch, struct rch_net_conn *c, int force);
 void rch_net_conn_free(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 /* A record as the channel opens it: rank r, named my_id by the peer, serving nobody. */
+/* The key c's peer must quote in its requests, accept and control messages. */
+static inline uint64_t rch_net_conn_key(const struct rch_rdma_chan *ch, const struct rch_net_conn *c)
+{
+    return c->key ? c->key : ch->secret;
+}
 void rch_net_conn_init(struct rch_net_conn *c, int r, int my_id);
 void rch_net_set_pending(struct rch_rdma_chan *ch, struct rch_net_conn *c);
 

@@ -201,7 +201,7 @@ static void on_rail_event(struct rch_rdma_chan *ch, struct rch_net_conn *c, int 
         if (!c->server &&
             (rch_net_cm_priv_check(ev->priv, ev->priv_len, RCH_NET_CM_RAIL_ACCEPT, ch->jobsize, ch->size, ch->slot_size,
                                    ch->nslots, &p, &why) != RDMACH_OK ||
-             p.rank != c->rank || p.key != ch->secret || p.rail != k)) {
+             p.rank != c->rank || p.key != rch_net_conn_key(ch, c) || p.rail != k)) {
             RCH_WARN("net", "rank %d: data rail %d: the accept is not this pair's (%s); rail closed", c->rank, k,
                      why ? why : "rank, key or rail differ");
             rail_close(ch, c, k);
@@ -609,8 +609,9 @@ static void on_connreq(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
         refuse(ch, ev, why);
         return;
     }
-    if (p.key != ch->secret) {
-        refuse(ch, ev, "wrong key: not a member of this job");
+    if (p.key != rch_net_conn_key(ch, &ch->conns[p.rank])) {
+        refuse(ch, ev, "wrong key: not a member of this job (or a late request of a process of another job that "
+                       "used this number before)");
         return;
     }
     if (!ch->conns[p.rank].is_peer || ch->conns[p.rank].detached) {
@@ -647,7 +648,7 @@ static void on_established(struct rch_rdma_chan *ch, struct rch_net_conn *c, str
         rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, why);
         return;
     }
-    if (p.rank != c->rank || p.key != ch->secret) {
+    if (p.rank != c->rank || p.key != rch_net_conn_key(ch, c)) {
         rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "the accept does not come from that rank of this job");
         return;
     }
@@ -670,7 +671,7 @@ static void on_established(struct rch_rdma_chan *ch, struct rch_net_conn *c, str
 
 void rch_net_conn_on_noop(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_ctl *m)
 {
-    if (m->rank != c->rank || m->key != ch->secret) {
+    if (m->rank != c->rank || m->key != rch_net_conn_key(ch, c)) {
         rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "the NOOP does not come from that rank of this job");
         return;
     }
@@ -698,7 +699,7 @@ void rch_net_conn_on_noop(struct rch_rdma_chan *ch, struct rch_net_conn *c, cons
 
 void rch_net_conn_on_noop_ack(struct rch_rdma_chan *ch, struct rch_net_conn *c, const struct rch_net_ctl *m)
 {
-    if (m->rank != c->rank || m->key != ch->secret) {
+    if (m->rank != c->rank || m->key != rch_net_conn_key(ch, c)) {
         rch_net_conn_fail(ch, c, RDMACH_ERR_PROTOCOL, "the NOOP_ACK does not come from that rank of this job");
         return;
     }
@@ -748,7 +749,7 @@ static void on_reverse_event(struct rch_rdma_chan *ch, struct rch_net_conn *c, s
         const char *why = NULL;
         if (rch_net_cm_priv_check(ev->priv, ev->priv_len, RCH_NET_CM_REVERSE_ACK, ch->jobsize, ch->size, ch->slot_size,
                                   ch->nslots, &p, &why) == RDMACH_OK &&
-            p.rank == c->rank && p.key == ch->secret) {
+            p.rank == c->rank && p.key == rch_net_conn_key(ch, c)) {
             if (c->state == RCH_NET_C_REVERSE)
                 RCH_DEBUG("net", "server: rank %d acknowledged the reverse request; waiting for its connect",
                           c->rank);

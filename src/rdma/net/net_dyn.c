@@ -1,6 +1,8 @@
 /* Processes of other jobs over the network channel (net_dyn.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include "rdmach_config.h"
 #include "base/base.h"
 #include "rdma/net/net.h"
@@ -27,7 +29,17 @@ rdmach_status_t rch_net_dyn_record(struct rch_rdma_chan *ch, void *rec, size_t l
     if (len != sizeof(struct rch_net_kvs_rec))
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "net: a record is %zu bytes, not %zu",
                             sizeof(struct rch_net_kvs_rec), len);
-    return rch_net_self_record(ch, rec);
+    struct rch_net_kvs_rec *r = rec;
+    rdmach_status_t st = rch_net_self_record(ch, r);
+    if (st != RDMACH_OK)
+        return st;
+    /* a key of its own for the attach this record is for (the next one) */
+    do {
+        if (getrandom(&ch->offer_key, sizeof(ch->offer_key), 0) != (ssize_t)sizeof(ch->offer_key))
+            return rch_base_errno(errno, "%s: getrandom", ch->ops->name);
+    } while (ch->offer_key == 0 || ch->offer_key == ch->secret);
+    r->secret = ch->offer_key;
+    return RDMACH_OK;
 }
 
 rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const void *rec, size_t len, int my_id,
@@ -46,6 +58,9 @@ rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const voi
     if (again && ch->conns[peer].detached && !ch->conns[peer].drained)
         return rch_base_err(RDMACH_ERR_BUSY, "%s attach: the released connection %d may still report "
                             "(not found drained)", ch->ops->name, peer);
+    if (!ch->offer_key)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s attach: process %d: no record of this process was handed "
+                            "out for it (rch_net_dyn_record)", ch->ops->name, peer);
     struct rch_net_conn *c = &ch->conns[peer];
     if (again) {
         rch_net_conn_free(ch, c);
@@ -58,6 +73,8 @@ rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const voi
         return st;
     c->rec = r;
     c->have_rec = 1;
+    c->key = ch->offer_key;
+    ch->offer_key = 0;   /* one attach per record */
     c->my_id = my_id;
     c->server = server;
     c->is_peer = 1;

@@ -5,9 +5,15 @@
  * authenticated (src/mpi/dyn_connect.c), then each side attaches the other
  * under its own number for it, telling the channel the number the other
  * gave it. From then on the pair connects as two ranks of one job do
- * (net_conn.c), with the same checks: a request must quote this process's
- * secret, which only the authenticated peer was given, and name a peer it
- * serves; the acceptor's side is the pair's server. Such a connection
+ * (net_conn.c), with the same checks: a request must quote the key of the
+ * record this process gave the peer, which only the authenticated peer
+ * was given, and name a peer it serves; the acceptor's side is the pair's
+ * server. Every record carries a key of its own, bound to the attach that
+ * follows it: a number released and given to another process (the
+ * device's slot reuse) is quoted with a new key, so a request of its
+ * previous process that arrives late (one still in the provider when its
+ * connection was released, a retransmission) is refused instead of being
+ * taken as the new process's connection. Such a connection
  * ends alone (rch_net_dyn_detach) when the layer above no longer names the
  * process: a BYE behind its last message, then its endpoints, ring and
  * registrations released; a rank of the job is never detached.
@@ -23,12 +29,14 @@
 
 /* Is ops a network channel (ofi, verbs)? */
 int rch_net_is_net(const struct rch_rdma_ops *ops);
-/* This process's record: what the other needs to connect and prove it may. */
+/* This process's record: what the other needs to connect and prove it may,
+ * with a fresh key, which the next rch_net_dyn_attach binds to its peer. */
 rdmach_status_t rch_net_dyn_record(struct rch_rdma_chan *ch, void *rec, size_t len);
 /* Take `peer` (the next after the connections in use, up to the job's size
  * plus RDMACH_DYN_MAX, or a released one that rch_net_dyn_reusable admitted)
  * as a process of another job: its record (checked), my_id (this process's
- * number at the peer), server (this side accepts). */
+ * number at the peer), server (this side accepts); the key of the record
+ * handed out last is what the peer must quote (INVALID_ARG if none was). */
 rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const void *rec, size_t len, int my_id,
                                    int server);
 

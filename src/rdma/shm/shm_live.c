@@ -5,8 +5,9 @@
  * Nothing on the rings says that a peer died: its records simply stop. So
  * the channel asks the kernel, off the fast path:
  *   gone     one poll() over the pidfds of every connected peer (a pidfd
- *            turns readable when its process exits; kill(pid, 0) where
- *            pidfd_open is missing);
+ *            turns readable when its process exits; where pidfd_open is
+ *            missing, kill(pid, 0) and, for a zombie its launcher has not
+ *            reaped yet, which kill still finds, its state letter);
  *   stopped  the state letter of /proc/<pid>/stat ('T'), per peer, at most
  *            every STOP_PERIOD_S: a stopped rank (SIGSTOP, a hang of the
  *            whole process) never answers, and from outside it cannot be
@@ -99,8 +100,8 @@ int rch_shm_peer_check_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
     if (p->pidfd >= 0) {
         struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
         gone = poll(&pf, 1, 0) > 0 && (pf.revents & (POLLIN | POLLHUP | POLLERR));
-    } else {
-        gone = kill(p->pid, 0) != 0 && errno == ESRCH;
+    } else {   /* a zombie (exited, not yet reaped by its launcher) still answers kill(pid, 0) */
+        gone = (kill(p->pid, 0) != 0 && errno == ESRCH) || rch_base_proc_stopped(p->pid) < 0;
     }
     if (gone)
         rch_shm_peer_mark_dead(ch, p, RDMACH_ERR_PEER_DEAD);
