@@ -444,7 +444,7 @@ static void getw_fill(void *ctx, unsigned char *buf, size_t off, size_t n)
  * which the origin's progress copies into its buffer, the two copies
  * overlapped chunk by chunk on two cores; no chunk of ours, no single copy.
  * The blocks were checked against the window. RDMACH_AGAIN: not this way
- * (the chunked writes then). */
+ * (the chunked writes then), also when the channel refuses the call. */
 static rdmach_status_t answer_fill(struct getw_ans *a, struct rch_dev_peer *p, struct rch_dev_win *w,
                                    const unsigned char *payload, const struct rch_rdma_rkey *key, uint64_t raddr)
 {
@@ -493,9 +493,17 @@ static rdmach_status_t answer_fill(struct getw_ans *a, struct rch_dev_peer *p, s
     a->pending++;
     rdmach_status_t st = p->ops->put_fill(p->chan, p->rank, a->h.elem, key, raddr, getw_fill, f,
                                           (void *)(uintptr_t)rch_dev_ireq_id(r));
-    if (st != RDMACH_INPROGRESS)
-        rch_dev_ireq_finish(r, st);           /* done at once (ourselves), or refused: answered so */
-    return RDMACH_OK;
+    if (st == RDMACH_OK || st == RDMACH_INPROGRESS || st == RDMACH_ERR_PEER_DEAD) {
+        if (st != RDMACH_INPROGRESS)
+            rch_dev_ireq_finish(r, st);       /* done at once (ourselves), or the origin is gone */
+        return RDMACH_OK;
+    }
+    /* refused at the call (no room in /dev/shm for the pipeline's buffers):
+     * nothing was written, the chunked writes answer instead */
+    r->pub.on_complete = NULL;
+    rch_dev_ireq_finish(r, st);
+    a->pending--;
+    return RDMACH_AGAIN;
 }
 
 void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const struct rch_rma_hdr *h,
