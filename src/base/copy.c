@@ -9,13 +9,15 @@
  *    elsewhere memcpy.
  *  - rch_base_copy2d, many small blocks at constant strides: the inner loop
  *    of the datatype engine (src/mpi/type_pack.c) and of the one-sided
- *    blocks a device moves itself (src/device/rma_vec.c).
+ *    blocks a device moves itself (src/device/rma_vec.c, rma_getw.c); every
+ *    other 4- or 8-byte block gathered by AVX2 shuffles where the CPU has
+ *    them.
  */
 #include <stdint.h>
 #include <string.h>
 #include "base/base.h"
 #if defined(__x86_64__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 void rch_base_copy_nt(void *dst, const void *src, size_t len)
@@ -72,10 +74,56 @@ static inline __attribute__((always_inline)) void copy2d_len(unsigned char *dst,
         memcpy(dst, src, len);
 }
 
+#if defined(__x86_64__)
+/* Every other 4- or 8-byte block gathered into a contiguous destination (a
+ * vector of stride 2: the pack of a one-sided get, MPI_Pack): two 32-byte
+ * loads, a shuffle and a 32-byte store for 8 blocks (4-byte) or 4 (8-byte)
+ * instead of a load and a store per block; 4 MiB of 4-byte blocks 125-133
+ * against 182-230 us (AMD EPYC, Zen 5). The loads read the gaps between the
+ * blocks, never past the last block (the last iterations go by blocks).
+ * Returns the blocks done. */
+__attribute__((target("avx2"))) static size_t gather_half(unsigned char *d, const unsigned char *s, size_t n,
+                                                           size_t len)
+{
+    size_t k = 0;
+    if (len == 4) {
+        for (; k + 8 < n; k += 8, d += 32, s += 64) {
+            __m256 a = _mm256_loadu_ps((const float *)s), b = _mm256_loadu_ps((const float *)(s + 32));
+            __m256i c = _mm256_castps_si256(_mm256_shuffle_ps(a, b, 0x88));   /* a0 a2 b0 b2 | a4 a6 b4 b6 */
+            _mm256_storeu_si256((__m256i *)d, _mm256_permute4x64_epi64(c, 0xd8));
+        }
+    } else {
+        for (; k + 4 < n; k += 4, d += 32, s += 64) {
+            __m256i a = _mm256_loadu_si256((const __m256i *)s), b = _mm256_loadu_si256((const __m256i *)(s + 32));
+            __m256i c = _mm256_unpacklo_epi64(a, b);                            /* a0 b0 | a2 b2 */
+            _mm256_storeu_si256((__m256i *)d, _mm256_permute4x64_epi64(c, 0xd8));
+        }
+    }
+    return k;
+}
+
+static int have_avx2(void)
+{
+    static int known = -1;
+    if (known < 0)
+        known = __builtin_cpu_supports("avx2") ? 1 : 0;
+    return known;
+}
+#endif
+
 void rch_base_copy2d(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride, size_t n, size_t len)
 {
     unsigned char *d = dst;
     const unsigned char *s = src;
+#if defined(__x86_64__)
+    if ((len == 4 || len == 8) && dstride == (ptrdiff_t)len && sstride == 2 * (ptrdiff_t)len && n > 16 &&
+        have_avx2()) {
+        size_t k = gather_half(d, s, n, len);
+        d += k * len;
+        s += k * 2 * len;
+        n -= k;
+    }
+#endif
     switch (len) {
     case 1: copy2d_len(d, dstride, s, sstride, n, 1); break;
     case 2: copy2d_len(d, dstride, s, sstride, n, 2); break;

@@ -258,6 +258,10 @@ static const struct rch_tun_row rows[] = {
       "For tests: world rank RMA_RMW_DIE - 1 _exits inside its first single-copy read-modify-write of a "
       "node-local window (an accumulate applied by the origin), between the read and the write, holding "
       "the target's accumulate lock (0: none)" },
+    { "RMA_GETW_FILL", RCH_TUN_BOOL, OFF(rma_getw_fill), "on", 0, 0, "on|off",
+      "A get of a derived datatype from a rank of this node (GETW): the target packs the blocks straight "
+      "into the shared-memory pipeline's buffers, which the origin copies out (on), or packs chunks of its "
+      "own and writes them by single copy (off); on where the channel has it (shared memory)" },
     { "RMA_PATH", RCH_TUN_ENUM, OFF(rma_path), "auto", 0, 0, "auto|rdma|am",
       "How one-sided operations reach other ranks: auto (load/store into windows in node-shared memory, "
       "the channel's RDMA put/get elsewhere, packets for the rest), rdma (never load/store: channel "

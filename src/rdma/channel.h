@@ -109,6 +109,9 @@ struct rch_rdma_open_args {
     struct rch_rdma_upcalls up;
 };
 
+/* put_fill's producer of the data: bytes [off, off + n) into buf. */
+typedef void (*rch_rdma_fill_fn)(void *fill_ctx, unsigned char *buf, size_t off, size_t n);
+
 struct rch_rdma_ops {
     const char *name;
     /* Can this transport run here at all (device present, permissions)? OK or a
@@ -177,6 +180,17 @@ struct rch_rdma_ops {
      * progress call). For a waiter that cannot run progress (a device spin
      * lock held by that peer, rma_acclock.c). */
     int (*peer_gone)(struct rch_rdma_chan *ch, int peer);
+    /* Optional (NULL: not had): a remote write of len bytes into the peer's
+     * registered memory at raddr whose data is made as it goes: the
+     * transport calls fill(fill_ctx, buf, off, n) to write bytes
+     * [off, off + n) of it into its own buffer, in increasing off with no
+     * gap, from its progress, and never after upcalls.rma_done(op_ctx)
+     * (exactly once). For data that would otherwise be assembled into a
+     * buffer first only to be copied (a one-sided get's pack of a derived
+     * datatype, device/rma_getw.c). INPROGRESS or an error (then no fill
+     * call and no rma_done). */
+    rdmach_status_t (*put_fill)(struct rch_rdma_chan *ch, int peer, size_t len, const struct rch_rdma_rkey *rkey,
+                                uint64_t raddr, rch_rdma_fill_fn fill, void *fill_ctx, void *op_ctx);
 };
 
 /* For ops a transport does not have: explicit, never NULL (as libfabric's fi_no_*).

@@ -10,6 +10,7 @@ set_tests_properties(test_rma_getw_am PROPERTIES ENVIRONMENT "RDMACH_RMA_PATH=am
 rdmach_mpi_test(test_rma_getw NP 2 TEST test_rma_getw_tcp TIMEOUT 60)
 set_tests_properties(test_rma_getw_tcp PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=1")
 # The target may not write the origin by single copy (every process_vm_writev
-# refused): the chunks go by the channel's pipeline, later gets by GETV.
+# refused) and writes chunks of its own (RMA_GETW_FILL=off): the chunks go by
+# the channel's pipeline, later gets by GETV.
 rdmach_mpi_test(test_rma_getw_refused NP 2 TIMEOUT 60)
-set_tests_properties(test_rma_getw_refused PROPERTIES ENVIRONMENT "RDMACH_CMA_REFUSE_WRITE=on")
+set_tests_properties(test_rma_getw_refused PROPERTIES ENVIRONMENT "RDMACH_CMA_REFUSE_WRITE=on;RDMACH_RMA_GETW_FILL=off")

@@ -48,6 +48,8 @@ struct rch_shm_xfer {
     uint16_t kind;                   /* RCH_SHM_PIPE_* */
     int32_t status;                  /* GET_ERR */
     const unsigned char *src;
+    rch_rdma_fill_fn fill;           /* PUT: makes the data, if src is NULL (channel.h put_fill) */
+    void *fill_ctx;
     uint64_t dst;                    /* address in the sink */
     size_t len, off;
     uint64_t op_id;                  /* GET: the sink's op id */
@@ -291,6 +293,10 @@ rdmach_status_t rch_shm_mem_rkey(struct rch_rdma_chan *ch, const struct rch_rdma
 rdmach_status_t rch_shm_put(struct rch_rdma_chan *ch, int peer, const void *laddr,
                             struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
                             uint64_t raddr, void *op_ctx);
+/* The channel op put_fill: always by the two-copy pipeline, whose source
+ * copy is the fill (the data is made once, into the sink's segment). */
+rdmach_status_t rch_shm_put_fill(struct rch_rdma_chan *ch, int peer, size_t len, const struct rch_rdma_rkey *rkey,
+                                 uint64_t raddr, rch_rdma_fill_fn fill, void *fill_ctx, void *op_ctx);
 rdmach_status_t rch_shm_get(struct rch_rdma_chan *ch, int peer, void *laddr,
                             struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
                             uint64_t raddr, void *op_ctx);
@@ -317,8 +323,9 @@ unsigned rch_shm_coop_fail_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p
 /* steal: the sink may copy chunks itself by single copy if the source stops serving */
 rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
                                  size_t len, uint64_t raddr, void *op_ctx, int steal);
+/* The data from laddr, or (laddr NULL) made by fill into each chunk's buffer. */
 rdmach_status_t rch_shm_pipe_put(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *laddr,
-                                 size_t len, uint64_t raddr, void *op_ctx);
+                                 rch_rdma_fill_fn fill, void *fill_ctx, size_t len, uint64_t raddr, void *op_ctx);
 /* A GETREQ / PUTNOTE record arrived from p. */
 void rch_shm_pipe_on_getreq(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *pkt, size_t len);
 void rch_shm_pipe_on_putnote(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *pkt, size_t len);

@@ -612,4 +612,5 @@ const struct rch_rdma_ops rch_rdma_shm_ops = {
     .recv_peek   = rch_rdma_no_recv_peek,
     .recv_done   = rch_rdma_no_recv_done,
     .peer_gone   = rch_shm_peer_gone,
+    .put_fill    = rch_shm_put_fill,
 };

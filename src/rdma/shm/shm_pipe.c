@@ -325,7 +325,7 @@ rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *
 }
 
 rdmach_status_t rch_shm_pipe_put(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *laddr,
-                                 size_t len, uint64_t raddr, void *op_ctx)
+                                 rch_rdma_fill_fn fill, void *fill_ctx, size_t len, uint64_t raddr, void *op_ctx)
 {
     rdmach_status_t st = src_ready(ch, p);
     if (st != RDMACH_OK)
@@ -341,6 +341,8 @@ rdmach_status_t rch_shm_pipe_put(struct rch_rdma_chan *ch, struct rch_shm_peer *
     }
     x->kind = RCH_SHM_PIPE_PUT_DATA;
     x->src = laddr;
+    x->fill = fill;
+    x->fill_ctx = fill_ctx;
     x->dst = raddr;
     x->len = len;
     x->op_ctx = op_ctx;
@@ -445,8 +447,10 @@ static unsigned src_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsig
         size_t nb = x->len - x->off < chunk ? x->len - x->off : chunk;
         if (x->off == 0)
             x->first_seq = p->src_seq;
-        if (nb)
+        if (nb && x->src)
             memcpy(rch_shm_seg_pipe_buf(p->segp, ch->my_slot, b), x->src + x->off, nb);
+        else if (nb)
+            x->fill(x->fill_ctx, rch_shm_seg_pipe_buf(p->segp, ch->my_slot, b), x->off, nb);
         ch->stats.pipe_chunks++;
         moved++;
         struct rch_shm_pipe_desc *d = &pc->desc[b];

@@ -158,7 +158,7 @@ rdmach_status_t rch_shm_cma_rw(struct rch_rdma_chan *ch, struct rch_shm_peer *p,
     return RDMACH_OK;
 }
 
-static rdmach_status_t rma_prepare(struct rch_rdma_chan *ch, int peer, const void *laddr, size_t len,
+static rdmach_status_t rma_prepare(struct rch_rdma_chan *ch, int peer, int has_local, size_t len,
                                    const struct rch_rdma_rkey *rkey, uint64_t raddr, unsigned access,
                                    const char *op, struct rch_shm_peer **out)
 {
@@ -167,7 +167,7 @@ static rdmach_status_t rma_prepare(struct rch_rdma_chan *ch, int peer, const voi
         return rch_base_err(RDMACH_ERR_UNREACHABLE, "shm %s: rank %d is not a peer of this channel", op, peer);
     if (p->state == RCH_SHM_PEER_DEAD)
         return rch_base_err(p->dead_status, "shm %s: rank %d has failed", op, peer);
-    if (len > 0 && !laddr)
+    if (len > 0 && !has_local)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm %s: local address is NULL for %zu bytes", op, len);
     rdmach_status_t st = check_rkey(p, rkey, raddr, len, access, op);
     if (st == RDMACH_OK && p->state != RCH_SHM_PEER_CONNECTED) {
@@ -195,7 +195,8 @@ rdmach_status_t rch_shm_get(struct rch_rdma_chan *ch, int peer, void *laddr,
                             uint64_t raddr, void *op_ctx)
 {
     struct rch_shm_peer *p = NULL;
-    rdmach_status_t st = rma_prepare(ch, peer, laddr, len, rkey, raddr, RCH_RDMA_ACCESS_REMOTE_READ, "get", &p);
+    rdmach_status_t st =
+        rma_prepare(ch, peer, laddr != NULL, len, rkey, raddr, RCH_RDMA_ACCESS_REMOTE_READ, "get", &p);
     if (st != RDMACH_OK || len == 0)
         return st;
     if (peer == ch->rank) {
@@ -224,7 +225,8 @@ rdmach_status_t rch_shm_put(struct rch_rdma_chan *ch, int peer, const void *ladd
                             uint64_t raddr, void *op_ctx)
 {
     struct rch_shm_peer *p = NULL;
-    rdmach_status_t st = rma_prepare(ch, peer, laddr, len, rkey, raddr, RCH_RDMA_ACCESS_REMOTE_WRITE, "put", &p);
+    rdmach_status_t st =
+        rma_prepare(ch, peer, laddr != NULL, len, rkey, raddr, RCH_RDMA_ACCESS_REMOTE_WRITE, "put", &p);
     if (st != RDMACH_OK || len == 0)
         return st;
     if (peer == ch->rank) {
@@ -236,5 +238,21 @@ rdmach_status_t rch_shm_put(struct rch_rdma_chan *ch, int peer, const void *ladd
         if (st != RDMACH_ERR_UNSUPPORTED || !cma_refused(ch, p))
             return st;
     }
-    return rch_shm_pipe_put(ch, p, laddr, len, raddr, op_ctx);
+    return rch_shm_pipe_put(ch, p, laddr, NULL, NULL, len, raddr, op_ctx);
+}
+
+rdmach_status_t rch_shm_put_fill(struct rch_rdma_chan *ch, int peer, size_t len, const struct rch_rdma_rkey *rkey,
+                                 uint64_t raddr, rch_rdma_fill_fn fill, void *fill_ctx, void *op_ctx)
+{
+    struct rch_shm_peer *p = NULL;
+    if (fill == NULL)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm put_fill to rank %d: no fill function", peer);
+    rdmach_status_t st = rma_prepare(ch, peer, 1, len, rkey, raddr, RCH_RDMA_ACCESS_REMOTE_WRITE, "put", &p);
+    if (st != RDMACH_OK)
+        return st;
+    if (peer == ch->rank) {
+        fill(fill_ctx, (unsigned char *)(uintptr_t)raddr, 0, len);
+        return RDMACH_OK;
+    }
+    return rch_shm_pipe_put(ch, p, NULL, fill, fill_ctx, len, raddr, op_ctx);
 }

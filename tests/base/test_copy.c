@@ -1,0 +1,73 @@
+/* base/copy.c rch_base_copy2d: every block length and count against a byte
+ * loop, the gathers of every other 4- or 8-byte block (AVX2 shuffles where
+ * the CPU has them) included, whose loads read the gaps: a source whose last
+ * block ends at an unmapped page must not fault, and the destination's
+ * bytes after the blocks must be left alone. */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "base/base.h"
+
+static void ref2d(unsigned char *d, ptrdiff_t ds, const unsigned char *s, ptrdiff_t ss, size_t n, size_t len)
+{
+    for (size_t k = 0; k < n; k++)
+        for (size_t b = 0; b < len; b++)
+            d[(ptrdiff_t)k * ds + (ptrdiff_t)b] = s[(ptrdiff_t)k * ss + (ptrdiff_t)b];
+}
+
+/* n blocks of len at stride ss out of a source whose span ends at a
+ * PROT_NONE page, into dst (contiguous, len apart) and checked. */
+static void gather_at_edge(size_t len, ptrdiff_t ss, size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    size_t span = (n - 1) * (size_t)ss + len, pages = (span + pg - 1) / pg;
+    unsigned char *m = mmap(NULL, (pages + 1) * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(m != MAP_FAILED);
+    cr_assert_eq(mprotect(m + pages * pg, pg, PROT_NONE), 0);
+    unsigned char *src = m + pages * pg - span;
+    for (size_t i = 0; i < span; i++)
+        src[i] = (unsigned char)(i * 7 + 3);
+    size_t out = n * len + 16;
+    unsigned char *got = malloc(out), *want = malloc(out);
+    cr_assert(got && want);
+    memset(got, 0xa5, out);
+    memset(want, 0xa5, out);
+    rch_base_copy2d(got, (ptrdiff_t)len, src, ss, n, len);
+    ref2d(want, (ptrdiff_t)len, src, ss, n, len);
+    cr_expect(memcmp(got, want, out) == 0, "len %zu stride %td n %zu: wrong bytes", len, ss, n);
+    free(got);
+    free(want);
+    munmap(m, (pages + 1) * pg);
+}
+
+Test(copy2d, gathers_every_other_block_up_to_an_unmapped_page)
+{
+    static const size_t ns[] = { 1, 2, 7, 8, 9, 15, 16, 17, 18, 24, 25, 31, 33, 100, 1027, 65537 };
+    for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+        gather_at_edge(4, 8, ns[i]);
+        gather_at_edge(8, 16, ns[i]);
+    }
+}
+
+Test(copy2d, every_length_and_stride_against_a_byte_loop)
+{
+    static const size_t lens[] = { 1, 2, 3, 4, 8, 12, 16, 24, 32, 64, 100 };
+    unsigned char src[4096], got[4096], want[4096];
+    for (size_t i = 0; i < sizeof(src); i++)
+        src[i] = (unsigned char)(i * 13 + 1);
+    for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+        for (size_t n = 0; n <= 20; n++) {
+            size_t len = lens[l];
+            ptrdiff_t strides[][2] = { { (ptrdiff_t)len, 2 * (ptrdiff_t)len }, { 2 * (ptrdiff_t)len, (ptrdiff_t)len },
+                                       { (ptrdiff_t)len + 5, (ptrdiff_t)len + 3 } };
+            for (int k = 0; k < 3; k++) {
+                memset(got, 0, sizeof(got));
+                memset(want, 0, sizeof(want));
+                rch_base_copy2d(got, strides[k][0], src, strides[k][1], n, len);
+                ref2d(want, strides[k][0], src, strides[k][1], n, len);
+                cr_expect(memcmp(got, want, sizeof(got)) == 0, "len %zu n %zu strides %td %td", len, n,
+                          strides[k][0], strides[k][1]);
+            }
+        }
+}
