@@ -607,3 +607,7 @@ tool_test(sim_l3_pipe_5 COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +2000 
   -- ${SIM} pingpong --ppn 2 --size 2000 --iters 5 --params ${SIMDATA}/l3_pipe.txt)
 tool_test(sim_l3_pipe_6 COMMAND ${EXPECT} 0 "^pingpong +pingpong +2 +1 +2 +2000 +13\\.600 "
   -- ${SIM} pingpong --ppn 2 --size 2000 --iters 6 --params ${SIMDATA}/l3_pipe.txt)
+# A 0-byte Bruck alltoall records no op at all; its later iterations have
+# nothing to run (they read past the empty program and crashed, 3 calls).
+tool_test(sim_bruck_zero_bytes_iterates COMMAND ${EXPECT} 0 "^alltoall +bruck +4 +4 +1 +0 +0\\.000 +0\\.000 "
+  -- ${SIM} alltoall --ranks 4 --size 0 --algos bruck --iters 3)

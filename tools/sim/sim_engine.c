@@ -1059,7 +1059,9 @@ static void run_rank(struct sim *s, uint32_t rank)
             return;
         }
         if (r->pc == p.nops) {
-            if (++r->iter >= (uint32_t)s->iters) {
+            /* an empty loop body (a 0-byte Bruck alltoall sends nothing)
+             * leaves nothing for the other iterations to do */
+            if (++r->iter >= (uint32_t)s->iters || r->loop == p.nops) {
                 r->done = 1;
                 return;
             }
