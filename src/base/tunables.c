@@ -103,6 +103,11 @@ static const struct rch_tun_row rows[] = {
       "every rank registers, before it makes a file, with a small detached process per host (started by the "
       "first rank there) that waits for every registered rank to end and then removes the job's "
       "/dev/shm/rdmach-<job>-* files (device/reaper.c)" },
+    { "SHM_REAPER_IDLE_MS", RCH_TUN_INT, OFF(shm_reaper_idle_ms), "60000", 100, INT_MAX, NULL,
+      "Milliseconds a newly started reaper waits for its first registration before it leaves: the rank that "
+      "started it died before registering, and a reaper nobody registers with would wait for ever" },
+    { "SHM_REAPER_DIE", RCH_TUN_BOOL, OFF(shm_reaper_die), "off", 0, 0, "on|off",
+      "For tests: the rank that starts its host's reaper _exits before it registers with it" },
     { "HEARTBEAT", RCH_TUN_ENUM, OFF(heartbeat), "auto", 0, 0, "auto|all|off",
       "Heartbeats between ranks whose hang (SIGSTOP, a frozen host) no kernel here can see: a helper thread "
       "per rank sends each watched peer a datagram every HEARTBEAT_INTERVAL ms, and a peer silent for "

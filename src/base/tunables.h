@@ -66,6 +66,8 @@ struct rch_tunables {
     int    peer_stop_timeout; /* ms a local peer may stay stopped before it counts as failed (0: never) */
     int    sigusr1;          /* RCH_SIGUSR1_*: the launcher's "a process failed" signal (base/proc.c) */
     int    shm_reaper;       /* bool: a per-host process removes the job's /dev/shm files once its registered ranks end */
+    int    shm_reaper_idle_ms; /* a reaper nobody has registered with leaves after this */
+    int    shm_reaper_die;   /* bool, for tests: the rank that starts the reaper _exits before registering */
     int    heartbeat;        /* RCH_HEARTBEAT_*: which peers a helper thread's datagrams watch (device/heartbeat.c) */
     int    heartbeat_interval; /* ms between two heartbeats to a peer */
     int    heartbeat_timeout;  /* ms of silence after which a watched peer counts as failed */

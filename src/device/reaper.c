@@ -140,8 +140,11 @@ static int take(struct pollfd *pfd, int *n, uid_t uid)
     return took;
 }
 
-/* The detached grandchild, holding the listening socket lfd: never returns. */
-static void reap(int lfd, struct pollfd *pfd, const char *prefix)
+/* The detached grandchild, holding the listening socket lfd: never returns.
+ * Until a first rank has registered it waits idle_ms at most: the rank that
+ * started it may have died before its own connect, and then nobody comes
+ * (it leaves without unlinking: a rank makes files only once registered). */
+static void reap(int lfd, struct pollfd *pfd, const char *prefix, int idle_ms)
 {
     /* keep only the listening socket */
     if (lfd > 0)
@@ -152,8 +155,16 @@ static void reap(int lfd, struct pollfd *pfd, const char *prefix)
     pfd[0].fd = lfd;
     pfd[0].events = POLLIN;
     for (;;) {
-        if (poll(pfd, (nfds_t)n, -1) < 0)
+        int ready = poll(pfd, (nfds_t)n, seen ? -1 : idle_ms);
+        if (ready < 0)
             continue;                 /* EINTR */
+        if (ready == 0) {             /* idle since it started */
+            if (take(pfd, &n, uid) == 0) {
+                close(lfd);
+                _exit(0);
+            }
+            seen = 1;
+        }
         if (pfd[0].revents)
             seen |= take(pfd, &n, uid) > 0;
         for (int i = 1; i < n;) {
@@ -198,6 +209,7 @@ static socklen_t reaper_addr(struct sockaddr_un *a, const char *kvs)
  * EADDRINUSE: another rank of this host was first; its reaper serves. */
 static void reaper_spawn(const struct sockaddr_un *a, socklen_t alen, const char *prefix)
 {
+    int idle_ms = rch_tun.shm_reaper_idle_ms;
     int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     struct pollfd *pfd = malloc(sizeof(*pfd) * (REAPER_MAX_RANKS + 1));
     if (lfd < 0 || pfd == NULL || bind(lfd, (const struct sockaddr *)a, alen) != 0 ||
@@ -221,7 +233,7 @@ static void reaper_spawn(const struct sockaddr_un *a, socklen_t alen, const char
             prctl(PR_SET_NAME, "rdmach-reaper", 0, 0, 0);
             prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
             blank(environ);
-            reap(lfd, pfd, prefix);
+            reap(lfd, pfd, prefix, idle_ms);
         }
         _exit(0);
     }
@@ -268,8 +280,13 @@ void rch_dev_reaper_start(void)
             break;
         }
         close(fd);
-        if (r < 0)
+        if (r < 0) {
             reaper_spawn(&a, alen, prefix);
+            if (rch_tun.shm_reaper_die) {
+                RCH_WARN("dev", "SHM_REAPER_DIE: exiting before registering with reaper @%s", a.sun_path + 1);
+                _exit(3);
+            }
+        }
     }
     if (reg_fd < 0)
         RCH_WARN("dev", "no /dev/shm reaper on this host: the files of this job left by a crash will be "

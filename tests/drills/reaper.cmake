@@ -9,3 +9,7 @@ foreach(mode kill exit)
   drills_test(drills_reaper_${mode}_vnode2 ENV RDMACH_VNODE_SIZE=2 COMMAND bash
     ${CMAKE_CURRENT_LIST_DIR}/drills_reaper.sh ${MPIEXEC_MPICH} $<TARGET_FILE:drills_reaper> ${mode} 4)
 endforeach()
+# A reaper whose starting rank died before registering leaves after
+# RDMACH_SHM_REAPER_IDLE_MS instead of waiting for ever.
+drills_test(drills_reaper_unregistered COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/drills_reaper_unregistered.sh
+  ${MPIEXEC_MPICH} $<TARGET_FILE:drills_reaper>)
