@@ -115,7 +115,7 @@ static int same_bufs(const uint32_t *a, const uint32_t *b, uint32_t n)
 {
     if (!a || !b)
         return a == b;
-    return memcmp(a, b, n * sizeof(uint32_t)) == 0;
+    return n == 0 || memcmp(a, b, n * sizeof(uint32_t)) == 0;
 }
 
 static int find(const struct sim_progs *t, const sim_op *ops, const uint32_t *bufs, uint32_t n, int form, uint64_t h,
@@ -126,7 +126,7 @@ static int find(const struct sim_progs *t, const sim_op *ops, const uint32_t *bu
         if (!e->used)
             return 0;
         if (e->hash == h && e->form == form && t->progs[e->prog].nops == n &&
-            memcmp(t->progs[e->prog].ops, ops, n * sizeof(sim_op)) == 0 && same_bufs(t->progs[e->prog].bufs, bufs, n)) {
+            (n == 0 || memcmp(t->progs[e->prog].ops, ops, n * sizeof(sim_op)) == 0) && same_bufs(t->progs[e->prog].bufs, bufs, n)) {
             *prog = e->prog;
             return 1;
         }
@@ -174,9 +174,12 @@ static int insert(struct sim_progs *t, const sim_op *ops, const uint32_t *bufs, 
         free(copy);
         return -1;
     }
-    memcpy(copy, ops, n * sizeof(sim_op));
-    if (bufs)
-        memcpy(bcopy, bufs, n * sizeof(uint32_t));
+    if (n) {                  /* an empty program (a 0-byte Bruck alltoall) may have no ops array: no
+                               * memcpy or memcmp of it (undefined on a null pointer) */
+        memcpy(copy, ops, n * sizeof(sim_op));
+        if (bufs)
+            memcpy(bcopy, bufs, n * sizeof(uint32_t));
+    }
     t->progs[t->nprogs] = (struct sim_prog){ copy, n, slots, bcopy };
     t->bytes += (n ? n : 1) * (sizeof(sim_op) + (bufs ? sizeof(uint32_t) : 0));
     size_t i = h & (t->tabsize - 1);
