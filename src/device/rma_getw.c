@@ -333,32 +333,6 @@ static rdmach_status_t chunk_out(struct getw_ans *a, struct rch_dev_peer *p, str
     return chunk_buf ? RDMACH_OK : rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided get: no memory for a chunk");
 }
 
-/* GETW of blocks that repeat: whole repetitions a chunk, gathered into the
- * origin's order by one copy2d per block. */
-static rdmach_status_t pack_pattern(struct getw_ans *a, struct rch_dev_peer *p, struct rch_dev_win *w,
-                                    const unsigned char *desc, const struct rch_rdma_rkey *key, uint64_t raddr)
-{
-    size_t cmax = chunk_alone();
-    struct rch_rma_pat q;
-    struct rch_rma_pblk b[RCH_RMA_PAT_BLK_MAX];
-    unsigned char *mem[RCH_RMA_PAT_BLK_MAX];
-    memcpy(&q, desc, sizeof(q));
-    memcpy(b, desc + sizeof(q), q.nblk * sizeof(b[0]));
-    rdmach_status_t st = rch_dev_rma_pat_mem(w, &q, b, mem);
-    if (st != RDMACH_OK || q.period > cmax)
-        return RDMACH_ERR_INVALID_ARG;
-    uint64_t sent = 0;
-    for (uint64_t r0 = 0, m = 0; r0 < q.reps && st == RDMACH_OK; r0 += m, cmax = chunk_shared()) {
-        uint64_t per = cmax / q.period;
-        m = q.reps - r0 < per ? q.reps - r0 : per;
-        size_t soff = 0;
-        for (uint32_t k = 0; k < q.nblk; soff += b[k].blen, k++)
-            rch_base_copy2d(chunk_buf + soff, q.period, mem[k] + (int64_t)r0 * q.stride, q.stride, m, b[k].blen);
-        st = chunk_out(a, p, w, key, raddr, (size_t)(m * q.period), &sent);
-    }
-    return st;
-}
-
 /* One block of the pack: len bytes at blk, `part` of them out already;
  * copies what fits in n and says whether the block is done. */
 static int fill_block(struct getw_fill *f, unsigned char **buf, size_t *n, const unsigned char *blk, size_t len)
@@ -439,50 +413,58 @@ static void getw_fill(void *ctx, unsigned char *buf, size_t off, size_t n)
     }
 }
 
+/* The pack's cursor over the GETW's blocks (payload: its description after
+ * the where), each checked against the window and their bytes against the
+ * GETW's: the one packer of both answers (put_fill and chunked writes). */
+static rdmach_status_t fill_init(struct getw_fill **out, const struct rch_rma_hdr *h, struct rch_dev_win *w,
+                                 const unsigned char *payload)
+{
+    struct getw_fill *f = calloc(1, sizeof(*f));
+    if ((*out = f) == NULL)
+        return RDMACH_ERR_NO_MEMORY;
+    if (h->flags & RCH_RMA_F_PAT) {
+        f->pat = 1;
+        memcpy(&f->q, payload, sizeof(f->q));
+        if (f->q.nblk == 0 || f->q.nblk > RCH_RMA_PAT_BLK_MAX)
+            return RDMACH_ERR_INVALID_ARG;
+        memcpy(f->b, payload + sizeof(f->q), f->q.nblk * sizeof(f->b[0]));
+        uint64_t period = 0;
+        for (uint32_t k = 0; k < f->q.nblk; k++)
+            period += f->b[k].blen;
+        if (period != f->q.period || period == 0 || f->q.reps * period != h->elem ||
+            rch_dev_rma_pat_mem(w, &f->q, f->b, f->mem) != RDMACH_OK)
+            return RDMACH_ERR_INVALID_ARG;
+        return RDMACH_OK;
+    }
+    struct rch_rma_vec v;
+    memcpy(&v, payload, sizeof(v));
+    f->nseg = v.nseg;
+    f->segs = malloc((v.nseg ? v.nseg : 1) * sizeof(f->segs[0]));
+    f->smem = malloc((v.nseg ? v.nseg : 1) * sizeof(f->smem[0]));
+    if (f->segs == NULL || f->smem == NULL)
+        return RDMACH_ERR_NO_MEMORY;
+    memcpy(f->segs, payload + sizeof(v), v.nseg * sizeof(f->segs[0]));
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < v.nseg; i++) {
+        if (w->flavor == RCH_DEV_WIN_DYNAMIC || f->segs[i].blen == 0 ||
+            (f->smem[i] = rch_dev_rma_seg_mem(w, &f->segs[i])) == NULL)
+            return RDMACH_ERR_INVALID_ARG;
+        total += (uint64_t)f->segs[i].blen * f->segs[i].count;
+    }
+    return total == h->elem ? RDMACH_OK : RDMACH_ERR_INVALID_ARG;
+}
+
 /* Answer the whole GETW by one put_fill: the pack goes straight into the
  * channel's buffers (the shared-memory pipeline's, in the origin's segment),
  * which the origin's progress copies into its buffer, the two copies
  * overlapped chunk by chunk on two cores; no chunk of ours, no single copy.
- * The blocks were checked against the window. RDMACH_AGAIN: not this way
- * (the chunked writes then), also when the channel refuses the call. */
+ * RDMACH_AGAIN: not this way (the chunked writes then), also when the
+ * channel refuses the call (nothing packed yet). */
 static rdmach_status_t answer_fill(struct getw_ans *a, struct rch_dev_peer *p, struct rch_dev_win *w,
-                                   const unsigned char *payload, const struct rch_rdma_rkey *key, uint64_t raddr)
+                                   const struct rch_rdma_rkey *key, uint64_t raddr)
 {
     if (!rch_tun.rma_getw_fill || p->ops->put_fill == NULL)
         return RDMACH_AGAIN;
-    struct getw_fill *f = calloc(1, sizeof(*f));
-    if (f == NULL)
-        return RDMACH_AGAIN;
-    a->fill = f;
-    if (a->h.flags & RCH_RMA_F_PAT) {
-        f->pat = 1;
-        memcpy(&f->q, payload, sizeof(f->q));
-        memcpy(f->b, payload + sizeof(f->q), f->q.nblk * sizeof(f->b[0]));
-        uint64_t period = 0;
-        for (uint32_t k = 0; k < f->q.nblk && k < RCH_RMA_PAT_BLK_MAX; k++)
-            period += f->b[k].blen;
-        if (f->q.nblk == 0 || f->q.nblk > RCH_RMA_PAT_BLK_MAX || period != f->q.period || period == 0 ||
-            f->q.reps * period != a->h.elem || rch_dev_rma_pat_mem(w, &f->q, f->b, f->mem) != RDMACH_OK)
-            return RDMACH_ERR_INVALID_ARG;
-    } else {
-        struct rch_rma_vec v;
-        memcpy(&v, payload, sizeof(v));
-        f->nseg = v.nseg;
-        f->segs = malloc((v.nseg ? v.nseg : 1) * sizeof(f->segs[0]));
-        f->smem = malloc((v.nseg ? v.nseg : 1) * sizeof(f->smem[0]));
-        if (f->segs == NULL || f->smem == NULL)
-            return RDMACH_AGAIN;
-        memcpy(f->segs, payload + sizeof(v), v.nseg * sizeof(f->segs[0]));
-        uint64_t total = 0;
-        for (uint32_t i = 0; i < v.nseg; i++) {
-            if (w->flavor == RCH_DEV_WIN_DYNAMIC || f->segs[i].blen == 0 ||
-                (f->smem[i] = rch_dev_rma_seg_mem(w, &f->segs[i])) == NULL)
-                return RDMACH_ERR_INVALID_ARG;
-            total += (uint64_t)f->segs[i].blen * f->segs[i].count;
-        }
-        if (total != a->h.elem)
-            return RDMACH_ERR_INVALID_ARG;
-    }
     struct rch_dev_ireq *r = rch_dev_rma_req(w, a->h.src, 0, NULL);
     if (r == NULL)
         return RDMACH_AGAIN;
@@ -491,7 +473,7 @@ static rdmach_status_t answer_fill(struct getw_ans *a, struct rch_dev_peer *p, s
     r->pub.user_word[1] = 1;                  /* a write of ours: counted if the origin dies */
     rch_dev_pending_add(p, r);                /* an origin that dies fails it */
     a->pending++;
-    rdmach_status_t st = p->ops->put_fill(p->chan, p->rank, a->h.elem, key, raddr, getw_fill, f,
+    rdmach_status_t st = p->ops->put_fill(p->chan, p->rank, a->h.elem, key, raddr, getw_fill, a->fill,
                                           (void *)(uintptr_t)rch_dev_ireq_id(r));
     if (st == RDMACH_OK || st == RDMACH_INPROGRESS || st == RDMACH_ERR_PEER_DEAD) {
         if (st != RDMACH_INPROGRESS)
@@ -506,16 +488,28 @@ static rdmach_status_t answer_fill(struct getw_ans *a, struct rch_dev_peer *p, s
     return RDMACH_AGAIN;
 }
 
+/* Answer by chunks of our own, each packed by the same cursor and written
+ * into the origin's buffer by the channel's put. */
+static rdmach_status_t answer_chunks(struct getw_ans *a, struct rch_dev_peer *p, struct rch_dev_win *w,
+                                     const struct rch_rdma_rkey *key, uint64_t raddr)
+{
+    if (!chunk_buf && !(chunk_buf = buf_get()))
+        return RDMACH_ERR_NO_MEMORY;
+    rdmach_status_t st = RDMACH_OK;
+    uint64_t sent = 0;
+    for (size_t cmax = chunk_alone(); sent < a->h.elem && st == RDMACH_OK; cmax = chunk_shared()) {
+        size_t fill = a->h.elem - sent < cmax ? (size_t)(a->h.elem - sent) : cmax;
+        pack_range(a->fill, chunk_buf, (size_t)sent, fill);
+        st = chunk_out(a, p, w, key, raddr, fill, &sent);
+    }
+    return st;
+}
+
 void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const struct rch_rma_hdr *h,
                          const unsigned char *payload)
 {
     struct rch_rma_where wh;
-    struct rch_rma_vec v;
     memcpy(&wh, payload, sizeof(wh));
-    memcpy(&v, payload + sizeof(wh), sizeof(v));
-    const unsigned char *desc = payload + sizeof(wh) + sizeof(v);
-    rdmach_status_t st = RDMACH_OK;
-    size_t cmax = chunk_alone();
     struct getw_ans *a = calloc(1, sizeof(*a));
     if (a == NULL) {
         rch_dev_rma_answer_rsp(w, h, RDMACH_ERR_NO_MEMORY, NULL, 0, 0);
@@ -524,60 +518,9 @@ void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const st
     a->h = *h;
     struct rch_rdma_rkey key = { .len = wh.keylen };
     memcpy(key.bytes, wh.key, wh.keylen);
-    st = answer_fill(a, p, w, payload + sizeof(wh), &key, wh.raddr);
-    int filled = st != RDMACH_AGAIN;
-    if (filled) {
-        v.nseg = 0;
-    } else {
-        fill_free(a->fill);
-        a->fill = NULL;
-        st = RDMACH_OK;
-        if (!chunk_buf && !(chunk_buf = buf_get()))
-            st = RDMACH_ERR_NO_MEMORY;
-    }
-    if (!filled && (h->flags & RCH_RMA_F_PAT)) {
-        if (st == RDMACH_OK)
-            st = pack_pattern(a, p, w, payload + sizeof(wh), &key, wh.raddr);
-        v.nseg = 0;
-    }
-    for (uint32_t i = 0; i < v.nseg && st == RDMACH_OK; i++) {
-        struct rch_rma_seg s;
-        memcpy(&s, desc + (size_t)i * sizeof(s), sizeof(s));
-        if (w->flavor == RCH_DEV_WIN_DYNAMIC || rch_dev_rma_seg_mem(w, &s) == NULL)
-            st = RDMACH_ERR_INVALID_ARG;
-    }
-    size_t fill = 0;
-    uint64_t sent = 0;
-    for (uint32_t i = 0; i < v.nseg && st == RDMACH_OK; i++) {
-        struct rch_rma_seg s;
-        memcpy(&s, desc + (size_t)i * sizeof(s), sizeof(s));
-        const unsigned char *mem = rch_dev_rma_seg_mem(w, &s);
-        for (uint64_t k = 0, part = 0; k < s.count && st == RDMACH_OK;) {
-            const unsigned char *blk = mem + (int64_t)k * s.stride;
-            uint64_t m = part == 0 ? (cmax - fill) / s.blen : 0;    /* whole blocks that fit */
-            if (m > s.count - k)
-                m = s.count - k;
-            if (m > 0) {
-                rch_base_copy2d(chunk_buf + fill, s.blen, blk, s.stride, m, s.blen);
-                fill += m * s.blen;
-                k += m;
-            } else {                                 /* a block across the chunk's end */
-                size_t n = s.blen - part < cmax - fill ? s.blen - part : cmax - fill;
-                memcpy(chunk_buf + fill, blk + part, n);
-                fill += n;
-                part += n;
-                if (part == s.blen) {
-                    part = 0;
-                    k++;
-                }
-            }
-            if (fill == cmax || (fill > 0 && i + 1 == v.nseg && k == s.count)) {
-                st = chunk_out(a, p, w, &key, wh.raddr, fill, &sent);
-                fill = 0;
-                cmax = chunk_shared();
-            }
-        }
-    }
+    rdmach_status_t st = fill_init(&a->fill, h, w, payload + sizeof(wh));
+    if (st == RDMACH_OK && (st = answer_fill(a, p, w, &key, wh.raddr)) == RDMACH_AGAIN)
+        st = answer_chunks(a, p, w, &key, wh.raddr);
     if (st != RDMACH_OK && a->st == RDMACH_OK)
         a->st = st;
     a->packed = 1;
