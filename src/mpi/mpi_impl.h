@@ -592,6 +592,15 @@ int rch_mpi_type_check_buf(MPI_Comm comm, const char *fn, const void *buf, int c
 void rch_mpi_type_pack(const void *in, int count, const struct rch_mpi_type *t, void *out);
 /* Unpack `bytes` (may be less than count*size: truncation) from `in`. */
 void rch_mpi_type_unpack(const void *in, size_t bytes, void *out, int count, const struct rch_mpi_type *t);
+/* Combining in place (an accumulate into memory mapped here): each of the
+ * count elements of t at `user` becomes fn(src, it), element by element of
+ * `elem` bytes, src packed in type-map order; `old` (or NULL) receives their
+ * values before, packed. Only for maps of whole elements:
+ * rch_mpi_type_combines (t's basic type contiguous and elem bytes). */
+typedef void (*rch_mpi_combine_fn)(const void *in, void *inout, size_t count, void *arg);
+int rch_mpi_type_combines(const struct rch_mpi_type *t, size_t elem);
+void rch_mpi_type_combine(void *user, size_t count, const struct rch_mpi_type *t, const void *src, void *old,
+                          rch_mpi_combine_fn fn, size_t elem);
 /* MPI_Get_elements for `bytes` of data received as type t (MPI_UNDEFINED if not whole basics). */
 MPI_Count rch_mpi_type_elements(const struct rch_mpi_type *t, size_t bytes);
 /* The inverse: bytes of the first n basic elements of a message of type t

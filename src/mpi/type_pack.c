@@ -1,6 +1,7 @@
 /*
  * Moving typed data: rch_mpi_type_pack/unpack (used by point-to-point and the
- * collectives for non-contiguous buffers), element counting for
+ * collectives for non-contiguous buffers), rch_mpi_type_combine (an
+ * accumulate into mapped memory, in place, by the same moves), element counting for
  * MPI_Get_elements, the (buf, count, datatype) argument check every
  * communication call makes, and MPI_Pack / MPI_Unpack / MPI_Pack_size.
  *
@@ -291,6 +292,130 @@ void rch_mpi_type_unpack(const void *in, size_t bytes, void *out, int count, con
             bytes -= len;
         }
     }
+}
+
+/* Combining in place: the map's bytes go through a buffer of COMBINE_CHUNK
+ * bytes that stays in L1, by the same moves as pack and unpack, and each
+ * piece is combined there; a block of COMBINE_DIRECT bytes or more is
+ * combined where it lies. Each byte of the user's memory is read and written
+ * once while in cache, where packing it all, combining and unpacking it all
+ * were three passes over memory. */
+#define COMBINE_CHUNK 16384
+#define COMBINE_DIRECT 256
+
+struct combine {
+    const char *src;              /* the operands, packed in type-map order */
+    char *old;                    /* the values before, packed (or NULL) */
+    rch_mpi_combine_fn fn;
+    size_t elem;
+    _Alignas(64) char tmp[COMBINE_CHUNK];
+};
+
+/* n bytes at p (the buffer or the user's memory): whole elements. */
+static void combine_at(struct combine *c, char *p, size_t n)
+{
+    if (c->old) {
+        memcpy(c->old, p, n);
+        c->old += n;
+    }
+    c->fn(c->src, p, n / c->elem, NULL);
+    c->src += n;
+}
+
+static void combine_regular(struct combine *c, char *user, const struct rch_mpi_type *t)
+{
+    const struct rch_mpi_type_obj *o = rch_mpi_type_obj_of(t);
+    const struct rch_mpi_type_block *b = &t->blocks[o->rhead], *last = &t->blocks[t->nblocks - 1];
+    size_t n = (size_t)(t->nblocks - o->rhead - o->rtail), per = COMBINE_CHUNK / b->len;
+    if (o->rhead)
+        combine_at(c, (char *)at(user, t->blocks[0].off), t->blocks[0].len);
+    for (size_t i = 0; i < n; i += b->len >= COMBINE_DIRECT ? 1 : per) {
+        char *u = (char *)at(user, b->off + (MPI_Aint)i * o->rstride);
+        if (b->len >= COMBINE_DIRECT) {
+            combine_at(c, u, b->len);
+            continue;
+        }
+        size_t k = n - i < per ? n - i : per;
+        rch_base_copy2d(c->tmp, (MPI_Aint)b->len, u, o->rstride, k, b->len);
+        combine_at(c, c->tmp, k * b->len);
+        rch_base_copy2d(u, o->rstride, c->tmp, (MPI_Aint)b->len, k, b->len);
+    }
+    if (o->rtail)
+        combine_at(c, (char *)at(user, last->off), last->len);
+}
+
+/* Blocks [from, to) of one element at `user`: runs of small blocks through
+ * the buffer, large ones in place. */
+static void combine_blocks(struct combine *c, char *user, const struct rch_mpi_type *t, int from, int to)
+{
+    for (int k = from; k < to;) {
+        if (t->blocks[k].len >= COMBINE_DIRECT) {
+            combine_at(c, (char *)at(user, t->blocks[k].off), t->blocks[k].len);
+            k++;
+            continue;
+        }
+        int e = k;
+        size_t n = 0;
+        while (e < to && t->blocks[e].len < COMBINE_DIRECT && n + t->blocks[e].len <= COMBINE_CHUNK)
+            n += t->blocks[e++].len;
+        blocks_move(c->tmp, user, t, k, e, 1);
+        combine_at(c, c->tmp, n);
+        blocks_move(c->tmp, user, t, k, e, 0);
+        k = e;
+    }
+}
+
+/* nvirt repetitions of the columns cl at `user`, a buffer's worth at a time. */
+static void combine_columns(struct combine *c, char *user, size_t nvirt, const struct cols *cl)
+{
+    size_t per = COMBINE_CHUNK / cl->size;
+    for (size_t i = 0; i < nvirt; i += per) {
+        size_t k = nvirt - i < per ? nvirt - i : per;
+        char *u = (char *)at(user, (MPI_Aint)i * cl->stride);
+        columns(c->tmp, u, k, cl, 1);
+        combine_at(c, c->tmp, k * cl->size);
+        columns(c->tmp, u, k, cl, 0);
+    }
+}
+
+int rch_mpi_type_combines(const struct rch_mpi_type *t, size_t elem)
+{
+    const struct rch_mpi_type *b = t->basic == (int)MPI_DATATYPE_NULL ? NULL : rch_mpi_type_get(t->basic);
+    return b && b->contig && b->size == elem && elem > 0;
+}
+
+void rch_mpi_type_combine(void *user, size_t count, const struct rch_mpi_type *t, const void *src, void *old,
+                          rch_mpi_combine_fn fn, size_t elem)
+{
+    struct combine c = { .src = src, .old = old, .fn = fn, .elem = elem };
+    struct cols cl;
+    int reps;
+    if (count == 0 || t->size == 0)
+        return;
+    if (t->contig) {
+        combine_at(&c, (char *)at(user, t->true_lb), count * t->size);
+        return;
+    }
+    if (rch_mpi_type_obj_of(t)->regular) {
+        for (size_t i = 0; i < count; i++)
+            combine_regular(&c, (char *)at(user, (MPI_Aint)i * t->extent), t);
+        return;
+    }
+    if ((reps = columns_of(t, &cl)) != 0 && cl.size <= COMBINE_CHUNK) {
+        int from = reps * cl.nb;   /* the blocks after the whole periods */
+        if (from == t->nblocks && t->extent == (MPI_Aint)reps * cl.stride) {
+            combine_columns(&c, user, count * (size_t)reps, &cl);
+            return;
+        }
+        for (size_t i = 0; i < count; i++) {
+            char *u = (char *)at(user, (MPI_Aint)i * t->extent);
+            combine_columns(&c, u, (size_t)reps, &cl);
+            combine_blocks(&c, u, t, from, t->nblocks);
+        }
+        return;
+    }
+    for (size_t i = 0; i < count; i++)
+        combine_blocks(&c, (char *)at(user, (MPI_Aint)i * t->extent), t, 0, t->nblocks);
 }
 
 MPI_Count rch_mpi_type_elements(const struct rch_mpi_type *t, size_t bytes)

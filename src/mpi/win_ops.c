@@ -548,8 +548,10 @@ static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt,
 /* A target whose window memory is mapped here (device DIRECT path): the
  * datatype engine moves the whole target datatype in one pass, as a local
  * MPI_Unpack into (put) or MPI_Pack out of (get) that memory, instead of one
- * device segment per block; an accumulate packs the target's elements, applies
- * the operation to them in one call and unpacks them back, all under the
+ * device segment per block; an accumulate combines the target's elements in
+ * place, a piece in cache at a time (rch_mpi_type_combine), or where the map's
+ * blocks are not whole elements (a pair type's padding) packs them all,
+ * applies the operation in one call and unpacks them back; all under the
  * target's accumulate lock (atomic like the other paths). RDMACH_AGAIN: the
  * target is not mapped here (or no memory for an accumulate's copy): walk. */
 /* The packed target elements of a direct accumulate: kept between calls up
@@ -587,11 +589,13 @@ static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt
     unsigned char *tmp = NULL;
     if (acc && (!j->op || !j->op->fn || !j->op->elem))
         return RDMACH_AGAIN;     /* the device's checks report it */
+    /* the map's blocks whole elements: combined in place, in cache */
+    int inplace = acc && rch_mpi_type_combines(tt, j->op->elem);
     /* a large accumulate to a regular map: the walk's few segments, combined
      * by the device 4 KiB at a time in cache, instead of a buffer of it all */
-    if (j->kind == RCH_DEV_RMA_ACC && bytes > ACC_KEEP && rch_mpi_type_obj_of(tt)->regular)
+    if (j->kind == RCH_DEV_RMA_ACC && !inplace && bytes > ACC_KEEP && rch_mpi_type_obj_of(tt)->regular)
         return RDMACH_AGAIN;
-    if (acc && !(tmp = acc_scratch(bytes ? bytes : 1)))
+    if (acc && !inplace && !(tmp = acc_scratch(bytes ? bytes : 1)))
         return RDMACH_AGAIN;
     unsigned char *mem = rch_dev_rma_direct_begin(j->dw, j->target, acc);
     if (!mem) {
@@ -604,6 +608,9 @@ static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt
         rch_mpi_unpack_n(j->in, mem, (size_t)tcount, tt);
     } else if (j->kind == RCH_DEV_RMA_GET) {
         rch_mpi_pack_n(mem, (size_t)tcount, tt, j->out);
+    } else if (inplace) {
+        rch_mpi_type_combine(mem, (size_t)tcount, tt, j->in, j->kind == RCH_DEV_RMA_GACC ? j->out : NULL, j->op->fn,
+                             j->op->elem);
     } else {
         rch_mpi_pack_n(mem, (size_t)tcount, tt, tmp);
         if (j->kind == RCH_DEV_RMA_GACC)
