@@ -276,6 +276,9 @@ struct sim_result {
     double seconds;            /* CPU time of the run (the machine may be shared) */
     size_t engine_bytes;
     double span;               /* the slowest rank's time from its MARK (0 if none) to its end */
+    uint64_t handoffs;         /* oversubscribed: waits that found their request pending (gave the core up) */
+    uint64_t switches;         /* oversubscribed: runs that had to get a core back first (a context switch) */
+    double turns;              /* oversubscribed, one node: the waiting ranks' turns booked before them (core_turns) */
 };
 /* Run every rank's program `iters` times; 0, or -1 with a message (deadlock:
  * ranks left waiting). */

@@ -142,6 +142,8 @@ struct sim {
     struct ment *pool;
     uint32_t npool, poolcap, poolfree;
     uint64_t events;
+    uint64_t handoffs, switches;       /* oversubscribed: sim_result */
+    double turns;
     int hw_count;
     double hw_max;
     /* the host's L3 (p->l3 > 0; sim_cache.c), and per core (or per rank
@@ -1083,6 +1085,7 @@ static void run_rank(struct sim *s, uint32_t rank)
             if (d == PENDING) {
                 r->wait_slot = a;
                 r->blocked = 1;
+                s->handoffs += s->cores != 0;
                 if (s->cores)                  /* its turn on the core goes to another rank */
                     r->t = cpu(s, rank, r->t, s->p->handoff + net_turns(s, rank));
                 return;
@@ -1196,9 +1199,12 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
             if (s.r[rank].blocked) {           /* back from a wait: get a core again */
                 s.r[rank].blocked = 0;
                 if (s.cores) {
+                    s.switches++;
                     double sw = s.r[rank].wake_net ? p->sw_net
                               : s.r[rank].wake_seg ? sim_seg_switch(p, core_ranks(&s, rank)) : p->sw;
-                    s.r[rank].t = cpu(&s, rank, s.r[rank].t, sw + core_turns(&s, rank));
+                    double turns = core_turns(&s, rank);
+                    s.turns += p->sw > 0 ? turns / p->sw : 0;
+                    s.r[rank].t = cpu(&s, rank, s.r[rank].t, sw + turns);
                 }
                 s.r[rank].wake_net = s.r[rank].wake_seg = 0;
             }
@@ -1249,6 +1255,9 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
     res->time = last;
     res->mean_end = sum / n;
     res->span = span;
+    res->handoffs = s.handoffs;
+    res->switches = s.switches;
+    res->turns = s.turns;
     res->events = s.events;
     res->seconds = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) * 1e-9;
     res->engine_bytes = (size_t)n * (sizeof(struct srank) + sizeof(double)) + (size_t)s.nnodes * 2 * sizeof(double) +

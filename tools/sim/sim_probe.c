@@ -93,6 +93,18 @@
  *                    64 KiB, per byte -> ringcold (the eager record written
  *                    into ring lines the core's caches no longer hold)
  *
+ * With --collsw COLL ALGO B (any number of ranks; RDMACH_BARRIER=dissemination
+ * as for --coll): the --coll loop of that one case (ALGO nbc: the
+ * non-blocking one), and how its ranks shared their cores:
+ *   collsw COLL ALGO B N MIN_NS MEDIAN_NS   as a --coll line
+ *   collsw_rank R invol X vol Y sleeps Z    rank R's median over the blocks,
+ *                    per call, of its involuntary context switches (a
+ *                    sched_yield that ran another rank counts so: the task
+ *                    stays runnable), its voluntary ones and its waits that
+ *                    slept in the device (rch_dev_stat.blocks) -> a check of
+ *                    the hand-offs and switches `rdmach-sim ... --switches
+ *                    on` counts (calibrate fits nothing from it)
+ *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
  *                    allreduce, bcast, alltoall, allgather and
@@ -111,6 +123,7 @@
 #include <mpi.h>
 #include "base/tunables.h"
 #include "coll/coll.h"
+#include "device/stats.h"
 
 enum { WINDOW = 64, REPS = 15 };
 
@@ -539,6 +552,56 @@ static void segsync(int me, int p)
     fflush(stdout);
 }
 
+/* --collsw COLL ALGO B: the --coll loop of one case, with each rank's
+ * context switches and device sleeps per call (the hand-offs between the
+ * ranks of a shared core, which the times alone do not show). */
+static void collsw(int me, int p, const char *coll, const char *algo, int bytes)
+{
+    enum { CALLS = 20, BLOCKS = 15 };
+    char *s = calloc(1, (size_t)p * 65536), *r = calloc(1, (size_t)p * 65536);
+    struct coll_case c = { .id = rch_coll_id_of(coll), .name = algo, .nbc = !strcmp(algo, "nbc"), .bytes = bytes };
+    double t[BLOCKS], sw[BLOCKS][3];
+    if (!s || !r || !coll_force(&c))
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int w = 0; w < 3; w++)
+        one_call(c.id, c.nbc, s, r, bytes);
+    for (int b = 0; b < BLOCKS; b++) {
+        struct rusage u0, u1;
+        MPI_Barrier(MPI_COMM_WORLD);
+        uint64_t s0 = rch_dev_stat.blocks;
+        getrusage(RUSAGE_SELF, &u0);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < CALLS; i++)
+            one_call(c.id, c.nbc, s, r, bytes);
+        double mine = (MPI_Wtime() - t0) / CALLS;
+        getrusage(RUSAGE_SELF, &u1);
+        sw[b][0] = (double)(u1.ru_nivcsw - u0.ru_nivcsw) / CALLS;
+        sw[b][1] = (double)(u1.ru_nvcsw - u0.ru_nvcsw) / CALLS;
+        sw[b][2] = (double)(rch_dev_stat.blocks - s0) / CALLS;
+        MPI_Allreduce(&mine, &t[b], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    }
+    double med[3];
+    for (int k = 0; k < 3; k++) {
+        double v[BLOCKS];
+        for (int b = 0; b < BLOCKS; b++)
+            v[b] = sw[b][k];
+        qsort(v, BLOCKS, sizeof(double), cmp_d);
+        med[k] = v[BLOCKS / 2];
+    }
+    double *all = me == 0 ? malloc(sizeof(double) * 3 * (size_t)p) : NULL;
+    MPI_Gather(med, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (me == 0) {
+        qsort(t, BLOCKS, sizeof(double), cmp_d);
+        printf("collsw %s %s %d %d %.0f %.0f\n", coll, algo, bytes, p, t[0] * 1e9, t[BLOCKS / 2] * 1e9);
+        for (int q = 0; q < p; q++)
+            printf("collsw_rank %d invol %.2f vol %.2f sleeps %.2f\n", q, all[3 * q], all[3 * q + 1], all[3 * q + 2]);
+    }
+    fflush(stdout);
+    free(all);
+    free(s);
+    free(r);
+}
+
 /* The fastest of the ranks' times of one step (both ranks make it at once). */
 static double timed_max(double t0, double *best)
 {
@@ -656,6 +719,11 @@ int main(int argc, char **argv)
         int rc = coll_mode(me, size, argc > 2 ? argv[2] : NULL);
         MPI_Finalize();
         return rc;
+    }
+    if (argc > 4 && !strcmp(argv[1], "--collsw")) {
+        collsw(me, size, argv[2], argv[3], atoi(argv[4]));
+        MPI_Finalize();
+        return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "--rootsend") && size > 1) {
         rootsend(me, size);
