@@ -182,6 +182,13 @@ struct sim_params {
      * the core on (its progress pass polls its sockets, system calls where
      * shm reads memory), in place of the one-node turns of sw; 0: none. */
     double netturn;
+    /* On one node of more than two ranks a core, a rank whose program ended
+     * waits in the next call (the probe's MPI_Allreduce of a block's time)
+     * and yields like any waiter: each later hand-off of its core (a rank
+     * getting the core back) gives it a turn of the core's segswitch, until
+     * it has had `endturns` of them (its yields before it sleeps,
+     * RDMACH_YIELD_COUNT_OVERSUB; rdmach-sim-probe --waiters); 0: none. */
+    double endturns;
     /* The library's path per call of barrier, bcast, allreduce and alltoall
      * (SIM_CALLC order; `callc` line; -1: not given, `call` applies):
      * calibrate fits each from the probe's 2-rank call of the smallest

@@ -115,6 +115,7 @@ struct srank {
     uint8_t seg_in;            /* it has arrived at its node segment's synchronisation */
     uint8_t spin;              /* it waits there spinning: it keeps its core */
     double mark;               /* when it passed its MARK */
+    double end_turns;          /* ended: the turns it has had while it waits in the next call */
 };
 
 #define BUCKET_NS 50.0
@@ -600,6 +601,26 @@ static double core_turns(const struct sim *s, uint32_t rank)
     if (s->nnodes > 1 || s->host <= 2 * s->cores)
         return 0;
     return 0.5 * core_waiting(s, rank, 0) * s->p->sw;
+}
+
+/* The turns the ranks of rank's core whose programs ended give it as it
+ * gets the core back (p->endturns): each is in the next call, yielding, and
+ * takes one turn per hand-off of the core until it has had endturns and
+ * sleeps (rdmach-sim-probe --waiters: on one core every yielding waiter
+ * runs once between a ping-pong's hops, and none after its yields). */
+static double end_turns(struct sim *s, uint32_t rank)
+{
+    if (s->p->endturns <= 0 || s->nnodes > 1 || s->host <= 2 * s->cores)
+        return 0;
+    uint32_t h = (uint32_t)s->host, c = (uint32_t)s->cores, first = rank / h * h;
+    uint32_t end = first + h < (uint32_t)s->lay->nranks ? first + h : (uint32_t)s->lay->nranks;
+    double turns = 0;
+    for (uint32_t q = first + (rank - first) % c; q < end; q += c)
+        if (q != rank && s->r[q].done && s->r[q].end_turns < s->p->endturns) {
+            s->r[q].end_turns++;
+            turns++;
+        }
+    return turns * sim_seg_switch(s->p, core_ranks(s, rank));
 }
 
 /* After rank's run: if it now waits, or has ended, its core goes to the
@@ -1202,8 +1223,10 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
                     s.switches++;
                     double sw = s.r[rank].wake_net ? p->sw_net
                               : s.r[rank].wake_seg ? sim_seg_switch(p, core_ranks(&s, rank)) : p->sw;
-                    double turns = core_turns(&s, rank);
-                    s.turns += p->sw > 0 ? turns / p->sw : 0;
+                    double turns = core_turns(&s, rank), ended = end_turns(&s, rank);
+                    s.turns += (p->sw > 0 ? turns / p->sw : 0) +
+                               (ended > 0 ? ended / sim_seg_switch(p, core_ranks(&s, rank)) : 0);
+                    turns += ended;
                     s.r[rank].t = cpu(&s, rank, s.r[rank].t, sw + turns);
                 }
                 s.r[rank].wake_net = s.r[rank].wake_seg = 0;

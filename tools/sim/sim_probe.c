@@ -105,6 +105,18 @@
  *                    the hand-offs and switches `rdmach-sim ... --switches
  *                    on` counts (calibrate fits nothing from it)
  *
+ * With --waiters (3 or more ranks, all on one core: RDMACH_BIND=none taskset -c 0):
+ *   waiters N FIRST NEXT LAST SLEEPS   ranks 0 and 1 ping-pong empty messages
+ *                    (200 round trips after a warm-up) while the N - 2 others
+ *                    wait in an MPI_Recv nothing matches till the end, as
+ *                    ranks that ended a loop wait in the next call: the
+ *                    median round trip of the first 5, of the next 5 and of
+ *                    the last 50 (ns), and the waiters' sleeps in the device.
+ *                    While they yield, every hop gives each a turn of the
+ *                    core; once each has slept (after its
+ *                    RDMACH_YIELD_COUNT_OVERSUB yields), none -> endturns
+ *                    (the cap; the turn's cost is segswitch's)
+ *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
  *                    allreduce, bcast, alltoall, allgather and
@@ -602,6 +614,57 @@ static void collsw(int me, int p, const char *coll, const char *algo, int bytes)
     free(r);
 }
 
+/* One round trip of an empty message between ranks 0 and 1. */
+static void pingpong_empty(int me, char *b)
+{
+    if (me == 0) {
+        MPI_Send(b, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+        MPI_Recv(b, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Recv(b, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(b, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+    }
+}
+
+/* --waiters (run on one core: ranks 0 and 1 and N - 2 waiters): after a
+ * warm-up, ranks 0 and 1 ping-pong empty messages, each round trip timed,
+ * while the others wait in an MPI_Recv that nothing matches until the end
+ * (as ranks that ended a loop wait in the next call). Prints the round
+ * trips' median over the first 5, the 5 after them, and the last 50 of
+ * 200, and the waiters' sleeps in the device: a waiter takes turns of the
+ * core while it yields and none once it sleeps. */
+static void waiters(int me, int p)
+{
+    enum { RT = 200 };
+    static double t[RT];
+    char b = 0;
+    for (int i = 0; i < 20 && me < 2; i++)
+        pingpong_empty(me, &b);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double mine = 0, sum = 0;
+    if (me >= 2) {
+        uint64_t s0 = rch_dev_stat.blocks;
+        MPI_Recv(&b, 1, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        mine = (double)(rch_dev_stat.blocks - s0);
+    } else {
+        for (int i = 0; i < RT; i++) {
+            double t0 = MPI_Wtime();
+            pingpong_empty(me, &b);
+            t[i] = MPI_Wtime() - t0;
+        }
+        for (int q = 2; q < p && me == 0; q++)
+            MPI_Send(&b, 1, MPI_BYTE, q, 7, MPI_COMM_WORLD);
+    }
+    MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (me == 0) {
+        qsort(t, 5, sizeof(double), cmp_d);
+        qsort(t + 5, 5, sizeof(double), cmp_d);
+        qsort(t + RT - 50, 50, sizeof(double), cmp_d);
+        printf("waiters %d %.0f %.0f %.0f %.0f\n", p, t[2] * 1e9, t[7] * 1e9, t[RT - 25] * 1e9, sum);
+    }
+    fflush(stdout);
+}
+
 /* The fastest of the ranks' times of one step (both ranks make it at once). */
 static double timed_max(double t0, double *best)
 {
@@ -719,6 +782,11 @@ int main(int argc, char **argv)
         int rc = coll_mode(me, size, argc > 2 ? argv[2] : NULL);
         MPI_Finalize();
         return rc;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--waiters") && size > 2) {
+        waiters(me, size);
+        MPI_Finalize();
+        return 0;
     }
     if (argc > 4 && !strcmp(argv[1], "--collsw")) {
         collsw(me, size, argv[2], argv[3], atoi(argv[4]));
