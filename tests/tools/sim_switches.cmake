@@ -68,3 +68,9 @@ tool_test(sim_probe_waiters_sleep_once
   ENV "RDMACH_BIND=none"
   COMMAND ${EXPECT} 0 "^waiters 4 [0-9]+ [0-9]+ [0-9]+ 2$"
   -- taskset -c 0 ${RUN} -n 4 $<TARGET_FILE:rdmach-sim-probe> --waiters)
+# calibrate writes endturns from the library's RDMACH_YIELD_COUNT_OVERSUB
+# (20 by default; the environment's setting where it is given)
+tool_test(sim_calibrate_endturns
+  ENV "RDMACH_YIELD_COUNT_OVERSUB=7"
+  COMMAND ${EXPECT} 0 "^endturns 7 \\(RDMACH_YIELD_COUNT_OVERSUB: a waiting rank's yields before it sleeps\\)$"
+  -- ${SIM} calibrate --from ${SIMDATA}/calib_saved.txt -o ${CMAKE_CURRENT_BINARY_DIR}/calib_endturns.params)
