@@ -58,7 +58,11 @@
  *     over the network (a job of more than one node: a waiting rank never
  *     spins, its partner is on another node) a rank's hand-off gives each
  *     other rank of the core that still waits a turn of `netturn` (its
- *     progress pass polls its sockets). At the node segment's
+ *     progress pass polls its sockets). A rank whose program ended
+ *     waits in the next call: on one node of more than two ranks a core
+ *     each later switch back on its
+ *     core gives it a turn (segswitch) until it has had `endturns` (its
+ *     yields before it sleeps). At the node segment's
  *     synchronisation a rank spins, keeping its core, while every rank
  *     still missing runs on another core; its waiters give no turns (they
  *     yield in the order they arrived, and the core comes back to each
