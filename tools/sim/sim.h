@@ -182,6 +182,13 @@ struct sim_params {
      * the core on (its progress pass polls its sockets, system calls where
      * shm reads memory), in place of the one-node turns of sw; 0: none. */
     double netturn;
+    /* On one node of more than two ranks a core, a rank whose program ended
+     * waits in the next call (the probe's MPI_Allreduce of a block's time)
+     * and yields like any waiter: each later hand-off of its core (a rank
+     * getting the core back) gives it a turn of the core's segswitch, until
+     * it has had `endturns` of them (its yields before it sleeps,
+     * RDMACH_YIELD_COUNT_OVERSUB; rdmach-sim-probe --waiters); 0: none. */
+    double endturns;
     /* The library's path per call of barrier, bcast, allreduce and alltoall
      * (SIM_CALLC order; `callc` line; -1: not given, `call` applies):
      * calibrate fits each from the probe's 2-rank call of the smallest
@@ -276,6 +283,9 @@ struct sim_result {
     double seconds;            /* CPU time of the run (the machine may be shared) */
     size_t engine_bytes;
     double span;               /* the slowest rank's time from its MARK (0 if none) to its end */
+    uint64_t handoffs;         /* oversubscribed: waits that found their request pending (gave the core up) */
+    uint64_t switches;         /* oversubscribed: runs that had to get a core back first (a context switch) */
+    double turns;              /* oversubscribed, one node: the waiting ranks' turns booked before them (core_turns) */
 };
 /* Run every rank's program `iters` times; 0, or -1 with a message (deadlock:
  * ranks left waiting). */

@@ -58,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/tunables.h"
 #include "sim.h"
 
 /* The figures of one probe run (ns); sizes as rdmach-sim-probe prints them. */
@@ -648,6 +649,10 @@ int sim_calibrate(int argc, char **argv)
     p.icall = pr[SIM_SHM].icall > 0 ? pr[SIM_SHM].icall : p.call;   /* older outputs have no icall */
     p.onload = 1;   /* the software network channels here (tcp) run on the host CPU */
     p.unexp = pr[SIM_SHM].unexp_ns;
+    /* the yields a waiter makes before it sleeps, the library's setting: the
+     * turns a rank that ended gives its core (endturns, rdmach-sim-probe --waiters) */
+    if (rch_base_tun_load() == RDMACH_OK && p.cores >= 1)
+        p.endturns = rch_tun.yield_count_oversub;
     if (base) {
         /* every figure from BASE; only the per-collective call from the output, fitted against BASE */
         char err[512];
@@ -695,6 +700,7 @@ int sim_calibrate(int argc, char **argv)
                "S %.0f B\n", chan_name(c), p.ch[c].L, p.ch[c].o, p.ch[c].orecv, p.ch[c].obusy, p.ch[c].g, p.ch[c].G,
                p.ch[c].O, p.ch[c].rndv, p.ch[c].S);
     printf("net Gsend %.4f ns/B\n", p.ch[SIM_NET].Gsend);
+    printf("endturns %.0f (RDMACH_YIELD_COUNT_OVERSUB: a waiting rank's yields before it sleeps)\n", p.endturns);
     printf("unexp %.1f ns (malloc and free of an unexpected eager message's buffer above 256 B)\n", p.unexp);
     printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns, icall %.0f ns; host %.0f cores, switch %.0f ns, netswitch %.0f ns, "
            "handoff %.0f ns, netturn %.0f ns; written to %s\n",

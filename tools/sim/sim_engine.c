@@ -58,7 +58,11 @@
  *     over the network (a job of more than one node: a waiting rank never
  *     spins, its partner is on another node) a rank's hand-off gives each
  *     other rank of the core that still waits a turn of `netturn` (its
- *     progress pass polls its sockets). At the node segment's
+ *     progress pass polls its sockets). A rank whose program ended
+ *     waits in the next call: on one node of more than two ranks a core
+ *     each later switch back on its
+ *     core gives it a turn (segswitch) until it has had `endturns` (its
+ *     yields before it sleeps). At the node segment's
  *     synchronisation a rank spins, keeping its core, while every rank
  *     still missing runs on another core; its waiters give no turns (they
  *     yield in the order they arrived, and the core comes back to each
@@ -115,6 +119,7 @@ struct srank {
     uint8_t seg_in;            /* it has arrived at its node segment's synchronisation */
     uint8_t spin;              /* it waits there spinning: it keeps its core */
     double mark;               /* when it passed its MARK */
+    double end_turns;          /* ended: the turns it has had while it waits in the next call */
 };
 
 #define BUCKET_NS 50.0
@@ -142,6 +147,8 @@ struct sim {
     struct ment *pool;
     uint32_t npool, poolcap, poolfree;
     uint64_t events;
+    uint64_t handoffs, switches;       /* oversubscribed: sim_result */
+    double turns;
     int hw_count;
     double hw_max;
     /* the host's L3 (p->l3 > 0; sim_cache.c), and per core (or per rank
@@ -598,6 +605,26 @@ static double core_turns(const struct sim *s, uint32_t rank)
     if (s->nnodes > 1 || s->host <= 2 * s->cores)
         return 0;
     return 0.5 * core_waiting(s, rank, 0) * s->p->sw;
+}
+
+/* The turns the ranks of rank's core whose programs ended give it as it
+ * gets the core back (p->endturns): each is in the next call, yielding, and
+ * takes one turn per hand-off of the core until it has had endturns and
+ * sleeps (rdmach-sim-probe --waiters: on one core every yielding waiter
+ * runs once between a ping-pong's hops, and none after its yields). */
+static double end_turns(struct sim *s, uint32_t rank)
+{
+    if (s->p->endturns <= 0 || s->nnodes > 1 || s->host <= 2 * s->cores)
+        return 0;
+    uint32_t h = (uint32_t)s->host, c = (uint32_t)s->cores, first = rank / h * h;
+    uint32_t end = first + h < (uint32_t)s->lay->nranks ? first + h : (uint32_t)s->lay->nranks;
+    double turns = 0;
+    for (uint32_t q = first + (rank - first) % c; q < end; q += c)
+        if (q != rank && s->r[q].done && s->r[q].end_turns < s->p->endturns) {
+            s->r[q].end_turns++;
+            turns++;
+        }
+    return turns * sim_seg_switch(s->p, core_ranks(s, rank));
 }
 
 /* After rank's run: if it now waits, or has ended, its core goes to the
@@ -1083,6 +1110,7 @@ static void run_rank(struct sim *s, uint32_t rank)
             if (d == PENDING) {
                 r->wait_slot = a;
                 r->blocked = 1;
+                s->handoffs += s->cores != 0;
                 if (s->cores)                  /* its turn on the core goes to another rank */
                     r->t = cpu(s, rank, r->t, s->p->handoff + net_turns(s, rank));
                 return;
@@ -1196,9 +1224,14 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
             if (s.r[rank].blocked) {           /* back from a wait: get a core again */
                 s.r[rank].blocked = 0;
                 if (s.cores) {
+                    s.switches++;
                     double sw = s.r[rank].wake_net ? p->sw_net
                               : s.r[rank].wake_seg ? sim_seg_switch(p, core_ranks(&s, rank)) : p->sw;
-                    s.r[rank].t = cpu(&s, rank, s.r[rank].t, sw + core_turns(&s, rank));
+                    double turns = core_turns(&s, rank), ended = end_turns(&s, rank);
+                    s.turns += (p->sw > 0 ? turns / p->sw : 0) +
+                               (ended > 0 ? ended / sim_seg_switch(p, core_ranks(&s, rank)) : 0);
+                    turns += ended;
+                    s.r[rank].t = cpu(&s, rank, s.r[rank].t, sw + turns);
                 }
                 s.r[rank].wake_net = s.r[rank].wake_seg = 0;
             }
@@ -1249,6 +1282,9 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
     res->time = last;
     res->mean_end = sum / n;
     res->span = span;
+    res->handoffs = s.handoffs;
+    res->switches = s.switches;
+    res->turns = s.turns;
     res->events = s.events;
     res->seconds = (double)(w1.tv_sec - w0.tv_sec) + (double)(w1.tv_nsec - w0.tv_nsec) * 1e-9;
     res->engine_bytes = (size_t)n * (sizeof(struct srank) + sizeof(double)) + (size_t)s.nnodes * 2 * sizeof(double) +

@@ -38,6 +38,7 @@ struct opts {
     const char *coll, *params, *csv, *trace, *algos, *noise_text;
     long ranks[MAX_LIST], sizes[MAX_LIST];
     int nranks, nsizes, ppn, by_nodes, iters, noise_nodes;
+    int switches;                      /* --switches on: the engine's hand-offs and switches a call */
     double cores;                      /* --cores: of a node (-1: not given, a core per rank) */
     double compute;                    /* ns of work before each collective (0: none) */
 };
@@ -465,6 +466,10 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
                         best_t = res.time;
                         best = j.algo;
                     }
+                    if (o->switches && prm->cores >= 1)
+                        printf("           (per call over all ranks: %.2f waits that handed their core off, "
+                               "%.2f context switches back, %.2f turns of waiting ranks)\n",
+                               (double)res.handoffs / o->iters, (double)res.switches / o->iters, res.turns / o->iters);
                     if (p >= 65536)
                         printf("           (recorded in %.2f s, simulated in %.2f s: %.2f million events/s; "
                                "peak memory of the process %ld MB)\n", trec, res.seconds, rate * 1e-6, peak_rss_mb());
@@ -494,7 +499,7 @@ static int usage(void)
             "         [--ranks LIST | --nodes LIST [--ppn N]]\n"
             "         [--algos all|auto|NAME,...] [--size LIST] [--params FILE] [--iters N] [--compute DURATION]\n"
             "         [--noise PERIOD,DURATION[,sync|unsync] | --noise-trace DETOURS.csv[,sync]] [--noise-nodes N]\n"
-            "         [--cores N] [--csv FILE]\n"
+            "         [--cores N [--switches on]] [--csv FILE]\n"
             "       rdmach-sim calibrate [-o FILE] [--runs N] [--from SAVED_CALIBRATE_OUTPUT [--params BASE]]\n"
             "       rdmach-sim callalgo --from PROBE_OUTPUT --params BASE [--ref COLL:ALGO,...] [-o FILE]\n"
             "       rdmach-sim validate [--params FILE] [--ranks LIST] [--colls LIST] [--from SAVED_VALIDATE_OUTPUT [--calls N]]\n"
@@ -598,6 +603,10 @@ int main(int argc, char **argv)
             o.noise_text = v;
         } else if (!strcmp(a, "--csv")) {
             o.csv = v;
+        } else if (!strcmp(a, "--switches")) {
+            o.switches = !strcmp(v, "on");
+            if (!o.switches && strcmp(v, "off"))
+                return fail("--switches '%s': expected on or off", v);
         } else {
             return fail("unknown option '%s'", a);
         }

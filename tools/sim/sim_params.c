@@ -11,6 +11,9 @@
  *   icall 160                   # the same for a non-blocking one and its wait (call if not given)
  *   unexp 20                    # ns of the heap buffer of an unexpected eager message above
  *                               # 256 B: malloc on arrival, free at the match (0 if absent)
+ *   endturns 20                 # oversubscribed node: the turns a rank whose program
+ *                               # ended gives its core's hand-offs while it waits in
+ *                               # the next call, before it sleeps (0 if absent)
  *   ringcold 0.08               # ns per byte more for an eager shm send on an oversubscribed
  *                               # host: ring lines out of the core's caches (0 if absent)
  *   callc barrier 30 bcast 40 allreduce 60 alltoall 90
@@ -162,6 +165,12 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                          f == &p->gamma || f == &p->beta || f == &p->ringcold ? "ns per byte" : "ns");
                 rc = -1;
             }
+        } else if (!strcmp(w, "endturns")) {
+            char *v = strtok_r(NULL, " \t\r\n", &save);
+            if (number(v, &p->endturns) != 0 || strtok_r(NULL, " \t\r\n", &save)) {
+                snprintf(err, len, "%s:%d: endturns needs one non-negative number (turns)", path, line);
+                rc = -1;
+            }
         } else if (!strcmp(w, "callalgo")) {
             rc = sim_callalgo_line(save, p, path, line, err, len);
         } else if (!strcmp(w, "segswitch")) {
@@ -184,7 +193,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, callc, callalgo, segswitch, l3, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, endturns, callc, callalgo, segswitch, l3, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -228,6 +237,8 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
         fprintf(f, "%s %.0f %.1f%s", i ? "" : "segswitch", p->segsw_n[i], p->segsw[i], i + 1 == p->nsegsw ? "\n" : "");
     if (p->ringcold > 0)
         fprintf(f, "ringcold %.4f\n", p->ringcold);
+    if (p->endturns > 0)
+        fprintf(f, "endturns %.0f\n", p->endturns);
     int given = 0;
     for (int i = 0; i < SIM_CALLC; i++)
         if (p->callc[i] >= 0)

@@ -93,6 +93,30 @@
  *                    64 KiB, per byte -> ringcold (the eager record written
  *                    into ring lines the core's caches no longer hold)
  *
+ * With --collsw COLL ALGO B (any number of ranks; RDMACH_BARRIER=dissemination
+ * as for --coll): the --coll loop of that one case (ALGO nbc: the
+ * non-blocking one), and how its ranks shared their cores:
+ *   collsw COLL ALGO B N MIN_NS MEDIAN_NS   as a --coll line
+ *   collsw_rank R invol X vol Y sleeps Z    rank R's median over the blocks,
+ *                    per call, of its involuntary context switches (a
+ *                    sched_yield that ran another rank counts so: the task
+ *                    stays runnable), its voluntary ones and its waits that
+ *                    slept in the device (rch_dev_stat.blocks) -> a check of
+ *                    the hand-offs and switches `rdmach-sim ... --switches
+ *                    on` counts (calibrate fits nothing from it)
+ *
+ * With --waiters (3 or more ranks, all on one core: RDMACH_BIND=none taskset -c 0):
+ *   waiters N FIRST NEXT LAST SLEEPS   ranks 0 and 1 ping-pong empty messages
+ *                    (200 round trips after a warm-up) while the N - 2 others
+ *                    wait in an MPI_Recv nothing matches till the end, as
+ *                    ranks that ended a loop wait in the next call: the
+ *                    median round trip of the first 5, of the next 5 and of
+ *                    the last 50 (ns), and the waiters' sleeps in the device.
+ *                    While they yield, every hop gives each a turn of the
+ *                    core; once each has slept (after its
+ *                    RDMACH_YIELD_COUNT_OVERSUB yields), none -> endturns
+ *                    (the cap; the turn's cost is segswitch's)
+ *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
  *                    allreduce, bcast, alltoall, allgather and
@@ -111,6 +135,7 @@
 #include <mpi.h>
 #include "base/tunables.h"
 #include "coll/coll.h"
+#include "device/stats.h"
 
 enum { WINDOW = 64, REPS = 15 };
 
@@ -539,6 +564,107 @@ static void segsync(int me, int p)
     fflush(stdout);
 }
 
+/* --collsw COLL ALGO B: the --coll loop of one case, with each rank's
+ * context switches and device sleeps per call (the hand-offs between the
+ * ranks of a shared core, which the times alone do not show). */
+static void collsw(int me, int p, const char *coll, const char *algo, int bytes)
+{
+    enum { CALLS = 20, BLOCKS = 15 };
+    char *s = calloc(1, (size_t)p * 65536), *r = calloc(1, (size_t)p * 65536);
+    struct coll_case c = { .id = rch_coll_id_of(coll), .name = algo, .nbc = !strcmp(algo, "nbc"), .bytes = bytes };
+    double t[BLOCKS], sw[BLOCKS][3];
+    if (!s || !r || !coll_force(&c))
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int w = 0; w < 3; w++)
+        one_call(c.id, c.nbc, s, r, bytes);
+    for (int b = 0; b < BLOCKS; b++) {
+        struct rusage u0, u1;
+        MPI_Barrier(MPI_COMM_WORLD);
+        uint64_t s0 = rch_dev_stat.blocks;
+        getrusage(RUSAGE_SELF, &u0);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < CALLS; i++)
+            one_call(c.id, c.nbc, s, r, bytes);
+        double mine = (MPI_Wtime() - t0) / CALLS;
+        getrusage(RUSAGE_SELF, &u1);
+        sw[b][0] = (double)(u1.ru_nivcsw - u0.ru_nivcsw) / CALLS;
+        sw[b][1] = (double)(u1.ru_nvcsw - u0.ru_nvcsw) / CALLS;
+        sw[b][2] = (double)(rch_dev_stat.blocks - s0) / CALLS;
+        MPI_Allreduce(&mine, &t[b], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    }
+    double med[3];
+    for (int k = 0; k < 3; k++) {
+        double v[BLOCKS];
+        for (int b = 0; b < BLOCKS; b++)
+            v[b] = sw[b][k];
+        qsort(v, BLOCKS, sizeof(double), cmp_d);
+        med[k] = v[BLOCKS / 2];
+    }
+    double *all = me == 0 ? malloc(sizeof(double) * 3 * (size_t)p) : NULL;
+    MPI_Gather(med, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (me == 0) {
+        qsort(t, BLOCKS, sizeof(double), cmp_d);
+        printf("collsw %s %s %d %d %.0f %.0f\n", coll, algo, bytes, p, t[0] * 1e9, t[BLOCKS / 2] * 1e9);
+        for (int q = 0; q < p; q++)
+            printf("collsw_rank %d invol %.2f vol %.2f sleeps %.2f\n", q, all[3 * q], all[3 * q + 1], all[3 * q + 2]);
+    }
+    fflush(stdout);
+    free(all);
+    free(s);
+    free(r);
+}
+
+/* One round trip of an empty message between ranks 0 and 1. */
+static void pingpong_empty(int me, char *b)
+{
+    if (me == 0) {
+        MPI_Send(b, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
+        MPI_Recv(b, 0, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Recv(b, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(b, 0, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+    }
+}
+
+/* --waiters (run on one core: ranks 0 and 1 and N - 2 waiters): after a
+ * warm-up, ranks 0 and 1 ping-pong empty messages, each round trip timed,
+ * while the others wait in an MPI_Recv that nothing matches until the end
+ * (as ranks that ended a loop wait in the next call). Prints the round
+ * trips' median over the first 5, the 5 after them, and the last 50 of
+ * 200, and the waiters' sleeps in the device: a waiter takes turns of the
+ * core while it yields and none once it sleeps. */
+static void waiters(int me, int p)
+{
+    enum { RT = 200 };
+    static double t[RT];
+    char b = 0;
+    for (int i = 0; i < 20 && me < 2; i++)
+        pingpong_empty(me, &b);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double mine = 0, sum = 0;
+    if (me >= 2) {
+        uint64_t s0 = rch_dev_stat.blocks;
+        MPI_Recv(&b, 1, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        mine = (double)(rch_dev_stat.blocks - s0);
+    } else {
+        for (int i = 0; i < RT; i++) {
+            double t0 = MPI_Wtime();
+            pingpong_empty(me, &b);
+            t[i] = MPI_Wtime() - t0;
+        }
+        for (int q = 2; q < p && me == 0; q++)
+            MPI_Send(&b, 1, MPI_BYTE, q, 7, MPI_COMM_WORLD);
+    }
+    MPI_Reduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (me == 0) {
+        qsort(t, 5, sizeof(double), cmp_d);
+        qsort(t + 5, 5, sizeof(double), cmp_d);
+        qsort(t + RT - 50, 50, sizeof(double), cmp_d);
+        printf("waiters %d %.0f %.0f %.0f %.0f\n", p, t[2] * 1e9, t[7] * 1e9, t[RT - 25] * 1e9, sum);
+    }
+    fflush(stdout);
+}
+
 /* The fastest of the ranks' times of one step (both ranks make it at once). */
 static double timed_max(double t0, double *best)
 {
@@ -656,6 +782,16 @@ int main(int argc, char **argv)
         int rc = coll_mode(me, size, argc > 2 ? argv[2] : NULL);
         MPI_Finalize();
         return rc;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--waiters") && size > 2) {
+        waiters(me, size);
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 4 && !strcmp(argv[1], "--collsw")) {
+        collsw(me, size, argv[2], argv[3], atoi(argv[4]));
+        MPI_Finalize();
+        return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "--rootsend") && size > 1) {
         rootsend(me, size);
