@@ -58,6 +58,18 @@
  *                    (shm, 3 ranks), netturn (net, 3 to 8 ranks)
  *   ringb N B NS     the same with a token of B bytes (--ring B)
  *
+ * With --shift [B] (any number of ranks; run more ranks than cores):
+ *   shift N B MIN_NS MED_NS   per step of the allgather ring's pattern alone:
+ *                    every rank at once MPI_Sendrecv B bytes (default 8) to
+ *                    its right from its left, N - 1 steps a lap, blocks of
+ *                    20 laps after a barrier (the slowest rank's time per
+ *                    step; minimum and median over 31 blocks). Against
+ *                    `ring N` (one token: every hop waits for the last) it
+ *                    shows what a step costs a core when all its ranks wait
+ *                    for ranks of the other core that step with them (a
+ *                    check of the engine's turns; calibrate fits nothing
+ *                    from it); then the `ring N` line of the same ranks
+ *
  * With --segsync (any number of ranks; run it with RDMACH_BARRIER=shm, which on
  * a node of more ranks than cores waits as the node segment's phases do,
  * rch_coll_bar_wait_all):
@@ -520,6 +532,35 @@ static void ring(int me, int size, int bytes)
     free(b);
 }
 
+/* --shift: every rank passes B bytes right at once, lap after lap, as
+ * allgatherv_ring.c's steps do (the data's place aside): per step, the
+ * slowest rank's block time, minimum and median over the blocks. */
+static void shift(int me, int size, int bytes)
+{
+    enum { LAPS = 20, BLOCKS = 31 };
+    char *sb = calloc(2, (size_t)bytes + 1), *rb = sb + bytes + 1;
+    double t[BLOCKS];
+    int left = (me - 1 + size) % size, right = (me + 1) % size;
+    if (!sb)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int k = -1; k < BLOCKS; k++) {    /* block -1 warms the rings up */
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < LAPS * (size - 1); i++)
+            MPI_Sendrecv(sb, bytes, MPI_CHAR, right, 0, rb, bytes, MPI_CHAR, left, 0, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+        double mine = (MPI_Wtime() - t0) / LAPS / (size - 1), all;
+        MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (k >= 0)
+            t[k] = all;
+    }
+    qsort(t, BLOCKS, sizeof(t[0]), cmp_d);
+    if (me == 0)
+        printf("shift %d %d %.1f %.1f\n", size, bytes, t[0] * 1e9, t[BLOCKS / 2] * 1e9);
+    fflush(stdout);
+    free(sb);
+}
+
 /* --segsync: the node's all-arrive synchronisation alone (RDMACH_BARRIER=shm,
  * oversubscribed: rch_coll_bar_wait_all, the node segment's wait), timed as
  * --coll times a call, with the context switches each rank's loop made
@@ -828,6 +869,13 @@ int main(int argc, char **argv)
             MPI_Abort(MPI_COMM_WORLD, 1);
         pairs(me, size, buf);     /* the first size also makes the connections */
         free(buf);
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--shift") && size > 1) {
+        int b = argc > 2 ? atoi(argv[2]) : 8;
+        shift(me, size, b < 0 ? 0 : b);
+        ring(me, size, 0);
         MPI_Finalize();
         return 0;
     }
