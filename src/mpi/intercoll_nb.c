@@ -90,7 +90,7 @@ struct cut {
     void *rbuf;
     MPI_Count *rcounts;                /* a copy */
     MPI_Datatype dt;
-    MPI_Op op;
+    MPI_Op op;                         /* retained */
     struct rch_mpi_chunks k;
 };
 
@@ -110,8 +110,10 @@ static void iop_free(struct iop *o)
         free(o->x);
         free(o->vec);
         rch_mpi_nb_free(o->nb);
-        if (o->cut)
+        if (o->cut) {
             free(o->cut->rcounts);
+            rch_mpi_op_release(o->cut->op);
+        }
         free(o->cut);
         free(o);
         o = then;
@@ -689,6 +691,7 @@ static int cut_plan(const char *fn, struct iop *o, const struct rch_mpi_chunks *
     *x = (struct cut){ .mine = { k->kb, (uint64_t)k->total * k->kb }, .fn = fn, .sbuf = sbuf, .rbuf = rbuf,
                        .rcounts = x->rcounts, .dt = dt, .op = op, .k = *k };
     memcpy(x->rcounts, rcounts, (size_t)p * sizeof(*x->rcounts));
+    rch_mpi_op_retain(op);   /* the chunks bind it; MPI_Op_free may come first (dt: held above) */
     const struct rch_mpi_type *u = rch_mpi_type_get(MPI_UINT64_T);
     o->x[0] = (struct rch_mpi_xfer){ .buf = x->theirs, .count = 2, .t = u, .peer = c->rank % q };
     for (int j = c->rank; j < q; j += p)
