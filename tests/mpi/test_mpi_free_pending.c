@@ -97,6 +97,27 @@ static void expect(const char *what, const double *rb, int nd, const int *from, 
 
 static double sb[4 * ND * 4], rb[4 * ND * 4];
 
+/* Iallgather, then Ialltoall, of 3 elements of the stride-2 type over c:
+ * block r of the result comes from world rank from[r] (nf of them); an
+ * alltoall block is the sender's doubles from aoff. */
+static void move_all(MPI_Comm c, const int *from, int nf, int aoff, const char *ag, const char *aa)
+{
+    int n = 3, one[1];
+    for (int a = 0; a < 2; a++, run++) {
+        MPI_Datatype t = vec_type();
+        MPI_Request req;
+        fill(sb, (a ? nf : 1) * n * K, me, 0, 1), fill(rb, 0, 0, 0, 1);
+        if (a)
+            MPI_OK(MPI_Ialltoall(sb, n, t, rb, n, t, c, &req));
+        else
+            MPI_OK(MPI_Iallgather(sb, n, t, rb, n, t, c, &req));
+        drop(&t, NULL);
+        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        for (int r = 0; r < nf; r++)
+            one[0] = from[r], expect(a ? aa : ag, rb + r * n * 2 * K, n * K, one, 1, a ? aoff : 0, 1);
+    }
+}
+
 /* ---- intracommunicator (world) ---- */
 
 static void intra(void)
@@ -190,21 +211,7 @@ static void intra(void)
     expect("MPI_Ibcast", sb, n * K, one, 1, 0, 1);
     run++;
 
-    t = vec_type(), fill(sb, n * K, me, 0, 1), fill(rb, 0, 0, 0, 1);
-    MPI_OK(MPI_Iallgather(sb, n, t, rb, n, t, w, &req));
-    drop(&t, NULL);
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    for (int r = 0; r < np; r++)
-        one[0] = r, expect("MPI_Iallgather", rb + r * n * 2 * K, n * K, one, 1, 0, 1);
-    run++;
-
-    t = vec_type(), fill(sb, np * n * K, me, 0, 1), fill(rb, 0, 0, 0, 1);
-    MPI_OK(MPI_Ialltoall(sb, n, t, rb, n, t, w, &req));
-    drop(&t, NULL);
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    for (int r = 0; r < np; r++)
-        one[0] = r, expect("MPI_Ialltoall", rb + r * n * 2 * K, n * K, one, 1, me * n * K, 1);
-    run++;
+    move_all(w, all, np, me * n * K, "MPI_Iallgather", "MPI_Ialltoall");
 
     t = vec_type(), fill(sb, n * K, me, 0, 1), fill(rb, 0, 0, 0, 1);
     MPI_OK(MPI_Igather(sb, n, t, rb, n, t, 3, w, &req));
@@ -355,21 +362,7 @@ static void inter(void)
         expect("MPI_Ibcast (inter)", sb, n * K, one, 1, 0, 1);
     run++;
 
-    t = vec_type(), fill(sb, n * K, me, 0, 1), fill(rb, 0, 0, 0, 1);
-    MPI_OK(MPI_Iallgather(sb, n, t, rb, n, t, ic, &req));
-    drop(&t, NULL);
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    for (int r = 0; r < 2; r++)
-        one[0] = others[r], expect("MPI_Iallgather (inter)", rb + r * n * 2 * K, n * K, one, 1, 0, 1);
-    run++;
-
-    t = vec_type(), fill(sb, 2 * n * K, me, 0, 1), fill(rb, 0, 0, 0, 1);
-    MPI_OK(MPI_Ialltoall(sb, n, t, rb, n, t, ic, &req));
-    drop(&t, NULL);
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    for (int r = 0; r < 2; r++)
-        one[0] = others[r], expect("MPI_Ialltoall (inter)", rb + r * n * 2 * K, n * K, one, 1, lr * n * K, 1);
-    run++;
+    move_all(ic, others, 2, lr * n * K, "MPI_Iallgather (inter)", "MPI_Ialltoall (inter)");
 
     MPI_OK(MPI_Comm_free(&ic));
     MPI_OK(MPI_Comm_free(&local));
