@@ -14,7 +14,7 @@
  * 3); the datatypes are contiguous runs of k doubles or vectors of k
  * doubles at stride 2 (resized to extent 2k: packed and unpacked, not
  * sent in place). Every form runs: blocking, non-blocking and persistent,
- * _block and vector. Each group gets the sum of the other group's vectors
+ * _block and vector, int and MPI_Count. Each group gets the sum of the other group's vectors
  * (MPI-4.1 6.10.1); every double is checked against val() below.
  */
 #include <string.h>
@@ -53,10 +53,12 @@ static MPI_Datatype make(struct ty y)
     return t;
 }
 
-enum form { F_BLOCK, F_IBLOCK, F_BLOCK_INIT, F_VEC, F_IVEC, F_VEC_INIT, F_MAX };
-static const char *const fname[F_MAX] = { "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block",
-                                          "MPI_Reduce_scatter_block_init", "MPI_Reduce_scatter",
-                                          "MPI_Ireduce_scatter", "MPI_Reduce_scatter_init" };
+enum form { F_BLOCK, F_IBLOCK, F_BLOCK_INIT, F_BLOCK_C, F_IBLOCK_C,
+            F_VEC, F_IVEC, F_VEC_INIT, F_VEC_C, F_IVEC_C, F_MAX };
+static const char *const fname[F_MAX] = {
+    "MPI_Reduce_scatter_block", "MPI_Ireduce_scatter_block", "MPI_Reduce_scatter_block_init",
+    "MPI_Reduce_scatter_block_c", "MPI_Ireduce_scatter_block_c", "MPI_Reduce_scatter", "MPI_Ireduce_scatter",
+    "MPI_Reduce_scatter_init", "MPI_Reduce_scatter_c", "MPI_Ireduce_scatter_c" };
 
 /* One call on ic: my group's datatype y, counts (rcounts[lr], or rcount for
  * every rank) in elements of y; others[] the world ranks of the remote
@@ -78,12 +80,19 @@ static void one(MPI_Comm ic, enum form f, int run, struct ty y, const int *rcoun
     for (int d = 0; d < total; d++)
         sb[at(y, d)] = val(run, me, d);
     MPI_Request req;
+    MPI_Count wide[3];
     int rc = rcounts[0], err;
+    for (int i = 0; i < np; i++)
+        wide[i] = rcounts[i];
     switch (f) {
     case F_BLOCK: err = MPI_Reduce_scatter_block(sb, rb, rc, t, MPI_SUM, ic); break;
     case F_VEC: err = MPI_Reduce_scatter(sb, rb, rcounts, t, MPI_SUM, ic); break;
     case F_IBLOCK: err = MPI_Ireduce_scatter_block(sb, rb, rc, t, MPI_SUM, ic, &req); break;
     case F_IVEC: err = MPI_Ireduce_scatter(sb, rb, rcounts, t, MPI_SUM, ic, &req); break;
+    case F_BLOCK_C: err = MPI_Reduce_scatter_block_c(sb, rb, rc, t, MPI_SUM, ic); break;
+    case F_IBLOCK_C: err = MPI_Ireduce_scatter_block_c(sb, rb, rc, t, MPI_SUM, ic, &req); break;
+    case F_VEC_C: err = MPI_Reduce_scatter_c(sb, rb, wide, t, MPI_SUM, ic); break;
+    case F_IVEC_C: err = MPI_Ireduce_scatter_c(sb, rb, wide, t, MPI_SUM, ic, &req); break;
     case F_BLOCK_INIT:
         err = MPI_Reduce_scatter_block_init(sb, rb, rc, t, MPI_SUM, ic, MPI_INFO_NULL, &req);
         break;
@@ -97,7 +106,7 @@ static void one(MPI_Comm ic, enum form f, int run, struct ty y, const int *rcoun
           y.k, np, nq, msg);
     if (f == F_BLOCK_INIT || f == F_VEC_INIT)
         MPI_OK(MPI_Start(&req));
-    if (f != F_BLOCK && f != F_VEC)
+    if (f != F_BLOCK && f != F_VEC && f != F_BLOCK_C && f != F_VEC_C)
         MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
     if (f == F_BLOCK_INIT || f == F_VEC_INIT)
         MPI_OK(MPI_Request_free(&req));
