@@ -4,10 +4,13 @@
  * free only marks the object for deallocation and pending operations
  * complete normally (MPI-4.1 6.9.5 for ops, 5.1.9 for datatypes).
  *
- * Every non-blocking collective on an intracommunicator (world, 4 ranks)
- * and on an intercommunicator (2 + 2), the persistent collectives (freed
- * before their first start, started twice), non-blocking and persistent
- * point-to-point. Reductions use a user op (a sum) on a contiguous type
+ * The non-blocking collectives on an intracommunicator (world, 4 ranks:
+ * the reductions and scans, bcast, the gather/scatter and all-to-all
+ * families with their v and w forms, neighbourhood allgather/alltoall on a
+ * ring) and on an intercommunicator (2 + 2: the reductions, bcast, the
+ * all-to-all family), persistent collectives (freed before their first
+ * start, started twice), non-blocking, persistent (standard, synchronous,
+ * buffered) and partitioned point-to-point. Reductions use a user op (a sum) on a contiguous type
  * of 2 doubles, both freed; data movement a type of 2 doubles at stride 2
  * (packed and unpacked: the receive side needs it at completion). Run
  * with RDMACH_INTER_RS_CHUNK=7: the intercommunicator reduce_scatter of
@@ -97,25 +100,90 @@ static void expect(const char *what, const double *rb, int nd, const int *from, 
 
 static double sb[4 * ND * 4], rb[4 * ND * 4];
 
-/* Iallgather, then Ialltoall, of 3 elements of the stride-2 type over c:
- * block r of the result comes from world rank from[r] (nf of them); an
- * alltoall block is the sender's doubles from aoff. */
-static void move_all(MPI_Comm c, const int *from, int nf, int aoff, const char *ag, const char *aa)
+/* The all-to-all family over c with 3 elements of the stride-2 type per
+ * block: block r of the result comes from world rank from[r] (nf of them,
+ * the remote group on an intercommunicator); an alltoall block is the
+ * sender's doubles from aoff. The v and w forms with the same layout. */
+enum { M_ALLGATHER, M_ALLGATHERV, M_ALLTOALL, M_ALLTOALLV, M_ALLTOALLW, M_MAX };
+static void move_all(MPI_Comm c, const int *from, int nf, int aoff, const char *sfx)
 {
-    int n = 3, one[1];
-    for (int a = 0; a < 2; a++, run++) {
-        MPI_Datatype t = vec_type();
+    static const char *const names[M_MAX] = { "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Ialltoall",
+                                             "MPI_Ialltoallv", "MPI_Ialltoallw" };
+    int n = 3, one[1], cnt[4], dsp[4], bdsp[4];
+    char what[64];
+    for (int m = 0; m < M_MAX; m++, run++) {
+        MPI_Datatype t = vec_type(), ts[4];
         MPI_Request req;
-        fill(sb, (a ? nf : 1) * n * K, me, 0, 1), fill(rb, 0, 0, 0, 1);
-        if (a)
-            MPI_OK(MPI_Ialltoall(sb, n, t, rb, n, t, c, &req));
-        else
-            MPI_OK(MPI_Iallgather(sb, n, t, rb, n, t, c, &req));
+        for (int r = 0; r < nf; r++)
+            cnt[r] = n, dsp[r] = r * n, bdsp[r] = r * n * 2 * K * (int)sizeof(double), ts[r] = t;
+        int a2a = m >= M_ALLTOALL;
+        fill(sb, (a2a ? nf : 1) * n * K, me, 0, 1), fill(rb, 0, 0, 0, 1);
+        switch (m) {
+        case M_ALLGATHER: MPI_OK(MPI_Iallgather(sb, n, t, rb, n, t, c, &req)); break;
+        case M_ALLGATHERV: MPI_OK(MPI_Iallgatherv(sb, n, t, rb, cnt, dsp, t, c, &req)); break;
+        case M_ALLTOALL: MPI_OK(MPI_Ialltoall(sb, n, t, rb, n, t, c, &req)); break;
+        case M_ALLTOALLV: MPI_OK(MPI_Ialltoallv(sb, cnt, dsp, t, rb, cnt, dsp, t, c, &req)); break;
+        default: MPI_OK(MPI_Ialltoallw(sb, cnt, bdsp, ts, rb, cnt, bdsp, ts, c, &req)); break;
+        }
         drop(&t, NULL);
         MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        snprintf(what, sizeof(what), "%s%s", names[m], sfx);
         for (int r = 0; r < nf; r++)
-            one[0] = from[r], expect(a ? aa : ag, rb + r * n * 2 * K, n * K, one, 1, a ? aoff : 0, 1);
+            one[0] = from[r], expect(what, rb + r * n * 2 * K, n * K, one, 1, a2a ? aoff : 0, 1);
     }
+}
+
+/* Igather(v) to world rank 3, then Iscatter(v) from 0, on world. */
+static void rooted(void)
+{
+    int n = 3, one[1], cnt[4], dsp[4];
+    for (int m = 0; m < 4; m++, run++) {
+        static const char *const names[4] = { "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter", "MPI_Iscatterv" };
+        MPI_Datatype t = vec_type();
+        MPI_Request req;
+        for (int r = 0; r < np; r++)
+            cnt[r] = n, dsp[r] = r * n;
+        int scatter = m >= 2;
+        fill(sb, (scatter ? np : 1) * n * K, scatter ? 0 : me, 0, 1), fill(rb, 0, 0, 0, 1);
+        switch (m) {
+        case 0: MPI_OK(MPI_Igather(sb, n, t, rb, n, t, 3, MPI_COMM_WORLD, &req)); break;
+        case 1: MPI_OK(MPI_Igatherv(sb, n, t, rb, cnt, dsp, t, 3, MPI_COMM_WORLD, &req)); break;
+        case 2: MPI_OK(MPI_Iscatter(sb, n, t, rb, n, t, 0, MPI_COMM_WORLD, &req)); break;
+        default: MPI_OK(MPI_Iscatterv(sb, cnt, dsp, t, rb, n, t, 0, MPI_COMM_WORLD, &req)); break;
+        }
+        drop(&t, NULL);
+        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        for (int r = 0; !scatter && me == 3 && r < np; r++)
+            one[0] = r, expect(names[m], rb + r * n * 2 * K, n * K, one, 1, 0, 1);
+        one[0] = 0;
+        if (scatter)
+            expect(names[m], rb, n * K, one, 1, me * n * K, 1);
+    }
+}
+
+/* Ineighbor_allgather and Ineighbor_alltoall on a periodic ring. */
+static void neighbor(void)
+{
+    int n = 3, dims[1] = { np }, periods[1] = { 1 }, left = (me + np - 1) % np, right = (me + 1) % np;
+    int nb[2] = { left, right }, one[1];
+    MPI_Comm ring;
+    MPI_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    for (int a2a = 0; a2a < 2; a2a++, run++) {
+        MPI_Datatype t = vec_type();
+        MPI_Request req;
+        fill(sb, (a2a ? 2 : 1) * n * K, me, 0, 1), fill(rb, 0, 0, 0, 1);
+        if (a2a)
+            MPI_OK(MPI_Ineighbor_alltoall(sb, n, t, rb, n, t, ring, &req));
+        else
+            MPI_OK(MPI_Ineighbor_allgather(sb, n, t, rb, n, t, ring, &req));
+        drop(&t, NULL);
+        MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        /* from the left neighbour its block 1 (to its right), from the right its block 0 */
+        for (int r = 0; r < 2; r++)
+            one[0] = nb[r], expect(a2a ? "MPI_Ineighbor_alltoall" : "MPI_Ineighbor_allgather",
+                                   rb + r * n * 2 * K, n * K, one, 1, a2a ? (1 - r) * n * K : 0, 1);
+    }
+    MPI_OK(MPI_Comm_free(&ring));
 }
 
 /* ---- intracommunicator (world) ---- */
@@ -211,23 +279,10 @@ static void intra(void)
     expect("MPI_Ibcast", sb, n * K, one, 1, 0, 1);
     run++;
 
-    move_all(w, all, np, me * n * K, "MPI_Iallgather", "MPI_Ialltoall");
+    move_all(w, all, np, me * n * K, "");
 
-    t = vec_type(), fill(sb, n * K, me, 0, 1), fill(rb, 0, 0, 0, 1);
-    MPI_OK(MPI_Igather(sb, n, t, rb, n, t, 3, w, &req));
-    drop(&t, NULL);
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    for (int r = 0; me == 3 && r < np; r++)
-        one[0] = r, expect("MPI_Igather", rb + r * n * 2 * K, n * K, one, 1, 0, 1);
-    run++;
-
-    t = vec_type(), fill(sb, np * n * K, 0, 0, 1), fill(rb, 0, 0, 0, 1);
-    MPI_OK(MPI_Iscatter(sb, n, t, rb, n, t, 0, w, &req));
-    drop(&t, NULL);
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    one[0] = 0;
-    expect("MPI_Iscatter", rb, n * K, one, 1, me * n * K, 1);
-    run++;
+    rooted();
+    neighbor();
 
     t = vec_type();
     MPI_OK(MPI_Allgather_init(sb, n, t, rb, n, t, w, MPI_INFO_NULL, &req));
@@ -269,15 +324,45 @@ static void p2p(void)
     expect("MPI_Irecv/MPI_Issend", rb, n * K, one, 1, 0, 1);
     run++;
 
+    /* persistent: standard, synchronous and buffered sends */
+    static char bsbuf[4096 + MPI_BSEND_OVERHEAD];
+    MPI_OK(MPI_Buffer_attach(bsbuf, sizeof(bsbuf)));
+    for (int mode = 0; mode < 3; mode++) {
+        static const char *const names[3] = { "MPI_Recv_init/MPI_Send_init", "MPI_Recv_init/MPI_Ssend_init",
+                                              "MPI_Recv_init/MPI_Bsend_init" };
+        t = vec_type(), u = vec_type();
+        MPI_OK(MPI_Recv_init(rb, n, t, left, 7, MPI_COMM_WORLD, &r[0]));
+        if (mode == 0)
+            MPI_OK(MPI_Send_init(sb, n, u, right, 7, MPI_COMM_WORLD, &r[1]));
+        else if (mode == 1)
+            MPI_OK(MPI_Ssend_init(sb, n, u, right, 7, MPI_COMM_WORLD, &r[1]));
+        else
+            MPI_OK(MPI_Bsend_init(sb, n, u, right, 7, MPI_COMM_WORLD, &r[1]));
+        drop(&t, NULL), drop(&u, NULL);
+        for (int s = 0; s < 2; s++, run++) {
+            fill(sb, n * K, me, 0, 1), fill(rb, 0, 0, 0, 1);
+            MPI_OK(MPI_Startall(2, r));
+            MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+            expect(names[mode], rb, n * K, one, 1, 0, 1);
+        }
+        MPI_OK(MPI_Request_free(&r[0]));
+        MPI_OK(MPI_Request_free(&r[1]));
+    }
+    void *bp;
+    int bsize;
+    MPI_OK(MPI_Buffer_detach(&bp, &bsize));
+
+    /* partitioned: 3 partitions of 1 element */
     t = vec_type(), u = vec_type();
-    MPI_OK(MPI_Recv_init(rb, n, t, left, 7, MPI_COMM_WORLD, &r[0]));
-    MPI_OK(MPI_Send_init(sb, n, u, right, 7, MPI_COMM_WORLD, &r[1]));
+    MPI_OK(MPI_Precv_init(rb, 3, 1, t, left, 8, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
+    MPI_OK(MPI_Psend_init(sb, 3, 1, u, right, 8, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]));
     drop(&t, NULL), drop(&u, NULL);
     for (int s = 0; s < 2; s++, run++) {
         fill(sb, n * K, me, 0, 1), fill(rb, 0, 0, 0, 1);
         MPI_OK(MPI_Startall(2, r));
+        MPI_OK(MPI_Pready_range(0, 2, r[1]));
         MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
-        expect("MPI_Recv_init/MPI_Send_init", rb, n * K, one, 1, 0, 1);
+        expect("MPI_Precv_init/MPI_Psend_init", rb, n * K, one, 1, 0, 1);
     }
     MPI_OK(MPI_Request_free(&r[0]));
     MPI_OK(MPI_Request_free(&r[1]));
@@ -362,7 +447,7 @@ static void inter(void)
         expect("MPI_Ibcast (inter)", sb, n * K, one, 1, 0, 1);
     run++;
 
-    move_all(ic, others, 2, lr * n * K, "MPI_Iallgather (inter)", "MPI_Ialltoall (inter)");
+    move_all(ic, others, 2, lr * n * K, " (inter)");
 
     MPI_OK(MPI_Comm_free(&ic));
     MPI_OK(MPI_Comm_free(&local));
