@@ -19,8 +19,8 @@
  *   Allreduce:          every pair exchanges vectors; each rank reduces the
  *                       q operands it received
  *   Reduce_scatter_block: remote rank r sends to local rank j its block j
- *                       (total / q elements: the groups' totals are equal);
- *                       j reduces the q blocks
+ *                       (1/q of its packed vector: the groups' vectors have
+ *                       one signature); j reduces the q blocks
  *   Reduce_scatter:     the remote group does not know this group's
  *                       recvcounts, so every pair exchanges whole vectors and
  *                       each rank reduces its own slice of them

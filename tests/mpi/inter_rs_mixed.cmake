@@ -5,3 +5,7 @@
 rdmach_mpi_test(test_mpi_inter_rs_mixed NP 4 TEST test_mpi_inter_rs_mixed TIMEOUT 60)
 rdmach_mpi_test(test_mpi_inter_rs_mixed NP 4 TEST test_mpi_inter_rs_mixed_net TIMEOUT 60)
 set_tests_properties(test_mpi_inter_rs_mixed_net PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=1")
+# The same calls with RDMACH_INTER_RS_CHUNK=7: the vectors beyond 7 doubles
+# go in chains cut where both groups' datatypes end (intercoll_big.c).
+rdmach_mpi_test(test_mpi_inter_rs_mixed NP 4 TEST test_mpi_inter_rs_mixed_chained TIMEOUT 60)
+set_tests_properties(test_mpi_inter_rs_mixed_chained PROPERTIES ENVIRONMENT "RDMACH_INTER_RS_CHUNK=7")
