@@ -403,7 +403,13 @@ static void inter(void)
             MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         t = red_type(&op), fill(sb, 2 * e * K, me, 0, 0), fill(rb, 0, 0, 0, 0);
         MPI_OK(MPI_Ireduce_scatter_block(sb, rb, e, t, op, ic, &req));
+        MPI_Op stale = op;
         drop(&t, &op);
+        if (!grp) {   /* a second free through a copy of the handle is refused, and takes no reference */
+            MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+            CHECK(mt_class(MPI_Op_free(&stale)) == MPI_ERR_OP, "a second MPI_Op_free of an op accepted");
+            MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL));
+        }
         if (!grp)
             MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
         MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
