@@ -47,6 +47,10 @@ static const struct rch_tun_row rows[] = {
     { "CMA_REFUSE_WRITE", RCH_TUN_BOOL, OFF(cma_refuse_write), "off", 0, 0, "on|off",
       "For tests: process_vm_writev fails with EPERM, as under a ptrace policy (Yama, PR_SET_PTRACER) that "
       "lets this rank read its peers' memory but not write it" },
+    { "SHM_PIPE_FULL", RCH_TUN_BOOL, OFF(shm_pipe_full), "off", 0, 0, "on|off",
+      "For tests: reserving this rank's pipe buffers in a peer's segment fails as on a full /dev/shm "
+      "(no room): its pipeline puts, put_fill included, are refused at the call, gets it serves are "
+      "answered NO_MEMORY (the callers fall back to single copy)" },
     { "SHM_PIPE_CHUNK", RCH_TUN_SIZE, OFF(shm_pipe_chunk), "64k", 4 * KiB, 16 * MiB, NULL,
       "Chunk size of the two-copy pipeline (rendezvous gets, see SHM_GET; everything when single copy "
       "is not permitted)" },

@@ -48,6 +48,7 @@ struct rch_tunables {
     size_t shm_eager_max;    /* largest message sent through the ring */
     int    cma;              /* RCH_CMA_*: single-copy through process_vm_readv/writev */
     int    cma_refuse_write; /* bool, tests: process_vm_writev refused (EPERM) */
+    int    shm_pipe_full;    /* bool, tests: no room in /dev/shm for a source's pipe buffers */
     size_t shm_pipe_chunk;   /* chunk of the two-copy pipeline (no CMA) */
     int    shm_wake;         /* RCH_SHM_WAKE_*: how senders and sleepers agree (shm) */
     size_t shm_cma_split;    /* single copies from this size are shared with the peer (0: never) */

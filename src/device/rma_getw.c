@@ -485,6 +485,7 @@ static rdmach_status_t answer_fill(struct getw_ans *a, struct rch_dev_peer *p, s
     r->pub.on_complete = NULL;
     rch_dev_ireq_finish(r, st);
     a->pending--;
+    rch_dev_stat.rma_getw_refused++;
     return RDMACH_AGAIN;
 }
 

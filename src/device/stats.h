@@ -28,6 +28,7 @@ struct rch_dev_stat_s {
     uint64_t rma_rmw;           /* accumulates and compare-and-swaps applied by single copy (rma_ops.c rmw) */
     uint64_t rma_pattern;       /* PUTP/ACCP packets sent (rma_pat.c) */
     uint64_t rma_getw;          /* GETW packets sent (rma_getw.c) */
+    uint64_t rma_getw_refused;  /* GETW answers whose put_fill the channel refused at the call (rma_getw.c) */
     uint64_t rma_getw_lost;     /* GETW chunk writes in flight (in the channel) when their origin died (rma_getw.c) */
     uint64_t blocks;            /* waits that slept on a channel's primitive */
     double blocked_seconds;     /* time spent asleep in them */

@@ -305,6 +305,11 @@ struct rch_mpi_op {
     MPI_User_function_c *fn_c;    /* made by MPI_Op_create_c (then fn is NULL) */
 };
 const struct rch_mpi_op *rch_mpi_op_get(MPI_Op op);   /* NULL if invalid (MPI_OP_NULL too) */
+/* A reference to a user op for an operation that binds it after its call
+ * returned (MPI_Op_free meanwhile leaves it usable); no-ops for predefined
+ * and invalid ops. */
+void rch_mpi_op_retain(MPI_Op op);
+void rch_mpi_op_release(MPI_Op op);
 /* "MPI_SUM", "user operation 0x98000002", "0x1234": for messages. */
 const char *rch_mpi_op_name(MPI_Op op, char *buf, size_t len);
 

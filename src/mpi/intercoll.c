@@ -44,6 +44,8 @@ rdmach_status_t rch_mpi_xfer_post(struct rch_mpi_comm *c, struct rch_mpi_xfer *x
             rch_mpi_type_pack(x->buf, x->count, x->t, x->tmp);
         p = x->tmp;
     }
+    if (x->is_send && x->len)   /* a window of the packed elements */
+        p += x->from, bytes = x->len;
     if (x->is_send)
         return rch_dev_isend(p, bytes, c->peer_world_of[x->peer], c->rank, TAG_COLL, c->ctx + 1, RCH_DEV_SEND_STD,
                              &x->req);

@@ -22,6 +22,10 @@ struct rch_mpi_xfer {
     void *tmp;                /* packed bytes of a non-contiguous type */
     struct rch_dev_req *req;
     int raw;
+    /* a send with len > 0: only the bytes [from, from + len) of the packed
+     * elements, a message that may start or end inside an element (a
+     * Reduce_scatter_block's block of another group's datatype) */
+    size_t from, len;
 };
 
 /* Post x (tmp and req must be NULL): a send packs its data now. */

@@ -19,8 +19,8 @@
  *   Allreduce:          every pair exchanges vectors; each rank reduces the
  *                       q operands it received
  *   Reduce_scatter_block: remote rank r sends to local rank j its block j
- *                       (total / q elements: the groups' totals are equal);
- *                       j reduces the q blocks
+ *                       (1/q of its packed vector: the groups' vectors have
+ *                       one signature); j reduces the q blocks
  *   Reduce_scatter:     the remote group does not know this group's
  *                       recvcounts, so every pair exchanges whole vectors and
  *                       each rank reduces its own slice of them
@@ -90,7 +90,7 @@ struct cut {
     void *rbuf;
     MPI_Count *rcounts;                /* a copy */
     MPI_Datatype dt;
-    MPI_Op op;
+    MPI_Op op;                         /* retained */
     struct rch_mpi_chunks k;
 };
 
@@ -110,8 +110,10 @@ static void iop_free(struct iop *o)
         free(o->x);
         free(o->vec);
         rch_mpi_nb_free(o->nb);
-        if (o->cut)
+        if (o->cut) {
             free(o->cut->rcounts);
+            rch_mpi_op_release(o->cut->op);
+        }
         free(o->cut);
         free(o);
         o = then;
@@ -515,6 +517,19 @@ int rch_mpi_inter_ireduce(const char *fn, struct rch_mpi_comm *c, const void *sb
     return iop_launch(fn, o, err, request);
 }
 
+/* Reduce_scatter_block's block j, `bytes` of the packed vector, to remote
+ * rank j. The groups share the type signature, not the datatype (MPI-4.1
+ * 3.3.1): j receives whole elements of its datatype, which may end inside
+ * one of t (3 + 1 ranks, 2 elements of 3 doubles: 2 doubles each), so the
+ * send covers the elements the block touches and sends only its bytes. */
+static struct rch_mpi_xfer block_send(const void *sbuf, const struct rch_mpi_type *t, int j, size_t bytes)
+{
+    size_t a = (size_t)j * bytes, first = t->size ? a / t->size : 0;
+    size_t last = t->size ? (a + bytes + t->size - 1) / t->size : 0;
+    return (struct rch_mpi_xfer){ .buf = (char *)sbuf + (MPI_Aint)first * t->extent, .count = (int)(last - first),
+                                  .t = t, .peer = j, .is_send = 1, .from = a - first * t->size, .len = bytes };
+}
+
 /* Allreduce (rcounts NULL, block 0), Reduce_scatter (rcounts) and
  * Reduce_scatter_block (block) as o's plan: MPI error code. */
 static int all_red_plan(const char *fn, struct iop *o, const void *sbuf, void *rbuf, int count,
@@ -539,12 +554,12 @@ static int all_red_plan(const char *fn, struct iop *o, const void *sbuf, void *r
             }
             total += ci;
         }
-        if (split) {   /* block j of the vector to remote rank j */
-            if (total % (size_t)q)
-                return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: the send buffer's %zu elements (%d x recvcount "
-                                   "%d) are not %d equal blocks, one per remote rank (both groups' totals must "
-                                   "be equal)", fn, total, p, block, q);
-            sblock = total / (size_t)q;
+        if (split) {   /* block j of the vector to remote rank j, in bytes: see the sends below */
+            if (total * t->size % (size_t)q)
+                return rch_mpi_err(c->handle, MPI_ERR_COUNT, "%s: the send buffer's %zu bytes (%d x recvcount "
+                                   "%d) are not %d equal blocks, one per remote rank (both groups' type "
+                                   "signatures must match)", fn, total * t->size, p, block, q);
+            sblock = total * t->size / (size_t)q;
             rblock = mine;
             off = 0;
         } else {
@@ -563,11 +578,10 @@ static int all_red_plan(const char *fn, struct iop *o, const void *sbuf, void *r
     }
     if ((err = rch_mpi_red_bind(fn, c, op, dt, t, 0, &o->red)) || (err = red_plan(fn, o, t, q, rblock, q)))
         return err;
-    for (int j = 0; j < q; j++) {
-        MPI_Aint at = split ? (MPI_Aint)((size_t)j * sblock) * t->extent : 0;
-        o->x[q + j] = (struct rch_mpi_xfer){ .buf = (char *)sbuf + at, .count = (int)sblock, .t = t, .peer = j,
-                                             .is_send = 1 };
-    }
+    for (int j = 0; j < q; j++)
+        o->x[q + j] = split ? block_send(sbuf, t, j, sblock)
+                            : (struct rch_mpi_xfer){ .buf = (void *)sbuf, .count = (int)sblock, .t = t, .peer = j,
+                                                     .is_send = 1 };
     o->off = off * t->size;
     o->len = mine * t->size;
     o->rbuf = rbuf;
@@ -677,6 +691,7 @@ static int cut_plan(const char *fn, struct iop *o, const struct rch_mpi_chunks *
     *x = (struct cut){ .mine = { k->kb, (uint64_t)k->total * k->kb }, .fn = fn, .sbuf = sbuf, .rbuf = rbuf,
                        .rcounts = x->rcounts, .dt = dt, .op = op, .k = *k };
     memcpy(x->rcounts, rcounts, (size_t)p * sizeof(*x->rcounts));
+    rch_mpi_op_retain(op);   /* the chunks bind it; MPI_Op_free may come first (dt: held above) */
     const struct rch_mpi_type *u = rch_mpi_type_get(MPI_UINT64_T);
     o->x[0] = (struct rch_mpi_xfer){ .buf = x->theirs, .count = 2, .t = u, .peer = c->rank % q };
     for (int j = c->rank; j < q; j += p)

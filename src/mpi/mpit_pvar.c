@@ -49,7 +49,8 @@ static union pv_val rd_chan(int arg)
 }
 
 enum { D_UNEXP_LEN, D_UNEXP_HWM, D_UNEXP_ARRIVED, D_RNDV_GET, D_RNDV_PUT, D_RNDV_PIPELINE, D_CREDIT_STALLS,
-       D_RMA_RMW, D_RMA_PATTERN, D_RMA_GETW, D_RMA_GETW_LOST, D_BLOCKS };
+       D_RMA_RMW, D_RMA_PATTERN, D_RMA_GETW, D_RMA_GETW_LOST, D_RMA_GETW_REFUSED,
+       D_BLOCKS };
 
 static union pv_val rd_dev(int arg)
 {
@@ -66,6 +67,7 @@ static union pv_val rd_dev(int arg)
     case D_RMA_PATTERN: return (union pv_val){ .u = s->rma_pattern };
     case D_RMA_GETW: return (union pv_val){ .u = s->rma_getw };
     case D_RMA_GETW_LOST: return (union pv_val){ .u = s->rma_getw_lost };
+    case D_RMA_GETW_REFUSED: return (union pv_val){ .u = s->rma_getw_refused };
     default: return (union pv_val){ .u = s->blocks };
     }
 }
@@ -172,6 +174,9 @@ static const struct pvar pvars[] = {
       "Chunks of GETW answers this target had handed to its channel (shared with the origin, or in the "
       "two-copy pipeline) and not yet written when the origin died: the channel dropped them, then the "
       "target freed their buffers" },
+    { "rma_getw_fill_refused", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_GETW_REFUSED, rd_dev,
+      "GETW answers this target could not give by put_fill (the shared-memory channel refused it at the call: "
+      "no room in /dev/shm for its pipe buffers) and wrote as chunks of its own instead" },
     { "progress_blocks", COUNTER, RCH_MPIT_CAT_DEVICE, D_BLOCKS, rd_dev,
       "Waits that slept on a channel's wait primitive (after RDMACH_SPIN_COUNT polls and RDMACH_YIELD_COUNT "
       "yields)" },

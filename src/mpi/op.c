@@ -32,9 +32,15 @@ static const struct rch_mpi_op builtin[] = {
 };
 #define NBUILTIN ((unsigned)(sizeof(builtin) / sizeof(builtin[0])))
 
+/* A user operation lives while refs > 0: the program's reference (until
+ * MPI_Op_free, which sets freed) and one per pending operation that binds
+ * the op after its call returned (MPI-4.1 6.9.5: freeing marks the op for
+ * deallocation, pending operations complete normally). A freed op that a
+ * pending operation holds still resolves, so its slot is not reused. */
 struct user_op {
     struct rch_mpi_op op;
     int in_use;
+    int refs, freed;
 };
 static struct user_op *user_ops;
 static unsigned n_user, cap_user;
@@ -51,6 +57,26 @@ const struct rch_mpi_op *rch_mpi_op_get(MPI_Op op)
         return i < n_user && user_ops[i].in_use ? &user_ops[i].op : NULL;
     }
     return NULL;
+}
+
+static struct user_op *user_of(MPI_Op op)
+{
+    const struct rch_mpi_op *o = rch_mpi_op_get(op);
+    return o && o->kind < 0 ? &user_ops[RCH_MPI_HINDEX(op)] : NULL;
+}
+
+void rch_mpi_op_retain(MPI_Op op)
+{
+    struct user_op *u = user_of(op);
+    if (u)
+        u->refs++;
+}
+
+void rch_mpi_op_release(MPI_Op op)
+{
+    struct user_op *u = user_of(op);
+    if (u && --u->refs == 0)
+        u->in_use = 0;
 }
 
 const char *rch_mpi_op_name(MPI_Op op, char *buf, size_t len)
@@ -100,8 +126,7 @@ static int create(const char *fn, MPI_User_function *user_fn, MPI_User_function_
         }
         n_user++;
     }
-    user_ops[i].op = (struct rch_mpi_op){ -1, user_fn, commute ? 1 : 0, user_fn_c };
-    user_ops[i].in_use = 1;
+    user_ops[i] = (struct user_op){ .op = { -1, user_fn, commute ? 1 : 0, user_fn_c }, .in_use = 1, .refs = 1 };
     *op = RCH_MPI_HDIRECT(RCH_MPI_OBJ_OP, i);
     return MPI_SUCCESS;
 }
@@ -138,7 +163,11 @@ int PMPI_Op_free(MPI_Op *op)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OP,
                            "%s: %s is predefined and cannot be freed", fn,
                            rch_mpi_op_name(*op, d, sizeof(d)));
-    user_ops[RCH_MPI_HINDEX(*op)].in_use = 0;
+    if (user_ops[RCH_MPI_HINDEX(*op)].freed)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OP, "%s: %s in argument op was freed already", fn,
+                           rch_mpi_op_name(*op, d, sizeof(d)));
+    user_ops[RCH_MPI_HINDEX(*op)].freed = 1;
+    rch_mpi_op_release(*op);
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }

@@ -22,6 +22,13 @@
  * past the data) left alone. Under shared memory with single copy (no
  * RDMACH_RMA_PATH, RDMACH_VNODE_SIZE) the MPI_T counter rma_getw_packets
  * must grow by at least one a get.
+ *
+ * ARGS refused (RDMACH_SHM_PIPE_FULL=on, two ranks): the channel refuses
+ * every put_fill at the call, as when /dev/shm has no room for its pipe
+ * buffers, and each target answers by chunks of its own written by single
+ * copy instead: the MPI_T counter rma_getw_fill_refused must grow by one
+ * for each get this rank served (every get of the other rank), the data
+ * checked as above.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -104,8 +111,11 @@ int main(int argc, char **argv)
 {
     int me, np;
     mt_init(&argc, &argv, &me, &np);
-    struct mt_counter getw;
+    struct mt_counter getw, refusals;
     mt_counter_open(&getw, "rma_getw_packets");
+    mt_counter_open(&refusals, "rma_getw_fill_refused");
+    int refused = argc > 1 && strcmp(argv[1], "refused") == 0;
+    CHECK(!refused || np == 2, "ARGS refused: 2 ranks (each serves the other's gets)");
     int to = (me + 1) % np;
     long nwin = DISP + 210000;       /* past the furthest map (A: 200005 ints) */
     int *win = malloc(sizeof(int) * (size_t)nwin);
@@ -114,7 +124,7 @@ int main(int argc, char **argv)
         win[i] = (int)(7 * i + 1);
     MPI_Win w;
     MPI_OK(MPI_Win_create(win, (MPI_Aint)sizeof(int) * nwin, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &w));
-    unsigned long long before = mt_counter_read(&getw);
+    unsigned long long before = mt_counter_read(&getw), rbefore = mt_counter_read(&refusals);
     int gets = 0;
     for (int k = 0; k < NMAP; k++) {
         const struct map *m = &maps[k];
@@ -152,10 +162,16 @@ int main(int argc, char **argv)
     int plain_shm = getenv("RDMACH_RMA_PATH") == NULL && getenv("RDMACH_VNODE_SIZE") == NULL;
     if (plain_shm && to != me)
         CHECK(sent >= (unsigned long long)gets, "%llu GETW packets for %d gets, want one a get at least", sent, gets);
+    unsigned long long nref = mt_counter_read(&refusals) - rbefore;
+    if (refused)
+        CHECK(nref == (unsigned long long)gets, "%llu put_fill refusals served for the other rank's %d gets",
+              nref, gets);
     if (me == 0)
-        printf("rma_getw: %d ranks, %d gets of 6 maps checked, %llu GETW packets from rank 0\n", np, gets, sent);
+        printf("rma_getw: %d ranks, %d gets of 6 maps checked, %llu GETW packets from rank 0, %llu put_fill "
+               "refused\n", np, gets, sent, nref);
     MPI_OK(MPI_Win_free(&w));
     mt_counter_close(&getw);
+    mt_counter_close(&refusals);
     free(win);
     MPI_Finalize();
     return 0;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "base/base.h"
 #include "base/log.h"
+#include "base/tunables.h"
 #include "rdma/shm/shm_seg.h"
 
 static uint64_t round_up(uint64_t v, uint64_t a)
@@ -293,6 +294,9 @@ rdmach_status_t rch_shm_seg_reserve_pipe(struct rch_shm_seg *seg, uint32_t slot)
 {
     const struct rch_shm_seg_hdr *h = seg->hdr;
     off_t off = (off_t)(h->slot_off + (uint64_t)slot * h->slot_stride + h->pipe_off + RCH_SHM_PAGE);
+    if (rch_tun.shm_pipe_full)   /* what posix_fallocate's ENOSPC gives, below */
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "shm: /dev/shm is full (RDMACH_SHM_PIPE_FULL): no room for "
+                            "the pipe buffers in /dev/shm%s", seg->name);
     return reserve(seg, off, RCH_SHM_PIPE_NBUF * h->pipe_chunk, "pipe buffers");
 }
 
