@@ -605,23 +605,33 @@ def large_of(fns):
     return {f.name[:-2]: f for f in fns if f.fortran == 'large' and f.name.endswith('_c')}
 
 
+# The calls of a latency-bound loop: their entry points (fast_c) are laid
+# out one after the other in a section of their own (.text.hot.rch_f08,
+# about 2.5 KB), so that a ping-pong's calls touch a few adjacent cache
+# lines of one or two pages instead of lines scattered over the library.
+HOT = ('Send', 'Recv', 'Isend', 'Irecv', 'Wait', 'Test', 'Waitall', 'Testall', 'Waitany',
+       'Testany', 'Sendrecv', 'Start', 'Startall', 'Iprobe', 'Probe', 'Ssend', 'Issend',
+       'Rsend', 'Bsend', 'Request_free', 'Get_count')
+
+
 def fast_c(fn, link=None):
     """PMPI_<Name>_f08(ts) and MPI_<Name>_f08(ts) (weak aliases, as C's
     MPI_<Name> is, and MPICH's PMPIR_<Name>_f08(ts), pmpi_body) in C: C's PMPI_<Name>
     called at once, the gfortran descriptors of its choice buffers read
     inline; a buffer that is not contiguous goes to section_name(fn), in
-    Fortran. The commonest call (IERROR absent, every buffer a whole
-    rank-1 array) is tested first and jumps to C without a frame of its
-    own, in straight-line code: any other goes on in f08_<name> (static),
-    through f08_<name>_cold, a jump marked cold: gcc then lays the test out
-    with the jump to C as its fall-through and keeps f08_<name>'s frame and
-    IERROR store off that path. f08_<name> itself is marked hot: called
-    from a cold function only, gcc would take it for cold and optimise it
-    for size (the descriptor's inline tests become calls), and IERROR
-    present and scalar buffers are common calls too; it tests whole rank-1
-    buffers first, with which it is only called when IERROR is present.
-    link: the link name after pmpi_ (a fortran=large function's
-    <name>_f08_large_)."""
+    Fortran. A call whose buffers are all whole rank-1 arrays (the
+    commonest), IERROR present or not, is done by the entry point itself
+    in straight-line code: without IERROR a jump to C without a frame,
+    with it a jump to f08_<name>_ierror, which calls C and stores its
+    result (inline, its frame would be the entry's on every path: gcc does
+    not shrink-wrap it). Any other buffer goes on
+    in f08_<name> (static), through f08_<name>_cold, a call marked cold:
+    gcc then keeps it off the entry's straight line. f08_<name> itself is
+    marked hot: called from a cold function only, gcc would take it for
+    cold and optimise it for size (the descriptor's inline tests become
+    calls), and scalar buffers are common calls too; its own section
+    keeps it out of the hot entry points' (HOT). link: the link name after
+    pmpi_ (a fortran=large function's <name>_f08_large_)."""
     params = [direct_param(p) for p in visible(fn)]
     names = ', '.join([p.name for p in visible(fn)] + ['ierror'])
     decls = ', '.join([d for d, _ in params] + ['MPI_Fint *ierror'])
@@ -629,33 +639,31 @@ def fast_c(fn, link=None):
     link = f'pmpi_{name}'
     bufs = [p.name for p in visible(fn) if p.kind == 'BUFFER']
     general = f'f08_{name[:-1]}'
-    call = f'PMPI_{fn.name}({", ".join(a for _, a in params)});'
-    body = ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
-    whole = ' && '.join(f'rch_gfc_whole1({b})' for b in bufs)
-    simple = ' && '.join(['!ierror'] + ([whole] if bufs else []))
     plain = [f'{p.name}->base_addr' if p.kind == 'BUFFER' else a for p, (_, a) in zip(visible(fn), params)]
-    # f08_<name> is called with IERROR present or a buffer that is not a
-    # whole rank-1 array: whole ones (IERROR present, then) are tested first
-    if bufs:
-        body = [f'    if (RCH_LIKELY({whole})) {{', f'        *ierror = PMPI_{fn.name}({", ".join(plain)});',
-                '        return;', '    }',
-                f'    if (RCH_UNLIKELY({" || ".join(f"!rch_gfc_contiguous({b})" for b in bufs)})) {{',
-                f'        {section_name(fn).lower()}_({names});', '        return;', '    }'] + body
-    else:
-        body = [f'    *ierror = {call}', '}']
-    declare = [f'void {section_name(fn).lower()}_({decls});'] if bufs else []
-    return declare + [
-        f'static __attribute__((noinline, hot)) void {general}({decls})', '{'] + body + [
-        f'static __attribute__((noinline, cold)) void {general}_cold({decls})', '{',
-        f'    {general}({names});', '}',
-        f'RCH_F_PUBLIC void {link}({decls})', '{',
-        f'    if (RCH_LIKELY({simple})) {{',
-        f'        PMPI_{fn.name}({", ".join(plain)});',
-        '        return;',
-        '    }',
-        f'    {general}_cold({names});', '}'] + \
-        [f'RCH_F_PUBLIC void {prefix}_{name}({decls}) '
-         f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi', 'pmpir')]
+    direct_call = f'PMPI_{fn.name}({", ".join(plain)});'
+    hot = ' __attribute__((section(".text.hot.rch_f08")))' if fn.name in HOT and not link.endswith('_large_') else ''
+    helper = f'{general}_ierror'
+    straight = [f'static __attribute__((noinline)){hot} void {helper}({decls})', '{',
+                f'    *ierror = {direct_call}', '}',
+                f'RCH_F_PUBLIC{hot} void {link}({decls})', '{']
+    test = ['    if (RCH_LIKELY(!ierror)) {', f'        {direct_call}', '        return;', '    }',
+            f'    {helper}({names});']
+    aliases = [f'RCH_F_PUBLIC void {prefix}_{name}({decls}) '
+               f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi', 'pmpir')]
+    if not bufs:
+        return straight + test + ['}'] + aliases
+    whole = ' && '.join(f'rch_gfc_whole1({b})' for b in bufs)
+    call = f'PMPI_{fn.name}({", ".join(a for _, a in params)});'
+    return [f'void {section_name(fn).lower()}_({decls});',
+            f'static __attribute__((noinline, hot, section(".text.rch_f08_general"))) void {general}({decls})',
+            '{',
+            f'    if (RCH_UNLIKELY({" || ".join(f"!rch_gfc_contiguous({b})" for b in bufs)})) {{',
+            f'        {section_name(fn).lower()}_({names});', '        return;', '    }',
+            '    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}',
+            f'static __attribute__((noinline, cold)) void {general}_cold({decls})', '{',
+            f'    {general}({names});', '}'] + straight + [
+            f'    if (RCH_LIKELY({whole})) {{'] + ['    ' + line for line in test] + [
+            '        return;', '    }', f'    {general}_cold({names});', '}'] + aliases
 
 
 def large_param(p):
