@@ -607,11 +607,47 @@ def large_of(fns):
 
 # The calls of a latency-bound loop: their entry points (fast_c) are laid
 # out one after the other in a section of their own (.text.hot.rch_f08,
-# about 2.5 KB), so that a ping-pong's calls touch a few adjacent cache
-# lines of one or two pages instead of lines scattered over the library.
+# about 3.3 KB, page-aligned), so that a ping-pong's calls touch a few cache
+# lines of one page instead of lines scattered over the library;
+# the addresses they use (C's PMPI_<Name>, the two MPI_STATUS_IGNOREs) are
+# read from one table, f08_hot (hot_table), whose first cache line holds
+# those of MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Wait and MPI_Test,
+# instead of from GOT entries the linker scatters over several lines.
 HOT = ('Send', 'Recv', 'Isend', 'Irecv', 'Wait', 'Test', 'Waitall', 'Testall', 'Waitany',
        'Testany', 'Sendrecv', 'Start', 'Startall', 'Iprobe', 'Probe', 'Ssend', 'Issend',
        'Rsend', 'Bsend', 'Request_free', 'Get_count')
+
+
+def hot_table():
+    """f08_hot: the addresses the HOT entry points use, filled in by the
+    dynamic linker as their GOT entries would be (the same symbol lookup:
+    a program's own /MPIPRIV1/, a preloaded PMPI_Send), in RELRO. Hidden
+    and writable in C's eyes, so that gcc reads it at run time rather than
+    folding it into the GOT loads it replaces (no LTO builds this file)."""
+    return ['/* f08_hot (gen_f08.hot_table): what the hot entry points read, in one',
+            ' * table instead of GOT entries scattered over several cache lines. */',
+            'struct f08_hot {',
+            '    MPI_Fint *status_ignore;        /* mpif.h\'s and rdmach\'s mpi_f08\'s */',
+            '    MPI_Fint *status_ignore_mpich;  /* MPICH\'s mpi_f08\'s */',
+            f'    void (*fn[{len(HOT)}])(void);     /* PMPI_<Name>, in gen_f08.HOT\'s order */',
+            '};',
+            '__attribute__((visibility("hidden"), aligned(64), section(".data.rel.ro.rch_f08_hot")))',
+            'struct f08_hot rch_f08_hot = {',
+            '    mpipriv1_.status_ignore, (MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ,',
+            '    {' + ', '.join(f'(void (*)(void))PMPI_{n}' for n in HOT) + '}',
+            '};',
+            '#define F08_HOT(name, i) ((__typeof__(&name))rch_f08_hot.fn[i])',
+            '/* The hot entry points\' section starts a page (it is smaller than one):',
+            ' * the calls of a ping-pong then need one iTLB entry, wherever the linker',
+            ' * puts it; each entry point starts a cache line (HOT). */',
+            '__asm__(".section .text.hot.rch_f08,\\"ax\\",@progbits\\n\\t.p2align 12\\n\\t.previous");',
+            '/* rch_f_status through f08_hot */',
+            'static inline MPI_Status *f08_hot_status(MPI_Fint *status)',
+            '{',
+            '    if ((status == rch_f08_hot.status_ignore) | (status == rch_f08_hot.status_ignore_mpich))',
+            '        return MPI_STATUS_IGNORE;',
+            '    return (MPI_Status *)status;',
+            '}']
 
 
 def fast_c(fn, link=None):
@@ -625,8 +661,10 @@ def fast_c(fn, link=None):
     with it a jump to f08_<name>_ierror, which calls C and stores its
     result (inline, its frame would be the entry's on every path: gcc does
     not shrink-wrap it). Any other buffer goes on
-    in f08_<name> (static), through f08_<name>_cold, a call marked cold:
-    gcc then keeps it off the entry's straight line. f08_<name> itself is
+    in f08_<name> (static), through f08_<name>_cold, a call marked cold
+    (a HOT entry point, in a section of its own, is not split into hot and
+    cold parts by gcc: the jump to it stays inline, taken by no common
+    call). f08_<name> itself is
     marked hot: called from a cold function only, gcc would take it for
     cold and optimise it for size (the descriptor's inline tests become
     calls), and scalar buffers are common calls too; its own section
@@ -640,8 +678,12 @@ def fast_c(fn, link=None):
     bufs = [p.name for p in visible(fn) if p.kind == 'BUFFER']
     general = f'f08_{name[:-1]}'
     plain = [f'{p.name}->base_addr' if p.kind == 'BUFFER' else a for p, (_, a) in zip(visible(fn), params)]
+    hot = ''
     direct_call = f'PMPI_{fn.name}({", ".join(plain)});'
-    hot = ' __attribute__((section(".text.hot.rch_f08")))' if fn.name in HOT and not link.endswith('_large_') else ''
+    if fn.name in HOT and not link.endswith('_large_'):
+        hot = ' __attribute__((section(".text.hot.rch_f08"), aligned(64)))'
+        plain = [a.replace('rch_f_status(', 'f08_hot_status(') for a in plain]
+        direct_call = f'F08_HOT(PMPI_{fn.name}, {HOT.index(fn.name)})({", ".join(plain)});'
     helper = f'{general}_ierror'
     straight = [f'static __attribute__((noinline)){hot} void {helper}({decls})', '{',
                 f'    *ierror = {direct_call}', '}',
@@ -662,8 +704,8 @@ def fast_c(fn, link=None):
             '    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}',
             f'static __attribute__((noinline, cold)) void {general}_cold({decls})', '{',
             f'    {general}({names});', '}'] + straight + [
-            f'    if (RCH_LIKELY({whole})) {{'] + ['    ' + line for line in test] + [
-            '        return;', '    }', f'    {general}_cold({names});', '}'] + aliases
+            f'    if (RCH_UNLIKELY(!({whole}))) {{', f'        {general}_cold({names});', '        return;',
+            '    }'] + test + ['}'] + aliases
 
 
 def large_param(p):
@@ -853,7 +895,7 @@ def fast_c_file(fns, described):
          'int rch_f08_gfc_buffer(const struct rch_gfc_desc *a, const struct rch_gfc_desc *b,',
          '                       const MPI_Fint *datatype, void **addr_a, void **addr_b, MPI_Fint *datatype_c);',
          'void rch_f08_type_free(MPI_Fint *datatype);',
-         'static const MPI_Fint f08_comm_self = (MPI_Fint)MPI_COMM_SELF;'] + \
+         'static const MPI_Fint f08_comm_self = (MPI_Fint)MPI_COMM_SELF;'] + hot_table() + \
         [line for fn in fns if direct(fn) for line in [''] + fast_c(fn)] + \
         [line for fn in fns if large(fn) for line in [''] + fast_c_large(fn)] + \
         [line for name, fn in large_of(described).items() if direct(fn)
