@@ -32,6 +32,25 @@ contains
       call MPI_Send(buf, 8, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD)
     end do
   end subroutine
+
+  ! f08_self with IERROR present (the binding stores C's result there)
+  subroutine f08_self_ierror(n)
+    integer, intent(in) :: n
+    integer :: i, ierror
+    do i = 1, n
+      call MPI_Send(buf, 8, MPI_BYTE, 0, 1, MPI_COMM_WORLD, ierror)
+      call MPI_Recv(buf, 8, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierror)
+    end do
+  end subroutine
+
+  ! f08_null with IERROR present
+  subroutine f08_null_ierror(n)
+    integer, intent(in) :: n
+    integer :: i, ierror
+    do i = 1, n
+      call MPI_Send(buf, 8, MPI_BYTE, MPI_PROC_NULL, 1, MPI_COMM_WORLD, ierror)
+    end do
+  end subroutine
 end module
 
 program f08_icount
@@ -64,5 +83,7 @@ program f08_icount
   call f08_self(n)
   t = bench_c_send_null(n, cpu)
   call f08_null(n)
+  call f08_self_ierror(n)
+  call f08_null_ierror(n)
   call MPI_Finalize()
 end program

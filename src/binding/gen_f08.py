@@ -605,23 +605,71 @@ def large_of(fns):
     return {f.name[:-2]: f for f in fns if f.fortran == 'large' and f.name.endswith('_c')}
 
 
+# The calls of a latency-bound loop: their entry points (fast_c) are laid
+# out one after the other in a section of their own (.text.hot.rch_f08,
+# about 3.3 KB, page-aligned), so that a ping-pong's calls touch a few cache
+# lines of one page instead of lines scattered over the library;
+# the addresses they use (C's PMPI_<Name>, the two MPI_STATUS_IGNOREs) are
+# read from one table, f08_hot (hot_table), whose first cache line holds
+# those of MPI_Send, MPI_Recv, MPI_Isend, MPI_Irecv, MPI_Wait and MPI_Test,
+# instead of from GOT entries the linker scatters over several lines.
+HOT = ('Send', 'Recv', 'Isend', 'Irecv', 'Wait', 'Test', 'Waitall', 'Testall', 'Waitany',
+       'Testany', 'Sendrecv', 'Start', 'Startall', 'Iprobe', 'Probe', 'Ssend', 'Issend',
+       'Rsend', 'Bsend', 'Request_free', 'Get_count')
+
+
+def hot_table():
+    """f08_hot: the addresses the HOT entry points use, filled in by the
+    dynamic linker as their GOT entries would be (the same symbol lookup:
+    a program's own /MPIPRIV1/, a preloaded PMPI_Send), in RELRO. Hidden
+    and writable in C's eyes, so that gcc reads it at run time rather than
+    folding it into the GOT loads it replaces (no LTO builds this file)."""
+    return ['/* f08_hot (gen_f08.hot_table): what the hot entry points read, in one',
+            ' * table instead of GOT entries scattered over several cache lines. */',
+            'struct f08_hot {',
+            '    MPI_Fint *status_ignore;        /* mpif.h\'s and rdmach\'s mpi_f08\'s */',
+            '    MPI_Fint *status_ignore_mpich;  /* MPICH\'s mpi_f08\'s */',
+            f'    void (*fn[{len(HOT)}])(void);     /* PMPI_<Name>, in gen_f08.HOT\'s order */',
+            '};',
+            '__attribute__((visibility("hidden"), aligned(64), section(".data.rel.ro.rch_f08_hot")))',
+            'struct f08_hot rch_f08_hot = {',
+            '    mpipriv1_.status_ignore, (MPI_Fint *)&MPIR_F08_MPI_STATUS_IGNORE_OBJ,',
+            '    {' + ', '.join(f'(void (*)(void))PMPI_{n}' for n in HOT) + '}',
+            '};',
+            '#define F08_HOT(name, i) ((__typeof__(&name))rch_f08_hot.fn[i])',
+            '/* The hot entry points\' section starts a page (it is smaller than one):',
+            ' * the calls of a ping-pong then need one iTLB entry, wherever the linker',
+            ' * puts it; each entry point starts a cache line (HOT). */',
+            '__asm__(".section .text.hot.rch_f08,\\"ax\\",@progbits\\n\\t.p2align 12\\n\\t.previous");',
+            '/* rch_f_status through f08_hot */',
+            'static inline MPI_Status *f08_hot_status(MPI_Fint *status)',
+            '{',
+            '    if ((status == rch_f08_hot.status_ignore) | (status == rch_f08_hot.status_ignore_mpich))',
+            '        return MPI_STATUS_IGNORE;',
+            '    return (MPI_Status *)status;',
+            '}']
+
+
 def fast_c(fn, link=None):
     """PMPI_<Name>_f08(ts) and MPI_<Name>_f08(ts) (weak aliases, as C's
     MPI_<Name> is, and MPICH's PMPIR_<Name>_f08(ts), pmpi_body) in C: C's PMPI_<Name>
     called at once, the gfortran descriptors of its choice buffers read
     inline; a buffer that is not contiguous goes to section_name(fn), in
-    Fortran. The commonest call (IERROR absent, every buffer a whole
-    rank-1 array) is tested first and jumps to C without a frame of its
-    own, in straight-line code: any other goes on in f08_<name> (static),
-    through f08_<name>_cold, a jump marked cold: gcc then lays the test out
-    with the jump to C as its fall-through and keeps f08_<name>'s frame and
-    IERROR store off that path. f08_<name> itself is marked hot: called
-    from a cold function only, gcc would take it for cold and optimise it
-    for size (the descriptor's inline tests become calls), and IERROR
-    present and scalar buffers are common calls too; it tests whole rank-1
-    buffers first, with which it is only called when IERROR is present.
-    link: the link name after pmpi_ (a fortran=large function's
-    <name>_f08_large_)."""
+    Fortran. A call whose buffers are all whole rank-1 arrays (the
+    commonest), IERROR present or not, is done by the entry point itself
+    in straight-line code: without IERROR a jump to C without a frame,
+    with it a jump to f08_<name>_ierror, which calls C and stores its
+    result (inline, its frame would be the entry's on every path: gcc does
+    not shrink-wrap it). Any other buffer goes on
+    in f08_<name> (static), through f08_<name>_cold, a call marked cold
+    (a HOT entry point, in a section of its own, is not split into hot and
+    cold parts by gcc: the jump to it stays inline, taken by no common
+    call). f08_<name> itself is
+    marked hot: called from a cold function only, gcc would take it for
+    cold and optimise it for size (the descriptor's inline tests become
+    calls), and scalar buffers are common calls too; its own section
+    keeps it out of the hot entry points' (HOT). link: the link name after
+    pmpi_ (a fortran=large function's <name>_f08_large_)."""
     params = [direct_param(p) for p in visible(fn)]
     names = ', '.join([p.name for p in visible(fn)] + ['ierror'])
     decls = ', '.join([d for d, _ in params] + ['MPI_Fint *ierror'])
@@ -629,33 +677,35 @@ def fast_c(fn, link=None):
     link = f'pmpi_{name}'
     bufs = [p.name for p in visible(fn) if p.kind == 'BUFFER']
     general = f'f08_{name[:-1]}'
-    call = f'PMPI_{fn.name}({", ".join(a for _, a in params)});'
-    body = ['    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}']
-    whole = ' && '.join(f'rch_gfc_whole1({b})' for b in bufs)
-    simple = ' && '.join(['!ierror'] + ([whole] if bufs else []))
     plain = [f'{p.name}->base_addr' if p.kind == 'BUFFER' else a for p, (_, a) in zip(visible(fn), params)]
-    # f08_<name> is called with IERROR present or a buffer that is not a
-    # whole rank-1 array: whole ones (IERROR present, then) are tested first
-    if bufs:
-        body = [f'    if (RCH_LIKELY({whole})) {{', f'        *ierror = PMPI_{fn.name}({", ".join(plain)});',
-                '        return;', '    }',
-                f'    if (RCH_UNLIKELY({" || ".join(f"!rch_gfc_contiguous({b})" for b in bufs)})) {{',
-                f'        {section_name(fn).lower()}_({names});', '        return;', '    }'] + body
-    else:
-        body = [f'    *ierror = {call}', '}']
-    declare = [f'void {section_name(fn).lower()}_({decls});'] if bufs else []
-    return declare + [
-        f'static __attribute__((noinline, hot)) void {general}({decls})', '{'] + body + [
-        f'static __attribute__((noinline, cold)) void {general}_cold({decls})', '{',
-        f'    {general}({names});', '}',
-        f'RCH_F_PUBLIC void {link}({decls})', '{',
-        f'    if (RCH_LIKELY({simple})) {{',
-        f'        PMPI_{fn.name}({", ".join(plain)});',
-        '        return;',
-        '    }',
-        f'    {general}_cold({names});', '}'] + \
-        [f'RCH_F_PUBLIC void {prefix}_{name}({decls}) '
-         f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi', 'pmpir')]
+    hot = ''
+    direct_call = f'PMPI_{fn.name}({", ".join(plain)});'
+    if fn.name in HOT and not link.endswith('_large_'):
+        hot = ' __attribute__((section(".text.hot.rch_f08"), aligned(64)))'
+        plain = [a.replace('rch_f_status(', 'f08_hot_status(') for a in plain]
+        direct_call = f'F08_HOT(PMPI_{fn.name}, {HOT.index(fn.name)})({", ".join(plain)});'
+    helper = f'{general}_ierror'
+    straight = [f'static __attribute__((noinline)){hot} void {helper}({decls})', '{',
+                f'    *ierror = {direct_call}', '}',
+                f'RCH_F_PUBLIC{hot} void {link}({decls})', '{']
+    test = ['    if (RCH_LIKELY(!ierror)) {', f'        {direct_call}', '        return;', '    }',
+            f'    {helper}({names});']
+    aliases = [f'RCH_F_PUBLIC void {prefix}_{name}({decls}) '
+               f'__attribute__((weak, alias("{link}")));' for prefix in ('mpi', 'pmpir')]
+    if not bufs:
+        return straight + test + ['}'] + aliases
+    whole = ' && '.join(f'rch_gfc_whole1({b})' for b in bufs)
+    call = f'PMPI_{fn.name}({", ".join(a for _, a in params)});'
+    return [f'void {section_name(fn).lower()}_({decls});',
+            f'static __attribute__((noinline, hot, section(".text.rch_f08_general"))) void {general}({decls})',
+            '{',
+            f'    if (RCH_UNLIKELY({" || ".join(f"!rch_gfc_contiguous({b})" for b in bufs)})) {{',
+            f'        {section_name(fn).lower()}_({names});', '        return;', '    }',
+            '    if (!ierror) {', f'        {call}', '        return;', '    }', f'    *ierror = {call}', '}',
+            f'static __attribute__((noinline, cold)) void {general}_cold({decls})', '{',
+            f'    {general}({names});', '}'] + straight + [
+            f'    if (RCH_UNLIKELY(!({whole}))) {{', f'        {general}_cold({names});', '        return;',
+            '    }'] + test + ['}'] + aliases
 
 
 def large_param(p):
@@ -845,7 +895,7 @@ def fast_c_file(fns, described):
          'int rch_f08_gfc_buffer(const struct rch_gfc_desc *a, const struct rch_gfc_desc *b,',
          '                       const MPI_Fint *datatype, void **addr_a, void **addr_b, MPI_Fint *datatype_c);',
          'void rch_f08_type_free(MPI_Fint *datatype);',
-         'static const MPI_Fint f08_comm_self = (MPI_Fint)MPI_COMM_SELF;'] + \
+         'static const MPI_Fint f08_comm_self = (MPI_Fint)MPI_COMM_SELF;'] + hot_table() + \
         [line for fn in fns if direct(fn) for line in [''] + fast_c(fn)] + \
         [line for fn in fns if large(fn) for line in [''] + fast_c_large(fn)] + \
         [line for name, fn in large_of(described).items() if direct(fn)
