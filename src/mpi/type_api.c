@@ -72,9 +72,14 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (o->permanent)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE, "%s: cannot free datatype 0x%x: types from "
                            "MPI_Type_create_f90_* are predefined", fn, (unsigned)*datatype);
+    if (o->urefs <= 0)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_TYPE, "%s: datatype 0x%x in argument datatype was freed already "
+                           "(a copy of a freed handle; it lives on only for the operations still using it)", fn,
+                           (unsigned)*datatype);
     if ((rc = rch_mpi_type_attr_delete_all(fn, o)))
         return rc;
     *datatype = MPI_DATATYPE_NULL;
+    o->urefs--;
     rch_mpi_type_release(&o->t);
     return MPI_SUCCESS;
 }
@@ -398,8 +403,10 @@ static int contents(const char *fn, MPI_Datatype datatype, MPI_Count max_integer
     for (int i = 0; i < o->ntypes; i++) {
         struct rch_mpi_type_obj *c = rch_mpi_type_lookup(o->types[i]);
         array_of_datatypes[i] = o->types[i];
-        if (c)
+        if (c && !c->t.predefined) {
             rch_mpi_type_retain(&c->t);
+            c->urefs++;
+        }
     }
     return MPI_SUCCESS;
 }

@@ -81,6 +81,7 @@ struct rch_mpi_type_obj *rch_mpi_type_obj_copy(const struct rch_mpi_type_obj *sr
     o->permanent = 0;
     o->attrs = NULL;
     o->t.refcount = 0;
+    o->urefs = 0;
     o->t.name[0] = '\0';
     o->combiner = MPI_COMBINER_NAMED;
     o->large_n = 0;

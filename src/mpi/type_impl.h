@@ -57,6 +57,9 @@ struct rch_mpi_type_obj {
     int sticky_lb, sticky_ub;     /* bounds set explicitly (MPI_LB/MPI_UB markers, resized) */
     int marker;                   /* this is MPI_LB or MPI_UB itself */
     int permanent;                /* MPI_Type_free refuses it (the F90 types, type_f90.c) */
+    int urefs;                    /* the user's handles to it: 1 at creation, 1 more per MPI_Type_get_contents
+                                   * that returns it; MPI_Type_free takes one, refused at 0 (a copy of a freed
+                                   * handle must not drop a pending operation's reference) */
     struct rch_mpi_type_attr *attrs;   /* attributes (type_attr.c), not copied with the object */
     MPI_Aint align;               /* alignment of the most aligned basic part (struct padding) */
     int nruns;

@@ -63,6 +63,7 @@ int rch_mpi_type_register(struct rch_mpi_type_obj *o)
     }
     o->t.handle = (MPI_Datatype)((RCH_MPI_TYPE_KIND_DIRECT << 24) | (idx + RCH_MPI_TYPE_FIRST_DERIVED));
     o->t.refcount = 1;
+    o->urefs = 1;
     __atomic_store_n(&chunks[idx >> RCH_TYPE_CHUNK_BITS][idx & (RCH_TYPE_CHUNK - 1)], o,
                      __ATOMIC_RELEASE);
 out_unlock:
