@@ -154,6 +154,7 @@ struct sim {
      * ranks ready to run that wait for it, in the order they got ready */
     uint32_t *core_owner, *core_head, *core_tail;
     int *seg_count;            /* per node: ranks arrived at its segment's synchronisation (made at the first) */
+    struct sim_segx *segx;     /* segment data other cores read (p->segx_*; sim_segx.c), or NULL */
     double *seg_max;
     int alloc_failed;
 };
@@ -1001,12 +1002,17 @@ static void seg_arrive(struct sim *s, uint32_t rank)
  * and a reduction of such bytes that excess over the in-cache read on top
  * of gamma; bytes from the reader's own core are in its cache. The node
  * segment is one node: its ranks are the world's. */
+static int seg_other_core(const struct sim *s, uint32_t rank, uint32_t w)
+{
+    return s->core_free ? core_of(s, w) != core_of(s, rank) : w != rank;
+}
+
 static double seg_read_ns(const struct sim *s, uint32_t rank, uint32_t a, double cross)
 {
     const struct sim_params *p = s->p;
     uint32_t w = (a - SIM_SEG_READ) / 2;
     int reduce = (a - SIM_SEG_READ) & 1;
-    int other = s->core_free ? core_of(s, w) != core_of(s, rank) : w != rank;
+    int other = seg_other_core(s, rank, w);
     double extra = other && cross > p->beta ? cross - p->beta : 0;
     return (reduce ? p->gamma : p->beta) + extra;
 }
@@ -1021,6 +1027,8 @@ static double compute_ns(const struct sim *s, uint32_t rank, uint32_t a)
     if (a == 0)
         return p->gamma;
     double cross = p->ch[SIM_SHM].G + p->ch[SIM_SHM].O;
+    if (a >= SIM_SEG_DEP)                  /* a deposit: a copy into the segment */
+        return p->beta;
     if (a >= SIM_SEG_READ)
         return seg_read_ns(s, rank, a, cross);
     return a == 3 && cross > p->beta ? cross : p->beta;
@@ -1097,7 +1105,9 @@ static void run_rank(struct sim *s, uint32_t rank)
         case SIM_COMPUTE: {
             /* a local copy reads its source and writes its destination */
             double miss = a == 2 ? l3_miss(s, rank, bufs & 0xffff, b) + l3_miss(s, rank, bufs >> 16, b) : 0;
-            r->t = copy_cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * compute_ns(s, rank, a), miss);
+            int w = sim_segx_writer(a);
+            double segx = s->segx && w >= 0 ? sim_segx_ns(s->segx, s->p, rank, a, b, seg_other_core(s, rank, (uint32_t)w)) : 0;
+            r->t = copy_cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * compute_ns(s, rank, a) + segx, miss);
             break;
         }
         case SIM_HWBAR: {
@@ -1115,6 +1125,8 @@ static void run_rank(struct sim *s, uint32_t rank)
             return;
         }
         case SIM_SEGSYNC:
+            if (s->segx)
+                sim_segx_sync(s->segx, rank);
             seg_arrive(s, rank);
             return;
         case SIM_MARK:
@@ -1152,6 +1164,10 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
             snprintf(err, len, "no memory for the L3 of %d ranks", n);
             goto out_free;
         }
+    }
+    if ((p->segx_dep > 0 || p->segx_own > 0 || p->segx_red > 0) && !(s.segx = sim_segx_new(n))) {
+        snprintf(err, len, "no memory for the node segment's readers of %d ranks", n);
+        goto out_free;
     }
     s.r = calloc((size_t)n, sizeof(*s.r));
     s.nic_tx = calloc((size_t)s.nnodes, sizeof(double));
@@ -1259,6 +1275,7 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
 
 out_free:
     sim_cache_free(s.cache);
+    sim_segx_free(s.segx);
     free(s.miss_end);
     free(s.r);
     free(s.nic_tx);

@@ -26,6 +26,10 @@
  *                               # waiting rank of the core takes then (0 if absent)
  *   segswitch 4 1400 8 2000     # the hand-off at the node segment's synchronisation on a
  *                               # core of N ranks (N ascending; switch if absent)
+ *   segx dep 0.016 own 0.009 red 0.001 free 1024
+ *                               # ns per byte more where node segment data that other cores
+ *                               # read is written again (beyond a deposit's first `free`
+ *                               # bytes) or read on its writer's core (sim_segx.c)
  *   l3 size 33554432 in 0.009 one 0.042 two 0.085
  *                               # the host's last-level cache in bytes and a copy's ns per
  *                               # byte in it, beyond it, and beyond it with another core
@@ -170,6 +174,10 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             static const char *const keys[] = { "size", "in", "one", "two" };
             double *const fields[] = { &p->l3, &p->l3_in, &p->l3_one, &p->l3_two };
             rc = pairs(save, keys, fields, 4, path, line, err, len);
+        } else if (!strcmp(w, "segx")) {
+            static const char *const keys[] = { "dep", "own", "red", "free" };
+            double *const fields[] = { &p->segx_dep, &p->segx_own, &p->segx_red, &p->segx_free };
+            rc = pairs(save, keys, fields, 4, path, line, err, len);
         } else if (!strcmp(w, "callc")) {
             double *const fields[] = { &p->callc[0], &p->callc[1], &p->callc[2], &p->callc[3] };
             rc = pairs(save, sim_callc_names, fields, SIM_CALLC, path, line, err, len);
@@ -184,7 +192,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, callc, callalgo, segswitch, l3, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, callc, callalgo, segswitch, segx, l3, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -228,6 +236,8 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
         fprintf(f, "%s %.0f %.1f%s", i ? "" : "segswitch", p->segsw_n[i], p->segsw[i], i + 1 == p->nsegsw ? "\n" : "");
     if (p->ringcold > 0)
         fprintf(f, "ringcold %.4f\n", p->ringcold);
+    if (p->segx_dep > 0 || p->segx_own > 0 || p->segx_red > 0)
+        fprintf(f, "segx dep %.5f own %.5f red %.5f free %.0f\n", p->segx_dep, p->segx_own, p->segx_red, p->segx_free);
     int given = 0;
     for (int i = 0; i < SIM_CALLC; i++)
         if (p->callc[i] >= 0)
