@@ -170,6 +170,11 @@ struct sim_params {
      * (the ring's lap, up to 1 MiB, is long against the processes that
      * take turns on the core; rdmach-sim-probe --rootsend; 0: none) */
     double ringcold;
+    /* The same with a core per rank (`ringcold1`; 0: none): a 2-rank
+     * pair's ring of 1 MiB and the way back, beside the rank's buffers, is
+     * more than the core's L2 (1 MiB here) holds across a lap
+     * (rdmach-sim-probe --rootsend on 2 ranks) */
+    double ringcold1;
     double hw_ow, hw_op, hw_oplg, hw_or;   /* hardware barrier: o_w, o_p(P) = op + oplg * lg P, o_r */
     /* The host the ranks run on: its cores (0: a core per rank) and, where
      * ranks outnumber them, the CPU a rank spends to get a core back after

@@ -876,13 +876,15 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, uint32_t 
 
 /* ns per byte an eager send's record costs its sender beyond O for lines
  * of the shm ring the core's caches no longer hold: on an oversubscribed
- * host only, where the ranks that take turns on a core evict each other's
+ * host, where the ranks that take turns on a core evict each other's
  * lines while a ring's lap (SHM_RING_BUDGET / ranks, up to 1 MiB: some 50
- * blocks of the validation's 20 calls of 1 KiB) comes round. With a core
- * per rank the calibrated O has what the stream meets. */
+ * blocks of the validation's 20 calls of 1 KiB) comes round (ringcold);
+ * with a core per rank, where a pair's 1 MiB lap and the rest of the
+ * rank's lines outgrow the core's L2 (ringcold1: the stream's minimum,
+ * which O has, is of blocks whose lines were still held). */
 static double ring_cold(const struct sim *s, int net)
 {
-    return !net && s->cores ? s->p->ringcold : 0;
+    return net ? 0 : s->cores ? s->p->ringcold : s->p->ringcold1;
 }
 
 static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len, uint32_t buf)

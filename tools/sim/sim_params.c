@@ -13,6 +13,7 @@
  *                               # 256 B: malloc on arrival, free at the match (0 if absent)
  *   ringcold 0.08               # ns per byte more for an eager shm send on an oversubscribed
  *                               # host: ring lines out of the core's caches (0 if absent)
+ *   ringcold1 0.04              # the same with a core per rank (0 if absent)
  *   callc barrier 30 bcast 40 allreduce 60 alltoall 90
  *                               # the same per collective (any of them; call for those not given)
  *   callalgo alltoall leader 76 alltoall coreparallel 116
@@ -157,13 +158,13 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             double *const fields[] = { &p->cores, &p->sw, &p->sw_net, &p->handoff, &p->netturn };
             rc = pairs(save, keys, fields, 5, path, line, err, len);
         } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call") || !strcmp(w, "icall") ||
-                   !strcmp(w, "unexp") || !strcmp(w, "ringcold")) {
+                   !strcmp(w, "unexp") || !strcmp(w, "ringcold") || !strcmp(w, "ringcold1")) {
             char *v = strtok_r(NULL, " \t\r\n", &save);
             double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : w[0] == 'i' ? &p->icall
-                      : w[0] == 'u' ? &p->unexp : w[0] == 'r' ? &p->ringcold : &p->call;
+                      : w[0] == 'u' ? &p->unexp : w[0] == 'r' ? (w[8] ? &p->ringcold1 : &p->ringcold) : &p->call;
             if (number(v, f) != 0 || strtok_r(NULL, " \t\r\n", &save)) {
                 snprintf(err, len, "%s:%d: %s needs one non-negative number (%s)", path, line, w,
-                         f == &p->gamma || f == &p->beta || f == &p->ringcold ? "ns per byte" : "ns");
+                         f == &p->gamma || f == &p->beta || f == &p->ringcold || f == &p->ringcold1 ? "ns per byte" : "ns");
                 rc = -1;
             }
         } else if (!strcmp(w, "callalgo")) {
@@ -192,7 +193,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, callc, callalgo, segswitch, segx, l3, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, ringcold1, callc, callalgo, segswitch, segx, l3, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -236,6 +237,8 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
         fprintf(f, "%s %.0f %.1f%s", i ? "" : "segswitch", p->segsw_n[i], p->segsw[i], i + 1 == p->nsegsw ? "\n" : "");
     if (p->ringcold > 0)
         fprintf(f, "ringcold %.4f\n", p->ringcold);
+    if (p->ringcold1 > 0)
+        fprintf(f, "ringcold1 %.4f\n", p->ringcold1);
     if (p->segx_dep > 0 || p->segx_own > 0 || p->segx_red > 0)
         fprintf(f, "segx dep %.5f own %.5f red %.5f free %.0f\n", p->segx_dep, p->segx_own, p->segx_red, p->segx_free);
     int given = 0;

@@ -94,7 +94,8 @@
  *                    never waits, so its time is its sends'. The 1 KiB
  *                    figure with the default rings less that with rings of
  *                    64 KiB, per byte -> ringcold (the eager record written
- *                    into ring lines the core's caches no longer hold)
+ *                    into ring lines the core's caches no longer hold); on
+ *                    2 ranks (a core each) -> ringcold1
  *
  * With --coll (any number of ranks; run it with RDMACH_BARRIER=dissemination):
  *   coll COLL ALGO B MIN_NS MEDIAN_NS CALLS   every algorithm of barrier,
