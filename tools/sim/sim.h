@@ -208,6 +208,11 @@ struct sim_params {
      * (`one`), and beyond it with another core of the host copying beyond it
      * at once (`two`): rdmach-sim-probe's copyws and copyws2. */
     double l3, l3_in, l3_one, l3_two;
+    /* A core's L2 (`l2 size B out NS`; needs l3): its size in bytes and a
+     * copy's ns per byte with its buffers beyond it but in the L3
+     * (rdmach-sim-probe's copyws at W 4 MiB); charged to the local copies
+     * (COMPUTE 2) only, by the same LRU stack per core; 0: not modelled. */
+    double l2, l2_out;
     /* One algorithm's own path per call, in place of callc or call
      * (`callalgo COLL ALGO NS ...`; sim_callalgo.c): ncallalgo entries. */
     int ncallalgo;

@@ -147,6 +147,7 @@ struct sim {
     /* the host's L3 (p->l3 > 0; sim_cache.c), and per core (or per rank
      * with a core each) the end of its last copy beyond it */
     struct sim_cache *cache;
+    struct sim_cache *l2;      /* per core (or rank with a core each): its L2 (p->l2 > 0), or NULL */
     double *miss_end;
     int host, cores;           /* ranks per host; cores of a host, 0: not oversubscribed */
     double *core_free;         /* [hosts][cores]: when each core is next free */
@@ -735,6 +736,29 @@ static double l3_miss(struct sim *s, uint32_t rank, uint32_t id, uint64_t len)
     return sim_cache_touch(s->cache, rank / (uint32_t)s->host, SIM_KEY_BUF(rank, id), len) ? 0 : (double)len;
 }
 
+/* The ns a local copy of len bytes from buffer src to dst costs beyond the
+ * in-cache rate for those of its buffers beyond the core's L2 and in the
+ * L3 (a buffer beyond the L3 is the L3's): half the excess of copyws's
+ * rate beyond the L2 (l2_out) over the in-cache one per byte of each, as
+ * the L3's term. The L2 is a core's: the ranks that take turns on it share
+ * its stack (only the local copies' buffers are in it: the algorithms'
+ * rotations, packs and own blocks). Same grain as the L3. */
+static double l2_copy_ns(struct sim *s, uint32_t rank, uint32_t src, uint32_t dst, uint64_t len, double *miss3)
+{
+    uint32_t ids[2] = { src, dst };
+    double rate = (s->p->l2_out - s->p->l3_in) / 2, ns = 0;
+    *miss3 = 0;
+    for (int i = 0; i < 2; i++) {
+        int out = s->l2 && ids[i] && (double)len * 8192 >= s->p->l3 &&
+                  !sim_cache_touch(s->l2, (uint32_t)unit_of(s, rank), SIM_KEY_BUF(rank, ids[i]), len);
+        double m3 = l3_miss(s, rank, ids[i], len);
+        *miss3 += m3;
+        if (out && m3 == 0 && rate > 0)
+            ns += (double)len * rate;
+    }
+    return ns;
+}
+
 /* The pipe buffers of the shm rendezvous src -> dst: RCH_SHM_PIPE_NBUF of
  * a chunk each, used in turn (src/rdma/shm/shm_pipe.c). A message of len
  * bytes takes the next ones: the first's number (the pair's count). */
@@ -1106,10 +1130,10 @@ static void run_rank(struct sim *s, uint32_t rank)
             break;
         case SIM_COMPUTE: {
             /* a local copy reads its source and writes its destination */
-            double miss = a == 2 ? l3_miss(s, rank, bufs & 0xffff, b) + l3_miss(s, rank, bufs >> 16, b) : 0;
+            double miss = 0, l2x = a == 2 ? l2_copy_ns(s, rank, bufs & 0xffff, bufs >> 16, b, &miss) : 0;
             int w = sim_segx_writer(a);
             double segx = s->segx && w >= 0 ? sim_segx_ns(s->segx, s->p, rank, a, b, seg_other_core(s, rank, (uint32_t)w)) : 0;
-            r->t = copy_cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * compute_ns(s, rank, a) + segx, miss);
+            r->t = copy_cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * compute_ns(s, rank, a) + segx + l2x, miss);
             break;
         }
         case SIM_HWBAR: {
@@ -1160,9 +1184,12 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
             s.core_owner[i] = s.core_head[i] = NONE;
     }
     if (p->l3 > 0) {
+        size_t units = s.cores ? (size_t)((n + s.host - 1) / s.host) * (size_t)s.cores : (size_t)n;
         s.cache = sim_cache_new(p->l3, (n + s.host - 1) / s.host);
-        s.miss_end = calloc(s.cores ? (size_t)((n + s.host - 1) / s.host) * (size_t)s.cores : (size_t)n, sizeof(double));
-        if (!s.cache || !s.miss_end) {
+        s.miss_end = calloc(units, sizeof(double));
+        if (p->l2 > 0)
+            s.l2 = sim_cache_new(p->l2, (int)units);
+        if (!s.cache || !s.miss_end || (p->l2 > 0 && !s.l2)) {
             snprintf(err, len, "no memory for the L3 of %d ranks", n);
             goto out_free;
         }
@@ -1277,6 +1304,7 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
 
 out_free:
     sim_cache_free(s.cache);
+    sim_cache_free(s.l2);
     sim_segx_free(s.segx);
     free(s.miss_end);
     free(s.r);

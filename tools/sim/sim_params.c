@@ -31,6 +31,8 @@
  *                               # ns per byte more where node segment data that other cores
  *                               # read is written again (beyond a deposit's first `free`
  *                               # bytes) or read on its writer's core (sim_segx.c)
+ *   l2 size 1048576 out 0.0157  # a core's L2 and a local copy's ns per byte with its
+ *                               # buffers beyond it, in the L3 (needs l3; none if absent)
  *   l3 size 33554432 in 0.009 one 0.042 two 0.085
  *                               # the host's last-level cache in bytes and a copy's ns per
  *                               # byte in it, beyond it, and beyond it with another core
@@ -171,6 +173,10 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             rc = sim_callalgo_line(save, p, path, line, err, len);
         } else if (!strcmp(w, "segswitch")) {
             rc = segswitch_line(save, p, path, line, err, len);
+        } else if (!strcmp(w, "l2")) {
+            static const char *const keys[] = { "size", "out" };
+            double *const fields[] = { &p->l2, &p->l2_out };
+            rc = pairs(save, keys, fields, 2, path, line, err, len);
         } else if (!strcmp(w, "l3")) {
             static const char *const keys[] = { "size", "in", "one", "two" };
             double *const fields[] = { &p->l3, &p->l3_in, &p->l3_one, &p->l3_two };
@@ -193,7 +199,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, ringcold1, callc, callalgo, segswitch, segx, l3, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, ringcold1, callc, callalgo, segswitch, segx, l2, l3, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -233,6 +239,8 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
         fprintf(f, "unexp %.1f\n", p->unexp);
     if (p->l3 > 0)
         fprintf(f, "l3 size %.0f in %.5f one %.5f two %.5f\n", p->l3, p->l3_in, p->l3_one, p->l3_two);
+    if (p->l2 > 0)
+        fprintf(f, "l2 size %.0f out %.5f\n", p->l2, p->l2_out);
     for (int i = 0; i < p->nsegsw; i++)
         fprintf(f, "%s %.0f %.1f%s", i ? "" : "segswitch", p->segsw_n[i], p->segsw[i], i + 1 == p->nsegsw ? "\n" : "");
     if (p->ringcold > 0)
