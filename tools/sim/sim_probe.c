@@ -32,7 +32,7 @@
  *                    slower rank's mean, the best of REPS runs  -> callc
  *                    (shm only)
  *
- * With --algocall [B [COLL]] (2 ranks, shm; COLL alltoall, bcast or allreduce):
+ * With --algocall [B [COLL]] (2 ranks, shm; COLL alltoall, bcast, allreduce, allgather or reduce_scatter):
  *   callalgo COLL ALGO B NS  per call of every algorithm of COLL (alltoall if
  *                    not given) the library runs on the 2 ranks, forced, of B bytes
  *                    (default 0: the algorithm's own path, its tables,
@@ -688,7 +688,8 @@ int main(int argc, char **argv)
         int b = argc > 2 ? atoi(argv[2]) : 0;
         /* alltoall, or the collective named after the size */
         enum rch_coll_id id = argc > 3 ? rch_coll_id_of(argv[3]) : RCH_COLL_ALLTOALL;
-        if (id == RCH_COLL_ALLTOALL || id == RCH_COLL_BCAST || id == RCH_COLL_ALLREDUCE)
+        if (id == RCH_COLL_ALLTOALL || id == RCH_COLL_BCAST || id == RCH_COLL_ALLREDUCE || id == RCH_COLL_ALLGATHER ||
+            id == RCH_COLL_REDUCE_SCATTER)
             algocall(me, id, b < 0 ? 0 : b > 32 ? 32 : b);
         MPI_Finalize();
         return 0;
