@@ -14,7 +14,8 @@
  *     its own core read since its last deposit there (the lines were
  *     shared: the probe's deposit into a row both ranks read; into a row
  *     only the other read, the bcast's root, it measured 451-751 ns at 32
- *     KiB, two modes, against 781-811 and 261-350 private: not charged):
+ *     KiB, two modes, against 321-781 into a row both read and 261-340 into a
+ *     private buffer in the same runs: not charged):
  *     the fewer of those bytes at `copy` + dep, less the
  *     deposit's first `free` bytes (at 1 KiB the probe's deposit costs
  *     what a private one does: the core's store queue takes the stores
