@@ -118,6 +118,10 @@ int sim_seg_attach(struct rch_coll_comm *c);
  * data of no one rank, else 2 (a copy) or 0 (a reduction). */
 enum { SIM_SEG_READ = 4 };
 uint32_t sim_seg_read_kind(const void *src, int reduce);
+/* The COMPUTE kind of a copy into node segment data of rank w (its row or
+ * header: a deposit) is SIM_SEG_DEP + w, so that the engine knows whose
+ * data it overwrites (sim_segx.c); read kinds stay below it. */
+enum { SIM_SEG_DEP = 1 << 23 };
 struct sim_params;
 /* The CPU a rank spends to get its core back from the node segment's
  * synchronisation on a core of n ranks: the segswitch entry of the largest
@@ -166,6 +170,11 @@ struct sim_params {
      * (the ring's lap, up to 1 MiB, is long against the processes that
      * take turns on the core; rdmach-sim-probe --rootsend; 0: none) */
     double ringcold;
+    /* The same with a core per rank (`ringcold1`; 0: none): a 2-rank
+     * pair's ring of 1 MiB and the way back, beside the rank's buffers, is
+     * more than the core's L2 (1 MiB here) holds across a lap
+     * (rdmach-sim-probe --rootsend on 2 ranks) */
+    double ringcold1;
     double hw_ow, hw_op, hw_oplg, hw_or;   /* hardware barrier: o_w, o_p(P) = op + oplg * lg P, o_r */
     /* The host the ranks run on: its cores (0: a core per rank) and, where
      * ranks outnumber them, the CPU a rank spends to get a core back after
@@ -206,12 +215,24 @@ struct sim_params {
      * (`one`), and beyond it with another core of the host copying beyond it
      * at once (`two`): rdmach-sim-probe's copyws and copyws2. */
     double l3, l3_in, l3_one, l3_two;
+    /* A core's L2 (`l2 size B out NS`; needs l3): its size in bytes and a
+     * copy's ns per byte with its buffers beyond it but in the L3
+     * (rdmach-sim-probe's copyws at W 4 MiB); charged to the local copies
+     * (COMPUTE 2) only, by the same LRU stack per core; 0: not modelled. */
+    double l2, l2_out;
     /* One algorithm's own path per call, in place of callc or call
      * (`callalgo COLL ALGO NS ...`; sim_callalgo.c): ncallalgo entries. */
     int ncallalgo;
     int callalgo_coll[SIM_CALLALGO_MAX];
     char callalgo_name[SIM_CALLALGO_MAX][24];
     double callalgo[SIM_CALLALGO_MAX];
+    /* Node segment data that ranks on another core have read (`segx dep D
+     * own C red R free B`, ns per byte beyond the in-cache rate; sim_segx.c;
+     * rdmach-sim-probe --segrows): its lines left the writer's core, so its
+     * writer's next deposit there (dep) and a read of it on the writer's
+     * core, a copy (own) or a reduction (red), cross cores again; 0: none. */
+    double segx_dep, segx_own, segx_red;
+    double segx_free;          /* bytes of a deposit that cost no dep (the probe's 1 KiB: none) */
 };
 enum { SIM_CALLC = 4 };
 /* The index in callc of collective coll_id (enum rch_coll_id), -1 if none;
@@ -269,6 +290,25 @@ double sim_cache_rate(const struct sim_params *p, int two);
 #define SIM_KEY_BUF(rank, id) ((uint64_t)(rank) << 16 | (uint64_t)(id))
 #define SIM_KEY_PIPE(src, dst, k) (1ULL << 62 | (uint64_t)(src) << 26 | (uint64_t)(dst) << 2 | (uint64_t)(k))
 #define SIM_KEY_CURSOR(src, dst) (2ULL << 62 | (uint64_t)(src) << 24 | (uint64_t)(dst))
+
+/* ---- the node segment's lines across cores (sim_segx.c) ---- */
+/* Per writer and phase parity, the bytes of its segment data that ranks on
+ * other cores than the writer's read: the engine feeds it every rank's
+ * synchronisations and segment copies and adds what it returns. */
+struct sim_segx;
+struct sim_segx *sim_segx_new(int nranks);
+void sim_segx_free(struct sim_segx *x);
+/* rank arrives at a node segment synchronisation: its phase advances */
+void sim_segx_sync(struct sim_segx *x, uint32_t rank);
+/* The ns beyond the op's own rate of rank's COMPUTE of kind a on b bytes;
+ * other: a's writer runs on another core than rank (for a deposit or a
+ * read of segment data; ignored otherwise). */
+double sim_segx_ns(struct sim_segx *x, const struct sim_params *p, uint32_t rank, uint32_t a, uint64_t b, int other);
+/* The node segment rank whose data a COMPUTE of kind a deposits or reads, -1 if none. */
+static inline int sim_segx_writer(uint32_t a)
+{
+    return a >= SIM_SEG_DEP ? (int)(a - SIM_SEG_DEP) : a >= SIM_SEG_READ ? (int)((a - SIM_SEG_READ) / 2) : -1;
+}
 
 /* ---- the engine (sim_engine.c) ---- */
 struct sim_layout {

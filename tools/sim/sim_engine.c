@@ -154,6 +154,7 @@ struct sim {
     /* the host's L3 (p->l3 > 0; sim_cache.c), and per core (or per rank
      * with a core each) the end of its last copy beyond it */
     struct sim_cache *cache;
+    struct sim_cache *l2;      /* per core (or rank with a core each): its L2 (p->l2 > 0), or NULL */
     double *miss_end;
     int host, cores;           /* ranks per host; cores of a host, 0: not oversubscribed */
     double *core_free;         /* [hosts][cores]: when each core is next free */
@@ -161,6 +162,7 @@ struct sim {
      * ranks ready to run that wait for it, in the order they got ready */
     uint32_t *core_owner, *core_head, *core_tail;
     int *seg_count;            /* per node: ranks arrived at its segment's synchronisation (made at the first) */
+    struct sim_segx *segx;     /* segment data other cores read (p->segx_*; sim_segx.c), or NULL */
     double *seg_max;
     int alloc_failed;
 };
@@ -761,6 +763,29 @@ static double l3_miss(struct sim *s, uint32_t rank, uint32_t id, uint64_t len)
     return sim_cache_touch(s->cache, rank / (uint32_t)s->host, SIM_KEY_BUF(rank, id), len) ? 0 : (double)len;
 }
 
+/* The ns a local copy of len bytes from buffer src to dst costs beyond the
+ * in-cache rate for those of its buffers beyond the core's L2 and in the
+ * L3 (a buffer beyond the L3 is the L3's): half the excess of copyws's
+ * rate beyond the L2 (l2_out) over the in-cache one per byte of each, as
+ * the L3's term. The L2 is a core's: the ranks that take turns on it share
+ * its stack (only the local copies' buffers are in it: the algorithms'
+ * rotations, packs and own blocks). Same grain as the L3. */
+static double l2_copy_ns(struct sim *s, uint32_t rank, uint32_t src, uint32_t dst, uint64_t len, double *miss3)
+{
+    uint32_t ids[2] = { src, dst };
+    double rate = (s->p->l2_out - s->p->l3_in) / 2, ns = 0;
+    *miss3 = 0;
+    for (int i = 0; i < 2; i++) {
+        int out = s->l2 && ids[i] && (double)len * 8192 >= s->p->l3 &&
+                  !sim_cache_touch(s->l2, (uint32_t)unit_of(s, rank), SIM_KEY_BUF(rank, ids[i]), len);
+        double m3 = l3_miss(s, rank, ids[i], len);
+        *miss3 += m3;
+        if (out && m3 == 0 && rate > 0)
+            ns += (double)len * rate;
+    }
+    return ns;
+}
+
 /* The pipe buffers of the shm rendezvous src -> dst: RCH_SHM_PIPE_NBUF of
  * a chunk each, used in turn (src/rdma/shm/shm_pipe.c). A message of len
  * bytes takes the next ones: the first's number (the pair's count). */
@@ -902,13 +927,15 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, uint32_t 
 
 /* ns per byte an eager send's record costs its sender beyond O for lines
  * of the shm ring the core's caches no longer hold: on an oversubscribed
- * host only, where the ranks that take turns on a core evict each other's
+ * host, where the ranks that take turns on a core evict each other's
  * lines while a ring's lap (SHM_RING_BUDGET / ranks, up to 1 MiB: some 50
- * blocks of the validation's 20 calls of 1 KiB) comes round. With a core
- * per rank the calibrated O has what the stream meets. */
+ * blocks of the validation's 20 calls of 1 KiB) comes round (ringcold);
+ * with a core per rank, where a pair's 1 MiB lap and the rest of the
+ * rank's lines outgrow the core's L2 (ringcold1: the stream's minimum,
+ * which O has, is of blocks whose lines were still held). */
 static double ring_cold(const struct sim *s, int net)
 {
-    return !net && s->cores ? s->p->ringcold : 0;
+    return net ? 0 : s->cores ? s->p->ringcold : s->p->ringcold1;
 }
 
 static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len, uint32_t buf)
@@ -1028,12 +1055,17 @@ static void seg_arrive(struct sim *s, uint32_t rank)
  * and a reduction of such bytes that excess over the in-cache read on top
  * of gamma; bytes from the reader's own core are in its cache. The node
  * segment is one node: its ranks are the world's. */
+static int seg_other_core(const struct sim *s, uint32_t rank, uint32_t w)
+{
+    return s->core_free ? core_of(s, w) != core_of(s, rank) : w != rank;
+}
+
 static double seg_read_ns(const struct sim *s, uint32_t rank, uint32_t a, double cross)
 {
     const struct sim_params *p = s->p;
     uint32_t w = (a - SIM_SEG_READ) / 2;
     int reduce = (a - SIM_SEG_READ) & 1;
-    int other = s->core_free ? core_of(s, w) != core_of(s, rank) : w != rank;
+    int other = seg_other_core(s, rank, w);
     double extra = other && cross > p->beta ? cross - p->beta : 0;
     return (reduce ? p->gamma : p->beta) + extra;
 }
@@ -1048,6 +1080,8 @@ static double compute_ns(const struct sim *s, uint32_t rank, uint32_t a)
     if (a == 0)
         return p->gamma;
     double cross = p->ch[SIM_SHM].G + p->ch[SIM_SHM].O;
+    if (a >= SIM_SEG_DEP)                  /* a deposit: a copy into the segment */
+        return p->beta;
     if (a >= SIM_SEG_READ)
         return seg_read_ns(s, rank, a, cross);
     return a == 3 && cross > p->beta ? cross : p->beta;
@@ -1124,8 +1158,10 @@ static void run_rank(struct sim *s, uint32_t rank)
             break;
         case SIM_COMPUTE: {
             /* a local copy reads its source and writes its destination */
-            double miss = a == 2 ? l3_miss(s, rank, bufs & 0xffff, b) + l3_miss(s, rank, bufs >> 16, b) : 0;
-            r->t = copy_cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * compute_ns(s, rank, a), miss);
+            double miss = 0, l2x = a == 2 ? l2_copy_ns(s, rank, bufs & 0xffff, bufs >> 16, b, &miss) : 0;
+            int w = sim_segx_writer(a);
+            double segx = s->segx && w >= 0 ? sim_segx_ns(s->segx, s->p, rank, a, b, seg_other_core(s, rank, (uint32_t)w)) : 0;
+            r->t = copy_cpu(s, rank, r->t, a == 1 ? (double)b : (double)b * compute_ns(s, rank, a) + segx + l2x, miss);
             break;
         }
         case SIM_HWBAR: {
@@ -1143,6 +1179,8 @@ static void run_rank(struct sim *s, uint32_t rank)
             return;
         }
         case SIM_SEGSYNC:
+            if (s->segx)
+                sim_segx_sync(s->segx, rank);
             seg_arrive(s, rank);
             return;
         case SIM_MARK:
@@ -1174,12 +1212,19 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
             s.core_owner[i] = s.core_head[i] = NONE;
     }
     if (p->l3 > 0) {
+        size_t units = s.cores ? (size_t)((n + s.host - 1) / s.host) * (size_t)s.cores : (size_t)n;
         s.cache = sim_cache_new(p->l3, (n + s.host - 1) / s.host);
-        s.miss_end = calloc(s.cores ? (size_t)((n + s.host - 1) / s.host) * (size_t)s.cores : (size_t)n, sizeof(double));
-        if (!s.cache || !s.miss_end) {
+        s.miss_end = calloc(units, sizeof(double));
+        if (p->l2 > 0)
+            s.l2 = sim_cache_new(p->l2, (int)units);
+        if (!s.cache || !s.miss_end || (p->l2 > 0 && !s.l2)) {
             snprintf(err, len, "no memory for the L3 of %d ranks", n);
             goto out_free;
         }
+    }
+    if ((p->segx_dep > 0 || p->segx_own > 0 || p->segx_red > 0) && !(s.segx = sim_segx_new(n))) {
+        snprintf(err, len, "no memory for the node segment's readers of %d ranks", n);
+        goto out_free;
     }
     s.r = calloc((size_t)n, sizeof(*s.r));
     s.nic_tx = calloc((size_t)s.nnodes, sizeof(double));
@@ -1295,6 +1340,8 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
 
 out_free:
     sim_cache_free(s.cache);
+    sim_cache_free(s.l2);
+    sim_segx_free(s.segx);
     free(s.miss_end);
     free(s.r);
     free(s.nic_tx);

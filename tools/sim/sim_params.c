@@ -16,6 +16,7 @@
  *                               # the next call, before it sleeps (0 if absent)
  *   ringcold 0.08               # ns per byte more for an eager shm send on an oversubscribed
  *                               # host: ring lines out of the core's caches (0 if absent)
+ *   ringcold1 0.04              # the same with a core per rank (0 if absent)
  *   callc barrier 30 bcast 40 allreduce 60 alltoall 90
  *                               # the same per collective (any of them; call for those not given)
  *   callalgo alltoall leader 76 alltoall coreparallel 116
@@ -29,6 +30,12 @@
  *                               # waiting rank of the core takes then (0 if absent)
  *   segswitch 4 1400 8 2000     # the hand-off at the node segment's synchronisation on a
  *                               # core of N ranks (N ascending; switch if absent)
+ *   segx dep 0.016 own 0.009 red 0.001 free 1024
+ *                               # ns per byte more where node segment data that other cores
+ *                               # read is written again (beyond a deposit's first `free`
+ *                               # bytes) or read on its writer's core (sim_segx.c)
+ *   l2 size 1048576 out 0.0157  # a core's L2 and a local copy's ns per byte with its
+ *                               # buffers beyond it, in the L3 (needs l3; none if absent)
  *   l3 size 33554432 in 0.009 one 0.042 two 0.085
  *                               # the host's last-level cache in bytes and a copy's ns per
  *                               # byte in it, beyond it, and beyond it with another core
@@ -156,13 +163,13 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             double *const fields[] = { &p->cores, &p->sw, &p->sw_net, &p->handoff, &p->netturn };
             rc = pairs(save, keys, fields, 5, path, line, err, len);
         } else if (!strcmp(w, "gamma") || !strcmp(w, "copy") || !strcmp(w, "call") || !strcmp(w, "icall") ||
-                   !strcmp(w, "unexp") || !strcmp(w, "ringcold")) {
+                   !strcmp(w, "unexp") || !strcmp(w, "ringcold") || !strcmp(w, "ringcold1")) {
             char *v = strtok_r(NULL, " \t\r\n", &save);
             double *f = w[0] == 'g' ? &p->gamma : !strcmp(w, "copy") ? &p->beta : w[0] == 'i' ? &p->icall
-                      : w[0] == 'u' ? &p->unexp : w[0] == 'r' ? &p->ringcold : &p->call;
+                      : w[0] == 'u' ? &p->unexp : w[0] == 'r' ? (w[8] ? &p->ringcold1 : &p->ringcold) : &p->call;
             if (number(v, f) != 0 || strtok_r(NULL, " \t\r\n", &save)) {
                 snprintf(err, len, "%s:%d: %s needs one non-negative number (%s)", path, line, w,
-                         f == &p->gamma || f == &p->beta || f == &p->ringcold ? "ns per byte" : "ns");
+                         f == &p->gamma || f == &p->beta || f == &p->ringcold || f == &p->ringcold1 ? "ns per byte" : "ns");
                 rc = -1;
             }
         } else if (!strcmp(w, "endturns")) {
@@ -175,9 +182,17 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             rc = sim_callalgo_line(save, p, path, line, err, len);
         } else if (!strcmp(w, "segswitch")) {
             rc = segswitch_line(save, p, path, line, err, len);
+        } else if (!strcmp(w, "l2")) {
+            static const char *const keys[] = { "size", "out" };
+            double *const fields[] = { &p->l2, &p->l2_out };
+            rc = pairs(save, keys, fields, 2, path, line, err, len);
         } else if (!strcmp(w, "l3")) {
             static const char *const keys[] = { "size", "in", "one", "two" };
             double *const fields[] = { &p->l3, &p->l3_in, &p->l3_one, &p->l3_two };
+            rc = pairs(save, keys, fields, 4, path, line, err, len);
+        } else if (!strcmp(w, "segx")) {
+            static const char *const keys[] = { "dep", "own", "red", "free" };
+            double *const fields[] = { &p->segx_dep, &p->segx_own, &p->segx_red, &p->segx_free };
             rc = pairs(save, keys, fields, 4, path, line, err, len);
         } else if (!strcmp(w, "callc")) {
             double *const fields[] = { &p->callc[0], &p->callc[1], &p->callc[2], &p->callc[3] };
@@ -193,7 +208,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, endturns, callc, callalgo, segswitch, l3, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, ringcold1, endturns, callc, callalgo, segswitch, segx, l2, l3, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -233,12 +248,18 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
         fprintf(f, "unexp %.1f\n", p->unexp);
     if (p->l3 > 0)
         fprintf(f, "l3 size %.0f in %.5f one %.5f two %.5f\n", p->l3, p->l3_in, p->l3_one, p->l3_two);
+    if (p->l2 > 0)
+        fprintf(f, "l2 size %.0f out %.5f\n", p->l2, p->l2_out);
     for (int i = 0; i < p->nsegsw; i++)
         fprintf(f, "%s %.0f %.1f%s", i ? "" : "segswitch", p->segsw_n[i], p->segsw[i], i + 1 == p->nsegsw ? "\n" : "");
     if (p->ringcold > 0)
         fprintf(f, "ringcold %.4f\n", p->ringcold);
     if (p->endturns > 0)
         fprintf(f, "endturns %.0f\n", p->endturns);
+    if (p->ringcold1 > 0)
+        fprintf(f, "ringcold1 %.4f\n", p->ringcold1);
+    if (p->segx_dep > 0 || p->segx_own > 0 || p->segx_red > 0)
+        fprintf(f, "segx dep %.5f own %.5f red %.5f free %.0f\n", p->segx_dep, p->segx_own, p->segx_red, p->segx_free);
     int given = 0;
     for (int i = 0; i < SIM_CALLC; i++)
         if (p->callc[i] >= 0)

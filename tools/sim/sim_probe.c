@@ -32,7 +32,7 @@
  *                    slower rank's mean, the best of REPS runs  -> callc
  *                    (shm only)
  *
- * With --algocall [B [COLL]] (2 ranks, shm; COLL alltoall, bcast or allreduce):
+ * With --algocall [B [COLL]] (2 ranks, shm; COLL alltoall, bcast, allreduce, allgather or reduce_scatter):
  *   callalgo COLL ALGO B NS  per call of every algorithm of COLL (alltoall if
  *                    not given) the library runs on the 2 ranks, forced, of B bytes
  *                    (default 0: the algorithm's own path, its tables,
@@ -86,14 +86,17 @@
  * 2-rank allreduce (allreduce_shmseg.c) alone, on rows of R bytes (1 KiB,
  * 32 KiB: the 64 KiB call's phase) in a shared window, both ranks at once
  * as in the algorithm, each the fastest of REPS x 20:
- *   segrows R DEP_X DEP_L XCOPY LCOPY LCOPY2 XRED LRED   ns: a deposit
+ *   segrows R DEP_X DEP_L XCOPY LCOPY LCOPY2 XRED LRED LRED2 DEP_O   ns: a deposit
  *                    into my row after the other rank read it, the same into
  *                    a private buffer; a copy out of the other's row just
  *                    written, of mine (which the other has just read), of
  *                    mine again; MPI_Reduce_local (doubles, SUM) of the
- *                    other's row just written, of mine (a check of the
- *                    engine's copy, cross-core rate and gamma on the
- *                    segment; calibrate fits nothing from it)
+ *                    other's row just written, of mine, of mine again;
+ *                    a deposit into a row only the other rank reads
+ *                    -> segx (32 KiB, per byte): dep DEP_X - DEP_L, own
+ *                    LCOPY - LCOPY2, red LRED - LRED2 (sim_segx.c; by
+ *                    hand: calibrate does not run it). One command:
+ *                    rdmachrun -n 2 rdmach-sim-probe --segrows
  *
  * With --rootsend (more ranks than cores; calibrate's figure needs two
  * runs, with the default rings and with RDMACH_SHM_RING_BUDGET=0):
@@ -103,7 +106,8 @@
  *                    never waits, so its time is its sends'. The 1 KiB
  *                    figure with the default rings less that with rings of
  *                    64 KiB, per byte -> ringcold (the eager record written
- *                    into ring lines the core's caches no longer hold)
+ *                    into ring lines the core's caches no longer hold); on
+ *                    2 ranks (a core each) -> ringcold1
  *
  * With --collsw COLL ALGO B (any number of ranks; RDMACH_BARRIER=dissemination
  * as for --coll): the --coll loop of that one case (ALGO nbc: the
@@ -752,19 +756,21 @@ static void rootsend(int me, int size)
 static void segrows(int me)
 {
     static const size_t rs[] = { 1024, 32768 };
-    enum { N = 7 };            /* the figures, in the order printed */
+    enum { N = 9 };            /* the figures, in the order printed */
     for (size_t k = 0; k < sizeof(rs) / sizeof(rs[0]); k++) {
         size_t R = rs[k];
-        unsigned char *mine, *src = calloc(1, R), *dst = calloc(1, R), *priv = calloc(1, R);
+        unsigned char *mine, *mine2, *src = calloc(1, R), *dst = calloc(1, R), *priv = calloc(1, R);
         double *acc = calloc(1, R), best[N];
-        MPI_Win win;
+        MPI_Win win, win2;
         MPI_Aint sz;
         int du;
         if (!src || !dst || !priv || !acc ||
-            MPI_Win_allocate_shared((MPI_Aint)R, 64, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win) != MPI_SUCCESS)
+            MPI_Win_allocate_shared((MPI_Aint)R, 64, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win) != MPI_SUCCESS ||
+            MPI_Win_allocate_shared((MPI_Aint)R, 64, MPI_INFO_NULL, MPI_COMM_WORLD, &mine2, &win2) != MPI_SUCCESS)
             MPI_Abort(MPI_COMM_WORLD, 1);
-        unsigned char *other;
+        unsigned char *other, *other2;
         MPI_Win_shared_query(win, 1 - me, &sz, &du, &other);
+        MPI_Win_shared_query(win2, 1 - me, &sz, &du, &other2);
         for (int i = 0; i < N; i++)
             best[i] = 1e30;
         for (int r = 0; r < 20 * REPS; r++) {
@@ -796,9 +802,19 @@ static void segrows(int me)
             MPI_Reduce_local(mine, acc, (int)(R / 8), MPI_DOUBLE, MPI_SUM);
             timed_max(t0, &best[6]);
             t0 = MPI_Wtime();
+            MPI_Reduce_local(mine, acc, (int)(R / 8), MPI_DOUBLE, MPI_SUM);
+            timed_max(t0, &best[7]);
+            t0 = MPI_Wtime();
             memcpy(priv, src, R);
             __asm__ volatile("" : : "r"(priv) : "memory");
             timed_max(t0, &best[1]);
+            /* a row only the other rank reads (the bcast's root) */
+            memcpy(dst, other2, R);
+            __asm__ volatile("" : : "r"(dst) : "memory");
+            MPI_Barrier(MPI_COMM_WORLD);
+            t0 = MPI_Wtime();
+            memcpy(mine2, src, R);
+            timed_max(t0, &best[8]);
         }
         if (me == 0)
         {
@@ -808,6 +824,7 @@ static void segrows(int me)
             printf("\n");
         }
         MPI_Win_free(&win);
+        MPI_Win_free(&win2);
         free(src), free(dst), free(priv), free(acc);
     }
     fflush(stdout);
@@ -848,7 +865,8 @@ int main(int argc, char **argv)
         int b = argc > 2 ? atoi(argv[2]) : 0;
         /* alltoall, or the collective named after the size */
         enum rch_coll_id id = argc > 3 ? rch_coll_id_of(argv[3]) : RCH_COLL_ALLTOALL;
-        if (id == RCH_COLL_ALLTOALL || id == RCH_COLL_BCAST || id == RCH_COLL_ALLREDUCE)
+        if (id == RCH_COLL_ALLTOALL || id == RCH_COLL_BCAST || id == RCH_COLL_ALLREDUCE || id == RCH_COLL_ALLGATHER ||
+            id == RCH_COLL_REDUCE_SCATTER)
             algocall(me, id, b < 0 ? 0 : b > 32 ? 32 : b);
         MPI_Finalize();
         return 0;

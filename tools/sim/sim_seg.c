@@ -3,7 +3,8 @@
  * (nodeseg.h) recorded as programs. The view gets a communicator state whose
  * segment carries a recorder, so the library's own algorithm runs for one
  * rank at a time against it: each copy into the segment becomes a COMPUTE
- * op of its bytes (beta ns each), each copy out of it one of the bytes
+ * op of its bytes (beta ns each; SIM_SEG_DEP + w where it overwrites rank
+ * w's data), each copy out of it one of the bytes
  * another rank wrote, naming that rank (SIM_SEG_READ + 2w; SIM_COMPUTE 3
  * where no one rank wrote them), so that the engine charges what crosses
  * cores, each synchronisation a SEGSYNC op, and the reductions go through
@@ -53,8 +54,12 @@ uint32_t sim_seg_read_kind(const void *src, int reduce)
 
 static void rec_copy(const void *dst, const void *src, size_t bytes)
 {
-    (void)dst;
-    sim_rec_op(SIM_COMPUTE, (int)sim_seg_read_kind(src, 0), bytes);
+    uint32_t k = sim_seg_read_kind(src, 0);
+    int w = writer_of(dst);
+    /* a deposit names whose data it overwrites (sim_segx.c) */
+    if (k == 2 && w >= 0)
+        k = (uint32_t)(SIM_SEG_DEP + w);
+    sim_rec_op(SIM_COMPUTE, (int)k, bytes);
 }
 
 static void rec_sync(void)
