@@ -164,6 +164,10 @@ static const struct rch_tun_row rows[] = {
     { "TUNING_FILE", RCH_TUN_STRING, OFF(tuning_file), "", 0, 1024, NULL,
       "Collective tuning file written by rdmach-tune (docs/TUNING.md); its rows are consulted "
       "before the built-in table (empty: none)" },
+    { "COLL_SCRATCH_KEEP", RCH_TUN_SIZE, OFF(coll_scratch_keep), "64m", 0, 16 * GiB, NULL,
+      "Bytes of the collectives' large scratch buffers (64 KiB and up: a reduction's accumulator, a "
+      "schedule's temporaries) kept between calls instead of freed, whose pages would be faulted in and "
+      "zeroed again by every call (0: free each)" },
     { "COLL_VNODE_SIZE", RCH_TUN_INT, OFF(coll_vnode_size), "0", 0, 1 << 20, NULL,
       "Collectives only: let the node-aware algorithms see pretend nodes of this many consecutive "
       "ranks while messages still take the real channels (for testing and study; 0: the job's layout)" },

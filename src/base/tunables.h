@@ -83,6 +83,7 @@ struct rch_tunables {
     char   tuning_file[1024];
     int    coll_vnode_size;  /* 0: the job's layout */
     size_t inter_rs_chunk;   /* tests: intercomm reduce_scatter chunk and threshold (0: 2^26, INT_MAX) */
+    size_t coll_scratch_keep;   /* bytes of large collective scratch buffers kept between calls */
     int    net;              /* RCH_NET_* */
     char   ofi_provider[64];
     int    connect;          /* RCH_CONNECT_* */

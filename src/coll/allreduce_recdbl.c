@@ -86,7 +86,7 @@ static rdmach_status_t allreduce_recdbl(const struct rch_coll_comm *c, const str
     }
 
 out_free:
-    free(tmp);
+    rch_coll_scratch_free(tmp);
     return st;
 }
 

@@ -80,7 +80,7 @@ static rdmach_status_t pairwise(const struct rch_coll_comm *c, const void *sbuf,
     }
 
 out_free:
-    free(copy);
+    rch_coll_scratch_free(copy);
     return st;
 }
 

@@ -194,6 +194,8 @@ const char *rch_coll_last_algo(enum rch_coll_id id);
  * the file and line) and what it accepts; nothing of a bad value is used.
  */
 rdmach_status_t rch_coll_init(void);
+/* Frees the scratch buffers the collectives keep between calls (coll_scratch.c). */
+void rch_coll_scratch_release_all(void);
 
 /* The network profile selection keys on. RDMACH_NIC_PROFILE=onload|offload,
  * or auto: the network channel's caps.onload (rch_dev_net_onload), onload

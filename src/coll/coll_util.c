@@ -16,7 +16,7 @@ rdmach_status_t rch_coll_alloc(void **out, size_t bytes, const char *what)
     *out = NULL;
     if (bytes == 0)
         return RDMACH_OK;
-    *out = malloc(bytes);
+    *out = rch_coll_scratch(bytes);
     if (!*out)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "%s: no memory for a %zu-byte temporary buffer",
                             what, bytes);

@@ -57,8 +57,8 @@ static rdmach_status_t exscan_recdbl(const struct rch_coll_comm *c, const struct
     }
 
 out_free:
-    free(tmp);
-    free(partial);
+    rch_coll_scratch_free(tmp);
+    rch_coll_scratch_free(partial);
     return st;
 }
 

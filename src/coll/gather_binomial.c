@@ -71,7 +71,7 @@ static rdmach_status_t gather_binomial(const struct rch_coll_comm *c, const stru
                        tmp + (size_t)i * bytes, bytes);
     }
     if (tmp != a->rbuf)
-        free(tmp);
+        rch_coll_scratch_free(tmp);
     return st;
 }
 

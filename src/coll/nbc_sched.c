@@ -181,7 +181,7 @@ void *rch_nbc_tmp(struct rch_nbc_sched *s, size_t bytes, rdmach_status_t *st)
     *st = grow((void **)&s->tmps, &s->tcap, s->ntmps + 1, sizeof(void *), s->name);
     if (*st != RDMACH_OK)
         return NULL;
-    void *p = malloc(bytes ? bytes : 1);
+    void *p = rch_coll_scratch(bytes);
     if (!p) {
         *st = rch_base_err(RDMACH_ERR_NO_MEMORY, "%s: no memory for %zu bytes of scratch", s->name, bytes);
         return NULL;
@@ -195,7 +195,7 @@ void rch_nbc_free(struct rch_nbc_sched *s)
     if (!s)
         return;
     for (int i = 0; i < s->ntmps; i++)
-        free(s->tmps[i]);
+        rch_coll_scratch_free(s->tmps[i]);
     free(s->tmps);
     free(s->steps);
     free(s->round_end);

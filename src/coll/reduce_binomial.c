@@ -73,8 +73,8 @@ static rdmach_status_t reduce_binomial(const struct rch_coll_comm *c, const stru
     }
 
 out_free:
-    free(tmp);
-    free(acc_mem);
+    rch_coll_scratch_free(tmp);
+    rch_coll_scratch_free(acc_mem);
     return st;
 }
 

@@ -70,9 +70,9 @@ static rdmach_status_t reduce_scatter_pairwise(const struct rch_coll_comm *c,
         memcpy(a->rbuf, acc, mine * es);
 
 out_free:
-    free(tmp);
-    free(acc_mem);
-    free(disp);
+    rch_coll_scratch_free(tmp);
+    rch_coll_scratch_free(acc_mem);
+    rch_coll_scratch_free(disp);
     return st;
 }
 

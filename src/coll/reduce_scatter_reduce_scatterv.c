@@ -75,8 +75,8 @@ static rdmach_status_t reduce_scatter_reduce_scatterv(const struct rch_coll_comm
     st = rch_coll_run(RCH_COLL_SCATTERV, c, &s);
 
 out_free:
-    free(scounts);
-    free(full_mem);
+    rch_coll_scratch_free(scounts);
+    rch_coll_scratch_free(full_mem);
     return st;
 }
 

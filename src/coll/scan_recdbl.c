@@ -55,8 +55,8 @@ static rdmach_status_t scan_recdbl(const struct rch_coll_comm *c, const struct r
     }
 
 out_free:
-    free(tmp);
-    free(partial);
+    rch_coll_scratch_free(tmp);
+    rch_coll_scratch_free(partial);
     return st;
 }
 

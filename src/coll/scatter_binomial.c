@@ -72,7 +72,7 @@ static rdmach_status_t scatter_binomial(const struct rch_coll_comm *c, const str
         memcpy(a->rbuf, blocks, bytes);
 
 out_free:
-    free(mem);
+    rch_coll_scratch_free(mem);
     return st;
 }
 

@@ -101,6 +101,7 @@ static int lib_teardown(const char *fn)
     rch_mpi_req_finalize();
     rch_mpi_type_finalize();
     rch_mpi_attr_finalize();
+    rch_coll_scratch_release_all();
     rdmach_status_t st = rdmach_finalize();
     rch_mpi_state = RCH_MPI_FINALIZED;
     rch_dev_cs_disable();     /* the lock itself is released on return (RCH_MPI_CS) */
