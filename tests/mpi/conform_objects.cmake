@@ -9,3 +9,7 @@ foreach(np 1 2 4)
   conf_test(test_conf_legacy ${np} "")
 endforeach()
 conf_test(test_conf_legacy 3 _tcp ENV RDMACH_VNODE_SIZE=1)
+
+foreach(np 1 2 4)
+  conf_test(test_conf_argcheck ${np} "")
+endforeach()
