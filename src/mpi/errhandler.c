@@ -313,11 +313,11 @@ int rch_mpi_errhandler_exists(MPI_Errhandler eh)
     return eh_valid(eh);
 }
 
-int rch_mpi_errhandler_new(const char *fn_name, MPI_Comm_errhandler_function *fn, int for_session,
-                           MPI_Errhandler *errhandler)
+int rch_mpi_errhandler_new(const char *fn_name, const char *fn_arg, MPI_Comm_errhandler_function *fn,
+                           int for_session, MPI_Errhandler *errhandler)
 {
     if (!fn)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument function is NULL", fn_name);
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument %s is NULL", fn_name, fn_arg);
     if (!errhandler)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument errhandler is NULL", fn_name);
     int i;
@@ -343,25 +343,26 @@ int rch_mpi_errhandler_new(const char *fn_name, MPI_Comm_errhandler_function *fn
 /* The communicator handlers' calls, under the name of the function called
  * (the deprecated MPI-1 MPI_Errhandler_create/set/get as their MPI-2
  * replacements), which the error messages give. */
-static int comm_create_eh(const char *name, MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+static int comm_create_eh(const char *name, const char *fn_arg, MPI_Comm_errhandler_function *fn,
+                          MPI_Errhandler *errhandler)
 {
     int err = rch_mpi_check_init(name);
     if (err)
         return err;
-    return rch_mpi_errhandler_new(name, fn, 0, errhandler);
+    return rch_mpi_errhandler_new(name, fn_arg, fn, 0, errhandler);
 }
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
     RCH_MPI_CS();
-    return comm_create_eh("MPI_Comm_create_errhandler", fn, errhandler);
+    return comm_create_eh("MPI_Comm_create_errhandler", "comm_errhandler_fn", fn, errhandler);
 }
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 
 int PMPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
 {
     RCH_MPI_CS();
-    return comm_create_eh("MPI_Errhandler_create", fn, errhandler);
+    return comm_create_eh("MPI_Errhandler_create", "function", fn, errhandler);
 }
 #pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
 

@@ -13,3 +13,8 @@ conf_test(test_conf_legacy 3 _tcp ENV RDMACH_VNODE_SIZE=1)
 foreach(np 1 2 4)
   conf_test(test_conf_argcheck ${np} "")
 endforeach()
+
+foreach(np 1 2 4)
+  conf_test(test_conf_objects ${np} "")
+endforeach()
+conf_test(test_conf_objects 3 _tcp ENV RDMACH_VNODE_SIZE=1)

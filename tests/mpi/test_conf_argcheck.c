@@ -13,55 +13,9 @@
  * success path of the same calls against values the standard defines.
  * Local calls: the same on every rank. Any number of ranks.
  */
-#include <ctype.h>
-#include "mpi_test.h"
+#include "conf_table.h"
 
 static int rank, size;
-static int checks;
-
-struct bad {
-    int rc, cls;
-    const char *fn, *arg;
-};
-
-/* Whether msg has word (bounded by non-identifier characters) outside the
- * function's name fn: "tag" in "MPI_Status_get_tag: ..." does not count. */
-static int names_word(const char *msg, const char *fn, const char *word)
-{
-    char m[MPI_MAX_ERROR_STRING];
-    snprintf(m, sizeof m, "%s", msg);
-    for (char *f = strstr(m, fn); f; f = strstr(f, fn))
-        memset(f, ' ', strlen(fn));
-    size_t n = strlen(word);
-    for (const char *w = strstr(m, word); w; w = strstr(w + 1, word)) {
-        char before = w == m ? ' ' : w[-1], after = w[n];
-        if (!(before == '_' || isalnum((unsigned char)before)) && !(after == '_' || isalnum((unsigned char)after)))
-            return 1;
-    }
-    return 0;
-}
-
-/* Every mismatch of the table is printed (all of them, not only the
- * first), then the test fails. */
-static void expect_all(const struct bad *b, size_t n)
-{
-    int wrong = 0;
-    for (size_t k = 0; k < n; k++) {
-        char msg[MPI_MAX_ERROR_STRING] = "";
-        int len = 0, cls = mt_class(b[k].rc);
-        MPI_Error_string(b[k].rc, msg, &len);
-        checks += 3;
-        if (cls != b[k].cls || !strstr(msg, b[k].fn) || !names_word(msg, b[k].fn, b[k].arg)) {
-            fprintf(stderr, "[rank %d] %s (entry %zu): class %d, expected %d; the message must name %s and %s: %s\n",
-                    rank, b[k].fn, k, cls, b[k].cls, b[k].fn, b[k].arg, msg);
-            wrong++;
-        }
-    }
-    CHECK(wrong == 0, "%d of %zu calls raised the wrong error", wrong, n);
-}
-
-#define N(a) (sizeof(a) / sizeof((a)[0]))
-#define TRUE_(cond, ...) do { checks++; CHECK(cond, __VA_ARGS__); } while (0)
 
 /* Handles and results the calls below write (never read on error). */
 static MPI_Count cnt, cnt2;
@@ -77,7 +31,7 @@ static void types_and_status(void)
 {
     MPI_Status st;
     memset(&st, 0, sizeof st);
-    const struct bad b[] = {
+    const struct conf_bad b[] = {
         { MPI_Type_size_x(MPI_DATATYPE_NULL, &cnt), MPI_ERR_TYPE, "MPI_Type_size_x", "datatype" },
         { MPI_Type_size_x(MPI_INT, NULL), MPI_ERR_ARG, "MPI_Type_size_x", "size" },
         { MPI_Type_get_extent_x(MPI_DATATYPE_NULL, &cnt, &cnt2), MPI_ERR_TYPE, "MPI_Type_get_extent_x", "datatype" },
@@ -113,7 +67,7 @@ static void types_and_status(void)
         { MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &dt), MPI_ERR_ARG, "MPI_Type_match_size", "size" },
         { MPI_Type_match_size(77, 4, &dt), MPI_ERR_ARG, "MPI_Type_match_size", "typeclass" },
     };
-    expect_all(b, N(b));
+    conf_expect_all(b, CONF_N(b));
 
     /* MPI 4.1 18.2.5/3.2.5: the status accessors read back what was set;
      * MPI 4.1 5.1.6 MPI_Type_get_value_index: (MPI_INT, MPI_INT) is MPI_2INT,
@@ -125,29 +79,29 @@ static void types_and_status(void)
     MPI_OK(MPI_Status_get_source(&st, &i1));
     MPI_OK(MPI_Status_get_tag(&st, &i2));
     MPI_OK(MPI_Status_get_error(&st, &i3));
-    TRUE_(i1 == 3 && st.MPI_SOURCE == 3, "Status source %d / %d", i1, st.MPI_SOURCE);
-    TRUE_(i2 == 44 && st.MPI_TAG == 44, "Status tag %d / %d", i2, st.MPI_TAG);
-    TRUE_(i3 == MPI_ERR_TRUNCATE && st.MPI_ERROR == MPI_ERR_TRUNCATE, "Status error %d / %d", i3, st.MPI_ERROR);
+    CONF_TRUE(i1 == 3 && st.MPI_SOURCE == 3, "Status source %d / %d", i1, st.MPI_SOURCE);
+    CONF_TRUE(i2 == 44 && st.MPI_TAG == 44, "Status tag %d / %d", i2, st.MPI_TAG);
+    CONF_TRUE(i3 == MPI_ERR_TRUNCATE && st.MPI_ERROR == MPI_ERR_TRUNCATE, "Status error %d / %d", i3, st.MPI_ERROR);
     MPI_OK(MPI_Status_set_elements_x(&st, MPI_DOUBLE, 5));
     MPI_OK(MPI_Get_elements_x(&st, MPI_DOUBLE, &cnt));
     MPI_OK(MPI_Get_count(&st, MPI_DOUBLE, &i1));
-    TRUE_(cnt == 5 && i1 == 5, "Status_set_elements_x 5 doubles: elements %lld count %d", (long long)cnt, i1);
+    CONF_TRUE(cnt == 5 && i1 == 5, "Status_set_elements_x 5 doubles: elements %lld count %d", (long long)cnt, i1);
     MPI_OK(MPI_Type_get_value_index(MPI_INT, MPI_INT, &dt));
-    TRUE_(dt == MPI_2INT, "value_index(int,int) 0x%x, MPI_2INT 0x%x", (unsigned)dt, (unsigned)MPI_2INT);
+    CONF_TRUE(dt == MPI_2INT, "value_index(int,int) 0x%x, MPI_2INT 0x%x", (unsigned)dt, (unsigned)MPI_2INT);
     MPI_OK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &dt));
-    TRUE_(dt == MPI_DOUBLE_INT, "value_index(double,int) 0x%x", (unsigned)dt);
+    CONF_TRUE(dt == MPI_DOUBLE_INT, "value_index(double,int) 0x%x", (unsigned)dt);
     MPI_OK(MPI_Type_get_value_index(MPI_LONG_DOUBLE, MPI_INT, &dt));
-    TRUE_(dt == MPI_LONG_DOUBLE_INT, "value_index(long double,int) 0x%x", (unsigned)dt);
+    CONF_TRUE(dt == MPI_LONG_DOUBLE_INT, "value_index(long double,int) 0x%x", (unsigned)dt);
     MPI_OK(MPI_Type_get_value_index(MPI_CHAR, MPI_DOUBLE, &dt));
-    TRUE_(dt == MPI_DATATYPE_NULL, "value_index(char,double) 0x%x, expected MPI_DATATYPE_NULL", (unsigned)dt);
+    CONF_TRUE(dt == MPI_DATATYPE_NULL, "value_index(char,double) 0x%x, expected MPI_DATATYPE_NULL", (unsigned)dt);
     /* MPI 4.1 7.8: a predefined datatype's name is its own. */
     MPI_OK(MPI_Type_get_name(MPI_DOUBLE_INT, str, &i1));
-    TRUE_(strcmp(str, "MPI_DOUBLE_INT") == 0 && i1 == (int)strlen(str), "MPI_DOUBLE_INT's name \"%s\" (%d)", str, i1);
+    CONF_TRUE(strcmp(str, "MPI_DOUBLE_INT") == 0 && i1 == (int)strlen(str), "MPI_DOUBLE_INT's name \"%s\" (%d)", str, i1);
     MPI_OK(MPI_Type_size_x(MPI_DOUBLE_INT, &cnt));
-    TRUE_(cnt == (MPI_Count)(sizeof(double) + sizeof(int)), "Type_size_x(MPI_DOUBLE_INT) %lld", (long long)cnt);
+    CONF_TRUE(cnt == (MPI_Count)(sizeof(double) + sizeof(int)), "Type_size_x(MPI_DOUBLE_INT) %lld", (long long)cnt);
     MPI_OK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &dt));
     MPI_OK(MPI_Type_size_x(dt, &cnt));
-    TRUE_(cnt == 8, "Type_match_size(REAL, 8): a type of size %lld", (long long)cnt);
+    CONF_TRUE(cnt == 8, "Type_match_size(REAL, 8): a type of size %lld", (long long)cnt);
 }
 
 /* MPI 4.1 10.4 MPI_Info_get_string: buflen in is value's size; out the
@@ -161,23 +115,23 @@ static void info_calls(void)
     MPI_OK(MPI_Info_set(info, "colour", "abcdef"));
     int len = sizeof str;
     MPI_OK(MPI_Info_get_string(info, "colour", &len, str, &flag));
-    TRUE_(flag && len == 7 && strcmp(str, "abcdef") == 0, "get_string whole: flag %d len %d \"%s\"", flag, len, str);
+    CONF_TRUE(flag && len == 7 && strcmp(str, "abcdef") == 0, "get_string whole: flag %d len %d \"%s\"", flag, len, str);
     len = 4;
     strcpy(str, "zzzzzzzz");
     MPI_OK(MPI_Info_get_string(info, "colour", &len, str, &flag));
-    TRUE_(flag && len == 7 && strcmp(str, "abc") == 0 && str[4] == 'z', "get_string 4: flag %d len %d \"%s\"", flag,
+    CONF_TRUE(flag && len == 7 && strcmp(str, "abc") == 0 && str[4] == 'z', "get_string 4: flag %d len %d \"%s\"", flag,
           len, str);
     len = 0;
     strcpy(str, "keep");
     MPI_OK(MPI_Info_get_string(info, "colour", &len, NULL, &flag));
-    TRUE_(flag && len == 7, "get_string 0: flag %d len %d", flag, len);
+    CONF_TRUE(flag && len == 7, "get_string 0: flag %d len %d", flag, len);
     len = 1;
     MPI_OK(MPI_Info_get_string(info, "colour", &len, str, &flag));
-    TRUE_(flag && len == 7 && str[0] == '\0' && str[1] == 'e', "get_string 1: len %d \"%s\"", len, str);
+    CONF_TRUE(flag && len == 7 && str[0] == '\0' && str[1] == 'e', "get_string 1: len %d \"%s\"", len, str);
     len = 5;
     strcpy(str, "keep");
     MPI_OK(MPI_Info_get_string(info, "shape", &len, str, &flag));
-    TRUE_(!flag && strcmp(str, "keep") == 0, "get_string of a missing key: flag %d \"%s\"", flag, str);
+    CONF_TRUE(!flag && strcmp(str, "keep") == 0, "get_string of a missing key: flag %d \"%s\"", flag, str);
 
     char longkey[MPI_MAX_INFO_KEY + 2];
     memset(longkey, 'k', sizeof longkey - 1);
@@ -189,7 +143,7 @@ static void info_calls(void)
     MPI_OK(MPI_Info_free(&freed));
     MPI_Comm c;
     MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
-    const struct bad b[] = {
+    const struct conf_bad b[] = {
         { MPI_Info_get_string(MPI_INFO_NULL, "colour", &len, str, &flag), MPI_ERR_INFO, "MPI_Info_get_string",
           "info" },
         { MPI_Info_get_string(stale, "colour", &len, str, &flag), MPI_ERR_INFO, "MPI_Info_get_string", "info" },
@@ -212,17 +166,17 @@ static void info_calls(void)
         { MPI_Comm_idup_with_info(c, info, &newc, NULL), MPI_ERR_ARG, "MPI_Comm_idup_with_info", "request" },
         { MPI_Get_hw_resource_info(NULL), MPI_ERR_ARG, "MPI_Get_hw_resource_info", "hw_info" },
     };
-    expect_all(b, N(b));
+    conf_expect_all(b, CONF_N(b));
 
     MPI_Info env;
     int nenv, n;
     MPI_OK(MPI_Info_create_env(0, NULL, &env));
     MPI_OK(MPI_Info_get_nkeys(MPI_INFO_ENV, &nenv));
     MPI_OK(MPI_Info_get_nkeys(env, &n));
-    TRUE_(n == nenv, "Info_create_env: %d keys, MPI_INFO_ENV %d", n, nenv);
+    CONF_TRUE(n == nenv, "Info_create_env: %d keys, MPI_INFO_ENV %d", n, nenv);
     MPI_OK(MPI_Info_set(env, "mine", "1"));             /* the user's own object */
     MPI_OK(MPI_Info_get_nkeys(MPI_INFO_ENV, &n));
-    TRUE_(n == nenv, "a key set on Info_create_env's object reached MPI_INFO_ENV");
+    CONF_TRUE(n == nenv, "a key set on Info_create_env's object reached MPI_INFO_ENV");
     MPI_OK(MPI_Info_free(&env));
 
     /* MPI 4.1 7.4.4: the duplicate of Comm_idup_with_info is congruent and
@@ -230,16 +184,16 @@ static void info_calls(void)
      * object each call (the caller frees it). */
     MPI_OK(MPI_Comm_idup_with_info(c, info, &newc, &req));
     MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    TRUE_(req == MPI_REQUEST_NULL, "the idup request is not MPI_REQUEST_NULL after Wait");
+    CONF_TRUE(req == MPI_REQUEST_NULL, "the idup request is not MPI_REQUEST_NULL after Wait");
     MPI_OK(MPI_Comm_compare(c, newc, &i1));
-    TRUE_(i1 == MPI_CONGRUENT, "Comm_idup_with_info: compare %d, expected MPI_CONGRUENT", i1);
+    CONF_TRUE(i1 == MPI_CONGRUENT, "Comm_idup_with_info: compare %d, expected MPI_CONGRUENT", i1);
     int one = 1, sum = 0;
     MPI_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, newc));
-    TRUE_(sum == size, "Allreduce on the idup'd communicator %d, expected %d", sum, size);
+    CONF_TRUE(sum == size, "Allreduce on the idup'd communicator %d, expected %d", sum, size);
     MPI_Info u1, u2;
     MPI_OK(MPI_Comm_get_info(newc, &u1));
     MPI_OK(MPI_Comm_get_info(newc, &u2));
-    TRUE_(u1 != u2 && u1 != MPI_INFO_NULL, "Comm_get_info returned the same object twice (0x%x)", (unsigned)u1);
+    CONF_TRUE(u1 != u2 && u1 != MPI_INFO_NULL, "Comm_get_info returned the same object twice (0x%x)", (unsigned)u1);
     MPI_OK(MPI_Info_free(&u1));
     MPI_OK(MPI_Info_get_nkeys(u2, &n));                 /* still usable after u1's free */
     MPI_OK(MPI_Info_free(&u2));
@@ -265,7 +219,7 @@ static void topology(void)
     MPI_OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &src, MPI_UNWEIGHTED, 1, &dst, MPI_UNWEIGHTED,
                                           MPI_INFO_NULL, 0, &dist));
     int nb[4], w;
-    const struct bad b[] = {
+    const struct conf_bad b[] = {
         { MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &i1, &i2), MPI_ERR_TOPOLOGY, "MPI_Cart_shift", "comm" },
         { MPI_Cart_shift(cart, 2, 1, &i1, &i2), MPI_ERR_ARG, "MPI_Cart_shift", "direction" },
         { MPI_Cart_shift(cart, -1, 1, &i1, &i2), MPI_ERR_ARG, "MPI_Cart_shift", "direction" },
@@ -289,27 +243,27 @@ static void topology(void)
         { MPI_Topo_test(MPI_COMM_NULL, &i1), MPI_ERR_COMM, "MPI_Topo_test", "comm" },
         { MPI_Topo_test(cart, NULL), MPI_ERR_ARG, "MPI_Topo_test", "status" },
     };
-    expect_all(b, N(b));
+    conf_expect_all(b, CONF_N(b));
 
     MPI_OK(MPI_Cart_shift(cart, 0, 1, &i1, &i2));
-    TRUE_(i1 == (rank ? rank - 1 : MPI_PROC_NULL) && i2 == (rank < size - 1 ? rank + 1 : MPI_PROC_NULL),
+    CONF_TRUE(i1 == (rank ? rank - 1 : MPI_PROC_NULL) && i2 == (rank < size - 1 ? rank + 1 : MPI_PROC_NULL),
           "Cart_shift(dim 0, +1) on %d: %d %d", rank, i1, i2);
     MPI_OK(MPI_Cart_shift(cart, 1, 3, &i1, &i2));                  /* periodic, extent 1: oneself */
-    TRUE_(i1 == rank && i2 == rank, "Cart_shift(periodic dim of 1) %d %d", i1, i2);
+    CONF_TRUE(i1 == rank && i2 == rank, "Cart_shift(periodic dim of 1) %d %d", i1, i2);
     MPI_OK(MPI_Cart_shift(cart, 0, size, &i1, &i2));               /* past both edges */
-    TRUE_(i1 == MPI_PROC_NULL && i2 == MPI_PROC_NULL, "Cart_shift by %d: %d %d", size, i1, i2);
+    CONF_TRUE(i1 == MPI_PROC_NULL && i2 == MPI_PROC_NULL, "Cart_shift by %d: %d %d", size, i1, i2);
     MPI_OK(MPI_Cart_sub(cart, remain, &sub));
     MPI_OK(MPI_Comm_size(sub, &i1));
     MPI_OK(MPI_Cartdim_get(sub, &i2));
-    TRUE_(i1 == size && i2 == 1, "Cart_sub: size %d dims %d", i1, i2);
+    CONF_TRUE(i1 == size && i2 == 1, "Cart_sub: size %d dims %d", i1, i2);
     MPI_OK(MPI_Comm_free(&sub));
     MPI_OK(MPI_Dist_graph_neighbors_count(dist, &i1, &i2, &w));
-    TRUE_(i1 == 1 && i2 == 1 && !w, "Dist_graph_neighbors_count %d %d weighted %d", i1, i2, w);
+    CONF_TRUE(i1 == 1 && i2 == 1 && !w, "Dist_graph_neighbors_count %d %d weighted %d", i1, i2, w);
     MPI_OK(MPI_Dist_graph_neighbors(dist, 1, nb, MPI_UNWEIGHTED, 1, nb + 1, MPI_UNWEIGHTED));
-    TRUE_(nb[0] == src && nb[1] == dst, "Dist_graph_neighbors %d %d, expected %d %d", nb[0], nb[1], src, dst);
+    CONF_TRUE(nb[0] == src && nb[1] == dst, "Dist_graph_neighbors %d %d, expected %d %d", nb[0], nb[1], src, dst);
     MPI_OK(MPI_Graph_neighbors_count(graph, 0, &i1));
     MPI_OK(MPI_Graph_neighbors(graph, 0, 4, nb));
-    TRUE_(i1 == 1 && nb[0] == 0, "Graph_neighbors of the self-loop: %d, %d", i1, nb[0]);
+    CONF_TRUE(i1 == 1 && nb[0] == 0, "Graph_neighbors of the self-loop: %d, %d", i1, nb[0]);
     MPI_OK(MPI_Comm_free(&cart));
     MPI_OK(MPI_Comm_free(&graph));
     MPI_OK(MPI_Comm_free(&dist));
@@ -323,7 +277,7 @@ static void buffers_and_misc(void)
     MPI_Session s;
     MPI_OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s));
     void *p;
-    const struct bad b[] = {
+    const struct conf_bad b[] = {
         { MPI_Comm_attach_buffer(MPI_COMM_NULL, buf, sizeof buf), MPI_ERR_COMM, "MPI_Comm_attach_buffer", "comm" },
         { MPI_Comm_attach_buffer(MPI_COMM_WORLD, buf, -1), MPI_ERR_ARG, "MPI_Comm_attach_buffer", "size" },
         { MPI_Comm_detach_buffer(MPI_COMM_NULL, &p, &i1), MPI_ERR_COMM, "MPI_Comm_detach_buffer", "comm" },
@@ -341,14 +295,14 @@ static void buffers_and_misc(void)
           "npset_names" },
         { MPI_Group_from_session_pset(s, NULL, &grp), MPI_ERR_ARG, "MPI_Group_from_session_pset", "pset_name" },
     };
-    expect_all(b, N(b));
+    conf_expect_all(b, CONF_N(b));
     /* MPI 4.1 9.1.1: resultlen is the length without the NUL, at most
      * MPI_MAX_LIBRARY_VERSION_STRING - 1. */
     char ver[MPI_MAX_LIBRARY_VERSION_STRING];
     MPI_OK(MPI_Get_library_version(ver, &i1));
-    TRUE_(i1 == (int)strlen(ver) && i1 > 0 && i1 < MPI_MAX_LIBRARY_VERSION_STRING, "library version length %d", i1);
+    CONF_TRUE(i1 == (int)strlen(ver) && i1 > 0 && i1 < MPI_MAX_LIBRARY_VERSION_STRING, "library version length %d", i1);
     MPI_OK(MPI_Get_version(&i1, &i2));
-    TRUE_(i1 == MPI_VERSION && i2 == MPI_SUBVERSION, "Get_version %d.%d", i1, i2);
+    CONF_TRUE(i1 == MPI_VERSION && i2 == MPI_SUBVERSION, "Get_version %d.%d", i1, i2);
     MPI_OK(MPI_Session_finalize(&s));
 }
 
@@ -361,9 +315,9 @@ int main(int argc, char **argv)
     topology();
     buffers_and_misc();
     int total;
-    MPI_OK(MPI_Reduce(&checks, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+    MPI_OK(MPI_Reduce(&conf_checks, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
     MPI_OK(MPI_Finalize());
     if (rank == 0)
-        printf("test_conf_argcheck: OK (%d checks on rank 0, %d in all)\n", checks, total);
+        printf("test_conf_argcheck: OK (%d checks on rank 0, %d in all)\n", conf_checks, total);
     return 0;
 }
