@@ -92,6 +92,19 @@ static void types_and_status(void)
     CONF_TRUE(dt == MPI_DOUBLE_INT, "value_index(double,int) 0x%x", (unsigned)dt);
     MPI_OK(MPI_Type_get_value_index(MPI_LONG_DOUBLE, MPI_INT, &dt));
     CONF_TRUE(dt == MPI_LONG_DOUBLE_INT, "value_index(long double,int) 0x%x", (unsigned)dt);
+    MPI_OK(MPI_Type_get_value_index(MPI_FLOAT, MPI_INT, &dt));
+    CONF_TRUE(dt == MPI_FLOAT_INT, "value_index(float,int) 0x%x", (unsigned)dt);
+    MPI_OK(MPI_Type_get_value_index(MPI_LONG, MPI_INT, &dt));
+    CONF_TRUE(dt == MPI_LONG_INT, "value_index(long,int) 0x%x", (unsigned)dt);
+    MPI_OK(MPI_Type_get_value_index(MPI_SHORT, MPI_INT, &dt));
+    CONF_TRUE(dt == MPI_SHORT_INT, "value_index(short,int) 0x%x", (unsigned)dt);
+    MPI_OK(MPI_Type_get_value_index(MPI_INT, MPI_LONG, &dt));
+    CONF_TRUE(dt == MPI_DATATYPE_NULL, "value_index(int,long) 0x%x, expected MPI_DATATYPE_NULL", (unsigned)dt);
+    MPI_Datatype two;
+    MPI_OK(MPI_Type_contiguous(1, MPI_INT, &two));                  /* a derived type, not predefined */
+    MPI_OK(MPI_Type_get_value_index(two, MPI_INT, &dt));
+    CONF_TRUE(dt == MPI_DATATYPE_NULL, "value_index(derived,int) 0x%x, expected MPI_DATATYPE_NULL", (unsigned)dt);
+    MPI_OK(MPI_Type_free(&two));
     MPI_OK(MPI_Type_get_value_index(MPI_CHAR, MPI_DOUBLE, &dt));
     CONF_TRUE(dt == MPI_DATATYPE_NULL, "value_index(char,double) 0x%x, expected MPI_DATATYPE_NULL", (unsigned)dt);
     /* MPI 4.1 7.8: a predefined datatype's name is its own. */

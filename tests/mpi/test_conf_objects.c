@@ -156,6 +156,20 @@ static void window(void)
         { MPI_Add_error_string(code, NULL), MPI_ERR_ARG, "MPI_Add_error_string", "string" },
     };
     conf_expect_all(e, CONF_N(e));
+    /* MPI 4.1 9.5: a class goes after its codes, a code after its string;
+     * once removed, a code is no longer valid (Error_class refuses it). */
+    const struct conf_bad r[] = {
+        { MPI_Remove_error_class(cls), MPI_ERR_ARG, "MPI_Remove_error_class", "errorclass" },
+        { MPI_Remove_error_code(code), MPI_ERR_ARG, "MPI_Remove_error_code", "errorcode" },
+        { MPI_Remove_error_class(MPI_ERR_ARG), MPI_ERR_ARG, "MPI_Remove_error_class", "errorclass" },
+        { MPI_Remove_error_code(cls), MPI_ERR_ARG, "MPI_Remove_error_code", "errorcode" },
+    };
+    conf_expect_all(r, CONF_N(r));
+    MPI_OK(MPI_Remove_error_string(code));
+    MPI_OK(MPI_Remove_error_code(code));
+    MPI_OK(MPI_Remove_error_class(cls));
+    CONF_TRUE(mt_class(MPI_Error_class(code, &c2)) == MPI_ERR_ARG, "Error_class of a removed code accepted");
+    CONF_TRUE(mt_class(MPI_Error_class(cls, &c2)) == MPI_ERR_ARG, "Error_class of a removed class accepted");
     MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Errhandler_free(&weh));
     MPI_OK(MPI_Errhandler_free(&ceh));
