@@ -15,6 +15,9 @@
  *         MPI_UNDEFINED) and on a complete one (the request stays);
  *   3.6.1 MPI_BUFFER_AUTOMATIC: Bsend needs no buffer of the user's, and
  *         Buffer_detach gives back MPI_BUFFER_AUTOMATIC and size 0;
+ *         A communicator's own buffer serves its Bsends before the
+ *         process's; a second attach is refused; detach gives back what
+ *         was attached;
  *   3.10.2 Sendrecv_replace / Isendrecv_replace with a derived datatype
  *         around a ring.
  * Any number of ranks.
@@ -254,6 +257,58 @@ static void automatic_buffer(void)
     free(in);
 }
 
+/* MPI 4.1 3.6.1: a Bsend on a communicator with a buffer of its own uses
+ * that buffer, not the process's; a second attach to the same
+ * communicator is refused; detach returns what was attached (the user's
+ * memory and size, or MPI_BUFFER_AUTOMATIC and 0); Comm_flush_buffer
+ * returns once the buffered messages are sent. */
+static void comm_buffers(void)
+{
+    enum { BYTES = 4096, BIG = 1 << 20 };
+    static char small[16], own[BYTES + MPI_BSEND_OVERHEAD], other[256];
+    char *out = malloc(BIG), *in = malloc(BIG);
+    CHECK(out && in, "out of memory");
+    for (int i = 0; i < BIG; i++)
+        out[i] = (char)(i * 7 + rank), in[i] = 0;
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    MPI_OK(MPI_Buffer_attach(small, sizeof small));
+    MPI_OK(MPI_Comm_attach_buffer(c, own, sizeof own));
+    MPI_OK(MPI_Bsend(out, BYTES, MPI_CHAR, rank, 1, c));
+    MPI_OK(MPI_Recv(in, BYTES, MPI_CHAR, rank, 1, c, MPI_STATUS_IGNORE));
+    CONF_TRUE(memcmp(in, out, BYTES) == 0, "Bsend through the communicator's buffer: data differ");
+    int rc = MPI_Bsend(out, BYTES, MPI_CHAR, rank, 1, MPI_COMM_WORLD);    /* the process's: 16 bytes */
+    CONF_TRUE(mt_class(rc) == MPI_ERR_BUFFER, "Bsend of %d bytes through a 16-byte buffer: class %d", BYTES,
+              mt_class(rc));
+    const struct conf_bad b[] = {
+        { MPI_Comm_attach_buffer(c, other, sizeof other), MPI_ERR_BUFFER, "MPI_Comm_attach_buffer", "buffer" },
+        { MPI_Comm_detach_buffer(c, NULL, &rc), MPI_ERR_ARG, "MPI_Comm_detach_buffer", "buffer_addr" },
+        { MPI_Comm_iflush_buffer(c, NULL), MPI_ERR_ARG, "MPI_Comm_iflush_buffer", "request" },
+    };
+    conf_expect_all(b, CONF_N(b));
+    void *addr;
+    int sz;
+    MPI_OK(MPI_Comm_detach_buffer(c, &addr, &sz));
+    CONF_TRUE(addr == own && sz == (int)sizeof own, "Comm_detach_buffer: %p %d, attached %p %d", addr, sz,
+              (void *)own, (int)sizeof own);
+    MPI_OK(MPI_Buffer_detach(&addr, &sz));
+    CONF_TRUE(addr == small && sz == (int)sizeof small, "Buffer_detach: %p %d", addr, sz);
+
+    MPI_Request r;
+    MPI_OK(MPI_Comm_attach_buffer(c, MPI_BUFFER_AUTOMATIC, 0));
+    MPI_OK(MPI_Irecv(in, BIG, MPI_CHAR, rank, 2, c, &r));
+    MPI_OK(MPI_Bsend(out, BIG, MPI_CHAR, rank, 2, c));
+    MPI_OK(MPI_Comm_flush_buffer(c));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CONF_TRUE(memcmp(in, out, BIG) == 0, "Bsend of 1 MiB through the automatic communicator buffer: data differ");
+    MPI_OK(MPI_Comm_detach_buffer(c, &addr, &sz));
+    CONF_TRUE(addr == MPI_BUFFER_AUTOMATIC && sz == 0, "Comm_detach_buffer of the automatic buffer: %p %d", addr,
+              sz);
+    MPI_OK(MPI_Comm_free(&c));
+    free(out);
+    free(in);
+}
+
 /* MPI 4.1 3.10.2: the replace forms with a strided datatype: every second
  * int of 8 goes right around the ring and comes back in its place, the
  * others untouched. */
@@ -292,6 +347,7 @@ int main(int argc, char **argv)
     window();
     request_status();
     automatic_buffer();
+    comm_buffers();
     sendrecv_replace();
     int total;
     MPI_OK(MPI_Reduce(&conf_checks, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
