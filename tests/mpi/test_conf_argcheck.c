@@ -282,6 +282,57 @@ static void topology(void)
     MPI_OK(MPI_Comm_free(&dist));
 }
 
+/* MPI 4.1 6.9.2: each predefined operation applies to its datatype classes
+ * only (MPI_LAND not to floating point, MPI_BAND not to floating point,
+ * MPI_MAXLOC only to the pair types, MPI_SUM not to the pair types):
+ * anything else is MPI_ERR_OP, as are MPI_OP_NULL and freeing a predefined
+ * operation (6.9.5). Groups (7.3): a rank outside the group is
+ * MPI_ERR_RANK. Topology constructors (8.5): a grid larger than the
+ * communicator (erroneous, no class named) MPI_ERR_TOPOLOGY, Dims_create whose fixed dimensions do not
+ * divide nnodes MPI_ERR_DIMS, Cart_coords of a rank outside MPI_ERR_RANK. */
+static void ops_groups_topology(void)
+{
+    float f[2] = { 1, 2 }, fo[2];
+    double d[2] = { 1, 2 }, dout[2];
+    int ia[4] = { 1, 2, 3, 4 }, io[4];
+    MPI_Op op = MPI_SUM, uop = MPI_OP_NULL;
+    MPI_Group g, ng;
+    MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &g));
+    int bad_rank[1] = { size }, neg[1] = { -1 }, tr[1];
+    int range[1][3] = { { 0, size, 1 } };
+    int dims[2] = { size + 1, 1 }, periods[2] = { 0, 0 }, fixed[2] = { 0, 0 };
+    MPI_Comm cart;
+    int nd = size > 1 ? size + 1 : 3;          /* fixed dimension 2 does not divide an odd nnodes */
+    int dd[2] = { 2, 0 };
+    (void)fixed;
+    const struct conf_bad b[] = {
+        { MPI_Reduce_local(f, fo, 2, MPI_FLOAT, MPI_LAND), MPI_ERR_OP, "MPI_Reduce_local", "op" },
+        { MPI_Reduce_local(d, dout, 2, MPI_DOUBLE, MPI_BAND), MPI_ERR_OP, "MPI_Reduce_local", "op" },
+        { MPI_Reduce_local(ia, io, 2, MPI_INT, MPI_MAXLOC), MPI_ERR_OP, "MPI_Reduce_local", "op" },
+        { MPI_Reduce_local(ia, io, 2, MPI_2INT, MPI_SUM), MPI_ERR_OP, "MPI_Reduce_local", "op" },
+        { MPI_Reduce_local(ia, io, 2, MPI_INT, MPI_OP_NULL), MPI_ERR_OP, "MPI_Reduce_local", "op" },
+        { MPI_Op_free(&op), MPI_ERR_OP, "MPI_Op_free", "op" },
+        { MPI_Op_free(&uop), MPI_ERR_OP, "MPI_Op_free", "op" },
+        { MPI_Op_commutative(MPI_OP_NULL, &i1), MPI_ERR_OP, "MPI_Op_commutative", "op" },
+        { MPI_Op_commutative(MPI_SUM, NULL), MPI_ERR_ARG, "MPI_Op_commutative", "commute" },
+        { MPI_Op_create(NULL, 1, &uop), MPI_ERR_ARG, "MPI_Op_create", "user_fn" },
+        { MPI_Group_incl(g, 1, bad_rank, &ng), MPI_ERR_RANK, "MPI_Group_incl", "ranks" },
+        { MPI_Group_excl(g, 1, neg, &ng), MPI_ERR_RANK, "MPI_Group_excl", "ranks" },
+        { MPI_Group_translate_ranks(g, 1, bad_rank, g, tr), MPI_ERR_RANK, "MPI_Group_translate_ranks", "ranks1" },
+        { MPI_Group_range_incl(g, 1, range, &ng), MPI_ERR_RANK, "MPI_Group_range_incl", "ranges" },
+        { MPI_Group_incl(MPI_GROUP_NULL, 0, NULL, &ng), MPI_ERR_GROUP, "MPI_Group_incl", "group" },
+        { MPI_Group_size(MPI_GROUP_NULL, &i1), MPI_ERR_GROUP, "MPI_Group_size", "group" },
+        { MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart), MPI_ERR_TOPOLOGY, "MPI_Cart_create",
+          "dims" },
+        { MPI_Cart_create(MPI_COMM_WORLD, -1, dims, periods, 0, &cart), MPI_ERR_DIMS, "MPI_Cart_create", "ndims" },
+        { MPI_Dims_create(nd, 2, dd), MPI_ERR_DIMS, "MPI_Dims_create", "dims" },
+        { MPI_Dims_create(4, -1, dd), MPI_ERR_DIMS, "MPI_Dims_create", "ndims" },
+    };
+    conf_expect_all(b, CONF_N(b));
+    MPI_OK(MPI_Group_free(&g));
+    CONF_TRUE(op == MPI_SUM, "a refused Op_free changed the handle");
+}
+
 /* MPI 4.1 3.6.1 (the buffer calls), 9.1.1 (library version), 11.3
  * (sessions): argument errors. */
 static void buffers_and_misc(void)
@@ -326,6 +377,7 @@ int main(int argc, char **argv)
     types_and_status();
     info_calls();
     topology();
+    ops_groups_topology();
     buffers_and_misc();
     int total;
     MPI_OK(MPI_Reduce(&conf_checks, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
