@@ -333,6 +333,50 @@ static void ops_groups_topology(void)
     CONF_TRUE(op == MPI_SUM, "a refused Op_free changed the handle");
 }
 
+/* MPI 4.1 5.1 datatype constructors and 5.2 pack: MPI_ORDER_* and
+ * MPI_DISTRIBUTE_* outside their values and a subarray outside its array
+ * are MPI_ERR_ARG, a negative count MPI_ERR_COUNT, an uncommitted type in
+ * communication or packing MPI_ERR_TYPE, a pack buffer too small
+ * MPI_ERR_TRUNCATE (5.2.1: "outsize ... the call is erroneous" otherwise).
+ * Communicators (7.4, 7.6): Comm_remote_size of an intracommunicator
+ * and an unknown split_type are errors of their arguments. */
+static void constructors_and_comms(void)
+{
+    int sizes[2] = { 4, 4 }, sub[2] = { 2, 2 }, starts[2] = { 3, 0 }, ok_starts[2] = { 0, 0 };
+    int gs[1] = { 8 }, distrib[1] = { 77 }, dargs[1] = { MPI_DISTRIBUTE_DFLT_DARG }, psizes[1] = { 1 };
+    int bls[2] = { 1, 1 }, idx[2] = { 0, 2 };
+    MPI_Datatype t, uncommitted;
+    MPI_OK(MPI_Type_contiguous(2, MPI_INT, &uncommitted));
+    char packbuf[4];
+    int pos = 0, vals[4] = { 0 };
+    const struct conf_bad b[] = {
+        { MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG,
+          "MPI_Type_create_subarray", "array_of_starts" },
+        { MPI_Type_create_subarray(2, sizes, sub, ok_starts, 12345, MPI_INT, &t), MPI_ERR_ARG,
+          "MPI_Type_create_subarray", "order" },
+        { MPI_Type_create_darray(1, 0, 1, gs, distrib, dargs, psizes, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG,
+          "MPI_Type_create_darray", "array_of_distribs" },
+        { MPI_Type_create_indexed_block(-1, 1, idx, MPI_INT, &t), MPI_ERR_COUNT, "MPI_Type_create_indexed_block",
+          "count" },
+        { MPI_Type_indexed(2, bls, NULL, MPI_INT, &t), MPI_ERR_ARG, "MPI_Type_indexed", "array_of_displacements" },
+        { MPI_Type_create_resized(MPI_DATATYPE_NULL, 0, 4, &t), MPI_ERR_TYPE, "MPI_Type_create_resized",
+          "oldtype" },
+        { MPI_Type_commit(NULL), MPI_ERR_ARG, "MPI_Type_commit", "datatype" },
+        { MPI_Pack(vals, 1, uncommitted, packbuf, sizeof packbuf, &pos, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Pack",
+          "datatype" },
+        { MPI_Pack(vals, 4, MPI_INT, packbuf, sizeof packbuf, &pos, MPI_COMM_WORLD), MPI_ERR_TRUNCATE, "MPI_Pack",
+          "outsize" },
+        { MPI_Pack_size(-1, MPI_INT, MPI_COMM_WORLD, &i1), MPI_ERR_COUNT, "MPI_Pack_size", "incount" },
+        { MPI_Send(vals, 1, uncommitted, MPI_PROC_NULL, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "MPI_Send", "datatype" },
+        { MPI_Comm_remote_size(MPI_COMM_WORLD, &i1), MPI_ERR_COMM, "MPI_Comm_remote_size", "comm" },
+        { MPI_Comm_split_type(MPI_COMM_WORLD, 4242, 0, MPI_INFO_NULL, &newc), MPI_ERR_ARG, "MPI_Comm_split_type",
+          "split_type" },
+        { MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &newc), MPI_ERR_ARG, "MPI_Comm_split", "color" },
+    };
+    conf_expect_all(b, CONF_N(b));
+    MPI_OK(MPI_Type_free(&uncommitted));
+}
+
 /* MPI 4.1 3.6.1 (the buffer calls), 9.1.1 (library version), 11.3
  * (sessions): argument errors. */
 static void buffers_and_misc(void)
@@ -378,6 +422,7 @@ int main(int argc, char **argv)
     info_calls();
     topology();
     ops_groups_topology();
+    constructors_and_comms();
     buffers_and_misc();
     int total;
     MPI_OK(MPI_Reduce(&conf_checks, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
