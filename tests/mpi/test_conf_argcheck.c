@@ -377,6 +377,43 @@ static void constructors_and_comms(void)
     MPI_OK(MPI_Type_free(&uncommitted));
 }
 
+/* MPI 4.1 6.13 persistent collectives and 3.9 Start: the init calls check
+ * as their blocking forms do (a root outside the group MPI_ERR_ROOT,
+ * MPI_OP_NULL MPI_ERR_OP, a negative count MPI_ERR_COUNT, an invalid info
+ * MPI_ERR_INFO, a neighbourhood call without a topology
+ * MPI_ERR_TOPOLOGY), and MPI_Start of a non-request MPI_ERR_REQUEST. */
+static void persistent(void)
+{
+    int x[4] = { 0 }, y[4 * 64] = { 0 };
+    MPI_Info freed, stale;
+    MPI_OK(MPI_Info_create(&freed));
+    stale = freed;
+    MPI_OK(MPI_Info_free(&freed));
+    MPI_Request none = MPI_REQUEST_NULL;
+    const struct conf_bad b[] = {
+        { MPI_Bcast_init(x, 1, MPI_INT, size, MPI_COMM_WORLD, MPI_INFO_NULL, &req), MPI_ERR_ROOT, "MPI_Bcast_init",
+          "root" },
+        { MPI_Allreduce_init(x, y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD, MPI_INFO_NULL, &req), MPI_ERR_OP,
+          "MPI_Allreduce_init", "op" },
+        { MPI_Reduce_init(x, y, -1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req), MPI_ERR_COUNT,
+          "MPI_Reduce_init", "count" },
+        { MPI_Gather_init(x, 1, MPI_INT, y, 1, MPI_INT, 0, MPI_COMM_WORLD, stale, &req), MPI_ERR_INFO,
+          "MPI_Gather_init", "info" },
+        { MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, NULL), MPI_ERR_ARG, "MPI_Barrier_init", "request" },
+        { MPI_Scan_init(x, y, 1, MPI_DATATYPE_NULL, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &req), MPI_ERR_TYPE,
+          "MPI_Scan_init", "datatype" },
+        { MPI_Neighbor_allgather_init(x, 1, MPI_INT, y, 1, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &req),
+          MPI_ERR_TOPOLOGY, "MPI_Neighbor_allgather_init", "comm" },
+        { MPI_Alltoall_init(x, 1, MPI_INT, y, 1, MPI_INT, MPI_COMM_NULL, MPI_INFO_NULL, &req), MPI_ERR_COMM,
+          "MPI_Alltoall_init", "comm" },
+        { MPI_Start(&none), MPI_ERR_REQUEST, "MPI_Start", "request" },
+        { MPI_Start(NULL), MPI_ERR_ARG, "MPI_Start", "request" },
+        { MPI_Startall(1, NULL), MPI_ERR_ARG, "MPI_Startall", "array_of_requests" },
+        { MPI_Startall(-1, &none), MPI_ERR_COUNT, "MPI_Startall", "count" },
+    };
+    conf_expect_all(b, CONF_N(b));
+}
+
 /* MPI 4.1 3.6.1 (the buffer calls), 9.1.1 (library version), 11.3
  * (sessions): argument errors. */
 static void buffers_and_misc(void)
@@ -423,6 +460,7 @@ int main(int argc, char **argv)
     topology();
     ops_groups_topology();
     constructors_and_comms();
+    persistent();
     buffers_and_misc();
     int total;
     MPI_OK(MPI_Reduce(&conf_checks, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
