@@ -50,7 +50,8 @@ int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_f
                        void *extra_state)
 {
     RCH_MPI_CS();
-    return PMPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
+    return rch_mpi_keyval_create_call("MPI_Keyval_create", "keyval", RCH_MPI_OBJ_COMM, copy_fn, delete_fn,
+                                      extra_state, keyval);
 }
 #pragma weak MPI_Keyval_create = PMPI_Keyval_create
 
@@ -64,14 +65,27 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
 int PMPI_Keyval_free(int *keyval)
 {
     RCH_MPI_CS();
-    return PMPI_Comm_free_keyval(keyval);
+    return rch_mpi_keyval_free_call("MPI_Keyval_free", "keyval", RCH_MPI_OBJ_COMM, keyval);
 }
 #pragma weak MPI_Keyval_free = PMPI_Keyval_free
 
-static int bad_keyval(const char *fn, MPI_Comm comm, int keyval)
+/* The calls by the name the program used (the MPI-1 Attr_* take their
+ * keyval as "keyval"), which the error messages give. */
+struct attr_call {
+    const char *fn, *keyval_arg;
+};
+
+static const struct attr_call set_call = { "MPI_Comm_set_attr", "comm_keyval" };
+static const struct attr_call put_call = { "MPI_Attr_put", "keyval" };
+static const struct attr_call get_call = { "MPI_Comm_get_attr", "comm_keyval" };
+static const struct attr_call attr_get_call = { "MPI_Attr_get", "keyval" };
+static const struct attr_call delete_call = { "MPI_Comm_delete_attr", "comm_keyval" };
+static const struct attr_call attr_delete_call = { "MPI_Attr_delete", "keyval" };
+
+static int bad_keyval(const struct attr_call *a, MPI_Comm comm, int keyval)
 {
-    return rch_mpi_err(comm, MPI_ERR_KEYVAL, "%s: 0x%x in argument comm_keyval is not a live user communicator "
-                       "keyval (predefined attributes cannot be changed)", fn, (unsigned)keyval);
+    return rch_mpi_err(comm, MPI_ERR_KEYVAL, "%s: 0x%x in argument %s is not a live user communicator "
+                       "keyval (predefined attributes cannot be changed)", a->fn, (unsigned)keyval, a->keyval_arg);
 }
 
 /* A code from the attribute lists: the callback's own, or a class. */
@@ -82,32 +96,35 @@ static int raise_code(const char *fn, MPI_Comm comm, int rc)
     return rch_mpi_err_raise(comm, rc);
 }
 
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+static int attr_set(const struct attr_call *a, MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    RCH_MPI_CS();
-    const char *fn = "MPI_Comm_set_attr";
     int err;
-    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(a->fn, comm, &err);
     if (!c)
         return err;
     if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
-        return bad_keyval(fn, comm, comm_keyval);
+        return bad_keyval(a, comm, comm_keyval);
     int rc = rch_mpi_attr_set(&c->attrs, comm, RCH_MPI_OBJ_COMM, comm_keyval, attribute_val);
-    return rc ? raise_code(fn, comm, rc) : MPI_SUCCESS;
+    return rc ? raise_code(a->fn, comm, rc) : MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    RCH_MPI_CS();
+    return attr_set(&set_call, comm, comm_keyval, attribute_val);
 }
 #pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
     RCH_MPI_CS();
-    return PMPI_Comm_set_attr(comm, keyval, attribute_val);
+    return attr_set(&put_call, comm, keyval, attribute_val);
 }
 #pragma weak MPI_Attr_put = PMPI_Attr_put
 
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+static int attr_get(const struct attr_call *a, MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-    RCH_MPI_CS();
-    const char *fn = "MPI_Comm_get_attr";
+    const char *fn = a->fn;
     int err;
     struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
     if (!c)
@@ -121,38 +138,48 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
         return MPI_SUCCESS;
     }
     if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
-        return bad_keyval(fn, comm, comm_keyval);
+        return bad_keyval(a, comm, comm_keyval);
     *flag = rch_mpi_attr_get(c->attrs, RCH_MPI_OBJ_COMM, comm_keyval, attribute_val);
     return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+{
+    RCH_MPI_CS();
+    return attr_get(&get_call, comm, comm_keyval, attribute_val, flag);
 }
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     RCH_MPI_CS();
-    return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+    return attr_get(&attr_get_call, comm, keyval, attribute_val, flag);
 }
 #pragma weak MPI_Attr_get = PMPI_Attr_get
+
+static int attr_delete(const struct attr_call *a, MPI_Comm comm, int comm_keyval)
+{
+    int err;
+    struct rch_mpi_comm *c = rch_mpi_comm_arg(a->fn, comm, &err);
+    if (!c)
+        return err;
+    if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
+        return bad_keyval(a, comm, comm_keyval);
+    int rc = rch_mpi_attr_delete(&c->attrs, comm, RCH_MPI_OBJ_COMM, comm_keyval);
+    return rc ? raise_code(a->fn, comm, rc) : MPI_SUCCESS;
+}
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     RCH_MPI_CS();
-    const char *fn = "MPI_Comm_delete_attr";
-    int err;
-    struct rch_mpi_comm *c = rch_mpi_comm_arg(fn, comm, &err);
-    if (!c)
-        return err;
-    if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
-        return bad_keyval(fn, comm, comm_keyval);
-    int rc = rch_mpi_attr_delete(&c->attrs, comm, RCH_MPI_OBJ_COMM, comm_keyval);
-    return rc ? raise_code(fn, comm, rc) : MPI_SUCCESS;
+    return attr_delete(&delete_call, comm, comm_keyval);
 }
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
 
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     RCH_MPI_CS();
-    return PMPI_Comm_delete_attr(comm, keyval);
+    return attr_delete(&attr_delete_call, comm, keyval);
 }
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
 

@@ -313,11 +313,11 @@ int rch_mpi_errhandler_exists(MPI_Errhandler eh)
     return eh_valid(eh);
 }
 
-int rch_mpi_errhandler_new(const char *fn_name, MPI_Comm_errhandler_function *fn, int for_session,
-                           MPI_Errhandler *errhandler)
+int rch_mpi_errhandler_new(const char *fn_name, const char *fn_arg, MPI_Comm_errhandler_function *fn,
+                           int for_session, MPI_Errhandler *errhandler)
 {
     if (!fn)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument function is NULL", fn_name);
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument %s is NULL", fn_name, fn_arg);
     if (!errhandler)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument errhandler is NULL", fn_name);
     int i;
@@ -340,20 +340,29 @@ int rch_mpi_errhandler_new(const char *fn_name, MPI_Comm_errhandler_function *fn
     return MPI_SUCCESS;
 }
 
+/* The communicator handlers' calls, under the name of the function called
+ * (the deprecated MPI-1 MPI_Errhandler_create/set/get as their MPI-2
+ * replacements), which the error messages give. */
+static int comm_create_eh(const char *name, const char *fn_arg, MPI_Comm_errhandler_function *fn,
+                          MPI_Errhandler *errhandler)
+{
+    int err = rch_mpi_check_init(name);
+    if (err)
+        return err;
+    return rch_mpi_errhandler_new(name, fn_arg, fn, 0, errhandler);
+}
+
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
     RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_create_errhandler");
-    if (err)
-        return err;
-    return rch_mpi_errhandler_new("MPI_Comm_create_errhandler", fn, 0, errhandler);
+    return comm_create_eh("MPI_Comm_create_errhandler", "comm_errhandler_fn", fn, errhandler);
 }
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 
 int PMPI_Errhandler_create(MPI_Handler_function *fn, MPI_Errhandler *errhandler)
 {
     RCH_MPI_CS();
-    return PMPI_Comm_create_errhandler(fn, errhandler);
+    return comm_create_eh("MPI_Errhandler_create", "function", fn, errhandler);
 }
 #pragma weak MPI_Errhandler_create = PMPI_Errhandler_create
 
@@ -381,54 +390,64 @@ int rch_mpi_errhandler_valid(MPI_Errhandler eh)
     return eh_valid(eh) && !rch_mpi_errhandler_is_win(eh);
 }
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+static int comm_set_eh(const char *name, MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_set_errhandler");
+    int err = rch_mpi_check_init(name);
     if (err)
         return err;
     struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
     if (!c)
-        return rch_mpi_comm_bad("MPI_Comm_set_errhandler", comm);
+        return rch_mpi_comm_bad(name, comm);
     if (!eh_valid(errhandler))
-        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler: invalid error handler 0x%x in argument errhandler",
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: invalid error handler 0x%x in argument errhandler", name,
                            (unsigned)errhandler);
     if (rch_mpi_errhandler_is_win(errhandler) || rch_mpi_errhandler_is_session(errhandler))
-        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler: error handler 0x%x in argument errhandler "
-                           "was made by MPI_%s_create_errhandler", (unsigned)errhandler,
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: error handler 0x%x in argument errhandler "
+                           "was made by MPI_%s_create_errhandler", name, (unsigned)errhandler,
                            rch_mpi_errhandler_is_win(errhandler) ? "Win" : "Session");
     c->errhandler = errhandler;
     return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    RCH_MPI_CS();
+    return comm_set_eh("MPI_Comm_set_errhandler", comm, errhandler);
 }
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 
 int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     RCH_MPI_CS();
-    return PMPI_Comm_set_errhandler(comm, errhandler);
+    return comm_set_eh("MPI_Errhandler_set", comm, errhandler);
 }
 #pragma weak MPI_Errhandler_set = PMPI_Errhandler_set
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+static int comm_get_eh(const char *name, MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    RCH_MPI_CS();
-    int err = rch_mpi_check_init("MPI_Comm_get_errhandler");
+    int err = rch_mpi_check_init(name);
     if (err)
         return err;
     struct rch_mpi_comm *c = rch_mpi_comm_get(comm);
     if (!c)
-        return rch_mpi_comm_bad("MPI_Comm_get_errhandler", comm);
+        return rch_mpi_comm_bad(name, comm);
     if (!errhandler)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler: argument errhandler is NULL");
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument errhandler is NULL", name);
     *errhandler = c->errhandler;
     return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    RCH_MPI_CS();
+    return comm_get_eh("MPI_Comm_get_errhandler", comm, errhandler);
 }
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 
 int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
     RCH_MPI_CS();
-    return PMPI_Comm_get_errhandler(comm, errhandler);
+    return comm_get_eh("MPI_Errhandler_get", comm, errhandler);
 }
 #pragma weak MPI_Errhandler_get = PMPI_Errhandler_get
 

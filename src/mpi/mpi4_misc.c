@@ -103,13 +103,13 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 /* ---- MPI-4.1 3.2.5: the status fields by call (for bindings that cannot
  * reach them); usable at any time, as the fields are. ---- */
 
-static int status_arg(const char *fn, const MPI_Status *status, const void *out)
+static int status_arg(const char *fn, const MPI_Status *status, const void *out, const char *out_name)
 {
     if (!status || status == MPI_STATUS_IGNORE)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument status is %s", fn,
                            status ? "MPI_STATUS_IGNORE" : "NULL");
     if (!out)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: the output argument is NULL", fn);
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument %s is NULL", fn, out_name);
     return MPI_SUCCESS;
 }
 
@@ -118,7 +118,7 @@ static const int not_null = 1;    /* the setters have no output argument */
 int PMPI_Status_get_source(MPI_Status *status, int *source)
 {
     RCH_MPI_CS();
-    int err = status_arg("MPI_Status_get_source", status, source);
+    int err = status_arg("MPI_Status_get_source", status, source, "source");
     if (!err)
         *source = status->MPI_SOURCE;
     return err;
@@ -128,7 +128,7 @@ int PMPI_Status_get_source(MPI_Status *status, int *source)
 int PMPI_Status_set_source(MPI_Status *status, int source)
 {
     RCH_MPI_CS();
-    int err = status_arg("MPI_Status_set_source", status, &not_null);
+    int err = status_arg("MPI_Status_set_source", status, &not_null, "");
     if (!err)
         status->MPI_SOURCE = source;
     return err;
@@ -138,7 +138,7 @@ int PMPI_Status_set_source(MPI_Status *status, int source)
 int PMPI_Status_get_tag(MPI_Status *status, int *tag)
 {
     RCH_MPI_CS();
-    int err = status_arg("MPI_Status_get_tag", status, tag);
+    int err = status_arg("MPI_Status_get_tag", status, tag, "tag");
     if (!err)
         *tag = status->MPI_TAG;
     return err;
@@ -148,7 +148,7 @@ int PMPI_Status_get_tag(MPI_Status *status, int *tag)
 int PMPI_Status_set_tag(MPI_Status *status, int tag)
 {
     RCH_MPI_CS();
-    int err = status_arg("MPI_Status_set_tag", status, &not_null);
+    int err = status_arg("MPI_Status_set_tag", status, &not_null, "");
     if (!err)
         status->MPI_TAG = tag;
     return err;
@@ -158,7 +158,7 @@ int PMPI_Status_set_tag(MPI_Status *status, int tag)
 int PMPI_Status_get_error(MPI_Status *status, int *error)
 {
     RCH_MPI_CS();
-    int err = status_arg("MPI_Status_get_error", status, error);
+    int err = status_arg("MPI_Status_get_error", status, error, "error");
     if (!err)
         *error = status->MPI_ERROR;
     return err;
@@ -168,7 +168,7 @@ int PMPI_Status_get_error(MPI_Status *status, int *error)
 int PMPI_Status_set_error(MPI_Status *status, int error)
 {
     RCH_MPI_CS();
-    int err = status_arg("MPI_Status_set_error", status, &not_null);
+    int err = status_arg("MPI_Status_set_error", status, &not_null, "");
     if (!err)
         status->MPI_ERROR = error;
     return err;

@@ -125,9 +125,10 @@ int rch_mpi_errhandler_exists(MPI_Errhandler eh);
 /* MPI_Session_create_errhandler's handlers serve sessions only. */
 int rch_mpi_errhandler_is_session(MPI_Errhandler eh);
 /* A new user handler (no MPI_Init check: Session_create_errhandler may come
- * before any session); errors reported as call fn_name. */
-int rch_mpi_errhandler_new(const char *fn_name, MPI_Comm_errhandler_function *fn, int for_session,
-                           MPI_Errhandler *errhandler);
+ * before any session); errors reported as call fn_name, whose handler
+ * function argument is fn_arg (the standard's name: comm_errhandler_fn...). */
+int rch_mpi_errhandler_new(const char *fn_name, const char *fn_arg, MPI_Comm_errhandler_function *fn,
+                           int for_session, MPI_Errhandler *errhandler);
 static inline int rch_mpi_running(void) { return rch_mpi_state == RCH_MPI_RUNNING; }
 
 /* ---- communicators (mpi/comm.c, comm_create.c, ctxid.c) ---- */

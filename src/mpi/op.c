@@ -161,7 +161,7 @@ int PMPI_Op_free(MPI_Op *op)
                            rch_mpi_op_name(*op, d, sizeof(d)));
     if (o->kind >= 0)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OP,
-                           "%s: %s is predefined and cannot be freed", fn,
+                           "%s: %s in argument op is predefined and cannot be freed", fn,
                            rch_mpi_op_name(*op, d, sizeof(d)));
     if (user_ops[RCH_MPI_HINDEX(*op)].freed)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OP, "%s: %s in argument op was freed already", fn,

@@ -276,7 +276,7 @@ int rch_mpi_red_bind(const char *fn, struct rch_mpi_comm *c, MPI_Op op, MPI_Data
         if (t->basic != dt)
             snprintf(made, sizeof(made), " (made of %s)",
                      type_name(t->basic, rch_mpi_type_get(t->basic), bn, sizeof(bn)));
-        return rch_mpi_err(comm, MPI_ERR_OP, "%s: %s is not defined for %s%s", fn,
+        return rch_mpi_err(comm, MPI_ERR_OP, "%s: %s is not defined for %s%s (arguments op and datatype)", fn,
                            rch_mpi_op_name(op, on, sizeof(on)), type_name(dt, t, tn, sizeof(tn)),
                            made);
     }

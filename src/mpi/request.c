@@ -401,8 +401,9 @@ static int null_arg(const char *fn, const char *name)
  * may be NULL. */
 static int check_array(const char *fn, int count, MPI_Request reqs[], const void *out1, const char *out1_name)
 {
-    if (count < 0)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: invalid count %d", fn, count);
+    if (count < 0)   /* the _some calls, whose output is outcount, call their count incount */
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: invalid count %d in argument %s", fn, count,
+                           strcmp(out1_name, "outcount") ? "count" : "incount");
     if (count > 0 && !reqs)
         return null_arg(fn, "array_of_requests");
     if (!out1)

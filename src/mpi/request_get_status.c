@@ -8,6 +8,7 @@
  * before any is queried, so an invalid one fails the call with nothing
  * reported.
  */
+#include <string.h>
 #include "mpi/mpi_impl.h"
 
 static int inactive(MPI_Request h)
@@ -21,8 +22,9 @@ static int check(const char *fn, int count, const MPI_Request reqs[], const void
     int err = rch_mpi_check_init(fn);
     if (err)
         return err;
-    if (count < 0)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: invalid count %d in argument count", fn, count);
+    if (count < 0)   /* the _some call, whose output is outcount, calls its count incount */
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: invalid count %d in argument %s", fn, count,
+                           strcmp(outname, "outcount") ? "count" : "incount");
     if (count > 0 && !reqs)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument array_of_requests is NULL", fn);
     if (!out)

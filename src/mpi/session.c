@@ -389,7 +389,7 @@ int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errh
 {
     RCH_MPI_CS();
     /* The handler functions of all kinds take (int *handle, int *code, ...). */
-    return rch_mpi_errhandler_new("MPI_Session_create_errhandler",
+    return rch_mpi_errhandler_new("MPI_Session_create_errhandler", "session_errhandler_fn",
                                   (MPI_Comm_errhandler_function *)session_errhandler_fn, 1, errhandler);
 }
 #pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler

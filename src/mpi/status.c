@@ -7,6 +7,8 @@
 #include <limits.h>
 #include "mpi/mpi_impl.h"
 
+/* out: the call's output argument, "count" in all of them (a setter passes
+ * status). */
 static const struct rch_mpi_type *status_type(const char *fn, const MPI_Status *status, MPI_Datatype dt,
                                               const void *out, int *err)
 {
@@ -19,7 +21,7 @@ static const struct rch_mpi_type *status_type(const char *fn, const MPI_Status *
         return NULL;
     }
     if (!out) {
-        *err = rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: output argument is NULL", fn);
+        *err = rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument count is NULL", fn);
         return NULL;
     }
     const struct rch_mpi_type *t = rch_mpi_type_get(dt);

@@ -75,7 +75,7 @@ int rch_mpi_topo_neighbors(const char *fn, struct rch_mpi_comm *c, int *indegree
 {
     if (!c->topo)
         return rch_mpi_err(c->handle, MPI_ERR_TOPOLOGY,
-                           "%s: communicator 0x%x has no topology (create it with MPI_Cart_create, "
+                           "%s: communicator 0x%x in argument comm has no topology (create it with MPI_Cart_create, "
                            "MPI_Graph_create or MPI_Dist_graph_create)", fn, (unsigned)c->handle);
     *indegree = c->topo->indegree;
     *in = c->topo->in;

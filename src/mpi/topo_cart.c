@@ -85,7 +85,7 @@ static struct rch_mpi_topo *get_cart(const char *fn, MPI_Comm comm, struct rch_m
         return NULL;
     }
     if (!c->topo || c->topo->kind != MPI_CART) {
-        *err = rch_mpi_err(comm, MPI_ERR_TOPOLOGY, "%s: communicator 0x%x has no Cartesian topology", fn,
+        *err = rch_mpi_err(comm, MPI_ERR_TOPOLOGY, "%s: communicator 0x%x in argument comm has no Cartesian topology", fn,
                            (unsigned)comm);
         return NULL;
     }

@@ -29,7 +29,7 @@ static struct rch_mpi_topo *get_kind(const char *fn, MPI_Comm comm, int kind, st
         return NULL;
     }
     if (!c->topo || c->topo->kind != kind) {
-        *err = rch_mpi_err(comm, MPI_ERR_TOPOLOGY, "%s: communicator 0x%x has no %s topology", fn, (unsigned)comm,
+        *err = rch_mpi_err(comm, MPI_ERR_TOPOLOGY, "%s: communicator 0x%x in argument comm has no %s topology", fn, (unsigned)comm,
                            kind == MPI_GRAPH ? "graph" : "distributed graph");
         return NULL;
     }
