@@ -133,6 +133,27 @@ void rch_mpi_req_finalize(void)
 }
 
 
+void rch_mpi_dreq_fail(struct rch_dev_req *g, int code)
+{
+    g->err = RCH_MPI_ERR_CLASS(code) == MPI_ERR_NO_MEM ? RDMACH_ERR_NO_MEMORY : RDMACH_ERR_OTHER;
+    g->user_word[0] = RCH_MPI_DREQ_MPI_CODE;
+    g->user_word[1] = (uint64_t)(unsigned)code;
+}
+
+/* The error code of a send or a generalized request that failed. */
+static int op_failed(const struct rch_dev_req *r, const char *fn)
+{
+    if (r->kind != RCH_DEV_REQ_GREQ)
+        return rch_mpi_err_code(rch_mpi_class_of(r->err), "%s: send failed: %s (%s)", fn,
+                                rdmach_strerror(r->err), rdmach_last_error());
+    if (r->user_word[0] == RCH_MPI_DREQ_MPI_CODE) {
+        int was = (int)(unsigned)r->user_word[1];
+        return rch_mpi_err_code(RCH_MPI_ERR_CLASS(was), "%s: %s", fn, rch_mpi_err_msg(was));
+    }
+    return rch_mpi_err_code(rch_mpi_class_of(r->err), "%s: the operation failed: %s (%s)", fn,
+                            rdmach_strerror(r->err), rdmach_last_error());
+}
+
 /* The status and error code of a finished device request, without freeing it. */
 static int req_status(struct rch_dev_req *r, MPI_Status *status, const char *fn)
 {
@@ -156,8 +177,7 @@ static int req_status(struct rch_dev_req *r, MPI_Status *status, const char *fn)
             status->count_hi_and_cancelled = r->cancelled ? 1 : 0;
         }
         if (RCH_UNLIKELY(r->err != RDMACH_OK) && !(r->cancelled && r->err == RDMACH_ERR_CANCELED))
-            code = rch_mpi_err_code(rch_mpi_class_of(r->err), "%s: send failed: %s (%s)", fn,
-                                    rdmach_strerror(r->err), rdmach_last_error());
+            code = op_failed(r, fn);
     }
     return code;
 }
