@@ -273,10 +273,13 @@ void rch_mpi_err_hold(int on)
     err_held += on ? 1 : -1;
 }
 
-const char *rch_mpi_err_msg(int code)
+const char *rch_mpi_err_msg(int code, const char *fn)
 {
     const char *msg = code_msg(code);
     int cls = RCH_MPI_ERR_CLASS(code);
+    size_t n = strlen(fn);
+    if (msg && strncmp(msg, fn, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
+        return msg + n + 2;
     return msg ? msg : class_valid(cls) ? class_name(cls) : "unknown error";
 }
 

@@ -675,7 +675,7 @@ static int cut_chain(struct iop *o)
     iop_free(o->then);
     o->then = NULL;
     return rch_mpi_err_code(RCH_MPI_ERR_CLASS(err), "%s: building the %d chunks of the %zu-element vector failed: %s",
-                            x->fn, x->k.n, x->k.total, rch_mpi_err_msg(err));
+                            x->fn, x->k.n, x->k.total, rch_mpi_err_msg(err, x->fn));
 }
 
 /* The head of a chained vector: rank i tells remote rank j its k and basic

@@ -98,9 +98,10 @@ int rch_mpi_err_raise(MPI_Comm comm, int code);
  * belongs to the call that completes the request (MPI-4.1 9.3), not to
  * whatever call happened to make progress. Nests. */
 void rch_mpi_err_hold(int on);
-/* The detailed message of code while its ring slot holds it, else its
+/* The detailed message of code while its ring slot holds it (without a
+ * leading "<fn>: ", which the caller's own message names), else its
  * class's text. */
-const char *rch_mpi_err_msg(int code);
+const char *rch_mpi_err_msg(int code, const char *fn);
 /* User classes and codes (MPI_Add_error_class/_code) carry this bit, above
  * MPI_ERR_LASTCODE like MPICH's, so that MPI_LASTUSEDCODE, the largest class
  * or code in use, can grow past it; a user class is the bit | its number
@@ -383,6 +384,9 @@ struct rch_mpi_req *rch_mpi_req_get(MPI_Request h);
 /* A new inactive persistent request (takes ownership of p). MPI_REQUEST_NULL if out of memory. */
 MPI_Request rch_mpi_req_new_persistent(struct rch_mpi_persist *p, MPI_Comm comm);
 void rch_mpi_req_finalize(void);
+/* MPI_Wait for a blocking call built on its non-blocking form (inside the
+ * call's critical section): its errors name fn, the call the user made. */
+int rch_mpi_wait_as(const char *fn, MPI_Request *request);
 
 /* Non-contiguous receive: the device fills tmp; on completion the data is
  * unpacked into the user's buffer (rch_mpi_recv_unpack_cb as on_complete). */

@@ -39,8 +39,10 @@ static unsigned long long vm_bytes(void)
     return pages * (unsigned long long)sysconf(_SC_PAGESIZE);
 }
 
-/* One failing call: err is what it returned. */
-static void expect_nomem(const char *what, int err)
+/* One failing call: err is what it returned; its message must hold
+ * `names` (the call that reported it, then the one that failed) and, for
+ * a blocking call, not MPI_Wait, which the user did not call. */
+static void expect_nomem(const char *what, const char *names, int blocking, int err)
 {
     char msg[MPI_MAX_ERROR_STRING];
     int cls, len;
@@ -50,6 +52,8 @@ static void expect_nomem(const char *what, int err)
     CHECK(cls == MPI_ERR_NO_MEM, "%s: error class %d, expected MPI_ERR_NO_MEM (%d): %s", what, cls,
           MPI_ERR_NO_MEM, msg);
     CHECK(strstr(msg, "building the") && strstr(msg, "chunks"), "%s: the message names the chunks: %s", what, msg);
+    CHECK(strstr(msg, names) && !(blocking && strstr(msg, "MPI_Wait")), "%s: the message names \"%s\"%s: %s", what,
+          names, blocking ? " and not MPI_Wait" : "", msg);
     CHECK(calls == 1 && last_code == err, "%s: the error handler ran %d times (expected once, on the completion)",
           what, calls);
 }
@@ -77,10 +81,12 @@ int main(int argc, char **argv)
 
     MPI_Request req;
     MPI_OK(MPI_Ireduce_scatter(sb, rb, counts, MPI_INT, MPI_SUM, ic, &req));
-    expect_nomem("MPI_Ireduce_scatter + MPI_Wait", MPI_Wait(&req, MPI_STATUS_IGNORE));
+    expect_nomem("MPI_Ireduce_scatter + MPI_Wait", "MPI_Wait: MPI_Ireduce_scatter: building", 0,
+                 MPI_Wait(&req, MPI_STATUS_IGNORE));
     CHECK(req == MPI_REQUEST_NULL, "the failed request is freed");
     calls = 0;
-    expect_nomem("MPI_Reduce_scatter", MPI_Reduce_scatter(sb, rb, counts, MPI_INT, MPI_SUM, ic));
+    expect_nomem("MPI_Reduce_scatter", ": MPI_Reduce_scatter: building", 1,
+                 MPI_Reduce_scatter(sb, rb, counts, MPI_INT, MPI_SUM, ic));
 
     CHECK(setrlimit(RLIMIT_AS, &old) == 0, "setrlimit back");
     /* the intercommunicator still works after the failures */
