@@ -28,6 +28,7 @@ struct err_entry {
 static struct err_entry err_ring[RING];
 static unsigned err_next;            /* next slot to use, 0..RING-1 */
 static unsigned err_seq;
+static int err_held;                 /* > 0: rch_mpi_err makes codes without raising them */
 
 /* User-defined error handlers; handle = direct errhandler | index. */
 struct user_eh {
@@ -264,7 +265,22 @@ int rch_mpi_err(MPI_Comm comm, int errclass, const char *fmt, ...)
     int code = make_code(errclass, fmt, ap);
     va_end(ap);
     RCH_DEBUG("mpi", "error class %d: %s", errclass, code_msg(code));
-    return rch_mpi_err_raise(comm, code);
+    return err_held ? code : rch_mpi_err_raise(comm, code);
+}
+
+void rch_mpi_err_hold(int on)
+{
+    err_held += on ? 1 : -1;
+}
+
+const char *rch_mpi_err_msg(int code, const char *fn)
+{
+    const char *msg = code_msg(code);
+    int cls = RCH_MPI_ERR_CLASS(code);
+    size_t n = strlen(fn);
+    if (msg && strncmp(msg, fn, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
+        return msg + n + 2;
+    return msg ? msg : class_valid(cls) ? class_name(cls) : "unknown error";
 }
 
 int rch_mpi_check_init(const char *fn)

@@ -122,7 +122,7 @@ int rch_mpi_inter_reduce_scatter_c(const char *fn, struct rch_mpi_comm *c, const
 {
     MPI_Request req;
     int err = rch_mpi_inter_ireduce_scatter_c(fn, c, sbuf, rbuf, rcounts, dt, op, &req);
-    return err ? err : PMPI_Wait(&req, MPI_STATUS_IGNORE);
+    return err ? err : rch_mpi_wait_as(fn, &req);
 }
 
 /* The int forms' recvcounts (Reduce_scatter_block: rcounts NULL, every

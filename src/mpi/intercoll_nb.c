@@ -141,13 +141,14 @@ static void reduce(struct iop *o)
 }
 
 static rdmach_status_t iop_run(struct iop *o, struct rch_dev_req *g);
-static rdmach_status_t cut_chain(struct iop *o);
+static int cut_chain(struct iop *o);
 
 /* Every transfer is done: deliver, then start the next chunk or complete
  * the request. */
 static void iop_finish(struct iop *o)
 {
     rdmach_status_t st = RDMACH_OK;
+    int code = MPI_SUCCESS;   /* an MPI-layer failure (building the chunks) */
     for (int i = 0; i < o->n; i++)
         st = rch_mpi_xfer_end(&o->x[i], st);
     if (st == RDMACH_OK && o->reduces)
@@ -158,14 +159,16 @@ static void iop_finish(struct iop *o)
         o->vec = NULL;   /* borrowed */
     o->greq = NULL;
     if (st == RDMACH_OK && o->cut && !o->then)
-        st = cut_chain(o);   /* a persistent request's later starts keep the chunks */
-    if (st == RDMACH_OK && o->then && (st = iop_run(o->then, g)) == RDMACH_OK)
+        code = cut_chain(o);   /* a persistent request's later starts keep the chunks */
+    if (st == RDMACH_OK && !code && o->then && (st = iop_run(o->then, g)) == RDMACH_OK)
         return;   /* the chain's last chunk completes g */
     if (o->lazy) {
         free(o->vecs->vec);
         o->vecs->vec = NULL;
     }
     g->err = st;
+    if (code)
+        rch_mpi_dreq_fail(g, code);
     if (!head->persistent || head->orphan)
         iop_free(head);
     rch_dev_req_complete(g);
@@ -655,20 +658,24 @@ static int chunks(const char *fn, struct rch_mpi_comm *c, struct iop *head, stru
 }
 
 /* The cut's exchange is done: check the other group's vector and build
- * the chunks after o. */
-static rdmach_status_t cut_chain(struct iop *o)
+ * the chunks after o. An MPI error code, unraised: it is the request's, for
+ * the call that completes it (this runs in progress, maybe within another
+ * call). */
+static int cut_chain(struct iop *o)
 {
     struct cut *x = o->cut;
     rdmach_status_t st = rch_mpi_inter_cut(&x->k, x->theirs[0], x->theirs[1]);
     if (st != RDMACH_OK)
-        return st;
+        return rch_mpi_err_code(rch_mpi_class_of(st), "%s: %s", x->fn, rdmach_last_error());
+    rch_mpi_err_hold(1);
     int err = chunks(x->fn, o->c, o, &o->then, &x->k, x->sbuf, x->rbuf, x->rcounts, x->dt, x->op);
-    if (err) {
-        iop_free(o->then);
-        o->then = NULL;
-        return rch_base_err(RDMACH_ERR_OTHER, "%s: building the chunks failed (MPI error %d)", x->fn, err);
-    }
-    return RDMACH_OK;
+    rch_mpi_err_hold(0);
+    if (!err)
+        return MPI_SUCCESS;
+    iop_free(o->then);
+    o->then = NULL;
+    return rch_mpi_err_code(RCH_MPI_ERR_CLASS(err), "%s: building the %d chunks of the %zu-element vector failed: %s",
+                            x->fn, x->k.n, x->k.total, rch_mpi_err_msg(err, x->fn));
 }
 
 /* The head of a chained vector: rank i tells remote rank j its k and basic

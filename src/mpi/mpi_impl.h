@@ -92,6 +92,16 @@ int rch_mpi_err(MPI_Comm comm, int errclass, const char *fmt, ...) __attribute__
 int rch_mpi_err_code(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Invoke comm's error handler on an existing code; returns the code. */
 int rch_mpi_err_raise(MPI_Comm comm, int code);
+/* Between rch_mpi_err_hold(1) and (0), rch_mpi_err makes its code and
+ * returns it unraised: for MPI-layer code run by the progress of a
+ * non-blocking operation (building the chunks of a chain), whose error
+ * belongs to the call that completes the request (MPI-4.1 9.3), not to
+ * whatever call happened to make progress. Nests. */
+void rch_mpi_err_hold(int on);
+/* The detailed message of code while its ring slot holds it (without a
+ * leading "<fn>: ", which the caller's own message names), else its
+ * class's text. */
+const char *rch_mpi_err_msg(int code, const char *fn);
 /* User classes and codes (MPI_Add_error_class/_code) carry this bit, above
  * MPI_ERR_LASTCODE like MPICH's, so that MPI_LASTUSEDCODE, the largest class
  * or code in use, can grow past it; a user class is the bit | its number
@@ -353,6 +363,13 @@ struct rch_mpi_greq {
  * bytes, msg_bytes, cancelled, err): MPI_Isendrecv's (isendrecv.c); the
  * completion calls report it as a receive. */
 #define RCH_MPI_DREQ_RECV_STATUS 0x49535256u
+/* user_word[0] of a GREQ that failed in the MPI layer (a step of a
+ * non-blocking operation that builds MPI objects): user_word[1] is the MPI
+ * error code, whose class and message the completion calls report (err
+ * alone would turn, say, MPI_ERR_NO_MEM into an internal error). */
+#define RCH_MPI_DREQ_MPI_CODE 0x4d434f44u
+/* Mark g (not yet complete) as failed with the MPI error code `code`. */
+void rch_mpi_dreq_fail(struct rch_dev_req *g, int code);
 /* A new handle for a device request (takes ownership of dreq). On exhaustion
  * of memory returns MPI_REQUEST_NULL. */
 MPI_Request rch_mpi_req_new(struct rch_dev_req *dreq, MPI_Comm comm);
@@ -368,6 +385,9 @@ struct rch_mpi_req *rch_mpi_req_get(MPI_Request h);
 /* A new inactive persistent request (takes ownership of p). MPI_REQUEST_NULL if out of memory. */
 MPI_Request rch_mpi_req_new_persistent(struct rch_mpi_persist *p, MPI_Comm comm);
 void rch_mpi_req_finalize(void);
+/* MPI_Wait for a blocking call built on its non-blocking form (inside the
+ * call's critical section): its errors name fn, the call the user made. */
+int rch_mpi_wait_as(const char *fn, MPI_Request *request);
 
 /* Non-contiguous receive: the device fills tmp; on completion the data is
  * unpacked into the user's buffer (rch_mpi_recv_unpack_cb as on_complete). */

@@ -133,6 +133,27 @@ void rch_mpi_req_finalize(void)
 }
 
 
+void rch_mpi_dreq_fail(struct rch_dev_req *g, int code)
+{
+    g->err = RCH_MPI_ERR_CLASS(code) == MPI_ERR_NO_MEM ? RDMACH_ERR_NO_MEMORY : RDMACH_ERR_OTHER;
+    g->user_word[0] = RCH_MPI_DREQ_MPI_CODE;
+    g->user_word[1] = (uint64_t)(unsigned)code;
+}
+
+/* The error code of a send or a generalized request that failed. */
+static int op_failed(const struct rch_dev_req *r, const char *fn)
+{
+    if (r->kind != RCH_DEV_REQ_GREQ)
+        return rch_mpi_err_code(rch_mpi_class_of(r->err), "%s: send failed: %s (%s)", fn,
+                                rdmach_strerror(r->err), rdmach_last_error());
+    if (r->user_word[0] == RCH_MPI_DREQ_MPI_CODE) {
+        int was = (int)(unsigned)r->user_word[1];
+        return rch_mpi_err_code(RCH_MPI_ERR_CLASS(was), "%s: %s", fn, rch_mpi_err_msg(was, fn));
+    }
+    return rch_mpi_err_code(rch_mpi_class_of(r->err), "%s: the operation failed: %s (%s)", fn,
+                            rdmach_strerror(r->err), rdmach_last_error());
+}
+
 /* The status and error code of a finished device request, without freeing it. */
 static int req_status(struct rch_dev_req *r, MPI_Status *status, const char *fn)
 {
@@ -156,8 +177,7 @@ static int req_status(struct rch_dev_req *r, MPI_Status *status, const char *fn)
             status->count_hi_and_cancelled = r->cancelled ? 1 : 0;
         }
         if (RCH_UNLIKELY(r->err != RDMACH_OK) && !(r->cancelled && r->err == RDMACH_ERR_CANCELED))
-            code = rch_mpi_err_code(rch_mpi_class_of(r->err), "%s: send failed: %s (%s)", fn,
-                                    rdmach_strerror(r->err), rdmach_last_error());
+            code = op_failed(r, fn);
     }
     return code;
 }
@@ -300,13 +320,9 @@ static int wait_failed(const char *fn, MPI_Comm comm, rdmach_status_t st)
 
 /* ---- single completion ---- */
 
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+/* MPI_Wait on a checked request, its errors naming fn. */
+static inline __attribute__((always_inline)) int wait_one(const char *fn, MPI_Request *request, MPI_Status *status)
 {
-    RCH_MPI_CS();
-    if (RCH_UNLIKELY(!rch_mpi_running()))
-        return rch_mpi_check_init("MPI_Wait");
-    if (RCH_UNLIKELY(!request))
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Wait: argument request is NULL");
     struct rch_mpi_req *e;
     enum kind k = classify(*request, &e);
     if (RCH_UNLIKELY(k == K_NULL)) {
@@ -314,17 +330,32 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return MPI_SUCCESS;
     }
     if (RCH_UNLIKELY(k == K_INVALID))
-        return bad_request("MPI_Wait", "request", *request);
+        return bad_request(fn, "request", *request);
     if (!finished(k, e)) {
         rdmach_status_t st = rch_dev_wait(e->dreq);
         if (RCH_UNLIKELY(st != RDMACH_OK))
-            return wait_failed("MPI_Wait", e->comm, st);
+            return wait_failed(fn, e->comm, st);
     }
     MPI_Comm comm;
-    int code = complete(request, k, e, status, "MPI_Wait", &comm);
+    int code = complete(request, k, e, status, fn, &comm);
     return RCH_LIKELY(code == MPI_SUCCESS) ? MPI_SUCCESS : rch_mpi_err_raise(comm, code);
 }
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    RCH_MPI_CS();
+    if (RCH_UNLIKELY(!rch_mpi_running()))
+        return rch_mpi_check_init("MPI_Wait");
+    if (RCH_UNLIKELY(!request))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Wait: argument request is NULL");
+    return wait_one("MPI_Wait", request, status);
+}
 #pragma weak MPI_Wait = PMPI_Wait
+
+int rch_mpi_wait_as(const char *fn, MPI_Request *request)
+{
+    return wait_one(fn, request, MPI_STATUS_IGNORE);
+}
 
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {

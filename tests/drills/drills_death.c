@@ -61,6 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <mpi.h>
@@ -111,6 +112,12 @@ static void on_alarm(int sig)
     if (victim_pid > 0)
         kill(victim_pid, SIGKILL);
     _exit(1);
+}
+
+static unsigned long long pid_ns(void)
+{
+    struct stat sb;
+    return stat("/proc/self/ns/pid", &sb) == 0 ? (unsigned long long)sb.st_ino : 0;
 }
 
 static double mono_s(void)
@@ -258,10 +265,11 @@ int main(int argc, char **argv)
     /* a first barrier while all live: a barrier backend sets itself up then
      * (the shm backend's segment), so the one below waits in its steady state */
     MPI_Barrier(MPI_COMM_WORLD);
-    /* the victim's pid, and the moment of death */
-    int pid = (int)getpid();
-    MPI_Bcast(&pid, 1, MPI_INT, victim, MPI_COMM_WORLD);
-    victim_pid = (pid_t)pid;
+    /* the victim's pid, and the moment of death; its pid is ours to kill
+     * only in our pid namespace (death_pidns.cmake runs a rank in another) */
+    unsigned long long who[2] = { (unsigned long long)getpid(), pid_ns() }, mine = who[1];
+    MPI_Bcast(who, 2, MPI_UNSIGNED_LONG_LONG, victim, MPI_COMM_WORLD);
+    victim_pid = who[1] == mine ? (pid_t)who[0] : 0;
     if (rank != victim && report_fd >= 0)
         flock(report_fd, LOCK_SH);      /* released when this survivor has reported */
     MPI_Barrier(MPI_COMM_WORLD);
@@ -299,7 +307,7 @@ int main(int argc, char **argv)
         sigprocmask(SIG_SETMASK, &old, NULL);
     }
     alarm(0);
-    if (rank == 0 && strcmp(die_name, "stop") == 0)
+    if (rank == 0 && victim_pid > 0 && strcmp(die_name, "stop") == 0)
         kill(victim_pid, SIGKILL);
 
     int cls = -1, len = 0;

@@ -13,7 +13,10 @@
  * no rank before all have ended, so a dead rank is a zombie meanwhile, as
  * one whose launcher has not reaped it yet: its pid still answers
  * kill(pid, 0). Asked through the pidfd, and without one (as where
- * pidfd_open is missing or refused), where a zombie must count as gone.
+ * pidfd_open is missing or refused), where a zombie must count as gone,
+ * and as from another pid namespace (pid_local 0: the pid means nothing),
+ * where only the life line of the peer's segment tells, for the dead rank
+ * and for the live one (drills/death_pidns.cmake runs real namespaces).
  */
 #include <criterion/criterion.h>
 #include <unistd.h>
@@ -33,16 +36,19 @@ static int until_gone(struct h_rank *h, int peer)
 
 static int body_gone(struct h_rank *h, void *arg)
 {
-    int no_pidfd = *(const int *)arg;
+    int no_pidfd = *(const int *)arg;   /* 2: and as in another pid namespace */
     if (h->rank == 1)
         _exit(0);   /* no close: as a crash */
     if (h->rank == 2)
         return until_gone(h, 0) == 0 ? 0 : (fprintf(stderr, "rank 2: rank 0's end never seen\n"), 1);
     struct rch_shm_peer *p = rch_shm_peer_get(h->ch, 1);
     H_CHECK(p && rch_shm_peer_mapped(p), "rank 1 mapped (state %d)", p ? p->state : -1);
-    if (no_pidfd && p->pidfd >= 0) {
-        close(p->pidfd);
-        p->pidfd = -1;
+    for (int r = 1; no_pidfd && r <= 2; r++) {
+        struct rch_shm_peer *q = rch_shm_peer_get(h->ch, r);
+        if (q->pidfd >= 0)
+            close(q->pidfd);
+        q->pidfd = -1;
+        q->pid_local = no_pidfd < 2;
     }
     H_CHECK(until_gone(h, 1) == 0, "peer_gone never found rank 1 dead (pidfd %d)", p->pidfd);
     H_CHECK(h->nfailed == 0, "the death was reported before progress ran");
@@ -71,4 +77,11 @@ Test(shm_peer_gone, finds_a_dead_unreaped_peer_without_a_pidfd, .timeout = 60)
     struct h_opts o = { .n = 3 };
     int no_pidfd = 1;
     cr_assert_eq(h_run("gonekill", &o, body_gone, &no_pidfd), 0);
+}
+
+Test(shm_peer_gone, finds_a_dead_peer_of_another_pid_namespace_by_its_life_line, .timeout = 60)
+{
+    struct h_opts o = { .n = 3 };
+    int as_other_ns = 2;
+    cr_assert_eq(h_run("gonens", &o, body_gone, &as_other_ns), 0);
 }

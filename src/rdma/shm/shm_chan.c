@@ -22,8 +22,8 @@
  *             (MAPPED -> CONNECTED)
  *
  * A peer in another pid namespace (containers sharing /dev/shm) has a pid
- * that means nothing here: no single copy and no liveness check for it, the
- * pipeline still works.
+ * that means nothing here: no single copy for it (the pipeline works), and
+ * its liveness is read from its segment's life line (shm_live.c).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,10 @@
  * stopped for longer than RDMACH_PEER_STOP_TIMEOUT?
  *
  * Nothing on the rings says that a peer died: its records simply stop. So
- * the channel asks the kernel, off the fast path:
+ * the channel asks the kernel, off the fast path (a peer in another pid
+ * namespace, whose pid means nothing here: by the life line of its
+ * segment instead, shm_proto.h, which its death marks; a stop of it goes
+ * unseen):
  *   gone     one poll() over the pidfds of every connected peer (a pidfd
  *            turns readable when its process exits; where pidfd_open is
  *            missing, kill(pid, 0) and, for a zombie its launcher has not
@@ -79,15 +82,18 @@ void rch_shm_peer_mark_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rd
         rch_base_abort_seen(code);
         RCH_INFO("shm", "rank %d (pid %d) ended the job by an abort with exit code %d", p->rank, (int)p->pid, code);
     } else if (why == RDMACH_ERR_PEER_DEAD)
-        RCH_WARN("shm", "rank %d (pid %d) %s", p->rank, (int)p->pid,
+        RCH_WARN("shm", "rank %d (pid %d%s) %s", p->rank, (int)p->pid, p->pid_local ? "" : " in another pid namespace",
                  p->stopped_since > 0 ? "is stopped (counted as failed: RDMACH_PEER_STOP_TIMEOUT)" : "died");
     else
         RCH_ERROR("shm", "rank %d: channel broken (%s)", p->rank, rdmach_strerror(why));
 }
 
+/* Watched: by its process (pidfd, kill, /proc) where its pid means
+ * something here, else (another pid namespace) by the life line of its
+ * segment alone. */
 static int watched(const struct rch_rdma_chan *ch, const struct rch_shm_peer *p)
 {
-    return rch_shm_peer_mapped(p) && p->pid > 0 && p->pid_local && p->rank != ch->rank;
+    return rch_shm_peer_mapped(p) && p->rank != ch->rank && (!p->pid_local || p->pid > 0);
 }
 
 int rch_shm_peer_check_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
@@ -97,7 +103,9 @@ int rch_shm_peer_check_dead(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
     if (!watched(ch, p))
         return 0;
     int gone;
-    if (p->pidfd >= 0) {
+    if (!p->pid_local) {
+        gone = !rch_shm_seg_owner_alive(p->segp);
+    } else if (p->pidfd >= 0) {
         struct pollfd pf = { .fd = p->pidfd, .events = POLLIN };
         gone = poll(&pf, 1, 0) > 0 && (pf.revents & (POLLIN | POLLHUP | POLLERR));
     } else {   /* a zombie (exited, not yet reaped by its launcher) still answers kill(pid, 0) */
@@ -156,7 +164,7 @@ static void check_stopped(struct rch_rdma_chan *ch, double now)
     ch->stop_last = now;
     for (int i = 0; i < ch->npeers; i++) {
         struct rch_shm_peer *p = &ch->peers[i];
-        if (!watched(ch, p))
+        if (!watched(ch, p) || !p->pid_local)   /* another namespace's /proc is not ours to read */
             continue;
         int s = rch_base_proc_stopped(p->pid);
         if (s < 0) {

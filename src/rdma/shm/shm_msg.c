@@ -211,7 +211,8 @@ static unsigned report_dead(struct rch_rdma_chan *ch, unsigned max)
                 ch->up.peer_left(ch->up.ctx, p->rank);
             continue;
         }
-        rch_base_err(p->dead_status, "shm: rank %d (pid %d) %s", p->rank, (int)p->pid,
+        rch_base_err(p->dead_status, "shm: rank %d (pid %d%s) %s", p->rank, (int)p->pid,
+                     p->pid_local ? "" : " in another pid namespace",
                      p->dead_status != RDMACH_ERR_PEER_DEAD ? "sent corrupt data"
                      : p->aborted ? "ended the job by an abort"
                      : p->stopped_since > 0 ? "has been stopped for RDMACH_PEER_STOP_TIMEOUT or longer"

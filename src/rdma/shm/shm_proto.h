@@ -10,6 +10,8 @@
  *      get from the end with single copy (steal words in the pipe page).
  *   2  the doorbell after the wake line: the owner polls only the rings of
  *      the senders that rang it; slots start after it.
+ *   3  the life line after the doorbell (the owner's robust lock: its death
+ *      seen from any pid namespace); slots start after it.
  */
 #ifndef RCH_RDMA_SHM_PROTO_H
 #define RCH_RDMA_SHM_PROTO_H
@@ -19,13 +21,13 @@
 #include "rdma/shm/shm_ring.h"
 
 #define RCH_SHM_SEG_MAGIC   UINT64_C(0x5244414d43485348)   /* "HSHCMADR" read as LE bytes */
-#define RCH_SHM_SEG_VERSION 2u
+#define RCH_SHM_SEG_VERSION 3u
 #define RCH_SHM_PIPE_NBUF   4u      /* pipe buffers per ordered pair (>= 2: double buffering) */
 #define RCH_SHM_PAGE        4096u
 
 /* ---- segment: one per receiving rank, "rdmach-<kvsname>-<rank>" ----
  *
- *   [ header 128 ][ wake line 128 ][ doorbell, page-rounded ][ slot 0 ] ... [ slot nslots-1 ]
+ *   [ header 128 ][ wake line 128 ][ doorbell ][ life line 128, page-rounded ][ slot 0 ] ... [ slot nslots-1 ]
  *   slot s (written by the local rank of index s, read by the owner):
  *     [ ring: rch_shm_ring_bytes(ring_cells), page-rounded ]
  *     [ pipe: ctl (sink line, NBUF descriptor lines), page-rounded ][ NBUF x chunk ]
@@ -96,6 +98,20 @@ static inline uint64_t rch_shm_bell_words(uint32_t nslots)
 static inline uint64_t rch_shm_bell_bytes(uint32_t nslots)
 {
     return sizeof(struct rch_shm_bell) + 8 * rch_shm_bell_words(nslots);
+}
+
+/* The life line: a process-shared robust pthread mutex that the owner
+ * locks when it creates the segment and unlocks only when it closes
+ * (after `departed`). However the locking thread ends (SIGKILL, _exit,
+ * exec), the kernel walks its robust list and sets FUTEX_OWNER_DIED in the
+ * lock word, which any mapper reads: the owner's death as seen from
+ * another pid namespace, where the pid in the header names nobody (or
+ * somebody else). Written by the owner's glibc and the kernel only; read
+ * (one load) by peers. On a line of its own after the doorbell. */
+static inline uint64_t rch_shm_life_off(uint32_t nslots)
+{
+    return (RCH_SHM_SEG_BELL_OFF + rch_shm_bell_bytes(nslots) + RCH_SHM_RING_LINE - 1) / RCH_SHM_RING_LINE *
+           RCH_SHM_RING_LINE;
 }
 
 /* ---- ring records (type field of struct rch_shm_rec) ---- */

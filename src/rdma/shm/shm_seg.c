@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <linux/futex.h>
 #include <linux/membarrier.h>
@@ -76,6 +77,32 @@ static rdmach_status_t publish(int fd, const char *name)
     return RDMACH_OK;
 }
 
+static pthread_mutex_t *life(const struct rch_shm_seg *seg)
+{
+    _Static_assert(sizeof(pthread_mutex_t) <= RCH_SHM_RING_LINE, "the life lock fits its line");
+    return (pthread_mutex_t *)(seg->base + rch_shm_life_off(seg->hdr->nslots));
+}
+
+/* Lock our segment's life line for as long as we own it (shm_proto.h). */
+static rdmach_status_t life_begin(struct rch_shm_seg *seg)
+{
+    pthread_mutexattr_t a;
+    int err = pthread_mutexattr_init(&a);
+    if (!err && !(err = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED)) &&
+        !(err = pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST)) && !(err = pthread_mutex_init(life(seg), &a)))
+        err = pthread_mutex_lock(life(seg));
+    pthread_mutexattr_destroy(&a);
+    return err ? rch_base_errno(err, "shm: the life lock of /dev/shm%s", seg->name) : RDMACH_OK;
+}
+
+int rch_shm_seg_owner_alive(const struct rch_shm_seg *seg)
+{
+    /* glibc's lock word: the owner's tid (in its pid namespace), with
+     * FUTEX_OWNER_DIED set by the kernel when that thread ends */
+    int w = __atomic_load_n(&life(seg)->__data.__lock, __ATOMIC_ACQUIRE);
+    return w != 0 && !(w & FUTEX_OWNER_DIED);
+}
+
 rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
                                    const struct rch_shm_geom *geom, int owner_rank,
                                    int maps_expected, uint32_t flags)
@@ -84,7 +111,7 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
     uint64_t chunk = round_up(geom->pipe_chunk, RCH_SHM_CELL);
     uint64_t ring = round_up(rch_shm_ring_bytes(geom->ring_cells), RCH_SHM_PAGE);
     uint64_t stride = round_up(ring + RCH_SHM_PAGE + RCH_SHM_PIPE_NBUF * chunk, RCH_SHM_PAGE);
-    uint64_t slot_off = round_up(RCH_SHM_SEG_BELL_OFF + rch_shm_bell_bytes(geom->nslots), RCH_SHM_PAGE);
+    uint64_t slot_off = round_up(rch_shm_life_off(geom->nslots) + RCH_SHM_RING_LINE, RCH_SHM_PAGE);
     uint64_t size = slot_off + (uint64_t)geom->nslots * stride;
     _Static_assert(sizeof(struct rch_shm_pipe_ctl) <= RCH_SHM_PAGE, "pipe control fits a page");
 
@@ -161,10 +188,17 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
     h->maps_expected = maps_expected;
     atomic_store_explicit(&h->maps, 1, memory_order_relaxed);
     atomic_store_explicit(&h->unlinked, 0, memory_order_relaxed);
+    st = life_begin(seg);
+    if (st != RDMACH_OK) {
+        munmap(base, size);
+        memset(seg, 0, sizeof(*seg));
+        goto out_unlink;
+    }
     __atomic_store_n(&h->magic, RCH_SHM_SEG_MAGIC, __ATOMIC_RELEASE);
     if (!linked) {
         st = publish(fd, name);
         if (st != RDMACH_OK) {
+            pthread_mutex_unlock(life(seg));
             munmap(base, size);
             memset(seg, 0, sizeof(*seg));
             close(fd);
@@ -202,7 +236,7 @@ static rdmach_status_t check_header(const struct rch_shm_seg *seg, int rank, pid
     else if (h->pipe_nbuf != RCH_SHM_PIPE_NBUF || h->pipe_chunk == 0 || h->pipe_chunk % RCH_SHM_CELL ||
              h->pipe_chunk > UINT32_MAX)
         bad = "pipe geometry";
-    else if (h->slot_off < RCH_SHM_SEG_BELL_OFF + rch_shm_bell_bytes(h->nslots) || h->slot_off % RCH_SHM_PAGE ||
+    else if (h->slot_off < rch_shm_life_off(h->nslots) + RCH_SHM_RING_LINE || h->slot_off % RCH_SHM_PAGE ||
              h->slot_stride % RCH_SHM_PAGE || h->nslots == 0 ||
              h->pipe_off < rch_shm_ring_bytes(h->ring_cells) ||
              h->pipe_off + RCH_SHM_PAGE + (uint64_t)RCH_SHM_PIPE_NBUF * h->pipe_chunk > h->slot_stride ||
@@ -404,7 +438,16 @@ void rch_shm_seg_detach(struct rch_shm_seg *seg)
         return;
     if (seg->owner && !awaited(seg->hdr))
         rch_shm_seg_unlink(seg);
-    munmap(seg->base, seg->size);
+    /* A robust lock still held stays on its thread's robust list, which the
+     * kernel and glibc walk: its memory must stay mapped. A close from
+     * another thread than the open (MPI forbids it) keeps the mapping. */
+    if (seg->owner && pthread_mutex_unlock(life(seg)) != 0) {
+        RCH_DEBUG("shm", "/dev/shm%s: closed by another thread than its creator: its life line stays mapped",
+                  seg->name);
+        seg->base = NULL;
+    }
+    if (seg->base)
+        munmap(seg->base, seg->size);
     if (seg->fd >= 0)
         close(seg->fd);
     memset(seg, 0, sizeof(*seg));

@@ -66,6 +66,10 @@ rdmach_status_t rch_shm_seg_reserve_pipe(struct rch_shm_seg *seg, uint32_t slot)
 unsigned rch_shm_seg_sweep(void);
 /* The inode of our pid namespace, 0 if unknown. */
 unsigned long long rch_shm_pid_namespace(void);
+/* A mapped peer's segment: is its owner's life lock still held (shm_proto.h,
+ * the life line)? 0 once the thread that created it ended, or the owner
+ * closed. One load: no system call. */
+int rch_shm_seg_owner_alive(const struct rch_shm_seg *seg);
 
 /* Unmap; the owner also removes the name if it is still there. */
 void rch_shm_seg_detach(struct rch_shm_seg *seg);
