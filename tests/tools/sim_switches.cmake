@@ -62,11 +62,13 @@ tool_test(sim_end_turns_two_a_core_none COMMAND ${EXPECT} 0 "^bcast +binomial +4
 tool_test(sim_end_turns_bad COMMAND ${EXPECT} 2 "end_turns_bad.txt:3: endturns needs one non-negative number \\(turns\\)"
   -- ${SIM} bcast --ranks 4 --params ${SIMDATA}/end_turns_bad.txt)
 # The library's side of endturns: on one core, 2 waiters that nothing
-# reaches sleep once each (after their yields) while ranks 0 and 1
-# ping-pong; the round trips are printed (their figures are the machine's)
+# reaches sleep (after their yields) while ranks 0 and 1 ping-pong: at least
+# once each (once each on a quiet machine; a loaded one wakes them on the
+# liveness rounds, and they sleep again); the round trips are printed
+# (their figures are the machine's)
 tool_test(sim_probe_waiters_sleep_once
   ENV "RDMACH_BIND=none"
-  COMMAND ${EXPECT} 0 "^waiters 4 [0-9]+ [0-9]+ [0-9]+ 2$"
+  COMMAND ${EXPECT} 0 "^waiters 4 [0-9]+ [0-9]+ [0-9]+ ([2-9]|[1-9][0-9]+)$"
   -- taskset -c 0 ${RUN} -n 4 $<TARGET_FILE:rdmach-sim-probe> --waiters)
 # calibrate writes endturns from the library's RDMACH_YIELD_COUNT_OVERSUB
 # (20 by default; the environment's setting where it is given)
