@@ -6,7 +6,8 @@
 # a program waits; rank 0 must get MPI_ERR_PROC_ABORTED naming rank 1 within
 # seconds (drills_death.c, check_death.sh), found by the life line of the
 # victim's shm segment (src/rdma/shm/shm_proto.h, shm_live.c). victim_inside:
-# the victim in the new namespace (the survivor also hears Hydra's SIGUSR1);
+# the victim in the new namespace, its unshare in a session of its own (the
+# survivor also hears Hydra's SIGUSR1);
 # survivor_inside: the survivor, in its own session too (no SIGUSR1: its
 # periodic liveness check must find the death), which cannot see the
 # victim's pid at all. A stop (SIGSTOP) is not covered: no
@@ -20,7 +21,10 @@ foreach(who victim survivor)
       set(plain $<TARGET_FILE:drills_keep> $<TARGET_FILE:drills_death> ${wait} ${die})
       set(ns unshare --pid --fork --mount-proc $<TARGET_FILE:drills_death> ${wait} ${die})
       if(who STREQUAL "victim")
-        set(cmds -n 1 ${plain} : -n 1 $<TARGET_FILE:drills_keep> ${ns})
+        # unshare in a session of its own: Hydra's SIGUSR1 to the victim's
+        # process group, sent when the victim dies, would otherwise end
+        # unshare (no handler) before it reports its child's death
+        set(cmds -n 1 ${plain} : -n 1 $<TARGET_FILE:drills_keep> setsid ${ns})
       else()
         # in a session of its own, as a container runtime starts it: Hydra's
         # SIGUSR1 to the rank's process group would end unshare (no handler),
