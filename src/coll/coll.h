@@ -194,7 +194,12 @@ const char *rch_coll_last_algo(enum rch_coll_id id);
  * the file and line) and what it accepts; nothing of a bad value is used.
  */
 rdmach_status_t rch_coll_init(void);
-/* Frees the scratch buffers the collectives keep between calls (coll_scratch.c). */
+/* Scratch buffers kept between calls from 64 KiB up (coll_scratch.c), for
+ * the collectives and the MPI layer's own temporaries: NULL if no memory;
+ * rch_coll_scratch_free takes any of them (or NULL); release_all frees the
+ * kept ones (MPI_Finalize). */
+void *rch_coll_scratch(size_t bytes);
+void rch_coll_scratch_free(void *p);
 void rch_coll_scratch_release_all(void);
 
 /* The network profile selection keys on. RDMACH_NIC_PROFILE=onload|offload,

@@ -176,10 +176,6 @@ const char *rch_coll_tag_name(int tag);
  * naming the collective; *out is NULL for 0 bytes. Freed by
  * rch_coll_scratch_free. */
 rdmach_status_t rch_coll_alloc(void **out, size_t bytes, const char *what);
-/* Scratch buffers kept between calls from 64 KiB up (coll_scratch.c): NULL if
- * no memory; rch_coll_scratch_free takes any of them (or NULL). */
-void *rch_coll_scratch(size_t bytes);
-void rch_coll_scratch_free(void *p);
 void rch_coll_allreduce_copy(const struct rch_coll_args *a);
 
 /* acc = in op acc: `in` comes first in rank order. */

@@ -23,7 +23,7 @@
 
 #define SCRATCH_MIN (64u << 10)
 #define SLOTS 8
-#define HDR 64                   /* keeps the data 64-byte aligned relative to malloc's 16 */
+#define HDR 64                   /* a multiple of malloc's 16-byte alignment: the data keep it */
 
 struct hdr {
     size_t cap;                  /* 0: not for keeping */

@@ -554,33 +554,12 @@ static rdmach_status_t column_walk(struct job *j, const struct rch_mpi_type *tt,
  * applies the operation in one call and unpacks them back; all under the
  * target's accumulate lock (atomic like the other paths). RDMACH_AGAIN: the
  * target is not mapped here (or no memory for an accumulate's copy): walk. */
-/* The packed target elements of a direct accumulate: kept between calls up
- * to ACC_KEEP bytes (a buffer malloc'd and freed each time was mapped and
- * faulted in again by every call: a third of a 4 MiB accumulate's time).
- * Calls are serialised by the binding's critical section. */
-#define ACC_KEEP (16u << 20)
-static unsigned char *acc_buf;
-static size_t acc_len;
-
-static unsigned char *acc_scratch(size_t n)
-{
-    if (n <= acc_len)
-        return acc_buf;
-    if (n > ACC_KEEP)
-        return malloc(n);
-    unsigned char *p = realloc(acc_buf, n);
-    if (p) {
-        acc_buf = p;
-        acc_len = n;
-    }
-    return p;
-}
-
-static void acc_scratch_done(unsigned char *p)
-{
-    if (p != acc_buf)
-        free(p);
-}
+/* A direct accumulate's packed target elements (maps that are not whole
+ * elements) come from the collectives' scratch buffers, kept between calls
+ * (a buffer malloc'd and freed each time was mapped and faulted in again by
+ * every call: a third of a 4 MiB accumulate's time). Above ACC_WHOLE bytes a
+ * regular map takes the device's walk instead, combined 4 KiB at a time. */
+#define ACC_WHOLE (16u << 20)
 
 static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt, int tcount, int64_t base,
                                     size_t bytes)
@@ -593,14 +572,14 @@ static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt
     int inplace = acc && rch_mpi_type_combines(tt, j->op->elem);
     /* a large accumulate to a regular map: the walk's few segments, combined
      * by the device 4 KiB at a time in cache, instead of a buffer of it all */
-    if (j->kind == RCH_DEV_RMA_ACC && !inplace && bytes > ACC_KEEP && rch_mpi_type_obj_of(tt)->regular)
+    if (j->kind == RCH_DEV_RMA_ACC && !inplace && bytes > ACC_WHOLE && rch_mpi_type_obj_of(tt)->regular)
         return RDMACH_AGAIN;
-    if (acc && !inplace && !(tmp = acc_scratch(bytes ? bytes : 1)))
+    if (acc && !inplace && !(tmp = rch_coll_scratch(bytes ? bytes : 1)))
         return RDMACH_AGAIN;
     unsigned char *mem = rch_dev_rma_direct_begin(j->dw, j->target, acc);
     if (!mem) {
         if (tmp)
-            acc_scratch_done(tmp);
+            rch_coll_scratch_free(tmp);
         return RDMACH_AGAIN;
     }
     mem += base;
@@ -620,7 +599,7 @@ static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt
     }
     rch_dev_rma_direct_end(j->dw, j->target, acc);
     if (tmp)
-        acc_scratch_done(tmp);
+        rch_coll_scratch_free(tmp);
     return RDMACH_OK;
 }
 

@@ -44,7 +44,6 @@ Test(coll_scratch, limits)
     void *c = rch_coll_scratch(100u << 10);
     cr_assert_eq(c, a, "the kept buffer %p was not reused (got %p)", a, c);
     void *d = rch_coll_scratch(100u << 10);      /* nothing kept now: a new one */
-    cr_assert_neq(d, a);
     fill(d, 100u << 10);
     rch_coll_scratch_free(c);
     rch_coll_scratch_free(d);
