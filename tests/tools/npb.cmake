@@ -19,3 +19,5 @@ tool_test(npb_class_of_unselected_benchmark COMMAND ${EXPECT} 2
   -- ${NPB} --npb-dir /nonexistent --class is:B,cg:A)
 tool_test(npb_bad_ranks COMMAND ${EXPECT} 2 "--ranks: '2,0': each count must be between 1 and 1024"
   -- ${NPB} --npb-dir /nonexistent --ranks 2,0)
+# the run's time from NPB's 'Mop/s total' (its printed time has 0.01 s steps)
+tool_test(npb_refine_times COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/test_npb_refine.py)
