@@ -198,6 +198,21 @@ struct sim_params {
      * it has had `endturns` of them (its yields before it sleeps,
      * RDMACH_YIELD_COUNT_OVERSUB; rdmach-sim-probe --waiters); 0: none. */
     double endturns;
+    /* On one node of more than two ranks a core, the order in which the
+     * core's ranks run (`turnorder cycle`; 0: queue). queue: a rank keeps
+     * its core until it waits, the core then goes to the first rank that
+     * became ready (switch, and the waiting ranks' turns as terms). cycle:
+     * the scheduler passes the core round the core's ranks in a fixed
+     * order, a turn each, whether they have work or not (a waiting rank
+     * polls and yields: a turn of segswitch), a rank with work running
+     * until it waits; a waiter sleeps, out of the cycle, after `endturns`
+     * empty turns in a row (20 if not given) until its request completes.
+     * Measured by `rdmach-sim turns` on a scheduler trace of the library's
+     * loop (sched_switch: docs/SCALE.md). The kernel's order of a core's
+     * ranks differs from run to run: a prediction is the mean over
+     * cycle_orders orders drawn (`turnorder cycle N`; 0: by index). */
+    int cycle;
+    double cycle_orders;
     /* The library's path per call of barrier, bcast, allreduce and alltoall
      * (SIM_CALLC order; `callc` line; -1: not given, `call` applies):
      * calibrate fits each from the probe's 2-rank call of the smallest
@@ -255,6 +270,9 @@ void sim_callalgo_save(FILE *f, const struct sim_params *p);
 int sim_callalgo_fit(struct sim_params *p, const char *coll, const char *algo, double bytes, double ns, char *err,
                      size_t len);
 int sim_callalgo(int argc, char **argv);
+/* rdmach-sim turns: a scheduler trace of rdmach-sim-probe --collsw, the
+ * order a shared core's ranks ran in (sim_turns.c). */
+int sim_turns(int argc, char **argv);
 void sim_params_default(struct sim_params *p);
 /* 0, or -1 with "file:line: what" in err. */
 int sim_params_load(const char *path, struct sim_params *p, char *err, size_t len);

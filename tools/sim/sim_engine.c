@@ -72,6 +72,12 @@
  *     otherwise; an onload channel's data needs the cores of both sides
  *     (the sender's push, Gsend per byte; the receiver's copy, G per byte,
  *     even while it waits).
+ *   turnorder cycle (one node of more than two ranks a core; cyc_turn
+ *     below): in place of the queue, the hand-off, the switch back and the
+ *     turns above, each core passes round its ranks in a fixed order, a
+ *     turn of segswitch each, a rank with work running until its wait
+ *     finds nothing; a poll that finds nothing while a core-mate has a
+ *     message it has not polled yet costs the rank its next turn too.
  * A rank runs its ops in order until a WAIT whose request is not complete
  * (one event wakes it when it is) or an op that took CPU time (it goes on
  * at its new time, so that the NICs are used in the order of time). Events: a rank's run, a message's arrival,
@@ -86,7 +92,7 @@
 #include "rdma/shm/shm_proto.h"
 #include "sim.h"
 
-enum { EV_RUN, EV_ARRIVE, EV_HWREL, EV_SEGREL };
+enum { EV_RUN, EV_ARRIVE, EV_HWREL, EV_SEGREL, EV_TURN };
 #define NONE UINT32_MAX
 #define PENDING (-1.0)
 
@@ -120,6 +126,9 @@ struct srank {
     uint8_t spin;              /* it waits there spinning: it keeps its core */
     double mark;               /* when it passed its MARK */
     double end_turns;          /* ended: the turns it has had while it waits in the next call */
+    uint32_t idle;             /* turnorder cycle: its empty turns in a row (it sleeps at the cap) */
+    uint8_t pending;           /* ... a message came since its last poll (shm: its `pending` flag) */
+    uint8_t nopoll;            /* ... its next turn only returns from a yield and yields again */
 };
 
 #define BUCKET_NS 50.0
@@ -161,6 +170,13 @@ struct sim {
     /* [hosts][cores]: the rank running on the core (NONE: none) and the
      * ranks ready to run that wait for it, in the order they got ready */
     uint32_t *core_owner, *core_head, *core_tail;
+    /* turnorder cycle (one node of more than two ranks a core): per core,
+     * the index on the core of the rank whose turn it is, and whether the
+     * cycle has stopped (every rank of the core asleep or gone) */
+    int cyc;
+    uint32_t *cyc_pos;
+    uint8_t *cyc_stop;
+    uint32_t *cyc_order, cyc_max;      /* [cores][cyc_max]: the core's ranks (index on the core) in cycle order */
     int *seg_count;            /* per node: ranks arrived at its segment's synchronisation (made at the first) */
     struct sim_segx *segx;     /* segment data other cores read (p->segx_*; sim_segx.c), or NULL */
     double *seg_max;
@@ -650,6 +666,186 @@ static void core_give_up(struct sim *s, uint32_t rank)
     push(s, s->core_free[ci], EV_RUN, next, 0);
 }
 
+/* ---- turnorder cycle ----
+ * A scheduler trace of the library's loops on this machine (sched_switch,
+ * `rdmach-sim turns`; docs/SCALE.md) shows the ranks of a core run in a
+ * fixed cycle (98-100% of the turns go to the rank that yielded longest
+ * ago), 99% of the turns ended by a sched_yield: a rank with work runs until its
+ * wait finds nothing and yields, a waiting rank polls once and yields. So
+ * the core passes round all its ranks, a turn of segswitch each for those
+ * with nothing to do, and a rank whose message came meanwhile goes on only
+ * at its next turn. A waiter leaves the cycle (sleeps) after endturns
+ * empty turns in a row and comes back when its request completes. */
+
+static uint32_t cyc_count(const struct sim *s, size_t ci)
+{
+    return (uint32_t)core_ranks(s, (uint32_t)(ci / (size_t)s->cores) * (uint32_t)s->host + (uint32_t)(ci % (size_t)s->cores));
+}
+
+static uint32_t cyc_rank(const struct sim *s, size_t ci, uint32_t k)
+{
+    k = s->cyc_order[ci * (size_t)s->cyc_max + k];
+    return (uint32_t)(ci / (size_t)s->cores) * (uint32_t)s->host + (uint32_t)(ci % (size_t)s->cores) +
+           k * (uint32_t)s->cores;
+}
+
+static double cyc_cap(const struct sim *s)
+{
+    return s->p->endturns > 0 ? s->p->endturns : 20;
+}
+
+/* Is rank ready to run at t (its wait's request complete by then)? */
+static int cyc_ready(struct sim *s, uint32_t rank, double t)
+{
+    struct srank *r = &s->r[rank];
+    if (r->done || r->wait_slot == NONE - 1)
+        return 0;
+    if (r->wait_slot == NONE)
+        return 1;
+    double d = s->slot_done[r->slot_base + r->wait_slot];
+    if (d == PENDING || d > t)
+        return 0;
+    r->wait_slot = NONE;
+    if (d > r->t)
+        r->t = d;
+    return 1;
+}
+
+/* Something rank waits for completes at t: a stopped cycle starts again. */
+static void cyc_wake(struct sim *s, uint32_t rank, double t)
+{
+    size_t ci = core_of(s, rank);
+    if (s->cyc_stop[ci]) {
+        s->cyc_stop[ci] = 0;
+        push(s, t, EV_TURN, (uint32_t)ci, 0);
+    }
+}
+
+/* Rank polled and found nothing for it: if a rank of its core has a
+ * message it has not polled yet (its `pending` flag), the shm channel's
+ * pass yields the core to it (src/rdma/shm/shm_msg.c, mates_pending), and
+ * the wait yields again when that yield returns, without polling: rank's
+ * next turn is spent so. */
+static void cyc_polled(struct sim *s, uint32_t rank)
+{
+    size_t ci = core_of(s, rank);
+    uint32_t n = cyc_count(s, ci);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t q = cyc_rank(s, ci, k);
+        if (q != rank && s->r[q].pending) {
+            s->r[rank].nopoll = 1;
+            return;
+        }
+    }
+}
+
+/* The core passes on to the next rank of its cycle at t. */
+static void cyc_next(struct sim *s, size_t ci, double t)
+{
+    s->cyc_pos[ci] = (s->cyc_pos[ci] + 1) % cyc_count(s, ci);
+    s->core_owner[ci] = NONE;
+    push(s, t, EV_TURN, (uint32_t)ci, 0);
+}
+
+/* After a run of the rank that holds its core: its turn ends if it waits
+ * (unless it spins at the node segment's synchronisation, keeping the
+ * core) or its program ended; it goes on (an EV_RUN is queued) after an op
+ * that took CPU time. */
+static void cyc_after_run(struct sim *s, uint32_t rank)
+{
+    struct srank *r = &s->r[rank];
+    if ((!r->done && r->wait_slot == NONE) || r->spin)
+        return;
+    size_t ci = core_of(s, rank);
+    s->handoffs += !r->done;
+    r->pending = 0;                            /* its wait's first pass lowers its flag, then looks at its mates' */
+    cyc_polled(s, rank);
+    cyc_next(s, ci, r->t > s->core_free[ci] ? r->t : s->core_free[ci]);
+}
+
+static void run_rank(struct sim *s, uint32_t rank);
+
+/* Each core's cycle: the order the ranks of a core joined its run queue,
+ * which the trace shows fixed within a run and different from run to run
+ * (seed 0: by index on the core; else a permutation drawn from seed). */
+static void cyc_orders(struct sim *s, uint64_t seed)
+{
+    size_t ncores = (size_t)((s->lay->nranks + s->host - 1) / s->host) * (size_t)s->cores;
+    for (size_t ci = 0; ci < ncores; ci++) {
+        uint32_t *o = &s->cyc_order[ci * s->cyc_max], n = cyc_count(s, ci);
+        uint64_t x = seed * 0x9E3779B97F4A7C15ULL + ci + 1;
+        for (uint32_t k = 0; k < n; k++)
+            o[k] = k;
+        for (uint32_t k = n; seed && k > 1; k--) {
+            x ^= x >> 31;
+            x *= 0xBF58476D1CE4E5B9ULL;
+            x ^= x >> 29;
+            uint32_t j = (uint32_t)(x % k), tmp = o[k - 1];
+            o[k - 1] = o[j];
+            o[j] = tmp;
+        }
+    }
+}
+
+/* A turn of core ci at t. */
+static void cyc_turn(struct sim *s, size_t ci, double t)
+{
+    if (s->core_free[ci] > t) {                /* the core is busy (a rendezvous's copy booked on it) */
+        push(s, s->core_free[ci], EV_TURN, (uint32_t)ci, 0);
+        return;
+    }
+    uint32_t n = cyc_count(s, ci), rank = cyc_rank(s, ci, s->cyc_pos[ci]);
+    struct srank *r = &s->r[rank];
+    double T = sim_seg_switch(s->p, (int)n);
+    if (r->nopoll) {
+        r->nopoll = 0;
+        s->turns++;
+        s->core_free[ci] = t + T;
+        cyc_next(s, ci, t + T);
+        return;
+    }
+    r->pending = 0;
+    if (cyc_ready(s, rank, t)) {
+        r->idle = 0;
+        r->blocked = 0;
+        s->switches++;
+        s->core_owner[ci] = rank;
+        r->t = cpu(s, rank, r->t > t ? r->t : t, T);
+        push(s, r->t, EV_RUN, rank, 0);        /* it runs once it has the core */
+        return;
+    }
+    double cap = cyc_cap(s);
+    if (r->done ? r->end_turns < cap : r->idle < cap) {    /* it polls and yields */
+        if (r->done)
+            r->end_turns++;
+        else
+            r->idle++;
+        cyc_polled(s, rank);
+        s->turns++;
+        s->core_free[ci] = t + T;
+        cyc_next(s, ci, t + T);
+        return;
+    }
+    /* asleep or gone: the cycle goes on while a rank of the core is in it,
+     * or from when the request a sleeper waits for completes */
+    double wake = -1;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t qr = cyc_rank(s, ci, k);
+        const struct srank *q = &s->r[qr];
+        if (q->done ? q->end_turns < cap : (q->idle < cap || cyc_ready(s, qr, t))) {
+            cyc_next(s, ci, t);
+            return;
+        }
+        double d = !q->done && q->wait_slot < NONE - 1 ? s->slot_done[q->slot_base + q->wait_slot] : PENDING;
+        if (d != PENDING && (wake < 0 || d < wake))
+            wake = d;
+    }
+    if (wake >= 0)
+        cyc_next(s, ci, wake);
+    else
+        s->cyc_stop[ci] = 1;
+}
+
 /* ---- requests ---- */
 
 static uint32_t slot_alloc(struct sim *s, struct srank *r)
@@ -663,6 +859,10 @@ static void complete(struct sim *s, uint32_t rank, uint32_t slot, double t, int 
 {
     struct srank *r = &s->r[rank];
     s->slot_done[r->slot_base + slot] = t;
+    if (s->cyc) {                      /* it sees it at its next turn */
+        cyc_wake(s, rank, t);
+        return;
+    }
     if (r->wait_slot == slot) {
         r->wait_slot = NONE;
         r->wake_net = (uint8_t)net;
@@ -984,6 +1184,7 @@ static void on_arrive(struct sim *s, uint32_t mi)
 {
     struct ment m = s->pool[mi];
     struct srank *r = &s->r[m.dst];
+    r->pending = 1;
     uint32_t ri = list_take(s, &r->posted, &r->posted_tail, m.src);
     if (ri == NONE) {
         list_append(s, &r->unexp, &r->unexp_tail, mi);
@@ -1144,8 +1345,8 @@ static void run_rank(struct sim *s, uint32_t rank)
             if (d == PENDING) {
                 r->wait_slot = a;
                 r->blocked = 1;
-                s->handoffs += s->cores != 0;
-                if (s->cores)                  /* its turn on the core goes to another rank */
+                s->handoffs += s->cores && !s->cyc;    /* cycle: counted as its turn ends (cyc_after_run) */
+                if (s->cores && !s->cyc)       /* its turn on the core goes to another rank */
                     r->t = cpu(s, rank, r->t, s->p->handoff + net_turns(s, rank));
                 return;
             }
@@ -1191,8 +1392,8 @@ static void run_rank(struct sim *s, uint32_t rank)
     }
 }
 
-int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struct sim_params *p,
-            const struct sim_noise *noise, int iters, struct sim_result *res, char *err, size_t len)
+static int run_once(const struct sim_progs *t, const struct sim_layout *lay, const struct sim_params *p,
+                    const struct sim_noise *noise, int iters, uint64_t seed, struct sim_result *res, char *err, size_t len)
 {
     struct sim s = { .t = t, .lay = lay, .p = p, .noise = noise, .iters = iters, .poolfree = NONE };
     int n = lay->nranks;
@@ -1210,6 +1411,19 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
         s.core_tail = malloc(ncores * sizeof(uint32_t));
         for (size_t i = 0; s.core_owner && s.core_head && i < ncores; i++)
             s.core_owner[i] = s.core_head[i] = NONE;
+        s.cyc = p->cycle && s.nnodes == 1 && s.host > 2 * s.cores;
+        if (s.cyc) {
+            s.cyc_pos = calloc(ncores, sizeof(uint32_t));
+            s.cyc_stop = calloc(ncores, 1);
+            s.cyc_max = (uint32_t)((s.host + s.cores - 1) / s.cores);
+            s.cyc_order = malloc(ncores * s.cyc_max * sizeof(uint32_t));
+            if (s.cyc_order)
+                cyc_orders(&s, seed);
+            if (!s.cyc_pos || !s.cyc_stop || !s.cyc_order) {
+                snprintf(err, len, "no memory for the turns of %zu cores", ncores);
+                goto out_free;
+            }
+        }
     }
     if (p->l3 > 0) {
         size_t units = s.cores ? (size_t)((n + s.host - 1) / s.host) * (size_t)s.cores : (size_t)n;
@@ -1251,8 +1465,12 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
         snprintf(err, len, "no memory for %d ranks (%zu request slots)", n, nslots);
         goto out_free;
     }
-    for (int i = 0; i < n; i++)
-        push(&s, 0, EV_RUN, (uint32_t)i, 0);
+    if (s.cyc)
+        for (int c = 0; c < s.cores; c++)
+            push(&s, 0, EV_TURN, (uint32_t)c, 0);
+    else
+        for (int i = 0; i < n; i++)
+            push(&s, 0, EV_RUN, (uint32_t)i, 0);
     size_t peak_heap = 0, peak_pool = 0;
     while (s.queued && !s.alloc_failed) {
         if (s.queued > peak_heap)
@@ -1261,7 +1479,19 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
         uint32_t rank = e.kind_rank & 0x0fffffff;
         s.events++;
         switch (e.kind_rank >> 28) {
+        case EV_TURN:       /* rank: the core */
+            cyc_turn(&s, rank, e.t);
+            break;
         case EV_RUN:
+            if (s.cyc) {        /* the rank holds its core (its run went on after CPU work) */
+                if (s.core_owner[core_of(&s, rank)] != rank)
+                    break;
+                if (e.t > s.r[rank].t)
+                    s.r[rank].t = e.t;
+                run_rank(&s, rank);
+                cyc_after_run(&s, rank);
+                break;
+            }
             if (s.cores && !core_take(&s, rank))
                 break;
             if (e.t > s.r[rank].t)
@@ -1291,7 +1521,10 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
             for (int i = 0; i < n; i++) {
                 s.r[i].wait_slot = NONE;
                 s.r[i].t = cpu(&s, (uint32_t)i, e.t, p->hw_or);
-                push(&s, s.r[i].t, EV_RUN, (uint32_t)i, 0);
+                if (s.cyc)
+                    cyc_wake(&s, (uint32_t)i, s.r[i].t);
+                else
+                    push(&s, s.r[i].t, EV_RUN, (uint32_t)i, 0);
             }
             break;
         case EV_SEGREL:     /* rank: the node */
@@ -1300,7 +1533,12 @@ int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struc
                 s.r[i].seg_in = s.r[i].spin = 0;
                 s.r[i].wake_seg = s.r[i].blocked;   /* a spinning rank kept its core */
                 s.r[i].t = e.t;
-                push(&s, e.t, EV_RUN, (uint32_t)i, 0);
+                if (!s.cyc)
+                    push(&s, e.t, EV_RUN, (uint32_t)i, 0);
+                else if (s.core_owner[core_of(&s, (uint32_t)i)] == (uint32_t)i)
+                    push(&s, e.t, EV_RUN, (uint32_t)i, 0);   /* it spun, holding its core */
+                else
+                    cyc_wake(&s, (uint32_t)i, e.t);
             }
             break;
         }
@@ -1351,6 +1589,9 @@ out_free:
     free(s.core_owner);
     free(s.core_head);
     free(s.core_tail);
+    free(s.cyc_pos);
+    free(s.cyc_order);
+    free(s.cyc_stop);
     free(s.seg_count);
     free(s.seg_max);
     free(s.slot_done);
@@ -1358,4 +1599,43 @@ out_free:
     free_queue(&s);
     free(s.pool);
     return rc;
+}
+
+/* turnorder cycle: the cycle's order is the kernel's, fixed within a run
+ * and different from run to run, and it changes the time (an 8-rank
+ * dissemination barrier on 2 cores: 15.7 to 23.6 us a call by order), so
+ * a prediction is the mean over p->cycle_orders orders drawn (seeds 1, 2,
+ * ...; 0: the one order by index on the core). Counts are the mean too;
+ * events and CPU time the sum. */
+int sim_run(const struct sim_progs *t, const struct sim_layout *lay, const struct sim_params *p,
+            const struct sim_noise *noise, int iters, struct sim_result *res, char *err, size_t len)
+{
+    int n = lay->nranks, host = lay->host > 0 ? lay->host : lay->ppn;
+    int cyc = p->cycle && (n + lay->ppn - 1) / lay->ppn == 1 && p->cores >= 1 && host > 2 * (int)p->cores;
+    int k = cyc && p->cycle_orders > 0 ? (int)p->cycle_orders : 1;
+    struct sim_result sum = { 0 };
+    double handoffs = 0, switches = 0;
+    for (int i = 0; i < k; i++) {
+        if (run_once(t, lay, p, noise, iters, cyc && p->cycle_orders > 0 ? (uint64_t)i + 1 : 0, res, err, len) != 0)
+            return -1;
+        sum.time += res->time;
+        sum.mean_end += res->mean_end;
+        sum.span += res->span;
+        handoffs += (double)res->handoffs;
+        switches += (double)res->switches;
+        sum.turns += res->turns;
+        sum.events += res->events;
+        sum.seconds += res->seconds;
+        sum.engine_bytes = res->engine_bytes;
+    }
+    if (k > 1) {
+        sum.handoffs = (uint64_t)(handoffs / k + 0.5);
+        sum.switches = (uint64_t)(switches / k + 0.5);
+        sum.time /= k;
+        sum.mean_end /= k;
+        sum.span /= k;
+        sum.turns /= k;
+        *res = sum;
+    }
+    return 0;
 }

@@ -11,6 +11,7 @@
  *   rdmach-sim validate --params machine.txt --ranks 2,4  # predicted against measured (sim_validate.c)
  *   rdmach-sim validate --from saved.txt --params other.txt  # the same measurements predicted again
  *   rdmach-sim callalgo --from probe.txt --params machine.txt --ref alltoall:shmseg -o out.txt  # each algorithm's call (sim_callalgo.c)
+ *   rdmach-sim turns --trace perf.txt --run collsw.txt   # which rank of a shared core runs next (sim_turns.c)
  *
  * For each size, algorithm and rank count: every rank's program is recorded
  * by running the library's algorithm (src/coll, by name from its lists, or
@@ -502,6 +503,7 @@ static int usage(void)
             "         [--cores N [--switches on]] [--csv FILE]\n"
             "       rdmach-sim calibrate [-o FILE] [--runs N] [--from SAVED_CALIBRATE_OUTPUT [--params BASE]]\n"
             "       rdmach-sim callalgo --from PROBE_OUTPUT --params BASE [--ref COLL:ALGO,...] [-o FILE]\n"
+            "       rdmach-sim turns --trace PERF_SCRIPT_OUTPUT --run COLLSW_OUTPUT\n"
             "       rdmach-sim validate [--params FILE] [--ranks LIST] [--colls LIST] [--from SAVED_VALIDATE_OUTPUT [--calls N]]\n"
             "  LIST: a..b (powers of two) or a,b,c\n");
     return 2;
@@ -535,6 +537,8 @@ int main(int argc, char **argv)
         return sim_validate(argc - 1, argv + 1);
     if (!strcmp(argv[1], "callalgo"))
         return sim_callalgo(argc - 1, argv + 1);
+    if (!strcmp(argv[1], "turns"))
+        return sim_turns(argc - 1, argv + 1);
     struct opts o = { .coll = argv[1], .algos = "all", .ppn = 1, .iters = 1, .cores = -1 };
     struct sim_params prm;
     struct sim_noise noise = { 0 };

@@ -14,6 +14,10 @@
  *   endturns 20                 # oversubscribed node: the turns a rank whose program
  *                               # ended gives its core's hand-offs while it waits in
  *                               # the next call, before it sleeps (0 if absent)
+ *   turnorder cycle 8           # oversubscribed node: the core's ranks take turns in a
+ *                               # fixed cycle, the mean over 8 orders drawn (0: by index;
+ *                               # 8 if not given); queue, the default: a rank keeps its
+ *                               # core until it waits, the first ready rank gets it next
  *   ringcold 0.08               # ns per byte more for an eager shm send on an oversubscribed
  *                               # host: ring lines out of the core's caches (0 if absent)
  *   ringcold1 0.04              # the same with a core per rank (0 if absent)
@@ -178,6 +182,16 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 snprintf(err, len, "%s:%d: endturns needs one non-negative number (turns)", path, line);
                 rc = -1;
             }
+        } else if (!strcmp(w, "turnorder")) {
+            char *v = strtok_r(NULL, " \t\r\n", &save), *k = v ? strtok_r(NULL, " \t\r\n", &save) : NULL;
+            p->cycle = v && !strcmp(v, "cycle");
+            p->cycle_orders = 8;
+            if (!v || (strcmp(v, "cycle") && strcmp(v, "queue")) || (k && (!p->cycle || number(k, &p->cycle_orders) != 0 ||
+                p->cycle_orders != (int)p->cycle_orders || p->cycle_orders > 1000)) || strtok_r(NULL, " \t\r\n", &save)) {
+                snprintf(err, len, "%s:%d: turnorder must be 'queue' or 'cycle [N]' (N: the orders drawn, 0-1000; 0: by index)",
+                         path, line);
+                rc = -1;
+            }
         } else if (!strcmp(w, "callalgo")) {
             rc = sim_callalgo_line(save, p, path, line, err, len);
         } else if (!strcmp(w, "segswitch")) {
@@ -208,7 +222,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, ringcold1, endturns, callc, callalgo, segswitch, segx, l2, l3, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, ringcold1, endturns, turnorder, callc, callalgo, segswitch, segx, l2, l3, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -258,6 +272,8 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
         fprintf(f, "endturns %.0f\n", p->endturns);
     if (p->ringcold1 > 0)
         fprintf(f, "ringcold1 %.4f\n", p->ringcold1);
+    if (p->cycle)
+        fprintf(f, "turnorder cycle %.0f\n", p->cycle_orders);
     if (p->segx_dep > 0 || p->segx_own > 0 || p->segx_red > 0)
         fprintf(f, "segx dep %.5f own %.5f red %.5f free %.0f\n", p->segx_dep, p->segx_own, p->segx_red, p->segx_free);
     int given = 0;

@@ -148,6 +148,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 #include <mpi.h>
 #include "base/tunables.h"
 #include "coll/coll.h"
@@ -622,6 +624,8 @@ static void collsw(int me, int p, const char *coll, const char *algo, int bytes)
         MPI_Abort(MPI_COMM_WORLD, 1);
     for (int w = 0; w < 3; w++)
         one_call(c.id, c.nbc, s, r, bytes);
+    struct timespec w0, w1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
     for (int b = 0; b < BLOCKS; b++) {
         struct rusage u0, u1;
         MPI_Barrier(MPI_COMM_WORLD);
@@ -637,6 +641,7 @@ static void collsw(int me, int p, const char *coll, const char *algo, int bytes)
         sw[b][2] = (double)(rch_dev_stat.blocks - s0) / CALLS;
         MPI_Allreduce(&mine, &t[b], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     }
+    clock_gettime(CLOCK_MONOTONIC, &w1);
     double med[3];
     for (int k = 0; k < 3; k++) {
         double v[BLOCKS];
@@ -646,14 +651,21 @@ static void collsw(int me, int p, const char *coll, const char *algo, int bytes)
         med[k] = v[BLOCKS / 2];
     }
     double *all = me == 0 ? malloc(sizeof(double) * 3 * (size_t)p) : NULL;
+    int pid = (int)getpid(), *pids = me == 0 ? malloc(sizeof(int) * (size_t)p) : NULL;
     MPI_Gather(med, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(&pid, 1, MPI_INT, pids, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (me == 0) {
         qsort(t, BLOCKS, sizeof(double), cmp_d);
         printf("collsw %s %s %d %d %.0f %.0f\n", coll, algo, bytes, p, t[0] * 1e9, t[BLOCKS / 2] * 1e9);
         for (int q = 0; q < p; q++)
             printf("collsw_rank %d invol %.2f vol %.2f sleeps %.2f\n", q, all[3 * q], all[3 * q + 1], all[3 * q + 2]);
+        /* for a scheduler trace of the run (rdmach-sim turns) */
+        for (int q = 0; q < p; q++)
+            printf("collsw_pid %d %d\n", q, pids[q]);
+        printf("collsw_window %ld.%09ld %ld.%09ld\n", (long)w0.tv_sec, w0.tv_nsec, (long)w1.tv_sec, w1.tv_nsec);
     }
     fflush(stdout);
+    free(pids);
     free(all);
     free(s);
     free(r);
