@@ -77,12 +77,14 @@ rdmach_status_t rch_shm_ring_rx_init(struct rch_shm_ring_rx *rx, void *mem, uint
     return RDMACH_OK;
 }
 
-/* How far ahead of the record being sent the producer clears stamps (see
- * shm_ring.h): in windows of this many cells, so each line is taken from the
- * consumer shortly before the producer fills it and is still in the
- * producer's cache then. Clearing the whole free ring at once (up to a
- * quarter of it per head publication) evicts those lines again before they
- * are written, and puts a burst of stores into one message's send. */
+/* How far ahead of a record the producer clears stamps once it has
+ * published it (see shm_ring.h): in windows of this many cells, so each line
+ * is taken from the consumer shortly before the producer fills it and is
+ * still in the producer's cache then. Clearing the whole free ring at once
+ * (up to a quarter of it per head publication) evicts those lines again
+ * before they are written, and put a burst of stores between one message's
+ * copy and its stamp. 512 cells: ping-pong a little faster, streaming 2-8
+ * KiB 20-25% slower; 8192: the other way round (docs/PERFORMANCE.md). */
 #define CLEAR_AHEAD 2048u
 
 /* Is position `end` free (before head + ncells)? Re-reads head if the cached
@@ -117,14 +119,24 @@ static void clear_cells(struct rch_shm_ring_tx *tx, uint64_t from, uint64_t to)
 }
 
 /* Room for a record whose last cell is end - 1, with the cell `end` (where
- * the consumer looks next) and up to CLEAR_AHEAD free cells after it cleared. */
+ * the consumer looks next) cleared. Returns 0 (no room), or 1, or 2 when the
+ * cleared window ran out and clear_ahead should follow the record. */
 static int make_room(struct rch_shm_ring_tx *tx, uint64_t end)
 {
+    if (end < tx->cleared)
+        return 1;
     if (!room_for(tx, end))
         return 0;
+    clear_cells(tx, end, end + 1);
+    return 2;
+}
+
+/* After a record that ended at `end` is published: the free cells up to
+ * CLEAR_AHEAD beyond it, off the path from the record's copy to its stamp. */
+static void clear_ahead(struct rch_shm_ring_tx *tx, uint64_t end)
+{
     uint64_t limit = tx->head_cache + tx->ncells;
-    clear_cells(tx, end, end + 1 + CLEAR_AHEAD < limit ? end + 1 + CLEAR_AHEAD : limit);
-    return 1;
+    clear_cells(tx, end + 1, end + 1 + CLEAR_AHEAD < limit ? end + 1 + CLEAR_AHEAD : limit);
 }
 
 int rch_shm_ring_has_room(struct rch_shm_ring_tx *tx, size_t len)
@@ -150,7 +162,8 @@ rdmach_status_t rch_shm_ring_send(struct rch_shm_ring_tx *tx, uint32_t type,
     uint64_t idx = tx->tail & tx->mask;
     uint64_t skip = idx + k > tx->ncells ? tx->ncells - idx : 0;
     uint64_t end = tx->tail + skip + k;
-    if (end >= tx->cleared && !make_room(tx, end))
+    int room = make_room(tx, end);
+    if (RCH_UNLIKELY(!room))
         return RDMACH_AGAIN;
 
     if (RCH_UNLIKELY(skip)) {
@@ -171,6 +184,8 @@ rdmach_status_t rch_shm_ring_send(struct rch_shm_ring_tx *tx, uint32_t type,
     }
     atomic_store_explicit(&r->stamp, tx->tail + 1, memory_order_release);
     tx->tail += k;
+    if (room == 2)
+        clear_ahead(tx, end);
     return RDMACH_OK;
 }
 

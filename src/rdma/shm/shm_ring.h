@@ -23,13 +23,13 @@
  *    record will start. So a record is only published once the cell just
  *    after it (where the consumer will look next) has had its stamp word
  *    cleared; the cells of the record itself are never read as stamps and
- *    need none. The producer clears that cell and, in the same pass, the
- *    free cells up to a window (2048 cells) beyond it ("cleared" below: all
- *    of [tail, cleared) is clear), so runs of one-cell records take the fast
- *    path below without a pass of their own, and each cleared line is
- *    written soon after, while the producer still holds it. A record that
- *    reaches past the window leaves its own cells as they were (the copy
- *    writes them whole).
+ *    need none. A record that reaches past the cleared window ("cleared"
+ *    below: all of [tail, cleared) is clear) clears that one cell before its
+ *    stamp, and after its stamp the free cells up to 2048 beyond it: off the
+ *    path from copy to stamp, and soon enough before the producer writes
+ *    them that it still holds the lines then; runs of one-cell records take
+ *    the fast path below inside that window. The record's own cells stay as
+ *    they were (the copy writes them whole).
  *  - The consumer never writes into producer lines. It publishes its position
  *    (head) on its own line lazily: every quarter ring, and when it finds the
  *    ring empty with head lagging by more than `flush_gap` cells (so a
