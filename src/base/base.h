@@ -60,6 +60,18 @@ int rch_base_abort_code(int *code);
 
 /* memcpy with non-temporal stores (copy.c): for large copies not read again soon. */
 void rch_base_copy_nt(void *dst, const void *src, size_t len);
+/* memcpy of non-overlapping buffers in pieces below glibc's rep movsb
+ * threshold (copy.c): the shared-memory eager copies, where `rep movsb` is
+ * slower than the vector loop. Up to one piece: memcpy itself. */
+#define RCH_BASE_COPY_PIECE 2048u
+void rch_base_copy_pieces(void *dst, const void *src, size_t len);
+static inline void rch_base_copy_lines(void *dst, const void *src, size_t len)
+{
+    if (RCH_LIKELY(len <= RCH_BASE_COPY_PIECE))
+        __builtin_memcpy(dst, src, len);
+    else
+        rch_base_copy_pieces(dst, src, len);
+}
 /* n blocks of len bytes from src, src + sstride, ... to dst, dst + dstride,
  * ... (copy.c): the datatype engine's inner loop. Source and destination
  * do not overlap. */

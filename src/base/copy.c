@@ -7,6 +7,13 @@
  *    is cached. Used by the shared-memory pipeline's copy into a large
  *    receive buffer (RDMACH_SHM_NT_FROM). x86-64 has SSE2 everywhere;
  *    elsewhere memcpy.
+ *  - rch_base_copy_lines (base.h), memcpy in pieces of at most 2 KiB: for
+ *    the eager copies into and out of a shared-memory ring (up to 16 KiB).
+ *    glibc's memcpy switches to `rep movsb` above ~2 KiB
+ *    (x86_rep_movsb_threshold 0x840 = 2112 on AMD EPYC, Zen 5), which moves
+ *    lines the other core owns or holds more slowly than its vector loop
+ *    does; each piece below the threshold takes the vector loop (4 and 8
+ *    KiB ping-pong 20-30% faster, streaming 1.5-2x: docs/PERFORMANCE.md).
  *  - rch_base_copy2d, many small blocks at constant strides: the inner loop
  *    of the datatype engine (src/mpi/type_pack.c) and of the one-sided
  *    blocks a device moves itself (src/device/rma_vec.c, rma_getw.c); every
@@ -52,6 +59,19 @@ void rch_base_copy_nt(void *dst, const void *src, size_t len)
 #else
     memcpy(dst, src, len);
 #endif
+}
+
+void rch_base_copy_pieces(void *dst, const void *src, size_t len)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    while (len > RCH_BASE_COPY_PIECE) {
+        memcpy(d, s, RCH_BASE_COPY_PIECE);
+        d += RCH_BASE_COPY_PIECE;
+        s += RCH_BASE_COPY_PIECE;
+        len -= RCH_BASE_COPY_PIECE;
+    }
+    memcpy(d, s, len);
 }
 
 /* n blocks of a constant len: unrolled 4 times, addresses stepped by

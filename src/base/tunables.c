@@ -37,7 +37,7 @@ static const struct rch_tun_row rows[] = {
       "Bytes of each per-pair shared-memory eager ring (at least: see SHM_RING_BUDGET)" },
     { "SHM_RING_BUDGET", RCH_TUN_SIZE, OFF(shm_ring_budget), "8m", 0, 1 * GiB, NULL,
       "Bytes of eager rings one rank receives into: each per-pair ring gets this divided by the "
-      "node's ranks (a power of two, at most 1 MiB: a streaming window then rarely waits for room), "
+      "node's ranks (a power of two, at most 4 MiB: a streaming window then rarely waits for room), "
       "or SHM_RING_SIZE if that is larger (0: SHM_RING_SIZE alone)" },
     { "SHM_EAGER_MAX", RCH_TUN_SIZE, OFF(shm_eager_max), "16k", 64, 16 * MiB, NULL,
       "Largest message sent eagerly through a shared-memory ring (at least: a ring packet holds this and "

@@ -57,7 +57,9 @@ static __attribute__((noinline)) void send_sync_ack(struct rch_dev_peer *p, uint
     rch_dev_send_ctl(p, &a, sizeof(a));
 }
 
-/* Copy a payload; short ones (the latency case) without a libc call. */
+/* Copy a payload; short ones (the latency case) without a libc call, longer
+ * ones with vector moves (from a shared-memory ring, `rep movsb` is slower:
+ * base/copy.c). */
 static inline void copy_payload(void *dst, const void *src, size_t n)
 {
     if (n <= 16) {
@@ -79,7 +81,7 @@ static inline void copy_payload(void *dst, const void *src, size_t n)
         }
         return;
     }
-    memcpy(dst, src, n);
+    rch_base_copy_lines(dst, src, n);
 }
 
 /* rch_dev_ireq_complete(r, RDMACH_OK) with its common case inline: no

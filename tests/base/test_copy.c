@@ -71,3 +71,33 @@ Test(copy2d, every_length_and_stride_against_a_byte_loop)
             }
         }
 }
+
+/* rch_base_copy_lines: lengths around the 2 KiB pieces and at odd offsets,
+ * every byte where it belongs and nothing written past the end. */
+Test(copy_lines, lengths_around_the_pieces_at_odd_offsets)
+{
+    static const size_t lens[] = { 0, 1, 17, 2047, 2048, 2049, 4095, 4096, 4097, 6144, 8192 + 48, 16384 + 33 };
+    size_t cap = 16384 + 33 + 64;
+    unsigned char *src = malloc(cap), *got = malloc(cap);
+    cr_assert(src && got);
+    for (size_t i = 0; i < cap; i++)
+        src[i] = (unsigned char)(i * 29 + 5);
+    for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+        for (size_t so = 0; so < 3; so++)
+            for (size_t dof = 0; dof < 3; dof++) {
+                size_t len = lens[l], s_off = so * 7, d_off = dof * 13;
+                memset(got, 0xa5, cap);
+                rch_base_copy_lines(got + d_off, src + s_off, len);
+                cr_expect(memcmp(got + d_off, src + s_off, len) == 0, "len %zu (offsets %zu, %zu): wrong bytes",
+                          len, s_off, d_off);
+                for (size_t i = 0; i < d_off; i++)
+                    cr_expect_eq(got[i], 0xa5, "len %zu: byte %zu before the copy written", len, i);
+                size_t past = d_off + len;
+                while (past < cap && got[past] == 0xa5)
+                    past++;
+                cr_expect_eq(past, cap, "len %zu (offsets %zu, %zu): byte %zu after the copy written", len, s_off,
+                             d_off, past);
+            }
+    free(src);
+    free(got);
+}

@@ -245,6 +245,30 @@ Test(shm_ring, stale_records_of_older_laps_are_never_taken)
     free(r.mem);
 }
 
+/* Send and take a record of k cells at position 0 whose payload forges, in
+ * cells 1 .. k-1, the stamp each of those cells gets one lap later
+ * (position ncells + j). buf has room for k cells. */
+static void send_forger(struct ring *r, unsigned char *buf, uint64_t k)
+{
+    memset(buf, 0, k * 64 - 16);
+    for (uint64_t j = 1; j < k; j++) {
+        struct rch_shm_rec forged;
+        memset(&forged, 0, sizeof(forged));
+        atomic_store(&forged.stamp, r->ncells + j + 1);
+        forged.len = 8;
+        forged.type = 1;
+        memcpy(buf + j * 64 - 16, &forged, sizeof(forged));
+    }
+    struct iovec iov = { buf, k * 64 - 16 };
+    cr_assert_eq(rch_shm_ring_send(&r->tx, 1, &iov, 1), RDMACH_OK);
+    const void *pkt;
+    size_t len;
+    uint32_t type;
+    cr_assert_eq(rch_shm_ring_peek(&r->rx, &pkt, &len, &type), RDMACH_OK);
+    cr_assert_eq(len, k * 64 - 16);
+    rch_shm_ring_release(&r->rx);
+}
+
 /* Payload bytes of an old multi-cell record that look exactly like the stamp
  * a later record would carry at that cell must not be taken: the producer
  * clears freed cells before the consumer can get there. */
@@ -252,24 +276,11 @@ Test(shm_ring, payload_forging_a_future_stamp_is_never_taken)
 {
     struct ring r;
     ring_make(&r, 64, 0);
-    const uint64_t k = 10;                       /* cells of the forging record */
-    unsigned char big[10 * 64 - 16];
-    memset(big, 0, sizeof(big));
-    for (uint64_t j = 1; j < k; j++) {
-        struct rch_shm_rec forged;
-        memset(&forged, 0, sizeof(forged));
-        atomic_store(&forged.stamp, r.ncells + j + 1);   /* the stamp of position 64 + j */
-        forged.len = 8;
-        forged.type = 1;
-        memcpy(big + j * 64 - 16, &forged, sizeof(forged));
-    }
-    struct iovec iov = { big, sizeof(big) };
-    cr_assert_eq(rch_shm_ring_send(&r.tx, 1, &iov, 1), RDMACH_OK);
+    unsigned char big[10 * 64];
+    send_forger(&r, big, 10);
     const void *pkt;
     size_t len;
     uint32_t type;
-    cr_assert_eq(rch_shm_ring_peek(&r.rx, &pkt, &len, &type), RDMACH_OK);
-    rch_shm_ring_release(&r.rx);
     /* one-cell records up to position 64 + 3, which was cell 3: inside the forger */
     unsigned char scratch[64];
     uint64_t seq = 0;
@@ -290,6 +301,74 @@ Test(shm_ring, payload_forging_a_future_stamp_is_never_taken)
     cr_assert_eq(r.rx.pos, r.ncells + 3);
     cr_assert_eq(rch_shm_ring_peek(&r.rx, &pkt, &len, &type), RDMACH_AGAIN,
                  "the forged stamp in old payload was taken as a record");
+    free(r.mem);
+}
+
+/* A multi-cell record clears only the cell after it (and a window ahead),
+ * not its own cells: in a ring larger than that window, a second-lap record
+ * longer than the window lands on first-lap payload that forges the stamps
+ * of exactly those positions, inside it and right after it. None may be
+ * taken: the cell after the record must have been cleared before it was
+ * published, and the forged cells inside it are never read as stamps. */
+Test(shm_ring, a_record_over_forged_cells_clears_the_cell_after_it)
+{
+    struct ring r;
+    const uint64_t n = 16384;                    /* the clearing window is 2048 cells */
+    const uint64_t kb = 3000;                    /* cells of the second-lap record */
+    const uint64_t k = kb + 10;                  /* cells of the forging record */
+    ring_make(&r, n, 0);
+    unsigned char *big = calloc(1, n / 2 * 64);
+    cr_assert_not_null(big);
+    send_forger(&r, big, k);
+    const void *pkt;
+    size_t len;
+    uint32_t type;
+    /* the rest of the first lap in two records, so the second lap starts at cell 0 */
+    uint64_t half = (n - k) / 2;
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(send_seq(&r, (uint64_t)i, half * 64 - 16, big), RDMACH_OK, "%s", rdmach_last_error());
+        cr_assert(recv_seq(&r, (uint64_t)i, half * 64 - 16));
+    }
+    rch_shm_ring_rx_flush(&r.rx);
+    cr_assert_eq(r.tx.tail, n);
+    /* over forged cells 1 .. kb-1, ending on forged cell kb */
+    cr_assert_eq(send_seq(&r, 7, kb * 64 - 16, big), RDMACH_OK);
+    cr_assert(recv_seq(&r, 7, kb * 64 - 16));
+    cr_assert_eq(rch_shm_ring_peek(&r.rx, &pkt, &len, &type), RDMACH_AGAIN,
+                 "the forged stamp after a multi-cell record was taken");
+    /* one-cell records over the remaining forged cells: each is taken once,
+     * and nothing after it */
+    unsigned char scratch[64];
+    for (uint64_t s = 8; s < 8 + (k - kb); s++) {
+        cr_assert_eq(send_seq(&r, s, 20, scratch), RDMACH_OK);
+        cr_assert(recv_seq(&r, s, 20));
+        cr_assert_eq(rch_shm_ring_peek(&r.rx, &pkt, &len, &type), RDMACH_AGAIN,
+                     "a forged stamp after one-cell record %llu was taken", (unsigned long long)s);
+    }
+    free(big);
+    free(r.mem);
+}
+
+/* A producer that found no room sets ROOM and clears it once room is back
+ * (the consumer publishes head on an empty ring while ROOM is set). */
+Test(shm_ring, the_room_flag_follows_the_producers_view_of_head)
+{
+    struct ring r;
+    ring_make(&r, 64, 0);
+    unsigned char scratch[64 * 32];
+    size_t len = 16 * 64 - 16;                   /* 16 cells */
+    uint64_t sent = 0;
+    while (send_seq(&r, sent, len, scratch) == RDMACH_OK)
+        sent++;
+    cr_assert_eq(sent, 3, "three 16-cell records fit a 64-cell ring with a cleared cell after them");
+    cr_assert_eq(atomic_load(&r.tx.ctl->blocked) & RCH_SHM_BLOCKED_ROOM, RCH_SHM_BLOCKED_ROOM);
+    cr_assert(recv_seq(&r, 0, len));
+    cr_assert(recv_seq(&r, 1, len));
+    rch_shm_ring_rx_flush(&r.rx);
+    cr_assert_eq(send_seq(&r, sent, len, scratch), RDMACH_OK);
+    cr_assert_eq(atomic_load(&r.tx.ctl->blocked) & RCH_SHM_BLOCKED_ROOM, 0u);
+    cr_assert(recv_seq(&r, 2, len));
+    cr_assert(recv_seq(&r, 3, len));
     free(r.mem);
 }
 

@@ -122,8 +122,13 @@ static void prefault_ring(void *ring, uint64_t ncells)
  * the node's ranks, at most RING_AUTO_MAX, at least RDMACH_SHM_RING_SIZE. A
  * larger ring lets a window of eager messages stream without the sender
  * waiting for the receiver to publish room (bw 4 KiB..16 KiB: 64 KiB rings
- * ~5 GB/s, 1 MiB rings ~20 GB/s on the reference VM). */
-#define RING_AUTO_MAX ((size_t)1 << 20)
+ * ~5 GB/s, 1 MiB rings ~13 GB/s on the reference VM), and a ring larger than
+ * a core's L2 makes each line the producer writes one that has left the
+ * consumer's cache since it read it a lap ago, so the write takes it from
+ * the shared L3 without a probe of the other core (4 and 8 KiB ping-pong
+ * 10-20% faster with 4 MiB rings than with 1 MiB ones, streaming 15-30%;
+ * 8 MiB rings lose it again: docs/PERFORMANCE.md). */
+#define RING_AUTO_MAX ((size_t)4 << 20)
 static size_t ring_bytes(int local_size)
 {
     size_t share = rch_tun.shm_ring_budget / (size_t)(local_size > 0 ? local_size : 1);

@@ -20,11 +20,16 @@
  *    record only if it loads (acquire) exactly p + 1. Stamps of older laps are
  *    p + 1 - k*ncells, never equal: a stale record is never taken.
  *  - Payload bytes of an older lap could, by chance, hold p + 1 where a new
- *    record will start. So the producer clears the stamp word of every cell the
- *    consumer frees before reusing it ("cleared" below), and a record is only
- *    published once the cell just after it (where the consumer will look next)
- *    has been cleared. Clearing is done in batches when the producer refreshes
- *    its view of head, off the per-message path.
+ *    record will start. So a record is only published once the cell just
+ *    after it (where the consumer will look next) has had its stamp word
+ *    cleared; the cells of the record itself are never read as stamps and
+ *    need none. A record that reaches past the cleared window ("cleared"
+ *    below: all of [tail, cleared) is clear) clears that one cell before its
+ *    stamp, and after its stamp the free cells up to 2048 beyond it: off the
+ *    path from copy to stamp, and soon enough before the producer writes
+ *    them that it still holds the lines then; runs of one-cell records take
+ *    the fast path below inside that window. The record's own cells stay as
+ *    they were (the copy writes them whole).
  *  - The consumer never writes into producer lines. It publishes its position
  *    (head) on its own line lazily: every quarter ring, and when it finds the
  *    ring empty with head lagging by more than `flush_gap` cells (so a
@@ -41,8 +46,8 @@
  *    room", for a producer that is about to sleep on a full ring (the consumer
  *    reads it after each head publication; rch_shm_ring_release/peek tell the
  *    caller; pairing it with a store->load barrier is the caller's job); and
- *    ROOM, "I am short of room", set by the producer while a refresh finds no
- *    room, so an empty ring publishes head whatever flush_gap says (records
+ *    ROOM, "I am short of room", set by the producer while a re-read of
+ *    head finds no room, so an empty ring publishes head whatever flush_gap says (records
  *    larger than the consumer assumed cannot get stuck).
  *
  * The fast path (one small record, inline below) is: a few compares, a copy
@@ -94,7 +99,7 @@ struct rch_shm_ring_tx {
     uint64_t ncells;
     uint64_t tail;               /* next position to write */
     uint64_t head_cache;         /* last head read from ctl */
-    uint64_t cleared;            /* cells before this position are cleared and free */
+    uint64_t cleared;            /* cells in [tail, cleared) are free with their stamp cleared */
     uint32_t max_payload;
     uint32_t wake;               /* RCH_SHM_BLOCKED_WAKE as last set (mirror of the shared word) */
     uint32_t short_room;         /* RCH_SHM_BLOCKED_ROOM as last set */
@@ -185,7 +190,7 @@ static inline int rch_shm_ring_send_small(struct rch_shm_ring_tx *tx, uint32_t t
 {
     uint64_t t = tx->tail;
     if (__builtin_expect(t + 1 >= tx->cleared, 0))
-        return 0;              /* the cell after it must be cleared: refresh first */
+        return 0;              /* the cell after it must be cleared first (rch_shm_ring_send) */
     struct rch_shm_rec *r = (struct rch_shm_rec *)(tx->cells + (t & tx->mask) * RCH_SHM_CELL);
     unsigned char *d = (unsigned char *)(r + 1);
     r->len = (uint32_t)len;
