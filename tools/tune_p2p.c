@@ -14,8 +14,8 @@
  * noise hits all alike; a variant's figure is its best run, and its score
  * at a size the sum of its ping-pong and window times. The receiver decides
  * how a rendezvous moves (it reads rch_tun on every get), so both ranks set
- * the variant before each run. A threshold is the smallest measured size
- * from which a variant wins at every larger measured size.
+ * the variant before each run. A threshold is the measured size from which
+ * the variant loses least over all sizes (tune_pick.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +25,7 @@
 #include "boot/boot.h"
 #include "mpi/mpi_impl.h"
 #include "tune_p2p.h"
+#include "tune_pick.h"
 
 #define WINDOW 16
 enum { PIPE, PIPE_NT, CMA, NVAR };
@@ -73,22 +74,6 @@ static void run(char *s, char *r, long size, int me, int iters, double *pp, doub
     MPI_Bcast(both, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     *pp = both[0];
     *win = both[1];
-}
-
-/* The smallest size index from which variant `v` beats every variant of
- * `others` at every larger size (n: never). */
-static int wins_from(double score[][NVAR], int n, int v, const int *others, int nothers)
-{
-    int from = n;
-    for (int i = n - 1; i >= 0; i--) {
-        int win = 1;
-        for (int k = 0; k < nothers; k++)
-            win = win && score[i][v] < score[i][others[k]];
-        if (!win)
-            break;
-        from = i;
-    }
-    return from;
 }
 
 int rch_tune_p2p(const long *sizes, int nsizes, int reps, const char *out, int me, int p)
@@ -148,9 +133,9 @@ int rch_tune_p2p(const long *sizes, int nsizes, int reps, const char *out, int m
     }
 
     const int pipes[] = { PIPE, PIPE_NT };
-    int cma_i = wins_from(score, nsizes, CMA, pipes, 2);
+    int cma_i = rch_tune_pick_from(&score[0][0], nsizes, NVAR, CMA, pipes, 2);
     const int plain[] = { PIPE };
-    int nt_i = wins_from(score, cma_i, PIPE_NT, plain, 1);
+    int nt_i = rch_tune_pick_from(&score[0][0], cma_i, NVAR, PIPE_NT, plain, 1);
     size_t cma_from = cma_i < nsizes ? (size_t)sizes[cma_i] : (size_t)1 << 30;
     size_t nt_from = nt_i < cma_i ? (size_t)sizes[nt_i] : 0;
     int rc = 0;
