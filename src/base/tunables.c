@@ -63,8 +63,9 @@ static const struct rch_tun_row rows[] = {
       "copy, each side with its own process_vm_readv/writev (0: never; the initiator alone)" },
     { "SHM_CMA_FROM", RCH_TUN_SIZE, OFF(shm_cma_from), "1g", 0, 1 * GiB, NULL,
       "SHM_GET=auto: rendezvous gets of at least this many bytes move by single copy "
-      "(process_vm_readv, see SHM_CMA_SPLIT) instead of the two-copy pipeline (default 1g: never, the "
-      "pipeline having been faster at every size measured; rdmach-tune --p2p measures it here)" },
+      "(process_vm_readv, see SHM_CMA_SPLIT) instead of the two-copy pipeline, when given by a tuning "
+      "file (rdmach-tune --p2p measures it) or the environment; left at its default (1g) the receiver "
+      "chooses by timing both ways (SHM_GET=auto)" },
     { "SHM_NT_FROM", RCH_TUN_SIZE, OFF(shm_nt_from), "0", 0, 1 * GiB, NULL,
       "The pipeline's copy into the receiver's buffer uses non-temporal (streaming) stores for messages "
       "of at least this many bytes, which then bypass the caches (0: never; set at start-up to half the "
@@ -73,7 +74,9 @@ static const struct rch_tun_row rows[] = {
       "How a shared-memory get (the rendezvous data of a large message) moves: pipe (the two-copy "
       "pipeline, both processes copying chunks that stay in cache; the reader copies the rest itself "
       "by single copy when the owner stops serving it), cma (single copy, see SHM_CMA_SPLIT); auto: "
-      "pipe for a rendezvous, cma for one-sided gets" },
+      "for a rendezvous of at least 32 KiB the receiver times both ways and takes the faster per size "
+      "class, timing the other again once in 64 gets (SHM_CMA_FROM from a tuning file or the "
+      "environment fixes the threshold instead), cma for one-sided gets" },
     { "RNDV_THRESHOLD", RCH_TUN_SIZE, OFF(rndv_threshold), "0", 0, 1 * GiB, NULL,
       "Messages of at least this size use rendezvous (0: the channel's eager maximum)" },
     { "RNDV_MODE", RCH_TUN_ENUM, OFF(rndv_mode), "auto", 0, 0, "auto|put|get",

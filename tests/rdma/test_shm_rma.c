@@ -523,3 +523,70 @@ Test(shm_rma, a_pipelined_get_is_finished_by_stealing_when_the_owner_stops, .tim
     enum steal_mode mode = OWNER_STOPS;
     cr_assert_eq(h_run("stealrest", &(struct h_opts){ .n = 2 }, body_pipe_get, &mode), 0);
 }
+
+/* ---- rendezvous gets by timing (shm_adapt.h) ----
+ * Rank 1 offers 1 MiB + 5 bytes and progresses (serving the pipeline) until
+ * rank 0 is done; rank 0 gets it 8 times with a local registration (the
+ * device's rendezvous) and checks every byte. By default the first four
+ * alternate pipeline, single copy, pipeline, single copy and the rest take
+ * the faster: both ways used, 8 in all. With RDMACH_SHM_CMA_FROM given
+ * (arg 1) no get is timed. */
+static int body_adapt_get(struct h_rank *h, void *arg)
+{
+    const int given = *(const int *)arg;
+    struct inbox in = { 0 };
+    h->user = &in;
+    h->on_recv = inbox_recv;
+    const size_t n = (1u << 20) + 5;
+    unsigned char *mem = malloc(n + 8);
+    struct msg m;
+    if (h->rank == 1) {
+        struct rch_rdma_mr *mr;
+        h_pattern(mem + 1, n, 51);
+        H_CHECK(h->ops->mem_reg(h->ch, mem + 1, n, RCH_RDMA_ACCESS_REMOTE_READ, &mr) == RDMACH_OK, "reg");
+        m = (struct msg){ .type = M_OFFER, .addr = (uint64_t)(uintptr_t)(mem + 1), .size = n };
+        H_CHECK(h->ops->mem_rkey(h->ch, mr, &m.rkey) == RDMACH_OK, "rkey");
+        H_CHECK(h_send(h, 0, &m, sizeof(m), NULL, 0) == RDMACH_OK, "offer");
+        H_CHECK(take(h, &in, M_DONE, &m) == 0, "done");
+        h->ops->mem_dereg(h->ch, mr);
+    } else {
+        H_CHECK(take(h, &in, M_OFFER, &m) == 0, "offer");
+        struct rch_rdma_mr *lmr;
+        H_CHECK(h->ops->mem_reg(h->ch, mem + 3, n, RCH_RDMA_ACCESS_LOCAL, &lmr) == RDMACH_OK, "local reg");
+        unsigned long ndone = 0;
+        for (int i = 0; i < 8; i++) {
+            memset(mem, 0, n + 8);
+            rdmach_status_t st = h->ops->get(h->ch, 1, mem + 3, lmr, n, &m.rkey, m.addr, (void *)7);
+            H_CHECK(finish(h, st, &ndone) == 0, "get %d: %d", i, st);
+            long bad = h_check_pattern(mem + 3, n, 51);
+            H_CHECK(bad < 0, "get %d: byte %ld wrong", i, bad);
+            H_CHECK(mem[2] == 0 && mem[n + 3] == 0, "get %d wrote outside", i);
+        }
+        const struct rch_shm_stats *s = rch_shm_get_stats(h->ch);
+        unsigned long pipe = s->adapt_gets[RCH_SHM_WAY_PIPE], cma = s->adapt_gets[RCH_SHM_WAY_CMA];
+        if (given)
+            H_CHECK(pipe == 0 && cma == 0, "SHM_CMA_FROM given, yet %lu + %lu gets timed", pipe, cma);
+        else
+            H_CHECK(pipe >= 2 && cma >= 2 && pipe + cma == 8, "ways: pipeline %lu, single copy %lu", pipe, cma);
+        h->ops->mem_dereg(h->ch, lmr);
+        m = (struct msg){ .type = M_DONE };
+        H_CHECK(h_send(h, 1, &m, sizeof(m), NULL, 0) == RDMACH_OK, "done");
+    }
+    free(mem);
+    return h_barrier(h);
+}
+
+Test(shm_rma, rendezvous_gets_take_both_ways_then_the_faster, .timeout = 120)
+{
+    setenv("RDMACH_CMA", "auto", 1);
+    int given = 0;
+    cr_assert_eq(h_run("adapt", &(struct h_opts){ .n = 2 }, body_adapt_get, &given), 0);
+}
+
+Test(shm_rma, a_given_cma_threshold_fixes_the_way, .timeout = 120)
+{
+    setenv("RDMACH_CMA", "auto", 1);
+    setenv("RDMACH_SHM_CMA_FROM", "2m", 1);
+    int given = 1;
+    cr_assert_eq(h_run("adaptoff", &(struct h_opts){ .n = 2 }, body_adapt_get, &given), 0);
+}

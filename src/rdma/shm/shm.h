@@ -25,6 +25,7 @@
 
 #include <sys/types.h>
 #include "rdma/channel.h"
+#include "rdma/shm/shm_adapt.h"
 #include "rdma/shm/shm_proto.h"
 #include "rdma/shm/shm_ring.h"
 #include "rdma/shm/shm_seg.h"
@@ -166,6 +167,7 @@ struct rch_shm_stats {
     unsigned long coop_chunks_helped;/* chunks we copied for a peer's transfer */
     unsigned long pipe_chunks;       /* pipeline chunks we copied in (source side) */
     unsigned long pipe_stolen;       /* chunks of our pipelined gets we copied ourselves (single copy) */
+    unsigned long adapt_gets[RCH_SHM_NWAYS]; /* rendezvous gets each way chose by timing */
 };
 
 struct rch_rdma_chan {
@@ -175,6 +177,7 @@ struct rch_rdma_chan {
     char kvsname[256];
     int cma_mode;                    /* RCH_CMA_* at open */
     int get_mode;                    /* RCH_SHM_GET_* at open */
+    int get_adapt;                   /* rendezvous gets choose their way by timing (`adapt`) */
     int self_fence;                  /* this process does not sleep with membarrier (unavailable,
                                       * or RDMACH_SHM_WAKE): senders to it fence, and so do we */
     int oversub;                     /* more local ranks than cores: pending flags (shm_proto.h) */
@@ -209,7 +212,16 @@ struct rch_rdma_chan {
     struct rch_shm_getop *getops;
     int ngetops, getop_free;
     struct rch_shm_stats stats;
+    struct rch_shm_adapt adapt;      /* get_adapt: the timings of both ways */
 };
+
+/* upcalls.rma_done of a put or get, through the get timings (shm_adapt.h) */
+static inline void rch_shm_rma_done(struct rch_rdma_chan *ch, void *op_ctx, rdmach_status_t st)
+{
+    if (__builtin_expect(ch->adapt.npend != 0, 0))
+        rch_shm_adapt_done(&ch->adapt, op_ctx, st == RDMACH_OK, rch_shm_adapt_now());
+    ch->up.rma_done(ch->up.ctx, op_ctx, st);
+}
 
 /* The peer record of a world rank, or NULL if this channel does not serve it. */
 static inline struct rch_shm_peer *rch_shm_peer_get(struct rch_rdma_chan *ch, int rank)

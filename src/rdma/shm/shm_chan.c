@@ -138,6 +138,18 @@ static size_t ring_bytes(int local_size)
     return r > rch_tun.shm_ring_size ? r : rch_tun.shm_ring_size;
 }
 
+/* Was RDMACH_SHM_CMA_FROM given (a tuning file, the environment)? Then it
+ * fixes how rendezvous gets move; otherwise the receiver times both ways. */
+static int cma_from_given(void)
+{
+    const char *why;
+    for (size_t i = 0; rch_base_tun_row(i); i++)
+        if (strcmp(rch_base_tun_row(i)->name, "SHM_CMA_FROM") == 0)
+            return rch_base_tun_origin(i, &why) >= RCH_TUN_FROM_FILE;
+    return 0;
+}
+
+
 static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct rch_rdma_chan **out)
 {
     rdmach_status_t st = check_args(a);
@@ -160,6 +172,7 @@ static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct 
         snprintf(ch->kvsname, sizeof(ch->kvsname), "single%d", (int)getpid());
     ch->cma_mode = rch_tun.cma;
     ch->get_mode = rch_tun.shm_get;
+    ch->get_adapt = ch->get_mode == RCH_SHM_GET_AUTO && ch->cma_mode != RCH_CMA_OFF && !cma_from_given();
     /* Sleeping is rare with a core per rank: senders skip the fence and a
      * sleeper pays a membarrier (an IPI). With more ranks than cores ranks
      * sleep all the time, and an IPI per sleep costs far more than a fence

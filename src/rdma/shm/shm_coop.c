@@ -191,7 +191,7 @@ unsigned rch_shm_coop_progress(struct rch_rdma_chan *ch, struct rch_shm_peer *p,
         op->busy = 0;
         p->coop_pending--;
         rch_shm_update_busy(ch, p);
-        ch->up.rma_done(ch->up.ctx, op->op_ctx, st);
+        rch_shm_rma_done(ch, op->op_ctx, st);
         n++;
     }
     return n;
@@ -222,7 +222,7 @@ unsigned rch_shm_coop_fail_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p
             continue;
         op->busy = 0;
         p->coop_pending--;
-        ch->up.rma_done(ch->up.ctx, op->op_ctx, st);
+        rch_shm_rma_done(ch, op->op_ctx, st);
         n++;
     }
     rch_shm_update_busy(ch, p);

@@ -175,7 +175,7 @@ static void getop_done(struct rch_rdma_chan *ch, struct rch_shm_peer *p, int i, 
     steal_release(ch, p, i);
     getop_release(ch, i);
     p->sink_active--;
-    ch->up.rma_done(ch->up.ctx, ctx, st);
+    rch_shm_rma_done(ch, ctx, st);
 }
 
 /* Is a steal due: a stealable get, and nothing served for RCH_SHM_STEAL_AFTER? */
@@ -487,7 +487,7 @@ static unsigned src_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsig
             rch_base_err(st, "shm put to rank %d: the receiver rejected the destination 0x%llx (+%zu)",
                          p->rank, (unsigned long long)x->dst, x->len);
         xq_pop(&p->wq_head, &p->wq_tail);
-        ch->up.rma_done(ch->up.ctx, x->op_ctx, st);
+        rch_shm_rma_done(ch, x->op_ctx, st);
         free(x);
         n++;
     }
@@ -685,20 +685,20 @@ unsigned rch_shm_pipe_fail_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p
             void *ctx = op->op_ctx;
             steal_release(ch, p, i);
             getop_release(ch, i);
-            ch->up.rma_done(ch->up.ctx, ctx, st);
+            rch_shm_rma_done(ch, ctx, st);
             n++;
         }
     }
     struct rch_shm_xfer *x;
     while ((x = xq_pop(&p->xq_head, &p->xq_tail)) != NULL) {
         if (x->kind == RCH_SHM_PIPE_PUT_DATA) {
-            ch->up.rma_done(ch->up.ctx, x->op_ctx, st);
+            rch_shm_rma_done(ch, x->op_ctx, st);
             n++;
         }
         free(x);
     }
     while ((x = xq_pop(&p->wq_head, &p->wq_tail)) != NULL) {
-        ch->up.rma_done(ch->up.ctx, x->op_ctx, st);
+        rch_shm_rma_done(ch, x->op_ctx, st);
         n++;
         free(x);
     }

@@ -190,6 +190,30 @@ static int cma_refused(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
     return 1;
 }
 
+/* A rendezvous get by the way its timings favour (shm_adapt.h), timed. */
+static rdmach_status_t adapt_get(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr, size_t len,
+                                 uint64_t raddr, void *op_ctx)
+{
+    int way = rch_shm_adapt_choose(&ch->adapt, len);
+    ch->stats.adapt_gets[way]++;
+    uint64_t t0 = rch_shm_adapt_now();
+    rdmach_status_t st;
+    if (way == RCH_SHM_WAY_CMA) {
+        st = rch_shm_coop_rw(ch, p, laddr, raddr, len, 0, op_ctx);
+        if (st == RDMACH_ERR_UNSUPPORTED && cma_refused(ch, p)) {
+            way = RCH_SHM_WAY_PIPE;
+            st = rch_shm_pipe_get(ch, p, laddr, len, raddr, op_ctx, 1);
+        }
+    } else {
+        st = rch_shm_pipe_get(ch, p, laddr, len, raddr, op_ctx, 1);
+    }
+    if (st == RDMACH_OK)
+        rch_shm_adapt_sample(&ch->adapt, len, way, t0, rch_shm_adapt_now());
+    else if (st == RDMACH_INPROGRESS)
+        rch_shm_adapt_start(&ch->adapt, op_ctx, len, way, t0);
+    return st;
+}
+
 rdmach_status_t rch_shm_get(struct rch_rdma_chan *ch, int peer, void *laddr,
                             struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
                             uint64_t raddr, void *op_ctx)
@@ -204,14 +228,17 @@ rdmach_status_t rch_shm_get(struct rch_rdma_chan *ch, int peer, void *laddr,
         return RDMACH_OK;
     }
     /* A get with a local registration is the device's rendezvous: the owner
-     * is in MPI (it sent the request and waits for it), so the pipeline,
-     * which is about twice as fast as one process_vm_readv for data in cache
-     * (bench/compare bw), is the default; stealing covers an owner that is
-     * not progressing, up to RDMACH_SHM_CMA_FROM (never unless a tuning
-     * file or the environment says so). One-sided gets (no lmr) keep single
-     * copy. */
+     * is in MPI (it sent the request and waits for it). Which of the
+     * pipeline (stealing covers an owner that is not progressing) and single
+     * copy is faster depends on the processor, so by default the receiver
+     * times both and takes the faster per size class (shm_adapt.h);
+     * RDMACH_SHM_CMA_FROM from a tuning file or the environment, or
+     * RDMACH_SHM_GET=pipe|cma, fixes the way instead. One-sided gets (no
+     * lmr) keep single copy. */
     int pipe = ch->get_mode == RCH_SHM_GET_PIPE ||
                (ch->get_mode == RCH_SHM_GET_AUTO && lmr != NULL && len < rch_tun.shm_cma_from);
+    if (ch->get_adapt && lmr != NULL && p->cma && len >= (size_t)1 << RCH_SHM_ADAPT_MIN_LOG)
+        return adapt_get(ch, p, laddr, len, raddr, op_ctx);
     if (p->cma && !pipe) {
         st = rch_shm_coop_rw(ch, p, laddr, raddr, len, 0, op_ctx);
         if (st != RDMACH_ERR_UNSUPPORTED || !cma_refused(ch, p))
