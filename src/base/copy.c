@@ -10,7 +10,7 @@
  *  - rch_base_copy_lines (base.h), memcpy in pieces of at most 2 KiB: for
  *    the eager copies into and out of a shared-memory ring (up to 16 KiB).
  *    glibc's memcpy switches to `rep movsb` above ~2 KiB
- *    (x86_rep_movsb_threshold 0x840 = 2112 on AMD EPYC, Zen 5), which moves
+ *    (x86_rep_movsb_threshold 0x840 = 2112 on the AMD EPYC, Zen 4, measured), which moves
  *    lines the other core owns or holds more slowly than its vector loop
  *    does; each piece below the threshold takes the vector loop (4 and 8
  *    KiB ping-pong 20-30% faster, streaming 1.5-2x: docs/PERFORMANCE.md).

@@ -405,7 +405,7 @@ int main(int argc, char **argv)
     else if (strcmp(c, "pingpong") == 0)
         rc = case_pingpong(a > 0 ? (int)a : 100000, argc > 3 ? (size_t)atol(argv[3]) : 8);
     else if (strcmp(c, "flood") == 0)
-        rc = case_flood(a > 0 ? (int)a : 50000);
+        rc = case_flood(a > 0 ? (int)a : 200000);
     else if (strcmp(c, "unreachable") == 0)
         rc = case_unreachable();
     else {

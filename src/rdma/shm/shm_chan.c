@@ -149,7 +149,6 @@ static int cma_from_given(void)
     return 0;
 }
 
-
 static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct rch_rdma_chan **out)
 {
     rdmach_status_t st = check_args(a);
