@@ -72,6 +72,13 @@ static inline void rch_base_copy_lines(void *dst, const void *src, size_t len)
     else
         rch_base_copy_pieces(dst, src, len);
 }
+/* One store into every cache line of [p, p + len) (copy.c): a consumer of
+ * shared memory that has read lines another core will write next takes them
+ * exclusively, so that core's next stores miss (and its prefetchers fetch
+ * them ahead) instead of each waiting on an upgrade from the shared state.
+ * The bytes become undefined: only for lines whose contents are dead and
+ * that nobody else writes until the caller says so. */
+void rch_base_claim_lines(void *p, size_t len);
 /* n blocks of len bytes from src, src + sstride, ... to dst, dst + dstride,
  * ... (copy.c): the datatype engine's inner loop. Source and destination
  * do not overlap. */

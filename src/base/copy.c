@@ -14,6 +14,8 @@
  *    lines the other core owns or holds more slowly than its vector loop
  *    does; each piece below the threshold takes the vector loop (4 and 8
  *    KiB ping-pong 20-30% faster, streaming 1.5-2x: docs/PERFORMANCE.md).
+ *  - rch_base_claim_lines, a store per line of a buffer just copied out of
+ *    shared memory, before it is handed back to the producer: see below.
  *  - rch_base_copy2d, many small blocks at constant strides: the inner loop
  *    of the datatype engine (src/mpi/type_pack.c) and of the one-sided
  *    blocks a device moves itself (src/device/rma_vec.c, rma_getw.c); every
@@ -72,6 +74,28 @@ void rch_base_copy_pieces(void *dst, const void *src, size_t len)
         len -= RCH_BASE_COPY_PIECE;
     }
     memcpy(d, s, len);
+}
+
+/* The two-copy pipeline (src/rdma/shm/shm_pipe.c) reuses a few chunk
+ * buffers: the source writes a chunk, the sink copies it out, the source
+ * writes the buffer again. Read by the sink, a line the source wrote stays in
+ * both caches (owned / shared), and the source's next store to it is an
+ * upgrade that waits for the sink's copy to be invalidated; such upgrades are
+ * not prefetched, so the source's copy ran at 7-9 GB/s on the AMD EPYC Zen 4
+ * (family 25) against 45-50 GB/s into private memory, in most runs (in some
+ * the hardware migrated the lines itself and it ran at 20 GB/s). After one
+ * store per line by the sink, the line is the sink's alone, the source's
+ * stores miss, and its prefetchers fetch the lines ahead: 1 MiB through
+ * 4 x 64 KiB buffers 115 -> 44 us (a two-process scratch program, both
+ * states; docs/PERFORMANCE.md). */
+void rch_base_claim_lines(void *p, size_t len)
+{
+    volatile unsigned char *b = p;
+    if (len == 0)
+        return;
+    uintptr_t first = (uintptr_t)p & ~(uintptr_t)63;
+    for (uintptr_t a = first; a < (uintptr_t)p + len; a += 64)
+        b[a < (uintptr_t)p ? 0 : a - (uintptr_t)p] = 0;
 }
 
 /* n blocks of a constant len: unrolled 4 times, addresses stepped by

@@ -101,3 +101,29 @@ Test(copy_lines, lengths_around_the_pieces_at_odd_offsets)
     free(src);
     free(got);
 }
+
+/* rch_base_claim_lines: a byte stored in every cache line the range touches,
+ * at odd starts and lengths, and nothing outside the range written. */
+Test(claim_lines, one_store_per_line_inside_the_range)
+{
+    static const size_t lens[] = { 0, 1, 63, 64, 65, 127, 128, 129, 4096, 65536 + 17 };
+    size_t cap = 65536 + 17 + 3 * 64;
+    unsigned char *buf = aligned_alloc(64, cap);
+    cr_assert(buf);
+    for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+        for (size_t off = 0; off < 64 + 1; off += 13) {
+            size_t len = lens[l];
+            memset(buf, 0xa5, cap);
+            rch_base_claim_lines(buf + off, len);
+            for (size_t i = 0; i < cap; i++)
+                if (i < off || i >= off + len)
+                    cr_expect_eq(buf[i], 0xa5, "len %zu at %zu: byte %zu outside the range written", len, off, i);
+            for (size_t line = off / 64 * 64; len > 0 && line < off + len; line += 64) {
+                size_t lo = line > off ? line : off, hi = line + 64 < off + len ? line + 64 : off + len, i = lo;
+                while (i < hi && buf[i] == 0xa5)
+                    i++;
+                cr_expect(i < hi, "len %zu at %zu: no store in the line at %zu", len, off, line);
+            }
+        }
+    free(buf);
+}

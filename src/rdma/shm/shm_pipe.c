@@ -623,6 +623,9 @@ static unsigned sink_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsi
         } else {
             RCH_ERROR("shm", "rank %d sent a pipe chunk of unknown kind %u: dropped", p->rank, kind);
         }
+        /* the buffer is dead until drained says so: take its lines (copy.c) */
+        if (!reject && len > 0)
+            rch_base_claim_lines((void *)(uintptr_t)buf, len);
         p->sink_seq++;
         n++;                         /* a chunk (with its completion, if it was the last) */
         p->sink_seen = 0;            /* the source is serving: no stealing for a while */
