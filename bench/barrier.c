@@ -158,7 +158,7 @@ int main(int argc, char **argv)
     timed(iters, nranks, &avg, &min, &max);
     if (rank == 0) {
         printf("# barrier: MPI_Barrier latency, %d ranks, %ld iterations\n", nranks, iters);
-        printf("# library: %s\n", lib);
+        bench_print_library_cpu(lib);
 #ifdef RDMACH_MPI
         printf("# rdmach barrier backend: %s\n", rdmach_barrier_backend());
 #endif

@@ -86,7 +86,7 @@ static inline int coll_bench_main(const struct coll_bench *b, int argc, char **a
         bench_library(lib, sizeof(lib));
         printf("# rdmach bench %s: %s, %d ranks (OSU-style: average over ranks of the mean "
                "time per call)\n", b->name, b->what, nranks);
-        printf("# library: %s\n", lib);
+        bench_print_library_cpu(lib);
         printf("# %-10s%18s%14s%14s%12s\n", "Size", "Avg Latency(us)", "Min(us)", "Max(us)",
                "Iterations");
         fflush(stdout);

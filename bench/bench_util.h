@@ -292,10 +292,51 @@ static inline void bench_library(char *out, size_t len)
     snprintf(out, len, "%s", v);
 }
 
+/* The CPU model from /proc/cpuinfo with its family and model numbers
+ * ("AMD EPYC (family 25, model 17)"; "unknown" if none), for the header of a
+ * benchmark whose figures are compared across runs: processors sold under
+ * one name (as a hypervisor shows them) differ in what decides the figures. */
+static inline void bench_cpu_model(char *out, size_t len)
+{
+    char name[160] = "unknown", family[16] = "", model[16] = "";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[256];
+    while (f && fgets(line, sizeof(line), f)) {
+        char *v = strchr(line, ':');
+        if (line[0] == '\n')
+            break;                       /* the first processor's block is enough */
+        if (!v)
+            continue;
+        v += v[1] == ' ' ? 2 : 1;
+        v[strcspn(v, "\n")] = '\0';
+        if (strncmp(line, "model name", 10) == 0)
+            snprintf(name, sizeof(name), "%s", v);
+        else if (strncmp(line, "cpu family", 10) == 0)
+            snprintf(family, sizeof(family), "%s", v);
+        else if (strncmp(line, "model\t", 6) == 0 || strncmp(line, "model :", 7) == 0)
+            snprintf(model, sizeof(model), "%s", v);
+    }
+    if (f)
+        fclose(f);
+    if (family[0])
+        snprintf(out, len, "%s (family %s, model %s)", name, family, model[0] ? model : "?");
+    else
+        snprintf(out, len, "%s", name);
+}
+
+/* The "# library: ..." and "# cpu: ..." header lines every benchmark prints
+ * before its figures (rank 0). */
+static inline void bench_print_library_cpu(const char *lib)
+{
+    char cpu[224];
+    bench_cpu_model(cpu, sizeof(cpu));
+    printf("# library: %s\n# cpu: %s\n", lib, cpu);
+}
+
 /* The start of a two-rank point-to-point benchmark (bw, latency): MPI_Init,
  * the options, exactly 2 ranks, the size list (*n sizes) and a send and a
  * receive buffer of the largest size, then on rank 0 the header lines
- * ("# <title>", "# library: ...", "# Size <column>"). Returns the rank, or
+ * ("# <title>", "# library: ...", "# cpu: ...", "# Size <column>"). Returns the rank, or
  * -1 with *exit_code set (MPI finalized: help, bad options, not 2 ranks). */
 static inline int bench_pair_start(int *argc, char ***argv, const char *name, const char *usage, unsigned flags,
                                    const char *title, const char *column, struct bench_opts *o, long *sizes,
@@ -330,30 +371,11 @@ static inline int bench_pair_start(int *argc, char ***argv, const char *name, co
         char lib[256];
         bench_library(lib, sizeof(lib));
         printf("# %s\n", title);
-        printf("# library: %s\n", lib);
+        bench_print_library_cpu(lib);
         printf("# %-10s%18s\n", "Size", column);
         fflush(stdout);
     }
     return rank;
-}
-
-/* The CPU model from /proc/cpuinfo ("unknown" if none), for the header of
- * a benchmark whose figures are compared across runs. */
-static inline void bench_cpu_model(char *out, size_t len)
-{
-    snprintf(out, len, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[256];
-    while (f && fgets(line, sizeof(line), f)) {
-        char *v = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && v) {
-            snprintf(out, len, "%s", v + 2);
-            out[strcspn(out, "\n")] = '\0';
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
 }
 
 #endif /* RDMACH_BENCH_UTIL_H */

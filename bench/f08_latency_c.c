@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "bench_util.h"
 
 /* This thread's CPU time in seconds: on a machine shared with other jobs
  * the time this rank was not running is not counted, as wall time counts it. */
@@ -66,18 +67,12 @@ double bench_c_send_null(int iters, double *cpu_ns)
     return t * 1e9 / iters;
 }
 
-/* The "model name" line of /proc/cpuinfo, printed as "# cpu: ...". */
+/* The CPU model (bench_util.h), printed as "# cpu: ...". */
 void bench_print_cpu_model(void)
 {
-    char line[256] = "";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof(line), f))
-        if (strncmp(line, "model name", 10) == 0)
-            break;
-    if (f)
-        fclose(f);
-    const char *colon = strchr(line, ':');
-    printf("# cpu: %s", colon ? colon + 2 : "unknown\n");
+    char cpu[224];
+    bench_cpu_model(cpu, sizeof(cpu));
+    printf("# cpu: %s\n", cpu);
     fflush(stdout);
 }
 

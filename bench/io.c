@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "bench_util.h"
 
 static long parse_size(const char *s)
 {
@@ -155,7 +156,7 @@ int main(int argc, char **argv)
         int n = 0;
         MPI_Get_library_version(lib, &n);
         lib[strcspn(lib, "\n")] = '\0';
-        printf("# library: %s\n", lib);
+        bench_print_library_cpu(lib);
     }
     if (rank == 0)
         printf("# io: %d ranks, %s, block %ld B per rank, xfer %ld B, %s%s, dir %s, best of %d\n# size MB/s\n",

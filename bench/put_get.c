@@ -229,7 +229,7 @@ int main(int argc, char **argv)
         printf("# rdmach bench put_get: %s %s, window by %s, %s; rank 1 is a passive target\n", opn[p.op],
                p.bw ? "bandwidth (64 in flight)" : "latency", winn[p.win],
                p.bw ? "lock once, flush after each 64" : syncn[p.sync]);
-        printf("# library: %s\n", lib);
+        bench_print_library_cpu(lib);
         printf("# %-10s%18s\n", "Size", p.bw ? "Bandwidth (MB/s)" : "Latency (us)");
         fflush(stdout);
     }

@@ -163,7 +163,7 @@ int main(int argc, char **argv)
         bench_library(lib, sizeof(lib));
         printf("# rdmach bench ring: %d ranks pass a token around the ring 0 -> 1 -> ... -> %d "
                "-> 0\n", nranks, nranks - 1);
-        printf("# library: %s\n", lib);
+        bench_print_library_cpu(lib);
     }
     print_layout(rank, nranks);
     if (rank == 0) {

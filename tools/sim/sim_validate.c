@@ -158,16 +158,29 @@ static double measure_state(const char *dir)
 /* The machine the figures come from: its CPU model and load. */
 static void print_machine(const char *when)
 {
-    char line[256], model[256] = "unknown";
+    /* the name, and the family and model numbers that tell processors sold
+     * under one name apart (the first processor's block) */
+    char line[256], model[256] = "unknown", family[16] = "", number[16] = "";
     FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof(line), f))
-        if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-            snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
-            model[strcspn(model, "\n")] = '\0';
-            break;
-        }
+    while (f && fgets(line, sizeof(line), f) && line[0] != '\n') {
+        char *v = strchr(line, ':');
+        if (!v)
+            continue;
+        v += v[1] == ' ' ? 2 : 1;
+        v[strcspn(v, "\n")] = '\0';
+        if (!strncmp(line, "model name", 10))
+            snprintf(model, sizeof(model), "%s", v);
+        else if (!strncmp(line, "cpu family", 10))
+            snprintf(family, sizeof(family), "%s", v);
+        else if (!strncmp(line, "model\t", 6))
+            snprintf(number, sizeof(number), "%s", v);
+    }
     if (f)
         fclose(f);
+    if (family[0]) {
+        size_t k = strlen(model);
+        snprintf(model + k, sizeof(model) - k, " (family %s, model %s)", family, number[0] ? number : "?");
+    }
     double la[3] = { 0, 0, 0 };
     getloadavg(la, 3);
     printf("machine %s: %s, %ld cores online, load average %.2f %.2f %.2f\n", when, model, sysconf(_SC_NPROCESSORS_ONLN),
