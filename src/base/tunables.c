@@ -278,6 +278,10 @@ static const struct rch_tun_row rows[] = {
       "A get of a derived datatype from a rank of this node (GETW): the target packs the blocks straight "
       "into the shared-memory pipeline's buffers, which the origin copies out (on), or packs chunks of its "
       "own and writes them by single copy (off); on where the channel has it (shared memory)" },
+    { "RMA_PUTW_FROM", RCH_TUN_SIZE, OFF(rma_putw_from), "64k", 0, 1 * GiB, NULL,
+      "A put of a derived target datatype to a rank of this node (MPI_Win_create memory) of at least this "
+      "many bytes goes as PUTW: the target reads the origin's packed data through the shared-memory "
+      "pipeline and scatters each chunk into its window (0: never; V/P packets through the eager ring)" },
     { "RMA_PATH", RCH_TUN_ENUM, OFF(rma_path), "auto", 0, 0, "auto|rdma|am",
       "How one-sided operations reach other ranks: auto (load/store into windows in node-shared memory, "
       "the channel's RDMA put/get elsewhere, packets for the rest), rdma (never load/store: channel "

@@ -114,6 +114,7 @@ struct rch_tunables {
     int    barrier_remote_spin; /* polls while only ranks of other cores are missing (oversubscribed) */
     int    rma_rmw_die;      /* tests: world rank this - 1 dies inside a single-copy rmw (0: none) */
     int    rma_getw_fill;    /* GETW answers packed into the channel's put_fill (device/rma_getw.c) */
+    size_t rma_putw_from;    /* puts of derived target types from this size as PUTW (device/rma_putw.c; 0: never) */
     int    rma_path;         /* RCH_RMA_PATH_*: how one-sided operations reach other ranks (device/rma.h) */
     char   verbs_device[256]; /* verbs: RDMA device per node, "d0,d1,..." (index node % n; "": auto) */
     char   verbs_addr[256];   /* verbs: listener IP address per node, "a0,a1,..." ("": from the device) */

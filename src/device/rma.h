@@ -15,6 +15,7 @@
  *   rma_vec.c    many blocks of a derived target datatype in one call/packet
  *   rma_pat.c    blocks that repeat (a struct's, an indexed pattern's), in packets
  *   rma_getw.c   many small blocks got by a node-local target writing them here
+ *   rma_putw.c   many small blocks put by a node-local target reading them from here
  *   rma_proto.c  validation of received packets
  *
  * How an origin reaches a target's window memory (per target, chosen when the

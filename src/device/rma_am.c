@@ -546,6 +546,7 @@ void rch_dev_rma_on_pkt(struct rch_dev_peer *p, const void *pkt, size_t len)
     case RCH_RMA_PUTP:
     case RCH_RMA_ACCP:       rch_dev_rma_on_pat(w, &h, data); break;
     case RCH_RMA_GETW:       rch_dev_rma_on_getw(p, w, &h, data); break;
+    case RCH_RMA_PUTW:       rch_dev_rma_on_putw(p, w, &h, data); break;
     default:
         rch_dev_bad_packet(p, len, RCH_PKT_RMA, "RMA packet with an opcode that has no handler");
         break;

@@ -15,7 +15,7 @@
  * while the target packs the next: two user-space copies on two cores, no
  * single copy (which pins every page: a contiguous 4 MiB get by single copy
  * costs what the pack and the copy out cost together). The pack's state
- * (struct getw_fill) is freed with the answer, after the channel's
+ * (struct rch_dev_rma_blocks) is freed with the answer, after the channel's
  * rma_done, after which it calls no fill. The target's progress alone moves
  * nothing here: an origin that does not progress holds the answer after
  * the pipeline's few chunks.
@@ -97,30 +97,33 @@ int rch_dev_rma_getw_ok(struct rch_dev_win *w, int target)
            p->ops->mem_reg && p->ops->mem_rkey && chunk_alone() >= 4096 && rch_dev_rma_single_copy(w, target);
 }
 
-/* ---- origin ---- */
+/* ---- origin (GETW, and PUTW's: rma_putw.c) ---- */
 
-/* One GETW: `bytes` into dst, the blocks described by desc (segments, or
- * with F_PAT a pattern), the first at addr. */
-static rdmach_status_t getw_send(struct rch_dev_win *w, int target, unsigned char *dst, size_t bytes,
-                                 const void *desc, size_t dlen, int flags, uint64_t addr, struct rch_dev_rma_cmpl *c)
+/* One GETW or PUTW (rop): `bytes` at buf (the result, or the packed data),
+ * the blocks described by desc (segments, or with F_PAT a pattern), the
+ * first at addr. buf is registered (access) until the RSP. */
+static rdmach_status_t w_send(struct rch_dev_win *w, int target, unsigned rop, unsigned char *buf, size_t bytes,
+                              const void *desc, size_t dlen, int flags, uint64_t addr, struct rch_dev_rma_cmpl *c)
 {
     struct rch_dev_peer *p = &rch_dev.peers[w->t[target].world];
+    const char *what = rop == RCH_RMA_GETW ? "one-sided get" : "one-sided put";
+    unsigned access = rop == RCH_RMA_GETW ? RCH_RDMA_ACCESS_REMOTE_WRITE : RCH_RDMA_ACCESS_REMOTE_READ;
     struct rch_rdma_mr *mr = NULL;
     struct rch_rdma_rkey key;
     memset(&key, 0, sizeof(key));
-    if (p->ops->mem_reg(p->chan, dst, bytes, RCH_RDMA_ACCESS_REMOTE_WRITE, &mr) != RDMACH_OK)
+    if (p->ops->mem_reg(p->chan, buf, bytes, access, &mr) != RDMACH_OK)
         return RDMACH_ERR_NO_MEMORY;
     if (p->ops->mem_rkey(p->chan, mr, &key) != RDMACH_OK || key.len > RCH_RMA_KEY_MAX) {
         p->ops->mem_dereg(p->chan, mr);
-        return rch_base_err(RDMACH_ERR_OTHER, "one-sided get: the channel's key does not fit a GETW");
+        return rch_base_err(RDMACH_ERR_OTHER, "%s: the channel's key does not fit a %s", what, rch_rma_op_name[rop]);
     }
     size_t plen = sizeof(struct rch_rma_where) + dlen;
     unsigned char *pl = malloc(plen);
     if (pl == NULL) {
         p->ops->mem_dereg(p->chan, mr);
-        return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided get: no memory for a %zu-byte description", plen);
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "%s: no memory for a %zu-byte description", what, plen);
     }
-    struct rch_rma_where wh = { .raddr = (uint64_t)(uintptr_t)dst, .keylen = key.len };
+    struct rch_rma_where wh = { .raddr = (uint64_t)(uintptr_t)buf, .keylen = key.len };
     memcpy(wh.key, key.bytes, key.len);
     memcpy(pl, &wh, sizeof(wh));
     memcpy(pl + sizeof(wh), desc, dlen);
@@ -133,24 +136,26 @@ static rdmach_status_t getw_send(struct rch_dev_win *w, int target, unsigned cha
     r->rq_result = (uint64_t)(uintptr_t)mr;      /* no data comes back: the field holds the registration */
     r->rq_rlen = 0;
     struct rch_rma_hdr h;
-    rch_dev_rma_hdr(w, &h, RCH_RMA_GETW, plen, addr);
+    rch_dev_rma_hdr(w, &h, rop, plen, addr);
     h.flags = (uint8_t)flags;
     h.elem = (uint32_t)bytes;
     rdmach_status_t st = rch_dev_rma_rsp_send(w, target, &h, pl, plen, 1, r);
     free(pl);
-    if (st == RDMACH_OK)
+    if (st == RDMACH_OK && rop == RCH_RMA_GETW)
         rch_dev_stat.rma_getw++;
+    else if (st == RDMACH_OK)
+        rch_dev_stat.rma_putw++;
     return st;
 }
 
-/* One GETW for segs[0, n) (whole), their `bytes` packed into dst. */
-static rdmach_status_t getw_one(struct rch_dev_win *w, int target, unsigned char *dst, size_t bytes,
-                                const struct rch_dev_rma_seg *segs, size_t n, struct rch_dev_rma_cmpl *c)
+/* One GETW/PUTW for segs[0, n) (whole), their `bytes` packed at buf. */
+static rdmach_status_t w_one(struct rch_dev_win *w, int target, unsigned rop, unsigned char *buf, size_t bytes,
+                             const struct rch_dev_rma_seg *segs, size_t n, struct rch_dev_rma_cmpl *c)
 {
     size_t dlen = sizeof(struct rch_rma_vec) + n * sizeof(struct rch_rma_seg);
     unsigned char *d = malloc(dlen);
     if (d == NULL)
-        return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided get: no memory for a %zu-byte description", dlen);
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided: no memory for a %zu-byte description", dlen);
     struct rch_rma_vec v = { .nseg = (uint32_t)n };
     memcpy(d, &v, sizeof(v));
     for (size_t i = 0; i < n; i++) {
@@ -158,20 +163,21 @@ static rdmach_status_t getw_one(struct rch_dev_win *w, int target, unsigned char
                                  .blen = (uint32_t)segs[i].blen, .count = (uint32_t)segs[i].count };
         memcpy(d + sizeof(v) + i * sizeof(s), &s, sizeof(s));
     }
-    rdmach_status_t st = getw_send(w, target, dst, bytes, d, dlen, 0, segs[0].off, c);
+    rdmach_status_t st = w_send(w, target, rop, buf, bytes, d, dlen, 0, segs[0].off, c);
     free(d);
     return st;
 }
 
-rdmach_status_t rch_dev_rma_getw_pattern(struct rch_dev_win *w, int target, void *dst,
-                                         const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps,
-                                         int64_t stride, struct rch_dev_rma_cmpl *c)
+rdmach_status_t rch_dev_rma_w_pattern(struct rch_dev_win *w, int target, unsigned rop, void *buf,
+                                      const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps,
+                                      int64_t stride, size_t min, size_t period_max, rch_dev_rma_w_ok_fn ok,
+                                      struct rch_dev_rma_cmpl *c)
 {
     size_t period = 0;
     for (size_t i = 0; i < nblk; i++)
         period += blk[i].blen;
-    if (nblk == 0 || nblk > RCH_RMA_PAT_BLK_MAX || reps == 0 || period == 0 || period > chunk_alone() ||
-        reps > UINT32_MAX / period || reps * period < GETW_MIN || !rch_dev_rma_getw_ok(w, target))
+    if (nblk == 0 || nblk > RCH_RMA_PAT_BLK_MAX || reps == 0 || period == 0 || period > period_max ||
+        reps > UINT32_MAX / period || reps * period < min || !ok(w, target))
         return RDMACH_AGAIN;
     unsigned char d[sizeof(struct rch_rma_pat) + RCH_RMA_PAT_BLK_MAX * sizeof(struct rch_rma_pblk)];
     struct rch_rma_pat q = { .reps = reps, .stride = stride, .period = (uint32_t)period, .nblk = (uint32_t)nblk };
@@ -180,12 +186,13 @@ rdmach_status_t rch_dev_rma_getw_pattern(struct rch_dev_win *w, int target, void
         struct rch_rma_pblk b = { .addr = blk[i].off, .blen = (uint32_t)blk[i].blen };
         memcpy(d + sizeof(q) + i * sizeof(b), &b, sizeof(b));
     }
-    return getw_send(w, target, dst, (size_t)(reps * period), d, sizeof(q) + nblk * sizeof(struct rch_rma_pblk),
-                     RCH_RMA_F_PAT, blk[0].off, c);
+    return w_send(w, target, rop, buf, (size_t)(reps * period), d, sizeof(q) + nblk * sizeof(struct rch_rma_pblk),
+                  RCH_RMA_F_PAT, blk[0].off, c);
 }
 
-rdmach_status_t rch_dev_rma_getw(struct rch_dev_win *w, int target, void *dst, const struct rch_dev_rma_seg *segs,
-                                 size_t nseg, struct rch_dev_rma_cmpl *c)
+rdmach_status_t rch_dev_rma_w_segs(struct rch_dev_win *w, int target, unsigned rop, void *buf,
+                                   const struct rch_dev_rma_seg *segs, size_t nseg, size_t min,
+                                   rch_dev_rma_w_ok_fn ok, struct rch_dev_rma_cmpl *c)
 {
     uint64_t total = 0;
     for (size_t i = 0; i < nseg; i++) {
@@ -193,26 +200,40 @@ rdmach_status_t rch_dev_rma_getw(struct rch_dev_win *w, int target, void *dst, c
             return RDMACH_AGAIN;
         total += segs[i].blen * segs[i].count;
     }
-    if (total < GETW_MIN || !rch_dev_rma_getw_ok(w, target))
+    if (total < min || !ok(w, target))
         return RDMACH_AGAIN;
     size_t maxp = rch_dev_rma_max_payload(w, target), room = sizeof(struct rch_rma_where) + sizeof(struct rch_rma_vec);
     size_t per = maxp > room ? (maxp - room) / sizeof(struct rch_rma_seg) : 0;   /* segments a packet */
     if (per == 0)
         return RDMACH_AGAIN;
-    unsigned char *out = dst;
+    unsigned char *at = buf;
     for (size_t i = 0; i < nseg;) {
         size_t n = 0, bytes = 0;
         while (i + n < nseg && n < per && bytes + segs[i + n].blen * segs[i + n].count <= UINT32_MAX) {
             bytes += segs[i + n].blen * segs[i + n].count;
             n++;
         }
-        rdmach_status_t st = getw_one(w, target, out, bytes, segs + i, n, c);
+        rdmach_status_t st = w_one(w, target, rop, at, bytes, segs + i, n, c);
         if (st != RDMACH_OK)
             return st;
-        out += bytes;
+        at += bytes;
         i += n;
     }
     return RDMACH_OK;
+}
+
+rdmach_status_t rch_dev_rma_getw_pattern(struct rch_dev_win *w, int target, void *dst,
+                                         const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps,
+                                         int64_t stride, struct rch_dev_rma_cmpl *c)
+{
+    return rch_dev_rma_w_pattern(w, target, RCH_RMA_GETW, dst, blk, nblk, reps, stride, GETW_MIN, chunk_alone(),
+                                 rch_dev_rma_getw_ok, c);
+}
+
+rdmach_status_t rch_dev_rma_getw(struct rch_dev_win *w, int target, void *dst, const struct rch_dev_rma_seg *segs,
+                                 size_t nseg, struct rch_dev_rma_cmpl *c)
+{
+    return rch_dev_rma_w_segs(w, target, RCH_RMA_GETW, dst, segs, nseg, GETW_MIN, rch_dev_rma_getw_ok, c);
 }
 
 /* ---- target ---- */
@@ -243,9 +264,10 @@ static void buf_put(unsigned char *b)
     free(b);
 }
 
-/* The blocks of a GETW answered by put_fill, and how far their pack is:
- * block k of repetition i (F_PAT), or of segment i, `part` bytes of it out. */
-struct getw_fill {
+/* The blocks of a GETW or PUTW, and how far their pack (GETW) or scatter
+ * (PUTW, rma_putw.c) is: block k of repetition i (F_PAT), or of segment i,
+ * `part` bytes of it moved. */
+struct rch_dev_rma_blocks {
     int pat;
     struct rch_rma_pat q;
     struct rch_rma_pblk b[RCH_RMA_PAT_BLK_MAX];
@@ -263,10 +285,10 @@ struct getw_ans {
     unsigned pending;            /* chunk writes not finished */
     int packed;                  /* every chunk handed to the channel */
     rdmach_status_t st;          /* the first failure */
-    struct getw_fill *fill;      /* answered by put_fill: the pack's state */
+    struct rch_dev_rma_blocks *fill;      /* answered by put_fill: the pack's state */
 };
 
-static void fill_free(struct getw_fill *f)
+void rch_dev_rma_blocks_free(struct rch_dev_rma_blocks *f)
 {
     if (f) {
         free(f->segs);
@@ -281,7 +303,7 @@ static void answer(struct getw_ans *a)
     if (w && a->st != RDMACH_ERR_PEER_DEAD)     /* a dead origin: nobody to answer */
         rch_dev_rma_answer_rsp_flags(w, &a->h, a->st, NULL, 0, 0,
                                      w->t[a->h.src].getw < 0 ? RCH_RMA_F_NOWRITE : 0);
-    fill_free(a->fill);
+    rch_dev_rma_blocks_free(a->fill);
     free(a);
 }
 
@@ -333,12 +355,17 @@ static rdmach_status_t chunk_out(struct getw_ans *a, struct rch_dev_peer *p, str
     return chunk_buf ? RDMACH_OK : rch_base_err(RDMACH_ERR_NO_MEMORY, "one-sided get: no memory for a chunk");
 }
 
-/* One block of the pack: len bytes at blk, `part` of them out already;
- * copies what fits in n and says whether the block is done. */
-static int fill_block(struct getw_fill *f, unsigned char **buf, size_t *n, const unsigned char *blk, size_t len)
+/* One block: len bytes at blk, `part` of them moved already; moves what
+ * fits in n (into buf, or with scatter out of it) and says whether the
+ * block is done. */
+static int fill_block(struct rch_dev_rma_blocks *f, unsigned char **buf, size_t *n, unsigned char *blk, size_t len,
+                      int scatter)
 {
     size_t c = len - f->part < *n ? len - f->part : *n;
-    memcpy(*buf, blk + f->part, c);
+    if (scatter)
+        memcpy(blk + f->part, *buf, c);
+    else
+        memcpy(*buf, blk + f->part, c);
     *buf += c;
     *n -= c;
     f->part += c;
@@ -348,13 +375,14 @@ static int fill_block(struct getw_fill *f, unsigned char **buf, size_t *n, const
     return 1;
 }
 
-/* Bytes [off, off + n) of the packed blocks into buf: whole runs of blocks
- * by one copy2d per block (per column of the repetitions), a block cut by
- * the edge by pieces. The channel asks in order. */
-static void pack_range(struct getw_fill *f, unsigned char *buf, size_t off, size_t n)
+/* Bytes [off, off + n) of the packed blocks into buf (pack) or from buf
+ * into the blocks (scatter): whole runs of blocks by one copy2d per block
+ * (per column of the repetitions), a block cut by the edge by pieces. The
+ * channel asks in order. */
+void rch_dev_rma_blocks_move(struct rch_dev_rma_blocks *f, unsigned char *buf, size_t off, size_t n, int scatter)
 {
     if (off != f->at) {
-        RCH_ERROR("rma", "GETW answer: the channel asked for byte %zu after %zu: left unwritten", off, f->at);
+        RCH_ERROR("rma", "GETW/PUTW: the channel moved byte %zu after %zu: left unmoved", off, f->at);
         return;
     }
     f->at += n;
@@ -365,13 +393,17 @@ static void pack_range(struct getw_fill *f, unsigned char *buf, size_t off, size
         uint64_t m = q->reps - f->i < n / q->period ? q->reps - f->i : n / q->period;
         if (f->k == 0 && f->part == 0 && m > 0) {
             size_t soff = 0;
-            for (uint32_t k = 0; k < q->nblk; soff += f->b[k].blen, k++)
-                rch_base_copy2d(buf + soff, q->period, f->mem[k] + (int64_t)f->i * q->stride, q->stride, m,
-                                f->b[k].blen);
+            for (uint32_t k = 0; k < q->nblk; soff += f->b[k].blen, k++) {
+                unsigned char *col = f->mem[k] + (int64_t)f->i * q->stride;
+                if (scatter)
+                    rch_base_copy2d(col, q->stride, buf + soff, q->period, m, f->b[k].blen);
+                else
+                    rch_base_copy2d(buf + soff, q->period, col, q->stride, m, f->b[k].blen);
+            }
             buf += m * q->period;
             n -= m * q->period;
             f->i += m;
-        } else if (fill_block(f, &buf, &n, f->mem[f->k] + (int64_t)f->i * q->stride, f->b[f->k].blen) &&
+        } else if (fill_block(f, &buf, &n, f->mem[f->k] + (int64_t)f->i * q->stride, f->b[f->k].blen, scatter) &&
                    ++f->k == q->nblk) {
             f->k = 0;
             f->i++;
@@ -384,14 +416,17 @@ static void pack_range(struct getw_fill *f, unsigned char *buf, size_t off, size
             f->i++;
             continue;
         }
-        const unsigned char *blk = f->smem[f->i] + (int64_t)f->k * sg->stride;
+        unsigned char *blk = f->smem[f->i] + (int64_t)f->k * sg->stride;
         uint64_t m = sg->count - f->k < n / sg->blen ? sg->count - f->k : n / sg->blen;
         if (f->part == 0 && m > 0) {
-            rch_base_copy2d(buf, sg->blen, blk, sg->stride, m, sg->blen);
+            if (scatter)
+                rch_base_copy2d(blk, sg->stride, buf, sg->blen, m, sg->blen);
+            else
+                rch_base_copy2d(buf, sg->blen, blk, sg->stride, m, sg->blen);
             buf += m * sg->blen;
             n -= m * sg->blen;
             f->k += m;
-        } else if (fill_block(f, &buf, &n, blk, sg->blen)) {
+        } else if (fill_block(f, &buf, &n, blk, sg->blen, scatter)) {
             f->k++;
         }
     }
@@ -408,18 +443,19 @@ static void getw_fill(void *ctx, unsigned char *buf, size_t off, size_t n)
     _Alignas(64) unsigned char tmp[FILL_STAGE];
     for (size_t o = 0; o < n; o += FILL_STAGE) {
         size_t c = n - o < FILL_STAGE ? n - o : FILL_STAGE;
-        pack_range(ctx, tmp, off + o, c);
+        rch_dev_rma_blocks_move(ctx, tmp, off + o, c, 0);
         memcpy(buf + o, tmp, c);
     }
 }
 
-/* The pack's cursor over the GETW's blocks (payload: its description after
- * the where), each checked against the window and their bytes against the
- * GETW's: the one packer of both answers (put_fill and chunked writes). */
-static rdmach_status_t fill_init(struct getw_fill **out, const struct rch_rma_hdr *h, struct rch_dev_win *w,
-                                 const unsigned char *payload)
+/* The cursor over a GETW's or PUTW's blocks (payload: its description
+ * after the where), each checked against the window and their bytes against
+ * the packet's: the one packer of both GETW answers (put_fill and chunked
+ * writes) and PUTW's scatter. */
+rdmach_status_t rch_dev_rma_blocks_init(struct rch_dev_rma_blocks **out, const struct rch_rma_hdr *h,
+                                        struct rch_dev_win *w, const unsigned char *payload)
 {
-    struct getw_fill *f = calloc(1, sizeof(*f));
+    struct rch_dev_rma_blocks *f = calloc(1, sizeof(*f));
     if ((*out = f) == NULL)
         return RDMACH_ERR_NO_MEMORY;
     if (h->flags & RCH_RMA_F_PAT) {
@@ -500,28 +536,36 @@ static rdmach_status_t answer_chunks(struct getw_ans *a, struct rch_dev_peer *p,
     uint64_t sent = 0;
     for (size_t cmax = chunk_alone(); sent < a->h.elem && st == RDMACH_OK; cmax = chunk_shared()) {
         size_t fill = a->h.elem - sent < cmax ? (size_t)(a->h.elem - sent) : cmax;
-        pack_range(a->fill, chunk_buf, (size_t)sent, fill);
+        rch_dev_rma_blocks_move(a->fill, chunk_buf, (size_t)sent, fill, 0);
         st = chunk_out(a, p, w, key, raddr, fill, &sent);
     }
     return st;
 }
 
-void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const struct rch_rma_hdr *h,
-                         const unsigned char *payload)
+uint64_t rch_dev_rma_where(const unsigned char *payload, struct rch_rdma_rkey *key)
 {
     struct rch_rma_where wh;
     memcpy(&wh, payload, sizeof(wh));
+    memset(key, 0, sizeof(*key));
+    key->len = wh.keylen;                /* at most RCH_RMA_KEY_MAX (rch_rma_check) */
+    memcpy(key->bytes, wh.key, wh.keylen);
+    return wh.raddr;
+}
+
+void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const struct rch_rma_hdr *h,
+                         const unsigned char *payload)
+{
     struct getw_ans *a = calloc(1, sizeof(*a));
     if (a == NULL) {
         rch_dev_rma_answer_rsp(w, h, RDMACH_ERR_NO_MEMORY, NULL, 0, 0);
         return;
     }
     a->h = *h;
-    struct rch_rdma_rkey key = { .len = wh.keylen };
-    memcpy(key.bytes, wh.key, wh.keylen);
-    rdmach_status_t st = fill_init(&a->fill, h, w, payload + sizeof(wh));
-    if (st == RDMACH_OK && (st = answer_fill(a, p, w, &key, wh.raddr)) == RDMACH_AGAIN)
-        st = answer_chunks(a, p, w, &key, wh.raddr);
+    struct rch_rdma_rkey key;
+    uint64_t raddr = rch_dev_rma_where(payload, &key);
+    rdmach_status_t st = rch_dev_rma_blocks_init(&a->fill, h, w, payload + sizeof(struct rch_rma_where));
+    if (st == RDMACH_OK && (st = answer_fill(a, p, w, &key, raddr)) == RDMACH_AGAIN)
+        st = answer_chunks(a, p, w, &key, raddr);
     if (st != RDMACH_OK && a->st == RDMACH_OK)
         a->st = st;
     a->packed = 1;

@@ -185,6 +185,46 @@ rdmach_status_t rch_dev_rma_getw(struct rch_dev_win *w, int target, void *dst, c
 void rch_dev_rma_on_getw(struct rch_dev_peer *p, struct rch_dev_win *w, const struct rch_rma_hdr *h,
                          const unsigned char *payload);
 
+/* Both directions of GETW/PUTW at the origin: `buf` (the result, or the
+ * packed data) registered and the blocks' description sent to the target,
+ * as segments (cut to packets) or as blocks that repeat; AGAIN when fewer
+ * than min bytes, a pattern's period is over period_max, or ok(w, target)
+ * says no (asked last: GETW's probes the channel). */
+typedef int (*rch_dev_rma_w_ok_fn)(struct rch_dev_win *w, int target);
+rdmach_status_t rch_dev_rma_w_segs(struct rch_dev_win *w, int target, unsigned rop, void *buf,
+                                   const struct rch_dev_rma_seg *segs, size_t nseg, size_t min,
+                                   rch_dev_rma_w_ok_fn ok, struct rch_dev_rma_cmpl *c);
+rdmach_status_t rch_dev_rma_w_pattern(struct rch_dev_win *w, int target, unsigned rop, void *buf,
+                                      const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps,
+                                      int64_t stride, size_t min, size_t period_max, rch_dev_rma_w_ok_fn ok,
+                                      struct rch_dev_rma_cmpl *c);
+/* The blocks of a GETW or PUTW (its description after the where, checked
+ * against my window and the packet's byte count: INVALID_ARG if a block is
+ * outside it; *out set either way, for rch_dev_rma_blocks_free) and a cursor
+ * over their packed bytes: rch_dev_rma_blocks_move moves bytes [off, off + n)
+ * from the blocks into buf (pack) or, with scatter, from buf into them (buf
+ * only read then), in increasing off with no gap. */
+struct rch_dev_rma_blocks;
+/* A GETW's or PUTW's where (payload's start): the origin's address, its key. */
+uint64_t rch_dev_rma_where(const unsigned char *payload, struct rch_rdma_rkey *key);
+rdmach_status_t rch_dev_rma_blocks_init(struct rch_dev_rma_blocks **out, const struct rch_rma_hdr *h,
+                                        struct rch_dev_win *w, const unsigned char *desc);
+void rch_dev_rma_blocks_move(struct rch_dev_rma_blocks *f, unsigned char *buf, size_t off, size_t n, int scatter);
+void rch_dev_rma_blocks_free(struct rch_dev_rma_blocks *f);
+
+/* ---- rma_putw.c ---- */
+/* Origin: a PUT of segments, or of blocks that repeat, by PUTW (a rank of
+ * this node reading the packed data at src through its channel's
+ * get_drain), or AGAIN. */
+rdmach_status_t rch_dev_rma_putw(struct rch_dev_win *w, int target, const void *src,
+                                 const struct rch_dev_rma_seg *segs, size_t nseg, struct rch_dev_rma_cmpl *c);
+rdmach_status_t rch_dev_rma_putw_pattern(struct rch_dev_win *w, int target, const void *src,
+                                         const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps,
+                                         int64_t stride, struct rch_dev_rma_cmpl *c);
+/* Target side of PUTW (validated by rch_rma_check). */
+void rch_dev_rma_on_putw(struct rch_dev_peer *p, struct rch_dev_win *w, const struct rch_rma_hdr *h,
+                         const unsigned char *payload);
+
 /* ---- rma_pat.c ---- */
 /* Target side of PUTP, ACCP (validated by rch_rma_check). */
 void rch_dev_rma_on_pat(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *payload);

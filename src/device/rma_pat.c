@@ -58,6 +58,11 @@ rdmach_status_t rch_dev_rma_pattern(struct rch_dev_win *w, int target, enum rch_
             return RDMACH_AGAIN;
         period += blk[i].blen;
     }
+    if (!acc) {               /* from a size, scattered by the target from its pipeline */
+        rdmach_status_t st = rch_dev_rma_putw_pattern(w, target, src, blk, nblk, reps, stride, c);
+        if (st != RDMACH_AGAIN)
+            return st;
+    }
     size_t dlen = sizeof(struct rch_rma_pat) + nblk * sizeof(struct rch_rma_pblk);
     size_t maxp = rch_dev_rma_max_payload(w, target);
     if (maxp < dlen + period)

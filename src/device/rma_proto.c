@@ -14,7 +14,7 @@ const char *const rch_rma_op_name[RCH_RMA_OP_MAX] = {
     [RCH_RMA_PUTV] = "PUTV",         [RCH_RMA_GETV] = "GETV",
     [RCH_RMA_ACCV] = "ACCV",         [RCH_RMA_GACCV] = "GACCV",
     [RCH_RMA_PUTP] = "PUTP",         [RCH_RMA_ACCP] = "ACCP",
-    [RCH_RMA_GETW] = "GETW",
+    [RCH_RMA_GETW] = "GETW",         [RCH_RMA_PUTW] = "PUTW",
 };
 
 static rdmach_status_t bad(const char **why, const char *text)
@@ -33,13 +33,14 @@ static rdmach_status_t check_vec(const unsigned char *payload, const struct rch_
 {
     struct rch_rma_vec v;
     size_t len = h->len;
-    if (h->rop == RCH_RMA_GETW) {       /* where, then the segments as GETV's */
+    int w = h->rop == RCH_RMA_GETW || h->rop == RCH_RMA_PUTW;
+    if (w) {                            /* where, then the segments as GETV's */
         struct rch_rma_where wh;
         if (len < sizeof(wh))
-            return bad(why, "RMA GETW without its destination");
+            return bad(why, "RMA GETW/PUTW without its origin buffer");
         memcpy(&wh, payload, sizeof(wh));
         if (wh.keylen > RCH_RMA_KEY_MAX || wh.raddr > UINT64_MAX - h->elem)
-            return bad(why, "RMA GETW with a bad key or destination range");
+            return bad(why, "RMA GETW/PUTW with a bad key or origin buffer range");
         payload += sizeof(wh);
         len -= sizeof(wh);
         if (h->flags & RCH_RMA_F_PAT)
@@ -67,9 +68,9 @@ static rdmach_status_t check_vec(const unsigned char *payload, const struct rch_
         if (total > UINT32_MAX)
             return bad(why, "RMA vector segments larger than a packet");
     }
-    if (h->rop == RCH_RMA_GETW && desc != len)
-        return bad(why, "RMA GETW with bytes after its segments");
-    uint64_t want = h->rop == RCH_RMA_GETV || h->rop == RCH_RMA_GETW ? h->elem : len - desc;
+    if (w && desc != len)
+        return bad(why, "RMA GETW/PUTW with bytes after its segments");
+    uint64_t want = h->rop == RCH_RMA_GETV || w ? h->elem : len - desc;
     if (total != want)
         return bad(why, "RMA vector segments do not add up to the data");
     return RDMACH_OK;
@@ -88,8 +89,9 @@ static rdmach_status_t check_pat(const unsigned char *payload, size_t len, const
     size_t desc = sizeof(q) + (size_t)q.nblk * sizeof(struct rch_rma_pblk);
     if (q.nblk == 0 || q.nblk > RCH_RMA_PAT_BLK_MAX || desc > len)
         return bad(why, "RMA pattern packet whose blocks do not fit its length");
-    uint64_t data = h->rop == RCH_RMA_GETW ? h->elem : len - desc;   /* GETW: no data, the bytes wanted */
-    if (q.reps == 0 || q.period == 0 || (h->rop == RCH_RMA_GETW && desc != len) || q.reps > data / q.period ||
+    int w = h->rop == RCH_RMA_GETW || h->rop == RCH_RMA_PUTW;
+    uint64_t data = w ? h->elem : len - desc;   /* GETW, PUTW: no data, the bytes moved */
+    if (q.reps == 0 || q.period == 0 || (w && desc != len) || q.reps > data / q.period ||
         q.reps * q.period != data)
         return bad(why, "RMA pattern packet whose data is not its repetitions");
     int acc = h->rop == RCH_RMA_ACCP;
@@ -145,6 +147,7 @@ rdmach_status_t rch_rma_check(const void *pkt, size_t len, struct rch_rma_hdr *h
     case RCH_RMA_ACCV:
     case RCH_RMA_GACCV:
     case RCH_RMA_GETW:
+    case RCH_RMA_PUTW:
         return check_vec((const unsigned char *)pkt + sizeof(*h), h, why);
     case RCH_RMA_PUTP:
     case RCH_RMA_ACCP:

@@ -30,6 +30,7 @@
  *   ACCP  aop, kind, elem, pattern, blocks,  ACK   count=1, status
  *         payload
  *   GETW  where, segs, bytes in `elem`, req  RSP   req, status (no data)
+ *   PUTW  where, segs, bytes in `elem`, req  RSP   req, status (no data)
  *
  * The V forms carry many small blocks of a derived target datatype in one
  * packet. Their payload starts with struct rch_rma_vec (nseg), then nseg
@@ -56,6 +57,12 @@
  * F_NOWRITE: the origin sends that target no more GETW. (An origin that
  * ignores the flag only keeps the slower path: no version change.)
  *
+ * PUTW ("put, written by the target") is GETW's reverse, to the same kind
+ * of target: the where names the origin's packed data (registered for
+ * remote read), the segments or pattern (F_PAT) where it goes. The target
+ * reads the data through its channel (get_drain) and scatters it as it
+ * comes, then answers with an RSP without data when all of it is in place.
+ *
  * `addr` is a byte offset from the target's window base, or for a dynamic
  * window an absolute address in the target; the target checks it against its
  * window (or its attached regions) and answers a bad one with status
@@ -68,6 +75,7 @@
  *   1  PUT GET ACC GACC CAS LOCK UNLOCK POST COMPLETE ACK RSP GRANT UNLOCK_ACK KICK
  *   2  PUTV GETV ACCV GACCV
  *   3  PUTP ACCP GETW
+ *   4  PUTW
  */
 #ifndef RCH_DEVICE_RMA_PROTO_H
 #define RCH_DEVICE_RMA_PROTO_H
@@ -100,12 +108,13 @@ enum rch_rma_op {
     RCH_RMA_PUTP,
     RCH_RMA_ACCP,
     RCH_RMA_GETW,
+    RCH_RMA_PUTW,
     RCH_RMA_OP_MAX
 };
 
 enum rch_rma_flags {
     RCH_RMA_F_EXCL = 1 << 0,     /* LOCK/UNLOCK: the exclusive lock */
-    RCH_RMA_F_PAT  = 1 << 1,     /* GETW: blocks that repeat (rch_rma_pat, rch_rma_pblk), not segments */
+    RCH_RMA_F_PAT  = 1 << 1,     /* GETW, PUTW: blocks that repeat (rch_rma_pat, rch_rma_pblk), not segments */
     RCH_RMA_F_NOWRITE = 1 << 2,  /* RSP of a GETW: the target cannot write the origin by single copy */
 };
 
@@ -154,7 +163,7 @@ struct rch_rma_pblk {
 };
 _Static_assert(sizeof(struct rch_rma_pat) == 24 && sizeof(struct rch_rma_pblk) == 16, "pattern descriptors are packed");
 
-/* GETW's payload: this, then segments (struct rch_rma_vec, rch_rma_seg). */
+/* GETW's and PUTW's payload: this, then segments (struct rch_rma_vec, rch_rma_seg). */
 #define RCH_RMA_KEY_MAX 40
 struct rch_rma_where {
     uint64_t raddr;              /* the origin's buffer for the packed blocks */

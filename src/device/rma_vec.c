@@ -244,6 +244,16 @@ rdmach_status_t rch_dev_rma_vec(struct rch_dev_win *w, int target, enum rch_dev_
         if (st != RDMACH_AGAIN)
             return st;
     }
+    /* a put of short blocks (long ones go alone below, by single copy where
+     * the channel has it): scattered by the target from its pipeline */
+    size_t longest = 0;
+    for (size_t i = 0; kind == RCH_DEV_RMA_PUT && i < nseg; i++)
+        longest = segs[i].blen > longest ? segs[i].blen : longest;
+    if (kind == RCH_DEV_RMA_PUT && longest < VEC_BLOCK_MIN) {
+        rdmach_status_t st = rch_dev_rma_putw(w, target, src, segs, nseg, c);
+        if (st != RDMACH_AGAIN)
+            return st;
+    }
 
     size_t maxp = rch_dev_rma_max_payload(w, target);
     struct vpkt v = { .w = w, .target = target, .kind = kind, .op = op, .c = c, .maxp = maxp,

@@ -30,6 +30,9 @@ struct rch_dev_stat_s {
     uint64_t rma_getw;          /* GETW packets sent (rma_getw.c) */
     uint64_t rma_getw_refused;  /* GETW answers whose put_fill the channel refused at the call (rma_getw.c) */
     uint64_t rma_getw_lost;     /* GETW chunk writes in flight (in the channel) when their origin died (rma_getw.c) */
+    uint64_t rma_putw;          /* PUTW packets sent (rma_putw.c) */
+    uint64_t rma_putw_lost;     /* PUTW reads in flight (draining) when their origin died (rma_putw.c) */
+    uint64_t rma_putw_fetched;  /* PUTW whose get_drain the channel refused at the call: read whole, then scattered */
     uint64_t blocks;            /* waits that slept on a channel's primitive */
     double blocked_seconds;     /* time spent asleep in them */
 };

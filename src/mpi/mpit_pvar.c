@@ -49,7 +49,8 @@ static union pv_val rd_chan(int arg)
 }
 
 enum { D_UNEXP_LEN, D_UNEXP_HWM, D_UNEXP_ARRIVED, D_RNDV_GET, D_RNDV_PUT, D_RNDV_PIPELINE, D_CREDIT_STALLS,
-       D_RMA_RMW, D_RMA_PATTERN, D_RMA_GETW, D_RMA_GETW_LOST, D_RMA_GETW_REFUSED,
+       D_RMA_RMW, D_RMA_PATTERN, D_RMA_GETW, D_RMA_GETW_LOST, D_RMA_GETW_REFUSED, D_RMA_PUTW, D_RMA_PUTW_LOST,
+       D_RMA_PUTW_FETCHED,
        D_BLOCKS };
 
 static union pv_val rd_dev(int arg)
@@ -68,6 +69,9 @@ static union pv_val rd_dev(int arg)
     case D_RMA_GETW: return (union pv_val){ .u = s->rma_getw };
     case D_RMA_GETW_LOST: return (union pv_val){ .u = s->rma_getw_lost };
     case D_RMA_GETW_REFUSED: return (union pv_val){ .u = s->rma_getw_refused };
+    case D_RMA_PUTW: return (union pv_val){ .u = s->rma_putw };
+    case D_RMA_PUTW_LOST: return (union pv_val){ .u = s->rma_putw_lost };
+    case D_RMA_PUTW_FETCHED: return (union pv_val){ .u = s->rma_putw_fetched };
     default: return (union pv_val){ .u = s->blocks };
     }
 }
@@ -177,6 +181,15 @@ static const struct pvar pvars[] = {
     { "rma_getw_fill_refused", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_GETW_REFUSED, rd_dev,
       "GETW answers this target could not give by put_fill (the shared-memory channel refused it at the call: "
       "no room in /dev/shm for its pipe buffers) and wrote as chunks of its own instead" },
+    { "rma_putw_packets", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_PUTW, rd_dev,
+      "Puts of a derived target datatype to a rank of this node (MPI_Win_create memory) that the target read "
+      "through the shared-memory pipeline and scattered into its window itself (PUTW)" },
+    { "rma_putw_reads_lost", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_PUTW_LOST, rd_dev,
+      "PUTW reads this target had in its channel (draining the origin's data) when the origin died: the "
+      "channel ended them, the window kept what had been scattered, nobody was answered" },
+    { "rma_putw_fetched", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_PUTW_FETCHED, rd_dev,
+      "PUTW whose pipelined read the channel refused at the call: this target read the data whole by the "
+      "channel's get into a buffer, then scattered it" },
     { "progress_blocks", COUNTER, RCH_MPIT_CAT_DEVICE, D_BLOCKS, rd_dev,
       "Waits that slept on a channel's wait primitive (after RDMACH_SPIN_COUNT polls and RDMACH_YIELD_COUNT "
       "yields)" },

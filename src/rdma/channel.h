@@ -111,6 +111,9 @@ struct rch_rdma_open_args {
 
 /* put_fill's producer of the data: bytes [off, off + n) into buf. */
 typedef void (*rch_rdma_fill_fn)(void *fill_ctx, unsigned char *buf, size_t off, size_t n);
+/* get_drain's consumer of the data: bytes [off, off + n) of the remote range
+ * are at buf, the channel's memory, valid during the call only. */
+typedef void (*rch_rdma_drain_fn)(void *drain_ctx, size_t off, const unsigned char *buf, size_t n);
 
 struct rch_rdma_ops {
     const char *name;
@@ -191,6 +194,18 @@ struct rch_rdma_ops {
      * call and no rma_done). */
     rdmach_status_t (*put_fill)(struct rch_rdma_chan *ch, int peer, size_t len, const struct rch_rdma_rkey *rkey,
                                 uint64_t raddr, rch_rdma_fill_fn fill, void *fill_ctx, void *op_ctx);
+    /* Optional (NULL: not had): the reverse of put_fill, a remote read of
+     * len bytes of the peer's registered memory at raddr that is not copied
+     * into local memory: the transport calls drain(drain_ctx, off, buf, n)
+     * with bytes [off, off + n) of it in its own buffer, in increasing off
+     * with no gap, from its progress, and never after upcalls.rma_done(op_ctx)
+     * (exactly once: after the last drain call, or with an error). For data
+     * that would otherwise land in a buffer only to be copied out of it (a
+     * one-sided put's scatter into a derived target datatype,
+     * device/rma_putw.c). INPROGRESS or an error (then no drain call and no
+     * rma_done); OK when the peer is this rank (drained at the call). */
+    rdmach_status_t (*get_drain)(struct rch_rdma_chan *ch, int peer, size_t len, const struct rch_rdma_rkey *rkey,
+                                 uint64_t raddr, rch_rdma_drain_fn drain, void *drain_ctx, void *op_ctx);
 };
 
 /* For ops a transport does not have: explicit, never NULL (as libfabric's fi_no_*).

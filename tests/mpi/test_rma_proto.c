@@ -128,3 +128,33 @@ Test(rma_proto, malformed_vector_packets_are_rejected)
     s[0].count = 0;
     expect_bad(buf, make_vec(buf, RCH_RMA_PUTV, 0, s, 2, 8), "empty block");
 }
+
+/* PUTW (as GETW): the where, then segments whose bytes are `elem`; no data. */
+static size_t make_putw(unsigned char *buf, uint32_t elem, size_t extra)
+{
+    struct rch_rma_where wh = { .raddr = 4096, .keylen = 4 };
+    struct rch_rma_vec v = { .nseg = 1 };
+    struct rch_rma_seg s = { .addr = 0, .stride = 8, .blen = 4, .count = 16 };
+    size_t plen = sizeof(wh) + sizeof(v) + sizeof(s) + extra;
+    size_t n = make(buf, RCH_RMA_PUTW, (uint32_t)plen, elem, 0);
+    unsigned char *p = buf + sizeof(struct rch_rma_hdr);
+    memcpy(p, &wh, sizeof(wh));
+    memcpy(p + sizeof(wh), &v, sizeof(v));
+    memcpy(p + sizeof(wh) + sizeof(v), &s, sizeof(s));
+    return n;
+}
+
+Test(rma_proto, putw_packets_are_checked_as_getw)
+{
+    unsigned char buf[256];
+    struct rch_pkt_base b;
+    const char *why;
+    size_t n = make_putw(buf, 64, 0);
+    cr_assert_eq(rch_pkt_check(buf, n, &b, &why), RDMACH_OK, "%s", why);
+    n = make_putw(buf, 64, 8);
+    expect_bad(buf, n, "after its segments");                    /* data after the description */
+    n = make_putw(buf, 60, 0);
+    expect_bad(buf, n, "add up");                                /* blocks that are not the bytes */
+    n = make(buf, RCH_RMA_PUTW, 8, 64, 0);
+    expect_bad(buf, n, "origin buffer");                         /* no where */
+}

@@ -68,6 +68,8 @@ struct rch_shm_getop {
     size_t len, got;                 /* got: bytes in place, through the pipe or stolen */
     int bad;                         /* a chunk was rejected */
     int nt;                          /* copy out with streaming stores (RDMACH_SHM_NT_FROM) */
+    rch_rdma_drain_fn drain;         /* get_drain: chunks handed to it, laddr NULL (offsets travel as dst) */
+    void *drain_ctx;
     void *op_ctx;
     int next_free;
     uint32_t steal;                  /* claim slot with the peer, or RCH_SHM_STEAL_NONE */
@@ -309,6 +311,10 @@ rdmach_status_t rch_shm_put(struct rch_rdma_chan *ch, int peer, const void *ladd
  * copy is the fill (the data is made once, into the sink's segment). */
 rdmach_status_t rch_shm_put_fill(struct rch_rdma_chan *ch, int peer, size_t len, const struct rch_rdma_rkey *rkey,
                                  uint64_t raddr, rch_rdma_fill_fn fill, void *fill_ctx, void *op_ctx);
+/* The channel op get_drain: always by the two-copy pipeline, whose sink
+ * copy is the drain (the data goes from the pipe buffer to where it is used). */
+rdmach_status_t rch_shm_get_drain(struct rch_rdma_chan *ch, int peer, size_t len, const struct rch_rdma_rkey *rkey,
+                                  uint64_t raddr, rch_rdma_drain_fn drain, void *drain_ctx, void *op_ctx);
 rdmach_status_t rch_shm_get(struct rch_rdma_chan *ch, int peer, void *laddr,
                             struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
                             uint64_t raddr, void *op_ctx);
@@ -335,6 +341,9 @@ unsigned rch_shm_coop_fail_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p
 /* steal: the sink may copy chunks itself by single copy if the source stops serving */
 rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
                                  size_t len, uint64_t raddr, void *op_ctx, int steal);
+/* A get whose chunks go to drain (never stolen: stealing copies into laddr). */
+rdmach_status_t rch_shm_pipe_get_drain(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rch_rdma_drain_fn drain,
+                                       void *drain_ctx, size_t len, uint64_t raddr, void *op_ctx);
 /* The data from laddr, or (laddr NULL) made by fill into each chunk's buffer. */
 rdmach_status_t rch_shm_pipe_put(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *laddr,
                                  rch_rdma_fill_fn fill, void *fill_ctx, size_t len, uint64_t raddr, void *op_ctx);

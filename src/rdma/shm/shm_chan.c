@@ -630,4 +630,5 @@ const struct rch_rdma_ops rch_rdma_shm_ops = {
     .recv_done   = rch_rdma_no_recv_done,
     .peer_gone   = rch_shm_peer_gone,
     .put_fill    = rch_shm_put_fill,
+    .get_drain   = rch_shm_get_drain,
 };

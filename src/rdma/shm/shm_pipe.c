@@ -18,6 +18,14 @@
  * GET (we read the peer's memory): we send a GETREQ record through the ring;
  * the peer (source) checks the range against its registrations and streams
  * GET_DATA chunks (or one GET_ERR); our op completes at the LAST chunk.
+ * A GET may instead hand each chunk to a drain function of ours (the
+ * channel op get_drain: a one-sided put's scatter, device/rma_putw.c):
+ * laddr is NULL, the chunks' destinations are their offsets in the range,
+ * validated as any GET_DATA, and the drain runs where the copy out would,
+ * before the buffer's lines are claimed back. Such a get is never stolen
+ * (stealing reads into laddr); a source out of room in /dev/shm has it
+ * read by single copy a chunk at a time into a buffer of ours and drained
+ * from there (get_refused).
  * PUT (we write the peer's memory): we are the source; a PUTNOTE record tells
  * the sink to watch the pipe; the put completes when the sink has drained its
  * last chunk (a rejected chunk is reported through nak_seq).
@@ -284,8 +292,11 @@ static rdmach_status_t src_ready(struct rch_rdma_chan *ch, struct rch_shm_peer *
 
 /* ---- entry points ---- */
 
-rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
-                                 size_t len, uint64_t raddr, void *op_ctx, int steal)
+/* A GET of ours: into laddr, or (laddr NULL) each chunk handed to drain,
+ * the chunks' offsets travelling as their destination. */
+static rdmach_status_t get_start(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
+                                 rch_rdma_drain_fn drain, void *drain_ctx, size_t len, uint64_t raddr, void *op_ctx,
+                                 int steal)
 {
     int i = getop_alloc(ch);
     if (i < 0)
@@ -293,6 +304,8 @@ rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *
     struct rch_shm_getop *op = &ch->getops[i];
     op->peer = peer_index(ch, p);
     op->laddr = laddr;
+    op->drain = drain;
+    op->drain_ctx = drain_ctx;
     op->len = len;
     op->got = 0;
     op->op_ctx = op_ctx;
@@ -322,6 +335,18 @@ rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *
     }
     rch_shm_update_busy(ch, p);
     return RDMACH_INPROGRESS;
+}
+
+rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
+                                 size_t len, uint64_t raddr, void *op_ctx, int steal)
+{
+    return get_start(ch, p, laddr, NULL, NULL, len, raddr, op_ctx, steal);
+}
+
+rdmach_status_t rch_shm_pipe_get_drain(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rch_rdma_drain_fn drain,
+                                       void *drain_ctx, size_t len, uint64_t raddr, void *op_ctx)
+{
+    return get_start(ch, p, NULL, drain, drain_ctx, len, raddr, op_ctx, 0);
 }
 
 rdmach_status_t rch_shm_pipe_put(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *laddr,
@@ -534,9 +559,31 @@ static void claim_rest(struct rch_shm_peer *p, struct rch_shm_getop *op, uint64_
     }
 }
 
+/* Bytes [lo, hi) of a get to be drained, read by single copy a chunk at a
+ * time into a buffer of ours and drained from there. */
+static rdmach_status_t drain_by_cma(struct rch_rdma_chan *ch, struct rch_shm_peer *p, struct rch_shm_getop *op,
+                                    uint64_t lo, uint64_t hi)
+{
+    size_t chunk = (size_t)ch->seg.hdr->pipe_chunk;
+    unsigned char *tmp = malloc(chunk);
+    if (tmp == NULL)
+        return rch_base_err(RDMACH_ERR_NO_MEMORY, "shm get from rank %d: no memory for a %zu-byte chunk", p->rank,
+                            chunk);
+    rdmach_status_t st = RDMACH_OK;
+    for (uint64_t off = lo; off < hi && st == RDMACH_OK; off += chunk) {
+        size_t n = hi - off < chunk ? (size_t)(hi - off) : chunk;
+        st = rch_shm_cma_rw(ch, p, tmp, op->raddr + off, n, 0);
+        if (st == RDMACH_OK)
+            op->drain(op->drain_ctx, (size_t)off, tmp, n);
+    }
+    free(tmp);
+    return st;
+}
+
 /* The source answered our get with an error. No room for its pipe buffers
  * in /dev/shm (NO_MEMORY) is no reason to fail a get single copy can do:
- * copy what nobody has copied ourselves. Else the error, with its cause. */
+ * copy (or drain) what nobody has copied ourselves. Else the error, with
+ * its cause. */
 static rdmach_status_t get_refused(struct rch_rdma_chan *ch, struct rch_shm_peer *p, struct rch_shm_getop *op,
                                    rdmach_status_t st)
 {
@@ -545,7 +592,12 @@ static rdmach_status_t get_refused(struct rch_rdma_chan *ch, struct rch_shm_peer
         claim_rest(p, op, &lo, &hi);
         RCH_INFO("shm", "rank %d has no room in /dev/shm for its pipe buffers: %llu bytes of a get by single copy",
                  p->rank, (unsigned long long)(hi - lo));
-        if (hi > lo && rch_shm_cma_rw(ch, p, op->laddr + lo, op->raddr + lo, (size_t)(hi - lo), 0) != RDMACH_OK)
+        if (hi > lo && op->drain && drain_by_cma(ch, p, op, lo, hi) != RDMACH_OK)
+            return rch_base_err(RDMACH_ERR_NO_MEMORY, "shm get of %zu bytes from rank %d: it has no room in "
+                                "/dev/shm for its pipe buffers, and single copy failed: %s", op->len, p->rank,
+                                rdmach_last_error());
+        if (hi > lo && !op->drain &&
+            rch_shm_cma_rw(ch, p, op->laddr + lo, op->raddr + lo, (size_t)(hi - lo), 0) != RDMACH_OK)
             return rch_base_err(RDMACH_ERR_NO_MEMORY, "shm get of %zu bytes from rank %d: it has no room in "
                                 "/dev/shm for its pipe buffers (the file system is full), and single copy "
                                 "failed: %s", op->len, p->rank, rdmach_last_error());
@@ -591,8 +643,10 @@ static unsigned sink_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsi
                 struct rch_shm_getop *op = &ch->getops[i];
                 uint64_t lo = (uint64_t)(uintptr_t)op->laddr;
                 if (kind == RCH_SHM_PIPE_GET_DATA) {
-                    if (reject || dst < lo || dst + len < dst || dst + len > lo + op->len)
-                        op->bad = 1;
+                    if (reject || dst < lo || dst + len < dst || dst + len > lo + op->len || op->bad)
+                        op->bad = 1;    /* (a drain takes no chunk after a bad one: they come in order) */
+                    else if (op->drain)
+                        op->drain(op->drain_ctx, (size_t)(dst - lo), buf, len);
                     else if (op->nt)
                         rch_base_copy_nt((void *)(uintptr_t)dst, buf, len);
                     else

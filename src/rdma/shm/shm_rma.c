@@ -283,3 +283,19 @@ rdmach_status_t rch_shm_put_fill(struct rch_rdma_chan *ch, int peer, size_t len,
     }
     return rch_shm_pipe_put(ch, p, NULL, fill, fill_ctx, len, raddr, op_ctx);
 }
+
+rdmach_status_t rch_shm_get_drain(struct rch_rdma_chan *ch, int peer, size_t len, const struct rch_rdma_rkey *rkey,
+                                  uint64_t raddr, rch_rdma_drain_fn drain, void *drain_ctx, void *op_ctx)
+{
+    struct rch_shm_peer *p = NULL;
+    if (drain == NULL)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm get_drain from rank %d: no drain function", peer);
+    rdmach_status_t st = rma_prepare(ch, peer, 1, len, rkey, raddr, RCH_RDMA_ACCESS_REMOTE_READ, "get", &p);
+    if (st != RDMACH_OK || len == 0)
+        return st;
+    if (peer == ch->rank) {
+        drain(drain_ctx, 0, (const unsigned char *)(uintptr_t)raddr, len);
+        return RDMACH_OK;
+    }
+    return rch_shm_pipe_get_drain(ch, p, drain, drain_ctx, len, raddr, op_ctx);
+}

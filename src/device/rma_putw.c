@@ -1,0 +1,179 @@
+/*
+ * Puts written by the target (PUTW; rma_proto.h): a put of a derived target
+ * datatype, at least RDMACH_RMA_PUTW_FROM bytes, to a rank of this node
+ * whose window memory is not mapped here (MPI_Win_create), over a channel
+ * with get_drain (shared memory). GETW (rma_getw.c) the other way round.
+ *
+ *   origin                                  target
+ *   register the packed data (remote read)
+ *   PUTW {where: addr, key; blocks}  ----->  check every block against the
+ *                                            window (refused: RSP error,
+ *                                            nothing written)
+ *                                            get_drain(origin's range)
+ *   progress: copy chunk k into the   <----  GETREQ (shm_pipe.c)
+ *   pipeline buffer in the target's
+ *   segment                           ----->  progress: scatter chunk k into
+ *                                            the window (putw_drain), while
+ *                                            the origin copies chunk k + 1
+ *   RSP: the request ends, the data   <----  RSP (no data) after the last
+ *   is unregistered                          chunk
+ *
+ * What it replaces: PUTV/PUTP packets, which the origin copies into its
+ * eager ring (4 MiB) and the target scatters out of it. Here the pipeline's
+ * 4 x 64 KiB buffers stay in cache and the two copies overlap chunk by
+ * chunk on two cores, as for a get (the sink stores into each line of a
+ * buffer it drained, rch_base_claim_lines in shm_pipe.c, so the source's
+ * next copy does not upgrade shared lines). The origin's data is read
+ * where it is: the MPI layer packs a non-contiguous origin buffer first
+ * (as for the V packets).
+ *
+ * Completion: the origin's request counts in pend_local and pend_remote
+ * until the RSP, which leaves when every byte is in the window; it holds
+ * the registration (RMA_RQ_MR), undone when it ends. A target that dies
+ * fails it (the peer's pending list): the epoch's call returns the error.
+ * An origin that dies fails the drain with PEER_DEAD (the shared-memory
+ * channel fails every pipeline op it holds for that peer before the device
+ * hears peer_failed, rch_shm_pipe_fail_peer): the target frees the cursor
+ * after the channel's rma_done, after which no drain call comes, and
+ * answers nobody; MPI_T rma_putw_reads_lost counts such reads.
+ *
+ * get_drain refused at the call (an op table without room, a peer the
+ * channel cannot reach): the target reads the whole range by the
+ * channel's get into a buffer and scatters it when it is in (MPI_T
+ * rma_putw_fetched); the origin cannot take the PUTW back into V packets
+ * once it left. A pipeline refused later by the origin's side (no room in
+ * /dev/shm for its buffers) fails the put with that cause.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "base/base.h"
+#include "base/log.h"
+#include "base/tunables.h"
+#include "device/rma_impl.h"
+#include "device/stats.h"
+
+/* ---- origin ---- */
+
+static int putw_ok(struct rch_dev_win *w, int target)
+{
+    struct rch_dev_win_target *t = &w->t[target];
+    struct rch_dev_peer *p = &rch_dev.peers[t->world];
+    return w->flavor != RCH_DEV_WIN_DYNAMIC && t->path == RCH_DEV_WIN_RDMA && t->ctrl && !p->dead &&
+           p->ops->get_drain && p->ops->mem_reg && p->ops->mem_rkey;
+}
+
+rdmach_status_t rch_dev_rma_putw(struct rch_dev_win *w, int target, const void *src,
+                                 const struct rch_dev_rma_seg *segs, size_t nseg, struct rch_dev_rma_cmpl *c)
+{
+    if (rch_tun.rma_putw_from == 0)
+        return RDMACH_AGAIN;
+    return rch_dev_rma_w_segs(w, target, RCH_RMA_PUTW, (void *)src, segs, nseg, rch_tun.rma_putw_from, putw_ok, c);
+}
+
+rdmach_status_t rch_dev_rma_putw_pattern(struct rch_dev_win *w, int target, const void *src,
+                                         const struct rch_dev_rma_pblock *blk, size_t nblk, uint64_t reps,
+                                         int64_t stride, struct rch_dev_rma_cmpl *c)
+{
+    if (rch_tun.rma_putw_from == 0)
+        return RDMACH_AGAIN;
+    return rch_dev_rma_w_pattern(w, target, RCH_RMA_PUTW, (void *)src, blk, nblk, reps, stride,
+                                 rch_tun.rma_putw_from, UINT32_MAX, putw_ok, c);
+}
+
+/* ---- target ---- */
+
+/* One PUTW being applied: its RSP leaves when its read has ended. */
+struct putw_recv {
+    struct rch_rma_hdr h;             /* the PUTW */
+    struct rch_dev_rma_blocks *blk;   /* where its bytes go, and how far */
+    unsigned char *whole;             /* read whole (get_drain refused at the call): the data */
+};
+
+/* get_drain's drain: a chunk of the origin's data into the blocks,
+ * DRAIN_PIECE bytes at a time. Blocks that repeat are scattered a column at
+ * a time (a copy2d per block of the period), each column reading the piece
+ * again: an 8 KiB piece is read from L1 then, a whole 64 KiB chunk from L2
+ * (indexed put of 1 M ints, 6 blocks a period: 5-25% faster in 3 quiet
+ * interleaved rounds; the other rows unchanged). */
+#define DRAIN_PIECE 8192
+static void putw_drain(void *ctx, size_t off, const unsigned char *buf, size_t n)
+{
+    for (size_t o = 0; o < n; o += DRAIN_PIECE)
+        rch_dev_rma_blocks_move(ctx, (unsigned char *)buf + o, off + o, n - o < DRAIN_PIECE ? n - o : DRAIN_PIECE, 1);
+}
+
+static void putw_answer(struct putw_recv *a, rdmach_status_t st)
+{
+    struct rch_dev_win *w = rch_dev_rma_win_find(a->h.win);
+    if (w && st != RDMACH_ERR_PEER_DEAD)      /* a dead origin: nobody to answer */
+        rch_dev_rma_answer_rsp(w, &a->h, st, NULL, 0, 0);
+    rch_dev_rma_blocks_free(a->blk);
+    free(a->whole);
+    free(a);
+}
+
+/* on_complete of the read (the channel's rma_done: no drain call after it). */
+static void read_done(struct rch_dev_req *pub)
+{
+    struct putw_recv *a = (struct putw_recv *)(uintptr_t)pub->user_word[0];
+    rdmach_status_t st = pub->err;
+    if (st == RDMACH_ERR_PEER_DEAD && pub->user_word[1])
+        rch_dev_stat.rma_putw_lost++;
+    if (st == RDMACH_OK && a->whole)
+        rch_dev_rma_blocks_move(a->blk, a->whole, 0, a->h.elem, 1);
+    putw_answer(a, st);
+}
+
+/* The read of the origin's range: drained into the blocks as it comes, or
+ * (whole != NULL) into that buffer. OK: started (read_done answers);
+ * otherwise refused at the call, nothing read. */
+static rdmach_status_t read_start(struct putw_recv *a, struct rch_dev_peer *p, struct rch_dev_win *w,
+                                  const struct rch_rdma_rkey *key, uint64_t raddr)
+{
+    struct rch_dev_ireq *r = rch_dev_rma_req(w, a->h.src, 0, NULL);
+    if (r == NULL)
+        return RDMACH_ERR_NO_MEMORY;
+    r->pub.on_complete = read_done;
+    r->pub.user_word[0] = (uint64_t)(uintptr_t)a;
+    r->pub.user_word[1] = 1;                  /* a read of ours: counted if the origin dies */
+    rch_dev_pending_add(p, r);                /* an origin that dies fails it */
+    void *id = (void *)(uintptr_t)rch_dev_ireq_id(r);
+    rdmach_status_t st = a->whole ? p->ops->get(p->chan, p->rank, a->whole, NULL, a->h.elem, key, raddr, id)
+                                  : p->ops->get_drain(p->chan, p->rank, a->h.elem, key, raddr, putw_drain, a->blk, id);
+    if (st == RDMACH_INPROGRESS)
+        return RDMACH_OK;
+    if (st == RDMACH_OK || st == RDMACH_ERR_PEER_DEAD) {
+        rch_dev_ireq_finish(r, st);           /* done at once (ourselves), or the origin is gone */
+        return RDMACH_OK;
+    }
+    r->pub.on_complete = NULL;                /* refused at the call: nothing read */
+    rch_dev_ireq_finish(r, st);
+    return st;
+}
+
+void rch_dev_rma_on_putw(struct rch_dev_peer *p, struct rch_dev_win *w, const struct rch_rma_hdr *h,
+                         const unsigned char *payload)
+{
+    struct putw_recv *a = calloc(1, sizeof(*a));
+    if (a == NULL) {
+        rch_dev_rma_answer_rsp(w, h, RDMACH_ERR_NO_MEMORY, NULL, 0, 0);
+        return;
+    }
+    a->h = *h;
+    struct rch_rdma_rkey key;
+    uint64_t raddr = rch_dev_rma_where(payload, &key);
+    rdmach_status_t st = rch_dev_rma_blocks_init(&a->blk, h, w, payload + sizeof(struct rch_rma_where));
+    if (st == RDMACH_OK && p->ops->get_drain == NULL)
+        st = rch_base_err(RDMACH_ERR_UNSUPPORTED, "PUTW from rank %d: this rank's channel to it has no get_drain",
+                          h->src);
+    if (st == RDMACH_OK && (st = read_start(a, p, w, &key, raddr)) != RDMACH_OK &&
+        st != RDMACH_ERR_INVALID_ARG) {
+        RCH_INFO("rma", "PUTW from rank %d: the channel refused a pipelined read (%s): read whole",
+                 h->src, rdmach_last_error());
+        rch_dev_stat.rma_putw_fetched++;
+        a->whole = malloc(h->elem ? h->elem : 1);
+        st = a->whole ? read_start(a, p, w, &key, raddr) : RDMACH_ERR_NO_MEMORY;
+    }
+    if (st != RDMACH_OK)
+        putw_answer(a, st);
+}
