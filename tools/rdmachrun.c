@@ -79,6 +79,7 @@ struct run_state {
      * waited for before we exit; signals reach them too. */
     pid_t spawned[64];
     char *spawned_port[64];    /* the port its root waits on (the preput value), NULL if none */
+    pid_t spawned_root[64];    /* the process of the rank that asked for it */
     int nspawned;
     int spawn_code;            /* the first spawned job's non-zero exit code */
 };
@@ -384,7 +385,7 @@ static void spawned_exited(pid_t pid, int status)
         S.alive--;
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         if (S.spawned_port[k])
-            run_spawn_exited(S.spawned_port[k], code);
+            run_spawn_exited(S.spawned_port[k], S.spawned_root[k], code);
         free(S.spawned_port[k]);
         S.spawned_port[k] = NULL;
         if (code != 0 && S.spawn_code == 0) {
@@ -397,7 +398,7 @@ static void spawned_exited(pid_t pid, int status)
 
 /* ---- MPI_Comm_spawn: another rdmachrun for the new job ---- */
 
-int run_spawn_launch(const struct run_spawn *sp, char *why, size_t len)
+int run_spawn_launch(const struct run_spawn *sp, pid_t root, char *why, size_t len)
 {
     if (S.nspawned == (int)(sizeof(S.spawned) / sizeof(S.spawned[0]))) {
         snprintf(why, len, "more than %d spawned jobs", S.nspawned);
@@ -454,6 +455,7 @@ int run_spawn_launch(const struct run_spawn *sp, char *why, size_t len)
         return -1;
     }
     S.spawned_port[S.nspawned] = sp->preput_val ? strdup(sp->preput_val) : NULL;
+    S.spawned_root[S.nspawned] = root;
     S.spawned[S.nspawned++] = pid;
     S.alive++;
     return 0;

@@ -75,14 +75,16 @@ struct run_job {
 void run_fail(struct run_job *job, int exit_code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Provided by rdmachrun.c: start the commands of sp as a job of their own
- * (another rdmachrun, with sp's preput key in its KVS and PMI_SPAWNED=1 in
- * its ranks' environment). 0, or -1 with the reason in why. */
-int run_spawn_launch(const struct run_spawn *sp, char *why, size_t len);
-/* Tells the root waiting on port (an rdmach port name, the spawn's preput)
- * that the job it spawned ended with code (boot.h, RCH_BOOT_SPAWN_EXITED);
- * nothing when the port is closed already (run_spawn_exit.c). */
-void run_spawn_exited(const char *port, int code);
+/* Provided by rdmachrun.c: start the commands of sp, asked for by the rank
+ * of process root, as a job of their own (another rdmachrun, with sp's
+ * preput key in its KVS and PMI_SPAWNED=1 in its ranks' environment). 0, or
+ * -1 with the reason in why. */
+int run_spawn_launch(const struct run_spawn *sp, pid_t root, char *why, size_t len);
+/* Tells the root (process root) waiting on port (an rdmach port name, the
+ * spawn's preput) that the job it spawned ended with code (boot.h,
+ * RCH_BOOT_SPAWN_EXITED); nothing unless a socket of root's listens on that
+ * port (run_spawn_exit.c). */
+void run_spawn_exited(const char *port, pid_t root, int code);
 
 /* run_pmi.c */
 /* preput: NULL, or KEY=VALUE put in the KVS from the start. -1 on out of memory. */

@@ -477,7 +477,7 @@ static int spawn_field(struct run_spawn *sp, const char *key, const char *val)
 static void spawn_reply(struct run_job *job, struct run_rank *r)
 {
     char why[200];
-    int rc = run_spawn_launch(r->spawn, why, sizeof(why));
+    int rc = run_spawn_launch(r->spawn, r->pid, why, sizeof(why));
     spawn_free(r);
     if (rc == 0) {
         REPLY(r, RCH_PMI_SPAWN_RESULT, "rc", "0");

@@ -91,18 +91,19 @@ rdmach_status_t rch_boot_fence(void);
  */
 struct rch_boot_spawn {
     const char *exec;
-    char *const *argv;            /* The launcher's word to a spawning root that the job it spawned ended
- * (rdmachrun): it connects to the port the spawn preput and sends, in the
- * shape of a port's hello (src/mpi/dyn_port.c), {RCH_BOOT_SPAWN_EXITED,
- * the job's exit code, the port's key} (uint32, uint32, uint64, host
- * order), so the spawn fails at once instead of after the timeout. */
-#define RCH_BOOT_SPAWN_EXITED 0x52445958u   /* "RDYX" */
-
-/* NULL-terminated, without argv[0]; NULL: none */
+    char *const *argv;            /* NULL-terminated, without argv[0]; NULL: none */
     int nprocs;
     int ninfo;
     const char *const *info_key, *const *info_val;
 };
+/* The launcher's word to a spawning root that the job it spawned ended
+ * (rdmachrun): it connects to the port the spawn preput, if a socket of the
+ * root's process listens there, and sends, in the shape of a port's hello
+ * (src/mpi/dyn_port.c), {RCH_BOOT_SPAWN_EXITED, the job's exit code, the
+ * port's key} (uint32, uint32, uint64, host order), so the spawn fails at
+ * once instead of after the timeout. */
+#define RCH_BOOT_SPAWN_EXITED 0x52445958u   /* "RDYX" */
+
 rdmach_status_t rch_boot_spawn(int count, const struct rch_boot_spawn *cmds, const char *preput_key,
                                const char *preput_val, int *errcodes);
 rdmach_status_t rch_boot_job_get(const char *key, char *value, size_t len);

@@ -28,10 +28,12 @@ void run_fail(struct run_job *job, int exit_code, const char *fmt, ...)
 /* rdmachrun.c's launcher of spawned jobs: records what it was asked. */
 static struct run_spawn launched;
 static int launches, launch_fails;
+static pid_t launch_root;
 
-int run_spawn_launch(const struct run_spawn *sp, char *why, size_t len)
+int run_spawn_launch(const struct run_spawn *sp, pid_t root, char *why, size_t len)
 {
     launches++;
+    launch_root = root;
     launched.total = sp->total;
     launched.cmd[0].nprocs = sp->cmd[0].nprocs;
     launched.cmd[1].nprocs = sp->cmd[1].nprocs;
@@ -266,6 +268,7 @@ Test(run_pmi, spawn_blocks_launch_once_after_the_last)
     cr_assert_eq(launches, 1);
     cr_assert(launched.total == 2 && launched.cmd[0].nprocs == 1 && launched.cmd[1].nprocs == 2 &&
               launched.cmd[1].argc == 2);
+    cr_assert_eq(launch_root, job.ranks[0].pid, "the launch names the asking rank's process");
     /* a launch that fails is answered rc=-1, the job goes on */
     launch_fails = 1;
     send_req(0, "mcmd=spawn\nnprocs=1\nexecname=/bin/a\ntotspawns=1\nspawnssofar=1\nargcnt=0\nendcmd\n");
