@@ -134,6 +134,36 @@ static inline uint64_t mt_next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+/* An MPI_Type_indexed (committed by the caller) of n ints: block nb of
+ * next(nb, seed, &gap) ints (the last cut at n), then gap ints skipped.
+ * off[i]: the window int the map's int i lands on; *span: the ints it
+ * reaches. */
+static inline MPI_Datatype mt_indexed_map(long n, int (*next)(int nb, uint64_t *seed, int *gap), uint64_t seed,
+                                          long *off, long *span)
+{
+    int *bl = malloc(sizeof(int) * (size_t)n), *dp = malloc(sizeof(int) * (size_t)n);
+    CHECK(bl && dp, "no memory");
+    long total = 0, pos = 0, k = 0;
+    int nb = 0;
+    for (; total < n; nb++) {
+        int gap = 0;
+        bl[nb] = next(nb, &seed, &gap);
+        if (total + bl[nb] > n)
+            bl[nb] = (int)(n - total);
+        dp[nb] = (int)pos;
+        for (int e = 0; e < bl[nb]; e++)
+            off[k++] = pos + e;
+        pos += bl[nb] + gap;
+        total += bl[nb];
+    }
+    MPI_Datatype d;
+    MPI_OK(MPI_Type_indexed(nb, bl, dp, MPI_INT, &d));
+    *span = pos;
+    free(bl);
+    free(dp);
+    return d;
+}
+
 /* Byte i of the message identified by `id`. */
 static inline unsigned char mt_byte(uint64_t id, size_t i)
 {

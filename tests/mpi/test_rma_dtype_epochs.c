@@ -39,6 +39,16 @@ static const char *ename[NEPOCH] = { "fence", "pscw", "lock_all+flush_local" };
 static int me, np, to, from;
 static MPI_Group gto, gfrom;
 
+/* The irregular indexed map's blocks: 1-7 ints with gaps of 1-5, drawn
+ * from the seed. */
+static int random_block(int nb, uint64_t *seed, int *gap)
+{
+    (void)nb;
+    int len = (int)(mt_next(seed) % 7) + 1;
+    *gap = (int)(mt_next(seed) % 5) + 1;
+    return len;
+}
+
 /* Type t covering n ints: the MPI type (count *count) and off[i], the window
  * int that origin int i lands on; *span: the window's ints. */
 static MPI_Datatype make(int t, long n, int *count, long *off, long *span)
@@ -81,25 +91,7 @@ static MPI_Datatype make(int t, long n, int *count, long *off, long *span)
         *span = t == T_REVERSE ? 3 * nb : 2 * nb;
         free(dp);
     } else {
-        int *bl = malloc(sizeof(int) * (size_t)n), *dp = malloc(sizeof(int) * (size_t)n);
-        CHECK(bl && dp, "no memory");
-        uint64_t seed = 12345;
-        long total = 0, pos = 0, k = 0;
-        int nb = 0;
-        for (; total < n; nb++) {
-            bl[nb] = (int)(mt_next(&seed) % 7) + 1;
-            if (total + bl[nb] > n)
-                bl[nb] = (int)(n - total);
-            dp[nb] = (int)pos;
-            for (int e = 0; e < bl[nb]; e++)
-                off[k++] = pos + e;
-            pos += bl[nb] + (long)(mt_next(&seed) % 5) + 1;
-            total += bl[nb];
-        }
-        MPI_OK(MPI_Type_indexed(nb, bl, dp, MPI_INT, &d));
-        *span = pos;
-        free(bl);
-        free(dp);
+        d = mt_indexed_map(n, random_block, 12345, off, span);
     }
     MPI_OK(MPI_Type_commit(&d));
     int size;

@@ -44,6 +44,23 @@ static const char *ename[NEPOCH] = { "fence", "pscw", "lock_all" };
 static int me, np, to, from;
 static MPI_Group gto, gfrom;
 
+/* The indexed maps' blocks: 1, 2, 3 ints with gaps of 1, 2 (a period of
+ * 6 blocks), or 16-127 ints with gaps of 1-5 drawn from the seed. */
+static int periodic_block(int nb, uint64_t *seed, int *gap)
+{
+    (void)seed;
+    *gap = nb % 2 + 1;
+    return nb % 3 + 1;
+}
+
+static int aperiodic_block(int nb, uint64_t *seed, int *gap)
+{
+    (void)nb;
+    int len = (int)(mt_next(seed) % 112) + 16;
+    *gap = (int)(mt_next(seed) % 5) + 1;
+    return len;
+}
+
 /* Type t for n ints (n a multiple of 192): the MPI type, *count of it, and
  * off[i], the window int that origin int i lands on; returns the window's
  * ints the map reaches in *span. */
@@ -69,25 +86,7 @@ static MPI_Datatype make(int t, long n, int *count, long *off, long *span)
             off[i] = i / 3 * 6 + (i % 3 == 0 ? 0 : 2 + i % 3);
         *span = 2 * n;
     } else {
-        int *bl = malloc(sizeof(int) * (size_t)n), *dp = malloc(sizeof(int) * (size_t)n);
-        CHECK(bl && dp, "no memory");
-        uint64_t seed = 777;
-        long total = 0, pos = 0, k = 0;
-        int nb = 0;
-        for (; total < n; nb++) {
-            bl[nb] = t == T_INDEXED ? nb % 3 + 1 : (int)(mt_next(&seed) % 112) + 16;
-            if (total + bl[nb] > n)
-                bl[nb] = (int)(n - total);
-            dp[nb] = (int)pos;
-            for (int e = 0; e < bl[nb]; e++)
-                off[k++] = pos + e;
-            pos += bl[nb] + (t == T_INDEXED ? nb % 2 + 1 : (long)(mt_next(&seed) % 5) + 1);
-            total += bl[nb];
-        }
-        MPI_OK(MPI_Type_indexed(nb, bl, dp, MPI_INT, &d));
-        *span = pos;
-        free(bl);
-        free(dp);
+        d = mt_indexed_map(n, t == T_INDEXED ? periodic_block : aperiodic_block, 777, off, span);
     }
     MPI_OK(MPI_Type_commit(&d));
     return d;
