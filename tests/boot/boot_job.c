@@ -184,10 +184,17 @@ static void check_hex(void)
     CHECK(rch_boot_hex_decode("001", back, 1) == RDMACH_ERR_PROTOCOL, "odd length accepted");
 }
 
-/* Wait in a fence that cannot complete: only the launcher ends this. */
+/* Wait in a fence that cannot complete: the launcher ends this, by killing
+ * the rank or by failing the fence (Open MPI's PMIx server, tearing the job
+ * down, may answer before its signal arrives). A fence that succeeds is the
+ * error. */
 static void wait_forever(void)
 {
-    rch_boot_fence();
+    int rc = rch_boot_fence();
+    if (rc != RDMACH_OK) {
+        fprintf(stderr, "boot_job: rank %d: the fence failed as the job ended: %s\n", rch_boot.rank, rdmach_last_error());
+        exit(4);
+    }
     fprintf(stderr, "boot_job: rank %d: a fence completed although a rank failed\n", rch_boot.rank);
     exit(3);
 }

@@ -8,12 +8,14 @@
 # is ended and the job run again (at most twice), saying so. Likewise when
 # mpirun itself dies of SIGSEGV in PMIx_server_finalize (libpmix 3, after the
 # ranks are gone). Any other outcome, a hang with a rank still running
-# included, is the test's.
+# included, is the test's. mpirun's stderr goes to a file, printed when the
+# attempt ends: a reader of a pipe (tee) would be one more child of mpirun,
+# alive while mpirun is, and the zombies would never be all its children.
 set -u
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
 for attempt in 1 2 3; do
-    "$@" 2> >(tee "$err" >&2) &
+    "$@" 2>"$err" &
     pid=$!
     zombie_since=""
     while kill -0 "$pid" 2>/dev/null; do
@@ -25,6 +27,7 @@ for attempt in 1 2 3; do
                      "ending it and running the job again" >&2
                 kill -9 "$pid" 2>/dev/null
                 wait "$pid" 2>/dev/null
+                cat "$err" >&2
                 continue 2
             fi
         else
@@ -34,6 +37,7 @@ for attempt in 1 2 3; do
     done
     wait "$pid"
     rc=$?
+    cat "$err" >&2
     if [ "$rc" -eq 139 ] && grep -q 'PMIx_server_finalize' "$err"; then
         echo "ompi_watch.sh: $1 crashed in PMIx_server_finalize (attempt $attempt); running the job again" >&2
         continue

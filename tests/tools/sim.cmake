@@ -266,11 +266,15 @@ tool_test(sim_seg_no_turns COMMAND ${EXPECT} 0 "^bcast +shmseg +3 +1 +3 +8 +5\\.
 # (RDMACH_BARRIER=shm, oversubscribed: the node segment's wait), each rank
 # switches out (N - 1)/N = 2/3 times per call (the last to arrive goes on)
 # and never sleeps; a turn given to a rank that arrived already would be
-# one more switch
+# one more switch. The fewest of any block are checked (the last two
+# columns), and the test runs alone: a process of a concurrent test on core
+# 0 adds preemptions, and yields to it that end in the device's sleep (CI,
+# under ASan: the median block's counts were not the library's).
 tool_test(sim_probe_segsync_switches
   ENV "RDMACH_BIND=none;RDMACH_BARRIER=shm"
-  COMMAND ${EXPECT} 0 "^segsync 3 [0-9]+ [0-9]+ 0\\.67 0\\.00$"
+  COMMAND ${EXPECT} 0 "^segsync 3 [0-9]+ [0-9]+ [0-9]+\\.[0-9]+ [0-9]+\\.[0-9]+ 0\\.67 0\\.00$"
   -- taskset -c 0 ${RUN} -n 3 $<TARGET_FILE:rdmach-sim-probe> --segsync)
+set_tests_properties(sim_probe_segsync_switches PROPERTIES RUN_SERIAL TRUE)
 # The hand-off at the node segment's synchronisation is segswitch's entry
 # for the core's ranks (one_core_segswitch.txt: 2 ranks 1.5 us, 3 ranks 3.0;
 # the largest entry not above them). The same bcast once on 3 ranks:

@@ -73,14 +73,18 @@
  * With --segsync (any number of ranks; run it with RDMACH_BARRIER=shm, which on
  * a node of more ranks than cores waits as the node segment's phases do,
  * rch_coll_bar_wait_all):
- *   segsync N MIN_NS MED_NS YIELDS SLEEPS   per barrier alone, blocks of
- *                    CALLS back to back (the slowest rank's time per call,
- *                    minimum and median over 15 blocks), and per rank and
- *                    barrier the median block's context switches: YIELDS
- *                    the involuntary ones (a sched_yield that ran another
- *                    rank counts so: the task stays runnable), SLEEPS the
- *                    voluntary ones (sleeps in the device) -> a check of the
- *                    engine's SEGSYNC (calibrate fits nothing from it)
+ *   segsync N MIN_NS MED_NS YIELDS SLEEPS FEW_YIELDS FEW_SLEEPS   per
+ *                    barrier alone, blocks of CALLS back to back (the
+ *                    slowest rank's time per call, minimum and median over
+ *                    15 blocks), and per rank and barrier the median block's
+ *                    context switches: YIELDS the involuntary ones (a
+ *                    sched_yield that ran another rank counts so: the task
+ *                    stays runnable), SLEEPS the voluntary ones (sleeps in
+ *                    the device); FEW_ the fewest of any block, which is
+ *                    what the synchronisation itself costs: another process
+ *                    on the core only adds preemptions, and yields to it
+ *                    that end in a sleep -> a check of the engine's SEGSYNC
+ *                    (calibrate fits nothing from it)
  *
  * With --segrows (2 ranks, a core each): the node segment's data moves of a
  * 2-rank allreduce (allreduce_shmseg.c) alone, on rows of R bytes (1 KiB,
@@ -606,7 +610,12 @@ static void segsync(int me, int p)
                 order[j - 1] = x;
             }
         int m = order[BLOCKS / 2];
-        printf("segsync %d %.0f %.0f %.2f %.2f\n", p, t[order[0]] * 1e9, t[m] * 1e9, yl[m], sl[m]);
+        double fy = yl[0], fs = sl[0];
+        for (int b = 1; b < BLOCKS; b++) {
+            fy = yl[b] < fy ? yl[b] : fy;
+            fs = sl[b] < fs ? sl[b] : fs;
+        }
+        printf("segsync %d %.0f %.0f %.2f %.2f %.2f %.2f\n", p, t[order[0]] * 1e9, t[m] * 1e9, yl[m], sl[m], fy, fs);
     }
     fflush(stdout);
 }
