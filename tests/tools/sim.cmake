@@ -70,6 +70,8 @@ tool_test(sim_calibrate_writes_params COMMAND ${EXPECT} 0
   "^shm: L [0-9]+ ns, o [0-9]+ ns, orecv [0-9]+ ns, obusy [0-9]+ ns, g [0-9]+ ns, G [0-9.]+ ns/B, O [0-9.]+ ns/B, rndv [0-9]+ ns, S 16384 B$"
   "^net: L [0-9]+ ns, o [0-9]+ ns, orecv [0-9]+ ns, obusy [0-9]+ ns, g [0-9]+ ns, G [0-9.]+ ns/B, O [0-9.]+ ns/B, rndv [0-9]+ ns, S 65536 B$"
   "call [0-9]+ ns, icall [0-9]+ ns; host [0-9]+ cores, switch [0-9]+ ns, netswitch [0-9]+ ns; written to "
+  "^duplex shm 0 [0-9]+ 8 [0-9]+ 64 [0-9]+ 1024 [0-9]+ 4096 [0-9]+ 16384 [0-9]+ 65536 [0-9]+ \\(ns more for a message"
+  "^duplex net 0 [0-9]+ 8 [0-9]+ 64 [0-9]+ 1024 [0-9]+ 4096 [0-9]+ 16384 [0-9]+ 65536 [0-9]+ \\(ns more for a message"
   "^pingpong +pingpong +2 +2 +1 +0 +[0-9]+\\.[0-9]+ "
   -- bash -c "${SIM} calibrate --runs 1 -o ${CMAKE_CURRENT_BINARY_DIR}/calibrated.params && ${SIM} pingpong --size 0 --params ${CMAKE_CURRENT_BINARY_DIR}/calibrated.params")
 tool_test(sim_calibrate_bad_runs COMMAND ${EXPECT} 2 "^rdmach-sim calibrate: --runs '0': expected 1 to 64$"

@@ -134,7 +134,7 @@ static inline int sim_seg_algo(const char *name)
 
 /* ---- parameters (sim_params.c) ---- */
 enum sim_chan { SIM_SHM, SIM_NET, SIM_CHAN_MAX };
-enum { SIM_SEGSW_MAX = 8, SIM_CALLALGO_MAX = 16 };
+enum { SIM_SEGSW_MAX = 8, SIM_CALLALGO_MAX = 16, SIM_DUPLEX_MAX = 12 };
 struct sim_loggops {
     double L, o, g, G, O;      /* ns, ns, ns, ns/byte, ns/byte; o: sending a message */
     double S;                  /* bytes: larger messages use rendezvous */
@@ -153,7 +153,20 @@ struct sim_loggops {
      * has left no earlier than that work is done. 0: the sender's part takes
      * no core (as before the term; older parameter files). */
     double Gsend;
+    /* The exchange (`duplex B NS ...`): ns more for receiving a message that
+     * crossed one of its receiver's own to its sender, each sent before
+     * the other could have been received (MPI_Sendrecv between a pair, the
+     * step of recursive doubling, pairwise and ring algorithms). Both
+     * directions at once cost more than the two one-way transfers a
+     * ping-pong times (rdmach-sim-probe's `exchange` against `pingpong`:
+     * 1.3 to 2 times on Zen 4, shm and tcp); by size, ndx pairs of bytes
+     * (ascending) and ns, interpolated, the last segment's slope beyond;
+     * none: 0. */
+    int ndx;
+    double dx_b[SIM_DUPLEX_MAX], dx[SIM_DUPLEX_MAX];
 };
+/* The duplex extra of a crossing message of `len` bytes on channel c. */
+double sim_duplex_ns(const struct sim_loggops *c, double len);
 struct sim_params {
     struct sim_loggops ch[SIM_CHAN_MAX];
     int onload;                /* the NIC's protocol runs on the host CPU */
@@ -370,6 +383,11 @@ static inline double sim_call_ns(const struct sim_params *p, int coll_id, const 
  * when it left the barrier): the predicted time per call. 0 or -1 (err). */
 int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, long size, int iters,
                 const struct sim_params *prm, double *t_ns, char *err, size_t len);
+/* A 2-rank schedule that is no collective ("pingpong", "exchange") over one
+ * channel (net: a node each), a core each, iters back to back: ns per
+ * iteration. 0 or -1 (err). */
+int sim_predict_pair(const char *what, int net, long size, int iters, const struct sim_params *prm, double *t_ns,
+                     char *err, size_t len);
 int sim_calibrate(int argc, char **argv);
 int sim_validate(int argc, char **argv);
 /* The directory of the running program (where rdmachrun and rdmach-sim-probe

@@ -44,12 +44,16 @@
  *   from the node segment's synchronisation: rdmach-sim-probe --segsync on
  *   N ranks of one core (RDMACH_BARRIER=shm: the same all-arrive wait), its
  *   fastest block T per synchronisation, which the engine makes N o + L +
- *   (N - 1) segswitch (segswitch_of).
+ *   (N - 1) segswitch (segswitch_of);  duplex, per channel and size, what
+ *   an exchange (MPI_Sendrecv both ways at once, the probe's `exchange`)
+ *   takes beyond the engine's exchange under all the other parameters
+ *   (duplex_of: on Zen 4 tcp 1.3 to 2 times a one-way transfer, shm up to
+ *   1.5; a ping-pong's halves never overlap and cannot show it).
  * The programs are looked for beside rdmach-sim (build tree or install).
  * --from FILE fits the figures a saved calibrate output printed instead of
  * measuring; with --params BASE it keeps BASE's figures and fits only the
- * per-collective call (callc, sim_callc.c) and segswitch of FILE against
- * them (and takes FILE's unexp).
+ * per-collective call (callc, sim_callc.c), the duplex and segswitch of
+ * FILE against them (and takes FILE's unexp).
  *
  * validate: sim_validate.c.
  */
@@ -71,6 +75,8 @@ struct probe {
     double ws_in, ws_one, ws_two, ws_w;
     int npp;
     double pp_b[PMAX], pp_ns[PMAX];     /* ping-pong round trips */
+    int nx;
+    double x_b[PMAX], x_ns[PMAX];       /* exchanges (0: not printed, an older output) */
     /* the 2-rank calls of the smallest message (sim_callc.c); ns -1: not printed */
     char callc_algo[SIM_CALLC][32];
     double callc_b[SIM_CALLC], callc_ns[SIM_CALLC];
@@ -106,6 +112,9 @@ static int probe_line(const char *line, struct probe *pr)
     } else if (sscanf(line, "pingpong %lf %lf", &a, &b) == 2) {
         if (pr->npp < PMAX)
             return pr->pp_b[pr->npp] = a, pr->pp_ns[pr->npp++] = b, 4;
+    } else if (sscanf(line, "exchange %lf %lf", &a, &b) == 2) {
+        if (pr->nx < PMAX)
+            pr->x_b[pr->nx] = a, pr->x_ns[pr->nx++] = b;
     } else if (sscanf(line, "reduce %lf %lf", &a, &b) == 2) {
         return pr->reduce_b = a, pr->reduce_ns = b, 8;
     } else if (sscanf(line, "eager %lf", &a) == 1) {
@@ -203,6 +212,10 @@ static int probe_median(const struct probe *runs, int n, struct probe *m)
     MED(ws_two);
     for (int i = 0; i < m->npp; i++)
         MED(pp_ns[i]);
+    for (int r = 0; r < k; r++)   /* a run without the exchanges (an older output) leaves them out */
+        m->nx = runs[keep[r]].nx < m->nx ? runs[keep[r]].nx : m->nx;
+    for (int i = 0; i < m->nx; i++)
+        MED(x_ns[i]);
     for (int i = 0; i < SIM_CALLC; i++)
         MED(callc_ns[i]);   /* -1 in a run without it (an older output): -1 in all, as it is printed by all or none */
 #undef MED
@@ -573,6 +586,37 @@ static int l3_of(const struct probe *sh, struct sim_params *p)
     return 0;
 }
 
+/* duplex: what an exchange (rdmach-sim-probe's `exchange`) costs beyond
+ * the engine's own exchange of the same size under the parameters fitted
+ * so far, a core per rank, 20 back to back as the probe times them; at each
+ * measured size, never below 0. */
+static void duplex_of(const struct probe *pr, struct sim_params *p, int c)
+{
+    struct sim_loggops *ch = &p->ch[c];
+    if (pr->nx == 0) {
+        printf("%s: no exchange measured (an older output): duplex %s\n", chan_name(c), ch->ndx ? "as BASE gives" : "none");
+        return;
+    }
+    ch->ndx = 0;
+    double pred[PMAX];
+    for (int i = 0; i < pr->nx; i++) {
+        char err[256];
+        if (sim_predict_pair("exchange", c == SIM_NET, (long)pr->x_b[i], 20, p, &pred[i], err, sizeof(err)) != 0) {
+            printf("%s: the engine's exchange of %.0f B: %s: no duplex\n", chan_name(c), pr->x_b[i], err);
+            return;
+        }
+    }
+    printf("%s: exchange measured / the engine's without duplex (ns):", chan_name(c));
+    for (int i = 0; i < pr->nx && ch->ndx < SIM_DUPLEX_MAX; i++) {
+        if (ch->ndx && pr->x_b[i] <= ch->dx_b[ch->ndx - 1])
+            continue;
+        printf(" %.0f B %.0f / %.0f", pr->x_b[i], pr->x_ns[i], pred[i]);
+        ch->dx_b[ch->ndx] = pr->x_b[i];
+        ch->dx[ch->ndx++] = pr->x_ns[i] > pred[i] ? pr->x_ns[i] - pred[i] : 0;
+    }
+    printf("\n");
+}
+
 int sim_calibrate(int argc, char **argv)
 {
     const char *out = "rdmach-sim.params", *from = NULL, *base = NULL;
@@ -661,7 +705,7 @@ int sim_calibrate(int argc, char **argv)
             free(k);
             return 2;
         }
-        printf("the parameters of %s; callc fitted against them, unexp and segswitch from %s where it gives them\n",
+        printf("the parameters of %s; callc and duplex fitted against them, unexp and segswitch from %s where it gives them\n",
                base, from);
         if (pr[SIM_SHM].unexp_ns > 0)
             p.unexp = pr[SIM_SHM].unexp_ns;   /* a measurement of its own, no fit against BASE */
@@ -674,6 +718,9 @@ int sim_calibrate(int argc, char **argv)
         printf("no node segment's synchronisation measured (an older output): segswitch %s\n",
                base ? "as BASE gives" : "none (switch)");
     free(k);
+    /* last: against every other parameter, BASE's where it is given */
+    for (int c = 0; c < SIM_CHAN_MAX; c++)
+        duplex_of(&pr[c], &p, c);
     {
         const struct probe *sh = &pr[SIM_SHM];
         const char *algo[SIM_CALLC];
@@ -700,6 +747,10 @@ int sim_calibrate(int argc, char **argv)
                "S %.0f B\n", chan_name(c), p.ch[c].L, p.ch[c].o, p.ch[c].orecv, p.ch[c].obusy, p.ch[c].g, p.ch[c].G,
                p.ch[c].O, p.ch[c].rndv, p.ch[c].S);
     printf("net Gsend %.4f ns/B\n", p.ch[SIM_NET].Gsend);
+    for (int c = 0; c < SIM_CHAN_MAX; c++)
+        for (int i = 0; i < p.ch[c].ndx; i++)
+            printf("%s%s %.0f %.0f%s", i ? "" : "duplex ", i ? "" : chan_name(c), p.ch[c].dx_b[i], p.ch[c].dx[i],
+                   i + 1 == p.ch[c].ndx ? " (ns more for a message that crossed one of its receiver's: an exchange)\n" : "");
     printf("endturns %.0f (RDMACH_YIELD_COUNT_OVERSUB: a waiting rank's yields before it sleeps)\n", p.endturns);
     printf("unexp %.1f ns (malloc and free of an unexpected eager message's buffer above 256 B)\n", p.unexp);
     printf("gamma %.3f ns/B, copy %.3f ns/B, call %.0f ns, icall %.0f ns; host %.0f cores, switch %.0f ns, netswitch %.0f ns, "

@@ -16,7 +16,9 @@
  *     channel into the device's unexpected queue (src/device/recv.c): its
  *     receiver copies it twice (in, then out at the match: s·copy more than
  *     the expected path) and, above RCH_DEV_UNEXP_INLINE bytes, allocates and
- *     frees its buffer (`unexp`).
+ *     frees its buffer (`unexp`). One that crossed its receiver's own last
+ *     send, to its sender, costs the receiver the channel's `duplex` entry
+ *     for its size more (an exchange, duplex()).
  *   rendezvous (s > S): a request-to-send (0 bytes) as above; on match the
  *     receiver spends its receive overhead and asks for the data (L); an
  *     onload NIC needs the sender's CPU for o to serve it; the data then
@@ -105,6 +107,7 @@ struct event {
 /* A message in flight or waiting unmatched, or a posted receive: one pool. */
 struct ment {
     double time;               /* arrival, or the receive's posting */
+    double sent;               /* a message: when its send was posted */
     uint64_t len;
     uint32_t next, src, dst, slot;   /* slot: the sender's (message) or the receiver's (receive) */
     uint32_t buf;              /* the sender's source, or the receive's destination (sim_prog.bufs) */
@@ -129,6 +132,8 @@ struct srank {
     uint32_t idle;             /* turnorder cycle: its empty turns in a row (it sleeps at the cap) */
     uint8_t pending;           /* ... a message came since its last poll (shm: its `pending` flag) */
     uint8_t nopoll;            /* ... its next turn only returns from a yield and yields again */
+    uint32_t last_to;          /* its last send: to whom (NONE: none yet), and when it was posted */
+    double last_sent;
 };
 
 #define BUCKET_NS 50.0
@@ -1063,6 +1068,20 @@ static double shm_serve(struct sim *s, uint32_t src, uint64_t len, double ask, d
     return end + c->L;
 }
 
+/* The exchange's extra (sim_loggops.dx): m crossed its receiver's last send,
+ * which went to m's sender, each posted before the other could have been
+ * received (a one-way transfer, o + L + orecv, apart). A reply to the
+ * receiver's message comes later than that; so does a message the receiver
+ * found waiting long after its sender posted it. */
+static double duplex(const struct sim *s, const struct ment *m, const struct sim_loggops *c)
+{
+    const struct srank *rd = &s->r[m->dst];
+    if (c->ndx == 0 || rd->last_to != m->src)
+        return 0;
+    double apart = rd->last_sent > m->sent ? rd->last_sent - m->sent : m->sent - rd->last_sent;
+    return apart < c->o + c->L + c->orecv ? sim_duplex_ns(c, (double)m->len) : 0;
+}
+
 /* A message (entry m, arrived) meets its receive (rslot posted at `posted`
  * into buffer rbuf; unexp: the message was queued as unexpected, the
  * receive came later). */
@@ -1075,7 +1094,7 @@ static void match(struct sim *s, const struct ment *m, uint32_t rslot, uint32_t 
     /* the message got there before its receiver was ready for it (at the
      * same instant too: with L 0 the data is in the socket while the
      * receiver's own send is still returning) */
-    double recv_o = c->orecv + (t >= m->time ? c->obusy : 0);
+    double recv_o = c->orecv + (t >= m->time ? c->obusy : 0) + duplex(s, m, c);
     /* an onload channel's receiver moves the data with its CPU as it comes
      * (tcp: the kernel's copy out of the socket): a waiting one while it
      * arrives, a busy one only from when it is ready, s·G after that */
@@ -1146,7 +1165,9 @@ static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len, u
     uint32_t slot = slot_alloc(s, r), mi = ment_new(s);
     if (mi == NONE)
         return;
-    double left;
+    double left, posted = r->t;
+    r->last_to = dst;
+    r->last_sent = posted;
     /* an eager message's copy into the ring reads the sender's buffer */
     double miss = net || rts ? 0 : l3_miss(s, rank, buf, len);
     r->t = copy_cpu(s, rank, r->t, c->o + (rts ? 0 : (double)len * (c->O + ring_cold(s, net))), miss);
@@ -1158,7 +1179,7 @@ static void do_isend(struct sim *s, uint32_t rank, uint32_t dst, uint64_t len, u
             r->t = left;
         s->slot_done[r->slot_base + slot] = r->t;
     }
-    s->pool[mi] = (struct ment){ arrive, len, NONE, rank, dst, slot, buf, (uint8_t)rts };
+    s->pool[mi] = (struct ment){ arrive, posted, len, NONE, rank, dst, slot, buf, (uint8_t)rts };
     push(s, arrive, EV_ARRIVE, dst, mi);
 }
 
@@ -1176,7 +1197,7 @@ static void do_irecv(struct sim *s, uint32_t rank, uint32_t src, uint64_t len, u
     mi = ment_new(s);
     if (mi == NONE)
         return;
-    s->pool[mi] = (struct ment){ r->t, len, NONE, src, rank, slot, buf, 0 };
+    s->pool[mi] = (struct ment){ r->t, r->t, len, NONE, src, rank, slot, buf, 0 };
     list_append(s, &r->posted, &r->posted_tail, mi);
 }
 
@@ -1450,7 +1471,7 @@ static int run_once(const struct sim_progs *t, const struct sim_layout *lay, con
         enum sim_form f;
         sim_progs_get(t, i, &pr, &f);
         s.r[i] = (struct srank){ .wait_slot = NONE, .slot_base = (uint32_t)nslots, .posted = NONE,
-                                 .posted_tail = NONE, .unexp = NONE, .unexp_tail = NONE };
+                                 .posted_tail = NONE, .unexp = NONE, .unexp_tail = NONE, .last_to = NONE };
         nslots += pr.slots;
         if (nslots >= UINT32_MAX) {
             snprintf(err, len, "too many request slots (%zu): the algorithm keeps too many requests at this size", nslots);

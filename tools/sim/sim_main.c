@@ -200,6 +200,25 @@ static rdmach_status_t pingpong(const struct job *j, int rank)
     return st != RDMACH_OK ? st : rch_coll_send(&c, j->sbuf, (size_t)j->size, 0, RCH_COLL_TAG_BCAST);
 }
 
+/* The 2-rank schedules that are no collective: pingpong, exchange */
+static int two_rank(const char *name)
+{
+    return !strcmp(name, "pingpong") || !strcmp(name, "exchange");
+}
+
+/* `exchange`: ranks 0 and 1 swap size bytes (MPI_Sendrecv, as
+ * rdmach-sim-probe's `exchange` times it); others take no part */
+static rdmach_status_t exchange(const struct job *j, int rank)
+{
+    struct rch_coll_comm c;
+    view_of(j, rank, &c);
+    sim_rec_view(j->world_of);
+    if (rank > 1)
+        return RDMACH_OK;
+    return rch_coll_sendrecv(&c, j->sbuf, (size_t)j->size, 1 - rank, j->rbuf, (size_t)j->size, 1 - rank,
+                             RCH_COLL_TAG_BCAST);
+}
+
 static rdmach_status_t run_one(const struct job *j, int rank, const struct rch_coll_algo *algo)
 {
     if (!strcmp(j->algo, "hw")) {
@@ -210,6 +229,8 @@ static rdmach_status_t run_one(const struct job *j, int rank, const struct rch_c
         return hier_barrier(j, rank);
     if (!strcmp(j->algo, "pingpong"))
         return pingpong(j, rank);
+    if (!strcmp(j->algo, "exchange"))
+        return exchange(j, rank);
     if (!strcmp(j->algo, "nbc")) {
         struct rch_coll_comm c;
         view_of(j, rank, &c);
@@ -246,7 +267,7 @@ static rdmach_status_t probe_barrier(const struct job *j, int rank)
 static struct sim_progs *record(const struct job *j, double compute, const char **chosen, char *err, size_t len)
 {
     const struct rch_coll_algo *algo = NULL;
-    if (strcmp(j->algo, "auto") && strcmp(j->algo, "hier") && strcmp(j->algo, "hw") && strcmp(j->algo, "pingpong") &&
+    if (strcmp(j->algo, "auto") && strcmp(j->algo, "hier") && strcmp(j->algo, "hw") && !two_rank(j->algo) &&
         strcmp(j->algo, "nbc")) {
         algo = rch_coll_find_algo(j->id, j->algo);
         if (!algo) {
@@ -322,6 +343,32 @@ out:
     return rc;
 }
 
+int sim_predict_pair(const char *what, int net, long size, int iters, const struct sim_params *prm, double *t_ns,
+                     char *err, size_t len)
+{
+    struct job j = { .id = RCH_COLL_BCAST, .algo = what, .p = 2, .ppn = net ? 1 : 2, .size = size };
+    int rc = -1;
+    if (job_alloc(&j) != 0) {
+        snprintf(err, len, "no memory");
+        goto out;
+    }
+    const char *chosen;
+    struct sim_progs *t = record(&j, 0, &chosen, err, len);
+    struct sim_layout lay = { 2, j.ppn, 2 };
+    struct sim_params flat = *prm;
+    flat.cores = 0;
+    struct sim_noise quiet = { 0 };
+    struct sim_result res;
+    if (t && sim_run(t, &lay, &flat, &quiet, iters, &res, err, len) == 0) {
+        *t_ns = res.span / iters;
+        rc = 0;
+    }
+    sim_progs_free(t);
+out:
+    job_free(&j);
+    return rc;
+}
+
 /* ---- the study ---- */
 
 static double now_s(void)
@@ -345,8 +392,8 @@ static long peak_rss_mb(void)
 static int algo_names(const struct opts *o, enum rch_coll_id id, int one_node, const char **names, int max)
 {
     int n = 0;
-    if (!strcmp(o->coll, "pingpong")) {
-        names[0] = "pingpong";
+    if (two_rank(o->coll)) {
+        names[0] = o->coll;
         return 1;
     }
     if (strcmp(o->algos, "all") != 0) {
@@ -396,7 +443,7 @@ static void mark_noisy_nodes(uint8_t *on, int p, int ppn, int count)
 
 static int study(const struct opts *o, const struct sim_params *prm, struct sim_noise *noise)
 {
-    enum rch_coll_id id = !strcmp(o->coll, "pingpong") ? RCH_COLL_BCAST : rch_coll_id_of(o->coll);
+    enum rch_coll_id id = two_rank(o->coll) ? RCH_COLL_BCAST : rch_coll_id_of(o->coll);
     const char *names[32];
     int one_node = 1, rc = 0;
     for (int ri = 0; ri < o->nranks; ri++)
@@ -419,7 +466,7 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
             char auto_pick[64] = "";
             for (int ai = 0; ai < nalgos; ai++) {
                 int ppn = o->ppn, p = (int)(o->by_nodes ? o->ranks[ri] * ppn : o->ranks[ri]);
-                if (!strcmp(o->coll, "pingpong"))
+                if (two_rank(o->coll))
                     p = 2;
                 if (ppn > p)
                     ppn = p;
@@ -496,7 +543,7 @@ static int study(const struct opts *o, const struct sim_params *prm, struct sim_
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: rdmach-sim barrier|allreduce|bcast|alltoall|allgather|reduce_scatter|pingpong\n"
+            "usage: rdmach-sim barrier|allreduce|bcast|alltoall|allgather|reduce_scatter|pingpong|exchange\n"
             "         [--ranks LIST | --nodes LIST [--ppn N]]\n"
             "         [--algos all|auto|NAME,...] [--size LIST] [--params FILE] [--iters N] [--compute DURATION]\n"
             "         [--noise PERIOD,DURATION[,sync|unsync] | --noise-trace DETOURS.csv[,sync]] [--noise-nodes N]\n"
@@ -544,11 +591,11 @@ int main(int argc, char **argv)
     struct sim_noise noise = { 0 };
     char err[512];
     sim_params_default(&prm);
-    if (strcmp(o.coll, "pingpong") && (rch_coll_id_of(o.coll) == RCH_COLL_ID_MAX ||
+    if (!two_rank(o.coll) && (rch_coll_id_of(o.coll) == RCH_COLL_ID_MAX ||
         (strcmp(o.coll, "barrier") && strcmp(o.coll, "allreduce") && strcmp(o.coll, "bcast") && strcmp(o.coll, "alltoall") &&
          strcmp(o.coll, "allgather") && strcmp(o.coll, "reduce_scatter"))))
         return fail("unknown collective '%s' (barrier, allreduce, bcast, alltoall, allgather, reduce_scatter, pingpong, "
-                    "calibrate, validate)", o.coll);
+                    "exchange, calibrate, validate)", o.coll);
     o.ranks[0] = 16;
     o.nranks = 1;
     o.sizes[0] = 8;

@@ -44,6 +44,10 @@
  *                               # the host's last-level cache in bytes and a copy's ns per
  *                               # byte in it, beyond it, and beyond it with another core
  *                               # copying so too (sim_cache.c; no cache model if absent)
+ *   duplex shm 0 30 1024 140 16384 1100 65536 2000
+ *                               # a channel's extra for a message that crossed its receiver's
+ *                               # own to its sender (an exchange), by size: pairs of bytes
+ *                               # (ascending from 0) and ns, interpolated (none if absent)
  *   shm and net also take orecv (the receive overhead, o if not given),
  *   obusy (its extra for a message that waited for its receiver, 0) and
  *   rndv (the receiver's CPU per rendezvous transfer, 0) and Gsend (an
@@ -111,26 +115,66 @@ static int pairs(char *save, const char *const *keys, double *const *fields, int
     return 0;
 }
 
+/* The rest of a line as pairs 'KEY NS': keys integers ascending from
+ * `least`, at most max pairs, at least one. The pairs' count, -1 if the
+ * line is not so, -2 if it has none. */
+static int key_pairs(char *save, double least, int max, double *keys, double *ns)
+{
+    char *w;
+    int n = 0;
+    while ((w = strtok_r(NULL, " \t\r\n", &save)) != NULL) {
+        double k;
+        if (n == max || number(w, &k) != 0 || k < least || k != (double)(long)k || (n && k <= keys[n - 1]) ||
+            number(strtok_r(NULL, " \t\r\n", &save), &ns[n]) != 0)
+            return -1;
+        keys[n++] = k;
+    }
+    return n ? n : -2;
+}
+
 /* segswitch N NS ...: pairs, N ascending integers from 1 */
 static int segswitch_line(char *save, struct sim_params *p, const char *path, int line, char *err, size_t len)
 {
-    char *w;
-    p->nsegsw = 0;
-    while ((w = strtok_r(NULL, " \t\r\n", &save)) != NULL) {
-        double n, ns;
-        if (p->nsegsw == SIM_SEGSW_MAX || number(w, &n) != 0 || n < 1 || n != (double)(long)n ||
-            (p->nsegsw && n <= p->segsw_n[p->nsegsw - 1]) || number(strtok_r(NULL, " \t\r\n", &save), &ns) != 0) {
-            snprintf(err, len, "%s:%d: segswitch takes up to %d pairs 'ranks-on-a-core ns', ranks ascending from 1",
-                     path, line, SIM_SEGSW_MAX);
-            return -1;
-        }
-        p->segsw_n[p->nsegsw] = n;
-        p->segsw[p->nsegsw++] = ns;
+    int n = key_pairs(save, 1, SIM_SEGSW_MAX, p->segsw_n, p->segsw);
+    p->nsegsw = n > 0 ? n : 0;
+    if (n == -1)
+        snprintf(err, len, "%s:%d: segswitch takes up to %d pairs 'ranks-on-a-core ns', ranks ascending from 1",
+                 path, line, SIM_SEGSW_MAX);
+    else if (n == -2)
+        snprintf(err, len, "%s:%d: segswitch needs at least one pair 'ranks-on-a-core ns'", path, line);
+    return n > 0 ? 0 : -1;
+}
+
+/* duplex shm|net B NS ...: pairs, B ascending */
+static int duplex_line(char *save, struct sim_params *p, const char *path, int line, char *err, size_t len)
+{
+    char *w = strtok_r(NULL, " \t\r\n", &save);
+    if (!w || (strcmp(w, "shm") && strcmp(w, "net"))) {
+        snprintf(err, len, "%s:%d: duplex needs a channel (shm or net), got '%s'", path, line, w ? w : "nothing");
+        return -1;
     }
-    if (p->nsegsw)
+    struct sim_loggops *c = &p->ch[!strcmp(w, "net") ? SIM_NET : SIM_SHM];
+    int n = key_pairs(save, 0, SIM_DUPLEX_MAX, c->dx_b, c->dx);
+    c->ndx = n > 0 ? n : 0;
+    if (n == -1)
+        snprintf(err, len, "%s:%d: duplex takes a channel and up to %d pairs 'bytes ns', bytes ascending", path, line,
+                 SIM_DUPLEX_MAX);
+    else if (n == -2)
+        snprintf(err, len, "%s:%d: duplex needs at least one pair 'bytes ns'", path, line);
+    return n > 0 ? 0 : -1;
+}
+
+double sim_duplex_ns(const struct sim_loggops *c, double len)
+{
+    if (c->ndx == 0)
         return 0;
-    snprintf(err, len, "%s:%d: segswitch needs at least one pair 'ranks-on-a-core ns'", path, line);
-    return -1;
+    int i = 1;
+    while (i < c->ndx - 1 && len > c->dx_b[i])
+        i++;
+    if (c->ndx == 1 || len <= c->dx_b[0])
+        return c->dx[0];
+    double v = c->dx[i - 1] + (c->dx[i] - c->dx[i - 1]) * (len - c->dx_b[i - 1]) / (c->dx_b[i] - c->dx_b[i - 1]);
+    return v > 0 ? v : 0;
 }
 
 int sim_params_load(const char *path, struct sim_params *p, char *err, size_t len)
@@ -196,6 +240,8 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             rc = sim_callalgo_line(save, p, path, line, err, len);
         } else if (!strcmp(w, "segswitch")) {
             rc = segswitch_line(save, p, path, line, err, len);
+        } else if (!strcmp(w, "duplex")) {
+            rc = duplex_line(save, p, path, line, err, len);
         } else if (!strcmp(w, "l2")) {
             static const char *const keys[] = { "size", "out" };
             double *const fields[] = { &p->l2, &p->l2_out };
@@ -222,7 +268,7 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
                 rc = -1;
             }
         } else {
-            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, ringcold1, endturns, turnorder, callc, callalgo, segswitch, segx, l2, l3, hw or host)", path, line, w);
+            snprintf(err, len, "%s:%d: unknown line '%s' (expected shm, net, nic, gamma, copy, call, icall, unexp, ringcold, ringcold1, endturns, turnorder, callc, callalgo, segswitch, duplex, segx, l2, l3, hw or host)", path, line, w);
             rc = -1;
         }
     }
@@ -266,6 +312,10 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
         fprintf(f, "l2 size %.0f out %.5f\n", p->l2, p->l2_out);
     for (int i = 0; i < p->nsegsw; i++)
         fprintf(f, "%s %.0f %.1f%s", i ? "" : "segswitch", p->segsw_n[i], p->segsw[i], i + 1 == p->nsegsw ? "\n" : "");
+    for (int c = 0; c < SIM_CHAN_MAX; c++)
+        for (int i = 0; i < p->ch[c].ndx; i++)
+            fprintf(f, "%s%s %.0f %.1f%s", i ? "" : "duplex ", i ? "" : c == SIM_SHM ? "shm" : "net", p->ch[c].dx_b[i],
+                    p->ch[c].dx[i], i + 1 == p->ch[c].ndx ? "\n" : "");
     if (p->ringcold > 0)
         fprintf(f, "ringcold %.4f\n", p->ringcold);
     if (p->endturns > 0)

@@ -7,6 +7,9 @@
  *   post NS          one MPI_Isend of 0 bytes, posting only        -> o
  *   stream B NS      per message of B bytes in a window of 64      -> g (B = 0), G (large B)
  *   pingpong B NS    round trip of B bytes (the fastest single one) -> L, G, O
+ *   exchange B NS    per MPI_Sendrecv of B bytes (to 64 KiB) both ways at once,
+ *                    blocks of 20 back to back (the fastest block)
+ *                    -> duplex, what the exchange costs beyond the engine's
  *   reduce B NS      MPI_Reduce_local of B bytes of doubles (SUM)  -> gamma
  *   copy B NS        memcpy of B bytes                               -> copy (beta)
  *   call NS          MPI_Allreduce of one double on MPI_COMM_SELF    -> call
@@ -269,6 +272,32 @@ static void pingpong(int me, char *buf, const int *sizes, int n, double *best)
             }
             double t = (MPI_Wtime() - t0) * 1e9;
             best[i] = t < best[i] ? t : best[i];
+        }
+}
+
+/* Blocks of XBLOCK back-to-back MPI_Sendrecv of B bytes between the two
+ * ranks, the sizes up to 64 KiB (the validated range) interleaved block by
+ * block: per size the time per exchange of the fastest block (the slower
+ * rank's). Each block starts after a barrier; back to back, the exchanges
+ * keep the ranks in step. */
+static void exchange(int me, char *buf, const int *sizes, int n, double *best)
+{
+    enum { XBLOCK = 20 };
+    char *rbuf = buf + 65536;
+    for (int i = 0; i < n; i++)
+        best[i] = 1e30;
+    for (int rep = 0; rep < 10 * REPS; rep++)
+        for (int i = 0; i < n; i++) {
+            if (sizes[i] > 65536)
+                continue;
+            MPI_Barrier(MPI_COMM_WORLD);
+            double t0 = MPI_Wtime();
+            for (int k = 0; k < XBLOCK; k++)
+                MPI_Sendrecv(buf, sizes[i], MPI_BYTE, 1 - me, 5, rbuf, sizes[i], MPI_BYTE, 1 - me, 5, MPI_COMM_WORLD,
+                             MPI_STATUS_IGNORE);
+            double t = (MPI_Wtime() - t0) / XBLOCK * 1e9, slower;
+            MPI_Allreduce(&t, &slower, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+            best[i] = slower < best[i] ? slower : best[i];
         }
 }
 
@@ -548,7 +577,11 @@ static void ring(int me, int size, int bytes)
 static void shift(int me, int size, int bytes)
 {
     enum { LAPS = 20, BLOCKS = 31 };
-    char *sb = calloc(2, (size_t)bytes + 1), *rb = sb + bytes + 1;
+    /* both buffers on cache lines of their own, as a program's are */
+    size_t line = ((size_t)bytes + 63) & ~(size_t)63;
+    char *sb = aligned_alloc(64, 2 * line + 64), *rb = sb ? sb + line : NULL;
+    if (sb)
+        memset(sb, 0, 2 * line + 64);
     double t[BLOCKS];
     int left = (me - 1 + size) % size, right = (me + 1) % size;
     if (!sb)
@@ -964,6 +997,10 @@ int main(int argc, char **argv)
     pingpong(me, buf, sizes, NSIZES, best);
     for (int i = 0; i < NSIZES && me == 0; i++)
         printf("pingpong %d %.1f\n", sizes[i], best[i]);
+    exchange(me, buf, sizes, NSIZES, best);
+    for (int i = 0; i < NSIZES && me == 0; i++)
+        if (sizes[i] <= 65536)
+            printf("exchange %d %.1f\n", sizes[i], best[i]);
     unexp_recv(me, buf);
     if (me == 0) {
         int n = 8192;              /* 64 KiB: the sizes validated */
