@@ -156,10 +156,11 @@ struct sim_loggops {
     /* The exchange (`duplex B NS ...`): ns more for receiving a message that
      * crossed one of its receiver's own to its sender, each sent before
      * the other could have been received (MPI_Sendrecv between a pair, the
-     * step of recursive doubling, pairwise and ring algorithms). Both
-     * directions at once cost more than the two one-way transfers a
-     * ping-pong times (rdmach-sim-probe's `exchange` against `pingpong`:
-     * 1.3 to 2 times on Zen 4, shm and tcp); by size, ndx pairs of bytes
+     * step of recursive doubling, pairwise and ring algorithms). An
+     * exchange takes longer than the one-way transfer of a ping-pong's
+     * half, which is all LogGOPS gives it (the two directions overlap):
+     * rdmach-sim-probe's `exchange` against the engine's, 1.3-1.9 times
+     * over tcp and up to 1.7 over shm on Zen 4; by size, ndx pairs of bytes
      * (ascending) and ns, interpolated, the last segment's slope beyond;
      * none: 0. */
     int ndx;

@@ -47,8 +47,9 @@
  *   (N - 1) segswitch (segswitch_of);  duplex, per channel and size, what
  *   an exchange (MPI_Sendrecv both ways at once, the probe's `exchange`)
  *   takes beyond the engine's exchange under all the other parameters
- *   (duplex_of: on Zen 4 tcp 1.3 to 2 times a one-way transfer, shm up to
- *   1.5; a ping-pong's halves never overlap and cannot show it).
+ *   (duplex_of: on Zen 4 over tcp 1.3-1.9 times the engine's, which is a
+ *   one-way transfer, up to 1.7 over shm; a ping-pong's halves never
+ *   overlap and cannot show it).
  * The programs are looked for beside rdmach-sim (build tree or install).
  * --from FILE fits the figures a saved calibrate output printed instead of
  * measuring; with --params BASE it keeps BASE's figures and fits only the
