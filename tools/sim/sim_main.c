@@ -318,20 +318,20 @@ static struct sim_progs *record(const struct job *j, double compute, const char 
 
 /* One collective on p ranks, no noise, iters calls back to back after a
  * barrier, timed as the probe times them: its predicted time per call (sim.h). */
-int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, long size, int iters,
-                const struct sim_params *prm, double *t_ns, char *err, size_t len)
+/* Job j (its fields set, its buffers not), its calls costing `call` each,
+ * on host layout `host`, no noise, iters back to back: ns per call. */
+static int predict(struct job *j, double call, int host, int iters, const struct sim_params *prm, double *t_ns,
+                   char *err, size_t len)
 {
-    struct job j = { .id = rch_coll_id_of(coll), .algo = algo, .p = p, .ppn = ppn, .size = size,
-                     .probe = 1, .probe_call = sim_call_ns(prm, RCH_COLL_BARRIER, "dissemination") };
     struct sim_noise quiet = { 0 };
     int rc = -1;
-    if (job_alloc(&j) != 0) {
+    if (job_alloc(j) != 0) {
         snprintf(err, len, "no memory");
         goto out;
     }
     const char *chosen;
-    struct sim_progs *t = record(&j, sim_call_ns(prm, j.id, algo), &chosen, err, len);
-    struct sim_layout lay = { p, ppn, host };
+    struct sim_progs *t = record(j, call, &chosen, err, len);
+    struct sim_layout lay = { j->p, j->ppn, host };
     struct sim_result res;
     if (t && sim_run(t, &lay, prm, &quiet, iters, &res, err, len) == 0) {
         *t_ns = res.span / iters;
@@ -339,34 +339,25 @@ int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, lo
     }
     sim_progs_free(t);
 out:
-    job_free(&j);
+    job_free(j);
     return rc;
+}
+
+int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, long size, int iters,
+                const struct sim_params *prm, double *t_ns, char *err, size_t len)
+{
+    struct job j = { .id = rch_coll_id_of(coll), .algo = algo, .p = p, .ppn = ppn, .size = size,
+                     .probe = 1, .probe_call = sim_call_ns(prm, RCH_COLL_BARRIER, "dissemination") };
+    return predict(&j, sim_call_ns(prm, j.id, algo), host, iters, prm, t_ns, err, len);
 }
 
 int sim_predict_pair(const char *what, int net, long size, int iters, const struct sim_params *prm, double *t_ns,
                      char *err, size_t len)
 {
     struct job j = { .id = RCH_COLL_BCAST, .algo = what, .p = 2, .ppn = net ? 1 : 2, .size = size };
-    int rc = -1;
-    if (job_alloc(&j) != 0) {
-        snprintf(err, len, "no memory");
-        goto out;
-    }
-    const char *chosen;
-    struct sim_progs *t = record(&j, 0, &chosen, err, len);
-    struct sim_layout lay = { 2, j.ppn, 2 };
     struct sim_params flat = *prm;
     flat.cores = 0;
-    struct sim_noise quiet = { 0 };
-    struct sim_result res;
-    if (t && sim_run(t, &lay, &flat, &quiet, iters, &res, err, len) == 0) {
-        *t_ns = res.span / iters;
-        rc = 0;
-    }
-    sim_progs_free(t);
-out:
-    job_free(&j);
-    return rc;
+    return predict(&j, 0, 2, iters, &flat, t_ns, err, len);
 }
 
 /* ---- the study ---- */
