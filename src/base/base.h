@@ -83,5 +83,13 @@ void rch_base_claim_lines(void *p, size_t len);
  * ... (copy.c): the datatype engine's inner loop. Source and destination
  * do not overlap. */
 void rch_base_copy2d(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride, size_t n, size_t len);
+/* reps repetitions of nb blocks between a packed buffer (repetition i at
+ * packed + i * period, its blocks one after the other) and a strided one
+ * (block k of repetition i: len[k] bytes at col[k] + i * stride), a column
+ * (one block of every repetition) at a time over RCH_BASE_COLS_SPAN bytes
+ * of the strided buffer (copy.c). to_packed: gather, else scatter. */
+#define RCH_BASE_COLS_SPAN 4096
+void rch_base_copy_cols(unsigned char *packed, size_t period, unsigned char *const *col, const size_t *len, int nb,
+                        ptrdiff_t stride, size_t reps, int to_packed);
 
 #endif

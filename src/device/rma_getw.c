@@ -271,7 +271,8 @@ struct rch_dev_rma_blocks {
     int pat;
     struct rch_rma_pat q;
     struct rch_rma_pblk b[RCH_RMA_PAT_BLK_MAX];
-    unsigned char *mem[RCH_RMA_PAT_BLK_MAX];   /* F_PAT: block k of repetition 0 */
+    unsigned char *mem[RCH_RMA_PAT_BLK_MAX];   /* F_PAT: block k of repetition 0, */
+    size_t len[RCH_RMA_PAT_BLK_MAX];           /* and its bytes */
     uint32_t nseg;
     struct rch_rma_seg *segs;                  /* else: the segments, */
     unsigned char **smem;                      /* and where each starts */
@@ -376,8 +377,8 @@ static int fill_block(struct rch_dev_rma_blocks *f, unsigned char **buf, size_t 
 }
 
 /* Bytes [off, off + n) of the packed blocks into buf (pack) or from buf
- * into the blocks (scatter): whole runs of blocks by one copy2d per block
- * (per column of the repetitions), a block cut by the edge by pieces. The
+ * into the blocks (scatter): whole runs of repetitions a column at a time
+ * (rch_base_copy_cols), a block cut by the edge by pieces. The
  * channel asks in order. */
 void rch_dev_rma_blocks_move(struct rch_dev_rma_blocks *f, unsigned char *buf, size_t off, size_t n, int scatter)
 {
@@ -392,14 +393,10 @@ void rch_dev_rma_blocks_move(struct rch_dev_rma_blocks *f, unsigned char *buf, s
             return;
         uint64_t m = q->reps - f->i < n / q->period ? q->reps - f->i : n / q->period;
         if (f->k == 0 && f->part == 0 && m > 0) {
-            size_t soff = 0;
-            for (uint32_t k = 0; k < q->nblk; soff += f->b[k].blen, k++) {
-                unsigned char *col = f->mem[k] + (int64_t)f->i * q->stride;
-                if (scatter)
-                    rch_base_copy2d(col, q->stride, buf + soff, q->period, m, f->b[k].blen);
-                else
-                    rch_base_copy2d(buf + soff, q->period, col, q->stride, m, f->b[k].blen);
-            }
+            unsigned char *col[RCH_RMA_PAT_BLK_MAX];
+            for (uint32_t k = 0; k < q->nblk; k++)
+                col[k] = f->mem[k] + (int64_t)f->i * q->stride;
+            rch_base_copy_cols(buf, q->period, col, f->len, (int)q->nblk, q->stride, m, !scatter);
             buf += m * q->period;
             n -= m * q->period;
             f->i += m;
@@ -466,7 +463,7 @@ rdmach_status_t rch_dev_rma_blocks_init(struct rch_dev_rma_blocks **out, const s
         memcpy(f->b, payload + sizeof(f->q), f->q.nblk * sizeof(f->b[0]));
         uint64_t period = 0;
         for (uint32_t k = 0; k < f->q.nblk; k++)
-            period += f->b[k].blen;
+            period += f->len[k] = f->b[k].blen;
         if (period != f->q.period || period == 0 || f->q.reps * period != h->elem ||
             rch_dev_rma_pat_mem(w, &f->q, f->b, f->mem) != RDMACH_OK)
             return RDMACH_ERR_INVALID_ARG;

@@ -7,9 +7,9 @@
  * Each packet says once which blocks make one repetition (offset of
  * repetition 0, length) and how far apart repetitions are, then carries the
  * data of as many whole repetitions as fit, in the order the origin's packed
- * buffer has it. The target scatters it with one rch_base_copy2d per block
- * (fixed-length moves for the common lengths, the packet's data read at the
- * period's stride while it is in cache); an accumulate gathers 4 KiB of its
+ * buffer has it. The target scatters it a column at a time
+ * (rch_base_copy_cols: fixed-length moves for the common lengths, over
+ * spans of the window that stay in L1 between the columns); an accumulate gathers 4 KiB of its
  * window's blocks at a time into the packet's order, combines them with the
  * packet's data by one kernel call and scatters them back, under the
  * accumulate lock, held for one packet at a time (MPI's atomicity is per
@@ -162,10 +162,10 @@ void rch_dev_rma_on_pat(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
     if (st == RDMACH_OK)
         st = rch_dev_rma_pat_mem(w, &q, b, mem);
     if (st == RDMACH_OK && !fn) {
-        for (uint32_t k = 0; k < q.nblk; k++) {
-            rch_base_copy2d(mem[k], q.stride, data, q.period, q.reps, b[k].blen);
-            data += b[k].blen;
-        }
+        size_t len[RCH_RMA_PAT_BLK_MAX];
+        for (uint32_t k = 0; k < q.nblk; k++)
+            len[k] = b[k].blen;
+        rch_base_copy_cols((unsigned char *)data, q.period, mem, len, (int)q.nblk, q.stride, q.reps, 0);
     } else if (st == RDMACH_OK) {
         rch_dev_rma_acc_lock(w->my_ctrl);
         acc_reps(&q, b, mem, data, fn, elem);

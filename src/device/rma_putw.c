@@ -89,17 +89,11 @@ struct putw_recv {
     unsigned char *whole;             /* read whole (get_drain refused at the call): the data */
 };
 
-/* get_drain's drain: a chunk of the origin's data into the blocks,
- * DRAIN_PIECE bytes at a time. Blocks that repeat are scattered a column at
- * a time (a copy2d per block of the period), each column reading the piece
- * again: an 8 KiB piece is read from L1 then, a whole 64 KiB chunk from L2
- * (indexed put of 1 M ints, 6 blocks a period: 5-25% faster in 3 quiet
- * interleaved rounds; the other rows unchanged). */
-#define DRAIN_PIECE 8192
+/* get_drain's drain: a chunk of the origin's data into the blocks (blocks
+ * that repeat a column at a time, rch_base_copy_cols). */
 static void putw_drain(void *ctx, size_t off, const unsigned char *buf, size_t n)
 {
-    for (size_t o = 0; o < n; o += DRAIN_PIECE)
-        rch_dev_rma_blocks_move(ctx, (unsigned char *)buf + o, off + o, n - o < DRAIN_PIECE ? n - o : DRAIN_PIECE, 1);
+    rch_dev_rma_blocks_move(ctx, (unsigned char *)buf, off, n, 1);
 }
 
 static void putw_answer(struct putw_recv *a, rdmach_status_t st)

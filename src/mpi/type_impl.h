@@ -43,6 +43,7 @@
 #define RCH_MPI_TYPE_MAX_DERIVED  ((1u << 24) - RCH_MPI_TYPE_FIRST_DERIVED)
 #define RCH_MPI_TYPE_PERIOD_MAX   8        /* blocks of a map moved column-wise (type_pack.c) */
 #define RCH_MPI_TYPE_COLP_MAX     16       /* longest column period (type_period.c) */
+_Static_assert(RCH_MPI_TYPE_PERIOD_MAX <= RCH_MPI_TYPE_COLP_MAX, "type_pack.c's columns hold either");
 #define RCH_MPI_TYPE_COLP_MIN_REPS 64      /* whole periods a map needs to have one */
 
 /* `count` consecutive basic elements of one predefined type, `esize` bytes each. */

@@ -17,14 +17,15 @@
  * moved an element at a time, both moves of a constant size. Another map of
  * a few blocks, or a map repeating a few blocks
  * at a constant stride (a contiguous or vector type of such a struct), is
- * moved a column at a time: for each block, one strided loop over a chunk
- * of elements, its length a constant in the loop (a 4-byte or 8-byte move,
- * not a call); per-element copies through a length switch ran 3-4 times
- * slower. So is a map with a column period (type_period.c: an indexed type
- * built from a pattern of up to RCH_MPI_TYPE_COLP_MAX blocks), its whole
- * periods by columns and the blocks of its cut-short last period one by
- * one: 1 M ints of bench/rma_dtype's indexed type (period 6, blocks of 4-12
- * bytes) unpack 2.7 times faster than by blocks. Anything else is one copy
+ * moved a column at a time (rch_base_copy_cols): for each block, one
+ * strided loop over the elements of a span of the user's buffer that stays
+ * in L1, its length a constant in the loop (a 4-byte or 8-byte move, not a
+ * call); per-element copies through a length switch ran 3-4 times slower.
+ * So is a map with a column period (type_period.c: an indexed type built
+ * from a pattern of up to RCH_MPI_TYPE_COLP_MAX blocks), its whole periods
+ * by columns and the blocks of its cut-short last period one by one: 1 M
+ * ints of bench/rma_dtype's indexed type (period 6, blocks of 4-12 bytes)
+ * unpack in 281 us, 586-601 with the 32 KiB spans of before (AMD EPYC, Zen 4). Anything else is one copy
  * per block per element (4 to 16 bytes as two fixed-size moves), blocks
  * having been merged when the type was built.
  *
@@ -93,13 +94,10 @@ static void regular_elem(char *packed, char *user, const struct rch_mpi_type *t,
 }
 
 /* Column-wise moves: `nvirt` repetitions, `stride` bytes apart in the
- * user's buffer, of the blocks b[0..nb), whose data is `size` bytes. They
- * run over chunks of about COLS_CHUNK bytes of the user's buffer, which
- * stays in cache between the passes of the columns; maps of more than
- * RCH_MPI_TYPE_COLP_MAX blocks per repetition are not moved this way
- * (each pass rereads the chunk). */
-#define COLS_CHUNK 32768
-
+ * user's buffer, of the blocks b[0..nb), whose data is `size` bytes, by
+ * rch_base_copy_cols (spans of the user's buffer that stay in L1 between
+ * the passes of the columns); maps of more than RCH_MPI_TYPE_COLP_MAX
+ * blocks per repetition are not moved this way. */
 struct cols {
     const struct rch_mpi_type_block *b;
     int nb;
@@ -194,22 +192,13 @@ static void columns(char *packed, char *user, size_t nvirt, const struct cols *c
 {
     if (pairs(packed, user, nvirt, c, to_packed))
         return;
-    size_t span = (size_t)(c->stride < 0 ? -c->stride : c->stride);
-    size_t chunk = span > 0 && span < COLS_CHUNK ? COLS_CHUNK / span : span ? 1 : nvirt;
-    for (size_t i = 0; i < nvirt; i += chunk) {
-        size_t n = nvirt - i < chunk ? nvirt - i : chunk;
-        char *p = packed + i * c->size;
-        char *u = (char *)at(user, (MPI_Aint)i * c->stride);
-        size_t poff = 0;
-        for (int k = 0; k < c->nb; k++) {
-            char *uk = (char *)at(u, c->b[k].off);
-            if (to_packed)
-                rch_base_copy2d(p + poff, (MPI_Aint)c->size, uk, c->stride, n, c->b[k].len);
-            else
-                rch_base_copy2d(uk, c->stride, p + poff, (MPI_Aint)c->size, n, c->b[k].len);
-            poff += c->b[k].len;
-        }
+    unsigned char *col[RCH_MPI_TYPE_COLP_MAX];
+    size_t len[RCH_MPI_TYPE_COLP_MAX];
+    for (int k = 0; k < c->nb; k++) {
+        col[k] = (unsigned char *)at(user, c->b[k].off);
+        len[k] = c->b[k].len;
     }
+    rch_base_copy_cols((unsigned char *)packed, c->size, col, len, c->nb, c->stride, nvirt, to_packed);
 }
 
 /* count whole elements of t, column-wise; 0 if t's map is not made for it. */
@@ -299,8 +288,12 @@ void rch_mpi_type_unpack(const void *in, size_t bytes, void *out, int count, con
  * piece is combined there; a block of COMBINE_DIRECT bytes or more is
  * combined where it lies. Each byte of the user's memory is read and written
  * once while in cache, where packing it all, combining and unpacking it all
- * were three passes over memory. */
-#define COMBINE_CHUNK 16384
+ * were three passes over memory. 4 KiB of packed bytes (the user's span of
+ * them up to twice that for the usual maps): a singleton MPI_Accumulate of
+ * 1 M ints (MPI_SUM) as the indexed type of bench/rma_dtype 609-622 us,
+ * 692-821 with 16 KiB; as a vector of stride 2, 464-479 against 521-534
+ * (AMD EPYC, Zen 4, L1d 32 KiB). */
+#define COMBINE_CHUNK 4096
 #define COMBINE_DIRECT 256
 
 struct combine {
