@@ -136,6 +136,7 @@ struct rch_dev_win_target {
     uint32_t posts;              /* PSCW: POSTs from it not yet consumed by a start */
     int8_t cma;                  /* node-local RDMA completes at once: 0 unknown, 1 yes, -1 no */
     int8_t getw;                 /* -1: it cannot write this rank by single copy (GETW's F_NOWRITE): GETV */
+    int8_t putw;                 /* -1: it could not read a PUTW's data (the channel's drain_ready): V/P packets */
     struct rch_dev_win_dyntab *dyn;  /* dynamic, node-local: its table of attached regions */
 };
 

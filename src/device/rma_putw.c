@@ -41,8 +41,14 @@
  * channel cannot reach): the target reads the whole range by the
  * channel's get into a buffer and scatters it when it is in (MPI_T
  * rma_putw_fetched); the origin cannot take the PUTW back into V packets
- * once it left. A pipeline refused later by the origin's side (no room in
- * /dev/shm for its buffers) fails the put with that cause.
+ * once it left. So before its first PUTW to a target of a window, the
+ * origin asks its channel whether that read could be served (drain_ready:
+ * on shared memory its pipe buffers in the target's segment, reserved then,
+ * or single copy, by which the target reads what the origin cannot copy
+ * into a pipe): if not (/dev/shm full and single copy not permitted), its
+ * puts to that target go as V/P packets from then on (MPI_T
+ * rma_putw_unready), which need only the ring. A read refused all the same
+ * fails the put with its cause.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +60,32 @@
 
 /* ---- origin ---- */
 
+/* The target could read our data now (the channel's drain_ready: on shared
+ * memory, our pipe buffers in its segment, or single copy): else, and from
+ * then on for this window, the put goes as V/P packets, which need
+ * nothing more than the ring, rather than fail at the target's read. */
+static int putw_ready(struct rch_dev_win_target *t, struct rch_dev_peer *p)
+{
+    if (t->putw < 0)
+        return 0;
+    if (p->ops->drain_ready == NULL || t->putw > 0)
+        return 1;
+    rdmach_status_t st = p->ops->drain_ready(p->chan, p->rank);
+    if (st != RDMACH_OK) {
+        RCH_INFO("rma", "puts of derived datatypes to rank %d go as packets: it cannot read them (%s)", p->rank,
+                 rdmach_last_error());
+        rch_dev_stat.rma_putw_unready++;
+    }
+    t->putw = st == RDMACH_OK ? 1 : -1;
+    return t->putw > 0;
+}
+
 static int putw_ok(struct rch_dev_win *w, int target)
 {
     struct rch_dev_win_target *t = &w->t[target];
     struct rch_dev_peer *p = &rch_dev.peers[t->world];
     return w->flavor != RCH_DEV_WIN_DYNAMIC && t->path == RCH_DEV_WIN_RDMA && t->ctrl && !p->dead &&
-           p->ops->get_drain && p->ops->mem_reg && p->ops->mem_rkey;
+           p->ops->get_drain && p->ops->mem_reg && p->ops->mem_rkey && putw_ready(t, p);
 }
 
 rdmach_status_t rch_dev_rma_putw(struct rch_dev_win *w, int target, const void *src,

@@ -33,6 +33,7 @@ struct rch_dev_stat_s {
     uint64_t rma_putw;          /* PUTW packets sent (rma_putw.c) */
     uint64_t rma_putw_lost;     /* PUTW reads in flight (draining) when their origin died (rma_putw.c) */
     uint64_t rma_putw_fetched;  /* PUTW whose get_drain the channel refused at the call: read whole, then scattered */
+    uint64_t rma_putw_unready;  /* targets of a window whose PUTW read the channel could not serve: packets instead */
     uint64_t blocks;            /* waits that slept on a channel's primitive */
     double blocked_seconds;     /* time spent asleep in them */
 };

@@ -50,7 +50,7 @@ static union pv_val rd_chan(int arg)
 
 enum { D_UNEXP_LEN, D_UNEXP_HWM, D_UNEXP_ARRIVED, D_RNDV_GET, D_RNDV_PUT, D_RNDV_PIPELINE, D_CREDIT_STALLS,
        D_RMA_RMW, D_RMA_PATTERN, D_RMA_GETW, D_RMA_GETW_LOST, D_RMA_GETW_REFUSED, D_RMA_PUTW, D_RMA_PUTW_LOST,
-       D_RMA_PUTW_FETCHED,
+       D_RMA_PUTW_FETCHED, D_RMA_PUTW_UNREADY,
        D_BLOCKS };
 
 static union pv_val rd_dev(int arg)
@@ -72,6 +72,7 @@ static union pv_val rd_dev(int arg)
     case D_RMA_PUTW: return (union pv_val){ .u = s->rma_putw };
     case D_RMA_PUTW_LOST: return (union pv_val){ .u = s->rma_putw_lost };
     case D_RMA_PUTW_FETCHED: return (union pv_val){ .u = s->rma_putw_fetched };
+    case D_RMA_PUTW_UNREADY: return (union pv_val){ .u = s->rma_putw_unready };
     default: return (union pv_val){ .u = s->blocks };
     }
 }
@@ -190,6 +191,10 @@ static const struct pvar pvars[] = {
     { "rma_putw_fetched", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_PUTW_FETCHED, rd_dev,
       "PUTW whose pipelined read the channel refused at the call: this target read the data whole by the "
       "channel's get into a buffer, then scattered it" },
+    { "rma_putw_unready", COUNTER, RCH_MPIT_CAT_DEVICE, D_RMA_PUTW_UNREADY, rd_dev,
+      "Targets (one per window) that could not have read a PUTW of this origin (on shared memory: no room in "
+      "/dev/shm for this rank's pipe buffers, and single copy not permitted): this origin's puts of derived "
+      "datatypes to them go as V/P packets" },
     { "progress_blocks", COUNTER, RCH_MPIT_CAT_DEVICE, D_BLOCKS, rd_dev,
       "Waits that slept on a channel's wait primitive (after RDMACH_SPIN_COUNT polls and RDMACH_YIELD_COUNT "
       "yields)" },

@@ -206,6 +206,14 @@ struct rch_rdma_ops {
      * rma_done); OK when the peer is this rank (drained at the call). */
     rdmach_status_t (*get_drain)(struct rch_rdma_chan *ch, int peer, size_t len, const struct rch_rdma_rkey *rkey,
                                  uint64_t raddr, rch_rdma_drain_fn drain, void *drain_ctx, void *op_ctx);
+    /* Optional (NULL: always): can the peer's get_drain of our registered
+     * memory be served now, whatever the transport needs for it in place
+     * (reserved here if it was not)? OK, or why not (NO_MEMORY: no room
+     * for what this rank would copy into, and no other way for the peer to
+     * read it); such a get_drain would fail. Asked before a protocol that
+     * has the peer read us is chosen over one that does not
+     * (device/rma_putw.c), as once the peer reads, nothing is taken back. */
+    rdmach_status_t (*drain_ready)(struct rch_rdma_chan *ch, int peer);
 };
 
 /* For ops a transport does not have: explicit, never NULL (as libfabric's fi_no_*).

@@ -25,3 +25,8 @@ set_tests_properties(test_rma_putw_tcp PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE
 # get_refused): every put still arrives, still as PUTW.
 rdmach_mpi_test(test_rma_putw NP 2 TEST test_rma_putw_pipefull TIMEOUT 120)
 set_tests_properties(test_rma_putw_pipefull PROPERTIES ENVIRONMENT "RDMACH_SHM_PIPE_FULL=on")
+# ... and single copy not permitted (RDMACH_CMA=off): the target could not
+# read the data, which the origin asks its channel before the first PUTW to
+# it (drain_ready): every put goes as V/P packets and arrives, no PUTW.
+rdmach_mpi_test(test_rma_putw NP 2 TEST test_rma_putw_pipefull_nocma TIMEOUT 120)
+set_tests_properties(test_rma_putw_pipefull_nocma PROPERTIES ENVIRONMENT "RDMACH_SHM_PIPE_FULL=on;RDMACH_CMA=off")

@@ -27,7 +27,11 @@
  * RDMACH_RMA_PUTW_FROM in the environment) the MPI_T counter
  * rma_putw_packets must grow by at least one for every LARGE put and not at
  * all for the SMALL ones: the test fails if PUTW is not taken where it
- * should be (or taken below its threshold).
+ * should be (or taken below its threshold). With no room in /dev/shm for
+ * the pipeline's buffers and single copy not permitted
+ * (RDMACH_SHM_PIPE_FULL=on, RDMACH_CMA=off) the target could not read a
+ * PUTW's data: no PUTW may be sent, every put goes as packets and arrives,
+ * and rma_putw_unready counts the target once per window.
  *
  * Last, a put of the LARGE vector that would cross the end of the target's
  * window fails with MPI_ERR_RMA_RANGE, sends no PUTW and changes nothing.
@@ -103,6 +107,13 @@ static int plain_shm(void)
            getenv("RDMACH_RMA_PUTW_FROM") == NULL;
 }
 
+/* The target could not read a PUTW's data (rma_putw.c putw_ready). */
+static int unreadable(void)
+{
+    const char *full = getenv("RDMACH_SHM_PIPE_FULL"), *cma = getenv("RDMACH_CMA");
+    return full && !strcmp(full, "on") && cma && !strcmp(cma, "off");
+}
+
 static void one(int t, int e, long n, struct mt_counter *putw)
 {
     long *off = malloc(sizeof(long) * (size_t)n), span;
@@ -154,7 +165,10 @@ static void one(int t, int e, long n, struct mt_counter *putw)
     for (long i = 0; i < span; i++)
         CHECK(mem[i] == expect[i], "put to %s, %s, %ld ints: window int %ld is %d, expected %d", tname[t], ename[e],
               n, i, mem[i], expect[i]);
-    if (plain_shm() && to != me) {
+    if (unreadable())
+        CHECK(sent == 0, "put to %s, %s, %ld ints: %llu PUTW that the target could not read", tname[t], ename[e],
+              n, sent);
+    else if (plain_shm() && to != me) {
         if (n == LARGE)
             CHECK(sent >= 1, "put to %s, %s, %ld ints (%ld bytes): no PUTW sent", tname[t], ename[e], n, 4 * n);
         else
@@ -210,17 +224,23 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
     MPI_OK(MPI_Group_incl(wg, 1, &to, &gto));
     MPI_OK(MPI_Group_incl(wg, 1, &from, &gfrom));
-    struct mt_counter putw;
+    struct mt_counter putw, unready;
     mt_counter_open(&putw, "rma_putw_packets");
-    unsigned long long first = mt_counter_read(&putw);
+    mt_counter_open(&unready, "rma_putw_unready");
+    unsigned long long first = mt_counter_read(&putw), unready0 = mt_counter_read(&unready);
     int cases = 0;
     for (int t = 0; t < NTYPE; t++)
         for (int e = 0; e < NEPOCH; e++)
             for (int s = 0; s < 2; s++, cases++)
                 one(t, e, s ? LARGE : SMALL, &putw);
     out_of_range(&putw);
-    unsigned long long total = mt_counter_read(&putw) - first;
+    unsigned long long total = mt_counter_read(&putw) - first, nunready = mt_counter_read(&unready) - unready0;
+    if (unreadable())   /* one per window of a LARGE put (NTYPE x NEPOCH) */
+        CHECK(nunready == NTYPE * NEPOCH, "%llu targets found unready, expected %d", nunready, NTYPE * NEPOCH);
+    else
+        CHECK(nunready == 0, "%llu targets found unready with room for the pipe or single copy", nunready);
     mt_counter_close(&putw);
+    mt_counter_close(&unready);
     MPI_OK(MPI_Group_free(&gto));
     MPI_OK(MPI_Group_free(&gfrom));
     MPI_OK(MPI_Group_free(&wg));

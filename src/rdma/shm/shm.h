@@ -315,6 +315,10 @@ rdmach_status_t rch_shm_put_fill(struct rch_rdma_chan *ch, int peer, size_t len,
  * copy is the drain (the data goes from the pipe buffer to where it is used). */
 rdmach_status_t rch_shm_get_drain(struct rch_rdma_chan *ch, int peer, size_t len, const struct rch_rdma_rkey *rkey,
                                   uint64_t raddr, rch_rdma_drain_fn drain, void *drain_ctx, void *op_ctx);
+/* The channel op drain_ready: our pipe buffers in the peer's segment
+ * (reserved now if they were not), or else single copy, by which the peer
+ * reads what we cannot copy into a pipe (shm_pipe.c get_refused). */
+rdmach_status_t rch_shm_drain_ready(struct rch_rdma_chan *ch, int peer);
 rdmach_status_t rch_shm_get(struct rch_rdma_chan *ch, int peer, void *laddr,
                             struct rch_rdma_mr *lmr, size_t len, const struct rch_rdma_rkey *rkey,
                             uint64_t raddr, void *op_ctx);
@@ -341,6 +345,9 @@ unsigned rch_shm_coop_fail_peer(struct rch_rdma_chan *ch, struct rch_shm_peer *p
 /* steal: the sink may copy chunks itself by single copy if the source stops serving */
 rdmach_status_t rch_shm_pipe_get(struct rch_rdma_chan *ch, struct rch_shm_peer *p, void *laddr,
                                  size_t len, uint64_t raddr, void *op_ctx, int steal);
+/* Our pipe buffers in p's segment, reserved at the first call that needs them
+ * (and p connected): OK, or why not (NO_MEMORY: /dev/shm is full). */
+rdmach_status_t rch_shm_pipe_src_ready(struct rch_rdma_chan *ch, struct rch_shm_peer *p);
 /* A get whose chunks go to drain (never stolen: stealing copies into laddr). */
 rdmach_status_t rch_shm_pipe_get_drain(struct rch_rdma_chan *ch, struct rch_shm_peer *p, rch_rdma_drain_fn drain,
                                        void *drain_ctx, size_t len, uint64_t raddr, void *op_ctx);

@@ -631,4 +631,5 @@ const struct rch_rdma_ops rch_rdma_shm_ops = {
     .peer_gone   = rch_shm_peer_gone,
     .put_fill    = rch_shm_put_fill,
     .get_drain   = rch_shm_get_drain,
+    .drain_ready = rch_shm_drain_ready,
 };

@@ -274,7 +274,7 @@ static struct rch_shm_xfer *xq_pop(struct rch_shm_xfer **head, struct rch_shm_xf
 }
 
 /* We are about to write into the peer's pipe for the first time. */
-static rdmach_status_t src_ready(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
+rdmach_status_t rch_shm_pipe_src_ready(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
 {
     if (p->state != RCH_SHM_PEER_CONNECTED) {
         rdmach_status_t st = rch_shm_connect_peer(ch, p);
@@ -352,7 +352,7 @@ rdmach_status_t rch_shm_pipe_get_drain(struct rch_rdma_chan *ch, struct rch_shm_
 rdmach_status_t rch_shm_pipe_put(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *laddr,
                                  rch_rdma_fill_fn fill, void *fill_ctx, size_t len, uint64_t raddr, void *op_ctx)
 {
-    rdmach_status_t st = src_ready(ch, p);
+    rdmach_status_t st = rch_shm_pipe_src_ready(ch, p);
     if (st != RDMACH_OK)
         return st;
     struct rch_shm_xfer *x = calloc(1, sizeof(*x));
@@ -395,7 +395,7 @@ void rch_shm_pipe_on_getreq(struct rch_rdma_chan *ch, struct rch_shm_peer *p, co
     x->dst = rq.dst;
     x->steal = rq.steal < RCH_SHM_STEAL_SLOTS ? rq.steal : RCH_SHM_STEAL_NONE;
     x->gen = rq.gen;
-    rdmach_status_t st = src_ready(ch, p);
+    rdmach_status_t st = rch_shm_pipe_src_ready(ch, p);
     if (st != RDMACH_OK) {
         RCH_WARN("shm", "cannot serve a get of rank %d through the pipe: %s", p->rank, rdmach_last_error());
         if (!p->segp) {

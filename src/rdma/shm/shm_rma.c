@@ -299,3 +299,16 @@ rdmach_status_t rch_shm_get_drain(struct rch_rdma_chan *ch, int peer, size_t len
     }
     return rch_shm_pipe_get_drain(ch, p, drain, drain_ctx, len, raddr, op_ctx);
 }
+
+rdmach_status_t rch_shm_drain_ready(struct rch_rdma_chan *ch, int peer)
+{
+    struct rch_shm_peer *p = rch_shm_peer_get(ch, peer);
+    if (p == NULL)
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "shm: rank %d is not a peer of this channel", peer);
+    if (peer == ch->rank)
+        return RDMACH_OK;
+    rdmach_status_t st = rch_shm_pipe_src_ready(ch, p);
+    if (st == RDMACH_ERR_NO_MEMORY && p->cma)
+        return RDMACH_OK;
+    return st;
+}
