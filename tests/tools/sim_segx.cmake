@@ -14,13 +14,23 @@
 tool_test(sim_segx_deposit COMMAND ${EXPECT} 0 "^allreduce +shmseg +2 +1 +2 +1000 +4\\.850 +1\\.617 "
   -- ${SIM} allreduce --ranks 2 --ppn 2 --size 1000 --algos shmseg --iters 3 --params ${SIMDATA}/segx_dep.txt)
 # A bcast's root never reads the data it deposits: its lines are not shared
-# by its core, no term (the probe's DEP_O, not modelled). shmseg bcast of
+# by its core, no dep (data only other cores read is far's). shmseg bcast of
 # 1000 B on 2 ranks, 3 calls: the root deposits (0.25) and arrives (0.35),
 # release 0.55, the other copies out across cores (0.5): 1.05; call 2: the
 # root, released at 0.55, arrives at 0.90, the other at 1.15, release 1.35,
 # copy out 1.85; call 3: release 2.15, 2.650, as without segx.
 tool_test(sim_segx_bcast_root_unread COMMAND ${EXPECT} 0 "^bcast +shmseg +2 +1 +2 +1000 +2\\.650 "
   -- ${SIM} bcast --ranks 2 --ppn 2 --size 1000 --algos shmseg --iters 3 --params ${SIMDATA}/segx_dep.txt)
+# ... with far 1.0 beyond free 200 (segx_far.txt, the probe's DEP_O): call 3
+# deposits into the data of call 1, which only the other core read: the
+# root, released at 1.35, deposits 0.25 + 800 x 1.0 ns and arrives at 2.50,
+# after the other (1.95): release 2.70, the copy out 3.200.
+tool_test(sim_segx_bcast_root_far COMMAND ${EXPECT} 0 "^bcast +shmseg +2 +1 +2 +1000 +3\\.200 "
+  -- ${SIM} bcast --ranks 2 --ppn 2 --size 1000 --algos shmseg --iters 3 --params ${SIMDATA}/segx_far.txt)
+# far does not apply where the writer's core read the data too (dep's): the
+# allreduce's rows are read on both cores, 4.650 as without segx.
+tool_test(sim_segx_far_not_shared COMMAND ${EXPECT} 0 "^allreduce +shmseg +2 +1 +2 +1000 +4\\.650 "
+  -- ${SIM} allreduce --ranks 2 --ppn 2 --size 1000 --algos shmseg --iters 3 --params ${SIMDATA}/segx_far.txt)
 # The reads on the writer's core (own 0.5, red 0.5): in each call one of
 # the two reads of a row (rank 0's copy of row 1, rank 1's reduction of row
 # 0) comes first in whichever order the engine runs the ranks, so each

@@ -34,10 +34,11 @@
  *                               # waiting rank of the core takes then (0 if absent)
  *   segswitch 4 1400 8 2000     # the hand-off at the node segment's synchronisation on a
  *                               # core of N ranks (N ascending; switch if absent)
- *   segx dep 0.016 own 0.009 red 0.001 free 1024
+ *   segx dep 0.016 own 0.009 red 0.001 free 1024 far 0.08
  *                               # ns per byte more where node segment data that other cores
  *                               # read is written again (beyond a deposit's first `free`
- *                               # bytes) or read on its writer's core (sim_segx.c)
+ *                               # bytes; far: data its writer's core did not read) or read
+ *                               # on its writer's core (sim_segx.c)
  *   l2 size 1048576 out 0.0157  # a core's L2 and a local copy's ns per byte with its
  *                               # buffers beyond it, in the L3 (needs l3; none if absent)
  *   l3 size 33554432 in 0.009 one 0.042 two 0.085
@@ -251,9 +252,9 @@ int sim_params_load(const char *path, struct sim_params *p, char *err, size_t le
             double *const fields[] = { &p->l3, &p->l3_in, &p->l3_one, &p->l3_two };
             rc = pairs(save, keys, fields, 4, path, line, err, len);
         } else if (!strcmp(w, "segx")) {
-            static const char *const keys[] = { "dep", "own", "red", "free" };
-            double *const fields[] = { &p->segx_dep, &p->segx_own, &p->segx_red, &p->segx_free };
-            rc = pairs(save, keys, fields, 4, path, line, err, len);
+            static const char *const keys[] = { "dep", "own", "red", "free", "far" };
+            double *const fields[] = { &p->segx_dep, &p->segx_own, &p->segx_red, &p->segx_free, &p->segx_far };
+            rc = pairs(save, keys, fields, 5, path, line, err, len);
         } else if (!strcmp(w, "callc")) {
             double *const fields[] = { &p->callc[0], &p->callc[1], &p->callc[2], &p->callc[3] };
             rc = pairs(save, sim_callc_names, fields, SIM_CALLC, path, line, err, len);
@@ -324,8 +325,9 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
         fprintf(f, "ringcold1 %.4f\n", p->ringcold1);
     if (p->cycle)
         fprintf(f, "turnorder cycle %.0f\n", p->cycle_orders);
-    if (p->segx_dep > 0 || p->segx_own > 0 || p->segx_red > 0)
-        fprintf(f, "segx dep %.5f own %.5f red %.5f free %.0f\n", p->segx_dep, p->segx_own, p->segx_red, p->segx_free);
+    if (p->segx_dep > 0 || p->segx_own > 0 || p->segx_red > 0 || p->segx_far > 0)
+        fprintf(f, "segx dep %.5f own %.5f red %.5f free %.0f far %.5f\n", p->segx_dep, p->segx_own, p->segx_red,
+                p->segx_free, p->segx_far);
     int given = 0;
     for (int i = 0; i < SIM_CALLC; i++)
         if (p->callc[i] >= 0)

@@ -101,7 +101,7 @@
  *                    other's row just written, of mine, of mine again;
  *                    a deposit into a row only the other rank reads
  *                    -> segx (32 KiB, per byte): dep DEP_X - DEP_L, own
- *                    LCOPY - LCOPY2, red LRED - LRED2 (sim_segx.c; by
+ *                    LCOPY - LCOPY2, red LRED - LRED2, far DEP_O - DEP_L (sim_segx.c; by
  *                    hand: calibrate does not run it). One command:
  *                    rdmachrun -n 2 rdmach-sim-probe --segrows
  *

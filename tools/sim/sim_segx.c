@@ -12,14 +12,17 @@
  * short by the cross-core transfer:
  *   - the writer's deposit into data of that parity that other cores and
  *     its own core read since its last deposit there (the lines were
- *     shared: the probe's deposit into a row both ranks read; into a row
- *     only the other read, the bcast's root, it measured 451-751 ns at 32
- *     KiB, two modes, against 321-781 into a row both read and 261-340 into a
- *     private buffer in the same runs: not charged):
+ *     shared: the probe's deposit into a row both ranks read, DEP_X):
  *     the fewer of those bytes at `copy` + dep, less the
  *     deposit's first `free` bytes (at 1 KiB the probe's deposit costs
  *     what a private one does: the core's store queue takes the stores
- *     while their lines come);
+ *     while their lines come); the bytes only other cores read (the
+ *     bcast's root: the probe's DEP_O, a row only the other rank reads) at
+ *     `copy` + far, within the same deposit less `free`. The two differ by
+ *     machine: on the Zen 5 machine (L1d 48K) DEP_O was 451-751 ns at 32 KiB
+ *     against 321-781 for DEP_X and 261-340 private, where far was left 0;
+ *     on Zen 4 (AMD EPYC family 25, model 17) 3425-3465 against 3165-3234
+ *     and 590-591 (tests/tools/sim/zen4/segrows.txt: far 0.0873);
  *   - a read on the writer's core (the writer's own row, or a core-mate's)
  *     of data other cores read: those bytes at `copy` + own (a copy) or
  *     gamma + red (a reduction).
@@ -90,9 +93,13 @@ double sim_segx_ns(struct sim_segx *x, const struct sim_params *p, uint32_t rank
         /* before the phase's synchronisation: this phase's parity */
         int par = (int)(x->phase[rank] & 1u);
         uint64_t seen = min_u64(x->cur[w][par], x->home[w][par]), fr = (uint64_t)p->segx_free;
+        uint64_t far = x->cur[w][par] - seen;   /* read by other cores only */
         x->prev[w][par] = x->cur[w][par];
         x->cur[w][par] = x->home[w][par] = 0;
-        return b > fr ? (double)min_u64(b - fr, seen) * p->segx_dep : 0;
+        if (b <= fr)
+            return 0;
+        uint64_t d = min_u64(b - fr, seen);
+        return (double)d * p->segx_dep + (double)min_u64(b - fr - d, far) * p->segx_far;
     }
     int par = (int)((x->phase[rank] - 1u) & 1u);   /* after it: the phase just synchronised */
     if (other) {
