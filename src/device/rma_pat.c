@@ -9,11 +9,11 @@
  * data of as many whole repetitions as fit, in the order the origin's packed
  * buffer has it. The target scatters it a column at a time
  * (rch_base_copy_cols: fixed-length moves for the common lengths, over
- * spans of the window that stay in L1 between the columns); an accumulate gathers 4 KiB of its
- * window's blocks at a time into the packet's order, combines them with the
- * packet's data by one kernel call and scatters them back, under the
- * accumulate lock, held for one packet at a time (MPI's atomicity is per
- * element).
+ * spans of the window that stay in L1 between the columns); an accumulate
+ * gathers 4 KiB of its window's blocks at a time into the packet's order,
+ * combines them with the packet's data by one kernel call and scatters them
+ * back, under the accumulate lock, held for one packet at a time (MPI's
+ * atomicity is per element).
  *
  * What it replaces: the MPI layer rearranged the data into one column per
  * block first (a pass over all of it on the origin before the first packet

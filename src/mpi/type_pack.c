@@ -25,9 +25,10 @@
  * from a pattern of up to RCH_MPI_TYPE_COLP_MAX blocks), its whole periods
  * by columns and the blocks of its cut-short last period one by one: 1 M
  * ints of bench/rma_dtype's indexed type (period 6, blocks of 4-12 bytes)
- * unpack in 281 us, 586-601 with the 32 KiB spans of before (AMD EPYC, Zen 4). Anything else is one copy
- * per block per element (4 to 16 bytes as two fixed-size moves), blocks
- * having been merged when the type was built.
+ * unpack in 281 us over 4 KiB spans, in 586-601 over 32 KiB ones (AMD
+ * EPYC, Zen 4, L1d 32 KiB). Anything else is one copy per block per element
+ * (4 to 16 bytes as two fixed-size moves), blocks having been merged when
+ * the type was built.
  *
  * Addresses are computed as integers: with MPI_BOTTOM (NULL) the "offsets"
  * are absolute addresses, and NULL + offset would be undefined behaviour.

@@ -259,8 +259,7 @@ struct sim_params {
      * own C red R free B`, ns per byte beyond the in-cache rate; sim_segx.c;
      * rdmach-sim-probe --segrows): its lines left the writer's core, so its
      * writer's next deposit there (dep) and a read of it on the writer's
-     * core, a copy (own) or a reduction (red), cross cores again; 0: none.
-     * far: the deposit into data only other cores read (a bcast's root). */
+     * core, a copy (own) or a reduction (red), cross cores again; 0: none. */
     double segx_dep, segx_own, segx_red;
     double segx_far;           /* a deposit into data only other cores read (`far F`; 0: free) */
     double segx_free;          /* bytes of a deposit that cost no dep (the probe's 1 KiB: none) */
