@@ -10,6 +10,7 @@
  * with a caller's.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
@@ -339,7 +340,32 @@ static void watch_exit(void)
         exit_hook_pid = getpid();
 }
 
+/* The grace a fatal error that a peer's failure caused gives the launcher
+ * (rch_boot_abort_after_peer). */
+#define PEER_GRACE_NS 1000000000L
+
+static void abort_job(int code, const char *msg, int peer_failed) __attribute__((noreturn));
+
 void rch_boot_abort(int code, const char *msg)
+{
+    abort_job(code, msg, 0);
+}
+
+/* A rank that exits with a code before MPI_Finalize ends the job itself
+ * (exit_hook's PMI abort), as MPI_Abort does. Over shared memory its
+ * announcement reaches the others (rch_base_abort_seen) and abort_job
+ * leaves with its code; over the network nothing tells them, so a rank
+ * whose MPI call failed on that peer's departure would race its own abort
+ * to the launcher, which reports the last one's code (Hydra reported 1
+ * for a job whose code was 3 in one CI run of
+ * drills_exit_hydra_vnode1_early). Its message goes out at once; its abort
+ * waits PEER_GRACE_NS for the launcher to end the job first. */
+void rch_boot_abort_after_peer(int code, const char *msg)
+{
+    abort_job(code, msg, 1);
+}
+
+static void abort_job(int code, const char *msg, int peer_failed)
 {
     /* Another rank is ending the job by an abort already (a channel saw
      * it: rch_base_abort_seen), and this one most likely follows from it
@@ -360,6 +386,11 @@ void rch_boot_abort(int code, const char *msg)
     /* The launcher reads the abort before it sees this process exit (one
      * ordered stream), ends the job and reports the code. */
     drain_pipe(2);
+    if (boot_up && !rch_boot.singleton && peer_failed) {
+        struct timespec grace = { PEER_GRACE_NS / 1000000000L, PEER_GRACE_NS % 1000000000L };
+        while (nanosleep(&grace, &grace) != 0 && errno == EINTR)
+            ;
+    }
     if (boot_up && !rch_boot.singleton) {
         rch_base_abort_announce(code);
         pmi->abort(code, NULL);

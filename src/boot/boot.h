@@ -59,6 +59,10 @@ rdmach_status_t rch_boot_machine_tunables(int local_size);
 rdmach_status_t rch_boot_finalize(void);
 int rch_boot_is_up(void);                  /* between init and finalize */
 void rch_boot_abort(int code, const char *msg) __attribute__((noreturn));
+/* The same for a fatal error that a peer's failure caused: the message at
+ * once, the abort after a grace in which the launcher may end the job with
+ * the failed rank's own code (boot.c). */
+void rch_boot_abort_after_peer(int code, const char *msg) __attribute__((noreturn));
 /* Abort the n job ranks listed (this process among them) where the launcher
  * can end only those (rdmachrun); anywhere else, or if the list does not fit
  * one PMI line, the whole job (rch_boot_abort). */

@@ -230,6 +230,9 @@ static void fatal(int handle, int code, int abort_scope)
     if (rch_mpi_state == RCH_MPI_RUNNING && abort_scope)
         rch_mpi_abort_scope(handle, 1, text);
     if (rch_mpi_state == RCH_MPI_RUNNING) {
+        int cls = RCH_MPI_ERR_CLASS(code);
+        if (cls == MPI_ERR_PROC_ABORTED || cls == MPIX_ERR_PROC_FAILED || cls == MPIX_ERR_PROC_FAILED_PENDING)
+            rch_boot_abort_after_peer(1, text);   /* the failed rank may be ending the job with its code */
         rch_boot_abort(1, text);     /* prints the message with the rank, ends the job */
     }
     fprintf(stderr, "rdmach: %s\n", text);
