@@ -275,7 +275,9 @@ for ((i = 1; i <= nhosts; i++)); do
     # /tmp: Slurm's pmix plugin makes /tmp/spmix_appdir_<uid>_<step> on every
     # node, which collides on a shared /tmp. What /tmp held when the cluster
     # started (a source or build tree under /tmp, say) stays visible: each
-    # directory of the shared /tmp is bound into the host's own.
+    # directory of the shared /tmp is bound into the host's own. One that a
+    # concurrent test removes between the listing and its bind is skipped
+    # (a CI run lost a whole cluster to a mktemp directory gone that way).
     mkdir -p "$state/shared-tmp-h$i"
     unshare --uts --mount -- nsenter --net="/run/netns/$P-h$i" -- /bin/bash -c '
         old=$RCH_SLURM_STATE/shared-tmp-$1
@@ -286,7 +288,7 @@ for ((i = 1; i <= nhosts; i++)); do
         for d in "$old"/*/; do
             d=${d%/}; n=${d##*/}
             case $n in spmix_appdir_*) continue ;; esac
-            mkdir -p "/tmp/$n" && mount --bind "$d" "/tmp/$n" || exit 2
+            mkdir -p "/tmp/$n" && { mount --bind "$d" "/tmp/$n" || [ ! -d "$d" ]; } || exit 2
         done
         exec slurmd -D -N "$1" -f "$SLURM_CONF"' _ "h$i" >"$state/log/slurmd-h$i.out" 2>&1 &
     pids+=($!)
