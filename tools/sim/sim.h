@@ -337,6 +337,11 @@ void sim_segx_sync(struct sim_segx *x, uint32_t rank);
  * other: a's writer runs on another core than rank (for a deposit or a
  * read of segment data; ignored otherwise). */
 double sim_segx_ns(struct sim_segx *x, const struct sim_params *p, uint32_t rank, uint32_t a, uint64_t b, int other);
+/* The parameters charge anything for segment data across cores. */
+static inline int sim_segx_on(const struct sim_params *p)
+{
+    return p->segx_dep > 0 || p->segx_own > 0 || p->segx_red > 0 || p->segx_far > 0;
+}
 /* The node segment rank whose data a COMPUTE of kind a deposits or reads, -1 if none. */
 static inline int sim_segx_writer(uint32_t a)
 {

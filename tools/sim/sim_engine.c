@@ -1457,7 +1457,7 @@ static int run_once(const struct sim_progs *t, const struct sim_layout *lay, con
             goto out_free;
         }
     }
-    if ((p->segx_dep > 0 || p->segx_own > 0 || p->segx_red > 0 || p->segx_far > 0) && !(s.segx = sim_segx_new(n))) {
+    if (sim_segx_on(p) && !(s.segx = sim_segx_new(n))) {
         snprintf(err, len, "no memory for the node segment's readers of %d ranks", n);
         goto out_free;
     }

@@ -316,8 +316,6 @@ static struct sim_progs *record(const struct job *j, double compute, const char 
     return t;
 }
 
-/* One collective on p ranks, no noise, iters calls back to back after a
- * barrier, timed as the probe times them: its predicted time per call (sim.h). */
 /* Job j (its fields set, its buffers not), its calls costing `call` each,
  * on host layout `host`, no noise, iters back to back: ns per call. */
 static int predict(struct job *j, double call, int host, int iters, const struct sim_params *prm, double *t_ns,
@@ -343,6 +341,8 @@ out:
     return rc;
 }
 
+/* One collective on p ranks, no noise, iters calls back to back after a
+ * barrier, timed as the probe times them: its predicted time per call (sim.h). */
 int sim_predict(const char *coll, const char *algo, int p, int ppn, int host, long size, int iters,
                 const struct sim_params *prm, double *t_ns, char *err, size_t len)
 {

@@ -325,7 +325,7 @@ int sim_params_save(const char *path, const struct sim_params *p, const char *co
         fprintf(f, "ringcold1 %.4f\n", p->ringcold1);
     if (p->cycle)
         fprintf(f, "turnorder cycle %.0f\n", p->cycle_orders);
-    if (p->segx_dep > 0 || p->segx_own > 0 || p->segx_red > 0 || p->segx_far > 0)
+    if (sim_segx_on(p))
         fprintf(f, "segx dep %.5f own %.5f red %.5f free %.0f far %.5f\n", p->segx_dep, p->segx_own, p->segx_red,
                 p->segx_free, p->segx_far);
     int given = 0;
