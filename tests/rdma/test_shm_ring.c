@@ -313,7 +313,7 @@ Test(shm_ring, payload_forging_a_future_stamp_is_never_taken)
 Test(shm_ring, a_record_over_forged_cells_clears_the_cell_after_it)
 {
     struct ring r;
-    const uint64_t n = 16384;                    /* the clearing window is 2048 cells */
+    const uint64_t n = 16384;                    /* the clearing window is 64 cells, 2048 streaming */
     const uint64_t kb = 3000;                    /* cells of the second-lap record */
     const uint64_t k = kb + 10;                  /* cells of the forging record */
     ring_make(&r, n, 0);
@@ -346,6 +346,59 @@ Test(shm_ring, a_record_over_forged_cells_clears_the_cell_after_it)
                      "a forged stamp after one-cell record %llu was taken", (unsigned long long)s);
     }
     free(big);
+    free(r.mem);
+}
+
+/* One record of `cells` cells sent and taken; what the window of cleared
+ * cells beyond the producer's tail is right after it. */
+static uint64_t lead_after(struct ring *r, uint64_t seq, uint64_t cells, unsigned char *scratch)
+{
+    size_t len = cells * RCH_SHM_CELL - RCH_SHM_REC_HDR;
+    cr_assert_eq(send_seq(r, seq, len, scratch), RDMACH_OK, "%s", rdmach_last_error());
+    uint64_t lead = r->tx.cleared - r->tx.tail;
+    cr_assert(recv_seq(r, seq, len));
+    rch_shm_ring_rx_flush(&r->rx);
+    return lead;
+}
+
+/* Beyond the first lap the producer clears stamps ahead of its tail: 64
+ * cells while it hears from the consumer's side between its records
+ * (ping-pong), 2048 once RCH_SHM_RING_RUN records went in a row without
+ * (a stream), 64 again after it hears. Every record arrives whole. */
+Test(shm_ring, the_clearing_window_follows_the_producers_run)
+{
+    struct ring r;
+    const uint64_t n = 8192, k = 17;             /* 17 cells: a 1 KiB message */
+    ring_make(&r, n, 0);
+    unsigned char scratch[17 * 64];
+    uint64_t seq = 0, most = 0;
+    while (r.tx.tail < n + 4096) {               /* into the second lap, answered each time */
+        uint64_t lead = lead_after(&r, seq++, k, scratch);
+        rch_shm_ring_heard(&r.tx);
+        if (r.tx.tail > n + k)
+            most = lead > most ? lead : most;
+    }
+    cr_assert_eq(most, 65, "a ping-pong's window: %llu cells", (unsigned long long)most);
+    most = 0;
+    for (int i = 0; i < 300; i++) {              /* a stream: nothing heard */
+        uint64_t lead = lead_after(&r, seq++, k, scratch);
+        if (i >= (int)RCH_SHM_RING_RUN)
+            most = lead > most ? lead : most;
+    }
+    cr_assert_eq(most, 2049, "a stream's window: %llu cells", (unsigned long long)most);
+    rch_shm_ring_heard(&r.tx);
+    uint64_t until = r.tx.cleared;               /* the stream's window is used first */
+    while (r.tx.tail <= until) {
+        (void)lead_after(&r, seq++, k, scratch);
+        rch_shm_ring_heard(&r.tx);
+    }
+    most = 0;
+    for (int i = 0; i < 300; i++) {
+        uint64_t lead = lead_after(&r, seq++, k, scratch);
+        rch_shm_ring_heard(&r.tx);
+        most = lead > most ? lead : most;
+    }
+    cr_assert_eq(most, 65, "after an answer the window: %llu cells", (unsigned long long)most);
     free(r.mem);
 }
 

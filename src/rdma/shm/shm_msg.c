@@ -160,6 +160,7 @@ static unsigned poll_ring(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsi
             rch_shm_peer_mark_dead(ch, p, RDMACH_ERR_PROTOCOL);
             break;
         }
+        rch_shm_ring_heard(&p->tx);
         if (RCH_LIKELY(type == RCH_SHM_REC_PKT)) {
             ch->up.recv(ch->up.ctx, p->rank, pkt, len);
             n++;

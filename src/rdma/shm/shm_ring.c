@@ -78,14 +78,19 @@ rdmach_status_t rch_shm_ring_rx_init(struct rch_shm_ring_rx *rx, void *mem, uint
 }
 
 /* How far ahead of a record the producer clears stamps once it has
- * published it (see shm_ring.h): in windows of this many cells, so each line
- * is taken from the consumer shortly before the producer fills it and is
- * still in the producer's cache then. Clearing the whole free ring at once
- * (up to a quarter of it per head publication) evicts those lines again
- * before they are written, and put a burst of stores between one message's
- * copy and its stamp. 512 cells: ping-pong a little faster, streaming 2-8
- * KiB 20-25% slower; 8192: the other way round (docs/PERFORMANCE.md). */
-#define CLEAR_AHEAD 2048u
+ * published it (see shm_ring.h), by what the producer is doing: each line is
+ * taken from the consumer shortly before the producer fills it and is still
+ * in the producer's cache then, and the stores leave the path from one
+ * message's copy to its stamp. While it streams (RCH_SHM_RING_RUN records
+ * or more in a row with nothing heard from the consumer's side), windows of
+ * 2048 cells: the stores of a window go out at full speed, ahead of the
+ * copies (64: streaming 8-16 KiB 40-60% slower, 8192: the lines leave the
+ * producer's L2 again before the copy). Otherwise (ping-pong, exchange, a
+ * message per peer of an alltoall) 64 cells: a window's stores were on the
+ * way to the answer, and its lines left L1 before the copy; 1-16 KiB
+ * exchanges 10-33% faster than with 2048 (docs/PERFORMANCE.md). */
+#define CLEAR_AHEAD_STREAM 2048u
+#define CLEAR_AHEAD_NEAR 64u
 
 /* Is position `end` free (before head + ncells)? Re-reads head if the cached
  * one says no, and keeps the ROOM flag (see shm_ring.h) true to the answer. */
@@ -136,7 +141,8 @@ static int make_room(struct rch_shm_ring_tx *tx, uint64_t end)
 static void clear_ahead(struct rch_shm_ring_tx *tx, uint64_t end)
 {
     uint64_t limit = tx->head_cache + tx->ncells;
-    clear_cells(tx, end + 1, end + 1 + CLEAR_AHEAD < limit ? end + 1 + CLEAR_AHEAD : limit);
+    uint64_t ahead = tx->run >= RCH_SHM_RING_RUN ? CLEAR_AHEAD_STREAM : CLEAR_AHEAD_NEAR;
+    clear_cells(tx, end + 1, end + 1 + ahead < limit ? end + 1 + ahead : limit);
 }
 
 int rch_shm_ring_has_room(struct rch_shm_ring_tx *tx, size_t len)
@@ -184,6 +190,7 @@ rdmach_status_t rch_shm_ring_send(struct rch_shm_ring_tx *tx, uint32_t type,
     }
     atomic_store_explicit(&r->stamp, tx->tail + 1, memory_order_release);
     tx->tail += k;
+    tx->run++;
     if (room == 2)
         clear_ahead(tx, end);
     return RDMACH_OK;

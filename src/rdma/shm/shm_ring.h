@@ -25,9 +25,10 @@
  *    cleared; the cells of the record itself are never read as stamps and
  *    need none. A record that reaches past the cleared window ("cleared"
  *    below: all of [tail, cleared) is clear) clears that one cell before its
- *    stamp, and after its stamp the free cells up to 2048 beyond it: off the
- *    path from copy to stamp, and soon enough before the producer writes
- *    them that it still holds the lines then; runs of one-cell records take
+ *    stamp, and after its stamp the free cells up to 64 beyond it, 2048
+ *    while the producer streams: off the path from copy to stamp, and soon
+ *    enough before the producer writes them that it still holds the lines
+ *    then; runs of one-cell records take
  *    the fast path below inside that window. The record's own cells stay as
  *    they were (the copy writes them whole).
  *  - The consumer never writes into producer lines. It publishes its position
@@ -103,7 +104,12 @@ struct rch_shm_ring_tx {
     uint32_t max_payload;
     uint32_t wake;               /* RCH_SHM_BLOCKED_WAKE as last set (mirror of the shared word) */
     uint32_t short_room;         /* RCH_SHM_BLOCKED_ROOM as last set */
+    /* Records sent since the owner last heard from the consumer's side
+     * (rch_shm_ring_heard): from RCH_SHM_RING_RUN on, the producer streams
+     * and clears stamps in long windows (shm_ring.c). */
+    uint32_t run;
 };
+#define RCH_SHM_RING_RUN 8u
 
 /* Consumer-private state. */
 struct rch_shm_ring_rx {
@@ -201,7 +207,15 @@ static inline int rch_shm_ring_send_small(struct rch_shm_ring_tx *tx, uint32_t t
     }
     atomic_store_explicit(&r->stamp, t + 1, memory_order_release);
     tx->tail = t + 1;
+    tx->run++;
     return 1;
+}
+
+/* The consumer's side of tx sent us something: what tx carries is not a
+ * stream. */
+static inline void rch_shm_ring_heard(struct rch_shm_ring_tx *tx)
+{
+    tx->run = 0;
 }
 
 /* Publish head (store, then the caller's store->load pairing, then read
