@@ -77,7 +77,17 @@ static struct rch_coll_tuning_row rows[] = {
      * the first going through the large area: bench/alltoall on 2 cores,
      * 1 KiB to 4 MiB at 2, 4 and 8 ranks, 0.54-1.01x the time of the best
      * of linear and pairwise (64 KiB: 0.76x at 4 ranks, 0.90x at 8); more
-     * ranks share the area in smaller chunks, so only small blocks there. */
+     * ranks share the area in smaller chunks, so only small blocks there.
+     * Two ranks above the shm eager limit (SHM_EAGER_MAX, 16 KiB) exchange
+     * instead: each copy of the segment waits for the other (deposit,
+     * synchronise, copy out), the rendezvous pipeline overlaps them chunk
+     * by chunk. On an AMD EPYC (Zen 4, family 25 model 17) pairwise
+     * against shmseg, 3 rounds: 20 KiB 2.5-3.2 us against 3.6-4.3, 64 KiB
+     * 8.3 against 10.6-11.3, 1 MiB 93-94 against 142-145 (the segment's
+     * deposits into lines the other core read cost 0.1 ns/B there); up to
+     * 16 KiB, eager, shmseg was faster (16 KiB 2.9-3.5 against 3.4-3.9);
+     * on Zen 5 shmseg was 5% faster at 64 KiB. */
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    { 2, 2 }, FROM(16 * KiB + 1), "pairwise" },
     { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    UPTO(8), ANY_,     "shmseg" },
     { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    { 9, 11 }, UPTO(1 * KiB), "shmseg" },
     { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    { 12, 64 }, UPTO(256), "shmseg" },

@@ -195,7 +195,7 @@ Test(shmseg, alltoall_double_buffer_holds_over_many_calls_with_late_ranks)
     }
 }
 
-Test(shmseg, alltoall_selected_by_the_table_on_one_node_up_to_8_ranks)
+Test(shmseg, alltoall_selected_by_the_table_on_one_node_up_to_8_ranks_two_above_16k_exchange)
 {
     struct run t = { .p = 4, .calls = 2 };
     for (int r = 0; r < 4; r++)
@@ -208,6 +208,14 @@ Test(shmseg, alltoall_selected_by_the_table_on_one_node_up_to_8_ranks)
         big.bytes[r] = 64 * 1024;
     run_a2a(&big);
     cr_assert_str_eq(big.ran[0], "shmseg");
+    /* two ranks exchange above the shm eager limit (coll_tuning.c) */
+    struct run two = { .p = 2, .calls = 1 }, two_small = { .p = 2, .calls = 1 };
+    two.bytes[0] = two.bytes[1] = 16 * 1024 + 1;
+    two_small.bytes[0] = two_small.bytes[1] = 16 * 1024;
+    run_a2a(&two);
+    run_a2a(&two_small);
+    cr_assert_str_eq(two.ran[0], "pairwise");
+    cr_assert_str_eq(two_small.ran[0], "shmseg");
 }
 
 Test(shmseg, alltoall_refuses_several_nodes_and_views_without_state)

@@ -190,7 +190,7 @@ rdmach_status_t rch_shm_ring_send(struct rch_shm_ring_tx *tx, uint32_t type,
     }
     atomic_store_explicit(&r->stamp, tx->tail + 1, memory_order_release);
     tx->tail += k;
-    tx->run++;
+    tx->run += tx->run < RCH_SHM_RING_RUN;
     if (room == 2)
         clear_ahead(tx, end);
     return RDMACH_OK;

@@ -28,8 +28,8 @@
  *    stamp, and after its stamp the free cells up to 64 beyond it, 2048
  *    while the producer streams: off the path from copy to stamp, and soon
  *    enough before the producer writes them that it still holds the lines
- *    then; runs of one-cell records take
- *    the fast path below inside that window. The record's own cells stay as
+ *    then; runs of one-cell records take the fast path below inside that
+ *    window. The record's own cells stay as
  *    they were (the copy writes them whole).
  *  - The consumer never writes into producer lines. It publishes its position
  *    (head) on its own line lazily: every quarter ring, and when it finds the
@@ -105,8 +105,8 @@ struct rch_shm_ring_tx {
     uint32_t wake;               /* RCH_SHM_BLOCKED_WAKE as last set (mirror of the shared word) */
     uint32_t short_room;         /* RCH_SHM_BLOCKED_ROOM as last set */
     /* Records sent since the owner last heard from the consumer's side
-     * (rch_shm_ring_heard): from RCH_SHM_RING_RUN on, the producer streams
-     * and clears stamps in long windows (shm_ring.c). */
+     * (rch_shm_ring_heard), up to RCH_SHM_RING_RUN: there the producer
+     * streams and clears stamps in long windows (shm_ring.c). */
     uint32_t run;
 };
 #define RCH_SHM_RING_RUN 8u
@@ -207,7 +207,7 @@ static inline int rch_shm_ring_send_small(struct rch_shm_ring_tx *tx, uint32_t t
     }
     atomic_store_explicit(&r->stamp, t + 1, memory_order_release);
     tx->tail = t + 1;
-    tx->run++;
+    tx->run += tx->run < RCH_SHM_RING_RUN;
     return 1;
 }
 
