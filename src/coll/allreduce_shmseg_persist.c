@@ -77,8 +77,7 @@ static void arrive(struct rch_coll_nodeseg *s, struct rch_coll_pshm *q)
     if (s->all) {
         rch_coll_bar_arrive_all(&s->waiter, &h->epoch, &h0->epoch, sizeof(*h), s->p, q->target);
     } else {
-        __atomic_store_n(&h->epoch, q->target, __ATOMIC_SEQ_CST);   /* the vector goes with it */
-        rch_coll_bar_wake_node(&s->waiter);
+        rch_coll_bar_post(&s->waiter, &h->epoch, q->target, -1);   /* the vector goes with it */
     }
     q->arrived = 1;
 }

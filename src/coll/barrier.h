@@ -170,10 +170,28 @@ void rch_coll_bar_arrive_all(const struct rch_coll_bar_waiter *w, uint32_t *mine
 rdmach_status_t rch_coll_bar_wait_all(const struct rch_coll_bar_waiter *w, const uint32_t *epoch0,
                                       const int32_t *core0, size_t stride, int n, uint32_t epoch);
 
-/* After a seq_cst store to a word others wait on: wake the rank of index
- * `local` on my node (rch_coll_bar_nodes order), or every other rank of it. */
+/* After a store to a word others wait on: wake the rank of index `local`
+ * on my node (rch_coll_bar_nodes order), or every other rank of it. */
 void rch_coll_bar_wake_local(const struct rch_coll_bar_waiter *w, int local);
 void rch_coll_bar_wake_node(const struct rch_coll_bar_waiter *w);
+
+/* Store v to *word that the ranks of my node wait on (release: what I wrote
+ * before goes with it), then wake them: the rank of index `local`, or with
+ * local < 0 every other one. Release is enough: the wake orders the store
+ * before its load of the sleeper's flag as a message's does (its fence, or
+ * the sleeper's membarrier: rch_shm_notify in src/rdma/shm), and a waiter that
+ * polls only needs the acquire of its load. A seq_cst store here drained
+ * the store buffer before the first poll of the other's word: a 2-rank
+ * shmseg allreduce of 8 B 230 -> 166 ns (AMD EPYC family 25 model 17). */
+static inline void rch_coll_bar_post(const struct rch_coll_bar_waiter *w, uint32_t *word, uint32_t v, int local)
+{
+    __atomic_store_n(word, v, __ATOMIC_RELEASE);
+    if (local < 0)
+        rch_coll_bar_wake_node(w);
+    else
+        rch_coll_bar_wake_local(w, local);
+}
+
 /* Does this node run more ranks than it has cores? */
 int rch_coll_bar_oversubscribed(void);
 

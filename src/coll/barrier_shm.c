@@ -124,8 +124,7 @@ static rdmach_status_t shm_enter(void *state)
         return RDMACH_OK;
     }
     /* flags: round 0's write is the arrival; the rest happens in wait */
-    __atomic_store_n(&f->v, s->epoch, __ATOMIC_SEQ_CST);
-    rch_coll_bar_wake_local(&s->waiter, (int)((s->me + 1) % s->p));   /* round 0's reader */
+    rch_coll_bar_post(&s->waiter, &f->v, s->epoch, (int)((s->me + 1) % s->p));   /* round 0's reader */
     return RDMACH_OK;
 }
 
@@ -138,8 +137,7 @@ static rdmach_status_t shm_wait(void *state)
     for (uint32_t k = 0, d = 1; k < s->rounds; k++, d <<= 1) {
         if (k > 0) {
             struct shm_word *mine = flag(s, s->me, k);
-            __atomic_store_n(&mine->v, s->epoch, __ATOMIC_SEQ_CST);
-            rch_coll_bar_wake_local(&s->waiter, (int)((s->me + d) % s->p));   /* round k's reader */
+            rch_coll_bar_post(&s->waiter, &mine->v, s->epoch, (int)((s->me + d) % s->p));   /* round k's reader */
         }
         struct shm_word *f = flag(s, (s->me + s->p - d) % s->p, k);
         rdmach_status_t st = rch_coll_bar_wait_epoch(&s->waiter, &f->v, s->epoch);

@@ -228,8 +228,7 @@ rdmach_status_t rch_coll_nodeseg_sync(struct rch_coll_nodeseg *s)
         rch_coll_bar_arrive_all(&s->waiter, &h->epoch, &h0->epoch, sizeof(*h), s->p, next);
         return rch_coll_bar_wait_all(&s->waiter, &h0->epoch, &h0->core1, sizeof(*h), s->p, next);
     }
-    __atomic_store_n(&h->epoch, next, __ATOMIC_SEQ_CST);   /* row and header go with it */
-    rch_coll_bar_wake_node(&s->waiter);
+    rch_coll_bar_post(&s->waiter, &h->epoch, next, -1);   /* row and header go with it */
     for (int i = 1; i < s->p; i++) {
         int r = (s->me + i) % s->p;
         rdmach_status_t st = rch_coll_bar_wait_epoch(&s->waiter, &rch_coll_nodeseg_hdr(s, b, r)->epoch, next);
