@@ -27,6 +27,8 @@
  * user's function with the user's datatype handle, and packs the result.
  */
 #include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "mpi/coll_bind.h"
@@ -132,9 +134,38 @@ static int allowed(enum group g, int opk)
     }
 }
 
+/* basics[] by handle without a walk of the table at every reduction call:
+ * MPICH's handles of predefined types are 0x4c00SSII (SS the size) and, for
+ * the pair types, 0x8c0000II, II unique among each (include/mpi.h); a slot
+ * holds 1 + the entry's index, checked against the whole handle. */
+static uint8_t by_low[2][256];
+static pthread_once_t by_low_once = PTHREAD_ONCE_INIT;
+
+static int by_low_row(MPI_Datatype dt)
+{
+    unsigned hi = (unsigned)dt >> 24;
+    return hi == 0x4c ? 0 : hi == 0x8c ? 1 : -1;
+}
+
+static void by_low_fill(void)
+{
+    _Static_assert(sizeof(basics) / sizeof(basics[0]) < 255, "indices fit a byte");
+    for (size_t i = 0; i < sizeof(basics) / sizeof(basics[0]); i++) {
+        int row = by_low_row(basics[i].type);
+        uint8_t *slot = row < 0 ? NULL : &by_low[row][(unsigned)basics[i].type & 0xffu];
+        if (slot && !*slot)
+            *slot = (uint8_t)(i + 1);
+    }
+}
+
 static const struct basic_desc *basic_of(MPI_Datatype dt)
 {
-    for (size_t i = 0; i < sizeof(basics) / sizeof(basics[0]); i++)
+    pthread_once(&by_low_once, by_low_fill);
+    int row = by_low_row(dt);
+    uint8_t k = row < 0 ? 0 : by_low[row][(unsigned)dt & 0xffu];
+    if (k && basics[k - 1].type == dt)
+        return &basics[k - 1];
+    for (size_t i = 0; i < sizeof(basics) / sizeof(basics[0]); i++)   /* a handle of another shape */
         if (basics[i].type == dt)
             return &basics[i];
     return NULL;
