@@ -52,8 +52,8 @@ static const struct rch_tun_row rows[] = {
       "(no room): its pipeline puts, put_fill included, are refused at the call, gets it serves are "
       "answered NO_MEMORY (the callers fall back to single copy)" },
     { "SHM_PIPE_CHUNK", RCH_TUN_SIZE, OFF(shm_pipe_chunk), "64k", 4 * KiB, 16 * MiB, NULL,
-      "Chunk size of the two-copy pipeline (rendezvous gets, see SHM_GET; everything when single copy "
-      "is not permitted)" },
+      "Largest chunk of the two-copy pipeline (rendezvous gets, see SHM_GET; everything when single copy "
+      "is not permitted): a transfer goes in chunks of a quarter of it, 16 KiB up to this" },
     { "SHM_WAKE", RCH_TUN_ENUM, OFF(shm_wake), "auto", 0, 0, "auto|membarrier|fence",
       "How a shared-memory sender knows the receiver sleeps: membarrier (sends need no fence, each "
       "sleep costs an IPI), fence (each send pays a full fence, sleeping is cheap); auto: fence when "

@@ -431,7 +431,7 @@ Test(shm_rma, single_copy_is_not_shared_with_split_0, .timeout = 120)
  * is copied exactly once: the owner's pipe chunks plus the getter's stolen
  * chunks make the whole transfer, whatever the owner did. */
 
-enum steal_mode { OWNER_SERVES, OWNER_IDLE, OWNER_STOPS };
+enum steal_mode { OWNER_SERVES, OWNER_IDLE, OWNER_STOPS, OWNER_SERVES_SMALL, OWNER_IDLE_SMALL };
 
 static int body_pipe_get(struct h_rank *h, void *arg)
 {
@@ -439,8 +439,11 @@ static int body_pipe_get(struct h_rank *h, void *arg)
     struct inbox in = { 0 };
     h->user = &in;
     h->on_recv = inbox_recv;
-    const size_t n = (mode == OWNER_STOPS ? 32u << 20 : 8u << 20) + 5;   /* a partial last chunk */
-    const size_t nchunks = (n + rch_tun.shm_pipe_chunk - 1) / rch_tun.shm_pipe_chunk;
+    const int small = mode == OWNER_SERVES_SMALL || mode == OWNER_IDLE_SMALL;
+    /* a partial last chunk; small: 64 KiB + 5 bytes in chunks of a quarter
+     * of it in whole pages (20 KiB), not one pipe buffer's 64 KiB and 5 bytes */
+    const size_t n = (small ? 64u << 10 : mode == OWNER_STOPS ? 32u << 20 : 8u << 20) + 5;
+    const size_t nchunks = small ? 4 : (n + rch_tun.shm_pipe_chunk - 1) / rch_tun.shm_pipe_chunk;
     unsigned char *mem = malloc(n + 8);
     struct msg m;
     if (h->rank == 1) {
@@ -451,7 +454,7 @@ static int body_pipe_get(struct h_rank *h, void *arg)
         H_CHECK(h->ops->mem_rkey(h->ch, mr, &m.rkey) == RDMACH_OK, "rkey");
         H_CHECK(h_send(h, 0, &m, sizeof(m), NULL, 0) == RDMACH_OK, "offer");
         const struct rch_shm_stats *s = rch_shm_get_stats(h->ch);
-        if (mode == OWNER_SERVES) {
+        if (mode == OWNER_SERVES || mode == OWNER_SERVES_SMALL) {
             H_CHECK(take(h, &in, M_DONE, &m) == 0, "done");            /* progressing all along */
         } else if (mode == OWNER_STOPS) {
             /* serve a few chunks (or none, if rank 0 is faster), then stop progressing */
@@ -466,7 +469,7 @@ static int body_pipe_get(struct h_rank *h, void *arg)
             h->ops->progress(h->ch, 64);
         H_CHECK(s->pipe_chunks == served, "served %lu chunks after the get had finished (before: %lu)",
                 s->pipe_chunks, served);
-        if (mode == OWNER_IDLE)
+        if (mode == OWNER_IDLE || mode == OWNER_IDLE_SMALL)
             H_CHECK(served == 0, "an owner that never progressed served %lu chunks", served);
         m = (struct msg){ .type = M_BYE, .size = served };
         H_CHECK(h_send(h, 0, &m, sizeof(m), NULL, 0) == RDMACH_OK, "bye");
@@ -485,17 +488,19 @@ static int body_pipe_get(struct h_rank *h, void *arg)
         H_CHECK(bad < 0, "byte %ld wrong", bad);
         H_CHECK(mem[2] == 0 && mem[n + 3] == 0, "wrote outside the buffer");
         m = (struct msg){ .type = M_DONE };
-        if (mode != OWNER_IDLE)
+        if (mode != OWNER_IDLE && mode != OWNER_IDLE_SMALL)
             H_CHECK(h_send(h, 1, &m, sizeof(m), NULL, 0) == RDMACH_OK, "done");
         H_CHECK(h_barrier(h) == 0, "barrier");
         H_CHECK(take(h, &in, M_BYE, &m) == 0, "bye");
         unsigned long stolen = rch_shm_get_stats(h->ch)->pipe_stolen;
         H_CHECK(m.size + stolen == nchunks, "the owner served %llu and we stole %lu chunks of %zu",
                 (unsigned long long)m.size, stolen, nchunks);
-        if (mode == OWNER_IDLE)
+        if (mode == OWNER_IDLE || mode == OWNER_IDLE_SMALL)
             H_CHECK(stolen == nchunks, "all chunks stolen from an owner that never progressed");
-        fprintf(stderr, "pipelined get, owner %s: %llu chunks through the pipe, %lu stolen\n",
-                mode == OWNER_SERVES ? "serving" : mode == OWNER_IDLE ? "idle" : "stopping",
+        fprintf(stderr, "pipelined get of %zu bytes, owner %s: %llu chunks through the pipe, %lu stolen\n", n,
+                mode == OWNER_SERVES || mode == OWNER_SERVES_SMALL ? "serving"
+                : mode == OWNER_IDLE || mode == OWNER_IDLE_SMALL   ? "idle"
+                                                                   : "stopping",
                 (unsigned long long)m.size, stolen);
         h->ops->mem_dereg(h->ch, lmr);
     }
@@ -508,6 +513,17 @@ Test(shm_rma, a_pipelined_get_is_served_by_an_owner_that_progresses, .timeout = 
     setenv("RDMACH_CMA", "auto", 1);
     enum steal_mode mode = OWNER_SERVES;
     cr_assert_eq(h_run("pipeget", &(struct h_opts){ .n = 2 }, body_pipe_get, &mode), 0);
+}
+
+/* Both ends cut a get of one pipe buffer's size the same way: the owner's
+ * chunks and the getter's stolen ones add up to 4. */
+Test(shm_rma, a_pipelined_get_of_64k_goes_in_4_chunks_served_or_stolen, .timeout = 120)
+{
+    setenv("RDMACH_CMA", "auto", 1);
+    enum steal_mode mode = OWNER_SERVES_SMALL;
+    cr_assert_eq(h_run("pipeget4", &(struct h_opts){ .n = 2 }, body_pipe_get, &mode), 0);
+    mode = OWNER_IDLE_SMALL;
+    cr_assert_eq(h_run("stealall4", &(struct h_opts){ .n = 2 }, body_pipe_get, &mode), 0);
 }
 
 Test(shm_rma, a_pipelined_get_completes_alone_when_the_owner_never_progresses, .timeout = 120)

@@ -44,6 +44,8 @@
  * a GET with GET_ERR(NO_MEMORY) and the sink copies the whole get by single
  * copy if permitted, else fails naming the cause (get_refused).
  *
+ * Chunks: a quarter of the transfer, 16 KiB to pipe_chunk
+ * (rch_shm_pipe_chunk_for), the same at both ends.
  * Cost: two memcpy of n bytes, overlapped chunk by chunk: about
  * n / memcpy_bw + chunk / memcpy_bw. The copies are chunk-sized and the
  * buffers stay in cache, so on this kind of machine the pipeline outruns a
@@ -154,7 +156,7 @@ static void steal_release(struct rch_rdma_chan *ch, struct rch_shm_peer *p, int 
 static void steal_setup(struct rch_rdma_chan *ch, struct rch_shm_peer *p, int i, uint64_t raddr)
 {
     struct rch_shm_getop *op = &ch->getops[i];
-    uint64_t chunk = ch->seg.hdr->pipe_chunk;
+    uint64_t chunk = rch_shm_pipe_chunk_for(op->len, ch->seg.hdr->pipe_chunk);
     uint64_t n = (op->len + chunk - 1) / chunk;
     op->link.prev = op->link.next = -1;
     (void)rch_shm_peer_probe_cma(ch, p);   /* a failure leaves cma 0: no stealing */
@@ -439,7 +441,6 @@ static unsigned src_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsig
     struct rch_shm_pipe_ctl *pc = p->src_pipe;
     if (!pc || p->state != RCH_SHM_PEER_CONNECTED)
         return 0;
-    uint64_t chunk = p->segp->hdr->pipe_chunk;
     while (p->xq_head) {
         if (p->src_seq - p->src_drained >= RCH_SHM_PIPE_NBUF) {
             p->src_drained = atomic_load_explicit(&pc->drained, memory_order_acquire);
@@ -447,6 +448,7 @@ static unsigned src_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsig
                 break;
         }
         struct rch_shm_xfer *x = p->xq_head;
+        uint64_t chunk = rch_shm_pipe_chunk_for(x->len, p->segp->hdr->pipe_chunk);
         int stolen_end = 0;
         if (x->kind == RCH_SHM_PIPE_GET_DATA && x->steal != RCH_SHM_STEAL_NONE) {
             /* claim the next chunk from the front; the sink may have taken the rest */
