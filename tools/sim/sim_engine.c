@@ -992,18 +992,21 @@ static double l2_copy_ns(struct sim *s, uint32_t rank, uint32_t src, uint32_t ds
 }
 
 /* The pipe buffers of the shm rendezvous src -> dst: RCH_SHM_PIPE_NBUF of
- * a chunk each, used in turn (src/rdma/shm/shm_pipe.c). A message of len
- * bytes takes the next ones: the first's number (the pair's count). */
-static uint64_t pipe_chunk(void)
+ * up to a chunk each, used in turn (src/rdma/shm/shm_pipe.c), a message of
+ * len bytes in chunks of rch_shm_pipe_chunk_for. It takes the next ones:
+ * the first's number (the pair's count). */
+static uint64_t pipe_chunk(uint64_t len)
 {
-    return rch_tun.shm_pipe_chunk ? rch_tun.shm_pipe_chunk : 65536;   /* RDMACH_SHM_PIPE_CHUNK's default */
+    uint64_t max = rch_tun.shm_pipe_chunk ? rch_tun.shm_pipe_chunk : 65536;   /* RDMACH_SHM_PIPE_CHUNK's default */
+    return rch_shm_pipe_chunk_for(len, max);
 }
 
 static uint64_t l3_pipe_take(struct sim *s, uint32_t src, uint32_t dst, uint64_t len)
 {
     if (!s->cache)
         return 0;
-    uint64_t n = (len + pipe_chunk() - 1) / pipe_chunk(), first = sim_cache_next(s->cache, SIM_KEY_CURSOR(src, dst));
+    uint64_t chunk = pipe_chunk(len);
+    uint64_t n = (len + chunk - 1) / chunk, first = sim_cache_next(s->cache, SIM_KEY_CURSOR(src, dst));
     for (uint64_t i = 1; i < n; i++)
         sim_cache_next(s->cache, SIM_KEY_CURSOR(src, dst));
     return first;
@@ -1016,7 +1019,7 @@ static double l3_pipe(struct sim *s, uint32_t src, uint32_t dst, uint64_t len, u
 {
     if (!s->cache)
         return 0;
-    uint64_t chunk = pipe_chunk(), n = (len + chunk - 1) / chunk, miss = 0;
+    uint64_t chunk = pipe_chunk(len), n = (len + chunk - 1) / chunk, miss = 0;
     for (uint64_t i = 0; i < n; i++) {
         uint64_t b = i + 1 < n ? chunk : len - i * chunk;
         if (!sim_cache_touch(s->cache, src / (uint32_t)s->host, SIM_KEY_PIPE(src, dst, (first + i) % RCH_SHM_PIPE_NBUF), b))
