@@ -22,7 +22,7 @@ rows with the run's (rows the run did not measure are kept).
 import datetime
 import os
 import re
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 LOSS = 0.10
 HEAD = "## Recorded figures"
@@ -32,11 +32,23 @@ def machine_key(report: Dict) -> str:
     return f"{report['cpu']} ({report['caches']}), {len(report['cpus_allowed'])} cpus"
 
 
+def split(text: str) -> Tuple[str, str, str]:
+    """The text before HEAD, the recorded section (HEAD up to the next
+    '## ' heading, without it) and the rest: the file's other '### '
+    sections are notes, not machines."""
+    if HEAD not in text:
+        return text, "", ""
+    before, rest = text.split(HEAD, 1)
+    m = re.search(r"^## ", rest, re.M)
+    return (before, HEAD + rest, "") if not m else (before, HEAD + rest[:m.start()], rest[m.start():])
+
+
 def parse(text: str) -> Dict[str, Dict[str, Dict]]:
-    """{machine: {target: {'rdmach', 'best_peer', 'unit', 'ratio'}, '': {'recorded': ...}}}"""
+    """The recorded section's machines:
+    {machine: {target: {'rdmach', 'best_peer', 'unit', 'ratio'}, '': {'recorded': ...}}}"""
     out: Dict[str, Dict[str, Dict]] = {}
     cur: Optional[Dict[str, Dict]] = None
-    for line in text.splitlines():
+    for line in split(text)[1].splitlines():
         m = re.match(r"^### (.+)$", line)
         if m:
             cur = out.setdefault(m.group(1).strip(), {})
@@ -74,13 +86,15 @@ def render(machines: Dict[str, Dict[str, Dict]]) -> List[str]:
 
 
 def write(path: str, text: str, machines: Dict[str, Dict[str, Dict]]) -> None:
-    """Replace everything from HEAD on with the rendered sections."""
-    keep = text.split(HEAD, 1)[0].rstrip("\n") if HEAD in text else text.rstrip("\n")
+    """Replace the recorded section (or add it at the end) with the rendered
+    sections; the text around it stays."""
+    before, _, after = split(text)
+    keep = before.rstrip("\n")
     body = [HEAD, "", "Written by `bench/compare --record`; read by every `bench/compare` run "
             "(perfguard.py).", ""] + render(machines)
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        f.write((keep + "\n\n" if keep else "") + "\n".join(body))
+        f.write((keep + "\n\n" if keep else "") + "\n".join(body) + ("\n" + after if after else ""))
     os.replace(tmp, path)
 
 

@@ -2,7 +2,8 @@
 """bench/perfguard.py, the regression guard of bench/compare: recording a
 machine's target rows, a loss above 10% reported, a gain or a small loss
 not, another machine's figures never used, a --quick run neither compared
-nor recorded, and the text in front of the recorded section kept."""
+nor recorded, and the text around the recorded section kept, its '###'
+notes not taken for machines."""
 import os
 import sys
 import tempfile
@@ -32,13 +33,26 @@ def main():
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "PERFORMANCE.md")
         with open(path, "w") as f:
-            f.write("# Performance\n\nhand-written text\n")
+            f.write("# Performance\n\nhand-written text\n\n### A note of its own\n\n"
+                    "| target | rdmach | best peer | unit | rdmach/best |\n|---|---|---|---|---|\n"
+                    "| noted | 1 | 2 | us | 0.50 |\n")
         base = {"8 B latency": ("<=", 0.70), "1 MiB bandwidth": (">=", 3.0)}
         r = run(report(base), path, record=True)
         check(r["compared"] == 0 and not r["losses"], "nothing recorded yet: nothing compared")
         text = open(path).read()
         check("hand-written text" in text, "the text before the section is kept")
         check("| 8 B latency |" in text and "Test CPU" in text, "the rows are recorded under the machine")
+        check(text.count("### A note of its own") == 1 and text.index("### A note of its own") <
+              text.index(perfguard.HEAD), "a note's ### section was taken for a machine")
+        check(list(perfguard.parse(text)) == ["Test CPU (L1d 48K, L3 32768K), 2 cpus"],
+              f"machines parsed: {list(perfguard.parse(text))}")
+        # a section after the recorded one stays after it, once
+        with open(path, "a") as f:
+            f.write("\n## Later\n\n### Another note\n\nlater text\n")
+        run(report(base), path, record=True)
+        text = open(path).read()
+        check(text.count("### Another note") == 1 and text.index("## Later") > text.index(perfguard.HEAD)
+              and text.count("| 8 B latency |") == 1, "the section after the recorded one moved or doubled")
         # 5% worse latency, better bandwidth: no loss
         r = run(report({"8 B latency": ("<=", 0.735), "1 MiB bandwidth": (">=", 3.5)}), path)
         check(r["compared"] == 2 and not r["losses"], f"small loss or gain reported: {r}")
