@@ -127,10 +127,8 @@ static rdmach_status_t hier_wait(void *state)
         st = rch_coll_barrier_dissem_run(&s->leaders, RCH_COLL_TAG_BARRIER_LEADERS);
     /* Release the node even on error, so its members do not hang; the
      * error is reported by the leader. */
-    if (s->members > 0) {
-        __atomic_store_n(&s->ctl->sense, s->my_sense, __ATOMIC_SEQ_CST);
-        rch_coll_bar_wake_node(&s->waiter);
-    }
+    if (s->members > 0)
+        rch_coll_bar_post(&s->waiter, &s->ctl->sense, s->my_sense, -1);
     return st;
 }
 

@@ -136,8 +136,10 @@ static int allowed(enum group g, int opk)
 
 /* basics[] by handle without a walk of the table at every reduction call:
  * MPICH's handles of predefined types are 0x4c00SSII (SS the size) and, for
- * the pair types, 0x8c0000II, II unique among each (include/mpi.h); a slot
- * holds 1 + the entry's index, checked against the whole handle. */
+ * the pair types, 0x8c0000II, II unique among each (include/mpi.h; every
+ * entry of basics[] is one of the two, which the reduction tests over every
+ * predefined type rely on); a slot holds 1 + the entry's index, checked
+ * against the whole handle. */
 static uint8_t by_low[2][256];
 static pthread_once_t by_low_once = PTHREAD_ONCE_INIT;
 
@@ -163,12 +165,7 @@ static const struct basic_desc *basic_of(MPI_Datatype dt)
     pthread_once(&by_low_once, by_low_fill);
     int row = by_low_row(dt);
     uint8_t k = row < 0 ? 0 : by_low[row][(unsigned)dt & 0xffu];
-    if (k && basics[k - 1].type == dt)
-        return &basics[k - 1];
-    for (size_t i = 0; i < sizeof(basics) / sizeof(basics[0]); i++)   /* a handle of another shape */
-        if (basics[i].type == dt)
-            return &basics[i];
-    return NULL;
+    return k && basics[k - 1].type == dt ? &basics[k - 1] : NULL;
 }
 
 int rch_mpi_red_kind(MPI_Datatype basic)
