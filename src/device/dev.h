@@ -63,6 +63,11 @@ void rch_dev_req_free(struct rch_dev_req *req);
  * once it is done or released): for a holder that does not own the request
  * (the MPI layer's buffered sends watch an Ibsend's request this way). */
 uint64_t rch_dev_req_id(const struct rch_dev_req *req);
+/* Why a finished request failed: for PEER_DEAD, the failure of the rank it
+ * ended for (its message names that rank), kept by the device so that later
+ * errors (a channel flushing the dead peer's other operations) do not take
+ * its place; otherwise the calling thread's last error. */
+const char *rch_dev_req_why(const struct rch_dev_req *req);
 int rch_dev_req_id_busy(uint64_t id);
 
 /* Non-blocking send of `len` bytes to world rank `dest`. On RDMACH_OK *req may

@@ -144,6 +144,7 @@ struct rch_dev_peer {
     int dead;                       /* failed (peer_failed), left (peer_left) or unreachable */
     int left;                       /* ... because it finished and exited: no failure */
     rdmach_status_t dead_status;
+    char *why;                      /* failed: its message, naming it (rch_dev_peer_failed; malloc'd) */
     int active;                     /* on rch_dev.active (queued work) */
     struct rch_dev_peer *next_active;
     struct rch_dlist pending;       /* requests waiting on this peer */

@@ -23,6 +23,7 @@
  * same slot with the old one's context id must not.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "base/base.h"
@@ -126,6 +127,7 @@ static void slot_take(int w)
         dc->gone_msgs_recv += p->rx_seq;
         dc->gone_bytes_recv += p->rx_bytes;
     }
+    free(p->why);
     memset(p, 0, sizeof(*p));
     p->rank = w;
     rch_dlist_init(&p->pending);

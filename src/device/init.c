@@ -112,6 +112,8 @@ static void free_state(void)
     close_chans();
     rch_dev_hb_fini();
     rch_dev_live_fini();
+    for (int i = 0; rch_dev.peers && i < rch_dev.size; i++)
+        free(rch_dev.peers[i].why);
     free(rch_dev.peers);
     rch_dev.peers = NULL;
     for (uint32_t i = 0; i < rch_dev.nctxmaps; i++)
@@ -320,6 +322,7 @@ static void fail_posted(struct rch_match_entry *e, void *arg)
     if (e->src == RCH_DEV_ANY_SOURCE ? !a->any_source : w != a->peer)
         return;
     struct rch_dev_ireq *r = rch_container_of(e, struct rch_dev_ireq, me);
+    r->peer = a->peer;   /* the rank it ends for, which its error names (rch_dev_req_why) */
     rch_match_unpost(&rch_dev.posted, e);
     rch_dev_ireq_complete(r, RDMACH_ERR_PEER_DEAD);
 }
@@ -371,6 +374,8 @@ void rch_dev_peer_failed(int peer, rdmach_status_t status)
     rch_dev.failed_peer = peer;
     __atomic_store_n(&rch_dev.failures, rch_dev.failures + 1, __ATOMIC_RELEASE);
     rch_base_err(RDMACH_ERR_PEER_DEAD, "rank %d has failed or disconnected%s%s", peer, why[0] ? ": " : "", why);
+    free(p->why);
+    p->why = strdup(rdmach_last_error());
     peer_unusable(peer, 1);
     if (rch_dev_fail_hook)
         rch_dev_fail_hook(peer);

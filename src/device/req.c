@@ -209,6 +209,15 @@ void rch_dev_req_free(struct rch_dev_req *req)
         r->freed = 1;   /* detached: reclaimed when it completes */
 }
 
+const char *rch_dev_req_why(const struct rch_dev_req *req)
+{
+    const struct rch_dev_ireq *r = (const struct rch_dev_ireq *)req;
+    if (req->err == RDMACH_ERR_PEER_DEAD && r->peer >= 0 && r->peer < rch_dev.size && rch_dev.peers &&
+        rch_dev.peers[r->peer].why)
+        return rch_dev.peers[r->peer].why;
+    return rdmach_last_error();
+}
+
 uint64_t rch_dev_req_id(const struct rch_dev_req *req)
 {
     return rch_dev_ireq_id((const struct rch_dev_ireq *)req);

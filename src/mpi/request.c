@@ -145,13 +145,13 @@ static int op_failed(const struct rch_dev_req *r, const char *fn)
 {
     if (r->kind != RCH_DEV_REQ_GREQ)
         return rch_mpi_err_code(rch_mpi_class_of(r->err), "%s: send failed: %s (%s)", fn,
-                                rdmach_strerror(r->err), rdmach_last_error());
+                                rdmach_strerror(r->err), rch_dev_req_why(r));
     if (r->user_word[0] == RCH_MPI_DREQ_MPI_CODE) {
         int was = (int)(unsigned)r->user_word[1];
         return rch_mpi_err_code(RCH_MPI_ERR_CLASS(was), "%s: %s", fn, rch_mpi_err_msg(was, fn));
     }
     return rch_mpi_err_code(rch_mpi_class_of(r->err), "%s: the operation failed: %s (%s)", fn,
-                            rdmach_strerror(r->err), rdmach_last_error());
+                            rdmach_strerror(r->err), rch_dev_req_why(r));
 }
 
 /* The status and error code of a finished device request, without freeing it. */
@@ -169,7 +169,7 @@ static int req_status(struct rch_dev_req *r, MPI_Status *status, const char *fn)
                                         fn, r->msg_bytes, r->source, r->tag, r->bytes);
             else
                 code = rch_mpi_err_code(rch_mpi_class_of(r->err), "%s: receive failed: %s (%s)", fn,
-                                        rdmach_strerror(r->err), rdmach_last_error());
+                                        rdmach_strerror(r->err), rch_dev_req_why(r));
         }
     } else {
         if (status != MPI_STATUS_IGNORE) {

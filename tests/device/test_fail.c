@@ -42,6 +42,12 @@ Test(fail, everything_waiting_on_a_dead_peer_completes_with_peer_dead)
         cr_assert(dead[i]->done, "request %zu still pending after its peer died", i);
         cr_assert_eq(dead[i]->err, RDMACH_ERR_PEER_DEAD, "request %zu: %d", i, dead[i]->err);
     }
+    /* A channel's later error (its flush of the dead peer's other operations)
+     * replaces the thread's last error; each request keeps naming the rank. */
+    rch_base_err(RDMACH_ERR_IO, "an operation flushed as its connection was shut down");
+    for (size_t i = 0; i < sizeof(dead) / sizeof(dead[0]); i++)
+        cr_assert(strstr(rch_dev_req_why(dead[i]), "rank 1 has failed") != NULL, "request %zu: %s", i,
+                  rch_dev_req_why(dead[i]));
     cr_assert_eq(from2->done, 0, "a receive from a live rank must stay posted");
     cr_assert_eq(unmapped->done, 0, "without a context map the source's world rank is unknown");
 
