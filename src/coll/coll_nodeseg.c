@@ -135,15 +135,30 @@ rdmach_status_t rch_coll_nodeseg_get(const struct rch_coll_comm *c, struct rch_c
     return RDMACH_OK;
 }
 
-size_t rch_coll_nodeseg_arow_size(int p)
+static size_t arow_for(int p, size_t budget)
 {
     size_t pp = (size_t)(p > 0 ? p : 1);
-    size_t a = RCH_NODESEG_BIG_BUDGET / (2 * (pp + 1));
+    size_t a = budget / (2 * (pp + 1));
     a &= ~(size_t)(RCH_CACHELINE - 1);
     if (a > RCH_NODESEG_AROW_MAX)
         a = RCH_NODESEG_AROW_MAX;
     size_t row = pp * rch_coll_nodeseg_slot(p);
     return a < row ? row : a;
+}
+
+size_t rch_coll_nodeseg_arow_size(int p)
+{
+    return arow_for(p, RCH_NODESEG_BIG_BUDGET);
+}
+
+/* One line more than alltoall's rows: a stride of a large power of two (256
+ * KiB, the cap) put the rows of the other collectives at the same cache
+ * sets (an 8-rank allgather of 64 KiB 85 -> 99-111 us, 88-90 with the
+ * line; AMD EPYC Zen 4). */
+size_t rch_coll_nodeseg_astride_size(int p)
+{
+    size_t a = arow_for(p, RCH_NODESEG_A2A_BUDGET), r = rch_coll_nodeseg_arow_size(p);
+    return a <= r ? r : a + RCH_CACHELINE;
 }
 
 /* Map (or create) the large area; local status, agreed on by the caller. */
@@ -153,7 +168,7 @@ static rdmach_status_t setup_big(struct rch_coll_nodeseg *s, const struct rch_co
     rdmach_status_t st = rch_coll_bar_nodes_init(&n, c);
     if (st != RDMACH_OK)
         return st;
-    st = rch_coll_bar_seg_setup(&s->bigseg, c, &n, 2 * (size_t)(s->p + 1) * s->arow, "shmseg-big");
+    st = rch_coll_bar_seg_setup(&s->bigseg, c, &n, 2 * (size_t)(s->p + 1) * s->astride, "shmseg-big");
     rch_coll_bar_nodes_free(&n);
     if (st == RDMACH_OK)
         s->big = s->bigseg.base;
@@ -166,6 +181,7 @@ rdmach_status_t rch_coll_nodeseg_big(const struct rch_coll_comm *c, struct rch_c
     if (s->big_state)
         return RDMACH_OK;
     s->arow = rch_coll_nodeseg_arow_size(s->p);
+    s->astride = rch_coll_nodeseg_astride_size(s->p);
     rdmach_status_t mine = setup_big(s, c);
     char cause[256];
     snprintf(cause, sizeof(cause), "%s", mine != RDMACH_OK ? rdmach_last_error() : "");

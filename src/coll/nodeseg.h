@@ -64,6 +64,18 @@
  * one result row per parity), about this many bytes in all. */
 #define RCH_NODESEG_BIG_BUDGET (2u * 1024u * 1024u)
 #define RCH_NODESEG_AROW_MAX   (256u * 1024u)
+/* The rows lie `astride` bytes apart, sized from this budget: alltoall's
+ * rows (p sub-slots each) are the whole stride, so a large block takes
+ * fewer phases, each a synchronisation of the node (an 8-rank alltoall of
+ * 64 KiB blocks on 2 cores: 2 phases of 32 KiB instead of 5 of 14.5 KiB,
+ * 172 -> 125 us); the others keep their `arow`, whose working set per
+ * phase is what stays in L2 (allgather and reduce_scatter with the larger
+ * rows: 7-45% slower on Zen 4). */
+#define RCH_NODESEG_A2A_BUDGET (8u * 1024u * 1024u)
+/* alltoall_shmseg.c: an even number of phases gets one more, empty, when
+ * the large rows of a call hold at least this many bytes in all (measured
+ * on one machine only: AMD EPYC Zen 4, 2 cores). */
+#define RCH_NODESEG_FLIP_MIN (384u * 1024u)
 
 /* What a rank writes in its header line each phase; every rank compares
  * all headers of the first phase of a call with its own, so a call that
@@ -106,9 +118,10 @@ struct rch_coll_nodeseg {
     unsigned char *data;                       /* [2][p][row] */
     /* the large area: 0 not made yet, 1 made, -1 failed somewhere (agreed) */
     int big_state;
-    size_t arow;                               /* bytes per large row */
+    size_t arow;                               /* bytes a large row holds (but alltoall's) */
+    size_t astride;                            /* bytes from one large row to the next, >= arow */
     struct rch_coll_bar_seg bigseg;
-    unsigned char *big;                        /* [2][p + 1][arow] */
+    unsigned char *big;                        /* [2][p + 1][astride] */
     /* Started persistent allreduce runs, in start order
      * (allreduce_shmseg_persist.c); busy: on that file's list of segments
      * with runs queued. */
@@ -157,8 +170,10 @@ static inline void rch_coll_nodeseg_copy(const struct rch_coll_nodeseg *s, void 
         memcpy(dst, src, n);
 }
 
-/* Bytes of a large row for p ranks (same on every rank). */
+/* Bytes of a large row for p ranks, and from one to the next (same on
+ * every rank). */
 size_t rch_coll_nodeseg_arow_size(int p);
+size_t rch_coll_nodeseg_astride_size(int p);
 
 /* The large area, made now if this is the first call that asks (collective
  * over c, like rch_coll_nodeseg_get). 0 and RDMACH_OK when it could not be
@@ -174,7 +189,7 @@ rdmach_status_t rch_coll_nodeseg_big_get(const struct rch_coll_comm *c, struct r
 static inline unsigned char *rch_coll_nodeseg_arow(const struct rch_coll_nodeseg *s, int parity,
                                                    int r)
 {
-    return s->big + ((size_t)parity * (size_t)(s->p + 1) + (size_t)r) * s->arow;
+    return s->big + ((size_t)parity * (size_t)(s->p + 1) + (size_t)r) * s->astride;
 }
 
 /* acc = row[0] op (row[1] op (... op row[p-1])) over the bytes at `off` of

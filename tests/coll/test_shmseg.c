@@ -160,7 +160,7 @@ Test(shmseg, alltoall_matches_reference_every_size_and_in_place)
     for (int p = 1; p <= MAXP; p++) {
         size_t slot = rch_coll_nodeseg_slot(p);
         /* after the first phase (a slot) the large area's chunks */
-        size_t big = rch_coll_nodeseg_arow_size(p) / (size_t)p / 64 * 64;
+        size_t big = rch_coll_nodeseg_astride_size(p) / (size_t)p / 64 * 64;
         size_t sizes[] = { 0, 1, 8, 13, slot - 1, slot, slot + 5, 3 * slot + 7, slot + big,
                            slot + 2 * big + 9 };
         for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)

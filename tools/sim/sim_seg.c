@@ -38,7 +38,7 @@ static int writer_of(const void *a)
             const unsigned char *row = rch_coll_nodeseg_row(&seg, b, r), *h = (const unsigned char *)rch_coll_nodeseg_hdr(&seg, b, r),
                                 *ar = rch_coll_nodeseg_arow(&seg, b, r);
             if ((x >= row && x < row + seg.row) || (x >= h && x < h + sizeof(struct rch_coll_nodeseg_hdr)) ||
-                (x >= ar && x < ar + seg.arow))
+                (x >= ar && x < ar + seg.astride))
                 return r;
         }
     return -2;
@@ -74,17 +74,18 @@ int sim_seg_attach(struct rch_coll_comm *c)
 {
     int p = c->size;
     if (!mem || seg.p != p) {
-        size_t slot = rch_coll_nodeseg_slot(p), row = (size_t)p * slot, arow = rch_coll_nodeseg_arow_size(p);
+        size_t slot = rch_coll_nodeseg_slot(p), row = (size_t)p * slot, arow = rch_coll_nodeseg_arow_size(p),
+               astride = rch_coll_nodeseg_astride_size(p);
         size_t hdr = 2 * (size_t)p * sizeof(struct rch_coll_nodeseg_hdr), data = 2 * (size_t)p * row;
         free(mem);
         /* calloc: pages the recording never touches (the rows) stay unmapped */
-        mem_len = hdr + data + 2 * (size_t)(p + 1) * arow + RCH_CACHELINE;
+        mem_len = hdr + data + 2 * (size_t)(p + 1) * astride + RCH_CACHELINE;
         mem = calloc(1, mem_len);
         if (!mem)
             return -1;
         unsigned char *base = (unsigned char *)(((uintptr_t)mem + RCH_CACHELINE - 1) & ~(uintptr_t)(RCH_CACHELINE - 1));
         seg = (struct rch_coll_nodeseg){ .rec = &recorder, .p = p, .slot = slot, .row = row, .big_state = 1,
-                                         .arow = arow, .hdr = (struct rch_coll_nodeseg_hdr *)base,
+                                         .arow = arow, .astride = astride, .hdr = (struct rch_coll_nodeseg_hdr *)base,
                                          .data = base + hdr, .big = base + hdr + data };
     }
     seg.me = c->rank;
