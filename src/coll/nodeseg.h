@@ -67,10 +67,10 @@
 /* The rows lie `astride` bytes apart, sized from this budget: alltoall's
  * rows (p sub-slots each) are the whole stride, so a large block takes
  * fewer phases, each a synchronisation of the node (an 8-rank alltoall of
- * 64 KiB blocks on 2 cores: 2 phases of 32 KiB instead of 5 of 14.5 KiB,
- * 172 -> 125 us); the others keep their `arow`, whose working set per
- * phase is what stays in L2 (allgather and reduce_scatter with the larger
- * rows: 7-45% slower on Zen 4). */
+ * 64 KiB blocks on 2 cores, Zen 4: after its first phase of 2 KiB, 2 of
+ * 32 KiB instead of 5 of 14.5 KiB, 189 -> 145 us); the others keep their
+ * `arow`, whose working set per phase is what stays in L2 (allgather and
+ * reduce_scatter with the larger rows: 7-45% slower on Zen 4). */
 #define RCH_NODESEG_A2A_BUDGET (8u * 1024u * 1024u)
 /* alltoall_shmseg.c: an even number of phases gets one more, empty, when
  * the large rows of a call hold at least this many bytes in all (measured
