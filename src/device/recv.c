@@ -438,24 +438,27 @@ static void take_unexp(struct rch_dev_ireq *r, struct rch_dev_unexp *u)
  * (rch_dev_peer_failed), kept for one posted or probed later. Only called
  * once some peer failed or left.
  */
-static rdmach_status_t source_gone(const char *what, uint32_t ctx, int src)
+static rdmach_status_t source_gone(const char *what, uint32_t ctx, int src, int *who)   /* *who: that rank */
 {
     if (src != RCH_DEV_ANY_SOURCE) {
         int w = rch_dev_ctx_world(ctx, src);
-        if (w >= 0 && rch_dev.peers[w].dead)
-            return rch_base_err(RDMACH_ERR_PEER_DEAD, "%s: source %d (world rank %d) has %s", what, src, w,
-                                rch_dev.peers[w].left ? "finished and exited" : "failed");
-        return RDMACH_OK;
+        if (w < 0 || !rch_dev.peers[w].dead)
+            return RDMACH_OK;
+        *who = w;
+        return rch_base_err(RDMACH_ERR_PEER_DEAD, "%s: source %d (world rank %d) has %s", what, src, w,
+                            rch_dev.peers[w].left ? "finished and exited" : "failed");
     }
     if (rch_dev.failed_peer < 0 || ctx >= rch_dev.nctxmaps)
         return RDMACH_OK;
     const struct rch_dev_ctxmap *m = &rch_dev.ctxmaps[ctx];
     for (int i = 0; i < m->size; i++) {
         int w = m->world_of[i];
-        if (w >= 0 && w < rch_dev.size && rch_dev.peers[w].dead && !rch_dev.peers[w].left)
+        if (w >= 0 && w < rch_dev.size && rch_dev.peers[w].dead && !rch_dev.peers[w].left) {
+            *who = w;
             return rch_base_err(RDMACH_ERR_PEER_DEAD,
                                 "%s: MPI_ANY_SOURCE, and rank %d of the communicator (world rank %d) has failed",
                                 what, i, w);
+        }
     }
     return RDMACH_OK;
 }
@@ -486,7 +489,7 @@ rdmach_status_t rch_dev_irecv(void *buf, size_t len, int src, int tag, uint32_t 
         }
     }
     if (RCH_UNLIKELY(rch_dev.failed_peer >= 0 || rch_dev.nleft) &&
-        source_gone("irecv", ctx, src) != RDMACH_OK) {
+        source_gone("irecv", ctx, src, &r->peer) != RDMACH_OK) {   /* the peer: its failure names it */
         rch_dev_ireq_complete(r, RDMACH_ERR_PEER_DEAD);
         return RDMACH_OK;
     }
@@ -514,7 +517,7 @@ rdmach_status_t rch_dev_iprobe(int src, int tag, uint32_t ctx, int *found, int *
     }
     *found = me != NULL;
     if (RCH_UNLIKELY(!me && (rch_dev.failed_peer >= 0 || rch_dev.nleft)))
-        return source_gone("iprobe", ctx, src);
+        return source_gone("iprobe", ctx, src, &(int){ -1 });
     if (me) {
         const struct rch_dev_unexp *u = rch_container_of(me, struct rch_dev_unexp, me);
         if (out_source)
@@ -553,7 +556,7 @@ rdmach_status_t rch_dev_improbe(int src, int tag, uint32_t ctx, struct rch_dev_m
         me = rch_match_find_unexp(&rch_dev.unexp, ctx, src, tag, 1);
     }
     if (RCH_UNLIKELY(!me && (rch_dev.failed_peer >= 0 || rch_dev.nleft)))
-        return source_gone("improbe", ctx, src);
+        return source_gone("improbe", ctx, src, &(int){ -1 });
     if (me) {
         struct rch_dev_unexp *u = rch_container_of(me, struct rch_dev_unexp, me);
         if (out_source)

@@ -60,6 +60,8 @@ Test(fail, everything_waiting_on_a_dead_peer_completes_with_peer_dead)
     cr_assert_eq(rch_dev_irecv(&in[4], 4, 1, 0, 4, &r2), RDMACH_OK);
     cr_assert(r2->done);
     cr_assert_eq(r2->err, RDMACH_ERR_PEER_DEAD);
+    rch_base_err(RDMACH_ERR_IO, "a later error");   /* a receive refused at the call keeps naming it too */
+    cr_assert(strstr(rch_dev_req_why(r2), "rank 1 has failed") != NULL, "%s", rch_dev_req_why(r2));
 
     /* The live peer still works. */
     uint32_t w = 0xFEED;
