@@ -36,7 +36,7 @@
 #include "coll/coll_impl.h"
 #include "coll/nodeseg.h"
 
-static int shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
+int rch_coll_alltoall_shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
     (void)a;
     return c->size == 1 || rch_coll_nodeseg_usable(c);
@@ -125,6 +125,6 @@ static rdmach_status_t alltoall_shmseg(const struct rch_coll_comm *c, const stru
 
 const struct rch_coll_algo rch_coll_alltoall_shmseg = {
     .name = "shmseg",
-    .applies = shmseg_applies,
+    .applies = rch_coll_alltoall_shmseg_applies,
     .run = alltoall_shmseg,
 };

@@ -180,8 +180,9 @@ const char *rch_coll_algo_name(enum rch_coll_id id, int i);
  * algorithm. A forced algorithm that does not apply to a call (e.g. a
  * commutative-only one with a non-commutative op) falls back, logged at debug. */
 rdmach_status_t rch_coll_force(enum rch_coll_id id, const char *algo);
-/* The algorithm the latest call of `id` in this process ran ("" before the
- * first call): for tests and traces. */
+/* The algorithm the latest call of `id` made by this thread ran, or where
+ * this thread made none, by any thread of the process ("" before the first
+ * call): for tests and traces. */
 const char *rch_coll_last_algo(enum rch_coll_id id);
 
 /*

@@ -28,7 +28,8 @@ static const struct rch_coll_algo *const allgatherv_algos[] = {
     &rch_coll_allgatherv_ring, NULL };
 static const struct rch_coll_algo *const alltoall_algos[] = {
     &rch_coll_alltoall_pairwise, &rch_coll_alltoall_bruck, &rch_coll_alltoall_linear,
-    &rch_coll_alltoall_leader, &rch_coll_alltoall_coreparallel, &rch_coll_alltoall_shmseg, NULL };
+    &rch_coll_alltoall_leader, &rch_coll_alltoall_coreparallel, &rch_coll_alltoall_shmseg,
+    &rch_coll_alltoall_adapt, NULL };
 static const struct rch_coll_algo *const alltoallv_algos[] = {
     &rch_coll_alltoallv_pairwise, &rch_coll_alltoallv_linear, &rch_coll_alltoallv_leader,
     &rch_coll_alltoallv_coreparallel, NULL };

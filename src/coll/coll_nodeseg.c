@@ -281,6 +281,10 @@ rdmach_status_t rch_coll_nodeseg_check(const struct rch_coll_nodeseg *s, int par
             return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s: rank %d called %s at the same time "
                                 "(collectives called in a different order on different ranks)",
                                 what, r, rch_coll_name((enum rch_coll_id)h->coll));
+        if ((h->elem == RCH_NODESEG_ELEM_AGREE) != (mine->elem == RCH_NODESEG_ELEM_AGREE))
+            return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s: rank %d and rank %d are at different "
+                                "calls (block sizes or collectives differ between ranks)", what, r,
+                                s->me);
         if (h->elem != mine->elem)
             return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s: rank %d reduces elements of %u bytes, "
                                 "rank %d of %u (datatypes differ between ranks)", what, r,
@@ -304,5 +308,6 @@ void rch_coll_nodeseg_free(struct rch_coll_nodeseg *s)
         rch_coll_bar_seg_release(&s->seg);
         rch_coll_bar_waiter_free(&s->waiter);
     }
+    rch_coll_a2a_adapt_free(s->a2a_adapt);
     free(s);
 }

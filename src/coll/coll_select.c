@@ -4,7 +4,9 @@
  * collective's fallback. Only properties that are the same on every rank
  * (communicator shape, message size as defined by msg_bytes, the operation,
  * the network profile) may steer the choice: ranks that chose differently
- * would not talk to each other.
+ * would not talk to each other. An algorithm may itself choose between
+ * others by measuring (alltoall_adapt.c, through rch_coll_select_besides):
+ * its ranks agree on each choice before they act on it.
  *
  * The key of a call (struct rch_coll_key): nodes the communicator spans,
  * most ranks on one node, its size, the message size and the network
@@ -24,7 +26,10 @@
 
 /* atomic: a failed rch_coll_init is tried again by each thread's collective */
 static const struct rch_coll_algo *forced[RCH_COLL_ID_MAX];
-static const char *last_algo[RCH_COLL_ID_MAX];   /* atomic: threads may run collectives at once */
+/* the process's latest (atomic: threads may run collectives at once) and
+ * this thread's (ranks that are threads, in tests, see their own) */
+static const char *last_algo[RCH_COLL_ID_MAX];
+static _Thread_local const char *my_last_algo[RCH_COLL_ID_MAX];
 static int configured;
 static enum rch_coll_nic nic_override;    /* rch_coll_set_nic; ANY: none */
 /* from the tunable / device; ANY: not yet. Atomic: the first collective of
@@ -121,7 +126,11 @@ rdmach_status_t rch_coll_init(void)
 
 const char *rch_coll_last_algo(enum rch_coll_id id)
 {
-    const char *name = (unsigned)id < RCH_COLL_ID_MAX ? __atomic_load_n(&last_algo[id], __ATOMIC_RELAXED) : NULL;
+    if ((unsigned)id >= RCH_COLL_ID_MAX)
+        return "";
+    const char *name = my_last_algo[id];
+    if (!name)
+        name = __atomic_load_n(&last_algo[id], __ATOMIC_RELAXED);
     return name ? name : "";
 }
 
@@ -264,36 +273,38 @@ int rch_coll_tuning_match(const struct rch_coll_tuning_row *r, enum rch_coll_id 
            in_range(&r->bytes, (unsigned long long)k->bytes);
 }
 
+static int skipped(const struct rch_coll_algo *algo, const struct rch_coll_algo *const *skip)
+{
+    for (int i = 0; skip && skip[i]; i++)
+        if (skip[i] == algo)
+            return 1;
+    return 0;
+}
+
 static const struct rch_coll_algo *from_rows(const struct rch_coll_tuning_row *rows, size_t nrows,
                                              enum rch_coll_id id, const struct rch_coll_key *k,
                                              const struct rch_coll_comm *c,
-                                             const struct rch_coll_args *a)
+                                             const struct rch_coll_args *a,
+                                             const struct rch_coll_algo *const *skip)
 {
     for (size_t i = 0; i < nrows; i++) {
         if (!rch_coll_tuning_match(&rows[i], id, k))
             continue;
         const struct rch_coll_algo *algo = rch_coll_find_algo(id, rows[i].algo);
-        if (algo && algo->applies(c, a))
+        if (algo && !skipped(algo, skip) && algo->applies(c, a))
             return algo;
     }
     return NULL;
 }
 
-static const struct rch_coll_algo *select_algo(enum rch_coll_id id, const struct rch_coll_comm *c,
-                                               const struct rch_coll_args *a)
+/* The tuning rows' choice (a file's rows first), passing over `skip`. */
+const struct rch_coll_algo *rch_coll_select_besides(enum rch_coll_id id, const struct rch_coll_comm *c,
+                                                    const struct rch_coll_args *a,
+                                                    const struct rch_coll_algo *const *skip)
 {
-    const struct rch_coll_algo_list *l = rch_coll_algos(id);
     const struct rch_coll_tuning_row *rows;
     const struct rch_coll_algo *algo;
     size_t nrows;
-
-    const struct rch_coll_algo *f = __atomic_load_n(&forced[id], __ATOMIC_RELAXED);
-    if (f) {
-        if (f->applies(c, a))
-            return f;
-        RCH_DEBUG("coll", "%s: forced algorithm %s does not apply here; selecting", l->coll,
-                  f->name);
-    }
     struct rch_coll_key k = {
         .nodes = c->nnodes > 0 && c->node_of ? c->nnodes : 1,
         .ppn = c->nnodes > 0 && c->node_of ? c->max_ppn : c->size,
@@ -302,12 +313,33 @@ static const struct rch_coll_algo *select_algo(enum rch_coll_id id, const struct
         .nic = rch_coll_nic(),
     };
     rows = rch_coll_tuning_loaded(&nrows);
-    if ((algo = from_rows(rows, nrows, id, &k, c, a)) != NULL)
+    if ((algo = from_rows(rows, nrows, id, &k, c, a, skip)) != NULL)
         return algo;
     rows = rch_coll_tuning(&nrows);
-    if ((algo = from_rows(rows, nrows, id, &k, c, a)) != NULL)
+    if ((algo = from_rows(rows, nrows, id, &k, c, a, skip)) != NULL)
         return algo;
-    return l->fallback;
+    return rch_coll_algos(id)->fallback;
+}
+
+void rch_coll_note_ran(enum rch_coll_id id, const char *name)
+{
+    if ((unsigned)id >= RCH_COLL_ID_MAX)
+        return;
+    my_last_algo[id] = name;
+    __atomic_store_n(&last_algo[id], name, __ATOMIC_RELAXED);
+}
+
+static const struct rch_coll_algo *select_algo(enum rch_coll_id id, const struct rch_coll_comm *c,
+                                               const struct rch_coll_args *a)
+{
+    const struct rch_coll_algo *f = __atomic_load_n(&forced[id], __ATOMIC_RELAXED);
+    if (f) {
+        if (f->applies(c, a))
+            return f;
+        RCH_DEBUG("coll", "%s: forced algorithm %s does not apply here; selecting",
+                  rch_coll_algos(id)->coll, f->name);
+    }
+    return rch_coll_select_besides(id, c, a, NULL);
 }
 
 rdmach_status_t rch_coll_run(enum rch_coll_id id, const struct rch_coll_comm *c,
@@ -321,7 +353,7 @@ rdmach_status_t rch_coll_run(enum rch_coll_id id, const struct rch_coll_comm *c,
     if (st != RDMACH_OK)
         return st;
     const struct rch_coll_algo *algo = select_algo(id, &view, a);
-    __atomic_store_n(&last_algo[id], algo->name, __ATOMIC_RELAXED);
+    rch_coll_note_ran(id, algo->name);
     st = algo->run(&view, a);
     free(mem);
     return st;

@@ -16,8 +16,9 @@
  *
  * Within one node alltoall and allreduce go through the node's shared
  * segment (shmseg; alltoall_shmseg.c, allreduce_shmseg.c): a call is one
- * node-wide synchronisation per chunk and copies, no message. Alltoall:
- * every block size up to 8 ranks (after its first chunk, the large area
+ * node-wide synchronisation per chunk and copies, no message. Alltoall
+ * takes it or messages as each communicator measures them (adaptive,
+ * alltoall_adapt.c): every block size up to 8 ranks (after its first chunk, the large area
  * takes chunks of a p-th of its rows); from 9 ranks only blocks that fit a
  * slot of the segment (1 KiB up to 11, 256 B up to 64); allreduce up to
  * 4 KiB, one row, and above by reduce-scatter + allgather in the large
@@ -73,24 +74,20 @@ static struct rch_coll_tuning_row rows[] = {
 
     /* one node: through the node segment (one synchronisation per chunk,
      * no message; on an oversubscribed node one wake-up per rank instead of
-     * one per message). Up to 8 ranks every block size, its chunks after
-     * the first going through the large area: bench/alltoall on 2 cores,
-     * 1 KiB to 4 MiB at 2, 4 and 8 ranks, 0.54-1.01x the time of the best
-     * of linear and pairwise (64 KiB: 0.76x at 4 ranks, 0.90x at 8); more
-     * ranks share the area in smaller chunks, so only small blocks there.
-     * Two ranks above the shm eager limit (SHM_EAGER_MAX, 16 KiB) exchange
-     * instead: each copy of the segment waits for the other (deposit,
-     * synchronise, copy out), the rendezvous pipeline overlaps them chunk
-     * by chunk. On an AMD EPYC (Zen 4, family 25 model 17) pairwise
-     * against shmseg, 3 rounds: 20 KiB 2.5-3.2 us against 3.6-4.3, 64 KiB
-     * 8.3 against 10.6-11.3, 1 MiB 93-94 against 142-145 (the segment's
-     * deposits into lines the other core read cost 0.1 ns/B there); up to
-     * 16 KiB, eager, shmseg was faster (16 KiB 2.9-3.5 against 3.4-3.9);
-     * on Zen 5 shmseg was 5% faster at 64 KiB. */
-    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    { 2, 2 }, FROM(16 * KiB + 1), "pairwise" },
-    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    UPTO(8), ANY_,     "shmseg" },
-    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    { 9, 11 }, UPTO(1 * KiB), "shmseg" },
-    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    { 12, 64 }, UPTO(256), "shmseg" },
+     * one per message) or by messages, whichever the communicator's calls
+     * measure faster (alltoall_adapt.c): which wins depends on what a cache
+     * line costs between the cores, and that changes with where the cores
+     * are, not only with the processor. On an AMD EPYC (Zen 4, 2 vCPUs),
+     * 8 ranks of 64 KiB blocks: 123 us through the segment against 205 by
+     * messages (linear) with a line between the cores in 28 ns, 587 against
+     * 261 with it in 170 ns; 2 ranks above the shm eager limit (16 KiB):
+     * pairwise 8.3 us against 10.6 at 64 KiB there, shmseg 5% faster on
+     * Zen 5. Up to 8 ranks every block size, its chunks after the first
+     * going through the large area; more ranks share the area in smaller
+     * chunks, so only small blocks there. */
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    UPTO(8), ANY_,     "adaptive" },
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    { 9, 11 }, UPTO(1 * KiB), "adaptive" },
+    { RCH_COLL_ALLTOALL,       NIC_ANY, ONE,     ANY_,    { 12, 64 }, UPTO(256), "adaptive" },
     /* two ranks: one exchange; anything else only adds copies */
     { RCH_COLL_ALLTOALL,       NIC_ANY, ANY_,    ANY_,    UPTO(2), ANY_,     "pairwise" },
     { RCH_COLL_ALLTOALLV,      NIC_ANY, ANY_,    ANY_,    UPTO(2), ANY_,     "pairwise" },

@@ -195,27 +195,114 @@ Test(shmseg, alltoall_double_buffer_holds_over_many_calls_with_late_ranks)
     }
 }
 
-Test(shmseg, alltoall_selected_by_the_table_on_one_node_up_to_8_ranks_two_above_16k_exchange)
+Test(shmseg, alltoall_selected_by_the_table_on_one_node_the_segment_first)
 {
-    struct run t = { .p = 4, .calls = 2 };
-    for (int r = 0; r < 4; r++)
+    /* adaptive (alltoall_adapt.c): the first call of a block size goes
+     * through the segment, small blocks and large ones (the large area) */
+    struct run t = { .p = 4, .calls = 1 }, big = { .p = 4, .calls = 1 }, two = { .p = 2, .calls = 1 };
+    for (int r = 0; r < 4; r++) {
         t.bytes[r] = 8;
-    run_a2a(&t);
-    cr_assert_str_eq(t.ran[0], "shmseg");
-    /* up to 8 ranks large blocks too (through the large area) */
-    struct run big = { .p = 4, .calls = 1 };
-    for (int r = 0; r < 4; r++)
         big.bytes[r] = 64 * 1024;
+        two.bytes[r] = 16 * 1024 + 1;
+    }
+    run_a2a(&t);
     run_a2a(&big);
-    cr_assert_str_eq(big.ran[0], "shmseg");
-    /* two ranks exchange above the shm eager limit (coll_tuning.c) */
-    struct run two = { .p = 2, .calls = 1 }, two_small = { .p = 2, .calls = 1 };
-    two.bytes[0] = two.bytes[1] = 16 * 1024 + 1;
-    two_small.bytes[0] = two_small.bytes[1] = 16 * 1024;
     run_a2a(&two);
-    run_a2a(&two_small);
-    cr_assert_str_eq(two.ran[0], "pairwise");
-    cr_assert_str_eq(two_small.ran[0], "shmseg");
+    cr_assert_str_eq(t.ran[0], "shmseg");
+    cr_assert_str_eq(big.ran[0], "shmseg");
+    cr_assert_str_eq(two.ran[0], "shmseg");
+}
+
+/* adaptive: every rank records what each call ran; the calls' data is
+ * checked as in a2a_body. */
+#define ADAPT_CALLS 150
+#define ADAPT_FLIP 60
+struct adapt_run {
+    int p;
+    size_t bytes;
+    const char *ran[MAXP][ADAPT_CALLS];
+    char err[MAXP][320];
+};
+
+static void adapt_body(int me, void *arg)
+{
+    struct adapt_run *t = arg;
+    struct rch_coll_comm c = { .rank = me, .size = t->p, .world_of = worlds, .ctx = 53 };
+    if (rch_coll_comm_init(&c) != RDMACH_OK) {
+        snprintf(t->err[me], sizeof(t->err[me]), "comm init: %s", rdmach_last_error());
+        return;
+    }
+    size_t n = t->bytes;
+    int p = t->p;
+    unsigned char *s = malloc(p * n + 1), *r = malloc(p * n + 1);
+    for (int call = 0; call < ADAPT_CALLS && !t->err[me][0]; call++) {
+        /* from here the messages look slow (the segment did until now) */
+        if (call == ADAPT_FLIP && me == 0) {
+            __atomic_store_n(&rch_coll_a2a_adapt_bias_ns[0], 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&rch_coll_a2a_adapt_bias_ns[1], 1000000000, __ATOMIC_RELAXED);
+        }
+        for (int q = 0; q < p; q++)
+            for (size_t i = 0; i < n; i++)
+                s[q * n + i] = pat(me, q, i, call);
+        rdmach_status_t st = rch_coll_alltoall(&c, s, r, n);
+        t->ran[me][call] = rch_coll_last_algo(RCH_COLL_ALLTOALL);
+        if (st != RDMACH_OK) {
+            snprintf(t->err[me], sizeof(t->err[me]), "call %d: %s", call, rdmach_last_error());
+            break;
+        }
+        for (int q = 0; q < p && !t->err[me][0]; q++)
+            for (size_t i = 0; i < n; i++)
+                if (r[q * n + i] != pat(q, me, i, call)) {
+                    snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): byte %zu from rank %d "
+                             "is wrong", call, t->ran[me][call], i, q);
+                    break;
+                }
+    }
+    free(s);
+    free(r);
+    rch_coll_comm_free(&c);
+}
+
+/* What adaptive must run at each call when the segment looks 1 s slower
+ * per call (a bias added to what it measures, not a wait) until ADAPT_FLIP
+ * and the messages from then on: 8 calls of the first trial alternating
+ * (segment first), an agreement choosing the messages, 128 calls of them,
+ * 3 of the segment (the next trial), an agreement choosing the segment. */
+static const char *adapt_expected(int call, const char *msg)
+{
+    if (call < 8)
+        return call % 2 ? msg : "shmseg";
+    if (call <= 8 + 128)
+        return msg;
+    return "shmseg";
+}
+
+Test(shmseg, alltoall_adaptive_takes_the_measured_faster_way_on_every_rank_and_follows_a_change)
+{
+    struct { int p; size_t bytes; const char *msg; } cases[] = {
+        { 4, 64, "linear" },               /* the tuning rows' choice without the segment */
+        { 2, 16 * 1024 + 1, "pairwise" },
+        { 3, 40000, "linear" },            /* several phases, the large area */
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct adapt_run *t = calloc(1, sizeof(*t));
+        t->p = cases[k].p;
+        t->bytes = cases[k].bytes;
+        rch_coll_a2a_adapt_bias_ns[0] = 1000000000;
+        rch_coll_a2a_adapt_bias_ns[1] = 0;
+        int rc = fake_dev_run(t->p, 4096, adapt_body, t);
+        rch_coll_a2a_adapt_bias_ns[0] = rch_coll_a2a_adapt_bias_ns[1] = 0;
+        cr_assert_eq(rc, 0, "p=%d: deadlock", t->p);
+        for (int r = 0; r < t->p; r++) {
+            cr_assert_eq(t->err[r][0], 0, "p=%d rank %d: %s", t->p, r, t->err[r]);
+            for (int call = 0; call < ADAPT_CALLS; call++)
+                cr_assert_str_eq(t->ran[r][call], adapt_expected(call, cases[k].msg),
+                                 "p=%d %zu bytes rank %d call %d ran %s", t->p, t->bytes, r, call,
+                                 t->ran[r][call]);
+        }
+        cr_assert_eq(fake_dev_leftovers(), 0, "p=%d left messages queued", t->p);
+        free(t);
+    }
 }
 
 Test(shmseg, alltoall_refuses_several_nodes_and_views_without_state)
@@ -255,8 +342,10 @@ static void mismatch_body(int me, void *arg)
 
 Test(shmseg, alltoall_sizes_that_differ_between_ranks_fail_on_every_rank)
 {
-    cr_assert_eq(rch_coll_force(RCH_COLL_ALLTOALL, "shmseg"), RDMACH_OK);
-    for (int p = 2; p <= 5; p += 3) {
+    /* forced, and chosen by the table (adaptive: a block size's first call
+     * goes through the segment, which compares the sizes) */
+    for (int p = 2, forced = 1; p <= 5; p += forced ? 0 : 3, forced = !forced) {
+        cr_assert_eq(rch_coll_force(RCH_COLL_ALLTOALL, forced ? "shmseg" : "auto"), RDMACH_OK);
         struct run t = { .p = p };
         for (int r = 0; r < p; r++)
             t.bytes[r] = 8;

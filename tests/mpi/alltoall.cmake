@@ -87,7 +87,7 @@ add_test(NAME test_mpi_alltoall_tuning_file_malformed
 add_test(NAME test_mpi_alltoall_unknown_algorithm
          COMMAND ${CMAKE_COMMAND} -E env RDMACH_ALLTOALL=fastest
                  ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh
-                 "RDMACH_ALLTOALL=fastest: alltoall: 'fastest' is not an algorithm of alltoall; accepted: pairwise.bruck.linear.leader.coreparallel.shmseg.auto"
+                 "RDMACH_ALLTOALL=fastest: alltoall: 'fastest' is not an algorithm of alltoall; accepted: pairwise.bruck.linear.leader.coreparallel.shmseg.adaptive.auto"
                  ${RDMACH_RUN} -n 2 $<TARGET_FILE:test_mpi_alltoall> all 1)
 set_tests_properties(test_mpi_alltoall_tuning_file_malformed test_mpi_alltoall_unknown_algorithm
                      PROPERTIES TIMEOUT 60 LABELS "mp")
