@@ -13,14 +13,21 @@
  *
  * How: per communicator and block-size class (the next power of two of the
  * block bytes), every rank times its calls, entry to exit:
- *   - the first calls of a class alternate shmseg and the other algorithm
- *     (the first of each not counted: set-up, first touch), then
+ *   - the first 6 calls of a class go through the segment, the next 8 by
+ *     messages. A call that follows one of the other way is not counted:
+ *     it pays for the switch (set-up, first touch, caches holding the
+ *     other way's buffers), and the figure of a way is the median of its
+ *     latest 5 counted calls. The messages warm up over more calls (the
+ *     pairs' shm rings are faulted in as messages first pass through
+ *     them): 8 ranks of 64 KiB in the slow state above, 650 us per call
+ *     alternating with the segment, 354 for the 10 calls after the first,
+ *     296 after 5, 269 after 20. Then
  *   - the ranks agree: each writes its median time of each way in its
  *     header of the node segment, one synchronisation, each adds them up
  *     in rank order and takes the smaller sum (the way in use keeps the
  *     call unless the other is 2% faster), so every rank chooses the same;
  *   - the chosen way runs, its calls still timed; every `period` calls the
- *     other way runs a few calls and the ranks agree again. The period
+ *     other way runs 4 calls and the ranks agree again. The period
  *     doubles while the choice holds and starts over when it changes.
  * Every rank keeps the same counters (block sizes are the same on every
  * rank of a correct program), so every rank knows which calls are trials
@@ -31,9 +38,8 @@
  * (linear for medium blocks).
  *
  * Restrictions: shmseg's (one node, a communicator with collective state).
- * Cost: shmseg's or the other's; a trial's slower calls (3 per period, the
- * period up to PERIOD_MAX calls) and one synchronisation per
- * agreement.
+ * Cost: shmseg's or the other's; a trial's slower calls (4 per period, the
+ * period 128 to 2048 calls) and one synchronisation per agreement.
  */
 #include <stdlib.h>
 #include "base/base.h"
@@ -43,8 +49,10 @@
 
 #define CLASSES 48                 /* ceil(log2(block bytes)), 0 for 0 bytes */
 #define KEEP 5                     /* recent samples of a way, per class */
-#define FIRST 8                    /* calls of a class's first trial, alternating */
-#define RECHECK 3                  /* calls of the other way in a later trial */
+#define FIRST_SEG 6                /* the first trial: calls through the segment, */
+#define FIRST_MSG 8                /* then by messages (the first of each a warm-up) */
+#define FIRST (FIRST_SEG + FIRST_MSG)
+#define RUN 4                      /* calls of the other way in a later trial */
 #define PERIOD0 128                /* calls from an agreement to the next trial, at first */
 #define PERIOD_MAX 2048            /* ... and at most */
 #define NONE 1000000000000ull      /* a way's figure with no sample (failed calls): 1000 s */
@@ -61,6 +69,7 @@ struct cls {
     uint64_t trial_at;             /* call that starts the next trial (after the first) */
     uint64_t period;
     int choice;                    /* SEG or MSG, once the first trial has been agreed */
+    int last;                      /* the way of the class's latest call; -1 before the first */
     struct way way[2];
     size_t alt_n;                  /* the block size `alt` was chosen for */
     const struct rch_coll_algo *alt;
@@ -109,12 +118,12 @@ static int way_of(const struct cls *k, int *agree)
 {
     *agree = 0;
     if (k->calls < FIRST)
-        return k->calls % 2 ? MSG : SEG;
-    if (k->calls == FIRST || k->calls == k->trial_at + RECHECK) {
+        return k->calls < FIRST_SEG ? SEG : MSG;
+    if (k->calls == FIRST || k->calls == k->trial_at + RUN) {
         *agree = 1;
         return k->choice;
     }
-    if (k->calls >= k->trial_at && k->calls < k->trial_at + RECHECK)
+    if (k->calls >= k->trial_at && k->calls < k->trial_at + RUN)
         return !k->choice;
     return k->choice;
 }
@@ -135,9 +144,9 @@ static rdmach_status_t agree(struct rch_coll_nodeseg *s, struct cls *k, size_t n
         sum[SEG] += f[SEG];
         sum[MSG] += f[MSG];
     }
-    int was = k->calls == FIRST ? SEG : k->choice, other = !was;
+    int first = k->calls == FIRST, was = first ? SEG : k->choice, other = !was;
     int now = sum[other] < sum[was] - sum[was] / 50 ? other : was;   /* 2% faster */
-    if (k->calls == FIRST || now != k->choice) {
+    if (first || now != k->choice) {
         k->period = PERIOD0;
         if (s->me == 0)
             RCH_DEBUG("coll", "alltoall of %zu-byte blocks on %d ranks: shmseg %.1f us, %s %.1f us "
@@ -169,8 +178,12 @@ static rdmach_status_t alltoall_adapt(const struct rch_coll_comm *c, const struc
         rch_coll_note_ran(RCH_COLL_ALLTOALL, alt->name);
         return alt->run(c, a);
     }
-    if (!s->a2a_adapt && !(s->a2a_adapt = calloc(1, sizeof(*s->a2a_adapt))))
-        return rch_base_err(RDMACH_ERR_NO_MEMORY, "alltoall: no memory for the adaptive choice's state");
+    if (!s->a2a_adapt) {
+        if (!(s->a2a_adapt = calloc(1, sizeof(*s->a2a_adapt))))
+            return rch_base_err(RDMACH_ERR_NO_MEMORY, "alltoall: no memory for the adaptive choice's state");
+        for (int i = 0; i < CLASSES; i++)
+            s->a2a_adapt->cls[i].last = -1;
+    }
     struct cls *k = &s->a2a_adapt->cls[class_of(a->bytes)];
     if (!k->alt || k->alt_n != a->bytes) {
         k->alt = rch_coll_select_besides(RCH_COLL_ALLTOALL, c, a, skip);
@@ -187,9 +200,12 @@ static rdmach_status_t alltoall_adapt(const struct rch_coll_comm *c, const struc
     uint64_t t0 = rch_base_now_ns();
     st = algo->run(c, a);
     uint64_t t1 = rch_base_now_ns();
-    /* the first call of each way in the first trial pays for set-up */
-    if (st == RDMACH_OK && k->calls >= 2)
+    /* A call that follows one of the other way (or is the class's first)
+     * pays for the switch: the caches hold the other way's buffers, and the
+     * first calls set things up. It is not counted. */
+    if (st == RDMACH_OK && way == k->last)
         sample(&k->way[way], t1 - t0 + __atomic_load_n(&rch_coll_a2a_adapt_bias_ns[way], __ATOMIC_RELAXED));
+    k->last = way;
     k->calls++;
     return st;
 }

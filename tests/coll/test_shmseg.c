@@ -265,14 +265,15 @@ static void adapt_body(int me, void *arg)
 
 /* What adaptive must run at each call when the segment looks 1 s slower
  * per call (a bias added to what it measures, not a wait) until ADAPT_FLIP
- * and the messages from then on: 8 calls of the first trial alternating
- * (segment first), an agreement choosing the messages, 128 calls of them,
- * 3 of the segment (the next trial), an agreement choosing the segment. */
+ * and the messages from then on: the first trial's 6 calls through the
+ * segment and 8 by messages, an agreement (call 14) choosing the messages,
+ * 128 calls of them, 4 through the segment (the next trial, from call 143),
+ * an agreement choosing the segment. */
 static const char *adapt_expected(int call, const char *msg)
 {
-    if (call < 8)
-        return call % 2 ? msg : "shmseg";
-    if (call <= 8 + 128)
+    if (call < 6)
+        return "shmseg";
+    if (call < 14 + 1 + 128)
         return msg;
     return "shmseg";
 }
