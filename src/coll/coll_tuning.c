@@ -18,11 +18,11 @@
  * segment (shmseg; alltoall_shmseg.c, allreduce_shmseg.c): a call is one
  * node-wide synchronisation per chunk and copies, no message. Alltoall
  * takes it or messages as each communicator measures them (adaptive,
- * alltoall_adapt.c): every block size up to 8 ranks (after its first chunk, the large area
- * takes chunks of a p-th of its rows); from 9 ranks only blocks that fit a
- * slot of the segment (1 KiB up to 11, 256 B up to 64); allreduce up to
- * 4 KiB, one row, and above by reduce-scatter + allgather in the large
- * area (shmrsag).
+ * alltoall_adapt.c): every block size up to 8 ranks (after its first
+ * chunk, the large area takes chunks of a p-th of its rows); from 9 ranks
+ * only blocks that fit a slot of the segment (1 KiB up to 11, 256 B up to
+ * 64); allreduce up to 4 KiB, one row, and above by reduce-scatter +
+ * allgather in the large area (shmrsag).
  *
  * The built-in alltoall rows follow the published results of the node-aware
  * algorithms (leader-based vs core-parallel alltoall on onload and offload
