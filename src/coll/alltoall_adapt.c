@@ -89,10 +89,10 @@ void rch_coll_a2a_adapt_free(struct rch_coll_a2a_adapt *a)
 
 static unsigned class_of(size_t n)
 {
-    unsigned c = 0;
-    while (c + 1 < CLASSES && ((size_t)1 << c) < n)
-        c++;
-    return n ? c + 1 < CLASSES ? c + 1 : CLASSES - 1 : 0;
+    if (n <= 1)
+        return (unsigned)n;
+    unsigned c = 65u - (unsigned)__builtin_clzll((unsigned long long)n - 1);   /* ceil(log2 n) + 1 */
+    return c < CLASSES ? c : CLASSES - 1;
 }
 
 static uint64_t median(const struct way *w)
