@@ -22,9 +22,14 @@
  * rdmachrun (PR_SET_PDEATHSIG). Afterwards /dev/shm/rdmach-<kvsname>-* is
  * removed, whatever the job left there.
  *
+ * A job given a time limit (MPIEXEC_TIMEOUT, Hydra's variable, or --timeout)
+ * that is still running when it expires is ended as a failure with status
+ * RUN_TIMEOUT_CODE.
+ *
  * The event loop, in phases: poll (the signalfd and every open PMI socket,
- * with a timeout only while ranks are being killed) -> answer PMI requests
- * -> handle signals, reaping exited ranks -> escalate SIGTERM to SIGKILL.
+ * with a timeout while ranks are being killed or a time limit runs) ->
+ * answer PMI requests -> handle signals, reaping exited ranks -> end a job
+ * out of time -> escalate SIGTERM to SIGKILL.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -51,6 +56,8 @@
 #define RUN_TERM_GRACE_MS 500
 #define RUN_UNFINALIZED_GRACE_S 10.0
 #define RUN_SETTLE_MS 200
+#define RUN_TIMEOUT_MAX_S 2678400  /* MPIEXEC_TIMEOUT: 31 days at most */
+#define RUN_TIMEOUT_CODE 124       /* the exit status of a job that ran out of time, as timeout(1)'s */
 
 static const char *prog_name = "rdmachrun";
 
@@ -66,6 +73,8 @@ struct run_state {
     double unfinalized_deadline; /* the others must have ended by then */
     pid_t launcher;            /* our pid, for the ranks to check their parent */
     int code_after_finalize;   /* first non-zero exit code of a rank that finalized, else 0 */
+    int timeout_s;             /* MPIEXEC_TIMEOUT: seconds the job may run (0: no limit) */
+    double deadline;           /* ... counted from the start of the ranks */
     /* The commands (MPMD: -n a prog1 args : -n b prog2 args), in rank order. */
     struct run_app {
         int np;
@@ -103,11 +112,13 @@ static void usage(FILE *f)
             "  -n a prog1 args : -n b prog2 args   several commands in one job (MPMD: appnum 0, 1, ...);\n"
             "                     a command may start with -wdir DIR (its ranks' working directory)\n"
             "  MPI_Comm_spawn starts another rdmachrun for the new processes (a job of its own)\n"
+            "  --timeout S        end the job after S seconds (as MPIEXEC_TIMEOUT=S, Hydra's variable);\n"
+            "                     the exit status is then %d\n"
             "  -h, --help         this text\n"
             "  --version          rdmach version\n"
             "The exit status is 0 if every rank exited 0, else the first failure's code\n"
             "(128+signal for a rank killed by a signal); the other ranks are then ended.\n",
-            prog_name, RUN_NP_MAX);
+            prog_name, RUN_NP_MAX, RUN_TIMEOUT_CODE);
 }
 
 static void kill_survivors(int sig)
@@ -587,6 +598,33 @@ static void escalate(void)
     }
 }
 
+/* MPIEXEC_TIMEOUT, as Hydra reads it (test suites and batch scripts set it
+ * to bound a job that may hang): a whole number of seconds, else refused. */
+static int parse_timeout(void)
+{
+    const char *v = getenv("MPIEXEC_TIMEOUT");
+    if (v == NULL || *v == '\0')
+        return 0;
+    char *end;
+    errno = 0;
+    long s = strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || s < 1 || s > RUN_TIMEOUT_MAX_S) {
+        fprintf(stderr, "%s: MPIEXEC_TIMEOUT '%s': not a whole number of seconds from 1 to %d\n", prog_name, v,
+                RUN_TIMEOUT_MAX_S);
+        return -1;
+    }
+    S.timeout_s = (int)s;
+    return 0;
+}
+
+/* The job ran out of time: ended as a failure, every rank killed. */
+static void check_timeout(void)
+{
+    if (S.timeout_s > 0 && !S.job.failed && rch_base_wtime() >= S.deadline)
+        run_fail(&S.job, RUN_TIMEOUT_CODE, "the job ran for %d s, the limit MPIEXEC_TIMEOUT sets: ending it",
+                 S.timeout_s);
+}
+
 static int run_loop(void)
 {
     struct pollfd *pfd = calloc((size_t)S.job.size + 1, sizeof(*pfd));
@@ -613,6 +651,12 @@ static int run_loop(void)
             double left = S.unfinalized_deadline - rch_base_wtime();
             timeout = left > 0 ? (int)(left * 1000) + 1 : 0;
         }
+        if (S.timeout_s > 0 && !S.job.failed) {
+            double left = S.deadline - rch_base_wtime();
+            int ms = left > 0 ? (int)(left * 1000) + 1 : 0;
+            if (timeout < 0 || ms < timeout)
+                timeout = ms;
+        }
         int pr = poll(pfd, (nfds_t)n, timeout);
         if (pr < 0 && errno != EINTR) {
             fprintf(stderr, "%s: poll: %s\n", prog_name, strerror(errno));
@@ -626,6 +670,7 @@ static int run_loop(void)
         if (pr > 0 && pfd[0].revents)
             handle_signals();
         check_unfinalized();
+        check_timeout();
         escalate();
     }
     free(pfd);
@@ -734,6 +779,8 @@ int main(int argc, char **argv)
     }
     if (check_fd_limit(np) < 0)
         return 1;
+    if (parse_timeout() < 0)
+        return 2;
     S.job.size = np;
     /* unique per job: the pid, and the time against a recycled pid */
     snprintf(S.job.kvsname, sizeof(S.job.kvsname), "run%dx%llx", (int)getpid(),
@@ -760,6 +807,7 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    S.deadline = rch_base_wtime() + S.timeout_s;
     if (start_ranks() < 0) {
         run_fail(&S.job, 1, "could not start all %d ranks", np);
     }
