@@ -114,6 +114,8 @@ static void usage(FILE *f)
             "  MPI_Comm_spawn starts another rdmachrun for the new processes (a job of its own)\n"
             "  --timeout S        end the job after S seconds (as MPIEXEC_TIMEOUT=S, Hydra's variable);\n"
             "                     the exit status is then %d\n"
+            "  -usize N           MPI_UNIVERSE_SIZE (as MPIEXEC_UNIVERSE_SIZE=N, Hydra's; default: the\n"
+            "                     processors, or the job if larger)\n"
             "  -h, --help         this text\n"
             "  --version          rdmach version\n"
             "The exit status is 0 if every rank exited 0, else the first failure's code\n"
@@ -617,6 +619,25 @@ static int parse_timeout(void)
     return 0;
 }
 
+/* MPIEXEC_UNIVERSE_SIZE (Hydra's variable; also -usize): the processes the
+ * user may run in all, MPI_UNIVERSE_SIZE. A whole number, else refused. */
+static int parse_universe(void)
+{
+    const char *v = getenv("MPIEXEC_UNIVERSE_SIZE");
+    if (v == NULL || *v == '\0')
+        return 0;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno != 0 || end == v || *end != '\0' || n < 1 || n > RUN_NP_MAX) {
+        fprintf(stderr, "%s: MPIEXEC_UNIVERSE_SIZE '%s': not a number of processes from 1 to %d\n", prog_name, v,
+                RUN_NP_MAX);
+        return -1;
+    }
+    S.job.universe = (int)n;
+    return 0;
+}
+
 /* The job ran out of time: ended as a failure, every rank killed. */
 static void check_timeout(void)
 {
@@ -779,7 +800,7 @@ int main(int argc, char **argv)
     }
     if (check_fd_limit(np) < 0)
         return 1;
-    if (parse_timeout() < 0)
+    if (parse_timeout() < 0 || parse_universe() < 0)
         return 2;
     S.job.size = np;
     /* unique per job: the pid, and the time against a recycled pid */

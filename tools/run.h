@@ -68,6 +68,8 @@ struct run_job {
     int exit_code;
     /* the code of an abort that ended some ranks only (run_pmi.c), else 0 */
     int partial_code;
+    /* MPI_UNIVERSE_SIZE as given (MPIEXEC_UNIVERSE_SIZE, -usize), else 0 */
+    int universe;
 };
 
 /* Provided by rdmachrun.c: record a failure of the job (first one wins),

@@ -3,7 +3,8 @@
  * (rdmachrun is also installed as mpiexec and mpirun). Those with a meaning
  * when every rank runs on this machine act: the environment options set the
  * variable before the ranks are started, --bind-to sets RDMACH_BIND,
- * --timeout sets MPIEXEC_TIMEOUT (the job's time limit, as Hydra's), and
+ * --timeout sets MPIEXEC_TIMEOUT (the job's time limit, as Hydra's), -usize
+ * MPIEXEC_UNIVERSE_SIZE (MPI_UNIVERSE_SIZE, as Hydra's), and
  * --oversubscribe / -genvall ask for what is already the default, and the
  * ranks-per-node options (-ppn, --map-by ppr:N:node) are met by this one
  * host, as Hydra meets them with a one-host list. Those that
@@ -187,7 +188,7 @@ int run_parse_option(int argc, char **argv, int *i, const char *prog)
     if (strcmp(a, "-genv") == 0 || strcmp(a, "-env") == 0)
         values = 2;
     else if (strcmp(a, "-x") == 0 || strcmp(a, "--bind-to") == 0 || strcmp(a, "-bind-to") == 0 ||
-             strcmp(a, "--timeout") == 0 || strcmp(a, "-timeout") == 0 ||
+             strcmp(a, "--timeout") == 0 || strcmp(a, "-timeout") == 0 || strcmp(a, "-usize") == 0 ||
              IS_ONE_OF(a, host_list) || IS_ONE_OF(a, host_file) || IS_ONE_OF(a, per_node) ||
              IS_ONE_OF(a, map_by))
         values = 1;
@@ -215,6 +216,10 @@ int run_parse_option(int argc, char **argv, int *i, const char *prog)
     }
     if (strcmp(a, "--timeout") == 0 || strcmp(a, "-timeout") == 0) { /* rdmachrun checks it with the variable */
         setenv("MPIEXEC_TIMEOUT", v, 1);
+        return 1;
+    }
+    if (strcmp(a, "-usize") == 0) { /* rdmachrun checks it with the variable */
+        setenv("MPIEXEC_UNIVERSE_SIZE", v, 1);
         return 1;
     }
     if (IS_ONE_OF(a, host_list))

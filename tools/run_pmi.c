@@ -183,12 +183,14 @@ static void on_get_appnum(struct run_job *job, struct run_rank *r, const struct 
     REPLY(r, RCH_PMI_APPNUM, "appnum", num);
 }
 
-/* The job, or this machine's processors if more: room for MPI_Comm_spawn. */
+/* As given (-usize, MPIEXEC_UNIVERSE_SIZE: a spawned job inherits it, so it
+ * is the whole universe's), else this machine's processors; at least the
+ * job: room for MPI_Comm_spawn. */
 static void on_get_universe_size(struct run_job *job, struct run_rank *r, const struct rch_pmi_msg *m)
 {
     char size[16];
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    snprintf(size, sizeof(size), "%d", cpus > job->size ? (int)cpus : job->size);
+    long u = job->universe > 0 ? job->universe : sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(size, sizeof(size), "%d", u > job->size ? (int)u : job->size);
     REPLY(r, RCH_PMI_UNIVERSE_SIZE, "size", size);
 }
 

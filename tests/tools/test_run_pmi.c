@@ -114,6 +114,13 @@ Test(run_pmi, answers_like_hydra)
     snprintf(usize, sizeof(usize), "cmd=universe_size size=%ld\n", cpus > 2 ? cpus : 2);
     send_req(1, "cmd=get_universe_size\n");
     expect_reply(1, usize);
+    job.universe = 9;   /* -usize 9 (MPIEXEC_UNIVERSE_SIZE): as given */
+    send_req(1, "cmd=get_universe_size\n");
+    expect_reply(1, "cmd=universe_size size=9\n");
+    job.universe = 1;   /* ... but at least the job */
+    send_req(1, "cmd=get_universe_size\n");
+    expect_reply(1, "cmd=universe_size size=2\n");
+    job.universe = 0;
     send_req(0, "cmd=get kvsname=runTEST key=PMI_process_mapping\n");
     expect_reply(0, "cmd=get_result rc=0 msg=success value=(vector,(0,1,2))\n");
     send_req(0, "cmd=finalize\n");
