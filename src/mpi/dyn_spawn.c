@@ -55,7 +55,11 @@ int rch_dyn_init_child(void)
         root_err = rch_boot_job_get(PARENT_KEY, port, sizeof(port)) != RDMACH_OK
                        ? MPI_ERR_SPAWN : rch_dyn_port_connect(port, &link);
     }
-    return rch_dyn_establish(fn, w, 0, 0, link, root_err, &parent);
+    int err = rch_dyn_establish(fn, w, 0, 0, link, root_err, &parent);
+    struct rch_mpi_comm *c = err == MPI_SUCCESS ? rch_mpi_comm_get(parent) : NULL;
+    if (c)   /* MPI 4.1 11.8.2: the parent intercommunicator's name */
+        snprintf(c->name, sizeof(c->name), "MPI_COMM_PARENT");
+    return err;
 }
 
 void rch_dyn_finalize(void)

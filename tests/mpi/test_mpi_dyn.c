@@ -99,6 +99,11 @@ static void child_side(const char *tag)
     MPI_Comm parent;
     MPI_OK(MPI_Comm_get_parent(&parent));
     CHECK(parent != MPI_COMM_NULL, "a spawned process has no parent");
+    char pname[MPI_MAX_OBJECT_NAME];
+    int plen = -1;
+    MPI_OK(MPI_Comm_get_name(parent, pname, &plen));   /* MPI 4.1 11.8.2 names it */
+    CHECK(strcmp(pname, "MPI_COMM_PARENT") == 0 && plen == 15, "the parent is named \"%s\" (%d), expected "
+          "\"MPI_COMM_PARENT\"", pname, plen);
     int psize;
     MPI_OK(MPI_Comm_remote_size(parent, &psize));
     check_intercomm(parent, np, psize);
