@@ -413,8 +413,11 @@ static void spawned_exited(pid_t pid, int status)
 
 int run_spawn_launch(const struct run_spawn *sp, pid_t root, char *why, size_t len)
 {
-    if (S.nspawned == (int)(sizeof(S.spawned) / sizeof(S.spawned[0]))) {
-        snprintf(why, len, "more than %d spawned jobs", S.nspawned);
+    int slot = 0;   /* a slot of a job that has ended is free again */
+    while (slot < S.nspawned && S.spawned[slot] != 0)
+        slot++;
+    if (slot == (int)(sizeof(S.spawned) / sizeof(S.spawned[0]))) {
+        snprintf(why, len, "more than %d spawned jobs running at once", slot);
         return -1;
     }
     int n = 4;
@@ -467,9 +470,11 @@ int run_spawn_launch(const struct run_spawn *sp, pid_t root, char *why, size_t l
         snprintf(why, len, "fork: %s", strerror(e));
         return -1;
     }
-    S.spawned_port[S.nspawned] = sp->preput_val ? strdup(sp->preput_val) : NULL;
-    S.spawned_root[S.nspawned] = root;
-    S.spawned[S.nspawned++] = pid;
+    S.spawned_port[slot] = sp->preput_val ? strdup(sp->preput_val) : NULL;
+    S.spawned_root[slot] = root;
+    S.spawned[slot] = pid;
+    if (slot == S.nspawned)
+        S.nspawned++;
     S.alive++;
     return 0;
 }

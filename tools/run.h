@@ -31,12 +31,12 @@ struct run_rank {
 /* A spawn request (MPI_Comm_spawn[_multiple]): its commands, read from the
  * rank's mcmd=spawn blocks (one per command, MPICH's simple PMI form). */
 #define RUN_SPAWN_CMDS_MAX 64
-#define RUN_SPAWN_ARGS_MAX 256
+#define RUN_SPAWN_ARGS_MAX 65536  /* arguments of one command (the array grows as they come) */
 struct run_spawn_cmd {
     int nprocs;
     char *exec, *wdir;
-    int argc;
-    char *argv[RUN_SPAWN_ARGS_MAX];
+    int argc, cap;
+    char **argv;
 };
 struct run_spawn {
     int total, done;        /* totspawns; blocks complete so far */

@@ -427,6 +427,7 @@ static void spawn_free(struct run_rank *r)
         free(c->wdir);
         for (int i = 0; i < c->argc; i++)
             free(c->argv[i]);
+        free(c->argv);
     }
     free(sp->preput_key);
     free(sp->preput_val);
@@ -462,9 +463,17 @@ static int spawn_field(struct run_spawn *sp, const char *key, const char *val)
         return (sp->preput_key = strdup(val)) ? 0 : -1;
     if (strcmp(key, "preput_val_0") == 0 && !sp->preput_val)
         return (sp->preput_val = strdup(val)) ? 0 : -1;
-    if (strncmp(key, "arg", 3) == 0 && spawn_int(key + 3, 1, RUN_SPAWN_ARGS_MAX - 1, &n) == 0) {
-        if (n != c->argc + 1)
+    if (strncmp(key, "arg", 3) == 0 && strcmp(key, "argcnt") != 0) {   /* arg1, arg2, ... in order */
+        if (spawn_int(key + 3, 1, RUN_SPAWN_ARGS_MAX, &n) != 0 || n != c->argc + 1)
             return -1;
+        if (c->argc == c->cap) {
+            int cap = c->cap ? 2 * c->cap : 16;
+            char **a = realloc(c->argv, (size_t)cap * sizeof(*a));
+            if (!a)
+                return -1;
+            c->argv = a;
+            c->cap = cap;
+        }
         return (c->argv[c->argc++] = strdup(val)) ? 0 : -1;
     }
     if (strncmp(key, "info_key_", 9) == 0) {

@@ -27,7 +27,7 @@ void run_fail(struct run_job *job, int exit_code, const char *fmt, ...)
 
 /* rdmachrun.c's launcher of spawned jobs: records what it was asked. */
 static struct run_spawn launched;
-static int launches, launch_fails;
+static int launches, launch_fails, launched_last_arg;
 static pid_t launch_root;
 
 int run_spawn_launch(const struct run_spawn *sp, pid_t root, char *why, size_t len)
@@ -38,6 +38,9 @@ int run_spawn_launch(const struct run_spawn *sp, pid_t root, char *why, size_t l
     launched.cmd[0].nprocs = sp->cmd[0].nprocs;
     launched.cmd[1].nprocs = sp->cmd[1].nprocs;
     launched.cmd[1].argc = sp->cmd[1].argc;
+    launched.cmd[0].argc = sp->cmd[0].argc;
+    /* the last argument of the first command, "vN": its number */
+    launched_last_arg = sp->cmd[0].argc > 0 ? atoi(sp->cmd[0].argv[sp->cmd[0].argc - 1] + 1) : 0;
     snprintf(why, len, "no room here");
     return launch_fails ? -1 : 0;
 }
@@ -282,6 +285,33 @@ Test(run_pmi, spawn_blocks_launch_once_after_the_last)
     expect_reply(0, "cmd=spawn_result rc=-1 msg=no_room_here\n");
     send_req(0, "cmd=get_appnum\n");
     expect_reply(0, "cmd=appnum appnum=0\n");
+    cr_assert_eq(job.failed, 0, "%s", failure);
+}
+
+/* A command with many arguments (MPICH's spawn/spawnmanyarg passes 1024):
+ * every one reaches the launch, in order; none is dropped. */
+Test(run_pmi, spawn_with_a_thousand_arguments)
+{
+    setup_job(1);
+    init_all(1);
+    launches = launch_fails = 0;
+    enum { N = 1000 };
+    size_t cap = 256 + (size_t)N * 24, len = 0;
+    char *req = malloc(cap);
+    cr_assert_not_null(req);
+    len += (size_t)snprintf(req + len, cap - len, "mcmd=spawn\nnprocs=1\nexecname=/bin/a\ntotspawns=1\n"
+                                                  "spawnssofar=1\nargcnt=%d\n", N);
+    for (int i = 1; i <= N; i++)
+        len += (size_t)snprintf(req + len, cap - len, "arg%d=v%d\n", i, i);
+    len += (size_t)snprintf(req + len, cap - len, "endcmd\n");
+    send_req(0, req);
+    free(req);
+    for (int k = 0; k < 64; k++)   /* the rest of the request, a reader's buffer at a time */
+        run_pmi_input(&job, &job.ranks[0]);
+    expect_reply(0, "cmd=spawn_result rc=0\n");
+    cr_assert_eq(launches, 1);
+    cr_assert_eq(launched.cmd[0].argc, N, "%d arguments reached the launch", launched.cmd[0].argc);
+    cr_assert_eq(launched_last_arg, N, "the last argument was v%d", launched_last_arg);
     cr_assert_eq(job.failed, 0, "%s", failure);
 }
 
