@@ -412,19 +412,26 @@ static void round_free(struct round *rd)
     free(rd->rdata);
 }
 
-/* Data bytes of my pieces before the end of the file (a read's count). */
-static MPI_Offset before_eof(const struct ADIOI_FileD *f, const struct rch_io_piece *p, int n)
+/* A read's pieces cut at the end of the file: *n shrinks to the pieces
+ * holding data, the last one maybe shortened. Returns their data bytes (the
+ * read's count). Nothing past the end is requested, so nothing is moved
+ * into the user's buffer there (MPI-4.1 14.4.1: a read reads only what the
+ * file holds; the status's count says how much). */
+static MPI_Offset clip_at_eof(const struct ADIOI_FileD *f, struct rch_io_piece *p, int *n)
 {
     struct stat st;
     MPI_Offset got = 0;
     if (fstat(f->fd, &st) != 0)
-        return 0;
-    for (int i = 0; i < n; i++) {
+        st.st_size = 0;
+    for (int i = 0; i < *n; i++) {
         MPI_Offset in = st.st_size <= p[i].off ? 0 : st.st_size >= p[i].off + p[i].len ? p[i].len
                                                                                        : st.st_size - p[i].off;
         got += in;
-        if (in < p[i].len)
+        if (in < p[i].len) {
+            p[i].len = in;
+            *n = in ? i + 1 : i;
             break;
+        }
     }
     return got;
 }
@@ -489,6 +496,7 @@ struct rch_io_cb {
     int e;                         /* errno of this rank's part */
     int indep;                     /* outcome: no interleaving, access independently */
     MPI_Offset got;
+    MPI_Offset rgot;               /* a read: my data bytes before the end of the file */
 };
 
 /* A collective of the access: completed now (blocking) or started (nb); a
@@ -529,6 +537,8 @@ static void step_ranges(struct rch_io_cb *cb)
         (rch_io_view_pieces(f, cb->pos, cb->nbytes, &cb->p, &cb->n) != MPI_SUCCESS ||
          !(cb->ppos = malloc((size_t)(cb->n + 1) * sizeof(*cb->ppos)))))
         cb->e = ENOMEM, cb->n = 0;
+    if (!cb->is_write && cb->n > 0)
+        cb->rgot = clip_at_eof(f, cb->p, &cb->n);
     MPI_Offset at = 0;
     cb->lh[0] = LONG_MAX, cb->lh[1] = LONG_MIN, cb->lh[2] = cb->abort;
     for (int i = 0; i < cb->n; i++) {
@@ -734,7 +744,7 @@ unsigned rch_io_cb_advance(struct rch_io_cb *cb)
     free(cb->wbuf);
     cb->wbuf = NULL;
     if (!cb->e && !cb->indep)
-        cb->got = cb->is_write ? cb->nbytes : before_eof(cb->f, cb->p, cb->n);
+        cb->got = cb->is_write ? cb->nbytes : cb->rgot;
     free(cb->p);
     free(cb->ppos);
     cb->p = NULL, cb->ppos = NULL;

@@ -28,9 +28,11 @@ MPI_Aint rch_io_named_file_size(int external32, const struct rch_io_datarep *u, 
     } else if (u) {
         s = rch_io_datarep_extent(u, t);
     } else {
-        int n = 0;
-        PMPI_Type_size(t, &n);
-        s = n;
+        /* the large-count query: MPI_Type_size answers MPI_UNDEFINED above INT_MAX */
+        MPI_Count n = 0;
+        if (PMPI_Type_size_c(t, &n) != MPI_SUCCESS)
+            return -1;
+        s = (MPI_Aint)n;
     }
     return s;
 }
@@ -38,9 +40,10 @@ MPI_Aint rch_io_named_file_size(int external32, const struct rch_io_datarep *u, 
 MPI_Offset rch_io_file_size(int external32, const struct rch_io_datarep *u, MPI_Datatype dt)
 {
     if (!external32 && !u) {
-        int n = 0;
-        PMPI_Type_size(dt, &n);
-        return n;
+        /* native: the type's size, which may exceed INT_MAX (a 2 GiB
+         * struct is an ordinary buffer type), so not MPI_Type_size's int */
+        const struct rch_mpi_type *t = rch_mpi_type_get(dt);
+        return t ? (MPI_Offset)t->size : -1;
     }
     struct rch_mpi_type_obj *o = rch_mpi_type_lookup(dt);
     if (!o)

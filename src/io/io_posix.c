@@ -142,7 +142,7 @@ static int sieve(const struct ADIOI_FileD *f, int is_write, const struct rch_io_
     char *w = NULL;
     MPI_Offset wcap = 0, data = 0;
     int e = 0;
-    for (int i = 0; i < n && !e;) {
+    for (int i = 0; i < n && !e && !*eof;) {
         int j = window_end(p, n, i, win);
         MPI_Offset lo = p[i].off, span = p[j - 1].off + p[j - 1].len - lo;
         if (span > wcap) {
@@ -159,20 +159,20 @@ static int sieve(const struct ADIOI_FileD *f, int is_write, const struct rch_io_
         else
             e = EBADF;   /* a write-only descriptor cannot sieve */
         if (!e) {
-            if (have < (size_t)span)
-                memset(w + have, 0, (size_t)span - have);
+            if (is_write && have < (size_t)span)
+                memset(w + have, 0, (size_t)span - have);   /* holes past the end become zeros */
             for (int k = i; k < j; k++) {
                 if (is_write) {
                     memcpy(w + (p[k].off - lo), buf + data, (size_t)p[k].len);
                     *got += p[k].len;
-                } else {
-                    memcpy(buf + data, w + (p[k].off - lo), (size_t)p[k].len);
-                    if (!*eof) {
-                        MPI_Offset end = lo + (MPI_Offset)have;
-                        MPI_Offset in = end <= p[k].off ? 0 : end >= p[k].off + p[k].len ? p[k].len : end - p[k].off;
-                        *got += in;
-                        *eof = in < p[k].len;
-                    }
+                } else if (!*eof) {
+                    /* only what the file holds: the user's bytes past the
+                     * end of the file stay as they were (MPI-4.1 14.4.1) */
+                    MPI_Offset end = lo + (MPI_Offset)have;
+                    MPI_Offset in = end <= p[k].off ? 0 : end >= p[k].off + p[k].len ? p[k].len : end - p[k].off;
+                    memcpy(buf + data, w + (p[k].off - lo), (size_t)in);
+                    *got += in;
+                    *eof = in < p[k].len;
                 }
                 data += p[k].len;
             }
@@ -225,7 +225,7 @@ static int piecewise(const struct ADIOI_FileD *f, int is_write, const struct rch
 {
     int eof = 0;
     MPI_Offset data = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !eof; i++) {
         int e;
         if (is_write) {
             if ((e = rch_io_write(f, buf + data, (size_t)p[i].len, p[i].off)) != 0)
@@ -234,12 +234,10 @@ static int piecewise(const struct ADIOI_FileD *f, int is_write, const struct rch
             size_t have = 0;
             if ((e = rch_io_pread(f->fd, buf + data, (size_t)p[i].len, p[i].off, &have)) != 0)
                 return e;
-            if (have < (size_t)p[i].len)
-                memset(buf + data + have, 0, (size_t)p[i].len - have);
-            if (!eof) {
-                *got += (MPI_Offset)have;
-                eof = have < (size_t)p[i].len;
-            }
+            /* the end of the file: the rest of buf is left as it was
+             * (MPI-4.1 14.4.1: a read reads only what the file holds) */
+            *got += (MPI_Offset)have;
+            eof = have < (size_t)p[i].len;
         }
         data += p[i].len;
     }

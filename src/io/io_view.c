@@ -205,6 +205,64 @@ static int view_layouts(struct ADIOI_FileD *f, const char *fn, const char *datar
                       "or a layout there that is not made of etypes", fn, f->name, datarep);
 }
 
+/* What makes type t unfit for a view (NULL: nothing), per MPI-4.1 14.3:
+ * "The displacements in the typemap of the filetype are required to be
+ * non-negative and monotonically non-decreasing" (tiled: t is the
+ * filetype, and tile i + 1 at i's displacements plus the extent must not go
+ * back either), and "If the file is opened for writing, neither the etype
+ * nor the filetype is permitted to contain overlapping regions" (writable).
+ * Monotonicity is judged by the blocks' starts, as MPICH (ROMIO) does, so a
+ * read-only view may hold a block that starts inside the one before it;
+ * *at is the offending block. */
+static const char *shape_fault(const struct rch_mpi_type *t, int tiled, int writable, int *at)
+{
+    MPI_Aint end = 0;
+    for (int k = 0; k < t->nblocks; k++) {
+        const struct rch_mpi_type_block *b = &t->blocks[k];
+        *at = k;
+        if (tiled && b->off < 0)
+            return "a negative displacement";
+        if (tiled && k && b->off < t->blocks[k - 1].off)
+            return "displacements that decrease";
+        if (writable && k && b->off < end)
+            return "overlapping regions (the file is open for writing)";
+        if (!k || b->off + (MPI_Aint)b->len > end)
+            end = b->off + (MPI_Aint)b->len;
+    }
+    if (!tiled || t->nblocks == 0)
+        return NULL;
+    /* the next tile starts at the first block's displacement plus the extent */
+    MPI_Aint next = t->blocks[0].off + t->extent;
+    *at = t->nblocks;
+    if (next < t->blocks[t->nblocks - 1].off)
+        return "displacements that decrease from one tile to the next (extent too small)";
+    if (writable && next < end)
+        return "tiles that overlap (extent too small; the file is open for writing)";
+    return NULL;
+}
+
+/* The view's types against 14.3's rules (shape_fault): MPI_SUCCESS or the
+ * reported error, of class MPI_ERR_IO as MPICH reports it (the standard
+ * names none: the view is erroneous). Checked on the file layouts, the
+ * bytes the view addresses. */
+static int view_shape(struct ADIOI_FileD *f, const char *fn, const struct rch_mpi_type *et,
+                      const struct rch_mpi_type *ft)
+{
+    int writable = !(f->amode & MPI_MODE_RDONLY), at = 0;
+    const char *why = shape_fault(et, 0, writable, &at);
+    const char *arg = "etype";
+    if (!why) {
+        why = shape_fault(ft, 1, writable, &at);
+        arg = "filetype";
+    }
+    if (!why)
+        return MPI_SUCCESS;
+    return rch_io_err(f, MPI_ERR_IO,
+                      "%s: file '%s': argument %s has %s (at its block %d): MPI-4.1 14.3 requires a filetype's "
+                      "displacements to be non-negative and non-decreasing, and no overlaps in the etype or "
+                      "filetype of a file open for writing", fn, f->name, arg, why, at);
+}
+
 /* The checks of set_view's arguments: MPI_SUCCESS with the types and the
  * displacement to use, or the reported error. */
 static int view_args(struct ADIOI_FileD *f, const char *fn, MPI_Offset *disp, MPI_Datatype etype,
@@ -258,6 +316,8 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     err = view_args(f, fn, &disp, etype, filetype, datarep, info, &et, &ft);
     if (!err)
         err = view_layouts(f, fn, datarep, et, ft, &etl, &ftl);
+    if (!err)
+        err = view_shape(f, fn, etl, ftl);
     MPI_Offset *prefix = err ? NULL : prefix_of(ftl);
     if (!err && !prefix)
         err = rch_io_err(f, MPI_ERR_NO_MEM, "%s: out of memory", fn);

@@ -11,7 +11,9 @@
  *     both sides of item INT_MAX are overwritten with zeros;
  *   - a registered data representation with int-count conversion
  *     functions is called in pieces: (INT_MAX items, position 0, filebuf),
- *     then (17, position INT_MAX, filebuf + INT_MAX) (MPI-4.1 14.5.3).
+ *     then (17, position INT_MAX, filebuf + INT_MAX) (MPI-4.1 14.5.3);
+ *   - one element of a 2 GiB struct type, collectively, through a 2 GiB
+ *     filetype (a type size above INT_MAX in the file's representation).
  *
  * Usage: test_io_large <dir> (one rank)
  */
@@ -76,6 +78,53 @@ static void test_read(void)
     munmap(buf, (size_t)big);
 }
 
+/* A datatype of 2 GiB (a struct of INT_MAX bytes and one more: its size
+ * does not fit MPI_Type_size's int) through a filetype of as many bytes:
+ * one element is written collectively, blocking and non-blocking, and read
+ * back from /dev/zero; MPI_Get_count_c says 1 and MPI_Get_elements_c the
+ * bytes. */
+static void test_big_element(void)
+{
+    const MPI_Count bytes = (MPI_Count)INT_MAX + 1;
+    MPI_Datatype inner, one, mt, ft;
+    MPI_OK(MPI_Type_contiguous(INT_MAX, MPI_BYTE, &inner));
+    MPI_OK(MPI_Type_contiguous(1, MPI_BYTE, &one));
+    int len[2] = { 1, 1 };
+    MPI_Aint disp[2] = { 0, INT_MAX };
+    MPI_Datatype types[2] = { inner, one };
+    MPI_OK(MPI_Type_create_struct(2, len, disp, types, &mt));
+    MPI_OK(MPI_Type_commit(&mt));
+    MPI_OK(MPI_Type_contiguous_c(bytes, MPI_BYTE, &ft));
+    MPI_OK(MPI_Type_commit(&ft));
+    unsigned char *buf = map((size_t)bytes);
+    MPI_File fh;
+    MPI_Status st;
+    MPI_Request rq;
+    MPI_Count c = -1;
+    MPI_OK(MPI_File_open(MPI_COMM_SELF, "/dev/null", MPI_MODE_WRONLY, MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_set_view(fh, 2144, MPI_BYTE, ft, "native", MPI_INFO_NULL));
+    MPI_OK(MPI_File_write_at_all(fh, 0, buf, 1, mt, &st));
+    MPI_OK(MPI_Get_count_c(&st, mt, &c));
+    CHECK(c == 1, "write_at_all of one 2 GiB element: count %lld", (long long)c);
+    MPI_OK(MPI_File_iwrite_at_all(fh, 0, buf, 1, mt, &rq));
+    MPI_OK(MPI_Wait(&rq, &st));
+    MPI_OK(MPI_Get_elements_c(&st, MPI_BYTE, &c));
+    CHECK(c == bytes, "iwrite_at_all of one 2 GiB element: %lld bytes", (long long)c);
+    MPI_OK(MPI_File_close(&fh));
+    buf[0] = buf[INT_MAX] = 0xa5;
+    MPI_OK(MPI_File_open(MPI_COMM_SELF, "/dev/zero", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_set_view(fh, 2144, MPI_BYTE, ft, "native", MPI_INFO_NULL));
+    MPI_OK(MPI_File_read_at_all(fh, 0, buf, 1, mt, &st));
+    MPI_OK(MPI_Get_count_c(&st, mt, &c));
+    CHECK(c == 1 && buf[0] == 0 && buf[INT_MAX] == 0, "read_at_all of one 2 GiB element: count %lld", (long long)c);
+    MPI_OK(MPI_File_close(&fh));
+    munmap(buf, (size_t)bytes);
+    MPI_OK(MPI_Type_free(&mt));
+    MPI_OK(MPI_Type_free(&ft));
+    MPI_OK(MPI_Type_free(&inner));
+    MPI_OK(MPI_Type_free(&one));
+}
+
 /* The conversion calls seen: count, position, filebuf offset from the first. */
 static struct {
     int n;
@@ -131,6 +180,7 @@ int main(int argc, char **argv)
     (void)argc, (void)argv;
     test_write();
     test_read();
+    test_big_element();
     test_datarep();
     if (mt_rank == 0)
         printf("test_io_large: counts of INT_MAX + 17 written, read and converted in pieces\n");
