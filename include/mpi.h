@@ -278,10 +278,11 @@ typedef struct {
 #define PMPIO_Wait PMPI_Wait
 #define PMPIO_Test PMPI_Test
 
-#define MPI_COMM_TYPE_SHARED        1
-#define MPI_COMM_TYPE_HW_GUIDED     2
-#define MPI_COMM_TYPE_HW_UNGUIDED   3
-#define MPIX_COMM_TYPE_NEIGHBORHOOD 4
+#define MPI_COMM_TYPE_SHARED          1
+#define MPI_COMM_TYPE_HW_GUIDED       2
+#define MPI_COMM_TYPE_HW_UNGUIDED     3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4   /* MPI 4.1; MPICH 4.2's values from here on */
+#define MPIX_COMM_TYPE_NEIGHBORHOOD   5   /* MPICH before 4.2: 4 (comm_split_type.c takes that too) */
 
 #define MPI_ORDER_C              56   /* subarray / darray */
 #define MPI_ORDER_FORTRAN        57
@@ -1326,7 +1327,8 @@ typedef enum MPIR_T_bind_t {
     MPI_T_BIND_MPI_REQUEST,
     MPI_T_BIND_MPI_WIN,
     MPI_T_BIND_MPI_MESSAGE,
-    MPI_T_BIND_MPI_INFO
+    MPI_T_BIND_MPI_INFO,
+    MPI_T_BIND_MPI_SESSION     /* MPI 4.0 (MPICH 4.1 and later: 9711) */
 } MPIR_T_bind_t;
 
 typedef enum MPIR_T_scope_t {

@@ -18,7 +18,7 @@ static int attr_host = MPI_PROC_NULL;
 static int attr_io = MPI_ANY_SOURCE;
 static int attr_wtime_is_global = 0;
 static int attr_universe_size;
-static int attr_lastusedcode = MPI_ERR_LASTCODE;   /* grows with MPI_Add_error_class/_code */
+static int attr_lastusedcode = MPI_ERR_LASTCODE;   /* follows MPI_Add/Remove_error_class/_code */
 static int attr_appnum;            /* the process manager's; none (-1): the attribute is not set */
 
 /* 1 if keyval is a predefined key: *flag whether it is set, *value its address. */
@@ -82,10 +82,16 @@ static const struct attr_call attr_get_call = { "MPI_Attr_get", "keyval" };
 static const struct attr_call delete_call = { "MPI_Comm_delete_attr", "comm_keyval" };
 static const struct attr_call attr_delete_call = { "MPI_Attr_delete", "keyval" };
 
-static int bad_keyval(const struct attr_call *a, MPI_Comm comm, int keyval)
+/* Set needs a keyval not freed; get and delete also take a freed one that
+ * attributes still use (MPI 4.1 §7.7.2: the program deletes those). */
+static const char not_live[] = "is not a live user communicator keyval (predefined attributes cannot be changed, "
+                               "a freed keyval cannot be set)";
+static const char not_valid[] = "is not a user communicator keyval (or was freed and no attribute uses it any more)";
+
+static int bad_keyval(const struct attr_call *a, MPI_Comm comm, int keyval, const char *why)
 {
-    return rch_mpi_err(comm, MPI_ERR_KEYVAL, "%s: 0x%x in argument %s is not a live user communicator "
-                       "keyval (predefined attributes cannot be changed)", a->fn, (unsigned)keyval, a->keyval_arg);
+    return rch_mpi_err(comm, MPI_ERR_KEYVAL, "%s: 0x%x in argument %s %s", a->fn, (unsigned)keyval, a->keyval_arg,
+                       why);
 }
 
 /* A code from the attribute lists: the callback's own, or a class. */
@@ -103,7 +109,7 @@ static int attr_set(const struct attr_call *a, MPI_Comm comm, int comm_keyval, v
     if (!c)
         return err;
     if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
-        return bad_keyval(a, comm, comm_keyval);
+        return bad_keyval(a, comm, comm_keyval, not_live);
     int rc = rch_mpi_attr_set(&c->attrs, comm, RCH_MPI_OBJ_COMM, comm_keyval, attribute_val);
     return rc ? raise_code(a->fn, comm, rc) : MPI_SUCCESS;
 }
@@ -137,8 +143,8 @@ static int attr_get(const struct attr_call *a, MPI_Comm comm, int comm_keyval, v
             *(void **)attribute_val = v;
         return MPI_SUCCESS;
     }
-    if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
-        return bad_keyval(a, comm, comm_keyval);
+    if (!rch_mpi_keyval_valid(RCH_MPI_OBJ_COMM, comm_keyval))
+        return bad_keyval(a, comm, comm_keyval, not_valid);
     *flag = rch_mpi_attr_get(c->attrs, RCH_MPI_OBJ_COMM, comm_keyval, attribute_val);
     return MPI_SUCCESS;
 }
@@ -163,8 +169,8 @@ static int attr_delete(const struct attr_call *a, MPI_Comm comm, int comm_keyval
     struct rch_mpi_comm *c = rch_mpi_comm_arg(a->fn, comm, &err);
     if (!c)
         return err;
-    if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
-        return bad_keyval(a, comm, comm_keyval);
+    if (!rch_mpi_keyval_valid(RCH_MPI_OBJ_COMM, comm_keyval))
+        return bad_keyval(a, comm, comm_keyval, not_valid);
     int rc = rch_mpi_attr_delete(&c->attrs, comm, RCH_MPI_OBJ_COMM, comm_keyval);
     return rc ? raise_code(a->fn, comm, rc) : MPI_SUCCESS;
 }
@@ -185,8 +191,7 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 
 void rch_mpi_attr_lastusedcode(int code)
 {
-    if (code > attr_lastusedcode)
-        attr_lastusedcode = code;
+    attr_lastusedcode = code;
 }
 
 void rch_mpi_attr_init(void)

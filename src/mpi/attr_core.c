@@ -1,57 +1,87 @@
 /*
- * Attribute caching, the part common to communicators and windows: one
- * keyval table and the attribute lists the objects hold. The bindings
- * (attr.c for communicators, win_obj.c) check their arguments, report
- * errors and name the object kind. (Datatypes keep a table of their own,
- * type_attr.c, of the same shape.)
+ * Attribute caching, the part common to communicators, windows and
+ * datatypes: one keyval table and the attribute lists the objects hold. The
+ * bindings (attr.c for communicators, win_obj.c, type_attr.c) check their
+ * arguments, report errors and name the object kind.
  *
  * Keyvals: MPICH's layout, 0xa4000000 | (object kind << 22) | index, so a
- * keyval of one kind is invalid for another. A slot is never reused: a
- * freed keyval that attributes still use keeps its callbacks (MPI: freeing
- * only marks it), and a second free of the same value is an error.
+ * keyval of one kind is invalid for another. A slot is never reused. MPI
+ * 4.1 §7.7.2: freeing a keyval that attributes still use is not erroneous;
+ * the actual free happens once those attributes are gone, so until then the
+ * keyval keeps its callbacks and may still be named to get or delete the
+ * attributes (not to set new ones). Each attribute holds a reference on its
+ * keyval; a freed keyval whose last reference goes is dead: any use of it,
+ * a free included, is MPI_ERR_KEYVAL. A free of a freed keyval that is not
+ * dead yet changes nothing and succeeds (as MPICH, whose test suite frees
+ * one keyval from its delete callback and then from the program).
  *
  * Lists hold the newest attribute first: deleting them all goes in the
  * reverse order of their setting (what MPI requires of MPI_COMM_SELF at
  * Finalize). A failing delete callback stops a deletion there: that
  * attribute (and, when deleting all, the older ones) stays, and its code is
  * returned, for MPI makes the free or delete fail with it.
+ *
+ * Callbacks may call MPI on the same object (nothing in MPI 4.1 §7.7 keeps
+ * them from it, and programs do: MPICH's attrdelete): a delete callback may
+ * delete or set other attributes of its object, free its keyval, a copy
+ * callback may change the list it is copied from. So an
+ * attribute whose delete callback runs is marked `deleting` and stays in
+ * the list until the callback returns: set and delete no longer see it (a
+ * nested delete of it does nothing, a nested set makes a new attribute),
+ * get still does (the value is attached until its deletion succeeds). No
+ * pointer into a list is kept across a callback but to the marked one; a
+ * copy notes what it copies before its first callback.
  */
 #include <stdlib.h>
 #include "mpi/mpi_impl.h"
 
 #define KEYVAL_BASE     0xa4000000u
 #define KEYVAL_MASK     0xffc00000u       /* base and kind */
-#define KEYVAL_MAKE(obj, i) ((int)(KEYVAL_BASE | ((unsigned)(obj) << 22) | (unsigned)(i)))
+#define KEYVAL_INDEX_MAX (1 << 22)
 
 struct keyval {
-    int obj;                              /* RCH_MPI_OBJ_COMM or _WIN */
+    int obj;                              /* RCH_MPI_OBJ_COMM, _WIN or _DATATYPE */
     rch_mpi_attr_copy_fn *copy_fn;        /* NULL: not copied */
     rch_mpi_attr_delete_fn *delete_fn;    /* NULL: nothing to call */
     void *extra_state;
-    int freed;
+    int freed;                            /* MPI_*_free_keyval was called */
+    int refs;                             /* attributes that use it, on any object */
 };
 static struct keyval *keyvals;
 static int nkeyvals, capkeyvals;
 
 struct rch_mpi_attr {
     int index;                            /* keyval slot */
+    int deleting;                         /* its delete callback is running */
     void *value;
     struct rch_mpi_attr *next;
 };
+
+/* The kind field of a keyval handle: MPICH's object kind, but 2 for
+ * datatypes (the values rdmach has always given, 0xa4800000 + index). */
+static unsigned kind_bits(int obj)
+{
+    return obj == RCH_MPI_OBJ_DATATYPE ? 2u : (unsigned)obj;
+}
+
+static int keyval_make(int obj, int index)
+{
+    return (int)(KEYVAL_BASE | (kind_bits(obj) << 22) | (unsigned)index);
+}
 
 int rch_mpi_keyval_create(int obj, rch_mpi_attr_copy_fn *copy_fn, rch_mpi_attr_delete_fn *delete_fn,
                           void *extra_state, int *keyval)
 {
     if (nkeyvals == capkeyvals) {
         int n = capkeyvals ? 2 * capkeyvals : 16;
-        struct keyval *p = n < (1 << 22) ? realloc(keyvals, (size_t)n * sizeof(*p)) : NULL;
+        struct keyval *p = n <= KEYVAL_INDEX_MAX ? realloc(keyvals, (size_t)n * sizeof(*p)) : NULL;
         if (!p)
             return MPI_ERR_NO_MEM;
         keyvals = p;
         capkeyvals = n;
     }
-    keyvals[nkeyvals] = (struct keyval){ obj, copy_fn, delete_fn, extra_state, 0 };
-    *keyval = KEYVAL_MAKE(obj, nkeyvals);
+    keyvals[nkeyvals] = (struct keyval){ obj, copy_fn, delete_fn, extra_state, 0, 0 };
+    *keyval = keyval_make(obj, nkeyvals);
     nkeyvals++;
     return MPI_SUCCESS;
 }
@@ -59,10 +89,16 @@ int rch_mpi_keyval_create(int obj, rch_mpi_attr_copy_fn *copy_fn, rch_mpi_attr_d
 /* The slot of a user keyval of kind obj, or -1 (predefined, other kind, garbage). */
 static int slot_of(int obj, int keyval)
 {
-    if (((unsigned)keyval & KEYVAL_MASK) != ((unsigned)KEYVAL_MAKE(obj, 0) & KEYVAL_MASK))
+    if (((unsigned)keyval & KEYVAL_MASK) != ((unsigned)keyval_make(obj, 0) & KEYVAL_MASK))
         return -1;
     int i = (int)((unsigned)keyval & ~KEYVAL_MASK);
     return i < nkeyvals && keyvals[i].obj == obj ? i : -1;
+}
+
+/* Freed and no attribute left: the handle names nothing any more. */
+static int dead(int i)
+{
+    return keyvals[i].freed && keyvals[i].refs == 0;
 }
 
 int rch_mpi_keyval_live(int obj, int keyval)
@@ -71,51 +107,114 @@ int rch_mpi_keyval_live(int obj, int keyval)
     return i >= 0 && !keyvals[i].freed;
 }
 
+int rch_mpi_keyval_valid(int obj, int keyval)
+{
+    int i = slot_of(obj, keyval);
+    return i >= 0 && !dead(i);
+}
+
 int rch_mpi_keyval_free(int obj, int *keyval)
 {
     int i = slot_of(obj, *keyval);
-    if (i < 0 || keyvals[i].freed)
+    if (i < 0 || dead(i))
         return MPI_ERR_KEYVAL;
-    keyvals[i].freed = 1;
+    keyvals[i].freed = 1;                 /* again while still in use: no change */
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
 
-static struct rch_mpi_attr **find(struct rch_mpi_attr **list, int index)
+/* ---- list entries ---- */
+
+/* The attribute of slot index that set and delete see (none being deleted
+ * is), or with being_deleted also one whose deletion runs (get's view). */
+static struct rch_mpi_attr *find(struct rch_mpi_attr *list, int index, int being_deleted)
 {
-    while (*list && (*list)->index != index)
-        list = &(*list)->next;
-    return list;
+    struct rch_mpi_attr *marked = NULL;
+    for (; list; list = list->next) {
+        if (list->index != index)
+            continue;
+        if (!list->deleting)
+            return list;
+        if (being_deleted && !marked)
+            marked = list;
+    }
+    return marked;
 }
 
-static int run_delete(int handle, const struct rch_mpi_attr *a)
+static struct rch_mpi_attr *attr_new(int index, void *value)
 {
-    const struct keyval *k = &keyvals[a->index];
-    return k->delete_fn ? k->delete_fn(handle, KEYVAL_MAKE(k->obj, a->index), a->value, k->extra_state)
-                        : MPI_SUCCESS;
+    struct rch_mpi_attr *a = malloc(sizeof(*a));
+    if (a) {
+        *a = (struct rch_mpi_attr){ index, 0, value, NULL };
+        keyvals[index].refs++;
+    }
+    return a;
 }
+
+/* Take a out of the list and free it: its keyval loses a reference (and
+ * dies with the last one if it was freed). */
+static void attr_remove(struct rch_mpi_attr **list, struct rch_mpi_attr *a)
+{
+    while (*list && *list != a)
+        list = &(*list)->next;
+    if (*list)
+        *list = a->next;
+    if (a->index < nkeyvals)
+        keyvals[a->index].refs--;
+    free(a);
+}
+
+/* a's delete callback, with a marked so that calls it makes on the same
+ * object pass it by. The keyval's fields are read before the call: the
+ * callback may create keyvals (moving the table). */
+static int run_delete(int handle, struct rch_mpi_attr *a)
+{
+    const struct keyval k = keyvals[a->index];
+    if (!k.delete_fn)
+        return MPI_SUCCESS;
+    a->deleting = 1;
+    int rc = k.delete_fn(handle, keyval_make(k.obj, a->index), a->value, k.extra_state);
+    a->deleting = 0;
+    return rc;
+}
+
+/* Delete a: its callback, then its removal. A failing callback leaves it
+ * in place when keep_on_error, unless the callback set the keyval anew
+ * (the newer attribute replaces it). Returns the callback's code. */
+static int delete_one(struct rch_mpi_attr **list, int handle, struct rch_mpi_attr *a, int keep_on_error)
+{
+    int rc = run_delete(handle, a);
+    if (rc == MPI_SUCCESS || !keep_on_error || find(*list, a->index, 0) != a)
+        attr_remove(list, a);
+    return rc;
+}
+
+/* ---- the operations ---- */
 
 int rch_mpi_attr_set(struct rch_mpi_attr **list, int handle, int obj, int keyval, void *value)
 {
     int i = slot_of(obj, keyval);
-    struct rch_mpi_attr **pp = find(list, i);
-    if (*pp) {
-        int rc = run_delete(handle, *pp);     /* MPI: the old value is deleted first */
+    struct rch_mpi_attr *a = find(*list, i, 0);
+    if (a) {
+        int rc = run_delete(handle, a);   /* MPI: the old value is deleted first */
+        /* a, or a newer attribute if the callback set this keyval itself */
+        struct rch_mpi_attr *now = find(*list, i, 0);
+        if (now != a)
+            attr_remove(list, a);
         if (rc == MPI_SUCCESS)
-            (*pp)->value = value;
+            now->value = value;
         return rc;
     }
-    struct rch_mpi_attr *a = malloc(sizeof(*a));
-    if (!a)
+    if (!(a = attr_new(i, value)))
         return MPI_ERR_NO_MEM;
-    *a = (struct rch_mpi_attr){ i, value, *list };
+    a->next = *list;
     *list = a;
     return MPI_SUCCESS;
 }
 
 int rch_mpi_attr_get(struct rch_mpi_attr *list, int obj, int keyval, void **value)
 {
-    struct rch_mpi_attr *a = *find(&list, slot_of(obj, keyval));
+    struct rch_mpi_attr *a = find(list, slot_of(obj, keyval), 1);
     if (a)
         *value = a->value;
     return a != NULL;
@@ -123,65 +222,93 @@ int rch_mpi_attr_get(struct rch_mpi_attr *list, int obj, int keyval, void **valu
 
 int rch_mpi_attr_delete(struct rch_mpi_attr **list, int handle, int obj, int keyval)
 {
-    struct rch_mpi_attr **pp = find(list, slot_of(obj, keyval));
-    if (!*pp)
-        return MPI_SUCCESS;
-    int rc = run_delete(handle, *pp);
-    if (rc == MPI_SUCCESS) {
-        struct rch_mpi_attr *a = *pp;
-        *pp = a->next;
-        free(a);
-    }
-    return rc;
+    struct rch_mpi_attr *a = find(*list, slot_of(obj, keyval), 0);
+    return a ? delete_one(list, handle, a, 1) : MPI_SUCCESS;
+}
+
+/* The newest attribute whose deletion is not running already. */
+static struct rch_mpi_attr *first_idle(struct rch_mpi_attr *list)
+{
+    while (list && list->deleting)
+        list = list->next;
+    return list;
 }
 
 int rch_mpi_attr_delete_all(struct rch_mpi_attr **list, int handle, int stop_on_error)
 {
     int first = MPI_SUCCESS;
-    while (*list) {
-        struct rch_mpi_attr *a = *list;
-        int rc = run_delete(handle, a);
+    struct rch_mpi_attr *a;
+    /* From the head each time: a callback may have deleted any of the rest. */
+    while ((a = first_idle(*list))) {
+        int rc = delete_one(list, handle, a, stop_on_error);
         if (rc != MPI_SUCCESS && stop_on_error)
             return rc;
         if (first == MPI_SUCCESS)
             first = rc;
-        *list = a->next;
-        free(a);
     }
     return first;
 }
 
 void rch_mpi_attr_drop(struct rch_mpi_attr **list)
 {
-    while (*list) {
-        struct rch_mpi_attr *a = *list;
-        *list = a->next;
-        free(a);
-    }
+    while (*list)
+        attr_remove(list, *list);
 }
 
-int rch_mpi_attr_copy(struct rch_mpi_attr *from, int from_handle, struct rch_mpi_attr **to)
+/* What a copy takes from one attribute, noted before any callback runs. */
+struct copy_item {
+    int index;
+    void *value;
+};
+
+/* The copy callbacks of items, the copies appended to *to; stops at a
+ * failing callback. A keyval dead by now (freed, and an earlier callback
+ * deleted its last attribute) is passed by. */
+static int copy_items(const struct copy_item *items, size_t n, int from_handle, struct rch_mpi_attr **to)
 {
-    struct rch_mpi_attr **tail = to;
-    for (struct rch_mpi_attr *a = from; a; a = a->next) {
-        const struct keyval *k = &keyvals[a->index];
-        if (!k->copy_fn)
-            continue;                     /* the NULL copy function: not copied */
+    while (*to)
+        to = &(*to)->next;
+    for (size_t j = 0; j < n; j++) {
+        int index = items[j].index;
+        if (dead(index))
+            continue;
+        const struct keyval k = keyvals[index];   /* a callback may move the table */
         void *out = NULL;
         int flag = 0;
-        int rc = k->copy_fn(from_handle, KEYVAL_MAKE(k->obj, a->index), k->extra_state, a->value, &out, &flag);
+        int rc = k.copy_fn(from_handle, keyval_make(k.obj, index), k.extra_state, items[j].value, &out, &flag);
         if (rc != MPI_SUCCESS)
             return rc;
         if (!flag)
             continue;
-        struct rch_mpi_attr *n = malloc(sizeof(*n));
-        if (!n)
+        struct rch_mpi_attr *c = attr_new(index, out);
+        if (!c)
             return MPI_ERR_NO_MEM;
-        *n = (struct rch_mpi_attr){ a->index, out, NULL };
-        *tail = n;
-        tail = &n->next;
+        *to = c;
+        to = &c->next;
     }
     return MPI_SUCCESS;
+}
+
+int rch_mpi_attr_copy(struct rch_mpi_attr *from, int from_handle, struct rch_mpi_attr **to)
+{
+    /* A copy callback may call MPI on the old object and change its list
+     * (which this function cannot follow: it has the list, not its head's
+     * place), so the attributes to copy are noted first, in order. */
+    size_t n = 0;
+    for (struct rch_mpi_attr *a = from; a; a = a->next)
+        n += keyvals[a->index].copy_fn && !a->deleting;   /* the NULL copy function: not copied */
+    if (n == 0)
+        return MPI_SUCCESS;
+    struct copy_item *items = malloc(n * sizeof(*items));
+    if (!items)
+        return MPI_ERR_NO_MEM;
+    n = 0;
+    for (struct rch_mpi_attr *a = from; a; a = a->next)
+        if (keyvals[a->index].copy_fn && !a->deleting)
+            items[n++] = (struct copy_item){ a->index, a->value };
+    int rc = copy_items(items, n, from_handle, to);
+    free(items);
+    return rc;
 }
 
 int rch_mpi_keyval_create_call(const char *fn, const char *arg, int obj, rch_mpi_attr_copy_fn *copy_fn,
@@ -193,7 +320,8 @@ int rch_mpi_keyval_create_call(const char *fn, const char *arg, int obj, rch_mpi
     if (!keyval)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument %s is NULL", fn, arg);
     if (rch_mpi_keyval_create(obj, copy_fn, delete_fn, extra_state, keyval))
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory for another keyval (%d exist)", fn,
+                           nkeyvals);
     return MPI_SUCCESS;
 }
 
@@ -208,7 +336,7 @@ int rch_mpi_keyval_free_call(const char *fn, const char *arg, int obj, int *keyv
     if (rch_mpi_keyval_free(obj, keyval))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_KEYVAL,
                            "%s: 0x%x in argument %s is not a keyval of this kind of object, is predefined or was "
-                           "freed already", fn, (unsigned)kv, arg);
+                           "freed already (and no attribute uses it any more)", fn, (unsigned)kv, arg);
     return MPI_SUCCESS;
 }
 

@@ -59,8 +59,8 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 }
 #pragma weak MPI_Alltoall = PMPI_Alltoall
 
-/* Checks of one side (send or receive) of alltoallv/w: counts, displs and
- * the type(s), and the buffer for every block that carries data. */
+/* Checks of one side (send or receive) of alltoallv/w: counts, displs, and
+ * the type(s) and the buffer for every block that carries data. */
 static int check_side(const char *fn, struct rch_mpi_comm *c, const void *buf, const int *counts,
                       const int *displs, MPI_Datatype type, const MPI_Datatype *types,
                       const struct rch_mpi_type **t, const struct rch_mpi_type **tv, int is_send)
@@ -73,19 +73,7 @@ static int check_side(const char *fn, struct rch_mpi_comm *c, const void *buf, c
     if ((err = rch_mpi_coll_check_array(fn, c, counts, c->size, cntarg, 1)) ||
         (err = rch_mpi_coll_check_array(fn, c, displs, c->size, dsparg, 0)))
         return err;
-    if (types) {
-        for (int i = 0; i < c->size; i++)
-            if ((err = rch_mpi_coll_check_type(fn, c, types[i], typarg, &tv[i])))
-                return err;
-    } else if ((err = rch_mpi_coll_check_type(fn, c, type, typarg, t))) {
-        return err;
-    }
-    for (int i = 0; i < c->size; i++)
-        if (counts[i] > 0 &&
-            (err = rch_mpi_coll_check_buf(fn, c, buf, counts[i], types ? types[i] : type, bufarg,
-                                          cntarg, typarg, NULL)))
-            return err;
-    return MPI_SUCCESS;
+    return rch_mpi_coll_check_blocks(fn, c, buf, c->size, counts, type, types, bufarg, cntarg, typarg, t, tv);
 }
 
 /* Alltoallv (types NULL: sendtype/recvtype, displacements in extents) and

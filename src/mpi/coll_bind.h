@@ -30,14 +30,22 @@ int rch_mpi_coll_begin(const char *fn, MPI_Comm comm, struct rch_mpi_comm **cp);
 int rch_mpi_coll_check_root(const char *fn, struct rch_mpi_comm *c, int root);
 /* (buf, count, datatype) with the caller's argument names, e.g. "sendbuf",
  * "sendcount", "sendtype": MPI_ERR_COUNT, MPI_ERR_TYPE (invalid or not
- * committed), MPI_ERR_BUFFER (NULL with data, unless MPI_BOTTOM with absolute
- * addresses; MPI_IN_PLACE where the caller does not allow it). *t is set. */
+ * committed; at count 0 not checked: rch_mpi_coll_check_type_if), MPI_ERR_BUFFER
+ * (NULL with data, unless MPI_BOTTOM with absolute addresses; MPI_IN_PLACE
+ * where the caller does not allow it). *t is set. */
 int rch_mpi_coll_check_buf(const char *fn, struct rch_mpi_comm *c, const void *buf, int count,
                            MPI_Datatype dt, const char *bufarg, const char *countarg,
                            const char *typearg, const struct rch_mpi_type **t);
 /* A datatype alone (the buffer is checked per block by the caller). */
 int rch_mpi_coll_check_type(const char *fn, struct rch_mpi_comm *c, MPI_Datatype dt,
                             const char *typearg, const struct rch_mpi_type **t);
+/* The datatype of a buffer: checked as above if has_data (a count > 0 of
+ * it), else not examined, *t = rch_mpi_type_of_empty(dt): MPICH checks a
+ * buffer's datatype only when it carries data. A reduction checks its
+ * datatype whatever the count (the operation is bound to it, as MPICH
+ * does): rch_mpi_coll_check_type first. */
+int rch_mpi_coll_check_type_if(const char *fn, struct rch_mpi_comm *c, MPI_Datatype dt, int has_data,
+                               const char *typearg, const struct rch_mpi_type **t);
 /* An int array argument of `n` entries: non-NULL; with nonneg, every entry >= 0. */
 int rch_mpi_coll_check_array(const char *fn, struct rch_mpi_comm *c, const int *a, int n,
                              const char *arg, int nonneg);
@@ -54,8 +62,9 @@ int rch_mpi_coll_check_count(const char *fn, struct rch_mpi_comm *c, int count, 
 int rch_mpi_coll_check_counts(const char *fn, struct rch_mpi_comm *c, int n, const int *counts,
                               const char *countarg, const int *displs, const char *displsarg);
 /* The datatype(s) and the buffer of each of n blocks (block i: counts[i]
- * elements of types ? types[i] : dt); the buffer is checked for the blocks
- * that carry data. *t (single type) or tv[i] (types) is set. */
+ * elements of types ? types[i] : dt); the buffer and types[i] are checked
+ * for the blocks that carry data, dt if any block does. *t (single type) or
+ * tv[i] (types) is set. */
 int rch_mpi_coll_check_blocks(const char *fn, struct rch_mpi_comm *c, const void *buf, int n,
                               const int *counts, MPI_Datatype dt, const MPI_Datatype *types,
                               const char *bufarg, const char *countarg, const char *typearg,

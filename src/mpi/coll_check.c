@@ -71,6 +71,16 @@ int rch_mpi_coll_check_type(const char *fn, struct rch_mpi_comm *c, MPI_Datatype
     return MPI_SUCCESS;
 }
 
+int rch_mpi_coll_check_type_if(const char *fn, struct rch_mpi_comm *c, MPI_Datatype dt, int has_data,
+                               const char *typearg, const struct rch_mpi_type **tp)
+{
+    if (has_data)
+        return rch_mpi_coll_check_type(fn, c, dt, typearg, tp);
+    if (tp)
+        *tp = rch_mpi_type_of_empty(dt);   /* not examined: MPICH checks it only with data (pt2pt.c) */
+    return MPI_SUCCESS;
+}
+
 int rch_mpi_coll_check_count(const char *fn, struct rch_mpi_comm *c, int count, const char *countarg)
 {
     if (count < 0)
@@ -86,7 +96,7 @@ int rch_mpi_coll_check_buf(const char *fn, struct rch_mpi_comm *c, const void *b
     const struct rch_mpi_type *t;
     int err;
     if ((err = rch_mpi_coll_check_count(fn, c, count, countarg)) ||
-        (err = rch_mpi_coll_check_type(fn, c, dt, typearg, &t)))
+        (err = rch_mpi_coll_check_type_if(fn, c, dt, count > 0, typearg, &t)))
         return err;
     if (buf == MPI_IN_PLACE)
         return rch_mpi_err(c->handle, MPI_ERR_BUFFER,
@@ -123,12 +133,14 @@ int rch_mpi_coll_check_blocks(const char *fn, struct rch_mpi_comm *c, const void
                               const char *bufarg, const char *countarg, const char *typearg,
                               const struct rch_mpi_type **t, const struct rch_mpi_type **tv)
 {
-    int err;
+    int err, data = 0;
+    for (int i = 0; i < n; i++)
+        data |= counts[i] > 0;
     if (types) {
         for (int i = 0; i < n; i++)
-            if ((err = rch_mpi_coll_check_type(fn, c, types[i], typearg, tv ? &tv[i] : NULL)))
+            if ((err = rch_mpi_coll_check_type_if(fn, c, types[i], counts[i] > 0, typearg, tv ? &tv[i] : NULL)))
                 return err;
-    } else if ((err = rch_mpi_coll_check_type(fn, c, dt, typearg, t))) {
+    } else if ((err = rch_mpi_coll_check_type_if(fn, c, dt, data, typearg, t))) {
         return err;
     }
     for (int i = 0; i < n; i++)

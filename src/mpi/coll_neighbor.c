@@ -81,14 +81,18 @@ static int side(const char *fn, struct rch_mpi_comm *c, struct rch_mpi_nb *nb,
     } else if ((err = rch_mpi_coll_check_count(fn, c, sd->count, cntarg))) {
         return err;
     }
+    /* a datatype is checked where it carries data (rch_mpi_coll_check_type_if) */
+    int data = !v && sd->count > 0;
+    for (int i = 0; v && i < n; i++)
+        data |= sd->counts[i] > 0;
     if (w) {
         if (!(tv = rch_mpi_nb_keep(fn, c, nb, (size_t)(n > 0 ? n : 0) * sizeof(*tv), &err)))
             return err;
         for (int i = 0; i < n; i++)
-            if ((err = rch_mpi_coll_check_type(fn, c, sd->types[i], typarg, &tv[i])) ||
+            if ((err = rch_mpi_coll_check_type_if(fn, c, sd->types[i], sd->counts[i] > 0, typarg, &tv[i])) ||
                 (!is_send && (err = rch_mpi_nb_hold(fn, c, nb, tv[i]))))
                 return err;
-    } else if ((err = rch_mpi_coll_check_type(fn, c, sd->type, typarg, &t)) ||
+    } else if ((err = rch_mpi_coll_check_type_if(fn, c, sd->type, data, typarg, &t)) ||
                (!is_send && (err = rch_mpi_nb_hold(fn, c, nb, t)))) {
         return err;
     }

@@ -32,6 +32,7 @@ int rch_mpi_comm_child(const char *fn, struct rch_mpi_comm *p, int rank, int siz
     struct rch_mpi_comm *c = rch_mpi_comm_create(rank, size, world_of, ctx);
     if (!c) {
         free(world_of);
+        rch_mpi_ctx_release(ctx);     /* the agreement took it here */
         return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     rch_mpi_ctx_take(ctx);
@@ -53,21 +54,26 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
     if (!all)
         return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     struct rch_mpi_ctxmask mask;
-    rch_mpi_ctx_mine(&mask);
-    rdmach_status_t st = rch_mpi_exchange(p, &mine, sizeof(mine), all, &mask);
+    rdmach_status_t st;
+    uint32_t ctx;
+    do {
+        int holder = rch_mpi_ctx_round_begin(p->ctx, p->size, &mask);
+        st = rch_mpi_exchange(p, &mine, sizeof(mine), all, &mask);
+        ctx = rch_mpi_ctx_round_end(holder, p->ctx, &mask, st == RDMACH_OK);
+    } while (ctx == RCH_MPI_CTX_AGAIN);
     if (st != RDMACH_OK) {
         free(all);
         return rch_mpi_err(p->handle, rch_mpi_class_of(st), "%s: exchange with the other members failed: %s",
                            fn, rdmach_last_error());
     }
-    uint32_t ctx = rch_mpi_ctx_pick(&mask);
     if (ctx == UINT32_MAX) {
         free(all);
         return rch_mpi_err(p->handle, MPI_ERR_INTERN,
                            "%s: no context id is free at every member (%d communicators exist)", fn,
                            RCH_MPI_CTX_NB_FIRST);
     }
-    if (color == MPI_UNDEFINED) {
+    if (color == MPI_UNDEFINED) {          /* no communicator here: the pair stays free */
+        rch_mpi_ctx_release(ctx);
         free(all);
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
@@ -77,6 +83,7 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
     struct rch_mpi_member *mem = malloc((size_t)p->size * sizeof(*mem));
     if (!mem) {
         free(all);
+        rch_mpi_ctx_release(ctx);
         return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     for (int r = 0; r < p->size; r++)
@@ -88,6 +95,7 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
     int *world_of = malloc((size_t)n * sizeof(int));
     if (!world_of) {
         free(mem);
+        rch_mpi_ctx_release(ctx);
         return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     int myrank = -1;

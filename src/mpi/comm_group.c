@@ -161,7 +161,13 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
-    return rch_mpi_comm_from_members(fn, p, g, RCH_MPI_TAG_GRPX_UP, RCH_MPI_TAG_GRPX_DOWN, p->errhandler, newcomm);
+    /* Calls on one parent from several threads at once are told apart by
+     * their tags (MPI 4.1 7.4.2): the exchange runs on the tag's own
+     * internal tag, negative so that no collective's tag is one; one tag
+     * serves both ways (up to the leader, down from it). -1 is the device's
+     * MPI_ANY_TAG, so MPI_TAG_UB takes a tag of its own. */
+    int t = tag == RCH_MPI_TAG_UB ? RCH_MPI_TAG_GRPX_UP : (int)((int64_t)INT32_MIN + tag);
+    return rch_mpi_comm_from_members(fn, p, g, t, t, p->errhandler, newcomm);
 }
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 
@@ -174,19 +180,26 @@ int rch_mpi_comm_from_members(const char *fn, struct rch_mpi_comm *p, const stru
     if (err)
         return err;
     struct rch_mpi_ctxmask mask;
-    rch_mpi_ctx_mine(&mask);
-    rdmach_status_t st = group_mask_exchange(p, g->size, prank, g->rank, &mask, tag_up, tag_down);
+    rdmach_status_t st;
+    uint32_t ctx;
+    uint64_t key = (uint64_t)p->ctx << 32 | (uint32_t)tag_up;   /* from_group: one parent, many tags */
+    do {
+        int holder = rch_mpi_ctx_round_begin(key, g->size, &mask);
+        st = group_mask_exchange(p, g->size, prank, g->rank, &mask, tag_up, tag_down);
+        ctx = rch_mpi_ctx_round_end(holder, key, &mask, st == RDMACH_OK);
+    } while (ctx == RCH_MPI_CTX_AGAIN);
     free(prank);
     if (st != RDMACH_OK)
         return rch_mpi_err(comm, rch_mpi_class_of(st), "%s: exchange with the other members failed: %s", fn,
                            rdmach_last_error());
-    uint32_t ctx = rch_mpi_ctx_pick(&mask);
     if (ctx == UINT32_MAX)
         return rch_mpi_err(comm, MPI_ERR_INTERN, "%s: no context id is free at every member (%d communicators exist)",
                            fn, RCH_MPI_CTX_NB_FIRST);
     int *world_of = malloc((size_t)g->size * sizeof(int));
-    if (!world_of)
+    if (!world_of) {
+        rch_mpi_ctx_release(ctx);
         return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
     memcpy(world_of, g->world_of, (size_t)g->size * sizeof(int));
     struct rch_mpi_comm *c = NULL;
     err = rch_mpi_comm_child(fn, p, g->rank, g->size, world_of, ctx, &c);

@@ -14,12 +14,36 @@
  *
  * The messages travel on the parent's collective context with tags no
  * collective algorithm uses, so they never match user or collective traffic.
+ *
+ * Threads (MPI_THREAD_MULTIPLE): two threads of a process creating
+ * communicators at once, each from its own parent, would AND the same free
+ * mask and could take the same pair (the exchange's waits let the other
+ * thread run), so that one communicator's messages match another's. So one
+ * agreement at a time uses this process's mask: its thread holds the mask
+ * (rch_mpi_ctx_round_begin); a thread that finds it held contributes an
+ * empty mask, its round agrees on nothing and it runs another. Each
+ * contribution says whether its rank held the mask (HELD_BIT, in pair 0,
+ * which is world's and never free), and only a round that every member held
+ * picks a pair. When several threads want the mask, the one with the lowest
+ * key (its parent's context id, the same on every member) gets it next on
+ * every rank, so rounds cannot fail for ever by each rank giving the mask to
+ * a different thread (MPICH's rule). Not covered (as in MPICH): a thread
+ * that holds the mask in a round of a communicator creation that the same
+ * thread of other processes has not reached yet, because there it is still
+ * in an earlier creation among fewer members (Comm_create_group on a subset,
+ * then on the whole parent), while a thread of lower key wants the mask
+ * there: that can deadlock. Without the priority, rounds among several
+ * threads were seen to fail for ever.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "mpi/mpi_impl.h"
 
 static struct rch_mpi_ctxmask freemask;
+
+#define HELD_BIT ((uint64_t)1)     /* in w[0]: pair 0, world's */
+static int held;                   /* a round of this process uses freemask */
+static uint64_t lowest_waiting = UINT64_MAX;   /* the lowest key refused the mask */
 
 void rch_mpi_ctx_init(void)
 {
@@ -30,6 +54,65 @@ void rch_mpi_ctx_init(void)
 void rch_mpi_ctx_mine(struct rch_mpi_ctxmask *m)
 {
     *m = freemask;
+}
+
+/* Pairs [LOCAL_FIRST, NB_FIRST) go to communicators of one member (a dup of
+ * MPI_COMM_SELF, a split into singletons) first, without holding the mask:
+ * such a creation exchanges nothing, and a thread that must wait for the mask
+ * while another thread's agreement waits for other processes can deadlock
+ * the job (a program creating MPI_COMM_SELF duplicates under its own lock
+ * while other threads duplicate MPI_COMM_WORLD). Agreements among several
+ * members never offer these pairs. */
+#define LOCAL_FIRST (RCH_MPI_CTX_NB_FIRST - 128)
+
+static void keep_range(struct rch_mpi_ctxmask *m, unsigned from, unsigned to)
+{
+    for (unsigned pair = 0; pair < RCH_MPI_CTX_PAIRS; pair++)
+        if (pair < from || pair >= to)
+            m->w[pair / 64] &= ~((uint64_t)1 << (pair % 64));
+}
+
+int rch_mpi_ctx_round_begin(uint64_t key, int members, struct rch_mpi_ctxmask *m)
+{
+    if (members == 1) {
+        *m = freemask;
+        keep_range(m, LOCAL_FIRST, RCH_MPI_CTX_NB_FIRST);
+        if (rch_mpi_ctx_pick(m) != UINT32_MAX) {
+            m->w[0] |= HELD_BIT;
+            return 2;                      /* a local round: nothing held */
+        }
+    }
+    if (!held && key <= lowest_waiting) {
+        held = 1;
+        *m = freemask;
+        keep_range(m, 0, LOCAL_FIRST);
+        m->w[0] |= HELD_BIT;
+        return 1;
+    }
+    if (key < lowest_waiting)
+        lowest_waiting = key;
+    memset(m, 0, sizeof(*m));
+    return 0;
+}
+
+uint32_t rch_mpi_ctx_round_end(int holder, uint64_t key, struct rch_mpi_ctxmask *m, int exchanged)
+{
+    int all_held = (m->w[0] & HELD_BIT) != 0;
+    m->w[0] &= ~HELD_BIT;
+    if (holder == 1)
+        held = 0;
+    if (!exchanged || (holder == 1 && all_held)) {
+        if (key == lowest_waiting)
+            lowest_waiting = UINT64_MAX;      /* served, or gone: the next may have it */
+    }
+    if (!exchanged)
+        return UINT32_MAX;
+    if (!holder || !all_held)
+        return RCH_MPI_CTX_AGAIN;
+    uint32_t ctx = rch_mpi_ctx_pick(m);
+    if (ctx != UINT32_MAX)
+        rch_mpi_ctx_take(ctx);
+    return ctx;
 }
 
 uint32_t rch_mpi_ctx_pick(const struct rch_mpi_ctxmask *m)

@@ -7,7 +7,8 @@
  * An error code is class | (slot << 7): slot 0 is the bare class; slots
  * 1..RING name a detailed message kept in a ring of recent errors, tagged
  * with a sequence number so a reused slot is never mistaken for an old code
- * (the code then keeps only its class's text).
+ * (the code then keeps only its class's text). The user's classes and
+ * codes have a layout of their own (below, MPI_Add_error_class).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -123,43 +124,97 @@ static const char *const class_text[] = {
 };
 #define LAST_CLASS MPI_T_ERR_NOT_SUPPORTED
 
-/* User error classes and codes (MPI_Add_error_*): a class is RCH_MPI_ERR_USER
- * | the next number after LAST_CLASS (the class bits hold up to 127); a code
- * is RCH_MPI_ERR_USER | class | (n << SEQ_SHIFT) with slot 0, so it never
- * matches a ring code (slots 1..RING) and its class reads like any code's.
- * Both are above MPI_ERR_LASTCODE (MPI_LASTUSEDCODE follows them). Each has
- * an optional string (MPI_Add_error_string), "" until one is set. */
-#define USER_CLASS_LAST 0x7f
-#define USER_CODES_MAX 4096
+/* User error classes and codes (MPI_Add_error_*), MPICH's way: every one
+ * has the RCH_MPI_ERR_USER bit (MPICH's ERROR_DYN_MASK, 0x40000000), so it
+ * is above MPI_ERR_LASTCODE (0x3fffffff) and never equal to a predefined
+ * class or a code made by rch_mpi_err (those lack the bit). Within them:
+ *   class number k:  bit | k << 7 | 0x7f
+ *   code number j:   bit | j << 7 | its class if predefined (< 0x7e),
+ *                                  or 0x7e if its class is a user class,
+ * the class of the latter found in the code's table entry
+ * (rch_mpi_err_user_class). k and j run to 2^23 - 1, one table each that
+ * grows as needed. A number freed by MPI_Remove_error_class/_code is given
+ * out again, the longest freed first, so that a stale value names nothing
+ * for as long as can be, while a program that keeps adding and removing
+ * never runs out of numbers. Each has an optional string
+ * (MPI_Add_error_string), "" until one is set. MPI_LASTUSEDCODE is the
+ * largest class or code in use, at least MPI_ERR_LASTCODE (MPI 4.1 §9.5:
+ * "the current maximum error class including the user-defined ones"). */
+#define USER_TAG_CLASS 0x7f
+#define USER_TAG_CODE  0x7e
+#define USER_NUM_MAX   ((1 << 23) - 1)
 struct user_err {
-    int code;
-    char *text;
+    int value;               /* the class or code; 0: the number is free */
+    int cls;                 /* a code's class */
+    int ncodes;              /* a class's codes */
+    int next_free;           /* when free: the next free number, 0 for none */
+    char *text;              /* NULL: no string */
 };
-static struct user_err *uerr;
-static int uerr_count, user_classes, user_codes;
+struct user_table {
+    struct user_err *e;      /* by number, 1..len-1 (0 unused) */
+    int len, cap;
+    int free_head, free_tail;   /* freed numbers, in the order of their freeing */
+    int top;                 /* the largest number in use, 0 for none */
+};
+static struct user_table uclasses, ucodes;
+
+static int is_user(int v)
+{
+    return v > 0 && (v & RCH_MPI_ERR_USER);
+}
+
+static struct user_err *user_entry(const struct user_table *t, int v)
+{
+    int n = (v & ~RCH_MPI_ERR_USER) >> 7;
+    return n > 0 && n < t->len && t->e[n].value == v ? &t->e[n] : NULL;
+}
+
+/* The user class or code v if it exists (MPI_Add_error_* made it, no
+ * MPI_Remove_error_* removed it), else NULL. */
+static struct user_err *user_err_find(int v)
+{
+    if (!is_user(v))
+        return NULL;
+    return user_entry((v & 0x7f) == USER_TAG_CLASS ? &uclasses : &ucodes, v);
+}
+
+static int is_user_class(int v)
+{
+    return is_user(v) && (v & 0x7f) == USER_TAG_CLASS && user_entry(&uclasses, v) != NULL;
+}
+
+int rch_mpi_err_user_class(int code)
+{
+    struct user_err *u = is_user(code) && (code & 0x7f) == USER_TAG_CODE ? user_entry(&ucodes, code) : NULL;
+    return u ? u->cls : MPI_ERR_UNKNOWN;     /* a removed code: its class is unknown */
+}
 
 static const char *class_name(int cls)
 {
-    return cls & RCH_MPI_ERR_USER ? "user-defined error class" : class_text[cls];
+    if (cls & RCH_MPI_ERR_USER) {
+        const struct user_err *u = user_err_find(cls);
+        return u && u->text ? u->text : "user-defined error class";
+    }
+    return class_text[cls];
 }
 
-static struct user_err *user_err_find(int code)
-{
-    for (int i = 0; i < uerr_count; i++)
-        if (uerr[i].code == code)
-            return &uerr[i];
-    return NULL;
-}
-
-/* A user class stays valid until MPI_Remove_error_class; its number is not
- * given out again (user_classes only grows). */
+/* A predefined class, or a user class until MPI_Remove_error_class. */
 static int class_valid(int cls)
 {
-    if (cls & RCH_MPI_ERR_USER) {
-        int n = cls & ~RCH_MPI_ERR_USER;
-        return n > LAST_CLASS && n <= LAST_CLASS + user_classes && user_err_find(cls) != NULL;
-    }
+    if (cls & RCH_MPI_ERR_USER)
+        return is_user_class(cls);
     return cls >= 0 && cls <= LAST_CLASS && cls != 54;
+}
+
+/* A code MPI_Error_class and MPI_Error_string take: a user class or code
+ * that exists, or a predefined class with or without a detail. */
+static int code_valid(int code)
+{
+    if (code < 0)
+        return 0;
+    if (code & RCH_MPI_ERR_USER)
+        return user_err_find(code) != NULL;
+    return class_valid(RCH_MPI_ERR_CLASS(code));
 }
 
 int rch_mpi_class_of(rdmach_status_t st)
@@ -179,14 +234,21 @@ int rch_mpi_class_of(rdmach_status_t st)
     }
 }
 
+static unsigned err_last;            /* the slot of the last message made */
+
+/* A code of class cls (or of the class of code cls) naming the message.
+ * A user class does not fit the class bits of a ring code: it is returned
+ * itself, its class kept and the detail left to the debug log. */
 static int make_code(int cls, const char *fmt, va_list ap)
 {
     unsigned slot = err_next;
     err_next = (err_next + 1) % RING;
     err_seq = (err_seq + 1) & SEQ_MASK;
-    int code = cls | (int)((slot + 1) << 7) | (int)(err_seq << SEQ_SHIFT);
-    err_ring[slot].code = code;
+    cls = RCH_MPI_ERR_CLASS(cls);
+    int code = cls & RCH_MPI_ERR_USER ? cls : cls | (int)((slot + 1) << 7) | (int)(err_seq << SEQ_SHIFT);
+    err_ring[slot].code = cls & RCH_MPI_ERR_USER ? 0 : code;
     vsnprintf(err_ring[slot].msg, sizeof(err_ring[slot].msg), fmt, ap);
+    err_last = slot;
     return code;
 }
 
@@ -203,7 +265,7 @@ int rch_mpi_err_code(int errclass, const char *fmt, ...)
 static const char *code_msg(int code)
 {
     unsigned slot = ((unsigned)code >> 7) & 0x3f;
-    if (slot == 0 || slot > RING)
+    if (slot == 0 || slot > RING || (code & RCH_MPI_ERR_USER))
         return NULL;
     return err_ring[slot - 1].code == code ? err_ring[slot - 1].msg : NULL;
 }
@@ -222,7 +284,8 @@ static MPI_Errhandler handler_of(MPI_Comm comm)
  * (MPI_ERRORS_ABORT, err_abort.c). */
 static void fatal(int handle, int code, int abort_scope)
 {
-    const char *msg = code_msg(code);
+    const struct user_err *u = user_err_find(code);
+    const char *msg = u ? u->text : code_msg(code);   /* a user code: its MPI_Add_error_string text */
     char text[MPI_MAX_ERROR_STRING + 64];
     snprintf(text, sizeof(text), "MPI error (class %d, %s): %s", RCH_MPI_ERR_CLASS(code),
              class_valid(RCH_MPI_ERR_CLASS(code)) ? class_name(RCH_MPI_ERR_CLASS(code)) : "?",
@@ -267,7 +330,7 @@ int rch_mpi_err(MPI_Comm comm, int errclass, const char *fmt, ...)
     va_start(ap, fmt);
     int code = make_code(errclass, fmt, ap);
     va_end(ap);
-    RCH_DEBUG("mpi", "error class %d: %s", errclass, code_msg(code));
+    RCH_DEBUG("mpi", "error class %d: %s", errclass, err_ring[err_last].msg);
     return err_held ? code : rch_mpi_err_raise(comm, code);
 }
 
@@ -488,9 +551,10 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
     RCH_MPI_CS();
+    if (!code_valid(errorcode))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class: invalid error code %d in argument "
+                           "errorcode", errorcode);
     int cls = RCH_MPI_ERR_CLASS(errorcode);
-    if (errorcode < 0 || !class_valid(cls) || ((errorcode & RCH_MPI_ERR_USER) && !user_err_find(errorcode)))
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class: invalid error code %d", errorcode);
     if (!errorclass)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class: argument errorclass is NULL");
     *errorclass = cls;
@@ -501,9 +565,10 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
     RCH_MPI_CS();
+    if (!code_valid(errorcode))
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string: invalid error code %d in argument "
+                           "errorcode", errorcode);
     int cls = RCH_MPI_ERR_CLASS(errorcode);
-    if (errorcode < 0 || !class_valid(cls) || ((errorcode & RCH_MPI_ERR_USER) && !user_err_find(errorcode)))
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string: invalid error code %d", errorcode);
     if (!string || !resultlen)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string: argument %s is NULL",
                            !string ? "string" : "resultlen");
@@ -523,15 +588,77 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 
 /* ---- user error classes, codes and strings ---- */
 
-static int user_err_add(const char *fn, int code)
+/* MPI_LASTUSEDCODE (MPI 4.1 §9.5): the largest class or code in use. The
+ * largest number of a table has its largest value (the number is above
+ * the tag bits). */
+static void lastusedcode_update(void)
 {
-    struct user_err *n = realloc(uerr, sizeof(*uerr) * (size_t)(uerr_count + 1));
-    if (!n)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    uerr = n;
-    uerr[uerr_count++] = (struct user_err){ .code = code, .text = NULL };
-    rch_mpi_attr_lastusedcode(code);
-    return MPI_SUCCESS;
+    int last = MPI_ERR_LASTCODE;
+    if (uclasses.top && uclasses.e[uclasses.top].value > last)
+        last = uclasses.e[uclasses.top].value;
+    if (ucodes.top && ucodes.e[ucodes.top].value > last)
+        last = ucodes.e[ucodes.top].value;
+    rch_mpi_attr_lastusedcode(last);
+}
+
+/* A free number of t (the longest freed, else a new one), its entry
+ * zeroed; 0 when the numbers are used up or memory is. */
+static int user_number(struct user_table *t)
+{
+    int n = t->free_head;
+    if (n) {
+        t->free_head = t->e[n].next_free;
+        if (!t->free_head)
+            t->free_tail = 0;
+    } else {
+        if (t->len == 0)
+            t->len = 1;              /* number 0 stays unused: k, j >= 1 */
+        if (t->len > USER_NUM_MAX)
+            return 0;
+        if (t->len >= t->cap) {
+            int cap = t->cap ? 2 * t->cap : 64;
+            struct user_err *e = realloc(t->e, (size_t)cap * sizeof(*e));
+            if (!e)
+                return 0;
+            t->e = e;
+            t->cap = cap;
+        }
+        n = t->len++;
+    }
+    t->e[n] = (struct user_err){ 0 };
+    return n;
+}
+
+static void user_number_free(struct user_table *t, int n)
+{
+    free(t->e[n].text);
+    t->e[n] = (struct user_err){ 0 };
+    if (t->free_tail)
+        t->e[t->free_tail].next_free = n;
+    else
+        t->free_head = n;
+    t->free_tail = n;
+    while (t->top > 0 && t->e[t->top].value == 0)
+        t->top--;
+}
+
+/* Give value (number n of t) out: in use from now on. */
+static void user_publish(struct user_table *t, int n, int value, int *out)
+{
+    t->e[n].value = value;
+    if (n > t->top)
+        t->top = n;
+    lastusedcode_update();
+    *out = value;
+}
+
+static int numbers_used_up(const char *fn, const char *what, const struct user_table *t)
+{
+    if (t->len > USER_NUM_MAX)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: no more error %s (%d exist, the most there can be)",
+                           fn, what, USER_NUM_MAX);
+    return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory for another error %s", fn,
+                       strcmp(what, "classes") == 0 ? "class" : "code");
 }
 
 int PMPI_Add_error_class(int *errorclass)
@@ -543,15 +670,10 @@ int PMPI_Add_error_class(int *errorclass)
         return err;
     if (!errorclass)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument errorclass is NULL", fn);
-    int cls = LAST_CLASS + user_classes + 1;
-    if (cls > USER_CLASS_LAST)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: no more error classes (%d user classes made)", fn,
-                           user_classes);
-    cls |= RCH_MPI_ERR_USER;
-    if ((err = user_err_add(fn, cls)))
-        return err;
-    user_classes++;
-    *errorclass = cls;
+    int k = user_number(&uclasses);
+    if (!k)
+        return numbers_used_up(fn, "classes", &uclasses);
+    user_publish(&uclasses, k, RCH_MPI_ERR_USER | (k << 7) | USER_TAG_CLASS, errorclass);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Add_error_class = PMPI_Add_error_class
@@ -568,13 +690,14 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
                            errorclass);
     if (!errorcode)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument errorcode is NULL", fn);
-    if (user_codes == USER_CODES_MAX)
-        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: no more error codes (%d made)", fn, user_codes);
-    int code = RCH_MPI_ERR_USER | errorclass | ((user_codes + 1) << SEQ_SHIFT);
-    if ((err = user_err_add(fn, code)))
-        return err;
-    user_codes++;
-    *errorcode = code;
+    int j = user_number(&ucodes);
+    if (!j)
+        return numbers_used_up(fn, "codes", &ucodes);
+    int user = errorclass & RCH_MPI_ERR_USER;
+    ucodes.e[j].cls = errorclass;
+    if (user)
+        user_err_find(errorclass)->ncodes++;
+    user_publish(&ucodes, j, RCH_MPI_ERR_USER | (j << 7) | (user ? USER_TAG_CODE : errorclass), errorcode);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Add_error_code = PMPI_Add_error_code
@@ -606,24 +729,25 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 #pragma weak MPI_Add_error_string = PMPI_Add_error_string
 
 /* MPI-4.1 9.5: a class goes after its codes, a code or class after its
- * string; each must have been added by the user. */
+ * string; each must have been added by the user. Its number is free again. */
 static int user_err_remove(const char *fn, const char *arg, int code, int want_class)
 {
     struct user_err *u = user_err_find(code);
-    int n = code & ~RCH_MPI_ERR_USER;
-    int is_class = (code & RCH_MPI_ERR_USER) && n > LAST_CLASS && n <= USER_CLASS_LAST;
+    int is_class = (code & 0x7f) == USER_TAG_CLASS;
     if (!u || is_class != want_class)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %d in argument %s is not an error %s made by MPI_Add_error_%s",
                            fn, code, arg, want_class ? "class" : "code", want_class ? "class" : "code");
     if (u->text)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: error %s %d in argument %s still has a string "
                            "(MPI_Remove_error_string first)", fn, want_class ? "class" : "code", code, arg);
-    if (want_class)
-        for (int i = 0; i < uerr_count; i++)
-            if (uerr[i].code != code && RCH_MPI_ERR_CLASS(uerr[i].code) == code)
-                return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: error class %d in argument %s still has error "
-                                   "code %d (MPI_Remove_error_code first)", fn, code, arg, uerr[i].code);
-    *u = uerr[--uerr_count];
+    if (want_class && u->ncodes)
+        return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: error class %d in argument %s still has %d error "
+                           "code%s (MPI_Remove_error_code first)", fn, code, arg, u->ncodes, u->ncodes > 1 ? "s" : "");
+    if (!want_class && (u->cls & RCH_MPI_ERR_USER))
+        user_err_find(u->cls)->ncodes--;
+    struct user_table *t = want_class ? &uclasses : &ucodes;
+    user_number_free(t, (int)(u - t->e));
+    lastusedcode_update();
     return MPI_SUCCESS;
 }
 

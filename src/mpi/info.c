@@ -7,12 +7,21 @@
  * Keys are 1 .. MPI_MAX_INFO_KEY - 1 characters, values 1 .. MPI_MAX_INFO_VAL - 1
  * (the C strings then fit buffers of the MAX size, as MPICH does).
  *
- * The info calls work before MPI_Init or MPI_Session_init (MPI-4.1 11.4.1);
- * MPI_INFO_ENV is valid from then on.
+ * The info calls work before MPI_Init or MPI_Session_init and after
+ * MPI_Finalize (MPI-4.1 11.4.1): the objects live until the process exits
+ * (the library's teardown), whatever MPI_Finalize does, so a program may
+ * still read and free the infos it holds then.
  *
- * Handles: MPI_INFO_ENV is MPICH's built-in 0x5c000001, filled at MPI_Init
- * and read-only; user infos are direct handles (0x9c000000 | index) into a
- * table whose slots are reused.
+ * Handles: MPI_INFO_ENV is MPICH's built-in 0x5c000001, read-only; user
+ * infos are direct handles (0x9c000000 | index) into a table whose slots
+ * are reused.
+ *
+ * MPI_INFO_ENV describes how the process was started (MPI gives it the
+ * reserved keys of MPI_Comm_spawn's and mpiexec's hints), so its values come
+ * from what the process had at its start, not from MPI_Init: it is filled
+ * at its first use, before or after MPI_Init, and MPI_Info_create_env
+ * returns the same keys and values before MPI_Init, after it and after
+ * MPI_Finalize.
  *
  * rdmach acts on no communicator hint, so Comm_set_info only checks its
  * argument and Comm_get_info returns the hints in use: none, but for the
@@ -21,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include "boot/boot.h"
 #include "mpi/mpi_impl.h"
@@ -37,14 +47,17 @@ struct rch_mpi_info {
 };
 
 static struct rch_mpi_info env_info = { MPI_INFO_ENV, 0, 0, NULL, 1 };
+static int env_filled;
 static struct rch_mpi_info **table;
 static int table_len, table_cap, free_head = -1;
 static int *free_next;
 
+static int env_fill(void);
+
 struct rch_mpi_info *rch_mpi_info_get(MPI_Info info)
 {
     if (info == MPI_INFO_ENV)
-        return rch_mpi_state == RCH_MPI_RUNNING ? &env_info : NULL;
+        return rch_mpi_state != RCH_MPI_FINALIZED && env_fill() == 0 ? &env_info : NULL;
     if (RCH_MPI_HKIND(info) != 2 || RCH_MPI_HOBJ(info) != RCH_MPI_OBJ_INFO)
         return NULL;
     unsigned i = RCH_MPI_HINDEX(info);
@@ -192,34 +205,69 @@ static int put_command(struct rch_mpi_info *o)
     return fail;
 }
 
-void rch_mpi_info_init(void)
+/* "maxprocs" as the launcher gave it: PMI_SIZE (mpiexec.mpich, rdmachrun,
+ * srun --mpi=pmi2), or 1 with no launcher at all (a singleton). A PMIx
+ * launcher passes no size in the environment: then it is known only once
+ * the library has started (rch_mpi_info_init). */
+static int put_maxprocs(struct rch_mpi_info *o)
 {
-    /* MPI_INFO_ENV: what MPI 3.1 section 8.3 lists that rdmach knows. */
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%d", rch_boot.size);
-    int fail = put(&env_info, "maxprocs", buf);
-    char host[sizeof(rch_boot.hostname)];
-    if (rch_boot.hostname[0])
-        snprintf(host, sizeof(host), "%s", rch_boot.hostname);
-    else if (gethostname(host, sizeof(host)) != 0)
+    const char *size = getenv("PMI_SIZE");
+    if (size && size[0] && strspn(size, "0123456789") == strlen(size))
+        return put(o, "maxprocs", size);
+    if (!getenv("PMI_FD") && !getenv("PMIX_NAMESPACE"))
+        return put(o, "maxprocs", "1");
+    return 0;
+}
+
+/* Fills MPI_INFO_ENV once, from what the process was started with: its
+ * command line, the launcher's size, the host, the machine's architecture
+ * and the working directory (taken at the first use: a program that
+ * changes directory before its first MPI call is seen in the new one).
+ * MPI's "thread_level" is the level asked for when the program was
+ * started (a launcher option); rdmach has no such option, so the key is
+ * left out (MPI_Query_thread tells the level provided). 0, or -1 if out of
+ * memory (nothing is kept then, a later use tries again). */
+static int env_fill(void)
+{
+    if (env_filled)
+        return 0;
+    struct rch_mpi_info *o = &env_info;
+    int fail = put_command(o) | put_maxprocs(o);
+    char host[256];
+    if (gethostname(host, sizeof(host)) != 0)
         snprintf(host, sizeof(host), "localhost");
     host[sizeof(host) - 1] = '\0';
-    fail |= put(&env_info, "host", host);
-    fail |= put(&env_info, "arch", "x86_64");
-    static const char *const levels[] = { "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
-                                          "MPI_THREAD_MULTIPLE" };
-    fail |= put(&env_info, "thread_level", levels[rch_mpi_thread_level & 3]);
-    fail |= put_command(&env_info);
+    fail |= put(o, "host", host);
+    struct utsname u;
+    if (uname(&u) == 0 && u.machine[0])
+        fail |= put(o, "arch", u.machine);
     char wdir[MPI_MAX_INFO_VAL];
     if (getcwd(wdir, sizeof(wdir)))
-        fail |= put(&env_info, "wdir", wdir);
-    if (fail)
+        fail |= put(o, "wdir", wdir);
+    if (fail) {
+        clear(o);
+        return -1;
+    }
+    env_filled = 1;
+    return 0;
+}
+
+/* At the library's start: MPI_INFO_ENV filled (if no info call did so
+ * before), and "maxprocs" the job's size, which the launcher's environment
+ * gives in every case but PMIx. */
+void rch_mpi_info_init(void)
+{
+    char size[32];
+    snprintf(size, sizeof(size), "%d", rch_boot.size);
+    if (env_fill() != 0 || put(&env_info, "maxprocs", size) != 0)
         rch_boot_abort(1, "MPI_Init: out of memory for MPI_INFO_ENV");
 }
 
+/* The process's last use of the library (its exit): every info goes. */
 void rch_mpi_info_finalize(void)
 {
     clear(&env_info);
+    env_filled = 0;
     for (int i = 0; i < table_len; i++) {
         if (table[i]) {
             clear(table[i]);
@@ -237,7 +285,8 @@ void rch_mpi_info_finalize(void)
 /* ---- argument checks ---- */
 
 /* MPI-4.1 11.4.1: the info calls work before the library starts (an info
- * may carry the first MPI_Session_init's hints); not after it was closed. */
+ * may carry the first MPI_Session_init's hints) and after MPI_Finalize;
+ * not once the process's exit has closed the library. */
 int rch_mpi_info_usable(const char *fn)
 {
     return rch_mpi_state == RCH_MPI_FINALIZED ? rch_mpi_check_init(fn) : MPI_SUCCESS;
@@ -250,7 +299,9 @@ static struct rch_mpi_info *check_info(const char *fn, MPI_Info info, int *err)
         return NULL;
     struct rch_mpi_info *o = rch_mpi_info_get(info);
     if (!o)
-        *err = info_bad(MPI_COMM_NULL, fn, "info", info);
+        *err = info == MPI_INFO_ENV ? rch_mpi_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory for MPI_INFO_ENV",
+                                                  fn)
+                                    : info_bad(MPI_COMM_NULL, fn, "info", info);
     return o;
 }
 

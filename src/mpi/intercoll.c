@@ -369,7 +369,8 @@ static int reduce_swap(const char *fn, struct rch_mpi_comm *c, const void *sbuf,
 {
     const struct rch_mpi_type *t;
     int err;
-    if ((err = rch_mpi_coll_check_buf(fn, c, sbuf, count, dt, "sendbuf", "count", "datatype", &t)) ||
+    if ((err = rch_mpi_coll_check_type(fn, c, dt, "datatype", &t)) ||   /* a reduction's, whatever the count */
+        (err = rch_mpi_coll_check_buf(fn, c, sbuf, count, dt, "sendbuf", "count", "datatype", &t)) ||
         (c->rank == 0 && (err = rch_mpi_coll_check_buf(fn, c, rbuf, count, dt, "recvbuf", "count", "datatype", NULL))))
         return err;
     void *tmp, *mem = scratch(t, count, &tmp);
@@ -396,7 +397,8 @@ int rch_mpi_inter_reduce(struct rch_mpi_comm *c, const void *sbuf, void *rbuf, i
     static const char fn[] = "MPI_Reduce";
     const struct rch_mpi_type *t;
     int kind, err;
-    if ((err = rch_mpi_inter_check_root(fn, c, root, &kind)) || kind == RCH_MPI_ROOT_NONE)
+    if ((err = rch_mpi_inter_check_root(fn, c, root, &kind)) || kind == RCH_MPI_ROOT_NONE ||
+        (err = rch_mpi_coll_check_type(fn, c, dt, "datatype", &t)))   /* a reduction's, whatever the count */
         return err;
     if (kind == RCH_MPI_ROOT_SELF) {   /* the remote group's rank 0 sends its group's result */
         if ((err = rch_mpi_coll_check_buf(fn, c, rbuf, count, dt, "recvbuf", "count", "datatype", &t)))

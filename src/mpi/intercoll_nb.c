@@ -503,7 +503,8 @@ int rch_mpi_inter_ireduce(const char *fn, struct rch_mpi_comm *c, const void *sb
     if ((err = rch_mpi_inter_check_root(fn, c, root, &kind)) || kind == RCH_MPI_ROOT_NONE)
         return iop_launch(fn, o, err, request);
     int self = kind == RCH_MPI_ROOT_SELF;
-    if ((err = rch_mpi_coll_check_buf(fn, c, self ? rbuf : sbuf, count, dt, self ? "recvbuf" : "sendbuf", "count",
+    if ((err = rch_mpi_coll_check_type(fn, c, dt, "datatype", &t)) ||   /* a reduction's, whatever the count */
+        (err = rch_mpi_coll_check_buf(fn, c, self ? rbuf : sbuf, count, dt, self ? "recvbuf" : "sendbuf", "count",
                                       "datatype", &t)) ||
         (err = rch_mpi_red_bind(fn, c, op, dt, t, 0, &o->red)))
         return iop_launch(fn, o, err, request);
@@ -575,7 +576,8 @@ static int all_red_plan(const char *fn, struct iop *o, const void *sbuf, void *r
             (err = rch_mpi_coll_check_buf(fn, c, rbuf, (int)mine, dt, "recvbuf", rcounts ? "recvcounts" :
                                           "recvcount", "datatype", NULL)))
             return err;
-    } else if ((err = rch_mpi_coll_check_buf(fn, c, sbuf, count, dt, "sendbuf", "count", "datatype", &t)) ||
+    } else if ((err = rch_mpi_coll_check_type(fn, c, dt, "datatype", &t)) ||   /* a reduction's, whatever the count */
+               (err = rch_mpi_coll_check_buf(fn, c, sbuf, count, dt, "sendbuf", "count", "datatype", &t)) ||
                (err = rch_mpi_coll_check_buf(fn, c, rbuf, count, dt, "recvbuf", "count", "datatype", NULL))) {
         return err;
     }

@@ -62,9 +62,10 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
 #pragma weak MPI_Info_get_string = PMPI_Info_get_string
 
 /* MPI-4.1 10.4: MPI_INFO_ENV's contents, with "command" and "argv" from the
- * arguments given (argc 0: the process's own, as in MPI_INFO_ENV). Before
- * the library starts MPI_INFO_ENV is not filled yet: the info then holds
- * only "command" and "argv". */
+ * arguments given (argc 0: the process's own, as in MPI_INFO_ENV). The
+ * same before MPI_Init, after it and after MPI_Finalize (MPI-4.1 11.4.1
+ * allows the call at all three): MPI_INFO_ENV holds what the process was
+ * started with (info.c). */
 int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
     RCH_MPI_CS();
@@ -81,7 +82,7 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
             return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argv[%d] is NULL (argc %d)", fn, i, argc);
     if (!info)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument info is NULL", fn);
-    if ((err = rch_mpi_running() ? PMPI_Info_dup(MPI_INFO_ENV, info) : PMPI_Info_create(info)))
+    if ((err = PMPI_Info_dup(MPI_INFO_ENV, info)))
         return err;
     if (argc == 0)
         return MPI_SUCCESS;
@@ -90,10 +91,13 @@ int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
     args[0] = '\0';
     for (int i = 1; i < argc && n < sizeof(args); i++)
         n += (size_t)snprintf(args + n, sizeof(args) - n, "%s%s", i > 1 ? " " : "", argv[i]);
-    if (rch_mpi_info_lookup(rch_mpi_info_get(*info), "argv"))    /* the process's own */
-        PMPI_Info_delete(*info, "argv");
-    if (argv[0][0] && (err = PMPI_Info_set(*info, "command", argv[0])) == MPI_SUCCESS && args[0])
+    /* replaced in place: the keys keep MPI_INFO_ENV's order */
+    if (argv[0][0])
+        err = PMPI_Info_set(*info, "command", argv[0]);
+    if (!err && args[0])
         err = PMPI_Info_set(*info, "argv", args);
+    else if (!err && rch_mpi_info_lookup(rch_mpi_info_get(*info), "argv"))    /* the process's own */
+        err = PMPI_Info_delete(*info, "argv");
     if (err)
         PMPI_Info_free(info);
     return err;

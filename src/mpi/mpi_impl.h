@@ -103,14 +103,23 @@ void rch_mpi_err_hold(int on);
  * class's text. */
 const char *rch_mpi_err_msg(int code, const char *fn);
 /* User classes and codes (MPI_Add_error_class/_code) carry this bit, above
- * MPI_ERR_LASTCODE like MPICH's, so that MPI_LASTUSEDCODE, the largest class
- * or code in use, can grow past it; a user class is the bit | its number
- * (after the predefined classes) in the class bits. */
+ * MPI_ERR_LASTCODE like MPICH's dynamic ones, so that MPI_LASTUSEDCODE, the
+ * largest class or code in use, can grow past it. Their layout
+ * (errhandler.c): the class bits are 0x7f for a user class (its own
+ * class), 0x7e for a code of a user class (whose class its table entry
+ * holds: rch_mpi_err_user_class), else the predefined class of the code. */
 #define RCH_MPI_ERR_USER 0x40000000
+int rch_mpi_err_user_class(int code);   /* MPI_ERR_UNKNOWN if it names none */
 static inline int rch_mpi_err_class_of(int code)
 {
     int low = code & 0x7f;
-    return low > MPI_T_ERR_NOT_SUPPORTED ? (code & RCH_MPI_ERR_USER) | low : low;
+    if (code & RCH_MPI_ERR_USER) {
+        if (low == 0x7f)
+            return code;
+        if (low == 0x7e)
+            return rch_mpi_err_user_class(code);
+    }
+    return low;
 }
 #define RCH_MPI_ERR_CLASS(code) rch_mpi_err_class_of(code)
 /* MPI_ERRORS_ABORT's end of the processes of the object `handle` names
@@ -268,6 +277,18 @@ int rch_mpi_comm_idup(const char *fn, MPI_Comm comm, int hints, MPI_Comm *newcom
 uint32_t rch_mpi_ctx_pick(const struct rch_mpi_ctxmask *m);
 /* The first idup pair free in m from the start'th on (cyclically), or UINT32_MAX. */
 uint32_t rch_mpi_ctx_pick_nb(const struct rch_mpi_ctxmask *m, unsigned start);
+/* An agreement among threads (ctxid.c, "Threads"): a round contributes the
+ * mask begin() sets (this process's free pairs if it holds the mask: 1 is
+ * returned, or 2 for a communicator of one member; else an empty one: 0), ANDed with every member's by the
+ * exchange; end() then gives the pair agreed, taken here (its ctx),
+ * RCH_MPI_CTX_AGAIN when a member's mask was held by another of its threads
+ * (run another round), or UINT32_MAX when no pair is free at every member
+ * or the exchange failed (exchanged 0). Every begin() needs its end(). key:
+ * the parent's context id (with a tag where several creations share a
+ * parent): the same on every member. */
+#define RCH_MPI_CTX_AGAIN (UINT32_MAX - 1)
+int rch_mpi_ctx_round_begin(uint64_t key, int members, struct rch_mpi_ctxmask *m);
+uint32_t rch_mpi_ctx_round_end(int holder, uint64_t key, struct rch_mpi_ctxmask *m, int exchanged);
 /* Take ctx if it is free here: 1, else 0. */
 int rch_mpi_ctx_try_take(uint32_t ctx);
 void rch_mpi_ctx_take(uint32_t ctx);
@@ -276,9 +297,9 @@ void rch_mpi_ctx_release(uint32_t ctx);
  * the small tags the collectives use. */
 #define RCH_MPI_TAG_EXCH_UP   0x7ffffff0
 #define RCH_MPI_TAG_EXCH_DOWN 0x7ffffff1
-/* MPI_Comm_create_group: the same exchange among the group's members only. */
+/* MPI_Comm_create_group: the same exchange among the group's members only,
+ * on INT32_MIN + the user's tag (comm_group.c), this one for MPI_TAG_UB's. */
 #define RCH_MPI_TAG_GRPX_UP   0x7ffffff2
-#define RCH_MPI_TAG_GRPX_DOWN 0x7ffffff3
 /* MPI_Comm_create_from_group: the same over world's collective context, on a
  * pair of tags from the string tag's hash (session.c), so calls with
  * different string tags never match each other. Below the tags above. */
@@ -455,7 +476,8 @@ rdmach_status_t rch_mpi_post_recv(void *buf, int count, const struct rch_mpi_typ
 rdmach_status_t rch_mpi_post_recv_msg(void *buf, int count, const struct rch_mpi_type *t, int source, int tag,
                                       struct rch_mpi_comm *c, struct rch_dev_msg *msg, struct rch_dev_req **dreq);
 /* The (buf, count, datatype) check of a communication call: the datatype
- * object or NULL with *err set to the reported error code. */
+ * object or NULL with *err set to the reported error code. At count 0 the
+ * datatype is not checked (rch_mpi_type_of_empty). */
 const struct rch_mpi_type *rch_mpi_check_buf(MPI_Comm comm, const char *fn, const void *buf,
                                              int count, MPI_Datatype dt, int *err);
 /* Completes a finished device request: status (if not ignored) and the MPI
@@ -524,6 +546,11 @@ int rch_mpi_bpool_iflush(const char *fn, MPI_Comm comm, struct rch_mpi_bpool *p,
 void rch_mpi_bpool_drop(struct rch_mpi_bpool **slot);
 /* The pool attached to a session (session.c), NULL if none or not a live session. */
 struct rch_mpi_bpool *rch_mpi_session_bpool(MPI_Session session);
+/* The world ranks of the process set `name` as this process sees it
+ * (session.c; mpi://SELF is the caller; built-in names in any case): 1 and
+ * *ranks (malloc'd, *n of them), 0 if there is no such set, -1 out of
+ * memory. Group_from_session_pset and Comm_split_type's mpi_pset_name. */
+int rch_mpi_pset_world_ranks(const char *name, int **ranks, int *n);
 /* Copies (buf, count, t) into the attached buffer and starts sending it
  * (arguments already checked; dest is not MPI_PROC_NULL). MPI error code.
  * owned NULL: the buffer keeps the send's device request; else the caller
@@ -532,26 +559,33 @@ struct rch_mpi_bpool *rch_mpi_session_bpool(MPI_Session session);
 int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct rch_mpi_type *t, int dest,
                         int tag, struct rch_mpi_comm *c, struct rch_dev_req **owned);
 
-/* ---- attributes (mpi/attr_core.c; bindings attr.c, win_obj.c) ----
- * One keyval table for communicators and windows (obj: RCH_MPI_OBJ_COMM,
- * _WIN; datatypes have their own, type_attr.c); an object holds a list head
- * (NULL: no attributes). The callbacks of both kinds have the same shape
- * (handles are ints). Codes returned are unreported: a callback's own code,
- * or the class MPI_ERR_NO_MEM / MPI_ERR_KEYVAL; the binding reports them. */
+/* ---- attributes (mpi/attr_core.c; bindings attr.c, win_obj.c, type_attr.c) ----
+ * One keyval table for communicators, windows and datatypes (obj:
+ * RCH_MPI_OBJ_COMM, _WIN, _DATATYPE); an object holds a list head (NULL: no
+ * attributes). The callbacks of all kinds have the same shape (handles are
+ * ints). Codes returned are unreported: a callback's own code, or the class
+ * MPI_ERR_NO_MEM / MPI_ERR_KEYVAL; the binding reports them. Callbacks may
+ * change the attributes of the object they run for (attr_core.c). */
 struct rch_mpi_attr;
 typedef int(rch_mpi_attr_copy_fn)(int handle, int keyval, void *extra_state, void *in, void *out, int *flag);
 typedef int(rch_mpi_attr_delete_fn)(int handle, int keyval, void *value, void *extra_state);
 int rch_mpi_keyval_create(int obj, rch_mpi_attr_copy_fn *copy_fn, rch_mpi_attr_delete_fn *delete_fn,
                           void *extra_state, int *keyval);
-int rch_mpi_keyval_free(int obj, int *keyval);      /* MPI_ERR_KEYVAL: not one, or freed already */
+/* MPI_ERR_KEYVAL: not one, or freed and no attribute uses it any more (a
+ * free while attributes still use it succeeds, a repeated one too). */
+int rch_mpi_keyval_free(int obj, int *keyval);
 /* The whole of MPI_<Kind>_create_keyval / _free_keyval for kind obj: init
  * and the pointer argument `arg` checked, errors reported as call fn. */
 int rch_mpi_keyval_create_call(const char *fn, const char *arg, int obj, rch_mpi_attr_copy_fn *copy_fn,
                                rch_mpi_attr_delete_fn *delete_fn, void *extra_state, int *keyval);
 int rch_mpi_keyval_free_call(const char *fn, const char *arg, int obj, int *keyval);
 int rch_mpi_keyval_live(int obj, int keyval);       /* 1: a user keyval of kind obj, not freed */
+/* 1: a user keyval of kind obj, not freed or still used by an attribute
+ * (MPI 4.1 §7.7.2: it still names those attributes for get and delete). */
+int rch_mpi_keyval_valid(int obj, int keyval);
 /* Set (the old value's delete callback runs first), get (returns the flag),
- * delete one (nothing attached: MPI_SUCCESS); keyval must be live for set. */
+ * delete one (nothing attached: MPI_SUCCESS); keyval must be live for set,
+ * valid for get and delete. */
 int rch_mpi_attr_set(struct rch_mpi_attr **list, int handle, int obj, int keyval, void *value);
 int rch_mpi_attr_get(struct rch_mpi_attr *list, int obj, int keyval, void **value);
 int rch_mpi_attr_delete(struct rch_mpi_attr **list, int handle, int obj, int keyval);
@@ -564,7 +598,7 @@ void rch_mpi_attr_drop(struct rch_mpi_attr **list);   /* forget them, no callbac
 int rch_mpi_attr_copy(struct rch_mpi_attr *from, int from_handle, struct rch_mpi_attr **to);
 void rch_mpi_attr_finalize(void);
 void rch_mpi_attr_init(void);          /* the predefined communicator attributes */
-void rch_mpi_attr_lastusedcode(int code);   /* MPI_LASTUSEDCODE: at least code from now on */
+void rch_mpi_attr_lastusedcode(int code);   /* MPI_LASTUSEDCODE's value from now on */
 
 /* ---- datatypes (mpi/type_*.c) ----
  * A committed type is described by its size (bytes of data), its extent and
@@ -606,6 +640,12 @@ static inline struct rch_mpi_type *rch_mpi_type_get_fast(MPI_Datatype dt)
     }
     return rch_mpi_type_get(dt);
 }
+/* The datatype object of a buffer of count 0, whose datatype is not
+ * checked (MPICH's bindings check a point-to-point or collective buffer's
+ * datatype only "if (count > 0)"): dt's own if it is valid and committed,
+ * else MPI_BYTE's, standing for any (zero elements move zero bytes).
+ * Garbage handles are only looked up in the tables (pt2pt.c). */
+const struct rch_mpi_type *rch_mpi_type_of_empty(MPI_Datatype dt);
 /* Argument check for (buf, count, datatype) as every communication call does:
  * returns MPI_SUCCESS or the error class, with a message naming fn and arg. */
 int rch_mpi_type_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_Datatype dt);

@@ -204,7 +204,9 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     int err = rch_mpi_coll_begin(fn, MPI_COMM_WORLD, &c);
     if (err)
         return err;
-    if ((err = rch_mpi_coll_check_buf(fn, c, inbuf, count, datatype, "inbuf", "count", "datatype", &t)) ||
+    /* the datatype whatever the count: the operation is bound to it (MPICH too) */
+    if ((err = rch_mpi_coll_check_type(fn, c, datatype, "datatype", &t)) ||
+        (err = rch_mpi_coll_check_buf(fn, c, inbuf, count, datatype, "inbuf", "count", "datatype", &t)) ||
         (err = rch_mpi_coll_check_buf(fn, c, inoutbuf, count, datatype, "inoutbuf", "count",
                                       "datatype", &t)) ||
         (err = rch_mpi_red_bind(fn, c, op, datatype, t, 0, &red)))

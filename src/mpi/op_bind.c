@@ -13,10 +13,13 @@
  *   complex          SUM PROD
  *   byte             BAND BOR BXOR
  *   pair types       MAXLOC MINLOC
- * The character types (MPI_CHAR, MPI_WCHAR, MPI_CHARACTER) are in no group
- * of the table (the standard lists MPI_SIGNED_CHAR and MPI_UNSIGNED_CHAR as
- * the one-byte C integers; MPI_CHAR's signedness is the compiler's): they
- * take only the one-sided MPI_REPLACE and MPI_NO_OP, like every type.
+ * MPICH extends the table (src/include/mpir_op_util.h, the _EXTRA groups),
+ * and programs written for it use that: MPI_CHAR is a C integer and
+ * MPI_CHARACTER a Fortran integer there, signed or not as the compiler's
+ * char is (MPI 4.1 lists MPI_SIGNED_CHAR and MPI_UNSIGNED_CHAR as the
+ * one-byte C integers; MPI_CHAR's signedness is the compiler's). MPI_WCHAR
+ * is in no group, as in MPICH: it takes only the one-sided MPI_REPLACE and
+ * MPI_NO_OP, like every type.
  * Anything else is MPI_ERR_OP naming the operation and the datatype. The
  * kernel works on packed basic elements, so a buffer of `count` elements of
  * t is count * basic_count kernel elements.
@@ -35,6 +38,13 @@
 #include "mpi/large.h"
 
 enum group { G_NONE, G_CINT, G_FINT, G_MULTI, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_PAIR, G_CHAR };
+
+/* The kernel of a C char (MPI_CHAR, MPI_CHARACTER): x86-64's is signed, AArch64's unsigned. */
+#if CHAR_MIN < 0
+#define CHAR_KIND RCH_COLL_K_I8
+#else
+#define CHAR_KIND RCH_COLL_K_U8
+#endif
 
 static const struct basic_desc {
     MPI_Datatype type;
@@ -97,9 +107,10 @@ static const struct basic_desc {
     { MPI_CXX_LONG_DOUBLE_COMPLEX, G_COMPLEX, RCH_COLL_K_CLD },
     /* byte */
     { MPI_BYTE, G_BYTE, RCH_COLL_K_U8 },
-    /* characters: one-sided MPI_REPLACE and MPI_NO_OP only */
-    { MPI_CHAR, G_CHAR, RCH_COLL_K_I8 },
-    { MPI_CHARACTER, G_CHAR, RCH_COLL_K_I8 },
+    /* characters as MPICH takes them (above): char's signedness is the compiler's */
+    { MPI_CHAR, G_CINT, CHAR_KIND },
+    { MPI_CHARACTER, G_FINT, CHAR_KIND },
+    /* one-sided MPI_REPLACE and MPI_NO_OP only */
     { MPI_WCHAR, G_CHAR, RCH_COLL_K_I32 },
     /* pairs for MAXLOC/MINLOC */
     { MPI_FLOAT_INT, G_PAIR, RCH_COLL_K_F32_I32 },

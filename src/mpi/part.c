@@ -218,6 +218,25 @@ static int advance(struct part *q)
     return 1;
 }
 
+/* A receive's status: a partitioned receive completes through MPI_Wait,
+ * MPI_Test and the rest (MPI-4.1 §4.2.2), whose status of a receive carries
+ * its source, tag and count (§3.2.5): the sender, the tag, and the whole
+ * buffer (every partition). From MPI_PROC_NULL: the empty status (source
+ * MPI_PROC_NULL, tag MPI_ANY_TAG, count 0, §3.11). The completion calls
+ * read it off the GREQ as they do MPI_Isendrecv's. */
+static void recv_outcome(const struct part *q, struct rch_dev_req *g)
+{
+    int null = q->peer == MPI_PROC_NULL;
+    size_t mine = q->pbytes * (size_t)q->partitions;
+    uint64_t sent = q->have_hello ? q->hi.partitions * q->hi.part_bytes : mine;
+    g->user_word[0] = RCH_MPI_DREQ_RECV_STATUS;
+    g->source = null ? MPI_PROC_NULL : q->peer;
+    g->tag = null ? MPI_ANY_TAG : q->tag;
+    g->bytes = null ? 0 : sent < mine ? (size_t)sent : mine;
+    g->msg_bytes = null ? 0 : (size_t)sent;
+    g->cancelled = 0;
+}
+
 /* The end of a cycle: complete its request. */
 static void cycle_end(struct part *q)
 {
@@ -231,6 +250,8 @@ static void cycle_end(struct part *q)
                 q->req[i] = NULL;
             }
     if (g) {
+        if (!q->is_send)
+            recv_outcome(q, g);
         g->err = q->err;
         rch_dev_req_complete(g);
     }
@@ -290,6 +311,8 @@ static int part_start(const char *fn, void *obj, MPI_Request h, struct rch_mpi_r
     if (q->peer == MPI_PROC_NULL) {   /* nothing to move: done at once */
         q->greq = NULL;
         memset(q->unpacked, 1, (size_t)q->partitions);
+        if (!q->is_send)
+            recv_outcome(q, g);
         rch_dev_req_complete(g);
         return MPI_SUCCESS;
     }

@@ -18,9 +18,30 @@
 #include "mpi/mpi_impl.h"
 
 
+/*
+ * A buffer of count 0. MPICH's generated bindings validate the datatype of
+ * a point-to-point or collective buffer only when its count is positive
+ * (maint/local_python/binding_c.py, dump_validate_userbuffer_simple:
+ * "if (count > 0) { validate datatype; validate buffer }"), and programs
+ * rely on it: MPI_Recv(NULL, 0, MPI_DATATYPE_NULL, ...). Such a datatype,
+ * MPI_DATATYPE_NULL, an uncommitted type or any other value, is only
+ * looked up (rch_mpi_type_get follows no handle it does not own), and an
+ * invalid one is replaced by MPI_BYTE: zero elements of any type are an
+ * empty message, which matches a receive of zero elements of any type.
+ */
+const struct rch_mpi_type *rch_mpi_type_of_empty(MPI_Datatype dt)
+{
+    const struct rch_mpi_type *t = rch_mpi_type_get(dt);
+    return t && t->committed ? t : rch_mpi_type_get(MPI_BYTE);
+}
+
 const struct rch_mpi_type *rch_mpi_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count,
                                              MPI_Datatype dt, int *err)
 {
+    if (count == 0) {
+        *err = MPI_SUCCESS;
+        return rch_mpi_type_of_empty(dt);
+    }
     *err = rch_mpi_type_check_buf(comm, fn, buf, count, dt);
     if (*err != MPI_SUCCESS)
         return NULL;

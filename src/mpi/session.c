@@ -20,7 +20,12 @@
  * a PMIx server's, with their members in its order; one named like the
  * three above is not offered twice), read once, at the first query.
  * Each has the info key "mpi_size" (its number of processes, as the standard
- * requires). Names are matched exactly (MPI: case-sensitive).
+ * requires). The built-in names match in any case ("mpi://world" is
+ * mpi://WORLD): MPI-4.1 §11.3.2 spells them mpi://WORLD and mpi://SELF and
+ * says nothing of case, and MPICH and Open MPI both take them case-
+ * insensitively, so programs written for either (MPICH's own tests use
+ * "mpi://world" and "mpi://self") run here unchanged. The launcher's names
+ * are matched exactly: they are its to define.
  *
  * A session's attached buffer (Session_attach_buffer) serves the buffered
  * sends on communicators made by Comm_create_from_group from a group that
@@ -41,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "boot/boot.h"
 #include "mpi/mpi_impl.h"
 
@@ -56,6 +62,15 @@ static int nsessions, nsessions_made;   /* slots allocated, slots used */
 static const char *const pset_names[] = { "mpi://WORLD", "mpi://SELF", "mpix://SHARED" };
 enum { PSET_WORLD, PSET_SELF, PSET_SHARED, PSET_COUNT };
 
+/* Is name one of the built-in sets' (any case; see the top)? Its index, or -1. */
+static int builtin_pset(const char *name)
+{
+    for (int b = 0; b < PSET_COUNT; b++)
+        if (strcasecmp(name, pset_names[b]) == 0)
+            return b;
+    return -1;
+}
+
 /* The launcher's set at index n - PSET_COUNT of what is offered, skipping
  * those named like a built-in one; NULL past the end. */
 static const struct rch_boot_pset *launcher_pset(int n)
@@ -64,10 +79,7 @@ static const struct rch_boot_pset *launcher_pset(int n)
     int count;
     rch_boot_psets(&sets, &count);
     for (int i = 0; i < count; i++) {
-        int builtin = 0;
-        for (int b = 0; b < PSET_COUNT; b++)
-            builtin |= strcmp(sets[i].name, pset_names[b]) == 0;
-        if (!builtin && n-- == PSET_COUNT)
+        if (builtin_pset(sets[i].name) < 0 && n-- == PSET_COUNT)
             return &sets[i];
     }
     return NULL;
@@ -287,6 +299,39 @@ int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *ps
 }
 #pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
 
+/* Which set name names: its index in what is offered, or -1. */
+static int pset_find(const char *name)
+{
+    int which = builtin_pset(name), count = pset_count();
+    if (which < 0)
+        for (which = PSET_COUNT; which < count && strcmp(name, pset_nth_name(which)) != 0; which++)
+            ;
+    return which < count ? which : -1;
+}
+
+int rch_mpi_pset_world_ranks(const char *name, int **ranks, int *n)
+{
+    int which = pset_find(name);
+    if (which < 0)
+        return 0;
+    int *w = malloc(((size_t)rch_boot.size + 1) * sizeof(int));
+    if (!w)
+        return -1;
+    int k = 0;
+    if (which >= PSET_COUNT) {
+        const struct rch_boot_pset *p = launcher_pset(which);
+        memcpy(w, p->ranks, (size_t)p->size * sizeof(int));
+        k = p->size;
+    }
+    for (int r = 0; r < rch_boot.size && which < PSET_COUNT; r++)
+        if (which == PSET_WORLD || (which == PSET_SELF && r == rch_boot.rank) ||
+            (which == PSET_SHARED && rch_boot.node_of[r] == rch_boot.node_of[rch_boot.rank]))
+            w[k++] = r;
+    *ranks = w;
+    *n = k;
+    return 1;
+}
+
 /* The world ranks of a process set (NULL: not a name; *err set). */
 static int *pset_members(const char *fn, MPI_Session h, const struct session *s, const char *name, int *size,
                          int *err)
@@ -295,32 +340,15 @@ static int *pset_members(const char *fn, MPI_Session h, const struct session *s,
         *err = session_err(h, s, MPI_ERR_ARG, "%s: argument pset_name is NULL", fn);
         return NULL;
     }
-    int which, count = pset_count();
-    for (which = 0; which < count && strcmp(name, pset_nth_name(which)) != 0; which++)
-        ;
-    if (which == count) {
+    int *w = NULL;
+    int found = rch_mpi_pset_world_ranks(name, &w, size);
+    if (found == 0)
         *err = session_err(h, s, MPI_ERR_ARG, "%s: unknown process set \"%.64s\" in argument pset_name "
-                           "(mpi://WORLD, mpi://SELF, mpix://SHARED%s)", fn, name,
-                           count > PSET_COUNT ? ", the launcher's: MPI_Session_get_nth_pset" : "");
-        return NULL;
-    }
-    int *w = malloc(((size_t)rch_boot.size + 1) * sizeof(int));
-    if (!w) {
+                           "(mpi://WORLD, mpi://SELF, mpix://SHARED in any case%s)", fn, name,
+                           pset_count() > PSET_COUNT ? ", the launcher's: MPI_Session_get_nth_pset" : "");
+    else if (found < 0)
         *err = session_err(h, s, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-        return NULL;
-    }
-    int n = 0;
-    if (which >= PSET_COUNT) {
-        const struct rch_boot_pset *p = launcher_pset(which);
-        memcpy(w, p->ranks, (size_t)p->size * sizeof(int));
-        n = p->size;
-    }
-    for (int r = 0; r < rch_boot.size && which < PSET_COUNT; r++)
-        if (which == PSET_WORLD || (which == PSET_SELF && r == rch_boot.rank) ||
-            (which == PSET_SHARED && rch_boot.node_of[r] == rch_boot.node_of[rch_boot.rank]))
-            w[n++] = r;
-    *size = n;
-    return w;
+    return found > 0 ? w : NULL;
 }
 
 /* A new info holding one (key, value): the queries' answers. */

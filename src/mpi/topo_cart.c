@@ -325,14 +325,23 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 
 /* ---- Dims_create ----
  * MPI: the free (zero) entries get dimensions "as close to each other as
- * possible", in non-increasing order. Closeness is the spread (largest
- * minus smallest); among equal spreads the one with the larger dimensions
- * wins (360 in 3-D: 10 x 6 x 6, not 9 x 8 x 5), as MPICH 4 decides.
- * A greedy assignment of prime factors misses this (72 in 2-D: 12 x 6, not
- * 9 x 8), so the factorizations are searched: factors are chosen in
- * non-increasing order from the divisors of the number, the first being at
- * least the k-th root of what is left, and a branch stops as soon as its
- * spread cannot beat the best found. An int has at most 1536 divisors. */
+ * possible", in non-increasing order. The standard leaves the measure and
+ * the ties open; a drop-in for MPICH must decide as MPICH 4 does, whose
+ * rule, read off its implementation and checked against every entry of its
+ * test suite's table (topo/baddims.h), is:
+ *  - a prime factor that occurs once and exceeds the square root of what is
+ *    left gets a dimension of its own, largest first (never the smallest
+ *    prime, and one free entry stays for the rest): 490685400 in 5-D is
+ *    272603 x 9 x 8 x 5 x 5, the rest 1800 balanced by itself;
+ *  - the rest is split with the least spread (largest minus smallest);
+ *  - among equal spreads the larger smallest dimension wins, then the
+ *    larger second smallest, and so on (360 in 3-D: 10 x 6 x 6, not
+ *    9 x 8 x 5; 98784 in 5-D: 14 x 14 x 9 x 8 x 7, not 14 x 12 x 12 x 7 x 7).
+ * A greedy assignment of prime factors misses the least spread (72 in 2-D:
+ * 12 x 6, not 9 x 8), so the factorizations are searched: factors are
+ * chosen in non-increasing order from the divisors of the number, each at
+ * least the k-th root of what is left for k factors, and a branch stops as
+ * soon as its spread cannot beat or tie the best found. */
 struct dims_search {
     const int *div;          /* divisors of the number, ascending */
     int ndiv, k;
@@ -340,62 +349,178 @@ struct dims_search {
     long long best_spread;
 };
 
+/* Of two non-increasing factorizations with equal spread, whether a wins
+ * over b: compared from the smallest dimension up, the larger value wins. */
+static int dims_tie_wins(const int *a, const int *b, int k)
+{
+    for (int d = k - 1; d >= 0; d--)
+        if (a[d] != b[d])
+            return a[d] > b[d];
+    return 0;
+}
+
+/* A complete factorization in cur: keeps it if it beats the best so far. */
+static void dims_offer(struct dims_search *s)
+{
+    long long spread = (long long)s->cur[0] - s->cur[s->k - 1];
+    if (spread < s->best_spread ||
+        (spread == s->best_spread && dims_tie_wins(s->cur, s->best, s->k))) {
+        s->best_spread = spread;
+        memcpy(s->best, s->cur, (size_t)s->k * sizeof(int));
+    }
+}
+
+/* Whether f^e >= x (f >= 1, e >= 0), without overflow. */
+static int pow_reaches(long long f, long long e, long long x)
+{
+    if (f <= 1)
+        return x <= 1;
+    long long p = 1;
+    for (long long m = 0; m < e && p < x; m++)
+        p *= f;
+    return p >= x;
+}
+
+/* The first divisor f with f^left >= rest: a smaller one as the largest of
+ * `left` factors cannot make up rest. */
+static int dims_first(const struct dims_search *s, long long rest, int left)
+{
+    int lo = 0, hi = s->ndiv;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (pow_reaches(s->div[mid], left, rest))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
 /* Fills cur[i..k) with factors of rest, each <= cur[i-1]. */
 static void dims_dfs(struct dims_search *s, int i, long long rest)
 {
     int left = s->k - i;
-    if (left == 1) {
-        if (i > 0 && rest > s->cur[i - 1])
+    if (left == 1 || rest == 1) {
+        if (left == 1 && i > 0 && rest > s->cur[i - 1])
             return;
-        s->cur[i] = (int)rest;
-        long long spread = s->cur[0] - rest;
-        if (spread < s->best_spread ||
-            (spread == s->best_spread && s->cur[0] > s->best[0])) {
-            s->best_spread = spread;
-            memcpy(s->best, s->cur, (size_t)s->k * sizeof(int));
-        }
+        for (int d = i; d < s->k; d++)
+            s->cur[d] = d == i ? (int)rest : 1;
+        dims_offer(s);
         return;
     }
-    for (int j = 0; j < s->ndiv; j++) {
+    for (int j = dims_first(s, rest, left); j < s->ndiv; j++) {
         long long f = s->div[j];
         if (i > 0 && f > s->cur[i - 1])
             break;
         if (rest % f != 0)
             continue;
-        long long p = 1;             /* f^left >= rest, else the later factors cannot reach it */
-        for (int m = 0; m < left && p < rest; m++)
-            p *= f;
-        if (p < rest)
+        /* To beat or tie the best spread, every factor from here on is at
+         * least lo. Larger f only raise lo and shrink rest / f, so once the
+         * later factors cannot all reach lo no larger f can do better. */
+        long long lo = (i > 0 ? s->cur[0] : f) - s->best_spread;
+        if (f < lo)
             continue;
-        /* the smallest factor is at most f: the spread is at least first - f */
-        if (i > 0 && s->cur[0] - f > s->best_spread)
-            continue;
+        if (lo > 1 && pow_reaches(lo, left - 1, rest / f + 1))
+            break;
         s->cur[i] = (int)f;
         dims_dfs(s, i + 1, rest / f);
     }
 }
 
-static int cmp_int_asc(const void *a, const void *b)
+/* The most divisors of any int (2095133040 has 1600). */
+#define DIMS_MAX_DIVISORS 1600
+
+/* Merges the ascending div[0..n) with old[0..nold) * mul (also ascending)
+ * into div; returns the new count. */
+static int merge_scaled(int *div, int n, const int *old, int nold, long long mul)
 {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
+    int out[DIMS_MAX_DIVISORS], k = 0, i = 0, j = 0;
+    while (i < n || j < nold) {
+        long long y = j < nold ? old[j] * mul : 0;
+        if (j >= nold || (i < n && div[i] < y))
+            out[k++] = div[i++];
+        else
+            out[k++] = (int)y, j++;
+    }
+    memcpy(div, out, (size_t)k * sizeof(int));
+    return k;
 }
 
-/* The most balanced k factors of n (k >= 1), non-increasing, into out; -1 if out of memory. */
+/* A prime factorization: an int has at most 9 distinct primes. */
+struct dims_primes {
+    int n;
+    int p[10], e[10];   /* ascending primes, their exponents */
+};
+
+static void dims_factor(int n, struct dims_primes *f)
+{
+    f->n = 0;
+    long long m = n;
+    for (long long p = 2; m > 1; p += p == 2 ? 1 : 2) {
+        if (p * p > m)
+            p = m;                   /* what is left is prime */
+        if (m % p != 0)
+            continue;
+        f->p[f->n] = (int)p;
+        f->e[f->n] = 0;
+        for (; m % p == 0; m /= p)
+            f->e[f->n]++;
+        f->n++;
+    }
+}
+
+/* The divisors of the number factored in f, ascending, into div (room for
+ * DIMS_MAX_DIVISORS); returns their number. Kept sorted by merging in each
+ * power of each prime: trial division up to sqrt(n), or a general sort,
+ * would cost more than the search itself. */
+static int dims_divisors(const struct dims_primes *f, int *div)
+{
+    int ndiv = 1, old[DIMS_MAX_DIVISORS];
+    div[0] = 1;
+    for (int i = 0; i < f->n; i++) {
+        int nold = ndiv;
+        memcpy(old, div, (size_t)nold * sizeof(int));
+        long long pk = 1;
+        for (int j = 0; j < f->e[i]; j++) {
+            pk *= f->p[i];
+            ndiv = merge_scaled(div, ndiv, old, nold, pk);
+        }
+    }
+    return ndiv;
+}
+
+/* MPICH's first step (see above): the large single primes of n, largest
+ * first, into out; removes them from f and n and returns their number.
+ * MPICH 4.2 squares p in an int, which overflows for p > 46340 and then
+ * takes the prime or not by chance; the square here is exact, so for such
+ * primes the two may differ (452947824 in 4-D: MPICH 449353 x 14 x 9 x 8,
+ * rdmach 449353 x 12 x 12 x 7). */
+static int dims_large_primes(struct dims_primes *f, int *n, int k, int *out)
+{
+    int taken = 0;
+    while (f->n > 1 && taken < k - 1) {
+        long long p = f->p[f->n - 1];
+        if (f->e[f->n - 1] != 1 || p * p <= *n)
+            break;
+        out[taken++] = (int)p;
+        *n /= (int)p;
+        f->n--;
+    }
+    return taken;
+}
+
+/* The balanced k factors of n (k >= 1), non-increasing, into out; -1 if out of memory. */
 static int dims_balance(int n, int k, int *out)
 {
-    int div[1600], ndiv = 0;      /* 1600: the most divisors of any int */
-    for (long long f = 1; f * f <= n; f++)
-        if (n % f == 0) {
-            div[ndiv++] = (int)f;
-            if (f * f != n)
-                div[ndiv++] = (int)(n / f);
-        }
-    qsort(div, (size_t)ndiv, sizeof(int), cmp_int_asc);
-    int *cur = malloc(2 * (size_t)k * sizeof(int));
+    struct dims_primes f;
+    dims_factor(n, &f);
+    int taken = dims_large_primes(&f, &n, k, out);
+    int div[DIMS_MAX_DIVISORS];
+    int ndiv = dims_divisors(&f, div);
+    int *cur = malloc((size_t)(k - taken) * sizeof(int));
     if (!cur)
         return -1;
-    struct dims_search s = { div, ndiv, k, cur, out, (long long)n + 1 };
+    struct dims_search s = { div, ndiv, k - taken, cur, out + taken, (long long)n + 1 };
     dims_dfs(&s, 0, n);
     free(cur);
     return 0;

@@ -245,12 +245,23 @@ int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)
 
 /* ---- names ---- */
 
+/* MPI_DATATYPE_NULL is named "MPI_DATATYPE_NULL", as MPICH does (see
+ * MPI_Comm_get_name); any other invalid handle is an error. */
 int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     RCH_MPI_CS();
+    const char *fn = "MPI_Type_get_name";
     int rc;
-    struct rch_mpi_type_obj *o = query("MPI_Type_get_name", datatype, &rc, type_name, "type_name",
-                                       resultlen, "resultlen");
+    if (datatype == MPI_DATATYPE_NULL) {
+        if ((rc = rch_mpi_check_init(fn)))
+            return rc;
+        if (!type_name || !resultlen)
+            return null_arg(fn, !type_name ? "type_name" : "resultlen");
+        snprintf(type_name, MPI_MAX_OBJECT_NAME, "MPI_DATATYPE_NULL");
+        *resultlen = (int)strlen(type_name);
+        return MPI_SUCCESS;
+    }
+    struct rch_mpi_type_obj *o = query(fn, datatype, &rc, type_name, "type_name", resultlen, "resultlen");
     if (!o)
         return rc;
     snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", o->t.name);

@@ -61,7 +61,7 @@ struct rch_mpi_type_obj {
     int urefs;                    /* the user's handles to it: 1 at creation, 1 more per MPI_Type_get_contents
                                    * that returns it; MPI_Type_free takes one, refused at 0 (a copy of a freed
                                    * handle must not drop a pending operation's reference) */
-    struct rch_mpi_type_attr *attrs;   /* attributes (type_attr.c), not copied with the object */
+    struct rch_mpi_attr *attrs;        /* attributes (type_attr.c), not copied with the object */
     MPI_Aint align;               /* alignment of the most aligned basic part (struct padding) */
     int nruns;
     struct rch_mpi_type_run *runs;

@@ -303,6 +303,41 @@ int PMPI_Win_free(MPI_Win *win)
 }
 #pragma weak MPI_Win_free = PMPI_Win_free
 
+/* One rank's memory as MPI_Win_shared_query reports it. MPI-4.1 §12.2.3
+ * lets the call ask about windows of MPI_Win_create and MPI_Win_allocate as
+ * well as MPI_Win_allocate_shared, and only MPI_Win_allocate_shared promises
+ * shared memory: where the rank's memory cannot be accessed by load/store
+ * from this process the answer is size 0 and a base the caller cannot use.
+ * What this process can load and store:
+ *   - its own memory (every flavor);
+ *   - the memory of ranks of its node that lives in the window's node
+ *     segment (Win_allocate_shared; Win_allocate when the node has two or
+ *     more of the window's members, RDMACH_SHM is on and RDMACH_RMA_PATH
+ *     auto: rma_win.c, wants_segment);
+ * never another process's MPI_Win_create memory (its private heap) nor a
+ * rank of another node (real or RDMACH_VNODE_SIZE's).
+ * The base is NULL wherever there is nothing to load or store (not mapped
+ * here, or size 0), except that a size-0 rank of a contiguous
+ * MPI_Win_allocate_shared window keeps its place in the contiguous layout
+ * (its predecessors' end: the standard's address arithmetic holds across
+ * it). MPICH answers NULL the same way, and programs written for it test
+ * for NULL (rma/win_shared_noncontig_put). disp_unit is the rank's own in
+ * every case: the standard calls it a positive integer, and this process
+ * knows it from the window's creation. */
+static int query_rank(struct rch_mpi_win *w, int rank, MPI_Aint *size, int *disp_unit, void **base)
+{
+    const struct rch_dev_win_target *t = &w->dw->t[rank];
+    void *p = rch_dev_win_shared_ptr(w->dw, rank);
+    if (!p && w->flavor == MPI_WIN_FLAVOR_SHARED && t->size > 0)
+        return rch_mpi_win_err(w, MPI_ERR_RMA_SHARED, "MPI_Win_shared_query: rank %d's memory is not mapped here "
+                               "(argument rank)", rank);
+    int contig_slot = w->flavor == MPI_WIN_FLAVOR_SHARED && !w->hints.noncontig;
+    *size = p ? (MPI_Aint)t->size : 0;
+    *disp_unit = (int)t->disp_unit;
+    *base = p && (t->size > 0 || contig_slot) ? p : NULL;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
     RCH_MPI_CS();
@@ -313,21 +348,17 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     if (!size || !disp_unit || !baseptr)
         return rch_mpi_win_err(w, MPI_ERR_ARG, "%s: argument %s is NULL", fn,
                                !size ? "size" : !disp_unit ? "disp_unit" : "baseptr");
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED && w->flavor != MPI_WIN_FLAVOR_ALLOCATE)
-        return rch_mpi_win_err(w, MPI_ERR_RMA_FLAVOR, "%s: the window was made by %s, not by MPI_Win_allocate_shared "
-                               "or MPI_Win_allocate", fn,
-                               w->flavor == MPI_WIN_FLAVOR_CREATE ? "MPI_Win_create" : "MPI_Win_create_dynamic");
+    /* MPI-4.1 §12.2.3 names the three flavors with memory at creation; a
+     * dynamic window has none (its regions come and go with Win_attach). */
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return rch_mpi_win_err(w, MPI_ERR_RMA_FLAVOR, "%s: argument win was made by MPI_Win_create_dynamic, which "
+                               "has no window memory to query", fn);
     if (rank == MPI_PROC_NULL) {
-        /* The lowest rank with memory (whose segment follows its predecessors'). */
-        for (int r = 0; r < w->size; r++) {
-            void *p = rch_dev_win_shared_ptr(w->dw, r);
-            if (p && w->dw->t[r].size > 0) {
-                *size = (MPI_Aint)w->dw->t[r].size;
-                *disp_unit = (int)w->dw->t[r].disp_unit;
-                *(void **)baseptr = p;
-                return MPI_SUCCESS;
-            }
-        }
+        /* The lowest rank that specified a size above 0 (§12.2.3), whether
+         * or not its memory is accessible here; nobody: size 0, NULL. */
+        for (int r = 0; r < w->size; r++)
+            if (w->dw->t[r].size > 0)
+                return query_rank(w, r, size, disp_unit, (void **)baseptr);
         *size = 0;
         *disp_unit = w->disp_unit;
         *(void **)baseptr = NULL;
@@ -336,14 +367,7 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     if (rank < 0 || rank >= w->size)
         return rch_mpi_win_err(w, MPI_ERR_RANK, "%s: invalid rank %d in argument rank (window of %d)", fn, rank,
                                w->size);
-    void *p = rch_dev_win_shared_ptr(w->dw, rank);
-    if (!p && w->flavor == MPI_WIN_FLAVOR_SHARED && w->dw->t[rank].size > 0)
-        return rch_mpi_win_err(w, MPI_ERR_RMA_SHARED, "%s: rank %d's memory is not mapped here", fn, rank);
-    /* MPI_Win_allocate memory of a rank on another node cannot be shared: size 0, NULL (MPI-4.0 §12.2.3). */
-    *size = p ? (MPI_Aint)w->dw->t[rank].size : 0;
-    *disp_unit = (int)w->dw->t[rank].disp_unit;
-    *(void **)baseptr = p;
-    return MPI_SUCCESS;
+    return query_rank(w, rank, size, disp_unit, (void **)baseptr);
 }
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
 

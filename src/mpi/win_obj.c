@@ -227,10 +227,14 @@ int PMPI_Win_free_keyval(int *win_keyval)
 }
 #pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
 
-static int bad_keyval(struct rch_mpi_win *w, const char *fn, int keyval)
+/* Set needs a keyval not freed; get and delete also take a freed one that
+ * attributes still use (MPI 4.1 §7.7.2: the program deletes those). */
+static int bad_keyval(struct rch_mpi_win *w, const char *fn, int keyval, int for_set)
 {
-    return rch_mpi_win_err(w, MPI_ERR_KEYVAL, "%s: 0x%x in argument win_keyval is not a live user window keyval "
-                           "(predefined attributes cannot be changed)", fn, (unsigned)keyval);
+    const char *why = for_set ? "is not a live user window keyval (predefined attributes cannot be changed, a freed "
+                                "keyval cannot be set)"
+                              : "is not a user window keyval (or was freed and no attribute uses it any more)";
+    return rch_mpi_win_err(w, MPI_ERR_KEYVAL, "%s: 0x%x in argument win_keyval %s", fn, (unsigned)keyval, why);
 }
 
 /* A code from the attribute lists: the callback's own, or a class. */
@@ -249,7 +253,7 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
     if (!w)
         return rch_mpi_win_bad(fn, win);
     if (!rch_mpi_keyval_live(RCH_MPI_OBJ_WIN, win_keyval))
-        return bad_keyval(w, fn, win_keyval);
+        return bad_keyval(w, fn, win_keyval, 1);
     int rc = rch_mpi_attr_set(&w->attrs, win, RCH_MPI_OBJ_WIN, win_keyval, attribute_val);
     return rc ? raise_code(w, fn, rc) : MPI_SUCCESS;
 }
@@ -275,8 +279,8 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
     default: break;
     }
     *flag = 0;
-    if (!rch_mpi_keyval_live(RCH_MPI_OBJ_WIN, win_keyval))
-        return bad_keyval(w, fn, win_keyval);
+    if (!rch_mpi_keyval_valid(RCH_MPI_OBJ_WIN, win_keyval))
+        return bad_keyval(w, fn, win_keyval, 0);
     *flag = rch_mpi_attr_get(w->attrs, RCH_MPI_OBJ_WIN, win_keyval, out);
     return MPI_SUCCESS;
 }
@@ -289,8 +293,8 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
         return rch_mpi_win_bad(fn, win);
-    if (!rch_mpi_keyval_live(RCH_MPI_OBJ_WIN, win_keyval))
-        return bad_keyval(w, fn, win_keyval);
+    if (!rch_mpi_keyval_valid(RCH_MPI_OBJ_WIN, win_keyval))
+        return bad_keyval(w, fn, win_keyval, 0);
     int rc = rch_mpi_attr_delete(&w->attrs, win, RCH_MPI_OBJ_WIN, win_keyval);
     return rc ? raise_code(w, fn, rc) : MPI_SUCCESS;
 }
@@ -326,16 +330,25 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 }
 #pragma weak MPI_Win_set_name = PMPI_Win_set_name
 
+/* MPI_WIN_NULL is named "MPI_WIN_NULL", as MPICH does (see
+ * MPI_Comm_get_name); any other invalid handle is an error. */
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     RCH_MPI_CS();
     const char *fn = "MPI_Win_get_name";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
-    if (!w)
+    if (!w && win != MPI_WIN_NULL)
         return rch_mpi_win_bad(fn, win);
-    if (!win_name || !resultlen)
+    int err = w ? MPI_SUCCESS : rch_mpi_check_init(fn);
+    if (err)
+        return err;
+    if (!win_name || !resultlen) {
+        if (!w)
+            return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: argument %s is NULL", fn,
+                               !win_name ? "win_name" : "resultlen");
         return rch_mpi_win_err(w, MPI_ERR_ARG, "%s: argument %s is NULL", fn, !win_name ? "win_name" : "resultlen");
-    snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+    }
+    snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w ? w->name : "MPI_WIN_NULL");
     *resultlen = (int)strlen(win_name);
     return MPI_SUCCESS;
 }

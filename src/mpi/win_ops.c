@@ -156,11 +156,14 @@ static int bind_acc(struct rch_mpi_win *w, const char *fn, MPI_Op op, MPI_Dataty
     return MPI_SUCCESS;
 }
 
-/* Origin and target of an accumulate are made of the same predefined type. */
+/* Origin and target of an accumulate that moves `bytes` (> 0) are made of
+ * the same predefined type. Nothing moved, the type signatures are both
+ * empty and match whatever the datatypes (MPICH's rma/badrma: a count 0 of
+ * MPI_INT against one of MPI_DOUBLE). */
 static int check_same_basic(struct rch_mpi_win *w, const char *fn, const struct rch_mpi_type *a,
-                            const struct rch_mpi_type *b, const char *what)
+                            const struct rch_mpi_type *b, size_t bytes, const char *what)
 {
-    if (a->basic == b->basic || a->size == 0 || b->size == 0)
+    if (bytes == 0 || a->basic == b->basic)
         return MPI_SUCCESS;
     return rch_mpi_win_err(w, MPI_ERR_TYPE, "%s: the %s and the target datatype are not made of the same predefined "
                            "datatype", fn, what);
@@ -1002,10 +1005,10 @@ static int accumulate(const char *fn, const void *obuf, int ocount, MPI_Datatype
         err = check_sizes(w, fn, (size_t)ocount * ot->size, bytes, "origin arguments");
     if (!err && rt)
         err = check_sizes(w, fn, (size_t)rcount * rt->size, bytes, "result arguments");
-    if (!err && ot)
-        err = check_same_basic(w, fn, ot, tt, "origin datatype");
+    if (!err && ot)   /* after check_sizes: bytes is what each side moves */
+        err = check_same_basic(w, fn, ot, tt, bytes, "origin datatype");
     if (!err && rt)
-        err = check_same_basic(w, fn, rt, tt, "result datatype");
+        err = check_same_basic(w, fn, rt, tt, bytes, "result datatype");
     int64_t base;
     if (!err)
         err = check_range(w, fn, target, tdisp, tcount, tt, &base);

@@ -47,6 +47,10 @@ foreach(np 1 2 3 4 8)
   conf_rma(test_conf_rma_shared ${np} "")
 endforeach()
 conf_rma(test_conf_rma_shared 3 _hydra HYDRA)
+# shared_query of Win_allocate memory on another (pretend) node, and with
+# no node segment for Win_allocate (RDMACH_RMA_PATH=am): size 0, NULL
+conf_rma(test_conf_rma_shared 4 _vnode2 ENV RDMACH_VNODE_SIZE=2)
+conf_rma(test_conf_rma_shared 2 _am ENV RDMACH_RMA_PATH=am)
 
 # Derived-datatype put/get/accumulate/get_accumulate in fence, PSCW and
 # lock_all epochs, and large accumulates with flush_local, on Win_allocate

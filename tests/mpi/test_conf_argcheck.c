@@ -55,7 +55,7 @@ static void types_and_status(void)
         { MPI_Status_set_source(NULL, 0), MPI_ERR_ARG, "MPI_Status_set_source", "status" },
         { MPI_Status_set_tag(NULL, 0), MPI_ERR_ARG, "MPI_Status_set_tag", "status" },
         { MPI_Status_set_error(NULL, 0), MPI_ERR_ARG, "MPI_Status_set_error", "status" },
-        { MPI_Type_get_name(MPI_DATATYPE_NULL, str, &i1), MPI_ERR_TYPE, "MPI_Type_get_name", "datatype" },
+        { MPI_Type_get_name((MPI_Datatype)0x12345, str, &i1), MPI_ERR_TYPE, "MPI_Type_get_name", "datatype" },
         { MPI_Type_get_name(MPI_INT, str, NULL), MPI_ERR_ARG, "MPI_Type_get_name", "resultlen" },
         { MPI_Type_set_name(MPI_DATATYPE_NULL, "x"), MPI_ERR_TYPE, "MPI_Type_set_name", "datatype" },
         { MPI_Type_set_name(MPI_INT, NULL), MPI_ERR_ARG, "MPI_Type_set_name", "type_name" },

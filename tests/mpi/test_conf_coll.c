@@ -11,6 +11,12 @@
  *   - each through its blocking and its I* form (started, then completed),
  *     and several I* collectives outstanding at once, completed by Waitall
  *     over an array in another order than they started;
+ *   - buffers of count 0 whose datatype is MPI_DATATYPE_NULL, uncommitted
+ *     or not a handle, which MPICH does not examine (it checks a buffer's
+ *     datatype only with a count > 0): every data-moving collective in its
+ *     blocking, I*, persistent and large-count forms, and on an
+ *     intercommunicator; a reduction's datatype is still checked at count
+ *     0 (MPICH binds the operation to it);
  *   - on MPI_COMM_WORLD and on a split communicator with reversed ranks;
  *   - error classes of the I* forms (the blocking forms: test_mpi_coll_errors).
  */
@@ -370,6 +376,122 @@ static void overlapped(MPI_Comm comm)
     }
 }
 
+/* Count 0 of a datatype that is not examined then: dt is MPI_DATATYPE_NULL,
+ * an uncommitted type or a value that is no handle. Every data-moving
+ * collective accepts it (the other side may use another type: both
+ * signatures are empty); a reduction refuses it, as MPICH does. */
+static void empty_type(MPI_Comm comm, int nb, MPI_Datatype dt, const char *name)
+{
+    int *zc = calloc((size_t)np, sizeof(int)), x = 3;
+    MPI_Datatype *tv = malloc(sizeof(MPI_Datatype) * (size_t)np);
+    for (int i = 0; i < np; i++)
+        tv[i] = i % 2 ? dt : MPI_INT;
+    for (int root = 0; root < np; root++) {
+        COLL(nb, Bcast, Ibcast, NULL, 0, me == root ? dt : MPI_INT, root, comm);
+        COLL(nb, Gather, Igather, NULL, 0, dt, NULL, 0, dt, root, comm);
+        COLL(nb, Scatter, Iscatter, NULL, 0, MPI_INT, NULL, 0, dt, root, comm);
+        COLL(nb, Gatherv, Igatherv, NULL, 0, dt, NULL, zc, zc, dt, root, comm);
+        COLL(nb, Scatterv, Iscatterv, NULL, zc, zc, dt, NULL, 0, dt, root, comm);
+    }
+    COLL(nb, Allgather, Iallgather, NULL, 0, dt, NULL, 0, dt, comm);
+    COLL(nb, Allgatherv, Iallgatherv, NULL, 0, dt, NULL, zc, zc, dt, comm);
+    COLL(nb, Alltoall, Ialltoall, NULL, 0, dt, NULL, 0, MPI_INT, comm);
+    COLL(nb, Alltoallv, Ialltoallv, NULL, zc, zc, dt, NULL, zc, zc, dt, comm);
+    COLL(nb, Alltoallw, Ialltoallw, NULL, zc, zc, tv, NULL, zc, zc, tv, comm);
+    /* a reduction binds its operation to the datatype: checked at count 0 too */
+    int rc = MPI_Allreduce(NULL, NULL, 0, dt, MPI_SUM, comm);
+    CHECK(mt_class(rc) == MPI_ERR_TYPE, "Allreduce of 0 %s: class %d, expected MPI_ERR_TYPE", name, mt_class(rc));
+    rc = MPI_Reduce_local(NULL, NULL, 0, dt, MPI_SUM);
+    CHECK(mt_class(rc) == MPI_ERR_TYPE, "Reduce_local of 0 %s: class %d", name, mt_class(rc));
+    /* with data the datatype is checked as before (every rank fails alike) */
+    rc = MPI_Bcast(&x, 1, dt, 0, comm);
+    CHECK(mt_class(rc) == MPI_ERR_TYPE, "Bcast of 1 %s: class %d", name, mt_class(rc));
+    free(zc);
+    free(tv);
+}
+
+/* The persistent and large-count forms, once. */
+static void empty_type_forms(MPI_Comm comm, MPI_Datatype dt)
+{
+    MPI_Request r[3];
+    MPI_Count *zcc = calloc((size_t)np, sizeof(MPI_Count));
+    MPI_Aint *zd = calloc((size_t)np, sizeof(MPI_Aint));
+    int *zc = calloc((size_t)np, sizeof(int));
+    MPI_Datatype *tv = malloc(sizeof(MPI_Datatype) * (size_t)np);
+    for (int i = 0; i < np; i++)
+        tv[i] = dt;
+    MPI_OK(MPI_Bcast_init(NULL, 0, dt, np - 1, comm, MPI_INFO_NULL, &r[0]));
+    MPI_OK(MPI_Allgather_init(NULL, 0, dt, NULL, 0, MPI_INT, comm, MPI_INFO_NULL, &r[1]));
+    MPI_OK(MPI_Alltoallw_init(NULL, zc, zc, tv, NULL, zc, zc, tv, comm, MPI_INFO_NULL, &r[2]));
+    for (int k = 0; k < 2; k++) {
+        MPI_OK(MPI_Startall(3, r));
+        MPI_OK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+    }
+    for (int k = 0; k < 3; k++)
+        MPI_OK(MPI_Request_free(&r[k]));
+    MPI_OK(MPI_Bcast_c(NULL, 0, dt, 0, comm));
+    MPI_OK(MPI_Gatherv_c(NULL, 0, dt, NULL, zcc, zd, dt, 0, comm));
+    MPI_OK(MPI_Alltoallv_c(NULL, zcc, zd, dt, NULL, zcc, zd, dt, comm));
+    MPI_OK(MPI_Alltoallw_c(NULL, zcc, zd, tv, NULL, zcc, zd, tv, comm));
+    free(zcc);
+    free(zd);
+    free(zc);
+    free(tv);
+}
+
+static void empty_types(MPI_Comm comm)
+{
+    MPI_Datatype unc, dts[3] = { MPI_DATATYPE_NULL, MPI_DATATYPE_NULL, (MPI_Datatype)0x5a5a1234 };
+    const char *names[3] = { "MPI_DATATYPE_NULL", "uncommitted", "garbage" };
+    MPI_OK(MPI_Type_contiguous(2, MPI_INT, &unc));
+    dts[1] = unc;
+    for (int k = 0; k < 3; k++) {
+        for (int nb = 0; nb < 2; nb++)
+            empty_type(comm, nb, dts[k], names[k]);
+        empty_type_forms(comm, dts[k]);
+    }
+    MPI_OK(MPI_Type_free(&unc));
+}
+
+/* The same on an intercommunicator between the two halves of comm (2 ranks
+ * or more): the rooted calls (MPI_ROOT, MPI_PROC_NULL, the remote root) and
+ * the all-to-all ones; its reductions check the datatype at count 0 too. */
+static void empty_types_inter(MPI_Comm comm)
+{
+    if (np < 2)
+        return;
+    MPI_Comm half, inter;
+    int left = me < np / 2, hme, hnp, rnp;
+    MPI_OK(MPI_Comm_split(comm, left, me, &half));
+    MPI_OK(MPI_Intercomm_create(half, 0, comm, left ? np / 2 : 0, 77, &inter));
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(half, &hme);
+    MPI_Comm_size(half, &hnp);
+    MPI_Comm_remote_size(inter, &rnp);
+    int *zc = calloc((size_t)(hnp > rnp ? hnp : rnp), sizeof(int));
+    int root = left ? (hme == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;   /* the left group's rank 0 is the root */
+    MPI_Request r;
+    MPI_OK(MPI_Bcast(NULL, 0, MPI_DATATYPE_NULL, root, inter));
+    MPI_OK(MPI_Ibcast(NULL, 0, MPI_DATATYPE_NULL, root, inter, &r));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Gather(NULL, 0, MPI_DATATYPE_NULL, NULL, 0, MPI_DATATYPE_NULL, root, inter));
+    MPI_OK(MPI_Scatterv(NULL, zc, zc, MPI_DATATYPE_NULL, NULL, 0, MPI_DATATYPE_NULL, root, inter));
+    MPI_OK(MPI_Allgather(NULL, 0, MPI_DATATYPE_NULL, NULL, 0, MPI_INT, inter));
+    MPI_OK(MPI_Alltoallv(NULL, zc, zc, MPI_DATATYPE_NULL, NULL, zc, zc, MPI_DATATYPE_NULL, inter));
+    MPI_OK(MPI_Ialltoall(NULL, 0, MPI_DATATYPE_NULL, NULL, 0, MPI_DATATYPE_NULL, inter, &r));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    int rc = MPI_Allreduce(NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_SUM, inter);
+    CHECK(mt_class(rc) == MPI_ERR_TYPE, "intercomm Allreduce of 0 MPI_DATATYPE_NULL: class %d", mt_class(rc));
+    rc = MPI_Ireduce(NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_SUM, root, inter, &r);
+    CHECK(mt_class(rc) == MPI_ERR_TYPE || (root == MPI_PROC_NULL && rc == MPI_SUCCESS),
+          "intercomm Ireduce of 0 MPI_DATATYPE_NULL: class %d", mt_class(rc));
+    if (rc == MPI_SUCCESS)
+        MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    free(zc);
+    MPI_OK(MPI_Comm_free(&inter));
+    MPI_OK(MPI_Comm_free(&half));
+}
+
 static void expect(int rc, int cls, const char *what)
 {
     CHECK(mt_class(rc) == cls, "%s: class %d, expected %d", what, mt_class(rc), cls);
@@ -426,6 +548,8 @@ static void suite(MPI_Comm comm)
     }
     overlapped(comm);
     nb_errors(comm);
+    empty_types(comm);
+    empty_types_inter(comm);
 }
 
 int main(int argc, char **argv)
@@ -451,6 +575,6 @@ int main(int argc, char **argv)
     MPI_Finalize();
     if (wme == 0)
         printf("conf_coll: %d ranks: every collective, blocking and I*, in place, zero counts, mixed "
-               "signatures, Alltoallw, overlapped, I* errors: ok\n", wnp);
+               "signatures, Alltoallw, overlapped, I* errors, count 0 of any datatype: ok\n", wnp);
     return 0;
 }

@@ -8,8 +8,11 @@
  *   - a 2D non-periodic Cartesian grid: corner and edge ranks have
  *     MPI_PROC_NULL neighbours in both dimensions, whose blocks stay
  *     untouched;
- *   - zero counts, and the errors: MPI_ERR_TOPOLOGY on a communicator
- *     without a topology, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ERR_COMM.
+ *   - zero counts, also of datatypes that are MPI_DATATYPE_NULL or not
+ *     committed (MPICH checks a datatype only with a count > 0), in every
+ *     form (v, w, persistent, large-count), and the errors: MPI_ERR_TOPOLOGY
+ *     on a communicator without a topology, MPI_ERR_COUNT, MPI_ERR_TYPE,
+ *     MPI_ERR_COMM.
  */
 #include "mpi_test.h"
 
@@ -48,6 +51,39 @@ static int sender_block(const int *mine, int k, const int *theirs, int ntheirs)
 
 /* One topology: my sources (= destinations: both kinds here are symmetric)
  * and, for each, the sender's own list (to find the block it sent me). */
+/* Zero counts of datatypes a count of 0 does not examine (MPICH):
+ * MPI_DATATYPE_NULL and an uncommitted type, in every form; n edges, zc and
+ * zd n zeros. */
+static void empty_types(MPI_Comm comm, int nb, int n, const int *zc, const int *zd)
+{
+    MPI_Datatype unc, *tv = malloc(sizeof(MPI_Datatype) * (size_t)(n + 1));
+    MPI_Aint *zw = calloc((size_t)n + 1, sizeof(MPI_Aint));
+    MPI_Count *zcc = calloc((size_t)n + 1, sizeof(MPI_Count));
+    MPI_Request r;
+    MPI_OK(MPI_Type_contiguous(2, MPI_INT, &unc));
+    for (int i = 0; i < n; i++)
+        tv[i] = i % 2 ? unc : MPI_DATATYPE_NULL;
+    NCOLL(nb, Neighbor_alltoall, Ineighbor_alltoall, NULL, 0, MPI_DATATYPE_NULL, NULL, 0, unc, comm);
+    NCOLL(nb, Neighbor_allgather, Ineighbor_allgather, NULL, 0, unc, NULL, 0, MPI_DATATYPE_NULL, comm);
+    NCOLL(nb, Neighbor_allgatherv, Ineighbor_allgatherv, NULL, 0, MPI_DATATYPE_NULL, NULL, zc, zd, unc, comm);
+    NCOLL(nb, Neighbor_alltoallv, Ineighbor_alltoallv, NULL, zc, zd, unc, NULL, zc, zd, MPI_DATATYPE_NULL, comm);
+    NCOLL(nb, Neighbor_alltoallw, Ineighbor_alltoallw, NULL, zc, zw, tv, NULL, zc, zw, tv, comm);
+    NCOLL(nb, Neighbor_alltoall_c, Ineighbor_alltoall_c, NULL, 0, MPI_DATATYPE_NULL, NULL, 0, unc, comm);
+    NCOLL(nb, Neighbor_alltoallv_c, Ineighbor_alltoallv_c, NULL, zcc, zw, unc, NULL, zcc, zw, MPI_DATATYPE_NULL,
+          comm);
+    MPI_OK(MPI_Neighbor_alltoallw_init(NULL, zc, zw, tv, NULL, zc, zw, tv, comm, MPI_INFO_NULL, &r));
+    MPI_OK(MPI_Start(&r));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_Request_free(&r));
+    /* with data they are checked (every rank fails alike) */
+    int rc = MPI_Neighbor_alltoall(zw, 1, unc, NULL, 0, MPI_INT, comm);
+    CHECK(mt_class(rc) == MPI_ERR_TYPE, "Neighbor_alltoall of 1 uncommitted: class %d", mt_class(rc));
+    MPI_OK(MPI_Type_free(&unc));
+    free(tv);
+    free(zw);
+    free(zcc);
+}
+
 static void run(MPI_Comm comm, int n, const int *nbr, int (*list_of)(int rank, int *out), const char *topo)
 {
     int *sb = malloc(sizeof(int) * K * (size_t)(n + 1)), *rb = malloc(sizeof(int) * K * (size_t)(n + 1));
@@ -86,6 +122,7 @@ static void run(MPI_Comm comm, int n, const int *nbr, int (*list_of)(int rank, i
         NCOLL(nb, Neighbor_allgather, Ineighbor_allgather, NULL, 0, MPI_INT, NULL, 0, MPI_INT, comm);
         int *zc = calloc((size_t)n + 1, sizeof(int)), *zd = calloc((size_t)n + 1, sizeof(int));
         NCOLL(nb, Neighbor_alltoallv, Ineighbor_alltoallv, sb, zc, zd, MPI_INT, rb, zc, zd, MPI_INT, comm);
+        empty_types(comm, nb, n, zc, zd);
         free(zc);
         free(zd);
     }
@@ -172,6 +209,6 @@ int main(int argc, char **argv)
     MPI_Finalize();
     if (me == 0)
         printf("conf_coll_nbr: %d ranks: graph (repeated edges) and 2D non-periodic cart, blocking and I*, "
-               "zero counts, errors: ok\n", np);
+               "zero counts (of any datatype), errors: ok\n", np);
     return 0;
 }

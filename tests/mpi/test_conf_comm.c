@@ -3,14 +3,14 @@
  * (MPI_UNDEFINED colors give MPI_COMM_NULL, ties of key keep the parent's
  * order, negative keys order first), Comm_compare's four results, names
  * (world's and self's are predefined, a duplicate's name is not copied,
- * MPI_MAX_OBJECT_NAME truncation), Comm_dup keeping the topology,
- * Comm_idup, Comm_test_inter, Comm_disconnect (collective free),
+ * MPI_MAX_OBJECT_NAME truncation; the null handles' names as MPICH gives
+ * them, any other invalid handle still an error), Comm_dup keeping the
+ * topology, Comm_idup, Comm_test_inter, Comm_disconnect (collective free),
  * Comm_get_parent (not spawned: MPI_COMM_NULL), Comm_remote_size/group of
- * an intracommunicator (MPI_ERR_COMM), error handlers on
- * communicators (set, get,
- * Comm_call_errhandler invoking a user handler with the code, the handler
- * inherited by new communicators) and the error classes of bad arguments.
- * Any number of ranks.
+ * an intracommunicator (MPI_ERR_COMM), error handlers on communicators
+ * (set, get, Comm_call_errhandler invoking a user handler with the code,
+ * the handler inherited by new communicators) and the error classes of bad
+ * arguments. Any number of ranks.
  */
 #include "mpi_test.h"
 
@@ -105,6 +105,48 @@ static void compare_and_names(void)
     MPI_OK(MPI_Comm_free(&dup));
     MPI_OK(MPI_Comm_free(&rev));
     MPI_OK(MPI_Comm_free(&sub));
+}
+
+/* Comm_get_name, Type_get_name and Win_get_name of MPI_COMM_NULL,
+ * MPI_DATATYPE_NULL and MPI_WIN_NULL: MPI 4.1 7.8 names objects, and a
+ * null handle is none, but MPICH returns the handle's own name and
+ * programs written for it (its test suite's comm/commname) rely on that;
+ * rdmach, a drop-in, does the same. Freed or garbage handles, a NULL
+ * output, and setting a null handle's name stay errors. */
+static void null_names(void)
+{
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = -1;
+    MPI_OK(MPI_Comm_get_name(MPI_COMM_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_COMM_NULL") == 0 && len == 13, "MPI_COMM_NULL's name '%s' (%d)", name, len);
+    MPI_OK(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_DATATYPE_NULL") == 0 && len == 17, "MPI_DATATYPE_NULL's name '%s' (%d)", name, len);
+    MPI_OK(MPI_Win_get_name(MPI_WIN_NULL, name, &len));
+    CHECK(strcmp(name, "MPI_WIN_NULL") == 0 && len == 12, "MPI_WIN_NULL's name '%s' (%d)", name, len);
+
+    CHECK(mt_class(MPI_Comm_get_name(MPI_COMM_NULL, NULL, &len)) == MPI_ERR_ARG, "Comm_get_name(NULL name)");
+    CHECK(mt_class(MPI_Comm_get_name(MPI_COMM_NULL, name, NULL)) == MPI_ERR_ARG, "Comm_get_name(NULL resultlen)");
+    CHECK(mt_class(MPI_Type_get_name(MPI_DATATYPE_NULL, NULL, &len)) == MPI_ERR_ARG, "Type_get_name(NULL name)");
+    CHECK(mt_class(MPI_Win_get_name(MPI_WIN_NULL, name, NULL)) == MPI_ERR_ARG, "Win_get_name(NULL resultlen)");
+    CHECK(mt_class(MPI_Comm_get_name((MPI_Comm)0x12345, name, &len)) == MPI_ERR_COMM, "Comm_get_name(garbage)");
+    MPI_Comm c, stale;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_SELF, &c));
+    stale = c;
+    MPI_OK(MPI_Comm_free(&c));
+    CHECK(mt_class(MPI_Comm_get_name(stale, name, &len)) == MPI_ERR_COMM, "Comm_get_name(freed)");
+    MPI_Datatype t, tstale;
+    MPI_OK(MPI_Type_contiguous(2, MPI_INT, &t));
+    tstale = t;
+    MPI_OK(MPI_Type_free(&t));
+    CHECK(mt_class(MPI_Type_get_name(tstale, name, &len)) == MPI_ERR_TYPE, "Type_get_name(freed)");
+    CHECK(mt_class(MPI_Type_set_name(MPI_DATATYPE_NULL, "x")) == MPI_ERR_TYPE, "Type_set_name(NULL)");
+    MPI_Win w, wstale;
+    MPI_OK(MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_SELF, &w));
+    MPI_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
+    wstale = w;
+    MPI_OK(MPI_Win_free(&w));
+    CHECK(mt_class(MPI_Win_get_name(wstale, name, &len)) == MPI_ERR_WIN, "Win_get_name(freed)");
+    CHECK(mt_class(MPI_Win_set_name(MPI_WIN_NULL, "x")) == MPI_ERR_WIN, "Win_set_name(NULL)");
 }
 
 static void idup_and_topology(void)
@@ -254,6 +296,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     split();
     compare_and_names();
+    null_names();
     idup_and_topology();
     errhandlers();
     disconnect_and_parent();

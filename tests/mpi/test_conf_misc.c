@@ -9,13 +9,22 @@
  *     before), the predefined codes refused a string; MPI_LASTUSEDCODE
  *     (MPI-4.1 §9.5: "the current maximum error class including the
  *     user-defined ones", never below MPI_ERR_LASTCODE) follows every new
- *     class and code;
+ *     class and code; many classes and codes (more than the 7 class bits
+ *     of an error code hold), each distinct and above MPI_ERR_LASTCODE,
+ *     with their classes and strings, removed (MPI 4.1 §9.5) and added
+ *     again round after round, MPI_LASTUSEDCODE back to what it was once
+ *     they are gone;
  *   - error handlers on communicators and windows: create, set, get (the
  *     handler set, inherited by Comm_dup), free while in use (still called),
  *     call_errhandler (the user function sees the object and the code),
  *     a handler of the wrong kind refused;
- *   - info: MPI_INFO_ENV keys (command, argv, maxprocs, host, arch, wdir,
- *     thread_level) with their values, Info_get truncation at valuelen,
+ *   - info: MPI_INFO_ENV keys (command, argv, maxprocs, host, arch, wdir;
+ *     no thread_level, which MPI gives the level asked for when the
+ *     program was started, and rdmach's launchers ask for none) with their
+ *     values; MPI_Info_create_env the same before MPI_Init, after it and
+ *     after MPI_Finalize, and infos made before MPI_Init still read, copied
+ *     and freed after MPI_Finalize (MPI 4.1 11.4.1 allows the info calls
+ *     then); Info_get truncation at valuelen,
  *     Info_get_nthkey out of range, Info_delete of a missing key
  *     (MPI_ERR_INFO_NOKEY), calls on MPI_INFO_NULL (MPI_ERR_INFO or ARG);
  *   - Get_version, Get_library_version, Get_processor_name, Wtime/Wtick,
@@ -153,6 +162,91 @@ static void error_classes(void)
     MPI_OK(MPI_Comm_free(&dup));
 }
 
+/* MPI_LASTUSEDCODE's value: "the current maximum error class including
+ * the user-defined ones" (MPI 4.1 §9.5). */
+static int lastusedcode(void)
+{
+    int *last, flag;
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &last, &flag));
+    CHECK(flag, "MPI_LASTUSEDCODE not set");
+    return *last;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Every value added: above MPI_ERR_LASTCODE, no two alike, the largest at
+ * most MPI_LASTUSEDCODE. */
+static void check_values(int *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), int_cmp);
+    CHECK(v[0] > MPI_ERR_LASTCODE, "a user class or code %d is not above MPI_ERR_LASTCODE", v[0]);
+    for (int i = 1; i < n; i++)
+        CHECK(v[i] != v[i - 1], "two user classes or codes are both %d", v[i]);
+    CHECK(lastusedcode() >= v[n - 1], "MPI_LASTUSEDCODE %d below the code %d in use", lastusedcode(), v[n - 1]);
+}
+
+/* Classes and codes by the hundred (MPI 4.1 §9.5 sets no limit; the
+ * class bits of a code hold 127 classes, fewer than the program may add),
+ * with strings, then removed, round after round. */
+#define MANY_CLASSES 600
+#define MANY_CODES 3          /* per class, and one more of a predefined class */
+static void many_error_classes(void)
+{
+    static const int predefined[] = { MPI_ERR_ARG, MPI_ERR_OTHER, MPI_ERR_IO, MPI_ERR_KEYVAL };
+    static int cls[MANY_CLASSES], code[MANY_CLASSES][MANY_CODES + 1], all[MANY_CLASSES * (MANY_CODES + 2)];
+    char want[MPI_MAX_ERROR_STRING], s[MPI_MAX_ERROR_STRING];
+    int before = lastusedcode(), len, got;
+    for (int round = 0; round < 3; round++) {
+        int n = 0;
+        for (int i = 0; i < MANY_CLASSES; i++) {
+            MPI_OK(MPI_Add_error_class(&cls[i]));
+            all[n++] = cls[i];
+            snprintf(want, sizeof(want), "class %d of round %d", i, round);
+            MPI_OK(MPI_Add_error_string(cls[i], want));
+            for (int j = 0; j <= MANY_CODES; j++) {
+                int of = j < MANY_CODES ? cls[i] : predefined[i % 4];
+                MPI_OK(MPI_Add_error_code(of, &code[i][j]));
+                all[n++] = code[i][j];
+                snprintf(want, sizeof(want), "code %d of class %d, round %d", j, i, round);
+                MPI_OK(MPI_Add_error_string(code[i][j], want));
+            }
+        }
+        for (int i = 0; i < MANY_CLASSES; i++) {
+            MPI_OK(MPI_Error_class(cls[i], &got));
+            CHECK(got == cls[i], "user class %d (number %d) has class %d", cls[i], i, got);
+            MPI_OK(MPI_Error_string(cls[i], s, &len));
+            snprintf(want, sizeof(want), "class %d of round %d", i, round);
+            CHECK(strcmp(s, want) == 0 && len == (int)strlen(want), "class %d's string \"%s\"", i, s);
+            for (int j = 0; j <= MANY_CODES; j++) {
+                MPI_OK(MPI_Error_class(code[i][j], &got));
+                CHECK(got == (j < MANY_CODES ? cls[i] : predefined[i % 4]), "code %d of class %d has class %d", j,
+                      i, got);
+                MPI_OK(MPI_Error_string(code[i][j], s, &len));
+                snprintf(want, sizeof(want), "code %d of class %d, round %d", j, i, round);
+                CHECK(strcmp(s, want) == 0, "code %d of class %d: string \"%s\"", j, i, s);
+            }
+        }
+        check_values(all, n);
+        /* strings, then codes, then classes: the order MPI_Remove_* requires */
+        for (int i = MANY_CLASSES - 1; i >= 0; i--) {
+            for (int j = 0; j <= MANY_CODES; j++) {
+                MPI_OK(MPI_Remove_error_string(code[i][j]));
+                MPI_OK(MPI_Remove_error_code(code[i][j]));
+            }
+            MPI_OK(MPI_Remove_error_string(cls[i]));
+            MPI_OK(MPI_Remove_error_class(cls[i]));
+        }
+        CHECK(mt_class(MPI_Error_class(cls[0], &got)) == MPI_ERR_ARG, "a removed class is still valid");
+        CHECK(mt_class(MPI_Error_string(code[1][0], s, &len)) == MPI_ERR_ARG, "a removed code is still valid");
+        CHECK(lastusedcode() == before, "MPI_LASTUSEDCODE %d once the classes added were removed, %d before",
+              lastusedcode(), before);
+    }
+}
+
 static void errhandlers(void)
 {
     MPI_Errhandler eh, got, weh;
@@ -210,6 +304,59 @@ static void errhandlers(void)
           "Comm_set_errhandler(MPI_ERRHANDLER_NULL) accepted");
 }
 
+static MPI_Info env_before_init, held;   /* made before MPI_Init, freed after MPI_Finalize */
+
+/* a and b hold the same keys, in the same order, with the same values. */
+static void same_info(MPI_Info a, MPI_Info b, const char *what)
+{
+    int na, nb;
+    MPI_OK(MPI_Info_get_nkeys(a, &na));
+    MPI_OK(MPI_Info_get_nkeys(b, &nb));
+    CHECK(na == nb, "%s: %d and %d keys", what, na, nb);
+    for (int i = 0; i < na && i < nb; i++) {
+        char ka[MPI_MAX_INFO_KEY], kb[MPI_MAX_INFO_KEY], va[MPI_MAX_INFO_VAL], vb[MPI_MAX_INFO_VAL];
+        int la = sizeof(va), lb = sizeof(vb), fa, fb;
+        MPI_OK(MPI_Info_get_nthkey(a, i, ka));
+        MPI_OK(MPI_Info_get_nthkey(b, i, kb));
+        CHECK(strcmp(ka, kb) == 0, "%s: key %d is %s and %s", what, i, ka, kb);
+        MPI_OK(MPI_Info_get_string(a, ka, &la, va, &fa));
+        MPI_OK(MPI_Info_get_string(b, kb, &lb, vb, &fb));
+        CHECK(fa && fb && strcmp(va, vb) == 0, "%s: %s is \"%s\" and \"%s\"", what, ka, va, vb);
+    }
+}
+
+/* Before MPI_Init (MPI 4.1 11.4.1): infos to compare and free later. */
+static void info_before_init(void)
+{
+    MPI_OK(MPI_Info_create_env(0, NULL, &env_before_init));
+    int n;
+    MPI_OK(MPI_Info_get_nkeys(env_before_init, &n));
+    CHECK(n >= 4, "Info_create_env before MPI_Init: %d keys", n);
+    MPI_OK(MPI_Info_create(&held));
+    MPI_OK(MPI_Info_set(held, "made", "before MPI_Init"));
+}
+
+/* After MPI_Finalize: the same environment, and the infos still held work. */
+static void info_after_finalize(void)
+{
+    MPI_Info env, copy;
+    MPI_OK(MPI_Info_create_env(0, NULL, &env));
+    same_info(env, env_before_init, "Info_create_env after MPI_Finalize and before MPI_Init");
+    MPI_OK(MPI_Info_free(&env));
+    char v[MPI_MAX_INFO_VAL];
+    int flag, len = sizeof(v);
+    MPI_OK(MPI_Info_get_string(held, "made", &len, v, &flag));
+    CHECK(flag && strcmp(v, "before MPI_Init") == 0, "an info made before MPI_Init, after MPI_Finalize: %s",
+          flag ? v : "(none)");
+    MPI_OK(MPI_Info_dup(held, &copy));
+    MPI_OK(MPI_Info_set(copy, "made", "after MPI_Finalize"));
+    MPI_OK(MPI_Info_delete(copy, "made"));
+    MPI_OK(MPI_Info_free(&copy));
+    MPI_OK(MPI_Info_free(&held));
+    MPI_OK(MPI_Info_free(&env_before_init));
+    CHECK(held == MPI_INFO_NULL && env_before_init == MPI_INFO_NULL, "Info_free after MPI_Finalize left the handle");
+}
+
 static void info(void)
 {
     char v[MPI_MAX_INFO_VAL], k[MPI_MAX_INFO_KEY];
@@ -217,10 +364,19 @@ static void info(void)
     /* MPI_INFO_ENV */
     MPI_OK(MPI_Info_get(MPI_INFO_ENV, "maxprocs", MPI_MAX_INFO_VAL - 1, v, &flag));
     CHECK(flag && atoi(v) == np, "MPI_INFO_ENV maxprocs: %s", flag ? v : "(none)");
+    /* thread_level is the level asked for at the program's start (a
+     * launcher's option), not what MPI_Init_thread provided: none here */
     MPI_OK(MPI_Info_get(MPI_INFO_ENV, "thread_level", MPI_MAX_INFO_VAL - 1, v, &flag));
-    static const char *const lv[] = { "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
-                                      "MPI_THREAD_MULTIPLE" };
-    CHECK(flag && strcmp(v, lv[provided]) == 0, "MPI_INFO_ENV thread_level: %s", flag ? v : "(none)");
+    CHECK(!flag, "MPI_INFO_ENV thread_level %s, though the launcher asked for no level", v);
+    MPI_OK(MPI_Info_get(MPI_INFO_ENV, "arch", MPI_MAX_INFO_VAL - 1, v, &flag));
+    CHECK(!flag || v[0], "MPI_INFO_ENV arch is empty");
+    /* Info_create_env with no arguments: MPI_INFO_ENV's keys, in its order,
+     * with its values, and what it gave before MPI_Init */
+    MPI_Info now;
+    MPI_OK(MPI_Info_create_env(0, NULL, &now));
+    same_info(now, MPI_INFO_ENV, "Info_create_env after MPI_Init and MPI_INFO_ENV");
+    same_info(now, env_before_init, "Info_create_env after and before MPI_Init");
+    MPI_OK(MPI_Info_free(&now));
     MPI_OK(MPI_Info_get(MPI_INFO_ENV, "command", MPI_MAX_INFO_VAL - 1, v, &flag));
     CHECK(flag && strcmp(v, g_argv[0]) == 0, "MPI_INFO_ENV command: %s, argv[0] %s", flag ? v : "(none)",
           g_argv[0]);
@@ -381,6 +537,7 @@ int main(int argc, char **argv)
     int flag;
     MPI_Initialized(&flag);
     CHECK(!flag, "Initialized true before MPI_Init");
+    info_before_init();
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
@@ -395,6 +552,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     error_classes();
+    many_error_classes();
     errhandlers();
     info();
     environment();
@@ -405,6 +563,7 @@ int main(int argc, char **argv)
     CHECK(flag, "Finalized false after MPI_Finalize");
     MPI_Initialized(&flag);
     CHECK(flag, "Initialized false after MPI_Finalize");
+    info_after_finalize();
     if (me == 0)
         printf("conf_misc: %d ranks: error classes and codes, errhandlers, info, environment, process management: ok\n", np);
     return 0;

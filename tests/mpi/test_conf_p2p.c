@@ -17,7 +17,13 @@
  *   - MPI_ERR_TAG (negative, above MPI_TAG_UB, MPI_ANY_TAG on a send),
  *     MPI_ERR_RANK (out of range, MPI_ANY_SOURCE on a send);
  *   - MPI_Get_count / MPI_Get_elements of a message that fills part of a
- *     derived datatype: MPI_UNDEFINED and the basic elements (§3.2.5, §5.1.11).
+ *     derived datatype: MPI_UNDEFINED and the basic elements (§3.2.5, §5.1.11);
+ *   - a buffer of count 0 whose datatype is MPI_DATATYPE_NULL, uncommitted
+ *     or not a datatype at all, as MPICH takes it (its bindings check a
+ *     datatype only with a count > 0): every send and receive form, to a
+ *     real peer and to MPI_PROC_NULL, the _c forms, matched probes and
+ *     partitioned requests; an empty message, whatever the receiver's type.
+ *     With a count > 0 the same datatypes are still MPI_ERR_TYPE.
  */
 #include "mpi_test.h"
 
@@ -347,6 +353,143 @@ static void partial_count(void)
     MPI_OK(MPI_Type_free(&two));
 }
 
+/* Datatypes a count of 0 does not examine (MPICH): MPI_DATATYPE_NULL, an
+ * uncommitted type, a value that is no handle. */
+#define NEMPTY 3
+static MPI_Datatype empty_types[NEMPTY];
+static const char *const empty_names[NEMPTY] = { "MPI_DATATYPE_NULL", "uncommitted", "garbage" };
+
+/* An empty message arrived from prev with tag: 0 bytes, 0 of any type. */
+static void check_empty(const MPI_Status *st, int tag, const char *what)
+{
+    int nb = -1, ni = -1;
+    MPI_Get_count(st, MPI_BYTE, &nb);
+    MPI_Get_count(st, MPI_INT, &ni);
+    CHECK(st->MPI_SOURCE == prev && st->MPI_TAG == tag && nb == 0 && ni == 0,
+          "%s: status source %d tag %d, %d bytes, %d ints; expected source %d tag %d, none", what, st->MPI_SOURCE,
+          st->MPI_TAG, nb, ni, prev, tag);
+}
+
+/* Every send form with (NULL, 0, dt) to next, every receive form with
+ * (NULL, 0, dt) from prev: each message arrives empty. */
+static void empty_forms(MPI_Datatype dt, const char *name)
+{
+    MPI_Status st;
+    MPI_Request r[2];
+    MPI_Message msg;
+    int flag = 0, x = 5;
+    char what[96];
+    typedef int (*isend_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+    static const struct { isend_fn f; int persistent; const char *name; } sends[] = {
+        { MPI_Isend, 0, "Isend" }, { MPI_Issend, 0, "Issend" }, { MPI_Ibsend, 0, "Ibsend" },
+        { MPI_Send_init, 1, "Send_init" }, { MPI_Ssend_init, 1, "Ssend_init" }, { MPI_Bsend_init, 1, "Bsend_init" },
+    };
+    for (int k = 0; k < 6; k++) {
+        snprintf(what, sizeof(what), "%s/Irecv, %s", sends[k].name, name);
+        MPI_OK(MPI_Irecv(NULL, 0, dt, prev, 40 + k, MPI_COMM_WORLD, &r[1]));
+        MPI_OK(sends[k].f(NULL, 0, dt, next, 40 + k, MPI_COMM_WORLD, &r[0]));
+        if (sends[k].persistent)
+            MPI_OK(MPI_Start(&r[0]));
+        MPI_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+        if (sends[k].persistent)
+            MPI_OK(MPI_Request_free(&r[0]));
+        MPI_OK(MPI_Wait(&r[1], &st));
+        check_empty(&st, 40 + k, what);
+    }
+    /* blocking sends, received by Recv_init, Recv (any count of MPI_INT), Mprobe + Mrecv, Improbe + Imrecv */
+    snprintf(what, sizeof(what), "Send/Recv_init, %s", name);
+    MPI_OK(MPI_Recv_init(NULL, 0, dt, prev, 50, MPI_COMM_WORLD, &r[1]));
+    MPI_OK(MPI_Start(&r[1]));
+    MPI_OK(MPI_Send(NULL, 0, dt, next, 50, MPI_COMM_WORLD));
+    MPI_OK(MPI_Wait(&r[1], &st));
+    MPI_OK(MPI_Request_free(&r[1]));
+    check_empty(&st, 50, what);
+    snprintf(what, sizeof(what), "Ssend to a receive of 1 MPI_INT, %s", name);
+    MPI_OK(MPI_Irecv(&x, 1, MPI_INT, prev, 51, MPI_COMM_WORLD, &r[1]));
+    MPI_OK(MPI_Ssend(NULL, 0, dt, next, 51, MPI_COMM_WORLD));
+    MPI_OK(MPI_Wait(&r[1], &st));
+    check_empty(&st, 51, what);
+    CHECK(x == 5, "%s: the empty message wrote the buffer (%d)", what, x);
+    snprintf(what, sizeof(what), "Bsend/Mprobe+Mrecv, %s", name);
+    MPI_OK(MPI_Bsend(NULL, 0, dt, next, 52, MPI_COMM_WORLD));
+    MPI_OK(MPI_Mprobe(prev, 52, MPI_COMM_WORLD, &msg, &st));
+    MPI_OK(MPI_Mrecv(NULL, 0, dt, &msg, &st));
+    check_empty(&st, 52, what);
+    snprintf(what, sizeof(what), "Send of 0 MPI_DOUBLE/Improbe+Imrecv, %s", name);
+    MPI_OK(MPI_Send(NULL, 0, MPI_DOUBLE, next, 53, MPI_COMM_WORLD));
+    while (!flag)
+        MPI_OK(MPI_Improbe(prev, 53, MPI_COMM_WORLD, &flag, &msg, &st));
+    MPI_OK(MPI_Imrecv(NULL, 0, dt, &msg, &r[1]));
+    MPI_OK(MPI_Wait(&r[1], &st));
+    check_empty(&st, 53, what);
+    /* the exchanges and the large-count forms */
+    snprintf(what, sizeof(what), "Sendrecv, %s", name);
+    MPI_OK(MPI_Sendrecv(NULL, 0, dt, next, 54, NULL, 0, dt, prev, 54, MPI_COMM_WORLD, &st));
+    check_empty(&st, 54, what);
+    snprintf(what, sizeof(what), "Sendrecv_replace, %s", name);
+    MPI_OK(MPI_Sendrecv_replace(NULL, 0, dt, next, 55, prev, 55, MPI_COMM_WORLD, &st));
+    check_empty(&st, 55, what);
+    snprintf(what, sizeof(what), "Isendrecv, %s", name);
+    MPI_OK(MPI_Isendrecv(NULL, 0, dt, next, 56, NULL, 0, dt, prev, 56, MPI_COMM_WORLD, &r[0]));
+    MPI_OK(MPI_Wait(&r[0], &st));
+    check_empty(&st, 56, what);
+    snprintf(what, sizeof(what), "Isend_c/Recv_c, %s", name);
+    MPI_OK(MPI_Isend_c(NULL, 0, dt, next, 57, MPI_COMM_WORLD, &r[0]));
+    MPI_OK(MPI_Recv_c(NULL, 0, dt, prev, 57, MPI_COMM_WORLD, &st));
+    MPI_OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    check_empty(&st, 57, what);
+    /* partitioned: one partition of 0 elements each way */
+    snprintf(what, sizeof(what), "Psend_init/Precv_init, %s", name);
+    MPI_OK(MPI_Precv_init(NULL, 1, 0, dt, prev, 58, MPI_COMM_WORLD, MPI_INFO_NULL, &r[1]));
+    MPI_OK(MPI_Psend_init(NULL, 1, 0, dt, next, 58, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]));
+    MPI_OK(MPI_Startall(2, r));
+    MPI_OK(MPI_Pready(0, r[0]));
+    MPI_OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+    MPI_OK(MPI_Request_free(&r[0]));
+    MPI_OK(MPI_Request_free(&r[1]));
+    /* to and from MPI_PROC_NULL */
+    MPI_OK(MPI_Send(NULL, 0, dt, MPI_PROC_NULL, 0, MPI_COMM_WORLD));
+    MPI_OK(MPI_Recv(NULL, 0, dt, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st));
+    check_null_status(&st, name);
+    MPI_OK(MPI_Irecv(NULL, 0, dt, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &r[1]));
+    MPI_OK(MPI_Wait(&r[1], &st));
+    check_null_status(&st, name);
+    MPI_OK(MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &msg, &st));
+    MPI_OK(MPI_Mrecv(NULL, 0, dt, &msg, &st));
+    check_null_status(&st, name);
+}
+
+static void empty_datatypes(void)
+{
+    char bbuf[6 * MPI_BSEND_OVERHEAD + 64];
+    void *back;
+    int bsz, x = 0;
+    MPI_OK(MPI_Type_contiguous(2, MPI_INT, &empty_types[1]));   /* never committed */
+    empty_types[0] = MPI_DATATYPE_NULL;
+    empty_types[2] = (MPI_Datatype)0x5a5a1234;
+    MPI_OK(MPI_Buffer_attach(bbuf, (int)sizeof(bbuf)));
+    for (int k = 0; k < NEMPTY; k++)
+        empty_forms(empty_types[k], empty_names[k]);
+    MPI_OK(MPI_Buffer_detach(&back, &bsz));
+    /* with data the datatype is checked as before */
+    for (int k = 0; k < NEMPTY; k++) {
+        MPI_Request r = MPI_REQUEST_NULL;
+        MPI_Status st;
+        int rc = MPI_Send(&x, 1, empty_types[k], next, 0, MPI_COMM_WORLD);
+        CHECK(mt_class(rc) == MPI_ERR_TYPE, "Send of 1 %s: class %d", empty_names[k], mt_class(rc));
+        rc = MPI_Irecv(&x, 1, empty_types[k], prev, 0, MPI_COMM_WORLD, &r);
+        CHECK(mt_class(rc) == MPI_ERR_TYPE && r == MPI_REQUEST_NULL, "Irecv of 1 %s: class %d", empty_names[k],
+              mt_class(rc));
+        rc = MPI_Recv(&x, 1, empty_types[k], MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
+        CHECK(mt_class(rc) == MPI_ERR_TYPE, "Recv of 1 %s from MPI_PROC_NULL: class %d", empty_names[k],
+              mt_class(rc));
+        rc = MPI_Send_init(&x, 2, empty_types[k], next, 0, MPI_COMM_WORLD, &r);
+        CHECK(mt_class(rc) == MPI_ERR_TYPE && r == MPI_REQUEST_NULL, "Send_init of 2 %s: class %d",
+              empty_names[k], mt_class(rc));
+    }
+    MPI_OK(MPI_Type_free(&empty_types[1]));
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -364,10 +507,11 @@ int main(int argc, char **argv)
     proc_null();
     errors();
     partial_count();
+    empty_datatypes();
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     MPI_Finalize();
     if (me == 0)
         printf("conf_p2p: %d ranks: send modes x forms, buffer sizing and detach, ordering, Sendrecv_replace, "
-               "MPI_PROC_NULL, tag/rank errors, partial counts: ok\n", np);
+               "MPI_PROC_NULL, tag/rank errors, partial counts, count 0 of any datatype: ok\n", np);
     return 0;
 }

@@ -2,7 +2,9 @@
  * The accumulate family by the letter of MPI-4.0 §12.3.4 (and §6.9.2 for
  * which operation applies to which type):
  *   - MPI_Accumulate, MPI_Get_accumulate, MPI_Fetch_and_op with every
- *     predefined operation on every predefined type it is defined for, plus
+ *     predefined operation on every predefined type it is defined for
+ *     (and, as in MPICH, on MPI_CHAR as a C integer and MPI_CHARACTER as a
+ *     Fortran integer), plus
  *     MPI_REPLACE and MPI_NO_OP on every type: the target ends as
  *     MPI_Reduce_local(origin, target) says (REPLACE: the origin; NO_OP:
  *     unchanged) and the fetched result is the target's value before;
@@ -37,6 +39,7 @@ static const struct {
     { MPI_INT32_T, "INT32_T", CINT },           { MPI_UINT32_T, "UINT32_T", CINT },
     { MPI_INT64_T, "INT64_T", CINT },           { MPI_UINT64_T, "UINT64_T", CINT },
     { MPI_INTEGER, "INTEGER", FINT },           { MPI_INTEGER8, "INTEGER8", FINT },
+    { MPI_CHAR, "CHAR", CINT },                 { MPI_CHARACTER, "CHARACTER", FINT },   /* MPICH's extensions */
     { MPI_AINT, "AINT", MULTI },                { MPI_OFFSET, "OFFSET", MULTI },
     { MPI_COUNT, "COUNT", MULTI },
     { MPI_FLOAT, "FLOAT", FLT },                { MPI_DOUBLE, "DOUBLE", FLT },

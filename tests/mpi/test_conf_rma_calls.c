@@ -6,7 +6,11 @@
  *                the defaults, the creation's, MPI_Win_set_info's
  *   MPI_PROC_NULL  every operation on it succeeds and moves nothing; the
  *                request forms return a completed request (§12.3)
- *   zero counts  move nothing, change nothing
+ *   zero counts  move nothing, change nothing; nor do datatypes of size 0
+ *                (contiguous(0, MPI_INT)): with nothing moved the origin,
+ *                result and target datatypes need not be made of the same
+ *                type (MPI_INT against MPI_DOUBLE; MPICH's rma/badrma) and
+ *                the buffers may be NULL; with data they must
  *   requests     Rput/Rget/Raccumulate/Rget_accumulate: after MPI_Wait the
  *                origin (and result) buffers are done (§12.3.5)
  *   lock_all     + MPI_Win_sync + MPI_Win_flush_all / flush_local_all
@@ -139,6 +143,43 @@ static void info(void)
 
 /* ---- MPI_PROC_NULL, zero counts, requests, lock_all ---- */
 
+/* Operations that move no bytes, a count 0 or a datatype of size 0 on each
+ * side, with datatypes that differ (empty signatures match), NULL buffers
+ * where nothing is moved; then a non-empty mismatch, still MPI_ERR_TYPE.
+ * In a passive epoch on `to`. */
+static void zero_bytes(MPI_Win win, int *o, int *r)
+{
+    MPI_Datatype none, one, ty[4];
+    MPI_OK(MPI_Type_contiguous(0, MPI_INT, &none));
+    MPI_OK(MPI_Type_commit(&none));
+    MPI_OK(MPI_Type_contiguous(1, MPI_INT, &one));
+    MPI_OK(MPI_Type_commit(&one));
+    ty[0] = none, ty[1] = one, ty[2] = MPI_INT, ty[3] = MPI_DOUBLE;
+    /* (origin, result, target) counts: each side's count is 0 or its type is `none` */
+    static const int cnt[][6] = { { 0, 2, 0, 3, 0, 1 }, { 1, 0, 0, 3, 0, 2 }, { 0, 2, 1, 0, 0, 3 },
+                                  { 0, 3, 0, 2, 2, 0 }, { 2, 0, 1, 0, 1, 0 }, { 1, 0, 0, 1, 2, 0 } };
+    for (size_t k = 0; k < sizeof(cnt) / sizeof(cnt[0]); k++) {
+        int oc = cnt[k][0], rc_ = cnt[k][2], tc = cnt[k][4];
+        MPI_Datatype ot = ty[cnt[k][1]], rt = ty[cnt[k][3]], tt = ty[cnt[k][5]];
+        MPI_OK(MPI_Put(o, oc, ot, to, 0, tc, tt, win));
+        MPI_OK(MPI_Get(r, oc, ot, to, 0, tc, tt, win));
+        MPI_OK(MPI_Accumulate(o, oc, ot, to, 0, tc, tt, MPI_SUM, win));
+        MPI_OK(MPI_Get_accumulate(o, oc, ot, r, rc_, rt, to, 0, tc, tt, MPI_SUM, win));
+        MPI_OK(MPI_Put(NULL, oc, ot, to, 0, tc, tt, win));
+        MPI_OK(MPI_Get(NULL, oc, ot, to, 0, tc, tt, win));
+        MPI_OK(MPI_Accumulate(NULL, oc, ot, to, 0, tc, tt, MPI_SUM, win));
+        MPI_OK(MPI_Get_accumulate(NULL, oc, ot, NULL, rc_, rt, to, 0, tc, tt, MPI_SUM, win));
+    }
+    /* with data the datatypes must agree */
+    expect_class(MPI_Accumulate(o, 1, MPI_INT, to, 0, 1, MPI_FLOAT, MPI_SUM, win), MPI_ERR_TYPE,
+                 "Accumulate of 1 MPI_INT to 1 MPI_FLOAT");
+    expect_class(MPI_Get_accumulate(o, 1, MPI_INT, r, 1, MPI_FLOAT, to, 0, 1, MPI_INT, MPI_SUM, win), MPI_ERR_TYPE,
+                 "Get_accumulate with 1 MPI_FLOAT as the result of 1 MPI_INT");
+    expect_class(MPI_Put(o, 1, MPI_INT, to, 0, 1, MPI_DOUBLE, win), MPI_ERR_TYPE, "Put of 4 bytes into 8");
+    MPI_OK(MPI_Type_free(&none));
+    MPI_OK(MPI_Type_free(&one));
+}
+
 static void proc_null_and_zero(MPI_Win win, int *wmem)
 {
     int o[4] = { 1, 2, 3, 4 }, r[4] = { -1, -1, -1, -1 }, c = 0;
@@ -172,6 +213,7 @@ static void proc_null_and_zero(MPI_Win win, int *wmem)
     MPI_OK(MPI_Raccumulate(o, 0, MPI_INT, to, 0, 0, MPI_INT, MPI_SUM, win, &rq[2]));
     MPI_OK(MPI_Rget_accumulate(o, 0, MPI_INT, r, 0, MPI_INT, to, 0, 0, MPI_INT, MPI_SUM, win, &rq[3]));
     MPI_OK(MPI_Waitall(4, rq, MPI_STATUSES_IGNORE));
+    zero_bytes(win, o, r);
     MPI_OK(MPI_Win_flush_all(win));
     for (int i = 0; i < 4; i++)
         CHECK(r[i] == -1, "a zero-count operation wrote result %d: %d", i, r[i]);
@@ -411,7 +453,6 @@ static void win_errors(void)
         { MPI_Win_set_attr(n, MPI_WIN_BASE, &i), "MPI_Win_set_attr" },
         { MPI_Win_delete_attr(n, MPI_WIN_BASE), "MPI_Win_delete_attr" },
         { MPI_Win_set_name(n, "x"), "MPI_Win_set_name" },
-        { MPI_Win_get_name(n, name, &i), "MPI_Win_get_name" },
         { MPI_Win_set_info(n, MPI_INFO_NULL), "MPI_Win_set_info" },
         { MPI_Win_get_info(n, &inf), "MPI_Win_get_info" },
         { MPI_Win_get_group(n, &g), "MPI_Win_get_group" },
@@ -422,6 +463,9 @@ static void win_errors(void)
     for (size_t k = 0; k < sizeof(calls) / sizeof(calls[0]); k++)
         expect_class(calls[k].rc, MPI_ERR_WIN, calls[k].fn);
     MPI_Group_free(&g);
+    /* MPI_WIN_NULL's name can be asked, as in MPICH (tests/mpi/test_conf_comm.c) */
+    CHECK(MPI_Win_get_name(MPI_WIN_NULL, name, &i) == MPI_SUCCESS && strcmp(name, "MPI_WIN_NULL") == 0,
+          "MPI_Win_get_name(MPI_WIN_NULL) gave \"%s\"", name);
 }
 
 int main(int argc, char **argv)

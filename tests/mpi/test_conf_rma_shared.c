@@ -9,6 +9,25 @@
  *  - MPI_Win_shared_query with MPI_PROC_NULL gives the memory of the lowest
  *    rank with a size above zero;
  *  - MPI_Win_get_info reports alloc_shared_noncontig as in effect.
+ *  - a rank that asked for 0 bytes: size 0; with alloc_shared_noncontig
+ *    its base is NULL (there is nothing to load or store: MPICH answers so,
+ *    and programs written for it test for NULL), in the contiguous layout
+ *    it is where its memory would start (the previous rank's end; NULL in
+ *    a window of one process).
+ * MPI-4.1 §12.2.3 also lets MPI_Win_shared_query ask about windows of
+ * MPI_Win_create and MPI_Win_allocate, promising shared memory for
+ * MPI_Win_allocate_shared only; where a rank's memory cannot be accessed
+ * directly the answer is size 0. Checked on MPI_COMM_WORLD:
+ *  - every rank's own memory: its base, size and disp_unit;
+ *  - MPI_Win_create: another process's memory is never accessible here
+ *    (rdmach does not map other processes' heaps): size 0, base NULL,
+ *    disp_unit still that rank's;
+ *  - MPI_Win_allocate: a rank of another node (RDMACH_VNODE_SIZE) gives
+ *    size 0 and NULL; one of this node either the same or its real memory
+ *    (rdmach puts it in the node segment unless shared memory is off), and
+ *    then a load sees what its owner stored;
+ *  - MPI_PROC_NULL: the lowest rank with a size above 0, by the same rules;
+ *  - a dynamic window has no memory of its own: MPI_ERR_RMA_FLAVOR.
  * Rank r asks for r % 3 == 0 ? 0 : 1000 + 24 r bytes with disp_unit r + 1,
  * so sizes are neither equal nor page multiples.
  * The windows are made on MPI_COMM_TYPE_SHARED's communicator (the standard
@@ -56,7 +75,7 @@ static void run(int noncontig, MPI_Comm comm)
     MPI_OK(MPI_Barrier(comm));
     MPI_OK(MPI_Win_sync(win));
 
-    unsigned char *first = NULL;
+    unsigned char *first = NULL, *prev_end = NULL;
     MPI_Aint expect_off = 0;
     for (int r = 0; r < np; r++) {
         MPI_Aint sz = -1;
@@ -65,6 +84,15 @@ static void run(int noncontig, MPI_Comm comm)
         MPI_OK(MPI_Win_shared_query(win, r, &sz, &du, &p));
         CHECK(sz == size_of(r), "rank %d: size %ld, it asked for %ld", r, (long)sz, (long)size_of(r));
         CHECK(du == r + 1, "rank %d: disp_unit %d, it gave %d", r, du, r + 1);
+        if (sz == 0 && noncontig)
+            CHECK(p == NULL, "rank %d asked for 0 bytes (noncontig): base %p, expected NULL", r, (void *)p);
+        if (!noncontig) {      /* size 0 too: where its memory would start */
+            if (prev_end)
+                CHECK(p == prev_end, "rank %d (%ld bytes): base %p, the previous rank ends at %p", r, (long)sz,
+                      (void *)p, (void *)prev_end);
+            if (p)
+                prev_end = p + sz;
+        }
         if (sz > 0) {
             CHECK(p != NULL, "rank %d: NULL base for %ld bytes", r, (long)sz);
             if (!first)
@@ -133,6 +161,104 @@ static void run(int noncontig, MPI_Comm comm)
     CHECK(win == MPI_WIN_NULL, "MPI_Win_free did not set MPI_WIN_NULL");
 }
 
+/* What rank r's memory must look like from here (see the top). */
+static void check_query(MPI_Win win, int flavor, int r, int me, int same_node, const unsigned char *mine)
+{
+    MPI_Aint sz = -1;
+    int du = -1;
+    unsigned char *p = (unsigned char *)&sz;
+    MPI_OK(MPI_Win_shared_query(win, r, &sz, &du, &p));
+    const char *fl = flavor == MPI_WIN_FLAVOR_CREATE ? "Win_create" : "Win_allocate";
+    CHECK(du == r + 1, "%s rank %d: disp_unit %d, it gave %d", fl, r, du, r + 1);
+    if (r == me) {
+        CHECK(sz == size_of(r) && (sz == 0 || p == mine), "%s, my own memory: size %ld base %p, expected %ld at %p",
+              fl, (long)sz, (void *)p, (long)size_of(r), (const void *)mine);
+        return;
+    }
+    int may_map = flavor == MPI_WIN_FLAVOR_ALLOCATE && same_node && size_of(r) > 0;
+    if (!may_map || sz == 0) {
+        CHECK(sz == 0 && p == NULL, "%s rank %d (%s): size %ld base %p, expected 0 and NULL", fl, r,
+              same_node ? "this node" : "another node", (long)sz, (void *)p);
+        return;
+    }
+    CHECK(sz == size_of(r) && p != NULL, "%s rank %d: size %ld base %p, it asked for %ld", fl, r, (long)sz,
+          (void *)p, (long)size_of(r));
+    for (MPI_Aint i = 0; i < sz; i++)
+        CHECK(p[i] == (unsigned char)(r * 7 + i), "%s rank %d byte %ld by load: %u", fl, r, (long)i, p[i]);
+}
+
+/* MPI_Win_shared_query on the other flavors, over MPI_COMM_WORLD. */
+static void run_other_flavors(MPI_Comm node)
+{
+    int me, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    /* which world ranks share my node: MPI_COMM_TYPE_SHARED's */
+    MPI_Group wg, ng;
+    MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    MPI_OK(MPI_Comm_group(node, &ng));
+    int *all = malloc(sizeof(int) * (size_t)np), *in_node = malloc(sizeof(int) * (size_t)np);
+    for (int r = 0; r < np; r++)
+        all[r] = r;
+    MPI_OK(MPI_Group_translate_ranks(wg, np, all, ng, in_node));
+    MPI_OK(MPI_Group_free(&wg));
+    MPI_OK(MPI_Group_free(&ng));
+
+    for (int k = 0; k < 2; k++) {
+        int flavor = k == 0 ? MPI_WIN_FLAVOR_CREATE : MPI_WIN_FLAVOR_ALLOCATE;
+        unsigned char *mine = NULL;
+        MPI_Win win;
+        if (flavor == MPI_WIN_FLAVOR_CREATE) {
+            mine = malloc((size_t)size_of(me) + 1);
+            MPI_OK(MPI_Win_create(mine, size_of(me), me + 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+        } else {
+            MPI_OK(MPI_Win_allocate(size_of(me), me + 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &win));
+        }
+        MPI_OK(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+        for (MPI_Aint i = 0; i < size_of(me); i++)
+            mine[i] = (unsigned char)(me * 7 + i);
+        MPI_OK(MPI_Win_sync(win));
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_OK(MPI_Win_sync(win));
+        for (int r = 0; r < np; r++)
+            check_query(win, flavor, r, me, in_node[r] != MPI_UNDEFINED, mine);
+        int low = -1;
+        for (int r = 0; r < np && low < 0; r++)
+            if (size_of(r) > 0)
+                low = r;
+        MPI_Aint sz = -1, lsz = -1;
+        int du = -1, ldu = -1;
+        void *p = NULL, *lp = NULL;
+        MPI_OK(MPI_Win_shared_query(win, MPI_PROC_NULL, &sz, &du, &p));
+        if (low < 0) {
+            CHECK(sz == 0 && p == NULL, "MPI_PROC_NULL, nobody has memory: size %ld base %p", (long)sz, p);
+        } else {
+            MPI_OK(MPI_Win_shared_query(win, low, &lsz, &ldu, &lp));
+            CHECK(sz == lsz && du == ldu && p == lp, "MPI_PROC_NULL: size %ld unit %d base %p; rank %d (lowest "
+                  "with memory): %ld %d %p", (long)sz, du, p, low, (long)lsz, ldu, lp);
+        }
+        MPI_OK(MPI_Win_unlock_all(win));
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_OK(MPI_Win_free(&win));
+        if (flavor == MPI_WIN_FLAVOR_CREATE)
+            free(mine);
+    }
+
+    MPI_Win dw;
+    MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dw));
+    MPI_OK(MPI_Win_set_errhandler(dw, MPI_ERRORS_RETURN));
+    MPI_Aint sz;
+    int du, cls = -1;
+    void *p;
+    int rc = MPI_Win_shared_query(dw, me, &sz, &du, &p);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_RMA_FLAVOR, "MPI_Win_shared_query of a dynamic window: class %d, MPI_ERR_RMA_FLAVOR "
+          "expected", cls);
+    MPI_OK(MPI_Win_free(&dw));
+    free(all);
+    free(in_node);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -146,6 +272,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(node, &nnode);
     run(0, node);
     run(1, node);
+    run_other_flavors(node);
     int all_one_node = 0, one_node = nnode == np;
     MPI_OK(MPI_Allreduce(&one_node, &all_one_node, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));
     if (!all_one_node) {
@@ -162,7 +289,8 @@ int main(int argc, char **argv)
     }
     MPI_Comm_free(&node);
     if (me == 0)
-        printf("conf_rma_shared: %d ranks (%d on my node), contiguous and alloc_shared_noncontig: ok\n", np, nnode);
+        printf("conf_rma_shared: %d ranks (%d on my node), contiguous and alloc_shared_noncontig, shared_query "
+               "of create/allocate/dynamic windows: ok\n", np, nnode);
     MPI_Finalize();
     return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * MPI_Comm_split_type by the letter of MPI 4.0 7.4.2 and MPICH's extension:
+ * MPI_Comm_split_type by the letter of MPI 4.1 7.4.2 and MPICH's extension:
  *  - MPI_COMM_TYPE_SHARED: the ranks of my node (RDMACH_VNODE_SIZE k makes
  *    pretend nodes of k consecutive ranks; otherwise one host here);
  *  - MPI_COMM_TYPE_HW_GUIDED with "mpi_hw_resource_type": "mpi_shared_memory"
@@ -7,13 +7,22 @@
  *    inside the same object, found here with hwloc independently of the
  *    library; a rank not inside one such object, an unknown value and no
  *    info give MPI_COMM_NULL;
+ *  - MPI_COMM_TYPE_RESOURCE_GUIDED (MPI 4.1): "mpi_hw_resource_type" as
+ *    HW_GUIDED (the same communicators for every type above); without it,
+ *    "mpi_pset_name" groups the ranks of the named process set (mpi://WORLD:
+ *    all, in any case; mpi://SELF: each alone; mpix://SHARED: my node); an
+ *    unknown set or neither key: MPI_COMM_NULL;
  *  - MPI_COMM_TYPE_HW_UNGUIDED: a strict subset, the same at every member,
- *    named by "mpi_hw_resource_type" in Comm_get_info and made of exactly
- *    the ranks inside one object of that type (checked with hwloc); or
- *    MPI_COMM_NULL at every rank;
+ *    named by "mpi_hw_resource_type" in Comm_get_info and in the info the
+ *    caller passed ("the MPI implementation sets the info key"), made of
+ *    exactly the ranks inside one object of that type (checked with hwloc);
+ *    or MPI_COMM_NULL at every rank;
  *  - MPIX_COMM_TYPE_NEIGHBORHOOD with "nbhd_common_dirname": the ranks that
  *    see the same directory (one machine: all; a directory of one's own:
  *    oneself; a missing directory or no info: MPI_COMM_NULL).
+ *  - the values are MPICH 4.2's (RESOURCE_GUIDED 4, NEIGHBORHOOD 5), and a
+ *    program built with MPICH 4.1's header, where NEIGHBORHOOD was 4, still
+ *    gets a neighborhood split from 4 with "nbhd_common_dirname".
  * Keys order the result (key = -rank reverses it). Never an abort.
  */
 #include <hwloc.h>
@@ -103,6 +112,11 @@ static void guided(void)
         expect(c, in, what);
         if (c != MPI_COMM_NULL)
             MPI_OK(MPI_Comm_free(&c));
+        snprintf(what, sizeof(what), "RESOURCE_GUIDED %s", names[i]);
+        c = split(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_hw_resource_type", names[i]);
+        expect(c, in, what);
+        if (c != MPI_COMM_NULL)
+            MPI_OK(MPI_Comm_free(&c));
     }
     c = split(MPI_COMM_TYPE_HW_GUIDED, "mpi_hw_resource_type", "NoSuchResource");
     CHECK(c == MPI_COMM_NULL, "HW_GUIDED with an unknown resource gave a communicator");
@@ -110,23 +124,77 @@ static void guided(void)
     CHECK(c == MPI_COMM_NULL, "HW_GUIDED without info gave a communicator");
 }
 
+/* RESOURCE_GUIDED: mpi_shared_memory, process sets, and what gives no
+ * communicator. */
+static void resource_guided(void)
+{
+    int in[64];
+    MPI_Comm c = split(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_hw_resource_type", "mpi_shared_memory");
+    same(0, in);
+    expect(c, in, "RESOURCE_GUIDED mpi_shared_memory");
+    MPI_OK(MPI_Comm_free(&c));
+    c = split(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name", "mpix://SHARED");
+    expect(c, in, "RESOURCE_GUIDED mpi_pset_name mpix://SHARED");
+    MPI_OK(MPI_Comm_free(&c));
+    static const char *const world[] = { "mpi://WORLD", "mpi://world" };
+    for (int i = 0; i < 2; i++) {
+        char what[64];
+        snprintf(what, sizeof(what), "RESOURCE_GUIDED mpi_pset_name %s", world[i]);
+        c = split(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name", world[i]);
+        for (int r = 0; r < size; r++)
+            in[r] = 1;
+        expect(c, in, what);
+        MPI_OK(MPI_Comm_free(&c));
+    }
+    c = split(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name", "mpi://SELF");
+    for (int r = 0; r < size; r++)
+        in[r] = r == rank;
+    expect(c, in, "RESOURCE_GUIDED mpi_pset_name mpi://SELF");
+    MPI_OK(MPI_Comm_free(&c));
+    c = split(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_pset_name", "mpi://no-such-set");
+    CHECK(c == MPI_COMM_NULL, "RESOURCE_GUIDED with an unknown process set gave a communicator");
+    c = split(MPI_COMM_TYPE_RESOURCE_GUIDED, "mpi_hw_resource_type", "NoSuchResource");
+    CHECK(c == MPI_COMM_NULL, "RESOURCE_GUIDED with an unknown resource gave a communicator");
+    c = split(MPI_COMM_TYPE_RESOURCE_GUIDED, NULL, NULL);
+    CHECK(c == MPI_COMM_NULL, "RESOURCE_GUIDED without info gave a communicator");
+    /* some ranks give a key, the others none: they get MPI_COMM_NULL, and
+     * the call completes everywhere */
+    c = split(MPI_COMM_TYPE_RESOURCE_GUIDED, rank % 2 ? NULL : "mpi_hw_resource_type", "mpi_shared_memory");
+    int mine_in[64];
+    same(0, mine_in);
+    for (int r = 0; r < size; r++)
+        in[r] = mine_in[r] && r % 2 == 0;
+    expect(c, in, "RESOURCE_GUIDED mpi_shared_memory at even ranks only");
+    if (c != MPI_COMM_NULL)
+        MPI_OK(MPI_Comm_free(&c));
+}
+
 static void unguided(void)
 {
-    MPI_Comm c = split(MPI_COMM_TYPE_HW_UNGUIDED, NULL, NULL);
+    MPI_Info given;
+    MPI_OK(MPI_Info_create(&given));
+    MPI_Comm c;
+    MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, -rank, given, &c));
     int got = c != MPI_COMM_NULL, n_got;
     MPI_OK(MPI_Allreduce(&got, &n_got, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
     CHECK(n_got == 0 || n_got == size, "HW_UNGUIDED: %d of %d ranks got a communicator", n_got, size);
     if (size == 1)
         CHECK(!got, "HW_UNGUIDED of one rank cannot be a strict subset");
+    MPI_Info info;
+    char value[MPI_MAX_INFO_VAL + 1] = "", given_value[MPI_MAX_INFO_VAL + 1] = "";
+    int flag = 0, given_flag = 0;
+    MPI_OK(MPI_Info_get(given, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, given_value, &given_flag));
+    MPI_OK(MPI_Info_free(&given));
+    CHECK(given_flag == got, "HW_UNGUIDED: mpi_hw_resource_type %s in the caller's info, and %s communicator",
+          given_flag ? "set" : "not set", got ? "a" : "no");
     if (!got)
         return;
-    MPI_Info info;
-    char value[MPI_MAX_INFO_VAL + 1] = "";
-    int flag = 0;
     MPI_OK(MPI_Comm_get_info(c, &info));
     MPI_OK(MPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, value, &flag));
     MPI_OK(MPI_Info_free(&info));
     CHECK(flag, "HW_UNGUIDED: no mpi_hw_resource_type in the new communicator's info");
+    CHECK(strcmp(value, given_value) == 0, "HW_UNGUIDED: the communicator's level %s, the caller's info's %s", value,
+          given_value);
     strcpy(unguided_level, value);
     int cs;
     MPI_OK(MPI_Comm_size(c, &cs));
@@ -191,6 +259,22 @@ static void neighborhood(void)
     CHECK(c == MPI_COMM_NULL, "NEIGHBORHOOD of a missing directory gave a communicator");
     c = split(MPIX_COMM_TYPE_NEIGHBORHOOD, NULL, NULL);
     CHECK(c == MPI_COMM_NULL, "NEIGHBORHOOD without info gave a communicator");
+    /* MPICH 4.2's values; 4 with "nbhd_common_dirname" is MPICH 4.1's
+     * NEIGHBORHOOD, also at ranks that pass no info */
+    CHECK(MPI_COMM_TYPE_RESOURCE_GUIDED == 4 && MPIX_COMM_TYPE_NEIGHBORHOOD == 5,
+          "split types RESOURCE_GUIDED %d NEIGHBORHOOD %d, MPICH 4.2 has 4 and 5", MPI_COMM_TYPE_RESOURCE_GUIDED,
+          MPIX_COMM_TYPE_NEIGHBORHOOD);
+    c = split(4, "nbhd_common_dirname", tmp);
+    for (int r = 0; r < size; r++)
+        in[r] = 1;
+    expect(c, in, "split_type 4 with nbhd_common_dirname (MPICH 4.1's NEIGHBORHOOD)");
+    MPI_OK(MPI_Comm_free(&c));
+    c = split(4, rank == 0 ? "nbhd_common_dirname" : NULL, tmp);
+    for (int r = 0; r < size; r++)
+        in[r] = r == 0;
+    expect(c, in, "split_type 4 with nbhd_common_dirname at rank 0 only");
+    if (c != MPI_COMM_NULL)
+        MPI_OK(MPI_Comm_free(&c));
 }
 
 int main(int argc, char **argv)
@@ -208,6 +292,7 @@ int main(int argc, char **argv)
     if (hwloc_get_cpubind(topo, mine, HWLOC_CPUBIND_PROCESS) < 0)
         hwloc_bitmap_copy(mine, hwloc_topology_get_allowed_cpuset(topo));
     guided();
+    resource_guided();
     unguided();
     neighborhood();
     MPI_Comm c = split(MPI_UNDEFINED, NULL, NULL);

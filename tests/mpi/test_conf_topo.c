@@ -3,11 +3,13 @@
  * Cartesian numbering, Cart_shift at the edges of open and periodic
  * dimensions (MPI_PROC_NULL off an open edge), Cart_rank wrapping periodic
  * coordinates, Cart_sub (and the zero-dimensional result of keeping no
- * dimension), Cart_get/Cartdim_get, Cart_map, the standard's graph example
- * (8.5.3) with Graph_get/Graphdims_get/Graph_neighbors, Dist_graph_create
- * and _adjacent with their neighbour queries (order as given, weights),
- * Topo_test, Comm_dup keeping the topology, and the error classes of
- * queries on the wrong kind of communicator. Any number of ranks.
+ * dimension: a communicator of the calling process alone, at every rank,
+ * MPI 4.1 8.5.7), Cart_get/Cartdim_get, Cart_map, the standard's graph
+ * example (8.5.3) with Graph_get/Graphdims_get/Graph_neighbors,
+ * Dist_graph_create and _adjacent with their neighbour queries (order as
+ * given, weights), Topo_test, Comm_dup keeping the topology, and the
+ * error classes of queries on the wrong kind of communicator. Any number
+ * of ranks.
  */
 #include "mpi_test.h"
 
@@ -26,6 +28,55 @@ static int rank_of(int nd, const int *dims, const int *periods, const int *coord
         r = r * dims[d] + c;
     }
     return r;
+}
+
+/* MPI 4.1 8.5.7: MPI_Cart_sub's newcomm is the "communicator containing the
+ * subgrid that includes the calling process", and if all entries of
+ * remain_dims are false, or comm already has a zero-dimensional topology,
+ * newcomm has a zero-dimensional Cartesian topology. Every process is then
+ * a subgrid of its own: each one (not only rank 0, as MPICH 4.2 has it)
+ * gets a communicator of one process, itself, congruent to MPI_COMM_SELF. */
+static void zero_dim_sub(MPI_Comm sub)
+{
+    CHECK(sub != MPI_COMM_NULL, "Cart_sub keeping no dimension gave MPI_COMM_NULL at rank %d", rank);
+    int cmp, sr, nd, r, st;
+    MPI_OK(MPI_Comm_compare(sub, MPI_COMM_SELF, &cmp));
+    CHECK(cmp == MPI_CONGRUENT, "Cart_sub keeping no dimension: compared with MPI_COMM_SELF %d", cmp);
+    MPI_OK(MPI_Comm_rank(sub, &sr));
+    CHECK(sr == 0, "rank %d in a zero-dimensional grid", sr);
+    /* the queries of a grid with no dimension: nothing to write */
+    MPI_OK(MPI_Cart_get(sub, 0, NULL, NULL, NULL));
+    MPI_OK(MPI_Cart_coords(sub, 0, 0, NULL));
+    MPI_OK(MPI_Cart_rank(sub, NULL, &r));
+    CHECK(r == 0, "Cart_rank in a zero-dimensional grid %d", r);
+    int sum = 0, one = 1;
+    MPI_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, sub));
+    CHECK(sum == 1, "Allreduce over a zero-dimensional grid: %d", sum);
+    /* Cart_sub of a zero-dimensional communicator: zero-dimensional again */
+    MPI_Comm again;
+    MPI_OK(MPI_Cart_sub(sub, NULL, &again));
+    CHECK(again != MPI_COMM_NULL, "Cart_sub of a zero-dimensional grid gave MPI_COMM_NULL");
+    MPI_OK(MPI_Cartdim_get(again, &nd));
+    MPI_OK(MPI_Topo_test(again, &st));
+    MPI_OK(MPI_Comm_compare(again, MPI_COMM_SELF, &cmp));
+    CHECK(nd == 0 && st == MPI_CART && cmp == MPI_CONGRUENT,
+          "Cart_sub of a zero-dimensional grid: ndims %d topo %d compare %d", nd, st, cmp);
+    MPI_OK(MPI_Comm_free(&again));
+}
+
+/* The same from a one-dimensional grid over all processes. */
+static void cart_sub_1d_none(void)
+{
+    int dims[1] = { size }, periods[1] = { 0 }, remain[1] = { 0 };
+    MPI_Comm c, sub;
+    MPI_OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &c));
+    MPI_OK(MPI_Cart_sub(c, remain, &sub));
+    int nd;
+    MPI_OK(MPI_Cartdim_get(sub, &nd));
+    CHECK(nd == 0, "Cart_sub of a 1-D grid keeping nothing: ndims %d", nd);
+    zero_dim_sub(sub);
+    MPI_OK(MPI_Comm_free(&sub));
+    MPI_OK(MPI_Comm_free(&c));
 }
 
 static void cart(void)
@@ -107,6 +158,7 @@ static void cart(void)
     MPI_OK(MPI_Cartdim_get(sub, &nd));
     MPI_OK(MPI_Topo_test(sub, &st));
     CHECK(sn == 1 && nd == 0 && st == MPI_CART, "Cart_sub(no dims): size %d ndims %d topo %d", sn, nd, st);
+    zero_dim_sub(sub);
     MPI_OK(MPI_Comm_free(&sub));
     /* Comm_dup keeps the topology */
     MPI_Comm d;
@@ -137,8 +189,13 @@ static void cart(void)
     if (c != MPI_COMM_NULL) {
         MPI_OK(MPI_Comm_size(c, &sn));
         CHECK(sn == 1, "zero-dimensional grid of size %d", sn);
+        /* Cart_sub of it (remain_dims may be NULL: it has no entry) */
+        MPI_OK(MPI_Cart_sub(c, NULL, &sub));
+        zero_dim_sub(sub);
+        MPI_OK(MPI_Comm_free(&sub));
         MPI_OK(MPI_Comm_free(&c));
     }
+    cart_sub_1d_none();
 }
 
 /* MPI 4.0 8.5.3's example: 4 nodes, 0: 1 3, 1: 0, 2: 3, 3: 0 2. */

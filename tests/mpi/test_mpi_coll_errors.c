@@ -92,8 +92,13 @@ int main(int argc, char **argv)
         tys[i] = MPI_INT;
     expect(MPI_Alltoallw(buf, zeros, zeros, NULL, out, zeros, zeros, tys, comm), MPI_ERR_ARG,
            "Alltoallw NULL sendtypes", "sendtypes");
+    /* a block's datatype is checked where the block has data (MPICH: at count 0 it is not) */
     tys[size - 1] = MPI_DATATYPE_NULL;
-    expect(MPI_Alltoallw(buf, zeros, zeros, tys, out, zeros, zeros, tys, comm), MPI_ERR_TYPE,
+    MPI_OK(MPI_Alltoallw(buf, zeros, zeros, tys, out, zeros, zeros, tys, comm));
+    int last1[64];
+    for (int i = 0; i < size; i++)
+        last1[i] = i == size - 1;
+    expect(MPI_Alltoallw(buf, last1, zeros, tys, out, zeros, zeros, tys, comm), MPI_ERR_TYPE,
            "Alltoallw a NULL type", "sendtypes");
 
     /* non-roots only: MPI_IN_PLACE where only the root may use it (the root

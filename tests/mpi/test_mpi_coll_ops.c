@@ -3,7 +3,8 @@
  * MPI interface:
  *   - which pairs are allowed follows MPI 4.1 §6.9.2 (the multi-language
  *     types MPI_AINT, MPI_OFFSET, MPI_COUNT take the Fortran integers'
- *     operations; the character types take none): a pair
+ *     operations) with MPICH's extensions: MPI_CHAR is a C integer,
+ *     MPI_CHARACTER a Fortran integer; MPI_WCHAR takes none. A pair
  *     that is not allowed gives MPI_ERR_OP from MPI_Reduce_local and from
  *     MPI_Allreduce, with a message naming the operation and the datatype;
  *     MPI_REPLACE and MPI_NO_OP are for one-sided operations only;
@@ -26,7 +27,7 @@ static const struct tdesc {
     const char *name;
     enum grp g;
 } types[] = {
-    { MPI_CHAR, "MPI_CHAR", G_NONE }, { MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", G_CINT },
+    { MPI_CHAR, "MPI_CHAR", G_CINT }, { MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", G_CINT },
     { MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR", G_CINT }, { MPI_SHORT, "MPI_SHORT", G_CINT },
     { MPI_UNSIGNED_SHORT, "MPI_UNSIGNED_SHORT", G_CINT }, { MPI_INT, "MPI_INT", G_CINT },
     { MPI_UNSIGNED, "MPI_UNSIGNED", G_CINT }, { MPI_LONG, "MPI_LONG", G_CINT },
@@ -40,7 +41,7 @@ static const struct tdesc {
     { MPI_INTEGER2, "MPI_INTEGER2", G_FINT }, { MPI_INTEGER4, "MPI_INTEGER4", G_FINT },
     { MPI_INTEGER8, "MPI_INTEGER8", G_FINT }, { MPI_AINT, "MPI_AINT", G_FINT },
     { MPI_OFFSET, "MPI_OFFSET", G_FINT }, { MPI_COUNT, "MPI_COUNT", G_FINT },
-    { MPI_CHARACTER, "MPI_CHARACTER", G_NONE },
+    { MPI_CHARACTER, "MPI_CHARACTER", G_FINT },
     { MPI_FLOAT, "MPI_FLOAT", G_FLOAT }, { MPI_DOUBLE, "MPI_DOUBLE", G_FLOAT },
     { MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE", G_FLOAT }, { MPI_REAL, "MPI_REAL", G_FLOAT },
     { MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", G_FLOAT }, { MPI_REAL4, "MPI_REAL4", G_FLOAT },

@@ -9,6 +9,12 @@
  * two channels with the same tag between the same ranks, started and made
  * ready in the opposite order (they pair in init order); MPI_PROC_NULL; and
  * argument errors naming the argument.
+ * The status of a completed partitioned receive is a receive's (it
+ * completes through MPI_Wait and the rest, §4.2.2; §3.2.5): MPI_SOURCE the sender,
+ * MPI_TAG the tag, and a count of the whole buffer; from MPI_PROC_NULL the
+ * empty status (§3.11). Checked on every cycle, through MPI_Wait, MPI_Waitall,
+ * MPI_Test and MPI_Request_get_status, with several tags between the same
+ * ranks whose inits come in another order than their starts.
  */
 #include <pthread.h>
 #include "mpi_test.h"
@@ -66,6 +72,16 @@ static void ready_all(MPI_Request req, int nparts, int cycle)
     }
 }
 
+/* A partitioned receive's status: from `source` with `tag`, `n` ints. */
+static void check_status(const MPI_Status *st, int source, int tag, int n, const char *what)
+{
+    int count = -1;
+    MPI_OK(MPI_Get_count(st, MPI_INT, &count));
+    CHECK(st->MPI_SOURCE == source && st->MPI_TAG == tag && count == n,
+          "%s: status source %d tag %d count %d, expected %d %d %d", what, st->MPI_SOURCE, st->MPI_TAG, count,
+          source, tag, n);
+}
+
 /* Receive side of one cycle: poll MPI_Parrived, check each partition (of
  * rparts x rcount ints, every `stride`-th int of buf) as it arrives. */
 static void await_all(MPI_Request req, const int *buf, int rparts, int rcount, int stride, int ch, int cycle)
@@ -88,8 +104,10 @@ static void await_all(MPI_Request req, const int *buf, int rparts, int rcount, i
             seen++;
         }
     }
-    MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    MPI_Status st;
+    MPI_OK(MPI_Wait(&req, &st));
     CHECK(req != MPI_REQUEST_NULL, "a partitioned request stays after MPI_Wait");
+    check_status(&st, partner, 40 + ch, rparts * rcount, "MPI_Wait of a partitioned receive");
     int flag = 0;
     MPI_OK(MPI_Parrived(req, 0, &flag));
     CHECK(flag, "MPI_Parrived on an inactive request");
@@ -190,6 +208,78 @@ static void same_tag(void)
     }
 }
 
+/* Three channels between the same ranks with tags 2, 1, 0, made by the
+ * sender in that order and by the receiver in the opposite one (they pair by
+ * tag), on a duplicate of MPI_COMM_WORLD: every receive's status names the
+ * sender and its own tag. Completed by MPI_Waitall, by MPI_Test and after
+ * MPI_Request_get_status, which gives the same status. */
+static void tags_and_status(void)
+{
+    enum { N = 3, PARTS = 4, COUNT = 16 };
+    static int bufs[N][PARTS * COUNT], rbufs[N][PARTS * COUNT];
+    MPI_Request s[N], r[N];
+    MPI_Comm comm;
+    MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    int sender = me <= partner, receiver = me >= partner;
+    for (int t = N - 1; sender && t >= 0; t--)
+        MPI_OK(MPI_Psend_init(bufs[t], PARTS, COUNT, MPI_INT, partner, t, comm, MPI_INFO_NULL, &s[t]));
+    for (int t = 0; receiver && t < N; t++)
+        MPI_OK(MPI_Precv_init(rbufs[t], PARTS, COUNT, MPI_INT, partner, t, comm, MPI_INFO_NULL, &r[t]));
+    for (int cycle = 0; cycle < 3; cycle++) {
+        for (int t = 0; t < N; t++)
+            for (int k = 0; k < PARTS * COUNT; k++) {
+                bufs[t][k] = val(t, cycle, k);
+                rbufs[t][k] = -1;
+            }
+        if (receiver)
+            MPI_OK(MPI_Startall(N, r));
+        if (sender) {
+            MPI_OK(MPI_Startall(N, s));
+            for (int t = 0; t < N; t++)
+                MPI_OK(MPI_Pready_range(0, PARTS - 1, s[t]));
+        }
+        if (receiver) {
+            MPI_Status st[N];
+            char what[80];
+            if (cycle == 0) {
+                MPI_OK(MPI_Waitall(N, r, st));
+            } else {
+                for (int t = 0; t < N; t++) {
+                    int flag = 0;
+                    while (!flag) {
+                        if (cycle == 1)
+                            MPI_OK(MPI_Test(&r[t], &flag, &st[t]));
+                        else
+                            MPI_OK(MPI_Request_get_status(r[t], &flag, &st[t]));
+                    }
+                    if (cycle == 2) {
+                        MPI_Status again;
+                        MPI_OK(MPI_Wait(&r[t], &again));
+                        check_status(&again, partner, t, PARTS * COUNT, "MPI_Wait after MPI_Request_get_status");
+                    }
+                }
+            }
+            for (int t = 0; t < N; t++) {
+                snprintf(what, sizeof(what), "cycle %d, tag %d (%s)", cycle, t,
+                         cycle == 0 ? "MPI_Waitall" : cycle == 1 ? "MPI_Test" : "MPI_Request_get_status");
+                check_status(&st[t], partner, t, PARTS * COUNT, what);
+                for (int k = 0; k < PARTS * COUNT; k++)
+                    CHECK(rbufs[t][k] == val(t, cycle, k), "%s: [%d] = %d, expected %d", what, k, rbufs[t][k],
+                          val(t, cycle, k));
+            }
+        }
+        if (sender)
+            MPI_OK(MPI_Waitall(N, s, MPI_STATUSES_IGNORE));
+    }
+    for (int t = 0; t < N; t++) {
+        if (sender)
+            MPI_OK(MPI_Request_free(&s[t]));
+        if (receiver)
+            MPI_OK(MPI_Request_free(&r[t]));
+    }
+    MPI_OK(MPI_Comm_free(&comm));
+}
+
 /* The sides disagree on the size: the receive fails with MPI_ERR_TRUNCATE
  * (more sent than it takes), every cycle. */
 static void mismatch(void)
@@ -273,7 +363,9 @@ static void errors(void)
     MPI_OK(MPI_Parrived(r, 1, &flag));
     CHECK(flag, "MPI_PROC_NULL partition arrived");
     MPI_OK(MPI_Wait(&s, MPI_STATUS_IGNORE));
-    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    MPI_Status st;
+    MPI_OK(MPI_Wait(&r, &st));
+    check_status(&st, MPI_PROC_NULL, MPI_ANY_TAG, 0, "a partitioned receive from MPI_PROC_NULL");
     MPI_OK(MPI_Request_free(&s));
     MPI_OK(MPI_Request_free(&r));
     rc = MPI_Pready(0, MPI_REQUEST_NULL);
@@ -296,6 +388,7 @@ int main(int argc, char **argv)
     channel(3, 4, 6, 4, 6, 2);          /* receive datatype: every other int */
     channel(4, 2, 40000, 4, 20000, 1);  /* partitions past the eager limit */
     same_tag();
+    tags_and_status();
     mismatch();
     errors();
     MPI_Barrier(MPI_COMM_WORLD);

@@ -3,6 +3,12 @@
  * their sizes, groups and communicators made from them, the session's info
  * and error handler, two sessions at once, and a second round of
  * Session_init after every session was finalized.
+ * The built-in set names in other cases ("mpi://world", "mpi://self": §11.3.2
+ * spells them in capitals and says nothing of case; MPICH and Open MPI take
+ * any case, and programs written for them use the lower-case forms), and
+ * buffered sends on a session's communicator with the process's buffer, the
+ * session's and the communicator's (MPI-4.1 §3.6.1: the communicator's
+ * buffer if it has one, else its session's, else the process's).
  *
  * Arguments: np (the job's size, from the launcher's -n) and the expected
  * size of mpix://SHARED (the ranks of this node: np on one machine, 1 with
@@ -100,6 +106,97 @@ static void check_comm(MPI_Session s, const char *name, const char *tag, int siz
     MPI_OK(MPI_Comm_free(&c));
 }
 
+/* The built-in names in other cases name the same sets. */
+static void check_case(MPI_Session s)
+{
+    static const char *const canon[] = { "mpi://WORLD", "mpi://SELF", "mpix://SHARED" };
+    static const char *const other[] = { "mpi://world", "Mpi://Self", "MPIX://shared" };
+    const int sizes[] = { np, 1, shared_np };
+    for (int i = 0; i < 3; i++) {
+        MPI_Group a, b;
+        int cmp = -1;
+        MPI_OK(MPI_Group_from_session_pset(s, canon[i], &a));
+        MPI_OK(MPI_Group_from_session_pset(s, other[i], &b));
+        MPI_OK(MPI_Group_compare(a, b, &cmp));
+        CHECK(cmp == MPI_IDENT, "%s and %s: MPI_Group_compare %d, expected MPI_IDENT", canon[i], other[i], cmp);
+        MPI_OK(MPI_Group_free(&a));
+        MPI_OK(MPI_Group_free(&b));
+        MPI_Info info;
+        char v[MPI_MAX_INFO_VAL];
+        int flag = 0;
+        MPI_OK(MPI_Session_get_pset_info(s, other[i], &info));
+        MPI_OK(MPI_Info_get(info, "mpi_size", MPI_MAX_INFO_VAL - 1, v, &flag));
+        CHECK(flag && atoi(v) == sizes[i], "%s: mpi_size \"%s\", expected %d", other[i], flag ? v : "", sizes[i]);
+        MPI_OK(MPI_Info_free(&info));
+    }
+    check_comm(s, "mpi://world", "org.rdmach.test.world.lower", np);
+    /* a communicator of itself alone: a receive posted before its send */
+    MPI_Group g;
+    MPI_Comm c;
+    MPI_OK(MPI_Group_from_session_pset(s, "mpi://self", &g));
+    MPI_OK(MPI_Comm_create_from_group(g, "org.rdmach.test.self.lower", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+    MPI_OK(MPI_Group_free(&g));
+    int out = 42, in = -1;
+    MPI_Request r;
+    MPI_OK(MPI_Irecv(&in, 1, MPI_INT, 0, 0, c, &r));
+    MPI_OK(MPI_Send(&out, 1, MPI_INT, 0, 0, c));
+    MPI_OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK(in == 42, "mpi://self: received %d from itself, sent 42", in);
+    MPI_OK(MPI_Comm_free(&c));
+}
+
+/* One buffered send around the ring of c, checked at the receiver. */
+static void bsend_ring(MPI_Comm c, const char *what)
+{
+    int rank, size;
+    MPI_OK(MPI_Comm_rank(c, &rank));
+    MPI_OK(MPI_Comm_size(c, &size));
+    int out[8], in[8] = { 0 }, left = (rank + size - 1) % size;
+    for (int i = 0; i < 8; i++)
+        out[i] = rank * 100 + i;
+    MPI_OK(MPI_Bsend(out, 8, MPI_INT, (rank + 1) % size, 3, c));
+    MPI_OK(MPI_Recv(in, 8, MPI_INT, left, 3, c, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 8; i++)
+        CHECK(in[i] == left * 100 + i, "%s: element %d is %d, expected %d", what, i, in[i], left * 100 + i);
+    MPI_OK(MPI_Barrier(c));          /* every Bsend's data has left its buffer */
+}
+
+/* Buffered sends on a communicator of a session, through each of the three
+ * buffers it may use; each detach gives back what was attached. */
+static void check_bsend(MPI_Session s)
+{
+    MPI_Group g;
+    MPI_Comm c;
+    MPI_OK(MPI_Group_from_session_pset(s, "mpi://world", &g));
+    MPI_OK(MPI_Comm_create_from_group(g, "org.rdmach.test.bsend", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c));
+    MPI_OK(MPI_Group_free(&g));
+    static char pbuf[4096], sbuf[4096], cbuf[4096];
+    void *addr = NULL;
+    int len = 0;
+    MPI_OK(MPI_Buffer_attach(pbuf, sizeof(pbuf)));
+    bsend_ring(c, "the process's buffer");
+    MPI_OK(MPI_Buffer_detach(&addr, &len));
+    CHECK(addr == pbuf && len == (int)sizeof(pbuf), "Buffer_detach gave %p %d", addr, len);
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)   /* not in an MPI 4.0 header (tests/abi) */
+    MPI_OK(MPI_Session_attach_buffer(s, sbuf, sizeof(sbuf)));
+    bsend_ring(c, "the session's buffer");
+    MPI_OK(MPI_Session_detach_buffer(s, &addr, &len));
+    CHECK(addr == sbuf && len == (int)sizeof(sbuf), "Session_detach_buffer gave %p %d", addr, len);
+    MPI_OK(MPI_Comm_attach_buffer(c, cbuf, sizeof(cbuf)));
+    bsend_ring(c, "the communicator's buffer");
+    MPI_OK(MPI_Comm_detach_buffer(c, &addr, &len));
+    CHECK(addr == cbuf && len == (int)sizeof(cbuf), "Comm_detach_buffer gave %p %d", addr, len);
+    MPI_OK(MPI_Session_attach_buffer(s, MPI_BUFFER_AUTOMATIC, 0));
+    bsend_ring(c, "the session's automatic buffer");
+    MPI_OK(MPI_Session_detach_buffer(s, &addr, &len));
+    CHECK(addr == MPI_BUFFER_AUTOMATIC && len == 0, "Session_detach_buffer (automatic) gave %p %d", addr, len);
+#else
+    (void)sbuf;
+    (void)cbuf;
+#endif
+    MPI_OK(MPI_Comm_free(&c));
+}
+
 static void check_errors(MPI_Session s)
 {
     MPI_Errhandler eh, got;
@@ -108,7 +205,7 @@ static void check_errors(MPI_Session s)
     MPI_OK(MPI_Session_get_errhandler(s, &got));
     CHECK(got == eh, "Session_get_errhandler gave 0x%x, set 0x%x", (unsigned)got, (unsigned)eh);
     MPI_Group g;
-    int rc = MPI_Group_from_session_pset(s, "mpi://world", &g);    /* names are case-sensitive */
+    int rc = MPI_Group_from_session_pset(s, "mpi://nosuchset", &g);
     CHECK(mt_class(rc) == MPI_ERR_ARG, "an unknown pset gave class %d, expected MPI_ERR_ARG", mt_class(rc));
     CHECK(eh_calls == 1 && eh_last_session == s && eh_last_code == rc,
           "the session's handler saw %d calls (session 0x%x, code %d)", eh_calls, (unsigned)eh_last_session,
@@ -176,6 +273,8 @@ int main(int argc, char **argv)
     check_comm(s2, "mpi://WORLD", "org.rdmach.test.world2", np);
     check_comm(s, "mpi://SELF", "org.rdmach.test.self", 1);
     check_comm(s2, "mpix://SHARED", "org.rdmach.test.shared", shared_np);
+    check_case(s);
+    check_bsend(s2);
     check_errors(s);
 
     MPI_OK(MPI_Session_finalize(&s2));

@@ -162,8 +162,10 @@ int main(int argc, char **argv)
     MPI_Win cw;
     MPI_OK(MPI_Win_create(x, sizeof(x), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &cw));
     MPI_OK(MPI_Win_set_errhandler(cw, MPI_ERRORS_RETURN));
-    expect(MPI_Win_shared_query(cw, rank, &qs, &qu, &qb), MPI_ERR_RMA_FLAVOR, "shared_query of a create window",
-           "MPI_Win_create");
+    /* MPI-4.1 §12.2.3: create windows may be queried (my own memory at least) */
+    MPI_OK(MPI_Win_shared_query(cw, rank, &qs, &qu, &qb));
+    CHECK(qb == x && qs == (MPI_Aint)sizeof(x) && qu == 1, "shared_query of my create window: %p %ld %d", qb,
+          (long)qs, qu);
     MPI_OK(MPI_Win_free(&cw));
 
     /* dynamic: overlapping attach, detach of nothing, access outside the attached memory */
@@ -172,6 +174,8 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dw));
     MPI_OK(MPI_Win_set_errhandler(dw, MPI_ERRORS_RETURN));
     MPI_OK(MPI_Win_attach(dw, dm, 64));
+    expect(MPI_Win_shared_query(dw, rank, &qs, &qu, &qb), MPI_ERR_RMA_FLAVOR, "shared_query of a dynamic window",
+           "MPI_Win_create_dynamic");
     expect(MPI_Win_attach(dw, dm + 2, 8), MPI_ERR_RMA_ATTACH, "overlapping attach", "overlaps");
     expect(MPI_Win_detach(dw, dm + 1), MPI_ERR_RMA_ATTACH, "detach of no region", "not the base");
     MPI_Aint a, *all = malloc(sizeof(MPI_Aint) * (size_t)size);

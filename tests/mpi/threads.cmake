@@ -9,7 +9,13 @@
 rdmach_mpi_test(test_mpi_threads NP 2 TIMEOUT 90)
 rdmach_mpi_test(test_mpi_threads NP 4 TEST test_mpi_threads_np4 TIMEOUT 120)
 rdmach_mpi_test(test_mpi_mprobe NP 2 TIMEOUT 60)
-set_property(TEST test_mpi_threads test_mpi_threads_np4 test_mpi_mprobe APPEND PROPERTY LABELS threads)
+# test_mpi_comm_threads: communicators made by 4 threads per rank at once
+rdmach_mpi_test(test_mpi_comm_threads NP 4 TIMEOUT 90)
+rdmach_mpi_test(test_mpi_comm_threads NP 3 TEST test_mpi_comm_threads_vnode1 TIMEOUT 120)
+set_tests_properties(test_mpi_comm_threads_vnode1 PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=1")
+set_property(TEST test_mpi_threads test_mpi_threads_np4 test_mpi_mprobe test_mpi_comm_threads
+             test_mpi_comm_threads_vnode1 APPEND PROPERTY LABELS threads)
+target_link_libraries(test_mpi_comm_threads PRIVATE Threads::Threads)
 target_link_libraries(test_mpi_threads PRIVATE Threads::Threads)
 target_link_libraries(test_mpi_mprobe PRIVATE Threads::Threads)
 if(RDMACH_HAVE_OFI)

@@ -1,0 +1,148 @@
+/*
+ * Communicators made by several threads of a process at once
+ * (MPI_THREAD_MULTIPLE). MPI 4.1 7.4.2 lets each thread create communicators
+ * from its own parent concurrently, and Comm_create_group calls on one parent
+ * when their tags differ. Each new communicator must get a context of its
+ * own on every member: if two threads' communicators shared one, their
+ * collectives would take each other's messages.
+ *
+ *  1. Own parents: thread t makes communicators from its parent (a dup of
+ *     world made beforehand) by Comm_dup, Comm_split and Comm_create, ITER
+ *     times, and checks each with an Allreduce of values that name the
+ *     thread: a sum made of another thread's contributions is wrong.
+ *  2. One parent, tags: every thread calls Comm_create_group on
+ *     MPI_COMM_WORLD at once with the tag t (MPI_TAG_UB for one of them)
+ *     and world's group, and checks the result the same way. (Not here:
+ *     a thread whose calls alternate between groups of different members;
+ *     see src/mpi/ctxid.c, "Threads".)
+ *  3. A lock around a dup of MPI_COMM_SELF: thread t takes a process-wide
+ *     mutex, dups MPI_COMM_SELF, releases it, then dups its parent; thread
+ *     t of rank t first sleeps, so on different ranks different threads
+ *     reach the lock first. A dup of MPI_COMM_SELF must not wait for the
+ *     other processes, or the job deadlocks (ctest's timeout).
+ */
+#include <pthread.h>
+#include <time.h>
+#include "mpi_test.h"
+
+#define NTHREADS 4
+#define ITER 40
+
+static int nranks, tag_ub;
+static MPI_Comm parent[NTHREADS];
+static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Every member adds thread * 1000000 + its rank in c; the sum says whose. */
+static void check_comm(MPI_Comm c, int t, const char *how, int i)
+{
+    int r, n;
+    MPI_OK(MPI_Comm_rank(c, &r));
+    MPI_OK(MPI_Comm_size(c, &n));
+    long mine = (long)t * 1000000 + r, sum = -1, want = (long)t * 1000000 * n + (long)n * (n - 1) / 2;
+    MPI_OK(MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, c));
+    CHECK(sum == want, "thread %d, %s %d: Allreduce gave %ld, expected %ld (another thread's context?)", t, how,
+          i, sum, want);
+}
+
+static void own_parents(int t)
+{
+    MPI_Group g;
+    MPI_OK(MPI_Comm_group(parent[t], &g));
+    for (int i = 0; i < ITER; i++) {
+        MPI_Comm c;
+        MPI_OK(MPI_Comm_dup(parent[t], &c));
+        check_comm(c, t, "Comm_dup", i);
+        MPI_OK(MPI_Comm_free(&c));
+        MPI_OK(MPI_Comm_split(parent[t], mt_rank % 2, -mt_rank, &c));
+        check_comm(c, t, "Comm_split", i);
+        MPI_OK(MPI_Comm_free(&c));
+        MPI_OK(MPI_Comm_create(parent[t], g, &c));
+        check_comm(c, t, "Comm_create", i);
+        MPI_OK(MPI_Comm_free(&c));
+    }
+    MPI_OK(MPI_Group_free(&g));
+}
+
+static void one_parent_tags(int t)
+{
+    MPI_Group world;
+    MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    int tag = t == NTHREADS - 1 ? tag_ub : t;
+    for (int i = 0; i < ITER; i++) {
+        MPI_Comm c;
+        MPI_OK(MPI_Comm_create_group(MPI_COMM_WORLD, world, tag, &c));
+        check_comm(c, t, "Comm_create_group", i);
+        MPI_OK(MPI_Comm_free(&c));
+    }
+    MPI_OK(MPI_Group_free(&world));
+}
+
+static void self_under_lock(int t)
+{
+    if (t == mt_rank % NTHREADS) {
+        struct timespec ts = { 0, 200 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    for (int i = 0; i < 4; i++) {
+        MPI_Comm self, c;
+        pthread_mutex_lock(&self_lock);
+        MPI_OK(MPI_Comm_dup(MPI_COMM_SELF, &self));
+        pthread_mutex_unlock(&self_lock);
+        check_comm(self, t, "Comm_dup(MPI_COMM_SELF)", i);
+        MPI_OK(MPI_Comm_free(&self));
+        MPI_OK(MPI_Comm_dup(parent[t], &c));
+        check_comm(c, t, "Comm_dup after the lock", i);
+        MPI_OK(MPI_Comm_free(&c));
+    }
+}
+
+static int phase;
+
+static void *worker(void *p)
+{
+    int t = (int)(intptr_t)p;
+    if (phase == 1)
+        own_parents(t);
+    else if (phase == 2)
+        one_parent_tags(t);
+    else
+        self_under_lock(t);
+    return NULL;
+}
+
+static void run_phase(int ph, const char *name)
+{
+    pthread_t th[NTHREADS];
+    phase = ph;
+    for (int t = 0; t < NTHREADS; t++)
+        CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0, "pthread_create");
+    for (int t = 0; t < NTHREADS; t++)
+        pthread_join(th[t], NULL);
+    MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (mt_rank == 0)
+        printf("phase %d (%s): passed\n", ph, name);
+}
+
+int main(int argc, char **argv)
+{
+    int provided = -1, flag = 0;
+    void *ub;
+    MPI_OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
+    MPI_OK(MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank));
+    MPI_OK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
+    CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
+    MPI_OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag));
+    CHECK(flag, "no MPI_TAG_UB");
+    tag_ub = *(int *)ub;
+    for (int t = 0; t < NTHREADS; t++)
+        MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &parent[t]));
+    run_phase(1, "Comm_dup, Comm_split, Comm_create from each thread's own parent");
+    run_phase(2, "Comm_create_group on one parent, a tag per thread");
+    run_phase(3, "a dup of MPI_COMM_SELF under a lock");
+    for (int t = 0; t < NTHREADS; t++)
+        MPI_OK(MPI_Comm_free(&parent[t]));
+    if (mt_rank == 0)
+        printf("test_mpi_comm_threads: %d ranks x %d threads: all checks passed\n", nranks, NTHREADS);
+    MPI_OK(MPI_Finalize());
+    return 0;
+}
