@@ -317,7 +317,9 @@ int rch_mpi_bsend_start(const char *fn, const void *buf, int count, const struct
                            fn, bytes, pool->size, n);
     }
     char *data = (char *)s + HDR;
-    if (t->contig)
+    if (bytes == 0)
+        ;                                 /* buf may be NULL (count 0) */
+    else if (t->contig)
         memcpy(data, (const char *)buf + t->true_lb, bytes);
     else
         rch_mpi_type_pack(buf, count, t, data);

@@ -189,7 +189,9 @@ int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest
         tmp = malloc(bytes ? bytes : 1);
         if (!tmp)
             return rch_mpi_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for %zu bytes", fn, bytes);
-        if (t->contig)
+        if (bytes == 0)
+            ;                             /* buf may be NULL (count 0) */
+        else if (t->contig)
             memcpy(tmp, (char *)buf + t->true_lb, bytes);
         else
             rch_mpi_type_pack(buf, count, t, tmp);
