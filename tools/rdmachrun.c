@@ -605,41 +605,23 @@ static void escalate(void)
     }
 }
 
-/* MPIEXEC_TIMEOUT, as Hydra reads it (test suites and batch scripts set it
- * to bound a job that may hang): a whole number of seconds, else refused. */
-static int parse_timeout(void)
+/* A whole number from 1 to max in the environment variable name (Hydra's
+ * MPIEXEC_TIMEOUT and MPIEXEC_UNIVERSE_SIZE, which test suites and batch
+ * scripts set; --timeout and -usize set them too): *out, else left alone if
+ * unset or empty; -1 with a message naming it if malformed. */
+static int env_count(const char *name, int max, const char *what, int *out)
 {
-    const char *v = getenv("MPIEXEC_TIMEOUT");
-    if (v == NULL || *v == '\0')
-        return 0;
-    char *end;
-    errno = 0;
-    long s = strtol(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || s < 1 || s > RUN_TIMEOUT_MAX_S) {
-        fprintf(stderr, "%s: MPIEXEC_TIMEOUT '%s': not a whole number of seconds from 1 to %d\n", prog_name, v,
-                RUN_TIMEOUT_MAX_S);
-        return -1;
-    }
-    S.timeout_s = (int)s;
-    return 0;
-}
-
-/* MPIEXEC_UNIVERSE_SIZE (Hydra's variable; also -usize): the processes the
- * user may run in all, MPI_UNIVERSE_SIZE. A whole number, else refused. */
-static int parse_universe(void)
-{
-    const char *v = getenv("MPIEXEC_UNIVERSE_SIZE");
+    const char *v = getenv(name);
     if (v == NULL || *v == '\0')
         return 0;
     char *end;
     errno = 0;
     long n = strtol(v, &end, 10);
-    if (errno != 0 || end == v || *end != '\0' || n < 1 || n > RUN_NP_MAX) {
-        fprintf(stderr, "%s: MPIEXEC_UNIVERSE_SIZE '%s': not a number of processes from 1 to %d\n", prog_name, v,
-                RUN_NP_MAX);
+    if (errno != 0 || end == v || *end != '\0' || n < 1 || n > max) {
+        fprintf(stderr, "%s: %s '%s': not a %s from 1 to %d\n", prog_name, name, v, what, max);
         return -1;
     }
-    S.job.universe = (int)n;
+    *out = (int)n;
     return 0;
 }
 
@@ -805,7 +787,8 @@ int main(int argc, char **argv)
     }
     if (check_fd_limit(np) < 0)
         return 1;
-    if (parse_timeout() < 0 || parse_universe() < 0)
+    if (env_count("MPIEXEC_TIMEOUT", RUN_TIMEOUT_MAX_S, "whole number of seconds", &S.timeout_s) < 0 ||
+        env_count("MPIEXEC_UNIVERSE_SIZE", RUN_NP_MAX, "number of processes", &S.job.universe) < 0)
         return 2;
     S.job.size = np;
     /* unique per job: the pid, and the time against a recycled pid */
