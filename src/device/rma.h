@@ -31,7 +31,9 @@
  *           single copy by process_vm_writev/readv, also passive; network
  *           channels: RDMA write/read). Dynamic windows of a rank of this
  *           node: the rkey of the attached region comes from the table its
- *           owner keeps in the node segment. Accumulates to a rank of this
+ *           owner keeps in the node segment (an access spanning regions
+ *           attached back to back, each with its own rkey, goes as AM).
+ *           Accumulates to a rank of this
  *           node: read-modify-write by single copy under its accumulate lock
  *           (passive); to other nodes: packets.
  *   AM      every operation is a packet that the target's progress executes
@@ -232,7 +234,8 @@ void *rch_dev_win_shared_ptr(const struct rch_dev_win *w, int rank);
  * with INVALID_ARG if the range overlaps an attached one. */
 rdmach_status_t rch_dev_win_attach(struct rch_dev_win *w, void *base, size_t len);
 rdmach_status_t rch_dev_win_detach(struct rch_dev_win *w, const void *base);
-/* Is [addr, addr + len) inside one attached region of mine? */
+/* Is every byte of [addr, addr + len) in an attached region of mine (one,
+ * or several attached back to back)? */
 int rch_dev_win_region_ok(const struct rch_dev_win *w, uint64_t addr, uint64_t len);
 
 /* ---- operations (rma_ops.c) ----

@@ -93,7 +93,8 @@ struct rch_dev_win_dyntab {
 };
 _Static_assert(sizeof(struct rch_dev_win_dyntab) % 64 == 0, "dynamic table keeps cache-line alignment");
 /* Find the attached region holding [addr, addr + len) in a target's table:
- * 1 (key set), 0 (none holds it), -1 (the table overflowed: use packets). */
+ * 1 (key set), 0 (no region or run of regions attached back to back holds
+ * it), -1 (use packets: the table overflowed, or it takes several regions). */
 int rch_dev_rma_dyn_lookup(struct rch_dev_win_dyntab *tab, uint64_t addr, uint64_t len, struct rch_rdma_rkey *key);
 
 /* ---- rma_win.c ---- */
