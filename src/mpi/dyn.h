@@ -13,8 +13,9 @@
  *               its first dynamic call; the roots swap their groups' contacts.
  *
  * Establishing an intercommunicator (dyn_connect.c), for accept, connect,
- * spawn (parent: accept on a port of its own; children: connect at init)
- * and join:
+ * spawn (parent: accept on a port of its own; children: connect at init),
+ * join, and an MPI_Intercomm_create whose groups are not all of one job
+ * (intercomm.c; the link is a port one leader opens, rch_dyn_leader_link):
  *   1. both groups: a hidden duplicate of the local communicator, then
  *      every member's contact and free context ids gathered at the root;
  *   2. the roots, over their link (the port's connection, or join's socket):
@@ -83,6 +84,11 @@ int rch_dyn_port_link(const char *name, int timeout_ms, int *link);
 /* The root's link of a connect to port name: an MPI error class. */
 int rch_dyn_port_connect(const char *name, int *link);
 void rch_dyn_ports_fini(void);
+/* The link of MPI_Intercomm_create's leaders when their groups connect as
+ * above (intercomm.c): the acceptor opens a port and names it to the other
+ * in a message over peer (remote_leader, tag, ctx). An MPI error class. */
+int rch_dyn_leader_link(struct rch_mpi_comm *peer, int remote_leader, int tag, uint32_t ctx, int acceptor,
+                        int *link);
 
 /* dyn_connect.c: the collective establishment above. `link` is the root's
  * connection to the other root (-1 at the root: it failed, with the reason

@@ -137,6 +137,45 @@ int rch_dyn_port_connect(const char *name, int *link)
     return MPI_SUCCESS;
 }
 
+/* The link between two leaders of an MPI_Intercomm_create whose groups
+ * connect the way accept/connect's do (intercomm.c): the acceptor opens a
+ * port and sends its name (empty: it could not) to the other over peer, on
+ * (remote_leader, tag, ctx), which connects to it. An MPI error class. */
+int rch_dyn_leader_link(struct rch_mpi_comm *peer, int remote_leader, int tag, uint32_t ctx, int acceptor,
+                        int *link)
+{
+    char name[MPI_MAX_PORT_NAME];
+    memset(name, 0, sizeof(name));
+    *link = -1;
+    if (acceptor) {
+        int cls = rch_dyn_port_open(name);
+        if (cls)
+            name[0] = '\0';
+        struct rch_dev_req *s = NULL;
+        rdmach_status_t st = rch_dev_isend(name, sizeof(name), peer->peer_world_of[remote_leader], peer->rank, tag,
+                                           ctx, RCH_DEV_SEND_STD, &s);
+        st = st == RDMACH_OK ? rch_mpi_wait_free(s) : st;
+        if (!cls && st != RDMACH_OK)
+            cls = rch_mpi_class_of(st);
+        if (!cls)
+            cls = rch_dyn_port_link(name, RCH_DYN_TIMEOUT_MS, link);
+        if (name[0])
+            rch_dyn_port_close(name);
+        return cls;
+    }
+    struct rch_dev_req *r = NULL;
+    rdmach_status_t st = rch_dev_irecv(name, sizeof(name), remote_leader, tag, ctx, &r);
+    st = st == RDMACH_OK ? rch_mpi_wait_free(r) : st;
+    if (st != RDMACH_OK)
+        return rch_mpi_class_of(st);
+    name[sizeof(name) - 1] = '\0';
+    if (!name[0]) {
+        rch_base_err(RDMACH_ERR_OTHER, "the remote leader could not open a port to connect the groups");
+        return MPI_ERR_OTHER;
+    }
+    return rch_dyn_port_connect(name, link);
+}
+
 int PMPI_Open_port(MPI_Info info, char *port_name)
 {
     RCH_MPI_CS();

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "boot/boot.h"
+#include "mpi/dyn.h"
 #include "mpi/mpi_impl.h"
 
 /* Tags on an intercommunicator's ctx + 1 (the collectives use small ones). */
@@ -158,11 +159,18 @@ int rch_mpi_comm_hidden_dup(const char *fn, struct rch_mpi_comm *p, int color, i
 
 /* ---- MPI_Intercomm_create ---- */
 
-/* What the leaders swap over the peer communicator. */
+/* What the leaders swap first over the peer communicator. When both are of
+ * one job and their groups have only its processes, each then sends its
+ * group's world ranks (`size` ints); otherwise world ranks mean nothing at
+ * the other side, and the groups connect as MPI_Comm_accept/connect's do
+ * (dyn.h), over a port the acceptor leader opens and names in a message. */
 struct leader_msg {
     struct rch_mpi_ctxmask mask;
-    int size;
-    int world_of[];           /* [size]: the sender's group */
+    uint64_t job;             /* hash of the job's kvsname */
+    int32_t size;
+    int32_t leader;           /* the sender's rank in its job */
+    int32_t foreign;          /* its group has processes of other jobs */
+    int32_t pad;
 };
 /* How the leaders reach each other: remote_leader is a rank of peer_comm; the
  * user's tag on its point-to-point context, or (internal) an internal tag on
@@ -172,16 +180,48 @@ struct via {
     int remote_leader, tag, internal;
 };
 /* What a leader broadcasts to its group: status (an MPI error class, 0 if
- * fine), the context id and the remote group's size; the remote group follows. */
+ * fine), the context id and the remote group's size; the remote group follows.
+ * dyn: the groups connect as dyn.h's do, this group as the acceptor or not. */
 struct leader_hdr {
     int errclass;
     uint32_t ctx;
     int rsize;
+    int dyn, acceptor;
 };
+/* The leader's side of the dyn way: its link to the other leader (-1 if it
+ * failed, with root_err the class). */
+struct dyn_way {
+    int link, root_err, acceptor;
+};
+/* create_inter's answer when the groups connect the dyn way. */
+#define GO_DYN (-1)
+
+#define GROUP_MAX (1 << 20)
+
+static uint64_t job_hash(void)
+{
+    uint64_t h = 1469598103934665603ull;      /* FNV-1a */
+    for (const char *k = rch_boot.kvsname; *k; k++)
+        h = (h ^ (unsigned char)*k) * 1099511628211ull;
+    return h;
+}
+
+/* Send out (outlen bytes) to the remote leader and receive in (inlen) from it. */
+static rdmach_status_t leaders_swap(struct rch_mpi_comm *peer, int remote_leader, int tag, uint32_t ctx,
+                                    const void *out, size_t outlen, void *in, size_t inlen)
+{
+    struct rch_dev_req *s = NULL, *r = NULL;
+    rdmach_status_t st = rch_dev_irecv(in, inlen, remote_leader, tag, ctx, &r);
+    if (st == RDMACH_OK)
+        st = rch_dev_isend(out, outlen, peer->peer_world_of[remote_leader], peer->rank, tag, ctx, RCH_DEV_SEND_STD,
+                           &s);
+    rdmach_status_t s1 = rch_mpi_wait_free(s), s2 = rch_mpi_wait_free(r);
+    return st != RDMACH_OK ? st : s1 != RDMACH_OK ? s1 : s2;
+}
 
 /* The leader's side: swap groups and masks with the remote leader over peer. */
 static int leader_part(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_comm *local, const struct via *v,
-                       const struct rch_mpi_ctxmask *mask, struct leader_hdr *h, int **rworld)
+                       const struct rch_mpi_ctxmask *mask, struct leader_hdr *h, int **rworld, struct dyn_way *way)
 {
     int err;
     struct rch_mpi_comm *peer = rch_mpi_comm_arg(fn, v->peer_comm, &err);
@@ -192,75 +232,74 @@ static int leader_part(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_c
     if (remote_leader < 0 || remote_leader >= peer->peer_size)
         return rch_mpi_err(lc->handle, MPI_ERR_RANK, "%s: invalid rank %d in argument remote_leader (peer_comm "
                            "size %d)", fn, remote_leader, peer->peer_size);
-    size_t maxlen = sizeof(struct leader_msg) + (size_t)rch_boot.size * sizeof(int);
-    struct leader_msg *out = malloc(sizeof(*out) + (size_t)local->size * sizeof(int)), *in = malloc(maxlen);
-    if (!out || !in) {
-        free(out);
-        free(in);
-        return rch_mpi_err(lc->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    }
-    out->mask = *mask;
-    out->size = local->size;
-    memcpy(out->world_of, local->world_of, (size_t)local->size * sizeof(int));
-    struct rch_dev_req *s = NULL, *r = NULL;
-    rdmach_status_t st = rch_dev_irecv(in, maxlen, remote_leader, tag, ctx, &r);
-    if (st == RDMACH_OK)
-        st = rch_dev_isend(out, sizeof(*out) + (size_t)local->size * sizeof(int), peer->peer_world_of[remote_leader],
-                           peer->rank, tag, ctx, RCH_DEV_SEND_STD, &s);
-    rdmach_status_t s1 = rch_mpi_wait_free(s), s2 = rch_mpi_wait_free(r);
-    st = st != RDMACH_OK ? st : s1 != RDMACH_OK ? s1 : s2;
-    free(out);
-    if (st != RDMACH_OK) {
-        free(in);
+    struct leader_msg out = { .mask = *mask, .job = job_hash(), .size = local->size, .leader = rch_boot.rank }, in;
+    for (int i = 0; i < local->size; i++)
+        out.foreign |= local->world_of[i] >= rch_boot.size;
+    rdmach_status_t st = leaders_swap(peer, remote_leader, tag, ctx, &out, sizeof(out), &in, sizeof(in));
+    if (st != RDMACH_OK)
         return exchange_failed(fn, lc->handle, st);
+    if (in.size < 1 || in.size > GROUP_MAX)
+        return rch_mpi_err(lc->handle, MPI_ERR_INTERN, "%s: the remote leader sent a malformed group (%d members)",
+                           fn, in.size);
+    h->dyn = in.job != out.job || in.foreign || out.foreign;
+    if (h->dyn) {
+        if (in.job == out.job && in.leader == out.leader)
+            return rch_mpi_err(lc->handle, MPI_ERR_COMM, "%s: the remote leader is the local leader (the groups "
+                               "must be disjoint)", fn);
+        h->acceptor = in.job != out.job ? out.job < in.job : out.leader < in.leader;
+        way->root_err = rch_dyn_leader_link(peer, remote_leader, tag, ctx, h->acceptor, &way->link);
+        return MPI_SUCCESS;
     }
-    if (in->size < 1 || in->size > rch_boot.size) {
-        free(in);
-        return rch_mpi_err(lc->handle, MPI_ERR_INTERN, "%s: the remote leader sent a malformed group", fn);
-    }
+    if (in.size > rch_boot.size)
+        return rch_mpi_err(lc->handle, MPI_ERR_INTERN, "%s: the remote leader sent a malformed group (%d members "
+                           "of a job of %d)", fn, in.size, rch_boot.size);
+    *rworld = malloc((size_t)in.size * sizeof(int));
+    if (!*rworld)
+        return rch_mpi_err(lc->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    st = leaders_swap(peer, remote_leader, tag, ctx, local->world_of, (size_t)local->size * sizeof(int), *rworld,
+                      (size_t)in.size * sizeof(int));
+    if (st != RDMACH_OK)
+        return exchange_failed(fn, lc->handle, st);
     /* MPI: the two groups are disjoint. */
-    for (int i = 0; i < in->size; i++)
+    for (int i = 0; i < in.size; i++) {
+        int w = (*rworld)[i];
+        if (w < 0 || w >= rch_boot.size)
+            return rch_mpi_err(lc->handle, MPI_ERR_INTERN, "%s: the remote leader sent a malformed group (rank %d)",
+                               fn, w);
         for (int j = 0; j < local->size; j++)
-            if (in->world_of[i] == local->world_of[j]) {
-                int w = in->world_of[i];
-                free(in);
+            if (w == local->world_of[j])
                 return rch_mpi_err(lc->handle, MPI_ERR_COMM, "%s: world rank %d is in both the local and the "
                                    "remote group (they must be disjoint)", fn, w);
-            }
+    }
     struct rch_mpi_ctxmask all = *mask;
     for (unsigned w = 0; w < RCH_ARRAY_SIZE(all.w); w++)
-        all.w[w] &= in->mask.w[w];
+        all.w[w] &= in.mask.w[w];
     h->ctx = rch_mpi_ctx_pick(&all);
-    if (h->ctx == UINT32_MAX) {
-        free(in);
+    if (h->ctx == UINT32_MAX)
         return no_ctx(fn, lc->handle);
-    }
-    h->rsize = in->size;
-    *rworld = malloc((size_t)in->size * sizeof(int));
-    if (!*rworld) {
-        free(in);
-        return rch_mpi_err(lc->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    }
-    memcpy(*rworld, in->world_of, (size_t)in->size * sizeof(int));
-    free(in);
+    h->rsize = in.size;
     return MPI_SUCCESS;
 }
 
 /* Everyone's part after the local duplicate: the local AND of the masks, the
  * leader's swap, the leader's broadcast of the outcome, the object. */
 static int create_inter(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_comm *local, int local_leader,
-                        const struct via *v, MPI_Comm *newintercomm)
+                        const struct via *v, struct dyn_way *way, MPI_Comm *newintercomm)
 {
     struct rch_mpi_ctxmask mask;
     rch_mpi_ctx_mine(&mask);
     rdmach_status_t st = rch_mpi_exchange(local, NULL, 0, NULL, &mask);
     if (st != RDMACH_OK)
         return exchange_failed(fn, lc->handle, st);
-    struct leader_hdr h = { 0, 0, 0 };
+    struct leader_hdr h = { 0 };
     int *rworld = NULL, err = MPI_SUCCESS;
     if (local->rank == local_leader) {
-        err = leader_part(fn, lc, local, v, &mask, &h, &rworld);
+        err = leader_part(fn, lc, local, v, &mask, &h, &rworld, way);
         h.errclass = RCH_MPI_ERR_CLASS(err);
+        if (err) {
+            free(rworld);
+            rworld = NULL;
+        }
     }
     /* The leader's error reaches everyone, so no member waits for a group
      * that never comes; each reports it as its own. */
@@ -274,6 +313,10 @@ static int create_inter(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_
             return err;
         return rch_mpi_err(lc->handle, h.errclass, "%s: the local leader (rank %d) failed to connect the groups",
                            fn, local_leader);
+    }
+    if (h.dyn) {
+        way->acceptor = h.acceptor;
+        return GO_DYN;
     }
     if (local->rank != local_leader && !(rworld = malloc((size_t)h.rsize * sizeof(int))))
         return rch_mpi_err(lc->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
@@ -318,9 +361,12 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     if (err)
         return rch_mpi_err_raise(local_comm, err);
     struct via v = { peer_comm, remote_leader, tag, 0 };
-    err = create_inter(fn, lc, local, local_leader, &v, newintercomm);
+    struct dyn_way way = { .link = -1, .root_err = 0, .acceptor = 0 };
+    err = create_inter(fn, lc, local, local_leader, &v, &way, newintercomm);
     if (err)
         rch_mpi_comm_destroy(local);
+    if (err == GO_DYN)
+        err = rch_dyn_establish(fn, lc, local_leader, way.acceptor, way.link, way.root_err, newintercomm);
     return err;
 }
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
@@ -364,7 +410,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
 {
     RCH_MPI_CS();
     static const char fn[] = "MPI_Intercomm_create_from_groups";
-    struct rch_mpi_group *lg, *rg;
+    struct rch_mpi_group *lg = NULL, *rg = NULL;
     int err = rch_mpi_check_init(fn);
     if (err || (err = check_group_arg(fn, local_group, local_leader, "local_group", "local_leader", &lg)) ||
         (err = check_group_arg(fn, remote_group, remote_leader, "remote_group", "remote_leader", &rg)) ||
@@ -387,7 +433,8 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
     struct rch_mpi_comm *local = rch_mpi_comm_get(lh);
     local->errhandler = errhandler;    /* errors from here on are the new communicator's */
     struct via v = { MPI_COMM_WORLD, rg->world_of[remote_leader], stringtag_hash(stringtag), 1 };
-    err = create_inter(fn, local, local, local_leader, &v, newintercomm);
+    struct dyn_way way = { .link = -1, .root_err = 0, .acceptor = 0 };
+    err = create_inter(fn, local, local, local_leader, &v, &way, newintercomm);
     local->errhandler = MPI_ERRORS_RETURN;
     if (err) {
         rch_mpi_comm_destroy(local);

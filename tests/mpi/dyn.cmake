@@ -5,8 +5,13 @@ rdmach_mpi_test(test_mpi_dyn NP 3 TEST test_mpi_dyn_join TIMEOUT 60 ARGS join)
 rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn TIMEOUT 60 ARGS spawn)
 rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_spawn_multiple TIMEOUT 60 ARGS multiple)
 rdmach_mpi_test(test_mpi_dyn NP 2 TEST test_mpi_dyn_workers TIMEOUT 60 ARGS workers 3)
-set_tests_properties(test_mpi_dyn_spawn test_mpi_dyn_spawn_multiple test_mpi_dyn_workers PROPERTIES
-                     PASS_REGULAR_EXPRESSION "dyn (spawn|multiple|workers): ok")
+# MPI_Intercomm_create across jobs: the spawned job and parents it never met.
+rdmach_mpi_test(test_mpi_dyn NP 3 TEST test_mpi_dyn_iccreate TIMEOUT 60 ARGS iccreate)
+rdmach_mpi_test(test_mpi_dyn NP 3 TEST test_mpi_dyn_iccreate_net TIMEOUT 60 ARGS iccreate)
+set_tests_properties(test_mpi_dyn_iccreate_net PROPERTIES ENVIRONMENT "RDMACH_VNODE_SIZE=1")
+set_tests_properties(test_mpi_dyn_spawn test_mpi_dyn_spawn_multiple test_mpi_dyn_workers test_mpi_dyn_iccreate
+                     test_mpi_dyn_iccreate_net PROPERTIES
+                     PASS_REGULAR_EXPRESSION "dyn (spawn|multiple|workers|iccreate): ok")
 # Two rdmachrun jobs started one after the other: accept/connect, the name
 # published by one and looked up by the other, a stranger refused.
 add_test(NAME test_mpi_dyn_connect_accept
@@ -29,7 +34,7 @@ set_tests_properties(test_mpi_dyn_spawn_net_sock PROPERTIES
 # The same under Hydra, whose PMI-1 server implements spawn.
 find_program(DYN_MPIEXEC_MPICH mpiexec.mpich)
 if(DYN_MPIEXEC_MPICH)
-  foreach(mode spawn multiple)
+  foreach(mode spawn multiple iccreate)
     add_test(NAME test_mpi_dyn_${mode}_hydra COMMAND ${DYN_MPIEXEC_MPICH} -n 2 $<TARGET_FILE:test_mpi_dyn> ${mode})
     set_tests_properties(test_mpi_dyn_${mode}_hydra PROPERTIES TIMEOUT 60 LABELS "mp"
                          PASS_REGULAR_EXPRESSION "dyn ${mode}: ok")

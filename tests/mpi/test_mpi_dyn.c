@@ -34,6 +34,17 @@
  *              0 checks each answer, that every task was done once, the
  *              counts add up to 40 and every worker did at least one.
  *   errors     argument errors with their classes (MPI_ERRORS_RETURN).
+ *   iccreate   world rank 0 alone spawns 2 copies ("icchild <np>") over
+ *              MPI_COMM_SELF; MPI_Intercomm_create(MPI_COMM_WORLD, 0, that
+ *              intercommunicator, 0, ...) on both sides then makes one that
+ *              holds every parent, most of which never met a child
+ *              (MPI-4.1 7.6.2: peer_comm joins only the leaders); a second
+ *              one has other leaders (the last parent, the second child)
+ *              and the first as its peer_comm. Each: sizes, every pair
+ *              exchanges a message, an allreduce (each side gets the other
+ *              side's sum), a merge (parents low), disconnect. A third has
+ *              members of both jobs in each group: the first one merged,
+ *              split into even and odd ranks, over the merge.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -124,6 +135,90 @@ static void child_side(const char *tag)
     MPI_OK(MPI_Comm_disconnect(&parent));
     MPI_OK(MPI_Comm_get_parent(&parent));
     CHECK(parent == MPI_COMM_NULL, "get_parent after disconnect is not MPI_COMM_NULL");
+}
+
+/* iccreate (see the top): what both sides check of one intercommunicator. */
+static void ic_common(MPI_Comm ic, int child, int lsize, int rsize)
+{
+    check_intercomm(ic, lsize, rsize);
+    int me;
+    MPI_OK(MPI_Comm_rank(ic, &me));
+    int *got = malloc(sizeof(int) * (size_t)rsize);
+    MPI_Request *rq = malloc(sizeof(MPI_Request) * 2 * (size_t)rsize);
+    CHECK(got && rq, "no memory");
+    int mine = (child ? 1000 : 0) + me;
+    for (int r = 0; r < rsize; r++) {
+        MPI_OK(MPI_Irecv(&got[r], 1, MPI_INT, r, 5, ic, &rq[r]));
+        MPI_OK(MPI_Isend(&mine, 1, MPI_INT, r, 5, ic, &rq[rsize + r]));
+    }
+    MPI_OK(MPI_Waitall(2 * rsize, rq, MPI_STATUSES_IGNORE));
+    for (int r = 0; r < rsize; r++)
+        CHECK(got[r] == (child ? 0 : 1000) + r, "remote rank %d sent %d", r, got[r]);
+    int one = me + 1, sum = 0;
+    MPI_OK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, ic));
+    CHECK(sum == rsize * (rsize + 1) / 2, "allreduce: the remote group's sum is %d, expected %d", sum,
+          rsize * (rsize + 1) / 2);
+    merge_check(ic, child, child ? rsize : lsize);
+    free(got);
+    free(rq);
+}
+
+/* Both sides of iccreate: peer is the spawn's intercommunicator at parent 0
+ * and at the children, MPI_COMM_NULL elsewhere (not looked at there). */
+static void iccreate_both(MPI_Comm peer, int child, int nparents)
+{
+    enum { NCHILD = 2 };
+    int lsize = child ? NCHILD : nparents, rsize = child ? nparents : NCHILD;
+    MPI_Comm ic, ic2;
+    MPI_OK(MPI_Intercomm_create(MPI_COMM_WORLD, 0, peer, 0, 77, &ic));
+    ic_common(ic, child, lsize, rsize);
+    /* leaders the last parent and the second child, met over ic */
+    MPI_OK(MPI_Intercomm_create(MPI_COMM_WORLD, child ? 1 : nparents - 1, ic, child ? nparents - 1 : 1, 78, &ic2));
+    ic_common(ic2, child, lsize, rsize);
+    MPI_OK(MPI_Comm_disconnect(&ic2));
+    /* groups of both jobs: the merge's even ranks and odd ranks, leaders
+     * (two parents, or parent and child) met over the merge */
+    MPI_Comm m, half, ic3;
+    MPI_OK(MPI_Intercomm_merge(ic, child, &m));
+    int r, n;
+    MPI_OK(MPI_Comm_rank(m, &r));
+    MPI_OK(MPI_Comm_size(m, &n));
+    MPI_OK(MPI_Comm_split(m, r % 2, r, &half));
+    MPI_OK(MPI_Intercomm_create(half, 0, m, r % 2 ? 0 : 1, 79, &ic3));
+    int want = 0, sum = -1, rs = -1;
+    for (int k = 1 - r % 2; k < n; k += 2)
+        want += k;
+    MPI_OK(MPI_Comm_remote_size(ic3, &rs));
+    CHECK(rs == (n + 1 - (1 - r % 2)) / 2, "merge rank %d: the other half has %d", r, rs);
+    MPI_OK(MPI_Allreduce(&r, &sum, 1, MPI_INT, MPI_SUM, ic3));
+    CHECK(sum == want, "merge rank %d: the other half's sum is %d, expected %d", r, sum, want);
+    MPI_OK(MPI_Comm_free(&ic3));
+    MPI_OK(MPI_Comm_free(&half));
+    MPI_OK(MPI_Comm_free(&m));
+    MPI_OK(MPI_Comm_disconnect(&ic));
+}
+
+static void iccreate(void)
+{
+    MPI_Comm ic = MPI_COMM_NULL;
+    char n[16];
+    snprintf(n, sizeof(n), "%d", np);
+    char *args[] = { "icchild", n, NULL };
+    if (rank == 0)
+        MPI_OK(MPI_Comm_spawn(self_path, args, 2, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic, MPI_ERRCODES_IGNORE));
+    iccreate_both(ic, 0, np);
+    if (rank == 0)
+        MPI_OK(MPI_Comm_disconnect(&ic));
+}
+
+static void icchild(int nparents)
+{
+    MPI_Comm parent;
+    MPI_OK(MPI_Comm_get_parent(&parent));
+    CHECK(parent != MPI_COMM_NULL, "a spawned process has no parent");
+    check_intercomm(parent, np, 1);
+    iccreate_both(parent, 1, nparents);
+    MPI_OK(MPI_Comm_disconnect(&parent));
 }
 
 #define NTASKS 40
@@ -470,6 +565,8 @@ int main(int argc, char **argv)
         child_side(NULL);
     } else if (strcmp(mode, "worker") == 0) {
         worker();
+    } else if (strcmp(mode, "icchild") == 0 && argc > 2) {
+        icchild(atoi(argv[2]));
     } else if (strcmp(mode, "childtag") == 0) {
         child_side(argc > 2 ? argv[2] : "?");
     } else {
@@ -491,11 +588,14 @@ int main(int argc, char **argv)
             join();
         else if (strcmp(mode, "errors") == 0)
             errors();
+        else if (strcmp(mode, "iccreate") == 0)
+            iccreate();
         else
             CHECK(0, "unknown mode %s", mode);
     }
     MPI_Finalize();
-    if (rank == 0 && strcmp(mode, "child") != 0 && strcmp(mode, "childtag") != 0 && strcmp(mode, "worker") != 0)
+    if (rank == 0 && strcmp(mode, "child") != 0 && strcmp(mode, "childtag") != 0 && strcmp(mode, "worker") != 0 &&
+        strcmp(mode, "icchild") != 0)
         printf("dyn %s: ok\n", mode);
     return 0;
 }
