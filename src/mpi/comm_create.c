@@ -56,10 +56,14 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
     struct rch_mpi_ctxmask mask;
     rdmach_status_t st;
     uint32_t ctx;
+    /* the key space of rch_mpi_comm_from_members (ctxid.c, "Threads"):
+     * parent context first, then the tag; a dup or split ranks after every
+     * group creation from the same parent */
+    uint64_t pkey = (uint64_t)p->ctx << 32 | UINT32_MAX;
     do {
-        int holder = rch_mpi_ctx_round_begin(p->ctx, p->size, &mask);
+        int holder = rch_mpi_ctx_round_begin(pkey, p->size, &mask);
         st = rch_mpi_exchange(p, &mine, sizeof(mine), all, &mask);
-        ctx = rch_mpi_ctx_round_end(holder, p->ctx, &mask, st == RDMACH_OK);
+        ctx = rch_mpi_ctx_round_end(holder, pkey, &mask, st == RDMACH_OK);
     } while (ctx == RCH_MPI_CTX_AGAIN);
     if (st != RDMACH_OK) {
         free(all);

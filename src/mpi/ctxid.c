@@ -25,8 +25,12 @@
  * contribution says whether its rank held the mask (HELD_BIT, in pair 0,
  * which is world's and never free), and only a round that every member held
  * picks a pair. When several threads want the mask, the one with the lowest
- * key (its parent's context id, the same on every member) gets it next on
- * every rank, so rounds cannot fail for ever by each rank giving the mask to
+ * key (its parent's context id in the high 32 bits, the same on every
+ * member; below it a Comm_create_group's tag, all ones for every other
+ * creation: creations rank by parent first, whatever their kind, as in
+ * MPICH; a group creation that ranked after every dup was starved by other
+ * threads' dups while a split of its parent on other ranks waited for it)
+ * gets it next on every rank, so rounds cannot fail for ever by each rank giving the mask to
  * a different thread (MPICH's rule). Not covered (as in MPICH): a thread
  * that holds the mask in a round of a communicator creation that the same
  * thread of other processes has not reached yet, because there it is still

@@ -20,6 +20,13 @@
  *     t of rank t first sleeps, so on different ranks different threads
  *     reach the lock first. A dup of MPI_COMM_SELF must not wait for the
  *     other processes, or the job deadlocks (ctest's timeout).
+ *  4. Groups among dups: thread t dups its parent, then its even ranks make
+ *     a communicator of themselves by Comm_create_group while its odd ranks
+ *     go on to a Comm_split of the parent, which waits for the even ranks'
+ *     thread t; all the while the other threads dup their parents. The
+ *     split holds the odd ranks' context mask; on the even ranks the group
+ *     creation must get theirs before the dups that cannot finish (MPICH's
+ *     idup_comm_gen hung so when a dup ranked before every group creation).
  */
 #include <pthread.h>
 #include <time.h>
@@ -96,6 +103,30 @@ static void self_under_lock(int t)
     }
 }
 
+static void groups_among_dups(int t)
+{
+    MPI_Group g, even;
+    int ranges[1][3] = { { 0, nranks - 1, 2 } };
+    MPI_OK(MPI_Comm_group(parent[t], &g));
+    MPI_OK(MPI_Group_range_incl(g, 1, ranges, &even));
+    for (int i = 0; i < ITER / 4; i++) {
+        MPI_Comm c;
+        MPI_OK(MPI_Comm_dup(parent[t], &c));
+        check_comm(c, t, "Comm_dup", i);
+        MPI_OK(MPI_Comm_free(&c));
+        if (mt_rank % 2 == 0) {
+            MPI_OK(MPI_Comm_create_group(parent[t], even, 0, &c));
+            check_comm(c, t, "Comm_create_group of the even ranks", i);
+            MPI_OK(MPI_Comm_free(&c));
+        }
+        MPI_OK(MPI_Comm_split(parent[t], mt_rank % 2, mt_rank, &c));
+        check_comm(c, t, "Comm_split after the group", i);
+        MPI_OK(MPI_Comm_free(&c));
+    }
+    MPI_OK(MPI_Group_free(&even));
+    MPI_OK(MPI_Group_free(&g));
+}
+
 static int phase;
 
 static void *worker(void *p)
@@ -105,8 +136,10 @@ static void *worker(void *p)
         own_parents(t);
     else if (phase == 2)
         one_parent_tags(t);
-    else
+    else if (phase == 3)
         self_under_lock(t);
+    else
+        groups_among_dups(t);
     return NULL;
 }
 
@@ -139,6 +172,7 @@ int main(int argc, char **argv)
     run_phase(1, "Comm_dup, Comm_split, Comm_create from each thread's own parent");
     run_phase(2, "Comm_create_group on one parent, a tag per thread");
     run_phase(3, "a dup of MPI_COMM_SELF under a lock");
+    run_phase(4, "Comm_create_group of the even ranks among dups and splits");
     for (int t = 0; t < NTHREADS; t++)
         MPI_OK(MPI_Comm_free(&parent[t]));
     if (mt_rank == 0)
