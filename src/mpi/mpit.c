@@ -54,9 +54,12 @@ int PMPI_T_init_thread(int required, int *provided)
         return MPI_T_ERR_CANNOT_INIT;
     }
     rch_mpit_refs++;
-    /* Concurrent calls are safe under the critical section that
-     * MPI_Init_thread(MPI_THREAD_MULTIPLE) turns on, not before. */
-    *provided = required <= MPI_THREAD_SERIALIZED || rch_dev_cs_on ? required : MPI_THREAD_SERIALIZED;
+    /* Concurrent calls are safe under the global critical section: turn it
+     * on now if the tool asks for MPI_THREAD_MULTIPLE (MPI_Init_thread would
+     * otherwise turn it on only later, or never). */
+    if (required == MPI_THREAD_MULTIPLE && !rch_dev_cs_on)
+        rch_dev_cs_enable();
+    *provided = required;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_T_init_thread = PMPI_T_init_thread

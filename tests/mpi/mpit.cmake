@@ -23,3 +23,9 @@ add_test(NAME test_mpi_mpit_death
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/expect_fail.sh "mpit_death: PASS"
                  ${RDMACH_RUN} -n 2 $<TARGET_FILE:test_mpi_mpit_death>)
 set_tests_properties(test_mpi_mpit_death PROPERTIES TIMEOUT 60 LABELS "mp" ENVIRONMENT "RDMACH_PEER_STOP_TIMEOUT=300")
+
+# MPI_T_init_thread(MPI_THREAD_MULTIPLE) before MPI_Init, and 4 threads
+# reading the control variables at once, before and after MPI_Init.
+rdmach_mpi_test(test_mpi_mpit_threads NP 2 TIMEOUT 60)
+target_link_libraries(test_mpi_mpit_threads PRIVATE Threads::Threads)
+set_tests_properties(test_mpi_mpit_threads PROPERTIES PASS_REGULAR_EXPRESSION "mpit threads: [0-9]+ cvars read")
