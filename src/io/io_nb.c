@@ -66,6 +66,7 @@ struct job {
 
 static struct job *jobs, **jobs_tail = &jobs;
 static int hooked;
+static int posting;                /* job_post is preparing a job (its collectives run the hook) */
 static MPI_Comm req_comm = MPI_COMM_NULL;   /* the requests' communicator: handler MPI_ERRORS_RETURN */
 
 static void job_free(struct job *j)
@@ -257,7 +258,7 @@ static unsigned hook(void *arg)
         PMPI_Grequest_complete(j->req);   /* frees j if the user freed the request */
         n++;
     }
-    if (!jobs && hooked) {
+    if (!jobs && !posting && hooked) {
         rch_dev_progress_hook_remove(hook, NULL);
         hooked = 0;
     }
@@ -298,7 +299,9 @@ static int job_post(struct rch_io_op *op, int err, MPI_Request *request)
         j->t = rch_mpi_type_get(op->dt);
         rch_mpi_type_retain(j->t);
         j->nbytes = op->xsize * op->count;
+        posting++;
         j->e = rch_io_prepare(op, j->t, &j->data, &j->pos);
+        posting--;
         if (!j->e && !cb && rch_io_view_pieces(f, j->pos, j->nbytes, &j->p, &j->n) != MPI_SUCCESS)
             j->e = ENOMEM;
         if (j->e)

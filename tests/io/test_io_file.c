@@ -368,6 +368,26 @@ static void test_shared(void)
     int rb[16] = { 0 };
     MPI_OK(MPI_File_read_ordered(fh, rb, rank + 1, MPI_INT, MPI_STATUS_IGNORE));
     CHECK(memcmp(rb, mine, (rank + 1) * sizeof(int)) == 0, "read_ordered differs");
+    /* the split forms (MPI 4.1 14.4.5): the same again, after the ordered ints,
+     * with the other ranks' calls free to run between begin and end */
+    MPI_Offset after = 4L * R * nprocs + nprocs * (nprocs + 1) / 2;
+    MPI_OK(MPI_File_seek_shared(fh, after, MPI_SEEK_SET));
+    for (int i = 0; i <= rank; i++)
+        mine[i] = 9000 + rank * 10 + i;
+    MPI_Status st;
+    int got = -1;
+    MPI_OK(MPI_File_write_ordered_begin(fh, mine, rank + 1, MPI_INT));
+    MPI_OK(MPI_File_write_ordered_end(fh, mine, &st));
+    MPI_OK(MPI_Get_count(&st, MPI_INT, &got));
+    CHECK(got == rank + 1, "write_ordered_end: count %d", got);
+    MPI_OK(MPI_File_seek_shared(fh, after, MPI_SEEK_SET));
+    memset(rb, 0, sizeof(rb));
+    MPI_OK(MPI_File_read_ordered_begin(fh, rb, rank + 1, MPI_INT));
+    MPI_OK(MPI_File_read_ordered_end(fh, rb, &st));
+    CHECK(memcmp(rb, mine, (rank + 1) * sizeof(int)) == 0, "read_ordered_begin/end differs");
+    MPI_OK(MPI_File_get_position_shared(fh, &sp));
+    CHECK(sp == after + nprocs * (nprocs + 1) / 2, "shared position after the split ordered read %lld",
+          (long long)sp);
     MPI_OK(MPI_File_close(&fh));
     CHECK(side_files() == 0, "close left a side file");
     MPI_Barrier(MPI_COMM_WORLD);
