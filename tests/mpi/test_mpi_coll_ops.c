@@ -4,7 +4,8 @@
  *   - which pairs are allowed follows MPI 4.1 §6.9.2 (the multi-language
  *     types MPI_AINT, MPI_OFFSET, MPI_COUNT take the Fortran integers'
  *     operations) with MPICH's extensions: MPI_CHAR is a C integer,
- *     MPI_CHARACTER a Fortran integer; MPI_WCHAR takes none. A pair
+ *     MPI_CHARACTER a Fortran integer, the multi-language types take the
+ *     logical operations too; MPI_WCHAR takes none. A pair
  *     that is not allowed gives MPI_ERR_OP from MPI_Reduce_local and from
  *     MPI_Allreduce, with a message naming the operation and the datatype;
  *     MPI_REPLACE and MPI_NO_OP are for one-sided operations only;
@@ -20,7 +21,7 @@
 #include <stdbool.h>
 #include "mpi_test.h"
 
-enum grp { G_CINT, G_FINT, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_PAIR, G_NONE };
+enum grp { G_CINT, G_FINT, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_PAIR, G_MULTI, G_NONE };
 
 static const struct tdesc {
     MPI_Datatype t;
@@ -39,8 +40,8 @@ static const struct tdesc {
     { MPI_UINT32_T, "MPI_UINT32_T", G_CINT }, { MPI_UINT64_T, "MPI_UINT64_T", G_CINT },
     { MPI_INTEGER, "MPI_INTEGER", G_FINT }, { MPI_INTEGER1, "MPI_INTEGER1", G_FINT },
     { MPI_INTEGER2, "MPI_INTEGER2", G_FINT }, { MPI_INTEGER4, "MPI_INTEGER4", G_FINT },
-    { MPI_INTEGER8, "MPI_INTEGER8", G_FINT }, { MPI_AINT, "MPI_AINT", G_FINT },
-    { MPI_OFFSET, "MPI_OFFSET", G_FINT }, { MPI_COUNT, "MPI_COUNT", G_FINT },
+    { MPI_INTEGER8, "MPI_INTEGER8", G_FINT }, { MPI_AINT, "MPI_AINT", G_MULTI },
+    { MPI_OFFSET, "MPI_OFFSET", G_MULTI }, { MPI_COUNT, "MPI_COUNT", G_MULTI },
     { MPI_CHARACTER, "MPI_CHARACTER", G_FINT },
     { MPI_FLOAT, "MPI_FLOAT", G_FLOAT }, { MPI_DOUBLE, "MPI_DOUBLE", G_FLOAT },
     { MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE", G_FLOAT }, { MPI_REAL, "MPI_REAL", G_FLOAT },
@@ -72,16 +73,16 @@ static const struct odesc {
     const char *name;
     unsigned groups;            /* bit per enum grp */
 } ops[] = {
-    { MPI_MAX, "MPI_MAX", 1u << G_CINT | 1u << G_FINT | 1u << G_FLOAT },
-    { MPI_MIN, "MPI_MIN", 1u << G_CINT | 1u << G_FINT | 1u << G_FLOAT },
-    { MPI_SUM, "MPI_SUM", 1u << G_CINT | 1u << G_FINT | 1u << G_FLOAT | 1u << G_COMPLEX },
-    { MPI_PROD, "MPI_PROD", 1u << G_CINT | 1u << G_FINT | 1u << G_FLOAT | 1u << G_COMPLEX },
-    { MPI_LAND, "MPI_LAND", 1u << G_CINT | 1u << G_LOGICAL },
-    { MPI_LOR, "MPI_LOR", 1u << G_CINT | 1u << G_LOGICAL },
-    { MPI_LXOR, "MPI_LXOR", 1u << G_CINT | 1u << G_LOGICAL },
-    { MPI_BAND, "MPI_BAND", 1u << G_CINT | 1u << G_FINT | 1u << G_BYTE },
-    { MPI_BOR, "MPI_BOR", 1u << G_CINT | 1u << G_FINT | 1u << G_BYTE },
-    { MPI_BXOR, "MPI_BXOR", 1u << G_CINT | 1u << G_FINT | 1u << G_BYTE },
+    { MPI_MAX, "MPI_MAX", 1u << G_CINT | 1u << G_FINT | 1u << G_MULTI | 1u << G_FLOAT },
+    { MPI_MIN, "MPI_MIN", 1u << G_CINT | 1u << G_FINT | 1u << G_MULTI | 1u << G_FLOAT },
+    { MPI_SUM, "MPI_SUM", 1u << G_CINT | 1u << G_FINT | 1u << G_MULTI | 1u << G_FLOAT | 1u << G_COMPLEX },
+    { MPI_PROD, "MPI_PROD", 1u << G_CINT | 1u << G_FINT | 1u << G_MULTI | 1u << G_FLOAT | 1u << G_COMPLEX },
+    { MPI_LAND, "MPI_LAND", 1u << G_CINT | 1u << G_LOGICAL | 1u << G_MULTI },
+    { MPI_LOR, "MPI_LOR", 1u << G_CINT | 1u << G_LOGICAL | 1u << G_MULTI },
+    { MPI_LXOR, "MPI_LXOR", 1u << G_CINT | 1u << G_LOGICAL | 1u << G_MULTI },
+    { MPI_BAND, "MPI_BAND", 1u << G_CINT | 1u << G_FINT | 1u << G_MULTI | 1u << G_BYTE },
+    { MPI_BOR, "MPI_BOR", 1u << G_CINT | 1u << G_FINT | 1u << G_MULTI | 1u << G_BYTE },
+    { MPI_BXOR, "MPI_BXOR", 1u << G_CINT | 1u << G_FINT | 1u << G_MULTI | 1u << G_BYTE },
     { MPI_MAXLOC, "MPI_MAXLOC", 1u << G_PAIR },
     { MPI_MINLOC, "MPI_MINLOC", 1u << G_PAIR },
     { MPI_REPLACE, "MPI_REPLACE", 0 },
@@ -104,7 +105,7 @@ static void operand(const struct tdesc *d, int r, unsigned char *buf)
         int v = (r * 7 + e * 3) % 5 - 1;          /* -1 .. 3 */
         uint64_t s = (uint64_t)r * 1000 + (uint64_t)e;
         switch (d->g) {
-        case G_CINT: case G_FINT: case G_BYTE: {
+        case G_CINT: case G_FINT: case G_MULTI: case G_BYTE: {
             uint64_t x = mt_next(&s);
             if (e == 0)
                 x = 0;                             /* logical ops see a false */

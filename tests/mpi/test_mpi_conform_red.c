@@ -108,7 +108,8 @@ static const struct tdesc {
 
 #define B(g) (1u << (g))
 enum opk { O_MAX, O_MIN, O_SUM, O_PROD, O_LAND, O_LOR, O_LXOR, O_BAND, O_BOR, O_BXOR, O_MAXLOC, O_MINLOC };
-/* The table of MPI 4.1 §6.9.2. */
+/* The table of MPI 4.1 §6.9.2, with MPICH's extension: the logical
+ * operations on the multi-language types (integers). */
 static const struct odesc {
     MPI_Op op;
     const char *name;
@@ -119,9 +120,9 @@ static const struct odesc {
     { MPI_MIN, "MPI_MIN", O_MIN, B(G_CINT) | B(G_FINT) | B(G_FLOAT) | B(G_MULTI) },
     { MPI_SUM, "MPI_SUM", O_SUM, B(G_CINT) | B(G_FINT) | B(G_FLOAT) | B(G_COMPLEX) | B(G_MULTI) },
     { MPI_PROD, "MPI_PROD", O_PROD, B(G_CINT) | B(G_FINT) | B(G_FLOAT) | B(G_COMPLEX) | B(G_MULTI) },
-    { MPI_LAND, "MPI_LAND", O_LAND, B(G_CINT) | B(G_LOGICAL) },
-    { MPI_LOR, "MPI_LOR", O_LOR, B(G_CINT) | B(G_LOGICAL) },
-    { MPI_LXOR, "MPI_LXOR", O_LXOR, B(G_CINT) | B(G_LOGICAL) },
+    { MPI_LAND, "MPI_LAND", O_LAND, B(G_CINT) | B(G_LOGICAL) | B(G_MULTI) },
+    { MPI_LOR, "MPI_LOR", O_LOR, B(G_CINT) | B(G_LOGICAL) | B(G_MULTI) },
+    { MPI_LXOR, "MPI_LXOR", O_LXOR, B(G_CINT) | B(G_LOGICAL) | B(G_MULTI) },
     { MPI_BAND, "MPI_BAND", O_BAND, B(G_CINT) | B(G_FINT) | B(G_BYTE) | B(G_MULTI) },
     { MPI_BOR, "MPI_BOR", O_BOR, B(G_CINT) | B(G_FINT) | B(G_BYTE) | B(G_MULTI) },
     { MPI_BXOR, "MPI_BXOR", O_BXOR, B(G_CINT) | B(G_FINT) | B(G_BYTE) | B(G_MULTI) },
