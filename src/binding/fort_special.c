@@ -9,11 +9,15 @@
  *                Fortran procedure is given to C as it is. Attribute
  *                copy/delete callbacks differ (values are INTEGER(KIND=
  *                MPI_ADDRESS_KIND), the flag a LOGICAL, an IERROR argument):
- *                C calls a trampoline with a struct f_keyval as extra_state.
- *   attributes   a Fortran attribute value is an integer, not a pointer: set
- *                stores it as the C void *, get returns it; the predefined
- *                keys (Fortran's value is C's + 1, mpif.h) return the value C
- *                points at, as the standard's language interoperability asks.
+ *                C calls a trampoline with a struct f_keyval as extra_state,
+ *                through proxies that pass it the stored value as it is.
+ *   attributes   a Fortran attribute value is an integer, not a pointer: the
+ *                C library's MPII_*_set/get_attr (mpi/attr_lang.h) record
+ *                how a value was set and convert for the getter, as MPI
+ *                4.1 §19.3.7 asks (C gets the address of a value set from
+ *                Fortran, Fortran the integer value of a C pointer); the
+ *                predefined keys (Fortran's value is C's + 1, mpif.h)
+ *                return the value C points at.
  *   files        a C file error handler gets an MPI_File *, a pointer the
  *                Fortran one cannot take, and no extra state: one C
  *                trampoline serves every handler created from Fortran and
@@ -28,7 +32,10 @@
  *                ARRAY_OF_ARGV(COUNT, *) are CHARACTER arrays of blank-padded
  *                entries, each list ended by a blank one, with the sentinels
  *                MPI_ARGV_NULL / MPI_ARGVS_NULL (recognised by address, as
- *                MPI_ERRCODES_IGNORE): C gets NULL-terminated argv copies.
+ *                MPI_ERRCODES_IGNORE): C gets NULL-terminated argv copies,
+ *                each argument without its leading and trailing blanks.
+ *   MPI_INFO_GET_STRING's BUFLEN is VALUE's length in Fortran, without a
+ *                terminator, and VALUE is blank-padded; C's counts the NUL.
  *   MPI_PCONTROL has no IERROR argument.
  *   MPI_TYPE_CREATE_F90_* are special by the standard only for the module
  *   mpi_f08; their C glue is plain, kept here with the rest.
@@ -37,6 +44,7 @@
  * others' (pmpi_x_ defined here, the rest weak aliases of it).
  */
 #include "binding/fort_runtime.h"
+#include "mpi/attr_lang.h"
 
 /* ---- user reductions and error handlers: the Fortran procedure itself ---- */
 
@@ -140,6 +148,24 @@ static int delete_trampoline(MPI_Comm comm, int keyval, void *value, void *extra
     return ierror;
 }
 
+/* The proxies of a keyval created from Fortran: the trampolines (the
+ * user_function) get the stored value itself, whether set from Fortran or
+ * C (a C pointer as an integer), not the address C callbacks get. */
+static int copy_proxy(MPI_Comm_copy_attr_function *user_function, int handle, int keyval,
+                      void *extra_state, MPIR_Attr_type type, void *attrib, void **attrib_copy,
+                      int *flag)
+{
+    (void)type;
+    return user_function(handle, keyval, extra_state, attrib, attrib_copy, flag);
+}
+
+static int delete_proxy(MPI_Comm_delete_attr_function *user_function, int handle, int keyval,
+                        MPIR_Attr_type type, void *attrib, void *extra_state)
+{
+    (void)type;
+    return user_function(handle, keyval, attrib, extra_state);
+}
+
 /* MPI_Win_copy/delete_attr_function equal the comm ones (int handles). */
 typedef int (*create_keyval_fn)(MPI_Comm_copy_attr_function *, MPI_Comm_delete_attr_function *,
                                 int *, void *);
@@ -156,10 +182,12 @@ static void keyval_create(create_keyval_fn create, f_copy_fn *copy, f_delete_fn 
     *k = (struct f_keyval){ .copy = copy, .del = del, .extra = extra, .mpi1 = mpi1 };
     int c_keyval = MPI_KEYVAL_INVALID;
     *ierror = create(copy_trampoline, delete_trampoline, &c_keyval, k);
-    if (*ierror == MPI_SUCCESS)
+    if (*ierror == MPI_SUCCESS) {
+        MPII_Keyval_set_proxy(c_keyval, copy_proxy, delete_proxy);
         *keyval = c_keyval;
-    else
+    } else {
         free(k);
+    }
 }
 
 RCH_F_PUBLIC void pmpi_comm_create_keyval_(f_copy_fn *copy, f_delete_fn *del, MPI_Fint *keyval,
@@ -205,14 +233,14 @@ struct f_greq {
     f_greq_query_fn *query;
     f_greq_free_fn *free_fn;
     f_greq_cancel_fn *cancel;
-    MPI_Aint extra;   /* the user's EXTRA_STATE */
+    MPI_Aint *extra;  /* the user's EXTRA_STATE variable (by reference, as MPICH and Open MPI) */
 };
 
 static int greq_query_trampoline(void *extra_state, MPI_Status *status)
 {
     struct f_greq *g = extra_state;
     MPI_Fint ierror = MPI_SUCCESS;
-    g->query(&g->extra, (MPI_Fint *)status, &ierror);
+    g->query(g->extra, (MPI_Fint *)status, &ierror);
     return ierror;
 }
 
@@ -220,7 +248,7 @@ static int greq_free_trampoline(void *extra_state)
 {
     struct f_greq *g = extra_state;
     MPI_Fint ierror = MPI_SUCCESS;
-    g->free_fn(&g->extra, &ierror);
+    g->free_fn(g->extra, &ierror);
     free(g);
     return ierror;
 }
@@ -229,7 +257,7 @@ static int greq_cancel_trampoline(void *extra_state, int complete)
 {
     struct f_greq *g = extra_state;
     MPI_Fint c = complete ? 1 : 0, ierror = MPI_SUCCESS;   /* gfortran's .TRUE. is 1 */
-    g->cancel(&g->extra, &c, &ierror);
+    g->cancel(g->extra, &c, &ierror);
     return ierror;
 }
 
@@ -243,7 +271,7 @@ RCH_F_PUBLIC void pmpi_grequest_start_(f_greq_query_fn *query, f_greq_free_fn *f
         return;
     }
     *g = (struct f_greq){ .query = query, .free_fn = free_fn, .cancel = cancel,
-                          .extra = *extra_state };
+                          .extra = extra_state };
     MPI_Request c_req = MPI_REQUEST_NULL;
     *ierror = PMPI_Grequest_start(greq_query_trampoline, greq_free_trampoline,
                                   greq_cancel_trampoline, g, &c_req);
@@ -432,15 +460,16 @@ static enum predef predefined(MPI_Fint fkey, int *ckey)
     return NOT_PREDEFINED;
 }
 
-typedef int (*get_attr_fn)(int, int, void *, int *);
+typedef int (*get_attr_fn)(int, int, void *, int *, MPIR_Attr_type);
 
+/* out: MPIR_ATTR_AINT (MPI_*_GET_ATTR) or MPIR_ATTR_INT (MPI_ATTR_GET). */
 static MPI_Fint get_attr(get_attr_fn get, MPI_Fint handle, MPI_Fint fkey, MPI_Aint *value,
-                         MPI_Fint *flag)
+                         MPI_Fint *flag, MPIR_Attr_type out)
 {
     int ckey, f = 0;
     enum predef kind = predefined(fkey, &ckey);
     void *v = NULL;
-    int err = get(handle, ckey, &v, &f);
+    int err = get(handle, ckey, &v, &f, out);
     if (err != MPI_SUCCESS)
         return err;
     *flag = f ? 1 : 0;
@@ -453,26 +482,27 @@ static MPI_Fint get_attr(get_attr_fn get, MPI_Fint handle, MPI_Fint fkey, MPI_Ai
 RCH_F_PUBLIC void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value,
                                       MPI_Fint *flag, MPI_Fint *ierror)
 {
-    *ierror = get_attr(PMPI_Comm_get_attr, *comm, *keyval, value, flag);
+    *ierror = get_attr(MPII_Comm_get_attr, *comm, *keyval, value, flag, MPIR_ATTR_AINT);
 }
 
 RCH_F_PUBLIC void pmpi_win_get_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value,
                                      MPI_Fint *flag, MPI_Fint *ierror)
 {
-    *ierror = get_attr((get_attr_fn)PMPI_Win_get_attr, *win, *keyval, value, flag);
+    *ierror = get_attr((get_attr_fn)MPII_Win_get_attr, *win, *keyval, value, flag, MPIR_ATTR_AINT);
 }
 
 RCH_F_PUBLIC void pmpi_type_get_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value,
                                       MPI_Fint *flag, MPI_Fint *ierror)
 {
-    *ierror = get_attr((get_attr_fn)PMPI_Type_get_attr, *type, *keyval, value, flag);
+    *ierror = get_attr((get_attr_fn)MPII_Type_get_attr, *type, *keyval, value, flag, MPIR_ATTR_AINT);
 }
 
+/* An INTEGER: the low-order part of the value (of a C pointer's too). */
 RCH_F_PUBLIC void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag,
                                  MPI_Fint *ierror)
 {
     MPI_Aint v = 0;
-    *ierror = get_attr(PMPI_Comm_get_attr, *comm, *keyval, &v, flag);
+    *ierror = get_attr(MPII_Comm_get_attr, *comm, *keyval, &v, flag, MPIR_ATTR_INT);
     if (*ierror == MPI_SUCCESS && *flag)
         *value = (MPI_Fint)v;
 }
@@ -480,25 +510,27 @@ RCH_F_PUBLIC void pmpi_attr_get_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *val
 RCH_F_PUBLIC void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value,
                                       MPI_Fint *ierror)
 {
-    *ierror = PMPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, (void *)*value);
+    *ierror = MPII_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, (void *)*value, MPIR_ATTR_AINT);
 }
 
 RCH_F_PUBLIC void pmpi_win_set_attr_(MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value,
                                      MPI_Fint *ierror)
 {
-    *ierror = PMPI_Win_set_attr(MPI_Win_f2c(*win), *keyval, (void *)*value);
+    *ierror = MPII_Win_set_attr(MPI_Win_f2c(*win), *keyval, (void *)*value, MPIR_ATTR_AINT);
 }
 
 RCH_F_PUBLIC void pmpi_type_set_attr_(MPI_Fint *type, MPI_Fint *keyval, MPI_Aint *value,
                                       MPI_Fint *ierror)
 {
-    *ierror = PMPI_Type_set_attr(MPI_Type_f2c(*type), *keyval, (void *)*value);
+    *ierror = MPII_Type_set_attr(MPI_Type_f2c(*type), *keyval, (void *)*value, MPIR_ATTR_AINT);
 }
 
+/* An INTEGER, kept sign-extended (attr_lang.h: C then reads it as an int). */
 RCH_F_PUBLIC void pmpi_attr_put_(MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value,
                                  MPI_Fint *ierror)
 {
-    *ierror = PMPI_Attr_put(MPI_Comm_f2c(*comm), *keyval, (void *)(MPI_Aint)*value);
+    *ierror = MPII_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, (void *)(MPI_Aint)*value,
+                                 MPIR_ATTR_INT);
 }
 
 /* ---- MPI_TYPE_CREATE_F90_*: a kind's precision, range or digits ---- */
@@ -540,8 +572,9 @@ static void argv_free(char **v)
 
 /* The entries of a Fortran argv, each len characters and blank-padded, the
  * next stride characters after the one before, up to the first blank entry
- * (MPI-4.1 11.8.2): a NULL-terminated C argv without the trailing blanks;
- * NULL when out of memory. */
+ * (MPI-4.1 11.8.2): a NULL-terminated C argv without the leading and
+ * trailing blanks (as MPICH passes them: a Fortran program cannot tell an
+ * argument's own blanks from padding); NULL when out of memory. */
 static char **argv_in(const char *a, size_t len, size_t stride)
 {
     size_t n = 0;
@@ -549,7 +582,7 @@ static char **argv_in(const char *a, size_t len, size_t stride)
         n++;
     char **v = calloc(n + 1, sizeof(*v));
     for (size_t i = 0; v && i < n; i++)
-        if (!(v[i] = rch_f_string_in(a + i * stride, len, 0))) {
+        if (!(v[i] = rch_f_string_in(a + i * stride, len, 1))) {
             argv_free(v);
             return NULL;
         }
@@ -640,6 +673,45 @@ RCH_F_PUBLIC void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *commands, cha
     if (*ierror == MPI_SUCCESS)
         *intercomm = MPI_Comm_c2f(c_inter);
     spawn_multiple_free(n, c_commands, c_argvs);
+}
+
+/* ---- MPI_INFO_GET_STRING: BUFLEN without a terminator ---- */
+
+/* BUFLEN in: how many characters VALUE may take (no more than its length);
+ * 0 asks for the value's length only. Out, when the key is there (FLAG
+ * true): the value's length. VALUE gets at most BUFLEN characters,
+ * blank-padded, and is left as it was when BUFLEN is 0 or the key is
+ * absent. C's *buflen is the buffer's size with the NUL, in and out. */
+RCH_F_PUBLIC void pmpi_info_get_string_(MPI_Fint *info, char *key, MPI_Fint *buflen, char *value,
+                                        MPI_Fint *flag, MPI_Fint *ierror, size_t key_len,
+                                        size_t value_len)
+{
+    size_t n = *buflen > 0 ? (size_t)*buflen : 0;
+    if (n > value_len)
+        n = value_len;
+    if (n > (size_t)MPI_MAX_INFO_VAL)   /* no value is longer: keeps n + 1 an int */
+        n = MPI_MAX_INFO_VAL;
+    char *c_key = rch_f_string_in(key, key_len, 1);
+    char *c_value = n ? malloc(n + 1) : NULL;
+    if (!c_key || (n && !c_value)) {
+        free(c_key);
+        free(c_value);
+        *ierror = rch_f_nomem("MPI_INFO_GET_STRING");
+        return;
+    }
+    /* a negative BUFLEN goes to C as it is, which reports it */
+    int c_buflen = *buflen < 0 ? *buflen : n ? (int)n + 1 : 0, f = 0;
+    *ierror = PMPI_Info_get_string(MPI_Info_f2c(*info), c_key, &c_buflen, c_value, &f);
+    if (*ierror == MPI_SUCCESS) {
+        *flag = f ? 1 : 0;
+        if (f) {
+            *buflen = c_buflen - 1;
+            if (n)
+                rch_f_string_out(value, value_len, c_value);
+        }
+    }
+    free(c_key);
+    free(c_value);
 }
 
 #include "fort_special_aliases.h"

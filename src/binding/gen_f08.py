@@ -66,7 +66,7 @@ ASYNC_FUNCTIONS = {'Put', 'Get', 'Accumulate', 'Get_accumulate', 'Fetch_and_op',
                    'Comm_attach_buffer', 'Session_attach_buffer'}
 # Fortran-only names module mpi_f08 leaves out: the status is a type with
 # these components, not an array they index.
-F77_ONLY = {'MPI_SOURCE', 'MPI_TAG', 'MPI_ERROR'}
+F77_ONLY = set()   # MPICH's mpi_f08 has MPI_SOURCE/TAG/ERROR too (indices of an INTEGER status)
 # The callbacks with an f08 interface: C calls the Fortran procedure with every
 # argument by reference, as the mpif.h one (fort_special.c), a handle being
 # its INTEGER and TYPE(C_PTR), VALUE a C pointer.
@@ -190,7 +190,7 @@ def type_module(mpi_h, fns):
             # section, and the nonblocking buffers are ASYNCHRONOUS.
             lines.append(f'      logical, parameter :: {name} = .true.')
         else:
-            lines.append(f'      integer, parameter :: {name} = {value}')
+            lines.append(f'      {ftype.lower()}, parameter :: {name} = {value}')
     # The sentinels, in the common blocks of mpif.h (gen_mpif.COMMONS).
     lines += ['      integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)',
               '      integer, target :: MPI_BOTTOM, MPI_IN_PLACE',
@@ -382,7 +382,7 @@ def specific(fn):
 
 
 def visible(fn):
-    return [p for p in fn.params if p.kind not in ('ARGC', 'ARGV', 'VARARGS')]
+    return [p for p in fn.params if p.in_fortran]
 
 
 def is_async(fn):
@@ -589,7 +589,7 @@ def direct(fn):
     """Whether PMPI_<Name>_f08(ts) is fast_c's C: every argument goes to C's
     PMPI_<Name> as it is (direct_param)."""
     return not (fn.returns or gen_f90.no_ierror(fn) or fn.fortran == 'special' or
-                any(p.kind in ('ARGC', 'ARGV', 'VARARGS') or p.fchoice for p in fn.params) or
+                any(not p.in_fortran or p.fchoice for p in fn.params) or
                 any(direct_param(p) is None for p in visible(fn)))
 
 
@@ -728,7 +728,7 @@ def large(fn):
     parameter and whose every argument goes to C as it is (large_param)."""
     return fn.defines_large and any(large_kind(p) for p in visible(fn)) and \
         not (fn.returns or gen_f90.no_ierror(fn) or fn.fortran == 'special') and \
-        all(p.kind not in ('ARGC', 'ARGV', 'VARARGS') for p in fn.params) and \
+        all(p.in_fortran for p in fn.params) and \
         all(large_param(p) is not None for p in visible(fn))
 
 
@@ -935,7 +935,7 @@ def pmpi_body(fn):
         done.append(f'      if ({d}_c%MPI_VAL /= {d}%MPI_VAL) call rch_f08_type_free({d}_c)')
     converted = {i for k in pairs for i in k if i is not None}
     for i, p in enumerate(fn.params):
-        if p.kind in ('ARGC', 'ARGV', 'VARARGS'):
+        if not p.in_fortran:
             continue
         if p.kind == 'BUFFER':
             lines.append(f'      type(c_ptr) :: {p.name}_c')

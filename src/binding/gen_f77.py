@@ -26,6 +26,8 @@ the mpi_ ones). Each calls PMPI_<Name>, converting by the parameter's kind:
                       stays); converted also when the call returns
                       MPI_ERR_IN_STATUS, which still fills them
   ARGC, ARGV          absent in Fortran (MPI_INIT(IERROR)): NULL to C
+  fvalue=             absent in Fortran (MPI_INFO_CREATE_ENV's argc, argv):
+                      the given value to C
   fint                MPI-1's default INTEGER where C has MPI_Aint
 
 The helpers these call (rch_f_*) and the common blocks are in fort_runtime.c.
@@ -91,7 +93,9 @@ def fortran_len(expr):
 
 def emit_param(e, p):
     k, d, n = p.kind, p.dir, p.name
-    if k in ('ARGC', 'ARGV'):
+    if p.fvalue is not None:
+        e.args.append(p.fvalue)
+    elif k in ('ARGC', 'ARGV'):
         e.args.append('NULL')
     elif k == 'BUFFER':
         e.formals.append(f'void *{n}')
@@ -110,7 +114,11 @@ def emit_param(e, p):
             e.copy('char', n, f'rch_f_string_in({n}, {n}_len, {int(p.strip)})')
         else:
             e.copy('char', n, f'rch_f_string_buffer({fortran_len(p.len)})')
-            e.post.append(f'rch_f_string_out({n}, {n}_len, c_{n});')
+            # MPI_Info_get(_string): value unchanged when the key is absent (flag false)
+            flag = next((q.name for q in e.fn.params if q.kind == 'LOGICAL' and q.dir == 'out'
+                         and q.name == 'flag'), None)
+            cond = f'if (c_{flag}) ' if flag else ''
+            e.post.append(f'{cond}rch_f_string_out({n}, {n}_len, c_{n});')
     elif k == 'STATUS':
         e.formals.append(f'MPI_Fint *{n}')
         if p.is_array:
@@ -235,6 +243,10 @@ def wrapper(fn):
         body += [f'    {s}' for s in e.cleanup]
         out.append(f'RCH_F_PUBLIC void pmpi_{low}_({formals})\n{{\n' + '\n'.join(body) + '\n}')
     out += aliases(fn.name, low)
+    if any(p.kind == 'C_PTR' and p.dir == 'out' and not p.fchoice for p in fn.params):
+        # MPI_ALLOC_MEM_CPTR and the like (module mpi's TYPE(C_PTR) forms,
+        # gen_f90.cptr_generic): the same glue, BASEPTR being by reference
+        out += aliases(fn.name + '_cptr', low)
     return '\n'.join(out)
 
 

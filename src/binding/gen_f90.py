@@ -49,8 +49,10 @@ def any_type(p):
     return p.kind == 'BUFFER' or p.fchoice or (p.is_array and p.name in gen_f77.WEIGHTS)
 
 
-def declaration(p):
-    """The dummy argument's declaration lines."""
+def declaration(p, cptr=False):
+    """The dummy argument's declaration lines (cptr: a C_PTR as TYPE(C_PTR))."""
+    if p.kind == 'C_PTR' and cptr:
+        return [f'        type(c_ptr), {INTENT[p.dir]} :: {p.name}']
     if p.kind == 'CALLBACK':
         return [f'        external :: {p.name}']
     if any_type(p):
@@ -75,25 +77,45 @@ def wrap(line, width=100):
     return out + [line]
 
 
-def interface(fn):
-    params = [p for p in fn.params if p.kind not in ('ARGC', 'ARGV', 'VARARGS')]
+def interface(fn, name=None, cptr=False):
+    """The interface body of MPI_<Name> (or of name); cptr: its C_PTR
+    arguments as TYPE(C_PTR), the _CPTR form."""
+    name = name or f'MPI_{fn.name}'
+    params = [p for p in fn.params if p.in_fortran]
     names = [p.name for p in params]
     if fn.returns:
-        head = f'{FTYPE[fn.returns]} function MPI_{fn.name}({", ".join(names)})'
+        head = f'{FTYPE[fn.returns]} function {name}({", ".join(names)})'
         end = 'end function'
     else:
         ierror = [] if no_ierror(fn) else ['ierror']
-        head = f'subroutine MPI_{fn.name}({", ".join(names + ierror)})'
+        head = f'subroutine {name}({", ".join(names + ierror)})'
         end = 'end subroutine'
-    lines = wrap(f'      {head}') + [
+    lines = wrap(f'      {head}') + (
+        ['        use, intrinsic :: iso_c_binding, only: c_ptr'] if cptr else []) + [
              '        import :: MPI_ADDRESS_KIND, MPI_COUNT_KIND, MPI_OFFSET_KIND, MPI_STATUS_SIZE',
              '        implicit none']
     for p in params:
-        lines += declaration(p)
+        lines += declaration(p, cptr)
     if not fn.returns and not no_ierror(fn):
         lines.append('        integer, intent(out) :: ierror')
     lines.append(f'      {end}')
     return lines
+
+
+def has_cptr(fn):
+    """MPI_ALLOC_MEM, MPI_WIN_ALLOCATE(_SHARED), MPI_WIN_SHARED_QUERY: a
+    BASEPTR C sets. MPI-3.0 and later give module mpi a TYPE(C_PTR) form of
+    each, MPI_<NAME>_CPTR, beside the INTEGER(KIND=MPI_ADDRESS_KIND) one,
+    both under the generic MPI_<NAME>."""
+    return any(p.kind == 'C_PTR' and p.dir == 'out' and not p.fchoice for p in fn.params)
+
+
+def cptr_generic(fn):
+    """The generic MPI_<NAME> over the address-integer and the C_PTR form
+    (gen_f77.py links MPI_<NAME>_CPTR to the same C glue: gfortran passes
+    either BASEPTR by reference, the address of a pointer-sized object)."""
+    return [f'      interface MPI_{fn.name}'] + interface(fn) + \
+        interface(fn, f'MPI_{fn.name}_cptr', cptr=True) + ['      end interface']
 
 
 def callback_interface(name):
@@ -149,6 +171,21 @@ def sizeof_generic(name=sizeof_name):
     return ['      interface MPI_Sizeof'] + head + ['      end interface']
 
 
+def sizeof_character():
+    """MPI_SIZEOF of a CHARACTER (default kind): MPICH's module mpi has it;
+    the size of one character, what MPI_TYPE_SIZE gives for MPI_CHARACTER
+    (module mpi_f08's MPI_Sizeof_character is the same)."""
+    return (['      interface MPI_Sizeof', '        module procedure rdmach_sizeof_character',
+             '      end interface'],
+            ['      subroutine rdmach_sizeof_character(x, size, ierror)',
+             '        character, dimension(..), intent(in) :: x',
+             '        integer, intent(out) :: size',
+             '        integer, intent(out) :: ierror',
+             '        ierror = MPI_SUCCESS',
+             '        size = storage_size(x) / 8',
+             '      end subroutine'])
+
+
 def sizeof_procedures(name=sizeof_name, optional_ierror=False):
     """optional_ierror: module mpi_f08's, whose IERROR is OPTIONAL."""
     lines = []
@@ -177,14 +214,23 @@ def main(desc, mpi_h, out):
     lines += gen_mpif.declarations(mpi_h)
     lines.append('      interface')
     for fn in fns:
-        lines += interface(fn)
+        if not has_cptr(fn):
+            lines += interface(fn)
+        if fn.returns:
+            # a function needs its type declared under IMPLICIT NONE: the
+            # profiling names too (mpif.h declares PMPI_WTIME, PMPI_WTICK)
+            lines += interface(fn, f'PMPI_{fn.name}')
     for name in gen_mpif.CALLBACK_EXTERNALS:
         lines += callback_interface(name)
     lines += conversion_fn_null_interface()
     lines.append('      end interface')
-    lines += sizeof_generic()
+    for fn in fns:
+        if has_cptr(fn):
+            lines += cptr_generic(fn)
+    char_generic, char_procedure = sizeof_character()
+    lines += sizeof_generic() + char_generic
     lines.append('contains')
-    lines += sizeof_procedures()
+    lines += sizeof_procedures() + char_procedure
     lines += ['end module mpi', '']
     with open(out, 'w') as f:
         f.write('\n'.join(lines))

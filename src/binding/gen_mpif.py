@@ -98,7 +98,8 @@ def fortran_constants(mpi_h):
             v += 1
         elif name.startswith('MPI_MAX_') and name != 'MPI_MAX':
             v -= 1
-        out.append((name, 'INTEGER', str(v)))
+        ftype = 'INTEGER(KIND=MPI_OFFSET_KIND)' if name == 'MPI_DISPLACEMENT_CURRENT' else 'INTEGER'
+        out.append((name, ftype, str(v)))
     return out
 
 

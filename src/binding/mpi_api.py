@@ -41,12 +41,19 @@ class Param:
         self.filled = opts.get('filled')
         self.strip = 'strip' in opts
         self.fchoice = 'fchoice' in opts
+        self.fvalue = opts.get('fvalue')
         if kind not in KINDS:
             raise DescriptionError(f'{where}: unknown kind {kind}')
         if kind != 'VARARGS' and direction not in DIRECTIONS:
             raise DescriptionError(f'{where}: direction must be in, out or inout, not {direction}')
         if kind in ('CALLBACK', 'TYPED') and not self.type:
             raise DescriptionError(f'{where}: a {kind} needs type=')
+
+    @property
+    def in_fortran(self):
+        """Whether the Fortran binding has it: not MPI_INIT's argc and argv,
+        nor a C varargs, nor one with a fixed C value (fvalue=)."""
+        return self.kind not in ('ARGC', 'ARGV', 'VARARGS') and self.fvalue is None
 
     @property
     def is_array(self):

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include "boot/boot.h"
 #include "mpi/mpi_impl.h"
+#include "mpi/attr_lang.h"
 
 /* Values of the predefined attributes (the C binding returns their addresses).
  * MPI_HOST: no host process. MPI_IO: every process can do I/O. */
@@ -102,7 +103,7 @@ static int raise_code(const char *fn, MPI_Comm comm, int rc)
     return rch_mpi_err_raise(comm, rc);
 }
 
-static int attr_set(const struct attr_call *a, MPI_Comm comm, int comm_keyval, void *attribute_val)
+static int attr_set(const struct attr_call *a, MPI_Comm comm, int comm_keyval, void *attribute_val, int type)
 {
     int err;
     struct rch_mpi_comm *c = rch_mpi_comm_arg(a->fn, comm, &err);
@@ -110,25 +111,33 @@ static int attr_set(const struct attr_call *a, MPI_Comm comm, int comm_keyval, v
         return err;
     if (!rch_mpi_keyval_live(RCH_MPI_OBJ_COMM, comm_keyval))
         return bad_keyval(a, comm, comm_keyval, not_live);
-    int rc = rch_mpi_attr_set(&c->attrs, comm, RCH_MPI_OBJ_COMM, comm_keyval, attribute_val);
+    int rc = rch_mpi_attr_set(&c->attrs, comm, RCH_MPI_OBJ_COMM, comm_keyval, attribute_val, type);
     return rc ? raise_code(a->fn, comm, rc) : MPI_SUCCESS;
 }
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
     RCH_MPI_CS();
-    return attr_set(&set_call, comm, comm_keyval, attribute_val);
+    return attr_set(&set_call, comm, comm_keyval, attribute_val, MPIR_ATTR_PTR);
 }
 #pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
     RCH_MPI_CS();
-    return attr_set(&put_call, comm, keyval, attribute_val);
+    return attr_set(&put_call, comm, keyval, attribute_val, MPIR_ATTR_PTR);
 }
 #pragma weak MPI_Attr_put = PMPI_Attr_put
 
-static int attr_get(const struct attr_call *a, MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+/* From Fortran (attr_lang.h): MPI_ATTR_PUT sets an INTEGER. */
+int MPII_Comm_set_attr(MPI_Comm comm, int keyval, void *value, MPIR_Attr_type type)
+{
+    RCH_MPI_CS();
+    return attr_set(type == MPIR_ATTR_INT ? &put_call : &set_call, comm, keyval, value, type);
+}
+
+static int attr_get(const struct attr_call *a, MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag,
+                    int out_type)
 {
     const char *fn = a->fn;
     int err;
@@ -145,23 +154,30 @@ static int attr_get(const struct attr_call *a, MPI_Comm comm, int comm_keyval, v
     }
     if (!rch_mpi_keyval_valid(RCH_MPI_OBJ_COMM, comm_keyval))
         return bad_keyval(a, comm, comm_keyval, not_valid);
-    *flag = rch_mpi_attr_get(c->attrs, RCH_MPI_OBJ_COMM, comm_keyval, attribute_val);
+    *flag = rch_mpi_attr_get(c->attrs, RCH_MPI_OBJ_COMM, comm_keyval, attribute_val, out_type);
     return MPI_SUCCESS;
 }
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     RCH_MPI_CS();
-    return attr_get(&get_call, comm, comm_keyval, attribute_val, flag);
+    return attr_get(&get_call, comm, comm_keyval, attribute_val, flag, MPIR_ATTR_PTR);
 }
 #pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
     RCH_MPI_CS();
-    return attr_get(&attr_get_call, comm, keyval, attribute_val, flag);
+    return attr_get(&attr_get_call, comm, keyval, attribute_val, flag, MPIR_ATTR_PTR);
 }
 #pragma weak MPI_Attr_get = PMPI_Attr_get
+
+/* For Fortran (attr_lang.h): MPI_ATTR_GET asks for an INTEGER. */
+int MPII_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag, MPIR_Attr_type out_type)
+{
+    RCH_MPI_CS();
+    return attr_get(out_type == MPIR_ATTR_INT ? &attr_get_call : &get_call, comm, keyval, value, flag, out_type);
+}
 
 static int attr_delete(const struct attr_call *a, MPI_Comm comm, int comm_keyval)
 {

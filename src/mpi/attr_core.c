@@ -31,9 +31,15 @@
  * get still does (the value is attached until its deletion succeeds). No
  * pointer into a list is kept across a callback but to the marked one; a
  * copy notes what it copies before its first callback.
+ *
+ * Languages (attr_lang.h, MPI 4.1 §19.3.7): each attribute records how it
+ * was set (C pointer, Fortran INTEGER or address-kind integer), which
+ * decides what a C getter and the C callbacks see; a keyval created from
+ * Fortran has proxies that call its callbacks with the stored value.
  */
 #include <stdlib.h>
 #include "mpi/mpi_impl.h"
+#include "mpi/attr_lang.h"
 
 #define KEYVAL_BASE     0xa4000000u
 #define KEYVAL_MASK     0xffc00000u       /* base and kind */
@@ -46,6 +52,8 @@ struct keyval {
     void *extra_state;
     int freed;                            /* MPI_*_free_keyval was called */
     int refs;                             /* attributes that use it, on any object */
+    MPII_Attr_copy_proxy *copy_proxy;     /* NULL: C callbacks (c_copy, c_delete) */
+    MPII_Attr_delete_proxy *delete_proxy;
 };
 static struct keyval *keyvals;
 static int nkeyvals, capkeyvals;
@@ -53,7 +61,8 @@ static int nkeyvals, capkeyvals;
 struct rch_mpi_attr {
     int index;                            /* keyval slot */
     int deleting;                         /* its delete callback is running */
-    void *value;
+    MPIR_Attr_type type;                  /* how it was set (attr_lang.h) */
+    void *value;                          /* the pointer, or the Fortran integer */
     struct rch_mpi_attr *next;
 };
 
@@ -80,7 +89,7 @@ int rch_mpi_keyval_create(int obj, rch_mpi_attr_copy_fn *copy_fn, rch_mpi_attr_d
         keyvals = p;
         capkeyvals = n;
     }
-    keyvals[nkeyvals] = (struct keyval){ obj, copy_fn, delete_fn, extra_state, 0, 0 };
+    keyvals[nkeyvals] = (struct keyval){ obj, copy_fn, delete_fn, extra_state, 0, 0, NULL, NULL };
     *keyval = keyval_make(obj, nkeyvals);
     nkeyvals++;
     return MPI_SUCCESS;
@@ -93,6 +102,38 @@ static int slot_of(int obj, int keyval)
         return -1;
     int i = (int)((unsigned)keyval & ~KEYVAL_MASK);
     return i < nkeyvals && keyvals[i].obj == obj ? i : -1;
+}
+
+void MPII_Keyval_set_proxy(int keyval, MPII_Attr_copy_proxy copy_proxy, MPII_Attr_delete_proxy delete_proxy)
+{
+    RCH_MPI_CS();
+    int i = (int)((unsigned)keyval & ~KEYVAL_MASK);   /* a user keyval of any kind, else nothing */
+    if (i < nkeyvals && keyval == keyval_make(keyvals[i].obj, i)) {
+        keyvals[i].copy_proxy = copy_proxy;
+        keyvals[i].delete_proxy = delete_proxy;
+    }
+}
+
+/* C callbacks: an attribute set from Fortran is passed as the address of
+ * its value (here of a copy, as MPICH does), one set from C as its pointer.
+ * The copy of a Fortran value is a value too: a callback that hands back
+ * the address it was given (MPI_COMM_DUP_FN, or one that changed the value
+ * there) copies the value, not the address of the copy, gone on return. */
+static int c_copy(MPI_Comm_copy_attr_function *fn, int handle, int keyval, void *extra_state, MPIR_Attr_type type,
+                  void *value, void **out, int *flag)
+{
+    if (!MPII_ATTR_KIND(type))
+        return fn(handle, keyval, extra_state, value, out, flag);
+    int rc = fn(handle, keyval, extra_state, &value, out, flag);
+    if (rc == MPI_SUCCESS && *flag && *out == (void *)&value)
+        *out = value;
+    return rc;
+}
+
+static int c_delete(MPI_Comm_delete_attr_function *fn, int handle, int keyval, MPIR_Attr_type type, void *value,
+                    void *extra_state)
+{
+    return fn(handle, keyval, MPII_ATTR_KIND(type) ? (void *)&value : value, extra_state);
 }
 
 /* Freed and no attribute left: the handle names nothing any more. */
@@ -141,11 +182,11 @@ static struct rch_mpi_attr *find(struct rch_mpi_attr *list, int index, int being
     return marked;
 }
 
-static struct rch_mpi_attr *attr_new(int index, void *value)
+static struct rch_mpi_attr *attr_new(int index, MPIR_Attr_type type, void *value)
 {
     struct rch_mpi_attr *a = malloc(sizeof(*a));
     if (a) {
-        *a = (struct rch_mpi_attr){ index, 0, value, NULL };
+        *a = (struct rch_mpi_attr){ index, 0, type, value, NULL };
         keyvals[index].refs++;
     }
     return a;
@@ -173,7 +214,8 @@ static int run_delete(int handle, struct rch_mpi_attr *a)
     if (!k.delete_fn)
         return MPI_SUCCESS;
     a->deleting = 1;
-    int rc = k.delete_fn(handle, keyval_make(k.obj, a->index), a->value, k.extra_state);
+    int rc = (k.delete_proxy ? k.delete_proxy : c_delete)(k.delete_fn, handle, keyval_make(k.obj, a->index), a->type,
+                                                          a->value, k.extra_state);
     a->deleting = 0;
     return rc;
 }
@@ -191,7 +233,7 @@ static int delete_one(struct rch_mpi_attr **list, int handle, struct rch_mpi_att
 
 /* ---- the operations ---- */
 
-int rch_mpi_attr_set(struct rch_mpi_attr **list, int handle, int obj, int keyval, void *value)
+int rch_mpi_attr_set(struct rch_mpi_attr **list, int handle, int obj, int keyval, void *value, int type)
 {
     int i = slot_of(obj, keyval);
     struct rch_mpi_attr *a = find(*list, i, 0);
@@ -201,23 +243,38 @@ int rch_mpi_attr_set(struct rch_mpi_attr **list, int handle, int obj, int keyval
         struct rch_mpi_attr *now = find(*list, i, 0);
         if (now != a)
             attr_remove(list, a);
-        if (rc == MPI_SUCCESS)
+        if (rc == MPI_SUCCESS) {
             now->value = value;
+            now->type = (MPIR_Attr_type)type;
+        }
         return rc;
     }
-    if (!(a = attr_new(i, value)))
+    if (!(a = attr_new(i, (MPIR_Attr_type)type, value)))
         return MPI_ERR_NO_MEM;
     a->next = *list;
     *list = a;
     return MPI_SUCCESS;
 }
 
-int rch_mpi_attr_get(struct rch_mpi_attr *list, int obj, int keyval, void **value)
+int rch_mpi_attr_get(struct rch_mpi_attr *list, int obj, int keyval, void **value, int out_type)
 {
     struct rch_mpi_attr *a = find(list, slot_of(obj, keyval), 1);
-    if (a)
-        *value = a->value;
-    return a != NULL;
+    if (!a)
+        return 0;
+    if (out_type != MPIR_ATTR_PTR || !MPII_ATTR_KIND(a->type)) {
+        *value = a->value;                /* Fortran gets the integer, C its pointer */
+    } else {
+        /* C, of a value set from Fortran: its address. An INTEGER is kept
+         * sign-extended to the pointer's size; a big-endian word has its
+         * low-order int last. */
+        char *p = (char *)&a->value;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        if (a->type == MPIR_ATTR_INT)
+            p += sizeof(void *) - sizeof(MPI_Fint);
+#endif
+        *value = p;
+    }
+    return 1;
 }
 
 int rch_mpi_attr_delete(struct rch_mpi_attr **list, int handle, int obj, int keyval)
@@ -258,6 +315,7 @@ void rch_mpi_attr_drop(struct rch_mpi_attr **list)
 /* What a copy takes from one attribute, noted before any callback runs. */
 struct copy_item {
     int index;
+    MPIR_Attr_type type;
     void *value;
 };
 
@@ -275,12 +333,13 @@ static int copy_items(const struct copy_item *items, size_t n, int from_handle, 
         const struct keyval k = keyvals[index];   /* a callback may move the table */
         void *out = NULL;
         int flag = 0;
-        int rc = k.copy_fn(from_handle, keyval_make(k.obj, index), k.extra_state, items[j].value, &out, &flag);
+        int rc = (k.copy_proxy ? k.copy_proxy : c_copy)(k.copy_fn, from_handle, keyval_make(k.obj, index),
+                                                        k.extra_state, items[j].type, items[j].value, &out, &flag);
         if (rc != MPI_SUCCESS)
             return rc;
         if (!flag)
             continue;
-        struct rch_mpi_attr *c = attr_new(index, out);
+        struct rch_mpi_attr *c = attr_new(index, items[j].type, out);   /* set as the original was */
         if (!c)
             return MPI_ERR_NO_MEM;
         *to = c;
@@ -305,7 +364,7 @@ int rch_mpi_attr_copy(struct rch_mpi_attr *from, int from_handle, struct rch_mpi
     n = 0;
     for (struct rch_mpi_attr *a = from; a; a = a->next)
         if (keyvals[a->index].copy_fn && !a->deleting)
-            items[n++] = (struct copy_item){ a->index, a->value };
+            items[n++] = (struct copy_item){ a->index, a->type, a->value };
     int rc = copy_items(items, n, from_handle, to);
     free(items);
     return rc;

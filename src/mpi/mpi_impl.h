@@ -585,9 +585,10 @@ int rch_mpi_keyval_live(int obj, int keyval);       /* 1: a user keyval of kind 
 int rch_mpi_keyval_valid(int obj, int keyval);
 /* Set (the old value's delete callback runs first), get (returns the flag),
  * delete one (nothing attached: MPI_SUCCESS); keyval must be live for set,
- * valid for get and delete. */
-int rch_mpi_attr_set(struct rch_mpi_attr **list, int handle, int obj, int keyval, void *value);
-int rch_mpi_attr_get(struct rch_mpi_attr *list, int obj, int keyval, void **value);
+ * valid for get and delete. type: how the value is set, out_type: for whom
+ * it is got (MPIR_Attr_type of attr_lang.h; 0, MPIR_ATTR_PTR, is C). */
+int rch_mpi_attr_set(struct rch_mpi_attr **list, int handle, int obj, int keyval, void *value, int type);
+int rch_mpi_attr_get(struct rch_mpi_attr *list, int obj, int keyval, void **value, int out_type);
 int rch_mpi_attr_delete(struct rch_mpi_attr **list, int handle, int obj, int keyval);
 /* Every delete callback, newest attribute first, removing each. With
  * stop_on_error a failing one ends it and its code is returned (it and the

@@ -12,6 +12,7 @@
  */
 #include <stdlib.h>
 #include "mpi/type_impl.h"
+#include "mpi/attr_lang.h"
 
 /* Set needs a keyval not freed; get and delete also take a freed one that
  * attributes still use (MPI 4.1 §7.7.2: the program deletes those). */
@@ -63,22 +64,33 @@ static int args(const char *fn, MPI_Datatype dt, int keyval, int for_set, struct
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+static int type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int type)
 {
-    RCH_MPI_CS();
     static const char fn[] = "MPI_Type_set_attr";
     struct rch_mpi_type_obj *o;
     int rc = args(fn, datatype, type_keyval, 1, &o);
     if (rc)
         return rc;
-    rc = rch_mpi_attr_set(&o->attrs, datatype, RCH_MPI_OBJ_DATATYPE, type_keyval, attribute_val);
+    rc = rch_mpi_attr_set(&o->attrs, datatype, RCH_MPI_OBJ_DATATYPE, type_keyval, attribute_val, type);
     return rc ? callback_failed(fn, "delete", rc) : MPI_SUCCESS;
+}
+
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val)
+{
+    RCH_MPI_CS();
+    return type_set_attr(datatype, type_keyval, attribute_val, MPIR_ATTR_PTR);
 }
 #pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
 
-int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+/* From Fortran (attr_lang.h). */
+int MPII_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, MPIR_Attr_type type)
 {
     RCH_MPI_CS();
+    return type_set_attr(datatype, type_keyval, attribute_val, type);
+}
+
+static int type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag, int out_type)
+{
     static const char fn[] = "MPI_Type_get_attr";
     struct rch_mpi_type_obj *o;
     int rc = args(fn, datatype, type_keyval, 0, &o);
@@ -87,10 +99,24 @@ int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
     if (!attribute_val || !flag)
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: NULL pointer in argument %s", fn,
                            flag ? "attribute_val" : "flag");
-    *flag = rch_mpi_attr_get(o->attrs, RCH_MPI_OBJ_DATATYPE, type_keyval, attribute_val);
+    *flag = rch_mpi_attr_get(o->attrs, RCH_MPI_OBJ_DATATYPE, type_keyval, attribute_val, out_type);
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag)
+{
+    RCH_MPI_CS();
+    return type_get_attr(datatype, type_keyval, attribute_val, flag, MPIR_ATTR_PTR);
+}
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
+
+/* For Fortran (attr_lang.h). */
+int MPII_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag,
+                       MPIR_Attr_type out_type)
+{
+    RCH_MPI_CS();
+    return type_get_attr(datatype, type_keyval, attribute_val, flag, out_type);
+}
 
 int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
@@ -101,7 +127,7 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
     if (rc)
         return rc;
     void *v;
-    if (!rch_mpi_attr_get(o->attrs, RCH_MPI_OBJ_DATATYPE, type_keyval, &v))
+    if (!rch_mpi_attr_get(o->attrs, RCH_MPI_OBJ_DATATYPE, type_keyval, &v, MPIR_ATTR_PTR))
         return rch_mpi_err(MPI_COMM_NULL, MPI_ERR_KEYVAL, "%s: datatype has no attribute for keyval 0x%x in "
                            "argument type_keyval", fn, (unsigned)type_keyval);
     rc = rch_mpi_attr_delete(&o->attrs, datatype, RCH_MPI_OBJ_DATATYPE, type_keyval);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi/win_impl.h"
+#include "mpi/attr_lang.h"
 
 #define WIN_HANDLE(i) RCH_MPI_HDIRECT(RCH_MPI_OBJ_WIN, i)
 
@@ -245,23 +246,34 @@ static int raise_code(struct rch_mpi_win *w, const char *fn, int rc)
     return rch_mpi_win_raise(w, rc);
 }
 
-int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+static int win_set_attr(MPI_Win win, int win_keyval, void *attribute_val, int type)
 {
-    RCH_MPI_CS();
     const char *fn = "MPI_Win_set_attr";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
         return rch_mpi_win_bad(fn, win);
     if (!rch_mpi_keyval_live(RCH_MPI_OBJ_WIN, win_keyval))
         return bad_keyval(w, fn, win_keyval, 1);
-    int rc = rch_mpi_attr_set(&w->attrs, win, RCH_MPI_OBJ_WIN, win_keyval, attribute_val);
+    int rc = rch_mpi_attr_set(&w->attrs, win, RCH_MPI_OBJ_WIN, win_keyval, attribute_val, type);
     return rc ? raise_code(w, fn, rc) : MPI_SUCCESS;
+}
+
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+{
+    RCH_MPI_CS();
+    return win_set_attr(win, win_keyval, attribute_val, MPIR_ATTR_PTR);
 }
 #pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
 
-int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+/* From Fortran (attr_lang.h). */
+int MPII_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val, MPIR_Attr_type type)
 {
     RCH_MPI_CS();
+    return win_set_attr(win, win_keyval, attribute_val, type);
+}
+
+static int win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag, int out_type)
+{
     const char *fn = "MPI_Win_get_attr";
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (!w)
@@ -281,10 +293,23 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
     *flag = 0;
     if (!rch_mpi_keyval_valid(RCH_MPI_OBJ_WIN, win_keyval))
         return bad_keyval(w, fn, win_keyval, 0);
-    *flag = rch_mpi_attr_get(w->attrs, RCH_MPI_OBJ_WIN, win_keyval, out);
+    *flag = rch_mpi_attr_get(w->attrs, RCH_MPI_OBJ_WIN, win_keyval, out, out_type);
     return MPI_SUCCESS;
 }
+
+int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+{
+    RCH_MPI_CS();
+    return win_get_attr(win, win_keyval, attribute_val, flag, MPIR_ATTR_PTR);
+}
 #pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+
+/* For Fortran (attr_lang.h). */
+int MPII_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag, MPIR_Attr_type out_type)
+{
+    RCH_MPI_CS();
+    return win_get_attr(win, win_keyval, attribute_val, flag, out_type);
+}
 
 int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {

@@ -1,4 +1,5 @@
-! f_sizeof: MPI_Sizeof (module mpi only) for every intrinsic type and kind,
+! f_sizeof: MPI_Sizeof (module mpi only) for every intrinsic type and kind
+! and CHARACTER (MPI_CHARACTER's size),
 ! scalars and arrays, against the sizes the kinds name. Built by mpif90.mpich
 ! it needs MPICH's module procedures, which rdmach lacks: it must stop at
 ! MPI_Init naming one (abi_fortran_sizeof_fails_at_start; that build defines
@@ -16,6 +17,7 @@ program f_sizeof
   complex :: c(2)
   complex(kind=8) :: z
   logical :: l(5)
+  character :: ch, chv(3)
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, size, ierr)
@@ -41,6 +43,10 @@ program f_sizeof
   call check(n == 8, 'COMPLEX array')
   call MPI_Sizeof(l, n, ierr)
   call check(n == 4, 'LOGICAL array')
+  call MPI_Sizeof(ch, n, ierr)
+  call check(n == 1, 'CHARACTER')
+  call MPI_Sizeof(chv, n, ierr)
+  call check(n == 1, 'CHARACTER array')
   call MPI_Finalize(ierr)
   if (rank == 0) print '(a, i0, a)', 'f_sizeof: ok on ', size, ' ranks'
 contains

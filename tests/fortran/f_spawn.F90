@@ -1,14 +1,14 @@
 ! f_spawn: MPI_COMM_SPAWN and MPI_COMM_SPAWN_MULTIPLE from Fortran (the
 ! hand-written glue of src/binding/fort_special.c). The parents (any number
 ! of ranks) spawn this program three times:
-!   1. MPI_COMM_SPAWN, ARGV = ('one', 'x y', blank): 2 children, each must
+!   1. MPI_COMM_SPAWN, ARGV = (' one', 'x y', blank): 2 children, each must
 !      see exactly the two arguments 'one' and 'x y' (the blank entry ends
-!      the list, the embedded blank stays inside one argument), errcodes
-!      all MPI_SUCCESS;
+!      the list, leading and trailing blanks are not part of an argument,
+!      the embedded blank stays inside one), errcodes all MPI_SUCCESS;
 !   2. MPI_COMM_SPAWN, MPI_ARGV_NULL, MPI_ERRCODES_IGNORE: 1 child, no
 !      argument;
 !   3. MPI_COMM_SPAWN_MULTIPLE with ARRAY_OF_ARGV(2, 3): row 1 ('m1', blank)
-!      for 1 child, row 2 ('m2', 'zz', blank) for 2 children, so the row
+!      for 1 child, row 2 ('m2', '  zz', blank) for 2 children, so the row
 !      order of the (COUNT, *) array is checked.
 ! Every child checks MPI_COMM_GET_PARENT and the parents' group size and
 ! sends rank 0 of the parents its world size, argument count and
@@ -101,7 +101,7 @@ contains
     COMM_T :: inter
 
     call get_command_argument(0, prog)
-    argv = (/ 'one     ', 'x y     ', '        ' /)
+    argv = (/ ' one    ', 'x y     ', '        ' /)
     errcodes = -1
     call MPI_Comm_spawn(prog, argv, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, inter, errcodes, ierr)
     call check(ierr == MPI_SUCCESS, 'MPI_Comm_spawn with argv')
@@ -117,7 +117,7 @@ contains
     argvs = ' '
     argvs(1, 1) = 'm1'
     argvs(2, 1) = 'm2'
-    argvs(2, 2) = 'zz'
+    argvs(2, 2) = '  zz'
     maxprocs = (/ 1, 2 /)
     infos = MPI_INFO_NULL
     errcodes = -1
