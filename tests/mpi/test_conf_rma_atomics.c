@@ -53,7 +53,8 @@ static const struct {
 #define NTY (int)(sizeof(tys) / sizeof(tys[0]))
 
 /* §6.9.2: the groups each operation is defined on (multi-language types
- * count as integers); REPLACE and NO_OP take every type. */
+ * count as integers, for the logical operations too as in MPICH); REPLACE
+ * and NO_OP take every type. */
 static const struct {
     MPI_Op op;
     const char *name;
@@ -63,9 +64,9 @@ static const struct {
     { MPI_MIN, "MIN", B(CINT) | B(FINT) | B(MULTI) | B(FLT) },
     { MPI_SUM, "SUM", B(CINT) | B(FINT) | B(MULTI) | B(FLT) | B(CPLX) },
     { MPI_PROD, "PROD", B(CINT) | B(FINT) | B(MULTI) | B(FLT) | B(CPLX) },
-    { MPI_LAND, "LAND", B(CINT) | B(LOGIC) },
-    { MPI_LOR, "LOR", B(CINT) | B(LOGIC) },
-    { MPI_LXOR, "LXOR", B(CINT) | B(LOGIC) },
+    { MPI_LAND, "LAND", B(CINT) | B(LOGIC) | B(MULTI) },
+    { MPI_LOR, "LOR", B(CINT) | B(LOGIC) | B(MULTI) },
+    { MPI_LXOR, "LXOR", B(CINT) | B(LOGIC) | B(MULTI) },
     { MPI_BAND, "BAND", B(CINT) | B(FINT) | B(MULTI) | B(BYTE) },
     { MPI_BOR, "BOR", B(CINT) | B(FINT) | B(MULTI) | B(BYTE) },
     { MPI_BXOR, "BXOR", B(CINT) | B(FINT) | B(MULTI) | B(BYTE) },
