@@ -62,14 +62,15 @@ struct rch_mpi_comm *rch_mpi_inter_create(int rank, int size, int *world_of, int
     return c;
 }
 
-/* Send `out` to the remote group's rank 0 and receive `in` from it, on ctx + 1
- * (only local rank 0 calls this). */
-static rdmach_status_t leader_swap(struct rch_mpi_comm *c, const void *out, size_t outlen, void *in, size_t inlen)
+/* Send out (outlen bytes) to rank remote_leader of c's remote group and
+ * receive in (inlen) from it, on (tag, ctx). */
+static rdmach_status_t leaders_swap(struct rch_mpi_comm *c, int remote_leader, int tag, uint32_t ctx,
+                                    const void *out, size_t outlen, void *in, size_t inlen)
 {
     struct rch_dev_req *s = NULL, *r = NULL;
-    rdmach_status_t st = rch_dev_irecv(in, inlen, 0, TAG_SWAP, c->ctx + 1, &r);
+    rdmach_status_t st = rch_dev_irecv(in, inlen, remote_leader, tag, ctx, &r);
     if (st == RDMACH_OK)
-        st = rch_dev_isend(out, outlen, c->peer_world_of[0], c->rank, TAG_SWAP, c->ctx + 1, RCH_DEV_SEND_STD, &s);
+        st = rch_dev_isend(out, outlen, c->peer_world_of[remote_leader], c->rank, tag, ctx, RCH_DEV_SEND_STD, &s);
     rdmach_status_t s1 = rch_mpi_wait_free(s), s2 = rch_mpi_wait_free(r);
     return st != RDMACH_OK ? st : s1 != RDMACH_OK ? s1 : s2;
 }
@@ -97,7 +98,7 @@ static rdmach_status_t inter_allgather(struct rch_mpi_comm *c, const void *mine,
     if (m)
         memcpy(out + lsz, m, mbytes);
     if (c->rank == 0)
-        st = leader_swap(c, out, lsz + mbytes, in, rsz + mbytes);
+        st = leaders_swap(c, 0, TAG_SWAP, c->ctx + 1, out, lsz + mbytes, in, rsz + mbytes);
     /* the leader's status travels with the data: nobody waits for a failed swap */
     char ok = st == RDMACH_OK;
     in[rsz + mbytes] = ok;
@@ -204,19 +205,6 @@ static uint64_t job_hash(void)
     for (const char *k = rch_boot.kvsname; *k; k++)
         h = (h ^ (unsigned char)*k) * 1099511628211ull;
     return h;
-}
-
-/* Send out (outlen bytes) to the remote leader and receive in (inlen) from it. */
-static rdmach_status_t leaders_swap(struct rch_mpi_comm *peer, int remote_leader, int tag, uint32_t ctx,
-                                    const void *out, size_t outlen, void *in, size_t inlen)
-{
-    struct rch_dev_req *s = NULL, *r = NULL;
-    rdmach_status_t st = rch_dev_irecv(in, inlen, remote_leader, tag, ctx, &r);
-    if (st == RDMACH_OK)
-        st = rch_dev_isend(out, outlen, peer->peer_world_of[remote_leader], peer->rank, tag, ctx, RCH_DEV_SEND_STD,
-                           &s);
-    rdmach_status_t s1 = rch_mpi_wait_free(s), s2 = rch_mpi_wait_free(r);
-    return st != RDMACH_OK ? st : s1 != RDMACH_OK ? s1 : s2;
 }
 
 /* The leader's side: swap groups and masks with the remote leader over peer. */
