@@ -83,6 +83,17 @@ void rch_base_claim_lines(void *p, size_t len);
  * ... (copy.c): the datatype engine's inner loop. Source and destination
  * do not overlap. */
 void rch_base_copy2d(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride, size_t n, size_t len);
+/* Are blocks at a + k * astride and b + k * bstride all aligned for an
+ * elem-byte element (to its size; to 16 above 16 bytes; never for a size
+ * that is not a power of two)? For kernels that read and write blocks apart
+ * as typed elements (rch_coll_op2d_fn). */
+static inline int rch_base_aligned2d(const void *a, ptrdiff_t astride, const void *b, ptrdiff_t bstride, size_t elem)
+{
+    size_t al = elem > 16 ? 16 : elem;
+    if (al == 0 || (al & (al - 1)) != 0)
+        return 0;
+    return (((uintptr_t)a | (uintptr_t)b | (uintptr_t)astride | (uintptr_t)bstride) & (al - 1)) == 0;
+}
 /* reps repetitions of nb blocks between a packed buffer (repetition i at
  * packed + i * period, its blocks one after the other) and a strided one
  * (block k of repetition i: len[k] bytes at col[k] + i * stride), a column

@@ -105,6 +105,17 @@ enum rch_coll_opkind {
  * that representation (SUM of pairs, bitwise on floating point, ...).
  * REPLACE gives inout = in; NO_OP leaves inout. Kernels ignore `arg`. */
 rch_coll_op_fn rch_coll_kernel(enum rch_coll_opkind op, enum rch_coll_kind kind);
+/* The same operation over blocks apart in memory: for k < nblk and i < blen
+ * (elements), inout[k][i] = in[k][i] op inout[k][i], where block k of in is
+ * at in + k * istride bytes and of inout at inout + k * ostride. One loop
+ * over a derived datatype's blocks where they lie (a one-sided accumulate
+ * into a vector: each target element read and written once) instead of
+ * gathering them into a buffer, combining and scattering them back. Every
+ * block address must be aligned for the element (rch_base_aligned2d). NULL
+ * for the pair kinds, REPLACE and NO_OP: those gather and scatter. */
+typedef void (*rch_coll_op2d_fn)(const void *in, ptrdiff_t istride, void *inout, ptrdiff_t ostride, size_t nblk,
+                                 size_t blen);
+rch_coll_op2d_fn rch_coll_kernel2d(enum rch_coll_opkind op, enum rch_coll_kind kind);
 /* Bytes of one packed element of a kind (DOUBLE_INT: 12). 0 if out of range. */
 size_t rch_coll_kind_size(enum rch_coll_kind kind);
 const char *rch_coll_kind_name(enum rch_coll_kind kind);

@@ -245,15 +245,22 @@ int rch_dev_win_region_ok(const struct rch_dev_win *w, uint64_t addr, uint64_t l
  * call (dead peer, no memory). */
 
 typedef void (*rch_dev_rma_kernel_fn)(const void *in, void *inout, size_t count, void *arg);
+/* The same over nblk blocks of blen elements, block k at in + k * istride
+ * and inout + k * ostride bytes (rch_coll_op2d_fn: addresses aligned for
+ * the element, rch_base_aligned2d). */
+typedef void (*rch_dev_rma_kernel2d_fn)(const void *in, ptrdiff_t istride, void *inout, ptrdiff_t ostride,
+                                        size_t nblk, size_t blen);
 /* An accumulate operation: `fn` runs at the origin (DIRECT), (op, kind) travel. */
 struct rch_dev_rma_op {
     rch_dev_rma_kernel_fn fn;
+    rch_dev_rma_kernel2d_fn fn2d;    /* or NULL: gathered, combined by fn, scattered */
     uint8_t op, kind;
     uint32_t elem;               /* bytes per element */
 };
-/* The target's side of (op, kind): the kernel and element size, or NULL. Set
- * by the layer that owns the kernels (the MPI binding) before any window. */
-typedef rch_dev_rma_kernel_fn (*rch_dev_rma_resolve_fn)(unsigned op, unsigned kind, size_t *elem);
+/* The target's side of (op, kind): fills fn, fn2d and elem, 0; -1 if there
+ * is no such operation. Set by the layer that owns the kernels (the MPI
+ * binding) before any window. */
+typedef int (*rch_dev_rma_resolve_fn)(unsigned op, unsigned kind, struct rch_dev_rma_op *out);
 void rch_dev_rma_set_resolver(rch_dev_rma_resolve_fn fn);
 
 /* Local completion of a group of operations. */

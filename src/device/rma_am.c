@@ -36,6 +36,16 @@ void rch_dev_rma_set_resolver(rch_dev_rma_resolve_fn fn)
     rch_dev_rma_resolver = fn;
 }
 
+rdmach_status_t rch_dev_rma_kernel_of(const struct rch_rma_hdr *h, struct rch_dev_rma_op *k)
+{
+    *k = (struct rch_dev_rma_op){ .fn = NULL };
+    if (rch_dev_rma_resolver == NULL || rch_dev_rma_resolver(h->aop, h->kind, k) != 0 || k->fn == NULL ||
+        k->elem == 0 || k->elem != h->elem)
+        return rch_base_err(RDMACH_ERR_PROTOCOL, "accumulate from rank %d: operation %u on kind %u of %u bytes is "
+                            "not one this rank knows", h->src, h->aop, h->kind, h->elem);
+    return RDMACH_OK;
+}
+
 /* ---- local completion groups ---- */
 
 void rch_dev_rma_cmpl_release(struct rch_dev_rma_cmpl *c, rdmach_status_t st)
@@ -424,21 +434,20 @@ static void on_get(struct rch_dev_win *w, const struct rch_rma_hdr *h)
 
 static void on_acc(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *data)
 {
-    size_t elem = 0;
-    rch_dev_rma_kernel_fn fn = rch_dev_rma_resolver ? rch_dev_rma_resolver(h->aop, h->kind, &elem) : NULL;
+    struct rch_dev_rma_op k;
     int fetch = h->rop == RCH_RMA_GACC;
-    rdmach_status_t st = RDMACH_OK;
+    rdmach_status_t st = rch_dev_rma_kernel_of(h, &k);
     void *dst = rch_dev_rma_local_addr(w, h->addr, h->len);
     void *old = NULL;
-    if (fn == NULL || elem != h->elem || elem == 0 || h->len % elem != 0)
-        st = rch_base_err(RDMACH_ERR_PROTOCOL, "accumulate from rank %d: operation %u on kind %u of %u bytes is "
-                          "not one this rank knows", h->src, h->aop, h->kind, h->elem);
-    else if (dst == NULL)
+    if (st == RDMACH_OK && h->len % k.elem != 0)
+        st = rch_base_err(RDMACH_ERR_PROTOCOL, "accumulate from rank %d: %u bytes are not whole %u-byte elements",
+                          h->src, (unsigned)h->len, k.elem);
+    if (st == RDMACH_OK && dst == NULL)
         st = RDMACH_ERR_INVALID_ARG;
-    else if (fetch && (old = rch_dev_rma_scratch(h->len ? h->len : 1)) == NULL)
+    if (st == RDMACH_OK && fetch && (old = rch_dev_rma_scratch(h->len ? h->len : 1)) == NULL)
         st = RDMACH_ERR_NO_MEMORY;
     if (st == RDMACH_OK)
-        rch_dev_rma_apply_acc(w->my_ctrl, dst, data, old, h->len, fn, elem);
+        rch_dev_rma_apply_acc(w->my_ctrl, dst, data, old, h->len, k.fn, k.elem);
     if (fetch)
         rch_dev_rma_answer_rsp(w, h, st, old, h->len, 1);
     else

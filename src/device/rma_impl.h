@@ -141,6 +141,10 @@ void rch_dev_rma_apply_acc(struct rch_dev_win_ctrl *ctrl, void *dst, const void 
 void rch_dev_rma_apply_cas(struct rch_dev_win_ctrl *ctrl, void *dst, const void *cmp, const void *src,
                            void *result, size_t elem);
 extern rch_dev_rma_resolve_fn rch_dev_rma_resolver;
+/* The kernels of an accumulate packet's (aop, kind), its element size
+ * checked against the header's; a protocol error naming the sender if this
+ * rank has no such operation. */
+rdmach_status_t rch_dev_rma_kernel_of(const struct rch_rma_hdr *h, struct rch_dev_rma_op *k);
 /* The target's answers to an operation packet q: ACK (status), RSP (status,
  * n bytes of data; `copy`: the data is scratch, copy it if queued). */
 void rch_dev_rma_answer_ack(struct rch_dev_win *w, const struct rch_rma_hdr *q, rdmach_status_t st);

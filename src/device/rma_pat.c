@@ -99,16 +99,39 @@ rdmach_status_t rch_dev_rma_pattern(struct rch_dev_win *w, int target, enum rch_
 
 /* ---- target ---- */
 
-/* Accumulate the packet's repetitions: ACC_GATHER bytes of them at a time,
- * the target's blocks gathered into the packet's order (so the data is the
- * kernel's input as it lies), combined by one kernel call and scattered
- * back. The caller holds the accumulate lock. */
+/* Accumulate the packet's repetitions, ACC_GATHER bytes of them at a time:
+ * by the block kernel a column at a time where the operation has one (each
+ * target element read and written once, where it lies), else the target's
+ * blocks gathered into the packet's order (so the data is the kernel's
+ * input as it lies), combined by one kernel call and scattered back. The
+ * caller holds the accumulate lock. */
 #define ACC_GATHER 4096
-static void acc_reps(const struct rch_rma_pat *q, const struct rch_rma_pblk *b, unsigned char *const *mem,
-                     const unsigned char *data, rch_dev_rma_kernel_fn fn, size_t elem)
+static int cols_2d(const struct rch_rma_pat *q, const struct rch_rma_pblk *b, unsigned char *const *mem,
+                   const unsigned char *data, size_t elem)
 {
+    for (uint32_t k = 0; k < q->nblk; data += b[k].blen, k++)
+        if (!rch_base_aligned2d(data, (ptrdiff_t)q->period, mem[k], q->stride, elem))
+            return 0;
+    return 1;
+}
+
+static void acc_reps(const struct rch_rma_pat *q, const struct rch_rma_pblk *b, unsigned char *const *mem,
+                     const unsigned char *data, const struct rch_dev_rma_op *op)
+{
+    rch_dev_rma_kernel_fn fn = op->fn;
+    size_t elem = op->elem;
     _Alignas(64) unsigned char tmp[ACC_GATHER];
     uint64_t per = q->period < ACC_GATHER ? ACC_GATHER / q->period : 1;
+    if (op->fn2d && cols_2d(q, b, mem, data, elem)) {
+        for (uint64_t r0 = 0; r0 < q->reps; r0 += per) {
+            uint64_t m = q->reps - r0 < per ? q->reps - r0 : per;
+            size_t soff = 0;
+            for (uint32_t k = 0; k < q->nblk; soff += b[k].blen, k++)
+                op->fn2d(data + r0 * q->period + soff, (ptrdiff_t)q->period, mem[k] + (int64_t)r0 * q->stride,
+                         q->stride, m, b[k].blen / elem);
+        }
+        return;
+    }
     if (q->period > ACC_GATHER) {               /* long repetitions: block by block */
         for (uint32_t k = 0; k < q->nblk; data += b[k].blen, k++)
             for (uint64_t r = 0; r < q->reps; r++)
@@ -151,24 +174,19 @@ void rch_dev_rma_on_pat(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
     memcpy(b, payload + sizeof(q), q.nblk * sizeof(b[0]));
     const unsigned char *data = payload + sizeof(q) + q.nblk * sizeof(b[0]);
     rdmach_status_t st = RDMACH_OK;
-    rch_dev_rma_kernel_fn fn = NULL;
-    size_t elem = 0;
-    if (h->rop == RCH_RMA_ACCP) {
-        fn = rch_dev_rma_resolver ? rch_dev_rma_resolver(h->aop, h->kind, &elem) : NULL;
-        if (fn == NULL || elem != h->elem)
-            st = rch_base_err(RDMACH_ERR_PROTOCOL, "accumulate from rank %d: operation %u on kind %u of %u bytes is "
-                              "not one this rank knows", h->src, h->aop, h->kind, h->elem);
-    }
+    struct rch_dev_rma_op k = { .fn = NULL };
+    if (h->rop == RCH_RMA_ACCP)
+        st = rch_dev_rma_kernel_of(h, &k);
     if (st == RDMACH_OK)
         st = rch_dev_rma_pat_mem(w, &q, b, mem);
-    if (st == RDMACH_OK && !fn) {
+    if (st == RDMACH_OK && !k.fn) {
         size_t len[RCH_RMA_PAT_BLK_MAX];
         for (uint32_t k = 0; k < q.nblk; k++)
             len[k] = b[k].blen;
         rch_base_copy_cols((unsigned char *)data, q.period, mem, len, (int)q.nblk, q.stride, q.reps, 0);
     } else if (st == RDMACH_OK) {
         rch_dev_rma_acc_lock(w->my_ctrl);
-        acc_reps(&q, b, mem, data, fn, elem);
+        acc_reps(&q, b, mem, data, &k);
         rch_dev_rma_acc_unlock(w->my_ctrl);
     }
     rch_dev_rma_answer_ack(w, h, st);

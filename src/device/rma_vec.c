@@ -142,14 +142,23 @@ static rdmach_status_t one(struct rch_dev_win *w, int target, enum rch_dev_rma_k
 }
 
 /* Accumulate count blocks of blen bytes, packed at src, into p, p + stride,
- * ...: short blocks that do not overlap are gathered ACC_GATHER bytes at a
- * time, combined by one kernel call and scattered back (a call per 4-byte
- * block cost several times the arithmetic); others by a call per block.
- * The caller holds the target's accumulate lock. */
+ * ...: by the block kernel where the operation has one and the blocks do
+ * not overlap (each target element read and written once, where it lies);
+ * else short blocks are gathered ACC_GATHER bytes at a time, combined by
+ * one kernel call and scattered back (a call per 4-byte block cost several
+ * times the arithmetic), and others combined by a call per block. The
+ * caller holds the target's accumulate lock. */
 #define ACC_GATHER 4096
-static void acc_blocks(rch_dev_rma_kernel_fn fn, size_t elem, unsigned char *p, int64_t stride,
-                       const unsigned char *src, uint64_t blen, uint64_t count)
+static void acc_blocks(const struct rch_dev_rma_op *k, unsigned char *p, int64_t stride, const unsigned char *src,
+                       uint64_t blen, uint64_t count)
 {
+    rch_dev_rma_kernel_fn fn = k->fn;
+    size_t elem = k->elem;
+    if (k->fn2d && (count < 2 || (uint64_t)(stride < 0 ? -stride : stride) >= blen) &&
+        rch_base_aligned2d(src, (ptrdiff_t)blen, p, stride, elem)) {
+        k->fn2d(src, (ptrdiff_t)blen, p, stride, count, blen / elem);
+        return;
+    }
     uint64_t per = ACC_GATHER / blen;
     if (per < 2 || count < 2 || (uint64_t)(stride < 0 ? -stride : stride) < blen) {
         for (uint64_t k = 0; k < count; k++, p += stride, src += blen)
@@ -201,7 +210,7 @@ static rdmach_status_t direct(struct rch_dev_win *w, int target, enum rch_dev_rm
             dst += n;
         }
         if (acc) {
-            acc_blocks(op->fn, op->elem, p, s->stride, src, s->blen, s->count);
+            acc_blocks(op, p, s->stride, src, s->blen, s->count);
             src += n;
         }
     }
@@ -318,14 +327,9 @@ void rch_dev_rma_on_vec(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
     int rsp = h->rop == RCH_RMA_GETV || h->rop == RCH_RMA_GACCV;
     size_t total = h->rop == RCH_RMA_GETV ? h->elem : h->len - (size_t)(data - payload);
     rdmach_status_t st = RDMACH_OK;
-    rch_dev_rma_kernel_fn fn = NULL;
-    if (acc) {
-        size_t elem = 0;
-        fn = rch_dev_rma_resolver ? rch_dev_rma_resolver(h->aop, h->kind, &elem) : NULL;
-        if (fn == NULL || elem != h->elem)
-            st = rch_base_err(RDMACH_ERR_PROTOCOL, "accumulate from rank %d: operation %u on kind %u of %u bytes is "
-                              "not one this rank knows", h->src, h->aop, h->kind, h->elem);
-    }
+    struct rch_dev_rma_op k = { .fn = NULL };
+    if (acc)
+        st = rch_dev_rma_kernel_of(h, &k);
     for (uint32_t i = 0; i < v.nseg && st == RDMACH_OK; i++) {
         struct rch_rma_seg s;
         memcpy(&s, desc + (size_t)i * sizeof(s), sizeof(s));
@@ -353,7 +357,7 @@ void rch_dev_rma_on_vec(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
             if (h->rop == RCH_RMA_PUTV)
                 rch_base_copy2d(p, s.stride, data, s.blen, s.count, s.blen);
             if (acc)
-                acc_blocks(fn, h->elem, p, s.stride, data, s.blen, s.count);
+                acc_blocks(&k, p, s.stride, data, s.blen, s.count);
             data += h->rop == RCH_RMA_GETV ? 0 : n;
         }
         if (acc)

@@ -293,7 +293,12 @@ void rch_mpi_type_unpack(const void *in, size_t bytes, void *out, int count, con
  * them up to twice that for the usual maps): a singleton MPI_Accumulate of
  * 1 M ints (MPI_SUM) as the indexed type of bench/rma_dtype 609-622 us,
  * 692-821 with 16 KiB; as a vector of stride 2, 464-479 against 521-534
- * (AMD EPYC, Zen 4, L1d 32 KiB). */
+ * (AMD EPYC, Zen 4, L1d 32 KiB).
+ * Where the operation has a block form (fn2d: the predefined operations on
+ * the scalar kinds) a regular map or a map of columns is combined where it
+ * lies, a column of COMBINE_CHUNK bytes' worth of elements at a time, the
+ * values before (a get-accumulate's) copied out just before: the user's
+ * memory read and written once, with no pass through the buffer. */
 #define COMBINE_CHUNK 4096
 #define COMBINE_DIRECT 256
 
@@ -301,6 +306,7 @@ struct combine {
     const char *src;              /* the operands, packed in type-map order */
     char *old;                    /* the values before, packed (or NULL) */
     rch_mpi_combine_fn fn;
+    rch_mpi_combine2d_fn fn2d;    /* or NULL */
     size_t elem;
     _Alignas(64) char tmp[COMBINE_CHUNK];
 };
@@ -316,6 +322,28 @@ static void combine_at(struct combine *c, char *p, size_t n)
     c->src += n;
 }
 
+/* May the block kernel combine n blocks of len bytes at u, u + stride, ...
+ * with operands at src, src + sstride, ...? (It has one, the blocks do not
+ * overlap, the addresses suit the element; chunks further on, moved by
+ * whole elements and strides, suit it as well.) */
+static int can_2d(const struct combine *c, const char *src, ptrdiff_t sstride, const char *u, MPI_Aint stride,
+                  size_t n, size_t len)
+{
+    return c->fn2d && (n < 2 || (size_t)(stride < 0 ? -stride : stride) >= len) &&
+           rch_base_aligned2d(src, sstride, u, stride, c->elem);
+}
+
+/* n blocks of len bytes at u, u + stride, ... combined where they lie with
+ * the operands at c->src + soff + k * sstride, their values before copied
+ * out first the same way; c->src and c->old are not moved. */
+static void combine_2d(struct combine *c, size_t soff, ptrdiff_t sstride, char *u, MPI_Aint stride, size_t n,
+                       size_t len)
+{
+    if (c->old)
+        rch_base_copy2d(c->old + soff, sstride, u, stride, n, len);
+    c->fn2d(c->src + soff, sstride, u, stride, n, len / c->elem);
+}
+
 static void combine_regular(struct combine *c, char *user, const struct rch_mpi_type *t)
 {
     const struct rch_mpi_type_obj *o = rch_mpi_type_obj_of(t);
@@ -323,6 +351,17 @@ static void combine_regular(struct combine *c, char *user, const struct rch_mpi_
     size_t n = (size_t)(t->nblocks - o->rhead - o->rtail), per = COMBINE_CHUNK / b->len;
     if (o->rhead)
         combine_at(c, (char *)at(user, t->blocks[0].off), t->blocks[0].len);
+    if (can_2d(c, c->src, (ptrdiff_t)b->len, at(user, b->off), o->rstride, n, b->len)) {
+        per = per ? per : 1;
+        for (size_t i = 0; i < n; i += per) {
+            size_t k = n - i < per ? n - i : per;
+            combine_2d(c, 0, (ptrdiff_t)b->len, (char *)at(user, b->off + (MPI_Aint)i * o->rstride), o->rstride, k,
+                       b->len);
+            c->src += k * b->len;
+            c->old = c->old ? c->old + k * b->len : NULL;
+        }
+        n = 0;
+    }
     for (size_t i = 0; i < n; i += b->len >= COMBINE_DIRECT ? 1 : per) {
         char *u = (char *)at(user, b->off + (MPI_Aint)i * o->rstride);
         if (b->len >= COMBINE_DIRECT) {
@@ -362,8 +401,21 @@ static void combine_blocks(struct combine *c, char *user, const struct rch_mpi_t
 /* nvirt repetitions of the columns cl at `user`, a buffer's worth at a time. */
 static void combine_columns(struct combine *c, char *user, size_t nvirt, const struct cols *cl)
 {
-    size_t per = COMBINE_CHUNK / cl->size;
-    for (size_t i = 0; i < nvirt; i += per) {
+    size_t per = COMBINE_CHUNK / cl->size, soff = 0;
+    int by2d = 1;
+    for (int j = 0; j < cl->nb && by2d; soff += cl->b[j].len, j++)
+        by2d = can_2d(c, c->src + soff, (ptrdiff_t)cl->size, at(user, cl->b[j].off), cl->stride, nvirt,
+                      cl->b[j].len);
+    for (size_t i = 0; i < nvirt && by2d; i += per) {
+        size_t k = nvirt - i < per ? nvirt - i : per;
+        char *u = (char *)at(user, (MPI_Aint)i * cl->stride);
+        soff = 0;
+        for (int j = 0; j < cl->nb; soff += cl->b[j].len, j++)
+            combine_2d(c, soff, (ptrdiff_t)cl->size, (char *)at(u, cl->b[j].off), cl->stride, k, cl->b[j].len);
+        c->src += k * cl->size;
+        c->old = c->old ? c->old + k * cl->size : NULL;
+    }
+    for (size_t i = 0; i < nvirt && !by2d; i += per) {
         size_t k = nvirt - i < per ? nvirt - i : per;
         char *u = (char *)at(user, (MPI_Aint)i * cl->stride);
         columns(c->tmp, u, k, cl, 1);
@@ -379,9 +431,9 @@ int rch_mpi_type_combines(const struct rch_mpi_type *t, size_t elem)
 }
 
 void rch_mpi_type_combine(void *user, size_t count, const struct rch_mpi_type *t, const void *src, void *old,
-                          rch_mpi_combine_fn fn, size_t elem)
+                          rch_mpi_combine_fn fn, rch_mpi_combine2d_fn fn2d, size_t elem)
 {
-    struct combine c = { .src = src, .old = old, .fn = fn, .elem = elem };
+    struct combine c = { .src = src, .old = old, .fn = fn, .fn2d = fn2d, .elem = elem };
     struct cols cl;
     int reps;
     if (count == 0 || t->size == 0)

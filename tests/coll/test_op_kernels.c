@@ -311,6 +311,52 @@ Test(op_kernels, every_op_on_every_kind_matches_naive_loop)
     cr_assert_geq(checked, 100, "only %d (op, kind) pairs checked", checked);
 }
 
+/* The block form (rch_coll_kernel2d): blocks of 1 to 6, 9 and 40 elements
+ * at strides that leave gaps (twice the block: the every-other-element
+ * loop; one element more; a negative one), packed operands or operands
+ * strided too, against the contiguous kernel (checked above) block by
+ * block; the gaps must keep their bytes. Defined for every (op, kind) the
+ * contiguous kernel is, except the pair kinds, REPLACE and NO_OP. */
+Test(op_kernels, block_form_matches_contiguous_kernel_block_by_block)
+{
+    enum { NB = 37, SPAN = 3 * NB * 40 * 32 };
+    static _Alignas(64) unsigned char in[SPAN], got[SPAN], want[SPAN];
+    static const size_t blens[] = { 1, 2, 3, 4, 5, 6, 9, 40 };
+    int checked = 0;
+    for (int op = 0; op < RCH_COLL_OPKIND_MAX; op++)
+        for (int k = 0; k < RCH_COLL_K_MAX; k++) {
+            rch_coll_op_fn fn = rch_coll_kernel(op, k);
+            rch_coll_op2d_fn fn2d = rch_coll_kernel2d(op, k);
+            int want2d = fn && cat_of(k) != CAT_PAIR && op != RCH_COLL_OP_REPLACE && op != RCH_COLL_OP_NO_OP;
+            cr_assert_eq(fn2d != NULL, want2d, "%s on %s: block kernel %s", rch_coll_opkind_name(op),
+                         rch_coll_kind_name(k), fn2d ? "present" : "missing");
+            if (!fn2d)
+                continue;
+            size_t es = rch_coll_kind_size(k);
+            for (size_t b = 0; b < sizeof(blens) / sizeof(blens[0]); b++)
+                for (int shape = 0; shape < 4; shape++) {
+                    size_t bl = blens[b], bb = bl * es;
+                    /* shape 0: stride 2 blocks; 1: one element more; 2: negative; 3: operands strided too */
+                    ptrdiff_t os = shape == 0 ? 2 * (ptrdiff_t)bb : shape == 2 ? -(ptrdiff_t)(bb + es)
+                                                                                : (ptrdiff_t)(bb + es);
+                    ptrdiff_t is = shape == 3 ? (ptrdiff_t)(2 * bb) : (ptrdiff_t)bb;
+                    size_t first = shape == 2 ? (NB - 1) * (bb + es) : 0;
+                    fill(k, in, SPAN / es);
+                    fill(k, got, SPAN / es);
+                    memcpy(want, got, SPAN);
+                    for (size_t j = 0; j < NB; j++)
+                        fn(in + j * (size_t)is, want + (ptrdiff_t)first + (ptrdiff_t)j * os, bl, NULL);
+                    fn2d(in, is, got + first, os, NB, bl);
+                    size_t at = 0;
+                    cr_assert(same(k, got, want, SPAN / es, &at),
+                              "%s on %s, blocks of %zu at stride %td (operands %td): element %zu differs",
+                              rch_coll_opkind_name(op), rch_coll_kind_name(k), bl, os, is, at);
+                }
+            checked++;
+        }
+    cr_assert_geq(checked, 100, "only %d (op, kind) pairs checked", checked);
+}
+
 Test(op_kernels, integer_sum_and_prod_wrap_without_overflow_traps)
 {
     int32_t a[2] = { INT32_MAX, INT32_MIN }, b[2] = { 1, -1 };

@@ -5,8 +5,9 @@
  * a regular map of small blocks and one of blocks of 100 ints, a negative
  * stride, a periodic indexed pattern, an irregular indexed map mixing small
  * and large blocks, a struct of {int; int[2]} resized (count > 1), a
- * contiguous type, and MPI_SHORT_INT with MPI_MAXLOC (its padding: not whole
- * elements). Each is larger than the engine's 16 KiB piece, so pieces and
+ * contiguous type, ints 6 bytes apart (not aligned for an int: the block
+ * kernels must not take them), and MPI_SHORT_INT with MPI_MAXLOC (its
+ * padding: not whole elements). Each is larger than the engine's 16 KiB piece, so pieces and
  * their edges are crossed.
  *
  * Expected values follow MPI 4.1 §12.3.4: the target element at each
@@ -73,6 +74,46 @@ static void both(const char *name, MPI_Win win, int *mem, MPI_Datatype tt, int t
     run(name, win, mem, tt, tcount, disp, 0);
     run(name, win, mem, tt, tcount, disp, 1);
     MPI_OK(MPI_Type_free(&tt));
+}
+
+/* Target elements not aligned for their type: ints every 6 bytes (a
+ * hvector; every other one at an odd multiple of 2). MPI allows it, so the
+ * combine must not assume aligned elements: each target int, read by
+ * bytes, becomes init + origin, and the bytes around them keep theirs. */
+static void misaligned(MPI_Win win, int *mem)
+{
+    enum { N = 9000, STRIDE = 6, BASE = 3 * 4 };
+    unsigned char *bytes = (unsigned char *)mem;
+    static int org[N];
+    for (int i = 0; i < W * 4; i++)
+        bytes[i] = (unsigned char)(i * 13 + 5);
+    for (int k = 0; k < N; k++)
+        org[k] = org_val(k);
+    MPI_Datatype t;
+    MPI_OK(MPI_Type_create_hvector(N, 1, STRIDE, MPI_INT, &t));
+    MPI_OK(MPI_Type_commit(&t));
+    MPI_OK(MPI_Win_fence(0, win));
+    if (me == 0)
+        MPI_OK(MPI_Accumulate(org, N, MPI_INT, 1, 3, 1, t, MPI_SUM, win));
+    MPI_OK(MPI_Win_fence(0, win));
+    if (me == 1) {
+        for (int i = 0; i < W * 4; i++) {
+            int in = i >= BASE && (i - BASE) / STRIDE < N && (i - BASE) % STRIDE < 4;
+            CHECK(in || bytes[i] == (unsigned char)(i * 13 + 5), "misaligned: window byte %d outside the map "
+                  "changed", i);
+        }
+        for (int k = 0; k < N; k++) {
+            int at = BASE + k * STRIDE, got, init;
+            unsigned char ib[4];
+            for (int j = 0; j < 4; j++)
+                ib[j] = (unsigned char)((at + j) * 13 + 5);
+            memcpy(&init, ib, 4);
+            memcpy(&got, bytes + at, 4);
+            int want = (int)((unsigned)init + (unsigned)org_val(k));
+            CHECK(got == want, "misaligned: int %d at byte %d is %d, expected %d", k, at, got, want);
+        }
+    }
+    MPI_OK(MPI_Type_free(&t));
 }
 
 int main(int argc, char **argv)
@@ -167,6 +208,8 @@ int main(int argc, char **argv)
         pos[npos++] = 1000 + i;
     MPI_OK(MPI_Type_contiguous(3, MPI_INT, &t));
     both("contiguous", win, mem, t, 25000, 1000);
+
+    misaligned(win, mem);
 
     /* MPI_SHORT_INT (value at 0, index at 4: padding) with MPI_MAXLOC */
     {
