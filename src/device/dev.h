@@ -221,11 +221,16 @@ rdmach_status_t rch_dev_imrecv(void *buf, size_t len, struct rch_dev_msg *msg, s
 
 /*
  * Added for MPI's dynamic processes (additive; dyn.c). A process of another
- * job becomes a peer with the next free index after the job's ranks (the
+ * job becomes a peer with a free index after the job's ranks (the
  * indices of the layers above: rch_boot.size, +1, ...; each process numbers
- * the peers it adds in its own order). rch_dev_dyn_attach takes a connected
+ * the peers it adds in its own order). rch_dev_dyn_reserve chooses the
+ * index the next such process will have and keeps it for it (the layer
+ * above tells the other side before attaching; several may be reserved at
+ * once, one per attach in the making); rch_dev_dyn_unreserve gives it back
+ * unused. rch_dev_dyn_attach takes a connected
  * stream socket to it, already authenticated by the caller (the device owns
- * fd from then on, on success and on failure); from then on it is a peer
+ * fd from then on, on success and on failure), and the reserved index w
+ * (its reservation ends, on success and on failure); from then on it is a peer
  * like any other, over the sock channel. rch_dev_nprocs: the job's ranks
  * plus the peers added so far. rch_dev_dyn_detach closes the connection to
  * such a peer once no communicator map names it (rch_dev_ctx_map counts
@@ -235,20 +240,23 @@ rdmach_status_t rch_dev_imrecv(void *buf, size_t len, struct rch_dev_msg *msg, s
  * refers to it any more (dyn.c). A rank of the job is never detached.
  * rch_dev_dyn_count: the peers of other jobs attached and not detached.
  */
-rdmach_status_t rch_dev_dyn_attach(int fd, int *world);
+rdmach_status_t rch_dev_dyn_reserve(int *w);
+void rch_dev_dyn_unreserve(int w);
+rdmach_status_t rch_dev_dyn_attach(int fd, int w, int *world);
 /* The same over the network channel: rch_dev_dyn_net_record gives the
  * name (chan[16]) of the one this process has open (with `open`, if none,
  * the one it would use between nodes, opened now: for a peer on another
  * host) and this process's record (RCH_NET_DYN_REC_LEN bytes,
- * rdma/net/net_dyn.h), or RDMACH_ERR_NOT_FOUND if it has none; rch_dev_dyn_next is the index the
- * next peer attached will get; rch_dev_dyn_attach_net takes the other's
- * record, the index the other gave this process (my_id) and whether this
- * side accepts the pair's connection (server). rch_dev_dyn_detach ends
+ * rdma/net/net_dyn.h) with a key of its own, or RDMACH_ERR_NOT_FOUND if it
+ * has none; rch_dev_dyn_attach_net takes the other's record, this
+ * process's record handed to it (mine: the key it must quote), the index
+ * the other gave this process (my_id), whether this side accepts the pair's
+ * connection (server) and the reserved index w. rch_dev_dyn_detach ends
  * such a peer's connection alone (rch_net_dyn_detach: BYE, then its
  * endpoints, ring and registrations released). */
 rdmach_status_t rch_dev_dyn_net_record(int open, char *chan, size_t chanlen, void *rec, size_t len);
-int rch_dev_dyn_next(void);
-rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, int my_id, int server, int *world);
+rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, const void *mine, int my_id, int server, int w,
+                                       int *world);
 void rch_dev_dyn_detach(int world);
 int rch_dev_dyn_count(void);
 int rch_dev_nprocs(void);

@@ -66,37 +66,79 @@ static int slot_free(int w)
     return !net || rch_net_dyn_reusable(net->chan, w);
 }
 
+/* Slots offered to a process of another job and not attached yet (the
+ * offer told the other side the number; rch_dev_dyn_reserve). Several may
+ * be out at once: at MPI_THREAD_MULTIPLE each thread establishing an
+ * intercommunicator offers its own, and lets the others run while it waits
+ * for the other side's answer. A reserved slot is never chosen again, and
+ * choosing (which drains the network channel's events, rch_net_dyn_reusable)
+ * may run while others are out: the layer above makes sure no request for
+ * a reserved slot can arrive before its attach (src/mpi/dyn_connect.c). */
+static int *reserved, nreserved, capreserved;
+
+static int is_reserved(int w)
+{
+    for (int i = 0; i < nreserved; i++)
+        if (reserved[i] == w)
+            return 1;
+    return 0;
+}
+
+/* Take w off the reserved list: 1 if it was on it. */
+static int unreserve(int w)
+{
+    for (int i = 0; i < nreserved; i++)
+        if (reserved[i] == w) {
+            reserved[i] = reserved[--nreserved];
+            return 1;
+        }
+    return 0;
+}
+
 /* The slot the next process of another job takes: a detached one free
- * again, else the next never used; or why there is none. */
+ * again, else the next never used; none reserved; or why there is none. */
 static rdmach_status_t next_slot(int *w)
 {
     if (!rch_dev.initialized)
         return rch_base_err(RDMACH_ERR_NOT_INITIALIZED, "device: not initialized");
     for (*w = rch_boot.size; *w < rch_dev.size; ++*w)
-        if (slot_free(*w))
+        if (!is_reserved(*w) && slot_free(*w))
             return RDMACH_OK;
-    if (rch_dev.size < rch_boot.size + rch_tun.dyn_max)
-        return RDMACH_OK;
+    for (; *w < rch_boot.size + rch_tun.dyn_max; ++*w)
+        if (!is_reserved(*w))
+            return RDMACH_OK;
     return rch_base_err(RDMACH_ERR_UNSUPPORTED, "device: more than %d processes of other jobs connected at once "
                         "(RDMACH_DYN_MAX)", rch_tun.dyn_max);
 }
 
-/* rch_dev_dyn_next's answer + 1 (0: none), the slot the next attach takes:
- * chosen once, before the offer tells the other side, because choosing
- * drains the network channel's events (rch_net_dyn_reusable), which must
- * not run between the offer and the attach: the other side may connect as
- * soon as it has the offer, and a request for a slot not yet attached is
- * refused. */
-static int offered;
-
-static rdmach_status_t slot_number(int *w)
+rdmach_status_t rch_dev_dyn_reserve(int *w)
 {
-    if (offered > 0) {
-        *w = offered - 1;
-        offered = 0;
-        return RDMACH_OK;
+    if (nreserved == capreserved) {
+        int cap = capreserved ? 2 * capreserved : 8;
+        int *r = realloc(reserved, sizeof(int) * (size_t)cap);
+        if (!r)
+            return rch_base_err(RDMACH_ERR_NO_MEMORY, "device: out of memory");
+        reserved = r;
+        capreserved = cap;
     }
-    return next_slot(w);
+    rdmach_status_t st = next_slot(w);
+    if (st == RDMACH_OK)
+        reserved[nreserved++] = *w;
+    return st;
+}
+
+void rch_dev_dyn_unreserve(int w)
+{
+    unreserve(w);
+}
+
+/* Slot w must be reserved (and is no more): else why not. */
+static rdmach_status_t slot_number(int w)
+{
+    if (!unreserve(w))
+        return rch_base_err(RDMACH_ERR_INVALID_ARG, "device: slot %d of a process of another job was not "
+                            "reserved (rch_dev_dyn_reserve)", w);
+    return RDMACH_OK;
 }
 
 static void drop_unexp(struct rch_match_entry *e, void *arg)
@@ -137,18 +179,27 @@ static void slot_take(int w)
     p->dead = p->detached = 1;
 }
 
-/* The peer in slot w is set up: published (isend's range check admits it). */
+/* The peer in slot w is set up: published (isend's range check admits it).
+ * Slots below it never used yet (reserved by offers still out) become
+ * unusable records until their own attach, as a detached one is. */
 static void slot_publish(int w)
 {
+    for (int g = rch_dev.size; g < w; g++) {
+        struct rch_dev_peer *p = &rch_dev.peers[g];
+        memset(p, 0, sizeof(*p));
+        p->rank = g;
+        rch_dlist_init(&p->pending);
+        p->ops = &rch_dev_nochan_ops;
+        p->dead = p->detached = 1;
+    }
     rch_dev.peers[w].detached = 0;
     if (w >= rch_dev.size)
         rch_dev.size = w + 1;
 }
 
-rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
+rdmach_status_t rch_dev_dyn_attach(int fd, int w, int *world)
 {
-    int w;
-    rdmach_status_t st = slot_number(&w);
+    rdmach_status_t st = slot_number(w);
     struct rch_dev_chan *dc = st == RDMACH_OK ? sock_dchan(&st) : NULL;
     if (!dc) {
         close(fd);
@@ -201,19 +252,10 @@ rdmach_status_t rch_dev_dyn_net_record(int open, char *chan, size_t chanlen, voi
     return rch_net_dyn_record(dc->chan, rec, len);
 }
 
-int rch_dev_dyn_next(void)
+rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, const void *mine, int my_id, int server, int w,
+                                       int *world)
 {
-    int w;
-    if (next_slot(&w) != RDMACH_OK)
-        return rch_dev.size;   /* the attach then says why */
-    offered = w + 1;
-    return w;
-}
-
-rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, int my_id, int server, int *world)
-{
-    int w;
-    rdmach_status_t st = slot_number(&w);
+    rdmach_status_t st = slot_number(w);
     struct rch_dev_chan *dc = st == RDMACH_OK ? net_dchan(0) : NULL;
     if (st == RDMACH_OK && !dc)
         st = rch_base_err(RDMACH_ERR_NOT_FOUND, "device: no network channel open");
@@ -221,7 +263,7 @@ rdmach_status_t rch_dev_dyn_attach_net(const void *rec, size_t len, int my_id, i
         return st;
     slot_take(w);
     struct rch_dev_peer *p = &rch_dev.peers[w];
-    if ((st = rch_net_dyn_attach(dc->chan, w, rec, len, my_id, server)) != RDMACH_OK ||
+    if ((st = rch_net_dyn_attach_mine(dc->chan, w, rec, len, mine, my_id, server)) != RDMACH_OK ||
         (st = rch_dev_peer_setup(p, dc)) != RDMACH_OK)
         return st;
     slot_publish(w);

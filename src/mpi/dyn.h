@@ -19,15 +19,20 @@
  *   1. both groups: a hidden duplicate of the local communicator, then
  *      every member's contact and free context ids gathered at the root;
  *   2. the roots, over their link (the port's connection, or join's socket):
- *      each sends {size, free context ids, contacts}; the lowest context
- *      pair free at every member of both groups is the new one; the
- *      acceptor adds a random operation id;
- *   3. each root broadcasts the outcome to its group;
+ *      each sends {size, free context ids, contacts}; a context pair free
+ *      at every member of both groups is the candidate; the acceptor adds
+ *      a random operation id;
+ *   3. each root broadcasts the outcome to its group; then in rounds, each
+ *      member holds the candidate if it is still free, the roots swap their
+ *      groups' {all held, free ids} and broadcast: agreed, or the next
+ *      candidate (dyn_connect.c: other threads may establish meanwhile);
  *   4. every connector member connects to every acceptor member's listener
  *      and sends {magic, that member's secret, operation id, its own rank};
  *      every acceptor member accepts as many and attaches each to the
- *      device under the rank it names. The acceptor's group is first in a
- *      merge whose two sides pass the same `high`.
+ *      device under the rank it names (one naming another operation of this
+ *      process is kept for that one: all accept on the one listener). The
+ *      acceptor's group is first in a merge whose two sides pass the same
+ *      `high`.
  */
 #ifndef RCH_MPI_DYN_H
 #define RCH_MPI_DYN_H
@@ -40,6 +45,9 @@
 /* How long a step that waits for another process may take (the accept of a
  * user's port waits for ever): RDMACH_DYN_TIMEOUT_MS. */
 #define RCH_DYN_TIMEOUT_MS (rch_tun.dyn_timeout_ms)
+/* The waits poll in slices this long and, at MPI_THREAD_MULTIPLE, let the
+ * other threads have the global critical section between them (dyn_sock.c). */
+#define RCH_DYN_SLICE_MS 5
 
 /* A listener: what a peer needs to connect and prove it may. */
 struct rch_dyn_contact {
@@ -95,6 +103,9 @@ int rch_dyn_leader_link(struct rch_mpi_comm *peer, int remote_leader, int tag, u
  * in *root_err, an MPI error class; ignored elsewhere; closed here). */
 int rch_dyn_establish(const char *fn, struct rch_mpi_comm *c, int root, int acceptor, int link, int root_err,
                       MPI_Comm *newcomm);
+/* Close the connections of step 4 kept for establishments that never took
+ * them (at finalize, from rch_dyn_fini). */
+void rch_dyn_parked_fini(void);
 
 /* dyn_spawn.c: the intercommunicator to the parent (MPI_COMM_NULL if none),
  * made at init by a spawned process. */

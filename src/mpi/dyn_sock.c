@@ -2,6 +2,13 @@
  * The TCP side of dynamic processes (dyn.h): listeners, port names, dialing
  * and accepting, and reads/writes bounded in time. Blocking calls: the
  * establishment of an intercommunicator waits for the other side anyway.
+ * At MPI_THREAD_MULTIPLE the caller holds the global critical section
+ * (device/cs.h) and the other side may take seconds (a spawned job
+ * starting, a member busy with another establishment, an accept waiting for
+ * its client for ever): the waits poll in slices of RCH_DYN_SLICE_MS and let
+ * a thread that waits for the lock have it between them (rch_dev_cs_yield),
+ * so other threads communicate and establish meanwhile, in this process
+ * too (a thread may connect to a port another thread accepts on).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -16,6 +23,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include "base/base.h"
+#include "device/cs.h"
 #include "mpi/dyn.h"
 
 static struct rch_dyn_listener self_l = { .fd = -1 };
@@ -83,6 +91,7 @@ int rch_dyn_self_fd(void)
 
 void rch_dyn_fini(void)
 {
+    rch_dyn_parked_fini();
     rch_dyn_unlisten(&self_l);
 }
 
@@ -139,18 +148,30 @@ rdmach_status_t rch_dyn_dial(const struct rch_dyn_contact *c, int *fd)
     return RDMACH_OK;
 }
 
+/* Wait for ev on fd up to timeout_ms (< 0: for ever); at MULTIPLE in
+ * slices, letting other threads in between. The deadline holds across
+ * slices and EINTR. */
 static rdmach_status_t wait_fd(int fd, short ev, int timeout_ms, const char *what)
 {
     struct pollfd p = { .fd = fd, .events = ev };
+    double until = rch_base_wtime() + timeout_ms / 1e3;
     for (;;) {
-        int n = poll(&p, 1, timeout_ms);
+        int ms = -1;
+        if (timeout_ms >= 0) {
+            double left = (until - rch_base_wtime()) * 1e3;
+            ms = left > 0 ? (int)left + 1 : 0;
+        }
+        if (rch_dev_cs_on && (ms < 0 || ms > RCH_DYN_SLICE_MS))
+            ms = RCH_DYN_SLICE_MS;
+        int n = poll(&p, 1, ms);
         if (n > 0)
             return RDMACH_OK;
-        if (n == 0)
+        if (n < 0 && errno != EINTR)
+            return rch_base_errno(errno, "dynamic processes: poll (%s)", what);
+        if (timeout_ms >= 0 && rch_base_wtime() >= until)
             return rch_base_err(RDMACH_ERR_TIMEOUT, "dynamic processes: %s: no answer within %d ms", what,
                                 timeout_ms);
-        if (errno != EINTR)
-            return rch_base_errno(errno, "dynamic processes: poll (%s)", what);
+        rch_dev_cs_yield();
     }
 }
 

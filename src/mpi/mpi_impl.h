@@ -265,9 +265,11 @@ int rch_mpi_intra_only(const char *fn, struct rch_mpi_comm *c, const char *arg);
 struct rch_mpi_ctxmask { uint64_t w[RCH_MPI_CTX_PAIRS / 64]; };
 void rch_mpi_ctx_init(void);
 void rch_mpi_ctx_mine(struct rch_mpi_ctxmask *m);            /* my free pairs */
-/* Pairs from RCH_MPI_CTX_NB_FIRST up are MPI_Comm_idup's (comm_idup.c): its
- * agreement runs in progress, interleaved with any blocking creation, so the
- * two kinds never choose from the same pairs. */
+/* Pairs from RCH_MPI_CTX_NB_FIRST up are MPI_Comm_idup's (comm_idup.c) and
+ * the intercommunicators to other jobs' (dyn_connect.c): their agreements
+ * hold a candidate before committing it and run interleaved with any
+ * blocking creation (idup's in progress, the other's while other threads
+ * run), so the two kinds never choose from the same pairs. */
 #define RCH_MPI_CTX_NB_FIRST (RCH_MPI_CTX_PAIRS * 3 / 4)
 /* MPI_Comm_idup(_with_info) as fn (hints: the duplicate inherits the
  * parent's Comm_get_info hints). */

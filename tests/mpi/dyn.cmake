@@ -12,6 +12,25 @@ set_tests_properties(test_mpi_dyn_iccreate_net PROPERTIES ENVIRONMENT "RDMACH_VN
 set_tests_properties(test_mpi_dyn_spawn test_mpi_dyn_spawn_multiple test_mpi_dyn_workers test_mpi_dyn_iccreate
                      test_mpi_dyn_iccreate_net PROPERTIES
                      PASS_REGULAR_EXPRESSION "dyn (spawn|multiple|workers|iccreate): ok")
+# MPI_THREAD_MULTIPLE: 4 threads of every rank spawn at once, or accept and
+# connect in pairs at once (at 1 rank a thread connects to another of its
+# own process); every intercommunicator must carry only its own messages
+# (test_mpi_dyn_threads.c). Shared memory at 1-4 ranks, tcp between pretend
+# nodes (each process a node of its own: the other job's processes attach
+# over the network channel too).
+foreach(np 1 2 4)
+  rdmach_mpi_test(test_mpi_dyn_threads NP ${np} TEST test_mpi_dyn_threads_spawn_np${np} TIMEOUT 120 ARGS spawn)
+  rdmach_mpi_test(test_mpi_dyn_threads NP ${np} TEST test_mpi_dyn_threads_connect_np${np} TIMEOUT 120 ARGS connect)
+  list(APPEND dyn_threads_tests test_mpi_dyn_threads_spawn_np${np} test_mpi_dyn_threads_connect_np${np})
+endforeach()
+rdmach_mpi_test(test_mpi_dyn_threads NP 2 TEST test_mpi_dyn_threads_spawn_net TIMEOUT 120 ARGS spawn)
+rdmach_mpi_test(test_mpi_dyn_threads NP 2 TEST test_mpi_dyn_threads_connect_net TIMEOUT 120 ARGS connect)
+set_tests_properties(test_mpi_dyn_threads_spawn_net test_mpi_dyn_threads_connect_net PROPERTIES
+                     ENVIRONMENT "RDMACH_VNODE_SIZE=1")
+list(APPEND dyn_threads_tests test_mpi_dyn_threads_spawn_net test_mpi_dyn_threads_connect_net)
+target_link_libraries(test_mpi_dyn_threads PRIVATE Threads::Threads)
+set_tests_properties(${dyn_threads_tests} PROPERTIES PASS_REGULAR_EXPRESSION "dyn threads (spawn|connect): ok")
+set_property(TEST ${dyn_threads_tests} APPEND PROPERTY LABELS threads)
 # Two rdmachrun jobs started one after the other: accept/connect, the name
 # published by one and looked up by the other, a stranger refused.
 add_test(NAME test_mpi_dyn_connect_accept

@@ -598,9 +598,21 @@ int rch_dev_peer_is_dead(int world)
 }
 
 /* The simulation has no other jobs: nothing to attach. */
-rdmach_status_t rch_dev_dyn_attach(int fd, int *world)
+rdmach_status_t rch_dev_dyn_reserve(int *w)
+{
+    *w = rec.t ? rec.t->nranks : 0;
+    return RDMACH_OK;
+}
+
+void rch_dev_dyn_unreserve(int w)
+{
+    (void)w;
+}
+
+rdmach_status_t rch_dev_dyn_attach(int fd, int w, int *world)
 {
     (void)fd;
+    (void)w;
     (void)world;
     return rch_base_err(RDMACH_ERR_UNSUPPORTED, "rdmach-sim: no processes of other jobs");
 }
@@ -615,13 +627,11 @@ rdmach_status_t rch_dev_dyn_net_record(int open, char *chan, size_t chanlen, voi
     return rch_base_err(RDMACH_ERR_NOT_FOUND, "rdmach-sim: no network channel");
 }
 
-int rch_dev_dyn_next(void)
+rdmach_status_t rch_dev_dyn_attach_net(const void *r, size_t len, const void *mine, int my_id, int server, int w,
+                                       int *world)
 {
-    return rec.t ? rec.t->nranks : 0;
-}
-
-rdmach_status_t rch_dev_dyn_attach_net(const void *r, size_t len, int my_id, int server, int *world)
-{
+    (void)mine;
+    (void)w;
     (void)r;
     (void)len;
     (void)my_id;

@@ -42,8 +42,30 @@ rdmach_status_t rch_net_dyn_record(struct rch_rdma_chan *ch, void *rec, size_t l
     return RDMACH_OK;
 }
 
+static rdmach_status_t attach_key(struct rch_rdma_chan *ch, int peer, const void *rec, size_t len, int my_id,
+                                  int server, uint64_t key);
+
 rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const void *rec, size_t len, int my_id,
                                    int server)
+{
+    uint64_t key = ch->offer_key;
+    ch->offer_key = 0;   /* one attach per record */
+    return attach_key(ch, peer, rec, len, my_id, server, key);
+}
+
+rdmach_status_t rch_net_dyn_attach_mine(struct rch_rdma_chan *ch, int peer, const void *rec, size_t len,
+                                        const void *mine, int my_id, int server)
+{
+    struct rch_net_kvs_rec m;
+    memcpy(&m, mine, sizeof(m));
+    if (m.secret == ch->offer_key)
+        ch->offer_key = 0;
+    /* a key rch_net_dyn_record handed out: never 0 nor the job's own */
+    return attach_key(ch, peer, rec, len, my_id, server, m.secret == ch->secret ? 0 : m.secret);
+}
+
+static rdmach_status_t attach_key(struct rch_rdma_chan *ch, int peer, const void *rec, size_t len, int my_id,
+                                  int server, uint64_t key)
 {
     char who[48];
     snprintf(who, sizeof(who), "process %d of another job", peer);
@@ -58,7 +80,7 @@ rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const voi
     if (again && ch->conns[peer].detached && !ch->conns[peer].drained)
         return rch_base_err(RDMACH_ERR_BUSY, "%s attach: the released connection %d may still report "
                             "(not found drained)", ch->ops->name, peer);
-    if (!ch->offer_key)
+    if (!key)
         return rch_base_err(RDMACH_ERR_INVALID_ARG, "%s attach: process %d: no record of this process was handed "
                             "out for it (rch_net_dyn_record)", ch->ops->name, peer);
     struct rch_net_conn *c = &ch->conns[peer];
@@ -73,8 +95,7 @@ rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const voi
         return st;
     c->rec = r;
     c->have_rec = 1;
-    c->key = ch->offer_key;
-    ch->offer_key = 0;   /* one attach per record */
+    c->key = key;
     c->my_id = my_id;
     c->server = server;
     c->is_peer = 1;

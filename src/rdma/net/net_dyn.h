@@ -39,6 +39,11 @@ rdmach_status_t rch_net_dyn_record(struct rch_rdma_chan *ch, void *rec, size_t l
  * handed out last is what the peer must quote (INVALID_ARG if none was). */
 rdmach_status_t rch_net_dyn_attach(struct rch_rdma_chan *ch, int peer, const void *rec, size_t len, int my_id,
                                    int server);
+/* The same binding the key of `mine`, a record this channel handed out
+ * (rch_net_dyn_record) for this attach: several records may be out at once,
+ * one per attach (threads establishing intercommunicators concurrently). */
+rdmach_status_t rch_net_dyn_attach_mine(struct rch_rdma_chan *ch, int peer, const void *rec, size_t len,
+                                        const void *mine, int my_id, int server);
 
 /* Release the connection to `peer`, a process of another job: RDMACH_AGAIN
  * while its BYE (or a write before it) is on its way, to be called again
