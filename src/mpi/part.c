@@ -18,7 +18,13 @@
  *
  * A receive partition has arrived when every send partition overlapping its
  * bytes has; a non-contiguous receive is unpacked partition by partition as
- * they arrive. The request's device request is a GREQ that a progress hook
+ * they arrive. The sender may send fewer bytes than the receive takes (as a
+ * point-to-point message shorter than its receive buffer, MPI-4.1 3.2.4;
+ * 4.2.3: "Matching follows the same MPI matching rules as for point-to-point
+ * communication"): only the first bytes are written, the status counts what
+ * was sent. More bytes than it takes: every send partition is still received
+ * (truncated), so that the sender completes, and the receive fails with
+ * MPI_ERR_TRUNCATE. The request's device request is a GREQ that a progress hook
  * completes when every partition is sent (sender: all marked ready and
  * their sends done) or received. `channel` is a per-process counter (11
  * bits), so a pair of processes may have 2047 partitioned channels live at
@@ -66,6 +72,9 @@ struct part {
     int posted;                   /* receiver: this cycle's receives are posted */
     rdmach_status_t err;          /* this cycle's first error */
     rdmach_status_t setup_err;    /* receiver: the hello was wrong (every cycle fails) */
+    rdmach_status_t trunc_err;    /* receiver: more is sent than it takes (every cycle fails, once
+                                     every send partition has been received) */
+    uint64_t sent;                /* receiver: the bytes the sender sends (from the hello) */
     struct rch_dev_req *greq;     /* the active cycle's request, NULL when inactive */
     int orphan;                   /* freed while active: the hook frees it */
     struct part *next;            /* on the active list */
@@ -114,13 +123,12 @@ static void take_hello(struct part *q)
                                                            "malformed set-up message from rank %d", q->peer);
         return;
     }
-    if (total != mine) {
-        q->setup_err = rch_base_err(total > mine ? RDMACH_ERR_TRUNCATE : RDMACH_ERR_INVALID_ARG,
+    if (total > mine)   /* reported at the end of each cycle, after every send partition came in */
+        q->trunc_err = rch_base_err(RDMACH_ERR_TRUNCATE,
                               "partitioned receive: rank %d sends %llu bytes (%llu partitions), this receive "
                               "takes %llu (%d partitions)", q->peer, (unsigned long long)total,
                               (unsigned long long)q->hi.partitions, (unsigned long long)mine, q->partitions);
-        return;
-    }
+    q->sent = total;
     q->nsp = (int)q->hi.partitions;
     q->req = calloc((size_t)q->nsp, sizeof(*q->req));
     q->got = calloc((size_t)q->nsp, 1);
@@ -133,11 +141,14 @@ static void post_recvs(struct part *q)
 {
     uint32_t ctx = (q->c->ctx + 1) | RCH_MPI_CTX_PART;
     size_t sb = (size_t)q->hi.part_bytes;
+    size_t mine = q->pbytes * (size_t)q->partitions;
     for (int i = 0; i < q->nsp && q->err == RDMACH_OK; i++) {
         int tag = (int)(q->hi.chan << PART_IDX_BITS | (uint32_t)i);
-        q->err = rch_dev_irecv(q->data + (size_t)i * sb, sb, q->peer, tag, ctx, &q->req[i]);
+        /* what of send partition i fits in this receive (all of it unless the sender sends more) */
+        size_t off = (size_t)i * sb, len = off >= mine ? 0 : mine - off < sb ? mine - off : sb;
+        q->err = rch_dev_irecv(q->data + (off < mine ? off : 0), len, q->peer, tag, ctx, &q->req[i]);
     }
-    q->posted = 1;
+    q->posted = q->err == RDMACH_OK ? 1 : -1;   /* -1: not every receive is posted */
 }
 
 /* Send partitions [lo, hi] cover receive partition j. */
@@ -146,6 +157,8 @@ static void span(const struct part *q, int j, int *lo, int *hi)
     size_t sb = (size_t)q->hi.part_bytes, a = (size_t)j * q->pbytes, b = a + q->pbytes;
     *lo = sb ? (int)(a / sb) : 0;
     *hi = sb ? (int)((b + sb - 1) / sb) - 1 : -1;
+    if (*hi > q->nsp - 1)   /* the sender sends less: past its end nothing comes */
+        *hi = q->nsp - 1;
 }
 
 static int recv_part_arrived(struct part *q, int j)
@@ -157,9 +170,14 @@ static int recv_part_arrived(struct part *q, int j)
     for (int i = lo; i <= hi; i++)
         if (!q->got[i])
             return 0;
-    if (q->tmp)
-        rch_mpi_unpack_n(q->tmp + (size_t)j * q->pbytes, q->buf + (MPI_Aint)j * q->count * q->t->extent,
-                         (size_t)q->count, q->t);
+    /* the bytes of receive partition j that were sent: all, none, or the end of a shorter message */
+    size_t a = (size_t)j * q->pbytes, n = 0;
+    if (q->sent > a)
+        n = q->sent - a < q->pbytes ? (size_t)(q->sent - a) : q->pbytes;
+    if (q->tmp && n == q->pbytes)
+        rch_mpi_unpack_n(q->tmp + a, q->buf + (MPI_Aint)j * q->count * q->t->extent, (size_t)q->count, q->t);
+    else if (q->tmp && n > 0)
+        rch_mpi_type_unpack(q->tmp + a, n, q->buf + (MPI_Aint)j * q->count * q->t->extent, q->count, q->t);
     q->unpacked[j] = 1;
     return 1;
 }
@@ -209,10 +227,16 @@ static int advance(struct part *q)
     if (!q->posted)
         post_recvs(q);
     reap(q);
-    if (q->err != RDMACH_OK)
+    if (q->posted < 0)   /* a receive could not be posted: fail now (cycle_end cancels the others) */
         return 1;
+    /* after an error too, wait for every send partition: the sender completes only once they are
+     * received (a rendezvous message waits for its receive) */
     if (q->ngot < q->nsp)
         return 0;
+    if (q->err == RDMACH_OK && q->trunc_err != RDMACH_OK)
+        q->err = q->trunc_err;
+    if (q->err != RDMACH_OK)
+        return 1;
     for (int j = 0; j < q->partitions; j++)
         recv_part_arrived(q, j);
     return 1;
@@ -221,7 +245,7 @@ static int advance(struct part *q)
 /* A receive's status: a partitioned receive completes through MPI_Wait,
  * MPI_Test and the rest (MPI-4.1 §4.2.2), whose status of a receive carries
  * its source, tag and count (§3.2.5): the sender, the tag, and the whole
- * buffer (every partition). From MPI_PROC_NULL: the empty status (source
+ * buffer (every partition) or, from a shorter message, what was sent. From MPI_PROC_NULL: the empty status (source
  * MPI_PROC_NULL, tag MPI_ANY_TAG, count 0, §3.11). The completion calls
  * read it off the GREQ as they do MPI_Isendrecv's. */
 static void recv_outcome(const struct part *q, struct rch_dev_req *g)
@@ -438,6 +462,7 @@ int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype dat
  * of the right side (and active, when `active`). */
 static int get(const char *fn, MPI_Request h, int is_send, int need_active, struct part **qp)
 {
+    *qp = NULL;   /* (gcc -Wmaybe-uninitialized cannot see that an error return is never 0) */
     int err = rch_mpi_check_init(fn);
     if (err)
         return err;

@@ -282,34 +282,69 @@ static void tags_and_status(void)
 
 /* The sides disagree on the size: the receive fails with MPI_ERR_TRUNCATE
  * (more sent than it takes), every cycle. */
-static void mismatch(void)
+/* A sender's message of another size than the receive (MPI-4.1 4.2.3:
+ * matching "follows the same MPI matching rules as for point-to-point
+ * communication", 3.2.4): shorter, the receive succeeds, writes the first
+ * bytes only and its status counts what was sent; longer, the receive fails
+ * with MPI_ERR_TRUNCATE. The sender completes either way, also when its
+ * partitions go by rendezvous (65536 ints and up), in every cycle. */
+static void mismatch_case(int sparts, int scount, int rparts, int rcount)
 {
-    int sb[6] = { 1, 2, 3, 4, 5, 6 }, rb[4];
+    int sent = sparts * scount, room = rparts * rcount;
+    int *sb = malloc(sizeof(int) * (size_t)sent), *rb = malloc(sizeof(int) * (size_t)room);
+    CHECK(sb && rb, "out of memory");
+    for (int k = 0; k < sent; k++)
+        sb[k] = k + 1;
     MPI_Request s = MPI_REQUEST_NULL, r = MPI_REQUEST_NULL;
     int sender = me <= partner, receiver = me >= partner;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (sender)
-        MPI_OK(MPI_Psend_init(sb, 2, 3, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
+        MPI_OK(MPI_Psend_init(sb, sparts, scount, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_INFO_NULL, &s));
     if (receiver)
-        MPI_OK(MPI_Precv_init(rb, 2, 2, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
+        MPI_OK(MPI_Precv_init(rb, rparts, rcount, MPI_INT, partner, 99, MPI_COMM_WORLD, MPI_INFO_NULL, &r));
     for (int cycle = 0; cycle < 2; cycle++) {
+        for (int k = 0; k < room; k++)
+            rb[k] = -1;
         if (receiver)
             MPI_OK(MPI_Start(&r));
         if (sender) {
             MPI_OK(MPI_Start(&s));
-            MPI_OK(MPI_Pready_range(0, 1, s));
+            MPI_OK(MPI_Pready_range(0, sparts - 1, s));
             MPI_OK(MPI_Wait(&s, MPI_STATUS_IGNORE));
         }
-        if (receiver) {
-            int rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
-            CHECK(mt_class(rc) == MPI_ERR_TRUNCATE, "6 ints into 4, cycle %d: class %d", cycle, mt_class(rc));
+        if (!receiver)
+            continue;
+        MPI_Status st;
+        int rc = MPI_Wait(&r, &st), n = -1;
+        if (sent > room) {
+            CHECK(mt_class(rc) == MPI_ERR_TRUNCATE, "%d ints into %d, cycle %d: class %d", sent, room, cycle,
+                  mt_class(rc));
+            continue;
         }
+        CHECK(rc == MPI_SUCCESS, "%d ints into %d, cycle %d: class %d", sent, room, cycle, mt_class(rc));
+        MPI_OK(MPI_Get_count(&st, MPI_INT, &n));
+        CHECK(n == sent && st.MPI_SOURCE == partner && st.MPI_TAG == 99, "%d ints into %d, cycle %d: status count "
+              "%d source %d tag %d", sent, room, cycle, n, st.MPI_SOURCE, st.MPI_TAG);
+        for (int k = 0; k < room; k++)
+            CHECK(rb[k] == (k < sent ? k + 1 : -1), "%d ints into %d, cycle %d: int %d is %d", sent, room, cycle, k,
+                  rb[k]);
     }
     if (sender)
         MPI_OK(MPI_Request_free(&s));
     if (receiver)
         MPI_OK(MPI_Request_free(&r));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    free(sb);
+    free(rb);
+}
+
+static void mismatch(void)
+{
+    mismatch_case(2, 3, 2, 2);              /* 6 ints into 4 */
+    mismatch_case(2, 65536, 2, 32768);      /* truncated by rendezvous partitions */
+    mismatch_case(2, 3, 2, 5);              /* 6 ints into 10 */
+    mismatch_case(3, 17, 2, 40);            /* the second receive partition gets 11 of its 40 */
+    mismatch_case(4, 65536, 2, 262144);     /* 256 K ints into 512 K */
 }
 
 static void errors(void)
