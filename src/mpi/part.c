@@ -220,7 +220,9 @@ static int advance(struct part *q)
         take_hello(q);
     if (q->setup_err != RDMACH_OK && q->err == RDMACH_OK)
         q->err = q->setup_err;
-    if (q->err != RDMACH_OK)
+    /* an error with this cycle's receives posted waits for them below: ending the cycle would leave
+     * a matched one writing into the user's buffer after MPI_Wait returned */
+    if (q->err != RDMACH_OK && !q->posted)
         return 1;
     if (!q->have_hello)
         return 0;
