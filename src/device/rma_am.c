@@ -434,20 +434,20 @@ static void on_get(struct rch_dev_win *w, const struct rch_rma_hdr *h)
 
 static void on_acc(struct rch_dev_win *w, const struct rch_rma_hdr *h, const unsigned char *data)
 {
-    struct rch_dev_rma_op k;
+    struct rch_dev_rma_op kern;
     int fetch = h->rop == RCH_RMA_GACC;
-    rdmach_status_t st = rch_dev_rma_kernel_of(h, &k);
+    rdmach_status_t st = rch_dev_rma_kernel_of(h, &kern);
     void *dst = rch_dev_rma_local_addr(w, h->addr, h->len);
     void *old = NULL;
-    if (st == RDMACH_OK && h->len % k.elem != 0)
+    if (st == RDMACH_OK && h->len % kern.elem != 0)
         st = rch_base_err(RDMACH_ERR_PROTOCOL, "accumulate from rank %d: %u bytes are not whole %u-byte elements",
-                          h->src, (unsigned)h->len, k.elem);
+                          h->src, (unsigned)h->len, kern.elem);
     if (st == RDMACH_OK && dst == NULL)
         st = RDMACH_ERR_INVALID_ARG;
     if (st == RDMACH_OK && fetch && (old = rch_dev_rma_scratch(h->len ? h->len : 1)) == NULL)
         st = RDMACH_ERR_NO_MEMORY;
     if (st == RDMACH_OK)
-        rch_dev_rma_apply_acc(w->my_ctrl, dst, data, old, h->len, k.fn, k.elem);
+        rch_dev_rma_apply_acc(w->my_ctrl, dst, data, old, h->len, kern.fn, kern.elem);
     if (fetch)
         rch_dev_rma_answer_rsp(w, h, st, old, h->len, 1);
     else

@@ -174,19 +174,19 @@ void rch_dev_rma_on_pat(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
     memcpy(b, payload + sizeof(q), q.nblk * sizeof(b[0]));
     const unsigned char *data = payload + sizeof(q) + q.nblk * sizeof(b[0]);
     rdmach_status_t st = RDMACH_OK;
-    struct rch_dev_rma_op k = { .fn = NULL };
+    struct rch_dev_rma_op kern = { .fn = NULL };
     if (h->rop == RCH_RMA_ACCP)
-        st = rch_dev_rma_kernel_of(h, &k);
+        st = rch_dev_rma_kernel_of(h, &kern);
     if (st == RDMACH_OK)
         st = rch_dev_rma_pat_mem(w, &q, b, mem);
-    if (st == RDMACH_OK && !k.fn) {
+    if (st == RDMACH_OK && !kern.fn) {
         size_t len[RCH_RMA_PAT_BLK_MAX];
         for (uint32_t k = 0; k < q.nblk; k++)
             len[k] = b[k].blen;
         rch_base_copy_cols((unsigned char *)data, q.period, mem, len, (int)q.nblk, q.stride, q.reps, 0);
     } else if (st == RDMACH_OK) {
         rch_dev_rma_acc_lock(w->my_ctrl);
-        acc_reps(&q, b, mem, data, &k);
+        acc_reps(&q, b, mem, data, &kern);
         rch_dev_rma_acc_unlock(w->my_ctrl);
     }
     rch_dev_rma_answer_ack(w, h, st);

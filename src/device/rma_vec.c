@@ -149,14 +149,14 @@ static rdmach_status_t one(struct rch_dev_win *w, int target, enum rch_dev_rma_k
  * times the arithmetic), and others combined by a call per block. The
  * caller holds the target's accumulate lock. */
 #define ACC_GATHER 4096
-static void acc_blocks(const struct rch_dev_rma_op *k, unsigned char *p, int64_t stride, const unsigned char *src,
+static void acc_blocks(const struct rch_dev_rma_op *op, unsigned char *p, int64_t stride, const unsigned char *src,
                        uint64_t blen, uint64_t count)
 {
-    rch_dev_rma_kernel_fn fn = k->fn;
-    size_t elem = k->elem;
-    if (k->fn2d && (count < 2 || (uint64_t)(stride < 0 ? -stride : stride) >= blen) &&
+    rch_dev_rma_kernel_fn fn = op->fn;
+    size_t elem = op->elem;
+    if (op->fn2d && (count < 2 || (uint64_t)(stride < 0 ? -stride : stride) >= blen) &&
         rch_base_aligned2d(src, (ptrdiff_t)blen, p, stride, elem)) {
-        k->fn2d(src, (ptrdiff_t)blen, p, stride, count, blen / elem);
+        op->fn2d(src, (ptrdiff_t)blen, p, stride, count, blen / elem);
         return;
     }
     uint64_t per = ACC_GATHER / blen;
@@ -327,9 +327,9 @@ void rch_dev_rma_on_vec(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
     int rsp = h->rop == RCH_RMA_GETV || h->rop == RCH_RMA_GACCV;
     size_t total = h->rop == RCH_RMA_GETV ? h->elem : h->len - (size_t)(data - payload);
     rdmach_status_t st = RDMACH_OK;
-    struct rch_dev_rma_op k = { .fn = NULL };
+    struct rch_dev_rma_op kern = { .fn = NULL };
     if (acc)
-        st = rch_dev_rma_kernel_of(h, &k);
+        st = rch_dev_rma_kernel_of(h, &kern);
     for (uint32_t i = 0; i < v.nseg && st == RDMACH_OK; i++) {
         struct rch_rma_seg s;
         memcpy(&s, desc + (size_t)i * sizeof(s), sizeof(s));
@@ -357,7 +357,7 @@ void rch_dev_rma_on_vec(struct rch_dev_win *w, const struct rch_rma_hdr *h, cons
             if (h->rop == RCH_RMA_PUTV)
                 rch_base_copy2d(p, s.stride, data, s.blen, s.count, s.blen);
             if (acc)
-                acc_blocks(&k, p, s.stride, data, s.blen, s.count);
+                acc_blocks(&kern, p, s.stride, data, s.blen, s.count);
             data += h->rop == RCH_RMA_GETV ? 0 : n;
         }
         if (acc)
