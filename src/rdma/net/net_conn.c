@@ -463,15 +463,33 @@ void rch_net_conn_fail(struct rch_rdma_chan *ch, struct rch_net_conn *c, rdmach_
 
 /* ---- incoming requests ---- */
 
-static void refuse(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const char *why)
+static void refuse_as(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const char *why, int late)
 {
     struct rch_net_cm_priv p;
     fill_priv(ch, NULL, RCH_NET_CM_REFUSE, 0, &p);
     ch->pops->reject(ch->prov, ev->req, &p, sizeof(p));
     ev->req = NULL;
     ch->refused++;
-    rch_log_limited(&ch->refuse_log, RCH_LOG_WARN, "net", "refused a connection request from %s: %s",
-                    ev->peer_name[0] ? ev->peer_name : "?", why);
+    if (late)
+        RCH_DEBUG("net", "refused a late connection request from %s: %s", ev->peer_name[0] ? ev->peer_name : "?",
+                  why);
+    else
+        rch_log_limited(&ch->refuse_log, RCH_LOG_WARN, "net", "refused a connection request from %s: %s",
+                        ev->peer_name[0] ? ev->peer_name : "?", why);
+}
+
+static void refuse(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const char *why)
+{
+    refuse_as(ch, ev, why, 0);
+}
+
+/* A request that quotes the right key from a peer this side has closed,
+ * failed or detached (a process of another job after MPI_Comm_disconnect):
+ * its side had not seen the end yet when it asked, a race of every
+ * teardown, not an outsider's doing: refused without a warning. */
+static void refuse_late(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const char *why)
+{
+    refuse_as(ch, ev, why, 1);
 }
 
 static void on_connect_req(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, const struct rch_net_cm_priv *p)
@@ -567,7 +585,10 @@ static void on_rail_req(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev, c
     if (c->state != RCH_NET_C_ACCEPTED && c->state != RCH_NET_C_READY) {
         snprintf(why, sizeof(why), "rank %d asked for data rail %d while its connection is %s", p->rank, k,
                  rch_net_state_name[c->state]);
-        refuse(ch, ev, why);
+        if (c->state == RCH_NET_C_CLOSED || c->state == RCH_NET_C_FAILED || c->detached)
+            refuse_late(ch, ev, why);
+        else
+            refuse(ch, ev, why);
         return;
     }
     if (k >= ch->nrails || c->rail_ep[k]) {
@@ -618,7 +639,10 @@ static void on_connreq(struct rch_rdma_chan *ch, struct rch_net_cm_event *ev)
         char msg[96];
         snprintf(msg, sizeof(msg), "rank %d is not served by this channel%s", p.rank,
                  ch->conns[p.rank].detached ? " (any more)" : "");
-        refuse(ch, ev, msg);
+        if (ch->conns[p.rank].detached)
+            refuse_late(ch, ev, msg);
+        else
+            refuse(ch, ev, msg);
         return;
     }
     if (kind == RCH_NET_CM_CONNECT)
