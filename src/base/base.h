@@ -83,14 +83,16 @@ void rch_base_claim_lines(void *p, size_t len);
  * ... (copy.c): the datatype engine's inner loop. Source and destination
  * do not overlap. */
 void rch_base_copy2d(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride, size_t n, size_t len);
-/* Are blocks at a + k * astride and b + k * bstride all aligned for an
- * elem-byte element (to its size; to 16 above 16 bytes; never for a size
- * that is not a power of two)? For kernels that read and write blocks apart
- * as typed elements (rch_coll_op2d_fn). */
-static inline int rch_base_aligned2d(const void *a, ptrdiff_t astride, const void *b, ptrdiff_t bstride, size_t elem)
+/* May a kernel that reads and writes blocks apart as typed elements
+ * (rch_coll_op2d_fn) take n blocks of len bytes at b, b + bstride, ...
+ * (written) with operands at a, a + astride, ...? The written blocks do not
+ * overlap, and every address is aligned for an elem-byte element (to its
+ * size; to 16 above 16 bytes; never for a size that is not a power of two). */
+static inline int rch_base_blocks2d_ok(const void *a, ptrdiff_t astride, const void *b, ptrdiff_t bstride, size_t n,
+                                       size_t len, size_t elem)
 {
     size_t al = elem > 16 ? 16 : elem;
-    if (al == 0 || (al & (al - 1)) != 0)
+    if (al == 0 || (al & (al - 1)) != 0 || (n > 1 && (size_t)(bstride < 0 ? -bstride : bstride) < len))
         return 0;
     return (((uintptr_t)a | (uintptr_t)b | (uintptr_t)astride | (uintptr_t)bstride) & (al - 1)) == 0;
 }

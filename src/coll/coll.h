@@ -111,7 +111,7 @@ rch_coll_op_fn rch_coll_kernel(enum rch_coll_opkind op, enum rch_coll_kind kind)
  * over a derived datatype's blocks where they lie (a one-sided accumulate
  * into a vector: each target element read and written once) instead of
  * gathering them into a buffer, combining and scattering them back. Every
- * block address must be aligned for the element (rch_base_aligned2d). NULL
+ * block address must be aligned for the element (rch_base_blocks2d_ok). NULL
  * for the pair kinds, REPLACE and NO_OP: those gather and scatter. */
 typedef void (*rch_coll_op2d_fn)(const void *in, ptrdiff_t istride, void *inout, ptrdiff_t ostride, size_t nblk,
                                  size_t blen);

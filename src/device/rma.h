@@ -247,7 +247,7 @@ int rch_dev_win_region_ok(const struct rch_dev_win *w, uint64_t addr, uint64_t l
 typedef void (*rch_dev_rma_kernel_fn)(const void *in, void *inout, size_t count, void *arg);
 /* The same over nblk blocks of blen elements, block k at in + k * istride
  * and inout + k * ostride bytes (rch_coll_op2d_fn: addresses aligned for
- * the element, rch_base_aligned2d). */
+ * the element, rch_base_blocks2d_ok). */
 typedef void (*rch_dev_rma_kernel2d_fn)(const void *in, ptrdiff_t istride, void *inout, ptrdiff_t ostride,
                                         size_t nblk, size_t blen);
 /* An accumulate operation: `fn` runs at the origin (DIRECT), (op, kind) travel. */

@@ -110,7 +110,7 @@ static int cols_2d(const struct rch_rma_pat *q, const struct rch_rma_pblk *b, un
                    const unsigned char *data, size_t elem)
 {
     for (uint32_t k = 0; k < q->nblk; data += b[k].blen, k++)
-        if (!rch_base_aligned2d(data, (ptrdiff_t)q->period, mem[k], q->stride, elem))
+        if (!rch_base_blocks2d_ok(data, (ptrdiff_t)q->period, mem[k], q->stride, q->reps, b[k].blen, elem))
             return 0;
     return 1;
 }

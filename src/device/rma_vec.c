@@ -154,8 +154,7 @@ static void acc_blocks(const struct rch_dev_rma_op *op, unsigned char *p, int64_
 {
     rch_dev_rma_kernel_fn fn = op->fn;
     size_t elem = op->elem;
-    if (op->fn2d && (count < 2 || (uint64_t)(stride < 0 ? -stride : stride) >= blen) &&
-        rch_base_aligned2d(src, (ptrdiff_t)blen, p, stride, elem)) {
+    if (op->fn2d && rch_base_blocks2d_ok(src, (ptrdiff_t)blen, p, stride, count, blen, elem)) {
         op->fn2d(src, (ptrdiff_t)blen, p, stride, count, blen / elem);
         return;
     }

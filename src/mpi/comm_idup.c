@@ -96,9 +96,7 @@ static void idup_free(struct idup *d)
 static rdmach_status_t round_start(struct idup *d)
 {
     d->mine.ok = d->cand == UINT32_MAX ? 1 : (uint64_t)d->held;
-    rch_mpi_ctx_mine(&d->mine.m);
-    if (d->held)
-        d->mine.m.w[d->cand / 2 / 64] |= (uint64_t)1 << (d->cand / 2 % 64);
+    rch_mpi_ctx_mine_holding(&d->mine.m, d->cand, d->held);
     uint32_t ctx = d->pctx + 1;
     if (d->rank != 0) {
         struct rch_dev_req *s = NULL;

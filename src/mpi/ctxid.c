@@ -22,9 +22,9 @@
  * agreement at a time uses this process's mask: its thread holds the mask
  * (rch_mpi_ctx_round_begin); a thread that finds it held contributes an
  * empty mask, its round agrees on nothing and it runs another. Each
- * contribution says whether its rank held the mask (HELD_BIT, in pair 0,
- * which is world's and never free), and only a round that every member held
- * picks a pair. When several threads want the mask, the one with the lowest
+ * contribution says whether its rank held the mask (RCH_MPI_CTX_HELD_BIT,
+ * in pair 0, which is world's and never free), and only a round that every
+ * member held picks a pair. When several threads want the mask, the one with the lowest
  * key (its parent's context id in the high 32 bits, the same on every
  * member; below it a Comm_create_group's tag, all ones for every other
  * creation: creations rank by parent first, whatever their kind, as in
@@ -45,7 +45,6 @@
 
 static struct rch_mpi_ctxmask freemask;
 
-#define HELD_BIT ((uint64_t)1)     /* in w[0]: pair 0, world's */
 static int held;                   /* a round of this process uses freemask */
 static uint64_t lowest_waiting = UINT64_MAX;   /* the lowest key refused the mask */
 
@@ -58,6 +57,13 @@ void rch_mpi_ctx_init(void)
 void rch_mpi_ctx_mine(struct rch_mpi_ctxmask *m)
 {
     *m = freemask;
+}
+
+void rch_mpi_ctx_mine_holding(struct rch_mpi_ctxmask *m, uint32_t cand, int held)
+{
+    rch_mpi_ctx_mine(m);
+    if (held)
+        m->w[cand / 2 / 64] |= (uint64_t)1 << (cand / 2 % 64);
 }
 
 /* Pairs [LOCAL_FIRST, NB_FIRST) go to communicators of one member (a dup of
@@ -82,7 +88,7 @@ int rch_mpi_ctx_round_begin(uint64_t key, int members, struct rch_mpi_ctxmask *m
         *m = freemask;
         keep_range(m, LOCAL_FIRST, RCH_MPI_CTX_NB_FIRST);
         if (rch_mpi_ctx_pick(m) != UINT32_MAX) {
-            m->w[0] |= HELD_BIT;
+            m->w[0] |= RCH_MPI_CTX_HELD_BIT;
             return 2;                      /* a local round: nothing held */
         }
     }
@@ -90,7 +96,7 @@ int rch_mpi_ctx_round_begin(uint64_t key, int members, struct rch_mpi_ctxmask *m
         held = 1;
         *m = freemask;
         keep_range(m, 0, LOCAL_FIRST);
-        m->w[0] |= HELD_BIT;
+        m->w[0] |= RCH_MPI_CTX_HELD_BIT;
         return 1;
     }
     if (key < lowest_waiting)
@@ -101,8 +107,8 @@ int rch_mpi_ctx_round_begin(uint64_t key, int members, struct rch_mpi_ctxmask *m
 
 uint32_t rch_mpi_ctx_round_end(int holder, uint64_t key, struct rch_mpi_ctxmask *m, int exchanged)
 {
-    int all_held = (m->w[0] & HELD_BIT) != 0;
-    m->w[0] &= ~HELD_BIT;
+    int all_held = (m->w[0] & RCH_MPI_CTX_HELD_BIT) != 0;
+    m->w[0] &= ~RCH_MPI_CTX_HELD_BIT;
     if (holder == 1)
         held = 0;
     if (!exchanged || (holder == 1 && all_held)) {

@@ -65,7 +65,6 @@ struct pair_offer {
  * search starts at a point of the operation id, so concurrent
  * establishments rarely name the same one.
  */
-#define HELD_BIT ((uint64_t)1)   /* in w[0]: pair 0, world's, never free: "every member held it" */
 #define NB_PAIRS (RCH_MPI_CTX_PAIRS - RCH_MPI_CTX_NB_FIRST)
 
 /* What the roots swap in a round: their group's AND. */
@@ -115,7 +114,7 @@ static int root_round(int link, const struct rch_mpi_ctxmask *mask, uint32_t can
         rch_base_err(RDMACH_ERR_PROTOCOL, "the other side's root sent a malformed round");
         return MPI_ERR_INTERN;
     }
-    r->agreed = (mask->w[0] & in.mask.w[0] & HELD_BIT) != 0;
+    r->agreed = (mask->w[0] & in.mask.w[0] & RCH_MPI_CTX_HELD_BIT) != 0;
     if (r->agreed) {
         r->ctx = cand;
         return MPI_SUCCESS;
@@ -132,11 +131,9 @@ static int hold_ctx(struct rch_mpi_comm *local, int root, int link, struct outco
     for (;;) {
         int held = rch_mpi_ctx_try_take(o->ctx);
         struct rch_mpi_ctxmask m;
-        rch_mpi_ctx_mine(&m);
-        if (held) {
-            m.w[o->ctx / 2 / 64] |= (uint64_t)1 << (o->ctx / 2 % 64);
-            m.w[0] |= HELD_BIT;
-        }
+        rch_mpi_ctx_mine_holding(&m, o->ctx, held);
+        if (held)
+            m.w[0] |= RCH_MPI_CTX_HELD_BIT;
         struct round_out r = { 0 };
         rdmach_status_t xs = rch_mpi_exchange(local, NULL, 0, NULL, &m);
         if (xs == RDMACH_OK && local->rank == root)

@@ -265,6 +265,13 @@ int rch_mpi_intra_only(const char *fn, struct rch_mpi_comm *c, const char *arg);
 struct rch_mpi_ctxmask { uint64_t w[RCH_MPI_CTX_PAIRS / 64]; };
 void rch_mpi_ctx_init(void);
 void rch_mpi_ctx_mine(struct rch_mpi_ctxmask *m);            /* my free pairs */
+/* My free pairs and the candidate `cand` if I hold it (`held`): a member's
+ * part of a round that holds a candidate before agreeing on it (comm_idup.c,
+ * dyn_connect.c). */
+void rch_mpi_ctx_mine_holding(struct rch_mpi_ctxmask *m, uint32_t cand, int held);
+/* In a round's masks, bit 0 of w[0] (pair 0, MPI_COMM_WORLD's, never free)
+ * says "every member held it" once the masks are ANDed. */
+#define RCH_MPI_CTX_HELD_BIT ((uint64_t)1)
 /* Pairs from RCH_MPI_CTX_NB_FIRST up are MPI_Comm_idup's (comm_idup.c) and
  * the intercommunicators to other jobs' (dyn_connect.c): their agreements
  * hold a candidate before committing it and run interleaved with any

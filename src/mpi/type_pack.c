@@ -329,8 +329,7 @@ static void combine_at(struct combine *c, char *p, size_t n)
 static int can_2d(const struct combine *c, const char *src, ptrdiff_t sstride, const char *u, MPI_Aint stride,
                   size_t n, size_t len)
 {
-    return c->fn2d && (n < 2 || (size_t)(stride < 0 ? -stride : stride) >= len) &&
-           rch_base_aligned2d(src, sstride, u, stride, c->elem);
+    return c->fn2d && rch_base_blocks2d_ok(src, sstride, u, stride, n, len, c->elem);
 }
 
 /* n blocks of len bytes at u, u + stride, ... combined where they lie with
