@@ -60,8 +60,9 @@ int rch_mpi_comm_split_common(const char *fn, struct rch_mpi_comm *p, int color,
      * parent context first, then the tag; a dup or split ranks after every
      * group creation from the same parent */
     uint64_t pkey = (uint64_t)p->ctx << 32 | UINT32_MAX;
+    int round = 0;
     do {
-        int holder = rch_mpi_ctx_round_begin(pkey, p->size, &mask);
+        int holder = rch_mpi_ctx_round_begin(pkey, p->size, round++, &mask);
         st = rch_mpi_exchange(p, &mine, sizeof(mine), all, &mask);
         ctx = rch_mpi_ctx_round_end(holder, pkey, &mask, st == RDMACH_OK);
     } while (ctx == RCH_MPI_CTX_AGAIN);

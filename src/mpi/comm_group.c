@@ -183,8 +183,9 @@ int rch_mpi_comm_from_members(const char *fn, struct rch_mpi_comm *p, const stru
     rdmach_status_t st;
     uint32_t ctx;
     uint64_t key = (uint64_t)p->ctx << 32 | (uint32_t)tag_up;   /* from_group: one parent, many tags */
+    int round = 0;
     do {
-        int holder = rch_mpi_ctx_round_begin(key, g->size, &mask);
+        int holder = rch_mpi_ctx_round_begin(key, g->size, round++, &mask);
         st = group_mask_exchange(p, g->size, prank, g->rank, &mask, tag_up, tag_down);
         ctx = rch_mpi_ctx_round_end(holder, key, &mask, st == RDMACH_OK);
     } while (ctx == RCH_MPI_CTX_AGAIN);

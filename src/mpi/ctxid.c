@@ -19,25 +19,38 @@
  * communicators at once, each from its own parent, would AND the same free
  * mask and could take the same pair (the exchange's waits let the other
  * thread run), so that one communicator's messages match another's. So one
- * agreement at a time uses this process's mask: its thread holds the mask
- * (rch_mpi_ctx_round_begin); a thread that finds it held contributes an
- * empty mask, its round agrees on nothing and it runs another. Each
- * contribution says whether its rank held the mask (RCH_MPI_CTX_HELD_BIT,
- * in pair 0, which is world's and never free), and only a round that every
- * member held picks a pair. When several threads want the mask, the one with the lowest
- * key (its parent's context id in the high 32 bits, the same on every
- * member; below it a Comm_create_group's tag, all ones for every other
- * creation: creations rank by parent first, whatever their kind, as in
- * MPICH; a group creation that ranked after every dup was starved by other
- * threads' dups while a split of its parent on other ranks waited for it)
- * gets it next on every rank, so rounds cannot fail for ever by each rank giving the mask to
- * a different thread (MPICH's rule). Not covered (as in MPICH): a thread
- * that holds the mask in a round of a communicator creation that the same
- * thread of other processes has not reached yet, because there it is still
- * in an earlier creation among fewer members (Comm_create_group on a subset,
- * then on the whole parent), while a thread of lower key wants the mask
- * there: that can deadlock. Without the priority, rounds among several
- * threads were seen to fail for ever.
+ * agreement at a time offers a range of this process's mask: its thread
+ * holds the range (rch_mpi_ctx_round_begin); a thread that finds it held
+ * offers nothing there, its round agrees on nothing and it runs another.
+ * Each contribution says whether its rank held what it offers
+ * (RCH_MPI_CTX_HELD_BIT, in pair 0, which is world's and never free), and
+ * only a round that every member held picks a pair.
+ *
+ * A holder waits for the other members' contributions, so a hold must never
+ * wait for a member that has not reached this creation: there it may be in
+ * another creation that needs the held range, and the job deadlocks (a
+ * thread holding in a creation of the whole parent while the same thread
+ * elsewhere is still in one of a subset, whose other thread waits for the
+ * mask there: MPICH's comm_create_group_threads2, which MPICH itself does
+ * not cover). Under MPI_THREAD_MULTIPLE a creation's first round therefore
+ * holds only the eager range, pairs [0, EAGER_END), which no later round
+ * waits for: a thread that finds it held offers nothing in its first round
+ * and goes on. When a first round picks nothing, every member has reached
+ * the creation and stays in its loop until a round picks, so the rounds
+ * after it may wait for the main range, pairs [EAGER_END, LOCAL_FIRST)
+ * (and the eager one too when it is free), by priority: when several
+ * threads want it, the one with the lowest key (its parent's context id in
+ * the high 32 bits, the same on every member; below it a
+ * Comm_create_group's tag, all ones for every other creation: creations
+ * rank by parent first, whatever their kind, as in MPICH) gets it next on
+ * every rank, so rounds cannot fail for ever by each rank giving the range
+ * to a different thread (MPICH's rule; without it, rounds among several
+ * threads were seen to fail for ever). A program that creates few
+ * communicators at a time agrees in one round, from the eager range; at
+ * the other levels there is one thread in MPI at a time and the first round
+ * offers every pair. RCH_MPI_CTX_FULL_BIT (pair 0 too) says every member
+ * offered every pair it has free, so a round that finds none free says "no
+ * context id" only then, the same at every member.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +58,10 @@
 
 static struct rch_mpi_ctxmask freemask;
 
-static int held;                   /* a round of this process uses freemask */
-static uint64_t lowest_waiting = UINT64_MAX;   /* the lowest key refused the mask */
+/* What a round holds (rch_mpi_ctx_round_begin's result). */
+enum { HOLD_NONE = 0, HOLD_MAIN = 1, HOLD_LOCAL = 2, HOLD_EAGER = 4 };
+static int held;                   /* HOLD_MAIN | HOLD_EAGER held by rounds of this process */
+static uint64_t lowest_waiting = UINT64_MAX;   /* the lowest key refused the main range */
 
 void rch_mpi_ctx_init(void)
 {
@@ -74,6 +89,8 @@ void rch_mpi_ctx_mine_holding(struct rch_mpi_ctxmask *m, uint32_t cand, int held
  * while other threads duplicate MPI_COMM_WORLD). Agreements among several
  * members never offer these pairs. */
 #define LOCAL_FIRST (RCH_MPI_CTX_NB_FIRST - 128)
+/* Pairs [0, EAGER_END): the eager range of a creation's first round ("Threads"). */
+#define EAGER_END 256
 
 static void keep_range(struct rch_mpi_ctxmask *m, unsigned from, unsigned to)
 {
@@ -82,36 +99,57 @@ static void keep_range(struct rch_mpi_ctxmask *m, unsigned from, unsigned to)
             m->w[pair / 64] &= ~((uint64_t)1 << (pair % 64));
 }
 
-int rch_mpi_ctx_round_begin(uint64_t key, int members, struct rch_mpi_ctxmask *m)
+/* Add this process's free pairs of [from, to) to the offer m. */
+static void offer(struct rch_mpi_ctxmask *m, unsigned from, unsigned to)
 {
+    struct rch_mpi_ctxmask r = freemask;
+    keep_range(&r, from, to);
+    for (unsigned w = 0; w < RCH_ARRAY_SIZE(m->w); w++)
+        m->w[w] |= r.w[w];
+}
+
+int rch_mpi_ctx_round_begin(uint64_t key, int members, int round, struct rch_mpi_ctxmask *m)
+{
+    memset(m, 0, sizeof(*m));
     if (members == 1) {
-        *m = freemask;
-        keep_range(m, LOCAL_FIRST, RCH_MPI_CTX_NB_FIRST);
+        offer(m, LOCAL_FIRST, RCH_MPI_CTX_NB_FIRST);
         if (rch_mpi_ctx_pick(m) != UINT32_MAX) {
             m->w[0] |= RCH_MPI_CTX_HELD_BIT;
-            return 2;                      /* a local round: nothing held */
+            return HOLD_LOCAL;             /* a local round: nothing held */
         }
     }
-    if (!held && key <= lowest_waiting) {
-        held = 1;
-        *m = freemask;
-        keep_range(m, 0, LOCAL_FIRST);
+    if (round == 0 && rch_mpi_thread_level == MPI_THREAD_MULTIPLE) {
+        if (held & HOLD_EAGER)
+            return HOLD_NONE;
+        held |= HOLD_EAGER;
+        offer(m, 0, EAGER_END);
         m->w[0] |= RCH_MPI_CTX_HELD_BIT;
-        return 1;
+        return HOLD_EAGER;
+    }
+    if (!(held & HOLD_MAIN) && key <= lowest_waiting) {
+        int hold = HOLD_MAIN;
+        offer(m, EAGER_END, LOCAL_FIRST);
+        if (!(held & HOLD_EAGER)) {
+            hold |= HOLD_EAGER;
+            offer(m, 0, EAGER_END);
+            m->w[0] |= RCH_MPI_CTX_FULL_BIT;
+        }
+        held |= hold;
+        m->w[0] |= RCH_MPI_CTX_HELD_BIT;
+        return hold;
     }
     if (key < lowest_waiting)
         lowest_waiting = key;
-    memset(m, 0, sizeof(*m));
-    return 0;
+    return HOLD_NONE;
 }
 
 uint32_t rch_mpi_ctx_round_end(int holder, uint64_t key, struct rch_mpi_ctxmask *m, int exchanged)
 {
     int all_held = (m->w[0] & RCH_MPI_CTX_HELD_BIT) != 0;
-    m->w[0] &= ~RCH_MPI_CTX_HELD_BIT;
-    if (holder == 1)
-        held = 0;
-    if (!exchanged || (holder == 1 && all_held)) {
+    int all_full = (m->w[0] & RCH_MPI_CTX_FULL_BIT) != 0;
+    m->w[0] &= ~(RCH_MPI_CTX_HELD_BIT | RCH_MPI_CTX_FULL_BIT);
+    held &= ~(holder & (HOLD_MAIN | HOLD_EAGER));
+    if (!exchanged || ((holder & HOLD_MAIN) && all_held)) {
         if (key == lowest_waiting)
             lowest_waiting = UINT64_MAX;      /* served, or gone: the next may have it */
     }
@@ -122,6 +160,8 @@ uint32_t rch_mpi_ctx_round_end(int holder, uint64_t key, struct rch_mpi_ctxmask 
     uint32_t ctx = rch_mpi_ctx_pick(m);
     if (ctx != UINT32_MAX)
         rch_mpi_ctx_take(ctx);
+    else if (!all_full && holder != HOLD_LOCAL)
+        return RCH_MPI_CTX_AGAIN;          /* free pairs may be where some member offered none */
     return ctx;
 }
 

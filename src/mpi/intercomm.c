@@ -78,7 +78,7 @@ static rdmach_status_t leaders_swap(struct rch_mpi_comm *c, int remote_leader, i
 /* Every member of both groups contributes `bytes` of `mine`: on return mine_all
  * (size * bytes, may be NULL when bytes is 0) holds the local group's records
  * and remote_all (peer_size * bytes) the remote group's, in rank order; with a
- * mask, *m is the AND of every member's free context pairs. */
+ * mask, every member's offer (rch_mpi_ctx_round_begin) in *m, ANDed there. */
 static rdmach_status_t inter_allgather(struct rch_mpi_comm *c, const void *mine, size_t bytes, void *mine_all,
                                        void *remote_all, struct rch_mpi_ctxmask *m)
 {
@@ -90,8 +90,6 @@ static rdmach_status_t inter_allgather(struct rch_mpi_comm *c, const void *mine,
         st = rch_base_err(RDMACH_ERR_NO_MEMORY, "intercommunicator exchange: out of memory");
         goto out_free;
     }
-    if (m)
-        rch_mpi_ctx_mine(m);
     st = rch_mpi_exchange(c->local, mine, bytes, out, m);
     if (st != RDMACH_OK)
         goto out_free;
@@ -123,6 +121,24 @@ static rdmach_status_t inter_allgather(struct rch_mpi_comm *c, const void *mine,
 out_free:
     free(out);
     free(in);
+    return st;
+}
+
+/* inter_allgather in the rounds of a context agreement (ctxid.c,
+ * "Threads"; the intercommunicator's context ranks it, the same at both
+ * groups): *ctx is the pair agreed, taken here, or UINT32_MAX. */
+static rdmach_status_t inter_agree(struct rch_mpi_comm *c, const void *mine, size_t bytes, void *mine_all,
+                                   void *remote_all, uint32_t *ctx)
+{
+    uint64_t key = (uint64_t)c->ctx << 32 | UINT32_MAX;
+    rdmach_status_t st;
+    int round = 0;
+    do {
+        struct rch_mpi_ctxmask m;
+        int holder = rch_mpi_ctx_round_begin(key, 2, round++, &m);
+        st = inter_allgather(c, mine, bytes, mine_all, remote_all, &m);
+        *ctx = rch_mpi_ctx_round_end(holder, key, &m, st == RDMACH_OK);
+    } while (*ctx == RCH_MPI_CTX_AGAIN);
     return st;
 }
 
@@ -181,11 +197,14 @@ struct via {
     int remote_leader, tag, internal;
 };
 /* What a leader broadcasts to its group: status (an MPI error class, 0 if
- * fine), the context id and the remote group's size; the remote group follows.
- * dyn: the groups connect as dyn.h's do, this group as the acceptor or not. */
+ * fine), both groups' offers of context pairs ANDed, the key that ranks the
+ * agreement's later rounds (ctxid.c, "Threads") and the remote group's size;
+ * the remote group follows. dyn: the groups connect as dyn.h's do, this
+ * group as the acceptor or not. */
 struct leader_hdr {
+    struct rch_mpi_ctxmask mask;
+    uint64_t key;
     int errclass;
-    uint32_t ctx;
     int rsize;
     int dyn, acceptor;
 };
@@ -259,71 +278,89 @@ static int leader_part(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_c
                 return rch_mpi_err(lc->handle, MPI_ERR_COMM, "%s: world rank %d is in both the local and the "
                                    "remote group (they must be disjoint)", fn, w);
     }
-    struct rch_mpi_ctxmask all = *mask;
-    for (unsigned w = 0; w < RCH_ARRAY_SIZE(all.w); w++)
-        all.w[w] &= in.mask.w[w];
-    h->ctx = rch_mpi_ctx_pick(&all);
-    if (h->ctx == UINT32_MAX)
-        return no_ctx(fn, lc->handle);
+    h->mask = *mask;
+    for (unsigned w = 0; w < RCH_ARRAY_SIZE(h->mask.w); w++)
+        h->mask.w[w] &= in.mask.w[w];
+    /* peer_comm and tag are the same at both leaders; bit 31 ranks it among
+     * the group creations (tags below it) and dups (all ones) of peer_comm */
+    h->key = (uint64_t)peer->ctx << 32 | 0x80000000u | ((uint32_t)tag & 0x7fffffffu);
     h->rsize = in.size;
     return MPI_SUCCESS;
 }
 
-/* Everyone's part after the local duplicate: the local AND of the masks, the
- * leader's swap, the leader's broadcast of the outcome, the object. */
+/* Everyone's part after the local duplicate, in the rounds of a context
+ * agreement (ctxid.c, "Threads"): the local AND of the offers, the leader's
+ * swap, the leader's broadcast of the outcome; then the object. */
 static int create_inter(const char *fn, struct rch_mpi_comm *lc, struct rch_mpi_comm *local, int local_leader,
                         const struct via *v, struct dyn_way *way, MPI_Comm *newintercomm)
 {
-    struct rch_mpi_ctxmask mask;
-    rch_mpi_ctx_mine(&mask);
-    rdmach_status_t st = rch_mpi_exchange(local, NULL, 0, NULL, &mask);
-    if (st != RDMACH_OK)
-        return exchange_failed(fn, lc->handle, st);
-    struct leader_hdr h = { 0 };
+    struct leader_hdr h;
     int *rworld = NULL, err = MPI_SUCCESS;
-    if (local->rank == local_leader) {
-        err = leader_part(fn, lc, local, v, &mask, &h, &rworld, way);
-        h.errclass = RCH_MPI_ERR_CLASS(err);
-        if (err) {
-            free(rworld);
-            rworld = NULL;
-        }
-    }
-    /* The leader's error reaches everyone, so no member waits for a group
-     * that never comes; each reports it as its own. */
-    st = rch_coll_bcast(&local->coll, &h, sizeof(h), local_leader);
-    if (st != RDMACH_OK) {
+    uint64_t key = UINT64_MAX;             /* the leaders' h.key from the second round on */
+    uint32_t ctx;
+    int round = 0;
+    do {
+        struct rch_mpi_ctxmask mask;
+        int holder = rch_mpi_ctx_round_begin(key, 2, round++, &mask);
+        rdmach_status_t st = rch_mpi_exchange(local, NULL, 0, NULL, &mask);
+        memset(&h, 0, sizeof(h));
         free(rworld);
-        return exchange_failed(fn, lc->handle, st);
-    }
-    if (h.errclass != 0) {
-        if (local->rank == local_leader)
-            return err;
-        return rch_mpi_err(lc->handle, h.errclass, "%s: the local leader (rank %d) failed to connect the groups",
-                           fn, local_leader);
-    }
+        rworld = NULL;
+        if (st == RDMACH_OK && local->rank == local_leader) {
+            err = leader_part(fn, lc, local, v, &mask, &h, &rworld, way);
+            h.errclass = RCH_MPI_ERR_CLASS(err);
+            if (err) {
+                free(rworld);
+                rworld = NULL;
+            }
+        }
+        /* The leader's error reaches everyone, so no member waits for a group
+         * that never comes; each reports it as its own. */
+        if (st == RDMACH_OK)
+            st = rch_coll_bcast(&local->coll, &h, sizeof(h), local_leader);
+        int agreeing = st == RDMACH_OK && h.errclass == 0 && !h.dyn;
+        ctx = rch_mpi_ctx_round_end(holder, key, &h.mask, agreeing);
+        key = h.key;
+        if (st != RDMACH_OK) {
+            free(rworld);
+            return exchange_failed(fn, lc->handle, st);
+        }
+        if (h.errclass != 0) {
+            if (local->rank == local_leader)
+                return err;
+            return rch_mpi_err(lc->handle, h.errclass, "%s: the local leader (rank %d) failed to connect the groups",
+                               fn, local_leader);
+        }
+    } while (ctx == RCH_MPI_CTX_AGAIN);
     if (h.dyn) {
         way->acceptor = h.acceptor;
         return GO_DYN;
     }
-    if (local->rank != local_leader && !(rworld = malloc((size_t)h.rsize * sizeof(int))))
+    if (ctx == UINT32_MAX) {
+        free(rworld);
+        return no_ctx(fn, lc->handle);
+    }
+    if (local->rank != local_leader && !(rworld = malloc((size_t)h.rsize * sizeof(int)))) {
+        rch_mpi_ctx_release(ctx);
         return rch_mpi_err(lc->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    st = rch_coll_bcast(&local->coll, rworld, (size_t)h.rsize * sizeof(int), local_leader);
+    }
+    rdmach_status_t st = rch_coll_bcast(&local->coll, rworld, (size_t)h.rsize * sizeof(int), local_leader);
     int *lworld = malloc((size_t)local->size * sizeof(int));
     if (st != RDMACH_OK || !lworld) {
         free(rworld);
         free(lworld);
+        rch_mpi_ctx_release(ctx);
         return st != RDMACH_OK ? exchange_failed(fn, lc->handle, st)
                                : rch_mpi_err(lc->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     memcpy(lworld, local->world_of, (size_t)local->size * sizeof(int));
-    struct rch_mpi_comm *c = rch_mpi_inter_create(local->rank, local->size, lworld, h.rsize, rworld, h.ctx, local);
+    struct rch_mpi_comm *c = rch_mpi_inter_create(local->rank, local->size, lworld, h.rsize, rworld, ctx, local);
     if (!c) {
         free(rworld);
         free(lworld);
+        rch_mpi_ctx_release(ctx);
         return rch_mpi_err(lc->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
-    rch_mpi_ctx_take(h.ctx);
     c->errhandler = lc->errhandler;
     *newintercomm = c->handle;
     return MPI_SUCCESS;
@@ -449,11 +486,10 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     int *lhighs = malloc((size_t)c->size * sizeof(int)), *rhighs = malloc((size_t)c->peer_size * sizeof(int));
     int *world_of = malloc(((size_t)c->size + (size_t)c->peer_size) * sizeof(int));
     int mine = high != 0;
-    struct rch_mpi_ctxmask mask;
+    uint32_t ctx = UINT32_MAX;
     rdmach_status_t st = !lhighs || !rhighs || !world_of
                              ? rch_base_err(RDMACH_ERR_NO_MEMORY, "%s: out of memory", fn)
-                             : inter_allgather(c, &mine, sizeof(int), lhighs, rhighs, &mask);
-    uint32_t ctx = st == RDMACH_OK ? rch_mpi_ctx_pick(&mask) : UINT32_MAX;
+                             : inter_agree(c, &mine, sizeof(int), lhighs, rhighs, &ctx);
     /* MPI: the group that passed high = false comes first; when both passed
      * the same value the order is the implementation's: here the group whose
      * rank 0 has the lower world rank. Rank 0's value speaks for its group
@@ -525,11 +561,12 @@ int rch_mpi_inter_split(const char *fn, struct rch_mpi_comm *p, int color, int k
         rch_mpi_comm_destroy(local);
         return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
-    struct rch_mpi_ctxmask mask;
-    rdmach_status_t st = inter_allgather(p, &mine, sizeof(mine), NULL, rem, &mask);
-    uint32_t ctx = rch_mpi_ctx_pick(&mask);
+    uint32_t ctx;
+    rdmach_status_t st = inter_agree(p, &mine, sizeof(mine), NULL, rem, &ctx);
     if (st != RDMACH_OK || ctx == UINT32_MAX || !local) {
         free(rem);
+        if (ctx != UINT32_MAX)
+            rch_mpi_ctx_release(ctx);       /* MPI_UNDEFINED here: no intercommunicator */
         if (local)
             rch_mpi_comm_destroy(local);
         return st != RDMACH_OK ? exchange_failed(fn, p->handle, st)
@@ -539,17 +576,12 @@ int rch_mpi_inter_split(const char *fn, struct rch_mpi_comm *p, int color, int k
     int *rworld = remote_of_color(p, rem, color, &rn);
     free(rem);
     int *lworld = malloc((size_t)local->size * sizeof(int));
-    if (!rworld || !lworld) {
+    if (!rworld || !lworld || rn == 0) {   /* MPI: no remote member of my color, no intercommunicator */
         free(rworld);
         free(lworld);
         rch_mpi_comm_destroy(local);
-        return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    }
-    if (rn == 0) {            /* MPI: no remote member of my color, no intercommunicator */
-        free(rworld);
-        free(lworld);
-        rch_mpi_comm_destroy(local);
-        return MPI_SUCCESS;
+        rch_mpi_ctx_release(ctx);
+        return rn == 0 ? MPI_SUCCESS : rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     memcpy(lworld, local->world_of, (size_t)local->size * sizeof(int));
     struct rch_mpi_comm *c = rch_mpi_inter_create(local->rank, local->size, lworld, rn, rworld, ctx, local);
@@ -557,9 +589,9 @@ int rch_mpi_inter_split(const char *fn, struct rch_mpi_comm *p, int color, int k
         free(rworld);
         free(lworld);
         rch_mpi_comm_destroy(local);
+        rch_mpi_ctx_release(ctx);
         return rch_mpi_err(p->handle, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
-    rch_mpi_ctx_take(ctx);
     c->errhandler = p->errhandler;
     if (is_dup)
         return rch_mpi_comm_dup_extras(p, c, newcomm);

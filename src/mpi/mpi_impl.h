@@ -272,6 +272,9 @@ void rch_mpi_ctx_mine_holding(struct rch_mpi_ctxmask *m, uint32_t cand, int held
 /* In a round's masks, bit 0 of w[0] (pair 0, MPI_COMM_WORLD's, never free)
  * says "every member held it" once the masks are ANDed. */
 #define RCH_MPI_CTX_HELD_BIT ((uint64_t)1)
+/* In a blocking creation's round (ctxid.c), bit 1 (pair 0 too) says "every
+ * member offered every pair it has free". */
+#define RCH_MPI_CTX_FULL_BIT ((uint64_t)2)
 /* Pairs from RCH_MPI_CTX_NB_FIRST up are MPI_Comm_idup's (comm_idup.c) and
  * the intercommunicators to other jobs' (dyn_connect.c): their agreements
  * hold a candidate before committing it and run interleaved with any
@@ -287,16 +290,18 @@ uint32_t rch_mpi_ctx_pick(const struct rch_mpi_ctxmask *m);
 /* The first idup pair free in m from the start'th on (cyclically), or UINT32_MAX. */
 uint32_t rch_mpi_ctx_pick_nb(const struct rch_mpi_ctxmask *m, unsigned start);
 /* An agreement among threads (ctxid.c, "Threads"): a round contributes the
- * mask begin() sets (this process's free pairs if it holds the mask: 1 is
- * returned, or 2 for a communicator of one member; else an empty one: 0), ANDed with every member's by the
- * exchange; end() then gives the pair agreed, taken here (its ctx),
- * RCH_MPI_CTX_AGAIN when a member's mask was held by another of its threads
- * (run another round), or UINT32_MAX when no pair is free at every member
- * or the exchange failed (exchanged 0). Every begin() needs its end(). key:
- * the parent's context id (with a tag where several creations share a
- * parent): the same on every member. */
+ * mask begin() sets (this process's free pairs of the ranges it holds, or
+ * none: what it holds is returned, 0 for nothing), ANDed with every
+ * member's by the exchange; end() then gives the pair agreed, taken here
+ * (its ctx), RCH_MPI_CTX_AGAIN when a member held nothing or offered only
+ * part of its pairs and none of those was free everywhere (run another
+ * round, with round one more), or UINT32_MAX when no pair is free at every
+ * member or the exchange failed (exchanged 0). Every begin() needs its
+ * end(). key: the parent's context id (with a tag where several creations
+ * share a parent): the same on every member. round: 0 for a creation's
+ * first. */
 #define RCH_MPI_CTX_AGAIN (UINT32_MAX - 1)
-int rch_mpi_ctx_round_begin(uint64_t key, int members, struct rch_mpi_ctxmask *m);
+int rch_mpi_ctx_round_begin(uint64_t key, int members, int round, struct rch_mpi_ctxmask *m);
 uint32_t rch_mpi_ctx_round_end(int holder, uint64_t key, struct rch_mpi_ctxmask *m, int exchanged);
 /* Take ctx if it is free here: 1, else 0. */
 int rch_mpi_ctx_try_take(uint32_t ctx);

@@ -12,9 +12,7 @@
  *     thread: a sum made of another thread's contributions is wrong.
  *  2. One parent, tags: every thread calls Comm_create_group on
  *     MPI_COMM_WORLD at once with the tag t (MPI_TAG_UB for one of them)
- *     and world's group, and checks the result the same way. (Not here:
- *     a thread whose calls alternate between groups of different members;
- *     see src/mpi/ctxid.c, "Threads".)
+ *     and world's group, and checks the result the same way.
  *  3. A lock around a dup of MPI_COMM_SELF: thread t takes a process-wide
  *     mutex, dups MPI_COMM_SELF, releases it, then dups its parent; thread
  *     t of rank t first sleeps, so on different ranks different threads
@@ -27,6 +25,21 @@
  *     split holds the odd ranks' context mask; on the even ranks the group
  *     creation must get theirs before the dups that cannot finish (MPICH's
  *     idup_comm_gen hung so when a dup ranked before every group creation).
+ *  5. A subset, then the whole: thread t of ranks 0 .. nranks / 2 makes a
+ *     communicator of those ranks by Comm_create_group on MPI_COMM_WORLD
+ *     with the tag t, then every rank's thread t one of world's group with
+ *     the same tag (MPICH's comm_create_group_threads2), with random short
+ *     sleeps between the calls. The last rank reaches the whole-group
+ *     creation while the others' thread t is still in the subset's; a hold
+ *     of its context mask there must not wait for them (src/mpi/ctxid.c,
+ *     "Threads": this deadlocked 6 times in 6 at 3 and 4 ranks when the
+ *     first round held the whole mask).
+ *  6. Intercommunicators among dups: the even threads make an
+ *     intercommunicator of their parent's two halves (Intercomm_create),
+ *     split it and merge it, while the odd threads dup their parents. Each
+ *     intercommunicator's pair is agreed in the same rounds as the others'
+ *     (a pair read from the free mask without holding it could be taken by
+ *     another thread's dup meanwhile, and two communicators would share it).
  */
 #include <pthread.h>
 #include <time.h>
@@ -127,6 +140,72 @@ static void groups_among_dups(int t)
     MPI_OK(MPI_Group_free(&g));
 }
 
+static void subset_then_whole(int t)
+{
+    MPI_Group world, sub;
+    int ranges[1][3] = { { 0, nranks / 2, 1 } };
+    unsigned seed = (unsigned)(mt_rank * NTHREADS + t);
+    MPI_OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    MPI_OK(MPI_Group_range_incl(world, 1, ranges, &sub));
+    for (int i = 0; i < ITER; i++) {
+        MPI_Comm c;
+        struct timespec ts = { 0, (long)(rand_r(&seed) % 200) * 1000 };
+        nanosleep(&ts, NULL);
+        if (mt_rank <= nranks / 2) {
+            MPI_OK(MPI_Comm_create_group(MPI_COMM_WORLD, sub, t, &c));
+            check_comm(c, t, "Comm_create_group of the subset", i);
+            MPI_OK(MPI_Comm_free(&c));
+        }
+        ts.tv_nsec = (long)(rand_r(&seed) % 200) * 1000;
+        nanosleep(&ts, NULL);
+        MPI_OK(MPI_Comm_create_group(MPI_COMM_WORLD, world, t, &c));
+        check_comm(c, t, "Comm_create_group of the whole after the subset", i);
+        MPI_OK(MPI_Comm_free(&c));
+    }
+    MPI_OK(MPI_Group_free(&sub));
+    MPI_OK(MPI_Group_free(&world));
+}
+
+/* Every member of both groups adds thread * 1000000 + its rank; an
+ * Allreduce on an intercommunicator gives the remote group's sum. */
+static void check_inter(MPI_Comm c, int t, const char *how, int i)
+{
+    int rn;
+    MPI_OK(MPI_Comm_remote_size(c, &rn));
+    long mine = (long)t * 1000000 + mt_rank, sum = -1, want = 0;
+    for (int r = 0; r < nranks; r++)
+        if ((r < nranks / 2) != (mt_rank < nranks / 2))
+            want += (long)t * 1000000 + r;
+    MPI_OK(MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, c));
+    CHECK(sum == want, "thread %d, %s %d: Allreduce over %d remote ranks gave %ld, expected %ld (another thread's "
+          "context?)", t, how, i, rn, sum, want);
+}
+
+static void inter_among_dups(int t)
+{
+    for (int i = 0; i < ITER / 2; i++) {
+        MPI_Comm c, local, inter, merged, split;
+        if (t % 2 || nranks < 2) {
+            MPI_OK(MPI_Comm_dup(parent[t], &c));
+            check_comm(c, t, "Comm_dup among intercommunicators", i);
+            MPI_OK(MPI_Comm_free(&c));
+            continue;
+        }
+        int low = mt_rank < nranks / 2;
+        MPI_OK(MPI_Comm_split(parent[t], low, mt_rank, &local));
+        MPI_OK(MPI_Intercomm_create(local, 0, parent[t], low ? nranks / 2 : 0, t, &inter));
+        check_inter(inter, t, "Intercomm_create", i);
+        MPI_OK(MPI_Comm_split(inter, 0, mt_rank, &split));
+        check_inter(split, t, "Comm_split of an intercommunicator", i);
+        MPI_OK(MPI_Intercomm_merge(inter, !low, &merged));
+        check_comm(merged, t, "Intercomm_merge", i);
+        MPI_OK(MPI_Comm_free(&merged));
+        MPI_OK(MPI_Comm_free(&split));
+        MPI_OK(MPI_Comm_free(&inter));
+        MPI_OK(MPI_Comm_free(&local));
+    }
+}
+
 static int phase;
 
 static void *worker(void *p)
@@ -138,8 +217,12 @@ static void *worker(void *p)
         one_parent_tags(t);
     else if (phase == 3)
         self_under_lock(t);
-    else
+    else if (phase == 4)
         groups_among_dups(t);
+    else if (phase == 5)
+        subset_then_whole(t);
+    else
+        inter_among_dups(t);
     return NULL;
 }
 
@@ -173,6 +256,8 @@ int main(int argc, char **argv)
     run_phase(2, "Comm_create_group on one parent, a tag per thread");
     run_phase(3, "a dup of MPI_COMM_SELF under a lock");
     run_phase(4, "Comm_create_group of the even ranks among dups and splits");
+    run_phase(5, "Comm_create_group of a subset, then of the whole, a tag per thread");
+    run_phase(6, "Intercomm_create, split and merge among dups");
     for (int t = 0; t < NTHREADS; t++)
         MPI_OK(MPI_Comm_free(&parent[t]));
     if (mt_rank == 0)
