@@ -98,9 +98,11 @@ static inline int rch_base_blocks2d_ok(const void *a, ptrdiff_t astride, const v
 }
 /* reps repetitions of nb blocks between a packed buffer (repetition i at
  * packed + i * period, its blocks one after the other) and a strided one
- * (block k of repetition i: len[k] bytes at col[k] + i * stride), a column
- * (one block of every repetition) at a time over RCH_BASE_COLS_SPAN bytes
- * of the strided buffer (copy.c). to_packed: gather, else scatter. */
+ * (block k of repetition i: len[k] bytes at col[k] + i * stride): blocks
+ * of up to 16 bytes of whole elements a repetition at a time, others a
+ * column (one block of every repetition) at a time over
+ * RCH_BASE_COLS_SPAN bytes of the strided buffer (copy.c). to_packed:
+ * gather, else scatter. */
 #define RCH_BASE_COLS_SPAN 4096
 void rch_base_copy_cols(unsigned char *packed, size_t period, unsigned char *const *col, const size_t *len, int nb,
                         ptrdiff_t stride, size_t reps, int to_packed);

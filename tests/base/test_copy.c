@@ -75,28 +75,52 @@ Test(copy2d, every_length_and_stride_against_a_byte_loop)
 /* rch_base_copy_cols, both ways: repetitions of a few blocks at strides
  * below, at and above RCH_BASE_COLS_SPAN (one repetition a span), negative
  * too, with counts around a span's repetitions; against a byte loop, the
- * strided buffer's gaps left alone. */
-static void cols_case(ptrdiff_t stride, size_t reps, int to_packed)
+ * strided buffer's gaps left alone. The layouts: one with a 1-byte block
+ * (by columns), and ones of whole 2-, 4- or 8-byte elements of at most 16
+ * bytes a block (a repetition at a time, up to 16 elements: the indexed
+ * ints of bench/rma_dtype, doubles, shorts, exactly 16 elements, blocks at
+ * odd addresses), and 17 elements and a 20-byte block (by columns). */
+struct layout {
+    int nb;
+    size_t len[8];
+    ptrdiff_t off[8];
+};
+static const struct layout layouts[] = {
+    { 5, { 4, 8, 12, 1, 16 }, { 0, 8, 24, 40, 44 } },
+    { 6, { 4, 8, 12, 4, 8, 12 }, { 0, 8, 24, 40, 52, 64 } },
+    { 3, { 8, 16, 8 }, { 0, 16, 48 } },
+    { 3, { 2, 6, 4 }, { 0, 4, 16 } },
+    { 4, { 16, 16, 16, 16 }, { 0, 20, 40, 60 } },
+    { 3, { 4, 8, 12 }, { 1, 9, 27 } },
+    { 5, { 16, 16, 16, 16, 4 }, { 0, 20, 40, 60, 80 } },
+    { 2, { 20, 4 }, { 0, 24 } },
+};
+
+static void cols_case(const struct layout *l, ptrdiff_t stride, size_t reps, int to_packed)
 {
-    static const size_t len[] = { 4, 8, 12, 1, 16 };
-    static const ptrdiff_t off[] = { 0, 8, 24, 40, 44 };
-    const int nb = 5;
-    size_t period = 41, span = (size_t)(stride < 0 ? -stride : stride) * (reps ? reps - 1 : 0) + 60;
+    const size_t *len = l->len;
+    int nb = l->nb;
+    size_t period = 0, reach = 0;
+    for (int k = 0; k < nb; k++) {
+        period += len[k];
+        reach = (size_t)l->off[k] + len[k] > reach ? (size_t)l->off[k] + len[k] : reach;
+    }
+    size_t span = (size_t)(stride < 0 ? -stride : stride) * (reps ? reps - 1 : 0) + reach;
     unsigned char *strided = malloc(span), *want = malloc(span), *packed = malloc(period * reps + 1),
                   *pwant = malloc(period * reps + 1);
     cr_assert(strided && want && packed && pwant);
-    ptrdiff_t base = stride < 0 ? (ptrdiff_t)span - 60 : 0;   /* repetition 0, the others below it */
+    ptrdiff_t base = stride < 0 ? (ptrdiff_t)(span - reach) : 0;   /* repetition 0, the others below it */
     for (size_t i = 0; i < span; i++)
         strided[i] = want[i] = (unsigned char)(i * 11 + 7);
     for (size_t i = 0; i < period * reps + 1; i++)
         packed[i] = pwant[i] = (unsigned char)(i * 5 + 1);
-    unsigned char *col[5];
+    unsigned char *col[8];
     for (int k = 0; k < nb; k++)
-        col[k] = strided + base + off[k];
+        col[k] = strided + base + l->off[k];
     for (size_t r = 0; r < reps; r++) {
         size_t p = r * period;
         for (int k = 0; k < nb; p += len[k], k++) {
-            unsigned char *u = want + base + (ptrdiff_t)r * stride + off[k];
+            unsigned char *u = want + base + (ptrdiff_t)r * stride + l->off[k];
             if (to_packed)
                 memcpy(pwant + p, u, len[k]);
             else
@@ -104,10 +128,12 @@ static void cols_case(ptrdiff_t stride, size_t reps, int to_packed)
         }
     }
     rch_base_copy_cols(packed, period, col, len, nb, stride, reps, to_packed);
-    cr_expect(memcmp(strided, want, span) == 0, "stride %td, %zu repetitions, to_packed %d: strided bytes wrong",
-              stride, reps, to_packed);
+    cr_expect(memcmp(strided, want, span) == 0,
+              "layout %td, stride %td, %zu repetitions, to_packed %d: strided bytes wrong", l - layouts, stride,
+              reps, to_packed);
     cr_expect(memcmp(packed, pwant, period * reps + 1) == 0,
-              "stride %td, %zu repetitions, to_packed %d: packed bytes wrong", stride, reps, to_packed);
+              "layout %td, stride %td, %zu repetitions, to_packed %d: packed bytes wrong", l - layouts, stride, reps,
+              to_packed);
     free(strided);
     free(want);
     free(packed);
@@ -116,14 +142,15 @@ static void cols_case(ptrdiff_t stride, size_t reps, int to_packed)
 
 Test(copy_cols, repetitions_across_spans_both_ways)
 {
-    static const ptrdiff_t strides[] = { 64, 84, -84, 1000, RCH_BASE_COLS_SPAN, RCH_BASE_COLS_SPAN + 4, -5000 };
-    for (size_t s = 0; s < sizeof(strides) / sizeof(strides[0]); s++) {
-        size_t per = (size_t)(RCH_BASE_COLS_SPAN / (strides[s] < 0 ? -strides[s] : strides[s]));
-        size_t reps[] = { 0, 1, 2, per ? per - 1 : 1, per, per + 1, 2 * per + 3, 300 };
-        for (size_t r = 0; r < sizeof(reps) / sizeof(reps[0]); r++)
-            for (int to_packed = 0; to_packed < 2; to_packed++)
-                cols_case(strides[s], reps[r], to_packed);
-    }
+    static const ptrdiff_t strides[] = { 84, 96, -96, 1000, RCH_BASE_COLS_SPAN, RCH_BASE_COLS_SPAN + 4, -5000 };
+    for (size_t li = 0; li < sizeof(layouts) / sizeof(layouts[0]); li++)
+        for (size_t s = 0; s < sizeof(strides) / sizeof(strides[0]); s++) {
+            size_t per = (size_t)(RCH_BASE_COLS_SPAN / (strides[s] < 0 ? -strides[s] : strides[s]));
+            size_t reps[] = { 0, 1, 2, per ? per - 1 : 1, per, per + 1, 2 * per + 3, 300 };
+            for (size_t r = 0; r < sizeof(reps) / sizeof(reps[0]); r++)
+                for (int to_packed = 0; to_packed < 2; to_packed++)
+                    cols_case(&layouts[li], strides[s], reps[r], to_packed);
+        }
 }
 
 /* rch_base_copy_lines: lengths around the 2 KiB pieces and at odd offsets,

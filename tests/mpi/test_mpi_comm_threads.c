@@ -229,6 +229,7 @@ static void *worker(void *p)
 static void run_phase(int ph, const char *name)
 {
     pthread_t th[NTHREADS];
+    double t0 = MPI_Wtime();
     phase = ph;
     for (int t = 0; t < NTHREADS; t++)
         CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0, "pthread_create");
@@ -236,7 +237,7 @@ static void run_phase(int ph, const char *name)
         pthread_join(th[t], NULL);
     MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
     if (mt_rank == 0)
-        printf("phase %d (%s): passed\n", ph, name);
+        printf("phase %d (%s): passed in %.2f s\n", ph, name, MPI_Wtime() - t0);
 }
 
 int main(int argc, char **argv)
