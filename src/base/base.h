@@ -104,6 +104,22 @@ static inline int rch_base_blocks2d_ok(const void *a, ptrdiff_t astride, const v
  * RCH_BASE_COLS_SPAN bytes of the strided buffer (copy.c). to_packed:
  * gather, else scatter. */
 #define RCH_BASE_COLS_SPAN 4096
+/* The elements of es bytes of nb blocks (block k: len[k] bytes at col[k]),
+ * block after block: their offsets from col[0] in off[] (room for
+ * RCH_BASE_ELEMS_MAX), their number returned; 0 if a block is not whole
+ * elements or is longer than maxlen bytes, or if there are fewer than 2 or
+ * more than RCH_BASE_ELEMS_MAX (copy.c). Used by the repetition-at-a-time
+ * moves and combines of a few short blocks. */
+#define RCH_BASE_ELEMS_MAX 16
+int rch_base_elems_of(unsigned char *const *col, const size_t *len, int nb, size_t es, size_t maxlen,
+                      ptrdiff_t *off);
+/* May a kernel that reads and writes typed elements take reps repetitions
+ * of the ne elements at off[] from b (repetition r at b + r * bstride),
+ * operands packed from a? Every address is aligned for es bytes (a power
+ * of two), and no two written elements are the same (within a repetition,
+ * or of two repetitions). */
+int rch_base_elems_apart(const void *a, const void *b, ptrdiff_t bstride, size_t reps, const ptrdiff_t *off, int ne,
+                         size_t es);
 void rch_base_copy_cols(unsigned char *packed, size_t period, unsigned char *const *col, const size_t *len, int nb,
                         ptrdiff_t stride, size_t reps, int to_packed);
 

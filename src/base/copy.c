@@ -193,8 +193,6 @@ void rch_base_copy2d(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t ss
     }
 }
 
-#define RCH_BASE_ELEMS_MAX 16
-
 /* reps repetitions of NE elements of ES bytes, at off[k] from user in a
  * repetition and one after the other in packed: the element count a
  * constant, so the loop over them is unrolled into NE moves whose offsets
@@ -245,22 +243,14 @@ static inline __attribute__((always_inline)) void elems_len(unsigned char *packe
 static int copy_elems(unsigned char *packed, unsigned char *const *col, const size_t *len, int nb, ptrdiff_t stride,
                       size_t reps, int to_packed)
 {
-    size_t all = 0, longest = 0;
-    for (int k = 0; k < nb; k++) {
-        all |= len[k];
-        longest = len[k] > longest ? len[k] : longest;
-    }
-    size_t es = (all & 7) == 0 ? 8 : (all & 3) == 0 ? 4 : (all & 1) == 0 ? 2 : 0;
-    if (nb < 2 || es == 0 || longest > 16)
-        return 0;
-    ptrdiff_t off[RCH_BASE_ELEMS_MAX];
-    int ne = 0;
+    size_t all = 0;
     for (int k = 0; k < nb; k++)
-        for (size_t b = 0; b < len[k]; b += es) {
-            if (ne == RCH_BASE_ELEMS_MAX)
-                return 0;
-            off[ne++] = (ptrdiff_t)((uintptr_t)col[k] - (uintptr_t)col[0]) + (ptrdiff_t)b;
-        }
+        all |= len[k];
+    size_t es = (all & 7) == 0 ? 8 : (all & 3) == 0 ? 4 : (all & 1) == 0 ? 2 : 0;
+    ptrdiff_t off[RCH_BASE_ELEMS_MAX];
+    int ne = es ? rch_base_elems_of(col, len, nb, es, 16, off) : 0;
+    if (nb < 2 || ne == 0)
+        return 0;
     unsigned char *user = col[0];
     switch (ne) {
     ELEMS_CASE(2) ELEMS_CASE(3) ELEMS_CASE(4) ELEMS_CASE(5) ELEMS_CASE(6) ELEMS_CASE(7) ELEMS_CASE(8)
@@ -268,6 +258,41 @@ static int copy_elems(unsigned char *packed, unsigned char *const *col, const si
     ELEMS_CASE(16)
     }
     return 1;
+}
+
+int rch_base_elems_of(unsigned char *const *col, const size_t *len, int nb, size_t es, size_t maxlen,
+                      ptrdiff_t *off)
+{
+    int ne = 0;
+    for (int k = 0; k < nb; k++) {
+        if (len[k] % es || len[k] > maxlen)
+            return 0;
+        for (size_t b = 0; b < len[k]; b += es) {
+            if (ne == RCH_BASE_ELEMS_MAX)
+                return 0;
+            off[ne++] = (ptrdiff_t)((uintptr_t)col[k] - (uintptr_t)col[0]) + (ptrdiff_t)b;
+        }
+    }
+    return ne < 2 ? 0 : ne;
+}
+
+int rch_base_elems_apart(const void *a, const void *b, ptrdiff_t bstride, size_t reps, const ptrdiff_t *off, int ne,
+                         size_t es)
+{
+    if (es == 0 || (es & (es - 1)))
+        return 0;
+    uintptr_t bits = (uintptr_t)a | (uintptr_t)b | (uintptr_t)bstride;
+    ptrdiff_t lo = PTRDIFF_MAX, hi = PTRDIFF_MIN;
+    for (int k = 0; k < ne; k++) {
+        for (int j = 0; j < k; j++)
+            if (off[j] == off[k])
+                return 0;
+        bits |= (uintptr_t)off[k];
+        lo = off[k] < lo ? off[k] : lo;
+        hi = off[k] > hi ? off[k] : hi;
+    }
+    size_t span = (size_t)(bstride < 0 ? -bstride : bstride);
+    return (bits & (es - 1)) == 0 && (reps < 2 || (size_t)(hi - lo) + es <= span);
 }
 
 void rch_base_copy_cols(unsigned char *packed, size_t period, unsigned char *const *col, const size_t *len, int nb,

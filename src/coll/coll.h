@@ -116,6 +116,18 @@ rch_coll_op_fn rch_coll_kernel(enum rch_coll_opkind op, enum rch_coll_kind kind)
 typedef void (*rch_coll_op2d_fn)(const void *in, ptrdiff_t istride, void *inout, ptrdiff_t ostride, size_t nblk,
                                  size_t blen);
 rch_coll_op2d_fn rch_coll_kernel2d(enum rch_coll_opkind op, enum rch_coll_kind kind);
+/* SUM over the repetitions of a few elements apart, a struct's or an
+ * indexed type's period: for r < reps and k < ne, the element at
+ * user + r * stride + off[k] bytes += in[r * ne + k] (in packed). One pass
+ * over the user's memory where the block form makes one per block. 2 <= ne
+ * <= RCH_COLL_ROWS_MAX, every element address aligned for the element, no
+ * two the same. NULL except for SUM on the 32- and 64-bit integer and
+ * floating-point kinds (the common accumulate; the others take the block
+ * form). */
+#define RCH_COLL_ROWS_MAX 16
+typedef void (*rch_coll_oprows_fn)(const void *in, void *user, ptrdiff_t stride, size_t reps, const ptrdiff_t *off,
+                                   int ne);
+rch_coll_oprows_fn rch_coll_kernel_rows(enum rch_coll_opkind op, enum rch_coll_kind kind);
 /* Bytes of one packed element of a kind (DOUBLE_INT: 12). 0 if out of range. */
 size_t rch_coll_kind_size(enum rch_coll_kind kind);
 const char *rch_coll_kind_name(enum rch_coll_kind kind);

@@ -120,6 +120,70 @@ KERNEL(land_bool, bool, a[i] && b[i])
 KERNEL(lor_bool, bool, a[i] || b[i])
 KERNEL(lxor_bool, bool, a[i] != b[i])
 
+/* SUM over the repetitions of a few elements apart (rch_coll_oprows_fn):
+ * a repetition at a time, the element count NE a constant in each case of
+ * the switch, so the loop over the elements unrolls and their offsets stay
+ * in registers (copied out of off[], which the stores may alias as far as
+ * the compiler knows). One pass over the target's memory where the block
+ * form makes one per block of the period. */
+#define ROWS_LOOP(name, T, expr, NE)                                            \
+    static inline __attribute__((always_inline)) void name##_rows##NE(         \
+        const T *a0, char *u, ptrdiff_t stride, size_t reps, const ptrdiff_t *off) \
+    {                                                                           \
+        ptrdiff_t o[NE];                                                        \
+        for (int k = 0; k < (NE); k++)                                          \
+            o[k] = off[k];                                                      \
+        for (size_t r = 0; r < reps; r++, a0 += (NE), u += stride) {           \
+            _Pragma("GCC unroll 16") for (int k = 0; k < (NE); k++)            \
+            {                                                                   \
+                const T *a = a0 + k;                                            \
+                T *b = (T *)(void *)(u + o[k]);                                 \
+                const size_t i = 0;                                             \
+                b[i] = (expr);                                                  \
+            }                                                                   \
+        }                                                                       \
+    }
+#define ROWS_CASE(name, T, NE)                                                  \
+    case NE:                                                                    \
+        name##_rows##NE(in, user, stride, reps, off);                           \
+        break;
+#define ROWS_KERNEL(name, T, expr)                                              \
+    ROWS_LOOP(name, T, expr, 2) ROWS_LOOP(name, T, expr, 3)                     \
+    ROWS_LOOP(name, T, expr, 4) ROWS_LOOP(name, T, expr, 5)                     \
+    ROWS_LOOP(name, T, expr, 6) ROWS_LOOP(name, T, expr, 7)                     \
+    ROWS_LOOP(name, T, expr, 8) ROWS_LOOP(name, T, expr, 9)                     \
+    ROWS_LOOP(name, T, expr, 10) ROWS_LOOP(name, T, expr, 11)                   \
+    ROWS_LOOP(name, T, expr, 12) ROWS_LOOP(name, T, expr, 13)                   \
+    ROWS_LOOP(name, T, expr, 14) ROWS_LOOP(name, T, expr, 15)                   \
+    ROWS_LOOP(name, T, expr, 16)                                                \
+    static void name##_rows(const void *in_, void *user_, ptrdiff_t stride,    \
+                            size_t reps, const ptrdiff_t *off, int ne)          \
+    {                                                                           \
+        const T *in = in_;                                                      \
+        char *user = user_;                                                     \
+        switch (ne) {                                                           \
+            ROWS_CASE(name, T, 2) ROWS_CASE(name, T, 3) ROWS_CASE(name, T, 4)  \
+            ROWS_CASE(name, T, 5) ROWS_CASE(name, T, 6) ROWS_CASE(name, T, 7)  \
+            ROWS_CASE(name, T, 8) ROWS_CASE(name, T, 9) ROWS_CASE(name, T, 10) \
+            ROWS_CASE(name, T, 11) ROWS_CASE(name, T, 12)                      \
+            ROWS_CASE(name, T, 13) ROWS_CASE(name, T, 14)                      \
+            ROWS_CASE(name, T, 15) ROWS_CASE(name, T, 16)                      \
+        }                                                                       \
+    }
+_Static_assert(RCH_COLL_ROWS_MAX == 16, "ROWS_KERNEL has a case for 2 .. 16 elements");
+
+ROWS_KERNEL(sum_i32, int32_t, (int32_t)((uint64_t)a[i] + (uint64_t)b[i]))
+ROWS_KERNEL(sum_i64, int64_t, (int64_t)((uint64_t)a[i] + (uint64_t)b[i]))
+ROWS_KERNEL(sum_u32, uint32_t, (uint32_t)((uint64_t)a[i] + (uint64_t)b[i]))
+ROWS_KERNEL(sum_u64, uint64_t, a[i] + b[i])
+ROWS_KERNEL(sum_f32, float, a[i] + b[i])
+ROWS_KERNEL(sum_f64, double, a[i] + b[i])
+
+static const rch_coll_oprows_fn sum_rows[RCH_COLL_K_MAX] = {
+    [RCH_COLL_K_I32] = sum_i32_rows, [RCH_COLL_K_I64] = sum_i64_rows, [RCH_COLL_K_U32] = sum_u32_rows,
+    [RCH_COLL_K_U64] = sum_u64_rows, [RCH_COLL_K_F32] = sum_f32_rows, [RCH_COLL_K_F64] = sum_f64_rows,
+};
+
 /* (value V, index I) pairs: I at byte IOFF, one every STEP bytes (packed:
  * IOFF = sizeof(V), STEP = sizeof(V) + sizeof(I)). `better` is > for MAXLOC,
  * < for MINLOC. Only the two fields are written, never padding between them. */
@@ -322,6 +386,13 @@ rch_coll_op2d_fn rch_coll_kernel2d(enum rch_coll_opkind op, enum rch_coll_kind k
     if (op == RCH_COLL_OP_REPLACE || op == RCH_COLL_OP_NO_OP)
         return NULL;
     return table[op][kind].fn2d;
+}
+
+rch_coll_oprows_fn rch_coll_kernel_rows(enum rch_coll_opkind op, enum rch_coll_kind kind)
+{
+    if (op != RCH_COLL_OP_SUM || (unsigned)kind >= RCH_COLL_K_MAX)
+        return NULL;
+    return sum_rows[kind];
 }
 
 size_t rch_coll_kind_size(enum rch_coll_kind kind)

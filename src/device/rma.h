@@ -250,14 +250,19 @@ typedef void (*rch_dev_rma_kernel_fn)(const void *in, void *inout, size_t count,
  * the element, rch_base_blocks2d_ok). */
 typedef void (*rch_dev_rma_kernel2d_fn)(const void *in, ptrdiff_t istride, void *inout, ptrdiff_t ostride,
                                         size_t nblk, size_t blen);
+/* The same over reps repetitions of ne elements (rch_coll_oprows_fn:
+ * element k of repetition r at user + r * stride + off[k]). */
+typedef void (*rch_dev_rma_kernelrows_fn)(const void *in, void *user, ptrdiff_t stride, size_t reps,
+                                          const ptrdiff_t *off, int ne);
 /* An accumulate operation: `fn` runs at the origin (DIRECT), (op, kind) travel. */
 struct rch_dev_rma_op {
     rch_dev_rma_kernel_fn fn;
     rch_dev_rma_kernel2d_fn fn2d;    /* or NULL: gathered, combined by fn, scattered */
+    rch_dev_rma_kernelrows_fn rows;  /* or NULL: by fn2d, or gathered */
     uint8_t op, kind;
     uint32_t elem;               /* bytes per element */
 };
-/* The target's side of (op, kind): fills fn, fn2d and elem, 0; -1 if there
+/* The target's side of (op, kind): fills fn, fn2d, rows and elem, 0; -1 if there
  * is no such operation. Set by the layer that owns the kernels (the MPI
  * binding) before any window. */
 typedef int (*rch_dev_rma_resolve_fn)(unsigned op, unsigned kind, struct rch_dev_rma_op *out);

@@ -100,8 +100,10 @@ rdmach_status_t rch_dev_rma_pattern(struct rch_dev_win *w, int target, enum rch_
 /* ---- target ---- */
 
 /* Accumulate the packet's repetitions, ACC_GATHER bytes of them at a time:
- * by the block kernel a column at a time where the operation has one (each
- * target element read and written once, where it lies), else the target's
+ * by the repetition kernel where the operation has one and the blocks are
+ * a few short ones (one pass over the target's memory), by the block
+ * kernel a column at a time where it has one (each target element read and
+ * written once, where it lies), else the target's
  * blocks gathered into the packet's order (so the data is the kernel's
  * input as it lies), combined by one kernel call and scattered back. The
  * caller holds the accumulate lock. */
@@ -122,6 +124,17 @@ static void acc_reps(const struct rch_rma_pat *q, const struct rch_rma_pblk *b, 
     size_t elem = op->elem;
     _Alignas(64) unsigned char tmp[ACC_GATHER];
     uint64_t per = q->period < ACC_GATHER ? ACC_GATHER / q->period : 1;
+    if (op->rows && q->nblk <= RCH_BASE_ELEMS_MAX) {
+        size_t len[RCH_BASE_ELEMS_MAX];
+        ptrdiff_t off[RCH_BASE_ELEMS_MAX];
+        for (uint32_t k = 0; k < q->nblk; k++)
+            len[k] = b[k].blen;
+        int ne = rch_base_elems_of(mem, len, (int)q->nblk, elem, 4 * elem, off);
+        if (ne && rch_base_elems_apart(data, mem[0], q->stride, q->reps, off, ne, elem)) {
+            op->rows(data, mem[0], q->stride, q->reps, off, ne);
+            return;
+        }
+    }
     if (op->fn2d && cols_2d(q, b, mem, data, elem)) {
         for (uint64_t r0 = 0; r0 < q->reps; r0 += per) {
             uint64_t m = q->reps - r0 < per ? q->reps - r0 : per;

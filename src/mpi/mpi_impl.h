@@ -674,13 +674,17 @@ void rch_mpi_type_unpack(const void *in, size_t bytes, void *out, int count, con
  * values before, packed. Only for maps of whole elements:
  * rch_mpi_type_combines (t's basic type contiguous and elem bytes). fn2d
  * (or NULL): the same operation over blocks apart (rch_coll_op2d_fn), which
- * combines them where they lie. */
+ * combines them where they lie; rows (or NULL): over the repetitions of a
+ * few elements (rch_coll_oprows_fn), a repetition at a time. */
 typedef void (*rch_mpi_combine_fn)(const void *in, void *inout, size_t count, void *arg);
 typedef void (*rch_mpi_combine2d_fn)(const void *in, ptrdiff_t istride, void *inout, ptrdiff_t ostride, size_t nblk,
                                      size_t blen);
+typedef void (*rch_mpi_combinerows_fn)(const void *in, void *user, ptrdiff_t stride, size_t reps, const ptrdiff_t *off,
+                                       int ne);
 int rch_mpi_type_combines(const struct rch_mpi_type *t, size_t elem);
 void rch_mpi_type_combine(void *user, size_t count, const struct rch_mpi_type *t, const void *src, void *old,
-                          rch_mpi_combine_fn fn, rch_mpi_combine2d_fn fn2d, size_t elem);
+                          rch_mpi_combine_fn fn, rch_mpi_combine2d_fn fn2d, rch_mpi_combinerows_fn rows,
+                          size_t elem);
 /* MPI_Get_elements for `bytes` of data received as type t (MPI_UNDEFINED if not whole basics). */
 MPI_Count rch_mpi_type_elements(const struct rch_mpi_type *t, size_t bytes);
 /* The inverse: bytes of the first n basic elements of a message of type t

@@ -307,6 +307,7 @@ struct combine {
     char *old;                    /* the values before, packed (or NULL) */
     rch_mpi_combine_fn fn;
     rch_mpi_combine2d_fn fn2d;    /* or NULL */
+    rch_mpi_combinerows_fn rows;  /* or NULL */
     size_t elem;
     _Alignas(64) char tmp[COMBINE_CHUNK];
 };
@@ -397,10 +398,44 @@ static void combine_blocks(struct combine *c, char *user, const struct rch_mpi_t
     }
 }
 
+/* The elements of a repetition of the columns cl at `user`, their offsets
+ * in off[], when the rows kernel may combine nvirt of them: 2 to
+ * RCH_COLL_ROWS_MAX, blocks of 1-4 elements, apart and aligned
+ * (rch_base_elems_apart); else 0. */
+static int rows_of(const struct combine *c, char *user, size_t nvirt, const struct cols *cl, ptrdiff_t *off)
+{
+    unsigned char *col[RCH_MPI_TYPE_COLP_MAX];
+    size_t len[RCH_MPI_TYPE_COLP_MAX];
+    if (!c->rows || cl->nb > RCH_MPI_TYPE_COLP_MAX)
+        return 0;
+    for (int k = 0; k < cl->nb; k++) {
+        col[k] = (unsigned char *)at(user, cl->b[k].off);
+        len[k] = cl->b[k].len;
+    }
+    int ne = rch_base_elems_of(col, len, cl->nb, c->elem, 4 * c->elem, off);
+    if (ne > RCH_COLL_ROWS_MAX || !rch_base_elems_apart(c->src, col[0], cl->stride, nvirt, off, ne, c->elem))
+        return 0;
+    return ne;
+}
+
 /* nvirt repetitions of the columns cl at `user`, a buffer's worth at a time. */
 static void combine_columns(struct combine *c, char *user, size_t nvirt, const struct cols *cl)
 {
     size_t per = COMBINE_CHUNK / cl->size, soff = 0;
+    ptrdiff_t off[RCH_COLL_ROWS_MAX];
+    int ne = rows_of(c, user, nvirt, cl, off);
+    for (size_t i = 0; i < nvirt && ne; i += per) {
+        size_t k = nvirt - i < per ? nvirt - i : per;
+        char *u = (char *)at(user, (MPI_Aint)i * cl->stride);
+        if (c->old) {
+            columns(c->old, u, k, cl, 1);
+            c->old += k * cl->size;
+        }
+        c->rows(c->src, (char *)at(u, cl->b[0].off), cl->stride, k, off, ne);
+        c->src += k * cl->size;
+    }
+    if (ne)
+        return;
     int by2d = 1;
     for (int j = 0; j < cl->nb && by2d; soff += cl->b[j].len, j++)
         by2d = can_2d(c, c->src + soff, (ptrdiff_t)cl->size, at(user, cl->b[j].off), cl->stride, nvirt,
@@ -430,9 +465,10 @@ int rch_mpi_type_combines(const struct rch_mpi_type *t, size_t elem)
 }
 
 void rch_mpi_type_combine(void *user, size_t count, const struct rch_mpi_type *t, const void *src, void *old,
-                          rch_mpi_combine_fn fn, rch_mpi_combine2d_fn fn2d, size_t elem)
+                          rch_mpi_combine_fn fn, rch_mpi_combine2d_fn fn2d, rch_mpi_combinerows_fn rows,
+                          size_t elem)
 {
-    struct combine c = { .src = src, .old = old, .fn = fn, .fn2d = fn2d, .elem = elem };
+    struct combine c = { .src = src, .old = old, .fn = fn, .fn2d = fn2d, .rows = rows, .elem = elem };
     struct cols cl;
     int reps;
     if (count == 0 || t->size == 0)

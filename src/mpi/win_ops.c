@@ -40,6 +40,7 @@ static int resolve(unsigned op, unsigned kind, struct rch_dev_rma_op *out)
     *out = (struct rch_dev_rma_op){
         .fn = rch_coll_kernel((enum rch_coll_opkind)op, (enum rch_coll_kind)kind),
         .fn2d = rch_coll_kernel2d((enum rch_coll_opkind)op, (enum rch_coll_kind)kind),
+        .rows = rch_coll_kernel_rows((enum rch_coll_opkind)op, (enum rch_coll_kind)kind),
         .op = (uint8_t)op, .kind = (uint8_t)kind,
         .elem = (uint32_t)rch_coll_kind_size((enum rch_coll_kind)kind),
     };
@@ -148,6 +149,7 @@ static int bind_acc(struct rch_mpi_win *w, const char *fn, MPI_Op op, MPI_Dataty
         return rch_mpi_win_err(w, MPI_ERR_INTERN, "%s: no element kind for datatype 0x%x", fn, (unsigned)t->basic);
     out->fn = red.cop.fn;
     out->fn2d = rch_coll_kernel2d((enum rch_coll_opkind)o->kind, (enum rch_coll_kind)kind);
+    out->rows = rch_coll_kernel_rows((enum rch_coll_opkind)o->kind, (enum rch_coll_kind)kind);
     out->op = (uint8_t)o->kind;
     out->kind = (uint8_t)kind;
     out->elem = (uint32_t)red.cop.elem_size;
@@ -155,6 +157,7 @@ static int bind_acc(struct rch_mpi_win *w, const char *fn, MPI_Op op, MPI_Dataty
         out->kind = RCH_COLL_K_I16_X32;
         out->fn = rch_coll_kernel((enum rch_coll_opkind)o->kind, RCH_COLL_K_I16_X32);
         out->fn2d = NULL;
+        out->rows = NULL;
         out->elem = (uint32_t)rch_coll_kind_size(RCH_COLL_K_I16_X32);
     }
     last_bind.op = op;
@@ -599,7 +602,7 @@ static rdmach_status_t typed_direct(struct job *j, const struct rch_mpi_type *tt
         rch_mpi_pack_n(mem, (size_t)tcount, tt, j->out);
     } else if (inplace) {
         rch_mpi_type_combine(mem, (size_t)tcount, tt, j->in, j->kind == RCH_DEV_RMA_GACC ? j->out : NULL, j->op->fn,
-                             j->op->fn2d, j->op->elem);
+                             j->op->fn2d, j->op->rows, j->op->elem);
     } else {
         rch_mpi_pack_n(mem, (size_t)tcount, tt, tmp);
         if (j->kind == RCH_DEV_RMA_GACC)

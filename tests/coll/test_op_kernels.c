@@ -357,6 +357,56 @@ Test(op_kernels, block_form_matches_contiguous_kernel_block_by_block)
     cr_assert_geq(checked, 100, "only %d (op, kind) pairs checked", checked);
 }
 
+/* The repetition form (rch_coll_kernel_rows): SUM on the 32- and 64-bit
+ * integer and floating kinds, nothing else. 2 to 16 elements a repetition
+ * at offsets out of order with gaps between them, positive and negative
+ * strides, 0, 1 and 53 repetitions, against the contiguous kernel element
+ * by element; the gaps keep their bytes. */
+Test(op_kernels, repetition_form_matches_contiguous_kernel_element_by_element)
+{
+    enum { REPS = 53, MAXNE = RCH_COLL_ROWS_MAX, SPAN = (REPS + 1) * 3 * MAXNE * 8 };
+    static _Alignas(64) unsigned char in[REPS * MAXNE * 8], got[SPAN], want[SPAN];
+    int checked = 0;
+    for (int op = 0; op < RCH_COLL_OPKIND_MAX; op++)
+        for (int k = 0; k < RCH_COLL_K_MAX; k++) {
+            rch_coll_oprows_fn rows = rch_coll_kernel_rows(op, k);
+            int want_rows = op == RCH_COLL_OP_SUM &&
+                            (k == RCH_COLL_K_I32 || k == RCH_COLL_K_I64 || k == RCH_COLL_K_U32 ||
+                             k == RCH_COLL_K_U64 || k == RCH_COLL_K_F32 || k == RCH_COLL_K_F64);
+            cr_assert_eq(rows != NULL, want_rows, "%s on %s: repetition kernel %s", rch_coll_opkind_name(op),
+                         rch_coll_kind_name(k), rows ? "present" : "missing");
+            if (!rows)
+                continue;
+            rch_coll_op_fn fn = rch_coll_kernel(op, k);
+            size_t es = rch_coll_kind_size(k);
+            for (int ne = 2; ne <= MAXNE; ne++)
+                for (int shape = 0; shape < 2; shape++)
+                    for (size_t reps = 0; reps <= REPS; reps += reps < 1 ? 1 : REPS - 1) {
+                        /* element j at 3 * (ne - 1 - j) + j % 2 elements: reversed, gaps of 1-3 */
+                        ptrdiff_t off[MAXNE], stride = (ptrdiff_t)(3 * ne * es);
+                        for (int j = 0; j < ne; j++)
+                            off[j] = (ptrdiff_t)((size_t)(3 * (ne - 1 - j) + j % 2) * es);
+                        if (shape == 1)
+                            stride = -stride;
+                        size_t first = shape == 1 ? (size_t)REPS * 3 * (size_t)ne * es : 0;
+                        fill(k, in, sizeof(in) / es);
+                        fill(k, got, SPAN / es);
+                        memcpy(want, got, SPAN);
+                        for (size_t r = 0; r < reps; r++)
+                            for (int j = 0; j < ne; j++)
+                                fn(in + (r * (size_t)ne + (size_t)j) * es,
+                                   want + (ptrdiff_t)first + (ptrdiff_t)r * stride + off[j], 1, NULL);
+                        rows(in, got + first, stride, reps, off, ne);
+                        size_t at = 0;
+                        cr_assert(same(k, got, want, SPAN / es, &at),
+                                  "%s on %s, %d elements a repetition, stride %td, %zu repetitions: element %zu "
+                                  "differs", rch_coll_opkind_name(op), rch_coll_kind_name(k), ne, stride, reps, at);
+                    }
+            checked++;
+        }
+    cr_assert_eq(checked, 6, "%d (op, kind) pairs with a repetition kernel", checked);
+}
+
 Test(op_kernels, integer_sum_and_prod_wrap_without_overflow_traps)
 {
     int32_t a[2] = { INT32_MAX, INT32_MIN }, b[2] = { 1, -1 };
