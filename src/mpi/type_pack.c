@@ -400,29 +400,27 @@ static void combine_blocks(struct combine *c, char *user, const struct rch_mpi_t
 
 /* The elements of a repetition of the columns cl at `user`, their offsets
  * in off[], when the rows kernel may combine nvirt of them: 2 to
- * RCH_COLL_ROWS_MAX, blocks of 1-4 elements, apart and aligned
+ * RCH_BASE_ELEMS_MAX (= RCH_COLL_ROWS_MAX), blocks of 1-4 elements, apart and aligned
  * (rch_base_elems_apart); else 0. */
 static int rows_of(const struct combine *c, char *user, size_t nvirt, const struct cols *cl, ptrdiff_t *off)
 {
     unsigned char *col[RCH_MPI_TYPE_COLP_MAX];
     size_t len[RCH_MPI_TYPE_COLP_MAX];
-    if (!c->rows || cl->nb > RCH_MPI_TYPE_COLP_MAX)
+    if (!c->rows)
         return 0;
     for (int k = 0; k < cl->nb; k++) {
         col[k] = (unsigned char *)at(user, cl->b[k].off);
         len[k] = cl->b[k].len;
     }
     int ne = rch_base_elems_of(col, len, cl->nb, c->elem, 4 * c->elem, off);
-    if (ne > RCH_COLL_ROWS_MAX || !rch_base_elems_apart(c->src, col[0], cl->stride, nvirt, off, ne, c->elem))
-        return 0;
-    return ne;
+    return ne && rch_base_elems_apart(c->src, col[0], cl->stride, nvirt, off, ne, c->elem) ? ne : 0;
 }
 
 /* nvirt repetitions of the columns cl at `user`, a buffer's worth at a time. */
 static void combine_columns(struct combine *c, char *user, size_t nvirt, const struct cols *cl)
 {
     size_t per = COMBINE_CHUNK / cl->size, soff = 0;
-    ptrdiff_t off[RCH_COLL_ROWS_MAX];
+    ptrdiff_t off[RCH_BASE_ELEMS_MAX];
     int ne = rows_of(c, user, nvirt, cl, off);
     for (size_t i = 0; i < nvirt && ne; i += per) {
         size_t k = nvirt - i < per ? nvirt - i : per;

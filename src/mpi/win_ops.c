@@ -33,6 +33,10 @@
 
 /* ---- the target's kernel lookup ---- */
 
+/* The repetition kernels take what rch_base_elems_of lists (type_pack.c,
+ * the device's rma_pat.c). */
+_Static_assert(RCH_COLL_ROWS_MAX == RCH_BASE_ELEMS_MAX, "a period's elements fit the repetition kernels");
+
 static int resolve(unsigned op, unsigned kind, struct rch_dev_rma_op *out)
 {
     if (op >= RCH_COLL_OPKIND_MAX || kind >= RCH_COLL_K_MAX)

@@ -32,8 +32,8 @@
  *     sleeps between the calls. The last rank reaches the whole-group
  *     creation while the others' thread t is still in the subset's; a hold
  *     of its context mask there must not wait for them (src/mpi/ctxid.c,
- *     "Threads": this deadlocked 6 times in 6 at 3 and 4 ranks when the
- *     first round held the whole mask).
+ *     "Threads": when the first round held the whole mask this phase
+ *     hung 3 runs in 3 at 4 ranks and 2 in 2 at 3).
  *  6. Intercommunicators among dups: the even threads make an
  *     intercommunicator of their parent's two halves (Intercomm_create),
  *     split it and merge it, while the odd threads dup their parents. Each
