@@ -83,6 +83,36 @@ void rch_base_claim_lines(void *p, size_t len);
  * ... (copy.c): the datatype engine's inner loop. Source and destination
  * do not overlap. */
 void rch_base_copy2d(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride, size_t n, size_t len);
+/* Prefetching for passes over blocks that lie apart (a strided datatype's
+ * moves and combines): the hardware prefetcher follows a stream but does
+ * not run ahead across the gaps, so each block's lines are asked for a few
+ * KiB ahead (RDMACH_DTYPE_PREFETCH) when the pass spans more than stays in
+ * cache (RDMACH_DTYPE_PREFETCH_FROM, the L2 size). rch_base_ahead: how
+ * many blocks ahead to prefetch in a pass over n blocks of len bytes,
+ * stride bytes apart, or n (never) when the blocks are not apart (no gap,
+ * or less than a line from one block to the next), longer than
+ * RCH_BASE_AHEAD_LEN bytes (a stream the hardware follows) or span too
+ * little. The pass then goes a chunk of rch_base_ahead_chunk(len) blocks
+ * (RCH_BASE_AHEAD_LINES lines) at a time, rch_base_prefetch_blocks asking
+ * for blocks [from, to) (those below n) before the chunk's moves: the
+ * moves' own loops stay as they are (copy.c). */
+#define RCH_BASE_AHEAD_LEN 1024
+#define RCH_BASE_AHEAD_LINES 16
+size_t rch_base_ahead(ptrdiff_t stride, size_t len, size_t n);
+size_t rch_base_ahead_chunk(size_t len);
+void rch_base_prefetch_blocks(const void *p, ptrdiff_t stride, size_t from, size_t to, size_t n, size_t len,
+                              int write);
+/* Prefetch the lines of len bytes at p: for writing, or for reading. */
+static inline __attribute__((always_inline)) void rch_base_prefetch_w(const void *p, size_t len)
+{
+    for (uintptr_t a = (uintptr_t)p & ~(uintptr_t)63, e = (uintptr_t)p + len; a < e; a += 64)
+        __builtin_prefetch((const void *)a, 1, 3);
+}
+static inline __attribute__((always_inline)) void rch_base_prefetch_r(const void *p, size_t len)
+{
+    for (uintptr_t a = (uintptr_t)p & ~(uintptr_t)63, e = (uintptr_t)p + len; a < e; a += 64)
+        __builtin_prefetch((const void *)a, 0, 3);
+}
 /* May a kernel that reads and writes blocks apart as typed elements
  * (rch_coll_op2d_fn) take n blocks of len bytes at b, b + bstride, ...
  * (written) with operands at a, a + astride, ...? The written blocks do not

@@ -20,7 +20,8 @@
  *    of the datatype engine (src/mpi/type_pack.c) and of the one-sided
  *    blocks a device moves itself (src/device/rma_vec.c, rma_getw.c); every
  *    other 4- or 8-byte block gathered by AVX2 shuffles where the CPU has
- *    them.
+ *    them; blocks that lie apart, over more than L2, prefetched a few KiB
+ *    ahead (rch_base_ahead, base.h; docs/PERFORMANCE.md).
  *  - rch_base_copy_cols, the repetitions of a few blocks (an indexed
  *    pattern, a struct, a one-sided pattern packet): short blocks of whole
  *    elements a repetition at a time (copy_elems, below); others a copy2d
@@ -33,6 +34,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "base/base.h"
+#include "base/tunables.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -163,19 +165,9 @@ static int have_avx2(void)
 }
 #endif
 
-void rch_base_copy2d(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride, size_t n, size_t len)
+static void copy2d_plain(unsigned char *d, ptrdiff_t dstride, const unsigned char *s, ptrdiff_t sstride, size_t n,
+                         size_t len)
 {
-    unsigned char *d = dst;
-    const unsigned char *s = src;
-#if defined(__x86_64__)
-    if ((len == 4 || len == 8) && dstride == (ptrdiff_t)len && sstride == 2 * (ptrdiff_t)len && n > 16 &&
-        have_avx2()) {
-        size_t k = gather_half(d, s, n, len);
-        d += k * len;
-        s += k * 2 * len;
-        n -= k;
-    }
-#endif
     switch (len) {
     case 1: copy2d_len(d, dstride, s, sstride, n, 1); break;
     case 2: copy2d_len(d, dstride, s, sstride, n, 2); break;
@@ -190,6 +182,63 @@ void rch_base_copy2d(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t ss
         for (size_t k = 0; k < n; k++, d += dstride, s += sstride)
             memmove(d, s, len);
         break;
+    }
+}
+
+void rch_base_copy2d(void *dst, ptrdiff_t dstride, const void *src, ptrdiff_t sstride, size_t n, size_t len)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+#if defined(__x86_64__)
+    if ((len == 4 || len == 8) && dstride == (ptrdiff_t)len && sstride == 2 * (ptrdiff_t)len && n > 16 &&
+        have_avx2()) {
+        size_t k = gather_half(d, s, n, len);
+        d += k * len;
+        s += k * 2 * len;
+        n -= k;
+    }
+#endif
+    size_t ad = rch_base_ahead(dstride, len, n), as = rch_base_ahead(sstride, len, n);
+    if (ad == n && as == n) {
+        copy2d_plain(d, dstride, s, sstride, n, len);
+        return;
+    }
+    size_t ch = rch_base_ahead_chunk(len);
+    for (size_t k = 0; k < n; k += ch) {
+        size_t m = n - k < ch ? n - k : ch;
+        rch_base_prefetch_blocks(d, dstride, k + ad, k + ad + m, n, len, 1);
+        rch_base_prefetch_blocks(s, sstride, k + as, k + as + m, n, len, 0);
+        copy2d_plain(d + (ptrdiff_t)k * dstride, dstride, s + (ptrdiff_t)k * sstride, sstride, m, len);
+    }
+}
+
+size_t rch_base_ahead(ptrdiff_t stride, size_t len, size_t n)
+{
+    size_t span = (size_t)(stride < 0 ? -stride : stride);
+    if (rch_tun.dtype_prefetch == 0 || span < 64 || span <= len || len > RCH_BASE_AHEAD_LEN ||
+        n < rch_tun.dtype_prefetch_from / span)
+        return n;
+    size_t ahead = (rch_tun.dtype_prefetch + span - 1) / span;
+    return ahead < n ? ahead : n;
+}
+
+size_t rch_base_ahead_chunk(size_t len)
+{
+    size_t lines = (len + 63) / 64;
+    return lines >= RCH_BASE_AHEAD_LINES ? 1 : RCH_BASE_AHEAD_LINES / lines;
+}
+
+void rch_base_prefetch_blocks(const void *p, ptrdiff_t stride, size_t from, size_t to, size_t n, size_t len,
+                              int write)
+{
+    if (from >= n)
+        return;
+    const unsigned char *b = (const unsigned char *)p + (ptrdiff_t)from * stride;
+    for (size_t j = from; j < to && j < n; j++, b += stride) {
+        if (write)
+            rch_base_prefetch_w(b, len);
+        else
+            rch_base_prefetch_r(b, len);
     }
 }
 

@@ -171,6 +171,15 @@ static const struct rch_tun_row rows[] = {
       "Bytes of the collectives' large scratch buffers (64 KiB and up: a reduction's accumulator, a "
       "schedule's temporaries) kept between calls instead of freed, whose pages would be faulted in and "
       "zeroed again by every call (0: free each)" },
+    { "DTYPE_PREFETCH", RCH_TUN_SIZE, OFF(dtype_prefetch), "12k", 0, 1 * MiB, NULL,
+      "Datatype moves and reductions over blocks that lie apart (a vector's or a pattern's blocks of up "
+      "to 1 KiB, at least 64 bytes from one block's start to the next, with a gap between) prefetch the "
+      "strided side's blocks this many bytes ahead: the hardware prefetcher does not run ahead across "
+      "such gaps (0: never)" },
+    { "DTYPE_PREFETCH_FROM", RCH_TUN_SIZE, OFF(dtype_prefetch_from), "1m", 0, 1 * GiB, NULL,
+      "DTYPE_PREFETCH applies to a pass whose blocks span at least this many bytes (set at start-up to "
+      "the size of the L2 cache: a smaller span is mostly in cache when it is moved again, and the "
+      "prefetches then only cost)" },
     { "COLL_VNODE_SIZE", RCH_TUN_INT, OFF(coll_vnode_size), "0", 0, 1 << 20, NULL,
       "Collectives only: let the node-aware algorithms see pretend nodes of this many consecutive "
       "ranks while messages still take the real channels (for testing and study; 0: the job's layout)" },

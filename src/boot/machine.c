@@ -105,6 +105,16 @@ rdmach_status_t rch_boot_machine_tunables(int local_size)
     rdmach_status_t st = rch_base_tun_machine("SHM_NT_FROM", text, why);
     if (st != RDMACH_OK)
         return st;
+    /* Prefetching the blocks of a strided move ahead pays where they span
+     * more than L2 (AMD EPYC, Zen 5, 256-byte blocks 512 bytes apart, into
+     * a peer's window: 16 K blocks 20% faster moved, 38% combined; 1 K
+     * blocks, 512 KiB that stay in L2, 3-10% slower). */
+    if (m.l2) {
+        snprintf(text, sizeof(text), "%zu", m.l2);
+        snprintf(why, sizeof(why), "the L2 cache");
+        if ((st = rch_base_tun_machine("DTYPE_PREFETCH_FROM", text, why)) != RDMACH_OK)
+            return st;
+    }
     RCH_DEBUG("boot", "machine: L2 %zu, L%d %zu bytes, %d cpus, %d local ranks", m.l2, m.llc_level,
               m.llc, m.cpus, local_size);
     return RDMACH_OK;

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include "base/base.h"
 #include "coll/coll.h"
 
 /* Each kernel in two forms: contiguous (name) and over blocks apart
@@ -40,6 +41,20 @@
     }                                                                           \
     return;
 
+/* The block form when its pass prefetches (rch_base_ahead): f (the plain
+ * block form) a chunk of blocks at a time, each chunk's blocks `ahead`
+ * further on asked for first. */
+static void ahead_2d(rch_coll_op2d_fn f, const void *in, ptrdiff_t is, void *inout, ptrdiff_t os, size_t nblk,
+                     size_t blen, size_t es, size_t ahead)
+{
+    size_t len = blen * es, ch = rch_base_ahead_chunk(len);
+    for (size_t k = 0; k < nblk; k += ch) {
+        size_t m = nblk - k < ch ? nblk - k : ch;
+        rch_base_prefetch_blocks(inout, os, k + ahead, k + ahead + m, nblk, len, 1);
+        f((const char *)in + (ptrdiff_t)k * is, is, (char *)inout + (ptrdiff_t)k * os, os, m, blen);
+    }
+}
+
 #define KERNEL(name, T, expr)                                                   \
     static void name(const void *in_, void *inout_, size_t n, void *arg)       \
     {                                                                           \
@@ -49,8 +64,8 @@
         for (size_t i = 0; i < n; i++)                                          \
             b[i] = (expr);                                                      \
     }                                                                           \
-    static void name##_2d(const void *in_, ptrdiff_t is, void *inout_,         \
-                          ptrdiff_t os, size_t nblk, size_t blen)               \
+    static void name##_2d_plain(const void *in_, ptrdiff_t is, void *inout_,   \
+                                ptrdiff_t os, size_t nblk, size_t blen)         \
     {                                                                           \
         const char *ap = in_;                                                   \
         char *bp = inout_;                                                      \
@@ -74,6 +89,16 @@
             for (size_t k = 0; k < nblk; k++, ap += is, bp += os)               \
                 name(ap, bp, blen, NULL);                                       \
         }                                                                       \
+    }                                                                           \
+    static void name##_2d(const void *in_, ptrdiff_t is, void *inout_,         \
+                          ptrdiff_t os, size_t nblk, size_t blen)               \
+    {                                                                           \
+        size_t ahead = rch_base_ahead(os, blen * sizeof(T), nblk);              \
+        if (ahead < nblk)                                                       \
+            ahead_2d(name##_2d_plain, in_, is, inout_, os, nblk, blen,          \
+                     sizeof(T), ahead);                                         \
+        else                                                                    \
+            name##_2d_plain(in_, is, inout_, os, nblk, blen);                   \
     }
 
 #define INT_KERNELS(s, T)                                                       \

@@ -16,9 +16,9 @@ static const struct {
     const char *cvars;   /* tunable names, space-separated; a trailing * matches a prefix */
 } cats[RCH_MPIT_CAT_MAX] = {
     [RCH_MPIT_CAT_ROOT] = { "rdmach", "Everything rdmach lets tools see, by layer", "" },
-    [RCH_MPIT_CAT_BASE] = { "rdmach_base", "Logging, start-up checks, injected noise (src/base, src/device/noise.c) "
-                            "and injected MPI-IO failures (src/io)",
-                            "LOG LOG_INTERVAL ABI_CHECK SIGUSR1 NOISE IO_*" },
+    [RCH_MPIT_CAT_BASE] = { "rdmach_base", "Logging, start-up checks, the strided copies' prefetching "
+                            "(src/base), injected noise (src/device/noise.c) and injected MPI-IO failures (src/io)",
+                            "LOG LOG_INTERVAL ABI_CHECK SIGUSR1 NOISE IO_* DTYPE_*" },
     [RCH_MPIT_CAT_BOOT] = { "rdmach_boot", "Bootstrap: process manager, node layout, binding (src/boot), "
                             "and the dynamic processes it spawns", "BIND PMI VNODE_SIZE DYN_TIMEOUT_MS DYN_NET DYN_MAX NAMESERV_DIR" },
     [RCH_MPIT_CAT_SHM] = { "rdmach_shm", "The shared-memory channel within a node (src/rdma/shm)",

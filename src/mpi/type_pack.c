@@ -352,7 +352,9 @@ static void combine_regular(struct combine *c, char *user, const struct rch_mpi_
     if (o->rhead)
         combine_at(c, (char *)at(user, t->blocks[0].off), t->blocks[0].len);
     if (can_2d(c, c->src, (ptrdiff_t)b->len, at(user, b->off), o->rstride, n, b->len)) {
-        per = per ? per : 1;
+        /* a chunk at a time only to copy the values before out just before
+         * (in cache); else one pass, which the kernel prefetches ahead */
+        per = !c->old ? n : per ? per : 1;
         for (size_t i = 0; i < n; i += per) {
             size_t k = n - i < per ? n - i : per;
             combine_2d(c, 0, (ptrdiff_t)b->len, (char *)at(user, b->off + (MPI_Aint)i * o->rstride), o->rstride, k,

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "base/base.h"
+#include "base/tunables.h"
 
 static void ref2d(unsigned char *d, ptrdiff_t ds, const unsigned char *s, ptrdiff_t ss, size_t n, size_t len)
 {
@@ -70,6 +71,80 @@ Test(copy2d, every_length_and_stride_against_a_byte_loop)
                           strides[k][0], strides[k][1]);
             }
         }
+}
+
+/* Prefetching passes (rch_base_ahead): which passes prefetch, by the rules
+ * base.h gives, and how far ahead. */
+Test(copy2d, prefetches_only_passes_over_blocks_apart)
+{
+    size_t keep = rch_tun.dtype_prefetch, keep_from = rch_tun.dtype_prefetch_from;
+    rch_tun.dtype_prefetch = 12288;
+    rch_tun.dtype_prefetch_from = 1 << 20;
+    cr_expect_eq(rch_base_ahead(512, 256, 16384), 24);       /* 12 KiB ahead, in blocks */
+    cr_expect_eq(rch_base_ahead(-512, 256, 16384), 24);
+    cr_expect_eq(rch_base_ahead(5000, 4, 16384), 3);         /* rounded up */
+    cr_expect_eq(rch_base_ahead(512, 256, 1024), 1024);      /* spans 512 KiB: in cache */
+    cr_expect_eq(rch_base_ahead(48, 4, 1 << 20), 1 << 20);   /* less than a line apart */
+    cr_expect_eq(rch_base_ahead(256, 256, 1 << 20), 1 << 20); /* no gap: a stream */
+    cr_expect_eq(rch_base_ahead(4096, 2048, 1 << 20), 1 << 20); /* blocks too long */
+    cr_expect_eq(rch_base_ahead(1 << 20, 64, 8), 1);          /* a block ahead */
+    rch_tun.dtype_prefetch_from = 0;
+    cr_expect_eq(rch_base_ahead(1024, 64, 8), 8);             /* the distance is past the last block: none */
+    cr_expect_eq(rch_base_ahead(1024, 64, 13), 12);
+    rch_tun.dtype_prefetch = 0;
+    cr_expect_eq(rch_base_ahead(512, 256, 16384), 16384);
+    cr_expect_eq(rch_base_ahead_chunk(4), RCH_BASE_AHEAD_LINES);
+    cr_expect_eq(rch_base_ahead_chunk(256), RCH_BASE_AHEAD_LINES / 4);
+    cr_expect_eq(rch_base_ahead_chunk(RCH_BASE_AHEAD_LEN), 1);
+    rch_tun.dtype_prefetch = keep;
+    rch_tun.dtype_prefetch_from = keep_from;
+}
+
+/* The prefetching pass moves what the plain one does: blocks apart on
+ * either side or both, strides negative too, counts around the distance
+ * and the chunks, a gathered source that ends at an unmapped page (the
+ * prefetches stay within the blocks); the gaps keep their bytes. */
+Test(copy2d, prefetching_passes_against_a_byte_loop)
+{
+    size_t keep = rch_tun.dtype_prefetch, keep_from = rch_tun.dtype_prefetch_from;
+    rch_tun.dtype_prefetch = 300;      /* a few blocks ahead */
+    rch_tun.dtype_prefetch_from = 0;
+    static const size_t lens[] = { 4, 8, 12, 60, 100, 256, 1024 };
+    static const size_t ns[] = { 0, 1, 2, 3, 5, 16, 17, 33, 100 };
+    enum { ROOM = 2 * 1100 * 100 + 4096 };
+    unsigned char *src = malloc(ROOM), *got = malloc(ROOM), *want = malloc(ROOM);
+    cr_assert(src && got && want);
+    for (size_t i = 0; i < ROOM; i++)
+        src[i] = (unsigned char)(i * 13 + 1);
+    int ahead = 0;
+    for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+        for (size_t ni = 0; ni < sizeof(ns) / sizeof(ns[0]); ni++) {
+            size_t len = lens[l], n = ns[ni];
+            ptrdiff_t apart = (ptrdiff_t)(len < 64 ? 64 + len : 2 * len + 4);
+            ptrdiff_t strides[][2] = { { apart, (ptrdiff_t)len }, { (ptrdiff_t)len, apart }, { apart, apart + 8 },
+                                       { -apart, (ptrdiff_t)len }, { (ptrdiff_t)len, -apart } };
+            for (int k = 0; k < 5; k++) {
+                ptrdiff_t ds = strides[k][0], ss = strides[k][1];
+                size_t dfirst = ds < 0 && n ? (n - 1) * (size_t)-ds : 0, sfirst = ss < 0 && n ? (n - 1) * (size_t)-ss : 0;
+                ahead += rch_base_ahead(ds, len, n) < n || rch_base_ahead(ss, len, n) < n;
+                memset(got, 0, ROOM);
+                memset(want, 0, ROOM);
+                rch_base_copy2d(got + dfirst, ds, src + sfirst, ss, n, len);
+                ref2d(want + dfirst, ds, src + sfirst, ss, n, len);
+                cr_expect(memcmp(got, want, ROOM) == 0, "len %zu n %zu strides %td %td", len, n, ds, ss);
+            }
+        }
+    cr_assert_geq(ahead, 100, "only %d passes prefetched", ahead);
+    static const size_t edge[] = { 5, 16, 17, 100, 1027 };
+    for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+        gather_at_edge(8, 72, edge[i]);
+        gather_at_edge(256, 512, edge[i]);
+    }
+    free(src);
+    free(got);
+    free(want);
+    rch_tun.dtype_prefetch = keep;
+    rch_tun.dtype_prefetch_from = keep_from;
 }
 
 /* rch_base_copy_cols, both ways: repetitions of a few blocks at strides

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include "base/base.h"
+#include "base/tunables.h"
 #include "coll/coll.h"
 
 #define N 257   /* odd, so no kernel gets away with a vectorised multiple only */
@@ -317,9 +319,9 @@ Test(op_kernels, every_op_on_every_kind_matches_naive_loop)
  * strided too, against the contiguous kernel (checked above) block by
  * block; the gaps must keep their bytes. Defined for every (op, kind) the
  * contiguous kernel is, except the pair kinds, REPLACE and NO_OP. */
-Test(op_kernels, block_form_matches_contiguous_kernel_block_by_block)
+static void block_form_case(int far)
 {
-    enum { NB = 37, SPAN = 3 * NB * 40 * 32 };
+    enum { NB = 37, SPAN = 3 * NB * (40 * 32 + 64) };
     static _Alignas(64) unsigned char in[SPAN], got[SPAN], want[SPAN];
     static const size_t blens[] = { 1, 2, 3, 4, 5, 6, 9, 40 };
     int checked = 0;
@@ -337,10 +339,11 @@ Test(op_kernels, block_form_matches_contiguous_kernel_block_by_block)
                 for (int shape = 0; shape < 4; shape++) {
                     size_t bl = blens[b], bb = bl * es;
                     /* shape 0: stride 2 blocks; 1: one element more; 2: negative; 3: operands strided too */
-                    ptrdiff_t os = shape == 0 ? 2 * (ptrdiff_t)bb : shape == 2 ? -(ptrdiff_t)(bb + es)
-                                                                                : (ptrdiff_t)(bb + es);
+                    ptrdiff_t gap = far ? 64 : (ptrdiff_t)es;
+                    ptrdiff_t os = shape == 0 ? 2 * (ptrdiff_t)bb + (far ? 64 : 0)
+                                 : shape == 2 ? -(ptrdiff_t)bb - gap : (ptrdiff_t)bb + gap;
                     ptrdiff_t is = shape == 3 ? (ptrdiff_t)(2 * bb) : (ptrdiff_t)bb;
-                    size_t first = shape == 2 ? (NB - 1) * (bb + es) : 0;
+                    size_t first = shape == 2 ? (NB - 1) * (size_t)(-os) : 0;
                     fill(k, in, SPAN / es);
                     fill(k, got, SPAN / es);
                     memcpy(want, got, SPAN);
@@ -355,6 +358,25 @@ Test(op_kernels, block_form_matches_contiguous_kernel_block_by_block)
             checked++;
         }
     cr_assert_geq(checked, 100, "only %d (op, kind) pairs checked", checked);
+}
+
+Test(op_kernels, block_form_matches_contiguous_kernel_block_by_block)
+{
+    block_form_case(0);
+}
+
+/* The same with the blocks a line or more apart and prefetching on from a
+ * few blocks ahead (rch_base_ahead), which the pass then does a chunk of
+ * blocks at a time: every block combined once, none past the last. */
+Test(op_kernels, block_form_prefetching_matches_contiguous_kernel)
+{
+    size_t keep = rch_tun.dtype_prefetch, keep_from = rch_tun.dtype_prefetch_from;
+    rch_tun.dtype_prefetch = 200;
+    rch_tun.dtype_prefetch_from = 0;
+    cr_assert_lt(rch_base_ahead(64 + 4, 4, 37), 37);
+    block_form_case(1);
+    rch_tun.dtype_prefetch = keep;
+    rch_tun.dtype_prefetch_from = keep_from;
 }
 
 /* The repetition form (rch_coll_kernel_rows): SUM on the 32- and 64-bit
