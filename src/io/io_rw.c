@@ -29,8 +29,9 @@ int rch_io_check(struct rch_io_op *op)
                           fn, (long long)op->count, (long long)span);
     if (!t->committed && !t->predefined)
         return rch_io_err(f, MPI_ERR_TYPE, "%s: datatype in argument datatype is not committed", fn);
-    if (!op->buf && op->count > 0 && t->size > 0)
-        return rch_io_err(f, MPI_ERR_BUFFER, "%s: argument buf is NULL", fn);
+    if (!op->buf && op->count > 0 && t->size > 0 && !rch_mpi_type_bottom_ok(t, op->count))
+        return rch_io_err(f, MPI_ERR_BUFFER, "%s: argument buf is NULL (MPI_BOTTOM needs a datatype of absolute "
+                          "addresses)", fn);
     if (!op->is_write && (f->amode & MPI_MODE_WRONLY))
         return rch_io_err(f, MPI_ERR_ACCESS, "%s: file '%s' is open write-only", fn, f->name);
     if (op->is_write && (f->amode & MPI_MODE_RDONLY))

@@ -7,18 +7,6 @@
 #include <stdlib.h>
 #include "mpi/coll_bind.h"
 
-/* With MPI_BOTTOM (NULL) a datatype carries absolute addresses: then no byte
- * it touches is in the first page (the datatype engine's rule). */
-#define NULL_PAGE 4096
-
-static int bottom_ok(const struct rch_mpi_type *t, int count)
-{
-    MPI_Aint lowest = t->true_lb;
-    if (t->extent < 0 && count > 0)
-        lowest += (MPI_Aint)(count - 1) * t->extent;
-    return lowest >= NULL_PAGE;
-}
-
 static const char *type_text(MPI_Datatype dt, const struct rch_mpi_type *t, char *buf, size_t len)
 {
     if (t && t->name[0])
@@ -101,7 +89,7 @@ int rch_mpi_coll_check_buf(const char *fn, struct rch_mpi_comm *c, const void *b
     if (buf == MPI_IN_PLACE)
         return rch_mpi_err(c->handle, MPI_ERR_BUFFER,
                            "%s: MPI_IN_PLACE is not allowed in argument %s here", fn, bufarg);
-    if (!buf && count > 0 && t->size > 0 && !bottom_ok(t, count))
+    if (!buf && count > 0 && t->size > 0 && !rch_mpi_type_bottom_ok(t, count))
         return rch_mpi_err(c->handle, MPI_ERR_BUFFER,
                            "%s: NULL pointer in argument %s with %s %d", fn, bufarg, countarg, count);
     if (tp)

@@ -664,6 +664,10 @@ const struct rch_mpi_type *rch_mpi_type_of_empty(MPI_Datatype dt);
 /* Argument check for (buf, count, datatype) as every communication call does:
  * returns MPI_SUCCESS or the error class, with a message naming fn and arg. */
 int rch_mpi_type_check_buf(MPI_Comm comm, const char *fn, const void *buf, int count, MPI_Datatype dt);
+/* May count of t lie at MPI_BOTTOM (a null buffer)? Only if the type's
+ * displacements are absolute addresses: no byte it touches in the first
+ * page, which is never mapped (type_pack.c). */
+int rch_mpi_type_bottom_ok(const struct rch_mpi_type *t, MPI_Count count);
 /* Pack `count` elements into contiguous `out` (which holds count*size bytes). */
 void rch_mpi_type_pack(const void *in, int count, const struct rch_mpi_type *t, void *out);
 /* Unpack `bytes` (may be less than count*size: truncation) from `in`. */

@@ -550,11 +550,11 @@ size_t rch_mpi_type_elements_bytes(const struct rch_mpi_type *t, MPI_Count n)
  */
 #define RCH_MPI_NULL_PAGE 4096
 
-static int bottom_ok(const struct rch_mpi_type *t, int count)
+int rch_mpi_type_bottom_ok(const struct rch_mpi_type *t, MPI_Count count)
 {
     MPI_Aint span, lowest;
 
-    if (t->extent >= 0) {
+    if (t->extent >= 0 || count <= 0) {
         lowest = t->true_lb;
     } else if (__builtin_mul_overflow((MPI_Aint)(count - 1), t->extent, &span) ||
                __builtin_add_overflow(t->true_lb, span, &lowest)) {
@@ -577,7 +577,7 @@ int rch_mpi_type_check_buf(MPI_Comm comm, const char *fn, const void *buf, int c
     if (!t->committed)
         return rch_mpi_err(comm, MPI_ERR_TYPE, "%s: datatype %s in argument datatype is not committed "
                            "(call MPI_Type_commit first)", fn, rch_mpi_type_describe(dt, d, sizeof(d)));
-    if (!buf && count > 0 && t->size > 0 && !bottom_ok(t, count))
+    if (!buf && count > 0 && t->size > 0 && !rch_mpi_type_bottom_ok(t, count))
         return rch_mpi_err(comm, MPI_ERR_BUFFER, "%s: NULL pointer in argument buf with count %d of %s", fn,
                            count, rch_mpi_type_describe(dt, d, sizeof(d)));
     return MPI_SUCCESS;

@@ -77,7 +77,7 @@ static int check_buf(struct rch_mpi_win *w, const char *fn, const void *buf, int
     int err = check_type(w, fn, dt, typearg, t);
     if (err)
         return err;
-    if (RCH_UNLIKELY(!buf && count > 0 && (*t)->size > 0 && (*t)->true_lb == 0))
+    if (RCH_UNLIKELY(!buf && count > 0 && (*t)->size > 0 && !rch_mpi_type_bottom_ok(*t, count)))
         return rch_mpi_win_err(w, MPI_ERR_BUFFER, "%s: argument %s is NULL with %d elements", fn, bufarg, count);
     return MPI_SUCCESS;
 }
@@ -808,7 +808,7 @@ static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, 
         j.espan = (size_t)spread->extent;
         tbytes = bytes / j.esize * j.espan;
     }
-    if (in) {
+    if (t_in) {        /* not `in`: a buffer may be MPI_BOTTOM, a null pointer */
         if (spread) {
             void *sp = spread_in(in, count_in, t_in, spread, bytes);
             free(k->tmp_in);
@@ -827,7 +827,7 @@ static int general(struct rch_mpi_win *w, const char *fn, int kind, int target, 
             return rch_mpi_win_err(w, MPI_ERR_NO_MEM, "%s: no memory to pack %zu bytes", fn, tbytes);
         }
     }
-    if (out) {
+    if (t_out) {
         if (t_out->contig && !spread) {
             j.out = (unsigned char *)out + t_out->true_lb;
         } else {

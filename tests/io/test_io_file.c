@@ -6,7 +6,8 @@
  * handles, explicit offsets, the individual and shared pointers (seek,
  * position, byte offset), ordered writes (rank order), non-blocking and
  * split collective calls, atomic mode with concurrent overlapping writers,
- * and external32 (big-endian in the file). File bytes are checked with
+ * external32 (big-endian in the file), and buffers at MPI_BOTTOM with
+ * datatypes of absolute addresses. File bytes are checked with
  * POSIX reads.
  *
  * Usage: test_io_file <dir>
@@ -544,6 +545,83 @@ static void test_sequential(void)
 
 /* A user data representation (MPI_Register_datarep): ints byte-swapped in
  * the file, so the file holds them big-endian on this little-endian host. */
+/* Buffers at MPI_BOTTOM with datatypes of absolute addresses (MPI-4.1
+ * 5.1.12; 14.4: a data access's buf is an initial address like any other):
+ * each rank writes 6 ints, every other int of an array, with write_at,
+ * write_at_all and iwrite_at, and reads them back the same way into
+ * another array; rank 0 checks the file's bytes. A null buffer with a type
+ * of offsets is still MPI_ERR_BUFFER. */
+#define NB_INTS 6
+static MPI_Datatype every_other_at(int *a)
+{
+    int bl[NB_INTS];
+    MPI_Aint d[NB_INTS];
+    for (int k = 0; k < NB_INTS; k++) {
+        bl[k] = 1;
+        MPI_OK(MPI_Get_address(&a[2 * k], &d[k]));
+    }
+    MPI_Datatype t;
+    MPI_OK(MPI_Type_create_hindexed(NB_INTS, bl, d, MPI_INT, &t));
+    MPI_OK(MPI_Type_commit(&t));
+    return t;
+}
+
+static void test_bottom(void)
+{
+    char p[4096];
+    name(p, "bottom");
+    MPI_File fh;
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                         MPI_INFO_NULL, &fh));
+    int out[2 * NB_INTS], in[2 * NB_INTS];
+    MPI_Datatype to = every_other_at(out), ti = every_other_at(in);
+    MPI_Offset row = NB_INTS * (MPI_Offset)sizeof(int), base = 3 * row * rank;
+    for (int form = 0; form < 3; form++) {
+        for (int i = 0; i < 2 * NB_INTS; i++) {
+            out[i] = 1000 * form + 100 * rank + i;
+            in[i] = -1;
+        }
+        MPI_Offset at = base + form * row;
+        MPI_Status st;
+        int count = 0;
+        if (form == 0) {
+            MPI_OK(MPI_File_write_at(fh, at, MPI_BOTTOM, 1, to, &st));
+        } else if (form == 1) {
+            MPI_OK(MPI_File_write_at_all(fh, at, MPI_BOTTOM, 1, to, &st));
+        } else {
+            MPI_Request r;
+            MPI_OK(MPI_File_iwrite_at(fh, at, MPI_BOTTOM, 1, to, &r));
+            MPI_OK(MPI_Wait(&r, &st));
+        }
+        MPI_OK(MPI_Get_count(&st, MPI_INT, &count));
+        CHECK(count == NB_INTS, "write form %d from MPI_BOTTOM: %d ints written", form, count);
+        MPI_OK(MPI_File_sync(fh));
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+        MPI_OK(MPI_File_sync(fh));
+        if (form == 1)
+            MPI_OK(MPI_File_read_at_all(fh, at, MPI_BOTTOM, 1, ti, &st));
+        else
+            MPI_OK(MPI_File_read_at(fh, at, MPI_BOTTOM, 1, ti, &st));
+        for (int i = 0; i < 2 * NB_INTS; i++)
+            CHECK(in[i] == (i % 2 ? -1 : 1000 * form + 100 * rank + i),
+                  "form %d, read back at MPI_BOTTOM: int %d is %d", form, i, in[i]);
+        if (rank == 0)
+            for (int r = 0; r < nprocs; r++) {
+                int f[NB_INTS];
+                read_posix(p, f, (long)row, (long)(3 * row * r + form * row));
+                for (int k = 0; k < NB_INTS; k++)
+                    CHECK(f[k] == 1000 * form + 100 * r + 2 * k, "form %d: rank %d's int %d in the file is %d", form,
+                          r, k, f[k]);
+            }
+        MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    expect_error(MPI_File_write_at(fh, base, NULL, 1, MPI_INT, MPI_STATUS_IGNORE), MPI_ERR_BUFFER,
+                 "MPI_File_write_at", NULL);
+    MPI_OK(MPI_Type_free(&to));
+    MPI_OK(MPI_Type_free(&ti));
+    MPI_OK(MPI_File_close(&fh));
+}
+
 static unsigned swap32(unsigned v)
 {
     return (v >> 24) | ((v >> 8) & 0xff00) | ((v << 8) & 0xff0000) | (v << 24);
@@ -614,10 +692,11 @@ int main(int argc, char **argv)
     test_external32();
     test_datarep();
     test_sequential();
+    test_bottom();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("test_io_file: %d ranks: open/errors/handlers/sizes/info/pointers/shared/ordered/nonblocking/split/"
-               "atomic/external32/datarep/sequential/append as MPI-4.1 says\n", nprocs);
+               "atomic/external32/datarep/sequential/append/MPI_BOTTOM as MPI-4.1 says\n", nprocs);
     MPI_Finalize();
     return 0;
 }

@@ -19,7 +19,7 @@ set(CONF_MATRIX_PROGRAMS
     test_conf_group test_conf_comm test_conf_idup test_conf_split_type test_conf_topo test_conf_dims
     test_conf_attr test_mpi_conform_red test_mpi_conform_type test_conf_coll test_conf_coll_nbr
     test_conf_misc test_conf_rma_calls test_conf_rma_shared test_conf_rma_dynamic test_conf_rma_dtype
-    test_conf_rma_atomics test_conf_rma_loc)
+    test_conf_rma_atomics test_conf_rma_loc test_conf_rma_bottom)
 # Arguments of the added cells where the program's defaults are not the point:
 # derived-datatype transfers of 256 K ints on Win_create memory (the flavor
 # the existing cells leave out at most sizes), the atomics on Win_create.

@@ -105,3 +105,11 @@ foreach(path rdma am)
   conf_rma(test_conf_rma_calls 3 _${path} ENV RDMACH_RMA_PATH=${path})
 endforeach()
 conf_rma(test_conf_rma_calls 4 _hydra HYDRA)
+
+# Origin and result buffers at MPI_BOTTOM (datatypes of absolute addresses,
+# as ARMCI-MPI's IOV transfers make them): every operation and request form
+# on both window flavors; the matrix (conform_matrix.cmake) adds 1-8 ranks,
+# tcp and Hydra, these the network code paths on shared memory.
+foreach(path rdma am)
+  conf_rma(test_conf_rma_bottom 3 _${path} ENV RDMACH_RMA_PATH=${path})
+endforeach()
