@@ -384,7 +384,9 @@ static void abort_job(int code, const char *msg, int peer_failed)
     else
         rch_log_emit(RCH_LOG_ERROR, "abort", "aborting with exit code %d: %s", code, msg ? msg : "");
     /* The launcher reads the abort before it sees this process exit (one
-     * ordered stream), ends the job and reports the code. */
+     * ordered stream), ends the job and reports the code; the output
+     * written before it is read first. */
+    drain_pipe(1);
     drain_pipe(2);
     if (boot_up && !rch_boot.singleton && peer_failed) {
         struct timespec grace = { PEER_GRACE_NS / 1000000000L, PEER_GRACE_NS % 1000000000L };

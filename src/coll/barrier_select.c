@@ -83,6 +83,12 @@ const struct rch_coll_barrier_ops *rch_coll_barrier_choose(const struct rch_coll
         RCH_INFO("barrier", "RDMACH_BARRIER=%s does not apply to a communicator of %d ranks (%s); "
                  "choosing by priority", f->name, c->size, reason);
     }
+    if (c->size == 1) {
+        /* nothing to wait for: no backend's set-up is worth its cost (the
+         * libfabric one's probe loads the provider, 0.3-0.6 s) */
+        snprintf(why, len, "one rank");
+        return best;
+    }
     snprintf(why, len, "nothing else applies");
     for (int i = 0; backends[i]; i++) {
         const struct rch_coll_barrier_ops *b = backends[i];

@@ -182,6 +182,9 @@ struct rch_dev_win {
     struct rch_dev_win_lockreq *lq_head, *lq_tail;
     uint32_t completes;          /* PSCW: COMPLETE notifications received */
     uint32_t npend_local, npend_remote;   /* sums of the targets' pend_local / pend_remote */
+    int npackets;                /* members that reach me by packets (locks, atomics): my
+                                  * synchronisation calls then progress the device once, so a
+                                  * rank that polls its own window still serves them */
     /* the first error a target reported, until a flush returns it */
     rdmach_status_t err;
     int err_target;
@@ -366,6 +369,8 @@ rdmach_status_t rch_dev_rma_unlock(struct rch_dev_win *w, int target);
 rdmach_status_t rch_dev_rma_lock_all(struct rch_dev_win *w);
 rdmach_status_t rch_dev_rma_unlock_all(struct rch_dev_win *w);
 /* target -1: every target. local: local completion only. */
+/* MPI_Win_sync: order this rank's loads and stores, and serve packets (rma_sync.c). */
+void rch_dev_rma_sync(struct rch_dev_win *w);
 rdmach_status_t rch_dev_rma_flush(struct rch_dev_win *w, int target, int local);
 /* PSCW: POST to each origin; wait for a POST from each target; flush and
  * COMPLETE to each target; wait (or test: block 0) for a COMPLETE from each

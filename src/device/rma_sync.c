@@ -239,8 +239,25 @@ rdmach_status_t rch_dev_rma_take_error(struct rch_dev_win *w)
 
 /* ---- flush ---- */
 
+/* A rank may wait for another by polling its own window with lock, flush
+ * and sync calls that find nothing to wait for (OpenCoarrays' atomic_ref,
+ * event_wait): when members reach it by packets, each such call runs one
+ * progress pass, or their LOCK and atomic packets would never be read. */
+static inline void serve_packets(struct rch_dev_win *w)
+{
+    if (w->npackets)
+        rch_dev_progress();
+}
+
+void rch_dev_rma_sync(struct rch_dev_win *w)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    serve_packets(w);
+}
+
 rdmach_status_t rch_dev_rma_flush(struct rch_dev_win *w, int target, int local)
 {
+    serve_packets(w);
     /* DIRECT stores: visible before anything this rank does next (the
      * notification that tells the target, an unlock). */
     atomic_thread_fence(memory_order_seq_cst);
@@ -316,6 +333,7 @@ static rdmach_status_t lock_request(struct rch_dev_win *w, int target, int exclu
 rdmach_status_t rch_dev_rma_lock(struct rch_dev_win *w, int target, int exclusive)
 {
     struct rch_dev_win_target *t = &w->t[target];
+    serve_packets(w);
     if (t->ctrl) {
         rdmach_status_t st = lock_word(w, target, exclusive);
         if (st != RDMACH_OK)

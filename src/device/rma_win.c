@@ -487,8 +487,12 @@ rdmach_status_t rch_dev_win_connect(struct rch_dev_win *w, const struct rch_dev_
         }
     }
     int npath[4] = { 0, 0, 0, 0 };
-    for (int r = 0; r < w->size; r++)
+    w->npackets = 0;
+    for (int r = 0; r < w->size; r++) {
         npath[w->t[r].path & 3]++;
+        /* the rules above are symmetric: whom I reach by packets reaches me so */
+        w->npackets += r != w->rank && (!w->t[r].ctrl || w->t[r].path == RCH_DEV_WIN_AM);
+    }
     RCH_DEBUG("rma", "window %u: %d members, %d on this node%s; targets by load/store %d, RDMA %d, packets %d", w->id,
               w->size, w->nlocal, w->seg ? " (node segment)" : "", npath[RCH_DEV_WIN_DIRECT], npath[RCH_DEV_WIN_RDMA],
               npath[RCH_DEV_WIN_AM]);

@@ -280,6 +280,9 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     RCH_MPI_CS();
     char msg[160];
     snprintf(msg, sizeof(msg), "MPI_Abort(comm 0x%x, errorcode %d) called", (unsigned)comm, errorcode);
+    /* what the program printed before reaches the launcher, as exit() would
+     * see to (the abort leaves by _exit); the boot layer drains the pipes */
+    fflush(NULL);
     if (rch_mpi_state == RCH_MPI_RUNNING)
         rch_boot_abort(errorcode, msg);      /* ends every process of the job */
     fprintf(stderr, "rdmach: %s\n", msg);

@@ -261,9 +261,8 @@ int PMPI_Win_sync(MPI_Win win)
     struct rch_mpi_win *w = rch_mpi_win_get(win);
     if (RCH_UNLIKELY(!w))
         return rch_mpi_win_bad("MPI_Win_sync", win);
-    (void)w;
     /* The unified model: public and private copies are one memory; order it. */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    rch_dev_rma_sync(w->dw);
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Win_sync = PMPI_Win_sync

@@ -113,3 +113,12 @@ conf_rma(test_conf_rma_calls 4 _hydra HYDRA)
 foreach(path rdma am)
   conf_rma(test_conf_rma_bottom 3 _${path} ENV RDMACH_RMA_PATH=${path})
 endforeach()
+
+# Passive-target progress while the target polls its own window (lock,
+# sync and fetch polls): across pretend nodes, where the others' locks and
+# accumulates are packets, and on the packet path within a node.
+foreach(np 2 4)
+  conf_rma(test_conf_rma_poll ${np} _tcp ${tcp})
+endforeach()
+conf_rma(test_conf_rma_poll 3 _am ENV RDMACH_RMA_PATH=am)
+conf_rma(test_conf_rma_poll 3 "")
