@@ -160,10 +160,7 @@ static void one(MPI_Win win, int *wmem, const char *flavor, int vec, int shape, 
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    mt_rank = me;
+    mt_init(&argc, &argv, &me, &np);
     to = (me + 1) % np;
     from = (me + np - 1) % np;
     int cases = 0;

@@ -40,10 +40,7 @@ static int poll_once(MPI_Win win, int *base, int mode)
 int main(int argc, char **argv)
 {
     static const char *mode_name[3] = { "lock", "sync", "fetch" };
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
-    mt_rank = me;
+    mt_init(&argc, &argv, &me, &np);
     CHECK(np >= 2, "needs 2 ranks or more");
     int poller = np - 1, *base;
     MPI_Win win;
