@@ -26,9 +26,12 @@
  * that is still running when it expires is ended as a failure with status
  * RUN_TIMEOUT_CODE.
  *
- * The event loop, in phases: poll (the signalfd and every open PMI socket,
- * with a timeout while ranks are being killed or a time limit runs) ->
- * answer PMI requests -> handle signals, reaping exited ranks -> end a job
+ * The ranks inherit rdmachrun's stdout and stderr, except a regular file,
+ * which they reach through a pipe that rdmachrun copies (run_io.c).
+ *
+ * The event loop, in phases: poll (the signalfd, every open PMI socket and
+ * the output pipes, with a timeout while ranks are being killed or a time
+ * limit runs) -> answer PMI requests, copy output -> handle signals, reaping exited ranks -> end a job
  * out of time -> escalate SIGTERM to SIGKILL.
  */
 #include <dirent.h>
@@ -160,6 +163,7 @@ void run_fail(struct run_job *job, int exit_code, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     settle();
+    run_io_drain();   /* what the ranks said before it, first */
     if (job->failed) {
         fprintf(stderr, "%s: then %s (a consequence)\n", prog_name, msg);
         fflush(stderr);
@@ -259,6 +263,7 @@ static void exec_rank(int i, int fd, const struct run_app *app)
     if (getppid() != S.launcher)
         _exit(127);
     sigprocmask(SIG_SETMASK, &S.orig_mask, NULL);
+    run_io_child();
     int flags = fcntl(fd, F_GETFD);
     fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -635,8 +640,8 @@ static void check_timeout(void)
 
 static int run_loop(void)
 {
-    struct pollfd *pfd = calloc((size_t)S.job.size + 1, sizeof(*pfd));
-    struct run_rank **who = calloc((size_t)S.job.size + 1, sizeof(*who));
+    struct pollfd *pfd = calloc((size_t)S.job.size + 3, sizeof(*pfd));
+    struct run_rank **who = calloc((size_t)S.job.size + 3, sizeof(*who));
     if (pfd == NULL || who == NULL) {
         fprintf(stderr, "%s: out of memory\n", prog_name);
         free(pfd);
@@ -652,6 +657,8 @@ static int run_loop(void)
                 pfd[n++] = (struct pollfd){ .fd = S.job.ranks[i].fd, .events = POLLIN };
             }
         }
+        int nranks = n;
+        n += run_io_poll_add(&pfd[n]);
         if (S.killing && !S.killed_hard) {
             double left = S.kill_deadline - rch_base_wtime();
             timeout = left > 0 ? (int)(left * 1000) + 1 : 0;
@@ -672,9 +679,12 @@ static int run_loop(void)
             break;
         }
         /* requests first: a rank's abort is read before its exit is judged */
-        for (int k = 1; pr > 0 && k < n; k++)
+        for (int k = 1; pr > 0 && k < nranks; k++)
             if (pfd[k].revents)
                 run_pmi_input(&S.job, who[k]);
+        for (int k = nranks; pr > 0 && k < n; k++)
+            if (pfd[k].revents)
+                run_io_input(pfd[k].fd);
         if (pr > 0 && pfd[0].revents)
             handle_signals();
         check_unfinalized();
@@ -816,6 +826,8 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    if (run_io_setup(prog_name) < 0)
+        return 1;
     S.deadline = rch_base_wtime() + S.timeout_s;
     if (start_ranks() < 0) {
         run_fail(&S.job, 1, "could not start all %d ranks", np);
@@ -823,6 +835,7 @@ int main(int argc, char **argv)
     if (run_pmi_init(&S.job, S.preput) < 0)
         run_fail(&S.job, 1, "out of memory for the PMI key-value store");
     run_loop();
+    run_io_close();
     clean_shm();
     run_pmi_fini(&S.job);
     for (int r = 0; r < np; r++)

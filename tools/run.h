@@ -107,6 +107,19 @@ int  run_kvs_commit(struct run_kvs *kvs);                                    /* 
 const char *run_kvs_get(const struct run_kvs *kvs, const char *key);
 void run_kvs_free(struct run_kvs *kvs);
 
+/* run_io.c: the ranks' stdout and stderr through pipes when rdmachrun's are
+ * regular files. setup: before any rank starts (-1 after printing why);
+ * child: in a rank's process before exec; poll_add: the pipes to poll (at
+ * most 2, returns how many); input: copy a bounded amount from a readable
+ * one; drain: copy everything written so far; close: drain and close. */
+struct pollfd;
+int  run_io_setup(const char *prog);
+void run_io_child(void);
+int  run_io_poll_add(struct pollfd *pfd);
+void run_io_input(int fd);
+void run_io_drain(void);
+void run_io_close(void);
+
 /* run_args.c: MPICH/Open MPI launcher options; argv[*i] is the option, *i is
  * advanced past its values. 1 if handled, 0 if not one of them, -1 after
  * printing why it is refused or malformed. */
