@@ -13,7 +13,10 @@
  *             between — another rank on this core may be the one we wait for;
  *   3. block: arm every channel's wait primitive (a channel answering AGAIN
  *             has work: back to polling), sleep on it (FUTEX_WAIT on the
- *             shared futex word, or poll() on fds), disarm, progress.
+ *             shared futex word, or poll() on fds), disarm, progress. With
+ *             several channels the device asks each for an fd (want_fd:
+ *             shared memory then sleeps on an eventfd its senders write,
+ *             rdma/shm/shm_wakefd.c), so that one poll() covers them all.
  *   Any event resets the phases.
  * With more ranks than cores on the node (rch_dev.oversubscribed, decided at
  * init) phase 1 lasts RDMACH_SPIN_COUNT_OVERSUB polls, 0 by default: spinning
@@ -234,11 +237,14 @@ static int block(const struct idle_policy *ip)
     rch_dev_live_check();     /* peers no channel watches (live.c); a failure ends the wait below */
     if (ip->done && ip->done(ip->arg))
         return 1;
+    int nwait = 0;     /* more than one: a channel that can sleep on an fd does (want_fd) */
+    for (int i = 0; i < rch_dev.nchans; i++)
+        nwait += rch_dev.chans[i].can_wait != 0;
     for (int i = 0; i < rch_dev.nchans; i++) {
         struct rch_dev_chan *dc = &rch_dev.chans[i];
         if (!dc->can_wait)
             continue;
-        w[narmed] = (struct rch_rdma_wait){ .fd = -1, .futex = NULL, .futex_val = 0 };
+        w[narmed] = (struct rch_rdma_wait){ .fd = -1, .futex = NULL, .futex_val = 0, .want_fd = nwait > 1 };
         rdmach_status_t st = dc->ops->wait_arm(dc->chan, &w[narmed]);
         if (st == RDMACH_AGAIN) {
             for (int k = 0; k < narmed; k++)

@@ -100,6 +100,11 @@ struct rch_rdma_wait {
     int fd;                        /* -1: none */
     volatile uint32_t *futex;      /* NULL: none */
     uint32_t futex_val;
+    /* In, set by the caller before wait_arm: it also sleeps on another
+     * channel's fd, and a futex cannot join that poll(); a channel that can
+     * offer an fd instead of its futex does (shared memory: an eventfd its
+     * wakers write, shm_wakefd.c). */
+    int want_fd;
 };
 
 struct rch_rdma_open_args {

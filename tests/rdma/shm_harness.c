@@ -187,7 +187,7 @@ int h_wait_rma(struct h_rank *h, unsigned long count, double seconds)
 
 int h_block(struct h_rank *h, double seconds)
 {
-    struct rch_rdma_wait w;
+    struct rch_rdma_wait w = { .fd = -1 };
     rdmach_status_t st = h->ops->wait_arm(h->ch, &w);
     if (st == RDMACH_AGAIN)
         return 1;

@@ -194,7 +194,7 @@ static int body_arm_after_first(struct h_rank *h, void *arg)
         H_CHECK(bsend(h, 0, 0) == RDMACH_OK, "send");
     H_CHECK(h_barrier(h) == 0, "barrier");
     if (h->rank == 0) {
-        struct rch_rdma_wait w;
+        struct rch_rdma_wait w = { .fd = -1 };
         rdmach_status_t st = h->ops->wait_arm(h->ch, &w);
         if (st == RDMACH_OK)
             h->ops->wait_disarm(h->ch);

@@ -487,7 +487,7 @@ Test(shm_chan, bad_arguments_are_errors_naming_the_cause)
     a.up.recv = nop_recv;
 
     cr_assert_eq(ops->open(&a, &ch), RDMACH_OK);
-    struct rch_rdma_wait w;
+    struct rch_rdma_wait w = { .fd = -1 };
     cr_assert_eq(ops->wait_arm(ch, &w), RDMACH_ERR_INVALID_ARG, "wait_arm before publish");
     char addr[300];
     cr_assert_eq(rch_shm_publish_local(ch, addr, sizeof(addr)), RDMACH_OK);

@@ -8,6 +8,7 @@
  *   shm_pipe.c  the two-copy pipelined get/put when single copy is not permitted
  *   shm_ring.c  the SPSC ring;  shm_seg.c  segments and wake-ups
  *   shm_bell.c  the doorbell: which rings of our segment have a sender
+ *   shm_wakefd.c  the eventfd a rank sleeps on beside other channels' fds
  *
  * Threading: one thread uses a channel (channel.h); nothing here is locked.
  *
@@ -125,6 +126,7 @@ struct rch_shm_peer {
     pid_t pid;                       /* in its pid namespace */
     int pid_local;                   /* ... which is ours: pid usable here */
     int pidfd;                       /* -1: liveness by kill(pid, 0) */
+    int wake_efd;                    /* our copy of its eventfd (shm_wakefd.c); -1: not yet, -2: none */
     double stopped_since;            /* first seen stopped (rch_base_wtime), 0: running */
     int cma;                         /* single copy permitted to this peer */
     int cma_unprobed;                /* mapped, single copy not yet tried (rch_shm_peer_probe_cma) */
@@ -208,7 +210,8 @@ struct rch_rdma_chan {
     unsigned live_alerts;            /* rch_base_alerts() at the last check */
     int nbusy;                       /* peers with pipe or control-record work */
     int ndead_pending;               /* dead peers not yet reported / ops not yet failed */
-    int armed;
+    int armed;                       /* RCH_SHM_SLEEP_* while our wait is armed, else 0 */
+    int wake_efd;                    /* the eventfd we sleep on with other channels' fds, -1 */
     struct rch_rdma_caps caps;
     struct rch_shm_mr *mrs;
     struct rch_shm_getop *getops;
@@ -258,6 +261,22 @@ void rch_shm_bell_take(struct rch_rdma_chan *ch);
 static inline int rch_shm_peer_mapped(const struct rch_shm_peer *p)
 {
     return p->state == RCH_SHM_PEER_CONNECTED || p->state == RCH_SHM_PEER_MAPPED;
+}
+
+/* shm_wakefd.c */
+/* Our eventfd, made when our segment is (its number in the header). */
+void rch_shm_wakefd_open(struct rch_rdma_chan *ch);
+void rch_shm_wakefd_close(struct rch_rdma_chan *ch);
+/* Wake p, which sleeps on its eventfd (RCH_SHM_SLEEP_FD). */
+void rch_shm_wakefd_wake(struct rch_shm_peer *p);
+/* Drain our eventfd after a sleep on it. */
+void rch_shm_wakefd_drain(struct rch_rdma_chan *ch);
+
+/* rch_shm_notify for peer p: also the wake-up of a peer asleep on its eventfd. */
+static inline void rch_shm_notify_peer(struct rch_shm_peer *p)
+{
+    if (__builtin_expect(rch_shm_notify(p->segp->wake, p->fence) == RCH_SHM_SLEEP_FD, 0))
+        rch_shm_wakefd_wake(p);
 }
 
 /* shm_live.c */

@@ -160,6 +160,7 @@ static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct 
     struct rch_rdma_chan *ch = calloc(1, sizeof(*ch));
     if (!ch)
         return rch_base_err(RDMACH_ERR_NO_MEMORY, "shm open: channel");
+    ch->wake_efd = -1;
     ch->up = a->up;
     ch->rank = b->rank;
     ch->size = b->size;
@@ -201,6 +202,7 @@ static rdmach_status_t shm_open_chan(const struct rch_rdma_open_args *a, struct 
         p->rank = a->peers[i];
         p->slot = (uint32_t)find_local(b, p->rank);
         p->pidfd = -1;
+        p->wake_efd = -1;
         p->seg.fd = -1;
         p->steal_head = p->steal_tail = -1;
         ch->peer_of[p->rank] = i;
@@ -282,7 +284,10 @@ static void shm_close(struct rch_rdma_chan *ch)
             rch_shm_seg_detach(&p->seg);
         if (p->pidfd >= 0)
             close(p->pidfd);
+        if (p->wake_efd >= 0)
+            close(p->wake_efd);
     }
+    rch_shm_wakefd_close(ch);
     rch_shm_seg_detach(&ch->seg);
     /* again at the end: ranks of a killed job may still have been exiting
      * (alive to kill(pid, 0)) when this job started */
@@ -324,6 +329,7 @@ rdmach_status_t rch_shm_publish_local(struct rch_rdma_chan *ch, char *addr, size
             st = rch_shm_bell_open(ch);
         if (st != RDMACH_OK)
             return st;
+        rch_shm_wakefd_open(ch);
         atomic_store_explicit(&abort_hdr, ch->seg.hdr, memory_order_release);
         rch_base_abort_hook(announce_abort);
         for (int i = 0; i < ch->npeers; i++) {

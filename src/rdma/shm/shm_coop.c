@@ -237,7 +237,7 @@ static void stop(struct rch_shm_peer *p, struct rch_shm_coop_desc *d, uint32_t g
 {
     atomic_store_explicit(&d->stopped, ((uint64_t)gen << 32) | 1, memory_order_release);
     if (p->segp)
-        rch_shm_notify(p->segp->wake, p->fence);
+        rch_shm_notify_peer(p);
 }
 
 void rch_shm_coop_on_help(struct rch_rdma_chan *ch, struct rch_shm_peer *p, const void *pkt, size_t len)
@@ -290,6 +290,6 @@ void rch_shm_coop_on_help(struct rch_rdma_chan *ch, struct rch_shm_peer *p, cons
         }
         atomic_store_explicit(&d->helped, ((uint64_t)h.gen << 32) | ++done, memory_order_release);
         ch->stats.coop_chunks_helped++;
-        rch_shm_notify(p->segp->wake, p->fence);
+        rch_shm_notify_peer(p);
     }
 }

@@ -1,10 +1,12 @@
 /*
  * The eager path: send() appends a record to our ring in the peer's segment;
  * progress() takes records from the rings in our segment and hands them up;
- * wait_arm()/wait_disarm() let the caller sleep on our futex.
+ * wait_arm()/wait_disarm() let the caller sleep on our futex, or on our
+ * eventfd when it sleeps on other channels' fds too (shm_wakefd.c).
  *
  * Fast path of send: ring append (no system call, lock or allocation), then
- * one load of the receiver's `sleeping` flag; FUTEX_WAKE only if it sleeps.
+ * one load of the receiver's `sleeping` flag; FUTEX_WAKE (or a write to its
+ * eventfd) only if it sleeps.
  * The store of the record and that load are ordered by the receiver's heavy
  * barrier in wait_arm (membarrier), or by a full fence here when either side
  * does not use membarrier (p->fence; RDMACH_SHM_WAKE, oversubscribed nodes).
@@ -29,7 +31,7 @@ rdmach_status_t rch_shm_send(struct rch_rdma_chan *ch, int peer, const struct io
         size_t len = iov[0].iov_len + (iovcnt == 2 ? iov[1].iov_len : 0);
         if (len <= RCH_SHM_RING_INLINE && rch_shm_ring_send_small(&p->tx, RCH_SHM_REC_PKT, iov, iovcnt, len)) {
             p->tx_blocked = 0;
-            rch_shm_notify(p->segp->wake, p->fence);
+            rch_shm_notify_peer(p);
             return RDMACH_OK;
         }
     }
@@ -57,7 +59,7 @@ static __attribute__((noinline)) rdmach_status_t send_general(struct rch_rdma_ch
     rdmach_status_t st = rch_shm_ring_send(&p->tx, RCH_SHM_REC_PKT, iov, iovcnt);
     if (RCH_LIKELY(st == RDMACH_OK)) {
         p->tx_blocked = 0;
-        rch_shm_notify(p->segp->wake, p->fence);
+        rch_shm_notify_peer(p);
         return RDMACH_OK;
     }
     if (st == RDMACH_AGAIN) {
@@ -82,7 +84,7 @@ rdmach_status_t rch_shm_send_ctl(struct rch_rdma_chan *ch, struct rch_shm_peer *
         struct iovec iov = { .iov_base = (void *)payload, .iov_len = len };
         rdmach_status_t st = rch_shm_ring_send(&p->tx, type, &iov, 1);
         if (st == RDMACH_OK) {
-            rch_shm_notify(p->segp->wake, p->fence);
+            rch_shm_notify_peer(p);
             return RDMACH_OK;
         }
         if (st != RDMACH_AGAIN)
@@ -119,7 +121,7 @@ static unsigned flush_ctl(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
         if (st != RDMACH_OK)
             RCH_ERROR("shm", "control record to rank %d dropped: %s", p->rank, rdmach_last_error());
         else
-            rch_shm_notify(p->segp->wake, p->fence);
+            rch_shm_notify_peer(p);
         p->cq_head = c->next;
         if (!p->cq_head)
             p->cq_tail = NULL;
@@ -137,8 +139,12 @@ static void wake_producer(struct rch_rdma_chan *ch, struct rch_shm_peer *p)
         RCH_WARN("shm", "cannot wake rank %d (blocked on a full ring): %s", p->rank, rdmach_last_error());
         return;
     }
-    if (rch_shm_peer_mapped(p))
-        rch_shm_wake(p->segp->wake);
+    if (rch_shm_peer_mapped(p)) {
+        if (atomic_load_explicit(&p->segp->wake->sleeping, memory_order_relaxed) == RCH_SHM_SLEEP_FD)
+            rch_shm_wakefd_wake(p);
+        else
+            rch_shm_wake(p->segp->wake);
+    }
 }
 
 static unsigned poll_ring(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsigned max)
@@ -355,6 +361,8 @@ static __attribute__((noinline)) unsigned progress_full(struct rch_rdma_chan *ch
 static void disarm(struct rch_rdma_chan *ch)
 {
     atomic_store_explicit(&ch->seg.wake->sleeping, 0, memory_order_relaxed);
+    if (ch->armed == RCH_SHM_SLEEP_FD)
+        rch_shm_wakefd_drain(ch);
     for (int i = 0; i < ch->npeers; i++) {
         struct rch_shm_peer *p = &ch->peers[i];
         if (p->tx.ctl && rch_shm_ring_wants_wake(&p->tx))
@@ -379,7 +387,14 @@ rdmach_status_t rch_shm_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait 
         if (p->rx.ncells && rch_shm_ring_rx_flush(&p->rx))
             wake_producer(ch, p);
     }
-    atomic_store_explicit(&ch->seg.wake->sleeping, 1, memory_order_relaxed);
+    /* beside other channels' fds, on our eventfd unless a waker could not
+     * reach it (shm_wakefd.c); alone, on the futex (a cheaper wake-up) */
+    uint32_t how = w->want_fd && ch->wake_efd >= 0 &&
+                           !atomic_load_explicit(&ch->seg.hdr->wake_fd_failed, memory_order_relaxed)
+                       ? RCH_SHM_SLEEP_FD
+                       : RCH_SHM_SLEEP_FUTEX;
+    ch->armed = (int)how;            /* so that disarm drains the eventfd */
+    atomic_store_explicit(&ch->seg.wake->sleeping, how, memory_order_relaxed);
     /* Senders we are blocked on must wake us when they free room. */
     for (int i = 0; i < ch->npeers; i++) {
         struct rch_shm_peer *p = &ch->peers[i];
@@ -406,10 +421,14 @@ rdmach_status_t rch_shm_wait_arm(struct rch_rdma_chan *ch, struct rch_rdma_wait 
         disarm(ch);
         return RDMACH_AGAIN;
     }
-    ch->armed = 1;
-    w->fd = -1;
-    w->futex = (volatile uint32_t *)&ch->seg.wake->futex;
-    w->futex_val = v;
+    if (how == RCH_SHM_SLEEP_FD) {
+        w->fd = ch->wake_efd;
+        w->futex = NULL;
+    } else {
+        w->fd = -1;
+        w->futex = (volatile uint32_t *)&ch->seg.wake->futex;
+        w->futex_val = v;
+    }
     return RDMACH_OK;
 }
 
@@ -430,6 +449,6 @@ rdmach_status_t rch_shm_wake_peer(struct rch_rdma_chan *ch, int peer)
     if (!p)
         return rch_base_err(RDMACH_ERR_UNREACHABLE, "shm wake: rank %d is not a peer of this channel", peer);
     if (rch_shm_peer_mapped(p) && p->rank != ch->rank)
-        rch_shm_notify(p->segp->wake, p->fence);
+        rch_shm_notify_peer(p);
     return RDMACH_OK;
 }

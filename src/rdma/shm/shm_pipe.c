@@ -490,7 +490,7 @@ static unsigned src_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsig
         int last = x->off == x->len || stolen_end;
         d->flags = last ? RCH_SHM_PIPE_F_LAST : 0;
         atomic_store_explicit(&d->seq, ++p->src_seq, memory_order_release);
-        rch_shm_notify(p->segp->wake, p->fence);
+        rch_shm_notify_peer(p);
         if (last) {
             xq_pop(&p->xq_head, &p->xq_tail);
             if (x->kind == RCH_SHM_PIPE_PUT_DATA) {
@@ -687,7 +687,7 @@ static unsigned sink_step(struct rch_rdma_chan *ch, struct rch_shm_peer *p, unsi
         p->sink_seen = 0;            /* the source is serving: no stealing for a while */
         atomic_store_explicit(&pc->drained, p->sink_seq, memory_order_release);
         if (rch_shm_peer_mapped(p) || rch_shm_connect_peer(ch, p) == RDMACH_OK)
-            rch_shm_notify(p->segp->wake, p->fence);
+            rch_shm_notify_peer(p);
     }
     return n;
 }

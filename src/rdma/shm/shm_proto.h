@@ -21,7 +21,7 @@
 #include "rdma/shm/shm_ring.h"
 
 #define RCH_SHM_SEG_MAGIC   UINT64_C(0x5244414d43485348)   /* "HSHCMADR" read as LE bytes */
-#define RCH_SHM_SEG_VERSION 4u
+#define RCH_SHM_SEG_VERSION 5u
 #define RCH_SHM_PIPE_NBUF   4u      /* pipe buffers per ordered pair (>= 2: double buffering) */
 #define RCH_SHM_PAGE        4096u
 #define RCH_SHM_PIPE_MIN_CHUNK 16384u
@@ -75,8 +75,14 @@ struct rch_shm_seg_hdr {
     _Atomic int32_t aborting;        /* the owner is ending the whole job by an abort (release,
                                         after abort_code): its exit is that abort (shm_live.c) */
     int32_t  abort_code;
+    int32_t  wake_fd;                /* the owner's eventfd (its fd number), -1: none (shm_wakefd.c) */
+    _Atomic int32_t wake_fd_failed;  /* a waker could not reach it: the owner sleeps on the futex */
 };
 _Static_assert(sizeof(struct rch_shm_seg_hdr) <= RCH_SHM_RING_LINE, "segment header fits its line");
+
+/* `sleeping`: how the owner armed its wait, so how to wake it. */
+enum { RCH_SHM_SLEEP_FUTEX = 1,   /* FUTEX_WAIT on `futex` */
+       RCH_SHM_SLEEP_FD = 2 };    /* poll() on its eventfd with other channels' fds (shm_wakefd.c) */
 
 /* Written by the owner (sleeping) and by every sender (futex). */
 struct rch_shm_wake {

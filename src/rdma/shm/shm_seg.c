@@ -176,6 +176,7 @@ rdmach_status_t rch_shm_seg_create(struct rch_shm_seg *seg, const char *name,
     h->owner_rank = owner_rank;
     h->owner_pid = (int32_t)getpid();
     h->owner_pidns = rch_shm_pid_namespace();
+    h->wake_fd = -1;
     h->size = size;
     h->ring_cells = geom->ring_cells;
     h->slot_off = slot_off;

@@ -121,8 +121,10 @@ enum {
 };
 
 /* After publishing something the owner of `w` polls: tell the ranks that
- * share its core that it has work (PENDING), wake it if it armed its wait. */
-static inline void rch_shm_notify(struct rch_shm_wake *w, int flags)
+ * share its core that it has work (PENDING), wake it if it armed its wait
+ * on the futex. Returns how it sleeps (RCH_SHM_SLEEP_*), 0 if it does not:
+ * RCH_SHM_SLEEP_FD is the caller's to wake (rch_shm_notify_peer, shm.h). */
+static inline uint32_t rch_shm_notify(struct rch_shm_wake *w, int flags)
 {
     if ((flags & RCH_SHM_NOTIFY_PENDING) && atomic_load_explicit(&w->pending, memory_order_relaxed) == 0)
         atomic_store_explicit(&w->pending, 1, memory_order_release);
@@ -130,8 +132,10 @@ static inline void rch_shm_notify(struct rch_shm_wake *w, int flags)
         atomic_thread_fence(memory_order_seq_cst);
     else
         atomic_signal_fence(memory_order_seq_cst);
-    if (__builtin_expect(atomic_load_explicit(&w->sleeping, memory_order_relaxed) != 0, 0))
+    uint32_t s = atomic_load_explicit(&w->sleeping, memory_order_relaxed);
+    if (__builtin_expect(s == RCH_SHM_SLEEP_FUTEX, 0))
         rch_shm_wake(w);
+    return s;
 }
 
 #endif
