@@ -31,8 +31,9 @@
  *
  * The event loop, in phases: poll (the signalfd, every open PMI socket and
  * the output pipes, with a timeout while ranks are being killed or a time
- * limit runs) -> answer PMI requests, copy output -> handle signals, reaping exited ranks -> end a job
- * out of time -> escalate SIGTERM to SIGKILL.
+ * limit runs) -> answer PMI requests, copy output -> handle signals,
+ * reaping exited ranks -> end a job out of time -> escalate SIGTERM to
+ * SIGKILL.
  */
 #include <dirent.h>
 #include <errno.h>
