@@ -44,13 +44,22 @@ printf '%s\n' "$out"
 [ "$rc" -eq 143 ] || fail "SIGTERM to pid 1: exit status $rc, expected 143"
 printf '%s\n' "$out" | grep -q '^rdmachrun: received SIGTERM, ending the job$' || fail "no message about SIGTERM"
 
-# rank 1: a child that outlives it and exits at once (an orphan for pid 1);
-# rank 0: wait until rank 1 is gone and no zombie is left, print the count
+# rank 1: a child that outlives it, records its pid and exits at once (an
+# orphan for pid 1); rank 0: wait until rank 1 and the orphan are both gone
+# from /proc (a zombie keeps its entry, so an unreaped orphan holds the loop
+# until the bound) and print the zombie count. Waiting for "no zombie" alone
+# raced: the orphan could still be running at the check and a zombie at the
+# count.
+tmp=$(mktemp -d) || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+export PID1_DRILL_DIR=$tmp
 script='
-if [ "$PMI_RANK" = 1 ]; then ( sh -c "exit 0" & ) ; exit 0; fi
+if [ "$PMI_RANK" = 1 ]; then ( sh -c "echo \$\$ > $PID1_DRILL_DIR/orphan.tmp; mv $PID1_DRILL_DIR/orphan.tmp $PID1_DRILL_DIR/orphan; exit 0" & ) ; exit 0; fi
 zombies() { grep -l "^State:[[:space:]]*Z" /proc/[0-9]*/status 2>/dev/null | wc -l; }
+orphan_alive() { [ ! -f "$PID1_DRILL_DIR/orphan" ] || [ -d "/proc/$(cat "$PID1_DRILL_DIR/orphan")" ]; }
 end=$(( $(date +%s) + 10 ))
-while { [ -d /proc/3 ] || [ "$(zombies)" -ne 0 ]; } && [ "$(date +%s)" -lt "$end" ]; do :; done
+while { [ -d /proc/3 ] || orphan_alive; } && [ "$(date +%s)" -lt "$end" ]; do :; done
+orphan_alive && echo "orphan $(cat "$PID1_DRILL_DIR/orphan" 2>/dev/null) not reaped"
 echo "zombies left: $(zombies)"'
 out=$(ns "$run" -n 2 sh -c "$script" 2>&1)
 rc=$?
