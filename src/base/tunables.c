@@ -180,6 +180,9 @@ static const struct rch_tun_row rows[] = {
       "DTYPE_PREFETCH applies to a pass whose blocks span at least this many bytes (set at start-up to "
       "the size of the L2 cache: a smaller span is mostly in cache when it is moved again, and the "
       "prefetches then only cost)" },
+    { "DTYPE_SIMD", RCH_TUN_BOOL, OFF(dtype_simd), "on", 0, 0, "on|off",
+      "Datatype moves of every other 4- or 8-byte block, and of a few short elements a repetition, "
+      "scatter by AVX-512 masked stores where the CPU has them (off: a move per element)" },
     { "COLL_VNODE_SIZE", RCH_TUN_INT, OFF(coll_vnode_size), "0", 0, 1 << 20, NULL,
       "Collectives only: let the node-aware algorithms see pretend nodes of this many consecutive "
       "ranks while messages still take the real channels (for testing and study; 0: the job's layout)" },

@@ -86,6 +86,7 @@ struct rch_tunables {
     size_t coll_scratch_keep;   /* bytes of large collective scratch buffers kept between calls */
     size_t dtype_prefetch;   /* bytes ahead that moves over blocks apart prefetch (0: never) */
     size_t dtype_prefetch_from;   /* ... when they span at least this many bytes */
+    int    dtype_simd;       /* AVX-512 scatters (and gathers) of datatype moves (copy.c) */
     int    net;              /* RCH_NET_* */
     char   ofi_provider[64];
     int    connect;          /* RCH_CONNECT_* */

@@ -2,7 +2,10 @@
  * loop (rch_base_copy_cols too, across its spans), the gathers of every other 4- or 8-byte block (AVX2 shuffles where
  * the CPU has them) included, whose loads read the gaps: a source whose last
  * block ends at an unmapped page must not fault, and the destination's
- * bytes after the blocks must be left alone. */
+ * bytes after the blocks must be left alone; and the scatters of every
+ * other block (AVX-512 masked stores where the CPU has them), which must
+ * leave the gaps unwritten and write nothing past the last block (an
+ * unmapped page there). */
 #include <criterion/criterion.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -49,6 +52,49 @@ Test(copy2d, gathers_every_other_block_up_to_an_unmapped_page)
         gather_at_edge(4, 8, ns[i]);
         gather_at_edge(8, 16, ns[i]);
     }
+}
+
+/* n blocks of len from a contiguous source ending at a PROT_NONE page into
+ * every other block of a destination that also ends at one (right after
+ * its last block); the gaps, set to a pattern, must keep it. */
+static void scatter_at_edge(size_t len, size_t n)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    size_t span = (2 * n - 1) * len, dpages = (span + pg - 1) / pg, sb = n * len, spages = (sb + pg - 1) / pg;
+    unsigned char *dm = mmap(NULL, (dpages + 1) * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *sm = mmap(NULL, (spages + 1) * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert(dm != MAP_FAILED && sm != MAP_FAILED);
+    cr_assert_eq(mprotect(dm + dpages * pg, pg, PROT_NONE), 0);
+    cr_assert_eq(mprotect(sm + spages * pg, pg, PROT_NONE), 0);
+    unsigned char *dst = dm + dpages * pg - span, *src = sm + spages * pg - sb;
+    for (size_t i = 0; i < sb; i++)
+        src[i] = (unsigned char)(i * 7 + 3);
+    for (size_t i = 0; i < span; i++)
+        dst[i] = (unsigned char)(0xc3 ^ i);
+    unsigned char *want = malloc(span);
+    cr_assert(want);
+    memcpy(want, dst, span);
+    ref2d(want, (ptrdiff_t)(2 * len), src, (ptrdiff_t)len, n, len);
+    rch_base_copy2d(dst, (ptrdiff_t)(2 * len), src, (ptrdiff_t)len, n, len);
+    cr_expect(memcmp(dst, want, span) == 0, "len %zu n %zu: wrong bytes (blocks or gaps)", len, n);
+    free(want);
+    munmap(dm, (dpages + 1) * pg);
+    munmap(sm, (spages + 1) * pg);
+}
+
+/* Both ways: RDMACH_DTYPE_SIMD on (AVX-512 where the CPU has it) and off. */
+Test(copy2d, scatters_every_other_block_leaving_the_gaps)
+{
+    static const size_t ns[] = { 1, 2, 7, 8, 9, 15, 16, 17, 18, 24, 25, 31, 33, 100, 1027, 65537 };
+    int keep = rch_tun.dtype_simd;
+    for (int simd = 0; simd < 2; simd++) {
+        rch_tun.dtype_simd = simd;
+        for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+            scatter_at_edge(4, ns[i]);
+            scatter_at_edge(8, ns[i]);
+        }
+    }
+    rch_tun.dtype_simd = keep;
 }
 
 Test(copy2d, every_length_and_stride_against_a_byte_loop)
@@ -154,7 +200,9 @@ Test(copy2d, prefetching_passes_against_a_byte_loop)
  * (by columns), and ones of whole 2-, 4- or 8-byte elements of at most 16
  * bytes a block (a repetition at a time, up to 16 elements: the indexed
  * ints of bench/rma_dtype, doubles, shorts, exactly 16 elements, blocks at
- * odd addresses), and 17 elements and a 20-byte block (by columns). */
+ * odd addresses; with AVX-512, in one or two 64-byte windows: doubles
+ * over 80 bytes, blocks in descending order, 16 ints), and 17 elements
+ * and a 20-byte block (by columns). */
 struct layout {
     int nb;
     size_t len[8];
@@ -169,6 +217,9 @@ static const struct layout layouts[] = {
     { 3, { 4, 8, 12 }, { 1, 9, 27 } },
     { 5, { 16, 16, 16, 16, 4 }, { 0, 20, 40, 60, 80 } },
     { 2, { 20, 4 }, { 0, 24 } },
+    { 3, { 8, 16, 8 }, { 0, 24, 72 } },
+    { 3, { 4, 4, 8 }, { 40, 0, 16 } },
+    { 6, { 12, 8, 12, 8, 12, 12 }, { 0, 16, 28, 40, 56, 72 } },
 };
 
 static void cols_case(const struct layout *l, ptrdiff_t stride, size_t reps, int to_packed)
@@ -218,14 +269,19 @@ static void cols_case(const struct layout *l, ptrdiff_t stride, size_t reps, int
 Test(copy_cols, repetitions_across_spans_both_ways)
 {
     static const ptrdiff_t strides[] = { 84, 96, -96, 1000, RCH_BASE_COLS_SPAN, RCH_BASE_COLS_SPAN + 4, -5000 };
-    for (size_t li = 0; li < sizeof(layouts) / sizeof(layouts[0]); li++)
-        for (size_t s = 0; s < sizeof(strides) / sizeof(strides[0]); s++) {
-            size_t per = (size_t)(RCH_BASE_COLS_SPAN / (strides[s] < 0 ? -strides[s] : strides[s]));
-            size_t reps[] = { 0, 1, 2, per ? per - 1 : 1, per, per + 1, 2 * per + 3, 300 };
-            for (size_t r = 0; r < sizeof(reps) / sizeof(reps[0]); r++)
-                for (int to_packed = 0; to_packed < 2; to_packed++)
-                    cols_case(&layouts[li], strides[s], reps[r], to_packed);
-        }
+    int keep = rch_tun.dtype_simd;
+    for (int simd = 0; simd < 2; simd++) {
+        rch_tun.dtype_simd = simd;
+        for (size_t li = 0; li < sizeof(layouts) / sizeof(layouts[0]); li++)
+            for (size_t s = 0; s < sizeof(strides) / sizeof(strides[0]); s++) {
+                size_t per = (size_t)(RCH_BASE_COLS_SPAN / (strides[s] < 0 ? -strides[s] : strides[s]));
+                size_t reps[] = { 0, 1, 2, per ? per - 1 : 1, per, per + 1, 2 * per + 3, 300 };
+                for (size_t r = 0; r < sizeof(reps) / sizeof(reps[0]); r++)
+                    for (int to_packed = 0; to_packed < 2; to_packed++)
+                        cols_case(&layouts[li], strides[s], reps[r], to_packed);
+            }
+    }
+    rch_tun.dtype_simd = keep;
 }
 
 /* rch_base_copy_lines: lengths around the 2 KiB pieces and at odd offsets,
