@@ -101,6 +101,15 @@ static const struct rch_tun_row rows[] = {
     { "YIELD_COUNT_OVERSUB", RCH_TUN_INT, OFF(yield_count_oversub), "20", 0, INT_MAX, NULL,
       "sched_yield calls before a waiting rank blocks, when the node runs more ranks than it has cores: "
       "one that waits longer than a few hand-offs stops competing for its core" },
+    { "YIELD_LONG_US", RCH_TUN_INT, OFF(yield_long_us), "500", 0, INT_MAX, NULL,
+      "A waiting rank whose sched_yield kept it off the core this many microseconds looks whether "
+      "processes other than the job's are runnable on the host (/proc/loadavg), and if so takes the "
+      "WAKE_SLICE_US scheduler slice for a while (0: never looks)" },
+    { "WAKE_SLICE_US", RCH_TUN_INT, OFF(wake_slice_us), "100", 0, 100000, NULL,
+      "Scheduler slice in microseconds a rank asks for while processes other than the job's compete for "
+      "the host's cores (Linux 6.12 and later, EEVDF; at least 100): its message then gets it the core "
+      "from a CPU-bound process at once instead of after that process's slice; its own slice comes back "
+      "0.2 s after the competition was last seen (0: never)" },
     { "PEER_STOP_TIMEOUT", RCH_TUN_INT, OFF(peer_stop_timeout), "1000", 0, INT_MAX, NULL,
       "Milliseconds a rank of this host may stay stopped (SIGSTOP, job control; not a debugger's stop) "
       "while others wait for it before it counts as failed: their waits end with an error naming it "

@@ -64,6 +64,8 @@ struct rch_tunables {
     int    spin_count_oversub_peer; /* ... while the rank waited for runs on another core */
     int    yield_count;      /* yields before blocking on the channel's wait primitive */
     int    yield_count_oversub; /* the same when the node has more ranks than cores */
+    int    yield_long_us;    /* a yield away this long looks for other work on the host (0: never) */
+    int    wake_slice_us;    /* scheduler slice asked for while other work competes (0: never) */
     int    peer_stop_timeout; /* ms a local peer may stay stopped before it counts as failed (0: never) */
     int    sigusr1;          /* RCH_SIGUSR1_*: the launcher's "a process failed" signal (base/proc.c) */
     int    shm_reaper;       /* bool: a per-host process removes the job's /dev/shm files once its registered ranks end */

@@ -188,6 +188,8 @@ struct rch_dev_state_s {
     int npoll;                      /* channels polled by progress (loopback not) */
     /* wait policy (progress.c) */
     int spin_count, yield_count;
+    double yield_long;              /* seconds: a yield away this long looks for other work (slice.c; 0: never) */
+    int host_ranks;                 /* the job's ranks on this host */
     int oversubscribed;
     int cores;                      /* online cores (oversubscribed waits) */
     int oversub_peer_spin;          /* oversubscribed: polls while the partner runs on another core */
@@ -307,6 +309,18 @@ rdmach_status_t rch_dev_peer_setup(struct rch_dev_peer *p, struct rch_dev_chan *
 rdmach_status_t rch_dev_live_publish(void);
 void rch_dev_live_resolve(void);   /* after init's fence: the peers to watch */
 void rch_dev_live_check(void);
+/* A short scheduler slice while processes other than the job's compete for
+ * the node's cores (slice.c): rch_dev_slice_long_yield after a yield that
+ * kept the rank off its core RDMACH_YIELD_LONG_US; rch_dev_slice_end at the
+ * end of every wait (one load when the slice is the thread's own). */
+void rch_dev_slice_long_yield(void);
+void rch_dev_slice_expire(void);
+extern int rch_dev_slice_now;
+static inline void rch_dev_slice_end(void)
+{
+    if (RCH_UNLIKELY(rch_dev_slice_now))
+        rch_dev_slice_expire();
+}
 void rch_dev_live_fini(void);
 void rch_dev_live_depart(void);     /* at close, queues drained: our exit is no failure */
 int rch_dev_live_departed(int r);   /* r, watched here, closed its device before it went */

@@ -259,6 +259,8 @@ rdmach_status_t rch_dev_init_with(rch_dev_select_fn select)
     rch_dev.oversubscribed = on_host > online_cores();   /* pretend nodes (RDMACH_VNODE_SIZE) share the cores */
     rch_dev.spin_count = rch_dev.oversubscribed ? rch_tun.spin_count_oversub : rch_tun.spin_count;
     rch_dev.yield_count = rch_dev.oversubscribed ? rch_tun.yield_count_oversub : rch_tun.yield_count;
+    rch_dev.yield_long = rch_tun.yield_long_us * 1e-6;
+    rch_dev.host_ranks = on_host;
     /* A spin for a partner on another core pays while at most one other rank
      * shares our core (progress.c, wait_oversub). */
     rch_dev.cores = online_cores();

@@ -17,7 +17,11 @@
  *             several channels the device asks each for an fd (want_fd:
  *             shared memory then sleeps on an eventfd its senders write,
  *             rdma/shm/shm_wakefd.c), so that one poll() covers them all.
- *   Any event resets the phases.
+ *   Any event resets the phases. A yield that kept the rank off its core
+ *   longer than RDMACH_YIELD_LONG_US (500 us) asks whether processes other
+ *   than the job's compete for the cores, and if so the rank takes a short
+ *   scheduler slice for a while (slice.c): a CPU-bound neighbour otherwise
+ *   costs every hop of a message its slice.
  * With more ranks than cores on the node (rch_dev.oversubscribed, decided at
  * init) phase 1 lasts RDMACH_SPIN_COUNT_OVERSUB polls, 0 by default: spinning
  * there only steals the core from the rank whose message we wait for; and a
@@ -278,7 +282,14 @@ static __attribute__((noinline)) int idle_step(int *spins, int *yields, const st
         rch_cpu_relax();
     } else if (*yields < ip->yield) {
         ++*yields;
-        sched_yield();
+        if (rch_dev.yield_long > 0) {
+            double t0 = rch_base_wtime();
+            sched_yield();
+            if (rch_base_wtime() - t0 > rch_dev.yield_long)
+                rch_dev_slice_long_yield();   /* slice.c */
+        } else {
+            sched_yield();
+        }
     } else {
         return block(ip);
     }
@@ -324,12 +335,14 @@ static rdmach_status_t wait_with(const struct idle_policy *ip)
     for (;;) {
         unsigned n = progress_once();
         if (ip->done(ip->arg))
-            return RDMACH_OK;
+            break;
         if (n)
             spins = yields = 0;
         else if (idle_step(&spins, &yields, ip))
-            return RDMACH_OK;
+            break;
     }
+    rch_dev_slice_end();
+    return RDMACH_OK;
 }
 
 rdmach_status_t rch_dev_wait_until(rch_dev_done_fn done, void *arg)
@@ -394,8 +407,10 @@ static __attribute__((noinline)) rdmach_status_t wait_oversub(struct rch_dev_ire
     int spins = 0, yields = 0;
     for (;;) {
         unsigned n = progress_once();
-        if (__atomic_load_n(&r->pub.done, __ATOMIC_ACQUIRE))
+        if (__atomic_load_n(&r->pub.done, __ATOMIC_ACQUIRE)) {
+            rch_dev_slice_end();
             return RDMACH_OK;
+        }
         if (n) {
             spins = yields = 0;
         } else if (handoff) {
@@ -433,8 +448,10 @@ rdmach_status_t rch_dev_wait(struct rch_dev_req *req)
     int spins = 0, yields = 0;
     for (;;) {
         unsigned n = progress_once();
-        if (__atomic_load_n(&req->done, __ATOMIC_ACQUIRE))
+        if (__atomic_load_n(&req->done, __ATOMIC_ACQUIRE)) {
+            rch_dev_slice_end();
             return RDMACH_OK;
+        }
         if (n) {
             spins = yields = 0;
         } else if (RCH_LIKELY(spins < rch_dev.spin_count)) {
