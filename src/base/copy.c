@@ -363,9 +363,14 @@ ELEMS_SIMD(2, 8, epi64, __mmask8)
 /* The lanes of the elements: 0 if they do not fit (more than a zmm of
  * packed elements, a span over 128 bytes, offsets not whole elements from
  * the lowest, two elements at the same place); else the moves are done.
- * Scattering indexed ints (6 blocks of 1-3 ints, 84 bytes a repetition)
- * from 64 K packed ints took 4.4 against 10.3 us for the element moves
- * (AMD EPYC, Zen 5). */
+ * Used for passes that span no more than L2 (RDMACH_DTYPE_PREFETCH_FROM,
+ * set from its size at start-up): bench/rma_dtype's indexed ints (6 blocks
+ * of 1-3 ints, 84 bytes a repetition), 2 ranks each moving into the
+ * other's window, 64 K ints put in 5.2 against 10.6 us and got in 5.6
+ * against 9.8 (medians of 4), but 1 M ints (7 MiB spanned) put in 165-235
+ * against 177-196 us and got in 175-212 against 172-186, although a
+ * single rank's MPI_Unpack of them took 112-192 against 174-185 (AMD EPYC,
+ * Zen 5). */
 __attribute__((target("avx512f"))) static int elems_simd(unsigned char *packed, unsigned char *user,
                                                          ptrdiff_t stride, size_t reps, const ptrdiff_t *off,
                                                          int ne, size_t es, int to_packed)
@@ -436,7 +441,9 @@ static int copy_elems(unsigned char *packed, unsigned char *const *col, const si
         return 0;
     unsigned char *user = col[0];
 #if defined(__x86_64__)
-    if (reps >= 4 && have_avx512() && elems_simd(packed, user, stride, reps, off, ne, es, to_packed))
+    size_t span = (size_t)(stride < 0 ? -stride : stride) * reps;
+    if (reps >= 4 && span <= rch_tun.dtype_prefetch_from && have_avx512() &&
+        elems_simd(packed, user, stride, reps, off, ne, es, to_packed))
         return 1;
 #endif
     switch (ne) {

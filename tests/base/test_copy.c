@@ -270,6 +270,8 @@ Test(copy_cols, repetitions_across_spans_both_ways)
 {
     static const ptrdiff_t strides[] = { 84, 96, -96, 1000, RCH_BASE_COLS_SPAN, RCH_BASE_COLS_SPAN + 4, -5000 };
     int keep = rch_tun.dtype_simd;
+    size_t keep_from = rch_tun.dtype_prefetch_from;
+    rch_tun.dtype_prefetch_from = 1 << 30;    /* AVX-512 repetitions: for passes within this span */
     for (int simd = 0; simd < 2; simd++) {
         rch_tun.dtype_simd = simd;
         for (size_t li = 0; li < sizeof(layouts) / sizeof(layouts[0]); li++)
@@ -282,6 +284,7 @@ Test(copy_cols, repetitions_across_spans_both_ways)
             }
     }
     rch_tun.dtype_simd = keep;
+    rch_tun.dtype_prefetch_from = keep_from;
 }
 
 /* rch_base_copy_lines: lengths around the 2 KiB pieces and at odd offsets,
