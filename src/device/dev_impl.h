@@ -315,6 +315,7 @@ void rch_dev_live_check(void);
  * end of every wait (one load when the slice is the thread's own). */
 void rch_dev_slice_long_yield(void);
 void rch_dev_slice_expire(void);
+void rch_dev_slice_fini(void);      /* the thread's own slice back, /proc/loadavg closed */
 extern int rch_dev_slice_now;
 static inline void rch_dev_slice_end(void)
 {

@@ -112,6 +112,7 @@ static void free_state(void)
     close_chans();
     rch_dev_hb_fini();
     rch_dev_live_fini();
+    rch_dev_slice_fini();
     for (int i = 0; rch_dev.peers && i < rch_dev.size; i++)
         free(rch_dev.peers[i].why);
     free(rch_dev.peers);

@@ -31,8 +31,13 @@
  * already no longer than ours, or after any failure (seccomp, a policy
  * other than SCHED_OTHER), nothing is changed again. The first change is
  * checked by reading the slice back.
+ *
+ * The slice is a thread's: the thread that took it gives it back (at the end
+ * of one of its waits, or at MPI_Finalize's close of the device); a wait of
+ * another thread (MPI_THREAD_SERIALIZED) leaves it alone.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -60,6 +65,7 @@ static int state = SLICE_UNKNOWN;
 static struct slice_attr mine;     /* the thread's attributes (its slice in sched_runtime) */
 static double checked, until;      /* last read of the runnable count; the short slice's end */
 static int loadavg = -1;
+static pthread_t owner;            /* the thread that has the short slice */
 int rch_dev_slice_now;             /* the short slice is in effect */
 
 static int get_attr(struct slice_attr *a)
@@ -112,12 +118,15 @@ static void go_short(uint64_t ns)
         }
         state = SLICE_ON;
         rch_dev_slice_now = 1;
+        owner = pthread_self();
         return;
     }
-    if (set_runtime(ns) != 0)
+    if (set_runtime(ns) != 0) {
         state = SLICE_OFF;
-    else
+    } else {
         rch_dev_slice_now = 1;
+        owner = pthread_self();
+    }
 }
 
 void rch_dev_slice_long_yield(void)
@@ -137,11 +146,25 @@ void rch_dev_slice_long_yield(void)
         go_short(ns);
 }
 
-void rch_dev_slice_expire(void)
+static void give_back(void)
 {
-    if (rch_base_wtime() < until)
-        return;
     rch_dev_slice_now = 0;
     if (state == SLICE_ON && set_runtime(mine.sched_runtime) != 0)
         state = SLICE_OFF;
+}
+
+void rch_dev_slice_expire(void)
+{
+    if (rch_base_wtime() >= until && pthread_equal(owner, pthread_self()))
+        give_back();
+}
+
+void rch_dev_slice_fini(void)
+{
+    if (rch_dev_slice_now && pthread_equal(owner, pthread_self()))
+        give_back();
+    if (loadavg >= 0)
+        close(loadavg);
+    loadavg = -1;
+    until = checked = 0;
 }
