@@ -24,8 +24,9 @@ static const struct {
     [RCH_MPIT_CAT_SHM] = { "rdmach_shm", "The shared-memory channel within a node (src/rdma/shm)",
                            "SHM SHM_* CMA CMA_* PEER_STOP_TIMEOUT" },
     [RCH_MPIT_CAT_DEVICE] = { "rdmach_device",
-                              "Matching, eager and rendezvous protocols, credits, progress, one-sided (src/device)",
-                              "RNDV_* EAGER_CREDITS SPIN_COUNT* YIELD_COUNT* RMA_PATH RMA_GETW_FILL RMA_PUTW_FROM "
+                              "Matching, eager and rendezvous protocols, credits, progress and waiting, "
+                              "one-sided (src/device)",
+                              "RNDV_* EAGER_CREDITS SPIN_COUNT* YIELD_* WAKE_SLICE_US RMA_PATH RMA_GETW_FILL RMA_PUTW_FROM "
                               "RMA_RMW_DIE HEARTBEAT*" },
     [RCH_MPIT_CAT_NET] = { "rdmach_net", "The network channel: libfabric or verbs (src/rdma/net)",
                            "NET NET_* OFI_PROVIDER VERBS_* CONNECT" },
