@@ -74,11 +74,16 @@ static int get_attr(struct slice_attr *a)
     return (int)syscall(SYS_sched_getattr, 0, a, (unsigned)sizeof(*a), 0);
 }
 
+/* The thread's slice to ns, its other attributes as they are now (its nice
+ * value may have changed since the first look); of the flags only
+ * reset-on-fork is kept: the others need fields this struct does not have. */
 static int set_runtime(uint64_t ns)
 {
-    struct slice_attr a = mine;
+    struct slice_attr a;
+    if (get_attr(&a) != 0)
+        return -1;
     a.size = sizeof(a);
-    a.sched_flags = 0;
+    a.sched_flags &= 0x01;   /* SCHED_FLAG_RESET_ON_FORK */
     a.sched_runtime = ns;
     return (int)syscall(SYS_sched_setattr, 0, &a, 0);
 }
