@@ -14,7 +14,10 @@
  * 100 us): a yield then postpones its deadline by that much only, and a
  * woken task with a shorter slice preempts the running one (PREEMPT_SHORT).
  * With RDMACH_WAKE_SLICE_US (100) the ring took 42-48 us a hop and xcevc
- * 13.7 s.
+ * 15.4-16.1 s. (Loops of another session cost the ring little: autogroup
+ * shares the cores between sessions first, as CPU cgroups do between jobs;
+ * these figures are for loops of the job's own session or cgroup, as tests
+ * that one ctest runs side by side.)
  *
  * Not always: among the job's own ranks (4 on 2 cores, NAS CG) a short
  * slice cost CG 5-7%, every rank preempting the one that computes beside
