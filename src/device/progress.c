@@ -282,14 +282,10 @@ static __attribute__((noinline)) int idle_step(int *spins, int *yields, const st
         rch_cpu_relax();
     } else if (*yields < ip->yield) {
         ++*yields;
-        if (rch_dev.yield_long > 0) {
-            double t0 = rch_base_wtime();
-            sched_yield();
-            if (rch_base_wtime() - t0 > rch_dev.yield_long)
-                rch_dev_slice_long_yield();   /* slice.c */
-        } else {
-            sched_yield();
-        }
+        double t0 = rch_dev.yield_long > 0 ? rch_base_wtime() : 0;
+        sched_yield();
+        if (t0 > 0 && rch_base_wtime() - t0 > rch_dev.yield_long)
+            rch_dev_slice_long_yield();   /* slice.c */
     } else {
         return block(ip);
     }
