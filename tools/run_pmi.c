@@ -337,7 +337,7 @@ static int abort_ranks(struct run_job *job, struct run_rank *r, const char *list
     }
     free(mark);
     if (!job->partial_code)
-        job->partial_code = code & 0xff ? code & 0xff : 1;
+        job->partial_code = code & 0xff;
     run_pmi_check_barrier(job);
     return 1;
 }
@@ -357,8 +357,11 @@ static void on_abort(struct run_job *job, struct run_rank *r, const struct rch_p
                  r->rank, (int)r->pid, code);
         return;
     }
-    /* an abort always fails the job, whatever code it names */
-    run_fail(job, code & 0xff ? code & 0xff : 1, "rank %d (pid %d) called abort with exit code %d%s%s",
+    /* The job ends, and exits with the code MPI_Abort named, 0 included (as
+     * Hydra and Open MPI's mpirun do: programs end a usage message or an
+     * early finish with MPI_Abort(MPI_COMM_WORLD, 0), and their scripts
+     * read 0 as success). */
+    run_fail(job, code & 0xff, "rank %d (pid %d) called abort with exit code %d%s%s",
              r->rank, (int)r->pid, code, msg ? ": " : "", msg ? msg : "");
 }
 

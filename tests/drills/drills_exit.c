@@ -15,6 +15,9 @@
  *                  from a timer U microseconds after it starts, before
  *                  MPI_Init: at that moment, wherever it is (most often
  *                  inside MPI_Init when U is below its duration)
+ *   abort=R:C      rank R calls MPI_Abort(MPI_COMM_WORLD, C) after the ring;
+ *                  the others wait in MPI_Barrier: the job ends, with code C
+ *                  (0 too, as Hydra and Open MPI's mpirun exit)
  *   ok             every rank returns 0
  *
  * Every rank first checks a ring exchange (so the channels are up), and
@@ -76,7 +79,7 @@ int main(int argc, char **argv)
     char mode[16] = "ok";
     if (argc > 1 && sscanf(argv[1], "%15[a-z]=%d:%d", mode, &who, &code) != 3 && strcmp(argv[1], "ok") != 0) {
         fprintf(stderr, "usage: drills_exit ret=R:C | exit=R:C | early=R:C | kill=R:0 | initkill=R:0 | "
-                        "timedkill=R:U | ok\n");
+                        "timedkill=R:U | abort=R:C | ok\n");
         return 2;
     }
     if (strcmp(mode, "timedkill") == 0 && launcher_rank() == who)
@@ -95,6 +98,16 @@ int main(int argc, char **argv)
     int mine = who == -1 || who == rank;
     if (strcmp(mode, "early") == 0 && mine)
         leave(code, 1);
+    if (strcmp(mode, "abort") == 0) {
+        if (mine) {
+            printf("drills_exit: rank %d aborts with %d\n", rank, code);
+            fflush(stdout);
+            MPI_Abort(MPI_COMM_WORLD, code);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        fprintf(stderr, "drills_exit: rank %d: MPI_Barrier returned after rank %d's MPI_Abort\n", rank, who);
+        return 98;
+    }
     if (strcmp(mode, "kill") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);    /* every rank is past MPI_Init */
         if (mine)

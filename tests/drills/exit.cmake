@@ -28,6 +28,9 @@ drills_test(drills_pid1 COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/drills_pid1.sh ${
 #        theirs: 3, within 10 s (`timeout 10` would make it 124). Without
 #        the exit hook (src/boot/boot.c) Hydra exits with 9 (it kills the
 #        others and ORs every rank's wait status).
+#  abort rank 1 calls MPI_Abort(MPI_COMM_WORLD, 6), or 0, while the others
+#        wait in MPI_Barrier: the job ends with 6, or 0 (as Hydra and Open
+#        MPI's mpirun: 0 is what the program asked for), within 10 s.
 set(DRILLS_HYDRA ${MPIEXEC_MPICH})
 foreach(net shm vnode1)
   if(net STREQUAL "vnode1")
@@ -60,6 +63,16 @@ foreach(net shm vnode1)
     endif()
     drills_test(${t}_early ENV ${env} COMMAND ${DRILLS_EXPECT} 3 ${said}
       -- timeout 10 ${L} -n 4 ${DRILLS_EXIT} early=1:3)
+    foreach(code 6 0)
+      if(launcher STREQUAL "hydra")
+        set(said)
+      else()
+        set(said "^rdmachrun: rank 1 \\(pid [0-9]+\\) called abort with exit code ${code}$")
+      endif()
+      drills_test(${t}_abort${code} ENV ${env} COMMAND ${DRILLS_EXPECT} ${code}
+        "^drills_exit: rank 1 aborts with ${code}$" ${said}
+        -- timeout 10 ${L} -n 4 ${DRILLS_EXIT} abort=1:${code})
+    endforeach()
   endforeach()
 endforeach()
 

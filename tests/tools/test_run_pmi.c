@@ -172,6 +172,25 @@ Test(run_pmi, abort_fails_the_job_with_its_code)
     cr_assert_str_eq(failure, "rank 1 (pid 1001) called abort with exit code 7");
 }
 
+Test(run_pmi, abort_with_code_0_ends_the_job_with_0)
+{
+    setup_job(3);
+    init_all(3);
+    failed_code = -1;
+    send_req(2, "cmd=abort exitcode=0\n");
+    cr_assert_eq(job.failed, 1, "the job ends");
+    cr_assert_eq(failed_code, 0);
+    cr_assert_str_eq(failure, "rank 2 (pid 1002) called abort with exit code 0");
+}
+
+Test(run_pmi, abort_code_is_taken_modulo_256_as_an_exit_status)
+{
+    setup_job(2);
+    init_all(2);
+    send_req(0, "cmd=abort exitcode=514\n");
+    cr_assert_eq(failed_code, 2);
+}
+
 Test(run_pmi, malformed_request_names_the_rank)
 {
     setup_job(2);
