@@ -6,8 +6,8 @@
  * handles, explicit offsets, the individual and shared pointers (seek,
  * position, byte offset), ordered writes (rank order), non-blocking and
  * split collective calls, atomic mode with concurrent overlapping writers,
- * external32 (big-endian in the file), and buffers at MPI_BOTTOM with
- * datatypes of absolute addresses. File bytes are checked with
+ * external32 (big-endian in the file), every large-count (_c) form, and
+ * buffers at MPI_BOTTOM with datatypes of absolute addresses. File bytes are checked with
  * POSIX reads.
  *
  * Usage: test_io_file <dir>
@@ -307,15 +307,22 @@ static void test_whole_file(void)
     CHECK(file_size(p) == -1, "DELETE_ON_CLOSE left %s", p);
 }
 
+/* An empty file p of this test's (name()), open on every rank with a
+ * "native" view of ints. */
+static void open_ints(const char *what, char *p, MPI_File *fh)
+{
+    name(p, what);
+    mt_open_empty(p, fh);
+    MPI_OK(MPI_File_set_view(*fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+}
+
 /* Shared pointer: every rank appends records with write_shared; then the
  * same with write_ordered, which must be in rank order. */
 static void test_shared(void)
 {
     char p[4096];
-    name(p, "shared");
     MPI_File fh;
-    mt_open_empty(p, &fh);
-    MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+    open_ints("shared", p, &fh);
     /* the shared pointer's side file exists from its first use only (a file
      * only read may be in a directory nobody can write) */
     CHECK(side_files() == 0, "a side file exists before the shared pointer is used");
@@ -674,6 +681,239 @@ static void test_datarep(void)
         unlink(p);
 }
 
+/* Every large-count (_c) form of the data-access calls, MPI_File_iread and
+ * MPI_File_iread_shared, MPI_File_get_type_extent_c and
+ * MPI_Register_datarep_c, each checked for the bytes it moved, the count
+ * its status gives (MPI_Get_count_c) and where it left the file pointers
+ * (MPI 4.1 14.4, 14.5.3). Rank r owns ints [r * W, (r + 1) * W) of the
+ * explicit-offset and individual-pointer part; the shared pointer's part
+ * follows the whole ranks' part. */
+enum { W = 64, Q = 8 };   /* ints a rank owns, ints a call moves */
+
+static void fill(int *a, int tag)
+{
+    for (int i = 0; i < Q; i++)
+        a[i] = tag * 1000 + rank * 100 + i;
+}
+
+static void check_moved(const MPI_Status *st, const int *got, int tag, const char *call)
+{
+    MPI_Count c = -1;
+    int want[Q];
+    fill(want, tag);
+    MPI_OK(MPI_Get_count_c(st, MPI_INT, &c));
+    CHECK(c == Q, "%s: status count %lld", call, (long long)c);
+    CHECK(memcmp(got, want, sizeof(want)) == 0, "%s: read %d %d .. where %d %d .. was written", call, got[0],
+          got[1], want[0], want[1]);
+}
+
+static void check_position(MPI_File fh, MPI_Offset want, const char *call)
+{
+    MPI_Offset at = -1;
+    MPI_OK(MPI_File_get_position(fh, &at));
+    CHECK(at == want, "%s: individual pointer at %lld, not %lld", call, (long long)at, (long long)want);
+}
+
+static int swapped_read_c(void *userbuf, MPI_Datatype dt, MPI_Count count, void *filebuf, MPI_Offset position, void *x)
+{
+    CHECK(dt == MPI_INT && *(int *)x == 43, "_c read conversion called with the wrong type or extra_state");
+    for (MPI_Count i = 0; i < count; i++)
+        ((unsigned *)userbuf)[position + i] = swap32(((unsigned *)filebuf)[i]);
+    return MPI_SUCCESS;
+}
+static int swapped_write_c(void *userbuf, MPI_Datatype dt, MPI_Count count, void *filebuf, MPI_Offset position, void *x)
+{
+    CHECK(dt == MPI_INT && *(int *)x == 43, "_c write conversion called with the wrong type or extra_state");
+    for (MPI_Count i = 0; i < count; i++)
+        ((unsigned *)filebuf)[i] = swap32(((unsigned *)userbuf)[position + i]);
+    return MPI_SUCCESS;
+}
+static int count_extent(MPI_Datatype dt, MPI_Count *extent, void *x)
+{
+    (void)x;
+    MPI_Count lb;
+    return MPI_Type_get_extent_x(dt, &lb, extent);
+}
+
+static void test_count_forms(void)
+{
+    char p[4096];
+    MPI_File fh;
+    open_ints("countforms", p, &fh);
+    MPI_Count ext = -1;
+    MPI_OK(MPI_File_get_type_extent_c(fh, MPI_DOUBLE, &ext));
+    CHECK(ext == sizeof(double), "get_type_extent_c(MPI_DOUBLE) %lld", (long long)ext);
+    const MPI_Offset mine = (MPI_Offset)rank * W;
+    int a[Q], b[Q];
+    MPI_Status st;
+    MPI_Request rq;
+    int tag = 1;
+    /* individual pointer, blocking, independent and collective */
+    MPI_OK(MPI_File_seek(fh, mine, MPI_SEEK_SET));
+    fill(a, tag);
+    MPI_OK(MPI_File_write_c(fh, a, (MPI_Count)Q, MPI_INT, &st));
+    fill(a, tag + 1);
+    MPI_OK(MPI_File_write_all_c(fh, a, (MPI_Count)Q, MPI_INT, &st));
+    check_position(fh, mine + 2 * Q, "write_all_c");
+    MPI_OK(MPI_File_seek(fh, mine, MPI_SEEK_SET));
+    MPI_OK(MPI_File_read_c(fh, b, (MPI_Count)Q, MPI_INT, &st));
+    check_moved(&st, b, tag, "read_c");
+    MPI_OK(MPI_File_read_all_c(fh, b, (MPI_Count)Q, MPI_INT, &st));
+    check_moved(&st, b, tag + 1, "read_all_c");
+    /* individual pointer, non-blocking (and MPI_File_iread itself) */
+    tag = 3;
+    fill(a, tag);
+    MPI_OK(MPI_File_iwrite_c(fh, a, (MPI_Count)Q, MPI_INT, &rq));
+    MPI_OK(MPI_Wait(&rq, &st));
+    fill(a, tag + 1);
+    MPI_OK(MPI_File_iwrite_all_c(fh, a, (MPI_Count)Q, MPI_INT, &rq));
+    MPI_OK(MPI_Wait(&rq, &st));
+    check_position(fh, mine + 4 * Q, "iwrite_all_c");
+    MPI_OK(MPI_File_seek(fh, mine + 2 * Q, MPI_SEEK_SET));
+    MPI_OK(MPI_File_iread_c(fh, b, (MPI_Count)Q, MPI_INT, &rq));
+    MPI_OK(MPI_Wait(&rq, &st));
+    check_moved(&st, b, tag, "iread_c");
+    MPI_OK(MPI_File_iread(fh, b, Q, MPI_INT, &rq));
+    MPI_OK(MPI_Wait(&rq, &st));
+    check_moved(&st, b, tag + 1, "iread");
+    check_position(fh, mine + 4 * Q, "iread");
+    /* explicit offsets: the individual pointer stays where it is */
+    tag = 5;
+    fill(a, tag);
+    MPI_OK(MPI_File_iwrite_at_c(fh, mine + 4 * Q, a, (MPI_Count)Q, MPI_INT, &rq));
+    MPI_OK(MPI_Wait(&rq, &st));
+    fill(a, tag + 1);
+    MPI_OK(MPI_File_iwrite_at_all_c(fh, mine + 5 * Q, a, (MPI_Count)Q, MPI_INT, &rq));
+    MPI_OK(MPI_Wait(&rq, &st));
+    fill(a, tag + 2);
+    MPI_OK(MPI_File_write_at_all_c(fh, mine + 6 * Q, a, (MPI_Count)Q, MPI_INT, &st));
+    MPI_OK(MPI_File_iread_at_c(fh, mine + 4 * Q, b, (MPI_Count)Q, MPI_INT, &rq));
+    MPI_OK(MPI_Wait(&rq, &st));
+    check_moved(&st, b, tag, "iread_at_c");
+    MPI_OK(MPI_File_iread_at_all_c(fh, mine + 5 * Q, b, (MPI_Count)Q, MPI_INT, &rq));
+    MPI_OK(MPI_Wait(&rq, &st));
+    check_moved(&st, b, tag + 1, "iread_at_all_c");
+    MPI_OK(MPI_File_read_at_all_c(fh, mine + 6 * Q, b, (MPI_Count)Q, MPI_INT, &st));
+    check_moved(&st, b, tag + 2, "read_at_all_c");
+    check_position(fh, mine + 4 * Q, "the explicit-offset calls");
+    /* split collectives */
+    tag = 8;
+    fill(a, tag);
+    MPI_OK(MPI_File_write_at_all_begin_c(fh, mine + 7 * Q, a, (MPI_Count)Q, MPI_INT));
+    MPI_OK(MPI_File_write_at_all_end(fh, a, &st));
+    MPI_OK(MPI_File_read_at_all_begin_c(fh, mine + 7 * Q, b, (MPI_Count)Q, MPI_INT));
+    MPI_OK(MPI_File_read_at_all_end(fh, b, &st));
+    check_moved(&st, b, tag, "read_at_all_begin_c/end");
+    MPI_OK(MPI_File_seek(fh, mine + 4 * Q, MPI_SEEK_SET));   /* W = 8 Q: ints 4Q..7Q are rewritten */
+    fill(a, tag + 1);
+    MPI_OK(MPI_File_write_all_begin_c(fh, a, (MPI_Count)Q, MPI_INT));
+    MPI_OK(MPI_File_write_all_end(fh, a, &st));
+    MPI_OK(MPI_File_seek(fh, mine + 4 * Q, MPI_SEEK_SET));
+    MPI_OK(MPI_File_read_all_begin_c(fh, b, (MPI_Count)Q, MPI_INT));
+    MPI_OK(MPI_File_read_all_end(fh, b, &st));
+    check_moved(&st, b, tag + 1, "read_all_begin_c/end");
+    check_position(fh, mine + 5 * Q, "read_all_begin_c/end");
+    /* shared pointer: after every rank's part */
+    const MPI_Offset shared0 = (MPI_Offset)nprocs * W;
+    MPI_OK(MPI_File_seek_shared(fh, shared0, MPI_SEEK_SET));
+    tag = 10;
+    fill(a, tag);
+    MPI_OK(MPI_File_write_shared_c(fh, a, (MPI_Count)Q, MPI_INT, &st));
+    fill(a, tag + 1);
+    MPI_OK(MPI_File_iwrite_shared_c(fh, a, (MPI_Count)Q, MPI_INT, &rq));
+    MPI_OK(MPI_Wait(&rq, &st));
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* 2 nprocs records of Q ints, each whole, in some order: read back by
+     * the shared pointer (read_shared_c, iread_shared_c, iread_shared), each
+     * record read by exactly one rank */
+    MPI_OK(MPI_File_seek_shared(fh, shared0, MPI_SEEK_SET));
+    int got[3][Q], tags[3];
+    MPI_OK(MPI_File_read_shared_c(fh, got[0], (MPI_Count)Q, MPI_INT, &st));
+    MPI_OK(MPI_File_iread_shared_c(fh, got[1], (MPI_Count)Q, MPI_INT, &rq));
+    MPI_OK(MPI_Wait(&rq, &st));
+    MPI_Barrier(MPI_COMM_WORLD);    /* the 2 nprocs records are taken: the next read is at their end */
+    MPI_OK(MPI_File_iread_shared(fh, got[2], Q, MPI_INT, &rq));
+    MPI_OK(MPI_Wait(&rq, &st));
+    MPI_Count c = -1;
+    MPI_OK(MPI_Get_count_c(&st, MPI_INT, &c));
+    CHECK(c == 0, "iread_shared at the end of the shared records: count %lld", (long long)c);
+    for (int k = 0; k < 2; k++) {
+        int who = (got[k][0] % 1000) / 100;
+        tags[k] = got[k][0] / 1000;
+        CHECK((tags[k] == 10 || tags[k] == 11) && who >= 0 && who < nprocs, "shared record %d starts with %d", k,
+              got[k][0]);
+        for (int i = 1; i < Q; i++)
+            CHECK(got[k][i] == got[k][0] + i, "shared record %d is torn", k);
+        tags[k] = tags[k] * nprocs + who;   /* which record: (tag, writer) */
+    }
+    int *all = rank == 0 ? malloc(sizeof(int) * 2 * (size_t)nprocs) : NULL;
+    MPI_OK(MPI_Gather(tags, 2, MPI_INT, all, 2, MPI_INT, 0, MPI_COMM_WORLD));
+    if (rank == 0) {
+        int *seen = calloc(2 * (size_t)nprocs, sizeof(int));
+        for (int i = 0; i < 2 * nprocs; i++)
+            seen[all[i] - 10 * nprocs]++;
+        for (int i = 0; i < 2 * nprocs; i++)
+            CHECK(seen[i] == 1, "shared record (tag %d, rank %d) read %d times", 10 + i / nprocs, i % nprocs,
+                  seen[i]);
+        free(seen);
+        free(all);
+    }
+    /* ordered, blocking and split, from the end of the shared records */
+    const MPI_Offset ord = shared0 + 2L * nprocs * Q;
+    MPI_OK(MPI_File_seek_shared(fh, ord, MPI_SEEK_SET));
+    tag = 12;
+    fill(a, tag);
+    MPI_OK(MPI_File_write_ordered_c(fh, a, (MPI_Count)Q, MPI_INT, &st));
+    fill(a, tag + 1);
+    MPI_OK(MPI_File_write_ordered_begin_c(fh, a, (MPI_Count)Q, MPI_INT));
+    MPI_OK(MPI_File_write_ordered_end(fh, a, &st));
+    MPI_OK(MPI_File_seek_shared(fh, ord, MPI_SEEK_SET));
+    MPI_OK(MPI_File_read_ordered_c(fh, b, (MPI_Count)Q, MPI_INT, &st));
+    check_moved(&st, b, tag, "read_ordered_c");
+    MPI_OK(MPI_File_read_ordered_begin_c(fh, b, (MPI_Count)Q, MPI_INT));
+    MPI_OK(MPI_File_read_ordered_end(fh, b, &st));
+    check_moved(&st, b, tag + 1, "read_ordered_begin_c/end");
+    MPI_OK(MPI_File_sync(fh));
+    if (rank == 0) {
+        /* the ordered records in rank order, each rank's ints where they belong */
+        int *o = malloc(sizeof(int) * 2 * Q * (size_t)nprocs), want[Q];
+        read_posix(p, o, 8L * Q * nprocs, ord * 4);
+        for (int r = 0; r < nprocs; r++)
+            for (int k = 0; k < 2; k++) {
+                for (int i = 0; i < Q; i++)
+                    want[i] = (12 + k) * 1000 + r * 100 + i;
+                CHECK(!memcmp(o + (k * nprocs + r) * Q, want, sizeof(want)), "ordered record %d of rank %d: %d",
+                      k, r, o[(k * nprocs + r) * Q]);
+            }
+        free(o);
+    }
+    MPI_OK(MPI_File_close(&fh));
+    /* a data representation with large-count conversion functions */
+    static int extra = 43;
+    MPI_OK(MPI_Register_datarep_c("swapped_c", swapped_read_c, swapped_write_c, count_extent, &extra));
+    CHECK(mt_class(MPI_Register_datarep_c("swapped_c", swapped_read_c, swapped_write_c, count_extent, &extra)) ==
+              MPI_ERR_DUP_DATAREP, "a second registration of 'swapped_c'");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        unlink(p);
+    MPI_OK(MPI_File_open(MPI_COMM_WORLD, p, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    MPI_OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "swapped_c", MPI_INFO_NULL));
+    int v[2] = { 0x0a0b0c0d, rank }, back[2] = { 0, 0 };
+    MPI_OK(MPI_File_write_at_all_c(fh, rank * 2, v, (MPI_Count)2, MPI_INT, MPI_STATUS_IGNORE));
+    MPI_OK(MPI_File_sync(fh));
+    if (rank == 0) {
+        unsigned char bytes[4];
+        read_posix(p, bytes, 4, 0);
+        CHECK(bytes[0] == 0x0a && bytes[3] == 0x0d, "'swapped_c' bytes %02x .. %02x", bytes[0], bytes[3]);
+    }
+    MPI_OK(MPI_File_read_at_c(fh, rank * 2, back, (MPI_Count)2, MPI_INT, MPI_STATUS_IGNORE));
+    CHECK(back[0] == v[0] && back[1] == v[1], "'swapped_c' round trip: %x %d", back[0], back[1]);
+    MPI_OK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0)
+        unlink(p);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -691,12 +931,13 @@ int main(int argc, char **argv)
     test_atomic();
     test_external32();
     test_datarep();
+    test_count_forms();
     test_sequential();
     test_bottom();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("test_io_file: %d ranks: open/errors/handlers/sizes/info/pointers/shared/ordered/nonblocking/split/"
-               "atomic/external32/datarep/sequential/append/MPI_BOTTOM as MPI-4.1 says\n", nprocs);
+               "atomic/external32/datarep/large-count forms/sequential/append/MPI_BOTTOM as MPI-4.1 says\n", nprocs);
     MPI_Finalize();
     return 0;
 }
