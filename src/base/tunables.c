@@ -39,7 +39,10 @@ static const struct rch_tun_row rows[] = {
       "Bytes of eager rings one rank receives into: each per-pair ring gets this divided by the "
       "node's ranks (a power of two, at most 4 MiB: a streaming window then rarely waits for room), "
       "or SHM_RING_SIZE if that is larger (0: SHM_RING_SIZE alone)" },
-    { "SHM_EAGER_MAX", RCH_TUN_SIZE, OFF(shm_eager_max), "16k", 64, 16 * MiB, NULL,
+    /* at least 96: a ring packet (this and 64 bytes of headers) must hold the
+     * device's largest control packet and its 64 bytes (device/init.c,
+     * RCH_PKT_CTL_MAX + 64 = 160) */
+    { "SHM_EAGER_MAX", RCH_TUN_SIZE, OFF(shm_eager_max), "16k", 96, 16 * MiB, NULL,
       "Largest message sent eagerly through a shared-memory ring (at least: a ring packet holds this and "
       "64 bytes of headers, so a message up to 40 bytes larger is eager too; rdmach-info prints the limit)" },
     { "CMA", RCH_TUN_ENUM, OFF(cma), "auto", 0, 0, "auto|on|off",

@@ -27,6 +27,7 @@ RCH_F_COMMON struct rch_f_priv2 mpipriv2_;
 RCH_F_COMMON struct rch_f_privc mpiprivc_;
 RCH_F_COMMON MPI_Fint mpifcmb5_;
 RCH_F_COMMON MPI_Fint mpifcmb9_;
+RCH_F_COMMON MPI_Fint mpifcmba_;
 /* MPICH's module mpi_f08_link_constants (fort_runtime.h); MPI_ERRCODES_IGNORE
  * and MPI_ARGV(S)_NULL only so that its programs link (spawn's glue
  * recognises them). */

@@ -37,6 +37,7 @@ extern RCH_F_PUBLIC struct rch_f_priv2 mpipriv2_;
 extern RCH_F_PUBLIC struct rch_f_privc mpiprivc_;
 extern RCH_F_PUBLIC MPI_Fint mpifcmb5_;   /* MPI_UNWEIGHTED */
 extern RCH_F_PUBLIC MPI_Fint mpifcmb9_;   /* MPI_WEIGHTS_EMPTY */
+extern RCH_F_PUBLIC MPI_Fint mpifcmba_;   /* MPI_BUFFER_AUTOMATIC (MPI 4.1; MPICH 4.2's /MPIFCMBa/) */
 /* MPICH's mpi_f08 has sentinels of its own: MPIR_F08_MPI_BOTTOM and the
  * like (include/mpi.h, defined by the C library as MPICH's libmpich does)
  * and the variables of its module mpi_f08_link_constants, whose link
@@ -45,13 +46,16 @@ extern RCH_F_PUBLIC MPI_Fint mpifcmb9_;   /* MPI_WEIGHTS_EMPTY */
 extern RCH_F_PUBLIC MPI_Fint rch_f08_unweighted __asm__("__mpi_f08_link_constants_MOD_mpi_unweighted");
 extern RCH_F_PUBLIC MPI_Fint rch_f08_weights_empty __asm__("__mpi_f08_link_constants_MOD_mpi_weights_empty");
 
-/* MPI_BOTTOM and MPI_IN_PLACE passed as a choice buffer become C's. */
+/* MPI_BOTTOM, MPI_IN_PLACE and MPI_BUFFER_AUTOMATIC passed as a choice
+ * buffer become C's. */
 static inline void *rch_f_buffer(void *buf)
 {
     if (buf == &mpipriv1_.bottom || buf == &MPIR_F08_MPI_BOTTOM)
         return MPI_BOTTOM;
     if (buf == &mpipriv1_.in_place || buf == &MPIR_F08_MPI_IN_PLACE)
         return MPI_IN_PLACE;
+    if (buf == &mpifcmba_)
+        return MPI_BUFFER_AUTOMATIC;
     return buf;
 }
 

@@ -91,6 +91,19 @@ RCH_F_PUBLIC void pmpi_pcontrol_(MPI_Fint *level)
     PMPI_Pcontrol(*level);
 }
 
+/* MPI_F_SYNC_REG(BUF) (MPI-4.1 19.1.7, mpif.h and module mpi; mpi_f08's is
+ * gen_f08.py's): an external procedure the compiler must assume reads and
+ * writes BUF, so that a register copy of it is stored before the call and
+ * reloaded after (window memory around RMA synchronization, buffers of
+ * nonblocking calls). It does nothing itself. No IERROR: MPICH 4.0.2's
+ * mpi_f_sync_reg_ stores one through a second argument (a program calling
+ * it as the standard does crashes there); one built against MPICH that
+ * passes an IERROR finds it unchanged here. */
+RCH_F_PUBLIC void pmpi_f_sync_reg_(void *buf)
+{
+    (void)buf;
+}
+
 /* ---- attribute keyvals with Fortran callbacks ---- */
 
 /* COMM_COPY_ATTR_FUNCTION(OLDCOMM, KEYVAL, EXTRA_STATE, ATTRIBUTE_VAL_IN,

@@ -194,16 +194,18 @@ def type_module(mpi_h, fns):
     # The sentinels, in the common blocks of mpif.h (gen_mpif.COMMONS).
     lines += ['      integer :: MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)',
               '      integer, target :: MPI_BOTTOM, MPI_IN_PLACE',
+              '      integer, target :: MPI_BUFFER_AUTOMATIC',
               '      integer :: MPI_ERRCODES_IGNORE(1)',
               '      type(MPI_Status), target :: MPI_STATUS_IGNORE',
               '      type(MPI_Status) :: MPI_STATUSES_IGNORE(1)',
               '      character(len=1) :: MPI_ARGVS_NULL(1, 1), MPI_ARGV_NULL(1)',
               '      common /MPIFCMB5/ MPI_UNWEIGHTED',
               '      common /MPIFCMB9/ MPI_WEIGHTS_EMPTY',
+              '      common /MPIFCMBa/ MPI_BUFFER_AUTOMATIC',
               '      common /MPIPRIV1/ MPI_BOTTOM, MPI_IN_PLACE, MPI_STATUS_IGNORE',
               '      common /MPIPRIV2/ MPI_STATUSES_IGNORE, MPI_ERRCODES_IGNORE',
               '      common /MPIPRIVC/ MPI_ARGVS_NULL, MPI_ARGV_NULL',
-              '      save /MPIFCMB5/, /MPIFCMB9/, /MPIPRIV1/, /MPIPRIV2/, /MPIPRIVC/']
+              '      save /MPIFCMB5/, /MPIFCMB9/, /MPIFCMBa/, /MPIPRIV1/, /MPIPRIV2/, /MPIPRIVC/']
     # Named as MPICH's (__mpi_f08_types_MOD_mpi_comm_eq, ...), which its
     # programs call for == and /=.
     ops = [(op, t) for t in HANDLE_TYPES for op in ('eq', 'neq')]

@@ -11,7 +11,9 @@ the mpi_ ones). Each calls PMPI_<Name>, converting by the parameter's kind:
   integers, logicals  passed by reference; LOGICAL in/out as gfortran's
                       convention (.TRUE. is 1, any non-zero reads as true)
   handles             MPI_<Kind>_f2c / _c2f (MPI_Fint handles are C handles;
-                      MPI_File, a pointer, goes through MPI_File_f2c's table)
+                      MPI_File, a pointer, goes through MPI_File_f2c's table);
+                      the output handle of a nonblocking call (MPI_Comm_idup's
+                      newcomm, written at completion) passed through as is
   AINT, XCOUNT, OFFSET, EXTENT  by reference, INTEGER(KIND=MPI_ADDRESS_KIND),
                       (MPI_COUNT_KIND, MPI_OFFSET_KIND): the C types
   BUFFER              MPI_BOTTOM / MPI_IN_PLACE recognised by address
@@ -41,7 +43,7 @@ import sys
 import mpi_api
 
 # The predefined attribute callbacks and MPI_CONVERSION_FN_NULL (Fortran
-# procedures, mpif.h EXTERNAL):
+# procedures, mpif.h EXTERNAL), and MPI_F_SYNC_REG:
 # name -> the function in fort_special.c that implements it.
 CALLBACKS = {
     'comm_null_copy_fn': 'comm_null_copy_fn', 'win_null_copy_fn': 'comm_null_copy_fn',
@@ -51,6 +53,8 @@ CALLBACKS = {
     'comm_null_delete_fn': 'comm_null_delete_fn', 'win_null_delete_fn': 'comm_null_delete_fn',
     'type_null_delete_fn': 'comm_null_delete_fn', 'null_delete_fn': 'comm_null_delete_fn',
     'conversion_fn_null': 'conversion_fn_null',
+    # not a callback: MPI_F_SYNC_REG(BUF) of mpif.h and module mpi
+    'f_sync_reg': 'f_sync_reg',
 }
 WEIGHTS = {'weights', 'sourceweights', 'destweights'}
 HANDLE_CONV = {k: v[len('MPI_'):] for k, v in mpi_api.HANDLE_KINDS.items()}
@@ -89,6 +93,12 @@ class Emit:
 def fortran_len(expr):
     """A len= expression as C in the wrapper: parameters are pointers there."""
     return f'(*{expr})' if expr.isidentifier() and not expr.startswith('MPI_') else expr
+
+
+def nonblocking(fn):
+    """Whether fn starts an operation (returns a request) that may write its
+    other outputs only when the operation completes."""
+    return any(q.kind == 'REQUEST' and q.dir == 'out' and not q.is_array for q in fn.params)
 
 
 def emit_param(e, p):
@@ -135,6 +145,12 @@ def emit_param(e, p):
             e.args.append(f'({const}{ctype} *){n}')
         elif d == 'in':
             e.args.append(f'MPI_{conv}_f2c(*{n})')
+        elif k != 'FILE' and nonblocking(e.fn):
+            # written when the operation completes (MPI_COMM_IDUP's NEWCOMM,
+            # ASYNCHRONOUS in mpi_f08), after this wrapper has returned: C
+            # gets the program's variable itself, an MPI_Fint handle being
+            # the C handle (fort_runtime.c), never a copy on this stack
+            e.args.append(f'({ctype} *){n}')
         else:
             e.local(ctype, n, f'MPI_{conv}_f2c(*{n})', f'MPI_{conv}_c2f(c_{n})')
     elif k == 'LOGICAL':

@@ -37,10 +37,13 @@ ATTRIBUTE_KEYS = {'MPI_TAG_UB', 'MPI_HOST', 'MPI_IO', 'MPI_WTIME_IS_GLOBAL', 'MP
                   'MPI_WIN_DISP_UNIT', 'MPI_WIN_CREATE_FLAVOR', 'MPI_WIN_MODEL'}
 
 # The sentinels: (common block, its members with their declarations), as
-# Debian MPICH 4.0.2's mpif.h lays them out (sizes 28, 24, 2, 4, 4 bytes).
+# Debian MPICH 4.0.2's mpif.h lays them out (sizes 28, 24, 2, 4, 4 bytes);
+# MPI 4.1's MPI_BUFFER_AUTOMATIC in a block of its own, /MPIFCMBa/, as
+# MPICH 4.2's mpif.h has it (4 bytes), MPICH 4.0.2's blocks unchanged.
 COMMONS = [
     ('MPIFCMB5', [('MPI_UNWEIGHTED', 'INTEGER MPI_UNWEIGHTED')]),
     ('MPIFCMB9', [('MPI_WEIGHTS_EMPTY', 'INTEGER MPI_WEIGHTS_EMPTY')]),
+    ('MPIFCMBa', [('MPI_BUFFER_AUTOMATIC', 'INTEGER MPI_BUFFER_AUTOMATIC(1)')]),
     ('MPIPRIV1', [('MPI_BOTTOM', 'INTEGER MPI_BOTTOM'), ('MPI_IN_PLACE', 'INTEGER MPI_IN_PLACE'),
                   ('MPI_STATUS_IGNORE', 'INTEGER MPI_STATUS_IGNORE(MPI_STATUS_SIZE)')]),
     ('MPIPRIV2', [('MPI_STATUSES_IGNORE', 'INTEGER MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)'),

@@ -472,26 +472,28 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
     struct rch_mpi_topo *t = get_kind(fn, comm, MPI_DIST_GRAPH, NULL, &err);
     if (!t)
         return err;
-    if (maxindegree < t->indegree || maxoutdegree < t->outdegree)
-        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: %s %d is less than the %s %d", fn,
-                           maxindegree < t->indegree ? "maxindegree" : "maxoutdegree",
-                           maxindegree < t->indegree ? maxindegree : maxoutdegree,
-                           maxindegree < t->indegree ? "indegree" : "outdegree",
-                           maxindegree < t->indegree ? t->indegree : t->outdegree);
-    if ((t->indegree > 0 && !sources) || (t->outdegree > 0 && !destinations))
+    if (maxindegree < 0 || maxoutdegree < 0)
+        return rch_mpi_err(comm, MPI_ERR_ARG, "%s: %s %d is negative", fn,
+                           maxindegree < 0 ? "maxindegree" : "maxoutdegree",
+                           maxindegree < 0 ? maxindegree : maxoutdegree);
+    /* MPI-4.1 8.5.5: with maxindegree or maxoutdegree below the degree, only
+     * the first part of the full list is returned. */
+    int nin = maxindegree < t->indegree ? maxindegree : t->indegree;
+    int nout = maxoutdegree < t->outdegree ? maxoutdegree : t->outdegree;
+    if ((nin > 0 && !sources) || (nout > 0 && !destinations))
         return rch_mpi_err(comm, MPI_ERR_ARG, "%s: argument %s is NULL", fn,
-                           t->indegree > 0 && !sources ? "sources" : "destinations");
-    if (t->indegree)
-        memcpy(sources, t->in, (size_t)t->indegree * sizeof(int));
-    if (t->outdegree)
-        memcpy(destinations, t->out, (size_t)t->outdegree * sizeof(int));
+                           nin > 0 && !sources ? "sources" : "destinations");
+    if (nin)
+        memcpy(sources, t->in, (size_t)nin * sizeof(int));
+    if (nout)
+        memcpy(destinations, t->out, (size_t)nout * sizeof(int));
     /* Weights only for a weighted graph, and only into real arrays. */
-    if (t->weighted && t->indegree && sourceweights && sourceweights != MPI_UNWEIGHTED &&
+    if (t->weighted && nin && sourceweights && sourceweights != MPI_UNWEIGHTED &&
         sourceweights != MPI_WEIGHTS_EMPTY)
-        memcpy(sourceweights, t->inw, (size_t)t->indegree * sizeof(int));
-    if (t->weighted && t->outdegree && destweights && destweights != MPI_UNWEIGHTED &&
+        memcpy(sourceweights, t->inw, (size_t)nin * sizeof(int));
+    if (t->weighted && nout && destweights && destweights != MPI_UNWEIGHTED &&
         destweights != MPI_WEIGHTS_EMPTY)
-        memcpy(destweights, t->outw, (size_t)t->outdegree * sizeof(int));
+        memcpy(destweights, t->outw, (size_t)nout * sizeof(int));
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors

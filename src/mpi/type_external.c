@@ -6,11 +6,13 @@
  * external32 is big-endian; integers are two's complement of the sizes of
  * the standard's table (MPI_LONG and MPI_UNSIGNED_LONG are 4 bytes there,
  * MPI_WCHAR 2: packing keeps the low bytes of the native value, unpacking
- * sign- or zero-extends); floating point is IEEE 754 (MPI_LONG_DOUBLE and the
- * 16-byte Fortran reals are binary128, converted from and to the x87
- * 80-bit format: same sign and exponent, the 64-bit significand without its
- * explicit integer bit as the top of the 112-bit fraction); complex types
- * are two such reals; C and C++ bools are 1 byte.
+ * sign- or zero-extends); floating point is IEEE 754 (MPI_LONG_DOUBLE is
+ * binary128, converted from and to the x87 80-bit format: same sign and
+ * exponent, the 64-bit significand without its explicit integer bit as the
+ * top of the 112-bit fraction; MPI_REAL16 and MPI_COMPLEX32, gfortran's
+ * REAL(16) and COMPLEX(16), are binary128 here already, as in op_bind.c:
+ * only their bytes are reversed); complex types are two such reals; C and
+ * C++ bools are 1 byte.
  *
  * How: the data is packed natively (type_pack.c, type-map order) into a
  * temporary, then converted basic element by basic element along the
@@ -60,9 +62,9 @@ static const struct xform xforms[] = {
     { MPI_INTEGER1, X_INT, 1, 1, 1 },       { MPI_INTEGER2, X_INT, 1, 2, 2 },
     { MPI_INTEGER4, X_INT, 1, 4, 4 },       { MPI_INTEGER8, X_INT, 1, 8, 8 },
     { MPI_REAL4, X_FLOAT, 1, 4, 4 },        { MPI_REAL8, X_FLOAT, 1, 8, 8 },
-    { MPI_REAL16, X_LDOUBLE, 1, 16, 16 },
+    { MPI_REAL16, X_FLOAT, 1, 16, 16 },     /* binary128: reversed, not converted */
     { MPI_COMPLEX8, X_FLOAT, 2, 4, 4 },     { MPI_COMPLEX16, X_FLOAT, 2, 8, 8 },
-    { MPI_COMPLEX32, X_LDOUBLE, 2, 16, 16 },
+    { MPI_COMPLEX32, X_FLOAT, 2, 16, 16 },
 };
 
 static const struct xform *xform_of(MPI_Datatype t)

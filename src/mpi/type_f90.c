@@ -4,10 +4,16 @@
  *
  * The kinds are those of gfortran on x86-64:
  *   integer  range 2, 4, 9, 18             -> MPI_INTEGER1, 2, 4, 8
- *   real     precision/range 6/37, 15/307, 18/4931
- *                                          -> MPI_REAL4, REAL8, REAL16
- *   complex  as real                       -> MPI_COMPLEX8, 16, 32
- * (rdmach's MPI_REAL16 is the x87 long double, so 18 digits is the most.)
+ *   real     precision/range 6/37, 15/307  -> MPI_REAL4, MPI_REAL8
+ *            18/4931: REAL(10), the x87 80-bit format in 16 bytes
+ *                                          -> MPI_LONG_DOUBLE (the same format)
+ *            33/4931: REAL(16), IEEE binary128
+ *                                          -> MPI_REAL16 (binary128: op_bind.c,
+ *                                             type_external.c)
+ *   complex  as real                       -> MPI_COMPLEX8, MPI_COMPLEX16,
+ *                                             MPI_C_LONG_DOUBLE_COMPLEX, MPI_COMPLEX32
+ * A REAL(10) is not a REAL*16: its arithmetic (MPI_SUM...) and its
+ * external32 conversion are the long double's, not binary128's.
  *
  * The result is a copy of that predefined type whose envelope says
  * MPI_COMBINER_F90_INTEGER/REAL/COMPLEX with the arguments (r) or (p, r),
@@ -29,10 +35,11 @@ static const struct kind ints[] = {
     { 0, 2, MPI_INTEGER1 }, { 0, 4, MPI_INTEGER2 }, { 0, 9, MPI_INTEGER4 }, { 0, 18, MPI_INTEGER8 },
 };
 static const struct kind reals[] = {
-    { 6, 37, MPI_REAL4 }, { 15, 307, MPI_REAL8 }, { 18, 4931, MPI_REAL16 },
+    { 6, 37, MPI_REAL4 }, { 15, 307, MPI_REAL8 }, { 18, 4931, MPI_LONG_DOUBLE }, { 33, 4931, MPI_REAL16 },
 };
 static const struct kind complexes[] = {
-    { 6, 37, MPI_COMPLEX8 }, { 15, 307, MPI_COMPLEX16 }, { 18, 4931, MPI_COMPLEX32 },
+    { 6, 37, MPI_COMPLEX8 }, { 15, 307, MPI_COMPLEX16 }, { 18, 4931, MPI_C_LONG_DOUBLE_COMPLEX },
+    { 33, 4931, MPI_COMPLEX32 },
 };
 
 #define F90_CACHE 32
