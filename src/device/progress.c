@@ -282,9 +282,10 @@ static __attribute__((noinline)) int idle_step(int *spins, int *yields, const st
         rch_cpu_relax();
     } else if (*yields < ip->yield) {
         ++*yields;
-        double t0 = rch_dev.yield_long > 0 ? rch_base_wtime() : 0;
+        int timed = rch_dev.yield_long > 0;   /* the clock only when RDMACH_YIELD_LONG_US is set */
+        double t0 = timed ? rch_base_wtime() : 0;
         sched_yield();
-        if (t0 > 0 && rch_base_wtime() - t0 > rch_dev.yield_long)
+        if (timed && rch_base_wtime() - t0 > rch_dev.yield_long)
             rch_dev_slice_long_yield();   /* slice.c */
     } else {
         return block(ip);
