@@ -17,7 +17,8 @@
  * peer (the channel said AGAIN, or no credit), every later EAGER/RNDV_REQ to
  * that peer queues behind it. A queued message keeps pointing at the user's
  * buffer (MPI forbids touching it until the request completes), so nothing
- * is copied. Control packets (RSP, FIN, SYNC_ACK) carry no matching order and
+ * is copied, except an eager payload of at most RCH_PKT_CTL_MAX bytes that
+ * does not go zero-copy, which the request holds (isend_slow). Control packets (RSP, FIN, SYNC_ACK) carry no matching order and
  * go out at once when they can, else queue; CRDT never queues (see below).
  *
  * Credits (only if the channel's caps.needs_credits): `credits` is how many
@@ -406,6 +407,17 @@ static __attribute__((noinline)) rdmach_status_t isend_slow(const void *buf, siz
             rch_dev_ireq_finish(r, st);
             return RDMACH_OK;
         }
+    }
+    /* A small eager message that has to wait (its connection not up yet, no
+     * credit, others queued before it) is copied now, as MPICH's and Open
+     * MPI's eager sends copy it: the one sent is the one the call saw, also
+     * for programs that reuse the buffer of a send they never complete
+     * (osu_bw_fan_in's set-up waits for all but the last of its sends).
+     * Not one that goes zero-copy: that is sent from the user's buffer,
+     * registered already. */
+    if (r->qop == RCH_DEV_Q_EAGER && len > 0 && len <= sizeof(r->ctl) && len < p->zc_min) {
+        memcpy(r->ctl, buf, len);
+        r->buf = r->ctl;
     }
     rch_dev_enqueue(p, r);
     return RDMACH_OK;
