@@ -186,7 +186,10 @@ void rch_mpi_stage_free(struct rch_mpi_stage *s);
  * (unit: the type's extent for the v variants, 1 for alltoallw). `base`,
  * `counts` and `offs` are what src/coll gets: the user's buffer with byte
  * offsets when every block's type is contiguous and every offset >= 0, a
- * packed temporary otherwise. */
+ * packed temporary otherwise. Up to RCH_MPI_VSTAGE_INLINE blocks the arrays
+ * are the struct's own (no allocation per call of a small communicator), so
+ * a vstage is initialised where it stays and never copied. */
+#define RCH_MPI_VSTAGE_INLINE 8
 struct rch_mpi_vstage {
     int n;
     char *buf;
@@ -197,6 +200,8 @@ struct rch_mpi_vstage {
     size_t *counts, *offs;        /* [n] bytes and offsets for src/coll */
     void *base;
     void *tmp;
+    MPI_Aint disp_inl[RCH_MPI_VSTAGE_INLINE];
+    size_t counts_inl[2 * RCH_MPI_VSTAGE_INLINE];
 };
 int rch_mpi_vstage_init(const char *fn, struct rch_mpi_comm *c, void *buf, int n, const int *cnt,
                         const int *displs, int unit_is_extent, const struct rch_mpi_type *t,

@@ -94,8 +94,13 @@ int rch_mpi_vstage_init(const char *fn, struct rch_mpi_comm *c, void *buf, int n
     size_t total = 0;
 
     *v = (struct rch_mpi_vstage){ .n = n, .buf = buf, .cnt = cnt, .t = t, .types = types };
-    v->disp = malloc((size_t)n * sizeof(*v->disp));
-    v->counts = malloc(2 * (size_t)n * sizeof(size_t));
+    if (n <= RCH_MPI_VSTAGE_INLINE) {
+        v->disp = v->disp_inl;
+        v->counts = v->counts_inl;
+    } else {
+        v->disp = malloc((size_t)n * sizeof(*v->disp));
+        v->counts = malloc(2 * (size_t)n * sizeof(size_t));
+    }
     if (!v->disp || !v->counts) {
         rch_mpi_vstage_free(v);
         return rch_mpi_coll_nomem(fn, c, (size_t)n * (sizeof(MPI_Aint) + 2 * sizeof(size_t)));
@@ -155,8 +160,10 @@ void rch_mpi_vstage_unpack_all(struct rch_mpi_vstage *v)
 void rch_mpi_vstage_free(struct rch_mpi_vstage *v)
 {
     free(v->tmp);
-    free(v->disp);
-    free(v->counts);
+    if (v->disp != v->disp_inl)
+        free(v->disp);
+    if (v->counts != v->counts_inl)
+        free(v->counts);
     v->tmp = NULL;
     v->disp = NULL;
     v->counts = v->offs = NULL;
