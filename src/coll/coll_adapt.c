@@ -83,7 +83,9 @@ struct cls {
     int choice;                    /* SEG or MSG, once the first trial has been agreed */
     int last;                      /* the way of the class's latest call; -1 before the first */
     struct way way[2];
-    size_t alt_n;                  /* the block size `alt` was chosen for */
+    size_t alt_n;                  /* the message bytes `alt` was chosen for, */
+    int alt_comm;                  /* ... and the operation's commutativity (reduce_scatter's
+                                    * pairwise takes commutative ones only) */
     const struct rch_coll_algo *alt;
 };
 
@@ -211,10 +213,12 @@ static rdmach_status_t adapt(unsigned ci, const struct rch_coll_comm *c, const s
                 s->adapt->cls[q][i].last = -1;
     }
     size_t n = rch_coll_msg_bytes(id, c, a);
+    int comm = a->op ? a->op->commutative : 1;
     struct cls *k = &s->adapt->cls[ci][class_of(n)];
-    if (!k->alt || k->alt_n != n) {
+    if (!k->alt || k->alt_n != n || k->alt_comm != comm) {
         k->alt = rch_coll_select_besides(id, c, a, skip);
         k->alt_n = n;
+        k->alt_comm = comm;
     }
     int agree_now, way = way_of(k, &agree_now);
     if (agree_now) {

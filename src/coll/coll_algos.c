@@ -23,7 +23,8 @@ static const struct rch_coll_algo *const scatter_algos[] = {
 static const struct rch_coll_algo *const scatterv_algos[] = {
     &rch_coll_scatterv_linear, NULL };
 static const struct rch_coll_algo *const allgather_algos[] = {
-    &rch_coll_allgather_recdbl, &rch_coll_allgather_ring, &rch_coll_allgather_shmseg, NULL };
+    &rch_coll_allgather_recdbl, &rch_coll_allgather_ring, &rch_coll_allgather_shmseg,
+    &rch_coll_allgather_adapt, NULL };
 static const struct rch_coll_algo *const allgatherv_algos[] = {
     &rch_coll_allgatherv_ring, NULL };
 static const struct rch_coll_algo *const alltoall_algos[] = {
@@ -35,7 +36,7 @@ static const struct rch_coll_algo *const alltoallv_algos[] = {
     &rch_coll_alltoallv_coreparallel, NULL };
 static const struct rch_coll_algo *const reduce_scatter_algos[] = {
     &rch_coll_reduce_scatter_pairwise, &rch_coll_reduce_scatter_reduce_scatterv,
-    &rch_coll_reduce_scatter_shmseg, NULL };
+    &rch_coll_reduce_scatter_shmseg, &rch_coll_reduce_scatter_adapt, NULL };
 static const struct rch_coll_algo *const scan_algos[] = {
     &rch_coll_scan_recdbl, NULL };
 static const struct rch_coll_algo *const exscan_algos[] = {

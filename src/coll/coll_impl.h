@@ -70,14 +70,16 @@ extern const struct rch_coll_algo rch_coll_alltoall_coreparallel;
 extern const struct rch_coll_algo rch_coll_alltoallv_coreparallel;
 extern const struct rch_coll_algo rch_coll_alltoall_shmseg;
 extern const struct rch_coll_algo rch_coll_alltoall_adapt;
+extern const struct rch_coll_algo rch_coll_allgather_adapt;
+extern const struct rch_coll_algo rch_coll_reduce_scatter_adapt;
 /* shmseg's and adaptive's restriction: one node, a communicator with state */
 int rch_coll_alltoall_shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a);
-/* adaptive's state of a communicator (alltoall_adapt.c), kept with its node
+/* adaptive's state of a communicator (coll_adapt.c), kept with its node
  * segment; and, for tests, nanoseconds added to every timed call of the
  * segment's way [0] and of the messages' [1] */
-struct rch_coll_a2a_adapt;
-void rch_coll_a2a_adapt_free(struct rch_coll_a2a_adapt *a);
-extern uint64_t rch_coll_a2a_adapt_bias_ns[2];
+struct rch_coll_adapt;
+void rch_coll_adapt_free(struct rch_coll_adapt *a);
+extern uint64_t rch_coll_adapt_bias_ns[2];
 extern const struct rch_coll_algo rch_coll_reduce_scatter_pairwise;
 extern const struct rch_coll_algo rch_coll_reduce_scatter_reduce_scatterv;
 extern const struct rch_coll_algo rch_coll_reduce_scatter_shmseg;
@@ -132,10 +134,15 @@ const struct rch_coll_algo *rch_coll_find_algo(enum rch_coll_id id, const char *
 /* What the tuning rows (a file's, then the built-in ones) choose for this
  * call when the algorithms of `skip` (NULL-terminated) are not there: the
  * collective's fallback if none applies. For an algorithm that chooses
- * between others (alltoall_adapt.c). */
+ * between others (coll_adapt.c). */
 const struct rch_coll_algo *rch_coll_select_besides(enum rch_coll_id id, const struct rch_coll_comm *c,
                                                     const struct rch_coll_args *a,
                                                     const struct rch_coll_algo *const *skip);
+/* The call's message bytes as the tuning table sees them (the same on every
+ * rank): the block for bcast, gather, scatter, allgather and alltoall, the
+ * vector for reductions and reduce_scatter (all ranks' parts), 0 where the
+ * sizes differ per rank. */
+size_t rch_coll_msg_bytes(enum rch_coll_id id, const struct rch_coll_comm *c, const struct rch_coll_args *a);
 /* The algorithm a call ran, where it is not the one selected (an algorithm
  * that runs another): what rch_coll_last_algo reports. */
 void rch_coll_note_ran(enum rch_coll_id id, const char *name);

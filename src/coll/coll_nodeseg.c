@@ -308,6 +308,6 @@ void rch_coll_nodeseg_free(struct rch_coll_nodeseg *s)
         rch_coll_bar_seg_release(&s->seg);
         rch_coll_bar_waiter_free(&s->waiter);
     }
-    rch_coll_a2a_adapt_free(s->a2a_adapt);
+    rch_coll_adapt_free(s->adapt);
     free(s);
 }

@@ -5,7 +5,7 @@
  * (communicator shape, message size as defined by msg_bytes, the operation,
  * the network profile) may steer the choice: ranks that chose differently
  * would not talk to each other. An algorithm may itself choose between
- * others by measuring (alltoall_adapt.c, through rch_coll_select_besides):
+ * others by measuring (coll_adapt.c, through rch_coll_select_besides):
  * its ranks agree on each choice before they act on it.
  *
  * The key of a call (struct rch_coll_key): nodes the communicator spans,
@@ -229,8 +229,7 @@ void rch_coll_shape(const struct rch_coll_comm *c, int *nodes, int *ppn)
 /* ---- selection ---- */
 
 /* The message size that keys the tuning table: identical on every rank. */
-static size_t msg_bytes(enum rch_coll_id id, const struct rch_coll_comm *c,
-                        const struct rch_coll_args *a)
+size_t rch_coll_msg_bytes(enum rch_coll_id id, const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
     size_t sum = 0;
     switch (id) {
@@ -309,7 +308,7 @@ const struct rch_coll_algo *rch_coll_select_besides(enum rch_coll_id id, const s
         .nodes = c->nnodes > 0 && c->node_of ? c->nnodes : 1,
         .ppn = c->nnodes > 0 && c->node_of ? c->max_ppn : c->size,
         .size = c->size,
-        .bytes = msg_bytes(id, c, a),
+        .bytes = rch_coll_msg_bytes(id, c, a),
         .nic = rch_coll_nic(),
     };
     rows = rch_coll_tuning_loaded(&nrows);

@@ -18,11 +18,12 @@
  * segment (shmseg; alltoall_shmseg.c, allreduce_shmseg.c): a call is one
  * node-wide synchronisation per chunk and copies, no message. Alltoall
  * takes it or messages as each communicator measures them (adaptive,
- * alltoall_adapt.c): every block size up to 8 ranks (after its first
+ * coll_adapt.c): every block size up to 8 ranks (after its first
  * chunk, the large area takes chunks of a p-th of its rows); from 9 ranks
  * only blocks that fit a slot of the segment (1 KiB up to 11, 256 B up to
- * 64); allreduce up to 4 KiB, one row, and above by reduce-scatter +
- * allgather in the large area (shmrsag).
+ * 64); allgather and reduce_scatter likewise at every size; allreduce up
+ * to 4 KiB, one row, and above by reduce-scatter + allgather in the large
+ * area (shmrsag).
  *
  * The built-in alltoall rows follow the published results of the node-aware
  * algorithms (leader-based vs core-parallel alltoall on onload and offload
@@ -62,20 +63,25 @@ static struct rch_coll_tuning_row rows[] = {
     /* one node, from the rendezvous sizes: through the segment's large
      * area (one synchronisation per chunk instead of message rounds) */
     { RCH_COLL_BCAST,          NIC_ANY, ONE,     ANY_,    ANY_, FROM(16 * KiB), "shmseg" },
-    { RCH_COLL_ALLGATHER,      NIC_ANY, ONE,     ANY_,    ANY_, FROM(16 * KiB), "shmseg" },
+    /* one node: through the segment or by messages, whichever the
+     * communicator's calls measure faster (coll_adapt.c): small vectors
+     * are within 0.1 us either way on a core per rank, the segment 3-8
+     * times faster on an oversubscribed node, and large ones depend on what
+     * a cache line costs between the cores (alltoall below) */
+    { RCH_COLL_ALLGATHER,      NIC_ANY, ONE,     ANY_,    ANY_, ANY_,        "adaptive" },
     { RCH_COLL_GATHER,         NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(16 * KiB), "binomial" },
     { RCH_COLL_GATHER,         NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "linear" },
     { RCH_COLL_SCATTER,        NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(16 * KiB), "binomial" },
     { RCH_COLL_SCATTER,        NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "linear" },
     { RCH_COLL_ALLGATHER,      NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(64 * KiB), "recdbl" },
     { RCH_COLL_ALLGATHER,      NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "ring" },
-    { RCH_COLL_REDUCE_SCATTER, NIC_ANY, ONE,     ANY_,    ANY_, FROM(16 * KiB), "shmseg" },
+    { RCH_COLL_REDUCE_SCATTER, NIC_ANY, ONE,     ANY_,    ANY_, ANY_,        "adaptive" },
     { RCH_COLL_REDUCE_SCATTER, NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "pairwise" },
 
     /* one node: through the node segment (one synchronisation per chunk,
      * no message; on an oversubscribed node one wake-up per rank instead of
      * one per message) or by messages, whichever the communicator's calls
-     * measure faster (alltoall_adapt.c): which wins depends on what a cache
+     * measure faster (coll_adapt.c): which wins depends on what a cache
      * line costs between the cores, and that changes with where the cores
      * are, not only with the processor. On an AMD EPYC (Zen 4, 2 vCPUs),
      * 8 ranks of 64 KiB blocks: 123 us through the segment against 205 by

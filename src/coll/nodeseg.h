@@ -81,7 +81,7 @@
  * all headers of the first phase of a call with its own, so a call that
  * differs between ranks is an error on every rank. */
 #define RCH_NODESEG_INLINE 32
-/* The `elem` of a phase that agrees on a choice (alltoall_adapt.c): no
+/* The `elem` of a phase that agrees on a choice (coll_adapt.c): no
  * call's data phase has it, so ranks at different calls are told apart. */
 #define RCH_NODESEG_ELEM_AGREE 0xffffffffu
 struct rch_coll_nodeseg_hdr {
@@ -131,7 +131,7 @@ struct rch_coll_nodeseg {
     struct rch_coll_pshm *pq_head, *pq_tail;
     int busy;
     struct rch_coll_nodeseg *busy_next;
-    struct rch_coll_a2a_adapt *a2a_adapt;      /* alltoall_adapt.c's choices, made at its first call */
+    struct rch_coll_adapt *adapt;              /* coll_adapt.c's choices, made at its first call */
 };
 
 /* Bytes of a rank pair's slot for p ranks (same on every rank). */

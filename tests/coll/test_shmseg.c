@@ -197,7 +197,7 @@ Test(shmseg, alltoall_double_buffer_holds_over_many_calls_with_late_ranks)
 
 Test(shmseg, alltoall_selected_by_the_table_on_one_node_the_segment_first)
 {
-    /* adaptive (alltoall_adapt.c): the first call of a block size goes
+    /* adaptive (coll_adapt.c): the first call of a block size goes
      * through the segment, small blocks and large ones (the large area) */
     struct run t = { .p = 4, .calls = 1 }, big = { .p = 4, .calls = 1 }, two = { .p = 2, .calls = 1 };
     for (int r = 0; r < 4; r++) {
@@ -238,8 +238,8 @@ static void adapt_body(int me, void *arg)
     for (int call = 0; call < ADAPT_CALLS && !t->err[me][0]; call++) {
         /* from here the messages look slow (the segment did until now) */
         if (call == ADAPT_FLIP && me == 0) {
-            __atomic_store_n(&rch_coll_a2a_adapt_bias_ns[0], 0, __ATOMIC_RELAXED);
-            __atomic_store_n(&rch_coll_a2a_adapt_bias_ns[1], 1000000000, __ATOMIC_RELAXED);
+            __atomic_store_n(&rch_coll_adapt_bias_ns[0], 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&rch_coll_adapt_bias_ns[1], 1000000000, __ATOMIC_RELAXED);
         }
         for (int q = 0; q < p; q++)
             for (size_t i = 0; i < n; i++)
@@ -289,10 +289,10 @@ Test(shmseg, alltoall_adaptive_takes_the_measured_faster_way_on_every_rank_and_f
         struct adapt_run *t = calloc(1, sizeof(*t));
         t->p = cases[k].p;
         t->bytes = cases[k].bytes;
-        rch_coll_a2a_adapt_bias_ns[0] = 1000000000;
-        rch_coll_a2a_adapt_bias_ns[1] = 0;
+        rch_coll_adapt_bias_ns[0] = 1000000000;
+        rch_coll_adapt_bias_ns[1] = 0;
         int rc = fake_dev_run(t->p, 4096, adapt_body, t);
-        rch_coll_a2a_adapt_bias_ns[0] = rch_coll_a2a_adapt_bias_ns[1] = 0;
+        rch_coll_adapt_bias_ns[0] = rch_coll_adapt_bias_ns[1] = 0;
         cr_assert_eq(rc, 0, "p=%d: deadlock", t->p);
         for (int r = 0; r < t->p; r++) {
             cr_assert_eq(t->err[r][0], 0, "p=%d rank %d: %s", t->p, r, t->err[r]);
@@ -668,4 +668,183 @@ Test(shmseg, reduce_scatter_uneven_blocks_in_rank_order)
         }
     }
     rch_coll_force(RCH_COLL_REDUCE_SCATTER, "auto");
+}
+
+/* ---- adaptive allgather and reduce_scatter (coll_adapt.c): the same
+ * trials and agreements as alltoall's, the data right at every call ---- */
+
+struct adapt2_run {
+    enum rch_coll_id coll;
+    int p;
+    size_t n;                  /* allgather: block bytes; reduce_scatter: ints per rank */
+    const char *ran[MAXP][ADAPT_CALLS];
+    char err[MAXP][320];
+};
+
+static void adapt2_body(int me, void *arg)
+{
+    struct adapt2_run *t = arg;
+    struct rch_coll_comm c = { .rank = me, .size = t->p, .world_of = worlds, .ctx = 54 };
+    if (rch_coll_comm_init(&c) != RDMACH_OK) {
+        snprintf(t->err[me], sizeof(t->err[me]), "comm init: %s", rdmach_last_error());
+        return;
+    }
+    int p = t->p;
+    size_t n = t->n, counts[MAXP];
+    struct rch_coll_op sum = { rch_coll_kernel(RCH_COLL_OP_SUM, RCH_COLL_K_I32), NULL, 4, 1 };
+    for (int q = 0; q < p; q++)
+        counts[q] = n;
+    unsigned char *s = malloc(p * n * 4 + 1), *r = malloc(p * n * 4 + 1);
+    for (int call = 0; call < ADAPT_CALLS && !t->err[me][0]; call++) {
+        if (call == ADAPT_FLIP && me == 0) {
+            __atomic_store_n(&rch_coll_adapt_bias_ns[0], 0, __ATOMIC_RELAXED);
+            __atomic_store_n(&rch_coll_adapt_bias_ns[1], 1000000000, __ATOMIC_RELAXED);
+        }
+        rdmach_status_t st;
+        if (t->coll == RCH_COLL_ALLGATHER) {
+            for (size_t i = 0; i < n; i++)
+                s[i] = pat(me, 0, i, call);
+            st = rch_coll_allgather(&c, s, r, n);
+        } else {
+            int32_t *v = (int32_t *)s;
+            for (size_t i = 0; i < p * n; i++)
+                v[i] = (int32_t)(me * 1000 + (int)i + call);
+            st = rch_coll_reduce_scatter(&c, s, r, counts, &sum);
+        }
+        t->ran[me][call] = rch_coll_last_algo(t->coll);
+        if (st != RDMACH_OK) {
+            snprintf(t->err[me], sizeof(t->err[me]), "call %d: %s", call, rdmach_last_error());
+            break;
+        }
+        if (t->coll == RCH_COLL_ALLGATHER) {
+            for (int q = 0; q < p && !t->err[me][0]; q++)
+                for (size_t i = 0; i < n; i++)
+                    if (r[q * n + i] != pat(q, 0, i, call)) {
+                        snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): byte %zu of rank %d's "
+                                 "block is wrong", call, t->ran[me][call], i, q);
+                        break;
+                    }
+        } else {
+            const int32_t *v = (const int32_t *)r;
+            for (size_t i = 0; i < n; i++) {
+                int32_t want = 0;
+                for (int q = 0; q < p; q++)
+                    want += (int32_t)(q * 1000 + (int)(me * n + i) + call);
+                if (v[i] != want) {
+                    snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): element %zu is %d, not %d",
+                             call, t->ran[me][call], i, v[i], want);
+                    break;
+                }
+            }
+        }
+    }
+    free(s);
+    free(r);
+    rch_coll_comm_free(&c);
+}
+
+Test(shmseg, allgather_and_reduce_scatter_adaptive_take_the_measured_faster_way_on_every_rank)
+{
+    struct { enum rch_coll_id coll; int p; size_t n; const char *msg; } cases[] = {
+        { RCH_COLL_ALLGATHER, 4, 8, "recdbl" },        /* the tuning rows' choice without the segment */
+        { RCH_COLL_ALLGATHER, 3, 1000, "ring" },       /* not a power of two */
+        { RCH_COLL_ALLGATHER, 2, 70000, "ring" },      /* several phases, the large area */
+        { RCH_COLL_REDUCE_SCATTER, 4, 2, "pairwise" },
+        { RCH_COLL_REDUCE_SCATTER, 3, 9000, "pairwise" },
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct adapt2_run *t = calloc(1, sizeof(*t));
+        t->coll = cases[k].coll;
+        t->p = cases[k].p;
+        t->n = cases[k].n;
+        rch_coll_adapt_bias_ns[0] = 1000000000;
+        rch_coll_adapt_bias_ns[1] = 0;
+        int rc = fake_dev_run(t->p, 4096, adapt2_body, t);
+        rch_coll_adapt_bias_ns[0] = rch_coll_adapt_bias_ns[1] = 0;
+        cr_assert_eq(rc, 0, "%s p=%d: deadlock", rch_coll_name(t->coll), t->p);
+        for (int r = 0; r < t->p; r++) {
+            cr_assert_eq(t->err[r][0], 0, "%s p=%d rank %d: %s", rch_coll_name(t->coll), t->p, r, t->err[r]);
+            for (int call = 0; call < ADAPT_CALLS; call++)
+                cr_assert_str_eq(t->ran[r][call], adapt_expected(call, cases[k].msg),
+                                 "%s p=%d n=%zu rank %d call %d ran %s", rch_coll_name(t->coll), t->p, t->n,
+                                 r, call, t->ran[r][call]);
+        }
+        cr_assert_eq(fake_dev_leftovers(), 0, "p=%d left messages queued", t->p);
+        free(t);
+    }
+}
+
+/* The other way of a reduce_scatter class is chosen again when the
+ * operation's commutativity changes at the same message size: pairwise
+ * reduces in no fixed order and takes commutative operations only, so a
+ * non-commutative one after it (the same bytes) runs reduce + scatterv, in
+ * rank order. */
+struct rs_ops_run {
+    int p;
+    const char *ran[MAXP][24];
+    char err[MAXP][320];
+};
+
+static void rs_ops_body(int me, void *arg)
+{
+    struct rs_ops_run *t = arg;
+    struct rch_coll_comm c = { .rank = me, .size = t->p, .world_of = worlds, .ctx = 55 };
+    if (rch_coll_comm_init(&c) != RDMACH_OK) {
+        snprintf(t->err[me], sizeof(t->err[me]), "comm init: %s", rdmach_last_error());
+        return;
+    }
+    int p = t->p;
+    struct rch_coll_op sum = { rch_coll_kernel(RCH_COLL_OP_SUM, RCH_COLL_K_I32), NULL, 4, 1 };
+    struct rch_coll_op affine = { fake_affine_op, NULL, 8, 0 };
+    size_t ints[MAXP], pairs[MAXP];
+    for (int q = 0; q < p; q++) {
+        ints[q] = 4;                 /* 16 bytes a rank either way */
+        pairs[q] = 2;
+    }
+    uint32_t s[4 * MAXP], r[4 * MAXP];
+    for (int call = 0; call < 24 && !t->err[me][0]; call++) {
+        int nc = call >= 20;
+        for (size_t i = 0; i < (size_t)p * 2; i++)
+            elem(me, i, call, s + 2 * i);
+        rdmach_status_t st = rch_coll_reduce_scatter(&c, s, r, nc ? pairs : ints, nc ? &affine : &sum);
+        t->ran[me][call] = rch_coll_last_algo(RCH_COLL_REDUCE_SCATTER);
+        if (st != RDMACH_OK) {
+            snprintf(t->err[me], sizeof(t->err[me]), "call %d: %s", call, rdmach_last_error());
+            break;
+        }
+        if (!nc)
+            continue;
+        for (size_t i = 0; i < 2; i++) {
+            uint32_t want[2], x[2];
+            elem(p - 1, (size_t)me * 2 + i, call, want);
+            for (int q = p - 2; q >= 0; q--) {
+                elem(q, (size_t)me * 2 + i, call, x);
+                fake_affine_op(x, want, 1, NULL);
+            }
+            if (r[2 * i] != want[0] || r[2 * i + 1] != want[1])
+                snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): element %zu is (%u, %u), expected "
+                         "(%u, %u)", call, t->ran[me][call], i, r[2 * i], r[2 * i + 1], want[0], want[1]);
+        }
+    }
+    rch_coll_comm_free(&c);
+}
+
+Test(shmseg, reduce_scatter_adaptive_chooses_again_for_a_non_commutative_operation)
+{
+    struct rs_ops_run *t = calloc(1, sizeof(*t));
+    t->p = 3;
+    rch_coll_adapt_bias_ns[0] = 1000000000;    /* the segment looks slow: the messages win */
+    rch_coll_adapt_bias_ns[1] = 0;
+    int rc = fake_dev_run(t->p, 4096, rs_ops_body, t);
+    rch_coll_adapt_bias_ns[0] = 0;
+    cr_assert_eq(rc, 0, "deadlock");
+    for (int r = 0; r < t->p; r++) {
+        cr_assert_eq(t->err[r][0], 0, "rank %d: %s", r, t->err[r]);
+        for (int call = 15; call < 20; call++)
+            cr_assert_str_eq(t->ran[r][call], "pairwise", "rank %d call %d ran %s", r, call, t->ran[r][call]);
+        for (int call = 20; call < 24; call++)
+            cr_assert_str_eq(t->ran[r][call], "reduce_scatterv", "rank %d call %d ran %s", r, call,
+                             t->ran[r][call]);
+    }
+    free(t);
 }
