@@ -41,10 +41,11 @@
  * Allgather and reduce_scatter of small vectors: on 2 ranks a core each the
  * two ways are within 0.1 us of each other, and which is ahead depends on the
  * size; on an oversubscribed node the segment (one hand-off per rank and
- * phase) beats the message rounds (each needs its partner on a core) 3-8
- * times: 8 ranks on 2 cores (AMD EPYC, Zen 5), reduce_scatter of 8 B
- * 6.5 us against 22 by pairwise, allgather of 1 KiB 6.7 against 57 by
- * recursive doubling. A class is keyed by the call's message bytes as the
+ * phase) beats the message rounds (each needs its partner on a core) 2-7
+ * times: OSU on 8 ranks on 2 cores (AMD EPYC, Zen 5), allgather of 8 B
+ * 5.1 us through the segment against 22 by recursive doubling,
+ * reduce_scatter of 1 KiB 7.4 adaptive against 51 by pairwise. A class is
+ * keyed by the call's message bytes as the
  * tuning table sees them (alltoall and allgather: the block; reduce_scatter:
  * the whole vector).
  *

@@ -65,7 +65,7 @@ static struct rch_coll_tuning_row rows[] = {
     { RCH_COLL_BCAST,          NIC_ANY, ONE,     ANY_,    ANY_, FROM(16 * KiB), "shmseg" },
     /* one node: through the segment or by messages, whichever the
      * communicator's calls measure faster (coll_adapt.c): small vectors
-     * are within 0.1 us either way on a core per rank, the segment 3-8
+     * are within 0.1 us either way on a core per rank, the segment 2-7
      * times faster on an oversubscribed node, and large ones depend on what
      * a cache line costs between the cores (alltoall below) */
     { RCH_COLL_ALLGATHER,      NIC_ANY, ONE,     ANY_,    ANY_, ANY_,        "adaptive" },
