@@ -45,9 +45,8 @@
  * times: OSU on 8 ranks on 2 cores (AMD EPYC, Zen 5), allgather of 8 B
  * 5.1 us through the segment against 22 by recursive doubling,
  * reduce_scatter of 1 KiB 7.4 adaptive against 51 by pairwise. A class is
- * keyed by the call's message bytes as the
- * tuning table sees them (alltoall and allgather: the block; reduce_scatter:
- * the whole vector).
+ * keyed by the call's message bytes as the tuning table sees them (alltoall
+ * and allgather: the block; reduce_scatter: the whole vector).
  *
  * Restrictions: shmseg's (one node, a communicator with collective state).
  * Cost: shmseg's or the other's; a trial's slower calls (4 per period, the
