@@ -90,15 +90,15 @@ struct cls {
 };
 
 /* The collectives that choose so, each with its segment algorithm. */
+enum { A2A, AG, RS, NCOLLS };
 static const struct {
     enum rch_coll_id id;
     const struct rch_coll_algo *adapt, *seg;
-} colls[] = {
-    { RCH_COLL_ALLTOALL, &rch_coll_alltoall_adapt, &rch_coll_alltoall_shmseg },
-    { RCH_COLL_ALLGATHER, &rch_coll_allgather_adapt, &rch_coll_allgather_shmseg },
-    { RCH_COLL_REDUCE_SCATTER, &rch_coll_reduce_scatter_adapt, &rch_coll_reduce_scatter_shmseg },
+} colls[NCOLLS] = {
+    [A2A] = { RCH_COLL_ALLTOALL, &rch_coll_alltoall_adapt, &rch_coll_alltoall_shmseg },
+    [AG] = { RCH_COLL_ALLGATHER, &rch_coll_allgather_adapt, &rch_coll_allgather_shmseg },
+    [RS] = { RCH_COLL_REDUCE_SCATTER, &rch_coll_reduce_scatter_adapt, &rch_coll_reduce_scatter_shmseg },
 };
-#define NCOLLS (sizeof(colls) / sizeof(colls[0]))
 
 struct rch_coll_adapt {
     struct cls cls[NCOLLS][CLASSES];
@@ -247,17 +247,17 @@ static rdmach_status_t adapt(unsigned ci, const struct rch_coll_comm *c, const s
 
 static rdmach_status_t alltoall_adapt(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
-    return adapt(0, c, a);
+    return adapt(A2A, c, a);
 }
 
 static rdmach_status_t allgather_adapt(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
-    return adapt(1, c, a);
+    return adapt(AG, c, a);
 }
 
 static rdmach_status_t reduce_scatter_adapt(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
-    return adapt(2, c, a);
+    return adapt(RS, c, a);
 }
 
 static int allgather_adapt_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)

@@ -59,8 +59,9 @@ static void ahead_2d(rch_coll_op2d_fn f, const void *in, ptrdiff_t is, void *ino
  * the first call takes the one the processor runs (target_clones: an ifunc
  * resolved once by __builtin_cpu_supports). The AVX2 form only widens the
  * vectors: without FMA, no product and sum are fused, so every processor
- * gets bit for bit the same results. A sum of 64 K floats in L2: 5.2 us
- * baseline, 2.9 AVX2 (AMD EPYC, Zen 5). */
+ * gets bit for bit the same results. MPI_Reduce_local of 64 KiB in L2 (AMD
+ * EPYC, Zen 5): float sum 1.12 us baseline, 0.90 AVX2; int max 1.31-1.36,
+ * 0.88-0.93. */
 #if defined(__SANITIZE_THREAD__)
 /* ThreadSanitizer instruments the clones' resolver, which the dynamic
  * loader runs before the sanitizer's runtime is up: every program would

@@ -18,8 +18,9 @@
  * that peer queues behind it. A queued message keeps pointing at the user's
  * buffer (MPI forbids touching it until the request completes), so nothing
  * is copied, except an eager payload of at most RCH_PKT_CTL_MAX bytes that
- * does not go zero-copy, which the request holds (isend_slow). Control packets (RSP, FIN, SYNC_ACK) carry no matching order and
- * go out at once when they can, else queue; CRDT never queues (see below).
+ * does not go zero-copy, which the request holds (isend_slow). Control
+ * packets (RSP, FIN, SYNC_ACK) carry no matching order and go out at once
+ * when they can, else queue; CRDT never queues (see below).
  *
  * Credits (only if the channel's caps.needs_credits): `credits` is how many
  * credited packets we may still send to the peer, `owed` how many we received

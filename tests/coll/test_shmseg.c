@@ -213,16 +213,72 @@ Test(shmseg, alltoall_selected_by_the_table_on_one_node_the_segment_first)
     cr_assert_str_eq(two.ran[0], "shmseg");
 }
 
-/* adaptive: every rank records what each call ran; the calls' data is
- * checked as in a2a_body. */
+/* adaptive (coll_adapt.c), for alltoall, allgather and reduce_scatter:
+ * every rank records what each call ran, and the calls' data is checked
+ * (alltoall as in a2a_body; allgather every rank's block; reduce_scatter the
+ * sum of int32 vectors). */
 #define ADAPT_CALLS 150
 #define ADAPT_FLIP 60
 struct adapt_run {
+    enum rch_coll_id coll;
     int p;
-    size_t bytes;
+    size_t n;                  /* alltoall, allgather: block bytes; reduce_scatter: ints per rank */
     const char *ran[MAXP][ADAPT_CALLS];
     char err[MAXP][320];
 };
+
+/* One call of t->coll with the data of `call`; 0, or the first wrong byte
+ * or element written to t->err[me]. */
+static rdmach_status_t adapt_call(struct adapt_run *t, struct rch_coll_comm *c, int me, int call,
+                                  unsigned char *s, unsigned char *r)
+{
+    int p = t->p;
+    size_t n = t->n, counts[MAXP];
+    struct rch_coll_op sum = { rch_coll_kernel(RCH_COLL_OP_SUM, RCH_COLL_K_I32), NULL, 4, 1 };
+    switch (t->coll) {
+    case RCH_COLL_ALLTOALL:
+        for (int q = 0; q < p; q++)
+            for (size_t i = 0; i < n; i++)
+                s[q * n + i] = pat(me, q, i, call);
+        return rch_coll_alltoall(c, s, r, n);
+    case RCH_COLL_ALLGATHER:
+        for (size_t i = 0; i < n; i++)
+            s[i] = pat(me, 0, i, call);
+        return rch_coll_allgather(c, s, r, n);
+    default:
+        for (int q = 0; q < p; q++)
+            counts[q] = n;
+        for (size_t i = 0; i < p * n; i++)
+            ((int32_t *)s)[i] = (int32_t)(me * 1000 + (int)i + call);
+        return rch_coll_reduce_scatter(c, s, r, counts, &sum);
+    }
+}
+
+static void adapt_check(struct adapt_run *t, int me, int call, const unsigned char *r)
+{
+    int p = t->p;
+    size_t n = t->n;
+    const char *ran = t->ran[me][call];
+    for (int q = 0; q < p && t->coll != RCH_COLL_REDUCE_SCATTER; q++)
+        for (size_t i = 0; i < n; i++) {
+            unsigned char want = t->coll == RCH_COLL_ALLTOALL ? pat(q, me, i, call) : pat(q, 0, i, call);
+            if (r[q * n + i] != want) {
+                snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): byte %zu from rank %d is wrong",
+                         call, ran, i, q);
+                return;
+            }
+        }
+    for (size_t i = 0; i < n && t->coll == RCH_COLL_REDUCE_SCATTER; i++) {
+        int32_t want = 0, got = ((const int32_t *)r)[i];
+        for (int q = 0; q < p; q++)
+            want += (int32_t)(q * 1000 + (int)(me * n + i) + call);
+        if (got != want) {
+            snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): element %zu is %d, not %d", call, ran, i,
+                     got, want);
+            return;
+        }
+    }
+}
 
 static void adapt_body(int me, void *arg)
 {
@@ -232,31 +288,20 @@ static void adapt_body(int me, void *arg)
         snprintf(t->err[me], sizeof(t->err[me]), "comm init: %s", rdmach_last_error());
         return;
     }
-    size_t n = t->bytes;
-    int p = t->p;
-    unsigned char *s = malloc(p * n + 1), *r = malloc(p * n + 1);
+    unsigned char *s = malloc(t->p * t->n * 4 + 1), *r = malloc(t->p * t->n * 4 + 1);
     for (int call = 0; call < ADAPT_CALLS && !t->err[me][0]; call++) {
         /* from here the messages look slow (the segment did until now) */
         if (call == ADAPT_FLIP && me == 0) {
             __atomic_store_n(&rch_coll_adapt_bias_ns[0], 0, __ATOMIC_RELAXED);
             __atomic_store_n(&rch_coll_adapt_bias_ns[1], 1000000000, __ATOMIC_RELAXED);
         }
-        for (int q = 0; q < p; q++)
-            for (size_t i = 0; i < n; i++)
-                s[q * n + i] = pat(me, q, i, call);
-        rdmach_status_t st = rch_coll_alltoall(&c, s, r, n);
-        t->ran[me][call] = rch_coll_last_algo(RCH_COLL_ALLTOALL);
+        rdmach_status_t st = adapt_call(t, &c, me, call, s, r);
+        t->ran[me][call] = rch_coll_last_algo(t->coll);
         if (st != RDMACH_OK) {
             snprintf(t->err[me], sizeof(t->err[me]), "call %d: %s", call, rdmach_last_error());
             break;
         }
-        for (int q = 0; q < p && !t->err[me][0]; q++)
-            for (size_t i = 0; i < n; i++)
-                if (r[q * n + i] != pat(q, me, i, call)) {
-                    snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): byte %zu from rank %d "
-                             "is wrong", call, t->ran[me][call], i, q);
-                    break;
-                }
+        adapt_check(t, me, call, r);
     }
     free(s);
     free(r);
@@ -278,32 +323,42 @@ static const char *adapt_expected(int call, const char *msg)
     return "shmseg";
 }
 
+/* Every rank runs what adapt_expected says, with the data right. */
+static void run_adapt(enum rch_coll_id coll, int p, size_t n, const char *msg)
+{
+    struct adapt_run *t = calloc(1, sizeof(*t));
+    t->coll = coll;
+    t->p = p;
+    t->n = n;
+    rch_coll_adapt_bias_ns[0] = 1000000000;
+    rch_coll_adapt_bias_ns[1] = 0;
+    int rc = fake_dev_run(p, 4096, adapt_body, t);
+    rch_coll_adapt_bias_ns[0] = rch_coll_adapt_bias_ns[1] = 0;
+    cr_assert_eq(rc, 0, "%s p=%d: deadlock", rch_coll_name(coll), p);
+    for (int r = 0; r < p; r++) {
+        cr_assert_eq(t->err[r][0], 0, "%s p=%d rank %d: %s", rch_coll_name(coll), p, r, t->err[r]);
+        for (int call = 0; call < ADAPT_CALLS; call++)
+            cr_assert_str_eq(t->ran[r][call], adapt_expected(call, msg), "%s p=%d n=%zu rank %d call %d ran %s",
+                             rch_coll_name(coll), p, n, r, call, t->ran[r][call]);
+    }
+    cr_assert_eq(fake_dev_leftovers(), 0, "%s p=%d left messages queued", rch_coll_name(coll), p);
+    free(t);
+}
+
 Test(shmseg, alltoall_adaptive_takes_the_measured_faster_way_on_every_rank_and_follows_a_change)
 {
-    struct { int p; size_t bytes; const char *msg; } cases[] = {
-        { 4, 64, "linear" },               /* the tuning rows' choice without the segment */
-        { 2, 16 * 1024 + 1, "pairwise" },
-        { 3, 40000, "linear" },            /* several phases, the large area */
-    };
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        struct adapt_run *t = calloc(1, sizeof(*t));
-        t->p = cases[k].p;
-        t->bytes = cases[k].bytes;
-        rch_coll_adapt_bias_ns[0] = 1000000000;
-        rch_coll_adapt_bias_ns[1] = 0;
-        int rc = fake_dev_run(t->p, 4096, adapt_body, t);
-        rch_coll_adapt_bias_ns[0] = rch_coll_adapt_bias_ns[1] = 0;
-        cr_assert_eq(rc, 0, "p=%d: deadlock", t->p);
-        for (int r = 0; r < t->p; r++) {
-            cr_assert_eq(t->err[r][0], 0, "p=%d rank %d: %s", t->p, r, t->err[r]);
-            for (int call = 0; call < ADAPT_CALLS; call++)
-                cr_assert_str_eq(t->ran[r][call], adapt_expected(call, cases[k].msg),
-                                 "p=%d %zu bytes rank %d call %d ran %s", t->p, t->bytes, r, call,
-                                 t->ran[r][call]);
-        }
-        cr_assert_eq(fake_dev_leftovers(), 0, "p=%d left messages queued", t->p);
-        free(t);
-    }
+    run_adapt(RCH_COLL_ALLTOALL, 4, 64, "linear");            /* the tuning rows' choice without the segment */
+    run_adapt(RCH_COLL_ALLTOALL, 2, 16 * 1024 + 1, "pairwise");
+    run_adapt(RCH_COLL_ALLTOALL, 3, 40000, "linear");         /* several phases, the large area */
+}
+
+Test(shmseg, allgather_and_reduce_scatter_adaptive_take_the_measured_faster_way_on_every_rank)
+{
+    run_adapt(RCH_COLL_ALLGATHER, 4, 8, "recdbl");
+    run_adapt(RCH_COLL_ALLGATHER, 3, 1000, "ring");           /* not a power of two */
+    run_adapt(RCH_COLL_ALLGATHER, 2, 70000, "ring");          /* several phases, the large area */
+    run_adapt(RCH_COLL_REDUCE_SCATTER, 4, 2, "pairwise");
+    run_adapt(RCH_COLL_REDUCE_SCATTER, 3, 9000, "pairwise");
 }
 
 Test(shmseg, alltoall_refuses_several_nodes_and_views_without_state)
@@ -668,110 +723,6 @@ Test(shmseg, reduce_scatter_uneven_blocks_in_rank_order)
         }
     }
     rch_coll_force(RCH_COLL_REDUCE_SCATTER, "auto");
-}
-
-/* ---- adaptive allgather and reduce_scatter (coll_adapt.c): the same
- * trials and agreements as alltoall's, the data right at every call ---- */
-
-struct adapt2_run {
-    enum rch_coll_id coll;
-    int p;
-    size_t n;                  /* allgather: block bytes; reduce_scatter: ints per rank */
-    const char *ran[MAXP][ADAPT_CALLS];
-    char err[MAXP][320];
-};
-
-static void adapt2_body(int me, void *arg)
-{
-    struct adapt2_run *t = arg;
-    struct rch_coll_comm c = { .rank = me, .size = t->p, .world_of = worlds, .ctx = 54 };
-    if (rch_coll_comm_init(&c) != RDMACH_OK) {
-        snprintf(t->err[me], sizeof(t->err[me]), "comm init: %s", rdmach_last_error());
-        return;
-    }
-    int p = t->p;
-    size_t n = t->n, counts[MAXP];
-    struct rch_coll_op sum = { rch_coll_kernel(RCH_COLL_OP_SUM, RCH_COLL_K_I32), NULL, 4, 1 };
-    for (int q = 0; q < p; q++)
-        counts[q] = n;
-    unsigned char *s = malloc(p * n * 4 + 1), *r = malloc(p * n * 4 + 1);
-    for (int call = 0; call < ADAPT_CALLS && !t->err[me][0]; call++) {
-        if (call == ADAPT_FLIP && me == 0) {
-            __atomic_store_n(&rch_coll_adapt_bias_ns[0], 0, __ATOMIC_RELAXED);
-            __atomic_store_n(&rch_coll_adapt_bias_ns[1], 1000000000, __ATOMIC_RELAXED);
-        }
-        rdmach_status_t st;
-        if (t->coll == RCH_COLL_ALLGATHER) {
-            for (size_t i = 0; i < n; i++)
-                s[i] = pat(me, 0, i, call);
-            st = rch_coll_allgather(&c, s, r, n);
-        } else {
-            int32_t *v = (int32_t *)s;
-            for (size_t i = 0; i < p * n; i++)
-                v[i] = (int32_t)(me * 1000 + (int)i + call);
-            st = rch_coll_reduce_scatter(&c, s, r, counts, &sum);
-        }
-        t->ran[me][call] = rch_coll_last_algo(t->coll);
-        if (st != RDMACH_OK) {
-            snprintf(t->err[me], sizeof(t->err[me]), "call %d: %s", call, rdmach_last_error());
-            break;
-        }
-        if (t->coll == RCH_COLL_ALLGATHER) {
-            for (int q = 0; q < p && !t->err[me][0]; q++)
-                for (size_t i = 0; i < n; i++)
-                    if (r[q * n + i] != pat(q, 0, i, call)) {
-                        snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): byte %zu of rank %d's "
-                                 "block is wrong", call, t->ran[me][call], i, q);
-                        break;
-                    }
-        } else {
-            const int32_t *v = (const int32_t *)r;
-            for (size_t i = 0; i < n; i++) {
-                int32_t want = 0;
-                for (int q = 0; q < p; q++)
-                    want += (int32_t)(q * 1000 + (int)(me * n + i) + call);
-                if (v[i] != want) {
-                    snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): element %zu is %d, not %d",
-                             call, t->ran[me][call], i, v[i], want);
-                    break;
-                }
-            }
-        }
-    }
-    free(s);
-    free(r);
-    rch_coll_comm_free(&c);
-}
-
-Test(shmseg, allgather_and_reduce_scatter_adaptive_take_the_measured_faster_way_on_every_rank)
-{
-    struct { enum rch_coll_id coll; int p; size_t n; const char *msg; } cases[] = {
-        { RCH_COLL_ALLGATHER, 4, 8, "recdbl" },        /* the tuning rows' choice without the segment */
-        { RCH_COLL_ALLGATHER, 3, 1000, "ring" },       /* not a power of two */
-        { RCH_COLL_ALLGATHER, 2, 70000, "ring" },      /* several phases, the large area */
-        { RCH_COLL_REDUCE_SCATTER, 4, 2, "pairwise" },
-        { RCH_COLL_REDUCE_SCATTER, 3, 9000, "pairwise" },
-    };
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        struct adapt2_run *t = calloc(1, sizeof(*t));
-        t->coll = cases[k].coll;
-        t->p = cases[k].p;
-        t->n = cases[k].n;
-        rch_coll_adapt_bias_ns[0] = 1000000000;
-        rch_coll_adapt_bias_ns[1] = 0;
-        int rc = fake_dev_run(t->p, 4096, adapt2_body, t);
-        rch_coll_adapt_bias_ns[0] = rch_coll_adapt_bias_ns[1] = 0;
-        cr_assert_eq(rc, 0, "%s p=%d: deadlock", rch_coll_name(t->coll), t->p);
-        for (int r = 0; r < t->p; r++) {
-            cr_assert_eq(t->err[r][0], 0, "%s p=%d rank %d: %s", rch_coll_name(t->coll), t->p, r, t->err[r]);
-            for (int call = 0; call < ADAPT_CALLS; call++)
-                cr_assert_str_eq(t->ran[r][call], adapt_expected(call, cases[k].msg),
-                                 "%s p=%d n=%zu rank %d call %d ran %s", rch_coll_name(t->coll), t->p, t->n,
-                                 r, call, t->ran[r][call]);
-        }
-        cr_assert_eq(fake_dev_leftovers(), 0, "p=%d left messages queued", t->p);
-        free(t);
-    }
 }
 
 /* The other way of a reduce_scatter class is chosen again when the
