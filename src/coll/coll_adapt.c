@@ -1,6 +1,6 @@
 /*
- * Alltoall, allgather and reduce_scatter within a node: the faster of the
- * node segment and messages, measured ("adaptive").
+ * Alltoall, allgather, reduce_scatter and bcast within a node: the faster
+ * of the node segment and messages, measured ("adaptive").
  *
  * Why: which of the two wins depends on what a cache line costs between
  * the node's cores, and that is not a property of the processor alone. On
@@ -21,7 +21,12 @@
  *     pairs' shm rings are faulted in as messages first pass through
  *     them): 8 ranks of 64 KiB in the slow state above, 650 us per call
  *     alternating with the segment, 354 for the 10 calls after the first,
- *     296 after 5, 269 after 20. Then
+ *     296 after 5, 269 after 20. After the 2nd counted call by messages
+ *     the ranks look once (an agreement, as below, that only may end the
+ *     trial): if the messages are already a quarter slower than the
+ *     segment, the segment is chosen there, so a program whose messages
+ *     lose by far (8 ranks on 2 cores, a bcast of 64 KiB: 84 us against
+ *     18) pays 3 slow calls for the lesson instead of 8. Then
  *   - the ranks agree: each writes its median time of each way in its
  *     header of the node segment, one synchronisation, each adds them up
  *     in rank order and takes the smaller sum (the way in use keeps the
@@ -36,7 +41,7 @@
  * rank: a program whose ranks disagree gets an error there, as with shmseg.
  * The other way is what the tuning rows choose without shmseg and this one
  * (alltoall: linear for medium blocks; allgather: recursive doubling or the
- * ring; reduce_scatter: pairwise).
+ * ring; reduce_scatter: pairwise; bcast: the binomial tree).
  *
  * Allgather and reduce_scatter of small vectors: on 2 ranks a core each the
  * two ways are within 0.1 us of each other, and which is ahead depends on the
@@ -46,7 +51,16 @@
  * 5.1 us through the segment against 22 by recursive doubling,
  * reduce_scatter of 1 KiB 7.4 adaptive against 51 by pairwise. A class is
  * keyed by the call's message bytes as the tuning table sees them (alltoall
- * and allgather: the block; reduce_scatter: the whole vector).
+ * and allgather: the block; reduce_scatter: the whole vector; bcast: the
+ * buffer, whatever the root).
+ *
+ * Bcast from 16 KiB: the segment copies every byte twice (root in, every
+ * other rank out), the tree's rendezvous once per edge (CMA). With a core
+ * per rank the tree wins (AMD EPYC, Zen 4, 2 ranks: 64 KiB 3.3 us against
+ * 8.3, 1 MiB 43 against 75-79); with 4 ranks a core the segment does (8
+ * ranks, 1 MiB: 534 against 959-1198), and with 2 a core it changes with
+ * the cost of a line between the cores (4 ranks, 1 MiB: 145 against 185 in
+ * one run, 478 against 246 in the next).
  *
  * Restrictions: shmseg's (one node, a communicator with collective state).
  * Cost: shmseg's or the other's; a trial's slower calls (4 per period, the
@@ -63,6 +77,8 @@
 #define FIRST_SEG 6                /* the first trial: calls through the segment, */
 #define FIRST_MSG 8                /* then by messages (the first of each a warm-up) */
 #define FIRST (FIRST_SEG + FIRST_MSG)
+#define EARLY (FIRST_SEG + 3)      /* the first trial's early look, after 2 counted message calls, */
+#define EARLY_SLOWER 4             /* ... ends it if the messages are 1/4 slower than the segment */
 #define RUN 4                      /* calls of the other way in a later trial */
 #define PERIOD0 128                /* calls from an agreement to the next trial, at first */
 #define PERIOD_MAX 2048            /* ... and at most */
@@ -80,7 +96,8 @@ struct cls {
     uint64_t calls;                /* calls of this class so far */
     uint64_t trial_at;             /* call that starts the next trial (after the first) */
     uint64_t period;
-    int choice;                    /* SEG or MSG, once the first trial has been agreed */
+    int settled;                   /* the first trial has been agreed */
+    int choice;                    /* SEG or MSG, once settled */
     int last;                      /* the way of the class's latest call; -1 before the first */
     struct way way[2];
     size_t alt_n;                  /* the message bytes `alt` was chosen for, */
@@ -90,7 +107,7 @@ struct cls {
 };
 
 /* The collectives that choose so, each with its segment algorithm. */
-enum { A2A, AG, RS, NCOLLS };
+enum { A2A, AG, RS, BC, NCOLLS };
 static const struct {
     enum rch_coll_id id;
     const struct rch_coll_algo *adapt, *seg;
@@ -98,6 +115,7 @@ static const struct {
     [A2A] = { RCH_COLL_ALLTOALL, &rch_coll_alltoall_adapt, &rch_coll_alltoall_shmseg },
     [AG] = { RCH_COLL_ALLGATHER, &rch_coll_allgather_adapt, &rch_coll_allgather_shmseg },
     [RS] = { RCH_COLL_REDUCE_SCATTER, &rch_coll_reduce_scatter_adapt, &rch_coll_reduce_scatter_shmseg },
+    [BC] = { RCH_COLL_BCAST, &rch_coll_bcast_adapt, &rch_coll_bcast_shmseg },
 };
 
 struct rch_coll_adapt {
@@ -142,9 +160,11 @@ static void sample(struct way *w, uint64_t ns)
 static int way_of(const struct cls *k, int *agree)
 {
     *agree = 0;
-    if (k->calls < FIRST)
-        return k->calls < FIRST_SEG ? SEG : MSG;
-    if (k->calls == FIRST || k->calls == k->trial_at + RUN) {
+    if (!k->settled) {
+        *agree = k->calls == EARLY || k->calls == FIRST;
+        return k->calls < FIRST_SEG ? SEG : k->calls < FIRST ? MSG : SEG;
+    }
+    if (k->calls == k->trial_at + RUN) {
         *agree = 1;
         return k->choice;
     }
@@ -169,8 +189,10 @@ static rdmach_status_t agree(struct rch_coll_nodeseg *s, enum rch_coll_id id, st
         sum[SEG] += f[SEG];
         sum[MSG] += f[MSG];
     }
-    int first = k->calls == FIRST, was = first ? SEG : k->choice, other = !was;
+    int first = !k->settled, was = first ? SEG : k->choice, other = !was;
     int now = sum[other] < sum[was] - sum[was] / 50 ? other : was;   /* 2% faster */
+    if (first && k->calls == EARLY && sum[MSG] <= sum[SEG] + sum[SEG] / EARLY_SLOWER)
+        return RDMACH_OK;          /* not clearly slower: the first trial goes on */
     if (first || now != k->choice) {
         k->period = PERIOD0;
         if (s->me == 0)
@@ -181,6 +203,7 @@ static rdmach_status_t agree(struct rch_coll_nodeseg *s, enum rch_coll_id id, st
         k->period *= 2;
     }
     k->choice = now;
+    k->settled = 1;
     k->trial_at = k->calls + 1 + k->period;
     k->way[!now].n = 0;            /* the next trial's samples alone judge it */
     return RDMACH_OK;
@@ -224,7 +247,8 @@ static rdmach_status_t adapt(unsigned ci, const struct rch_coll_comm *c, const s
     if (agree_now) {
         if ((st = agree(s, id, k, n, c->size)) != RDMACH_OK)
             return st;
-        way = k->choice;
+        if (k->settled)
+            way = k->choice;
     }
     const struct rch_coll_algo *algo = way == SEG ? seg : k->alt;
     rch_coll_note_ran(id, algo->name);
@@ -234,7 +258,7 @@ static rdmach_status_t adapt(unsigned ci, const struct rch_coll_comm *c, const s
      * in EVERY is timed: two clock reads cost 60 ns, a 2-rank alltoall of
      * 8 bytes 150 (Zen 4), and the chosen way's figure needs only its
      * latest few calls. */
-    int timed = way == k->last && (k->calls < FIRST || way != k->choice || k->calls % EVERY == 0);
+    int timed = way == k->last && (!k->settled || way != k->choice || k->calls % EVERY == 0);
     uint64_t t0 = timed ? rch_base_now_ns() : 0;
     st = algo->run(c, a);
     if (timed && st == RDMACH_OK)
@@ -260,6 +284,11 @@ static rdmach_status_t reduce_scatter_adapt(const struct rch_coll_comm *c, const
     return adapt(RS, c, a);
 }
 
+static rdmach_status_t bcast_adapt(const struct rch_coll_comm *c, const struct rch_coll_args *a)
+{
+    return adapt(BC, c, a);
+}
+
 static int allgather_adapt_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
     return rch_coll_allgather_shmseg.applies(c, a);
@@ -268,6 +297,11 @@ static int allgather_adapt_applies(const struct rch_coll_comm *c, const struct r
 static int reduce_scatter_adapt_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
     return rch_coll_reduce_scatter_shmseg.applies(c, a);
+}
+
+static int bcast_adapt_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
+{
+    return rch_coll_bcast_shmseg.applies(c, a);
 }
 
 const struct rch_coll_algo rch_coll_alltoall_adapt = {
@@ -286,4 +320,10 @@ const struct rch_coll_algo rch_coll_reduce_scatter_adapt = {
     .name = "adaptive",
     .applies = reduce_scatter_adapt_applies,
     .run = reduce_scatter_adapt,
+};
+
+const struct rch_coll_algo rch_coll_bcast_adapt = {
+    .name = "adaptive",
+    .applies = bcast_adapt_applies,
+    .run = bcast_adapt,
 };

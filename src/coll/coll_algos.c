@@ -8,7 +8,7 @@
 static const struct rch_coll_algo *const barrier_algos[] = {
     &rch_coll_barrier_dissemination, NULL };
 static const struct rch_coll_algo *const bcast_algos[] = {
-    &rch_coll_bcast_binomial, &rch_coll_bcast_shmseg, NULL };
+    &rch_coll_bcast_binomial, &rch_coll_bcast_shmseg, &rch_coll_bcast_adapt, NULL };
 static const struct rch_coll_algo *const reduce_algos[] = {
     &rch_coll_reduce_binomial, NULL };
 static const struct rch_coll_algo *const allreduce_algos[] = {

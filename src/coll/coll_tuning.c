@@ -61,8 +61,12 @@ static struct rch_coll_tuning_row rows[] = {
     { RCH_COLL_ALLREDUCE,      NIC_ANY, ONE,     ANY_,    ANY_, ANY_,        "shmrsag" },
     { RCH_COLL_ALLREDUCE,      NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "recdbl" },
     /* one node, from the rendezvous sizes: through the segment's large
-     * area (one synchronisation per chunk instead of message rounds) */
-    { RCH_COLL_BCAST,          NIC_ANY, ONE,     ANY_,    ANY_, FROM(16 * KiB), "shmseg" },
+     * area (one synchronisation per chunk instead of message rounds) or
+     * by the binomial tree's rendezvous (single copy), whichever the
+     * communicator's calls measure faster (coll_adapt.c): on an AMD EPYC
+     * (Zen 4, 2 vCPUs) 2 ranks of 1 MiB took 75-79 us through the segment
+     * and 43 by the tree, 8 ranks (4 a core) 534 against 959-1198 */
+    { RCH_COLL_BCAST,          NIC_ANY, ONE,     ANY_,    ANY_, FROM(16 * KiB), "adaptive" },
     /* one node: through the segment or by messages, whichever the
      * communicator's calls measure faster (coll_adapt.c): small vectors
      * are within 0.1 us either way on a core per rank, the segment 2-7

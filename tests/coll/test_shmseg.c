@@ -213,16 +213,19 @@ Test(shmseg, alltoall_selected_by_the_table_on_one_node_the_segment_first)
     cr_assert_str_eq(two.ran[0], "shmseg");
 }
 
-/* adaptive (coll_adapt.c), for alltoall, allgather and reduce_scatter:
- * every rank records what each call ran, and the calls' data is checked
- * (alltoall as in a2a_body; allgather every rank's block; reduce_scatter the
- * sum of int32 vectors). */
+/* adaptive (coll_adapt.c), for alltoall, allgather, reduce_scatter and
+ * bcast: every rank records what each call ran, and the calls' data is
+ * checked (alltoall as in a2a_body; allgather every rank's block;
+ * reduce_scatter the sum of int32 vectors; bcast the root's buffer, the
+ * root moving from rank to rank). */
 #define ADAPT_CALLS 150
 #define ADAPT_FLIP 60
 struct adapt_run {
     enum rch_coll_id coll;
     int p;
-    size_t n;                  /* alltoall, allgather: block bytes; reduce_scatter: ints per rank */
+    size_t n;                  /* alltoall, allgather: block bytes; reduce_scatter: ints per rank;
+                                * bcast: bytes */
+    int msg_slow_first;        /* the messages look slow until ADAPT_FLIP (else the segment does) */
     const char *ran[MAXP][ADAPT_CALLS];
     char err[MAXP][320];
 };
@@ -245,6 +248,10 @@ static rdmach_status_t adapt_call(struct adapt_run *t, struct rch_coll_comm *c, 
         for (size_t i = 0; i < n; i++)
             s[i] = pat(me, 0, i, call);
         return rch_coll_allgather(c, s, r, n);
+    case RCH_COLL_BCAST:       /* the root changes from call to call */
+        for (size_t i = 0; i < n; i++)
+            r[i] = me == call % p ? pat(me, 0, i, call) : 0xee;
+        return rch_coll_bcast(c, r, n, call % p);
     default:
         for (int q = 0; q < p; q++)
             counts[q] = n;
@@ -259,7 +266,13 @@ static void adapt_check(struct adapt_run *t, int me, int call, const unsigned ch
     int p = t->p;
     size_t n = t->n;
     const char *ran = t->ran[me][call];
-    for (int q = 0; q < p && t->coll != RCH_COLL_REDUCE_SCATTER; q++)
+    for (size_t i = 0; i < n && t->coll == RCH_COLL_BCAST; i++)
+        if (r[i] != pat(call % p, 0, i, call)) {
+            snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): byte %zu from root %d is wrong", call, ran,
+                     i, call % p);
+            return;
+        }
+    for (int q = 0; q < p && t->coll != RCH_COLL_REDUCE_SCATTER && t->coll != RCH_COLL_BCAST; q++)
         for (size_t i = 0; i < n; i++) {
             unsigned char want = t->coll == RCH_COLL_ALLTOALL ? pat(q, me, i, call) : pat(q, 0, i, call);
             if (r[q * n + i] != want) {
@@ -290,10 +303,10 @@ static void adapt_body(int me, void *arg)
     }
     unsigned char *s = malloc(t->p * t->n * 4 + 1), *r = malloc(t->p * t->n * 4 + 1);
     for (int call = 0; call < ADAPT_CALLS && !t->err[me][0]; call++) {
-        /* from here the messages look slow (the segment did until now) */
+        /* from here the other way looks slow */
         if (call == ADAPT_FLIP && me == 0) {
-            __atomic_store_n(&rch_coll_adapt_bias_ns[0], 0, __ATOMIC_RELAXED);
-            __atomic_store_n(&rch_coll_adapt_bias_ns[1], 1000000000, __ATOMIC_RELAXED);
+            __atomic_store_n(&rch_coll_adapt_bias_ns[!t->msg_slow_first], 1000000000, __ATOMIC_RELAXED);
+            __atomic_store_n(&rch_coll_adapt_bias_ns[t->msg_slow_first], 0, __ATOMIC_RELAXED);
         }
         rdmach_status_t st = adapt_call(t, &c, me, call, s, r);
         t->ran[me][call] = rch_coll_last_algo(t->coll);
@@ -323,26 +336,50 @@ static const char *adapt_expected(int call, const char *msg)
     return "shmseg";
 }
 
-/* Every rank runs what adapt_expected says, with the data right. */
-static void run_adapt(enum rch_coll_id coll, int p, size_t n, const char *msg)
+/* The same when the messages look slow first: the first trial's early look
+ * (call 9, after 2 counted message calls) ends it choosing the segment,
+ * which runs 128 calls, then the messages' trial (from call 138) and an
+ * agreement (call 142) choosing them. */
+static const char *adapt_expected_msg_slow(int call, const char *msg)
+{
+    if (call < 6)
+        return "shmseg";
+    if (call < 9)
+        return msg;
+    if (call < 9 + 1 + 128)
+        return "shmseg";
+    return msg;
+}
+
+/* Every rank runs what adapt_expected (or, with msg_slow_first,
+ * adapt_expected_msg_slow) says, with the data right. */
+static void run_adapt_from(enum rch_coll_id coll, int p, size_t n, const char *msg, int msg_slow_first)
 {
     struct adapt_run *t = calloc(1, sizeof(*t));
     t->coll = coll;
     t->p = p;
     t->n = n;
-    rch_coll_adapt_bias_ns[0] = 1000000000;
-    rch_coll_adapt_bias_ns[1] = 0;
+    t->msg_slow_first = msg_slow_first;
+    rch_coll_adapt_bias_ns[msg_slow_first] = 1000000000;     /* [0] the segment's, [1] the messages' */
+    rch_coll_adapt_bias_ns[!msg_slow_first] = 0;
     int rc = fake_dev_run(p, 4096, adapt_body, t);
     rch_coll_adapt_bias_ns[0] = rch_coll_adapt_bias_ns[1] = 0;
     cr_assert_eq(rc, 0, "%s p=%d: deadlock", rch_coll_name(coll), p);
     for (int r = 0; r < p; r++) {
         cr_assert_eq(t->err[r][0], 0, "%s p=%d rank %d: %s", rch_coll_name(coll), p, r, t->err[r]);
         for (int call = 0; call < ADAPT_CALLS; call++)
-            cr_assert_str_eq(t->ran[r][call], adapt_expected(call, msg), "%s p=%d n=%zu rank %d call %d ran %s",
-                             rch_coll_name(coll), p, n, r, call, t->ran[r][call]);
+            cr_assert_str_eq(t->ran[r][call],
+                             msg_slow_first ? adapt_expected_msg_slow(call, msg) : adapt_expected(call, msg),
+                             "%s p=%d n=%zu rank %d call %d ran %s (messages slow first: %d)",
+                             rch_coll_name(coll), p, n, r, call, t->ran[r][call], msg_slow_first);
     }
     cr_assert_eq(fake_dev_leftovers(), 0, "%s p=%d left messages queued", rch_coll_name(coll), p);
     free(t);
+}
+
+static void run_adapt(enum rch_coll_id coll, int p, size_t n, const char *msg)
+{
+    run_adapt_from(coll, p, n, msg, 0);
 }
 
 Test(shmseg, alltoall_adaptive_takes_the_measured_faster_way_on_every_rank_and_follows_a_change)
@@ -359,6 +396,20 @@ Test(shmseg, allgather_and_reduce_scatter_adaptive_take_the_measured_faster_way_
     run_adapt(RCH_COLL_ALLGATHER, 2, 70000, "ring");          /* several phases, the large area */
     run_adapt(RCH_COLL_REDUCE_SCATTER, 4, 2, "pairwise");
     run_adapt(RCH_COLL_REDUCE_SCATTER, 3, 9000, "pairwise");
+}
+
+Test(shmseg, bcast_adaptive_takes_the_measured_faster_way_on_every_rank_whatever_the_root)
+{
+    run_adapt(RCH_COLL_BCAST, 4, 16 * 1024, "binomial");      /* the table's first adaptive size */
+    run_adapt(RCH_COLL_BCAST, 3, 100000, "binomial");
+    run_adapt(RCH_COLL_BCAST, 2, 3 * 1024 * 1024 + 5, "binomial");   /* several chunks of the large area */
+}
+
+Test(shmseg, adaptive_ends_the_first_trial_early_when_the_messages_are_clearly_slower)
+{
+    run_adapt_from(RCH_COLL_BCAST, 4, 64 * 1024, "binomial", 1);
+    run_adapt_from(RCH_COLL_ALLTOALL, 3, 64, "linear", 1);
+    run_adapt_from(RCH_COLL_ALLGATHER, 2, 8, "recdbl", 1);
 }
 
 Test(shmseg, alltoall_refuses_several_nodes_and_views_without_state)
