@@ -1,6 +1,6 @@
 /*
- * Alltoall, allgather, reduce_scatter and bcast within a node: the faster
- * of the node segment and messages, measured ("adaptive").
+ * Alltoall, allgather(v), reduce_scatter and bcast within a node: the
+ * faster of the node segment and messages, measured ("adaptive").
  *
  * Why: which of the two wins depends on what a cache line costs between
  * the node's cores, and that is not a property of the processor alone. On
@@ -41,7 +41,8 @@
  * rank: a program whose ranks disagree gets an error there, as with shmseg.
  * The other way is what the tuning rows choose without shmseg and this one
  * (alltoall: linear for medium blocks; allgather: recursive doubling or the
- * ring; reduce_scatter: pairwise; bcast: the binomial tree).
+ * ring; allgatherv: the ring; reduce_scatter: pairwise; bcast: the binomial
+ * tree).
  *
  * Allgather and reduce_scatter of small vectors: on 2 ranks a core each the
  * two ways are within 0.1 us of each other, and which is ahead depends on the
@@ -51,8 +52,8 @@
  * 5.1 us through the segment against 22 by recursive doubling,
  * reduce_scatter of 1 KiB 7.4 adaptive against 51 by pairwise. A class is
  * keyed by the call's message bytes as the tuning table sees them (alltoall
- * and allgather: the block; reduce_scatter: the whole vector; bcast: the
- * buffer, whatever the root).
+ * and allgather: the block; allgatherv: the mean block; reduce_scatter: the
+ * whole vector; bcast: the buffer, whatever the root).
  *
  * Bcast from 16 KiB: the segment copies every byte twice (root in, every
  * other rank out), the tree's rendezvous once per edge (CMA). With a core
@@ -107,7 +108,7 @@ struct cls {
 };
 
 /* The collectives that choose so, each with its segment algorithm. */
-enum { A2A, AG, RS, BC, NCOLLS };
+enum { A2A, AG, RS, BC, AGV, NCOLLS };
 static const struct {
     enum rch_coll_id id;
     const struct rch_coll_algo *adapt, *seg;
@@ -116,6 +117,7 @@ static const struct {
     [AG] = { RCH_COLL_ALLGATHER, &rch_coll_allgather_adapt, &rch_coll_allgather_shmseg },
     [RS] = { RCH_COLL_REDUCE_SCATTER, &rch_coll_reduce_scatter_adapt, &rch_coll_reduce_scatter_shmseg },
     [BC] = { RCH_COLL_BCAST, &rch_coll_bcast_adapt, &rch_coll_bcast_shmseg },
+    [AGV] = { RCH_COLL_ALLGATHERV, &rch_coll_allgatherv_adapt, &rch_coll_allgatherv_shmseg },
 };
 
 struct rch_coll_adapt {
@@ -289,6 +291,11 @@ static rdmach_status_t bcast_adapt(const struct rch_coll_comm *c, const struct r
     return adapt(BC, c, a);
 }
 
+static rdmach_status_t allgatherv_adapt(const struct rch_coll_comm *c, const struct rch_coll_args *a)
+{
+    return adapt(AGV, c, a);
+}
+
 static int allgather_adapt_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
     return rch_coll_allgather_shmseg.applies(c, a);
@@ -302,6 +309,11 @@ static int reduce_scatter_adapt_applies(const struct rch_coll_comm *c, const str
 static int bcast_adapt_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
     return rch_coll_bcast_shmseg.applies(c, a);
+}
+
+static int allgatherv_adapt_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
+{
+    return rch_coll_allgatherv_shmseg.applies(c, a);
 }
 
 const struct rch_coll_algo rch_coll_alltoall_adapt = {
@@ -326,4 +338,10 @@ const struct rch_coll_algo rch_coll_bcast_adapt = {
     .name = "adaptive",
     .applies = bcast_adapt_applies,
     .run = bcast_adapt,
+};
+
+const struct rch_coll_algo rch_coll_allgatherv_adapt = {
+    .name = "adaptive",
+    .applies = allgatherv_adapt_applies,
+    .run = allgatherv_adapt,
 };

@@ -26,7 +26,7 @@ static const struct rch_coll_algo *const allgather_algos[] = {
     &rch_coll_allgather_recdbl, &rch_coll_allgather_ring, &rch_coll_allgather_shmseg,
     &rch_coll_allgather_adapt, NULL };
 static const struct rch_coll_algo *const allgatherv_algos[] = {
-    &rch_coll_allgatherv_ring, NULL };
+    &rch_coll_allgatherv_ring, &rch_coll_allgatherv_shmseg, &rch_coll_allgatherv_adapt, NULL };
 static const struct rch_coll_algo *const alltoall_algos[] = {
     &rch_coll_alltoall_pairwise, &rch_coll_alltoall_bruck, &rch_coll_alltoall_linear,
     &rch_coll_alltoall_leader, &rch_coll_alltoall_coreparallel, &rch_coll_alltoall_shmseg,

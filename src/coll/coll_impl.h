@@ -59,6 +59,7 @@ extern const struct rch_coll_algo rch_coll_allgather_recdbl;
 extern const struct rch_coll_algo rch_coll_allgather_ring;
 extern const struct rch_coll_algo rch_coll_allgather_shmseg;
 extern const struct rch_coll_algo rch_coll_allgatherv_ring;
+extern const struct rch_coll_algo rch_coll_allgatherv_shmseg;
 extern const struct rch_coll_algo rch_coll_alltoall_pairwise;
 extern const struct rch_coll_algo rch_coll_alltoallv_pairwise;
 extern const struct rch_coll_algo rch_coll_alltoall_bruck;
@@ -73,6 +74,7 @@ extern const struct rch_coll_algo rch_coll_alltoall_adapt;
 extern const struct rch_coll_algo rch_coll_allgather_adapt;
 extern const struct rch_coll_algo rch_coll_reduce_scatter_adapt;
 extern const struct rch_coll_algo rch_coll_bcast_adapt;
+extern const struct rch_coll_algo rch_coll_allgatherv_adapt;
 /* shmseg's and adaptive's restriction: one node, a communicator with state */
 int rch_coll_alltoall_shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a);
 /* adaptive's state of a communicator (coll_adapt.c), kept with its node

@@ -73,6 +73,7 @@ static struct rch_coll_tuning_row rows[] = {
      * times faster on an oversubscribed node, and large ones depend on what
      * a cache line costs between the cores (alltoall below) */
     { RCH_COLL_ALLGATHER,      NIC_ANY, ONE,     ANY_,    ANY_, ANY_,        "adaptive" },
+    { RCH_COLL_ALLGATHERV,     NIC_ANY, ONE,     ANY_,    ANY_, ANY_,        "adaptive" },
     { RCH_COLL_GATHER,         NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(16 * KiB), "binomial" },
     { RCH_COLL_GATHER,         NIC_ANY, ANY_,    ANY_,    ANY_, ANY_,        "linear" },
     { RCH_COLL_SCATTER,        NIC_ANY, ANY_,    ANY_,    ANY_, UPTO(16 * KiB), "binomial" },

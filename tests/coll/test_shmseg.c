@@ -213,7 +213,47 @@ Test(shmseg, alltoall_selected_by_the_table_on_one_node_the_segment_first)
     cr_assert_str_eq(two.ran[0], "shmseg");
 }
 
-/* adaptive (coll_adapt.c), for alltoall, allgather, reduce_scatter and
+/* allgatherv's layout in these tests: rank r's block is n + 7r bytes
+ * (rank 1's empty), the blocks in reverse rank order, 3 bytes apart. */
+static void agv_layout(int p, size_t n, size_t *counts, size_t *displs)
+{
+    size_t at = 0;
+    for (int r = p - 1; r >= 0; r--) {
+        counts[r] = r == 1 ? 0 : n + (size_t)r * 7;
+        displs[r] = at;
+        at += counts[r] + 3;
+    }
+}
+
+static size_t agv_span(int p, const size_t *counts, const size_t *displs)
+{
+    return displs[0] + counts[0] + 3 * (size_t)(p > 0);
+}
+
+/* NULL if every block of call `call` is in place and every gap still
+ * 0xee; else what is wrong (a static string). */
+static const char *agv_check(int p, size_t n, int call, const unsigned char *r)
+{
+    static _Thread_local char why[160];
+    size_t counts[MAXP], displs[MAXP];
+    agv_layout(p, n, counts, displs);
+    for (int q = 0; q < p; q++) {
+        for (size_t i = 0; i < counts[q]; i++)
+            if (r[displs[q] + i] != pat(q, 0, i, call)) {
+                snprintf(why, sizeof(why), "byte %zu of rank %d's block is %02x, not %02x", i, q,
+                         r[displs[q] + i], pat(q, 0, i, call));
+                return why;
+            }
+        for (size_t i = 0; i < 3; i++)
+            if (r[displs[q] + counts[q] + i] != 0xee) {
+                snprintf(why, sizeof(why), "gap byte %zu after rank %d's block was written", i, q);
+                return why;
+            }
+    }
+    return NULL;
+}
+
+/* adaptive (coll_adapt.c), for alltoall, allgather(v), reduce_scatter and
  * bcast: every rank records what each call ran, and the calls' data is
  * checked (alltoall as in a2a_body; allgather every rank's block;
  * reduce_scatter the sum of int32 vectors; bcast the root's buffer, the
@@ -236,7 +276,7 @@ static rdmach_status_t adapt_call(struct adapt_run *t, struct rch_coll_comm *c, 
                                   unsigned char *s, unsigned char *r)
 {
     int p = t->p;
-    size_t n = t->n, counts[MAXP];
+    size_t n = t->n, counts[MAXP], displs[MAXP];
     struct rch_coll_op sum = { rch_coll_kernel(RCH_COLL_OP_SUM, RCH_COLL_K_I32), NULL, 4, 1 };
     switch (t->coll) {
     case RCH_COLL_ALLTOALL:
@@ -248,6 +288,12 @@ static rdmach_status_t adapt_call(struct adapt_run *t, struct rch_coll_comm *c, 
         for (size_t i = 0; i < n; i++)
             s[i] = pat(me, 0, i, call);
         return rch_coll_allgather(c, s, r, n);
+    case RCH_COLL_ALLGATHERV:  /* uneven blocks, rank 1's empty, in reverse order with gaps */
+        agv_layout(p, n, counts, displs);
+        memset(r, 0xee, agv_span(p, counts, displs));
+        for (size_t i = 0; i < counts[me]; i++)
+            s[i] = pat(me, 0, i, call);
+        return rch_coll_allgatherv(c, s, r, counts, displs);
     case RCH_COLL_BCAST:       /* the root changes from call to call */
         for (size_t i = 0; i < n; i++)
             r[i] = me == call % p ? pat(me, 0, i, call) : 0xee;
@@ -266,6 +312,12 @@ static void adapt_check(struct adapt_run *t, int me, int call, const unsigned ch
     int p = t->p;
     size_t n = t->n;
     const char *ran = t->ran[me][call];
+    if (t->coll == RCH_COLL_ALLGATHERV) {
+        const char *bad = agv_check(p, n, call, r);
+        if (bad)
+            snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): %s", call, ran, bad);
+        return;
+    }
     for (size_t i = 0; i < n && t->coll == RCH_COLL_BCAST; i++)
         if (r[i] != pat(call % p, 0, i, call)) {
             snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): byte %zu from root %d is wrong", call, ran,
@@ -403,6 +455,65 @@ Test(shmseg, bcast_adaptive_takes_the_measured_faster_way_on_every_rank_whatever
     run_adapt(RCH_COLL_BCAST, 4, 16 * 1024, "binomial");      /* the table's first adaptive size */
     run_adapt(RCH_COLL_BCAST, 3, 100000, "binomial");
     run_adapt(RCH_COLL_BCAST, 2, 3 * 1024 * 1024 + 5, "binomial");   /* several chunks of the large area */
+}
+
+Test(shmseg, allgatherv_adaptive_takes_the_measured_faster_way_on_every_rank)
+{
+    run_adapt(RCH_COLL_ALLGATHERV, 4, 8, "ring");
+    run_adapt(RCH_COLL_ALLGATHERV, 3, 70000, "ring");         /* several phases of the large area */
+    run_adapt_from(RCH_COLL_ALLGATHERV, 2, 100, "ring", 1);
+}
+
+/* allgatherv through the large area, forced: block lengths that end in
+ * different phases (one empty), in place on odd calls, 1-5 ranks */
+static void agv_body(int me, void *arg)
+{
+    struct run *t = arg;
+    struct rch_coll_comm c;
+    int node_of[MAXP], p = t->p;
+    size_t counts[MAXP], displs[MAXP];
+    make_view(t, me, &c, node_of);
+    if (rch_coll_comm_init(&c) != RDMACH_OK) {
+        snprintf(t->err[me], sizeof(t->err[me]), "comm init: %s", rdmach_last_error());
+        return;
+    }
+    agv_layout(p, t->count, counts, displs);
+    size_t span = agv_span(p, counts, displs);
+    unsigned char *s = malloc(counts[me] + 1), *r = malloc(span);
+    for (int call = 0; call < t->calls && !t->err[me][0]; call++) {
+        int ip = t->in_place && call % 2;
+        memset(r, 0xee, span);
+        unsigned char *mine = ip ? r + displs[me] : s;
+        for (size_t i = 0; i < counts[me]; i++)
+            mine[i] = pat(me, 0, i, call);
+        rdmach_status_t st = rch_coll_allgatherv(&c, ip ? RCH_COLL_IN_PLACE : s, r, counts, displs);
+        t->ran[me] = rch_coll_last_algo(RCH_COLL_ALLGATHERV);
+        const char *bad = st != RDMACH_OK ? rdmach_last_error() : agv_check(p, t->count, call, r);
+        if (bad)
+            snprintf(t->err[me], sizeof(t->err[me]), "call %d: %s", call, bad);
+    }
+    free(s);
+    free(r);
+    rch_coll_comm_free(&c);
+}
+
+Test(shmseg, allgatherv_uneven_blocks_across_phases_and_in_place)
+{
+    cr_assert_eq(rch_coll_force(RCH_COLL_ALLGATHERV, "shmseg"), RDMACH_OK);
+    for (int p = 1; p <= 5; p++) {
+        size_t arow = rch_coll_nodeseg_arow_size(p);
+        size_t sizes[] = { 0, 1, arow - 20, arow + 3, 2 * arow };
+        for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+            struct run t = { .p = p, .count = sizes[k], .calls = 4, .in_place = 1, .jitter = 1 };
+            int rc = fake_dev_run(p, 4096, agv_body, &t);
+            cr_assert_eq(rc, 0, "p=%d: deadlock", p);
+            for (int r = 0; r < p; r++) {
+                cr_assert_eq(t.err[r][0], 0, "p=%d base %zu bytes rank %d: %s", p, sizes[k], r, t.err[r]);
+                cr_assert_str_eq(t.ran[r], "shmseg", "p=%d: ran %s", p, t.ran[r]);
+            }
+        }
+    }
+    rch_coll_force(RCH_COLL_ALLGATHERV, "auto");
 }
 
 Test(shmseg, adaptive_ends_the_first_trial_early_when_the_messages_are_clearly_slower)
