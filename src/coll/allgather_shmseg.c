@@ -18,12 +18,6 @@
 #include "coll/coll_impl.h"
 #include "coll/nodeseg.h"
 
-static int shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
-{
-    (void)a;
-    return c->size == 1 || rch_coll_nodeseg_usable(c);
-}
-
 static rdmach_status_t allgather_shmseg(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
     int p = c->size, me = c->rank;
@@ -61,6 +55,6 @@ static rdmach_status_t allgather_shmseg(const struct rch_coll_comm *c, const str
 
 const struct rch_coll_algo rch_coll_allgather_shmseg = {
     .name = "shmseg",
-    .applies = shmseg_applies,
+    .applies = rch_coll_shmseg_applies,
     .run = allgather_shmseg,
 };

@@ -71,6 +71,6 @@ static rdmach_status_t allgatherv_shmseg(const struct rch_coll_comm *c, const st
 
 const struct rch_coll_algo rch_coll_allgatherv_shmseg = {
     .name = "shmseg",
-    .applies = rch_coll_alltoall_shmseg_applies,     /* the segment's restriction */
+    .applies = rch_coll_shmseg_applies,
     .run = allgatherv_shmseg,
 };

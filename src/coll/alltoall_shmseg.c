@@ -36,12 +36,6 @@
 #include "coll/coll_impl.h"
 #include "coll/nodeseg.h"
 
-int rch_coll_alltoall_shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
-{
-    (void)a;
-    return c->size == 1 || rch_coll_nodeseg_usable(c);
-}
-
 static rdmach_status_t alltoall_shmseg(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
     int p = c->size, me = c->rank, in_place = a->sbuf == RCH_COLL_IN_PLACE;
@@ -125,6 +119,6 @@ static rdmach_status_t alltoall_shmseg(const struct rch_coll_comm *c, const stru
 
 const struct rch_coll_algo rch_coll_alltoall_shmseg = {
     .name = "shmseg",
-    .applies = rch_coll_alltoall_shmseg_applies,
+    .applies = rch_coll_shmseg_applies,
     .run = alltoall_shmseg,
 };

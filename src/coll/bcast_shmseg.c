@@ -19,12 +19,6 @@
 #include "coll/coll_impl.h"
 #include "coll/nodeseg.h"
 
-static int shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
-{
-    (void)a;
-    return c->size == 1 || rch_coll_nodeseg_usable(c);
-}
-
 static rdmach_status_t bcast_shmseg(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
     int p = c->size, me = c->rank;
@@ -56,6 +50,6 @@ static rdmach_status_t bcast_shmseg(const struct rch_coll_comm *c, const struct 
 
 const struct rch_coll_algo rch_coll_bcast_shmseg = {
     .name = "shmseg",
-    .applies = shmseg_applies,
+    .applies = rch_coll_shmseg_applies,
     .run = bcast_shmseg,
 };

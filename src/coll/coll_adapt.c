@@ -296,35 +296,20 @@ static rdmach_status_t allgatherv_adapt(const struct rch_coll_comm *c, const str
     return adapt(AGV, c, a);
 }
 
-static int allgather_adapt_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
-{
-    return rch_coll_allgather_shmseg.applies(c, a);
-}
-
 static int reduce_scatter_adapt_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
 {
     return rch_coll_reduce_scatter_shmseg.applies(c, a);
 }
 
-static int bcast_adapt_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
-{
-    return rch_coll_bcast_shmseg.applies(c, a);
-}
-
-static int allgatherv_adapt_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
-{
-    return rch_coll_allgatherv_shmseg.applies(c, a);
-}
-
 const struct rch_coll_algo rch_coll_alltoall_adapt = {
     .name = "adaptive",
-    .applies = rch_coll_alltoall_shmseg_applies,
+    .applies = rch_coll_shmseg_applies,
     .run = alltoall_adapt,
 };
 
 const struct rch_coll_algo rch_coll_allgather_adapt = {
     .name = "adaptive",
-    .applies = allgather_adapt_applies,
+    .applies = rch_coll_shmseg_applies,
     .run = allgather_adapt,
 };
 
@@ -336,12 +321,12 @@ const struct rch_coll_algo rch_coll_reduce_scatter_adapt = {
 
 const struct rch_coll_algo rch_coll_bcast_adapt = {
     .name = "adaptive",
-    .applies = bcast_adapt_applies,
+    .applies = rch_coll_shmseg_applies,
     .run = bcast_adapt,
 };
 
 const struct rch_coll_algo rch_coll_allgatherv_adapt = {
     .name = "adaptive",
-    .applies = allgatherv_adapt_applies,
+    .applies = rch_coll_shmseg_applies,
     .run = allgatherv_adapt,
 };

@@ -75,8 +75,9 @@ extern const struct rch_coll_algo rch_coll_allgather_adapt;
 extern const struct rch_coll_algo rch_coll_reduce_scatter_adapt;
 extern const struct rch_coll_algo rch_coll_bcast_adapt;
 extern const struct rch_coll_algo rch_coll_allgatherv_adapt;
-/* shmseg's and adaptive's restriction: one node, a communicator with state */
-int rch_coll_alltoall_shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a);
+/* the node segment's restriction (shmseg and adaptive, except where an
+ * operation's element must also fit): one node, a communicator with state */
+int rch_coll_shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a);
 /* adaptive's state of a communicator (coll_adapt.c), kept with its node
  * segment; and, for tests, nanoseconds added to every timed call of the
  * segment's way [0] and of the messages' [1] */

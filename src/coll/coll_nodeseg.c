@@ -44,6 +44,12 @@ int rch_coll_nodeseg_usable(const struct rch_coll_comm *c)
     return !rch_dev_cs_on && c->state && nodes == 1 && !(c->state->nodeseg && c->state->nodeseg->failed);
 }
 
+int rch_coll_shmseg_applies(const struct rch_coll_comm *c, const struct rch_coll_args *a)
+{
+    (void)a;
+    return c->size == 1 || rch_coll_nodeseg_usable(c);
+}
+
 /* Map (or create) the segment; local status, agreed on by the caller. */
 static rdmach_status_t setup(struct rch_coll_nodeseg *s, const struct rch_coll_comm *c)
 {

@@ -225,9 +225,10 @@ static void agv_layout(int p, size_t n, size_t *counts, size_t *displs)
     }
 }
 
-static size_t agv_span(int p, const size_t *counts, const size_t *displs)
+/* bytes from the first block to the gap after the last (rank 0's) */
+static size_t agv_span(const size_t *counts, const size_t *displs)
 {
-    return displs[0] + counts[0] + 3 * (size_t)(p > 0);
+    return displs[0] + counts[0] + 3;
 }
 
 /* NULL if every block of call `call` is in place and every gap still
@@ -290,7 +291,7 @@ static rdmach_status_t adapt_call(struct adapt_run *t, struct rch_coll_comm *c, 
         return rch_coll_allgather(c, s, r, n);
     case RCH_COLL_ALLGATHERV:  /* uneven blocks, rank 1's empty, in reverse order with gaps */
         agv_layout(p, n, counts, displs);
-        memset(r, 0xee, agv_span(p, counts, displs));
+        memset(r, 0xee, agv_span(counts, displs));
         for (size_t i = 0; i < counts[me]; i++)
             s[i] = pat(me, 0, i, call);
         return rch_coll_allgatherv(c, s, r, counts, displs);
@@ -312,36 +313,41 @@ static void adapt_check(struct adapt_run *t, int me, int call, const unsigned ch
     int p = t->p;
     size_t n = t->n;
     const char *ran = t->ran[me][call];
-    if (t->coll == RCH_COLL_ALLGATHERV) {
-        const char *bad = agv_check(p, n, call, r);
-        if (bad)
-            snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): %s", call, ran, bad);
+    char *err = t->err[me];
+    size_t len = sizeof(t->err[me]);
+    const char *bad;
+    switch (t->coll) {
+    case RCH_COLL_ALLGATHERV:
+        if ((bad = agv_check(p, n, call, r)) != NULL)
+            snprintf(err, len, "call %d (%s): %s", call, ran, bad);
         return;
-    }
-    for (size_t i = 0; i < n && t->coll == RCH_COLL_BCAST; i++)
-        if (r[i] != pat(call % p, 0, i, call)) {
-            snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): byte %zu from root %d is wrong", call, ran,
-                     i, call % p);
-            return;
-        }
-    for (int q = 0; q < p && t->coll != RCH_COLL_REDUCE_SCATTER && t->coll != RCH_COLL_BCAST; q++)
+    case RCH_COLL_BCAST:
+        for (size_t i = 0; i < n; i++)
+            if (r[i] != pat(call % p, 0, i, call)) {
+                snprintf(err, len, "call %d (%s): byte %zu from root %d is wrong", call, ran, i, call % p);
+                return;
+            }
+        return;
+    case RCH_COLL_REDUCE_SCATTER:
         for (size_t i = 0; i < n; i++) {
-            unsigned char want = t->coll == RCH_COLL_ALLTOALL ? pat(q, me, i, call) : pat(q, 0, i, call);
-            if (r[q * n + i] != want) {
-                snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): byte %zu from rank %d is wrong",
-                         call, ran, i, q);
+            int32_t want = 0, got = ((const int32_t *)r)[i];
+            for (int q = 0; q < p; q++)
+                want += (int32_t)(q * 1000 + (int)(me * n + i) + call);
+            if (got != want) {
+                snprintf(err, len, "call %d (%s): element %zu is %d, not %d", call, ran, i, got, want);
                 return;
             }
         }
-    for (size_t i = 0; i < n && t->coll == RCH_COLL_REDUCE_SCATTER; i++) {
-        int32_t want = 0, got = ((const int32_t *)r)[i];
+        return;
+    default:                   /* alltoall: my column of every row; allgather: every block */
         for (int q = 0; q < p; q++)
-            want += (int32_t)(q * 1000 + (int)(me * n + i) + call);
-        if (got != want) {
-            snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): element %zu is %d, not %d", call, ran, i,
-                     got, want);
-            return;
-        }
+            for (size_t i = 0; i < n; i++) {
+                unsigned char want = t->coll == RCH_COLL_ALLTOALL ? pat(q, me, i, call) : pat(q, 0, i, call);
+                if (r[q * n + i] != want) {
+                    snprintf(err, len, "call %d (%s): byte %zu from rank %d is wrong", call, ran, i, q);
+                    return;
+                }
+            }
     }
 }
 
@@ -478,7 +484,7 @@ static void agv_body(int me, void *arg)
         return;
     }
     agv_layout(p, t->count, counts, displs);
-    size_t span = agv_span(p, counts, displs);
+    size_t span = agv_span(counts, displs);
     unsigned char *s = malloc(counts[me] + 1), *r = malloc(span);
     for (int call = 0; call < t->calls && !t->err[me][0]; call++) {
         int ip = t->in_place && call % 2;
