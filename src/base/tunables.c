@@ -179,6 +179,12 @@ static const struct rch_tun_row rows[] = {
     { "TUNING_FILE", RCH_TUN_STRING, OFF(tuning_file), "", 0, 1024, NULL,
       "Collective tuning file written by rdmach-tune (docs/TUNING.md); its rows are consulted "
       "before the built-in table (empty: none)" },
+    { "COLL_SEG_AFTER", RCH_TUN_INT, OFF(coll_seg_after), "16", 0, INT_MAX, NULL,
+      "A communicator's first this many calls that would set up shared memory for its collectives (the "
+      "node segment of the shmseg and adaptive algorithms, the shared-memory barriers) run by messages "
+      "instead: a communicator made for a few calls (a window's, a library's duplicate) does not pay for "
+      "segments it would hardly use (0: set them up at the first call; a forced algorithm or barrier "
+      "backend is set up at once)" },
     { "COLL_SCRATCH_KEEP", RCH_TUN_SIZE, OFF(coll_scratch_keep), "64m", 0, 16 * GiB, NULL,
       "Bytes of the collectives' large scratch buffers (64 KiB and up: a reduction's accumulator, a "
       "schedule's temporaries) kept between calls instead of freed, whose pages would be faulted in and "

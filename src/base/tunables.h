@@ -85,6 +85,7 @@ struct rch_tunables {
     char   tuning_file[1024];
     int    coll_vnode_size;  /* 0: the job's layout */
     size_t inter_rs_chunk;   /* tests: intercomm reduce_scatter chunk and threshold (0: 2^26, INT_MAX) */
+    int    coll_seg_after;   /* calls by messages before a communicator sets up shared segments */
     size_t coll_scratch_keep;   /* bytes of large collective scratch buffers kept between calls */
     size_t dtype_prefetch;   /* bytes ahead that moves over blocks apart prefetch (0: never) */
     size_t dtype_prefetch_from;   /* ... when they span at least this many bytes */

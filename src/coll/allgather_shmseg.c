@@ -57,4 +57,5 @@ const struct rch_coll_algo rch_coll_allgather_shmseg = {
     .name = "shmseg",
     .applies = rch_coll_shmseg_applies,
     .run = allgather_shmseg,
+    .nodeseg = 1,
 };

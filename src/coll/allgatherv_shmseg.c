@@ -73,4 +73,5 @@ const struct rch_coll_algo rch_coll_allgatherv_shmseg = {
     .name = "shmseg",
     .applies = rch_coll_shmseg_applies,
     .run = allgatherv_shmseg,
+    .nodeseg = 1,
 };

@@ -103,4 +103,5 @@ const struct rch_coll_algo rch_coll_allreduce_shmrsag = {
     .name = "shmrsag",
     .applies = shmrsag_applies,
     .run = allreduce_shmrsag,
+    .nodeseg = 1,
 };

@@ -94,4 +94,5 @@ const struct rch_coll_algo rch_coll_allreduce_shmseg = {
     .name = "shmseg",
     .applies = shmseg_applies,
     .run = allreduce_shmseg,
+    .nodeseg = 1,
 };

@@ -121,4 +121,5 @@ const struct rch_coll_algo rch_coll_alltoall_shmseg = {
     .name = "shmseg",
     .applies = rch_coll_shmseg_applies,
     .run = alltoall_shmseg,
+    .nodeseg = 1,
 };

@@ -2,7 +2,8 @@
  * The barrier framework: the list of backends, the choice per communicator
  * and MPI_Barrier's path through it (see barrier.h for the contract).
  *
- * A communicator's first barrier chooses: the backend forced with
+ * A communicator's first barrier after its young ones (young(), below:
+ * those run by dissemination) chooses: the backend forced with
  * RDMACH_BARRIER if it applies, else the applicable backend of highest
  * priority. Every rank then runs that backend's init and the ranks agree on
  * the outcome (the minimum of their statuses, spread by dissemination on
@@ -175,6 +176,18 @@ static rdmach_status_t choose_and_init(struct rch_coll_cstate *cs)
     return RDMACH_OK;
 }
 
+/* A young communicator's barriers (the first COLL_SEG_AFTER calls of it that
+ * would set up shared memory, counted with its collectives': coll_select.c)
+ * run by dissemination and choose nothing yet, unless a backend is forced.
+ * Every rank calls every barrier, so the count is the same on all. */
+static int young(struct rch_coll_cstate *cs)
+{
+    if (cs->view.size < 2 || cs->seg_deferred >= (uint32_t)rch_tun.coll_seg_after || forced())
+        return 0;
+    cs->seg_deferred++;
+    return 1;
+}
+
 rdmach_status_t rch_coll_barrier_run(const struct rch_coll_comm *c)
 {
     struct rch_coll_cstate *cs = c->state;
@@ -183,6 +196,10 @@ rdmach_status_t rch_coll_barrier_run(const struct rch_coll_comm *c)
         return rch_coll_barrier_dissem_run(c, RCH_COLL_TAG_BARRIER);
     }
     if (RCH_UNLIKELY(!cs->bar)) {
+        if (young(cs)) {
+            __atomic_store_n(&last, rch_coll_barrier_dissemination_ops.name, __ATOMIC_RELAXED);
+            return rch_coll_barrier_dissem_run(c, RCH_COLL_TAG_BARRIER);
+        }
         rdmach_status_t st = choose_and_init(cs);
         if (st != RDMACH_OK)
             return st;

@@ -52,4 +52,5 @@ const struct rch_coll_algo rch_coll_bcast_shmseg = {
     .name = "shmseg",
     .applies = rch_coll_shmseg_applies,
     .run = bcast_shmseg,
+    .nodeseg = 1,
 };

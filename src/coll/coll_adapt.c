@@ -305,28 +305,33 @@ const struct rch_coll_algo rch_coll_alltoall_adapt = {
     .name = "adaptive",
     .applies = rch_coll_shmseg_applies,
     .run = alltoall_adapt,
+    .nodeseg = 1,
 };
 
 const struct rch_coll_algo rch_coll_allgather_adapt = {
     .name = "adaptive",
     .applies = rch_coll_shmseg_applies,
     .run = allgather_adapt,
+    .nodeseg = 1,
 };
 
 const struct rch_coll_algo rch_coll_reduce_scatter_adapt = {
     .name = "adaptive",
     .applies = reduce_scatter_adapt_applies,
     .run = reduce_scatter_adapt,
+    .nodeseg = 1,
 };
 
 const struct rch_coll_algo rch_coll_bcast_adapt = {
     .name = "adaptive",
     .applies = rch_coll_shmseg_applies,
     .run = bcast_adapt,
+    .nodeseg = 1,
 };
 
 const struct rch_coll_algo rch_coll_allgatherv_adapt = {
     .name = "adaptive",
     .applies = rch_coll_shmseg_applies,
     .run = allgatherv_adapt,
+    .nodeseg = 1,
 };

@@ -36,7 +36,13 @@ struct rch_coll_algo {
     /* Can this algorithm run this call (communicator shape, op properties)? */
     int (*applies)(const struct rch_coll_comm *c, const struct rch_coll_args *a);
     rdmach_status_t (*run)(const struct rch_coll_comm *c, const struct rch_coll_args *a);
+    /* 1: runs in the communicator's node segment (coll_nodeseg.c), which its
+     * first such call sets up; the selection defers that (COLL_SEG_AFTER). */
+    int nodeseg;
 };
+
+/* At most this many algorithms of one collective run in the node segment. */
+#define RCH_COLL_SEG_ALGOS_MAX 4
 
 int rch_coll_always(const struct rch_coll_comm *c, const struct rch_coll_args *a);
 

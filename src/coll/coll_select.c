@@ -6,7 +6,8 @@
  * the network profile) may steer the choice: ranks that chose differently
  * would not talk to each other. An algorithm may itself choose between
  * others by measuring (coll_adapt.c, through rch_coll_select_besides):
- * its ranks agree on each choice before they act on it.
+ * its ranks agree on each choice before they act on it. A communicator's
+ * first calls do without its node segment (unless_young, COLL_SEG_AFTER).
  *
  * The key of a call (struct rch_coll_key): nodes the communicator spans,
  * most ranks on one node, its size, the message size and the network
@@ -23,6 +24,7 @@
 #include "base/log.h"
 #include "base/tunables.h"
 #include "coll/coll_impl.h"
+#include "coll/nbc_impl.h"
 
 /* atomic: a failed rch_coll_init is tried again by each thread's collective */
 static const struct rch_coll_algo *forced[RCH_COLL_ID_MAX];
@@ -328,6 +330,28 @@ void rch_coll_note_ran(enum rch_coll_id id, const char *name)
     __atomic_store_n(&last_algo[id], name, __ATOMIC_RELAXED);
 }
 
+/* A communicator's first COLL_SEG_AFTER calls whose choice would set up its
+ * node segment take the best choice without it. The count is the same on
+ * every rank: these calls are the ones whose choice (by the properties
+ * above) fell on a segment algorithm, and the segment, once made, is made
+ * on every rank in the same call. */
+static const struct rch_coll_algo *unless_young(enum rch_coll_id id, const struct rch_coll_comm *c,
+                                                const struct rch_coll_args *a, const struct rch_coll_algo *algo)
+{
+    struct rch_coll_cstate *cs = c->state;
+    if (!cs || cs->nodeseg || c->size < 2 || cs->seg_deferred >= (uint32_t)rch_tun.coll_seg_after)
+        return algo;
+    cs->seg_deferred++;
+    const struct rch_coll_algo *skip[RCH_COLL_SEG_ALGOS_MAX + 1] = { algo };
+    for (int n = 1; n < RCH_COLL_SEG_ALGOS_MAX; n++) {
+        algo = rch_coll_select_besides(id, c, a, skip);
+        if (!algo->nodeseg)
+            return algo;
+        skip[n] = algo;
+    }
+    return rch_coll_algos(id)->fallback;
+}
+
 static const struct rch_coll_algo *select_algo(enum rch_coll_id id, const struct rch_coll_comm *c,
                                                const struct rch_coll_args *a)
 {
@@ -338,7 +362,8 @@ static const struct rch_coll_algo *select_algo(enum rch_coll_id id, const struct
         RCH_DEBUG("coll", "%s: forced algorithm %s does not apply here; selecting",
                   rch_coll_algos(id)->coll, f->name);
     }
-    return rch_coll_select_besides(id, c, a, NULL);
+    const struct rch_coll_algo *algo = rch_coll_select_besides(id, c, a, NULL);
+    return algo->nodeseg ? unless_young(id, c, a, algo) : algo;
 }
 
 rdmach_status_t rch_coll_run(enum rch_coll_id id, const struct rch_coll_comm *c,

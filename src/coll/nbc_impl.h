@@ -47,6 +47,9 @@ struct rch_coll_cstate {
     /* The shmseg collectives' node segment (nodeseg.h), made at the first
      * shmseg call; released by rch_coll_comm_free. Added by shmseg. */
     struct rch_coll_nodeseg *nodeseg;
+    /* Calls that ran without shared segments because the communicator was
+     * young (COLL_SEG_AFTER: coll_select.c, barrier_select.c). */
+    uint32_t seg_deferred;
 };
 void rch_coll_nodeseg_free(struct rch_coll_nodeseg *s);
 void rch_coll_cstate_release(struct rch_coll_cstate *cs);

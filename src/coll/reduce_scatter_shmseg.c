@@ -78,4 +78,5 @@ const struct rch_coll_algo rch_coll_reduce_scatter_shmseg = {
     .name = "shmseg",
     .applies = shmseg_applies,
     .run = reduce_scatter_shmseg,
+    .nodeseg = 1,
 };

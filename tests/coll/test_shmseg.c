@@ -967,3 +967,86 @@ Test(shmseg, reduce_scatter_adaptive_chooses_again_for_a_non_commutative_operati
     }
     free(t);
 }
+
+/* ---- a young communicator (coll_select.c unless_young, barrier_select.c young) ---- */
+
+#define YOUNG_AFTER 5
+#define YOUNG_CALLS (2 * YOUNG_AFTER + 4)
+
+struct young_run {
+    int p;
+    int forced;                                /* RDMACH_ALLREDUCE=shmseg */
+    char err[MAXP][320];
+    const char *ran[MAXP][YOUNG_CALLS];        /* call k: allreduce if k is even, else barrier */
+};
+
+static int young_is_seg(const char *name)
+{
+    return strcmp(name, "shmseg") == 0 || strcmp(name, "shmrsag") == 0 || strcmp(name, "adaptive") == 0;
+}
+
+static void young_body(int me, void *arg)
+{
+    struct young_run *t = arg;
+    struct rch_coll_comm c = { .rank = me, .size = t->p, .world_of = worlds, .ctx = 53 };
+    if (rch_coll_comm_init(&c) != RDMACH_OK) {
+        snprintf(t->err[me], sizeof(t->err[me]), "comm init: %s", rdmach_last_error());
+        return;
+    }
+    struct rch_coll_op dsum = { rch_coll_kernel(RCH_COLL_OP_SUM, RCH_COLL_K_F64), NULL, 8, 1 };
+    for (int call = 0; call < YOUNG_CALLS && !t->err[me][0]; call++) {
+        rdmach_status_t st;
+        if (call % 2 == 0) {
+            double v = me + call, out = -1;
+            st = rch_coll_allreduce(&c, &v, &out, 1, &dsum);
+            t->ran[me][call] = rch_coll_last_algo(RCH_COLL_ALLREDUCE);
+            double want = (double)t->p * (t->p - 1) / 2 + (double)t->p * call;
+            if (st == RDMACH_OK && out != want)
+                snprintf(t->err[me], sizeof(t->err[me]), "call %d (%s): sum %g, expected %g", call,
+                         t->ran[me][call], out, want);
+        } else {
+            st = rch_coll_barrier(&c);
+            t->ran[me][call] = rch_coll_barrier_last();
+        }
+        if (st != RDMACH_OK)
+            snprintf(t->err[me], sizeof(t->err[me]), "call %d: %s", call, rdmach_last_error());
+    }
+    rch_coll_comm_free(&c);
+}
+
+/* A communicator's first COLL_SEG_AFTER calls that would set up shared
+ * memory (here allreduces and barriers in turn, counted together) run by
+ * messages; from the next, every rank uses the node segment and the
+ * shared-memory barrier. A forced algorithm is set up at once, and its calls
+ * do not count. */
+Test(shmseg, a_young_communicator_runs_its_first_calls_by_messages_then_the_node_segment)
+{
+    for (int forced = 0; forced < 2; forced++)
+        for (int p = 2; p <= 5; p += 3) {
+            struct young_run *t = calloc(1, sizeof(*t));
+            t->p = p;
+            rch_tun.coll_seg_after = YOUNG_AFTER;
+            cr_assert_eq(rch_coll_force(RCH_COLL_ALLREDUCE, forced ? "shmseg" : "auto"), RDMACH_OK);
+            int rc = fake_dev_run(p, 4096, young_body, t);
+            rch_tun.coll_seg_after = 0;
+            cr_assert_eq(rc, 0, "p=%d: deadlock", p);
+            for (int r = 0; r < p; r++) {
+                cr_assert_eq(t->err[r][0], 0, "p=%d rank %d: %s", p, r, t->err[r]);
+                for (int call = 0; call < YOUNG_CALLS; call++) {
+                    const char *ran = t->ran[r][call];
+                    /* a forced allreduce is not deferred, nor counted */
+                    int young = forced ? call / 2 < YOUNG_AFTER : call < YOUNG_AFTER;
+                    if (call % 2)
+                        cr_assert(young ? strcmp(ran, "dissemination") == 0 : strcmp(ran, "dissemination") != 0,
+                                  "p=%d forced=%d rank %d call %d: barrier ran %s", p, forced, r, call, ran);
+                    else if (forced)
+                        cr_assert_str_eq(ran, "shmseg", "p=%d rank %d call %d", p, r, call);
+                    else
+                        cr_assert(young ? !young_is_seg(ran) : young_is_seg(ran),
+                                  "p=%d rank %d call %d: allreduce ran %s", p, r, call, ran);
+                }
+            }
+            cr_assert_eq(fake_dev_leftovers(), 0, "p=%d left messages queued", p);
+            free(t);
+        }
+}
