@@ -191,15 +191,11 @@ static int young(struct rch_coll_cstate *cs)
 rdmach_status_t rch_coll_barrier_run(const struct rch_coll_comm *c)
 {
     struct rch_coll_cstate *cs = c->state;
-    if (!cs) {
+    if (!cs || (RCH_UNLIKELY(!cs->bar) && young(cs))) {
         __atomic_store_n(&last, rch_coll_barrier_dissemination_ops.name, __ATOMIC_RELAXED);
         return rch_coll_barrier_dissem_run(c, RCH_COLL_TAG_BARRIER);
     }
     if (RCH_UNLIKELY(!cs->bar)) {
-        if (young(cs)) {
-            __atomic_store_n(&last, rch_coll_barrier_dissemination_ops.name, __ATOMIC_RELAXED);
-            return rch_coll_barrier_dissem_run(c, RCH_COLL_TAG_BARRIER);
-        }
         rdmach_status_t st = choose_and_init(cs);
         if (st != RDMACH_OK)
             return st;

@@ -41,9 +41,6 @@ struct rch_coll_algo {
     int nodeseg;
 };
 
-/* At most this many algorithms of one collective run in the node segment. */
-#define RCH_COLL_SEG_ALGOS_MAX 4
-
 int rch_coll_always(const struct rch_coll_comm *c, const struct rch_coll_args *a);
 
 /* The algorithms, one per file (coll_algos.c lists them per collective). */

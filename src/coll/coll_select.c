@@ -286,22 +286,24 @@ static const struct rch_coll_algo *from_rows(const struct rch_coll_tuning_row *r
                                              enum rch_coll_id id, const struct rch_coll_key *k,
                                              const struct rch_coll_comm *c,
                                              const struct rch_coll_args *a,
-                                             const struct rch_coll_algo *const *skip)
+                                             const struct rch_coll_algo *const *skip, int no_seg)
 {
     for (size_t i = 0; i < nrows; i++) {
         if (!rch_coll_tuning_match(&rows[i], id, k))
             continue;
         const struct rch_coll_algo *algo = rch_coll_find_algo(id, rows[i].algo);
-        if (algo && !skipped(algo, skip) && algo->applies(c, a))
+        if (algo && !skipped(algo, skip) && !(no_seg && algo->nodeseg) && algo->applies(c, a))
             return algo;
     }
     return NULL;
 }
 
-/* The tuning rows' choice (a file's rows first), passing over `skip`. */
-const struct rch_coll_algo *rch_coll_select_besides(enum rch_coll_id id, const struct rch_coll_comm *c,
-                                                    const struct rch_coll_args *a,
-                                                    const struct rch_coll_algo *const *skip)
+/* The tuning rows' choice (a file's rows first), passing over `skip` and,
+ * with no_seg, the algorithms that work in the node segment; else the
+ * fallback (never one of those). */
+static const struct rch_coll_algo *select_rows(enum rch_coll_id id, const struct rch_coll_comm *c,
+                                               const struct rch_coll_args *a,
+                                               const struct rch_coll_algo *const *skip, int no_seg)
 {
     const struct rch_coll_tuning_row *rows;
     const struct rch_coll_algo *algo;
@@ -314,12 +316,19 @@ const struct rch_coll_algo *rch_coll_select_besides(enum rch_coll_id id, const s
         .nic = rch_coll_nic(),
     };
     rows = rch_coll_tuning_loaded(&nrows);
-    if ((algo = from_rows(rows, nrows, id, &k, c, a, skip)) != NULL)
+    if ((algo = from_rows(rows, nrows, id, &k, c, a, skip, no_seg)) != NULL)
         return algo;
     rows = rch_coll_tuning(&nrows);
-    if ((algo = from_rows(rows, nrows, id, &k, c, a, skip)) != NULL)
+    if ((algo = from_rows(rows, nrows, id, &k, c, a, skip, no_seg)) != NULL)
         return algo;
     return rch_coll_algos(id)->fallback;
+}
+
+const struct rch_coll_algo *rch_coll_select_besides(enum rch_coll_id id, const struct rch_coll_comm *c,
+                                                    const struct rch_coll_args *a,
+                                                    const struct rch_coll_algo *const *skip)
+{
+    return select_rows(id, c, a, skip, 0);
 }
 
 void rch_coll_note_ran(enum rch_coll_id id, const char *name)
@@ -342,14 +351,7 @@ static const struct rch_coll_algo *unless_young(enum rch_coll_id id, const struc
     if (!cs || cs->nodeseg || c->size < 2 || cs->seg_deferred >= (uint32_t)rch_tun.coll_seg_after)
         return algo;
     cs->seg_deferred++;
-    const struct rch_coll_algo *skip[RCH_COLL_SEG_ALGOS_MAX + 1] = { algo };
-    for (int n = 1; n < RCH_COLL_SEG_ALGOS_MAX; n++) {
-        algo = rch_coll_select_besides(id, c, a, skip);
-        if (!algo->nodeseg)
-            return algo;
-        skip[n] = algo;
-    }
-    return rch_coll_algos(id)->fallback;
+    return select_rows(id, c, a, NULL, 1);
 }
 
 static const struct rch_coll_algo *select_algo(enum rch_coll_id id, const struct rch_coll_comm *c,

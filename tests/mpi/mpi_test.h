@@ -100,6 +100,21 @@ static inline void mt_counter_close(struct mt_counter *c)
     MPI_OK(MPI_T_finalize());
 }
 
+/* The value of an int control variable, e.g. "RDMACH_COLL_SEG_AFTER": what
+ * the library uses, whether the environment set it or not. */
+static inline int mt_cvar_int(const char *name)
+{
+    int provided, idx = -1, count = 0, v = -1;
+    MPI_T_cvar_handle h;
+    MPI_OK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided));
+    MPI_OK(MPI_T_cvar_get_index(name, &idx));
+    MPI_OK(MPI_T_cvar_handle_alloc(idx, NULL, &h, &count));
+    MPI_OK(MPI_T_cvar_read(h, &v));
+    MPI_OK(MPI_T_cvar_handle_free(&h));
+    MPI_OK(MPI_T_finalize());
+    return v;
+}
+
 /* A file opened by every rank of WORLD for reading and writing, created if
  * need be and emptied: each test starts from no bytes. */
 static inline void mt_open_empty(const char *path, MPI_File *fh)

@@ -42,10 +42,9 @@ int main(int argc, char **argv)
     MPI_OK(MPI_Allreduce_init(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
     run(&rq, &in, &out, me, p, 0);   /* before any blocking collective: the schedule */
     /* the segment is made by the first blocking allreduce after the
-     * communicator's young ones (RDMACH_COLL_SEG_AFTER, the ctest sets it;
-     * 16 by default), which run by messages */
-    const char *young_env = getenv("RDMACH_COLL_SEG_AFTER");
-    int young = young_env ? atoi(young_env) : 16;
+     * communicator's young ones (RDMACH_COLL_SEG_AFTER), which run by messages */
+    int young = mt_cvar_int("RDMACH_COLL_SEG_AFTER");
+    CHECK(young >= 0, "RDMACH_COLL_SEG_AFTER reads %d", young);
     for (int k = 0; k <= young; k++) {
         int one = 1, all = 0;
         MPI_OK(MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
